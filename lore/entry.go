@@ -1,0 +1,274 @@
+package lore
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Lineage identifies a persona lineage inside a server. The zero value,
+// [Serverwide], is the sentinel for Serverwide scope and is stored as NULL;
+// persona lineages are greater than zero (seed 000: "Scope lineage 0 is the
+// Serverwide sentinel").
+type Lineage int64
+
+// Serverwide is the lineage sentinel of Serverwide scope.
+const Serverwide Lineage = 0
+
+// IsServerwide reports whether l is the Serverwide sentinel.
+func (l Lineage) IsServerwide() bool { return l == Serverwide }
+
+func (l Lineage) scopeName() string {
+	if l.IsServerwide() {
+		return "Serverwide scope"
+	}
+	return fmt.Sprintf("persona lineage %d", int64(l))
+}
+
+// SelectiveLogic says how an entry's secondary keys combine with a primary
+// key match. It is ignored when the entry has no secondary keys.
+type SelectiveLogic string
+
+// The four selective logics of SillyTavern world info (selectiveLogic 0-3)
+// and the panel's OR/AND/NOR/NAND (seed 002).
+const (
+	// AndAny: at least one secondary key must match (panel "OR").
+	AndAny SelectiveLogic = "AND_ANY"
+	// NotAll: not every secondary key may match (panel "NAND").
+	NotAll SelectiveLogic = "NOT_ALL"
+	// NotAny: no secondary key may match (panel "NOR").
+	NotAny SelectiveLogic = "NOT_ANY"
+	// AndAll: every secondary key must match (panel "AND").
+	AndAll SelectiveLogic = "AND_ALL"
+)
+
+// Valid reports whether s is one of the four logics.
+func (s SelectiveLogic) Valid() bool {
+	switch s {
+	case AndAny, NotAll, NotAny, AndAll:
+		return true
+	}
+	return false
+}
+
+// Placement is where an admitted entry goes relative to the persona
+// definition. Richer source positions (world info positions 2-7, depth) are
+// collapsed to the nearest placement on import and kept in Extensions.
+type Placement string
+
+// The two placements of seed 000 (placement 0 = before, 1 = after).
+const (
+	Before Placement = "before"
+	After  Placement = "after"
+)
+
+// Valid reports whether p is Before or After.
+func (p Placement) Valid() bool { return p == Before || p == After }
+
+// Role is the chat role an entry speaks as when a format places it as its
+// own message. The prompt assembler of seed 000 uses the group's role
+// (system for Always On, user for activated) and keeps this for formats
+// and exports that honour it.
+type Role string
+
+// The three chat roles (SillyTavern role 0-2).
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Valid reports whether r is one of the three roles.
+func (r Role) Valid() bool { return r == RoleSystem || r == RoleUser || r == RoleAssistant }
+
+// Entry is the canonical lorebook entry: every field the engine acts on,
+// plus Extensions for every source field it does not, kept verbatim so that
+// an export to the source format round-trips (seed 003, DESIGN.md
+// "Canonical entry").
+type Entry struct {
+	// ID is the database id; 0 for an entry not stored yet. Importers leave
+	// it 0 and keep a source uid in Extensions.
+	ID int64
+	// Server is the owning Discord guild snowflake ("" for a book read from
+	// a file and not stored).
+	Server string
+	// Lineage is the owning persona lineage, or Serverwide.
+	Lineage Lineage
+	// Collection is the Serverwide collection name; empty for persona
+	// entries (the lineage is their book).
+	Collection string
+
+	// Title is the display name (SillyTavern comment, card name, NovelAI
+	// displayName). Never sent to the model. At most MaxTitleLen.
+	Title string
+	// Content is the injected text, at most MaxContentLen UTF-16 code units.
+	Content string
+	// Keys are the primary keys. An entry with no non-blank key and not
+	// Constant is never activated by keywords. A key shaped /pattern/flags
+	// is a regex key. At most MaxKeysPerEntry, each at most MaxKeyLen.
+	Keys []string
+	// SecondaryKeys are combined with a primary match by Logic.
+	SecondaryKeys []string
+	// Logic combines SecondaryKeys; the zero value means AndAny.
+	Logic SelectiveLogic
+	// Constant entries (Always On) skip keys, secondary logic and positive
+	// chance rolls; scope, channel and enabled gates still apply.
+	Constant bool
+	// Enabled entries take part in activation; disabled ones stay stored.
+	Enabled bool
+	// ScanDepth is how many of the most recent messages a keyword entry
+	// scans, 1..MaxScanDepth; nil inherits the engine default.
+	ScanDepth *int
+	// Probability is the trigger chance in percent, 0..100. Missing in a
+	// source file means 100; an explicit 0 stays 0 and blocks activation.
+	Probability int
+	// Order is the insertion order: lower appears earlier; ties by ID.
+	Order int
+	// Priority decides who survives a priority-eviction budget (higher
+	// survives). DefaultPriority when the source has none.
+	Priority int
+	// Placement is before or after the persona definition.
+	Placement Placement
+	// Role is the chat role for formats that inject entries as messages.
+	Role Role
+	// CaseSensitive overrides the default (insensitive) rule; nil inherits.
+	CaseSensitive *bool
+	// WholeWords overrides the default word-boundary rule; false means
+	// substring matching; nil inherits.
+	WholeWords *bool
+	// ChannelIDs restrict a persona entry to these channels (snowflakes);
+	// empty admits every channel. Serverwide entries use their collection's
+	// channels and keep this empty.
+	ChannelIDs []string
+	// LegacyChannelTags are unresolved legacy #channel names pending the
+	// backfill. While any is present the entry admits every channel.
+	LegacyChannelTags []string
+	// Extensions holds every source field the model does not act on, keyed
+	// by a namespaced name chosen by the importer, values kept verbatim.
+	Extensions map[string]json.RawMessage
+
+	// CreatedAt and UpdatedAt are set by the store.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// DefaultPriority is the priority of entries whose source has none (seed
+// 003: "Formats with no eviction field default this to 100").
+const DefaultPriority = 100
+
+// NewEntry returns an entry with the canonical defaults: enabled, AND_ANY,
+// probability 100, default priority, placed after the persona (the panel's
+// default for new entries, seed 000) with the system role.
+func NewEntry() Entry {
+	return Entry{
+		Logic:       AndAny,
+		Enabled:     true,
+		Probability: 100,
+		Priority:    DefaultPriority,
+		Placement:   After,
+		Role:        RoleSystem,
+	}
+}
+
+// Clone returns a deep copy of e, so callers can change it without touching
+// the original (the engine never mutates its inputs).
+func (e Entry) Clone() Entry {
+	c := e
+	c.Keys = cloneStrings(e.Keys)
+	c.SecondaryKeys = cloneStrings(e.SecondaryKeys)
+	c.ChannelIDs = cloneStrings(e.ChannelIDs)
+	c.LegacyChannelTags = cloneStrings(e.LegacyChannelTags)
+	if e.ScanDepth != nil {
+		v := *e.ScanDepth
+		c.ScanDepth = &v
+	}
+	if e.CaseSensitive != nil {
+		v := *e.CaseSensitive
+		c.CaseSensitive = &v
+	}
+	if e.WholeWords != nil {
+		v := *e.WholeWords
+		c.WholeWords = &v
+	}
+	if e.Extensions != nil {
+		c.Extensions = make(map[string]json.RawMessage, len(e.Extensions))
+		for k, v := range e.Extensions {
+			c.Extensions[k] = append(json.RawMessage(nil), v...)
+		}
+	}
+	return c
+}
+
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s...)
+}
+
+// Collection is a named Serverwide book (the seed's server_lorebooks row).
+// Its enabled flag and channels apply to all its entries.
+type Collection struct {
+	ID     int64
+	Server string
+	// Name is unique per server, 1..MaxCollectionNameLen UTF-16 code units.
+	Name string
+	// Enabled false keeps every entry of the collection out of the prompt
+	// without changing the entries' own flags.
+	Enabled bool
+	// ChannelIDs restrict the collection to these channels; empty = all.
+	ChannelIDs []string
+	// EntryCount is filled by listings; 0 elsewhere.
+	EntryCount int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// DefaultCollection is the collection that Serverwide entries without a
+// collection name go to (seed 000: "Inputs without these fields use
+// General").
+const DefaultCollection = "General"
+
+// Persona is a registry row of one of the bot's personas on a server.
+type Persona struct {
+	Server string
+	// ID is the persona id, unique per server, > 0.
+	ID int64
+	// Lineage is the lore lineage the persona reads (> 0). Personas that
+	// share a lineage share one book.
+	Lineage Lineage
+	// Name is the display name, 1..MaxTitleLen UTF-16 code units.
+	Name string
+	// Removed personas stay in the registry so their lineage's lore can be
+	// listed and exported.
+	Removed bool
+}
+
+// Server is a Discord guild known to loregate.
+type Server struct {
+	// ID is the guild snowflake.
+	ID       string
+	Name     string
+	Settings ServerSettings
+	// LoreVersion increases on every successful lore write of the server;
+	// caches of compiled matchers key on it.
+	LoreVersion int64
+}
+
+// ServerSettings are the per-server switches of the contract.
+type ServerSettings struct {
+	// ChannelScoping is the seed's channel_memory_enabled: when false the
+	// channel gate is bypassed (only that gate).
+	ChannelScoping bool `json:"channelScoping"`
+	// MemoryTagging decides how legacy keyword memories convert: when false
+	// they become Always On entries (seed 000, "Migration and rollback").
+	MemoryTagging bool `json:"memoryTagging"`
+	// RegexKeys makes /pattern/flags keys act as RE2 regular expressions.
+	// When false such keys are literal text, as seed 000 describes.
+	RegexKeys bool `json:"regexKeys"`
+}
+
+// DefaultServerSettings are the settings of a newly registered server.
+func DefaultServerSettings() ServerSettings {
+	return ServerSettings{ChannelScoping: true, MemoryTagging: true, RegexKeys: true}
+}

@@ -1,0 +1,85 @@
+package lore
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Every error returned by a [Store] or a validator wraps
+// exactly one of them (or is an internal failure), so callers switch with
+// errors.Is.
+var (
+	// ErrInvalid reports input that breaks a validation rule. The concrete
+	// error is an *InvalidError naming the field.
+	ErrInvalid = errors.New("invalid input")
+	// ErrScopeFull reports a write that would take a scope past
+	// MaxEntriesPerScope. The concrete error is a *ScopeFullError.
+	ErrScopeFull = errors.New("scope full")
+	// ErrNotFound reports a server, persona, collection or entry that does
+	// not exist in the addressed scope. An id that exists in another server
+	// or scope is also "not found", never a leak.
+	ErrNotFound = errors.New("not found")
+	// ErrDuplicateName reports a collection name already used on the server.
+	ErrDuplicateName = errors.New("duplicate name")
+	// ErrStaleTarget reports a write prepared against a collection that was
+	// renamed or removed before the write took its lock (seed 000, imports).
+	ErrStaleTarget = errors.New("stale target")
+	// ErrUnavailable reports that the store could not be read or written
+	// (database down, row failed validation). Panel reads surface it as
+	// "unavailable" instead of an empty scope.
+	ErrUnavailable = errors.New("unavailable")
+)
+
+// InvalidError names the field that failed validation and why. It matches
+// ErrInvalid with errors.Is.
+type InvalidError struct {
+	// Field is the input field, in the canonical spelling ("content",
+	// "keys[3]", "entries[12].title", "channelIds[0]").
+	Field string
+	// Reason says what is wrong, in lower case, without the field name.
+	Reason string
+}
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+
+// Invalid returns an *InvalidError for field with a formatted reason.
+func Invalid(field, format string, args ...any) error {
+	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// WithFieldPrefix returns err with prefix prepended to the field of the
+// *InvalidError it carries ("entries[3]" + "title" = "entries[3].title").
+// Other errors are returned unchanged.
+func WithFieldPrefix(prefix string, err error) error {
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	return &InvalidError{Field: prefix + "." + ie.Field, Reason: ie.Reason}
+}
+
+// ScopeFullError reports how a write would overflow a scope. It matches
+// ErrScopeFull with errors.Is.
+type ScopeFullError struct {
+	Server  string
+	Lineage Lineage
+	// Limit is the scope's capacity (MaxEntriesPerScope).
+	Limit int
+	// Existing is the number of entries that would remain in the scope.
+	Existing int
+	// Adding is the number of entries the write tried to add.
+	Adding int
+}
+
+func (e *ScopeFullError) Error() string {
+	return fmt.Sprintf("scope full: %s holds %d entries, adding %d would exceed the limit of %d",
+		e.Lineage.scopeName(), e.Existing, e.Adding, e.Limit)
+}
+
+// Is makes errors.Is(err, ErrScopeFull) true.
+func (e *ScopeFullError) Is(target error) bool { return target == ErrScopeFull }
