@@ -1,0 +1,74 @@
+package format_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/format"
+)
+
+// corpusDir is ../shared/corpus relative to the repository root.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "shared", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("corpus folder %s is absent; skipping corpus tests", dir)
+	}
+	return dir
+}
+
+func readCorpus(t testing.TB, rel string) []byte {
+	t.Helper()
+	p := filepath.Join(corpusDir(t), rel)
+	data, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		t.Skipf("corpus file %s is absent", rel)
+	}
+	require.NoError(t, err)
+	return data
+}
+
+// corpusFiles lists every corpus file with the detected format, container
+// and entry count given in corpus/README.md.
+var corpusFiles = []struct {
+	path      string
+	kind      format.Kind
+	container format.Container
+	entries   int // entries in the file (corpus README); -1: card without a book
+	skipped   int // entries skipped for content over 4,000 characters or empty
+}{
+	{"st-worldinfo/sillytavern__Eldoria.json", format.KindSTWorldInfo, format.ContainerJSON, 4, 0},
+	{"st-worldinfo/bronya-rand__GI-Core.json", format.KindSTWorldInfo, format.ContainerJSON, 256, 0},
+	{"st-worldinfo/bronya-rand__Eorzea.json", format.KindSTWorldInfo, format.ContainerJSON, 29, 0},
+	{"st-worldinfo/archkrrr__Date_a_Live_12.0.0.json", format.KindSTWorldInfo, format.ContainerJSON, 107, 6},
+	{"st-worldinfo/archkrrr__Date_a_Live_12.0.0_Vectorized.json", format.KindSTWorldInfo, format.ContainerJSON, 107, 6},
+}
+
+func TestCorpusImport(t *testing.T) {
+	for _, tc := range corpusFiles {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			data := readCorpus(t, tc.path)
+			res, err := format.Import(filepath.Base(tc.path), data, format.Options{})
+			require.Equal(t, tc.kind, res.Format)
+			require.Equal(t, tc.container, res.Container)
+			if tc.entries < 0 {
+				require.ErrorIs(t, err, format.ErrNoLorebook)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.skipped, len(res.Report.Skipped), "skipped: %v", res.Report.Skipped)
+			require.Equal(t, tc.entries-tc.skipped, len(res.Book.Entries))
+			require.Equal(t, len(res.Book.Entries), res.Report.Entries)
+			for _, e := range res.Book.Entries {
+				require.Zero(t, e.ID)
+				require.Zero(t, e.Lineage)
+				require.Empty(t, e.Collection)
+				require.Empty(t, e.Server)
+				require.True(t, e.Placement.Valid())
+			}
+		})
+	}
+}

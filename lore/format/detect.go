@@ -1,0 +1,158 @@
+package format
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"loregate/lore/format/internal/conv"
+	"loregate/lore/format/sillytavern"
+)
+
+// Signatures of formats.md section 0 rows 1-3.
+const (
+	sigPNG  = "\x89PNG\r\n\x1a\n"
+	sigZIP  = "PK\x03\x04"
+	sigJPEG = "\xFF\xD8\xFF"
+)
+
+// Import detects the format of data and converts it. name is the file name
+// ("" when unknown); it names the book when the file does not, and a
+// .scenario/.story/.lorebook suffix is only a hint (detection uses the
+// bytes). Errors wrap ErrNoLorebook (card without book; Result.Format is
+// still set), ErrTooLarge (a limit of opts, named in the message) or
+// ErrUnknownFormat, or describe the malformed part (chunk, member, field)
+// without file content beyond a short snippet.
+func Import(name string, data []byte, opts Options) (Result, error) {
+	opts = opts.WithDefaults()
+	switch {
+	case bytes.HasPrefix(data, []byte(sigPNG)):
+		return importPNG(name, data, opts)
+	case bytes.HasPrefix(data, []byte(sigZIP)):
+		return importCHARX(name, data, opts)
+	case bytes.HasPrefix(data, []byte(sigJPEG)):
+		if bytes.Contains(tail(data, 1<<16+22), []byte("PK\x05\x06")) {
+			return importCHARX(name, data, opts)
+		}
+		return Result{}, fmt.Errorf("%w: a JPEG image without an appended zip archive", ErrUnknownFormat)
+	case len(data) > 5 && data[0] == 0x6F && data[1] == 0x00:
+		return Result{}, fmt.Errorf("%w: a RisuAI module (.risum) holds scripts; export the lorebook from RisuAI instead", ErrUnknownFormat)
+	}
+	if int64(len(data)) > opts.MaxJSONBytes {
+		return Result{}, conv.TooLarge("json file", int64(len(data)), "MaxJSONBytes", opts.MaxJSONBytes)
+	}
+	return importJSON(name, data, ContainerJSON, opts)
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// DetectJSON returns the format of a JSON document by shape, in the order
+// of formats.md section 0 rows 5-14.
+func DetectJSON(data []byte) (Kind, error) {
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrUnknownFormat, err)
+	}
+	return detectObject(o)
+}
+
+func detectObject(o *conv.Object) (Kind, error) {
+	str := func(name string) string {
+		v, _ := o.Get(name)
+		s, _ := conv.String(v)
+		return s
+	}
+	spec := str("spec")
+	switch spec {
+	case "chara_card_v3":
+		return KindV3Card, nil
+	case "chara_card_v2":
+		return KindV2Card, nil
+	case "lorebook_v3", "chara_book_v3", "chara_book_v2":
+		return KindLorebookV3, nil
+	}
+	if v, ok := o.Get("lorebookVersion"); ok && isNumber(v) {
+		return KindNovelAI, nil
+	}
+	if o.Has("scenarioVersion") || o.Has("storyContainerVersion") {
+		return KindNovelAI, nil
+	}
+	if str("kind") == "memory" {
+		return KindAgnai, nil
+	}
+	if t := str("type"); t == "risu" {
+		return KindRisu, nil
+	} else if t == "risuModule" {
+		return "", fmt.Errorf("%w: a RisuAI module holds scripts; export the lorebook from RisuAI instead", ErrUnknownFormat)
+	}
+	if o.Has("entries") {
+		if sillytavern.IsHybrid(o) {
+			return KindChubHybrid, nil
+		}
+		raw, _ := o.Get("entries")
+		isArray := strings.HasPrefix(strings.TrimSpace(string(raw)), "[")
+		if isArray && looksCharacterBook(raw) {
+			return KindCharacterBook, nil
+		}
+		if sillytavern.Looks(o) {
+			return KindSTWorldInfo, nil
+		}
+		if !isArray && looksCharacterBookObject(raw) {
+			return KindCharacterBook, nil
+		}
+		if isArray && strings.TrimSpace(string(raw)) == "[]" {
+			return KindCharacterBook, nil
+		}
+		return "", fmt.Errorf("%w: json with an entries field whose entries are neither world info nor character book entries", ErrUnknownFormat)
+	}
+	if spec != "" {
+		return "", fmt.Errorf("%w: card spec %s", ErrUnknownFormat, conv.Snippet(spec))
+	}
+	if o.Has("name") && (o.Has("first_mes") || o.Has("description")) || o.Has("char_name") || o.Has("char_persona") || o.Has("char_greeting") {
+		return KindV1Card, nil
+	}
+	return "", fmt.Errorf("%w: json object without spec, entries or a known lorebook marker", ErrUnknownFormat)
+}
+
+func isNumber(raw json.RawMessage) bool {
+	var f float64
+	return json.Unmarshal(raw, &f) == nil
+}
+
+// looksCharacterBook: an entries array whose first object entry has keys,
+// content or insertion_order (formats.md 0 row 13).
+func looksCharacterBook(raw json.RawMessage) bool {
+	var arr []map[string]json.RawMessage
+	if json.Unmarshal(raw, &arr) != nil {
+		return false
+	}
+	for _, e := range arr {
+		if e == nil {
+			continue
+		}
+		_, k := e["keys"]
+		_, io := e["insertion_order"]
+		_, key := e["key"]
+		return (k || io) && !key
+	}
+	return false
+}
+
+func looksCharacterBookObject(raw json.RawMessage) bool {
+	var m map[string]map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	for _, e := range m {
+		_, k := e["keys"]
+		_, io := e["insertion_order"]
+		return k || io
+	}
+	return false
+}

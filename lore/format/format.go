@@ -1,0 +1,92 @@
+// Package format detects lorebook file formats and converts them to and
+// from the canonical entries of package lore. One sub-package per format
+// holds the codec (sillytavern, card, png, charx, novelai, risu, agnai);
+// this package detects the carrier and shape (formats.md section 0) and
+// dispatches.
+//
+// Every import returns a Report (seed 000 "imports/"): entries added,
+// skipped entries with a reason, inert entries, unsupported keys, settings
+// with no destination, collapsed placements, dropped entries and warnings.
+// Imported entries carry no scope (ID 0, Lineage 0, Collection "", Server
+// ""); the caller assigns it. Source ids are kept in Extensions and never
+// trusted: duplicate or missing ids never lose an entry.
+package format
+
+import (
+	"errors"
+
+	"loregate/lore/format/internal/conv"
+)
+
+// Kind names a detected source format; see the Kind* constants.
+type Kind = conv.Kind
+
+// The detected formats (formats.md section 0).
+const (
+	KindSTWorldInfo   = conv.KindSTWorldInfo
+	KindChubHybrid    = conv.KindChubHybrid
+	KindV1Card        = conv.KindV1Card
+	KindV2Card        = conv.KindV2Card
+	KindV3Card        = conv.KindV3Card
+	KindLorebookV3    = conv.KindLorebookV3
+	KindCharacterBook = conv.KindCharacterBook
+	KindNovelAI       = conv.KindNovelAI
+	KindRisu          = conv.KindRisu
+	KindAgnai         = conv.KindAgnai
+)
+
+// Container names the carrier of the JSON: json, png or charx.
+type Container = conv.Container
+
+// The carriers.
+const (
+	ContainerJSON  = conv.ContainerJSON
+	ContainerPNG   = conv.ContainerPNG
+	ContainerCHARX = conv.ContainerCHARX
+)
+
+// Book is a converted book without scope; see conv.Book for the fields.
+type Book = conv.Book
+
+// Report is the conversion report; its JSON form has the fields format,
+// container, entries, skipped, inert, unsupported_keys, ignored_settings,
+// collapsed_placements, dropped and warnings.
+type Report = conv.Report
+
+// Skip, Inert and UnsupportedKey are report items.
+type (
+	Skip           = conv.Skip
+	Inert          = conv.Inert
+	UnsupportedKey = conv.UnsupportedKey
+)
+
+// Options bound an import; the zero value gives the documented defaults
+// (JSON 2 MB, PNG 16 MiB, card JSON 8 MiB, CHARX 64 MiB, ...).
+type Options = conv.Options
+
+// Result is the outcome of Import.
+type Result struct {
+	// Format is the detected format.
+	Format Kind `json:"format"`
+	// Container is the carrier the format came in.
+	Container Container `json:"container"`
+	// Book is the converted book. Empty when err is ErrNoLorebook.
+	Book Book `json:"book"`
+	// Report is the conversion report (Format and Container repeated).
+	Report Report `json:"report"`
+}
+
+// Sentinel errors of Import; match them with errors.Is.
+var (
+	// ErrNoLorebook: the file is a character card without a book (V1 cards
+	// always; V2/V3 with no or a null character_book). Import still returns
+	// the detected Format and Container. Seed 002: "a card without a book
+	// keeps the selected lorebook unchanged", so this is not a file failure.
+	ErrNoLorebook = errors.New("no lorebook in this card")
+	// ErrUnknownFormat: no detection rule matched. The error text names
+	// what was recognised (PNG without a card chunk, JSON without entries...).
+	ErrUnknownFormat = errors.New("unknown lorebook format")
+	// ErrTooLarge: the file or a part of it is over a limit of Options; the
+	// error names the limit.
+	ErrTooLarge = conv.ErrTooLarge
+)

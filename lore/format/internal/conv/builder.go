@@ -1,0 +1,94 @@
+package conv
+
+import (
+	"fmt"
+	"strings"
+
+	"loregate/lore"
+)
+
+// Builder collects converted entries and the report of one import. Codecs
+// create one with NewBuilder, call Add per source entry, and Finish.
+type Builder struct {
+	Book   Book
+	Report Report
+	opts   Options
+	// missingEnabled counts entries whose source had no enabled flag.
+	missingEnabled int
+}
+
+// NewBuilder starts a conversion of format kind.
+func NewBuilder(kind Kind, opts Options) *Builder {
+	return &Builder{Report: Report{Format: kind}, opts: opts.WithDefaults()}
+}
+
+// Options returns the options with defaults applied.
+func (b *Builder) Options() Options { return b.opts }
+
+// MissingEnabled records an entry whose source had no enabled flag; Finish
+// turns the count into one warning (issue 5: missing enabled imports as
+// enabled, with a warning; formats.md 6.1).
+func (b *Builder) MissingEnabled() { b.missingEnabled++ }
+
+// Add checks e and appends it, or records it as skipped. index is the
+// entry's 0-based position in source order; probs are the key problems
+// the codec's CleanKeys calls found. Rules: empty content or content over
+// lore.MaxContentLen UTF-16 units is skipped (seed 002 "Importando"); an
+// entry with no usable key that is not constant is imported and reported
+// inert.
+func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
+	switch n := lore.UTF16Len(e.Content); {
+	case strings.TrimSpace(e.Content) == "":
+		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, "no content"})
+		return
+	case n > lore.MaxContentLen:
+		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title,
+			fmt.Sprintf("content is %d characters, over the %d limit", n, lore.MaxContentLen)})
+		return
+	}
+	for _, p := range probs {
+		b.Report.UnsupportedKeys = append(b.Report.UnsupportedKeys,
+			UnsupportedKey{Index: index, Title: e.Title, Key: Snippet(p.Key), Reason: p.Reason})
+	}
+	if !e.Constant && !hasUsableKey(e.Keys) {
+		b.Report.Inert = append(b.Report.Inert, Inert{index, e.Title})
+	}
+	if e.Extensions != nil && len(e.Extensions) == 0 {
+		e.Extensions = nil
+	}
+	b.Book.Entries = append(b.Book.Entries, e)
+}
+
+func hasUsableKey(keys []string) bool {
+	for _, k := range keys {
+		if strings.TrimSpace(k) == "" {
+			continue
+		}
+		if pat, flags, ok := RegexKey(k); ok {
+			if _, err := CompileRegexKey(pat, flags); err != nil {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Finish applies the persona limit, fills the counts and returns the book
+// and report.
+func (b *Builder) Finish() (Book, Report) {
+	if b.missingEnabled > 0 {
+		b.Report.Warnf("%d entries have no enabled flag; imported as enabled", b.missingEnabled)
+	}
+	if b.opts.PersonaCard && len(b.Book.Entries) > lore.MaxEntriesPerScope {
+		b.Report.Dropped = len(b.Book.Entries) - lore.MaxEntriesPerScope
+		b.Book.Entries = b.Book.Entries[:lore.MaxEntriesPerScope:lore.MaxEntriesPerScope]
+		b.Report.Warnf("persona books hold %d entries; %d later entries were dropped", lore.MaxEntriesPerScope, b.Report.Dropped)
+	}
+	if b.Book.Entries == nil {
+		b.Book.Entries = []lore.Entry{}
+	}
+	b.Report.Entries = len(b.Book.Entries)
+	b.Report.Normalize()
+	return b.Book, b.Report
+}

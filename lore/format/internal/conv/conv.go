@@ -1,0 +1,299 @@
+// Package conv holds the types and helpers shared by the format codecs of
+// loregate/lore/format: the converted Book, the conversion Report, the import
+// Options with their limits, key cleaning and the extension naming scheme.
+// Package format re-exports the public types as aliases.
+package conv
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"loregate/lore"
+)
+
+// Kind names a detected source format (formats.md section 0).
+type Kind string
+
+// The formats Import recognises. The string values are stable: they appear in
+// reports and the GraphQL API.
+const (
+	KindSTWorldInfo   Kind = "st-worldinfo"   // SillyTavern world info file (formats.md 1.4)
+	KindChubHybrid    Kind = "chub-hybrid"    // Chub/Venus hybrid lorebook (formats.md 1.4)
+	KindV1Card        Kind = "v1-card"        // Character Card V1: never has a book (formats.md 1.1)
+	KindV2Card        Kind = "v2-card"        // chara_card_v2 (formats.md 1.2)
+	KindV3Card        Kind = "v3-card"        // chara_card_v3 (formats.md 1.3)
+	KindLorebookV3    Kind = "lorebook-v3"    // standalone {spec:"lorebook_v3"} (formats.md 1.3)
+	KindCharacterBook Kind = "character-book" // bare V2/V3 character_book object (formats.md 0 row 13)
+	KindNovelAI       Kind = "novelai"        // .lorebook, or the book in .scenario/.story (formats.md 1.6)
+	KindRisu          Kind = "risu"           // {type:"risu"} export (formats.md 1.5.3)
+	KindAgnai         Kind = "agnai"          // {kind:"memory"} book (formats.md 1.7)
+)
+
+// Container names the carrier the JSON came in.
+type Container string
+
+// The carriers of formats.md section 0 rows 1-3.
+const (
+	ContainerJSON  Container = "json"
+	ContainerPNG   Container = "png"
+	ContainerCHARX Container = "charx"
+)
+
+// Book is a converted lorebook without scope: entries have ID 0, Lineage 0,
+// Collection "" and Server "", and the caller assigns scope before storing.
+type Book struct {
+	// Name is the book name from the file, else the file name without its
+	// extension (seed 002 "Importando": name in the file, then file name).
+	Name string `json:"name"`
+	// Description is the book description when the format has one.
+	Description string `json:"description,omitempty"`
+	// Entries are the imported entries in source order.
+	Entries []lore.Entry `json:"entries"`
+	// Extensions keeps book-level source fields that have no canonical home,
+	// values verbatim, keys namespaced like entry extensions ("st/originalData",
+	// "card/token_budget", ...), so the same-format export is lossless.
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+}
+
+// Skip is an entry that the importer could not use.
+type Skip struct {
+	// Index is the entry's 0-based position in source order.
+	Index int `json:"index"`
+	// Title is the entry title (possibly empty).
+	Title string `json:"title"`
+	// Reason says why, without file content.
+	Reason string `json:"reason"`
+}
+
+// Inert is an imported entry that keywords can never activate: no usable key
+// and not constant (for example vectorized SillyTavern entries).
+type Inert struct {
+	Index int    `json:"index"`
+	Title string `json:"title"`
+}
+
+// UnsupportedKey is a key the engine cannot use: blank, over a limit, or a
+// /regex/ that RE2 cannot compile (DESIGN.md "Activation contract").
+type UnsupportedKey struct {
+	Index int    `json:"index"`
+	Title string `json:"title"`
+	// Key is the key, shortened to a short quoted snippet.
+	Key    string `json:"key"`
+	Reason string `json:"reason"`
+}
+
+// Report is the conversion report of seed 000 "imports/": entries added,
+// skipped with reasons, inert entries, unsupported keys, settings with no
+// destination (counted per name), collapsed placements, dropped entries and
+// warnings. It never contains file content beyond short snippets.
+type Report struct {
+	Format    Kind      `json:"format"`
+	Container Container `json:"container,omitempty"`
+	// Entries is the number of entries in the converted book (= added).
+	Entries         int              `json:"entries"`
+	Skipped         []Skip           `json:"skipped"`
+	Inert           []Inert          `json:"inert"`
+	UnsupportedKeys []UnsupportedKey `json:"unsupported_keys"`
+	// IgnoredSettings counts, per setting name, the entries (or books) that
+	// set a value the canonical model has no destination for.
+	IgnoredSettings map[string]int `json:"ignored_settings"`
+	// CollapsedPlacements counts entries whose richer source position
+	// (world info positions 2-7, depth) became "before".
+	CollapsedPlacements int `json:"collapsed_placements"`
+	// Dropped counts entries beyond the persona limit (Options.PersonaCard).
+	Dropped  int      `json:"dropped"`
+	Warnings []string `json:"warnings"`
+}
+
+// Added is the number of entries in the converted book.
+func (r *Report) Added() int { return r.Entries }
+
+// Warnf appends a warning.
+func (r *Report) Warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Ignore counts one occurrence of a setting with no destination.
+func (r *Report) Ignore(name string) {
+	if r.IgnoredSettings == nil {
+		r.IgnoredSettings = map[string]int{}
+	}
+	r.IgnoredSettings[name]++
+}
+
+// Normalize replaces nil slices and maps with empty ones so the JSON form
+// always has every field.
+func (r *Report) Normalize() {
+	if r.Skipped == nil {
+		r.Skipped = []Skip{}
+	}
+	if r.Inert == nil {
+		r.Inert = []Inert{}
+	}
+	if r.UnsupportedKeys == nil {
+		r.UnsupportedKeys = []UnsupportedKey{}
+	}
+	if r.IgnoredSettings == nil {
+		r.IgnoredSettings = map[string]int{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
+	}
+}
+
+// KeyProblem is a key removed or flagged by CleanKeys.
+type KeyProblem struct {
+	Key    string
+	Reason string
+}
+
+// CleanKeys trims nothing (keys are kept as written: NovelAI leading spaces
+// are meaningful) but removes blank keys and keys over lore.MaxKeyLen, keeps
+// at most lore.MaxKeysPerEntry keys, and flags /regex/ keys RE2 cannot
+// compile (kept: they never match). It returns the kept keys (never nil
+// when keys is non-nil) and the problems found.
+func CleanKeys(keys []string) ([]string, []KeyProblem) {
+	if keys == nil {
+		return nil, nil
+	}
+	kept := make([]string, 0, len(keys))
+	var probs []KeyProblem
+	for _, k := range keys {
+		switch {
+		case strings.TrimSpace(k) == "":
+			probs = append(probs, KeyProblem{k, "empty key"})
+			continue
+		case !utf8.ValidString(k):
+			probs = append(probs, KeyProblem{k, "not valid UTF-8"})
+			continue
+		case lore.UTF16Len(k) > lore.MaxKeyLen:
+			probs = append(probs, KeyProblem{k, fmt.Sprintf("longer than %d characters", lore.MaxKeyLen)})
+			continue
+		case len(kept) >= lore.MaxKeysPerEntry:
+			probs = append(probs, KeyProblem{k, fmt.Sprintf("more than %d keys in the entry", lore.MaxKeysPerEntry)})
+			continue
+		}
+		if pat, flags, ok := RegexKey(k); ok {
+			if _, err := CompileRegexKey(pat, flags); err != nil {
+				probs = append(probs, KeyProblem{k, "regex RE2 cannot compile"})
+			}
+		}
+		kept = append(kept, k)
+	}
+	return kept, probs
+}
+
+// RegexKey reports whether key has the /pattern/flags shape that SillyTavern
+// treats as a regex (sillytavern.md 5 point 4): after trimming, a leading
+// "/", a non-empty pattern with no unescaped "/", a closing "/" and flags
+// from "dgimsuy" without repeats.
+func RegexKey(key string) (pattern, flags string, ok bool) {
+	k := strings.TrimSpace(key)
+	if len(k) < 3 || k[0] != '/' {
+		return "", "", false
+	}
+	end := strings.LastIndexByte(k, '/')
+	if end <= 1 {
+		return "", "", false
+	}
+	pattern, flags = k[1:end], k[end+1:]
+	seen := map[rune]bool{}
+	for _, f := range flags {
+		if !strings.ContainsRune("gimsuy", f) || seen[f] {
+			return "", "", false
+		}
+		seen[f] = true
+	}
+	for i := 0; i < len(pattern); i++ {
+		if pattern[i] == '\\' {
+			i++
+			continue
+		}
+		if pattern[i] == '/' {
+			return "", "", false
+		}
+	}
+	return pattern, flags, true
+}
+
+// CompileRegexKey compiles a JS-style pattern with Go's RE2, translating the
+// flags i, m and s (formats.md 4.3); g, u and y are harmless.
+func CompileRegexKey(pattern, flags string) (*regexp.Regexp, error) {
+	var pre string
+	for _, f := range "ims" {
+		if strings.ContainsRune(flags, f) {
+			pre += string(f)
+		}
+	}
+	if pre != "" {
+		pattern = "(?" + pre + ")" + pattern
+	}
+	return regexp.Compile(pattern)
+}
+
+// SplitKeyString splits a key list stored as one string (RisuAI key and
+// secondkey, Agnai text input) on , ， 、 ; ； and newlines, trimming each
+// part and dropping empty parts (cases BUG-10).
+func SplitKeyString(s string) []string {
+	parts := strings.FieldsFunc(s, func(r rune) bool {
+		switch r {
+		case ',', '，', '、', ';', '；', '\n', '\r':
+			return true
+		}
+		return false
+	})
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Title returns s cut to lore.MaxTitleLen UTF-16 code units and whether it
+// was cut. Importers keep the full source value in extensions when it is.
+func Title(s string) (string, bool) {
+	if lore.UTF16Len(s) <= lore.MaxTitleLen {
+		return s, false
+	}
+	n := 0
+	for i, r := range s {
+		w := 1
+		if r > 0xFFFF {
+			w = 2
+		}
+		if n+w > lore.MaxTitleLen {
+			return s[:i], true
+		}
+		n += w
+	}
+	return s, false
+}
+
+// Snippet quotes at most 40 bytes of s for an error or report message.
+func Snippet(s string) string {
+	const max = 40
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// SortedKeys returns the keys of m in sorted order.
+func SortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

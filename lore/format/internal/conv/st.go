@@ -1,0 +1,170 @@
+package conv
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Extension key prefixes. Every codec keeps the source fields the canonical
+// entry has no field for (and the raw source value of a canonical field
+// when the canonical value is a lossy reading of it) under
+// "<prefix><source field name>", value verbatim.
+const (
+	// PrefixST: SillyTavern world info entry fields in their camelCase
+	// world-info spelling ("st/depth", "st/uid"), and ST book fields.
+	PrefixST = "st/"
+	// PrefixCard: top-level card book entry fields ("card/id", "card/use_regex").
+	PrefixCard = "card/"
+	// PrefixCardExt: keys of a card entry's extensions object, spelled as in
+	// the source ("card/extensions/display_index").
+	PrefixCardExt = "card/extensions/"
+	// PrefixNovelAI, PrefixRisu, PrefixAgnai: native fields of those formats.
+	PrefixNovelAI = "novelai/"
+	PrefixRisu    = "risu/"
+	PrefixAgnai   = "agnai/"
+)
+
+// stCardNames maps SillyTavern world info field names to the key ST writes
+// in a card entry's extensions (sillytavern.md 3.1 and 3.2). Note the two
+// camelCase ones, selectiveLogic and useProbability.
+var stCardNames = [...][2]string{
+	{"position", "position"},
+	{"excludeRecursion", "exclude_recursion"},
+	{"preventRecursion", "prevent_recursion"},
+	{"delayUntilRecursion", "delay_until_recursion"},
+	{"displayIndex", "display_index"},
+	{"probability", "probability"},
+	{"useProbability", "useProbability"},
+	{"depth", "depth"},
+	{"selectiveLogic", "selectiveLogic"},
+	{"group", "group"},
+	{"groupOverride", "group_override"},
+	{"groupWeight", "group_weight"},
+	{"scanDepth", "scan_depth"},
+	{"caseSensitive", "case_sensitive"},
+	{"matchWholeWords", "match_whole_words"},
+	{"useGroupScoring", "use_group_scoring"},
+	{"automationId", "automation_id"},
+	{"role", "role"},
+	{"vectorized", "vectorized"},
+	{"sticky", "sticky"},
+	{"cooldown", "cooldown"},
+	{"delay", "delay"},
+	{"outletName", "outlet_name"},
+	{"triggers", "triggers"},
+	{"ignoreBudget", "ignore_budget"},
+	{"matchPersonaDescription", "match_persona_description"},
+	{"matchCharacterDescription", "match_character_description"},
+	{"matchCharacterPersonality", "match_character_personality"},
+	{"matchCharacterDepthPrompt", "match_character_depth_prompt"},
+	{"matchScenario", "match_scenario"},
+	{"matchCreatorNotes", "match_creator_notes"},
+}
+
+// CardExtName returns the card extensions key ST writes for a world info
+// field, and false when ST does not carry that field in cards.
+func CardExtName(wiName string) (string, bool) {
+	for _, p := range stCardNames {
+		if p[0] == wiName {
+			return p[1], true
+		}
+	}
+	return "", false
+}
+
+// WIName returns the world info field for a card extensions key. Both the
+// spelling ST writes and the other casing are accepted (issue 5: read both
+// spellings), so "selective_logic" and "matchWholeWords" resolve too.
+func WIName(cardName string) (string, bool) {
+	for _, p := range stCardNames {
+		if p[1] == cardName || p[0] == cardName || snake(p[0]) == cardName {
+			return p[0], true
+		}
+	}
+	return "", false
+}
+
+func snake(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// IgnoredSTSetting returns the report name of a SillyTavern entry setting
+// (world info spelling) that has no canonical destination when raw holds a
+// non-default value, or "" (seed 002 "Importando": groups, recursion,
+// sticky, cooldowns and triggers are counted and dropped).
+func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
+	truthy := func() bool {
+		if b, ok := Bool(raw); ok {
+			return b
+		}
+		if n, ok := Int(raw); ok {
+			return n != 0
+		}
+		return false
+	}
+	nonEmpty := func() bool {
+		if s, ok := String(raw); ok {
+			return strings.TrimSpace(s) != ""
+		}
+		if a, ok := Strings(raw); ok {
+			return len(a) > 0
+		}
+		return false
+	}
+	switch wiName {
+	case "group":
+		if nonEmpty() {
+			return "group"
+		}
+	case "groupOverride", "useGroupScoring":
+		if truthy() {
+			return "group"
+		}
+	case "excludeRecursion", "preventRecursion", "delayUntilRecursion":
+		if truthy() {
+			return "recursion"
+		}
+	case "sticky", "cooldown", "delay", "vectorized":
+		if truthy() {
+			return wiName
+		}
+	case "triggers":
+		if nonEmpty() {
+			return "triggers"
+		}
+	case "automationId":
+		if nonEmpty() {
+			return "automation"
+		}
+	case "outletName":
+		if nonEmpty() {
+			return "outlet"
+		}
+	case "ignoreBudget":
+		if truthy() {
+			return "ignore budget"
+		}
+	case "characterFilter":
+		var cf struct {
+			Names []string `json:"names"`
+			Tags  []string `json:"tags"`
+		}
+		if json.Unmarshal(raw, &cf) == nil && len(cf.Names)+len(cf.Tags) > 0 {
+			return "character filter"
+		}
+	case "matchPersonaDescription", "matchCharacterDescription", "matchCharacterPersonality",
+		"matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes":
+		if truthy() {
+			return "extra scan sources"
+		}
+	}
+	return ""
+}

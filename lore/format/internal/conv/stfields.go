@@ -1,0 +1,284 @@
+package conv
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"loregate/lore"
+)
+
+// STCtx carries what the SillyTavern field codecs need from sibling fields
+// and what they found. Decoders fill Probs, Collapsed, MissingEnabled and
+// Warnings; callers move them into the report.
+type STCtx struct {
+	// Selective is the entry's selective flag (nil = absent, ST default true).
+	Selective *bool
+	// UseProbability is the entry's useProbability (nil = absent, default true).
+	UseProbability *bool
+
+	Probs          []KeyProblem
+	Collapsed      bool
+	MissingEnabled bool
+	Warnings       []string
+}
+
+// STField decodes and encodes one canonical field in its SillyTavern world
+// info spelling (sillytavern.md 1.2, formats.md 1.4 and section 2).
+type STField struct {
+	// Name is the world info field name.
+	Name string
+	// Dec sets the canonical field from raw (nil raw = field absent).
+	Dec func(e *lore.Entry, raw json.RawMessage, c *STCtx)
+	// Enc returns the world info value of the canonical field.
+	Enc func(e *lore.Entry) any
+	// Eq reports whether a and b agree on the canonical field.
+	Eq func(a, b *lore.Entry) bool
+}
+
+// STFields are the SillyTavern fields with a canonical destination, in the
+// order ST writes them.
+var STFields = [...]STField{
+	{"key", decKeys(func(e *lore.Entry) *[]string { return &e.Keys }),
+		func(e *lore.Entry) any { return nonNil(e.Keys) },
+		func(a, b *lore.Entry) bool { return slices.Equal(a.Keys, b.Keys) }},
+	{"keysecondary", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		decKeys(func(e *lore.Entry) *[]string { return &e.SecondaryKeys })(e, raw, c)
+		if c.Selective != nil && !*c.Selective {
+			// ST ignores secondary keys of non-selective entries (sillytavern.md 1.2).
+			e.SecondaryKeys = nil
+		}
+	},
+		func(e *lore.Entry) any { return nonNil(e.SecondaryKeys) },
+		func(a, b *lore.Entry) bool { return slices.Equal(a.SecondaryKeys, b.SecondaryKeys) }},
+	{"comment", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		s, _ := String(raw)
+		e.Title, _ = Title(s)
+	}, func(e *lore.Entry) any { return e.Title },
+		func(a, b *lore.Entry) bool { return a.Title == b.Title }},
+	{"content", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.Content, _ = String(raw) },
+		func(e *lore.Entry) any { return e.Content },
+		func(a, b *lore.Entry) bool { return a.Content == b.Content }},
+	{"constant", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.Constant, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.Constant },
+		func(a, b *lore.Entry) bool { return a.Constant == b.Constant }},
+	{"selectiveLogic", DecSTLogic,
+		func(e *lore.Entry) any { return STLogicInt(e.Logic) },
+		func(a, b *lore.Entry) bool { return normLogic(a.Logic) == normLogic(b.Logic) }},
+	{"order", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		e.Order = 100
+		if n, ok := Int(raw); ok {
+			e.Order = n
+		}
+	}, func(e *lore.Entry) any { return e.Order },
+		func(a, b *lore.Entry) bool { return a.Order == b.Order }},
+	{"position", DecSTPosition,
+		func(e *lore.Entry) any {
+			if e.Placement == lore.After {
+				return 1
+			}
+			return 0
+		},
+		func(a, b *lore.Entry) bool { return a.Placement == b.Placement }},
+	{"disable", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		d, ok := Bool(raw)
+		if !ok {
+			c.MissingEnabled = true
+		}
+		e.Enabled = !d
+	}, func(e *lore.Entry) any { return !e.Enabled },
+		func(a, b *lore.Entry) bool { return a.Enabled == b.Enabled }},
+	{"probability", DecSTProbability,
+		func(e *lore.Entry) any { return e.Probability },
+		func(a, b *lore.Entry) bool { return a.Probability == b.Probability }},
+	{"scanDepth", DecSTScanDepth,
+		func(e *lore.Entry) any { return e.ScanDepth },
+		func(a, b *lore.Entry) bool { return eqPtr(a.ScanDepth, b.ScanDepth) }},
+	{"caseSensitive", decBoolPtr(func(e *lore.Entry) **bool { return &e.CaseSensitive }),
+		func(e *lore.Entry) any { return e.CaseSensitive },
+		func(a, b *lore.Entry) bool { return eqPtr(a.CaseSensitive, b.CaseSensitive) }},
+	{"matchWholeWords", decBoolPtr(func(e *lore.Entry) **bool { return &e.WholeWords }),
+		func(e *lore.Entry) any { return e.WholeWords },
+		func(a, b *lore.Entry) bool { return eqPtr(a.WholeWords, b.WholeWords) }},
+	{"role", DecSTRole,
+		func(e *lore.Entry) any { return STRoleInt(e.Role) },
+		func(a, b *lore.Entry) bool { return normRole(a.Role) == normRole(b.Role) }},
+}
+
+// STFieldByName returns the codec of a canonical world info field.
+func STFieldByName(name string) (STField, bool) {
+	for _, f := range STFields {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return STField{}, false
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func decKeys(field func(*lore.Entry) *[]string) func(*lore.Entry, json.RawMessage, *STCtx) {
+	return func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		keys, ok := Strings(raw)
+		if !ok {
+			if s, isStr := String(raw); isStr {
+				keys = SplitKeyString(s)
+			}
+		}
+		kept, probs := CleanKeys(keys)
+		*field(e) = kept
+		c.Probs = append(c.Probs, probs...)
+	}
+}
+
+func decBoolPtr(field func(*lore.Entry) **bool) func(*lore.Entry, json.RawMessage, *STCtx) {
+	return func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		*field(e) = nil
+		if v, ok := Bool(raw); ok {
+			*field(e) = &v
+		}
+	}
+}
+
+// DecSTLogic reads selectiveLogic 0-3 (AND_ANY, NOT_ALL, NOT_ANY, AND_ALL);
+// other values become AND_ANY with a warning.
+func DecSTLogic(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.Logic = lore.AndAny
+	if IsNull(raw) {
+		return
+	}
+	n, ok := Int(raw)
+	switch {
+	case ok && n == 0:
+	case ok && n == 1:
+		e.Logic = lore.NotAll
+	case ok && n == 2:
+		e.Logic = lore.NotAny
+	case ok && n == 3:
+		e.Logic = lore.AndAll
+	default:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("selectiveLogic %s is not 0-3; imported as AND_ANY", Snippet(string(raw))))
+	}
+}
+
+// STLogicInt is the selectiveLogic number of l.
+func STLogicInt(l lore.SelectiveLogic) int {
+	switch l {
+	case lore.NotAll:
+		return 1
+	case lore.NotAny:
+		return 2
+	case lore.AndAll:
+		return 3
+	}
+	return 0
+}
+
+func normLogic(l lore.SelectiveLogic) lore.SelectiveLogic {
+	if l == "" {
+		return lore.AndAny
+	}
+	return l
+}
+
+// DecSTPosition reads a world info position: 0 before, 1 after, 2-7 collapse
+// to before (issue 5; seed 002: "positions 2 to 7 go before the persona"),
+// absent = 0 (ST default). Other values become after with a warning.
+func DecSTPosition(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.Placement = lore.Before
+	if IsNull(raw) {
+		return
+	}
+	n, ok := Int(raw)
+	switch {
+	case ok && n == 0:
+	case ok && n == 1:
+		e.Placement = lore.After
+	case ok && n >= 2 && n <= 7:
+		c.Collapsed = true
+	default:
+		e.Placement = lore.After
+		c.Warnings = append(c.Warnings, fmt.Sprintf("position %s is not 0-7; imported as after", Snippet(string(raw))))
+	}
+}
+
+// DecSTProbability reads probability: absent or null = 100, explicit 0
+// stays 0 (DESIGN.md "Canonical entry"), clamped to 0-100; when
+// useProbability is false ST never rolls, so the chance is 100.
+func DecSTProbability(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.Probability = 100
+	if c.UseProbability != nil && !*c.UseProbability {
+		return
+	}
+	if n, ok := Int(raw); ok {
+		e.Probability = min(max(n, 0), 100)
+	}
+}
+
+// DecSTScanDepth reads a per-entry scan depth: null = inherit; values are
+// clamped to lore.MinScanDepth..lore.MaxScanDepth with a warning.
+func DecSTScanDepth(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.ScanDepth = nil
+	n, ok := Int(raw)
+	if !ok {
+		return
+	}
+	if n < lore.MinScanDepth || n > lore.MaxScanDepth {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("scan depth %d is outside %d-%d; clamped", n, lore.MinScanDepth, lore.MaxScanDepth))
+		n = min(max(n, lore.MinScanDepth), lore.MaxScanDepth)
+	}
+	e.ScanDepth = &n
+}
+
+// DecSTRole reads role 0 system, 1 user, 2 assistant; null or other values
+// are system (sillytavern.md 1.2).
+func DecSTRole(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.Role = lore.RoleSystem
+	switch n, _ := Int(raw); n {
+	case 1:
+		e.Role = lore.RoleUser
+	case 2:
+		e.Role = lore.RoleAssistant
+	}
+}
+
+// STRoleInt is the ST role number of r.
+func STRoleInt(r lore.Role) int {
+	switch r {
+	case lore.RoleUser:
+		return 1
+	case lore.RoleAssistant:
+		return 2
+	}
+	return 0
+}
+
+func normRole(r lore.Role) lore.Role {
+	if r == "" {
+		return lore.RoleSystem
+	}
+	return r
+}
+
+// Shadow stores raw under key in ext when it differs from the encoding of
+// the canonical value, so the export can write the source value back.
+func Shadow(ext map[string]json.RawMessage, key string, raw json.RawMessage, canonical any) {
+	if raw == nil {
+		return
+	}
+	if !Equal(raw, MustMarshal(canonical)) {
+		ext[key] = raw
+	}
+}

@@ -1,0 +1,264 @@
+// Package sillytavern reads and writes SillyTavern world info files
+// (worlds/<name>.json: {"entries": {"<uid>": entry}} or an entries array)
+// and reads the Chub/Venus hybrid lorebook that carries both the card and
+// the world info spellings (formats.md 1.4, sillytavern.md 1).
+//
+// Canonical fields are read from their world info spelling (sillytavern.md
+// 1.2); every other entry field is kept verbatim in Entry.Extensions under
+// "st/<field>", and the source value of a canonical field is kept there too
+// when the canonical value is a lossy reading of it (for example position 4
+// collapsed to "before"), so Encode gives back the source file.
+package sillytavern
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+// Looks reports whether o has the world info shape: an entries object whose
+// members are objects with key or uid, or an entries array of such objects
+// (formats.md 0 row 12).
+func Looks(o *conv.Object) bool {
+	raw, ok := o.Get("entries")
+	if !ok {
+		return false
+	}
+	first, ok := firstEntry(raw)
+	if !ok {
+		// An empty entries object is a valid (empty) world info book.
+		return strings.HasPrefix(strings.TrimSpace(string(raw)), "{")
+	}
+	return first.Has("key") || first.Has("uid") || first.Has("keysecondary") || first.Has("disable")
+}
+
+// IsHybrid reports whether o is the Chub/Venus hybrid: book fields of a
+// card book (is_creation, scan_depth, token_budget) and entries carrying
+// both keys and key (formats.md 0 row 12).
+func IsHybrid(o *conv.Object) bool {
+	if !(o.Has("is_creation") || o.Has("scan_depth") || o.Has("token_budget")) {
+		return false
+	}
+	raw, _ := o.Get("entries")
+	first, ok := firstEntry(raw)
+	return ok && first.Has("keys") && first.Has("key")
+}
+
+func firstEntry(raw json.RawMessage) (*conv.Object, bool) {
+	if o, err := conv.ParseObject(raw); err == nil {
+		for _, f := range o.Fields {
+			if e, err := conv.ParseObject(f.Value); err == nil {
+				return e, true
+			}
+		}
+		return nil, false
+	}
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) != nil {
+		return nil, false
+	}
+	for _, it := range arr {
+		if e, err := conv.ParseObject(it); err == nil {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// hybridNames maps the card spellings of a hybrid entry to the world info
+// fields they replace. The card spelling wins (formats.md 1.4).
+var hybridNames = [...][2]string{
+	{"keys", "key"},
+	{"secondary_keys", "keysecondary"},
+	{"insertion_order", "order"},
+	{"enabled", "disable"},
+	{"case_sensitive", "caseSensitive"},
+	{"id", "uid"},
+}
+
+// Decode converts a world info file (or a Chub hybrid, when hybrid is true)
+// into a book. fileName (may be "") names the book when the file has no
+// name. Errors: the data is not a JSON object, or entries is missing or
+// neither an object nor an array.
+func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.Book, conv.Report, error) {
+	kind := conv.KindSTWorldInfo
+	if hybrid {
+		kind = conv.KindChubHybrid
+	}
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("world info: %w", err)
+	}
+	rawEntries, ok := o.Get("entries")
+	if !ok {
+		return conv.Book{}, conv.Report{}, errors.New("world info: missing field entries")
+	}
+	var items []conv.Field
+	if eo, err := conv.ParseObject(rawEntries); err == nil {
+		items = conv.OrderedMembers(eo)
+	} else {
+		var arr []json.RawMessage
+		if err := json.Unmarshal(rawEntries, &arr); err != nil {
+			return conv.Book{}, conv.Report{}, errors.New("world info: field entries is neither an object nor an array")
+		}
+		for i, it := range arr {
+			items = append(items, conv.Field{Name: fmt.Sprint(i), Value: it})
+		}
+	}
+
+	b := conv.NewBuilder(kind, opts)
+	b.Book.Extensions = map[string]json.RawMessage{}
+	for _, f := range o.Fields {
+		switch f.Name {
+		case "entries":
+			continue
+		case "name":
+			if s, ok := conv.String(f.Value); ok {
+				b.Book.Name = s
+			}
+		case "description":
+			if s, ok := conv.String(f.Value); ok {
+				b.Book.Description = s
+			}
+		case "recursive_scanning":
+			if v, _ := conv.Bool(f.Value); v {
+				b.Report.Ignore("recursion")
+			}
+		case "token_budget":
+			if !conv.IsNull(f.Value) {
+				b.Report.Ignore("token budget")
+			}
+		case "scan_depth":
+			if !conv.IsNull(f.Value) {
+				b.Report.Ignore("book scan depth")
+			}
+		}
+		b.Book.Extensions[conv.PrefixST+f.Name] = f.Value
+	}
+	if b.Book.Name == "" {
+		b.Book.Name = BaseName(fileName)
+	}
+	for i, it := range items {
+		eo, err := conv.ParseObject(it.Value)
+		if err != nil {
+			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			continue
+		}
+		if hybrid {
+			eo = fromHybrid(eo)
+		}
+		e, c := DecodeEntry(eo, &b.Report)
+		if c.MissingEnabled {
+			b.MissingEnabled()
+		}
+		for _, w := range c.Warnings {
+			b.Report.Warnf("entry %d: %s", i, w)
+		}
+		before := len(b.Book.Entries)
+		b.Add(i, e, c.Probs...)
+		if len(b.Book.Entries) > before && c.Collapsed {
+			b.Report.CollapsedPlacements++
+		}
+	}
+	book, rep := b.Finish()
+	return book, rep, nil
+}
+
+// fromHybrid rewrites a hybrid entry into world info spelling: card fields
+// replace their world info twins, which are kept (under the world info
+// name, as a source value) only when they disagree; card fields are kept
+// as "card/<name>".
+func fromHybrid(eo *conv.Object) *conv.Object {
+	out := conv.NewObject()
+	cardVals := map[string]json.RawMessage{}
+	for _, p := range hybridNames {
+		if v, ok := eo.Get(p[0]); ok {
+			cardVals[p[1]] = v
+		}
+	}
+	for _, f := range eo.Fields {
+		isCard := false
+		for _, p := range hybridNames {
+			if f.Name == p[0] {
+				isCard = true
+			}
+		}
+		if isCard {
+			out.Set("\x00card/"+f.Name, f.Value)
+			continue
+		}
+		out.Set(f.Name, f.Value)
+	}
+	for st, v := range cardVals {
+		if st == "disable" {
+			if en, ok := conv.Bool(v); ok {
+				v = conv.MustMarshal(!en)
+			}
+		}
+		if old, ok := out.Get(st); ok && !conv.Equal(old, v) {
+			out.Set("\x00st/"+st, old)
+		}
+		out.Set(st, v)
+	}
+	return out
+}
+
+// DecodeEntry converts one world info entry object. Canonical fields come
+// from their ST spelling; all other members go to Extensions as
+// "st/<name>"; settings without destination are counted in rep.
+func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
+	e := lore.NewEntry()
+	ext := map[string]json.RawMessage{}
+	var c conv.STCtx
+	if v, ok := eo.Get("selective"); ok {
+		if s, ok := conv.Bool(v); ok {
+			c.Selective = &s
+		}
+	}
+	if v, ok := eo.Get("useProbability"); ok {
+		if s, ok := conv.Bool(v); ok {
+			c.UseProbability = &s
+		}
+	}
+	canonical := map[string]bool{}
+	for _, f := range conv.STFields {
+		canonical[f.Name] = true
+		raw, _ := eo.Get(f.Name)
+		f.Dec(&e, raw, &c)
+		conv.Shadow(ext, conv.PrefixST+f.Name, raw, f.Enc(&e))
+	}
+	for _, f := range eo.Fields {
+		if canonical[f.Name] {
+			continue
+		}
+		if strings.HasPrefix(f.Name, "\x00") { // hybrid bookkeeping
+			ext[f.Name[1:]] = f.Value
+			continue
+		}
+		ext[conv.PrefixST+f.Name] = f.Value
+		if name := conv.IgnoredSTSetting(f.Name, f.Value); name != "" && rep != nil {
+			rep.Ignore(name)
+		}
+	}
+	e.Extensions = ext
+	return e, c
+}
+
+// BaseName returns a file name without directory and extension, the
+// default book name (seed 002 "Importando").
+func BaseName(fileName string) string {
+	fileName = strings.ReplaceAll(fileName, "\\", "/")
+	base := path.Base(fileName)
+	if base == "." || base == "/" {
+		return ""
+	}
+	if ext := path.Ext(base); ext != "" && ext != base {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
