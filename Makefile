@@ -1,0 +1,59 @@
+# loregate — run `make` for the list of targets.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/loregate
+# Packages under test; fuzz seeds run as ordinary tests.
+PKGS ?= ./...
+FUZZTIME ?= 30s
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## Show this list
+	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-14s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: ## Build bin/loregate
+	$(GO) build -o $(BIN) ./cmd/loregate
+
+.PHONY: run
+run: build ## Start the service on a local Postgres it launches itself (data in ./.loregate)
+	./$(BIN) serve
+
+.PHONY: test
+test: build ## Run every test against one throwaway Postgres
+	./$(BIN) with-postgres -- $(GO) test -count=1 $(PKGS)
+
+.PHONY: test/race
+test/race: build ## Run every test with the race detector
+	./$(BIN) with-postgres -- $(GO) test -count=1 -race $(PKGS)
+
+.PHONY: bench
+bench: build ## Run the benchmarks (results: docs/benchmarks.md)
+	./$(BIN) with-postgres -- $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+
+.PHONY: fuzz
+fuzz: ## Fuzz every decoder for FUZZTIME each (see docs/fuzzing.md)
+	@set -e; for pkg in $$($(GO) list ./lore/...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+.PHONY: generate
+generate: ## Regenerate generated code (River migrations, gqlgen)
+	$(GO) generate ./...
+
+.PHONY: verify
+verify: generate ## Check that generated code is up to date
+	@git diff --exit-code -- migrations graph || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- migrations graph)" || { echo "make generate created untracked files:"; git status --porcelain -- migrations graph; exit 1; }
+
+.PHONY: lint
+lint: ## go vet and gofmt
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$out" || { echo "gofmt needed:"; echo "$$out"; exit 1; }
+
+.PHONY: tidy
+tidy: ## go mod tidy
+	$(GO) mod tidy

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"loregate/cmd/internal/pglocal"
+)
+
+// config is the service configuration: environment first, flags override.
+// Every field is documented in docs/configuration.md.
+type config struct {
+	// Addr is the HTTP listen address (LOREGATE_ADDR, --addr).
+	Addr string
+	// DataDir holds the local Postgres cluster when DatabaseURL is empty
+	// (LOREGATE_DATA_DIR, --data-dir).
+	DataDir string
+	// DatabaseURL points at an external Postgres (DATABASE_URL). Secret:
+	// masked when printed.
+	DatabaseURL string
+	// LogLevel is debug, info, warn or error (LOREGATE_LOG_LEVEL).
+	LogLevel string
+	// LogFormat is json or text (LOREGATE_LOG_FORMAT).
+	LogFormat string
+	// ShutdownTimeout bounds the orderly shutdown (LOREGATE_SHUTDOWN_TIMEOUT).
+	ShutdownTimeout time.Duration
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// loadConfig reads the environment and registers the shared flags on fs.
+// Call validate after fs.Parse.
+func loadConfig(fs *flag.FlagSet) *config {
+	c := &config{
+		Addr:        envOr("LOREGATE_ADDR", "127.0.0.1:8080"),
+		DataDir:     envOr("LOREGATE_DATA_DIR", ".loregate"),
+		DatabaseURL: os.Getenv("DATABASE_URL"),
+		LogLevel:    envOr("LOREGATE_LOG_LEVEL", "info"),
+		LogFormat:   envOr("LOREGATE_LOG_FORMAT", "text"),
+	}
+	c.ShutdownTimeout, _ = time.ParseDuration(envOr("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
+	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
+	return c
+}
+
+func (c *config) validate() error {
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return usageError("log level %q is not debug, info, warn or error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		return usageError("log format %q is not json or text", c.LogFormat)
+	}
+	if c.ShutdownTimeout <= 0 {
+		return usageError("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		return usageError("set DATABASE_URL or a data directory (--data-dir)")
+	}
+	return nil
+}
+
+// logAttrs returns the configuration as log attributes with secrets masked.
+func (c *config) logAttrs() []any {
+	db := "local cluster in " + c.DataDir
+	if c.DatabaseURL != "" {
+		db = pglocal.MaskURL(c.DatabaseURL)
+	}
+	return []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel}
+}
+
+func (c *config) logger(w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(strings.ToUpper(c.LogLevel)))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func (c *config) String() string {
+	return fmt.Sprint(c.logAttrs()...)
+}

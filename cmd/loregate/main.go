@@ -1,0 +1,95 @@
+// Command loregate is the lorebook service for Discord roleplay bots.
+//
+// Usage:
+//
+//	loregate serve     [--addr ADDR] [--data-dir DIR]   run the HTTP service
+//	loregate migrate   up | status | down N [--yes]     manage the schema
+//	loregate activate  --book PATH --chat PATH ...      offline activation
+//	loregate convert   IN [-o OUT] [--to FORMAT]        convert a lorebook file
+//	loregate with-postgres [--dir DIR] -- CMD [ARGS]    run CMD against a throwaway Postgres
+//
+// Configuration comes from the environment (see docs/configuration.md) and
+// flags; flags win. main is wiring only: each subcommand builds its
+// dependencies from the config and runs until its context ends.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `loregate: lorebook service for Discord roleplay bots
+
+Usage:
+  loregate serve [--addr ADDR] [--data-dir DIR]        run the HTTP service
+  loregate migrate up | status | down N [--yes]        manage the database schema
+  loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
+  loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
+  loregate with-postgres [--dir DIR] -- CMD [ARGS...]  run CMD with a throwaway local Postgres
+
+Run 'loregate COMMAND --help' for a command's flags.
+`
+
+// exitUsage is the exit status for bad input (flags, files).
+const exitUsage = 2
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return 0
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "serve":
+		err = runServe(ctx, rest, stderr)
+	case "migrate":
+		err = runMigrate(ctx, rest, stdout, stderr)
+	case "with-postgres":
+		err = runWithPostgres(ctx, rest, stderr)
+	default:
+		fmt.Fprintf(stderr, "loregate: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "loregate:", ee.msg)
+		}
+		return ee.code
+	default:
+		fmt.Fprintln(stderr, "loregate:", err)
+		return 1
+	}
+}
+
+// exitError carries a specific exit status (2 for usage errors, or a child
+// process's status for with-postgres).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/migrations"
+)
+
+const migrateUsage = `usage:
+  loregate migrate up             apply pending migrations
+  loregate migrate status         list migrations and whether they are applied
+  loregate migrate down N         preview undoing migration N and every later one (changes nothing)
+  loregate migrate down N --yes   undo them, newest first, running their down files`
+
+// migrateUp applies pending migrations on one pooled connection.
+func migrateUp(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to database: %w", err)
+	}
+	defer conn.Release()
+	done, err := migrations.Up(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	for _, m := range done {
+		logger.Info("applied migration", "version", m.Version, "name", m.Name)
+	}
+	return nil
+}
+
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, migrateUsage) }
+	cfg := loadConfig(fs)
+	yes := fs.Bool("yes", false, "with down: execute instead of previewing")
+	if err := fs.Parse(args); err != nil {
+		return usageError("%v", err)
+	}
+	// Allow "down N --yes" as well as "--yes down N".
+	rest := fs.Args()
+	if len(rest) > 0 {
+		if err := fs.Parse(rest[1:]); err != nil {
+			return usageError("%v", err)
+		}
+		rest = append(rest[:1], fs.Args()...)
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return usageError("migrate needs up, status or down N\n%s", migrateUsage)
+	}
+	var target int
+	switch rest[0] {
+	case "up", "status":
+		if len(rest) != 1 {
+			return usageError("migrate %s takes no arguments", rest[0])
+		}
+	case "down":
+		if len(rest) != 2 {
+			return usageError("migrate down needs one migration number, e.g. `loregate migrate down 1`")
+		}
+		n, err := strconv.Atoi(rest[1])
+		if err != nil || n < 1 {
+			return usageError("migration number %q is not a positive integer", rest[1])
+		}
+		target = n
+	default:
+		return usageError("unknown migrate action %q\n%s", rest[0], migrateUsage)
+	}
+
+	logger := cfg.logger(stderr)
+	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer releaseDB()
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("open database pool: %w", err)
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to database: %w", err)
+	}
+	defer conn.Release()
+
+	switch rest[0] {
+	case "up":
+		done, err := migrations.Up(ctx, conn.Conn())
+		if err != nil {
+			return err
+		}
+		if len(done) == 0 {
+			fmt.Fprintln(stdout, "schema is up to date")
+		}
+		for _, m := range done {
+			fmt.Fprintf(stdout, "applied %06d_%s\n", m.Version, m.Name)
+		}
+	case "status":
+		st, err := migrations.GetStatus(ctx, conn.Conn())
+		if err != nil {
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "VERSION\tNAME\tAPPLIED")
+		for _, s := range st {
+			at := "pending"
+			if s.Applied {
+				at = s.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+			}
+			fmt.Fprintf(tw, "%06d\t%s\t%s\n", s.Version, s.Name, at)
+		}
+		return tw.Flush()
+	case "down":
+		plan, err := migrations.PlanDown(ctx, conn.Conn(), target)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		if len(plan.Migrations) == 0 {
+			fmt.Fprintf(stdout, "nothing to undo: no applied migration numbered %d or later\n", target)
+			return nil
+		}
+		if !*yes {
+			fmt.Fprintln(stdout, "PREVIEW (nothing changed). `loregate migrate down", target, "--yes` would undo, in this order:")
+			for _, m := range plan.Migrations {
+				fmt.Fprintf(stdout, "  %06d_%s\n", m.Version, m.Name)
+			}
+			fmt.Fprintln(stdout, "and drop these tables with the rows they hold now:")
+			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+			for _, t := range plan.Tables {
+				fmt.Fprintf(tw, "  %s\t%d rows\n", t.Table, t.Rows)
+			}
+			return tw.Flush()
+		}
+		done, err := migrations.Down(ctx, conn.Conn(), target)
+		if err != nil && !errors.Is(err, migrations.ErrNothingToUndo) {
+			return err
+		}
+		for _, m := range done {
+			fmt.Fprintf(stdout, "undid %06d_%s\n", m.Version, m.Name)
+		}
+		fmt.Fprintln(stdout, "note: `loregate serve` re-applies pending migrations at start; run the older binary to stay rolled back")
+	}
+	return nil
+}

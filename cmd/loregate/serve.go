@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/migrations"
+)
+
+func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := loadConfig(fs)
+	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTP listen address (env LOREGATE_ADDR)")
+	if err := fs.Parse(args); err != nil {
+		return usageError("%v", err)
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	logger := cfg.logger(stderr)
+	logger.Info("loregate starting", cfg.logAttrs()...)
+
+	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer releaseDB()
+
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return fmt.Errorf("open database pool: %w", err)
+	}
+	defer pool.Close()
+	if err := migrateUp(ctx, pool, logger); err != nil {
+		return err
+	}
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", readyHandler(pool))
+
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	logger.Info("loregate serving", "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+
+	select {
+	case err := <-errc:
+		return fmt.Errorf("http server: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("http shutdown", "err", err)
+	}
+	return nil
+}
+
+// readyHandler answers 200 when the database answers and every embedded
+// migration is applied, 503 otherwise.
+func readyHandler(pool *pgxpool.Pool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+		defer cancel()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		defer conn.Release()
+		current, err := migrations.Current(ctx, conn.Conn())
+		switch {
+		case err != nil:
+			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+		case !current:
+			http.Error(w, "migrations pending", http.StatusServiceUnavailable)
+		default:
+			_, _ = io.WriteString(w, "ready\n")
+		}
+	}
+}
