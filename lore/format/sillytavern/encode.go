@@ -1,0 +1,209 @@
+package sillytavern
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+// stDefaults are the values ST's newWorldInfoEntryDefinition gives fields
+// that have no canonical home (sillytavern.md 1.2); Encode writes them for
+// entries whose source did not carry the field.
+var stDefaults = [...]conv.Field{
+	{Name: "vectorized", Value: json.RawMessage(`false`)},
+	{Name: "selective", Value: json.RawMessage(`true`)},
+	{Name: "excludeRecursion", Value: json.RawMessage(`false`)},
+	{Name: "preventRecursion", Value: json.RawMessage(`false`)},
+	{Name: "delayUntilRecursion", Value: json.RawMessage(`false`)},
+	{Name: "useProbability", Value: json.RawMessage(`true`)},
+	{Name: "depth", Value: json.RawMessage(`4`)},
+	{Name: "group", Value: json.RawMessage(`""`)},
+	{Name: "groupOverride", Value: json.RawMessage(`false`)},
+	{Name: "groupWeight", Value: json.RawMessage(`100`)},
+	{Name: "useGroupScoring", Value: json.RawMessage(`null`)},
+	{Name: "automationId", Value: json.RawMessage(`""`)},
+	{Name: "sticky", Value: json.RawMessage(`null`)},
+	{Name: "cooldown", Value: json.RawMessage(`null`)},
+	{Name: "delay", Value: json.RawMessage(`null`)},
+}
+
+// Defaults returns the world info fields ST fills in when a file lacks them
+// with their default values (sillytavern.md 1.2), the canonical ones
+// included. Tests compare exports with sources ignoring these.
+func Defaults() map[string]json.RawMessage {
+	m := map[string]json.RawMessage{
+		"key": json.RawMessage(`[]`), "keysecondary": json.RawMessage(`[]`), "comment": json.RawMessage(`""`),
+		"content": json.RawMessage(`""`), "constant": json.RawMessage(`false`), "selectiveLogic": json.RawMessage(`0`),
+		"order": json.RawMessage(`100`), "position": json.RawMessage(`0`), "disable": json.RawMessage(`false`),
+		"probability": json.RawMessage(`100`), "scanDepth": json.RawMessage(`null`), "caseSensitive": json.RawMessage(`null`),
+		"matchWholeWords": json.RawMessage(`null`), "role": json.RawMessage(`0`), "addMemo": json.RawMessage(`false`),
+	}
+	for _, f := range stDefaults {
+		m[f.Name] = f.Value
+	}
+	return m
+}
+
+// Encode writes book as a SillyTavern world info file: {"entries": {"<uid>":
+// entry}} with every canonical field in its ST spelling (sillytavern.md
+// 1.2), every kept "st/" extension verbatim, card-sourced ST extension keys
+// renamed to their world info spelling, and the kept "st/" book fields.
+// Source uids are reused when unique non-negative integers; other entries
+// get the smallest free uid (sillytavern.md 1.1). Channel scope and
+// collection state have no field in the format (seed 000 "Import and
+// export").
+func Encode(book conv.Book) ([]byte, error) {
+	top := conv.NewObject()
+	entries := conv.NewObject()
+	top.Set("entries", nil)
+	for _, k := range conv.SortedKeys(book.Extensions) {
+		if name, ok := strings.CutPrefix(k, conv.PrefixST); ok && name != "entries" {
+			v := book.Extensions[k]
+			if name == "name" && book.Name != "" {
+				v = conv.MustMarshal(book.Name)
+			}
+			top.Set(name, v)
+		}
+	}
+	used := map[int]bool{}
+	uids := make([]int, len(book.Entries))
+	for i, e := range book.Entries {
+		uids[i] = -1
+		raw, ok := e.Extensions[conv.PrefixST+"uid"]
+		if !ok {
+			raw, ok = e.Extensions[conv.PrefixCard+"id"]
+		}
+		if n, isInt := conv.Int(raw); ok && isInt && n >= 0 && !used[n] && string(bytes.TrimSpace(raw)) == strconv.Itoa(n) {
+			uids[i] = n
+			used[n] = true
+		}
+	}
+	next := 0
+	for i := range uids {
+		if uids[i] >= 0 {
+			continue
+		}
+		for used[next] {
+			next++
+		}
+		uids[i] = next
+		used[next] = true
+	}
+	order := make([]int, len(book.Entries))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return uids[order[a]] < uids[order[b]] })
+	for _, i := range order {
+		eo := EncodeEntry(&book.Entries[i], uids[i], i)
+		b, _ := eo.MarshalJSON()
+		entries.Set(strconv.Itoa(uids[i]), b)
+	}
+	eb, _ := entries.MarshalJSON()
+	top.Set("entries", eb)
+	out, err := top.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, out, "", "    "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+// EncodeEntry returns the world info object of e with the given uid;
+// index is its position in the book (the displayIndex default).
+func EncodeEntry(e *lore.Entry, uid, index int) *conv.Object {
+	ext := stView(e.Extensions)
+	var c conv.STCtx
+	if s, ok := conv.Bool(ext["selective"]); ok {
+		c.Selective = &s
+	}
+	if u, ok := conv.Bool(ext["useProbability"]); ok {
+		c.UseProbability = &u
+	}
+	o := conv.NewObject()
+	o.SetValue("uid", uid)
+	for _, f := range conv.STFields {
+		val := conv.MustMarshal(f.Enc(e))
+		if shadow, ok := ext[f.Name]; ok {
+			scratch := e.Clone()
+			var sc = conv.STCtx{Selective: c.Selective, UseProbability: c.UseProbability}
+			f.Dec(&scratch, shadow, &sc)
+			if f.Eq(&scratch, e) {
+				val = shadow
+			}
+		}
+		o.Set(f.Name, val)
+	}
+	names := conv.SortedKeys(ext)
+	for _, n := range names {
+		if _, canonical := conv.STFieldByName(n); canonical || n == "uid" {
+			continue
+		}
+		o.Set(n, ext[n])
+	}
+	if !o.Has("addMemo") {
+		o.SetValue("addMemo", e.Title != "")
+	}
+	if !o.Has("displayIndex") {
+		o.SetValue("displayIndex", index)
+	}
+	for _, d := range stDefaults {
+		if !o.Has(d.Name) {
+			o.Set(d.Name, d.Value)
+		}
+	}
+	if e.Probability != 100 {
+		if u, ok := conv.Bool(ext["useProbability"]); ok && !u {
+			if raw, has := ext["probability"]; !has || !conv.Equal(raw, conv.MustMarshal(e.Probability)) {
+				o.Set("useProbability", json.RawMessage(`true`))
+			}
+		}
+	}
+	return o
+}
+
+// stView returns the world info fields kept in ext: "st/<name>" as is, and
+// card-sourced extension keys ("card/extensions/<snake>") under their world
+// info name when the "st/" one is absent. Unknown card extension keys go
+// into an "extensions" object, as newer ST keeps them (sillytavern.md 3.1).
+func stView(ext map[string]json.RawMessage) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	var unknown *conv.Object
+	for _, k := range conv.SortedKeys(ext) {
+		if name, ok := strings.CutPrefix(k, conv.PrefixST); ok {
+			out[name] = ext[k]
+		}
+	}
+	for _, k := range conv.SortedKeys(ext) {
+		name, ok := strings.CutPrefix(k, conv.PrefixCardExt)
+		if !ok {
+			continue
+		}
+		if wi, known := conv.WIName(name); known {
+			if _, has := out[wi]; !has {
+				out[wi] = ext[k]
+			}
+			continue
+		}
+		if unknown == nil {
+			unknown = conv.NewObject()
+		}
+		unknown.Set(name, ext[k])
+	}
+	if unknown != nil {
+		if _, has := out["extensions"]; !has {
+			b, _ := unknown.MarshalJSON()
+			out["extensions"] = b
+		}
+	}
+	return out
+}
