@@ -1,0 +1,415 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+// entryRow receives the columns of entryColumns, in order. Every field is
+// nullable because the per-turn read's LEFT JOIN yields an all-NULL entry
+// for a server whose scope is empty.
+type entryRow struct {
+	id                                       *int64
+	server, title, content, logic, placement *string
+	role, collection                         *string
+	lineage                                  *int64
+	keys, secondary, channels, tags          []string
+	constant, enabled                        *bool
+	caseSensitive, wholeWords                *bool
+	scanDepth, probability, order, priority  *int32
+	extensions                               []byte
+	created, updated                         *time.Time
+}
+
+// dests returns the scan destinations in entryColumns order.
+func (r *entryRow) dests() []any {
+	return []any{&r.id, &r.server, &r.lineage, &r.collection, &r.title, &r.content,
+		&r.keys, &r.secondary, &r.logic, &r.constant, &r.enabled, &r.scanDepth, &r.probability,
+		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords,
+		&r.channels, &r.extensions, &r.created, &r.updated, &r.tags}
+}
+
+// entry converts a scanned row; ok is false for the all-NULL row.
+func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
+	if r.id == nil {
+		return lore.Entry{}, false, nil
+	}
+	e = lore.Entry{
+		ID: *r.id, Server: *r.server, Title: *r.title, Content: *r.content,
+		Keys: nilIfEmpty(r.keys), SecondaryKeys: nilIfEmpty(r.secondary),
+		Logic: lore.SelectiveLogic(*r.logic), Constant: *r.constant, Enabled: *r.enabled,
+		Probability: int(*r.probability), Order: int(*r.order), Priority: int(*r.priority),
+		Placement: lore.Placement(*r.placement), Role: lore.Role(*r.role),
+		CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords,
+		ChannelIDs: nilIfEmpty(r.channels), LegacyChannelTags: nilIfEmpty(r.tags),
+		CreatedAt: *r.created, UpdatedAt: *r.updated,
+	}
+	if r.lineage != nil {
+		e.Lineage = lore.Lineage(*r.lineage)
+	}
+	if r.collection != nil {
+		e.Collection = *r.collection
+	}
+	if r.scanDepth != nil {
+		d := int(*r.scanDepth)
+		e.ScanDepth = &d
+	}
+	if len(r.extensions) > 0 && string(r.extensions) != "{}" {
+		if err := json.Unmarshal(r.extensions, &e.Extensions); err != nil {
+			return lore.Entry{}, false, fmt.Errorf("decode extensions of entry %d: %w", e.ID, err)
+		}
+	}
+	return e, true, nil
+}
+
+// scanEntry scans one row of entryColumns.
+func scanEntry(row pgx.Row) (lore.Entry, error) {
+	var r entryRow
+	if err := row.Scan(r.dests()...); err != nil {
+		return lore.Entry{}, err
+	}
+	e, _, err := r.entry()
+	return e, err
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// prepareEntry normalizes e for storage (defaults for the zero logic and
+// role) and validates it with lore's rules; the server must be a snowflake.
+func prepareEntry(e lore.Entry) (lore.Entry, error) {
+	if err := checkServerID(e.Server); err != nil {
+		return e, err
+	}
+	if e.Logic == "" {
+		e.Logic = lore.AndAny
+	}
+	if e.Role == "" {
+		e.Role = lore.RoleSystem
+	}
+	if err := e.Validate(); err != nil {
+		return e, err
+	}
+	return e, nil
+}
+
+// entryArgs returns the parameters $4..$20 of entryInsert/entryUpdate.
+func entryArgs(e lore.Entry) ([]any, error) {
+	ext := []byte("{}")
+	if len(e.Extensions) > 0 {
+		var err error
+		if ext, err = json.Marshal(e.Extensions); err != nil {
+			return nil, lore.Invalid("extensions", "is not valid JSON")
+		}
+	}
+	var scanDepth *int32
+	if e.ScanDepth != nil {
+		d := int32(*e.ScanDepth)
+		scanDepth = &d
+	}
+	return []any{e.Title, e.Content, emptyIfNil(e.Keys), emptyIfNil(e.SecondaryKeys), string(e.Logic),
+		e.Constant, e.Enabled, scanDepth, int32(e.Probability), int32(e.Order), int32(e.Priority),
+		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext}, nil
+}
+
+// insertEntriesTx inserts prepared entries and their legacy tags in one
+// round trip each, filling ids and timestamps. The caller holds the server
+// lock and has checked capacity.
+func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	for i := range entries {
+		e := &entries[i]
+		args, err := entryArgs(*e)
+		if err != nil {
+			return lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
+		}
+		var collection *string
+		if e.Lineage.IsServerwide() {
+			collection = &e.Collection
+		}
+		args = append([]any{e.Server, lineageParam(e.Lineage), collection}, args...)
+		batch.Queue(entryInsert, args...).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&e.ID, &e.CreatedAt, &e.UpdatedAt)
+		})
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return err
+	}
+	tags := &pgx.Batch{}
+	for _, e := range entries {
+		if len(e.LegacyChannelTags) > 0 {
+			tags.Queue(tagInsert, e.ID, e.LegacyChannelTags)
+		}
+	}
+	if tags.Len() == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, tags).Close()
+}
+
+// sortedTags returns the tags as stored: a set, ordered by name.
+func sortedTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	out := slices.Clone(tags)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// countScopeTx counts the entries of one scope (all Serverwide collections
+// together, or one lineage).
+func countScopeTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.Lineage) (int, error) {
+	var n int
+	var err error
+	if lineage.IsServerwide() {
+		err = tx.QueryRow(ctx, entryCountServerwide, server).Scan(&n)
+	} else {
+		err = tx.QueryRow(ctx, entryCountLineage, server, int64(lineage)).Scan(&n)
+	}
+	return n, err
+}
+
+// checkCapacity returns a *lore.ScopeFullError when existing + adding
+// exceeds the scope limit.
+func checkCapacity(server string, lineage lore.Lineage, existing, adding int) error {
+	if existing+adding > lore.MaxEntriesPerScope {
+		return &lore.ScopeFullError{Server: server, Lineage: lineage, Limit: lore.MaxEntriesPerScope, Existing: existing, Adding: adding}
+	}
+	return nil
+}
+
+// InsertEntry stores a new entry in the scope e.Server/e.Lineage (and, for
+// Serverwide, the existing collection e.Collection). e is validated with
+// Entry.Validate (ErrInvalid naming the field); under the server lock a
+// full scope (lore.MaxEntriesPerScope entries) is ErrScopeFull; an unknown
+// server or collection is ErrNotFound. e.ID is ignored; the stored entry is
+// returned with its id and timestamps.
+func (s *Store) InsertEntry(ctx context.Context, e lore.Entry) (lore.Entry, error) {
+	const op = "insert entry"
+	e, err := prepareEntry(e)
+	if err != nil {
+		return lore.Entry{}, wrapErr(op, err)
+	}
+	e.ID = 0
+	e.LegacyChannelTags = sortedTags(e.LegacyChannelTags)
+	err = s.write(ctx, op, e.Server, func(tx pgx.Tx) error {
+		n, err := countScopeTx(ctx, tx, e.Server, e.Lineage)
+		if err != nil {
+			return err
+		}
+		if err := checkCapacity(e.Server, e.Lineage, n, 1); err != nil {
+			return err
+		}
+		if e.Lineage.IsServerwide() {
+			if err := requireCollectionTx(ctx, tx, e.Server, e.Collection); err != nil {
+				return err
+			}
+		}
+		one := []lore.Entry{e}
+		if err := insertEntriesTx(ctx, tx, one); err != nil {
+			return err
+		}
+		e = one[0]
+		return nil
+	})
+	if err != nil {
+		return lore.Entry{}, err
+	}
+	return e, nil
+}
+
+// requireCollectionTx returns ErrNotFound when the collection does not
+// exist (a clearer error than the foreign key's).
+func requireCollectionTx(ctx context.Context, tx pgx.Tx, server, name string) error {
+	var ok bool
+	if err := tx.QueryRow(ctx, lorebookExists, server, name).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return notFound("collection %q", name)
+	}
+	return nil
+}
+
+// UpdateEntry applies p to the entry addressed by (server, lineage, id);
+// nil fields of p keep the stored values, and the scope never changes. The
+// result is validated like an insert. When p.ChannelIDs is set and differs
+// from the stored channel ids as a set, the entry's pending legacy channel
+// names are cleared (the member chose channels deliberately); an equal set
+// keeps them. ErrNotFound when the entry is not in that scope of that
+// server.
+func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lineage, id int64, p lore.EntryPatch) (lore.Entry, error) {
+	const op = "update entry"
+	if err := checkLineage(lineage); err != nil {
+		return lore.Entry{}, wrapErr(op, err)
+	}
+	var out lore.Entry
+	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
+		cur, err := scanEntry(tx.QueryRow(ctx, entryGetForUpdate, server, lineageParam(lineage), id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("entry %d", id)
+		}
+		if err != nil {
+			return err
+		}
+		next, clearTags := applyPatch(cur, p)
+		if next, err = prepareEntry(next); err != nil {
+			return err
+		}
+		args, err := entryArgs(next)
+		if err != nil {
+			return err
+		}
+		args = append([]any{server, lineageParam(lineage), id}, args...)
+		if err := tx.QueryRow(ctx, entryUpdate, args...).Scan(&next.UpdatedAt); err != nil {
+			return err
+		}
+		if clearTags && len(cur.LegacyChannelTags) > 0 {
+			if _, err := tx.Exec(ctx, tagClear, id); err != nil {
+				return err
+			}
+			next.LegacyChannelTags = nil
+		}
+		out = next
+		return nil
+	})
+	return out, err
+}
+
+// applyPatch returns cur with p applied and whether the channel selection
+// changed (which clears pending legacy channel names).
+func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
+	next := cur.Clone()
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&next.Title, p.Title)
+	set(&next.Content, p.Content)
+	if p.Keys != nil {
+		next.Keys = slices.Clone(*p.Keys)
+	}
+	if p.SecondaryKeys != nil {
+		next.SecondaryKeys = slices.Clone(*p.SecondaryKeys)
+	}
+	if p.Logic != nil {
+		next.Logic = *p.Logic
+	}
+	if p.Constant != nil {
+		next.Constant = *p.Constant
+	}
+	if p.Enabled != nil {
+		next.Enabled = *p.Enabled
+	}
+	if p.ScanDepth != nil {
+		next.ScanDepth = *p.ScanDepth
+	}
+	if p.Probability != nil {
+		next.Probability = *p.Probability
+	}
+	if p.Order != nil {
+		next.Order = *p.Order
+	}
+	if p.Priority != nil {
+		next.Priority = *p.Priority
+	}
+	if p.Placement != nil {
+		next.Placement = *p.Placement
+	}
+	if p.Role != nil {
+		next.Role = *p.Role
+	}
+	if p.CaseSensitive != nil {
+		next.CaseSensitive = *p.CaseSensitive
+	}
+	if p.WholeWords != nil {
+		next.WholeWords = *p.WholeWords
+	}
+	changed := false
+	if p.ChannelIDs != nil {
+		changed = !sameSet(cur.ChannelIDs, *p.ChannelIDs)
+		next.ChannelIDs = nilIfEmpty(slices.Clone(*p.ChannelIDs))
+	}
+	return next, changed
+}
+
+// sameSet reports whether a and b hold the same strings, ignoring order and
+// repetition.
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// DeleteEntry removes the entry addressed by (server, lineage, id) and its
+// pending legacy channel names. ErrNotFound when it is not in that scope.
+func (s *Store) DeleteEntry(ctx context.Context, server string, lineage lore.Lineage, id int64) error {
+	const op = "delete entry"
+	if err := checkLineage(lineage); err != nil {
+		return wrapErr(op, err)
+	}
+	return s.write(ctx, op, server, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, entryDelete, server, lineageParam(lineage), id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = notFound("entry %d", id)
+		}
+		return err
+	})
+}
+
+// SetEntryEnabled sets the entry's own enabled flag and returns the entry.
+// ErrNotFound when it is not in that scope.
+func (s *Store) SetEntryEnabled(ctx context.Context, server string, lineage lore.Lineage, id int64, enabled bool) (lore.Entry, error) {
+	const op = "set entry enabled"
+	if err := checkLineage(lineage); err != nil {
+		return lore.Entry{}, wrapErr(op, err)
+	}
+	var out lore.Entry
+	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, entrySetEnabled, server, lineageParam(lineage), id, enabled)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound("entry %d", id)
+		}
+		out, err = scanEntry(tx.QueryRow(ctx, entryGet, server, lineageParam(lineage), id))
+		return err
+	})
+	return out, err
+}
+
+// GetEntry returns the entry addressed by (server, lineage, id) with its
+// pending legacy channel names. ErrNotFound when it is not in that scope.
+func (s *Store) GetEntry(ctx context.Context, server string, lineage lore.Lineage, id int64) (lore.Entry, error) {
+	const op = "get entry"
+	if err := checkServerID(server); err != nil {
+		return lore.Entry{}, wrapErr(op, err)
+	}
+	if err := checkLineage(lineage); err != nil {
+		return lore.Entry{}, wrapErr(op, err)
+	}
+	e, err := scanEntry(s.db.QueryRow(ctx, entryGet, server, lineageParam(lineage), id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = notFound("entry %d", id)
+	}
+	return e, wrapErr(op, err)
+}

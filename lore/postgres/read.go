@@ -1,0 +1,154 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+// LoadEnabledForScope is the per-turn read: in one indexed statement it
+// returns the server (settings, lore version), the enabled entries of the
+// enabled Serverwide collections, the enabled entries of lineage (none for
+// lore.Serverwide) in insertion order (ties by id), and the collections
+// those Serverwide entries belong to with their channel ids. A disabled
+// collection hides its entries without changing their flags.
+//
+// On any failure it returns an empty snapshot (Server.ID and Lineage set)
+// and the error; runtime callers log it and carry on with no lore. An
+// unknown server is ErrNotFound, a database failure ErrUnavailable.
+func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage lore.Lineage) (lore.Snapshot, error) {
+	const op = "load enabled for scope"
+	empty := lore.Snapshot{Server: lore.Server{ID: server}, Lineage: lineage}
+	if err := checkServerID(server); err != nil {
+		return empty, wrapErr(op, err)
+	}
+	if err := checkLineage(lineage); err != nil {
+		return empty, wrapErr(op, err)
+	}
+	rows, err := s.db.Query(ctx, entryLoadEnabled, server, lineageParam(lineage))
+	if err != nil {
+		return empty, wrapErr(op, err)
+	}
+	defer rows.Close()
+	snap := lore.Snapshot{Server: lore.Server{ID: server}, Lineage: lineage, Collections: map[string]lore.Collection{}}
+	found := false
+	sv := &snap.Server
+	for rows.Next() {
+		found = true
+		var (
+			r            entryRow
+			bookID       *int64
+			bookChannels []string
+			bookCreated  *time.Time
+			bookUpdated  *time.Time
+		)
+		dest := append([]any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
+			&sv.Settings.RegexKeys, &sv.LoreVersion, &bookID, &bookChannels, &bookCreated, &bookUpdated}, r.dests()...)
+		if err := rows.Scan(dest...); err != nil {
+			return empty, wrapErr(op, err)
+		}
+		e, ok, err := r.entry()
+		if err != nil {
+			return empty, wrapErr(op, err)
+		}
+		if !ok {
+			continue // the single all-NULL row of an empty scope
+		}
+		if _, seen := snap.Collections[e.Collection]; bookID != nil && !seen {
+			snap.Collections[e.Collection] = lore.Collection{
+				ID: *bookID, Server: server, Name: e.Collection, Enabled: true,
+				ChannelIDs: nilIfEmpty(bookChannels), CreatedAt: *bookCreated, UpdatedAt: *bookUpdated,
+			}
+		}
+		snap.Entries = append(snap.Entries, e)
+	}
+	if err := rows.Err(); err != nil {
+		return empty, wrapErr(op, err)
+	}
+	if !found {
+		return empty, wrapErr(op, notFound("server %s", server))
+	}
+	return snap, nil
+}
+
+// ListScope returns exactly one scope, disabled entries included, in
+// insertion order (ties by id). For lore.Serverwide, collection "" lists
+// every collection's entries and a name lists that collection's
+// (ErrNotFound when the server has no such collection); a persona lineage
+// takes no collection name (ErrInvalid). Entries carry their pending
+// LegacyChannelTags. An unknown server or empty scope is an empty list; a
+// database failure wraps ErrUnavailable (the panel shows "unavailable",
+// never an empty scope).
+func (s *Store) ListScope(ctx context.Context, server string, lineage lore.Lineage, collection string) ([]lore.Entry, error) {
+	const op = "list scope"
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	if err := checkLineage(lineage); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	switch {
+	case !lineage.IsServerwide() && collection != "":
+		return nil, wrapErr(op, lore.Invalid("collection", "persona scopes have no collections"))
+	case !lineage.IsServerwide():
+		rows, err = s.db.Query(ctx, entryListLineage, server, int64(lineage))
+	case collection == "":
+		rows, err = s.db.Query(ctx, entryListServerwide, server)
+	default:
+		rows, err = s.db.Query(ctx, entryListCollection, server, collection)
+	}
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) })
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	if len(out) == 0 && lineage.IsServerwide() && collection != "" {
+		var ok bool
+		if err := s.db.QueryRow(ctx, lorebookExists, server, collection).Scan(&ok); err != nil {
+			return nil, wrapErr(op, err)
+		}
+		if !ok {
+			return nil, wrapErr(op, notFound("collection %q", collection))
+		}
+	}
+	return out, nil
+}
+
+// CountByScope returns the number of entries (disabled included) of every
+// scope of the server that has any, keyed by lineage; the Serverwide key
+// (lore.Serverwide, the seed's NULL key) is always present, 0 when empty.
+// On failure it returns nil and an error wrapping ErrUnavailable.
+func (s *Store) CountByScope(ctx context.Context, server string) (lore.ScopeCounts, error) {
+	const op = "count by scope"
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	rows, err := s.db.Query(ctx, entryCountByScope, server)
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	counts := lore.ScopeCounts{lore.Serverwide: 0}
+	var lineage *int64
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&lineage, &n}, func() error {
+		if lineage == nil {
+			counts[lore.Serverwide] = n
+		} else {
+			counts[lore.Lineage(*lineage)] = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	return counts, nil
+}

@@ -1,0 +1,102 @@
+package postgres
+
+// Queries on lorebook_entries and legacy_channel_scope_tags.
+
+// entryColumns is the column list every entry read scans with scanEntry, in
+// this order; the last column aggregates the pending legacy channel names.
+const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.title, e.content,
+    e.keys, e.secondary_keys, e.selective_logic, e.constant, e.enabled, e.scan_depth, e.probability,
+    e.insertion_order, e.priority, e.placement, e.role, e.case_sensitive, e.whole_words,
+    e.channel_ids::text[], e.extensions, e.created_at, e.updated_at,
+    ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
+
+// entryScopeMatch addresses one entry by (server, lineage or NULL, id)
+// together: an id of another server or scope matches nothing.
+const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM $2 AND e.id = $3`
+
+const (
+	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
+    secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,
+    placement, role, case_sensitive, whole_words, channel_ids, extensions)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20)
+RETURNING id, created_at, updated_at`
+
+	// entryGetForUpdate reads one addressed entry and locks its row.
+	entryGetForUpdate = `SELECT ` + entryColumns + ` FROM lorebook_entries e WHERE ` + entryScopeMatch + ` FOR UPDATE OF e`
+
+	entryGet = `SELECT ` + entryColumns + ` FROM lorebook_entries e WHERE ` + entryScopeMatch
+
+	// entryUpdate rewrites every editable field; scope columns never change.
+	entryUpdate = `UPDATE lorebook_entries e SET title = $4, content = $5, keys = $6, secondary_keys = $7,
+    selective_logic = $8, constant = $9, enabled = $10, scan_depth = $11, probability = $12,
+    insertion_order = $13, priority = $14, placement = $15, role = $16, case_sensitive = $17,
+    whole_words = $18, channel_ids = $19::text[], extensions = $20
+WHERE ` + entryScopeMatch + `
+RETURNING e.updated_at`
+
+	entryDelete = `DELETE FROM lorebook_entries e WHERE ` + entryScopeMatch
+
+	entrySetEnabled = `UPDATE lorebook_entries e SET enabled = $4 WHERE ` + entryScopeMatch
+
+	// Scope counts use separate NULL and non-NULL forms so that both are
+	// answered from lorebook_entries_scope_idx (IS NOT DISTINCT FROM is not
+	// indexable).
+	entryCountServerwide = `SELECT count(*) FROM lorebook_entries WHERE server_id = $1 AND lineage_id IS NULL`
+	entryCountLineage    = `SELECT count(*) FROM lorebook_entries WHERE server_id = $1 AND lineage_id = $2`
+
+	// entryCountServerwideOutside counts Serverwide entries of every other
+	// collection (the shared limit of a collection replacement).
+	entryCountServerwideOutside = `SELECT count(*) FROM lorebook_entries
+WHERE server_id = $1 AND lineage_id IS NULL AND lorebook_name <> $2`
+
+	entryCountByScope = `SELECT lineage_id, count(*) FROM lorebook_entries WHERE server_id = $1 GROUP BY lineage_id`
+
+	// Identity reads for Append (see lore.DuplicateKey).
+	entryIdentityLineage = `SELECT title, content, keys, secondary_keys FROM lorebook_entries
+WHERE server_id = $1 AND lineage_id = $2`
+	entryIdentityCollection = `SELECT title, content, keys, secondary_keys FROM lorebook_entries
+WHERE server_id = $1 AND lineage_id IS NULL AND lorebook_name = $2`
+
+	entryDeleteLineage     = `DELETE FROM lorebook_entries WHERE server_id = $1 AND lineage_id = $2`
+	entryDeleteCollection  = `DELETE FROM lorebook_entries WHERE server_id = $1 AND lineage_id IS NULL AND lorebook_name = $2`
+	entryDeleteServerwide  = `DELETE FROM lorebook_entries WHERE server_id = $1 AND lineage_id IS NULL`
+	entryDeleteAllOfServer = `DELETE FROM lorebook_entries WHERE server_id = $1`
+
+	entryListServerwide = `SELECT ` + entryColumns + ` FROM lorebook_entries e
+WHERE e.server_id = $1 AND e.lineage_id IS NULL
+ORDER BY e.insertion_order, e.id`
+	entryListCollection = `SELECT ` + entryColumns + ` FROM lorebook_entries e
+WHERE e.server_id = $1 AND e.lineage_id IS NULL AND e.lorebook_name = $2
+ORDER BY e.insertion_order, e.id`
+	entryListLineage = `SELECT ` + entryColumns + ` FROM lorebook_entries e
+WHERE e.server_id = $1 AND e.lineage_id = $2
+ORDER BY e.insertion_order, e.id`
+
+	// entryLoadEnabled is the per-turn read, one statement: the server row
+	// (settings and lore version, present even when the scope is empty),
+	// the enabled entries of enabled Serverwide collections with their
+	// collection's state joined, and the enabled entries of the lineage.
+	// $2 is NULL for a Serverwide-only read. Both branches are answered by
+	// lorebook_entries_scope_idx (server_id, lineage_id, enabled).
+	entryLoadEnabled = `SELECT s.name, s.channel_memory_enabled, s.memory_tagging_enabled, s.regex_keys_enabled,
+    s.lore_version, x.*
+FROM servers s
+LEFT JOIN LATERAL (
+    SELECT b.id AS book_id, b.channel_ids::text[] AS book_channel_ids,
+        b.created_at AS book_created_at, b.updated_at AS book_updated_at, ` + entryColumns + `
+    FROM lorebook_entries e
+    JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
+    WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled
+    UNION ALL
+    SELECT NULL, NULL, NULL, NULL, ` + entryColumns + `
+    FROM lorebook_entries e
+    WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled
+) x ON true
+WHERE s.id = $1
+ORDER BY x.insertion_order, x.id`
+
+	tagInsert = `INSERT INTO legacy_channel_scope_tags (entry_id, name)
+SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
+
+	tagClear = `DELETE FROM legacy_channel_scope_tags WHERE entry_id = $1`
+)

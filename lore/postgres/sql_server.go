@@ -1,0 +1,52 @@
+package postgres
+
+// Queries on servers and personas. Snowflake columns are cast to text on
+// output so pgx never sees the domain types.
+
+const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled, lore_version`
+
+const (
+	// serverUpsert creates a server with the given settings or renames an
+	// existing one, keeping its settings.
+	serverUpsert = `INSERT INTO servers (id, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled)
+VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name
+RETURNING ` + serverColumns
+
+	serverGet = `SELECT ` + serverColumns + ` FROM servers WHERE id = $1`
+
+	serverUpdateSettings = `UPDATE servers
+SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
+    lore_version = lore_version + 1
+WHERE id = $1
+RETURNING ` + serverColumns
+
+	serverDelete = `DELETE FROM servers WHERE id = $1`
+
+	// serverLock takes the row lock every lore write starts with.
+	serverLock = `SELECT lore_version FROM servers WHERE id = $1 FOR UPDATE`
+
+	// serverBumpLoreVersion ends every successful lore write.
+	serverBumpLoreVersion = `UPDATE servers SET lore_version = lore_version + 1 WHERE id = $1`
+)
+
+const personaColumns = `server_id::text, id, lineage_id, display_name, removed`
+
+const (
+	// personaUpsert registers or renames a persona; re-registering a
+	// removed persona restores it.
+	personaUpsert = `INSERT INTO personas (server_id, id, lineage_id, display_name)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (server_id, id) DO UPDATE
+SET lineage_id = EXCLUDED.lineage_id, display_name = EXCLUDED.display_name, removed = false
+RETURNING ` + personaColumns
+
+	personaRemove = `UPDATE personas SET removed = true WHERE server_id = $1 AND id = $2`
+
+	personaList = `SELECT ` + personaColumns + ` FROM personas WHERE server_id = $1 ORDER BY id`
+
+	// personaLineageKnown: a lineage is known when a persona (removed or
+	// not) reads it or when it owns lore on the server.
+	personaLineageKnown = `SELECT EXISTS (SELECT 1 FROM personas WHERE server_id = $1 AND lineage_id = $2)
+    OR EXISTS (SELECT 1 FROM lorebook_entries WHERE server_id = $1 AND lineage_id = $2)`
+)

@@ -1,0 +1,113 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/lore"
+)
+
+// executor is what every query runs on: a *pgxpool.Pool or a pgx.Tx. Begin
+// on a pool starts a transaction; on a transaction it starts a savepoint, so
+// a Store bound to a transaction nests its writes inside it.
+type executor interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// Store is the Postgres implementation of [lore.Store]. A Store made by
+// [New] is safe for concurrent use; a Store bound to a transaction ([Store.InTx],
+// [Store.WithTx]) is not, because a transaction is one connection.
+type Store struct {
+	db executor
+}
+
+var _ lore.Store = (*Store)(nil)
+
+// New returns a Store on pool. The pool's database must have the migrations
+// of loregate/migrations applied.
+func New(pool *pgxpool.Pool) *Store {
+	return &Store{db: pool}
+}
+
+// InTx returns a Store whose operations run inside tx, which the caller owns
+// (commits or rolls back). Each write runs in a savepoint of tx, so a failed
+// write leaves tx usable and undoes only itself. Use it to make lore writes
+// part of a larger transaction, e.g. a River job worker's, or a write plus
+// the job it enqueues with River's InsertTx.
+func (s *Store) InTx(tx pgx.Tx) *Store {
+	return &Store{db: tx}
+}
+
+// WithTx runs fn in one transaction (a savepoint when s is already bound to
+// one) and commits when fn returns nil, rolling back otherwise. fn receives
+// the transaction, to pass to other writers such as River's InsertTx, and a
+// Store bound to it; everything fn does commits together or not at all. The
+// error of fn is returned as is; commit failures wrap lore.ErrUnavailable.
+func (s *Store) WithTx(ctx context.Context, fn func(ctx context.Context, tx pgx.Tx, st *Store) error) error {
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return wrapErr("begin transaction", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(ctx, tx, &Store{db: tx}); err != nil {
+		return err
+	}
+	return wrapErr("commit", tx.Commit(ctx))
+}
+
+// write runs fn as one lore write of server: in a transaction that first
+// locks the server row (ErrNotFound for an unknown server) and, when fn
+// succeeds, increments the server's lore_version before committing.
+func (s *Store) write(ctx context.Context, op, server string, fn func(tx pgx.Tx) error) error {
+	if err := checkServerID(server); err != nil {
+		return fmt.Errorf("lore/postgres: %s: %w", op, err)
+	}
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		var version int64
+		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return notFound("server %s", server)
+			}
+			return err
+		}
+		if err := fn(tx); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, serverBumpLoreVersion, server)
+		return err
+	})
+	return wrapErr(op, err)
+}
+
+// checkServerID validates a guild snowflake before it reaches SQL (where
+// the snowflake domain would reject it with a less precise error).
+func checkServerID(server string) error {
+	if !lore.ValidSnowflake(server) {
+		return lore.Invalid("server", "is not a Discord snowflake")
+	}
+	return nil
+}
+
+func checkLineage(l lore.Lineage) error {
+	if l < 0 {
+		return lore.Invalid("lineage", "must be 0 (Serverwide) or a positive lineage id")
+	}
+	return nil
+}
+
+// lineageParam maps the Serverwide sentinel to SQL NULL.
+func lineageParam(l lore.Lineage) any {
+	if l.IsServerwide() {
+		return nil
+	}
+	return int64(l)
+}
