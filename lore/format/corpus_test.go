@@ -72,3 +72,23 @@ func TestCorpusImport(t *testing.T) {
 		})
 	}
 }
+
+func init() {
+	corpusFiles = append(corpusFiles, []struct {
+		path      string
+		kind      format.Kind
+		container format.Container
+		entries   int
+		skipped   int
+	}{
+		{"card-json/bronya-rand__Aether_v2.json", format.KindV2Card, format.ContainerJSON, 119, 0},
+		{"card-json/bronya-rand__Natasha_v2.json", format.KindV2Card, format.ContainerJSON, 14, 0},
+		{"card-json/lide4144__ai_v3_zh.json", format.KindV3Card, format.ContainerJSON, 27, 0},
+		{"png/sillytavern__default_Seraphina.png", format.KindV2Card, format.ContainerPNG, 4, 0},
+		{"png/sillytavern-content__contest_Assistant_Sakana.png", format.KindV2Card, format.ContainerPNG, 14, 0},
+		{"png/sillytavern-content__contest_Assistant_Amy_nobook.png", format.KindV3Card, format.ContainerPNG, -1, 0},
+		{"png/bronya-rand__Clorinde_v3_ccv3.png", format.KindV3Card, format.ContainerPNG, 38, 0},
+		{"png/bronya-rand__Aether_v2.png", format.KindV2Card, format.ContainerPNG, 119, 0},
+		{"charx/woduseh__Veil_of_Night_v2.charx", format.KindV3Card, format.ContainerCHARX, 83, 50},
+	}...)
+}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"loregate/lore/format/card"
 	"loregate/lore/format/sillytavern"
 )
 
@@ -9,3 +10,12 @@ import (
 // from world info exports back equal to its source, compared as JSON
 // ignoring member order and fields ST fills with defaults.
 func ExportST(book Book) ([]byte, error) { return sillytavern.Encode(book) }
+
+// ExportCharacterBook writes book as a V2 character_book object with the
+// SillyTavern entry fields in snake_case extensions as ST writes them
+// (sillytavern.md 3.2), ready to embed in a card's data.character_book.
+func ExportCharacterBook(book Book) ([]byte, error) { return card.EncodeCharacterBook(book) }
+
+// ExportLorebookV3 writes book as a standalone CCv3 lorebook
+// {spec:"lorebook_v3", data} (formats.md 1.3).
+func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(book) }

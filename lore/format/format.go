@@ -82,7 +82,7 @@ var (
 	// always; V2/V3 with no or a null character_book). Import still returns
 	// the detected Format and Container. Seed 002: "a card without a book
 	// keeps the selected lorebook unchanged", so this is not a file failure.
-	ErrNoLorebook = errors.New("no lorebook in this card")
+	ErrNoLorebook = conv.ErrNoLorebook
 	// ErrUnknownFormat: no detection rule matched. The error text names
 	// what was recognised (PNG without a card chunk, JSON without entries...).
 	ErrUnknownFormat = errors.New("unknown lorebook format")

@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 
+	"loregate/lore/format/card"
+	"loregate/lore/format/charx"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/format/png"
 	"loregate/lore/format/sillytavern"
 )
 
@@ -19,23 +22,60 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 	switch kind {
 	case KindSTWorldInfo, KindChubHybrid:
 		book, rep, err = sillytavern.Decode(name, data, kind == KindChubHybrid, opts)
+	case KindV1Card, KindV2Card, KindV3Card:
+		book, rep, err = card.DecodeCard(name, data, kind, opts)
+	case KindLorebookV3:
+		book, rep, err = card.DecodeLorebookV3(name, data, opts)
+	case KindCharacterBook:
+		book, rep, err = card.DecodeBook(name, conv.StripBOM(data), kind, opts)
 	default:
 		err = fmt.Errorf("%s import is not implemented yet", kind)
 	}
+	rep.Format, rep.Container = kind, container
 	if err != nil {
+		res.Report = rep
 		return res, err
 	}
-	rep.Format, rep.Container = kind, container
 	res.Book, res.Report = book, rep
 	return res, nil
 }
 
 func importPNG(name string, data []byte, opts Options) (Result, error) {
-	return Result{Container: ContainerPNG}, errors.New("png import is not implemented yet")
+	res := Result{Container: ContainerPNG}
+	if int64(len(data)) > opts.MaxPNGBytes {
+		return res, conv.TooLarge("png file", int64(len(data)), "MaxPNGBytes", opts.MaxPNGBytes)
+	}
+	c, err := png.Extract(data, opts.MaxCardBytes)
+	if err != nil {
+		if errors.Is(err, png.ErrNoCard) {
+			return res, fmt.Errorf("%w: %v", ErrUnknownFormat, err)
+		}
+		return res, err
+	}
+	res, err = importJSON(name, c.JSON, ContainerPNG, opts)
+	res.Report.Warnings = append(c.Warnings, res.Report.Warnings...)
+	return res, err
 }
 
 func importCHARX(name string, data []byte, opts Options) (Result, error) {
-	return Result{Container: ContainerCHARX}, errors.New("charx import is not implemented yet")
+	res := Result{Container: ContainerCHARX}
+	if int64(len(data)) > opts.MaxCHARXBytes {
+		return res, conv.TooLarge("charx file", int64(len(data)), "MaxCHARXBytes", opts.MaxCHARXBytes)
+	}
+	js, warnings, err := charx.Extract(data, charx.Limits{
+		MaxEntries: opts.MaxCHARXEntries, MaxTotal: opts.MaxCHARXTotalBytes,
+		MaxRatio: opts.MaxCHARXRatio, MaxCard: opts.MaxCardBytes,
+	})
+	if err != nil {
+		if errors.Is(err, charx.ErrTooLarge) {
+			return res, fmt.Errorf("%w (%v)", ErrTooLarge, err)
+		}
+		if errors.Is(err, charx.ErrNoCard) {
+			return res, fmt.Errorf("%w: %v", ErrUnknownFormat, err)
+		}
+		return res, err
+	}
+	res, err = importJSON(name, js, ContainerCHARX, opts)
+	res.Report.Warnings = append(warnings, res.Report.Warnings...)
+	return res, err
 }
-
-var _ = conv.Snippet

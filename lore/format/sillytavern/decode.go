@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"loregate/lore"
@@ -141,7 +140,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		b.Book.Extensions[conv.PrefixST+f.Name] = f.Value
 	}
 	if b.Book.Name == "" {
-		b.Book.Name = BaseName(fileName)
+		b.Book.Name = conv.BaseName(fileName)
 	}
 	for i, it := range items {
 		eo, err := conv.ParseObject(it.Value)
@@ -249,16 +248,3 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	return e, c
 }
 
-// BaseName returns a file name without directory and extension, the
-// default book name (seed 002 "Importando").
-func BaseName(fileName string) string {
-	fileName = strings.ReplaceAll(fileName, "\\", "/")
-	base := path.Base(fileName)
-	if base == "." || base == "/" {
-		return ""
-	}
-	if ext := path.Ext(base); ext != "" && ext != base {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base
-}

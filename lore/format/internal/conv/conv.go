@@ -297,3 +297,17 @@ func SortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// BaseName returns a file name without directory and extension, the
+// default book name (seed 002 "Importando": the name in the file, else the
+// file name).
+func BaseName(fileName string) string {
+	fileName = strings.ReplaceAll(fileName, "\\", "/")
+	if i := strings.LastIndexByte(fileName, '/'); i >= 0 {
+		fileName = fileName[i+1:]
+	}
+	if i := strings.LastIndexByte(fileName, '.'); i > 0 {
+		fileName = fileName[:i]
+	}
+	return fileName
+}

@@ -79,3 +79,6 @@ var ErrTooLarge = fmt.Errorf("too large")
 func TooLarge(what string, size int64, limitName string, limit int64) error {
 	return fmt.Errorf("%s is %w: %d bytes, limit %s = %d", what, ErrTooLarge, size, limitName, limit)
 }
+
+// ErrNoLorebook: the file is a character card without a book.
+var ErrNoLorebook = fmt.Errorf("no lorebook in this card")

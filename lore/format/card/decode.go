@@ -1,0 +1,345 @@
+// Package card reads and writes the character card lorebooks: the
+// character_book of Character Card V2 and V3 JSON (formats.md 1.2, 1.3),
+// the standalone {spec:"lorebook_v3"} book, and a bare character_book
+// object (formats.md 0 rows 5-7, 13). V1 cards have no book.
+//
+// Canonical fields come from the V2 names and from the SillyTavern keys ST
+// writes into entries[].extensions (formats.md 1.4), in both spellings.
+// Every other entry field is kept in Entry.Extensions: top-level fields as
+// "card/<name>", extension keys verbatim as "card/extensions/<name>", so
+// that Encode writes the book back. use_regex is kept but not trusted
+// (formats.md 1.4: regex-ness comes from the /pattern/flags shape).
+package card
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+// cardFieldTypes are the V1/V2/V3 card data fields whose JSON type is
+// checked; a wrong type is a warning naming the field, never a failure
+// (cases BUG-32).
+var cardFieldTypes = [...][2]string{
+	{"name", "string"}, {"description", "string"}, {"personality", "string"}, {"scenario", "string"},
+	{"first_mes", "string"}, {"mes_example", "string"}, {"creator_notes", "string"},
+	{"system_prompt", "string"}, {"post_history_instructions", "string"}, {"creator", "string"},
+	{"alternate_greetings", "array"}, {"tags", "array"}, {"group_only_greetings", "array"},
+	{"extensions", "object"}, {"character_book", "object"},
+}
+
+// DecodeCard reads the book of a V1, V2 or V3 card JSON. It returns
+// conv.ErrNoLorebook (with a report holding warnings) when the card has no
+// book or a null one. Wrong-typed card fields are warnings.
+func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options) (conv.Book, conv.Report, error) {
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return conv.Book{}, conv.Report{Format: kind}, fmt.Errorf("card: %w", err)
+	}
+	rep := conv.Report{Format: kind}
+	if kind == conv.KindV1Card {
+		rep.Normalize()
+		return conv.Book{}, rep, conv.ErrNoLorebook
+	}
+	if kind == conv.KindV3Card {
+		if v, ok := o.Get("spec_version"); ok {
+			s, _ := conv.String(v)
+			if f, err := strconv.ParseFloat(s, 64); err == nil && f > 3.0 {
+				rep.Warnf("spec_version %s is newer than 3.0; imported as 3.0", conv.Snippet(s))
+			}
+		}
+	}
+	dataRaw, ok := o.Get("data")
+	var d *conv.Object
+	if ok {
+		d, err = conv.ParseObject(dataRaw)
+		if err != nil {
+			rep.Warnf("card field data is not an object")
+		}
+	}
+	if d == nil {
+		d = o // some cards repeat the fields at the root only
+	}
+	for _, ft := range cardFieldTypes {
+		v, ok := d.Get(ft[0])
+		if !ok || conv.IsNull(v) {
+			continue
+		}
+		if jsonType(v) != ft[1] {
+			rep.Warnf("card field %s is a %s, expected a %s; ignored", ft[0], jsonType(v), ft[1])
+		}
+	}
+	bookRaw, ok := d.Get("character_book")
+	if !ok || conv.IsNull(bookRaw) || jsonType(bookRaw) != "object" {
+		rep.Normalize()
+		return conv.Book{}, rep, conv.ErrNoLorebook
+	}
+	charName := ""
+	if v, ok := d.Get("name"); ok {
+		charName, _ = conv.String(v)
+	}
+	book, brep, err := DecodeBook(fileName, bookRaw, kind, opts)
+	if err != nil {
+		return conv.Book{}, rep, err
+	}
+	if book.Name == "" && charName != "" {
+		book.Name = charName
+	}
+	brep.Warnings = append(rep.Warnings, brep.Warnings...)
+	return book, brep, nil
+}
+
+// DecodeLorebookV3 reads {spec:"lorebook_v3", data: book}.
+func DecodeLorebookV3(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("lorebook_v3: %w", err)
+	}
+	d, ok := o.Get("data")
+	if !ok || jsonType(d) != "object" {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("lorebook_v3: field data is missing or not an object")
+	}
+	return DecodeBook(fileName, d, conv.KindLorebookV3, opts)
+}
+
+func jsonType(raw json.RawMessage) string {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return "object"
+		case '[':
+			return "array"
+		case '"':
+			return "string"
+		case 't', 'f':
+			return "boolean"
+		case 'n':
+			return "null"
+		default:
+			return "number"
+		}
+	}
+	return "nothing"
+}
+
+// DecodeBook reads a character_book object (V2 or V3; entries an array, or
+// an object keyed by id as ST and Chub sometimes write; formats.md 4.3).
+func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.Options) (conv.Book, conv.Report, error) {
+	o, err := conv.ParseObject(conv.StripBOM(raw))
+	if err != nil {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("character_book: %w", err)
+	}
+	b := conv.NewBuilder(kind, opts)
+	b.Book.Extensions = map[string]json.RawMessage{}
+	var items []conv.Field
+	for _, f := range o.Fields {
+		switch f.Name {
+		case "entries":
+			if eo, err := conv.ParseObject(f.Value); err == nil {
+				items = conv.OrderedMembers(eo)
+			} else {
+				var arr []json.RawMessage
+				if err := json.Unmarshal(f.Value, &arr); err != nil {
+					return conv.Book{}, conv.Report{}, fmt.Errorf("character_book: field entries is neither an array nor an object")
+				}
+				for i, it := range arr {
+					items = append(items, conv.Field{Name: strconv.Itoa(i), Value: it})
+				}
+			}
+			continue
+		case "name":
+			b.Book.Name, _ = conv.String(f.Value)
+		case "description":
+			b.Book.Description, _ = conv.String(f.Value)
+		case "recursive_scanning":
+			if v, _ := conv.Bool(f.Value); v {
+				b.Report.Ignore("recursion")
+			}
+		case "token_budget":
+			if !conv.IsNull(f.Value) {
+				b.Report.Ignore("token budget")
+			}
+		case "scan_depth":
+			if !conv.IsNull(f.Value) {
+				b.Report.Ignore("book scan depth")
+			}
+		}
+		b.Book.Extensions[conv.PrefixCard+f.Name] = f.Value
+	}
+	if b.Book.Name == "" {
+		b.Book.Name = conv.BaseName(fileName)
+	}
+	for i, it := range items {
+		eo, err := conv.ParseObject(it.Value)
+		if err != nil {
+			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			continue
+		}
+		e, c := DecodeEntry(eo, &b.Report)
+		if c.MissingEnabled {
+			b.MissingEnabled()
+		}
+		for _, w := range c.Warnings {
+			b.Report.Warnf("entry %d: %s", i, w)
+		}
+		before := len(b.Book.Entries)
+		b.Add(i, e, c.Probs...)
+		if len(b.Book.Entries) > before && c.Collapsed {
+			b.Report.CollapsedPlacements++
+		}
+	}
+	book, rep := b.Finish()
+	return book, rep, nil
+}
+
+// canonicalTop are the card entry fields with a canonical destination.
+var canonicalTop = [...]string{"keys", "secondary_keys", "comment", "content", "constant", "enabled", "insertion_order", "priority", "position", "case_sensitive"}
+
+func isCanonicalTop(name string) bool {
+	for _, n := range canonicalTop {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// extCanonical are the ST extension fields (world info names) read into
+// canonical fields.
+var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position"}
+
+// DecodeEntry converts one card book entry. Mapping (formats.md 1.2-1.4,
+// sillytavern.md 3.1): title = comment, else name; secondary keys only
+// when selective; enabled missing = enabled (+ warning via STCtx);
+// insertion_order missing = 100; priority missing = 100; placement from
+// extensions.position (2-7 collapse to before) else the position string
+// (before_char = before, else after).
+func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
+	e := lore.NewEntry()
+	ext := map[string]json.RawMessage{}
+	var c conv.STCtx
+	get := func(n string) json.RawMessage { v, _ := eo.Get(n); return v }
+
+	// extensions object: kept verbatim, key by key.
+	extObj, _ := conv.ParseObject(get("extensions"))
+	extVal := func(wi string) json.RawMessage {
+		if extObj == nil {
+			return nil
+		}
+		for _, f := range extObj.Fields {
+			if n, ok := conv.WIName(f.Name); ok && n == wi {
+				return f.Value
+			}
+		}
+		return nil
+	}
+	if extObj != nil {
+		for _, f := range extObj.Fields {
+			ext[conv.PrefixCardExt+f.Name] = f.Value
+			if wi, ok := conv.WIName(f.Name); ok {
+				if name := conv.IgnoredSTSetting(wi, f.Value); name != "" && rep != nil {
+					rep.Ignore(name)
+				}
+			}
+		}
+	} else if v := get("extensions"); v != nil {
+		ext[conv.PrefixCard+"extensions"] = v
+	}
+	sel, _ := conv.Bool(get("selective"))
+	c.Selective = &sel
+	if v := extVal("useProbability"); v != nil {
+		if u, ok := conv.Bool(v); ok {
+			c.UseProbability = &u
+		}
+	}
+
+	keysF, _ := conv.STFieldByName("key")
+	keysF.Dec(&e, get("keys"), &c)
+	conv.Shadow(ext, conv.PrefixCard+"keys", get("keys"), keysF.Enc(&e))
+	secF, _ := conv.STFieldByName("keysecondary")
+	secF.Dec(&e, get("secondary_keys"), &c)
+	conv.Shadow(ext, conv.PrefixCard+"secondary_keys", get("secondary_keys"), secF.Enc(&e))
+
+	comment, _ := conv.String(get("comment"))
+	name, _ := conv.String(get("name"))
+	t := comment
+	if t == "" {
+		t = name
+	}
+	e.Title, _ = conv.Title(t)
+	conv.Shadow(ext, conv.PrefixCard+"comment", get("comment"), e.Title)
+	e.Content, _ = conv.String(get("content"))
+	conv.Shadow(ext, conv.PrefixCard+"content", get("content"), e.Content)
+	e.Constant, _ = conv.Bool(get("constant"))
+	conv.Shadow(ext, conv.PrefixCard+"constant", get("constant"), e.Constant)
+	if en, ok := conv.Bool(get("enabled")); ok {
+		e.Enabled = en
+	} else {
+		c.MissingEnabled = true
+	}
+	conv.Shadow(ext, conv.PrefixCard+"enabled", get("enabled"), e.Enabled)
+	e.Order = 100
+	if n, ok := conv.Int(get("insertion_order")); ok {
+		e.Order = n
+	}
+	conv.Shadow(ext, conv.PrefixCard+"insertion_order", get("insertion_order"), e.Order)
+	if n, ok := conv.Int(get("priority")); ok {
+		e.Priority = n
+	}
+	conv.Shadow(ext, conv.PrefixCard+"priority", get("priority"), e.Priority)
+
+	e.Placement = DecPlacement(get("position"), extVal("position"), &c)
+	conv.Shadow(ext, conv.PrefixCard+"position", get("position"), placementString(e.Placement))
+
+	for _, wi := range extCanonical {
+		if wi == "position" {
+			continue
+		}
+		f, _ := conv.STFieldByName(wi)
+		f.Dec(&e, extVal(wi), &c)
+	}
+	if v := get("case_sensitive"); !conv.IsNull(v) {
+		if b, ok := conv.Bool(v); ok {
+			e.CaseSensitive = &b
+		}
+	}
+	conv.Shadow(ext, conv.PrefixCard+"case_sensitive", get("case_sensitive"), e.CaseSensitive)
+
+	order := make([]string, 0, len(eo.Fields))
+	for _, f := range eo.Fields {
+		order = append(order, f.Name)
+		if f.Name == "extensions" || isCanonicalTop(f.Name) {
+			continue
+		}
+		ext[conv.PrefixCard+f.Name] = f.Value
+	}
+	ext[conv.PrefixCard+"_fields"] = conv.MustMarshal(order)
+	e.Extensions = ext
+	return e, c
+}
+
+// DecPlacement derives the placement from the ST extension position (wins;
+// 2-7 collapse to before) or the V2 position string.
+func DecPlacement(posString, extPos json.RawMessage, c *conv.STCtx) lore.Placement {
+	if n, ok := conv.Int(extPos); ok && !conv.IsNull(extPos) {
+		var e lore.Entry
+		conv.DecSTPosition(&e, conv.MustMarshal(n), c)
+		return e.Placement
+	}
+	if s, _ := conv.String(posString); s == "before_char" {
+		return lore.Before
+	}
+	return lore.After
+}
+
+func placementString(p lore.Placement) string {
+	if p == lore.Before {
+		return "before_char"
+	}
+	return "after_char"
+}

@@ -1,0 +1,315 @@
+package card
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+// EncodeCharacterBook writes book as a V2 character_book object: the V2
+// entry fields, and the SillyTavern entry fields in extensions in the
+// spelling ST writes (snake_case except selectiveLogic and useProbability;
+// sillytavern.md 3.2). Kept "card/" fields come back verbatim.
+func EncodeCharacterBook(book conv.Book) ([]byte, error) {
+	o := bookObject(book, false)
+	return indent(o)
+}
+
+// EncodeLorebookV3 writes book as a standalone CCv3 lorebook,
+// {spec:"lorebook_v3", data: book}, each entry with use_regex (formats.md
+// 1.3). use_regex is the source value when kept, else true only when every
+// key has the /pattern/flags shape.
+func EncodeLorebookV3(book conv.Book) ([]byte, error) {
+	o := conv.NewObject()
+	o.SetValue("spec", "lorebook_v3")
+	d, _ := bookObject(book, true).MarshalJSON()
+	o.Set("data", d)
+	return indent(o)
+}
+
+func indent(o *conv.Object) ([]byte, error) {
+	raw, _ := o.MarshalJSON()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), nil
+}
+
+func bookObject(book conv.Book, v3 bool) *conv.Object {
+	o := conv.NewObject()
+	o.SetValue("name", book.Name)
+	if book.Description != "" {
+		o.SetValue("description", book.Description)
+	}
+	for _, k := range conv.SortedKeys(book.Extensions) {
+		if n, ok := strings.CutPrefix(k, conv.PrefixCard); ok && n != "name" && n != "description" && n != "entries" {
+			o.Set(n, book.Extensions[k])
+		}
+	}
+	if !o.Has("extensions") {
+		o.Set("extensions", json.RawMessage(`{}`))
+	}
+	entries := make([]json.RawMessage, len(book.Entries))
+	for i := range book.Entries {
+		entries[i], _ = EncodeEntry(&book.Entries[i], i, v3).MarshalJSON()
+	}
+	o.SetValue("entries", entries)
+	return o
+}
+
+// stCardExtOrder is the order in which ST writes entry extensions.
+var stCardExtOrder = [...]string{"position", "exclude_recursion", "display_index", "probability", "useProbability",
+	"depth", "selectiveLogic", "group", "group_override", "group_weight", "prevent_recursion", "delay_until_recursion",
+	"scan_depth", "match_whole_words", "use_group_scoring", "case_sensitive", "automation_id", "role", "vectorized",
+	"sticky", "cooldown", "delay"}
+
+// EncodeEntry returns the card object of e; index is its position (the id
+// when no source id is kept).
+func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
+	ext := e.Extensions
+	card := func(n string) (json.RawMessage, bool) { v, ok := ext[conv.PrefixCard+n]; return v, ok }
+	// consistent returns the kept source value when decoding it gives the
+	// current canonical value, else the canonical encoding.
+	consistent := func(n string, canonical any, same func(json.RawMessage) bool) json.RawMessage {
+		if v, ok := card(n); ok && same(v) {
+			return v
+		}
+		return conv.MustMarshal(canonical)
+	}
+	o := conv.NewObject()
+	var fields []string
+	if raw, ok := card("_fields"); ok {
+		_ = json.Unmarshal(raw, &fields)
+	}
+	for _, f := range fields {
+		o.Set(f, nil) // placeholders keep the source order
+	}
+	var c conv.STCtx
+	sel := len(e.SecondaryKeys) > 0
+	if v, ok := card("selective"); ok {
+		if b, isB := conv.Bool(v); isB && (b || !sel) {
+			sel = b
+		}
+	} else if v, ok := ext[conv.PrefixST+"selective"]; ok {
+		if b, isB := conv.Bool(v); isB && (b || !sel) {
+			sel = b
+		}
+	} else if !sel {
+		sel = true
+	}
+	c.Selective = &sel
+	keysF, _ := conv.STFieldByName("key")
+	secF, _ := conv.STFieldByName("keysecondary")
+	sameVia := func(f conv.STField) func(json.RawMessage) bool {
+		return func(v json.RawMessage) bool {
+			s := e.Clone()
+			cc := conv.STCtx{Selective: c.Selective}
+			f.Dec(&s, v, &cc)
+			return f.Eq(&s, e)
+		}
+	}
+	o.Set("keys", consistent("keys", keysF.Enc(e), sameVia(keysF)))
+	o.Set("content", consistent("content", e.Content, func(v json.RawMessage) bool { s, _ := conv.String(v); return s == e.Content }))
+	o.Set("extensions", entryExtensions(e))
+	o.Set("enabled", consistent("enabled", e.Enabled, func(v json.RawMessage) bool { b, ok := conv.Bool(v); return ok && b == e.Enabled }))
+	o.Set("insertion_order", consistent("insertion_order", e.Order, func(v json.RawMessage) bool { n, ok := conv.Int(v); return ok && n == e.Order }))
+	if _, had := card("case_sensitive"); had || e.CaseSensitive != nil || o.Has("case_sensitive") {
+		o.Set("case_sensitive", consistent("case_sensitive", e.CaseSensitive, func(v json.RawMessage) bool {
+			b, ok := conv.Bool(v)
+			return (!ok && e.CaseSensitive == nil) || (ok && e.CaseSensitive != nil && b == *e.CaseSensitive)
+		}))
+	}
+	if o.Has("name") {
+		if v, ok := card("name"); ok {
+			o.Set("name", v)
+		}
+	}
+	if o.Has("priority") || e.Priority != lore.DefaultPriority {
+		o.Set("priority", consistent("priority", e.Priority, func(v json.RawMessage) bool { n, ok := conv.Int(v); return ok && n == e.Priority }))
+	}
+	if v, ok := card("id"); ok {
+		o.Set("id", v)
+	} else if v, ok := ext[conv.PrefixST+"uid"]; ok {
+		o.Set("id", v)
+	} else {
+		o.SetValue("id", index)
+	}
+	o.Set("comment", consistent("comment", e.Title, func(v json.RawMessage) bool {
+		s, _ := conv.String(v)
+		if s == "" {
+			n, _ := card("name")
+			s, _ = conv.String(n)
+		}
+		t, _ := conv.Title(s)
+		return t == e.Title
+	}))
+	o.SetValue("selective", sel)
+	o.Set("secondary_keys", consistent("secondary_keys", secF.Enc(e), sameVia(secF)))
+	o.SetValue("constant", e.Constant)
+	o.Set("position", consistent("position", placementString(e.Placement), func(v json.RawMessage) bool {
+		var cc conv.STCtx
+		return DecPlacement(v, ext[conv.PrefixCardExt+"position"], &cc) == e.Placement
+	}))
+	if v, ok := card("use_regex"); ok {
+		o.Set("use_regex", v)
+	} else if v3 || o.Has("use_regex") {
+		o.SetValue("use_regex", allRegex(e.Keys))
+	}
+	for k, v := range ext {
+		n, ok := strings.CutPrefix(k, conv.PrefixCard)
+		if !ok || strings.HasPrefix(n, "extensions/") || n == "_fields" || o.Has(n) && o.Fields[indexOf(o, n)].Value != nil {
+			continue
+		}
+		if n == "extensions" {
+			continue
+		}
+		o.Set(n, v)
+	}
+	// Drop placeholders of fields that were not written.
+	out := conv.NewObject()
+	for _, f := range o.Fields {
+		if f.Value != nil {
+			out.Set(f.Name, f.Value)
+		}
+	}
+	return out
+}
+
+func indexOf(o *conv.Object, name string) int {
+	for i, f := range o.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func allRegex(keys []string) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		if _, _, ok := conv.RegexKey(k); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// entryExtensions builds the extensions object: kept card extension keys
+// verbatim (canonical ones only while still consistent), then ST fields
+// from a world info source under their card spelling, then the canonical
+// fields ST always writes.
+func entryExtensions(e *lore.Entry) json.RawMessage {
+	ext := e.Extensions
+	o := conv.NewObject()
+	var c conv.STCtx
+	if u, ok := conv.Bool(firstOf(ext, "useProbability")); ok {
+		c.UseProbability = &u
+	}
+	canonicalOK := func(wi string, raw json.RawMessage) bool {
+		f, ok := conv.STFieldByName(wi)
+		if !ok {
+			return true
+		}
+		if wi == "position" {
+			var cc conv.STCtx
+			return DecPlacement(nil, raw, &cc) == e.Placement
+		}
+		s := e.Clone()
+		cc := conv.STCtx{UseProbability: c.UseProbability}
+		f.Dec(&s, raw, &cc)
+		return f.Eq(&s, e)
+	}
+	encodeWI := func(wi string) json.RawMessage {
+		if wi == "position" {
+			if e.Placement == lore.After {
+				return json.RawMessage(`1`)
+			}
+			return json.RawMessage(`0`)
+		}
+		f, _ := conv.STFieldByName(wi)
+		return conv.MustMarshal(f.Enc(e))
+	}
+	for _, k := range conv.SortedKeys(ext) {
+		n, ok := strings.CutPrefix(k, conv.PrefixCardExt)
+		if !ok {
+			continue
+		}
+		v := ext[k]
+		if wi, known := conv.WIName(n); known && !canonicalOK(wi, v) {
+			v = encodeWI(wi)
+		}
+		o.Set(n, v)
+	}
+	has := func(snake string) bool {
+		for _, f := range o.Fields {
+			if wi, ok := conv.WIName(f.Name); ok {
+				if s, _ := conv.CardExtName(wi); s == snake {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, k := range conv.SortedKeys(ext) {
+		wi, ok := strings.CutPrefix(k, conv.PrefixST)
+		if !ok {
+			continue
+		}
+		snake, known := conv.CardExtName(wi)
+		if !known || has(snake) {
+			continue
+		}
+		v := ext[k]
+		if !canonicalOK(wi, v) {
+			v = encodeWI(wi)
+		}
+		o.Set(snake, v)
+	}
+	for _, wi := range []string{"position", "probability", "selectiveLogic", "scanDepth", "caseSensitive", "matchWholeWords", "role"} {
+		snake, _ := conv.CardExtName(wi)
+		if !has(snake) {
+			o.Set(snake, encodeWI(wi))
+		}
+	}
+	if !has("useProbability") {
+		o.SetValue("useProbability", e.Probability != 100)
+	}
+	if !has("depth") {
+		o.SetValue("depth", 4)
+	}
+	// Order like ST, then the rest.
+	out := conv.NewObject()
+	for _, n := range stCardExtOrder {
+		if v, ok := o.Get(n); ok {
+			out.Set(n, v)
+		}
+	}
+	for _, f := range o.Fields {
+		if !out.Has(f.Name) {
+			out.Set(f.Name, f.Value)
+		}
+	}
+	b, _ := out.MarshalJSON()
+	return b
+}
+
+func firstOf(ext map[string]json.RawMessage, wi string) json.RawMessage {
+	if v, ok := ext[conv.PrefixST+wi]; ok {
+		return v
+	}
+	for k, v := range ext {
+		if n, ok := strings.CutPrefix(k, conv.PrefixCardExt); ok {
+			if w, _ := conv.WIName(n); w == wi {
+				return v
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,285 @@
+// Package png reads and writes the text chunks that carry character cards
+// in PNG files (formats.md 4.1, sillytavern.md 4.1). It walks every chunk
+// up to IEND without decoding pixels (text chunks after IDAT are normal,
+// cases BUG-29), verifies every length and CRC, compares keywords
+// case-insensitively, prefers ccv3 over chara and falls back to chara when
+// ccv3 is broken (cases BUG-31), and reads zTXt/iTXt only when no tEXt card
+// chunk exists, with a cap on the inflated size.
+package png
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"strings"
+)
+
+// Signature is the 8-byte PNG file signature.
+const Signature = "\x89PNG\r\n\x1a\n"
+
+// Card is the card JSON found in a PNG.
+type Card struct {
+	// Keyword is the chunk keyword used ("ccv3", "chara" or "naidata"), lower case.
+	Keyword string
+	// JSON is the decoded card (or NovelAI lorebook) JSON.
+	JSON []byte
+	// Warnings name chunks that were skipped (broken ccv3, duplicates).
+	Warnings []string
+}
+
+// ErrNoCard reports a valid PNG with no ccv3, chara or naidata text chunk.
+var ErrNoCard = errors.New("png has no character card text chunk (ccv3, chara or naidata)")
+
+type textChunk struct {
+	keyword string // lower case
+	value   []byte // raw text value (base64 for card chunks)
+	kind    string // tEXt, zTXt, iTXt
+	index   int    // chunk index
+}
+
+// Extract walks the chunks of data and returns the card JSON. maxJSON caps
+// the decoded (base64 and inflated) size of one card value in bytes.
+// Errors name the chunk (index and type) that is malformed: bad signature,
+// truncated chunk, length beyond the data, CRC mismatch, missing IEND.
+func Extract(data []byte, maxJSON int64) (Card, error) {
+	chunks, err := textChunks(data, maxJSON)
+	if err != nil {
+		return Card{}, err
+	}
+	var card Card
+	pick := func(kinds ...string) []textChunk {
+		var out []textChunk
+		for _, c := range chunks {
+			for _, k := range kinds {
+				if c.kind == k {
+					out = append(out, c)
+				}
+			}
+		}
+		return out
+	}
+	for _, set := range [][]textChunk{pick("tEXt"), pick("zTXt", "iTXt")} {
+		for _, kw := range []string{"ccv3", "chara", "naidata"} {
+			n := 0
+			for _, c := range set {
+				if c.keyword != kw {
+					continue
+				}
+				n++
+				if n > 1 {
+					card.Warnings = append(card.Warnings, fmt.Sprintf("duplicate %s chunk %d ignored; the first valid one is used", kw, c.index))
+					continue
+				}
+				js, err := decodeValue(c.value, maxJSON)
+				if err != nil {
+					card.Warnings = append(card.Warnings, fmt.Sprintf("%s chunk %d is unusable (%v); falling back", kw, c.index, err))
+					n--
+					continue
+				}
+				if card.JSON == nil {
+					card.Keyword, card.JSON = kw, js
+				}
+			}
+			if card.JSON != nil {
+				return card, nil
+			}
+		}
+	}
+	if len(card.Warnings) > 0 {
+		return card, fmt.Errorf("%w: %s", ErrNoCard, strings.Join(card.Warnings, "; "))
+	}
+	return card, ErrNoCard
+}
+
+func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
+	clean := bytes.Map(func(r rune) rune {
+		if r == ' ' || r == '\n' || r == '\r' || r == '\t' {
+			return -1
+		}
+		return r
+	}, v)
+	clean = bytes.TrimRight(clean, "=")
+	if int64(base64.RawStdEncoding.DecodedLen(len(clean))) > maxJSON {
+		return nil, fmt.Errorf("card text is too large: over %d bytes", maxJSON)
+	}
+	out := make([]byte, base64.RawStdEncoding.DecodedLen(len(clean)))
+	n, err := base64.RawStdEncoding.Decode(out, clean)
+	if err != nil {
+		return nil, errors.New("invalid base64")
+	}
+	out = out[:n]
+	if !json.Valid(out) {
+		return nil, errors.New("not valid json")
+	}
+	return out, nil
+}
+
+func textChunks(data []byte, maxInflated int64) ([]textChunk, error) {
+	if !bytes.HasPrefix(data, []byte(Signature)) {
+		return nil, errors.New("png: bad signature")
+	}
+	var out []textChunk
+	p := len(Signature)
+	for i := 0; ; i++ {
+		if len(data)-p < 12 {
+			return nil, fmt.Errorf("png: chunk %d is truncated (no IEND)", i)
+		}
+		length := binary.BigEndian.Uint32(data[p:])
+		typ := string(data[p+4 : p+8])
+		if uint64(length) > uint64(len(data)-p-12) {
+			return nil, fmt.Errorf("png: chunk %d (%s) length %d runs past the end of the file", i, printable(typ), length)
+		}
+		body := data[p+8 : p+8+int(length)]
+		crc := binary.BigEndian.Uint32(data[p+8+int(length):])
+		if crc32.ChecksumIEEE(data[p+4:p+8+int(length)]) != crc {
+			return nil, fmt.Errorf("png: chunk %d (%s) has a bad CRC", i, printable(typ))
+		}
+		p += 12 + int(length)
+		switch typ {
+		case "IEND":
+			return out, nil
+		case "tEXt":
+			if kw, val, ok := bytes.Cut(body, []byte{0}); ok {
+				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
+			}
+		case "zTXt":
+			kw, rest, ok := bytes.Cut(body, []byte{0})
+			if !ok || len(rest) < 1 || !isCardKeyword(kw) {
+				continue
+			}
+			if val, err := inflate(rest[1:], maxInflated); err == nil {
+				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
+			}
+		case "iTXt":
+			kw, rest, ok := bytes.Cut(body, []byte{0})
+			if !ok || len(rest) < 2 || !isCardKeyword(kw) {
+				continue
+			}
+			compressed := rest[0] == 1
+			rest = rest[2:]
+			_, rest, ok1 := bytes.Cut(rest, []byte{0}) // language
+			_, rest, ok2 := bytes.Cut(rest, []byte{0}) // translated keyword
+			if !ok1 || !ok2 {
+				continue
+			}
+			val := rest
+			if compressed {
+				var err error
+				if val, err = inflate(rest, maxInflated); err != nil {
+					continue
+				}
+			}
+			out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
+		}
+	}
+}
+
+func isCardKeyword(kw []byte) bool {
+	k := strings.ToLower(string(kw))
+	return k == "ccv3" || k == "chara" || k == "naidata"
+}
+
+func inflate(b []byte, max int64) ([]byte, error) {
+	r, err := zlib.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(out)) > max {
+		return nil, fmt.Errorf("inflated text is over %d bytes", max)
+	}
+	return out, nil
+}
+
+func printable(t string) string {
+	for _, c := range []byte(t) {
+		if c < 'A' || c > 'z' {
+			return fmt.Sprintf("%q", t)
+		}
+	}
+	return t
+}
+
+// Chunk is a raw chunk for Build.
+type Chunk struct {
+	Type string
+	Data []byte
+}
+
+// TextChunk returns a tEXt chunk with keyword and the base64 of value, the
+// way ST and RisuAI write cards (formats.md 4.1: always write tEXt,
+// lowercase keyword).
+func TextChunk(keyword string, value []byte) Chunk {
+	d := append([]byte(keyword), 0)
+	d = append(d, base64.StdEncoding.EncodeToString(value)...)
+	return Chunk{"tEXt", d}
+}
+
+// Build writes a PNG from chunks (signature, each chunk with its length
+// and CRC). It is used by Embed and by tests to build fixtures.
+func Build(chunks ...Chunk) []byte {
+	var buf bytes.Buffer
+	buf.WriteString(Signature)
+	for _, c := range chunks {
+		var hdr [8]byte
+		binary.BigEndian.PutUint32(hdr[:], uint32(len(c.Data)))
+		copy(hdr[4:], c.Type)
+		buf.Write(hdr[:])
+		buf.Write(c.Data)
+		crc := crc32.NewIEEE()
+		crc.Write(hdr[4:])
+		crc.Write(c.Data)
+		var sum [4]byte
+		binary.BigEndian.PutUint32(sum[:], crc.Sum32())
+		buf.Write(sum[:])
+	}
+	return buf.Bytes()
+}
+
+// Embed returns data (a valid PNG) with every existing ccv3/chara chunk
+// removed and tEXt chunks for the given card JSON inserted before IEND
+// (formats.md 4.1 "Writing"). chara is written only when chara != nil.
+func Embed(data []byte, ccv3, chara []byte) ([]byte, error) {
+	if !bytes.HasPrefix(data, []byte(Signature)) {
+		return nil, errors.New("png: bad signature")
+	}
+	var chunks []Chunk
+	p := len(Signature)
+	for p+12 <= len(data) {
+		length := int(binary.BigEndian.Uint32(data[p:]))
+		if length > len(data)-p-12 {
+			return nil, errors.New("png: truncated chunk")
+		}
+		typ := string(data[p+4 : p+8])
+		body := data[p+8 : p+8+length]
+		p += 12 + length
+		if typ == "IEND" {
+			break
+		}
+		if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" {
+			kw, _, _ := bytes.Cut(body, []byte{0})
+			if k := strings.ToLower(string(kw)); k == "ccv3" || k == "chara" {
+				continue
+			}
+		}
+		chunks = append(chunks, Chunk{typ, body})
+	}
+	if chara != nil {
+		chunks = append(chunks, TextChunk("chara", chara))
+	}
+	if ccv3 != nil {
+		chunks = append(chunks, TextChunk("ccv3", ccv3))
+	}
+	chunks = append(chunks, Chunk{"IEND", nil})
+	return Build(chunks...), nil
+}
