@@ -1,11 +1,13 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -66,6 +68,14 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		if err := json.Unmarshal(r.extensions, &e.Extensions); err != nil {
 			return lore.Entry{}, false, fmt.Errorf("decode extensions of entry %d: %w", e.ID, err)
 		}
+		// jsonb prints with spaces after ':' and ','; compact values so
+		// they read like the compact JSON importers produce.
+		for k, v := range e.Extensions {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, v); err == nil {
+				e.Extensions[k] = buf.Bytes()
+			}
+		}
 	}
 	return e, true, nil
 }
@@ -102,7 +112,38 @@ func prepareEntry(e lore.Entry) (lore.Entry, error) {
 	if err := e.Validate(); err != nil {
 		return e, err
 	}
-	return e, nil
+	return e, checkStorable(e)
+}
+
+// checkStorable refuses what lore's Validate admits but Postgres cannot
+// store, so that a batch fails before anything is written: NUL characters
+// in text (Postgres text cannot hold U+0000) and extension values that are
+// not valid JSON.
+func checkStorable(e lore.Entry) error {
+	texts := []struct {
+		field string
+		vals  []string
+	}{
+		{"title", []string{e.Title}}, {"content", []string{e.Content}},
+		{"keys", e.Keys}, {"secondaryKeys", e.SecondaryKeys}, {"legacyChannelTags", e.LegacyChannelTags},
+	}
+	for _, t := range texts {
+		for i, v := range t.vals {
+			if strings.IndexByte(v, 0) >= 0 {
+				field := t.field
+				if field != "title" && field != "content" {
+					field = fmt.Sprintf("%s[%d]", field, i)
+				}
+				return lore.Invalid(field, "must not contain NUL characters")
+			}
+		}
+	}
+	for k, v := range e.Extensions {
+		if !json.Valid(v) || strings.IndexByte(k, 0) >= 0 {
+			return lore.Invalid("extensions", "value of %q is not valid JSON", k)
+		}
+	}
+	return nil
 }
 
 // entryArgs returns the parameters $4..$20 of entryInsert/entryUpdate.
