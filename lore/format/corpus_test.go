@@ -92,3 +92,19 @@ func init() {
 		{"charx/woduseh__Veil_of_Night_v2.charx", format.KindV3Card, format.ContainerCHARX, 83, 50},
 	}...)
 }
+
+func init() {
+	corpusFiles = append(corpusFiles, []struct {
+		path      string
+		kind      format.Kind
+		container format.Container
+		entries   int
+		skipped   int
+	}{
+		{"risu/dootaang__lorebook_export_risu_ko.json", format.KindRisu, format.ContainerJSON, 13, 10},
+		{"novelai/grahamwaters__lorebook_generated.lorebook", format.KindNovelAI, format.ContainerJSON, 1, 1},
+		{"novelai/novelai__Crystal_Dragon_Encounter.scenario", format.KindNovelAI, format.ContainerJSON, 3, 0},
+		{"novelai/wbrown__white_samurai.scenario", format.KindNovelAI, format.ContainerJSON, 19, 0},
+		{"novelai/travelingrobot__the_descriptor_v1_2.lorebook", format.KindNovelAI, format.ContainerJSON, 7, 0}, // not in the README table; 7 entries counted in the file
+	}...)
+}

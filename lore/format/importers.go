@@ -3,6 +3,9 @@ package format
 import (
 	"errors"
 	"fmt"
+	"loregate/lore/format/agnai"
+	"loregate/lore/format/novelai"
+	"loregate/lore/format/risu"
 
 	"loregate/lore/format/card"
 	"loregate/lore/format/charx"
@@ -28,8 +31,14 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 		book, rep, err = card.DecodeLorebookV3(name, data, opts)
 	case KindCharacterBook:
 		book, rep, err = card.DecodeBook(name, conv.StripBOM(data), kind, opts)
+	case KindNovelAI:
+		book, rep, err = novelai.Decode(name, data, opts)
+	case KindRisu:
+		book, rep, err = risu.Decode(name, data, opts)
+	case KindAgnai:
+		book, rep, err = agnai.Decode(name, data, opts)
 	default:
-		err = fmt.Errorf("%s import is not implemented yet", kind)
+		err = fmt.Errorf("%w: %s", ErrUnknownFormat, kind)
 	}
 	rep.Format, rep.Container = kind, container
 	if err != nil {

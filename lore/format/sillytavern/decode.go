@@ -247,4 +247,3 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	e.Extensions = ext
 	return e, c
 }
-

@@ -1,0 +1,114 @@
+// Package agnai reads and writes the Agnai memory book {kind:"memory", name,
+// description, entries[{name, entry, keywords[], priority, weight,
+// enabled}]} (formats.md 1.7). keywords is an array and is never re-split;
+// Agnai always matches whole words case-insensitively, so imported entries
+// get WholeWords = true and CaseSensitive = false. weight is the order,
+// priority the budget priority. Other fields are kept as "agnai/<name>".
+package agnai
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+const prefix = conv.PrefixAgnai
+
+// Decode reads a memory book. Errors: not a JSON object, entries not an array.
+func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("agnai: %w", err)
+	}
+	raw, _ := o.Get("entries")
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return conv.Book{}, conv.Report{}, errors.New("agnai: field entries is not an array")
+	}
+	b := conv.NewBuilder(conv.KindAgnai, opts)
+	b.Book.Extensions = map[string]json.RawMessage{}
+	conv.KeepRest(b.Book.Extensions, o, prefix, "entries", "name", "description")
+	n, _ := o.Get("name")
+	b.Book.Name, _ = conv.String(n)
+	d, _ := o.Get("description")
+	b.Book.Description, _ = conv.String(d)
+	if b.Book.Name == "" {
+		b.Book.Name = conv.BaseName(fileName)
+	}
+	for i, it := range items {
+		eo, err := conv.ParseObject(it)
+		if err != nil {
+			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			continue
+		}
+		e := lore.NewEntry()
+		var c conv.STCtx
+		get := func(n string) json.RawMessage { v, _ := eo.Get(n); return v }
+		t, _ := conv.String(get("name"))
+		e.Title, _ = conv.Title(t)
+		e.Content, _ = conv.String(get("entry"))
+		kw, ok := conv.Strings(get("keywords"))
+		if !ok {
+			if s, isStr := conv.String(get("keywords")); isStr {
+				kw = conv.SplitKeyString(s)
+			}
+		}
+		e.Keys, c.Probs = conv.CleanKeys(kw)
+		if p, ok := conv.Int(get("priority")); ok {
+			e.Priority = p
+		}
+		e.Order = 100
+		if w, ok := conv.Int(get("weight")); ok {
+			e.Order = w
+		}
+		if en, ok := conv.Bool(get("enabled")); ok {
+			e.Enabled = en
+		} else {
+			c.MissingEnabled = true
+		}
+		yes, no := true, false
+		e.WholeWords, e.CaseSensitive = &yes, &no
+		e.Placement = lore.After
+		ext := map[string]json.RawMessage{}
+		conv.KeepRest(ext, eo, prefix, "name", "entry", "priority", "weight", "enabled")
+		e.Extensions = ext
+		b.AddEntry(i, e, c)
+	}
+	book, rep := b.Finish()
+	return book, rep, nil
+}
+
+// Encode writes book as an Agnai memory book.
+func Encode(book conv.Book) ([]byte, error) {
+	o := conv.NewObject()
+	o.SetValue("kind", "memory")
+	o.SetValue("name", book.Name)
+	o.SetValue("description", book.Description)
+	items := make([]json.RawMessage, len(book.Entries))
+	for i := range book.Entries {
+		e := &book.Entries[i]
+		eo := conv.NewObject()
+		eo.SetValue("name", e.Title)
+		eo.SetValue("entry", e.Content)
+		keys := e.Keys
+		if keys == nil {
+			keys = []string{}
+		}
+		eo.SetValue("keywords", keys)
+		eo.SetValue("priority", e.Priority)
+		eo.SetValue("weight", e.Order)
+		eo.SetValue("enabled", e.Enabled)
+		conv.Rest(e.Extensions, prefix, eo, "keywords")
+		items[i], _ = eo.MarshalJSON()
+	}
+	o.SetValue("entries", items)
+	conv.Rest(book.Extensions, prefix, o, "kind")
+	raw, _ := o.MarshalJSON()
+	var buf bytes.Buffer
+	_ = json.Indent(&buf, raw, "", "  ")
+	return buf.Bytes(), nil
+}

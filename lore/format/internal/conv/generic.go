@@ -1,0 +1,66 @@
+package conv
+
+import (
+	"encoding/json"
+
+	"loregate/lore"
+)
+
+// KeepRest stores every member of eo not named in used under prefix+name.
+func KeepRest(ext map[string]json.RawMessage, eo *Object, prefix string, used ...string) {
+	for _, f := range eo.Fields {
+		skip := false
+		for _, u := range used {
+			if f.Name == u {
+				skip = true
+				break
+			}
+		}
+		if !skip {
+			ext[prefix+f.Name] = f.Value
+		}
+	}
+}
+
+// Rest returns the kept members under prefix as an ordered object (sorted
+// by name) for an encoder, skipping the names in skip.
+func Rest(ext map[string]json.RawMessage, prefix string, o *Object, skip ...string) {
+	for _, k := range SortedKeys(ext) {
+		if len(k) <= len(prefix) || k[:len(prefix)] != prefix {
+			continue
+		}
+		n := k[len(prefix):]
+		drop := o.Has(n)
+		for _, s := range skip {
+			if s == n {
+				drop = true
+			}
+		}
+		if !drop {
+			o.Set(n, ext[k])
+		}
+	}
+}
+
+// Items returns the elements of a JSON array, or nil.
+func Items(raw json.RawMessage) []json.RawMessage {
+	var arr []json.RawMessage
+	_ = json.Unmarshal(raw, &arr)
+	return arr
+}
+
+// AddEntry runs the common tail of an entry decoder: warnings, missing
+// enabled, Add and collapsed placement.
+func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
+	if c.MissingEnabled {
+		b.MissingEnabled()
+	}
+	for _, w := range c.Warnings {
+		b.Report.Warnf("entry %d: %s", i, w)
+	}
+	before := len(b.Book.Entries)
+	b.Add(i, e, c.Probs...)
+	if len(b.Book.Entries) > before && c.Collapsed {
+		b.Report.CollapsedPlacements++
+	}
+}

@@ -1,0 +1,121 @@
+// Package risu reads and writes the RisuAI lorebook export {type:"risu",
+// ver:1, data: loreBook[]} (formats.md 1.5.1, 1.5.3). Keys are one string
+// split on , ， 、 ; ； and newlines and trimmed (cases BUG-10); mode
+// "folder" rows carry no content and are skipped; alwaysActive is constant;
+// insertorder is the order; RisuAI has no enabled flag, so entries are
+// enabled. Other fields are kept as "risu/<name>".
+package risu
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/format/internal/conv"
+)
+
+const prefix = conv.PrefixRisu
+
+// Decode reads a RisuAI export. Errors: not a JSON object, data not an array.
+func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
+	o, err := conv.ParseObject(conv.StripBOM(data))
+	if err != nil {
+		return conv.Book{}, conv.Report{}, fmt.Errorf("risu: %w", err)
+	}
+	raw, _ := o.Get("data")
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		return conv.Book{}, conv.Report{}, errors.New("risu: field data is not an array")
+	}
+	b := conv.NewBuilder(conv.KindRisu, opts)
+	b.Book.Extensions = map[string]json.RawMessage{}
+	conv.KeepRest(b.Book.Extensions, o, prefix, "data")
+	b.Book.Name = conv.BaseName(fileName)
+	for i, it := range items {
+		eo, err := conv.ParseObject(it)
+		if err != nil {
+			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			continue
+		}
+		e, c := DecodeEntry(eo)
+		if m, _ := conv.String(func() json.RawMessage { v, _ := eo.Get("mode"); return v }()); m == "folder" {
+			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Title: e.Title, Reason: "folder row (no content)"})
+			continue
+		}
+		b.AddEntry(i, e, c)
+	}
+	book, rep := b.Finish()
+	return book, rep, nil
+}
+
+// DecodeEntry converts one loreBook row.
+func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
+	e := lore.NewEntry()
+	var c conv.STCtx
+	ext := map[string]json.RawMessage{}
+	get := func(n string) json.RawMessage { v, _ := eo.Get(n); return v }
+	ks, _ := conv.String(get("key"))
+	var p1, p2 []conv.KeyProblem
+	e.Keys, p1 = conv.CleanKeys(conv.SplitKeyString(ks))
+	sel, _ := conv.Bool(get("selective"))
+	if sel {
+		sk, _ := conv.String(get("secondkey"))
+		e.SecondaryKeys, p2 = conv.CleanKeys(conv.SplitKeyString(sk))
+	}
+	c.Probs = append(p1, p2...)
+	e.Content, _ = conv.String(get("content"))
+	t, _ := conv.String(get("comment"))
+	e.Title, _ = conv.Title(t)
+	e.Constant, _ = conv.Bool(get("alwaysActive"))
+	if n, ok := conv.Int(get("insertorder")); ok {
+		e.Order = n
+	} else {
+		e.Order = 100
+	}
+	e.Placement = lore.After
+	conv.KeepRest(ext, eo, prefix, "content", "comment", "alwaysActive", "insertorder")
+	e.Extensions = ext
+	return e, c
+}
+
+// Encode writes book as a RisuAI export. Keys are joined with ", " (a key
+// containing a separator is lost, as in RisuAI itself; formats.md 2).
+func Encode(book conv.Book) ([]byte, error) {
+	o := conv.NewObject()
+	o.SetValue("type", "risu")
+	o.SetValue("ver", 1)
+	items := make([]json.RawMessage, len(book.Entries))
+	for i := range book.Entries {
+		e := &book.Entries[i]
+		eo := conv.NewObject()
+		key := strings.Join(e.Keys, ", ")
+		if v, ok := e.Extensions[prefix+"key"]; ok {
+			s, _ := conv.String(v)
+			if k, _ := conv.CleanKeys(conv.SplitKeyString(s)); strings.Join(k, "\x00") == strings.Join(e.Keys, "\x00") {
+				key = s
+			}
+		}
+		eo.SetValue("key", key)
+		sk := strings.Join(e.SecondaryKeys, ", ")
+		if v, ok := e.Extensions[prefix+"secondkey"]; ok && len(e.SecondaryKeys) == 0 {
+			sk, _ = conv.String(v)
+		}
+		eo.SetValue("secondkey", sk)
+		eo.SetValue("comment", e.Title)
+		eo.SetValue("content", e.Content)
+		eo.SetValue("mode", "normal")
+		eo.SetValue("alwaysActive", e.Constant)
+		eo.SetValue("selective", len(e.SecondaryKeys) > 0)
+		eo.SetValue("insertorder", e.Order)
+		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective")
+		items[i], _ = eo.MarshalJSON()
+	}
+	o.SetValue("data", items)
+	raw, _ := o.MarshalJSON()
+	var buf bytes.Buffer
+	_ = json.Indent(&buf, raw, "", "  ")
+	return buf.Bytes(), nil
+}
