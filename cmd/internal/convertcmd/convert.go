@@ -1,0 +1,135 @@
+// Package convertcmd implements `loregate convert`:
+//
+//	loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
+//
+// It imports IN with lore/format (any detected format), writes the
+// converted book to OUT (stdout when omitted or "-") and the conversion
+// report as JSON to stderr. With --report-only it prints only the report
+// JSON to stdout. --to selects the output: st (SillyTavern world info, the
+// default), ccv3 (standalone lorebook_v3) or canonical (the canonical book
+// as JSON). Exit status: 0 on success, 2 on bad arguments or bad input
+// (one clear line on stderr), 1 when OUT cannot be written.
+package convertcmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"loregate/lore/format"
+)
+
+// maxInput caps the bytes read from IN before detection: the largest
+// carrier limit of format.Options defaults (CHARX, 64 MiB).
+const maxInput = 64 << 20
+
+// Run executes the command with args (after "convert") and returns the exit
+// status. IN "-" reads stdin.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	out := fs.String("o", "", "output file (default stdout)")
+	to := fs.String("to", "st", "output format: st, ccv3 or canonical")
+	reportOnly := fs.Bool("report-only", false, "print only the report JSON to stdout")
+	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]"
+	// Accept flags before and after IN.
+	var in string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			fmt.Fprintf(stderr, "convert: %v\n%s\n", err, usage)
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if in != "" {
+			fmt.Fprintf(stderr, "convert: more than one input file\n%s\n", usage)
+			return 2
+		}
+		in, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if in == "" {
+		fmt.Fprintf(stderr, "convert: missing input file\n%s\n", usage)
+		return 2
+	}
+	switch *to {
+	case "st", "ccv3", "canonical":
+	default:
+		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, canonical\n", *to)
+		return 2
+	}
+	if err := ctx.Err(); err != nil {
+		fmt.Fprintf(stderr, "convert: %v\n", err)
+		return 1
+	}
+	data, name, err := readInput(in, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "convert: %v\n", err)
+		return 2
+	}
+	res, err := format.Import(name, data, format.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "convert: %s: %v\n", name, err)
+		return 2
+	}
+	report, _ := json.MarshalIndent(res.Report, "", "  ")
+	report = append(report, '\n')
+	if *reportOnly {
+		if _, err := stdout.Write(report); err != nil {
+			return 1
+		}
+		return 0
+	}
+	var body []byte
+	switch *to {
+	case "st":
+		body, err = format.ExportST(res.Book)
+	case "ccv3":
+		body, err = format.ExportLorebookV3(res.Book)
+	case "canonical":
+		body, err = json.MarshalIndent(res.Book, "", "  ")
+		body = append(body, '\n')
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "convert: encode %s: %v\n", *to, err)
+		return 1
+	}
+	if *out == "" || *out == "-" {
+		_, err = stdout.Write(body)
+	} else {
+		err = os.WriteFile(*out, body, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "convert: write output: %v\n", err)
+		return 1
+	}
+	_, _ = stderr.Write(report)
+	return 0
+}
+
+func readInput(in string, stdin io.Reader) ([]byte, string, error) {
+	var r io.Reader = stdin
+	name := ""
+	if in != "-" {
+		f, err := os.Open(in)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot open input: %w", errors.Unwrap(err))
+		}
+		defer f.Close()
+		r, name = f, filepath.Base(in)
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, "", fmt.Errorf("read input: %w", err)
+	}
+	if len(data) > maxInput {
+		return nil, "", fmt.Errorf("input is too large: over %d bytes", maxInput)
+	}
+	return data, name, nil
+}

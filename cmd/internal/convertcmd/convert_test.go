@@ -1,0 +1,75 @@
+package convertcmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const wi = `{"entries":{"0":{"uid":0,"key":["moon"],"content":"Moon lore.","comment":"moon","position":4,"depth":2,"sticky":3}}}`
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "book.json")
+	require.NoError(t, os.WriteFile(in, []byte(wi), 0o644))
+	bad := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"hello":1}`), 0o644))
+
+	tests := []struct {
+		name       string
+		args       []string
+		code       int
+		stdoutHas  string
+		stderrHas  string
+		stderrLine bool // exactly one line on stderr
+	}{
+		{"st to stdout", []string{in}, 0, `"depth": 2`, `"collapsed_placements": 1`, false},
+		{"ccv3", []string{in, "--to", "ccv3"}, 0, `"spec": "lorebook_v3"`, `"format": "st-worldinfo"`, false},
+		{"canonical", []string{"--to=canonical", in}, 0, `"Content": "Moon lore."`, `"ignored_settings"`, false},
+		{"report only", []string{in, "--report-only"}, 0, `"unsupported_keys": []`, "", false},
+		{"missing input", []string{}, 2, "", "missing input file", false},
+		{"bad --to", []string{in, "--to", "xml"}, 2, "", `--to "xml"`, true},
+		{"unknown format", []string{bad}, 2, "", "unknown lorebook format", true},
+		{"absent file", []string{filepath.Join(dir, "nope.json")}, 2, "", "cannot open input", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			require.Equal(t, tc.code, code, "stderr: %s", stderr.String())
+			require.Contains(t, stdout.String(), tc.stdoutHas)
+			require.Contains(t, stderr.String(), tc.stderrHas)
+			if tc.stderrLine {
+				require.Equal(t, 1, strings.Count(stderr.String(), "\n"), stderr.String())
+			}
+			if tc.name == "report only" {
+				require.Empty(t, stderr.String())
+				var rep map[string]any
+				require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep))
+				for _, k := range []string{"format", "entries", "skipped", "unsupported_keys", "ignored_settings", "collapsed_placements", "warnings"} {
+					require.Contains(t, rep, k)
+				}
+				require.Equal(t, map[string]any{"sticky": float64(1)}, rep["ignored_settings"])
+			}
+		})
+	}
+}
+
+func TestRunOutputFileAndStdin(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), []string{"-", "-o", out}, strings.NewReader(wi), &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	require.Empty(t, stdout.String())
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Contains(t, string(got), `"moon"`)
+	require.Contains(t, stderr.String(), `"entries": 1`)
+}
