@@ -1,0 +1,304 @@
+package activation
+
+// automaton is an Aho-Corasick automaton over byte classes. Shallow states
+// (breadth-first ids below dense) have complete transition rows, so the
+// scan does one table lookup per input byte; deeper states keep only their
+// trie children and follow failure links, which keeps memory bounded for
+// large key sets while staying linear (every failure step shortens the
+// current match). Patterns are marked byte strings (see mark); every
+// distinct pattern ends at its own terminal node.
+//
+// An automaton is immutable after build and safe for concurrent scans; the
+// per-scan state lives in the caller's done slice.
+type automaton struct {
+	// cls maps a byte of marked text to its class; 0 is every byte that
+	// occurs in no pattern.
+	cls [256]uint8
+	// ascii maps an ASCII byte of raw text to its class (upper case folded
+	// for case-insensitive automata) with asciiWord set for letters and
+	// digits, for the fused ASCII path of classes.
+	ascii  [128]uint16
+	clsB   uint8
+	stride uint32
+
+	// delta holds the rows of the dense states. A state value is id*stride
+	// for a dense state and denseCells+(id-dense) for a sparse one; a row
+	// entry is the next state value with special set when that state has
+	// outputs or is sparse.
+	delta      []uint32
+	dense      uint32
+	denseCells uint32
+
+	// Trie children of every node in compressed rows, sorted by class.
+	childStart []int32
+	childCls   []uint8
+	childNext  []int32
+	fail       []int32
+	// dict is the nearest terminal node on the failure chain, or -1.
+	dict []int32
+	term []bool
+	out  []bool
+}
+
+const (
+	special   = 1 << 31
+	asciiWord = 0x100
+	// maxDenseCells bounds the dense table (4 bytes a cell): 8 MiB.
+	maxDenseCells = 1 << 21
+)
+
+// buildAutomaton compiles patterns (marked bytes, none empty) and returns
+// the terminal node of each. fold makes the ASCII path map A-Z to a-z.
+// denseCap bounds the dense table in cells (maxDenseCells in production).
+func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, []int32) {
+	a := &automaton{}
+	var used [256]bool
+	used[boundaryByte] = true
+	for _, p := range patterns {
+		for _, b := range p {
+			used[b] = true
+		}
+	}
+	n := uint8(0)
+	for b := 0; b < 256; b++ {
+		if used[b] {
+			n++
+			a.cls[b] = n
+		}
+	}
+	a.stride = uint32(n) + 1
+	a.clsB = a.cls[boundaryByte]
+	for b := 0; b < 128; b++ {
+		src := byte(b)
+		if fold && src >= 'A' && src <= 'Z' {
+			src += 'a' - 'A'
+		}
+		v := uint16(a.cls[src])
+		if src >= 'a' && src <= 'z' || src >= 'A' && src <= 'Z' || src >= '0' && src <= '9' {
+			v |= asciiWord
+		}
+		a.ascii[b] = v
+	}
+
+	// Trie with provisional ids; children found through a map, listed
+	// through first-child/next-sibling links.
+	type edge struct {
+		node int32
+		c    uint8
+	}
+	kids := map[edge]int32{}
+	firstKid := []int32{-1}
+	nextSib := []int32{-1}
+	kidCls := []uint8{0}
+	term := []bool{false}
+	ends := make([]int32, len(patterns))
+	for i, p := range patterns {
+		cur := int32(0)
+		for _, b := range p {
+			c := a.cls[b]
+			nx, ok := kids[edge{cur, c}]
+			if !ok {
+				nx = int32(len(firstKid))
+				kids[edge{cur, c}] = nx
+				firstKid = append(firstKid, -1)
+				nextSib = append(nextSib, firstKid[cur])
+				kidCls = append(kidCls, c)
+				term = append(term, false)
+				firstKid[cur] = nx
+			}
+			cur = nx
+		}
+		term[cur] = true
+		ends[i] = cur
+	}
+	total := len(firstKid)
+
+	// Breadth-first ids: a failure link always points to a smaller id.
+	order := make([]int32, 0, total)
+	newID := make([]int32, total)
+	order = append(order, 0)
+	for i := 0; i < len(order); i++ {
+		for k := firstKid[order[i]]; k >= 0; k = nextSib[k] {
+			newID[k] = int32(len(order))
+			order = append(order, k)
+		}
+	}
+	a.childStart = make([]int32, total+1)
+	a.term = make([]bool, total)
+	for id, old := range order {
+		a.term[id] = term[old]
+		cnt := int32(0)
+		for k := firstKid[old]; k >= 0; k = nextSib[k] {
+			cnt++
+		}
+		a.childStart[id+1] = a.childStart[id] + cnt
+	}
+	a.childCls = make([]uint8, a.childStart[total])
+	a.childNext = make([]int32, a.childStart[total])
+	for id, old := range order {
+		pos := a.childStart[id]
+		for k := firstKid[old]; k >= 0; k = nextSib[k] {
+			// Insertion sort by class inside the row.
+			j := pos
+			for j > a.childStart[id] && a.childCls[j-1] > kidCls[k] {
+				a.childCls[j], a.childNext[j] = a.childCls[j-1], a.childNext[j-1]
+				j--
+			}
+			a.childCls[j], a.childNext[j] = kidCls[k], newID[k]
+			pos++
+		}
+	}
+	for i := range ends {
+		ends[i] = newID[ends[i]]
+	}
+
+	dense := denseCap / a.stride
+	if dense > uint32(total) {
+		dense = uint32(total)
+	}
+	if dense == 0 {
+		dense = 1
+	}
+	a.dense = dense
+	a.denseCells = dense * a.stride
+	a.delta = make([]uint32, a.denseCells)
+	a.fail = make([]int32, total)
+	a.dict = make([]int32, total)
+	a.out = make([]bool, total)
+	a.dict[0] = -1
+	for u := int32(0); u < int32(total); u++ {
+		for k := a.childStart[u]; k < a.childStart[u+1]; k++ {
+			t, c := a.childNext[k], a.childCls[k]
+			f := int32(0)
+			if u != 0 {
+				f = a.gotoNext(a.fail[u], c)
+			}
+			a.fail[t] = f
+			if a.term[f] {
+				a.dict[t] = f
+			} else {
+				a.dict[t] = a.dict[f]
+			}
+			a.out[t] = a.term[t] || a.dict[t] >= 0
+		}
+		if uint32(u) < dense {
+			row := a.delta[uint32(u)*a.stride : uint32(u+1)*a.stride]
+			if u != 0 {
+				copy(row, a.delta[uint32(a.fail[u])*a.stride:uint32(a.fail[u]+1)*a.stride])
+			}
+			for k := a.childStart[u]; k < a.childStart[u+1]; k++ {
+				row[a.childCls[k]] = a.value(a.childNext[k])
+			}
+		}
+	}
+	return a, ends
+}
+
+// value is the row entry for a transition into node id.
+func (a *automaton) value(id int32) uint32 {
+	if uint32(id) < a.dense {
+		v := uint32(id) * a.stride
+		if a.out[id] {
+			v |= special
+		}
+		return v
+	}
+	return (a.denseCells + uint32(id) - a.dense) | special
+}
+
+func (a *automaton) decode(st uint32) int32 {
+	if st < a.denseCells {
+		return int32(st / a.stride)
+	}
+	return int32(st - a.denseCells + a.dense)
+}
+
+func (a *automaton) child(id int32, c uint8) int32 {
+	for k := a.childStart[id]; k < a.childStart[id+1]; k++ {
+		if a.childCls[k] == c {
+			return a.childNext[k]
+		}
+		if a.childCls[k] > c {
+			break
+		}
+	}
+	return -1
+}
+
+// gotoNext is the automaton's transition from node id on class c, by node id.
+func (a *automaton) gotoNext(id int32, c uint8) int32 {
+	for {
+		if uint32(id) < a.dense {
+			return a.decode(a.delta[uint32(id)*a.stride+uint32(c)] &^ special)
+		}
+		if t := a.child(id, c); t >= 0 {
+			return t
+		}
+		id = a.fail[id]
+	}
+}
+
+// scan runs the class stream of one message from the root. For every
+// terminal node that occurs, done[node] is set to gen. A node already at gen
+// stops the walk of its output chain: it was reached earlier in this
+// message, and so was every node on its chain. Each position therefore
+// costs O(1) plus the number of nodes newly marked, which keeps a message
+// linear however many patterns overlap.
+func (a *automaton) scan(cs []uint8, done []uint32, gen uint32) {
+	st := uint32(0)
+	delta, dc := a.delta, a.denseCells
+	for _, c := range cs {
+		if st < dc {
+			v := delta[st+uint32(c)]
+			st = v &^ special
+			if v&special == 0 {
+				continue
+			}
+		} else {
+			cur := a.decode(st)
+			id := a.child(cur, c)
+			if id < 0 {
+				id = a.gotoNext(a.fail[cur], c)
+			}
+			st = a.value(id) &^ special
+		}
+		id := a.decode(st)
+		if !a.out[id] {
+			continue
+		}
+		n := id
+		if !a.term[n] {
+			n = a.dict[n]
+		}
+		for n >= 0 && done[n] != gen {
+			done[n] = gen
+			n = a.dict[n]
+		}
+	}
+}
+
+// classes appends the class stream of one message to dst: raw ASCII text
+// takes a fused path (fold and mark in one pass); other text is normalised,
+// marked and mapped.
+func (a *automaton) classes(dst []uint8, raw string, fold bool, nz *normalizer, buf []byte) ([]uint8, []byte) {
+	if isASCII(raw) {
+		prevW := false
+		for i := 0; i < len(raw); i++ {
+			t := a.ascii[raw[i]]
+			if w := t&asciiWord != 0; w != prevW {
+				dst = append(dst, a.clsB)
+				prevW = w
+			}
+			dst = append(dst, uint8(t))
+		}
+		if prevW {
+			dst = append(dst, a.clsB)
+		}
+		return dst, buf
+	}
+	buf = mark(buf[:0], nz.normalize(raw, fold), true)
+	for _, b := range buf {
+		dst = append(dst, a.cls[b])
+	}
+	return dst, buf
+}

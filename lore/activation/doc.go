@@ -1,0 +1,74 @@
+// Package activation is loregate's pure activation engine: per chat turn it
+// decides which lorebook entries enter the prompt, in which group and
+// placement, and why every other entry did not. It does no I/O, takes no
+// context, never mutates its inputs, and takes randomness through
+// [Options.Random].
+//
+// The contract is seed 000 "Activation contract" and "Prompt integration",
+// seed 002 "Quando as entradas são ativadas" and "O que chega ao prompt",
+// summarised in DESIGN.md; reference/sillytavern.md section 2 settles what
+// the seeds leave open. [Matcher.Activate] lists the rules in order.
+//
+// # Entry points
+//
+// [Activate] compiles and runs one turn. [Compile] builds a [Matcher] once
+// for a set of entries; [Cache] keeps Matchers per (server, lineage,
+// lore version) so a repeated turn does not rebuild them. [ResolveIdentity]
+// is the identity-macro rule the engine applies to admitted content.
+//
+// # Matching
+//
+// Keys and message text are normalised with NFKC and, unless the key is
+// case-sensitive, Unicode full case folding followed by NFKC again (fold,
+// not lowercase: "ς" matches "Σ", "ß" matches "ss"). Keys are not trimmed:
+// the importer decides what surrounding spaces mean (case BUG-08b); blank
+// keys never match.
+//
+// Word boundaries (DESIGN.md rule 3): a key edge that is a Latin, Cyrillic
+// or Greek letter or a decimal digit needs a boundary there, meaning the
+// neighbouring text character is not such a letter or digit, not a
+// combining mark and not a supplementary-plane letter. Han, Kana, Hangul,
+// Thai, punctuation and space are boundaries. Edges of other kinds need
+// none, so CJK keys and keys like "#hello" or "C++" match as substrings at
+// those edges. An entry's WholeWords false (or [Options.Substring]) makes
+// every edge a substring edge.
+//
+// The engine inserts a marker byte (0xFF, never valid UTF-8) into the
+// normalised text at every position where a word character meets a
+// non-joiner, and into each key the same way (whole-word keys also at their
+// word-character edges). A key then occurs in the marked text exactly where
+// a match obeying the boundary rule exists, so one Aho-Corasick pass finds
+// every key of every entry with no per-match checks. Each message is
+// scanned separately from the root state, so matches never cross message
+// boundaries. The window scanned is the newest N messages where N is the
+// largest scan depth among the entries still in play; for every key the
+// engine records only the newest message it occurred in, and an entry of
+// depth d accepts it when that message is among the newest d. Marking a
+// key as seen stops the walk of its output chain, so overlapping keys cost
+// nothing extra and a turn is linear in the text plus the number of keys.
+// ASCII messages take a fused path (fold, mark and classify in one pass).
+//
+// Regex keys (when [Options.RegexKeys]): a key shaped /pattern/flags is an
+// RE2 expression (Go regexp, linear time, safe for untrusted keys). Flags
+// i, m and s are honoured, g, y and u ignored. It is tested against each
+// raw message separately (newest first, within the entry's depth); case
+// and whole-word rules do not apply (use the i flag), as in SillyTavern. A
+// pattern RE2 cannot compile (lookaround, backreferences) or longer than
+// [MaxRegexLen] never matches and its error appears in the trace detail.
+//
+// # Budget
+//
+// One budget covers both placements: [DefaultCharBudget] UTF-16 code units
+// of identity-resolved content (titles and headings are outside it), or a
+// token budget counted by a [Tokenizer]. Always On entries are considered
+// first in insertion order, then activated ones; an entry that does not fit
+// is skipped and a later smaller one may fit. An entry fits when the used
+// budget plus its cost does not exceed the limit.
+//
+// # Not implemented
+//
+// Recursive scanning, priority eviction, inclusion groups, timed effects
+// (sticky, cooldown, delay), CCv3 decorators and SillyTavern's ignoreBudget
+// are off by default in DESIGN.md and not implemented here; identity macros
+// inside keys are not expanded.
+package activation

@@ -1,0 +1,316 @@
+package activation
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+
+	"loregate/lore"
+)
+
+// Activate compiles in.Entries and runs one turn. Use a Cache (or Compile
+// once) when the same entries serve many turns.
+func Activate(in Input, opts Options) (Result, error) {
+	return Compile(in.Entries, opts.MatchOptions()).Activate(in, opts)
+}
+
+// stage is the per-entry progress of a turn.
+type stage uint8
+
+const (
+	stageDone      stage = iota // verdict decided
+	stageCandidate              // passed every gate, awaiting keys/chance
+	stageBudget                 // awaiting the budget
+)
+
+type entryState struct {
+	stage   stage
+	verdict Verdict
+	detail  string
+	depth   int
+}
+
+// Activate runs one turn over in with the compiled matcher. in.Entries must
+// be the entries m was compiled from (same length, same ids in the same
+// positions) and opts must have m's MatchOptions; otherwise the error wraps
+// lore.ErrInvalid. Other errors (also wrapping lore.ErrInvalid): a token
+// budget without a Tokenizer, a Random draw outside [0, 1).
+//
+// The rules, in order (seed 000 "Activation contract", DESIGN.md):
+//
+//  1. Gates, constants included: enabled, server, lineage (Serverwide
+//     entries always pass), collection (Serverwide entries only: present and
+//     enabled), channel (when in.ChannelScoping: the collection's channels for
+//     Serverwide entries, the entry's own for persona entries; empty admits
+//     all; a thread is admitted when its channel or its parent is listed; an
+//     entry with LegacyChannelTags admits every channel).
+//  2. Probability 0 blocks every entry, constants included.
+//  3. Constants skip keys, secondary logic and the chance roll (group
+//     AlwaysOn). Other entries need a primary key occurring in their last
+//     scan-depth messages, then their secondary logic (AND_ANY, AND_ALL,
+//     NOT_ANY, NOT_ALL over the non-blank secondary keys, each also searched
+//     in those messages; no non-blank secondary key = no condition), then,
+//     for a chance strictly between 0 and 100, a draw r with r*100 < chance
+//     (reference/sillytavern.md 2.3; cases BUG-12, BUG-13, BUG-19). A chance
+//     of 100 consumes no draw; draws are taken in insertion order.
+//  4. Budget: AlwaysOn entries in insertion order, then Activated ones with
+//     what remains. An entry whose identity-resolved content does not fit is
+//     over_budget and later, smaller entries may still fit (skip and
+//     continue, case BUG-21). Titles are outside the budget.
+func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
+	if !m.fits(in.Entries) {
+		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
+	}
+	if opts.MatchOptions() != m.mo {
+		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options", "match options differ from the compiled matcher's"))
+	}
+	budget := Budget{Unit: UnitUTF16, Limit: opts.CharBudget}
+	switch {
+	case opts.TokenBudget > 0:
+		if opts.Tokenizer == nil {
+			return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options.tokenizer", "is required with a token budget"))
+		}
+		budget = Budget{Unit: UnitTokens, Limit: opts.TokenBudget}
+	case opts.CharBudget == 0:
+		budget.Limit = DefaultCharBudget
+	case opts.CharBudget < 0:
+		budget.Limit = -1
+	}
+	defDepth := opts.ScanDepth
+	if defDepth == 0 {
+		defDepth = DefaultScanDepth
+	}
+	random := opts.Random
+	if random == nil {
+		random = rand.Float64
+	}
+
+	n := len(in.Entries)
+	st := make([]entryState, n)
+	window := 0
+	var need [2]bool
+	for i := range in.Entries {
+		e := &in.Entries[i]
+		s := &st[i]
+		if v, d := gate(e, &in); v != "" {
+			s.verdict, s.detail = v, d
+			continue
+		}
+		if e.Probability <= 0 {
+			s.verdict, s.detail = VerdictChanceFailed, "trigger chance is 0%"
+			continue
+		}
+		if e.Constant {
+			s.stage = stageBudget
+			continue
+		}
+		s.stage = stageCandidate
+		ce := &m.entries[i]
+		if !ce.hasPrimary {
+			continue
+		}
+		d := defDepth
+		if e.ScanDepth != nil {
+			d = *e.ScanDepth
+		}
+		if d < 0 {
+			d = 0
+		}
+		s.depth = d
+		window = max(window, min(d, len(in.Messages)))
+		for _, refs := range [][]keyRef{ce.primary, ce.secondary} {
+			for j := range refs {
+				if refs[j].kind == keyLiteral {
+					need[refs[j].auto] = true
+				}
+			}
+		}
+	}
+
+	sc := m.getScratch()
+	defer m.pool.Put(sc)
+	ts := m.scanWindow(sc, in.Messages, window, need)
+	nmsg := len(in.Messages)
+
+	for _, i := range m.order {
+		s := &st[i]
+		if s.stage != stageCandidate {
+			continue
+		}
+		e := &in.Entries[i]
+		ce := &m.entries[i]
+		s.stage = stageDone
+		if !ce.hasPrimary {
+			s.verdict = VerdictNoKeyMatch
+			s.detail = "no usable key"
+			if ce.regexErr != "" {
+				s.detail += "; " + ce.regexErr
+			}
+			continue
+		}
+		oldest := nmsg - s.depth
+		matched := -1
+		for j := range ce.primary {
+			if at := ts.hit(&ce.primary[j], s.depth); at >= 0 && at >= oldest {
+				matched = j
+				break
+			}
+		}
+		if matched < 0 {
+			s.verdict = VerdictNoKeyMatch
+			s.detail = "no key in the last " + strconv.Itoa(min(s.depth, nmsg)) + " messages"
+			if ce.regexErr != "" {
+				s.detail += "; " + ce.regexErr
+			}
+			continue
+		}
+		if ce.secondaryN > 0 {
+			hits := 0
+			for j := range ce.secondary {
+				if at := ts.hit(&ce.secondary[j], s.depth); at >= 0 && at >= oldest {
+					hits++
+				}
+			}
+			logic := e.Logic
+			if logic == "" {
+				logic = lore.AndAny
+			}
+			var ok bool
+			switch logic {
+			case lore.AndAny:
+				ok = hits > 0
+			case lore.AndAll:
+				ok = hits == ce.secondaryN
+			case lore.NotAny:
+				ok = hits == 0
+			case lore.NotAll:
+				ok = hits < ce.secondaryN
+			}
+			if !ok {
+				s.verdict = VerdictSecondaryLogicFailed
+				s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
+				continue
+			}
+		}
+		s.detail = "key " + strconv.Quote(ce.primary[matched].text)
+		if e.Probability < 100 {
+			r := random()
+			if !(r >= 0 && r < 1) {
+				return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
+			}
+			if !(r*100 < float64(e.Probability)) {
+				s.verdict = VerdictChanceFailed
+				s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(e.Probability) + "%"
+				continue
+			}
+			s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(e.Probability) + "%"
+		}
+		s.stage = stageBudget
+	}
+
+	var res Result
+	admitted := make([]int, n)
+	for i := range admitted {
+		admitted[i] = -1
+	}
+	var adm []Admitted
+	for _, constants := range []bool{true, false} {
+		for _, i := range m.order {
+			s := &st[i]
+			e := &in.Entries[i]
+			if s.stage != stageBudget || e.Constant != constants {
+				continue
+			}
+			s.stage = stageDone
+			content := ResolveIdentity(e.Content, opts.UserName, opts.CharName, opts.BotName)
+			var cost int
+			if budget.Unit == UnitTokens {
+				cost = opts.Tokenizer.CountTokens(content)
+			} else {
+				cost = lore.UTF16Len(content)
+			}
+			if budget.Limit >= 0 && budget.Used+cost > budget.Limit {
+				s.verdict = VerdictOverBudget
+				s.detail = "needs " + strconv.Itoa(cost) + " " + string(budget.Unit) + ", " +
+					strconv.Itoa(budget.Limit-budget.Used) + " of " + strconv.Itoa(budget.Limit) + " left"
+				continue
+			}
+			budget.Used += cost
+			s.verdict = VerdictAdmitted
+			g := Activated
+			if constants {
+				g = AlwaysOn
+				s.detail = "always on"
+			}
+			p := e.Placement
+			if !p.Valid() {
+				p = lore.After
+			}
+			admitted[i] = len(adm)
+			adm = append(adm, Admitted{Entry: e.Clone(), Content: content, Placement: p, Group: g, Cost: cost})
+		}
+	}
+	res.Budget = budget
+	res.Trace = make([]TraceItem, 0, n)
+	if len(adm) > 0 {
+		res.Admitted = make([]Admitted, 0, len(adm))
+	}
+	for _, i := range m.order {
+		e := &in.Entries[i]
+		res.Trace = append(res.Trace, TraceItem{ID: e.ID, Title: e.Title, Verdict: st[i].verdict, Detail: st[i].detail})
+		if admitted[i] >= 0 {
+			res.Admitted = append(res.Admitted, adm[admitted[i]])
+		}
+	}
+	return res, nil
+}
+
+// gate applies the scope and channel gates and returns "" when e passes.
+func gate(e *lore.Entry, in *Input) (Verdict, string) {
+	if !e.Enabled {
+		return VerdictDisabled, "entry is disabled"
+	}
+	if e.Server != in.Server {
+		return VerdictGatedServer, "entry belongs to another server"
+	}
+	channels := e.ChannelIDs
+	if !e.Lineage.IsServerwide() {
+		if e.Lineage != in.Lineage {
+			return VerdictGatedLineage, "persona lineage " + strconv.FormatInt(int64(e.Lineage), 10) + " is not the active lineage"
+		}
+	} else {
+		name := e.Collection
+		if name == "" {
+			name = lore.DefaultCollection
+		}
+		c, ok := in.Collections[name]
+		if !ok {
+			return VerdictGatedCollection, "collection " + strconv.Quote(name) + " not found"
+		}
+		if !c.Enabled {
+			return VerdictGatedCollection, "collection " + strconv.Quote(name) + " is disabled"
+		}
+		channels = c.ChannelIDs
+	}
+	if in.ChannelScoping && len(e.LegacyChannelTags) == 0 && !channelAdmits(channels, in.Channel, in.ParentChannel) {
+		if e.Lineage.IsServerwide() {
+			return VerdictGatedChannel, "channel is not in the collection's channels"
+		}
+		return VerdictGatedChannel, "channel is not in the entry's channels"
+	}
+	return "", ""
+}
+
+// channelAdmits is the channel rule of seed 000: an empty list admits every
+// channel; otherwise the channel or, for a thread, its parent must be listed.
+func channelAdmits(list []string, channel, parent string) bool {
+	if len(list) == 0 {
+		return true
+	}
+	for _, id := range list {
+		if (channel != "" && id == channel) || (parent != "" && id == parent) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,371 @@
+package activation
+
+import (
+	"cmp"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"loregate/lore"
+)
+
+// MatchOptions are the options a compiled Matcher depends on. Two turns with
+// equal MatchOptions and the same entries can share a Matcher.
+type MatchOptions struct {
+	Substring     bool
+	CaseSensitive bool
+	RegexKeys     bool
+}
+
+// MatchOptions returns the subset of o that Compile uses.
+func (o Options) MatchOptions() MatchOptions {
+	return MatchOptions{Substring: o.Substring, CaseSensitive: o.CaseSensitive, RegexKeys: o.RegexKeys}
+}
+
+type keyKind uint8
+
+const (
+	keyBlank keyKind = iota
+	keyLiteral
+	keyRegex
+	keyBadRegex
+)
+
+// Automaton slots: keys matched case-insensitively (folded) and
+// case-sensitively (NFKC only).
+const (
+	autoFold = 0
+	autoSens = 1
+)
+
+type keyRef struct {
+	kind keyKind
+	auto uint8
+	node int32
+	re   int32
+	text string
+	err  string
+}
+
+type compiledEntry struct {
+	primary   []keyRef
+	secondary []keyRef
+	// hasPrimary: at least one primary key can match.
+	hasPrimary bool
+	// secondaryN counts non-blank secondary keys (regex errors included).
+	secondaryN int
+	// regexErr is the first regex compile error of the entry, for the trace.
+	regexErr string
+}
+
+// Matcher is the compiled form of one set of entries: an Aho-Corasick
+// automaton per case mode over all literal keys, the compiled regex keys,
+// and the insertion order. Build it with Compile (or through a Cache) and
+// run turns with Activate. A Matcher is immutable and safe for concurrent
+// use; it is tied to the entries it was compiled from (same length and ids
+// in the same positions), and Activate refuses other entries.
+type Matcher struct {
+	mo      MatchOptions
+	ids     []int64
+	entries []compiledEntry
+	// order holds entry positions sorted by (Order, ID, position).
+	order   []int32
+	autos   [2]*automaton
+	regexes []*regexp.Regexp
+	pool    sync.Pool
+}
+
+type scratch struct {
+	gen  [2]uint32
+	done [2][]uint32
+	cs   []uint8
+	buf  []byte
+	// reFound is the newest message index a regex matched in (-1 none);
+	// reDepth how many newest messages were scanned for it.
+	reFound []int
+	reDepth []int
+}
+
+// Compile builds the Matcher of entries under mo. Keys are normalised with
+// NFKC and (unless case-sensitive) Unicode case folding and marked for the
+// word-boundary rule (see the package documentation). Blank keys are
+// dropped; regex keys that RE2 cannot compile or that are longer than
+// MaxRegexLen never match and are reported by Activate. Compile costs time
+// linear in the total key size; memory is bounded by a dense table of at
+// most 8 MiB per case mode plus a sparse trie proportional to the keys.
+func Compile(entries []lore.Entry, mo MatchOptions) *Matcher {
+	return compile(entries, mo, maxDenseCells)
+}
+
+func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
+	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries))}
+	nz := newNormalizer()
+	var pats [2][][]byte
+	idx := [2]map[string]int32{{}, {}}
+	reIdx := map[string]int32{}
+	var reErrs []string
+	compileKey := func(e *lore.Entry, key string) keyRef {
+		ref := keyRef{text: key}
+		if strings.TrimSpace(key) == "" {
+			return ref
+		}
+		if mo.RegexKeys {
+			if src, ok := regexSource(key); ok {
+				i, seen := reIdx[src]
+				if !seen {
+					i = int32(len(m.regexes))
+					reIdx[src] = i
+					re, err := compileRegex(src)
+					m.regexes = append(m.regexes, re)
+					reErrs = append(reErrs, err)
+				}
+				ref.re = i
+				if m.regexes[i] == nil {
+					ref.kind, ref.err = keyBadRegex, reErrs[i]
+				} else {
+					ref.kind = keyRegex
+				}
+				return ref
+			}
+		}
+		sens := mo.CaseSensitive
+		if e.CaseSensitive != nil {
+			sens = *e.CaseSensitive
+		}
+		whole := !mo.Substring
+		if e.WholeWords != nil {
+			whole = *e.WholeWords
+		}
+		slot := autoFold
+		if sens {
+			slot = autoSens
+		}
+		p := mark(nil, nz.normalize(key, !sens), whole)
+		i, seen := idx[slot][string(p)]
+		if !seen {
+			i = int32(len(pats[slot]))
+			idx[slot][string(p)] = i
+			pats[slot] = append(pats[slot], p)
+		}
+		ref.kind, ref.auto, ref.node = keyLiteral, uint8(slot), i
+		return ref
+	}
+	for i := range entries {
+		e := &entries[i]
+		m.ids[i] = e.ID
+		ce := &m.entries[i]
+		for _, k := range e.Keys {
+			r := compileKey(e, k)
+			if r.kind == keyBlank {
+				continue
+			}
+			if r.kind == keyBadRegex && ce.regexErr == "" {
+				ce.regexErr = r.err
+			}
+			ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
+			ce.primary = append(ce.primary, r)
+		}
+		for _, k := range e.SecondaryKeys {
+			r := compileKey(e, k)
+			if r.kind == keyBlank {
+				continue
+			}
+			if r.kind == keyBadRegex && ce.regexErr == "" {
+				ce.regexErr = r.err
+			}
+			ce.secondaryN++
+			ce.secondary = append(ce.secondary, r)
+		}
+	}
+	for slot := range pats {
+		if len(pats[slot]) == 0 {
+			continue
+		}
+		a, ends := buildAutomaton(pats[slot], slot == autoFold, denseCap)
+		m.autos[slot] = a
+		for i := range m.entries {
+			for _, refs := range [][]keyRef{m.entries[i].primary, m.entries[i].secondary} {
+				for j := range refs {
+					if refs[j].kind == keyLiteral && int(refs[j].auto) == slot {
+						refs[j].node = ends[refs[j].node]
+					}
+				}
+			}
+		}
+	}
+	m.order = make([]int32, len(entries))
+	for i := range m.order {
+		m.order[i] = int32(i)
+	}
+	slices.SortStableFunc(m.order, func(a, b int32) int {
+		if c := cmp.Compare(entries[a].Order, entries[b].Order); c != 0 {
+			return c
+		}
+		return cmp.Compare(entries[a].ID, entries[b].ID)
+	})
+	return m
+}
+
+// fits reports whether m was compiled from entries (same length and ids).
+func (m *Matcher) fits(entries []lore.Entry) bool {
+	if len(entries) != len(m.ids) {
+		return false
+	}
+	for i := range entries {
+		if entries[i].ID != m.ids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// regexSource returns the RE2 source of a key shaped /pattern/flags
+// (reference/sillytavern.md 2.2: flags from g i m s u y, no duplicates, a
+// non-empty body without an unescaped slash), and false for any other key,
+// which is then literal. Flags i, m and s become RE2 flags; g, y and u are
+// ignored (a key tests for any match, and RE2 is always Unicode-aware).
+// Surrounding whitespace is ignored as SillyTavern trims keys.
+func regexSource(key string) (string, bool) {
+	k := strings.TrimSpace(key)
+	if len(k) < 3 || k[0] != '/' {
+		return "", false
+	}
+	end := strings.LastIndexByte(k, '/')
+	if end <= 1 {
+		return "", false
+	}
+	body, flags := k[1:end], k[end+1:]
+	var re2 []byte
+	seen := ""
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		if !strings.ContainsRune("gimsuy", rune(f)) || strings.IndexByte(seen, f) >= 0 {
+			return "", false
+		}
+		seen += string(f)
+		if f == 'i' || f == 'm' || f == 's' {
+			re2 = append(re2, f)
+		}
+	}
+	for i := 0; i < len(body); i++ {
+		if body[i] == '\\' {
+			i++
+			continue
+		}
+		if body[i] == '/' {
+			return "", false
+		}
+	}
+	if len(re2) > 0 {
+		return "(?" + string(re2) + ")" + body, true
+	}
+	return body, true
+}
+
+func compileRegex(src string) (*regexp.Regexp, string) {
+	if len(src) > MaxRegexLen+6 {
+		return nil, "regex longer than " + strconv.Itoa(MaxRegexLen) + " bytes"
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, "regex does not compile: " + err.Error()
+	}
+	return re, ""
+}
+
+func (m *Matcher) getScratch() *scratch {
+	if s, ok := m.pool.Get().(*scratch); ok {
+		return s
+	}
+	s := &scratch{}
+	for slot, a := range m.autos {
+		if a != nil {
+			s.done[slot] = make([]uint32, len(a.term))
+		}
+	}
+	s.reFound = make([]int, len(m.regexes))
+	s.reDepth = make([]int, len(m.regexes))
+	return s
+}
+
+// turnScan holds the literal matches of one turn: for every terminal node,
+// the newest message (absolute index) it occurred in.
+type turnScan struct {
+	m     *Matcher
+	s     *scratch
+	msgs  []string
+	g0    [2]uint32
+	start int
+}
+
+// scanWindow scans the newest w messages once per needed automaton.
+func (m *Matcher) scanWindow(s *scratch, msgs []string, w int, need [2]bool) turnScan {
+	ts := turnScan{m: m, s: s, msgs: msgs, start: len(msgs) - w}
+	for i := range s.reFound {
+		s.reFound[i], s.reDepth[i] = -1, 0
+	}
+	if w <= 0 {
+		ts.start = len(msgs)
+		return ts
+	}
+	var nz *normalizer
+	for slot, a := range m.autos {
+		if a == nil || !need[slot] {
+			continue
+		}
+		if uint64(s.gen[slot])+uint64(w)+1 >= 1<<32 {
+			clear(s.done[slot])
+			s.gen[slot] = 0
+		}
+		g0 := s.gen[slot] + 1
+		ts.g0[slot] = g0
+		fold := slot == autoFold
+		for k, msg := range msgs[ts.start:] {
+			if isASCII(msg) {
+				s.cs, s.buf = a.classes(s.cs[:0], msg, fold, nil, s.buf)
+			} else {
+				if nz == nil {
+					nz = newNormalizer()
+				}
+				s.cs, s.buf = a.classes(s.cs[:0], msg, fold, nz, s.buf)
+			}
+			a.scan(s.cs, s.done[slot], g0+uint32(k))
+		}
+		s.gen[slot] = g0 + uint32(w) - 1
+	}
+	return ts
+}
+
+// hit returns the newest message index in which the key occurs, or -1.
+// depth is the entry's depth, used to bound regex scans.
+func (ts *turnScan) hit(ref *keyRef, depth int) int {
+	switch ref.kind {
+	case keyLiteral:
+		g0 := ts.g0[ref.auto]
+		if g0 == 0 {
+			return -1
+		}
+		d := ts.s.done[ref.auto][ref.node]
+		if d < g0 {
+			return -1
+		}
+		return ts.start + int(d-g0)
+	case keyRegex:
+		s := ts.s
+		n := len(ts.msgs)
+		if depth > n {
+			depth = n
+		}
+		for s.reFound[ref.re] < 0 && s.reDepth[ref.re] < depth {
+			i := n - 1 - s.reDepth[ref.re]
+			if ts.m.regexes[ref.re].MatchString(ts.msgs[i]) {
+				s.reFound[ref.re] = i
+			}
+			s.reDepth[ref.re]++
+		}
+		return s.reFound[ref.re]
+	}
+	return -1
+}

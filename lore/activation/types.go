@@ -1,0 +1,179 @@
+package activation
+
+import "loregate/lore"
+
+// Defaults of the activation contract.
+const (
+	// DefaultScanDepth is how many of the most recent messages an entry
+	// without its own scan depth reads: 2, SillyTavern's default world info
+	// scan depth (reference/sillytavern.md 2.1). Seed 000 leaves the default
+	// to the caller; migrated entries carry their own depth (5).
+	DefaultScanDepth = 2
+	// DefaultCharBudget is the shared content budget of both placements in
+	// UTF-16 code units, JavaScript string length (seed 000 "Activation
+	// contract": "The default content budget is 8,000 JavaScript string
+	// characters across both placements").
+	DefaultCharBudget = 8000
+	// MaxRegexLen bounds the body of a regex key in bytes; a longer body
+	// never matches and is reported in the trace.
+	MaxRegexLen = 400
+)
+
+// Tokenizer counts the tokens of a text for token budgets (DESIGN.md:
+// "token budgets counted with a real tokenizer"). Implementations must be
+// deterministic and safe for concurrent use when the engine is.
+type Tokenizer interface {
+	// CountTokens returns the number of tokens of s, >= 0.
+	CountTokens(s string) int
+}
+
+// Options are the engine options of one turn. The zero value is the service
+// default of seed 000: whole-word matching, case-insensitive, regex keys
+// inert (literal), scan depth DefaultScanDepth, a DefaultCharBudget
+// character budget, draws from math/rand/v2 and identity macros left
+// literal when a name is empty.
+type Options struct {
+	// ScanDepth is the depth of entries whose ScanDepth is nil: the number
+	// of most recent messages scanned. 0 means DefaultScanDepth; a negative
+	// value scans no message (only constants can then be admitted).
+	ScanDepth int
+	// Substring turns the default whole-word rule off: keys of entries
+	// whose WholeWords is nil match as plain substrings.
+	Substring bool
+	// CaseSensitive makes keys of entries whose CaseSensitive is nil match
+	// case-sensitively (NFKC only, no folding).
+	CaseSensitive bool
+	// RegexKeys makes keys shaped /pattern/flags RE2 regular expressions
+	// (lore.ServerSettings.RegexKeys). When false they are literal text, as
+	// seed 000 and seed 002 describe ("Chaves regex permanecem inertes").
+	RegexKeys bool
+
+	// CharBudget is the shared content budget in UTF-16 code units when
+	// TokenBudget is 0. 0 means DefaultCharBudget; negative means unlimited.
+	CharBudget int
+	// TokenBudget, when > 0, replaces the character budget by a budget of
+	// that many tokens counted by Tokenizer (required then).
+	TokenBudget int
+	Tokenizer   Tokenizer
+
+	// Random returns draws in [0, 1) (the Math.random contract of seed 000)
+	// for trigger chances strictly between 0 and 100. Nil means
+	// math/rand/v2's Float64. A draw outside [0, 1) is an error.
+	Random func() float64
+
+	// UserName, CharName and BotName replace {{user}}, {{char}} and
+	// {{bot}} in admitted content (seed 000 "Prompt integration"). An empty
+	// name leaves its macro literal; BotName empty falls back to CharName.
+	UserName, CharName, BotName string
+}
+
+// Input is what one turn gives the engine. Nothing in it is modified.
+type Input struct {
+	// Entries are the loaded rows of the scope (lore.Snapshot.Entries):
+	// Serverwide entries of every collection plus the persona lineage's.
+	Entries []lore.Entry
+	// Collections maps a collection name to its state. A Serverwide entry
+	// whose collection is missing or disabled is gated_collection; its
+	// channel list is the collection's ChannelIDs. An entry with an empty
+	// Collection belongs to lore.DefaultCollection.
+	Collections map[string]lore.Collection
+	// Messages are the chat message texts, oldest first.
+	Messages []string
+	// Server is the active Discord guild; entries of another server are
+	// gated_server.
+	Server string
+	// Lineage is the active persona lineage; persona entries of another
+	// lineage are gated_lineage. Serverwide entries always pass.
+	Lineage lore.Lineage
+	// Channel is the active channel id; ParentChannel is the parent of a
+	// thread ("" otherwise). Threads inherit their parent's admission.
+	Channel, ParentChannel string
+	// ChannelScoping is the server's channel_memory_enabled switch; when
+	// false only the channel gate is bypassed.
+	ChannelScoping bool
+}
+
+// Group says why an admitted entry is in the prompt.
+type Group string
+
+// The two groups of seed 000 "Prompt integration".
+const (
+	// AlwaysOn entries are constants: admitted without keys, system role.
+	AlwaysOn Group = "always_on"
+	// Activated entries matched a key (or passed their chance), user role
+	// at the tail slot.
+	Activated Group = "activated"
+)
+
+// Verdict is the outcome of one entry in a turn.
+type Verdict string
+
+// The verdicts, in the order the engine checks them: the gates (enabled,
+// server, lineage, collection, channel), then the chance-0 block, keys,
+// secondary logic, the chance roll and the budget.
+const (
+	VerdictAdmitted             Verdict = "admitted"
+	VerdictDisabled             Verdict = "disabled"
+	VerdictGatedServer          Verdict = "gated_server"
+	VerdictGatedLineage         Verdict = "gated_lineage"
+	VerdictGatedCollection      Verdict = "gated_collection"
+	VerdictGatedChannel         Verdict = "gated_channel"
+	VerdictNoKeyMatch           Verdict = "no_key_match"
+	VerdictSecondaryLogicFailed Verdict = "secondary_logic_failed"
+	VerdictChanceFailed         Verdict = "chance_failed"
+	VerdictOverBudget           Verdict = "over_budget"
+)
+
+// Admitted is an entry that enters the prompt.
+type Admitted struct {
+	// Entry is a deep copy of the input entry.
+	Entry lore.Entry
+	// Content is Entry.Content with identity macros resolved; its size is
+	// what the budget counted.
+	Content string
+	// Placement is the entry's placement; an invalid one becomes lore.After
+	// (the panel default of seed 000).
+	Placement lore.Placement
+	// Group is AlwaysOn for constants, Activated otherwise.
+	Group Group
+	// Cost is what the entry took from the budget (UTF-16 units or tokens).
+	Cost int
+}
+
+// TraceItem explains one entry's verdict.
+type TraceItem struct {
+	ID      int64
+	Title   string
+	Verdict Verdict
+	// Detail is a short human explanation: the matched key, the failed
+	// gate, the draw, the budget left, a regex compile error.
+	Detail string
+}
+
+// BudgetUnit names what a budget counts.
+type BudgetUnit string
+
+// Budget units.
+const (
+	UnitUTF16  BudgetUnit = "utf16"
+	UnitTokens BudgetUnit = "tokens"
+)
+
+// Budget reports the shared budget of a turn.
+type Budget struct {
+	Unit BudgetUnit
+	// Limit is the budget; -1 when unlimited.
+	Limit int
+	// Used is what the admitted entries took.
+	Used int
+}
+
+// Result is the outcome of one turn.
+type Result struct {
+	// Admitted entries in insertion order: lore.Entry.Order ascending,
+	// ties by ID, then by input position.
+	Admitted []Admitted
+	Budget   Budget
+	// Trace has one item per input entry, in the same insertion order.
+	Trace []TraceItem
+}
