@@ -272,16 +272,24 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 		}
 		o.Set(snake, v)
 	}
+	// A card-sourced entry gets only the fields its source had, plus those
+	// whose canonical value changed from the value of an absent field; other
+	// entries get every field ST writes (sillytavern.md 3.2).
+	_, fromCard := ext[conv.PrefixCard+"_fields"]
 	for _, wi := range []string{"position", "probability", "selectiveLogic", "scanDepth", "caseSensitive", "matchWholeWords", "role"} {
 		snake, _ := conv.CardExtName(wi)
-		if !has(snake) {
-			o.Set(snake, encodeWI(wi))
+		if has(snake) {
+			continue
 		}
+		if fromCard && canonicalOK(wi, nil) {
+			continue
+		}
+		o.Set(snake, encodeWI(wi))
 	}
-	if !has("useProbability") {
+	if !has("useProbability") && (!fromCard || e.Probability != 100) {
 		o.SetValue("useProbability", e.Probability != 100)
 	}
-	if !has("depth") {
+	if !has("depth") && !fromCard {
 		o.SetValue("depth", 4)
 	}
 	// Order like ST, then the rest.

@@ -147,6 +147,9 @@ func Equal(a, b json.RawMessage) bool {
 
 // String decodes a JSON string; ok is false for any other type.
 func String(raw json.RawMessage) (string, bool) {
+	if IsNull(raw) {
+		return "", false
+	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
 		return "", false
@@ -156,6 +159,9 @@ func String(raw json.RawMessage) (string, bool) {
 
 // Bool decodes a JSON boolean; ok is false for any other type.
 func Bool(raw json.RawMessage) (bool, bool) {
+	if IsNull(raw) {
+		return false, false
+	}
 	var v bool
 	if json.Unmarshal(raw, &v) != nil {
 		return false, false
@@ -166,6 +172,9 @@ func Bool(raw json.RawMessage) (bool, bool) {
 // Int decodes a JSON number (or a numeric string) rounded to an int; ok is
 // false for other types, NaN and values beyond ±2^53.
 func Int(raw json.RawMessage) (int, bool) {
+	if IsNull(raw) {
+		return 0, false
+	}
 	var f float64
 	if err := json.Unmarshal(raw, &f); err != nil {
 		var s string
@@ -187,7 +196,7 @@ func Int(raw json.RawMessage) (int, bool) {
 // array.
 func Strings(raw json.RawMessage) ([]string, bool) {
 	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil || items == nil {
+	if IsNull(raw) || json.Unmarshal(raw, &items) != nil || items == nil {
 		return nil, false
 	}
 	out := make([]string, 0, len(items))
