@@ -29,6 +29,18 @@ type config struct {
 	LogFormat string
 	// ShutdownTimeout bounds the orderly shutdown (LOREGATE_SHUTDOWN_TIMEOUT).
 	ShutdownTimeout time.Duration
+	// ServiceKeys are the bearer keys of trusted services
+	// (LOREGATE_SERVICE_KEYS, comma-separated). Secret.
+	ServiceKeys []string
+	// JWTSecret signs member tokens (LOREGATE_JWT_SECRET, >= 32 bytes).
+	// Secret.
+	JWTSecret string
+	// Introspection enables GraphQL schema introspection
+	// (LOREGATE_INTROSPECTION, default true).
+	Introspection bool
+	// CORSOrigins are the dashboard origins allowed to call the API
+	// (LOREGATE_CORS_ORIGINS, comma-separated; empty = no CORS).
+	CORSOrigins []string
 }
 
 func envOr(key, def string) string {
@@ -49,6 +61,10 @@ func loadConfig(fs *flag.FlagSet) *config {
 		LogFormat:   envOr("LOREGATE_LOG_FORMAT", "text"),
 	}
 	c.ShutdownTimeout, _ = time.ParseDuration(envOr("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
+	c.ServiceKeys = splitList(os.Getenv("LOREGATE_SERVICE_KEYS"))
+	c.JWTSecret = os.Getenv("LOREGATE_JWT_SECRET")
+	c.Introspection = envOr("LOREGATE_INTROSPECTION", "true") == "true"
+	c.CORSOrigins = splitList(os.Getenv("LOREGATE_CORS_ORIGINS"))
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c
@@ -80,7 +96,23 @@ func (c *config) logAttrs() []any {
 	if c.DatabaseURL != "" {
 		db = pglocal.MaskURL(c.DatabaseURL)
 	}
-	return []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel}
+	jwt := "unset (member tokens disabled)"
+	if c.JWTSecret != "" {
+		jwt = "set (masked)"
+	}
+	return []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
+		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
+		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ",")}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
 }
 
 func (c *config) logger(w io.Writer) *slog.Logger {

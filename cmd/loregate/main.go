@@ -7,6 +7,7 @@
 //	loregate activate  --book PATH --chat PATH ...      offline activation
 //	loregate convert   IN [-o OUT] [--to FORMAT]        convert a lorebook file
 //	loregate with-postgres [--dir DIR] -- CMD [ARGS]    run CMD against a throwaway Postgres
+//	loregate token --user ID --guild GUILD[:manage]     mint a development member token
 //
 // Configuration comes from the environment (see docs/configuration.md) and
 // flags; flags win. main is wiring only: each subcommand builds its
@@ -21,6 +22,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"loregate/cmd/internal/convertcmd"
 )
 
 const usage = `loregate: lorebook service for Discord roleplay bots
@@ -31,6 +34,7 @@ Usage:
   loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
   loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
   loregate with-postgres [--dir DIR] -- CMD [ARGS...]  run CMD with a throwaway local Postgres
+  loregate token --user ID --guild GUILD[:manage]      mint a development member token (LOREGATE_JWT_SECRET)
 
 Run 'loregate COMMAND --help' for a command's flags.
 `
@@ -62,6 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runMigrate(ctx, rest, stdout, stderr)
 	case "with-postgres":
 		err = runWithPostgres(ctx, rest, stderr)
+	case "token":
+		err = runToken(rest, stdout, stderr)
+	case "convert":
+		return convertcmd.Run(ctx, rest, stdin, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "loregate: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage

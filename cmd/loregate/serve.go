@@ -11,7 +11,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/lore/postgres"
 	"loregate/migrations"
 )
 
@@ -35,16 +41,40 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer releaseDB()
 
-	pool, err := pgxpool.New(ctx, dbURL)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := graph.NewMetrics(reg)
+	pool, err := openPool(ctx, dbURL, func(stmt string, d time.Duration) {
+		metrics.StoreQuery.WithLabelValues(stmt).Observe(d.Seconds())
+	})
 	if err != nil {
-		return fmt.Errorf("open database pool: %w", err)
+		return err
 	}
 	defer pool.Close()
 	if err := migrateUp(ctx, pool, logger); err != nil {
 		return err
 	}
 
+	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
+		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
+	}
+	store := postgres.New(pool)
+	resolver := &graph.Resolver{Store: store, Logger: logger}
+
 	mux := http.NewServeMux()
+	graph.Mount(mux, graph.Config{
+		Resolver:       resolver,
+		Auth:           authn,
+		Logger:         logger,
+		Metrics:        metrics,
+		Introspection:  cfg.Introspection,
+		AllowedOrigins: cfg.CORSOrigins,
+	})
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = io.WriteString(w, "ok\n")

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"loregate/graph/auth"
+)
+
+// guildFlags collects repeated --guild ID[:manage] flags.
+type guildFlags map[string]auth.Membership
+
+func (g guildFlags) String() string { return fmt.Sprint(map[string]auth.Membership(g)) }
+
+func (g guildFlags) Set(v string) error {
+	id, role, _ := strings.Cut(v, ":")
+	if id == "" {
+		return fmt.Errorf("--guild needs a guild id, e.g. 123456789012345678:manage")
+	}
+	switch role {
+	case "", "member":
+		g[id] = auth.Membership{}
+	case "manage":
+		g[id] = auth.Membership{Manage: true}
+	default:
+		return fmt.Errorf("--guild role %q is not member or manage", role)
+	}
+	return nil
+}
+
+// runToken mints a member token for development (signed with
+// LOREGATE_JWT_SECRET) and prints it.
+func runToken(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	user := fs.String("user", "", "Discord user id (the token's subject)")
+	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	guilds := guildFlags{}
+	fs.Var(guilds, "guild", "GUILD_ID[:manage] the member belongs to (repeatable); :manage grants Manage Server")
+	if err := fs.Parse(args); err != nil {
+		return usageError("%v", err)
+	}
+	if *user == "" {
+		return usageError("token needs --user")
+	}
+	a, err := auth.NewAuthenticator(nil, os.Getenv("LOREGATE_JWT_SECRET"))
+	if err != nil {
+		return usageError("%v", err)
+	}
+	tok, err := a.Mint(*user, guilds, *ttl, time.Now())
+	if err != nil {
+		return usageError("%v", err)
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}

@@ -1,0 +1,107 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"loregate/graph/auth"
+	"loregate/graph/model"
+	"loregate/lore"
+)
+
+// visibleServer returns the server when the caller may read it. A server
+// the caller cannot see is reported as not found, like an unknown one.
+func (r *Resolver) visibleServer(ctx context.Context, id string) (lore.Server, *auth.Principal, error) {
+	p := auth.FromContext(ctx)
+	if !p.CanRead(id) {
+		return lore.Server{}, p, fmt.Errorf("server %s: %w", truncate(id, 24), lore.ErrNotFound)
+	}
+	s, err := r.Store.GetServer(ctx, id)
+	return s, p, err
+}
+
+// authorizeWrite re-checks, for every write, that the caller manages the
+// server, that the server exists and, for persona scope, that the lineage is
+// registered on it (seed 000: "every routed write re-resolves the scope,
+// rejects a lineage that is not present on the server, and checks the
+// permission again"). Permission failures are GraphQL errors; a missing
+// server or lineage is a contract error (NOT_FOUND).
+func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lore.Lineage) error {
+	p := auth.FromContext(ctx)
+	if !p.CanManage(server) {
+		return errForbidden
+	}
+	if lineage < 0 {
+		return lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+	}
+	if _, err := r.Store.GetServer(ctx, server); err != nil {
+		return err
+	}
+	if lineage.IsServerwide() {
+		return nil
+	}
+	ok, err := r.Store.LineageKnown(ctx, server, lineage)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("lineage %d: %w", int64(lineage), errUnknownLineage)
+	}
+	return nil
+}
+
+// classify splits a resolver failure: contract errors become the payload's
+// typed error (nil error), everything else (forbidden, internal) is returned
+// as a GraphQL error.
+func classify(err error) (*model.MutationError, error) {
+	if errors.Is(err, errForbidden) {
+		return nil, err
+	}
+	if me := mutationError(err); me != nil {
+		return me, nil
+	}
+	return nil, err
+}
+
+// writableCollection authorises a Serverwide write and parses the
+// collection id.
+func (r *Resolver) writableCollection(ctx context.Context, server, collectionID string) (int64, error) {
+	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
+		return 0, err
+	}
+	return parseID("collection", collectionID)
+}
+
+// writableEntry authorises a write to one scope and parses the entry id.
+func (r *Resolver) writableEntry(ctx context.Context, server string, lineage lore.Lineage, entryID string) (int64, error) {
+	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		return 0, err
+	}
+	return parseID("entry", entryID)
+}
+
+func collectionPayload(c lore.Collection, err error) (*model.CollectionPayload, error) {
+	if err != nil {
+		me, err := classify(err)
+		return &model.CollectionPayload{Error: me}, err
+	}
+	m := collectionToModel(c)
+	return &model.CollectionPayload{Collection: &m}, nil
+}
+
+func entryPayload(e lore.Entry, err error) (*model.EntryPayload, error) {
+	if err != nil {
+		me, err := classify(err)
+		return &model.EntryPayload{Error: me}, err
+	}
+	return &model.EntryPayload{Entry: entryToModel(e)}, nil
+}
+
+func deletePayload(err error) (*model.DeletePayload, error) {
+	if err != nil {
+		me, err := classify(err)
+		return &model.DeletePayload{Error: me}, err
+	}
+	return &model.DeletePayload{Ok: true}, nil
+}

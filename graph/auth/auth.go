@@ -1,0 +1,209 @@
+// Package auth identifies the caller of the API and answers what it may do.
+//
+// Three kinds of principal exist:
+//
+//   - a service (the bot, the prompt assembler) presenting one of the keys
+//     configured in LOREGATE_SERVICE_KEYS: full access to every server;
+//   - a member presenting a bearer token (JWT, HS256, signed with
+//     LOREGATE_JWT_SECRET) that names a Discord user and, per guild, whether
+//     the member can manage it (Manage Server or Administrator);
+//   - a member passed in-process by the Discord adapter (WithPrincipal).
+//
+// Every member of a server may read either scope; only managers and
+// services write (seed 000, "Panel and permissions"). A request without a
+// credential is refused with 401 before GraphQL runs.
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Kind says how a principal was authenticated.
+type Kind int
+
+const (
+	// Member is a Discord user with per-guild memberships.
+	Member Kind = iota + 1
+	// Service is a trusted service holding a service key.
+	Service
+)
+
+// Membership is the caller's standing in one guild.
+type Membership struct {
+	// Manage is true for Manage Server or Administrator.
+	Manage bool `json:"manage"`
+}
+
+// Principal is the authenticated caller.
+type Principal struct {
+	Kind Kind
+	// UserID is the Discord user snowflake (members) or the service key's
+	// label "service#N" (services).
+	UserID string
+	// Guilds maps guild snowflakes to memberships (members only).
+	Guilds map[string]Membership
+}
+
+// CanRead reports whether p may read the server's lore.
+func (p *Principal) CanRead(server string) bool {
+	if p == nil {
+		return false
+	}
+	if p.Kind == Service {
+		return true
+	}
+	_, ok := p.Guilds[server]
+	return ok
+}
+
+// CanManage reports whether p may write the server's lore.
+func (p *Principal) CanManage(server string) bool {
+	if p == nil {
+		return false
+	}
+	if p.Kind == Service {
+		return true
+	}
+	return p.Guilds[server].Manage
+}
+
+type ctxKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, p)
+}
+
+// FromContext returns the principal in ctx, or nil.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(ctxKey{}).(*Principal)
+	return p
+}
+
+// Claims is the JWT payload of a member token.
+type Claims struct {
+	jwt.RegisteredClaims
+	// Guilds maps guild snowflakes to the member's standing there.
+	Guilds map[string]Membership `json:"guilds"`
+}
+
+// Authenticator checks credentials. The zero value accepts nothing.
+type Authenticator struct {
+	serviceKeys [][32]byte
+	secret      []byte
+}
+
+// MinSecretLen is the shortest accepted JWT signing secret, in bytes.
+const MinSecretLen = 32
+
+// NewAuthenticator returns an Authenticator for the given service keys and
+// JWT secret. Empty keys are ignored; a secret shorter than MinSecretLen is
+// an error (an empty secret disables member tokens).
+func NewAuthenticator(serviceKeys []string, jwtSecret string) (*Authenticator, error) {
+	a := &Authenticator{}
+	for _, k := range serviceKeys {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		if len(k) < 16 {
+			return nil, errors.New("service keys must be at least 16 characters long")
+		}
+		a.serviceKeys = append(a.serviceKeys, sha256.Sum256([]byte(k)))
+	}
+	if jwtSecret != "" {
+		if len(jwtSecret) < MinSecretLen {
+			return nil, fmt.Errorf("the JWT secret must be at least %d bytes long", MinSecretLen)
+		}
+		a.secret = []byte(jwtSecret)
+	}
+	return a, nil
+}
+
+// ErrUnauthenticated is returned for a missing or invalid credential.
+var ErrUnauthenticated = errors.New("unauthenticated")
+
+// Authenticate returns the principal of a bearer credential.
+func (a *Authenticator) Authenticate(bearer string) (*Principal, error) {
+	if bearer == "" {
+		return nil, fmt.Errorf("%w: no bearer token", ErrUnauthenticated)
+	}
+	sum := sha256.Sum256([]byte(bearer))
+	for i, k := range a.serviceKeys {
+		if subtle.ConstantTimeCompare(sum[:], k[:]) == 1 {
+			return &Principal{Kind: Service, UserID: fmt.Sprintf("service#%d", i+1)}, nil
+		}
+	}
+	if a.secret == nil {
+		return nil, fmt.Errorf("%w: unknown service key", ErrUnauthenticated)
+	}
+	var claims Claims
+	_, err := jwt.ParseWithClaims(bearer, &claims, func(*jwt.Token) (any, error) { return a.secret, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuer(Issuer),
+		jwt.WithLeeway(30*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnauthenticated, err)
+	}
+	if claims.Subject == "" {
+		return nil, fmt.Errorf("%w: token has no subject", ErrUnauthenticated)
+	}
+	return &Principal{Kind: Member, UserID: claims.Subject, Guilds: claims.Guilds}, nil
+}
+
+// Issuer is the iss claim of member tokens.
+const Issuer = "loregate"
+
+// Mint signs a member token for user with the given guild memberships,
+// valid for ttl. It is what `loregate token` uses in development and what a
+// dashboard's login service would do after Discord OAuth.
+func (a *Authenticator) Mint(user string, guilds map[string]Membership, ttl time.Duration, now time.Time) (string, error) {
+	if a.secret == nil {
+		return "", errors.New("no JWT secret configured (LOREGATE_JWT_SECRET)")
+	}
+	claims := Claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    Issuer,
+			Subject:   user,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
+		},
+		Guilds: guilds,
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(a.secret)
+}
+
+// Middleware authenticates every request: 401 with a JSON error body when
+// the credential is missing or invalid, else the principal in the context.
+func (a *Authenticator) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := r.Header.Get("Authorization")
+		token, ok := strings.CutPrefix(h, "Bearer ")
+		if !ok {
+			token = ""
+		}
+		p, err := a.Authenticate(strings.TrimSpace(token))
+		if err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("WWW-Authenticate", `Bearer realm="loregate"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"errors":[{"message":"authentication required: send Authorization: Bearer <service key or member token>","extensions":{"code":"UNAUTHENTICATED"}}]}`))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+	})
+}

@@ -1,0 +1,22 @@
+package graph
+
+import "loregate/graph/generated"
+
+// complexity prices list fields by the page size they may return, so that
+// MaxComplexity bounds the rows an operation can make the server produce.
+// A nil first takes the schema default (gqlgen passes the default when the
+// argument is omitted, but a client may send an explicit null).
+func complexity() generated.ComplexityRoot {
+	var c generated.ComplexityRoot
+	pageCost := func(child int, first *int, def int) int {
+		n := def
+		if first != nil && *first > 0 {
+			n = *first
+		}
+		return 1 + n*child
+	}
+	c.Server.Collections = func(child int, first *int, _ *string) int { return pageCost(child, first, 25) }
+	c.Collection.Entries = func(child int, first *int, _ *string, _ *bool) int { return pageCost(child, first, 50) }
+	c.PersonaBook.Entries = func(child int, first *int, _ *string, _ *bool) int { return pageCost(child, first, 50) }
+	return c
+}

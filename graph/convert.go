@@ -1,0 +1,337 @@
+package graph
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"loregate/graph/model"
+	"loregate/lore"
+)
+
+// This file converts between lore's domain types and the API's models. It
+// holds no policy: permission checks live in access.go.
+
+func serverToModel(s lore.Server, canManage bool) *model.Server {
+	return &model.Server{
+		DiscordID: s.ID,
+		Name:      s.Name,
+		Settings: model.ServerSettings{
+			ChannelScoping: s.Settings.ChannelScoping,
+			MemoryTagging:  s.Settings.MemoryTagging,
+			RegexKeys:      s.Settings.RegexKeys,
+		},
+		Limits:    limitsModel(),
+		CanManage: canManage,
+	}
+}
+
+func limitsModel() model.Limits {
+	return model.Limits{
+		EntriesPerScope:      lore.MaxEntriesPerScope,
+		ContentLength:        lore.MaxContentLen,
+		TitleLength:          lore.MaxTitleLen,
+		KeysPerEntry:         lore.MaxKeysPerEntry,
+		KeyLength:            lore.MaxKeyLen,
+		CollectionNameLength: lore.MaxCollectionNameLen,
+		ChannelIds:           lore.MaxChannelIDs,
+		ScanDepthMin:         lore.MinScanDepth,
+		ScanDepthMax:         lore.MaxScanDepth,
+		JSONUploadBytes:      MaxJSONUploadBytes,
+	}
+}
+
+func personaToModel(p lore.Persona) *model.Persona {
+	return &model.Persona{ID: p.ID, LineageID: int64(p.Lineage), Name: p.Name, Removed: p.Removed}
+}
+
+func collectionToModel(c lore.Collection) model.Collection {
+	return model.Collection{
+		ServerID:   c.Server,
+		ID:         strconv.FormatInt(c.ID, 10),
+		Name:       c.Name,
+		Enabled:    c.Enabled,
+		ChannelIds: nonNil(c.ChannelIDs),
+		EntryCount: c.EntryCount,
+		CreatedAt:  c.CreatedAt,
+		UpdatedAt:  c.UpdatedAt,
+	}
+}
+
+func entryToModel(e lore.Entry) *model.Entry {
+	m := &model.Entry{
+		ID:                strconv.FormatInt(e.ID, 10),
+		Title:             e.Title,
+		Content:           e.Content,
+		Keys:              nonNil(e.Keys),
+		SecondaryKeys:     nonNil(e.SecondaryKeys),
+		SelectiveLogic:    model.SelectiveLogic(logicOrDefault(e.Logic)),
+		Constant:          e.Constant,
+		Enabled:           e.Enabled,
+		ScanDepth:         e.ScanDepth,
+		Probability:       e.Probability,
+		InsertionOrder:    e.Order,
+		Priority:          e.Priority,
+		Placement:         model.Placement(strings.ToUpper(string(e.Placement))),
+		Role:              model.Role(strings.ToUpper(string(roleOrDefault(e.Role)))),
+		CaseSensitive:     e.CaseSensitive,
+		WholeWords:        e.WholeWords,
+		ChannelIds:        nonNil(e.ChannelIDs),
+		LegacyChannelTags: nonNil(e.LegacyChannelTags),
+		CreatedAt:         e.CreatedAt,
+		UpdatedAt:         e.UpdatedAt,
+	}
+	if !e.Lineage.IsServerwide() {
+		l := int64(e.Lineage)
+		m.LineageID = &l
+	} else {
+		c := e.Collection
+		m.Collection = &c
+	}
+	if len(e.Extensions) > 0 {
+		ext := make(map[string]any, len(e.Extensions))
+		for k, v := range e.Extensions {
+			ext[k] = json.RawMessage(v)
+		}
+		m.Extensions = ext
+	}
+	return m
+}
+
+func logicOrDefault(l lore.SelectiveLogic) lore.SelectiveLogic {
+	if l == "" {
+		return lore.AndAny
+	}
+	return l
+}
+
+func roleOrDefault(r lore.Role) lore.Role {
+	if r == "" {
+		return lore.RoleSystem
+	}
+	return r
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// get returns an omittable's value, or def when it is unset or null.
+func get[T any](o graphql.Omittable[*T], def T) T {
+	if v, ok := o.ValueOK(); ok && v != nil {
+		return *v
+	}
+	return def
+}
+
+// entryFromInput builds a new entry in scope from an API input, starting
+// from the canonical defaults.
+func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, collection string) lore.Entry {
+	e := lore.NewEntry()
+	e.Server, e.Lineage, e.Collection = server, lineage, collection
+	e.Title = get(in.Title, "")
+	e.Content = in.Content
+	e.Keys = in.Keys.Value()
+	e.SecondaryKeys = in.SecondaryKeys.Value()
+	if v := get(in.SelectiveLogic, ""); v != "" {
+		e.Logic = lore.SelectiveLogic(v)
+	}
+	e.Constant = get(in.Constant, e.Constant)
+	e.Enabled = get(in.Enabled, e.Enabled)
+	if v, ok := in.ScanDepth.ValueOK(); ok && v != nil {
+		d := *v
+		e.ScanDepth = &d
+	}
+	e.Probability = get(in.Probability, e.Probability)
+	e.Order = get(in.InsertionOrder, e.Order)
+	e.Priority = get(in.Priority, e.Priority)
+	if v := get(in.Placement, ""); v != "" {
+		e.Placement = lore.Placement(strings.ToLower(string(v)))
+	}
+	if v := get(in.Role, ""); v != "" {
+		e.Role = lore.Role(strings.ToLower(string(v)))
+	}
+	if v, ok := in.CaseSensitive.ValueOK(); ok && v != nil {
+		b := *v
+		e.CaseSensitive = &b
+	}
+	if v, ok := in.WholeWords.ValueOK(); ok && v != nil {
+		b := *v
+		e.WholeWords = &b
+	}
+	e.ChannelIDs = in.ChannelIds.Value()
+	return e
+}
+
+// patchFromInput maps an API patch to a store patch: omitted fields stay
+// nil (kept), explicit nulls clear nullable overrides.
+func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
+	var p lore.EntryPatch
+	if v, ok := in.Title.ValueOK(); ok {
+		p.Title = orEmpty(v)
+	}
+	if v, ok := in.Content.ValueOK(); ok {
+		if v == nil {
+			return p, lore.Invalid("content", "must not be null")
+		}
+		p.Content = v
+	}
+	if v, ok := in.Keys.ValueOK(); ok {
+		keys := nonNil(v)
+		p.Keys = &keys
+	}
+	if v, ok := in.SecondaryKeys.ValueOK(); ok {
+		keys := nonNil(v)
+		p.SecondaryKeys = &keys
+	}
+	if v, ok := in.SelectiveLogic.ValueOK(); ok && v != nil {
+		l := lore.SelectiveLogic(*v)
+		p.Logic = &l
+	}
+	p.Constant = boolPtr(in.Constant)
+	p.Enabled = boolPtr(in.Enabled)
+	if v, ok := in.ScanDepth.ValueOK(); ok {
+		p.ScanDepth = &v
+	}
+	p.Probability = intPtr(in.Probability)
+	p.Order = intPtr(in.InsertionOrder)
+	p.Priority = intPtr(in.Priority)
+	if v, ok := in.Placement.ValueOK(); ok && v != nil {
+		pl := lore.Placement(strings.ToLower(string(*v)))
+		p.Placement = &pl
+	}
+	if v, ok := in.Role.ValueOK(); ok && v != nil {
+		r := lore.Role(strings.ToLower(string(*v)))
+		p.Role = &r
+	}
+	if v, ok := in.CaseSensitive.ValueOK(); ok {
+		p.CaseSensitive = &v
+	}
+	if v, ok := in.WholeWords.ValueOK(); ok {
+		p.WholeWords = &v
+	}
+	if v, ok := in.ChannelIds.ValueOK(); ok {
+		ids := nonNil(v)
+		p.ChannelIDs = &ids
+	}
+	return p, nil
+}
+
+func orEmpty(s *string) *string {
+	if s == nil {
+		e := ""
+		return &e
+	}
+	return s
+}
+
+func boolPtr(o graphql.Omittable[*bool]) *bool {
+	if v, ok := o.ValueOK(); ok && v != nil {
+		return v
+	}
+	return nil
+}
+
+func intPtr(o graphql.Omittable[*int]) *int {
+	if v, ok := o.ValueOK(); ok && v != nil {
+		return v
+	}
+	return nil
+}
+
+// parseID parses an API id (decimal int64 > 0). A malformed id is reported
+// as not found: ids are opaque to clients.
+func parseID(kind, s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("%s %q: %w", kind, truncate(s, 24), lore.ErrNotFound)
+	}
+	return id, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Cursors are opaque base64 offsets into a stable ordering.
+
+func encodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("o:" + strconv.Itoa(offset)))
+}
+
+func decodeCursor(after *string) (int, error) {
+	if after == nil || *after == "" {
+		return 0, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(*after)
+	if err != nil || !strings.HasPrefix(string(b), "o:") {
+		return 0, lore.Invalid("after", "is not a cursor returned by this API")
+	}
+	n, err := strconv.Atoi(string(b[2:]))
+	if err != nil || n < 0 {
+		return 0, lore.Invalid("after", "is not a cursor returned by this API")
+	}
+	return n + 1, nil
+}
+
+// MaxPageSize bounds the first argument of every connection.
+const MaxPageSize = 250
+
+// page returns the [start, end) window of a list of n items for first/after.
+func page(n int, first *int, after *string, def int) (start, end int, err error) {
+	start, err = decodeCursor(after)
+	if err != nil {
+		return 0, 0, err
+	}
+	size := def
+	if first != nil {
+		size = *first
+	}
+	if size < 0 || size > MaxPageSize {
+		return 0, 0, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+	}
+	start = min(start, n)
+	end = min(start+size, n)
+	return start, end, nil
+}
+
+func pageInfo(start, end, n int) model.PageInfo {
+	pi := model.PageInfo{HasNextPage: end < n}
+	if end > start {
+		c := encodeCursor(end - 1)
+		pi.EndCursor = &c
+	}
+	return pi
+}
+
+func entryConnection(entries []lore.Entry, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error) {
+	if includeDisabled != nil && !*includeDisabled {
+		kept := entries[:0:0]
+		for _, e := range entries {
+			if e.Enabled {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	start, end, err := page(len(entries), first, after, 50)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.EntryConnection{TotalCount: len(entries), PageInfo: pageInfo(start, end, len(entries))}
+	conn.Edges = make([]*model.EntryEdge, 0, end-start)
+	for i := start; i < end; i++ {
+		conn.Edges = append(conn.Edges, &model.EntryEdge{Cursor: encodeCursor(i), Node: *entryToModel(entries[i])})
+	}
+	return conn, nil
+}

@@ -1,0 +1,111 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"loregate/graph/model"
+	"loregate/lore"
+)
+
+// Errors are translated once, here. Mutations report the contract's
+// failures as a typed MutationError in their payload (clients switch on
+// code); permission failures and internal errors are GraphQL errors with an
+// extensions.code. Internal errors are logged with the request id and shown
+// as a generic message: no SQL, paths or file content reach a client.
+
+// Error codes of GraphQL (not payload) errors.
+const (
+	CodeUnauthenticated = "UNAUTHENTICATED"
+	CodeForbidden       = "FORBIDDEN"
+	CodeBadInput        = "BAD_USER_INPUT"
+	CodeInternal        = "INTERNAL"
+	CodeNotFound        = "NOT_FOUND"
+)
+
+// errUnknownLineage marks a persona write to a lineage the server does not
+// know; it wraps lore.ErrNotFound.
+var errUnknownLineage = fmt.Errorf("unknown lineage: %w", lore.ErrNotFound)
+
+// errForbidden is returned by writes the principal may not make.
+var errForbidden = errors.New("forbidden: managing this server's lore needs the Manage Server permission")
+
+// mutationError maps a contract error to a payload error. It returns nil
+// for errors outside the contract, which the caller returns as internal.
+func mutationError(err error) *model.MutationError {
+	me := &model.MutationError{Message: err.Error()}
+	var inv *lore.InvalidError
+	var full *lore.ScopeFullError
+	switch {
+	case errors.As(err, &inv):
+		me.Code = model.ErrorCodeInvalidInput
+		me.Field = &inv.Field
+	case errors.As(err, &full):
+		me.Code = model.ErrorCodeScopeFull
+		me.Limit = &full.Limit
+	case errors.Is(err, lore.ErrInvalid):
+		me.Code = model.ErrorCodeInvalidInput
+	case errors.Is(err, lore.ErrScopeFull):
+		me.Code = model.ErrorCodeScopeFull
+		limit := lore.MaxEntriesPerScope
+		me.Limit = &limit
+	case errors.Is(err, lore.ErrNotFound):
+		me.Code = model.ErrorCodeNotFound
+		me.Message = "not found in this scope: it does not exist, was deleted, or belongs to another server or scope"
+		if errors.Is(err, errUnknownLineage) {
+			me.Message = "this lineage is not registered on the server"
+		}
+	case errors.Is(err, lore.ErrDuplicateName):
+		me.Code = model.ErrorCodeDuplicateName
+		me.Message = "a collection with this name already exists on this server"
+	case errors.Is(err, lore.ErrStaleTarget):
+		me.Code = model.ErrorCodeStaleTarget
+		me.Message = "the collection was renamed or deleted after this write was prepared; nothing was written"
+	case errors.Is(err, lore.ErrUnavailable):
+		me.Code = model.ErrorCodeUnavailable
+		me.Message = "the lore store is unavailable; nothing was written, try again"
+	default:
+		return nil
+	}
+	return me
+}
+
+// presentError is the server's error presenter: it keeps GraphQL
+// validation errors, maps forbidden, not-found and invalid-input errors to
+// codes, and turns every other error into a generic internal error logged
+// with the request id.
+func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		var already *gqlerror.Error
+		if errors.As(err, &already) && already.Err == nil {
+			return gqlErr // parser/validation errors: safe as they are
+		}
+		code := ""
+		switch {
+		case errors.Is(err, errForbidden):
+			code = CodeForbidden
+		case errors.Is(err, lore.ErrNotFound):
+			code = CodeNotFound
+		case errors.Is(err, lore.ErrInvalid):
+			code = CodeBadInput
+		case errors.Is(err, lore.ErrUnavailable):
+			code = "UNAVAILABLE"
+			gqlErr.Message = "the lore store is unavailable; try again"
+		default:
+			logger.ErrorContext(ctx, "internal error", "request_id", RequestID(ctx), "err", err, "path", gqlErr.Path.String())
+			gqlErr.Message = "internal error (request " + RequestID(ctx) + ")"
+			code = CodeInternal
+		}
+		if gqlErr.Extensions == nil {
+			gqlErr.Extensions = map[string]any{}
+		}
+		gqlErr.Extensions["code"] = code
+		return gqlErr
+	}
+}

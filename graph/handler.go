@@ -1,0 +1,247 @@
+package graph
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"loregate/graph/auth"
+	"loregate/graph/generated"
+)
+
+// Limits on untrusted GraphQL input. They are loregate's choices, sized for
+// the dashboard's and the bot's real queries with room to spare.
+const (
+	// MaxJSONUploadBytes is the largest JSON lorebook upload (seed 000:
+	// "Parsing is limited to 2 MB").
+	MaxJSONUploadBytes = 2 << 20
+	// MaxUploadBytes is the largest upload of any kind (PNG and CHARX
+	// cards); the format importer enforces each carrier's own ceiling.
+	MaxUploadBytes = 16 << 20
+	// MaxBodyBytes bounds a non-multipart request body.
+	MaxBodyBytes = 4 << 20
+	// MaxQueryDepth bounds the nesting of a selection set.
+	MaxQueryDepth = 12
+	// MaxComplexity bounds the computed cost of an operation.
+	MaxComplexity = 25000
+	// RequestTimeout bounds one GraphQL request.
+	RequestTimeout = 30 * time.Second
+)
+
+// Config configures the HTTP handler.
+type Config struct {
+	Resolver *Resolver
+	Auth     *auth.Authenticator
+	Logger   *slog.Logger
+	Metrics  *Metrics
+	// Introspection enables schema introspection (and GraphiQL's docs).
+	Introspection bool
+	// AllowedOrigins lists the CORS origins of dashboards; empty = no CORS.
+	AllowedOrigins []string
+}
+
+// NewServer builds the gqlgen server: POST, GET and multipart transports,
+// an LRU query cache, automatic persisted queries, complexity and depth
+// limits, the error presenter and panic recovery.
+func NewServer(cfg Config) *handler.Server {
+	schema := generated.NewExecutableSchema(generated.Config{Resolvers: cfg.Resolver, Complexity: complexity()})
+	srv := handler.New(schema)
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.AddTransport(transport.MultipartForm{MaxUploadSize: MaxUploadBytes, MaxMemory: 8 << 20})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	if cfg.Introspection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
+	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
+	srv.Use(depthLimit{max: MaxQueryDepth})
+	if cfg.Metrics != nil {
+		srv.Use(cfg.Metrics)
+	}
+	srv.SetErrorPresenter(presentError(cfg.Logger))
+	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
+		cfg.Logger.ErrorContext(ctx, "panic in resolver", "request_id", RequestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		return &gqlerror.Error{Message: "internal error (request " + RequestID(ctx) + ")", Extensions: map[string]any{"code": CodeInternal}}
+	})
+	return srv
+}
+
+// Mount registers the API on mux: /graphql (authenticated) and GraphiQL at
+// /. Every request gets a request id, an access log line and a timeout.
+func Mount(mux *http.ServeMux, cfg Config) {
+	api := NewServer(cfg)
+	var h http.Handler = api
+	h = cfg.Auth.Middleware(h)
+	h = cors(cfg.AllowedOrigins, h)
+	h = http.TimeoutHandler(h, RequestTimeout, `{"errors":[{"message":"request timed out","extensions":{"code":"TIMEOUT"}}]}`)
+	h = bodyLimit(h)
+	mux.Handle("/graphql", accessLog(cfg.Logger, h))
+	mux.Handle("GET /{$}", playground.ApolloSandboxHandler("loregate GraphQL", "/graphql"))
+}
+
+// depthLimit refuses operations nested deeper than max.
+type depthLimit struct{ max int }
+
+var _ interface {
+	graphql.HandlerExtension
+	graphql.OperationContextMutator
+} = depthLimit{}
+
+func (depthLimit) ExtensionName() string                   { return "DepthLimit" }
+func (depthLimit) Validate(graphql.ExecutableSchema) error { return nil }
+func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.OperationContext) *gqlerror.Error {
+	if oc.Operation == nil {
+		return nil
+	}
+	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > d.max {
+		return &gqlerror.Error{
+			Message:    fmt.Sprintf("operation is nested %d levels deep, at most %d allowed", depth, d.max),
+			Extensions: map[string]any{"code": "QUERY_TOO_DEEP"},
+		}
+	}
+	return nil
+}
+
+func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
+	if seen > 64 { // cyclic fragments are rejected by validation; stay bounded anyway
+		return seen
+	}
+	deepest := 0
+	for _, sel := range set {
+		var d int
+		switch s := sel.(type) {
+		case *ast.Field:
+			if len(s.SelectionSet) == 0 {
+				d = 1
+			} else {
+				d = 1 + selectionDepth(s.SelectionSet, frags, seen+1)
+			}
+		case *ast.InlineFragment:
+			d = selectionDepth(s.SelectionSet, frags, seen+1)
+		case *ast.FragmentSpread:
+			if f := frags.ForName(s.Name); f != nil {
+				d = selectionDepth(f.SelectionSet, frags, seen+1)
+			}
+		}
+		deepest = max(deepest, d)
+	}
+	return deepest
+}
+
+type requestIDKey struct{}
+
+// RequestID returns the request id in ctx ("-" when none).
+func RequestID(ctx context.Context) string {
+	if id, ok := ctx.Value(requestIDKey{}).(string); ok {
+		return id
+	}
+	return "-"
+}
+
+// WithRequestID returns ctx carrying id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int
+}
+
+func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+
+// accessLog gives every request an id (X-Request-Id, echoed back) and logs
+// one structured line per request: method, path, status, bytes, duration and
+// the principal. Bodies are never logged.
+func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if id == "" || len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool { return r < '!' || r > '~' }) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		start := time.Now()
+		ctx := WithRequestID(r.Context(), id)
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		logger.LogAttrs(ctx, slog.LevelInfo, "http request",
+			slog.String("request_id", id),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Int("bytes", rec.bytes),
+			slog.Duration("duration", time.Since(start)),
+		)
+	})
+}
+
+// bodyLimit caps request bodies: MaxUploadBytes (plus form overhead) for
+// multipart uploads, MaxBodyBytes otherwise.
+func bodyLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		limit := int64(MaxBodyBytes)
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			limit = MaxUploadBytes + 1<<20
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cors answers preflights and sets CORS headers for the allowed origins.
+func cors(origins []string, next http.Handler) http.Handler {
+	if len(origins) == 0 {
+		return next
+	}
+	allowed := make(map[string]bool, len(origins))
+	for _, o := range origins {
+		allowed[strings.TrimSpace(o)] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (allowed[origin] || allowed["*"]) {
+			w.Header().Set("Access-Control-Allow-Origin", origin)
+			w.Header().Add("Vary", "Origin")
+			w.Header().Set("Access-Control-Allow-Headers", "Authorization, Content-Type, X-Request-Id")
+			w.Header().Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+			w.Header().Set("Access-Control-Max-Age", "600")
+		}
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
