@@ -14,8 +14,9 @@ type Snapshot struct {
 	Collections map[string]Collection
 }
 
-// ScopeCounts maps a lineage to its entry count; the Serverwide key is
-// Serverwide (0), the seed's NULL key.
+// ScopeCounts maps a lineage to its entry count (disabled entries
+// included); the Serverwide key is Serverwide (0), the seed's NULL key, and
+// is always present. Persona lineages appear when they hold entries.
 type ScopeCounts map[Lineage]int
 
 // EntryPatch is a partial edit of an entry. Nil fields keep the stored
@@ -46,11 +47,20 @@ type EntryPatch struct {
 }
 
 // ImportMode selects how an import writes into an existing book.
+//
+// Duplicate identity: an entry is "already present" when the target book
+// (the persona lineage, or the one Serverwide collection) holds an entry
+// with the same DuplicateKey (title, content, primary and secondary keys,
+// exact and in order), or an earlier entry of the same batch does.
+// Activation settings, flags, channels, pending legacy names, extensions and
+// collection settings do not take part. The same entry in another
+// Serverwide collection is not a duplicate.
 type ImportMode int
 
 const (
-	// Append adds entries not already present (see DuplicateKey) and skips
-	// the rest; the whole batch is refused if the scope would overflow.
+	// Append adds entries not already present (see ImportMode) and counts
+	// the rest as ImportResult.Duplicates; the whole batch is refused with
+	// ErrScopeFull if the added entries would overflow the scope.
 	Append ImportMode = iota
 	// Replace replaces the target book: one persona lineage, or one
 	// Serverwide collection (other collections stay and count against the
@@ -71,86 +81,154 @@ type ImportTarget struct {
 
 // ImportResult counts what an import batch did.
 type ImportResult struct {
-	Added      int
+	// Added is the number of entries written.
+	Added int
+	// Duplicates is the number of batch entries skipped as already present.
 	Duplicates int
-	Replaced   int
+	// Replaced is the number of stored entries a replacement deleted.
+	Replaced int
 	// Collection is the target collection after the write (Serverwide only).
 	Collection *Collection
 }
 
 // Store is loregate's persistence contract (seed 000 "Storage and
-// ownership"). Every method is scoped by server; entry methods address an
-// entry by (server, lineage, id) together, so an id of another server or
-// scope is ErrNotFound. Writes that add or replace entries lock the server
-// row before counting. Errors wrap the sentinels of this package; a
-// database failure wraps ErrUnavailable.
+// ownership"). Every method takes a context first and is scoped by server
+// (a Discord snowflake; anything else is ErrInvalid with field "server");
+// entry methods address an entry by (server, lineage, id) together, so an id
+// of another server or scope is ErrNotFound, never a leak, and an edit can
+// never move an entry to another scope. Every lore write (entries,
+// collections, server settings) runs in one transaction that locks the
+// server row before counting or deleting, so concurrent writers never take
+// a scope past MaxEntriesPerScope, and increments Server.LoreVersion on
+// success. Entries are validated with Entry.Validate before anything is
+// written (whole batches first; field names are prefixed "entries[i]").
+// Errors wrap the sentinels of this package; a database failure wraps
+// ErrUnavailable. lore/postgres is the implementation; its Store also offers
+// WithTx/InTx to join lore writes with other writes (River's InsertTx) in
+// one transaction.
 type Store interface {
-	// UpsertServer creates or renames a server; settings are kept on rename.
+	// UpsertServer creates a server with DefaultServerSettings or renames
+	// it; settings are kept on rename.
 	UpsertServer(ctx context.Context, id, name string) (Server, error)
 	// GetServer returns ErrNotFound for an unknown server.
 	GetServer(ctx context.Context, id string) (Server, error)
+	// UpdateServerSettings replaces the settings and bumps LoreVersion
+	// (settings change matching). ErrNotFound for an unknown server.
 	UpdateServerSettings(ctx context.Context, id string, s ServerSettings) (Server, error)
 	// DeleteServer removes the server and cascades all its lore.
 	DeleteServer(ctx context.Context, id string) error
 
+	// UpsertPersona registers a persona, or renames it / moves it to
+	// another lineage; re-registering a removed persona restores it. Lore
+	// is keyed by lineage and untouched. ErrNotFound for an unknown server.
 	UpsertPersona(ctx context.Context, p Persona) (Persona, error)
 	// RemovePersona marks the persona removed; its lineage's lore stays.
 	RemovePersona(ctx context.Context, server string, id int64) error
+	// ListPersonas returns the registry, removed personas included, by id.
 	ListPersonas(ctx context.Context, server string) ([]Persona, error)
 	// LineageKnown reports whether a lineage is registered on the server
 	// (by a persona, removed or not) or owns lore there.
 	LineageKnown(ctx context.Context, server string, lineage Lineage) (bool, error)
 
+	// CreateCollection creates a Serverwide collection with c's name,
+	// enabled flag and channels. ErrDuplicateName when the name is taken;
+	// ErrInvalid past MaxCollectionsPerServer.
 	CreateCollection(ctx context.Context, c Collection) (Collection, error)
 	// CreateCollectionWithEntries creates the collection and its entries in
 	// one transaction: a failed or oversized batch leaves no empty book.
+	// Duplicates inside the batch are skipped and counted.
 	CreateCollectionWithEntries(ctx context.Context, c Collection, entries []Entry) (Collection, ImportResult, error)
+	// RenameCollection renames; the entries follow. The new name must be
+	// free (ErrDuplicateName).
 	RenameCollection(ctx context.Context, server string, id int64, newName string) (Collection, error)
 	// DeleteCollection removes the collection, its entries and their
 	// pending channel markers.
 	DeleteCollection(ctx context.Context, server string, id int64) error
+	// SetCollectionEnabled turns the whole book on or off without changing
+	// its entries' own flags.
 	SetCollectionEnabled(ctx context.Context, server string, id int64, enabled bool) (Collection, error)
+	// SetCollectionChannels replaces the book's channel ids (snowflake
+	// syntax, at most MaxChannelIDs, no duplicates; empty = all channels).
 	SetCollectionChannels(ctx context.Context, server string, id int64, channelIDs []string) (Collection, error)
+	// GetCollection and GetCollectionByName return the collection with its
+	// entry count, or ErrNotFound.
 	GetCollection(ctx context.Context, server string, id int64) (Collection, error)
 	GetCollectionByName(ctx context.Context, server, name string) (Collection, error)
 	// ListCollections returns the server's collections by name with counts.
 	ListCollections(ctx context.Context, server string) ([]Collection, error)
 
+	// InsertEntry stores e in its scope (e.Server, e.Lineage and, for
+	// Serverwide, the existing collection e.Collection). ErrScopeFull when
+	// the scope holds MaxEntriesPerScope entries; ErrNotFound for an
+	// unknown server or collection. Returns the entry with id and times.
 	InsertEntry(ctx context.Context, e Entry) (Entry, error)
+	// UpdateEntry applies p (see EntryPatch for the channel and legacy-name
+	// rule) and validates the result.
 	UpdateEntry(ctx context.Context, server string, lineage Lineage, id int64, p EntryPatch) (Entry, error)
+	// DeleteEntry removes the entry and its pending legacy channel names.
 	DeleteEntry(ctx context.Context, server string, lineage Lineage, id int64) error
+	// SetEntryEnabled sets the entry's own enabled flag.
 	SetEntryEnabled(ctx context.Context, server string, lineage Lineage, id int64, enabled bool) (Entry, error)
+	// GetEntry returns the entry with its LegacyChannelTags.
 	GetEntry(ctx context.Context, server string, lineage Lineage, id int64) (Entry, error)
 
 	// LoadEnabledForScope is the per-turn read: one indexed query. On
 	// failure it returns an empty snapshot and the error (callers at run
-	// time log it and go on with no lore).
+	// time log it and go on with no lore). An unknown server is
+	// ErrNotFound; a known server with an empty scope is a snapshot with no
+	// entries and the server's settings. Lineage Serverwide reads only the
+	// Serverwide entries.
 	LoadEnabledForScope(ctx context.Context, server string, lineage Lineage) (Snapshot, error)
 	// ListScope returns exactly one scope, disabled entries included, in
 	// insertion order. For Serverwide scope, collection "" lists every
-	// collection's entries, a name lists one. Failure wraps ErrUnavailable.
+	// collection's entries, a name lists one (ErrNotFound when there is no
+	// such collection); a persona lineage with a collection name is
+	// ErrInvalid. Failure wraps ErrUnavailable, so the panel can show
+	// "unavailable" instead of an empty scope.
 	ListScope(ctx context.Context, server string, lineage Lineage, collection string) ([]Entry, error)
-	// CountByScope returns entry counts keyed by lineage (Serverwide = 0).
+	// CountByScope returns entry counts keyed by lineage (see ScopeCounts);
+	// nil and an ErrUnavailable error on failure.
 	CountByScope(ctx context.Context, server string) (ScopeCounts, error)
 
 	// ReplacePersonaBook validates the whole batch, then deletes and inserts
-	// in one transaction. An empty batch clears the lineage.
+	// in one transaction. An empty batch clears the lineage; more than
+	// MaxEntriesPerScope is ErrScopeFull; any failure keeps the previous
+	// book. Collection names on the entries are ignored.
 	ReplacePersonaBook(ctx context.Context, server string, lineage Lineage, entries []Entry) (ImportResult, error)
 	// ImportEntries appends to or replaces one book under the server lock.
+	// A Serverwide target must still exist with target.CollectionID and
+	// target.Collection under the lock, else ErrStaleTarget and nothing is
+	// written. Replacing a collection counts the other collections against
+	// the shared limit and leaves them intact; the book's settings are kept.
+	// Persona Replace is ReplacePersonaBook.
 	ImportEntries(ctx context.Context, target ImportTarget, mode ImportMode, entries []Entry) (ImportResult, error)
-	// ReplaceScopes replaces whole scopes for a workspace backup: entries
-	// carry collection names; collections carries each collection's
-	// settings (enabled, channels), restored in the same transaction.
+	// ReplaceScopes replaces whole scopes for a workspace backup in one
+	// transaction; unlisted scopes are untouched (see ScopeReplacement).
 	ReplaceScopes(ctx context.Context, server string, scopes []ScopeReplacement) error
-	// WipeServerLore deletes Serverwide lore, collections and their markers;
-	// persona lore too unless preservePersonas.
+	// WipeServerLore deletes Serverwide lore, collections and their markers
+	// in one transaction; persona lore too unless preservePersonas. The
+	// persona registry stays.
 	WipeServerLore(ctx context.Context, server string, preservePersonas bool) error
 }
 
 // ScopeReplacement is one scope of a workspace backup import: its complete
 // set of entries and, for Serverwide scope, the collections' settings.
+// Each lineage may appear once per call; at most MaxEntriesPerScope
+// entries.
 type ScopeReplacement struct {
-	Lineage     Lineage
-	Entries     []Entry
+	Lineage Lineage
+	// Entries is the scope's complete content. Persona entries ignore
+	// collection names; Serverwide entries name their collection ("" means
+	// DefaultCollection).
+	Entries []Entry
+	// Collections carries Serverwide collection settings (Name, Enabled,
+	// ChannelIDs; other fields ignored). A name may repeat, e.g. once per
+	// entry as a backup decoder reads the per-entry lorebook_enabled and
+	// lorebook_channel_disc_ids, but every occurrence must agree on Enabled
+	// and on the channel set, else ErrInvalid. A collection used by Entries
+	// and absent here is restored enabled for every channel. The
+	// Serverwide scope is replaced as a whole: collections are upserted by
+	// name (keeping their ids), and collections neither used nor listed
+	// are deleted. Ignored for persona scopes.
 	Collections []Collection
 }

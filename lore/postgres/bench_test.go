@@ -1,0 +1,68 @@
+package postgres_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+)
+
+// BenchmarkLoadEnabledForScope measures the per-turn read of full scopes:
+// 250 Serverwide entries in 5 collections and 250 entries of the persona
+// lineage, each with ~1,000 characters of content, 5 keys and a small
+// extensions object, one pending legacy tag on every tenth entry.
+//
+//	make test  # or: TEST_DATABASE_URL=... go test -run '^$' -bench LoadEnabledForScope -benchtime 2s ./lore/postgres/
+func BenchmarkLoadEnabledForScope(b *testing.B) {
+	tb := setup(b)
+	const lineage lore.Lineage = 3
+	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	mk := func(l lore.Lineage, collection string, i int) lore.Entry {
+		e := entry(tb.server, l, collection, fmt.Sprintf("%d %s", i, content))
+		e.Title = fmt.Sprintf("Entry %d", i)
+		e.Keys = []string{fmt.Sprintf("key%d", i), "dragon", "northern peaks", "old road", "/wyrm/i"}
+		e.Extensions = map[string]json.RawMessage{"st.uid": json.RawMessage(fmt.Sprint(i)), "st.depth": json.RawMessage(`4`)}
+		if i%10 == 0 {
+			e.LegacyChannelTags = []string{"roleplay"}
+		}
+		return e
+	}
+	var persona []lore.Entry
+	for i := range lore.MaxEntriesPerScope {
+		persona = append(persona, mk(lineage, "", i))
+	}
+	_, err := tb.store.ReplacePersonaBook(tb.ctx, tb.server, lineage, persona)
+	require.NoError(b, err)
+	for c := range 5 {
+		var batch []lore.Entry
+		for i := range lore.MaxEntriesPerScope / 5 {
+			batch = append(batch, mk(lore.Serverwide, "", c*1000+i))
+		}
+		_, _, err := tb.store.CreateCollectionWithEntries(tb.ctx, lore.Collection{Server: tb.server, Name: fmt.Sprintf("Book %d", c), Enabled: true}, batch)
+		require.NoError(b, err)
+	}
+	_, err = tb.pool.Exec(tb.ctx, `ANALYZE`)
+	require.NoError(b, err)
+
+	for _, bc := range []struct {
+		name    string
+		lineage lore.Lineage
+		want    int
+	}{
+		{"serverwide-250", lore.Serverwide, 250},
+		{"serverwide-250+persona-250", lineage, 500},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				snap, err := tb.store.LoadEnabledForScope(tb.ctx, tb.server, bc.lineage)
+				if err != nil || len(snap.Entries) != bc.want {
+					b.Fatalf("got %d entries, err %v", len(snap.Entries), err)
+				}
+			}
+		})
+	}
+}
