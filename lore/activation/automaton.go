@@ -41,8 +41,9 @@ type automaton struct {
 }
 
 const (
-	special   = 1 << 31
-	asciiWord = 0x100
+	special       = 1 << 31
+	asciiWord     = 0x100
+	asciiRootStay = 0x200
 	// maxDenseCells bounds the dense table (4 bytes a cell): 8 MiB.
 	maxDenseCells = 1 << 21
 )
@@ -191,6 +192,11 @@ func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, 
 			}
 		}
 	}
+	for b := 0; b < 128; b++ {
+		if a.delta[a.ascii[b]&0xff] == 0 {
+			a.ascii[b] |= asciiRootStay
+		}
+	}
 	return a, ends
 }
 
@@ -238,34 +244,25 @@ func (a *automaton) gotoNext(id int32, c uint8) int32 {
 	}
 }
 
-// scan runs the class stream of one message from the root. For every
-// terminal node that occurs, done[node] is set to gen. A node already at gen
-// stops the walk of its output chain: it was reached earlier in this
-// message, and so was every node on its chain. Each position therefore
-// costs O(1) plus the number of nodes newly marked, which keeps a message
-// linear however many patterns overlap.
-func (a *automaton) scan(cs []uint8, done []uint32, gen uint32) {
-	st := uint32(0)
-	delta, dc := a.delta, a.denseCells
-	for _, c := range cs {
-		if st < dc {
-			v := delta[st+uint32(c)]
-			st = v &^ special
-			if v&special == 0 {
-				continue
-			}
-		} else {
-			cur := a.decode(st)
-			id := a.child(cur, c)
-			if id < 0 {
-				id = a.gotoNext(a.fail[cur], c)
-			}
-			st = a.value(id) &^ special
+// step is the slow part of a transition: out of a sparse state, or into a
+// state with outputs (which it reports) or a sparse one.
+func (a *automaton) step(st uint32, c uint8, done []uint32, gen uint32) uint32 {
+	var id int32
+	if st < a.denseCells {
+		id = a.decode(a.delta[st+uint32(c)] &^ special)
+	} else {
+		cur := a.decode(st)
+		id = a.child(cur, c)
+		if id < 0 {
+			id = a.gotoNext(a.fail[cur], c)
 		}
-		id := a.decode(st)
-		if !a.out[id] {
-			continue
-		}
+	}
+	if a.out[id] {
+		// A node already at gen stops the walk of its output chain: it was
+		// reached earlier in this message, and so was every node on its
+		// chain. Each position therefore costs O(1) plus the number of
+		// nodes newly marked, which keeps a message linear however many
+		// patterns overlap.
 		n := id
 		if !a.term[n] {
 			n = a.dict[n]
@@ -275,30 +272,62 @@ func (a *automaton) scan(cs []uint8, done []uint32, gen uint32) {
 			n = a.dict[n]
 		}
 	}
+	return a.value(id) &^ special
 }
 
-// classes appends the class stream of one message to dst: raw ASCII text
-// takes a fused path (fold and mark in one pass); other text is normalised,
-// marked and mapped.
-func (a *automaton) classes(dst []uint8, raw string, fold bool, nz *normalizer, buf []byte) ([]uint8, []byte) {
-	if isASCII(raw) {
-		prevW := false
-		for i := 0; i < len(raw); i++ {
-			t := a.ascii[raw[i]]
-			if w := t&asciiWord != 0; w != prevW {
-				dst = append(dst, a.clsB)
-				prevW = w
+// scanMarked runs marked bytes of one message from the root; for every
+// terminal node that occurs, done[node] is set to gen.
+func (a *automaton) scanMarked(text []byte, done []uint32, gen uint32) {
+	st := uint32(0)
+	delta, dc := a.delta, a.denseCells
+	for _, b := range text {
+		c := a.cls[b]
+		if st < dc {
+			if v := delta[st+uint32(c)]; v&special == 0 {
+				st = v
+				continue
 			}
-			dst = append(dst, uint8(t))
 		}
-		if prevW {
-			dst = append(dst, a.clsB)
+		st = a.step(st, c, done, gen)
+	}
+}
+
+// scanASCII is scanMarked for a raw ASCII message: folding (for a folded
+// automaton), marking and classing are fused into the scan. At the root
+// state a byte whose class leads nowhere (rootStay) is skipped without a
+// table lookup, so most of the text costs one independent load per byte.
+func (a *automaton) scanASCII(raw string, done []uint32, gen uint32) {
+	st := uint32(0)
+	delta, dc := a.delta, a.denseCells
+	clsB := uint32(a.clsB)
+	prevW := false
+	for i := 0; i < len(raw); i++ {
+		t := a.ascii[raw[i]&0x7f]
+		if w := t&asciiWord != 0; w != prevW {
+			prevW = w
+			if st < dc {
+				if v := delta[st+clsB]; v&special == 0 {
+					st = v
+				} else {
+					st = a.step(st, uint8(clsB), done, gen)
+				}
+			} else {
+				st = a.step(st, uint8(clsB), done, gen)
+			}
 		}
-		return dst, buf
+		if st == 0 && t&asciiRootStay != 0 {
+			continue
+		}
+		c := uint8(t)
+		if st < dc {
+			if v := delta[st+uint32(c)]; v&special == 0 {
+				st = v
+				continue
+			}
+		}
+		st = a.step(st, c, done, gen)
 	}
-	buf = mark(buf[:0], nz.normalize(raw, fold), true)
-	for _, b := range buf {
-		dst = append(dst, a.cls[b])
+	if prevW {
+		a.step(st, uint8(clsB), done, gen)
 	}
-	return dst, buf
 }

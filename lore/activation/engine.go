@@ -86,13 +86,17 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	}
 
 	n := len(in.Entries)
-	st := make([]entryState, n)
+	sc := m.getScratch()
+	defer m.pool.Put(sc)
+	st := sc.states[:n]
+	clear(st)
+	var gc gateCache
 	window := 0
 	var need [2]bool
 	for i := range in.Entries {
 		e := &in.Entries[i]
 		s := &st[i]
-		if v, d := gate(e, &in); v != "" {
+		if v, d := gc.gate(e, &in); v != "" {
 			s.verdict, s.detail = v, d
 			continue
 		}
@@ -127,11 +131,10 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 		}
 	}
 
-	sc := m.getScratch()
-	defer m.pool.Put(sc)
 	ts := m.scanWindow(sc, in.Messages, window, need)
 	nmsg := len(in.Messages)
 
+	var noKey []string
 	for _, i := range m.order {
 		s := &st[i]
 		if s.stage != stageCandidate {
@@ -158,7 +161,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 		}
 		if matched < 0 {
 			s.verdict = VerdictNoKeyMatch
-			s.detail = "no key in the last " + strconv.Itoa(min(s.depth, nmsg)) + " messages"
+			s.detail = noKeyDetail(&noKey, min(s.depth, nmsg))
 			if ce.regexErr != "" {
 				s.detail += "; " + ce.regexErr
 			}
@@ -209,7 +212,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	}
 
 	var res Result
-	admitted := make([]int, n)
+	admitted := sc.admitted[:n]
 	for i := range admitted {
 		admitted[i] = -1
 	}
@@ -247,7 +250,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 				p = lore.After
 			}
 			admitted[i] = len(adm)
-			adm = append(adm, Admitted{Entry: e.Clone(), Content: content, Placement: p, Group: g, Cost: cost})
+			adm = append(adm, Admitted{Entry: *e, Content: content, Placement: p, Group: g, Cost: cost})
 		}
 	}
 	res.Budget = budget
@@ -265,8 +268,32 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	return res, nil
 }
 
+// noKeyDetail returns the no_key_match detail for a depth, building each
+// distinct string once per turn.
+func noKeyDetail(cache *[]string, depth int) string {
+	if depth < 1024 {
+		if len(*cache) <= depth {
+			*cache = append(*cache, make([]string, depth+1-len(*cache))...)
+		}
+		if (*cache)[depth] == "" {
+			(*cache)[depth] = "no key in the last " + strconv.Itoa(depth) + " messages"
+		}
+		return (*cache)[depth]
+	}
+	return "no key in the last " + strconv.Itoa(depth) + " messages"
+}
+
+// gateCache remembers the last collection looked up: entries of one
+// collection are usually adjacent.
+type gateCache struct {
+	name string
+	coll lore.Collection
+	ok   bool
+	set  bool
+}
+
 // gate applies the scope and channel gates and returns "" when e passes.
-func gate(e *lore.Entry, in *Input) (Verdict, string) {
+func (gc *gateCache) gate(e *lore.Entry, in *Input) (Verdict, string) {
 	if !e.Enabled {
 		return VerdictDisabled, "entry is disabled"
 	}
@@ -283,7 +310,11 @@ func gate(e *lore.Entry, in *Input) (Verdict, string) {
 		if name == "" {
 			name = lore.DefaultCollection
 		}
-		c, ok := in.Collections[name]
+		if !gc.set || gc.name != name {
+			gc.coll, gc.ok = in.Collections[name]
+			gc.name, gc.set = name, true
+		}
+		c, ok := gc.coll, gc.ok
 		if !ok {
 			return VerdictGatedCollection, "collection " + strconv.Quote(name) + " not found"
 		}

@@ -80,12 +80,14 @@ type Matcher struct {
 type scratch struct {
 	gen  [2]uint32
 	done [2][]uint32
-	cs   []uint8
 	buf  []byte
 	// reFound is the newest message index a regex matched in (-1 none);
 	// reDepth how many newest messages were scanned for it.
 	reFound []int
 	reDepth []int
+	// Per-entry state of Activate.
+	states   []entryState
+	admitted []int
 }
 
 // Compile builds the Matcher of entries under mo. Keys are normalised with
@@ -287,6 +289,8 @@ func (m *Matcher) getScratch() *scratch {
 	}
 	s.reFound = make([]int, len(m.regexes))
 	s.reDepth = make([]int, len(m.regexes))
+	s.states = make([]entryState, len(m.ids))
+	s.admitted = make([]int, len(m.ids))
 	return s
 }
 
@@ -324,14 +328,14 @@ func (m *Matcher) scanWindow(s *scratch, msgs []string, w int, need [2]bool) tur
 		fold := slot == autoFold
 		for k, msg := range msgs[ts.start:] {
 			if isASCII(msg) {
-				s.cs, s.buf = a.classes(s.cs[:0], msg, fold, nil, s.buf)
-			} else {
-				if nz == nil {
-					nz = newNormalizer()
-				}
-				s.cs, s.buf = a.classes(s.cs[:0], msg, fold, nz, s.buf)
+				a.scanASCII(msg, s.done[slot], g0+uint32(k))
+				continue
 			}
-			a.scan(s.cs, s.done[slot], g0+uint32(k))
+			if nz == nil {
+				nz = newNormalizer()
+			}
+			s.buf = mark(s.buf[:0], nz.normalize(msg, fold), true)
+			a.scanMarked(s.buf, s.done[slot], g0+uint32(k))
 		}
 		s.gen[slot] = g0 + uint32(w) - 1
 	}

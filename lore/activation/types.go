@@ -126,7 +126,8 @@ const (
 
 // Admitted is an entry that enters the prompt.
 type Admitted struct {
-	// Entry is a deep copy of the input entry.
+	// Entry is a copy of the input entry; it shares its slices and
+	// Extensions with the input (use lore.Entry.Clone before changing them).
 	Entry lore.Entry
 	// Content is Entry.Content with identity macros resolved; its size is
 	// what the budget counted.

@@ -1,0 +1,211 @@
+package activation
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"loregate/lore"
+)
+
+// benchBook returns n entries of 4 invented single- and two-word keys each
+// (lore names, mostly absent from the chat, as in a real book).
+func benchBook(r *rand.Rand, n int) []lore.Entry {
+	syl := []string{"val", "dor", "mir", "ka", "then", "or", "ish", "ra", "el", "quo", "zan", "bri", "lo", "um", "tar", "vek"}
+	word := func() string {
+		var b strings.Builder
+		for range 2 + r.IntN(2) {
+			b.WriteString(syl[r.IntN(len(syl))])
+		}
+		return b.String()
+	}
+	entries := make([]lore.Entry, n)
+	for i := range entries {
+		e := lore.NewEntry()
+		e.ID = int64(i + 1)
+		e.Title = fmt.Sprintf("entry %d", i)
+		e.Content = strings.Repeat("Lore text about the world. ", 4)
+		e.Order = r.IntN(200)
+		for k := range 4 {
+			key := word()
+			if k == 3 {
+				key = "Old " + word()
+			}
+			if k == 0 {
+				key = strings.ToUpper(key[:1]) + key[1:]
+			}
+			e.Keys = append(e.Keys, key)
+		}
+		entries[i] = e
+	}
+	return entries
+}
+
+// benchChat returns n messages of about 300 characters of English words;
+// every seventh message names a key of the book.
+func benchChat(r *rand.Rand, n int, book []lore.Entry) []string {
+	vocab := strings.Fields("the a she he walked into forest and looked at old tower while rain fell softly on " +
+		"stones of ruined keep where nobody had lived for years, but tonight something moved in shadows; " +
+		"Captain Ilse drew her sword quietly. \"Who goes there?\" asked traveller with lantern held high")
+	msgs := make([]string, n)
+	for i := range msgs {
+		var b strings.Builder
+		for b.Len() < 300 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			if i%7 == 3 && b.Len() > 100 && b.Len() < 110 {
+				b.WriteString(book[r.IntN(len(book))].Keys[r.IntN(4)])
+				continue
+			}
+			b.WriteString(vocab[r.IntN(len(vocab))])
+		}
+		msgs[i] = b.String()
+	}
+	return msgs
+}
+
+// naiveTurn is how a simple engine scans: every folded key of every entry
+// with strings.Index over every folded message, checking ASCII word
+// boundaries around each occurrence, stopping at the first valid one.
+func naiveTurn(keys [][]string, msgs []string) int {
+	folded := make([]string, len(msgs))
+	for i, m := range msgs {
+		folded[i] = strings.ToLower(m)
+	}
+	isWord := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' }
+	hits := 0
+	for _, ks := range keys {
+	entry:
+		for _, k := range ks {
+			for _, m := range folded {
+				for off := 0; ; {
+					i := strings.Index(m[off:], k)
+					if i < 0 {
+						break
+					}
+					s, e := off+i, off+i+len(k)
+					if (s == 0 || !isWord(m[s-1])) && (e == len(m) || !isWord(m[e])) {
+						hits++
+						break entry
+					}
+					off = s + 1
+				}
+			}
+		}
+	}
+	return hits
+}
+
+// byteLoop is the floor of any automaton scan: one dependent table lookup
+// per byte of the same messages.
+func byteLoop(tbl *[256]uint8, msgs []string) uint8 {
+	var h uint8
+	for _, m := range msgs {
+		for i := 0; i < len(m); i++ {
+			h = tbl[h^m[i]]
+		}
+	}
+	return h
+}
+
+// perTurn runs f repeatedly for about d and returns its time per call.
+func perTurn(d time.Duration, f func()) time.Duration {
+	f()
+	n := 0
+	start := time.Now()
+	for time.Since(start) < d || n < 3 {
+		f()
+		n++
+	}
+	return time.Since(start) / time.Duration(n)
+}
+
+var benchSink int
+
+// BenchmarkActivation measures one turn of the engine with a warm cache
+// (entries x 4 keys, messages of ~300 characters, every message in scan
+// depth) and reports, besides ns/op of the engine, the naive per-key scan
+// and the one-lookup-per-byte loop over the same messages, and the ratios
+// naive/engine (goal >= 100 at 250 entries, 100 messages) and
+// engine/byteloop (goal <= 3).
+func BenchmarkActivation(b *testing.B) {
+	for _, ne := range []int{50, 250, 500} {
+		for _, nm := range []int{5, 20, 100, 400} {
+			b.Run(fmt.Sprintf("entries=%d/msgs=%d", ne, nm), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(uint64(ne), uint64(nm)))
+				book := benchBook(r, ne)
+				msgs := benchChat(r, nm, book)
+				in := Input{
+					Entries:     book,
+					Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
+					Messages:    msgs,
+				}
+				opts := Options{ScanDepth: nm, CharBudget: -1, Random: func() float64 { return 0 }}
+				cache := NewCache(4)
+				key := CacheKey{Server: "", Lineage: 0, Version: 1}
+				textBytes := 0
+				for _, m := range msgs {
+					textBytes += len(m)
+				}
+				b.SetBytes(int64(textBytes))
+				res, err := cache.Activate(key, in, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Admitted) == 0 {
+					b.Fatal("benchmark chat admits nothing")
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					res, _ = cache.Activate(key, in, opts)
+					benchSink += len(res.Admitted)
+				}
+				b.StopTimer()
+				engine := perTurn(200*time.Millisecond, func() {
+					res, _ := cache.Activate(key, in, opts)
+					benchSink += len(res.Admitted)
+				})
+				keys := make([][]string, len(book))
+				for i, e := range book {
+					for _, k := range e.Keys {
+						keys[i] = append(keys[i], strings.ToLower(k))
+					}
+				}
+				if hits := naiveTurn(keys, msgs); hits != len(res.Admitted) {
+					b.Fatalf("naive scan admits %d entries, engine %d", hits, len(res.Admitted))
+				}
+				naive := perTurn(200*time.Millisecond, func() { benchSink += naiveTurn(keys, msgs) })
+				var tbl [256]uint8
+				for i := range tbl {
+					tbl[i] = uint8(i*167 + 13)
+				}
+				bytes := perTurn(100*time.Millisecond, func() { benchSink += int(byteLoop(&tbl, msgs)) })
+				b.ReportMetric(float64(naive.Nanoseconds()), "naive-ns/turn")
+				b.ReportMetric(float64(bytes.Nanoseconds()), "byteloop-ns/turn")
+				b.ReportMetric(float64(naive)/float64(engine), "naive/engine")
+				b.ReportMetric(float64(engine)/float64(bytes), "engine/byteloop")
+			})
+		}
+	}
+}
+
+// BenchmarkScanWindow isolates the Aho-Corasick pass (250 entries x 4 keys,
+// 100 messages) from the rest of a turn.
+func BenchmarkScanWindow(b *testing.B) {
+	r := rand.New(rand.NewPCG(250, 100))
+	book := benchBook(r, 250)
+	msgs := benchChat(r, 100, book)
+	m := Compile(book, MatchOptions{})
+	sc := m.getScratch()
+	n := 0
+	for _, s := range msgs {
+		n += len(s)
+	}
+	b.SetBytes(int64(n))
+	for b.Loop() {
+		m.scanWindow(sc, msgs, len(msgs), [2]bool{true, true})
+	}
+}
