@@ -14,10 +14,15 @@ import (
 	"log/slog"
 
 	"loregate/lore"
+	"loregate/lore/activation"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
 type Resolver struct {
 	Store  lore.Store
 	Logger *slog.Logger
+	// Cache keeps compiled matchers per scope version (required).
+	Cache *activation.Cache
+	// Metrics, when set, observes activation latency.
+	Metrics *Metrics
 }

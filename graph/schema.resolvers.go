@@ -239,7 +239,7 @@ func (r *mutationResolver) WipeServerLore(ctx context.Context, input model.WipeS
 
 // ImportLorebook is the resolver for the importLorebook field.
 func (r *mutationResolver) ImportLorebook(ctx context.Context, input model.ImportLorebookInput) (*model.ImportPayload, error) {
-	panic(fmt.Errorf("not implemented: ImportLorebook - importLorebook"))
+	return r.importLorebook(ctx, &input)
 }
 
 // Server is the resolver for the server field.
@@ -256,7 +256,11 @@ func (r *queryResolver) Server(ctx context.Context, discordID string) (*model.Se
 
 // Activate is the resolver for the activate field.
 func (r *queryResolver) Activate(ctx context.Context, input model.ActivateInput) (*model.Activation, error) {
-	panic(fmt.Errorf("not implemented: Activate - activate"))
+	t, err := r.runActivation(ctx, &input)
+	if err != nil {
+		return nil, err
+	}
+	return activationToModel(t, r.blocks(t)), nil
 }
 
 // AssemblePrompt is the resolver for the assemblePrompt field.
@@ -266,7 +270,7 @@ func (r *queryResolver) AssemblePrompt(ctx context.Context, input model.Assemble
 
 // ExportLorebook is the resolver for the exportLorebook field.
 func (r *queryResolver) ExportLorebook(ctx context.Context, input model.ExportLorebookInput) (*model.ExportPayload, error) {
-	panic(fmt.Errorf("not implemented: ExportLorebook - exportLorebook"))
+	return r.exportLorebook(ctx, &input)
 }
 
 // Mutation returns generated.MutationResolver implementation.

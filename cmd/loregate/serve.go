@@ -17,6 +17,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/migrations"
 )
@@ -63,7 +64,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
 	}
 	store := postgres.New(pool)
-	resolver := &graph.Resolver{Store: store, Logger: logger}
+	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics}
 
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{

@@ -1,0 +1,155 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"loregate/graph/auth"
+	"loregate/graph/model"
+	"loregate/lore"
+	"loregate/lore/activation"
+)
+
+// MaxActivateMessages bounds the messages of one activation request and
+// MaxActivateChars their total size in bytes.
+const (
+	MaxActivateMessages = 400
+	MaxActivateChars    = 1 << 20
+)
+
+// turn is one evaluated chat turn.
+type turn struct {
+	snapshot lore.Snapshot
+	opts     activation.Options
+	result   activation.Result
+}
+
+// runActivation authorises the caller, reads the scope once and runs the
+// engine (through the matcher cache) for input.
+func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (*turn, error) {
+	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
+		return nil, fmt.Errorf("server %s: %w", truncate(in.ServerDiscordID, 24), lore.ErrNotFound)
+	}
+	if len(in.Messages) > MaxActivateMessages {
+		return nil, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
+	}
+	msgs := make([]string, len(in.Messages))
+	size := 0
+	for i, m := range in.Messages {
+		msgs[i] = m.Content
+		size += len(m.Content)
+	}
+	if size > MaxActivateChars {
+		return nil, lore.Invalid("messages", "%d bytes of text, at most %d allowed", size, MaxActivateChars)
+	}
+	lineage := lore.Lineage(get(in.LineageID, 0))
+	if lineage < 0 {
+		return nil, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+	}
+	snap, err := r.Store.LoadEnabledForScope(ctx, in.ServerDiscordID, lineage)
+	if err != nil {
+		return nil, err
+	}
+	opts, scoping, err := engineOptions(snap.Server.Settings, in)
+	if err != nil {
+		return nil, err
+	}
+	input := activation.Input{
+		Entries:        snap.Entries,
+		Collections:    snap.Collections,
+		Messages:       msgs,
+		Server:         in.ServerDiscordID,
+		Lineage:        lineage,
+		Channel:        get(in.ChannelID, ""),
+		ParentChannel:  get(in.ParentChannelID, ""),
+		ChannelScoping: scoping,
+	}
+	start := time.Now()
+	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
+	res, err := r.Cache.Activate(key, input, opts)
+	if r.Metrics != nil {
+		r.Metrics.Activation.Observe(time.Since(start).Seconds())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("activation: %w", err)
+	}
+	return &turn{snapshot: snap, opts: opts, result: res}, nil
+}
+
+// engineOptions derives the engine options from the server's settings and
+// the request's overrides.
+func engineOptions(set lore.ServerSettings, in *model.ActivateInput) (activation.Options, bool, error) {
+	opts := activation.Options{RegexKeys: set.RegexKeys}
+	scoping := set.ChannelScoping
+	if names, _ := in.Names.ValueOK(); names != nil {
+		opts.UserName = get(names.User, "")
+		opts.CharName = get(names.Char, "")
+		opts.BotName = get(names.Bot, "")
+	}
+	if o, _ := in.Overrides.ValueOK(); o != nil {
+		if d := get(o.ScanDepth, 0); d != 0 {
+			if d < lore.MinScanDepth || d > lore.MaxScanDepth {
+				return opts, false, lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", d, lore.MinScanDepth, lore.MaxScanDepth)
+			}
+			opts.ScanDepth = d
+		}
+		if b := get(o.Budget, 0); b != 0 {
+			if b < 0 || b > 1_000_000 {
+				return opts, false, lore.Invalid("overrides.budget", "%d is outside 1-1000000", b)
+			}
+			opts.CharBudget = b
+		}
+		opts.Substring = !get(o.WholeWords, true)
+		opts.CaseSensitive = get(o.CaseSensitive, false)
+		scoping = get(o.ChannelScoping, scoping)
+		if v, ok := o.Random.ValueOK(); ok && v != nil {
+			draw := *v
+			if draw < 0 || draw >= 1 {
+				return opts, false, lore.Invalid("overrides.random", "must be in [0, 1)")
+			}
+			opts.Random = func() float64 { return draw }
+		}
+	}
+	return opts, scoping, nil
+}
+
+func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
+	res := t.result
+	out := &model.Activation{
+		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
+		Blocks:   blocks,
+		Budget:   model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
+		Trace:    make([]*model.TraceItem, len(res.Trace)),
+	}
+	for i, a := range res.Admitted {
+		group := model.ActivationGroupActivated
+		if a.Group == activation.AlwaysOn {
+			group = model.ActivationGroupAlwaysOn
+		}
+		out.Admitted[i] = &model.AdmittedEntry{
+			ID:        strconv.FormatInt(a.Entry.ID, 10),
+			Title:     a.Entry.Title,
+			Placement: model.Placement(strings.ToUpper(string(a.Placement))),
+			Group:     group,
+			Content:   a.Content,
+		}
+	}
+	for i, tr := range res.Trace {
+		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict)}
+		if tr.Detail != "" {
+			d := tr.Detail
+			item.Detail = &d
+		}
+		out.Trace[i] = item
+	}
+	return out
+}
+
+// blocks renders the admitted entries as the prompt blocks of seed 000
+// ("Prompt integration").
+func (r *Resolver) blocks(t *turn) []*model.PromptBlock {
+	return []*model.PromptBlock{} // TODO(prompt): replaced when lore/prompt lands
+}

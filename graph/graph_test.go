@@ -1,0 +1,145 @@
+package graph_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/lore/activation"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+const (
+	serviceKey = "test-service-key-0123456789"
+	jwtSecret  = "test-jwt-secret-0123456789abcdef0123456789"
+	serverA    = "111111111111111111"
+	serverB    = "222222222222222222"
+)
+
+// api is a test client of one loregate HTTP handler on a fresh database.
+type api struct {
+	t     *testing.T
+	srv   *httptest.Server
+	authn *auth.Authenticator
+}
+
+func newAPI(t *testing.T) *api {
+	t.Helper()
+	pool := postgrestest.NewPool(t)
+	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
+	require.NoError(t, err)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mux := http.NewServeMux()
+	graph.Mount(mux, graph.Config{
+		Resolver: &graph.Resolver{Store: postgres.New(pool), Logger: logger, Cache: activation.NewCache(16)},
+		Auth:     authn,
+		Logger:   logger,
+		Metrics:  graph.NewMetrics(prometheus.NewRegistry()),
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &api{t: t, srv: srv, authn: authn}
+}
+
+// token returns a bearer credential: "" (anonymous), the service key, or a
+// member token with the given guild memberships.
+func (a *api) member(user string, guilds map[string]auth.Membership) string {
+	tok, err := a.authn.Mint(user, guilds, time.Hour, time.Now())
+	require.NoError(a.t, err)
+	return tok
+}
+
+type gqlResponse struct {
+	Data   map[string]json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+	status int
+}
+
+// do posts a GraphQL operation with bearer (may be "") and decodes the reply.
+func (a *api) do(bearer, query string, vars map[string]any) gqlResponse {
+	a.t.Helper()
+	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	require.NoError(a.t, err)
+	req, err := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
+	require.NoError(a.t, err)
+	req.Header.Set("Content-Type", "application/json")
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return a.send(req)
+}
+
+func (a *api) send(req *http.Request) gqlResponse {
+	a.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(a.t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(a.t, err)
+	var out gqlResponse
+	require.NoError(a.t, json.Unmarshal(raw, &out), "body: %s", raw)
+	out.status = resp.StatusCode
+	return out
+}
+
+// upload sends a GraphQL multipart request with one file in variable
+// input.file.
+func (a *api) upload(bearer, query string, input map[string]any, fileName string, file []byte) gqlResponse {
+	a.t.Helper()
+	input["file"] = nil
+	ops, err := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"input": input}})
+	require.NoError(a.t, err)
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	require.NoError(a.t, mw.WriteField("operations", string(ops)))
+	require.NoError(a.t, mw.WriteField("map", `{"0":["variables.input.file"]}`))
+	fw, err := mw.CreateFormFile("0", fileName)
+	require.NoError(a.t, err)
+	_, err = fw.Write(file)
+	require.NoError(a.t, err)
+	require.NoError(a.t, mw.Close())
+	req, err := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", &buf)
+	require.NoError(a.t, err)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	return a.send(req)
+}
+
+// must posts as the service and fails the test on any GraphQL error,
+// returning the named field decoded into out.
+func (a *api) must(bearer, query string, vars map[string]any, field string, out any) {
+	a.t.Helper()
+	r := a.do(bearer, query, vars)
+	require.Empty(a.t, r.Errors, "query %s", query)
+	require.NoError(a.t, json.Unmarshal(r.Data[field], out))
+}
+
+func corpus(t *testing.T, rel string) []byte {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "corpus", rel)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		t.Skipf("corpus file %s absent: skipping", p)
+	}
+	require.NoError(t, err)
+	return b
+}

@@ -1,0 +1,236 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"strings"
+
+	"loregate/graph/auth"
+	"loregate/graph/model"
+	"loregate/lore"
+	"loregate/lore/format"
+)
+
+// importLorebook runs the importLorebook mutation (seed 000 "imports/" and
+// "Import and export"): authorise, resolve the target as it is now, read and
+// convert the file, then write under the store's lock, which re-checks the
+// target collection by id and name (a book renamed or removed meanwhile is
+// STALE_TARGET, never recreated).
+func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookInput) (*model.ImportPayload, error) {
+	fail := func(err error, report *model.ConversionReport) (*model.ImportPayload, error) {
+		me, err := classify(err)
+		return &model.ImportPayload{Error: me, Report: report}, err
+	}
+	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
+	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		return fail(err, nil)
+	}
+	mode := lore.Append
+	if get(in.Mode, model.ImportModeAppend) == model.ImportModeReplace {
+		mode = lore.Replace
+	}
+	// Resolve the target collection before the (slow) read and conversion.
+	var target *lore.Collection
+	if cid, ok := in.Collection.ValueOK(); ok && cid != nil {
+		if !lineage.IsServerwide() {
+			return fail(lore.Invalid("collection", "persona books have no collection"), nil)
+		}
+		id, err := parseID("collection", *cid)
+		if err != nil {
+			return fail(err, nil)
+		}
+		c, err := r.Store.GetCollection(ctx, server, id)
+		if err != nil {
+			return fail(err, nil)
+		}
+		target = &c
+	}
+	data, err := io.ReadAll(io.LimitReader(in.File.File, MaxUploadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	if len(data) > MaxUploadBytes {
+		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
+	}
+	res, err := format.Import(in.File.Filename, data, format.Options{})
+	report := reportToModel(&res.Report)
+	if errors.Is(err, format.ErrNoLorebook) {
+		return fail(lore.Invalid("file", "no lorebook in this card: nothing was changed"), report)
+	}
+	if err != nil {
+		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, report)
+	}
+	r.Logger.InfoContext(ctx, "lorebook import converted", "request_id", RequestID(ctx),
+		"format", res.Format, "entries", len(res.Book.Entries), "skipped", len(res.Report.Skipped),
+		"unsupported_keys", len(res.Report.UnsupportedKeys), "ignored_settings", len(res.Report.IgnoredSettings),
+		"collapsed_placements", res.Report.CollapsedPlacements)
+
+	entries := res.Book.Entries
+	for i := range entries {
+		entries[i].Server, entries[i].Lineage = server, lineage
+	}
+	out := &model.ImportPayload{Report: report}
+	var result lore.ImportResult
+	switch {
+	case lineage.IsServerwide() && target == nil:
+		name := get(in.Name, "")
+		if name == "" {
+			name = bookName(res.Book.Name, in.File.Filename)
+		}
+		for i := range entries {
+			entries[i].Collection = name
+		}
+		var c lore.Collection
+		c, result, err = r.Store.CreateCollectionWithEntries(ctx, lore.Collection{Server: server, Name: name, Enabled: true}, entries)
+		if err == nil {
+			result.Collection = &c
+		}
+	case lineage.IsServerwide():
+		for i := range entries {
+			entries[i].Collection = target.Name
+		}
+		result, err = r.Store.ImportEntries(ctx, lore.ImportTarget{Server: server, CollectionID: target.ID, Collection: target.Name}, mode, entries)
+	default:
+		result, err = r.Store.ImportEntries(ctx, lore.ImportTarget{Server: server, Lineage: lineage}, mode, entries)
+	}
+	if err != nil {
+		return fail(err, report)
+	}
+	out.Added, out.Duplicates, out.Replaced = result.Added, result.Duplicates, result.Replaced
+	if result.Collection != nil {
+		m := collectionToModel(*result.Collection)
+		out.Collection = &m
+	}
+	return out, nil
+}
+
+// bookName picks a collection name: the book's name, else the file name
+// without extension, cut to the collection name limit.
+func bookName(name, file string) string {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		name = strings.TrimSpace(strings.TrimSuffix(path.Base(file), path.Ext(file)))
+	}
+	if name == "" || name == "." || name == "/" {
+		name = "Imported lorebook"
+	}
+	for lore.UTF16Len(name) > lore.MaxCollectionNameLen {
+		r := []rune(name)
+		name = strings.TrimSpace(string(r[:len(r)-1]))
+	}
+	return name
+}
+
+func reportToModel(r *format.Report) *model.ConversionReport {
+	m := &model.ConversionReport{
+		Format:              string(r.Format),
+		Entries:             r.Entries,
+		Skipped:             make([]*model.SkippedEntry, len(r.Skipped)),
+		UnsupportedKeys:     make([]string, len(r.UnsupportedKeys)),
+		IgnoredSettings:     make([]*model.SettingCount, 0, len(r.IgnoredSettings)),
+		CollapsedPlacements: r.CollapsedPlacements,
+		Inert:               len(r.Inert),
+		Dropped:             r.Dropped,
+		Warnings:            append([]string{}, r.Warnings...),
+	}
+	if r.Container != "" && string(r.Container) != "json" {
+		m.Format = string(r.Container) + "/" + m.Format
+	}
+	for i, s := range r.Skipped {
+		m.Skipped[i] = &model.SkippedEntry{Index: s.Index, Title: s.Title, Reason: s.Reason}
+	}
+	for i, k := range r.UnsupportedKeys {
+		m.UnsupportedKeys[i] = fmt.Sprintf("entry %d (%s): %s: %s", k.Index, k.Title, k.Key, k.Reason)
+	}
+	for name, n := range r.IgnoredSettings {
+		m.IgnoredSettings = append(m.IgnoredSettings, &model.SettingCount{Name: name, Count: n})
+	}
+	sort.Slice(m.IgnoredSettings, func(i, j int) bool { return m.IgnoredSettings[i].Name < m.IgnoredSettings[j].Name })
+	return m
+}
+
+// exportLorebook serialises one collection or persona book (seed 000:
+// "Standalone exports serialize only the selected collection or persona
+// book as SillyTavern world info"). Exporting is a manager action (seed
+// 002).
+func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookInput) (*model.ExportPayload, error) {
+	fail := func(err error) (*model.ExportPayload, error) {
+		me, err := classify(err)
+		return &model.ExportPayload{Error: me}, err
+	}
+	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
+	if !auth.FromContext(ctx).CanManage(server) {
+		return nil, errForbidden
+	}
+	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		return fail(err)
+	}
+	var name, collection string
+	if lineage.IsServerwide() {
+		cid, ok := in.CollectionID.ValueOK()
+		if !ok || cid == nil {
+			return fail(lore.Invalid("collectionId", "is required for Serverwide exports"))
+		}
+		id, err := parseID("collection", *cid)
+		if err != nil {
+			return fail(err)
+		}
+		c, err := r.Store.GetCollection(ctx, server, id)
+		if err != nil {
+			return fail(err)
+		}
+		name, collection = c.Name, c.Name
+	} else {
+		name = fmt.Sprintf("Persona lineage %d", int64(lineage))
+		if ps, err := r.Store.ListPersonas(ctx, server); err == nil {
+			for _, p := range ps {
+				if p.Lineage == lineage && !p.Removed {
+					name = p.Name
+					break
+				}
+			}
+		}
+	}
+	entries, err := r.Store.ListScope(ctx, server, lineage, collection)
+	if err != nil {
+		return fail(err)
+	}
+	book := format.Book{Name: name, Entries: entries}
+	var data []byte
+	ext := ".json"
+	switch get(in.Format, model.ExportFormatStWorldInfo) {
+	case model.ExportFormatCcv3Lorebook:
+		data, err = format.ExportLorebookV3(book)
+		ext = ".lorebook_v3.json"
+	default:
+		data, err = format.ExportST(book)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("export: %w", err)
+	}
+	file := fileName(name) + ext
+	js := string(data)
+	return &model.ExportPayload{FileName: &file, JSON: &js, Entries: len(entries)}, nil
+}
+
+// fileName makes a safe file name stem from a book name.
+func fileName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r == '/' || r == '\\' || r == ':' || r < 0x20 || r == '"' || r == '*' || r == '?' || r == '<' || r == '>' || r == '|':
+			b.WriteRune('_')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	s := strings.Trim(b.String(), ". ")
+	if s == "" {
+		s = "lorebook"
+	}
+	return s
+}
