@@ -114,12 +114,12 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 			return ref
 		}
 		if mo.RegexKeys {
-			if src, ok := regexSource(key); ok {
+			if src, bodyLen, ok := regexSource(key); ok {
 				i, seen := reIdx[src]
 				if !seen {
 					i = int32(len(m.regexes))
 					reIdx[src] = i
-					re, err := compileRegex(src)
+					re, err := compileRegex(src, bodyLen)
 					m.regexes = append(m.regexes, re)
 					reErrs = append(reErrs, err)
 				}
@@ -229,14 +229,14 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 // which is then literal. Flags i, m and s become RE2 flags; g, y and u are
 // ignored (a key tests for any match, and RE2 is always Unicode-aware).
 // Surrounding whitespace is ignored as SillyTavern trims keys.
-func regexSource(key string) (string, bool) {
+func regexSource(key string) (src string, bodyLen int, ok bool) {
 	k := strings.TrimSpace(key)
 	if len(k) < 3 || k[0] != '/' {
-		return "", false
+		return "", 0, false
 	}
 	end := strings.LastIndexByte(k, '/')
 	if end <= 1 {
-		return "", false
+		return "", 0, false
 	}
 	body, flags := k[1:end], k[end+1:]
 	var re2 []byte
@@ -244,7 +244,7 @@ func regexSource(key string) (string, bool) {
 	for i := 0; i < len(flags); i++ {
 		f := flags[i]
 		if !strings.ContainsRune("gimsuy", rune(f)) || strings.IndexByte(seen, f) >= 0 {
-			return "", false
+			return "", 0, false
 		}
 		seen += string(f)
 		if f == 'i' || f == 'm' || f == 's' {
@@ -257,17 +257,17 @@ func regexSource(key string) (string, bool) {
 			continue
 		}
 		if body[i] == '/' {
-			return "", false
+			return "", 0, false
 		}
 	}
 	if len(re2) > 0 {
-		return "(?" + string(re2) + ")" + body, true
+		return "(?" + string(re2) + ")" + body, len(body), true
 	}
-	return body, true
+	return body, len(body), true
 }
 
-func compileRegex(src string) (*regexp.Regexp, string) {
-	if len(src) > MaxRegexLen+6 {
+func compileRegex(src string, bodyLen int) (*regexp.Regexp, string) {
+	if bodyLen > MaxRegexLen {
 		return nil, "regex longer than " + strconv.Itoa(MaxRegexLen) + " bytes"
 	}
 	re, err := regexp.Compile(src)
