@@ -10,6 +10,15 @@
 // method runs its statements on one executor (a pool or a transaction), so
 // the same code serves [Store.WithTx] and [Store.InTx].
 //
+// # Types
+//
+// Discord snowflakes are TEXT in the domain `snowflake` (17-20 digits, no
+// leading zero, as lore.ValidSnowflake), so ids keep their exact string form;
+// channel lists are snowflake[] and are cast to text[] on the way in and out.
+// A lineage is BIGINT, NULL for Serverwide. Extensions are JSONB: values
+// come back semantically equal and compact, but jsonb normalizes object key
+// order, whitespace and duplicate keys.
+//
 // # Locking and versions
 //
 // Every lore write (entries, collections, settings) runs in one transaction
