@@ -95,6 +95,8 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	}
 	e.Constant, _ = conv.Bool(get("forceActivation"))
 	e.Placement = lore.After
+	// NovelAI's default budgetPriority is 400 (formats.md 1.6).
+	e.Priority, e.Order = 400, 400
 	if cc, err := conv.ParseObject(get("contextConfig")); err == nil {
 		if n, ok := conv.Int(func() json.RawMessage { v, _ := cc.Get("budgetPriority"); return v }()); ok {
 			e.Priority, e.Order = n, n

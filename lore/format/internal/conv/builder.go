@@ -53,6 +53,13 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	if !e.Constant && !hasUsableKey(e.Keys) {
 		b.Report.Inert = append(b.Report.Inert, Inert{index, e.Title})
 	}
+	// One shape for "no keys": Keys empty and non-nil, SecondaryKeys nil.
+	if e.Keys == nil {
+		e.Keys = []string{}
+	}
+	if len(e.SecondaryKeys) == 0 {
+		e.SecondaryKeys = nil
+	}
 	if e.Extensions != nil && len(e.Extensions) == 0 {
 		e.Extensions = nil
 	}

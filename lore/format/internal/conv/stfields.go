@@ -1,6 +1,7 @@
 package conv
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -278,7 +279,23 @@ func Shadow(ext map[string]json.RawMessage, key string, raw json.RawMessage, can
 	if raw == nil {
 		return
 	}
-	if !Equal(raw, MustMarshal(canonical)) {
+	enc := marshalNoEscape(canonical)
+	if bytes.Equal(bytes.TrimSpace(raw), enc) {
+		return // fast path: same text
+	}
+	if !Equal(raw, enc) {
 		ext[key] = raw
 	}
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so that source
+// text with <, > or & compares byte-equal.
+func marshalNoEscape(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return MustMarshal(v)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
