@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -84,10 +85,15 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
 		var already *gqlerror.Error
 		if errors.As(err, &already) && already.Err == nil {
-			return gqlErr // parser/validation errors: safe as they are
+			return gqlErr // parser, validation and limit errors: safe as they are
+		}
+		if _, coded := gqlErr.Extensions["code"]; coded && gqlErr.Err == nil {
+			return gqlErr
 		}
 		code := ""
 		switch {
+		case strings.HasSuffix(err.Error(), "introspection disabled"): // gqlgen's plain error
+			code = "INTROSPECTION_DISABLED"
 		case errors.Is(err, errForbidden):
 			code = CodeForbidden
 		case errors.Is(err, lore.ErrNotFound):

@@ -1,0 +1,129 @@
+package graph_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+// renameDuringImport is the real store, except that just before an import
+// takes its lock another writer renames the target collection — the race
+// seed 000 describes (a book renamed during a file download).
+type renameDuringImport struct {
+	lore.Store
+}
+
+func (s renameDuringImport) ImportEntries(ctx context.Context, t lore.ImportTarget, mode lore.ImportMode, entries []lore.Entry) (lore.ImportResult, error) {
+	if _, err := s.Store.RenameCollection(ctx, t.Server, t.CollectionID, t.Collection+" (renamed)"); err != nil {
+		return lore.ImportResult{}, err
+	}
+	return s.Store.ImportEntries(ctx, t, mode, entries)
+}
+
+func newAPIWithStore(t *testing.T, store lore.Store) *api {
+	t.Helper()
+	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
+	require.NoError(t, err)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	mux := http.NewServeMux()
+	graph.Mount(mux, graph.Config{
+		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(4)},
+		Auth:     authn,
+		Logger:   logger,
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return &api{t: t, srv: srv, authn: authn}
+}
+
+func TestStaleTargetOverHTTP(t *testing.T) {
+	pool := postgrestest.NewPool(t)
+	a := newAPIWithStore(t, renameDuringImport{postgres.New(pool)})
+	setupServer(t, a, serverA)
+	var cp struct {
+		Collection *struct{ ID string }
+		Error      *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "World"}) { collection { id } error { code } } }`, map[string]any{"s": serverA}, "createCollection", &cp)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collection": cp.Collection.ID}, "Eldoria.json", corpus(t, "st-worldinfo/sillytavern__Eldoria.json"))
+	require.NotNil(t, imp.Error)
+	require.Equal(t, "STALE_TARGET", imp.Error.Code)
+	entries, err := postgres.New(pool).ListScope(context.Background(), serverA, lore.Serverwide, "")
+	require.NoError(t, err)
+	require.Empty(t, entries, "a stale import writes nothing")
+}
+
+func TestUnavailableOverHTTP(t *testing.T) {
+	pool := postgrestest.NewPool(t)
+	store := postgres.New(pool)
+	a := newAPIWithStore(t, store)
+	setupServer(t, a, serverA)
+	pool.Close() // the database goes away
+
+	var cp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "World"}) { error { code message } } }`, map[string]any{"s": serverA}, "createCollection", &cp)
+	require.Equal(t, "UNAVAILABLE", cp.Error.Code)
+	require.NotContains(t, cp.Error.Message, "pool", "no driver detail reaches clients")
+
+	r := a.do(serviceKey, `{ server(discordId: "`+serverA+`") { name } }`, nil)
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "UNAVAILABLE", r.Errors[0].Extensions["code"])
+}
+
+func TestRequestLimits(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	// Depth: nested fragments cannot hide depth.
+	deep := `{ server(discordId: "` + serverA + `") { collections { edges { node { entries { edges { node { id } } } } } } } }`
+	r := a.do(serviceKey, deep, nil)
+	require.Empty(t, r.Errors, "an ordinary dashboard query passes")
+	var b strings.Builder
+	r = a.do(serviceKey, `{ __schema { queryType { name } } }`, nil)
+	require.Equal(t, "INTROSPECTION_DISABLED", r.Errors[0].Extensions["code"])
+	b.WriteString(`query { __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } } } }`)
+	r = a.do(serviceKey, b.String(), nil)
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "QUERY_TOO_DEEP", r.Errors[0].Extensions["code"], r.Errors[0].Message)
+	// Complexity: asking for huge pages is refused before execution.
+	r = a.do(serviceKey, `{ server(discordId: "`+serverA+`") { collections(first: 250) { edges { node { entries(first: 250) { edges { node { id title content keys } } } } } } } }`, nil)
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "COMPLEXITY_LIMIT_EXCEEDED", r.Errors[0].Extensions["code"])
+	// Body size.
+	big := `{"query":"{ __typename }","variables":{"x":"` + strings.Repeat("a", graph.MaxBodyBytes) + `"}}`
+	r = a.raw(serviceKey, big)
+	require.NotEmpty(t, r.Errors)
+	require.Contains(t, r.Errors[0].Message, "too large")
+	// Persisted queries: a registered hash is accepted without the text.
+	const q = `{ __typename }`
+	hash := "7f56e67dd21ab3f30d1ff8b7bed08893f0a0db86449836189b361dd1e56ddb4b" // sha256("{ __typename }")
+	r = a.do(serviceKey, "", nil)
+	require.NotEmpty(t, r.Errors)
+	body := `{"query":"` + q + `","extensions":{"persistedQuery":{"version":1,"sha256Hash":"` + hash + `"}}}`
+	r = a.raw(serviceKey, body)
+	require.Empty(t, r.Errors)
+	r = a.raw(serviceKey, `{"extensions":{"persistedQuery":{"version":1,"sha256Hash":"`+hash+`"}}}`)
+	require.Empty(t, r.Errors, "the hash alone runs the registered query")
+	require.JSONEq(t, `"Query"`, string(r.Data["__typename"]))
+}
+
+func (a *api) raw(bearer, body string) gqlResponse {
+	a.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", strings.NewReader(body))
+	require.NoError(a.t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	return a.send(req)
+}
