@@ -318,13 +318,13 @@ func TestBudget(t *testing.T) {
 		{
 			name: "always on first, skip and continue", opts: Options{CharBudget: 100},
 			// big (60) first although its order is last; small (30) fits; mid (50) does not; tiny (10) fits exactly.
-			want:   map[int64]Verdict{1: VerdictAdmitted, 2: VerdictAdmitted, 3: VerdictOverBudget, 4: VerdictAdmitted},
-			used:   100, unit: UnitUTF16, limit: 100, admits: []int64{2, 4, 1},
+			want: map[int64]Verdict{1: VerdictAdmitted, 2: VerdictAdmitted, 3: VerdictOverBudget, 4: VerdictAdmitted},
+			used: 100, unit: UnitUTF16, limit: 100, admits: []int64{2, 4, 1},
 		},
 		{
 			name: "constant over budget", opts: Options{CharBudget: 59},
-			want:   map[int64]Verdict{1: VerdictOverBudget, 2: VerdictAdmitted, 3: VerdictOverBudget, 4: VerdictAdmitted},
-			used:   40, unit: UnitUTF16, limit: 59, admits: []int64{2, 4},
+			want: map[int64]Verdict{1: VerdictOverBudget, 2: VerdictAdmitted, 3: VerdictOverBudget, 4: VerdictAdmitted},
+			used: 40, unit: UnitUTF16, limit: 59, admits: []int64{2, 4},
 		},
 		{
 			name: "default budget", opts: Options{},
