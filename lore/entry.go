@@ -88,68 +88,68 @@ func (r Role) Valid() bool { return r == RoleSystem || r == RoleUser || r == Rol
 type Entry struct {
 	// ID is the database id; 0 for an entry not stored yet. Importers leave
 	// it 0 and keep a source uid in Extensions.
-	ID int64
+	ID int64 `json:"id"`
 	// Server is the owning Discord guild snowflake ("" for a book read from
 	// a file and not stored).
-	Server string
+	Server string `json:"server,omitempty"`
 	// Lineage is the owning persona lineage, or Serverwide.
-	Lineage Lineage
+	Lineage Lineage `json:"lineage,omitempty"`
 	// Collection is the Serverwide collection name; empty for persona
 	// entries (the lineage is their book).
-	Collection string
+	Collection string `json:"collection,omitempty"`
 
 	// Title is the display name (SillyTavern comment, card name, NovelAI
 	// displayName). Never sent to the model. At most MaxTitleLen.
-	Title string
+	Title string `json:"title"`
 	// Content is the injected text, at most MaxContentLen UTF-16 code units.
-	Content string
+	Content string `json:"content"`
 	// Keys are the primary keys. An entry with no non-blank key and not
 	// Constant is never activated by keywords. A key shaped /pattern/flags
 	// is a regex key. At most MaxKeysPerEntry, each at most MaxKeyLen.
-	Keys []string
+	Keys []string `json:"keys"`
 	// SecondaryKeys are combined with a primary match by Logic.
-	SecondaryKeys []string
+	SecondaryKeys []string `json:"secondaryKeys"`
 	// Logic combines SecondaryKeys; the zero value means AndAny.
-	Logic SelectiveLogic
+	Logic SelectiveLogic `json:"selectiveLogic"`
 	// Constant entries (Always On) skip keys, secondary logic and positive
 	// chance rolls; scope, channel and enabled gates still apply.
-	Constant bool
+	Constant bool `json:"constant"`
 	// Enabled entries take part in activation; disabled ones stay stored.
-	Enabled bool
+	Enabled bool `json:"enabled"`
 	// ScanDepth is how many of the most recent messages a keyword entry
 	// scans, 1..MaxScanDepth; nil inherits the engine default.
-	ScanDepth *int
+	ScanDepth *int `json:"scanDepth"`
 	// Probability is the trigger chance in percent, 0..100. Missing in a
 	// source file means 100; an explicit 0 stays 0 and blocks activation.
-	Probability int
+	Probability int `json:"probability"`
 	// Order is the insertion order: lower appears earlier; ties by ID.
-	Order int
+	Order int `json:"insertionOrder"`
 	// Priority decides who survives a priority-eviction budget (higher
 	// survives). DefaultPriority when the source has none.
-	Priority int
+	Priority int `json:"priority"`
 	// Placement is before or after the persona definition.
-	Placement Placement
+	Placement Placement `json:"placement"`
 	// Role is the chat role for formats that inject entries as messages.
-	Role Role
+	Role Role `json:"role"`
 	// CaseSensitive overrides the default (insensitive) rule; nil inherits.
-	CaseSensitive *bool
+	CaseSensitive *bool `json:"caseSensitive"`
 	// WholeWords overrides the default word-boundary rule; false means
 	// substring matching; nil inherits.
-	WholeWords *bool
+	WholeWords *bool `json:"wholeWords"`
 	// ChannelIDs restrict a persona entry to these channels (snowflakes);
 	// empty admits every channel. Serverwide entries use their collection's
 	// channels and keep this empty.
-	ChannelIDs []string
+	ChannelIDs []string `json:"channelIds,omitempty"`
 	// LegacyChannelTags are unresolved legacy #channel names pending the
 	// backfill. While any is present the entry admits every channel.
-	LegacyChannelTags []string
+	LegacyChannelTags []string `json:"legacyChannelTags,omitempty"`
 	// Extensions holds every source field the model does not act on, keyed
 	// by a namespaced name chosen by the importer, values kept verbatim.
-	Extensions map[string]json.RawMessage
+	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
 
 	// CreatedAt and UpdatedAt are set by the store.
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	CreatedAt time.Time `json:"createdAt,omitzero"`
+	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
 
 // DefaultPriority is the priority of entries whose source has none (seed

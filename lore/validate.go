@@ -140,6 +140,11 @@ func (e *Entry) Validate() error {
 	if !utf8.ValidString(e.Title) {
 		return Invalid("title", "is not valid UTF-8")
 	}
+	for field, v := range map[string]string{"title": e.Title, "content": e.Content} {
+		if strings.IndexByte(v, 0) >= 0 {
+			return Invalid(field, "must not contain NUL characters")
+		}
+	}
 	if n := UTF16Len(e.Title); n > MaxTitleLen {
 		return Invalid("title", "is %d characters long, at most %d allowed", n, MaxTitleLen)
 	}
@@ -201,6 +206,9 @@ func validateKeys(field string, keys []string) error {
 	for i, k := range keys {
 		if !utf8.ValidString(k) {
 			return Invalid(indexField(field, i), "is not valid UTF-8")
+		}
+		if strings.IndexByte(k, 0) >= 0 {
+			return Invalid(indexField(field, i), "must not contain NUL characters")
 		}
 		if n := UTF16Len(k); n > MaxKeyLen {
 			return Invalid(indexField(field, i), "is %d characters long, at most %d allowed", n, MaxKeyLen)
