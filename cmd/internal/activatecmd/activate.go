@@ -1,0 +1,382 @@
+// Package activatecmd implements `loregate activate`, the offline
+// activation tool (issue 4):
+//
+//	loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N]
+//	    [--whole-words=true|false] [--case-sensitive] [--budget N]
+//	    [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]
+//
+// Every --book goes through lore/format (any detected format). The books
+// are scanned together as one Serverwide set: each book becomes an enabled
+// collection named after the book (made unique with " (2)", " (3)"...), and
+// entries get ids 1..N in book order. --chat is a JSON array, oldest first,
+// of strings or of objects with name, role and content (only content is
+// scanned); "-" reads stdin. Engine options: --scan-depth (default
+// activation.DefaultScanDepth), --whole-words (default true),
+// --case-sensitive, --budget (UTF-16 code units, default
+// activation.DefaultCharBudget, negative = unlimited, 0 refused), --random (every draw
+// returns R, in [0, 1)) or --seed (a PCG source; without either, draws are
+// random), --user and --char (identity macro names; {{bot}} is --char),
+// --regex (default true, lore.DefaultServerSettings: /pattern/flags keys
+// are RE2 expressions).
+//
+// Output (--format json, the default) is one JSON object:
+//
+//	{"admitted":[{"id","title","placement","group","content"}],
+//	 "blocks":[{"tag","role","text"}],
+//	 "budget":{"unit","limit","used"},
+//	 "trace":[{"id","title","verdict","detail"}]}
+//
+// --format text prints the same for people. Exit status: 0 on success, 2 on
+// bad arguments or bad input (one line on stderr), 1 when the output cannot
+// be written.
+package activatecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/format"
+	"loregate/lore/prompt"
+)
+
+// maxInput caps the bytes read from one --book or --chat file (the largest
+// carrier limit of format.Options defaults, CHARX, 64 MiB).
+const maxInput = 64 << 20
+
+const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N] " +
+	"[--whole-words=true|false] [--case-sensitive] [--budget N] [--random R | --seed S] " +
+	"[--user NAME] [--char NAME] [--format json|text]"
+
+type bookList []string
+
+func (b *bookList) String() string     { return strings.Join(*b, ",") }
+func (b *bookList) Set(s string) error { *b = append(*b, s); return nil }
+
+// badInput is an error that exits with status 2.
+type badInput struct{ msg string }
+
+func (e *badInput) Error() string { return e.msg }
+
+func bad(format string, args ...any) error {
+	return &badInput{msg: fmt.Sprintf(format, args...)}
+}
+
+// Run executes the command with args (after "activate") and returns the
+// exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out, err := run(ctx, args, stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "activate: %v\n", err)
+		var b *badInput
+		if errors.As(err, &b) {
+			return 2
+		}
+		return 1
+	}
+	if _, err := stdout.Write(out); err != nil {
+		fmt.Fprintf(stderr, "activate: writing output: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type config struct {
+	books     bookList
+	chat      string
+	format    string
+	opts      activation.Options
+	randomSet bool
+	seedSet   bool
+}
+
+func parseArgs(args []string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("activate", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&c.books, "book", "lorebook file (repeatable)")
+	fs.StringVar(&c.chat, "chat", "", "chat JSON file, - for stdin")
+	scanDepth := fs.Int("scan-depth", activation.DefaultScanDepth, "default scan depth")
+	whole := fs.Bool("whole-words", true, "whole-word matching")
+	sens := fs.Bool("case-sensitive", false, "case-sensitive matching")
+	budget := fs.Int("budget", activation.DefaultCharBudget, "budget in UTF-16 code units, negative = unlimited")
+	random := fs.String("random", "", "fixed draw in [0, 1)")
+	seed := fs.String("seed", "", "seed of the random source")
+	regex := fs.Bool("regex", lore.DefaultServerSettings().RegexKeys, "regex keys")
+	fs.StringVar(&c.opts.UserName, "user", "User", "{{user}} name")
+	fs.StringVar(&c.opts.CharName, "char", "Character", "{{char}} and {{bot}} name")
+	fs.StringVar(&c.format, "format", "json", "json or text")
+	if err := fs.Parse(args); err != nil {
+		return c, bad("%v; %s", err, usage)
+	}
+	if fs.NArg() > 0 {
+		return c, bad("unexpected argument %q; %s", fs.Arg(0), usage)
+	}
+	if len(c.books) == 0 {
+		return c, bad("missing --book; %s", usage)
+	}
+	if c.chat == "" {
+		return c, bad("missing --chat; %s", usage)
+	}
+	if c.format != "json" && c.format != "text" {
+		return c, bad("--format %q is not json or text", c.format)
+	}
+	if *scanDepth < 0 {
+		return c, bad("--scan-depth %d is negative", *scanDepth)
+	}
+	c.opts.ScanDepth = *scanDepth
+	if *scanDepth == 0 {
+		c.opts.ScanDepth = -1 // 0 messages, not the default
+	}
+	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
+	if *budget == 0 {
+		return c, bad("--budget 0 would admit nothing; give a positive budget, or a negative one for no limit")
+	}
+	c.opts.CharBudget = *budget
+	if *random != "" && *seed != "" {
+		return c, bad("--random and --seed are exclusive")
+	}
+	if *random != "" {
+		r, err := strconv.ParseFloat(*random, 64)
+		if err != nil || !(r >= 0 && r < 1) {
+			return c, bad("--random %q is not a number in [0, 1)", *random)
+		}
+		c.opts.Random = func() float64 { return r }
+	}
+	if *seed != "" {
+		s, err := strconv.ParseUint(*seed, 10, 64)
+		if err != nil {
+			return c, bad("--seed %q is not a non-negative integer", *seed)
+		}
+		c.opts.Random = rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15)).Float64
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
+	c, err := parseArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	entries, collections, err := loadBooks(ctx, c.books)
+	if err != nil {
+		return nil, err
+	}
+	msgs, err := loadChat(c.chat, stdin)
+	if err != nil {
+		return nil, err
+	}
+	res, err := activation.Activate(activation.Input{Entries: entries, Collections: collections, Messages: msgs}, c.opts)
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	blocks := prompt.Blocks(res.Admitted)
+	if c.format == "text" {
+		return renderText(res, blocks), nil
+	}
+	return renderJSON(res, blocks)
+}
+
+func readFile(path string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxInput+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxInput {
+		return nil, fmt.Errorf("larger than %d bytes", maxInput)
+	}
+	return data, nil
+}
+
+// loadBooks imports every book and gives its entries a Serverwide scope:
+// an enabled collection per book and unique ids.
+func loadBooks(ctx context.Context, paths []string) ([]lore.Entry, map[string]lore.Collection, error) {
+	var entries []lore.Entry
+	collections := map[string]lore.Collection{}
+	for _, path := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		data, err := readFile(path, nil)
+		if err != nil {
+			return nil, nil, bad("book %s: %v", path, err)
+		}
+		res, err := format.Import(filepath.Base(path), data, format.Options{})
+		if err != nil {
+			return nil, nil, bad("book %s: %v", path, err)
+		}
+		name := res.Book.Name
+		if strings.TrimSpace(name) == "" {
+			name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		}
+		unique := name
+		for i := 2; ; i++ {
+			if _, taken := collections[unique]; !taken {
+				break
+			}
+			unique = name + " (" + strconv.Itoa(i) + ")"
+		}
+		collections[unique] = lore.Collection{Name: unique, Enabled: true}
+		for _, e := range res.Book.Entries {
+			e = e.Clone()
+			e.ID = int64(len(entries) + 1)
+			e.Server, e.Lineage, e.Collection = "", lore.Serverwide, unique
+			entries = append(entries, e)
+		}
+	}
+	return entries, collections, nil
+}
+
+// loadChat reads a JSON array of strings or {name, role, content} objects.
+func loadChat(path string, stdin io.Reader) ([]string, error) {
+	data, err := readFile(path, stdin)
+	if err != nil {
+		return nil, bad("chat %s: %v", path, err)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(data, &items); err != nil {
+		return nil, bad("chat %s: not a JSON array: %v", path, err)
+	}
+	msgs := make([]string, len(items))
+	for i, raw := range items {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			msgs[i] = s
+			continue
+		}
+		var m struct {
+			Name    string  `json:"name"`
+			Role    string  `json:"role"`
+			Content *string `json:"content"`
+		}
+		if err := json.Unmarshal(raw, &m); err != nil || m.Content == nil {
+			return nil, bad("chat %s: message %d is neither a string nor an object with a string content", path, i)
+		}
+		msgs[i] = *m.Content
+	}
+	return msgs, nil
+}
+
+type jsonAdmitted struct {
+	ID        int64  `json:"id"`
+	Title     string `json:"title"`
+	Placement string `json:"placement"`
+	Group     string `json:"group"`
+	Content   string `json:"content"`
+}
+
+type jsonBlock struct {
+	Tag  string `json:"tag"`
+	Role string `json:"role"`
+	Text string `json:"text"`
+}
+
+type jsonBudget struct {
+	Unit  string `json:"unit"`
+	Limit int    `json:"limit"`
+	Used  int    `json:"used"`
+}
+
+type jsonTrace struct {
+	ID      int64  `json:"id"`
+	Title   string `json:"title"`
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail"`
+}
+
+type jsonOutput struct {
+	Admitted []jsonAdmitted `json:"admitted"`
+	Blocks   []jsonBlock    `json:"blocks"`
+	Budget   jsonBudget     `json:"budget"`
+	Trace    []jsonTrace    `json:"trace"`
+}
+
+func renderJSON(res activation.Result, blocks []prompt.Block) ([]byte, error) {
+	out := jsonOutput{
+		Admitted: []jsonAdmitted{},
+		Blocks:   []jsonBlock{},
+		Budget:   jsonBudget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
+		Trace:    []jsonTrace{},
+	}
+	for _, a := range res.Admitted {
+		out.Admitted = append(out.Admitted, jsonAdmitted{ID: a.Entry.ID, Title: a.Entry.Title,
+			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content})
+	}
+	for _, b := range blocks {
+		out.Blocks = append(out.Blocks, jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text})
+	}
+	for _, t := range res.Trace {
+		out.Trace = append(out.Trace, jsonTrace{ID: t.ID, Title: t.Title, Verdict: string(t.Verdict), Detail: t.Detail})
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding output: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+func title(t string) string {
+	if strings.TrimSpace(t) == "" {
+		return "(untitled)"
+	}
+	return strconv.Quote(t)
+}
+
+func renderText(res activation.Result, blocks []prompt.Block) []byte {
+	var b strings.Builder
+	limit := strconv.Itoa(res.Budget.Limit)
+	if res.Budget.Limit < 0 {
+		limit = "unlimited"
+	}
+	fmt.Fprintf(&b, "%d of %d entries admitted; budget %d of %s %s used\n",
+		len(res.Admitted), len(res.Trace), res.Budget.Used, limit, res.Budget.Unit)
+	if len(res.Admitted) > 0 {
+		b.WriteString("\nAdmitted (insertion order):\n")
+		for _, t := range res.Trace {
+			if t.Verdict == activation.VerdictAdmitted {
+				fmt.Fprintf(&b, "  + #%d %s: %s\n", t.ID, title(t.Title), t.Detail)
+			}
+		}
+	}
+	if len(res.Admitted) < len(res.Trace) {
+		b.WriteString("\nNot admitted:\n")
+		for _, t := range res.Trace {
+			if t.Verdict != activation.VerdictAdmitted {
+				fmt.Fprintf(&b, "  - #%d %s: %s (%s)\n", t.ID, title(t.Title), t.Verdict, t.Detail)
+			}
+		}
+	}
+	for _, s := range prompt.Inspect(blocks, nil) {
+		fmt.Fprintf(&b, "\n%s: %d entries, %d characters\n", s.Label, s.Entries, s.Chars)
+		for _, bl := range blocks {
+			if bl.Tag == s.Tag {
+				fmt.Fprintf(&b, "  %s block, %s role:\n", bl.Group, bl.Role)
+				for _, line := range strings.Split(bl.Text, "\n") {
+					fmt.Fprintf(&b, "    %s\n", line)
+				}
+			}
+		}
+	}
+	return []byte(b.String())
+}

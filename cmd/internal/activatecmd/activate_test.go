@@ -1,0 +1,213 @@
+package activatecmd_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/cmd/internal/activatecmd"
+)
+
+// eldoria is the SillyTavern default book of the shared corpus, relative to
+// this package (the corpus lives at ../shared/corpus from the repo root).
+var eldoria = filepath.Join("..", "..", "..", "..", "shared", "corpus", "st-worldinfo", "sillytavern__Eldoria.json")
+
+func needEldoria(t *testing.T) {
+	if _, err := os.Stat(eldoria); err != nil {
+		t.Skipf("corpus file %s not available: %v", eldoria, err)
+	}
+}
+
+func writeChat(t *testing.T, chat string) string {
+	p := filepath.Join(t.TempDir(), "chat.json")
+	require.NoError(t, os.WriteFile(p, []byte(chat), 0o600))
+	return p
+}
+
+func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := activatecmd.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+type output struct {
+	Admitted []struct {
+		ID        int64  `json:"id"`
+		Title     string `json:"title"`
+		Placement string `json:"placement"`
+		Group     string `json:"group"`
+		Content   string `json:"content"`
+	} `json:"admitted"`
+	Blocks []struct {
+		Tag  string `json:"tag"`
+		Role string `json:"role"`
+		Text string `json:"text"`
+	} `json:"blocks"`
+	Budget struct {
+		Unit  string `json:"unit"`
+		Limit int    `json:"limit"`
+		Used  int    `json:"used"`
+	} `json:"budget"`
+	Trace []struct {
+		ID      int64  `json:"id"`
+		Title   string `json:"title"`
+		Verdict string `json:"verdict"`
+		Detail  string `json:"detail"`
+	} `json:"trace"`
+}
+
+func TestEldoriaGlade(t *testing.T) {
+	needEldoria(t)
+	chat := writeChat(t, `["Hello there.", {"name":"Ana","role":"user","content":"Is there somewhere safe to rest? Maybe the glade?"}]`)
+	code, stdout, stderr := runCmd(t, "", "--book", eldoria, "--chat", chat, "--user", "Ana", "--char", "Seraphina")
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stderr)
+
+	// Exactly the documented top-level and item keys.
+	var raw map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(stdout), &raw))
+	require.ElementsMatch(t, []string{"admitted", "blocks", "budget", "trace"}, keys(raw))
+
+	var out output
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.Len(t, out.Admitted, 1, "only the glade entry (uid 2)")
+	a := out.Admitted[0]
+	require.Equal(t, int64(3), a.ID)
+	require.Equal(t, "before", a.Placement, "world info position 0 is before")
+	require.Equal(t, "activated", a.Group)
+	require.Contains(t, a.Content, "Seraphina")
+	require.Contains(t, a.Content, "Ana")
+	require.NotContains(t, a.Content, "{{user}}")
+	require.NotContains(t, a.Content, "{{char}}")
+	require.Len(t, out.Trace, 4)
+	verdicts := map[int64]string{}
+	for _, tr := range out.Trace {
+		verdicts[tr.ID] = tr.Verdict
+	}
+	require.Equal(t, map[int64]string{1: "no_key_match", 2: "no_key_match", 3: "admitted", 4: "no_key_match"}, verdicts)
+	require.Equal(t, "utf16", out.Budget.Unit)
+	require.Equal(t, 8000, out.Budget.Limit)
+	require.Equal(t, len([]rune(a.Content)), out.Budget.Used, "ASCII content: one unit per character")
+	require.Len(t, out.Blocks, 1)
+	require.Equal(t, "KNOWLEDGE_LOREBOOK_BEFORE", out.Blocks[0].Tag)
+	require.Equal(t, "user", out.Blocks[0].Role)
+	require.True(t, strings.HasSuffix(out.Blocks[0].Text, a.Content))
+}
+
+func keys(m map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestAdmittedItemKeys(t *testing.T) {
+	needEldoria(t)
+	code, stdout, stderr := runCmd(t, `["the glade and the forest"]`, "--book", eldoria, "--chat", "-")
+	require.Equal(t, 0, code, stderr)
+	var out struct {
+		Admitted []map[string]json.RawMessage `json:"admitted"`
+		Blocks   []map[string]json.RawMessage `json:"blocks"`
+		Budget   map[string]json.RawMessage   `json:"budget"`
+		Trace    []map[string]json.RawMessage `json:"trace"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.Len(t, out.Admitted, 2, "forest (uid 0) and glade (uid 2)")
+	require.Equal(t, []string{"content", "group", "id", "placement", "title"}, keys(out.Admitted[0]))
+	require.Equal(t, []string{"role", "tag", "text"}, keys(out.Blocks[0]))
+	require.Equal(t, []string{"limit", "unit", "used"}, keys(out.Budget))
+	require.Equal(t, []string{"detail", "id", "title", "verdict"}, keys(out.Trace[0]))
+}
+
+func TestSeveralBooksAndOptions(t *testing.T) {
+	needEldoria(t)
+	chat := writeChat(t, `["the GLADE", "nothing", "nothing"]`)
+	code, stdout, stderr := runCmd(t, "", "--book", eldoria, "--book", eldoria, "--chat", chat, "--scan-depth", "3")
+	require.Equal(t, 0, code, stderr)
+	var out output
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	var ids []int64
+	for _, a := range out.Admitted {
+		ids = append(ids, a.ID)
+	}
+	require.Equal(t, []int64{3, 7}, ids, "both books scanned together with unique ids")
+
+	// The default depth (2) no longer sees the glade; case sensitivity blocks GLADE.
+	for _, args := range [][]string{{}, {"--scan-depth", "3", "--case-sensitive"}} {
+		code, stdout, stderr = runCmd(t, "", append([]string{"--book", eldoria, "--chat", chat}, args...)...)
+		require.Equal(t, 0, code, stderr)
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		require.Empty(t, out.Admitted, "args %v", args)
+	}
+
+	// A budget smaller than the entry drops it.
+	code, stdout, stderr = runCmd(t, `["glade"]`, "--book", eldoria, "--chat", "-", "--budget", "100")
+	require.Equal(t, 0, code, stderr)
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	require.Empty(t, out.Admitted)
+	require.Equal(t, "over_budget", out.Trace[2].Verdict)
+
+	// Substring matching: "glades" contains the key.
+	for _, ww := range []string{"true", "false"} {
+		code, stdout, stderr = runCmd(t, `["the glades"]`, "--book", eldoria, "--chat", "-", "--whole-words="+ww)
+		require.Equal(t, 0, code, stderr)
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		require.Equal(t, ww == "false", len(out.Admitted) == 1, "--whole-words=%s", ww)
+	}
+}
+
+func TestTextFormat(t *testing.T) {
+	needEldoria(t)
+	code, stdout, stderr := runCmd(t, `["the glade"]`, "--book", eldoria, "--chat", "-", "--format", "text", "--seed", "7")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "1 of 4 entries admitted")
+	require.Contains(t, stdout, `+ #3 `)
+	require.Contains(t, stdout, `key "glade"`)
+	require.Contains(t, stdout, "no_key_match")
+	require.Contains(t, stdout, "Lorebook (Before): 1 entries")
+}
+
+func TestBadInput(t *testing.T) {
+	needEldoria(t)
+	dir := t.TempDir()
+	notJSON := filepath.Join(dir, "bad.json")
+	require.NoError(t, os.WriteFile(notJSON, []byte("{not json"), 0o600))
+	chat := writeChat(t, `["hi"]`)
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"no book", "", []string{"--chat", chat}, "missing --book"},
+		{"no chat", "", []string{"--book", eldoria}, "missing --chat"},
+		{"missing book file", "", []string{"--book", filepath.Join(dir, "nope.json"), "--chat", chat}, "nope.json"},
+		{"book not a lorebook", "", []string{"--book", notJSON, "--chat", chat}, "bad.json"},
+		{"chat not an array", `{"a":1}`, []string{"--book", eldoria, "--chat", "-"}, "not a JSON array"},
+		{"chat item wrong", `[1]`, []string{"--book", eldoria, "--chat", "-"}, "message 0"},
+		{"random out of range", "", []string{"--book", eldoria, "--chat", chat, "--random", "1"}, "--random"},
+		{"random and seed", "", []string{"--book", eldoria, "--chat", chat, "--random", "0.5", "--seed", "1"}, "exclusive"},
+		{"bad format", "", []string{"--book", eldoria, "--chat", chat, "--format", "xml"}, "--format"},
+		{"bad flag", "", []string{"--book", eldoria, "--chat", chat, "--nope"}, "nope"},
+		{"zero budget", "", []string{"--book", eldoria, "--chat", chat, "--budget", "0"}, "--budget 0"},
+		{"stray argument", "", []string{"--book", eldoria, "--chat", chat, "extra"}, "extra"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, tt.stdin, tt.args...)
+			require.Equal(t, 2, code)
+			require.Empty(t, stdout)
+			require.Contains(t, stderr, tt.want)
+			require.Equal(t, 1, strings.Count(stderr, "\n"), "one line: %q", stderr)
+		})
+	}
+}
