@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 	}{
 		{"st to stdout", []string{in}, 0, `"depth": 2`, `"collapsed_placements": 1`, false},
 		{"ccv3", []string{in, "--to", "ccv3"}, 0, `"spec": "lorebook_v3"`, `"format": "st-worldinfo"`, false},
-		{"canonical", []string{"--to=canonical", in}, 0, `"Content": "Moon lore."`, `"ignored_settings"`, false},
+		{"canonical", []string{"--to=canonical", in}, 0, `"content": "Moon lore."`, `"ignored_settings"`, false},
 		{"report only", []string{in, "--report-only"}, 0, `"unsupported_keys": []`, "", false},
 		{"missing input", []string{}, 2, "", "missing input file", false},
 		{"bad --to", []string{in, "--to", "xml"}, 2, "", `--to "xml"`, true},
