@@ -27,6 +27,7 @@ type entryState struct {
 	stage   stage
 	verdict Verdict
 	detail  string
+	content string
 	depth   int
 }
 
@@ -122,13 +123,8 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 		}
 		s.depth = d
 		window = max(window, min(d, len(in.Messages)))
-		for _, refs := range [][]keyRef{ce.primary, ce.secondary} {
-			for j := range refs {
-				if refs[j].kind == keyLiteral {
-					need[refs[j].auto] = true
-				}
-			}
-		}
+		need[autoFold] = need[autoFold] || ce.autos&(1<<autoFold) != 0
+		need[autoSens] = need[autoSens] || ce.autos&(1<<autoSens) != 0
 	}
 
 	ts := m.scanWindow(sc, in.Messages, window, need)
@@ -195,7 +191,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 				continue
 			}
 		}
-		s.detail = "key " + strconv.Quote(ce.primary[matched].text)
+		s.detail = "key " + strconv.Quote(ce.primaryText[matched])
 		if e.Probability < 100 {
 			r := random()
 			if !(r >= 0 && r < 1) {
@@ -212,11 +208,8 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	}
 
 	var res Result
-	admitted := sc.admitted[:n]
-	for i := range admitted {
-		admitted[i] = -1
-	}
-	var adm []Admitted
+	cost := sc.admitted[:n]
+	nAdm := 0
 	for _, constants := range []bool{true, false} {
 		for _, i := range m.order {
 			s := &st[i]
@@ -226,44 +219,46 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 			}
 			s.stage = stageDone
 			content := ResolveIdentity(e.Content, opts.UserName, opts.CharName, opts.BotName)
-			var cost int
+			var c int
 			if budget.Unit == UnitTokens {
-				cost = opts.Tokenizer.CountTokens(content)
+				c = opts.Tokenizer.CountTokens(content)
 			} else {
-				cost = lore.UTF16Len(content)
+				c = lore.UTF16Len(content)
 			}
-			if budget.Limit >= 0 && budget.Used+cost > budget.Limit {
+			if budget.Limit >= 0 && budget.Used+c > budget.Limit {
 				s.verdict = VerdictOverBudget
-				s.detail = "needs " + strconv.Itoa(cost) + " " + string(budget.Unit) + ", " +
+				s.detail = "needs " + strconv.Itoa(c) + " " + string(budget.Unit) + ", " +
 					strconv.Itoa(budget.Limit-budget.Used) + " of " + strconv.Itoa(budget.Limit) + " left"
 				continue
 			}
-			budget.Used += cost
-			s.verdict = VerdictAdmitted
-			g := Activated
+			budget.Used += c
+			s.verdict, s.content, cost[i] = VerdictAdmitted, content, c
+			nAdm++
 			if constants {
-				g = AlwaysOn
 				s.detail = "always on"
 			}
-			p := e.Placement
-			if !p.Valid() {
-				p = lore.After
-			}
-			admitted[i] = len(adm)
-			adm = append(adm, Admitted{Entry: *e, Content: content, Placement: p, Group: g, Cost: cost})
 		}
 	}
 	res.Budget = budget
-	res.Trace = make([]TraceItem, 0, n)
-	if len(adm) > 0 {
-		res.Admitted = make([]Admitted, 0, len(adm))
+	res.Trace = make([]TraceItem, n)
+	if nAdm > 0 {
+		res.Admitted = make([]Admitted, 0, nAdm)
 	}
-	for _, i := range m.order {
+	for k, i := range m.order {
 		e := &in.Entries[i]
-		res.Trace = append(res.Trace, TraceItem{ID: e.ID, Title: e.Title, Verdict: st[i].verdict, Detail: st[i].detail})
-		if admitted[i] >= 0 {
-			res.Admitted = append(res.Admitted, adm[admitted[i]])
+		res.Trace[k] = TraceItem{ID: e.ID, Title: e.Title, Verdict: st[i].verdict, Detail: st[i].detail}
+		if st[i].verdict != VerdictAdmitted {
+			continue
 		}
+		g := Activated
+		if e.Constant {
+			g = AlwaysOn
+		}
+		p := e.Placement
+		if !p.Valid() {
+			p = lore.After
+		}
+		res.Admitted = append(res.Admitted, Admitted{Entry: *e, Content: st[i].content, Placement: p, Group: g, Cost: cost[i]})
 	}
 	return res, nil
 }

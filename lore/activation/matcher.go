@@ -40,18 +40,23 @@ const (
 	autoSens = 1
 )
 
+// keyRef is a compiled key: a terminal node of an automaton (literal) or a
+// regex index (regex and bad regex), 8 bytes so the per-turn walk over
+// every key stays in cache.
 type keyRef struct {
 	kind keyKind
 	auto uint8
+	// node is the terminal node (literal) or the regex index (regex).
 	node int32
-	re   int32
-	text string
-	err  string
 }
 
 type compiledEntry struct {
 	primary   []keyRef
 	secondary []keyRef
+	// primaryText holds the source text of each primary key, for the trace.
+	primaryText []string
+	// autos has bit 1<<slot set when a literal key uses that automaton.
+	autos uint8
 	// hasPrimary: at least one primary key can match.
 	hasPrimary bool
 	// secondaryN counts non-blank secondary keys (regex errors included).
@@ -108,10 +113,10 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 	idx := [2]map[string]int32{{}, {}}
 	reIdx := map[string]int32{}
 	var reErrs []string
-	compileKey := func(e *lore.Entry, key string) keyRef {
-		ref := keyRef{text: key}
+	compileKey := func(e *lore.Entry, key string) (keyRef, string) {
+		ref := keyRef{}
 		if strings.TrimSpace(key) == "" {
-			return ref
+			return ref, ""
 		}
 		if mo.RegexKeys {
 			if src, bodyLen, ok := regexSource(key); ok {
@@ -123,13 +128,13 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 					m.regexes = append(m.regexes, re)
 					reErrs = append(reErrs, err)
 				}
-				ref.re = i
+				ref.node = i
 				if m.regexes[i] == nil {
-					ref.kind, ref.err = keyBadRegex, reErrs[i]
-				} else {
-					ref.kind = keyRegex
+					ref.kind = keyBadRegex
+					return ref, reErrs[i]
 				}
-				return ref
+				ref.kind = keyRegex
+				return ref, ""
 			}
 		}
 		sens := mo.CaseSensitive
@@ -152,30 +157,37 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 			pats[slot] = append(pats[slot], p)
 		}
 		ref.kind, ref.auto, ref.node = keyLiteral, uint8(slot), i
-		return ref
+		return ref, ""
 	}
 	for i := range entries {
 		e := &entries[i]
 		m.ids[i] = e.ID
 		ce := &m.entries[i]
 		for _, k := range e.Keys {
-			r := compileKey(e, k)
+			r, rerr := compileKey(e, k)
 			if r.kind == keyBlank {
 				continue
 			}
-			if r.kind == keyBadRegex && ce.regexErr == "" {
-				ce.regexErr = r.err
+			if rerr != "" && ce.regexErr == "" {
+				ce.regexErr = rerr
+			}
+			if r.kind == keyLiteral {
+				ce.autos |= 1 << r.auto
 			}
 			ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
 			ce.primary = append(ce.primary, r)
+			ce.primaryText = append(ce.primaryText, k)
 		}
 		for _, k := range e.SecondaryKeys {
-			r := compileKey(e, k)
+			r, rerr := compileKey(e, k)
 			if r.kind == keyBlank {
 				continue
 			}
-			if r.kind == keyBadRegex && ce.regexErr == "" {
-				ce.regexErr = r.err
+			if rerr != "" && ce.regexErr == "" {
+				ce.regexErr = rerr
+			}
+			if r.kind == keyLiteral {
+				ce.autos |= 1 << r.auto
 			}
 			ce.secondaryN++
 			ce.secondary = append(ce.secondary, r)
@@ -362,14 +374,15 @@ func (ts *turnScan) hit(ref *keyRef, depth int) int {
 		if depth > n {
 			depth = n
 		}
-		for s.reFound[ref.re] < 0 && s.reDepth[ref.re] < depth {
-			i := n - 1 - s.reDepth[ref.re]
-			if ts.m.regexes[ref.re].MatchString(ts.msgs[i]) {
-				s.reFound[ref.re] = i
+		re := ref.node
+		for s.reFound[re] < 0 && s.reDepth[re] < depth {
+			i := n - 1 - s.reDepth[re]
+			if ts.m.regexes[re].MatchString(ts.msgs[i]) {
+				s.reFound[re] = i
 			}
-			s.reDepth[ref.re]++
+			s.reDepth[re]++
 		}
-		return s.reFound[ref.re]
+		return s.reFound[re]
 	}
 	return -1
 }
