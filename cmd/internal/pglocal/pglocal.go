@@ -5,6 +5,8 @@
 // Layout of a data directory:
 //
 //	DIR/pg/            the cluster (PGDATA), created by initdb on first use
+//	                   (under AltRoot when root runs us on a directory the
+//	                   server user cannot reach)
 //	DIR/password       the generated superuser password (mode 0600)
 //	DIR/postgres.log   the server log
 //	DIR/loregate.lock  flock held while a launcher owns the cluster
@@ -20,6 +22,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -64,6 +67,7 @@ type Cluster struct {
 	opts     Options
 	bin      string
 	pgdata   string
+	logDir   string
 	port     int
 	password string
 	runAs    *user.User
@@ -127,7 +131,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data directory: %w", err)
 	}
-	c := &Cluster{opts: opts, bin: bin, pgdata: filepath.Join(dir, "pg")}
+	c := &Cluster{opts: opts, bin: bin, pgdata: filepath.Join(dir, "pg"), logDir: dir}
 	if err := c.lock(dir); err != nil {
 		return nil, err
 	}
@@ -142,7 +146,17 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 			return nil, err
 		}
 		if err := c.checkReachable(dir); err != nil {
-			return nil, err
+			// e.g. a checkout under /root (mode 0700): keep the cluster in a
+			// directory of its own that the server user can reach, tied to
+			// this data directory by a hash of its path.
+			alt := filepath.Join(AltRoot, pathHash(dir))
+			if mkErr := os.MkdirAll(alt, 0o755); mkErr != nil {
+				return nil, fmt.Errorf("%v; and creating %s failed: %w", err, alt, mkErr)
+			}
+			opts.Logger.Warn("data directory not reachable by the Postgres user; keeping the cluster elsewhere",
+				"data_dir", dir, "cluster_dir", alt, "user", c.runAs.Username)
+			c.pgdata = filepath.Join(alt, "pg")
+			c.logDir = alt
 		}
 	}
 	if err := c.loadOrCreatePassword(dir); err != nil {
@@ -175,7 +189,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Ephemeral {
 		settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
 	}
-	logPath := filepath.Join(dir, "postgres.log")
+	logPath := filepath.Join(c.logDir, "postgres.log")
 	if c.runAs != nil {
 		if err := touchOwned(logPath, c.runAs); err != nil {
 			return nil, err
@@ -246,6 +260,16 @@ func unprivilegedUser() (*user.User, error) {
 	return nil, errors.New("running as root, and Postgres refuses to run as root: no unprivileged user (postgres or nobody) exists to run it as")
 }
 
+// AltRoot holds the clusters of data directories that the unprivileged
+// server user cannot reach when the launcher runs as root (a checkout
+// under /root, say): AltRoot/<hash of the data directory path>/pg.
+const AltRoot = "/var/lib/loregate"
+
+func pathHash(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:8])
+}
+
 // checkReachable verifies that the unprivileged user can reach dir: every
 // ancestor must grant it search permission.
 func (c *Cluster) checkReachable(dir string) error {
@@ -300,7 +324,7 @@ func (c *Cluster) initdb(ctx context.Context, dir string) error {
 	}
 	// initdb reads the password from a file the server user can read; it
 	// lives next to the cluster only for the duration of initdb.
-	pw, err := os.CreateTemp(dir, "initdb-pw-*")
+	pw, err := os.CreateTemp(filepath.Dir(c.pgdata), "initdb-pw-*")
 	if err != nil {
 		return fmt.Errorf("write initdb password file: %w", err)
 	}
