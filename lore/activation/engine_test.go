@@ -561,3 +561,28 @@ func TestAdversarialOverlaps(t *testing.T) {
 	checkAgainstNaive(t, keys, msgs, Options{})
 	checkAgainstNaive(t, keys, msgs, Options{Substring: true})
 }
+
+func TestMatcherConcurrentTurns(t *testing.T) {
+	entries := []lore.Entry{ent(1, []string{"glade"}, "x"), ent(2, []string{"Вега"}, "y")}
+	m := Compile(entries, MatchOptions{})
+	done := make(chan []int64)
+	for g := range 4 {
+		go func() {
+			var got []int64
+			for i := range 50 {
+				msg := "nothing"
+				if (g+i)%2 == 0 {
+					msg = "the glade and «Вега»"
+				}
+				res, err := m.Activate(baseInput(entries, msg), Options{})
+				if err != nil || len(res.Admitted) != 2*((g+i+1)%2) {
+					got = append(got, int64(i))
+				}
+			}
+			done <- got
+		}()
+	}
+	for range 4 {
+		require.Empty(t, <-done, "turns with a wrong result")
+	}
+}
