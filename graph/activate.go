@@ -11,6 +11,7 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/prompt"
 )
 
 // MaxActivateMessages bounds the messages of one activation request and
@@ -151,5 +152,89 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 // blocks renders the admitted entries as the prompt blocks of seed 000
 // ("Prompt integration").
 func (r *Resolver) blocks(t *turn) []*model.PromptBlock {
-	return []*model.PromptBlock{} // TODO(prompt): replaced when lore/prompt lands
+	return r.blocksOf(prompt.Blocks(t.result.Admitted))
+}
+
+// MaxDocuments bounds the retrieved documents of one assemblePrompt call.
+const MaxDocuments = 50
+
+// assemblePrompt runs one turn and places its lore in the caller's prompt.
+func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptInput) (*model.AssembledPrompt, error) {
+	t, err := r.runActivation(ctx, &in.Activation)
+	if err != nil {
+		return nil, err
+	}
+	blocks := prompt.Blocks(t.result.Admitted)
+	req := prompt.Request{Blocks: blocks}
+	for _, m := range in.Activation.Messages {
+		req.History = append(req.History, prompt.Message{
+			Kind: prompt.KindHistory, Role: historyRole(get(m.Role, "")), Name: get(m.Name, ""), Content: m.Content,
+		})
+	}
+	docs := in.Documents.Value()
+	if len(docs) > MaxDocuments {
+		return nil, lore.Invalid("documents", "%d documents, at most %d allowed", len(docs), MaxDocuments)
+	}
+	for _, d := range docs {
+		req.Documents = append(req.Documents, prompt.Message{Kind: prompt.KindDocument, Role: lore.RoleSystem, Content: d})
+	}
+	if sp := get(in.SystemPrompt, ""); sp != "" {
+		req.Preset = append(req.Preset, prompt.PresetItem{Message: prompt.Message{Kind: prompt.KindPreset, Role: lore.RoleSystem, Content: sp}})
+	}
+	anchored := false
+	for i, name := range in.PresetMarkers.Value() {
+		m := prompt.Marker(name)
+		switch m {
+		case prompt.MarkerWorldInfoBefore, prompt.MarkerWorldInfoAfter:
+		case prompt.MarkerChatHistory:
+			anchored = true
+		default:
+			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i), "%q is not worldInfoBefore, worldInfoAfter or chatHistory", truncate(name, 40))
+		}
+		req.Preset = append(req.Preset, prompt.PresetItem{Marker: m})
+	}
+	if !anchored {
+		req.Preset = append(req.Preset, prompt.PresetItem{Marker: prompt.MarkerChatHistory})
+	}
+	msgs := prompt.Assemble(req)
+	out := &model.AssembledPrompt{
+		Messages:   make([]*model.PromptMessage, len(msgs)),
+		Activation: *activationToModel(t, r.blocksOf(blocks)),
+	}
+	for i, m := range msgs {
+		pm := &model.PromptMessage{Role: string(m.Role), Content: m.Content}
+		switch {
+		case m.Tag != "":
+			tag := string(m.Tag)
+			pm.Tag = &tag
+		case m.Kind == prompt.KindDocument:
+			tag := "DOCUMENT"
+			pm.Tag = &tag
+		}
+		out.Messages[i] = pm
+	}
+	for _, s := range prompt.Inspect(blocks, nil) {
+		out.Inspection = append(out.Inspection, &model.PromptInspection{Label: s.Label, Characters: s.Chars})
+	}
+	return out, nil
+}
+
+func (r *Resolver) blocksOf(bs []prompt.Block) []*model.PromptBlock {
+	out := make([]*model.PromptBlock, len(bs))
+	for i, b := range bs {
+		out[i] = &model.PromptBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text}
+	}
+	return out
+}
+
+// historyRole maps a chat message role to a prompt role; anything but
+// assistant or system is the user.
+func historyRole(role string) lore.Role {
+	switch lore.Role(strings.ToLower(role)) {
+	case lore.RoleAssistant:
+		return lore.RoleAssistant
+	case lore.RoleSystem:
+		return lore.RoleSystem
+	}
+	return lore.RoleUser
 }

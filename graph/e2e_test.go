@@ -224,6 +224,13 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 	require.Equal(t, 3, glade, "the glade entry of Eldoria, Eldoria copy and the persona book: %+v", act.Trace)
+	userBlock := false
+	for _, b := range act.Blocks {
+		if b.Role == "user" && strings.Contains(b.Text, "glade") {
+			userBlock = true
+		}
+	}
+	require.True(t, userBlock, "activated lore becomes a user-role block: %+v", act.Blocks)
 	require.Equal(t, "utf16", act.Budget.Unit)
 	require.Equal(t, 8000, act.Budget.Limit)
 	require.Positive(t, act.Budget.Used)
@@ -391,4 +398,80 @@ func TestAuthorization(t *testing.T) {
 	r = a.do(serviceKey, read, map[string]any{"id": serverA})
 	require.Contains(t, string(r.Data["server"]), "the secret of A", "server A's entry survived every guess")
 	require.Contains(t, string(r.Data["server"]), "Secret")
+}
+
+// TestAssemblePrompt checks placement through the API: Always On lore as
+// system blocks before the dialogue (or at preset markers), activated lore as
+// a user block above the four most recent turns and before documents.
+func TestAssemblePrompt(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var cp struct {
+		Collection *struct{ ID string }
+		Error      *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "World"}) { collection { id } error { code } } }`, map[string]any{"s": serverA}, "createCollection", &cp)
+	create := `mutation($s: String!, $c: ID, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, entry: $e}) { entry { id } error { code message } } }`
+	var ep struct{ Error *mutationError }
+	a.must(serviceKey, create, map[string]any{"s": serverA, "c": cp.Collection.ID, "e": map[string]any{"content": "The sky is green here, {{user}}.", "constant": true, "placement": "BEFORE"}}, "createEntry", &ep)
+	require.Nil(t, ep.Error)
+	a.must(serviceKey, create, map[string]any{"s": serverA, "c": cp.Collection.ID, "e": map[string]any{"content": "The tower hums at night.", "keys": []string{"tower"}}}, "createEntry", &ep)
+	require.Nil(t, ep.Error)
+
+	history := []map[string]any{}
+	for i, c := range []string{"old one", "the tower?", "m3", "m4", "m5", "newest"} {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		history = append(history, map[string]any{"role": role, "content": c})
+	}
+	q := `query($input: AssemblePromptInput!) { assemblePrompt(input: $input) { messages { role content tag } inspection { label characters } activation { admitted { group } } } }`
+	var out struct {
+		Messages []struct {
+			Role, Content string
+			Tag           *string
+		}
+		Inspection []struct {
+			Label      string
+			Characters int
+		}
+	}
+	input := map[string]any{
+		"activation":   map[string]any{"serverDiscordId": serverA, "messages": history, "names": map[string]any{"user": "Ann"}, "overrides": map[string]any{"scanDepth": 5}},
+		"systemPrompt": "You are a narrator.",
+		"documents":    []string{"A retrieved document."},
+	}
+	a.must(serviceKey, q, map[string]any{"input": input}, "assemblePrompt", &out)
+	var order []string
+	for _, m := range out.Messages {
+		label := m.Role + ":" + m.Content
+		if m.Tag != nil {
+			label = m.Role + ":" + *m.Tag
+		}
+		order = append(order, label)
+	}
+	require.Equal(t, []string{
+		"system:You are a narrator.",
+		"system:KNOWLEDGE_LOREBOOK_BEFORE", // Always On, flushed before the dialogue
+		"user:old one", "assistant:the tower?",
+		"user:KNOWLEDGE_LOREBOOK_AFTER", // activated, above the four most recent turns
+		"system:DOCUMENT",               // documents after activated lore
+		"user:m3", "assistant:m4", "user:m5", "assistant:newest",
+	}, order)
+	require.Contains(t, out.Messages[1].Content, "The sky is green here, Ann.")
+	require.Len(t, out.Inspection, 2)
+	require.Equal(t, "Lorebook (Before)", out.Inspection[0].Label)
+	require.Positive(t, out.Inspection[0].Characters)
+
+	// With a preset marker, Always On lore goes to the marker instead.
+	input["presetMarkers"] = []string{"chatHistory", "worldInfoBefore"}
+	a.must(serviceKey, q, map[string]any{"input": input}, "assemblePrompt", &out)
+	last := out.Messages[len(out.Messages)-1]
+	require.NotNil(t, last.Tag, "%+v", out.Messages)
+	require.Equal(t, "KNOWLEDGE_LOREBOOK_BEFORE", *last.Tag)
+	// Unknown markers are bad input.
+	input["presetMarkers"] = []string{"nope"}
+	r := a.do(serviceKey, q, map[string]any{"input": input})
+	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])
 }

@@ -8,7 +8,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 	"loregate/graph/auth"
 	"loregate/graph/generated"
 	"loregate/graph/model"
@@ -265,7 +264,7 @@ func (r *queryResolver) Activate(ctx context.Context, input model.ActivateInput)
 
 // AssemblePrompt is the resolver for the assemblePrompt field.
 func (r *queryResolver) AssemblePrompt(ctx context.Context, input model.AssemblePromptInput) (*model.AssembledPrompt, error) {
-	panic(fmt.Errorf("not implemented: AssemblePrompt - assemblePrompt"))
+	return r.assemblePrompt(ctx, &input)
 }
 
 // ExportLorebook is the resolver for the exportLorebook field.

@@ -23,6 +23,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"loregate/cmd/internal/activatecmd"
 	"loregate/cmd/internal/convertcmd"
 )
 
@@ -68,6 +69,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runWithPostgres(ctx, rest, stderr)
 	case "token":
 		err = runToken(rest, stdout, stderr)
+	case "activate":
+		return activatecmd.Run(ctx, rest, stdin, stdout, stderr)
 	case "convert":
 		return convertcmd.Run(ctx, rest, stdin, stdout, stderr)
 	default:

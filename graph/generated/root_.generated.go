@@ -1894,7 +1894,13 @@ type ReplacePayload {
   systemPrompt: String
   "Retrieved documents, placed after activated lore at the tail slot."
   documents: [String!]
-  "Preset world-info markers present in the caller's preset (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER); absent markers flush Always On lore before the first dialogue message."
+  """
+  The caller's preset as an ordered list of SillyTavern prompt identifiers:
+  worldInfoBefore and worldInfoAfter receive the Always On lore blocks,
+  chatHistory is the dialogue anchor (appended when missing). Omitted: no
+  preset; Always On lore is flushed before the first dialogue message, as it
+  is for a marker the preset lacks.
+  """
   presetMarkers: [String!]
 }
 

@@ -166,8 +166,24 @@ func Assemble(r Request) []Message {
 		}
 		return Block{}, false
 	}
+	// A block whose marker the preset has waits for that marker, even when
+	// the marker comes after the dialogue anchor; only blocks without a
+	// marker are flushed before the anchor (seed 000: "Missing markers flush
+	// those unclaimed blocks before the first dialogue anchor").
+	hasMarker := map[Tag]bool{}
+	for _, it := range r.Preset {
+		switch it.Marker {
+		case MarkerWorldInfoBefore:
+			hasMarker[TagBefore] = true
+		case MarkerWorldInfoAfter:
+			hasMarker[TagAfter] = true
+		}
+	}
 	flush := func() {
 		for _, tag := range []Tag{TagBefore, TagAfter} {
+			if hasMarker[tag] {
+				continue
+			}
 			if b, ok := alwaysOn(tag); ok && !claimed[tag] {
 				claimed[tag] = true
 				out = append(out, loreMsg(b))

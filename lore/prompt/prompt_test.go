@@ -111,6 +111,14 @@ func TestAssemble(t *testing.T) {
 				"KNOWLEDGE_LOREBOOK_BEFORE/user", "KNOWLEDGE_LOREBOOK_AFTER/user", "h0", "sys"},
 		},
 		{
+			name: "a marker after the dialogue anchor still claims its block",
+			req: prompt.Request{History: hist(1), Blocks: blocks, Preset: []prompt.PresetItem{
+				sys, {Marker: prompt.MarkerChatHistory}, {Marker: prompt.MarkerWorldInfoBefore},
+			}},
+			want: []string{"sys", "KNOWLEDGE_LOREBOOK_AFTER/system",
+				"KNOWLEDGE_LOREBOOK_BEFORE/user", "KNOWLEDGE_LOREBOOK_AFTER/user", "h0", "KNOWLEDGE_LOREBOOK_BEFORE/system"},
+		},
+		{
 			name: "preset without history marker",
 			req:  prompt.Request{History: hist(1), Blocks: blocks, Preset: []prompt.PresetItem{sys}},
 			want: []string{"sys", "KNOWLEDGE_LOREBOOK_BEFORE/system", "KNOWLEDGE_LOREBOOK_AFTER/system",

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
@@ -56,6 +57,12 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 			if s, isStr := conv.String(get("keywords")); isStr {
 				kw = conv.SplitKeyString(s)
 			}
+		}
+		// Agnai gives surrounding spaces no meaning (it trims keywords when
+		// matching), so the importer trims them; the engine never trims
+		// (NovelAI's leading space is meaningful). Case BUG-08a.
+		for i := range kw {
+			kw[i] = strings.TrimSpace(kw[i])
 		}
 		e.Keys, c.Probs = conv.CleanKeys(kw)
 		if p, ok := conv.Int(get("priority")); ok {

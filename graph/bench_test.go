@@ -1,0 +1,130 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+// BenchmarkActivateHTTP measures `activate` over HTTP on loopback for a full
+// 250-entry persona scope (250 entries x 4 keys) plus a 20-message chat,
+// against a direct pgx load of the same rows (LoadEnabledForScope), at
+// several concurrencies. Each sub-benchmark reports p50 and p99 latency in
+// microseconds and requests per second. Run with:
+//
+//	make bench PKGS=./graph/ BENCH=ActivateHTTP
+func BenchmarkActivateHTTP(b *testing.B) {
+	pool := postgrestest.NewPool(b)
+	store := postgres.New(pool)
+	ctx := context.Background()
+	_, err := store.UpsertServer(ctx, serverA, "bench")
+	require.NoError(b, err)
+	_, err = store.UpsertPersona(ctx, lore.Persona{Server: serverA, ID: 1, Lineage: 5, Name: "P"})
+	require.NoError(b, err)
+	entries := make([]lore.Entry, lore.MaxEntriesPerScope)
+	for i := range entries {
+		e := lore.NewEntry()
+		e.Server, e.Lineage = serverA, 5
+		e.Title = fmt.Sprintf("entry %d", i)
+		e.Keys = []string{fmt.Sprintf("alpha%d", i), fmt.Sprintf("beta%d", i), fmt.Sprintf("gamma %d", i), fmt.Sprintf("delta%d", i)}
+		e.Content = fmt.Sprintf("Lore number %d: a paragraph of world info about the place and the people in it.", i)
+		entries[i] = e
+	}
+	_, err = store.ReplacePersonaBook(ctx, serverA, 5, entries)
+	require.NoError(b, err)
+
+	a := newAPIWithStore(&testing.T{}, store)
+	defer a.srv.Close()
+	msgs := make([]map[string]any, 20)
+	for i := range msgs {
+		msgs[i] = map[string]any{"role": "user", "content": fmt.Sprintf("Message %d talks about alpha%d and the weather, and then about beta%d in passing, with more words to reach a realistic length for one chat turn.", i, i*7, i*11)}
+	}
+	body, _ := json.Marshal(map[string]any{"query": qActivate, "variables": map[string]any{"input": map[string]any{
+		"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333", "messages": msgs}}})
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	httpCall := func() error {
+		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+serviceKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	}
+	pgxCall := func() error {
+		snap, err := store.LoadEnabledForScope(ctx, serverA, 5)
+		if err == nil && len(snap.Entries) != lore.MaxEntriesPerScope {
+			err = fmt.Errorf("loaded %d entries", len(snap.Entries))
+		}
+		return err
+	}
+	require.NoError(b, httpCall())
+	for _, c := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("http/c=%d", c), func(b *testing.B) { measure(b, c, httpCall) })
+		b.Run(fmt.Sprintf("pgx/c=%d", c), func(b *testing.B) { measure(b, c, pgxCall) })
+	}
+}
+
+// measure runs b.N calls of fn over c goroutines and reports latency
+// percentiles and throughput.
+func measure(b *testing.B, c int, fn func() error) {
+	lat := make([]time.Duration, b.N)
+	var next int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var firstErr error
+	b.ResetTimer()
+	start := time.Now()
+	for range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if i >= b.N {
+					return
+				}
+				t0 := time.Now()
+				if err := fn(); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+				}
+				lat[i] = time.Since(t0)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if firstErr != nil {
+		b.Fatal(firstErr)
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50_us")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99_us")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+}
