@@ -80,6 +80,7 @@ func entryToModel(e lore.Entry) *model.Entry {
 		Role:              model.Role(strings.ToUpper(string(roleOrDefault(e.Role)))),
 		CaseSensitive:     e.CaseSensitive,
 		WholeWords:        e.WholeWords,
+		IgnoreBudget:      e.IgnoreBudget,
 		ChannelIds:        nonNil(e.ChannelIDs),
 		LegacyChannelTags: nonNil(e.LegacyChannelTags),
 		CreatedAt:         e.CreatedAt,
@@ -166,6 +167,7 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 		b := *v
 		e.WholeWords = &b
 	}
+	e.IgnoreBudget = get(in.IgnoreBudget, false)
 	e.ChannelIDs = in.ChannelIds.Value()
 	return e
 }
@@ -196,6 +198,7 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 		p.Logic = &l
 	}
 	p.Constant = boolPtr(in.Constant)
+	p.IgnoreBudget = boolPtr(in.IgnoreBudget)
 	p.Enabled = boolPtr(in.Enabled)
 	if v, ok := in.ScanDepth.ValueOK(); ok {
 		p.ScanDepth = &v

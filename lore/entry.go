@@ -136,6 +136,11 @@ type Entry struct {
 	// WholeWords overrides the default word-boundary rule; false means
 	// substring matching; nil inherits.
 	WholeWords *bool `json:"wholeWords"`
+	// IgnoreBudget entries are outside the activation budget: admitted when
+	// activated whatever is left, and not counted (SillyTavern ignoreBudget,
+	// card extension ignore_budget; seed 003 "bypass token budget - always
+	// inject"; case BUG-21).
+	IgnoreBudget bool `json:"ignoreBudget,omitempty"`
 	// ChannelIDs restrict a persona entry to these channels (snowflakes);
 	// empty admits every channel. Serverwide entries use their collection's
 	// channels and keep this empty.

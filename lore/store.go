@@ -40,6 +40,7 @@ type EntryPatch struct {
 	Role          *Role
 	CaseSensitive **bool
 	WholeWords    **bool
+	IgnoreBudget  *bool
 	// ChannelIDs (persona entries only): when the new set differs from the
 	// stored one, pending LegacyChannelTags are cleared deliberately; when it
 	// is equal (as a set) they survive.

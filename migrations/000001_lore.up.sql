@@ -123,6 +123,8 @@ CREATE TABLE lorebook_entries (
     -- NULL inherits the default matching rule.
     case_sensitive  boolean,
     whole_words     boolean,
+    -- outside the activation budget (SillyTavern ignoreBudget).
+    ignore_budget   boolean     NOT NULL DEFAULT false,
     channel_ids     snowflake[] NOT NULL DEFAULT '{}'
                                 CHECK (cardinality(channel_ids) <= 100 AND array_position(channel_ids, NULL) IS NULL),
     -- source fields the model does not act on, kept verbatim for round trips.

@@ -438,6 +438,29 @@ func (ec *executionContext) fieldContext_Entry_wholeWords(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Entry_ignoreBudget(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_ignoreBudget(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IgnoreBudget, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_ignoreBudget(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Entry_channelIds(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -892,7 +915,7 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "channelIds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1004,6 +1027,13 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.WholeWords = graphql.OmittableOf(data)
+		case "ignoreBudget":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ignoreBudget"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IgnoreBudget = graphql.OmittableOf(data)
 		case "channelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channelIds"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -1039,7 +1069,7 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "channelIds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1151,6 +1181,13 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 				return it, err
 			}
 			it.WholeWords = graphql.OmittableOf(data)
+		case "ignoreBudget":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ignoreBudget"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IgnoreBudget = graphql.OmittableOf(data)
 		case "channelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channelIds"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -1520,6 +1557,11 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 		case "wholeWords":
 			out.Values[i] = ec._Entry_wholeWords(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ignoreBudget":
+			out.Values[i] = ec._Entry_ignoreBudget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		case "channelIds":

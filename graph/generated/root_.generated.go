@@ -114,6 +114,7 @@ type ComplexityRoot struct {
 		Enabled           func(childComplexity int) int
 		Extensions        func(childComplexity int) int
 		ID                func(childComplexity int) int
+		IgnoreBudget      func(childComplexity int) int
 		InsertionOrder    func(childComplexity int) int
 		Keys              func(childComplexity int) int
 		LegacyChannelTags func(childComplexity int) int
@@ -632,6 +633,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.ID(childComplexity), true
+	case "Entry.ignoreBudget":
+		if e.ComplexityRoot.Entry.IgnoreBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.IgnoreBudget(childComplexity), true
 	case "Entry.insertionOrder":
 		if e.ComplexityRoot.Entry.InsertionOrder == nil {
 			break
@@ -1775,6 +1782,8 @@ type Entry {
   caseSensitive: Boolean
   "null inherits the default (whole words); false = substring."
   wholeWords: Boolean
+  "Outside the activation budget: admitted when activated, never counted."
+  ignoreBudget: Boolean!
   "Persona entries: channel snowflakes; empty = every channel."
   channelIds: [String!]!
   "Unresolved legacy #channel names; while present the entry admits every channel."
@@ -1818,6 +1827,7 @@ input EntryInput {
   role: Role
   caseSensitive: Boolean
   wholeWords: Boolean
+  ignoreBudget: Boolean
   "Persona entries only."
   channelIds: [String!]
 }
@@ -1850,6 +1860,7 @@ input EntryPatchInput {
   caseSensitive: Boolean
   "Explicit null clears the override."
   wholeWords: Boolean
+  ignoreBudget: Boolean
   "Persona entries only. A changed set clears pending legacy channel names."
   channelIds: [String!]
 }
@@ -2368,6 +2379,8 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_caseSensitive(ctx, field)
 	case "wholeWords":
 		return ec.fieldContext_Entry_wholeWords(ctx, field)
+	case "ignoreBudget":
+		return ec.fieldContext_Entry_ignoreBudget(ctx, field)
 	case "channelIds":
 		return ec.fieldContext_Entry_channelIds(ctx, field)
 	case "legacyChannelTags":

@@ -170,6 +170,8 @@ type Entry struct {
 	CaseSensitive *bool `json:"caseSensitive,omitempty"`
 	// null inherits the default (whole words); false = substring.
 	WholeWords *bool `json:"wholeWords,omitempty"`
+	// Outside the activation budget: admitted when activated, never counted.
+	IgnoreBudget bool `json:"ignoreBudget"`
 	// Persona entries: channel snowflakes; empty = every channel.
 	ChannelIds []string `json:"channelIds"`
 	// Unresolved legacy #channel names; while present the entry admits every channel.
@@ -208,6 +210,7 @@ type EntryInput struct {
 	Role           graphql.Omittable[*Role]           `json:"role,omitempty"`
 	CaseSensitive  graphql.Omittable[*bool]           `json:"caseSensitive,omitempty"`
 	WholeWords     graphql.Omittable[*bool]           `json:"wholeWords,omitempty"`
+	IgnoreBudget   graphql.Omittable[*bool]           `json:"ignoreBudget,omitempty"`
 	// Persona entries only.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 }
@@ -231,7 +234,8 @@ type EntryPatchInput struct {
 	// Explicit null clears the override.
 	CaseSensitive graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
 	// Explicit null clears the override.
-	WholeWords graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+	WholeWords   graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+	IgnoreBudget graphql.Omittable[*bool] `json:"ignoreBudget,omitempty"`
 	// Persona entries only. A changed set clears pending legacy channel names.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 }

@@ -56,28 +56,6 @@ type wordCount struct{}
 
 func (wordCount) CountTokens(s string) int { return len(strings.Fields(s)) }
 
-// unsupportedRuns are runs the engine deliberately does not satisfy yet,
-// pinned here with the reason. Every other run must pass.
-var unsupportedRuns = map[string]string{
-	"BUG-21/run1": "needs SillyTavern's ignoreBudget, which the canonical model does not carry (runs_note: expected to fail until it exists)",
-}
-
-// importerDefect reports a known lore/format defect that makes a run
-// meaningless for the engine, checked on the imported entries themselves so
-// the run comes back as soon as the importer is fixed.
-func importerDefect(c behaviourCase, entries []lore.Entry) string {
-	if c.ID != "BUG-08a" {
-		return ""
-	}
-	for _, e := range entries {
-		for _, k := range e.Keys {
-			if k != strings.TrimSpace(k) {
-				return fmt.Sprintf("lore/format's Agnai importer keeps key %q untrimmed; Agnai gives spaces no meaning, so the importer must trim (DESIGN.md; the engine must not, see BUG-08b)", k)
-			}
-		}
-	}
-	return ""
-}
 
 func loadCases(t *testing.T) []behaviourCase {
 	path := filepath.Join(sharedDir, "cases", "activation-cases.json")
@@ -106,14 +84,8 @@ func TestBehaviourCases(t *testing.T) {
 			for i, r := range c.Runs {
 				name := fmt.Sprintf("run%d", i)
 				t.Run(name, func(t *testing.T) {
-					if why, ok := unsupportedRuns[c.ID+"/"+name]; ok {
-						t.Skip(why)
-					}
 					book := expandPlaceholders(t, applyPatch(t, c.Book, r.BookPatch))
 					entries := importBook(t, c, book)
-					if why := importerDefect(c, entries); why != "" {
-						t.Skip(why)
-					}
 					opts := caseOptions(c.Settings)
 					in := activation.Input{
 						Entries:     entries,

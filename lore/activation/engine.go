@@ -57,7 +57,9 @@ type entryState struct {
 //  4. Budget: AlwaysOn entries in insertion order, then Activated ones with
 //     what remains. An entry whose identity-resolved content does not fit is
 //     over_budget and later, smaller entries may still fit (skip and
-//     continue, case BUG-21). Titles are outside the budget.
+//     continue, case BUG-21). Titles are outside the budget. An entry with
+//     IgnoreBudget is outside the budget: always admitted, never counted
+//     (seed 003 "bypass token budget - always inject"; case BUG-21).
 func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	if !m.fits(in.Entries) {
 		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
@@ -224,6 +226,16 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 				c = opts.Tokenizer.CountTokens(content)
 			} else {
 				c = lore.UTF16Len(content)
+			}
+			if e.IgnoreBudget {
+				// Outside the budget, like titles: admitted, never counted.
+				s.verdict, s.content, cost[i] = VerdictAdmitted, content, 0
+				s.detail = "ignores the budget"
+				if constants {
+					s.detail = "always on; ignores the budget"
+				}
+				nAdm++
+				continue
 			}
 			if budget.Limit >= 0 && budget.Used+c > budget.Limit {
 				s.verdict = VerdictOverBudget

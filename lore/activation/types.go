@@ -165,7 +165,8 @@ type Budget struct {
 	Unit BudgetUnit
 	// Limit is the budget; -1 when unlimited.
 	Limit int
-	// Used is what the admitted entries took.
+	// Used is what the admitted entries took (IgnoreBudget entries are not
+	// counted).
 	Used int
 }
 

@@ -26,6 +26,7 @@ type entryRow struct {
 	keys, secondary, channels, tags          []string
 	constant, enabled                        *bool
 	caseSensitive, wholeWords                *bool
+	ignoreBudget                             *bool
 	scanDepth, probability, order, priority  *int32
 	extensions                               []byte
 	created, updated                         *time.Time
@@ -35,7 +36,7 @@ type entryRow struct {
 func (r *entryRow) dests() []any {
 	return []any{&r.id, &r.server, &r.lineage, &r.collection, &r.title, &r.content,
 		&r.keys, &r.secondary, &r.logic, &r.constant, &r.enabled, &r.scanDepth, &r.probability,
-		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords,
+		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords, &r.ignoreBudget,
 		&r.channels, &r.extensions, &r.created, &r.updated, &r.tags}
 }
 
@@ -50,7 +51,7 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		Logic: lore.SelectiveLogic(*r.logic), Constant: *r.constant, Enabled: *r.enabled,
 		Probability: int(*r.probability), Order: int(*r.order), Priority: int(*r.priority),
 		Placement: lore.Placement(*r.placement), Role: lore.Role(*r.role),
-		CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords,
+		CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords, IgnoreBudget: *r.ignoreBudget,
 		ChannelIDs: nilIfEmpty(r.channels), LegacyChannelTags: nilIfEmpty(r.tags),
 		CreatedAt: *r.created, UpdatedAt: *r.updated,
 	}
@@ -146,7 +147,7 @@ func checkStorable(e lore.Entry) error {
 	return nil
 }
 
-// entryArgs returns the parameters $4..$20 of entryInsert/entryUpdate.
+// entryArgs returns the parameters $4..$21 of entryInsert/entryUpdate.
 func entryArgs(e lore.Entry) ([]any, error) {
 	ext := []byte("{}")
 	if len(e.Extensions) > 0 {
@@ -162,7 +163,7 @@ func entryArgs(e lore.Entry) ([]any, error) {
 	}
 	return []any{e.Title, e.Content, emptyIfNil(e.Keys), emptyIfNil(e.SecondaryKeys), string(e.Logic),
 		e.Constant, e.Enabled, scanDepth, int32(e.Probability), int32(e.Order), int32(e.Priority),
-		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext}, nil
+		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext, e.IgnoreBudget}, nil
 }
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
@@ -382,6 +383,9 @@ func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	}
 	if p.WholeWords != nil {
 		next.WholeWords = *p.WholeWords
+	}
+	if p.IgnoreBudget != nil {
+		next.IgnoreBudget = *p.IgnoreBudget
 	}
 	changed := false
 	if p.ChannelIDs != nil {

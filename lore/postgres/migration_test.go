@@ -21,6 +21,14 @@ func TestLoreMigrationDownUp(t *testing.T) {
 	require.Equal(t, 1, all[0].Version)
 	m := all[0]
 
+	// Later migrations (jobs tables) depend on the lore tables: undo them
+	// first, as `loregate migrate down 1` would, newest first.
+	conn, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	defer conn.Release()
+	_, err = migrations.Down(ctx, conn.Conn(), 2)
+	require.NoError(t, err)
+
 	const objects = `SELECT
     (SELECT count(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace
         AND (relname IN ('servers', 'personas', 'lorebooks', 'lorebook_entries', 'legacy_channel_scope_tags')
@@ -48,4 +56,6 @@ func TestLoreMigrationDownUp(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, others).Scan(&othersAgain))
 	require.Equal(t, before, again)
 	require.Equal(t, othersBefore, othersAgain, "down and up touch only the lore schema")
+	_, err = migrations.Up(ctx, conn.Conn())
+	require.NoError(t, err, "the later migrations apply again on top")
 }

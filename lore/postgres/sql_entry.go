@@ -6,7 +6,7 @@ package postgres
 // this order; the last column aggregates the pending legacy channel names.
 const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.title, e.content,
     e.keys, e.secondary_keys, e.selective_logic, e.constant, e.enabled, e.scan_depth, e.probability,
-    e.insertion_order, e.priority, e.placement, e.role, e.case_sensitive, e.whole_words,
+    e.insertion_order, e.priority, e.placement, e.role, e.case_sensitive, e.whole_words, e.ignore_budget,
     e.channel_ids::text[], e.extensions, e.created_at, e.updated_at,
     ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
 
@@ -17,8 +17,8 @@ const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM 
 const (
 	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
     secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,
-    placement, role, case_sensitive, whole_words, channel_ids, extensions)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20)
+    placement, role, case_sensitive, whole_words, channel_ids, extensions, ignore_budget)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21)
 RETURNING id, created_at, updated_at`
 
 	// entryGetForUpdate reads one addressed entry and locks its row.
@@ -30,7 +30,7 @@ RETURNING id, created_at, updated_at`
 	entryUpdate = `UPDATE lorebook_entries e SET title = $4, content = $5, keys = $6, secondary_keys = $7,
     selective_logic = $8, constant = $9, enabled = $10, scan_depth = $11, probability = $12,
     insertion_order = $13, priority = $14, placement = $15, role = $16, case_sensitive = $17,
-    whole_words = $18, channel_ids = $19::text[], extensions = $20
+    whole_words = $18, channel_ids = $19::text[], extensions = $20, ignore_budget = $21
 WHERE ` + entryScopeMatch + `
 RETURNING e.updated_at`
 

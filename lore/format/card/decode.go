@@ -211,7 +211,7 @@ func isCanonicalTop(name string) bool {
 
 // extCanonical are the ST extension fields (world info names) read into
 // canonical fields.
-var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position"}
+var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position", "ignoreBudget"}
 
 // DecodeEntry converts one card book entry. Mapping (formats.md 1.2-1.4,
 // sillytavern.md 3.1): title = comment, else name; secondary keys only

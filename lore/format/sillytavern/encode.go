@@ -42,6 +42,7 @@ func Defaults() map[string]json.RawMessage {
 		"order": json.RawMessage(`100`), "position": json.RawMessage(`0`), "disable": json.RawMessage(`false`),
 		"probability": json.RawMessage(`100`), "scanDepth": json.RawMessage(`null`), "caseSensitive": json.RawMessage(`null`),
 		"matchWholeWords": json.RawMessage(`null`), "role": json.RawMessage(`0`), "addMemo": json.RawMessage(`false`),
+		"ignoreBudget": json.RawMessage(`false`),
 	}
 	for _, f := range stDefaults {
 		m[f.Name] = f.Value

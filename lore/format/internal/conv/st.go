@@ -148,10 +148,6 @@ func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
 		if nonEmpty() {
 			return "outlet"
 		}
-	case "ignoreBudget":
-		if truthy() {
-			return "ignore budget"
-		}
 	case "characterFilter":
 		var cf struct {
 			Names []string `json:"names"`

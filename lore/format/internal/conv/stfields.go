@@ -104,6 +104,9 @@ var STFields = [...]STField{
 	{"role", DecSTRole,
 		func(e *lore.Entry) any { return STRoleInt(e.Role) },
 		func(a, b *lore.Entry) bool { return normRole(a.Role) == normRole(b.Role) }},
+	{"ignoreBudget", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.IgnoreBudget, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.IgnoreBudget },
+		func(a, b *lore.Entry) bool { return a.IgnoreBudget == b.IgnoreBudget }},
 }
 
 // STFieldByName returns the codec of a canonical world info field.

@@ -1,0 +1,41 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+)
+
+// TestIgnoreBudgetRoundTrip checks that the ignore-budget flag is stored,
+// read by every path (get, list, per-turn read) and edited by a patch.
+func TestIgnoreBudgetRoundTrip(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.collection(t, "World")
+	e := entry(b.server, lore.Serverwide, c.Name, "always there")
+	e.IgnoreBudget = true
+	got := b.insert(t, e)[0]
+	require.True(t, got.IgnoreBudget)
+
+	read, err := b.store.GetEntry(b.ctx, b.server, lore.Serverwide, got.ID)
+	require.NoError(t, err)
+	require.True(t, read.IgnoreBudget)
+	snap, err := b.store.LoadEnabledForScope(b.ctx, b.server, lore.Serverwide)
+	require.NoError(t, err)
+	require.Len(t, snap.Entries, 1)
+	require.True(t, snap.Entries[0].IgnoreBudget)
+
+	off := false
+	edited, err := b.store.UpdateEntry(b.ctx, b.server, lore.Serverwide, got.ID, lore.EntryPatch{IgnoreBudget: &off})
+	require.NoError(t, err)
+	require.False(t, edited.IgnoreBudget)
+	title := "kept flag"
+	edited, err = b.store.UpdateEntry(b.ctx, b.server, lore.Serverwide, got.ID, lore.EntryPatch{Title: &title})
+	require.NoError(t, err)
+	require.False(t, edited.IgnoreBudget, "an edit that does not touch the flag keeps it")
+	listed, err := b.store.ListScope(b.ctx, b.server, lore.Serverwide, c.Name)
+	require.NoError(t, err)
+	require.False(t, listed[0].IgnoreBudget)
+}

@@ -1,0 +1,375 @@
+package postgres
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+// Blob is an upload kept for a background job (migrations/000010_jobs:
+// job_blobs): a large lorebook import or a workspace backup. Data is opaque
+// and never logged.
+type Blob struct {
+	ID     int64
+	Server string
+	// Kind is BlobLorebook or BlobBackup.
+	Kind     string
+	FileName string
+	// Size is len(Data) in bytes; SHA256 its hex digest (set by PutBlob).
+	Size      int64
+	SHA256    string
+	Data      []byte
+	CreatedAt time.Time
+	// ExpiresAt is when the cleanup job may delete the blob.
+	ExpiresAt time.Time
+}
+
+// Blob kinds.
+const (
+	BlobLorebook = "lorebook"
+	BlobBackup   = "backup"
+)
+
+// Artifact is a file a job produced for download (job_artifacts), such as
+// a workspace backup. Data is empty unless read with GetArtifactData.
+type Artifact struct {
+	ID     int64
+	Server string
+	// JobID is the River job that produced it; one artifact per job.
+	JobID       int64
+	Kind        string
+	FileName    string
+	ContentType string
+	// Size is len(Data) in bytes; SHA256 the hex SHA-256 digest of Data.
+	Size      int64
+	SHA256    string
+	Data      []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// JobReport is what a finished job did (job_reports): a JSON object whose
+// shape belongs to the job kind.
+type JobReport struct {
+	JobID     int64
+	Server    string
+	Kind      string
+	Report    []byte
+	CreatedAt time.Time
+}
+
+// PutBlob stores b (Server, Kind, FileName, Data, ExpiresAt; Size and
+// SHA256 are computed) and returns it with its id. ErrNotFound for an
+// unknown server; ErrInvalid for an unknown kind or a file name over 255
+// characters.
+func (s *Store) PutBlob(ctx context.Context, b Blob) (Blob, error) {
+	const op = "put blob"
+	if err := checkServerID(b.Server); err != nil {
+		return Blob{}, wrapErr(op, err)
+	}
+	if b.Kind != BlobLorebook && b.Kind != BlobBackup {
+		return Blob{}, wrapErr(op, lore.Invalid("kind", "must be %q or %q", BlobLorebook, BlobBackup))
+	}
+	b.Size, b.SHA256 = int64(len(b.Data)), sha256Hex(b.Data)
+	if b.Data == nil {
+		b.Data = []byte{}
+	}
+	err := s.db.QueryRow(ctx, blobInsert, b.Server, b.Kind, truncateRunes(b.FileName, 255), b.Size, b.SHA256, b.Data, b.ExpiresAt).
+		Scan(&b.ID, &b.CreatedAt)
+	return b, wrapErr(op, err)
+}
+
+// GetBlob returns the blob with its data, or ErrNotFound.
+func (s *Store) GetBlob(ctx context.Context, id int64) (Blob, error) {
+	var b Blob
+	err := s.db.QueryRow(ctx, blobGet, id).Scan(&b.ID, &b.Server, &b.Kind, &b.FileName, &b.Size, &b.SHA256, &b.Data, &b.CreatedAt, &b.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Blob{}, wrapErr("get blob", notFound("blob %d", id))
+	}
+	return b, wrapErr("get blob", err)
+}
+
+// DeleteBlob removes a blob; a missing one is not an error (jobs delete
+// their blob when done, and a retried job may find it gone).
+func (s *Store) DeleteBlob(ctx context.Context, id int64) error {
+	_, err := s.db.Exec(ctx, blobDelete, id)
+	return wrapErr("delete blob", err)
+}
+
+// PutArtifact stores a (Server, JobID, Kind, FileName, ContentType, Data,
+// ExpiresAt; Size and SHA256 computed). A second artifact for the same job
+// is ErrDuplicateName.
+func (s *Store) PutArtifact(ctx context.Context, a Artifact) (Artifact, error) {
+	const op = "put artifact"
+	if err := checkServerID(a.Server); err != nil {
+		return Artifact{}, wrapErr(op, err)
+	}
+	a.Size, a.SHA256 = int64(len(a.Data)), sha256Hex(a.Data)
+	err := s.db.QueryRow(ctx, artifactInsert, a.Server, a.JobID, a.Kind, truncateRunes(a.FileName, 255), a.ContentType, a.Size, a.SHA256, a.Data, a.ExpiresAt).
+		Scan(&a.ID, &a.CreatedAt)
+	return a, wrapErr(op, err)
+}
+
+func scanArtifact(row pgx.Row, withData bool) (Artifact, error) {
+	var a Artifact
+	dest := []any{&a.ID, &a.Server, &a.JobID, &a.Kind, &a.FileName, &a.ContentType, &a.Size, &a.SHA256, &a.CreatedAt, &a.ExpiresAt}
+	if withData {
+		dest = append(dest, &a.Data)
+	}
+	err := row.Scan(dest...)
+	return a, err
+}
+
+// GetArtifactByJob returns the artifact a job produced, without data, or
+// ErrNotFound.
+func (s *Store) GetArtifactByJob(ctx context.Context, jobID int64) (Artifact, error) {
+	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGetByJob, jobID), false)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Artifact{}, wrapErr("get artifact", notFound("artifact of job %d", jobID))
+	}
+	return a, wrapErr("get artifact", err)
+}
+
+// GetArtifactData returns the artifact with its data, or ErrNotFound. The
+// caller checks ExpiresAt and the reader's permission on Server.
+func (s *Store) GetArtifactData(ctx context.Context, id int64) (Artifact, error) {
+	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGetData, id), true)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Artifact{}, wrapErr("get artifact", notFound("artifact %d", id))
+	}
+	return a, wrapErr("get artifact", err)
+}
+
+// PutJobReport records what job r.JobID did. A second report for the same
+// job is ErrDuplicateName (a job completes once).
+func (s *Store) PutJobReport(ctx context.Context, r JobReport) error {
+	_, err := s.db.Exec(ctx, reportInsert, r.JobID, r.Server, r.Kind, r.Report)
+	return wrapErr("put job report", err)
+}
+
+// GetJobReport returns the report of a job, or ErrNotFound.
+func (s *Store) GetJobReport(ctx context.Context, jobID int64) (JobReport, error) {
+	var r JobReport
+	err := s.db.QueryRow(ctx, reportGet, jobID).Scan(&r.JobID, &r.Server, &r.Kind, &r.Report, &r.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return JobReport{}, wrapErr("get job report", notFound("report of job %d", jobID))
+	}
+	return r, wrapErr("get job report", err)
+}
+
+// CleanupCounts says what DeleteExpired removed.
+type CleanupCounts struct {
+	Blobs, Artifacts, Reports int64
+}
+
+// DeleteExpired deletes blobs and artifacts whose ExpiresAt is at or before
+// now, and reports created before reportsBefore (zero time: keep all).
+func (s *Store) DeleteExpired(ctx context.Context, now, reportsBefore time.Time) (CleanupCounts, error) {
+	var c CleanupCounts
+	tag, err := s.db.Exec(ctx, blobDeleteExpired, now)
+	if err != nil {
+		return c, wrapErr("delete expired", err)
+	}
+	c.Blobs = tag.RowsAffected()
+	if tag, err = s.db.Exec(ctx, artifactDeleteExpired, now); err != nil {
+		return c, wrapErr("delete expired", err)
+	}
+	c.Artifacts = tag.RowsAffected()
+	if !reportsBefore.IsZero() {
+		if tag, err = s.db.Exec(ctx, reportDeleteBefore, reportsBefore); err != nil {
+			return c, wrapErr("delete expired", err)
+		}
+		c.Reports = tag.RowsAffected()
+	}
+	return c, nil
+}
+
+// Workspace is everything a workspace backup carries for one server, read
+// in one consistent snapshot.
+type Workspace struct {
+	Server lore.Server
+	// Personas is the registry, removed personas included, by id.
+	Personas []lore.Persona
+	// Collections are the Serverwide collections by name, with counts.
+	Collections []lore.Collection
+	// Entries are every entry of both scopes (Serverwide first, then by
+	// lineage), each with its pending LegacyChannelTags.
+	Entries []lore.Entry
+}
+
+// ReadWorkspace reads a server's whole lore in one repeatable-read,
+// read-only transaction (a workspace backup export sees one state even
+// while writers run). ErrNotFound for an unknown server.
+func (s *Store) ReadWorkspace(ctx context.Context, server string) (Workspace, error) {
+	const op = "read workspace"
+	if err := checkServerID(server); err != nil {
+		return Workspace{}, wrapErr(op, err)
+	}
+	var w Workspace
+	read := func(tx pgx.Tx) error {
+		var err error
+		if w.Server, err = scanServer(tx.QueryRow(ctx, serverGet, server)); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return notFound("server %s", server)
+			}
+			return err
+		}
+		rows, err := tx.Query(ctx, personaList, server)
+		if err != nil {
+			return err
+		}
+		if w.Personas, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Persona, error) { return scanPersona(r) }); err != nil {
+			return err
+		}
+		if rows, err = tx.Query(ctx, lorebookList, server); err != nil {
+			return err
+		}
+		if w.Collections, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Collection, error) { return scanCollection(r) }); err != nil {
+			return err
+		}
+		if rows, err = tx.Query(ctx, entryListServer, server); err != nil {
+			return err
+		}
+		w.Entries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) })
+		return err
+	}
+	var err error
+	if b, ok := s.db.(interface {
+		BeginTx(context.Context, pgx.TxOptions) (pgx.Tx, error)
+	}); ok {
+		err = pgx.BeginTxFunc(ctx, b, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, read)
+	} else {
+		err = pgx.BeginFunc(ctx, s.db, read) // already in a caller's transaction
+	}
+	if err != nil {
+		return Workspace{}, wrapErr(op, err)
+	}
+	return w, nil
+}
+
+// PendingTag is one unresolved legacy channel name of a persona entry.
+type PendingTag struct {
+	EntryID int64
+	Lineage lore.Lineage
+	Name    string
+}
+
+// PendingLegacyServers lists the servers whose persona entries carry
+// pending legacy channel names, by id. Serverwide entries' names are not
+// listed: a Serverwide entry has no channel ids of its own to resolve into
+// (its collection's apply), so its names stay pending.
+func (s *Store) PendingLegacyServers(ctx context.Context) ([]string, error) {
+	rows, err := s.db.Query(ctx, tagPendingServers)
+	if err != nil {
+		return nil, wrapErr("pending legacy servers", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return out, wrapErr("pending legacy servers", err)
+}
+
+// PendingLegacyTags lists the pending legacy channel names of the server's
+// persona entries, by entry id and name.
+func (s *Store) PendingLegacyTags(ctx context.Context, server string) ([]PendingTag, error) {
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr("pending legacy tags", err)
+	}
+	rows, err := s.db.Query(ctx, tagPendingForServer, server)
+	if err != nil {
+		return nil, wrapErr("pending legacy tags", err)
+	}
+	var out []PendingTag
+	var t PendingTag
+	var lineage int64
+	_, err = pgx.ForEachRow(rows, []any{&t.EntryID, &lineage, &t.Name}, func() error {
+		t.Lineage = lore.Lineage(lineage)
+		out = append(out, t)
+		return nil
+	})
+	return out, wrapErr("pending legacy tags", err)
+}
+
+// TagResolution resolves one pending name of one entry into channel ids.
+type TagResolution struct {
+	EntryID int64
+	Name    string
+	// ChannelIDs are the channels the name denotes (snowflakes, >= 1).
+	ChannelIDs []string
+}
+
+// ResolveLegacyTags applies resolutions in one transaction under the server
+// lock: for each, the entry (a persona entry of server still carrying the
+// name) gains the channel ids (a set union) and the name is deleted. A
+// resolution whose entry or name is gone (edited meanwhile) is skipped, as
+// is one that would take the entry past lore.MaxChannelIDs (the name stays
+// pending). Returns how many names were resolved; lore_version is bumped
+// when any was. Idempotent: resolving the same names again resolves none.
+func (s *Store) ResolveLegacyTags(ctx context.Context, server string, resolutions []TagResolution) (int, error) {
+	const op = "resolve legacy tags"
+	for i, r := range resolutions {
+		if len(r.ChannelIDs) == 0 {
+			return 0, wrapErr(op, lore.Invalid(fmt.Sprintf("resolutions[%d].channelIds", i), "must not be empty"))
+		}
+		if err := lore.ValidateChannelIDs(fmt.Sprintf("resolutions[%d].channelIds", i), r.ChannelIDs); err != nil {
+			return 0, wrapErr(op, err)
+		}
+	}
+	if len(resolutions) == 0 {
+		return 0, nil
+	}
+	resolved := 0
+	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
+		resolved = 0
+		for _, r := range resolutions {
+			var channels []string
+			err := tx.QueryRow(ctx, tagEntryLock, server, r.EntryID, r.Name).Scan(&channels)
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			merged := slices.Clone(channels)
+			for _, id := range r.ChannelIDs {
+				if !slices.Contains(merged, id) {
+					merged = append(merged, id)
+				}
+			}
+			if len(merged) > lore.MaxChannelIDs {
+				continue
+			}
+			if _, err := tx.Exec(ctx, tagEntrySetChannels, r.EntryID, merged); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, tagDeleteOne, r.EntryID, r.Name); err != nil {
+				return err
+			}
+			resolved++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return resolved, nil
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
