@@ -56,7 +56,6 @@ type wordCount struct{}
 
 func (wordCount) CountTokens(s string) int { return len(strings.Fields(s)) }
 
-
 func loadCases(t *testing.T) []behaviourCase {
 	path := filepath.Join(sharedDir, "cases", "activation-cases.json")
 	data, err := os.ReadFile(path)
