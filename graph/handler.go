@@ -83,8 +83,9 @@ func NewServer(cfg Config) *handler.Server {
 	return srv
 }
 
-// Mount registers the API on mux: /graphql (authenticated) and GraphiQL at
-// /. Every request gets a request id, an access log line and a timeout.
+// Mount registers the API on mux: /graphql (authenticated), GraphiQL at
+// /, and, when the resolver has Jobs, GET /artifacts/{id} (authenticated
+// backup downloads, artifact.go). Every request gets a request id, an access log line and a timeout.
 func Mount(mux *http.ServeMux, cfg Config) {
 	api := NewServer(cfg)
 	var h http.Handler = api
@@ -93,6 +94,9 @@ func Mount(mux *http.ServeMux, cfg Config) {
 	h = http.TimeoutHandler(h, RequestTimeout, `{"errors":[{"message":"request timed out","extensions":{"code":"TIMEOUT"}}]}`)
 	h = bodyLimit(h)
 	mux.Handle("/graphql", accessLog(cfg.Logger, h))
+	if cfg.Resolver.Jobs != nil {
+		mux.Handle("GET /artifacts/{id}", accessLog(cfg.Logger, cfg.Auth.Middleware(artifactHandler(cfg.Resolver.Jobs, cfg.Logger))))
+	}
 	mux.Handle("GET /{$}", playground.ApolloSandboxHandler("loregate GraphQL", "/graphql"))
 }
 

@@ -25,4 +25,7 @@ type Resolver struct {
 	Cache *activation.Cache
 	// Metrics, when set, observes activation latency.
 	Metrics *Metrics
+	// Jobs, when set, turns large imports into background jobs and serves
+	// the job query, backups and artifact downloads (jobs.go).
+	Jobs *Jobs
 }

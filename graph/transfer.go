@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"sort"
 	"strings"
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
+	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
 )
@@ -56,6 +56,19 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
 	}
+	if r.Jobs != nil && len(data) > r.Jobs.inlineLimit() {
+		// Large upload: store it and let a job convert and write it; the
+		// blob and the job commit together (one transaction).
+		args := jobs.ImportArgs{ServerID: server, LineageID: int64(lineage), NewName: get(in.Name, ""), Replace: mode == lore.Replace}
+		if target != nil {
+			args.CollectionID, args.CollectionName = target.ID, target.Name
+		}
+		job, err := r.enqueueImport(ctx, args, in.File.Filename, data)
+		if err != nil {
+			return fail(err, nil)
+		}
+		return &model.ImportPayload{Job: job}, nil
+	}
 	res, err := format.Import(in.File.Filename, data, format.Options{})
 	report := reportToModel(&res.Report)
 	if errors.Is(err, format.ErrNoLorebook) {
@@ -69,60 +82,21 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 		"unsupported_keys", len(res.Report.UnsupportedKeys), "ignored_settings", len(res.Report.IgnoredSettings),
 		"collapsed_placements", res.Report.CollapsedPlacements)
 
-	entries := res.Book.Entries
-	for i := range entries {
-		entries[i].Server, entries[i].Lineage = server, lineage
+	t := jobs.ImportTarget{Server: server, Lineage: lineage, NewName: get(in.Name, ""), Replace: mode == lore.Replace}
+	if target != nil {
+		t.CollectionID, t.Collection = target.ID, target.Name
 	}
-	out := &model.ImportPayload{Report: report}
-	var result lore.ImportResult
-	switch {
-	case lineage.IsServerwide() && target == nil:
-		name := get(in.Name, "")
-		if name == "" {
-			name = bookName(res.Book.Name, in.File.Filename)
-		}
-		for i := range entries {
-			entries[i].Collection = name
-		}
-		var c lore.Collection
-		c, result, err = r.Store.CreateCollectionWithEntries(ctx, lore.Collection{Server: server, Name: name, Enabled: true}, entries)
-		if err == nil {
-			result.Collection = &c
-		}
-	case lineage.IsServerwide():
-		for i := range entries {
-			entries[i].Collection = target.Name
-		}
-		result, err = r.Store.ImportEntries(ctx, lore.ImportTarget{Server: server, CollectionID: target.ID, Collection: target.Name}, mode, entries)
-	default:
-		result, err = r.Store.ImportEntries(ctx, lore.ImportTarget{Server: server, Lineage: lineage}, mode, entries)
-	}
+	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, res)
 	if err != nil {
 		return fail(err, report)
 	}
+	out := &model.ImportPayload{Report: report}
 	out.Added, out.Duplicates, out.Replaced = result.Added, result.Duplicates, result.Replaced
 	if result.Collection != nil {
 		m := collectionToModel(*result.Collection)
 		out.Collection = &m
 	}
 	return out, nil
-}
-
-// bookName picks a collection name: the book's name, else the file name
-// without extension, cut to the collection name limit.
-func bookName(name, file string) string {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		name = strings.TrimSpace(strings.TrimSuffix(path.Base(file), path.Ext(file)))
-	}
-	if name == "" || name == "." || name == "/" {
-		name = "Imported lorebook"
-	}
-	for lore.UTF16Len(name) > lore.MaxCollectionNameLen {
-		r := []rune(name)
-		name = strings.TrimSpace(string(r[:len(r)-1]))
-	}
-	return name
 }
 
 func reportToModel(r *format.Report) *model.ConversionReport {

@@ -41,6 +41,8 @@ type config struct {
 	// CORSOrigins are the dashboard origins allowed to call the API
 	// (LOREGATE_CORS_ORIGINS, comma-separated; empty = no CORS).
 	CORSOrigins []string
+	// Jobs configures the background jobs (cmd/loregate/jobs.go).
+	Jobs jobsConfig
 }
 
 func envOr(key, def string) string {
@@ -65,6 +67,7 @@ func loadConfig(fs *flag.FlagSet) *config {
 	c.JWTSecret = os.Getenv("LOREGATE_JWT_SECRET")
 	c.Introspection = envOr("LOREGATE_INTROSPECTION", "true") == "true"
 	c.CORSOrigins = splitList(os.Getenv("LOREGATE_CORS_ORIGINS"))
+	c.Jobs = loadJobsConfig()
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c
@@ -84,6 +87,9 @@ func (c *config) validate() error {
 	if c.ShutdownTimeout <= 0 {
 		return usageError("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
 	}
+	if c.Jobs.err != nil {
+		return c.Jobs.err
+	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return usageError("set DATABASE_URL or a data directory (--data-dir)")
 	}
@@ -100,9 +106,11 @@ func (c *config) logAttrs() []any {
 	if c.JWTSecret != "" {
 		jwt = "set (masked)"
 	}
-	return []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
+	attrs := []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ",")}
+	attrs = append(attrs, c.Jobs.logAttrs()...)
+	return attrs
 }
 
 func splitList(s string) []string {

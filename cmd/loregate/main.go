@@ -3,6 +3,7 @@
 // Usage:
 //
 //	loregate serve     [--addr ADDR] [--data-dir DIR]   run the HTTP service
+//	loregate worker    [--data-dir DIR]                 run only the background jobs
 //	loregate migrate   up | status | down N [--yes]     manage the schema
 //	loregate activate  --book PATH --chat PATH ...      offline activation
 //	loregate convert   IN [-o OUT] [--to FORMAT]        convert a lorebook file
@@ -31,6 +32,7 @@ const usage = `loregate: lorebook service for Discord roleplay bots
 
 Usage:
   loregate serve [--addr ADDR] [--data-dir DIR]        run the HTTP service
+  loregate worker [--data-dir DIR]                     run only the background jobs
   loregate migrate up | status | down N [--yes]        manage the database schema
   loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
   loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
@@ -63,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cmd {
 	case "serve":
 		err = runServe(ctx, rest, stderr)
+	case "worker":
+		err = runWorker(ctx, rest, stderr)
 	case "migrate":
 		err = runMigrate(ctx, rest, stdout, stderr)
 	case "with-postgres":

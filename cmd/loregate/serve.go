@@ -65,6 +65,12 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	store := postgres.New(pool)
 	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics}
+	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	defer stopJobs() // before pool.Close (deferred earlier, runs later)
+	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
 
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{

@@ -48,10 +48,31 @@ type ComplexityRoot struct {
 		Title     func(childComplexity int) int
 	}
 
+	Artifact struct {
+		ExpiresAt func(childComplexity int) int
+		FileName  func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Sha256    func(childComplexity int) int
+		SizeBytes func(childComplexity int) int
+		URL       func(childComplexity int) int
+	}
+
 	AssembledPrompt struct {
 		Activation func(childComplexity int) int
 		Inspection func(childComplexity int) int
 		Messages   func(childComplexity int) int
+	}
+
+	BackupPreview struct {
+		ExpiresAt func(childComplexity int) int
+		Memories  func(childComplexity int) int
+		PreviewID func(childComplexity int) int
+		Scopes    func(childComplexity int) int
+	}
+
+	BackupPreviewPayload struct {
+		Error   func(childComplexity int) int
+		Preview func(childComplexity int) int
 	}
 
 	Budget struct {
@@ -159,8 +180,30 @@ type ComplexityRoot struct {
 		Collection func(childComplexity int) int
 		Duplicates func(childComplexity int) int
 		Error      func(childComplexity int) int
+		Job        func(childComplexity int) int
 		Replaced   func(childComplexity int) int
 		Report     func(childComplexity int) int
+	}
+
+	Job struct {
+		Artifact        func(childComplexity int) int
+		Attempt         func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		Error           func(childComplexity int) int
+		FinalizedAt     func(childComplexity int) int
+		ID              func(childComplexity int) int
+		ImportResult    func(childComplexity int) int
+		Kind            func(childComplexity int) int
+		MaxAttempts     func(childComplexity int) int
+		Progress        func(childComplexity int) int
+		Report          func(childComplexity int) int
+		ServerDiscordID func(childComplexity int) int
+		State           func(childComplexity int) int
+	}
+
+	JobPayload struct {
+		Error func(childComplexity int) int
+		Job   func(childComplexity int) int
 	}
 
 	Limits struct {
@@ -176,23 +219,35 @@ type ComplexityRoot struct {
 		TitleLength          func(childComplexity int) int
 	}
 
+	MemoryConversion struct {
+		ChannelOnly               func(childComplexity int) int
+		Converted                 func(childComplexity int) int
+		NotConverted              func(childComplexity int) int
+		ServerwideChannelsDropped func(childComplexity int) int
+		Total                     func(childComplexity int) int
+		Untagged                  func(childComplexity int) int
+	}
+
 	Mutation struct {
-		CreateCollection      func(childComplexity int, input model.CreateCollectionInput) int
-		CreateEntry           func(childComplexity int, input model.CreateEntryInput) int
-		DeleteCollection      func(childComplexity int, input model.CollectionRefInput) int
-		DeleteEntry           func(childComplexity int, input model.EntryRefInput) int
-		ImportLorebook        func(childComplexity int, input model.ImportLorebookInput) int
-		RemovePersona         func(childComplexity int, input model.RemovePersonaInput) int
-		RenameCollection      func(childComplexity int, input model.RenameCollectionInput) int
-		ReplacePersonaBook    func(childComplexity int, input model.ReplacePersonaBookInput) int
-		SetCollectionChannels func(childComplexity int, input model.SetCollectionChannelsInput) int
-		SetCollectionEnabled  func(childComplexity int, input model.SetCollectionEnabledInput) int
-		SetEntryEnabled       func(childComplexity int, input model.SetEntryEnabledInput) int
-		UpdateEntry           func(childComplexity int, input model.UpdateEntryInput) int
-		UpdateServerSettings  func(childComplexity int, input model.UpdateServerSettingsInput) int
-		UpsertPersona         func(childComplexity int, input model.UpsertPersonaInput) int
-		UpsertServer          func(childComplexity int, input model.UpsertServerInput) int
-		WipeServerLore        func(childComplexity int, input model.WipeServerLoreInput) int
+		CreateCollection       func(childComplexity int, input model.CreateCollectionInput) int
+		CreateEntry            func(childComplexity int, input model.CreateEntryInput) int
+		DeleteCollection       func(childComplexity int, input model.CollectionRefInput) int
+		DeleteEntry            func(childComplexity int, input model.EntryRefInput) int
+		ExportWorkspaceBackup  func(childComplexity int, input model.ExportWorkspaceBackupInput) int
+		ImportLorebook         func(childComplexity int, input model.ImportLorebookInput) int
+		ImportWorkspaceBackup  func(childComplexity int, input model.ImportWorkspaceBackupInput) int
+		PreviewWorkspaceBackup func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
+		RemovePersona          func(childComplexity int, input model.RemovePersonaInput) int
+		RenameCollection       func(childComplexity int, input model.RenameCollectionInput) int
+		ReplacePersonaBook     func(childComplexity int, input model.ReplacePersonaBookInput) int
+		SetCollectionChannels  func(childComplexity int, input model.SetCollectionChannelsInput) int
+		SetCollectionEnabled   func(childComplexity int, input model.SetCollectionEnabledInput) int
+		SetEntryEnabled        func(childComplexity int, input model.SetEntryEnabledInput) int
+		UpdateEntry            func(childComplexity int, input model.UpdateEntryInput) int
+		UpdateServerSettings   func(childComplexity int, input model.UpdateServerSettingsInput) int
+		UpsertPersona          func(childComplexity int, input model.UpsertPersonaInput) int
+		UpsertServer           func(childComplexity int, input model.UpsertServerInput) int
+		WipeServerLore         func(childComplexity int, input model.WipeServerLoreInput) int
 	}
 
 	MutationError struct {
@@ -200,6 +255,11 @@ type ComplexityRoot struct {
 		Field   func(childComplexity int) int
 		Limit   func(childComplexity int) int
 		Message func(childComplexity int) int
+	}
+
+	NotConvertedMemory struct {
+		Reason func(childComplexity int) int
+		Source func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -248,6 +308,7 @@ type ComplexityRoot struct {
 		Activate       func(childComplexity int, input model.ActivateInput) int
 		AssemblePrompt func(childComplexity int, input model.AssemblePromptInput) int
 		ExportLorebook func(childComplexity int, input model.ExportLorebookInput) int
+		Job            func(childComplexity int, id string) int
 		Server         func(childComplexity int, discordID string) int
 	}
 
@@ -258,6 +319,14 @@ type ComplexityRoot struct {
 
 	ScopeCount struct {
 		Count     func(childComplexity int) int
+		LineageID func(childComplexity int) int
+	}
+
+	ScopePreview struct {
+		Converted func(childComplexity int) int
+		Current   func(childComplexity int) int
+		Included  func(childComplexity int) int
+		Incoming  func(childComplexity int) int
 		LineageID func(childComplexity int) int
 	}
 
@@ -374,6 +443,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AdmittedEntry.Title(childComplexity), true
 
+	case "Artifact.expiresAt":
+		if e.ComplexityRoot.Artifact.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.ExpiresAt(childComplexity), true
+	case "Artifact.fileName":
+		if e.ComplexityRoot.Artifact.FileName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.FileName(childComplexity), true
+	case "Artifact.id":
+		if e.ComplexityRoot.Artifact.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.ID(childComplexity), true
+	case "Artifact.sha256":
+		if e.ComplexityRoot.Artifact.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Sha256(childComplexity), true
+	case "Artifact.sizeBytes":
+		if e.ComplexityRoot.Artifact.SizeBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.SizeBytes(childComplexity), true
+	case "Artifact.url":
+		if e.ComplexityRoot.Artifact.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.URL(childComplexity), true
+
 	case "AssembledPrompt.activation":
 		if e.ComplexityRoot.AssembledPrompt.Activation == nil {
 			break
@@ -392,6 +498,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AssembledPrompt.Messages(childComplexity), true
+
+	case "BackupPreview.expiresAt":
+		if e.ComplexityRoot.BackupPreview.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.ExpiresAt(childComplexity), true
+	case "BackupPreview.memories":
+		if e.ComplexityRoot.BackupPreview.Memories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.Memories(childComplexity), true
+	case "BackupPreview.previewId":
+		if e.ComplexityRoot.BackupPreview.PreviewID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.PreviewID(childComplexity), true
+	case "BackupPreview.scopes":
+		if e.ComplexityRoot.BackupPreview.Scopes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.Scopes(childComplexity), true
+
+	case "BackupPreviewPayload.error":
+		if e.ComplexityRoot.BackupPreviewPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreviewPayload.Error(childComplexity), true
+	case "BackupPreviewPayload.preview":
+		if e.ComplexityRoot.BackupPreviewPayload.Preview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreviewPayload.Preview(childComplexity), true
 
 	case "Budget.limit":
 		if e.ComplexityRoot.Budget.Limit == nil {
@@ -818,6 +962,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportPayload.Error(childComplexity), true
+	case "ImportPayload.job":
+		if e.ComplexityRoot.ImportPayload.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPayload.Job(childComplexity), true
 	case "ImportPayload.replaced":
 		if e.ComplexityRoot.ImportPayload.Replaced == nil {
 			break
@@ -830,6 +980,98 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportPayload.Report(childComplexity), true
+
+	case "Job.artifact":
+		if e.ComplexityRoot.Job.Artifact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Artifact(childComplexity), true
+	case "Job.attempt":
+		if e.ComplexityRoot.Job.Attempt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Attempt(childComplexity), true
+	case "Job.createdAt":
+		if e.ComplexityRoot.Job.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.CreatedAt(childComplexity), true
+	case "Job.error":
+		if e.ComplexityRoot.Job.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Error(childComplexity), true
+	case "Job.finalizedAt":
+		if e.ComplexityRoot.Job.FinalizedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.FinalizedAt(childComplexity), true
+	case "Job.id":
+		if e.ComplexityRoot.Job.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ID(childComplexity), true
+	case "Job.importResult":
+		if e.ComplexityRoot.Job.ImportResult == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ImportResult(childComplexity), true
+	case "Job.kind":
+		if e.ComplexityRoot.Job.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Kind(childComplexity), true
+	case "Job.maxAttempts":
+		if e.ComplexityRoot.Job.MaxAttempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.MaxAttempts(childComplexity), true
+	case "Job.progress":
+		if e.ComplexityRoot.Job.Progress == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Progress(childComplexity), true
+	case "Job.report":
+		if e.ComplexityRoot.Job.Report == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.Report(childComplexity), true
+	case "Job.serverDiscordId":
+		if e.ComplexityRoot.Job.ServerDiscordID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.ServerDiscordID(childComplexity), true
+	case "Job.state":
+		if e.ComplexityRoot.Job.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Job.State(childComplexity), true
+
+	case "JobPayload.error":
+		if e.ComplexityRoot.JobPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPayload.Error(childComplexity), true
+	case "JobPayload.job":
+		if e.ComplexityRoot.JobPayload.Job == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobPayload.Job(childComplexity), true
 
 	case "Limits.channelIds":
 		if e.ComplexityRoot.Limits.ChannelIds == nil {
@@ -892,6 +1134,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Limits.TitleLength(childComplexity), true
 
+	case "MemoryConversion.channelOnly":
+		if e.ComplexityRoot.MemoryConversion.ChannelOnly == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.ChannelOnly(childComplexity), true
+	case "MemoryConversion.converted":
+		if e.ComplexityRoot.MemoryConversion.Converted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.Converted(childComplexity), true
+	case "MemoryConversion.notConverted":
+		if e.ComplexityRoot.MemoryConversion.NotConverted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.NotConverted(childComplexity), true
+	case "MemoryConversion.serverwideChannelsDropped":
+		if e.ComplexityRoot.MemoryConversion.ServerwideChannelsDropped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.ServerwideChannelsDropped(childComplexity), true
+	case "MemoryConversion.total":
+		if e.ComplexityRoot.MemoryConversion.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.Total(childComplexity), true
+	case "MemoryConversion.untagged":
+		if e.ComplexityRoot.MemoryConversion.Untagged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MemoryConversion.Untagged(childComplexity), true
+
 	case "Mutation.createCollection":
 		if e.ComplexityRoot.Mutation.CreateCollection == nil {
 			break
@@ -936,6 +1215,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteEntry(childComplexity, args["input"].(model.EntryRefInput)), true
+	case "Mutation.exportWorkspaceBackup":
+		if e.ComplexityRoot.Mutation.ExportWorkspaceBackup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_exportWorkspaceBackup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ExportWorkspaceBackup(childComplexity, args["input"].(model.ExportWorkspaceBackupInput)), true
 	case "Mutation.importLorebook":
 		if e.ComplexityRoot.Mutation.ImportLorebook == nil {
 			break
@@ -947,6 +1237,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportLorebook(childComplexity, args["input"].(model.ImportLorebookInput)), true
+	case "Mutation.importWorkspaceBackup":
+		if e.ComplexityRoot.Mutation.ImportWorkspaceBackup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importWorkspaceBackup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportWorkspaceBackup(childComplexity, args["input"].(model.ImportWorkspaceBackupInput)), true
+	case "Mutation.previewWorkspaceBackup":
+		if e.ComplexityRoot.Mutation.PreviewWorkspaceBackup == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_previewWorkspaceBackup_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PreviewWorkspaceBackup(childComplexity, args["input"].(model.PreviewWorkspaceBackupInput)), true
 	case "Mutation.removePersona":
 		if e.ComplexityRoot.Mutation.RemovePersona == nil {
 			break
@@ -1093,6 +1405,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MutationError.Message(childComplexity), true
+
+	case "NotConvertedMemory.reason":
+		if e.ComplexityRoot.NotConvertedMemory.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotConvertedMemory.Reason(childComplexity), true
+	case "NotConvertedMemory.source":
+		if e.ComplexityRoot.NotConvertedMemory.Source == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotConvertedMemory.Source(childComplexity), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1266,6 +1591,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.ExportLorebook(childComplexity, args["input"].(model.ExportLorebookInput)), true
 
+	case "Query.job":
+		if e.ComplexityRoot.Query.Job == nil {
+			break
+		}
+
+		args, err := ec.field_Query_job_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Job(childComplexity, args["id"].(string)), true
 	case "Query.server":
 		if e.ComplexityRoot.Query.Server == nil {
 			break
@@ -1303,6 +1639,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ScopeCount.LineageID(childComplexity), true
+
+	case "ScopePreview.converted":
+		if e.ComplexityRoot.ScopePreview.Converted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScopePreview.Converted(childComplexity), true
+	case "ScopePreview.current":
+		if e.ComplexityRoot.ScopePreview.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScopePreview.Current(childComplexity), true
+	case "ScopePreview.included":
+		if e.ComplexityRoot.ScopePreview.Included == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScopePreview.Included(childComplexity), true
+	case "ScopePreview.incoming":
+		if e.ComplexityRoot.ScopePreview.Incoming == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScopePreview.Incoming(childComplexity), true
+	case "ScopePreview.lineageId":
+		if e.ComplexityRoot.ScopePreview.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScopePreview.LineageID(childComplexity), true
 
 	case "Server.canManage":
 		if e.ComplexityRoot.Server.CanManage == nil {
@@ -1488,9 +1855,13 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("EntryPatchInput", ec.unmarshalInputEntryPatchInput),
 			graphql.NewInputUnmarshaler("EntryRefInput", ec.unmarshalInputEntryRefInput),
 			graphql.NewInputUnmarshaler("ExportLorebookInput", ec.unmarshalInputExportLorebookInput),
+			graphql.NewInputUnmarshaler("ExportWorkspaceBackupInput", ec.unmarshalInputExportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ImportLorebookInput", ec.unmarshalInputImportLorebookInput),
+			graphql.NewInputUnmarshaler("ImportWorkspaceBackupInput", ec.unmarshalInputImportWorkspaceBackupInput),
+			graphql.NewInputUnmarshaler("LineageMappingInput", ec.unmarshalInputLineageMappingInput),
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
 			graphql.NewInputUnmarshaler("NamesInput", ec.unmarshalInputNamesInput),
+			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
@@ -1898,6 +2269,146 @@ type ReplacePayload {
   error: MutationError
 }
 `, BuiltIn: false},
+	{Name: "../jobs.graphqls", Input: `# Background jobs (River): large imports, workspace backups. Jobs belong to
+# a server: its members may read them; only managers start them.
+
+extend type Query {
+  "A background job; null when unknown or not visible to the caller. Poll it for progress."
+  job(id: ID!): Job
+}
+
+extend type Mutation {
+  "Queues an export of the server's workspace backup (the All Personas bundle). When the job is COMPLETED, job.artifact is the download."
+  exportWorkspaceBackup(input: ExportWorkspaceBackupInput!): JobPayload!
+  "Stores an uploaded workspace backup and previews its import (per-scope replacement counts, legacy memory conversion). Nothing is written to lore."
+  previewWorkspaceBackup(input: PreviewWorkspaceBackupInput!): BackupPreviewPayload!
+  "Commits a previewed backup: a job replaces every included scope in one transaction; absent scopes are preserved."
+  importWorkspaceBackup(input: ImportWorkspaceBackupInput!): JobPayload!
+}
+
+input ExportWorkspaceBackupInput {
+  serverDiscordId: String!
+}
+
+"Maps a backup's source lineage to a destination lineage (bucket mapping). Serverwide stays Serverwide."
+input LineageMappingInput {
+  from: Int64!
+  to: Int64!
+}
+
+input PreviewWorkspaceBackupInput {
+  serverDiscordId: String!
+  "A workspace backup file (JSON, as exportWorkspaceBackup produces, or an older backup with keyword memories)."
+  file: Upload!
+  lineageMap: [LineageMappingInput!]
+}
+
+input ImportWorkspaceBackupInput {
+  serverDiscordId: String!
+  "BackupPreview.previewId."
+  previewId: ID!
+  "The mapping to apply (the preview's mapping is not remembered)."
+  lineageMap: [LineageMappingInput!]
+}
+
+enum JobState {
+  PENDING
+  SCHEDULED
+  AVAILABLE
+  RUNNING
+  "Failed an attempt; will run again."
+  RETRYABLE
+  COMPLETED
+  "Stopped for good: see error (invalid file, full scope, stale target...)."
+  CANCELLED
+  "Gave up after its last attempt: see error."
+  DISCARDED
+}
+
+type Job {
+  id: ID!
+  "lorebook_import, workspace_backup_export, workspace_backup_import, channel_name_backfill, ..."
+  kind: String!
+  serverDiscordId: String
+  state: JobState!
+  "Coarse progress in [0, 1]: 0 queued or waiting to retry, 0.5 running, 1 finished."
+  progress: Float!
+  attempt: Int!
+  maxAttempts: Int!
+  createdAt: Time!
+  finalizedAt: Time
+  "Why the last attempt failed (the reason a cancelled job stopped); null when none failed."
+  error: String
+  "What the job did, once completed (shape per kind)."
+  report: JSON
+  "A lorebook import's result, once completed."
+  importResult: ImportPayload
+  "A backup export's download, once completed and until it expires."
+  artifact: Artifact
+}
+
+"A file produced by a job, downloadable with the same bearer credential until it expires."
+type Artifact {
+  id: ID!
+  fileName: String!
+  sizeBytes: Int!
+  "Hex SHA-256 of the file."
+  sha256: String!
+  expiresAt: Time!
+  "Path of the authorised download (GET with Authorization: Bearer ...)."
+  url: String!
+}
+
+type JobPayload {
+  job: Job
+  error: MutationError
+}
+
+type BackupPreview {
+  "Pass to importWorkspaceBackup; valid until expiresAt."
+  previewId: ID!
+  expiresAt: Time!
+  "Every scope the import replaces, converts into or preserves (Serverwide first)."
+  scopes: [ScopePreview!]!
+  memories: MemoryConversion!
+}
+
+type ScopePreview {
+  "null = Serverwide."
+  lineageId: Int64
+  "The backup carries this scope's book: it replaces all current entries. Otherwise the scope is preserved."
+  included: Boolean!
+  "Entries of the included book."
+  incoming: Int!
+  "Entries the scope holds now."
+  current: Int!
+  "Legacy keyword memories converted into this scope (duplicates are skipped at commit)."
+  converted: Int!
+}
+
+"What the legacy keyword-memory mapping does with an older backup's memories."
+type MemoryConversion {
+  total: Int!
+  converted: Int!
+  "Memories with only #channel tags: they stay memories."
+  channelOnly: Int!
+  "Memories without tags: they stay memories."
+  untagged: Int!
+  "Converted Serverwide memories whose channel ids were dropped (collections own Serverwide channels)."
+  serverwideChannelsDropped: Int!
+  notConverted: [NotConvertedMemory!]!
+}
+
+type NotConvertedMemory {
+  source: String!
+  reason: String!
+}
+
+type BackupPreviewPayload {
+  preview: BackupPreview
+  error: MutationError
+}
+`, BuiltIn: false},
 	{Name: "../prompt.graphqls", Input: `input AssemblePromptInput {
   "The turn to activate lore for; its messages are the chat history, oldest first."
   activation: ActivateInput!
@@ -2166,6 +2677,8 @@ type ImportPayload {
   replaced: Int!
   "Serverwide: the collection written to."
   collection: Collection
+  "Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes."
+  job: Job
   error: MutationError
 }
 
@@ -2229,6 +2742,24 @@ func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type AdmittedEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_Artifact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Artifact_id(ctx, field)
+	case "fileName":
+		return ec.fieldContext_Artifact_fileName(ctx, field)
+	case "sizeBytes":
+		return ec.fieldContext_Artifact_sizeBytes(ctx, field)
+	case "sha256":
+		return ec.fieldContext_Artifact_sha256(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_Artifact_expiresAt(ctx, field)
+	case "url":
+		return ec.fieldContext_Artifact_url(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Artifact", field.Name)
+}
+
 func (ec *executionContext) childFields_AssembledPrompt(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "messages":
@@ -2239,6 +2770,30 @@ func (ec *executionContext) childFields_AssembledPrompt(ctx context.Context, fie
 		return ec.fieldContext_AssembledPrompt_activation(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AssembledPrompt", field.Name)
+}
+
+func (ec *executionContext) childFields_BackupPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "previewId":
+		return ec.fieldContext_BackupPreview_previewId(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_BackupPreview_expiresAt(ctx, field)
+	case "scopes":
+		return ec.fieldContext_BackupPreview_scopes(ctx, field)
+	case "memories":
+		return ec.fieldContext_BackupPreview_memories(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BackupPreview", field.Name)
+}
+
+func (ec *executionContext) childFields_BackupPreviewPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "preview":
+		return ec.fieldContext_BackupPreviewPayload_preview(ctx, field)
+	case "error":
+		return ec.fieldContext_BackupPreviewPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BackupPreviewPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2453,10 +3008,54 @@ func (ec *executionContext) childFields_ImportPayload(ctx context.Context, field
 		return ec.fieldContext_ImportPayload_replaced(ctx, field)
 	case "collection":
 		return ec.fieldContext_ImportPayload_collection(ctx, field)
+	case "job":
+		return ec.fieldContext_ImportPayload_job(ctx, field)
 	case "error":
 		return ec.fieldContext_ImportPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Job_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_Job_kind(ctx, field)
+	case "serverDiscordId":
+		return ec.fieldContext_Job_serverDiscordId(ctx, field)
+	case "state":
+		return ec.fieldContext_Job_state(ctx, field)
+	case "progress":
+		return ec.fieldContext_Job_progress(ctx, field)
+	case "attempt":
+		return ec.fieldContext_Job_attempt(ctx, field)
+	case "maxAttempts":
+		return ec.fieldContext_Job_maxAttempts(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Job_createdAt(ctx, field)
+	case "finalizedAt":
+		return ec.fieldContext_Job_finalizedAt(ctx, field)
+	case "error":
+		return ec.fieldContext_Job_error(ctx, field)
+	case "report":
+		return ec.fieldContext_Job_report(ctx, field)
+	case "importResult":
+		return ec.fieldContext_Job_importResult(ctx, field)
+	case "artifact":
+		return ec.fieldContext_Job_artifact(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
+}
+
+func (ec *executionContext) childFields_JobPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "job":
+		return ec.fieldContext_JobPayload_job(ctx, field)
+	case "error":
+		return ec.fieldContext_JobPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_Limits(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2485,6 +3084,24 @@ func (ec *executionContext) childFields_Limits(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Limits", field.Name)
 }
 
+func (ec *executionContext) childFields_MemoryConversion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "total":
+		return ec.fieldContext_MemoryConversion_total(ctx, field)
+	case "converted":
+		return ec.fieldContext_MemoryConversion_converted(ctx, field)
+	case "channelOnly":
+		return ec.fieldContext_MemoryConversion_channelOnly(ctx, field)
+	case "untagged":
+		return ec.fieldContext_MemoryConversion_untagged(ctx, field)
+	case "serverwideChannelsDropped":
+		return ec.fieldContext_MemoryConversion_serverwideChannelsDropped(ctx, field)
+	case "notConverted":
+		return ec.fieldContext_MemoryConversion_notConverted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MemoryConversion", field.Name)
+}
+
 func (ec *executionContext) childFields_MutationError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -2497,6 +3114,16 @@ func (ec *executionContext) childFields_MutationError(ctx context.Context, field
 		return ec.fieldContext_MutationError_limit(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MutationError", field.Name)
+}
+
+func (ec *executionContext) childFields_NotConvertedMemory(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "source":
+		return ec.fieldContext_NotConvertedMemory_source(ctx, field)
+	case "reason":
+		return ec.fieldContext_NotConvertedMemory_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotConvertedMemory", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2601,6 +3228,22 @@ func (ec *executionContext) childFields_ScopeCount(ctx context.Context, field gr
 		return ec.fieldContext_ScopeCount_count(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ScopeCount", field.Name)
+}
+
+func (ec *executionContext) childFields_ScopePreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "lineageId":
+		return ec.fieldContext_ScopePreview_lineageId(ctx, field)
+	case "included":
+		return ec.fieldContext_ScopePreview_included(ctx, field)
+	case "incoming":
+		return ec.fieldContext_ScopePreview_incoming(ctx, field)
+	case "current":
+		return ec.fieldContext_ScopePreview_current(ctx, field)
+	case "converted":
+		return ec.fieldContext_ScopePreview_converted(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScopePreview", field.Name)
 }
 
 func (ec *executionContext) childFields_Server(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

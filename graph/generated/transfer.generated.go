@@ -482,6 +482,38 @@ func (ec *executionContext) fieldContext_ImportPayload_collection(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ImportPayload_job(ctx context.Context, field graphql.CollectedField, obj *model.ImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportPayload_job(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Job, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Job) graphql.Marshaler {
+			return ec.marshalOJob2ᚖloregateᚋgraphᚋmodelᚐJob(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportPayload_job(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ImportPayload_error(ctx context.Context, field graphql.CollectedField, obj *model.ImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -946,6 +978,11 @@ func (ec *executionContext) _ImportPayload(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "job":
+			out.Values[i] = ec._ImportPayload_job(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "error":
 			out.Values[i] = ec._ImportPayload_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -1164,6 +1201,13 @@ func (ec *executionContext) marshalOImportMode2ᚖloregateᚋgraphᚋmodelᚐImp
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOImportPayload2ᚖloregateᚋgraphᚋmodelᚐImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.ImportPayload) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ImportPayload(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

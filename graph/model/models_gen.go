@@ -52,6 +52,18 @@ type AdmittedEntry struct {
 	Content string `json:"content"`
 }
 
+// A file produced by a job, downloadable with the same bearer credential until it expires.
+type Artifact struct {
+	ID        string `json:"id"`
+	FileName  string `json:"fileName"`
+	SizeBytes int    `json:"sizeBytes"`
+	// Hex SHA-256 of the file.
+	Sha256    string    `json:"sha256"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// Path of the authorised download (GET with Authorization: Bearer ...).
+	URL string `json:"url"`
+}
+
 type AssemblePromptInput struct {
 	// The turn to activate lore for; its messages are the chat history, oldest first.
 	Activation ActivateInput `json:"activation"`
@@ -71,6 +83,20 @@ type AssembledPrompt struct {
 	Messages   []*PromptMessage    `json:"messages"`
 	Inspection []*PromptInspection `json:"inspection"`
 	Activation Activation          `json:"activation"`
+}
+
+type BackupPreview struct {
+	// Pass to importWorkspaceBackup; valid until expiresAt.
+	PreviewID string    `json:"previewId"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	// Every scope the import replaces, converts into or preserves (Serverwide first).
+	Scopes   []*ScopePreview  `json:"scopes"`
+	Memories MemoryConversion `json:"memories"`
+}
+
+type BackupPreviewPayload struct {
+	Preview *BackupPreview `json:"preview,omitempty"`
+	Error   *MutationError `json:"error,omitempty"`
 }
 
 type Budget struct {
@@ -268,6 +294,10 @@ type ExportPayload struct {
 	Error   *MutationError `json:"error,omitempty"`
 }
 
+type ExportWorkspaceBackupInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+}
+
 type ImportLorebookInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// 0 = Serverwide: imports into a collection.
@@ -290,8 +320,45 @@ type ImportPayload struct {
 	// Entries removed by REPLACE.
 	Replaced int `json:"replaced"`
 	// Serverwide: the collection written to.
-	Collection *Collection    `json:"collection,omitempty"`
-	Error      *MutationError `json:"error,omitempty"`
+	Collection *Collection `json:"collection,omitempty"`
+	// Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes.
+	Job   *Job           `json:"job,omitempty"`
+	Error *MutationError `json:"error,omitempty"`
+}
+
+type ImportWorkspaceBackupInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// BackupPreview.previewId.
+	PreviewID string `json:"previewId"`
+	// The mapping to apply (the preview's mapping is not remembered).
+	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
+}
+
+type Job struct {
+	ID string `json:"id"`
+	// lorebook_import, workspace_backup_export, workspace_backup_import, channel_name_backfill, ...
+	Kind            string   `json:"kind"`
+	ServerDiscordID *string  `json:"serverDiscordId,omitempty"`
+	State           JobState `json:"state"`
+	// Coarse progress in [0, 1]: 0 queued or waiting to retry, 0.5 running, 1 finished.
+	Progress    float64    `json:"progress"`
+	Attempt     int        `json:"attempt"`
+	MaxAttempts int        `json:"maxAttempts"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	FinalizedAt *time.Time `json:"finalizedAt,omitempty"`
+	// Why the last attempt failed (the reason a cancelled job stopped); null when none failed.
+	Error *string `json:"error,omitempty"`
+	// What the job did, once completed (shape per kind).
+	Report map[string]any `json:"report,omitempty"`
+	// A lorebook import's result, once completed.
+	ImportResult *ImportPayload `json:"importResult,omitempty"`
+	// A backup export's download, once completed and until it expires.
+	Artifact *Artifact `json:"artifact,omitempty"`
+}
+
+type JobPayload struct {
+	Job   *Job           `json:"job,omitempty"`
+	Error *MutationError `json:"error,omitempty"`
 }
 
 // The limits every write is checked against. Lengths are UTF-16 code units.
@@ -307,6 +374,25 @@ type Limits struct {
 	ScanDepthMax         int `json:"scanDepthMax"`
 	// Largest JSON upload in bytes.
 	JSONUploadBytes int `json:"jsonUploadBytes"`
+}
+
+// Maps a backup's source lineage to a destination lineage (bucket mapping). Serverwide stays Serverwide.
+type LineageMappingInput struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// What the legacy keyword-memory mapping does with an older backup's memories.
+type MemoryConversion struct {
+	Total     int `json:"total"`
+	Converted int `json:"converted"`
+	// Memories with only #channel tags: they stay memories.
+	ChannelOnly int `json:"channelOnly"`
+	// Memories without tags: they stay memories.
+	Untagged int `json:"untagged"`
+	// Converted Serverwide memories whose channel ids were dropped (collections own Serverwide channels).
+	ServerwideChannelsDropped int                   `json:"serverwideChannelsDropped"`
+	NotConverted              []*NotConvertedMemory `json:"notConverted"`
 }
 
 // A chat message, oldest first in lists.
@@ -335,6 +421,11 @@ type NamesInput struct {
 	Bot  graphql.Omittable[*string] `json:"bot,omitempty"`
 }
 
+type NotConvertedMemory struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
 type PageInfo struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor,omitempty"`
@@ -350,6 +441,13 @@ type Persona struct {
 type PersonaPayload struct {
 	Persona *Persona       `json:"persona,omitempty"`
 	Error   *MutationError `json:"error,omitempty"`
+}
+
+type PreviewWorkspaceBackupInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// A workspace backup file (JSON, as exportWorkspaceBackup produces, or an older backup with keyword memories).
+	File       graphql.Upload                            `json:"file"`
+	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
 }
 
 type PromptBlock struct {
@@ -404,6 +502,19 @@ type ScopeCount struct {
 	// null for Serverwide.
 	LineageID *int64 `json:"lineageId,omitempty"`
 	Count     int    `json:"count"`
+}
+
+type ScopePreview struct {
+	// null = Serverwide.
+	LineageID *int64 `json:"lineageId,omitempty"`
+	// The backup carries this scope's book: it replaces all current entries. Otherwise the scope is preserved.
+	Included bool `json:"included"`
+	// Entries of the included book.
+	Incoming int `json:"incoming"`
+	// Entries the scope holds now.
+	Current int `json:"current"`
+	// Legacy keyword memories converted into this scope (duplicates are skipped at commit).
+	Converted int `json:"converted"`
 }
 
 type ServerPayload struct {
@@ -724,6 +835,76 @@ func (e *ImportMode) UnmarshalJSON(b []byte) error {
 }
 
 func (e ImportMode) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type JobState string
+
+const (
+	JobStatePending   JobState = "PENDING"
+	JobStateScheduled JobState = "SCHEDULED"
+	JobStateAvailable JobState = "AVAILABLE"
+	JobStateRunning   JobState = "RUNNING"
+	// Failed an attempt; will run again.
+	JobStateRetryable JobState = "RETRYABLE"
+	JobStateCompleted JobState = "COMPLETED"
+	// Stopped for good: see error (invalid file, full scope, stale target...).
+	JobStateCancelled JobState = "CANCELLED"
+	// Gave up after its last attempt: see error.
+	JobStateDiscarded JobState = "DISCARDED"
+)
+
+var AllJobState = []JobState{
+	JobStatePending,
+	JobStateScheduled,
+	JobStateAvailable,
+	JobStateRunning,
+	JobStateRetryable,
+	JobStateCompleted,
+	JobStateCancelled,
+	JobStateDiscarded,
+}
+
+func (e JobState) IsValid() bool {
+	switch e {
+	case JobStatePending, JobStateScheduled, JobStateAvailable, JobStateRunning, JobStateRetryable, JobStateCompleted, JobStateCancelled, JobStateDiscarded:
+		return true
+	}
+	return false
+}
+
+func (e JobState) String() string {
+	return string(e)
+}
+
+func (e *JobState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = JobState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid JobState", str)
+	}
+	return nil
+}
+
+func (e JobState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *JobState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e JobState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"loregate/graph"
+	"loregate/jobs"
+	"loregate/lore/postgres"
+)
+
+// jobsConfig is the background-job part of the configuration (environment
+// only; docs/configuration.md).
+type jobsConfig struct {
+	// Workers is how many jobs this process works at once
+	// (LOREGATE_JOB_WORKERS, default 4); 0 makes `serve` enqueue only,
+	// for deployments where `loregate worker` processes work the jobs.
+	Workers int
+	// InlineImportBytes: larger import uploads become jobs
+	// (LOREGATE_INLINE_IMPORT_BYTES, default 1 MiB).
+	InlineImportBytes int
+	// ArtifactTTL is the lifetime of backup downloads
+	// (LOREGATE_ARTIFACT_TTL, default 24h); BlobTTL of uploads waiting for
+	// their job or commit (LOREGATE_UPLOAD_TTL, default 24h).
+	ArtifactTTL time.Duration
+	BlobTTL     time.Duration
+	// DiscordToken is the bot token of the channel-name backfill
+	// (LOREGATE_DISCORD_TOKEN). Secret. Unset: no backfill.
+	DiscordToken string
+	// DiscordAPIURL replaces https://discord.com/ for REST calls
+	// (LOREGATE_DISCORD_API_URL), e.g. a REST proxy.
+	DiscordAPIURL string
+	// BackfillInterval is the channel-name backfill period
+	// (LOREGATE_BACKFILL_INTERVAL, default 1h; it also runs at start-up).
+	BackfillInterval time.Duration
+	// RescueStuckJobsAfter: a job running longer is presumed orphaned by a
+	// dead process and retried (LOREGATE_RESCUE_STUCK_JOBS_AFTER, default
+	// 1h).
+	RescueStuckJobsAfter time.Duration
+	err                  error
+}
+
+func loadJobsConfig() jobsConfig {
+	var c jobsConfig
+	num := func(key string, def int) int {
+		v := envOr(key, strconv.Itoa(def))
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			c.err = usageError("%s must be a non-negative integer, got %q", key, v)
+		}
+		return n
+	}
+	dur := func(key string, def time.Duration) time.Duration {
+		v := envOr(key, def.String())
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			c.err = usageError("%s must be a positive duration such as 1h, got %q", key, v)
+		}
+		return d
+	}
+	c.Workers = num("LOREGATE_JOB_WORKERS", jobs.DefaultMaxWorkers)
+	c.InlineImportBytes = num("LOREGATE_INLINE_IMPORT_BYTES", graph.DefaultInlineImportBytes)
+	c.ArtifactTTL = dur("LOREGATE_ARTIFACT_TTL", jobs.DefaultArtifactTTL)
+	c.BlobTTL = dur("LOREGATE_UPLOAD_TTL", jobs.DefaultBlobTTL)
+	c.BackfillInterval = dur("LOREGATE_BACKFILL_INTERVAL", jobs.DefaultBackfillInterval)
+	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", time.Hour)
+	c.DiscordToken = os.Getenv("LOREGATE_DISCORD_TOKEN")
+	c.DiscordAPIURL = os.Getenv("LOREGATE_DISCORD_API_URL")
+	return c
+}
+
+func (c jobsConfig) logAttrs() []any {
+	token := "unset (channel-name backfill disabled)"
+	if c.DiscordToken != "" {
+		token = "set (masked)"
+	}
+	return []any{"job_workers", c.Workers, "inline_import_bytes", c.InlineImportBytes, "artifact_ttl", c.ArtifactTTL.String(),
+		"discord_token", token, "backfill_interval", c.BackfillInterval.String()}
+}
+
+// startJobs builds and starts the River client. work=false gives an
+// insert-only client. stop performs the orderly shutdown: soft stop (jobs in
+// flight finish) within timeout, then cancel the rest and wait; call it
+// before closing the pool.
+func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
+	cfg := jobs.Config{
+		Deps: jobs.Deps{Store: postgres.New(pool), Logger: logger, ArtifactTTL: jc.ArtifactTTL},
+		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
+		RescueStuckJobsAfter: jc.RescueStuckJobsAfter,
+	}
+	if jc.DiscordToken != "" {
+		d, err := jobs.NewDiscordREST(jc.DiscordToken, jobs.DiscordOpts{APIBase: jc.DiscordAPIURL})
+		if err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+		cfg.Discord = d
+	}
+	client, err := jobs.NewClient(pool, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !work {
+		return client, func() {}, nil
+	}
+	// Not ctx: its cancellation (SIGTERM) would cancel running jobs at
+	// once; stop below does the orderly soft stop first.
+	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, nil, fmt.Errorf("start job workers: %w", err)
+	}
+	stop := func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		if err := client.Stop(sctx); err != nil {
+			logger.Warn("jobs did not finish in time: cancelling them (they will be retried)", "err", err)
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+			defer cancel()
+			if err := client.StopAndCancel(cctx); err != nil {
+				logger.Error("job workers stop", "err", err)
+			}
+		}
+	}
+	return client, stop, nil
+}
+
+// resolverJobs connects the GraphQL resolver to the job client.
+func resolverJobs(pool *pgxpool.Pool, client *river.Client[pgx.Tx], jc jobsConfig) *graph.Jobs {
+	return &graph.Jobs{Store: postgres.New(pool), Client: client, InlineImportBytes: jc.InlineImportBytes, BlobTTL: jc.BlobTTL}
+}

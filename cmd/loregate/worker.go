@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"io"
+)
+
+// runWorker is `loregate worker`: the background jobs without the HTTP API,
+// for deployments that run them in separate processes (set
+// LOREGATE_JOB_WORKERS=0 on the `serve` processes then). Any number of
+// workers and servers may share the database; River elects one leader for
+// the periodic jobs. SIGINT/SIGTERM stop it in order: River soft stop
+// (running jobs finish within LOREGATE_SHUTDOWN_TIMEOUT), then cancel, then
+// the pool closes.
+func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := loadConfig(fs)
+	if err := fs.Parse(args); err != nil {
+		return usageError("%v", err)
+	}
+	if err := cfg.validate(); err != nil {
+		return err
+	}
+	if cfg.Jobs.Workers == 0 {
+		return usageError("LOREGATE_JOB_WORKERS is 0: a worker with no workers would do nothing")
+	}
+	logger := cfg.logger(stderr)
+	logger.Info("loregate worker starting", cfg.logAttrs()...)
+	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer releaseDB()
+	pool, err := openPool(ctx, dbURL, nil)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := migrateUp(ctx, pool, logger); err != nil {
+		return err
+	}
+	_, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, true, logger, cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	logger.Info("loregate worker running")
+	<-ctx.Done()
+	logger.Info("shutting down")
+	stopJobs()
+	return nil
+}

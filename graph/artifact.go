@@ -1,0 +1,52 @@
+package graph
+
+import (
+	"errors"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+
+	"loregate/graph/auth"
+	"loregate/lore"
+)
+
+// artifactHandler serves GET /artifacts/{id}: the file a job produced (a
+// workspace backup), to a caller who manages the artifact's server (a
+// backup holds every scope), until it expires. Unknown, expired and
+// invisible artifacts are all 404, so ids leak nothing. The response carries
+// the checksum (X-Checksum-SHA256, hex) and an attachment file name; it is
+// never cached by shared caches.
+func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil || id <= 0 {
+			http.NotFound(w, r)
+			return
+		}
+		a, err := jobs.Store.GetArtifactData(ctx, id)
+		switch {
+		case errors.Is(err, lore.ErrNotFound):
+			http.NotFound(w, r)
+			return
+		case err != nil:
+			logger.ErrorContext(ctx, "read artifact", "request_id", RequestID(ctx), "artifact", id, "err", err)
+			http.Error(w, "store unavailable, try again", http.StatusServiceUnavailable)
+			return
+		}
+		if !auth.FromContext(ctx).CanManage(a.Server) || !a.ExpiresAt.After(jobs.now()) {
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Type", a.ContentType)
+		h.Set("Content-Length", strconv.FormatInt(a.Size, 10))
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
+		h.Set("X-Checksum-SHA256", a.SHA256)
+		h.Set("Cache-Control", "private, no-store")
+		h.Set("Expires", a.ExpiresAt.UTC().Format(time.RFC1123))
+		_, _ = w.Write(a.Data)
+	})
+}

@@ -1,0 +1,31 @@
+package jobs
+
+import (
+	"context"
+
+	"github.com/riverqueue/river"
+)
+
+// CleanupArgs is the periodic deletion of expired upload blobs and backup
+// artifacts and of job reports older than Deps.ReportRetention.
+type CleanupArgs struct{}
+
+// Kind is "job_data_cleanup".
+func (CleanupArgs) Kind() string { return "job_data_cleanup" }
+
+// CleanupWorker works CleanupArgs.
+type CleanupWorker struct {
+	river.WorkerDefaults[CleanupArgs]
+	Deps
+}
+
+// Work deletes what expired; database failures are retried.
+func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[CleanupArgs]) error {
+	now := w.NowFunc()
+	c, err := w.Store.DeleteExpired(ctx, now, now.Add(-w.ReportRetention))
+	if err != nil {
+		return err
+	}
+	w.Logger.InfoContext(ctx, "job data cleanup", "job_id", job.ID, "blobs", c.Blobs, "artifacts", c.Artifacts, "reports", c.Reports)
+	return nil
+}

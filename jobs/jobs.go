@@ -1,0 +1,207 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+)
+
+// Defaults of Config.
+const (
+	// DefaultArtifactTTL is how long a backup download stays available.
+	DefaultArtifactTTL = 24 * time.Hour
+	// DefaultBlobTTL is how long an upload waits for its job (or a backup
+	// preview for its commit).
+	DefaultBlobTTL = 24 * time.Hour
+	// DefaultBackfillInterval is the period of the channel-name backfill.
+	DefaultBackfillInterval = time.Hour
+	// DefaultCleanupInterval is the period of the blob and artifact cleanup.
+	DefaultCleanupInterval = time.Hour
+	// DefaultReportRetention is how long job reports are kept.
+	DefaultReportRetention = 7 * 24 * time.Hour
+	// DefaultMaxWorkers is the number of jobs one client works at once.
+	DefaultMaxWorkers = 4
+)
+
+// Deps are the workers' dependencies.
+type Deps struct {
+	// Store is the lore store (required): workers write through
+	// Store.WithTx so that their write, report and completion commit
+	// together.
+	Store *postgres.Store
+	// Logger receives one line per job outcome (never file content).
+	Logger *slog.Logger
+	// Discord lists guild channels for the backfill; nil disables the
+	// backfill (its jobs are cancelled with a clear error and the periodic
+	// schedule is not registered).
+	Discord ChannelLister
+	// ArtifactTTL is the lifetime of backup downloads (default
+	// DefaultArtifactTTL).
+	ArtifactTTL time.Duration
+	// ReportRetention is how long job reports are kept (default
+	// DefaultReportRetention).
+	ReportRetention time.Duration
+	// NowFunc returns the current time (default time.Now).
+	NowFunc func() time.Time
+}
+
+func (d *Deps) withDefaults() Deps {
+	out := *d
+	if out.Logger == nil {
+		out.Logger = slog.New(slog.DiscardHandler)
+	}
+	if out.ArtifactTTL <= 0 {
+		out.ArtifactTTL = DefaultArtifactTTL
+	}
+	if out.ReportRetention <= 0 {
+		out.ReportRetention = DefaultReportRetention
+	}
+	if out.NowFunc == nil {
+		out.NowFunc = time.Now
+	}
+	return out
+}
+
+// Register adds every worker to workers. It is the only list of job kinds.
+// deps.Store is required.
+func Register(workers *river.Workers, deps Deps) error {
+	if deps.Store == nil {
+		return errors.New("jobs: Deps.Store is required")
+	}
+	d := deps.withDefaults()
+	for _, add := range []func() error{
+		func() error { return river.AddWorkerSafely(workers, &ImportWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &BackupExportWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &BackupImportWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &BackfillWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &BackfillScheduleWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}) },
+	} {
+		if err := add(); err != nil {
+			return fmt.Errorf("jobs: register: %w", err)
+		}
+	}
+	return nil
+}
+
+// Config configures a River client built by NewClient.
+type Config struct {
+	Deps
+	// Work makes the client work jobs and run periodic jobs; false gives an
+	// insert-only client (enqueueing from a process that does not work).
+	Work bool
+	// MaxWorkers bounds concurrent jobs (default DefaultMaxWorkers).
+	MaxWorkers int
+	// BackfillInterval and CleanupInterval are the periods of the periodic
+	// jobs (defaults DefaultBackfillInterval, DefaultCleanupInterval). Both
+	// also run once when a client becomes leader.
+	BackfillInterval time.Duration
+	CleanupInterval  time.Duration
+	// RescueStuckJobsAfter is how long a job may stay running before River
+	// rescues it for a retry (a worker process that died); River's default
+	// (1 hour) when 0. JobTimeout bounds one attempt; River's default when 0.
+	RescueStuckJobsAfter time.Duration
+	JobTimeout           time.Duration
+	// ID names the client in River's tables (default: River's).
+	ID string
+	// ConfigFunc, when set, may adjust the River config last (tests).
+	ConfigFunc func(*river.Config)
+}
+
+// NewClient builds a River client on pool with every worker registered and,
+// when cfg.Work, the periodic jobs (backfill schedule when cfg.Discord is
+// set, cleanup). The caller starts it (Start) and stops it (Stop, then
+// StopAndCancel) before closing the pool.
+func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
+	if cfg.Store == nil {
+		cfg.Store = postgres.New(pool)
+	}
+	d := cfg.withDefaults()
+	rc := &river.Config{
+		Logger:               d.Logger,
+		ID:                   cfg.ID,
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		JobTimeout:           cfg.JobTimeout,
+	}
+	if cfg.Work {
+		workers := river.NewWorkers()
+		if err := Register(workers, d); err != nil {
+			return nil, err
+		}
+		rc.Workers = workers
+		n := cfg.MaxWorkers
+		if n <= 0 {
+			n = DefaultMaxWorkers
+		}
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}}
+		rc.PeriodicJobs = PeriodicJobs(cfg)
+	}
+	if cfg.ConfigFunc != nil {
+		cfg.ConfigFunc(rc)
+	}
+	client, err := river.NewClient(riverpgxv5.New(pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: new River client: %w", err)
+	}
+	return client, nil
+}
+
+// PeriodicJobs returns the periodic jobs: the channel-name backfill schedule
+// (only when cfg.Discord is set) and the cleanup, each also run when a
+// client becomes leader (the start-up run). River inserts periodic jobs
+// from the elected leader only.
+func PeriodicJobs(cfg Config) []*river.PeriodicJob {
+	backfill := cfg.BackfillInterval
+	if backfill <= 0 {
+		backfill = DefaultBackfillInterval
+	}
+	cleanup := cfg.CleanupInterval
+	if cleanup <= 0 {
+		cleanup = DefaultCleanupInterval
+	}
+	var out []*river.PeriodicJob
+	if cfg.Discord != nil {
+		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(backfill),
+			func() (river.JobArgs, *river.InsertOpts) { return BackfillScheduleArgs{}, nil },
+			&river.PeriodicJobOpts{ID: BackfillScheduleArgs{}.Kind(), RunOnStart: true}))
+	}
+	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
+		func() (river.JobArgs, *river.InsertOpts) { return CleanupArgs{}, nil },
+		&river.PeriodicJobOpts{ID: CleanupArgs{}.Kind(), RunOnStart: true}))
+	return out
+}
+
+// outcome maps a failure to River's outcomes: contract errors of lore
+// (invalid input, full scope, missing target, stale target, duplicate
+// name) cancel the job with the reason; anything else is transient and
+// returned for a retry.
+func outcome(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, lore.ErrInvalid), errors.Is(err, lore.ErrScopeFull), errors.Is(err, lore.ErrNotFound),
+		errors.Is(err, lore.ErrStaleTarget), errors.Is(err, lore.ErrDuplicateName):
+		return river.JobCancel(err)
+	default:
+		return err
+	}
+}
+
+// completeTx marks job completed inside tx (river.JobCompleteTx), so the
+// completion commits with the job's write.
+func completeTx[T river.JobArgs](ctx context.Context, tx pgx.Tx, job *river.Job[T]) error {
+	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+		return fmt.Errorf("complete job %d: %w", job.ID, err)
+	}
+	return nil
+}

@@ -1,0 +1,305 @@
+// Package backup encodes and decodes loregate's workspace backups — the
+// "All Personas" bundle of seed 000 ("Import and export") — and plans their
+// import. It is pure: no I/O, no database; the jobs package reads the store,
+// calls [Build] and [Plan], and writes the result in one transaction.
+//
+// # Document
+//
+// A backup is one JSON object ([Document]) with snake_case fields:
+//
+//   - personas: one bucket per persona of the registry (removed ones too)
+//     plus one per lore-only lineage (a lineage with lore and no persona).
+//     Each bucket carries its lineage's complete book in lorebook_entries.
+//   - serverwide_lorebook_entries: every Serverwide entry with its
+//     lorebook_name, lorebook_enabled and lorebook_channel_disc_ids (the
+//     seed's per-entry collection grouping and settings);
+//     serverwide_lorebooks also lists every collection with its settings,
+//     so empty collections survive a round trip.
+//   - Entries carry their channel ids (persona scope) and pending legacy
+//     channel names (legacy_channel_tags) until the backfill resolves them.
+//   - Older backups carry keyword-tagged server memories (memories in a
+//     bucket, server_memories at the top); see [ConvertMemory].
+//
+// # Import semantics
+//
+// A present book array (even empty) replaces its entire scope; an absent
+// one preserves the destination's lore (seed 000: "Included books replace
+// their entire scopes even with memory Merge. Absent books preserve existing
+// lore."). Bucket mapping chooses each source lineage's destination lineage;
+// Serverwide stays Serverwide.
+package backup
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"loregate/lore"
+)
+
+// FormatName is the value of Document.Format.
+const FormatName = "loregate-workspace-backup"
+
+// Version is the document version Build writes and Decode accepts (1).
+const Version = 1
+
+// MaxBytes bounds a backup file: a server's full lore (250 Serverwide
+// entries plus 250 per lineage, 4,000 characters each) of a few dozen
+// lineages fits with room to spare.
+const MaxBytes = 64 << 20
+
+// MaxBuckets bounds the persona buckets of one backup.
+const MaxBuckets = 1000
+
+// ErrNotBackup reports a file that is not a workspace backup (wrong format
+// marker or version, malformed JSON). It matches lore.ErrInvalid too.
+var ErrNotBackup = fmt.Errorf("not a loregate workspace backup: %w", lore.ErrInvalid)
+
+// Document is a workspace backup.
+type Document struct {
+	// Format is FormatName; Version is Version.
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// ExportType is "all_personas" for the bundles Build writes.
+	ExportType string    `json:"export_type"`
+	ExportedAt time.Time `json:"exported_at"`
+	Server     Server    `json:"server"`
+	Personas   []Bucket  `json:"personas"`
+	// ServerwideLorebookEntries: nil (absent) preserves the destination's
+	// Serverwide lore; non-nil (even empty) replaces it.
+	ServerwideLorebookEntries *[]Entry `json:"serverwide_lorebook_entries,omitempty"`
+	// ServerwideLorebooks lists collection settings, empty collections too.
+	ServerwideLorebooks []Collection `json:"serverwide_lorebooks,omitempty"`
+	// ServerMemories are an older backup's server memories (not persona
+	// bucketed); PersonaLineageID nil means Serverwide.
+	ServerMemories []Memory `json:"server_memories,omitempty"`
+}
+
+// Server describes the source server.
+type Server struct {
+	DiscordID      string `json:"discord_id"`
+	Name           string `json:"name"`
+	ChannelScoping *bool  `json:"channel_memory_enabled,omitempty"`
+	MemoryTagging  *bool  `json:"memory_tagging_enabled,omitempty"`
+}
+
+// Bucket is one persona (or lore-only lineage) of the bundle.
+type Bucket struct {
+	// PersonaID is 0 for a lore-only lineage.
+	PersonaID int64  `json:"persona_id,omitempty"`
+	LineageID int64  `json:"lineage_id"`
+	Name      string `json:"name,omitempty"`
+	Removed   bool   `json:"removed,omitempty"`
+	// LorebookEntries: nil (absent) preserves the destination lineage's
+	// book; non-nil (even empty) replaces it.
+	LorebookEntries *[]Entry `json:"lorebook_entries,omitempty"`
+	// Memories are an older backup's memories of this persona.
+	Memories []Memory `json:"memories,omitempty"`
+}
+
+// Collection is a Serverwide collection's settings.
+type Collection struct {
+	Name           string   `json:"name"`
+	Enabled        bool     `json:"enabled"`
+	ChannelDiscIDs []string `json:"channel_disc_ids"`
+}
+
+// Entry is one lorebook entry as a backup carries it.
+type Entry struct {
+	Title             string                     `json:"title"`
+	Content           string                     `json:"content"`
+	Keys              []string                   `json:"keys"`
+	SecondaryKeys     []string                   `json:"secondary_keys"`
+	SelectiveLogic    string                     `json:"selective_logic"`
+	Constant          bool                       `json:"constant"`
+	Enabled           bool                       `json:"enabled"`
+	ScanDepth         *int                       `json:"scan_depth"`
+	Probability       int                        `json:"probability"`
+	InsertionOrder    int                        `json:"insertion_order"`
+	Priority          int                        `json:"priority"`
+	Placement         string                     `json:"placement"`
+	Role              string                     `json:"role"`
+	CaseSensitive     *bool                      `json:"case_sensitive"`
+	WholeWords        *bool                      `json:"whole_words"`
+	ChannelDiscIDs    []string                   `json:"channel_disc_ids,omitempty"`
+	LegacyChannelTags []string                   `json:"legacy_channel_tags,omitempty"`
+	Extensions        map[string]json.RawMessage `json:"extensions,omitempty"`
+	// Serverwide grouping (seed 000): collection name and settings.
+	LorebookName           *string  `json:"lorebook_name,omitempty"`
+	LorebookEnabled        *bool    `json:"lorebook_enabled,omitempty"`
+	LorebookChannelDiscIDs []string `json:"lorebook_channel_disc_ids,omitempty"`
+}
+
+// Memory is a server memory of an older backup. Only memories with
+// non-empty cleaned keyword tags become lore (ConvertMemory).
+type Memory struct {
+	// ID is the source memory id (any JSON scalar), kept in the entry's
+	// extensions.
+	ID json.RawMessage `json:"id,omitempty"`
+	// PersonaLineageID (top-level server_memories only): nil = Serverwide.
+	PersonaLineageID *int64 `json:"persona_lineage_id,omitempty"`
+	Content          string `json:"content"`
+	// KeywordTags are the memory's tags; "#name" tags are legacy channel
+	// names. Older exports call the field "tags"; both are read.
+	KeywordTags    []string  `json:"keyword_tags,omitempty"`
+	Tags           []string  `json:"tags,omitempty"`
+	ChannelDiscIDs []string  `json:"channel_disc_ids,omitempty"`
+	CreatedAt      time.Time `json:"created_at,omitzero"`
+}
+
+// Build makes the All Personas bundle of a server: a bucket per persona
+// (removed ones included, by persona id) with its lineage's book, a bucket
+// per lore-only lineage, every Serverwide entry with its collection
+// settings, and every collection. entries are the server's entries of both
+// scopes; collections its collections.
+func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, now time.Time) Document {
+	doc := Document{
+		Format: FormatName, Version: Version, ExportType: "all_personas", ExportedAt: now.UTC(),
+		Server: Server{DiscordID: server.ID, Name: server.Name,
+			ChannelScoping: &server.Settings.ChannelScoping, MemoryTagging: &server.Settings.MemoryTagging},
+	}
+	cols := map[string]lore.Collection{}
+	for _, c := range collections {
+		cols[c.Name] = c
+		doc.ServerwideLorebooks = append(doc.ServerwideLorebooks, Collection{Name: c.Name, Enabled: c.Enabled, ChannelDiscIDs: nonNil(c.ChannelIDs)})
+	}
+	serverwide := []Entry{}
+	books := map[lore.Lineage][]Entry{}
+	for _, e := range entries {
+		if e.Lineage.IsServerwide() {
+			be := fromEntry(e)
+			c, ok := cols[e.Collection]
+			if !ok {
+				c = lore.Collection{Name: e.Collection, Enabled: true}
+			}
+			name, enabled := c.Name, c.Enabled
+			be.LorebookName, be.LorebookEnabled, be.LorebookChannelDiscIDs = &name, &enabled, nonNil(c.ChannelIDs)
+			serverwide = append(serverwide, be)
+			continue
+		}
+		books[e.Lineage] = append(books[e.Lineage], fromEntry(e))
+	}
+	doc.ServerwideLorebookEntries = &serverwide
+	seen := map[lore.Lineage]bool{}
+	for _, p := range personas {
+		book := nonNilEntries(books[p.Lineage])
+		doc.Personas = append(doc.Personas, Bucket{PersonaID: p.ID, LineageID: int64(p.Lineage), Name: p.Name, Removed: p.Removed, LorebookEntries: &book})
+		seen[p.Lineage] = true
+	}
+	var loreOnly []lore.Lineage
+	for l := range books {
+		if !seen[l] {
+			loreOnly = append(loreOnly, l)
+		}
+	}
+	slices.Sort(loreOnly)
+	for _, l := range loreOnly {
+		book := books[l]
+		doc.Personas = append(doc.Personas, Bucket{LineageID: int64(l), LorebookEntries: &book})
+	}
+	return doc
+}
+
+// Encode writes doc as indented JSON.
+func Encode(doc Document) ([]byte, error) {
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode backup: %w", err)
+	}
+	return b, nil
+}
+
+// Decode reads a backup of at most MaxBytes. The format marker must be
+// FormatName (or absent, for older backups) and the version at most
+// Version; unknown fields are ignored. Errors wrap ErrNotBackup (and so
+// lore.ErrInvalid) and never quote the file's content.
+func Decode(data []byte) (Document, error) {
+	if len(data) > MaxBytes {
+		return Document{}, fmt.Errorf("%w: the file is larger than %d bytes", ErrNotBackup, MaxBytes)
+	}
+	var doc Document
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return Document{}, fmt.Errorf("%w: malformed JSON at byte %d", ErrNotBackup, se.Offset)
+		case errors.As(err, &te):
+			return Document{}, fmt.Errorf("%w: field %s has the wrong type", ErrNotBackup, te.Field)
+		default:
+			return Document{}, fmt.Errorf("%w: malformed JSON", ErrNotBackup)
+		}
+	}
+	if doc.Format != "" && doc.Format != FormatName {
+		return Document{}, fmt.Errorf("%w: format marker is not %q", ErrNotBackup, FormatName)
+	}
+	if doc.Version > Version {
+		return Document{}, fmt.Errorf("%w: version %d is newer than this loregate reads (%d)", ErrNotBackup, doc.Version, Version)
+	}
+	if len(doc.Personas) > MaxBuckets {
+		return Document{}, fmt.Errorf("%w: %d persona buckets, at most %d", ErrNotBackup, len(doc.Personas), MaxBuckets)
+	}
+	if doc.Personas == nil && doc.ServerwideLorebookEntries == nil && doc.ServerMemories == nil {
+		return Document{}, fmt.Errorf("%w: no personas, serverwide_lorebook_entries or server_memories", ErrNotBackup)
+	}
+	return doc, nil
+}
+
+func fromEntry(e lore.Entry) Entry {
+	return Entry{
+		Title: e.Title, Content: e.Content, Keys: nonNil(e.Keys), SecondaryKeys: nonNil(e.SecondaryKeys),
+		SelectiveLogic: string(e.Logic), Constant: e.Constant, Enabled: e.Enabled, ScanDepth: e.ScanDepth,
+		Probability: e.Probability, InsertionOrder: e.Order, Priority: e.Priority,
+		Placement: string(e.Placement), Role: string(e.Role), CaseSensitive: e.CaseSensitive, WholeWords: e.WholeWords,
+		ChannelDiscIDs: e.ChannelIDs, LegacyChannelTags: e.LegacyChannelTags, Extensions: e.Extensions,
+	}
+}
+
+// toEntry converts a backup entry into lineage (collection for Serverwide).
+func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
+	e := lore.Entry{
+		Server: server, Lineage: lineage, Title: b.Title, Content: b.Content,
+		Keys: b.Keys, SecondaryKeys: b.SecondaryKeys, Logic: lore.SelectiveLogic(b.SelectiveLogic),
+		Constant: b.Constant, Enabled: b.Enabled, ScanDepth: b.ScanDepth, Probability: b.Probability,
+		Order: b.InsertionOrder, Priority: b.Priority, Placement: lore.Placement(b.Placement), Role: lore.Role(b.Role),
+		CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords, LegacyChannelTags: b.LegacyChannelTags,
+		Extensions: b.Extensions,
+	}
+	if lineage.IsServerwide() {
+		e.Collection = lore.DefaultCollection
+		if b.LorebookName != nil && *b.LorebookName != "" {
+			e.Collection = *b.LorebookName
+		}
+	} else {
+		e.ChannelIDs = b.ChannelDiscIDs
+	}
+	return e
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilEntries(s []Entry) []Entry {
+	if s == nil {
+		return []Entry{}
+	}
+	return s
+}
+
+// sortLineages sorts lineages with Serverwide first.
+func sortLineages(ls []lore.Lineage) {
+	sort.Slice(ls, func(i, j int) bool { return ls[i] < ls[j] })
+}
+
+// normalizeTag trims a tag; used by the memory conversion.
+func normalizeTag(t string) string { return strings.TrimSpace(t) }

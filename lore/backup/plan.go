@@ -1,0 +1,345 @@
+package backup
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"loregate/lore"
+)
+
+// LegacyScanDepth is the scan depth of entries converted from keyword
+// memories (seed 000 "Migration and rollback": "They scan five recent
+// messages").
+const LegacyScanDepth = 5
+
+// LegacyExtension is the Extensions key under which a converted entry keeps
+// its source memory's id and creation time ({"source_id":..,"created_at":..}).
+const LegacyExtension = "loregate.legacy_memory"
+
+// maxNotConverted bounds the per-memory list in a MemoryReport.
+const maxNotConverted = 100
+
+// Options are the destination facts a plan depends on.
+type Options struct {
+	// Server is the destination guild snowflake.
+	Server string
+	// LineageMap maps a source lineage (> 0) to its destination lineage
+	// (> 0); unmapped lineages keep their id (the bucket mapping of seed
+	// 000). Serverwide is never mapped.
+	LineageMap map[lore.Lineage]lore.Lineage
+	// MemoryTagging is the destination's memory-tagging setting: when false
+	// converted memories become Always On.
+	MemoryTagging bool
+	// Current are the destination's entry counts per scope (for the
+	// preview); nil means unknown (counted as 0).
+	Current lore.ScopeCounts
+}
+
+// ScopePlan is what an import does to one destination scope.
+type ScopePlan struct {
+	Lineage lore.Lineage `json:"lineage"`
+	// Included: the backup carries this scope's book, which replaces the
+	// whole scope. Otherwise the scope is preserved.
+	Included bool `json:"included"`
+	// Incoming is the number of entries of the included book.
+	Incoming int `json:"incoming"`
+	// Current is the number of entries the destination holds now (all of
+	// them are replaced when Included).
+	Current int `json:"current"`
+	// Converted is the number of legacy keyword memories appended to the
+	// scope after any replacement (duplicates are skipped at commit).
+	Converted int `json:"converted"`
+}
+
+// NotConverted names a memory that stays a memory, and why.
+type NotConverted struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// MemoryReport counts what the legacy-memory mapping did.
+type MemoryReport struct {
+	// Total memories read; Converted became entries (before deduplication).
+	Total     int `json:"total"`
+	Converted int `json:"converted"`
+	// ChannelOnly memories had only #channel tags (or channel ids) and no
+	// keyword: not converted (seed 000: "Channel-only rows remain memories").
+	ChannelOnly int `json:"channel_only"`
+	// Untagged memories had no tag at all: not converted.
+	Untagged int `json:"untagged"`
+	// ServerwideChannelsDropped counts converted Serverwide memories whose
+	// channel ids were dropped (Serverwide entries take their collection's
+	// channels; seed 000 migration 124).
+	ServerwideChannelsDropped int `json:"serverwide_channels_dropped"`
+	// NotConverted lists the first 100 memories left as memories.
+	NotConverted []NotConverted `json:"not_converted"`
+}
+
+// ImportPlan is a previewed backup import.
+type ImportPlan struct {
+	// Replace holds the included scopes for lore.Store.ReplaceScopes.
+	Replace []lore.ScopeReplacement `json:"-"`
+	// Conversions holds, per destination scope, the converted memories to
+	// append (Append mode, deduplicated against the scope).
+	Conversions map[lore.Lineage][]lore.Entry `json:"-"`
+	// Scopes lists every scope the import includes, converts into, or
+	// preserves (Serverwide first, then by lineage).
+	Scopes   []ScopePlan  `json:"scopes"`
+	Memories MemoryReport `json:"memories"`
+}
+
+// Plan computes the import of doc into opts.Server without writing: which
+// scopes are replaced and with what, which memories convert, and the
+// per-scope counts the preview shows. Entries are not validated here
+// (ReplaceScopes validates the whole batch before deleting anything).
+// Errors wrap lore.ErrInvalid: a bucket or mapping with a lineage <= 0, or
+// two buckets mapped to one lineage with different books.
+func Plan(doc Document, opts Options) (ImportPlan, error) {
+	plan := ImportPlan{Conversions: map[lore.Lineage][]lore.Entry{}, Memories: MemoryReport{NotConverted: []NotConverted{}}}
+	for from, to := range opts.LineageMap {
+		if from <= 0 || to <= 0 {
+			return ImportPlan{}, lore.Invalid("lineageMap", "lineages must be > 0 (Serverwide stays Serverwide)")
+		}
+	}
+	dest := func(src lore.Lineage) lore.Lineage {
+		if to, ok := opts.LineageMap[src]; ok {
+			return to
+		}
+		return src
+	}
+	books := map[lore.Lineage][]lore.Entry{}
+	bookFrom := map[lore.Lineage]int{}
+	var order []lore.Lineage
+	for i, b := range doc.Personas {
+		src := lore.Lineage(b.LineageID)
+		if src <= 0 {
+			return ImportPlan{}, lore.Invalid(fmt.Sprintf("personas[%d].lineage_id", i), "must be > 0")
+		}
+		dst := dest(src)
+		if b.LorebookEntries != nil {
+			entries := make([]lore.Entry, len(*b.LorebookEntries))
+			for j, be := range *b.LorebookEntries {
+				entries[j] = be.toEntry(opts.Server, dst)
+			}
+			if prev, ok := books[dst]; ok {
+				if !sameBook(prev, entries) {
+					return ImportPlan{}, lore.Invalid(fmt.Sprintf("personas[%d]", i),
+						"maps to lineage %d like personas[%d] but carries a different book", int64(dst), bookFrom[dst])
+				}
+			} else {
+				books[dst], bookFrom[dst] = entries, i
+				order = append(order, dst)
+			}
+		}
+		for _, m := range b.Memories {
+			plan.convert(m, dst, opts)
+		}
+	}
+	for _, l := range order {
+		plan.Replace = append(plan.Replace, lore.ScopeReplacement{Lineage: l, Entries: books[l]})
+	}
+	if doc.ServerwideLorebookEntries != nil {
+		sc := lore.ScopeReplacement{Lineage: lore.Serverwide}
+		for _, c := range doc.ServerwideLorebooks {
+			sc.Collections = append(sc.Collections, lore.Collection{Name: c.Name, Enabled: c.Enabled, ChannelIDs: c.ChannelDiscIDs})
+		}
+		for _, be := range *doc.ServerwideLorebookEntries {
+			e := be.toEntry(opts.Server, lore.Serverwide)
+			sc.Entries = append(sc.Entries, e)
+			if be.LorebookEnabled != nil || be.LorebookChannelDiscIDs != nil {
+				enabled := be.LorebookEnabled == nil || *be.LorebookEnabled
+				sc.Collections = append(sc.Collections, lore.Collection{Name: e.Collection, Enabled: enabled, ChannelIDs: be.LorebookChannelDiscIDs})
+			}
+		}
+		plan.Replace = append([]lore.ScopeReplacement{sc}, plan.Replace...)
+	}
+	for _, m := range doc.ServerMemories {
+		l := lore.Serverwide
+		if m.PersonaLineageID != nil && *m.PersonaLineageID > 0 {
+			l = dest(lore.Lineage(*m.PersonaLineageID))
+		}
+		plan.convert(m, l, opts)
+	}
+
+	scopes := map[lore.Lineage]*ScopePlan{}
+	get := func(l lore.Lineage) *ScopePlan {
+		if s, ok := scopes[l]; ok {
+			return s
+		}
+		s := &ScopePlan{Lineage: l, Current: opts.Current[l]}
+		scopes[l] = s
+		return s
+	}
+	for _, r := range plan.Replace {
+		s := get(r.Lineage)
+		s.Included, s.Incoming = true, len(r.Entries)
+	}
+	for l, es := range plan.Conversions {
+		get(l).Converted = len(es)
+	}
+	for l, n := range opts.Current {
+		if n > 0 || l.IsServerwide() {
+			get(l)
+		}
+	}
+	ls := make([]lore.Lineage, 0, len(scopes))
+	for l := range scopes {
+		ls = append(ls, l)
+	}
+	sortLineages(ls)
+	for _, l := range ls {
+		plan.Scopes = append(plan.Scopes, *scopes[l])
+	}
+	return plan, nil
+}
+
+func sameBook(a, b []lore.Entry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if lore.DuplicateKey(a[i]) != lore.DuplicateKey(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *ImportPlan) convert(m Memory, lineage lore.Lineage, opts Options) {
+	p.Memories.Total++
+	e, outcome := ConvertMemory(m, opts.Server, lineage, !opts.MemoryTagging)
+	switch outcome {
+	case Converted:
+		p.Memories.Converted++
+		if lineage.IsServerwide() && len(m.ChannelDiscIDs) > 0 {
+			p.Memories.ServerwideChannelsDropped++
+		}
+		p.Conversions[lineage] = append(p.Conversions[lineage], e)
+		return
+	case ChannelOnly:
+		p.Memories.ChannelOnly++
+	default:
+		p.Memories.Untagged++
+	}
+	if len(p.Memories.NotConverted) < maxNotConverted {
+		src := strings.Trim(string(m.ID), `"`)
+		if src == "" {
+			src = fmt.Sprintf("memory %d", p.Memories.Total)
+		}
+		p.Memories.NotConverted = append(p.Memories.NotConverted, NotConverted{Source: truncate(src, 64), Reason: outcome.String()})
+	}
+}
+
+// Outcome is what ConvertMemory did with a memory.
+type Outcome int
+
+// The outcomes of ConvertMemory.
+const (
+	// Converted: the memory had at least one keyword tag.
+	Converted Outcome = iota
+	// ChannelOnly: only #channel tags or channel ids; stays a memory.
+	ChannelOnly
+	// Untagged: no tags at all; stays a memory.
+	Untagged
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Converted:
+		return "converted"
+	case ChannelOnly:
+		return "channel-only memory: no keyword tag, not converted"
+	default:
+		return "no keyword tags: not converted"
+	}
+}
+
+// ConvertMemory maps a keyword-tagged server memory to a lorebook entry of
+// lineage on server, following seed 000 ("Migration and rollback", "Older
+// backups"): tags are trimmed and blank ones dropped; a tag starting with
+// '#' is a legacy channel name (kept, without '#', as a pending
+// LegacyChannelTags marker) and never a keyword; the remaining tags, in
+// order and without repeats, are the keys. A memory with no keyword is not
+// converted (ChannelOnly or Untagged). The entry scans LegacyScanDepth
+// messages, is Always On when alwaysOn (the destination's memory tagging is
+// off), keeps the memory's channel ids (persona lineages only: Serverwide
+// entries take their collection's channels and go to
+// lore.DefaultCollection), and records the source id and creation time
+// under LegacyExtension. Its title is derived from the content, so the same
+// memory converts to the same duplicate identity (lore.DuplicateKey) every
+// time and repeated imports add it once. No text is truncated to fit a
+// limit: an over-long memory fails validation at commit.
+func ConvertMemory(m Memory, server string, lineage lore.Lineage, alwaysOn bool) (lore.Entry, Outcome) {
+	tags := m.KeywordTags
+	if tags == nil {
+		tags = m.Tags
+	}
+	var keys, channels []string
+	seenKey, seenChan := map[string]bool{}, map[string]bool{}
+	for _, t := range tags {
+		t = normalizeTag(t)
+		if t == "" {
+			continue
+		}
+		if strings.HasPrefix(t, "#") {
+			name := strings.TrimSpace(strings.TrimLeft(t, "#"))
+			if name != "" && !seenChan[name] {
+				seenChan[name] = true
+				channels = append(channels, name)
+			}
+			continue
+		}
+		if !seenKey[t] {
+			seenKey[t] = true
+			keys = append(keys, t)
+		}
+	}
+	if len(keys) == 0 {
+		if len(channels) > 0 || len(m.ChannelDiscIDs) > 0 {
+			return lore.Entry{}, ChannelOnly
+		}
+		return lore.Entry{}, Untagged
+	}
+	e := lore.NewEntry()
+	e.Server, e.Lineage = server, lineage
+	e.Title = memoryTitle(m.Content)
+	e.Content = m.Content
+	e.Keys = keys
+	depth := LegacyScanDepth
+	e.ScanDepth = &depth
+	e.Constant = alwaysOn
+	e.LegacyChannelTags = channels
+	if lineage.IsServerwide() {
+		e.Collection = lore.DefaultCollection
+	} else if len(m.ChannelDiscIDs) > 0 {
+		e.ChannelIDs = append([]string(nil), m.ChannelDiscIDs...)
+	}
+	ext := map[string]any{}
+	if len(m.ID) > 0 {
+		ext["source_id"] = m.ID
+	}
+	if !m.CreatedAt.IsZero() {
+		ext["created_at"] = m.CreatedAt.UTC().Format(time.RFC3339Nano)
+	}
+	if len(ext) > 0 {
+		raw, _ := json.Marshal(ext)
+		e.Extensions = map[string]json.RawMessage{LegacyExtension: raw}
+	}
+	return e, Converted
+}
+
+// memoryTitle is the first line of content, at most 60 characters.
+func memoryTitle(content string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
+	return truncate(strings.TrimSpace(line), 60)
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
