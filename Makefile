@@ -5,6 +5,8 @@ BIN := bin/loregate
 # Packages under test; fuzz seeds run as ordinary tests.
 PKGS ?= ./...
 FUZZTIME ?= 30s
+BENCH ?= .
+BENCHTIME ?= 1s
 
 .DEFAULT_GOAL := help
 
@@ -30,7 +32,7 @@ test/race: build ## Run every test with the race detector
 
 .PHONY: bench
 bench: build ## Run the benchmarks (results: docs/benchmarks.md)
-	./$(BIN) with-postgres -- $(GO) test -run '^$$' -bench . -benchmem $(PKGS)
+	./$(BIN) with-postgres -- $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(PKGS)
 
 .PHONY: fuzz
 fuzz: ## Fuzz every decoder for FUZZTIME each (see docs/fuzzing.md)

@@ -22,10 +22,12 @@ import (
 // BenchmarkActivateHTTP measures `activate` over HTTP on loopback for a full
 // 250-entry persona scope (250 entries x 4 keys) plus a 20-message chat,
 // against a direct pgx load of the same rows (LoadEnabledForScope), at
-// several concurrencies. Each sub-benchmark reports p50 and p99 latency in
+// several concurrencies. Two queries: http-bot selects what the bot reads per
+// turn (admitted entries, blocks, budget); http-full adds the 250-item
+// per-entry trace of the dashboard preview. Each sub-benchmark reports p50 and p99 latency in
 // microseconds and requests per second. Run with:
 //
-//	make bench PKGS=./graph/ BENCH=ActivateHTTP
+//	make bench PKGS=./graph/ BENCH=ActivateHTTP BENCHTIME=2000x
 func BenchmarkActivateHTTP(b *testing.B) {
 	pool := postgrestest.NewPool(b)
 	store := postgres.New(pool)
@@ -52,24 +54,31 @@ func BenchmarkActivateHTTP(b *testing.B) {
 	for i := range msgs {
 		msgs[i] = map[string]any{"role": "user", "content": fmt.Sprintf("Message %d talks about alpha%d and the weather, and then about beta%d in passing, with more words to reach a realistic length for one chat turn.", i, i*7, i*11)}
 	}
-	body, _ := json.Marshal(map[string]any{"query": qActivate, "variables": map[string]any{"input": map[string]any{
-		"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333", "messages": msgs}}})
+	vars := map[string]any{"input": map[string]any{
+		"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333", "messages": msgs}}
+	// full: the dashboard preview (admitted, blocks, budget and the
+	// 250-item trace); bot: what the bot reads per turn.
+	full, _ := json.Marshal(map[string]any{"query": qActivate, "variables": vars})
+	bot, _ := json.Marshal(map[string]any{"variables": vars,
+		"query": `query($input: ActivateInput!) { activate(input: $input) { admitted { id title placement group } blocks { tag role text } budget { used limit } } }`})
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	httpCall := func() error {
-		req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+serviceKey)
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
+	httpCall := func(body []byte) func() error {
+		return func() error {
+			req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+serviceKey)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				return fmt.Errorf("status %d", resp.StatusCode)
+			}
+			return nil
 		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			return fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return nil
 	}
 	pgxCall := func() error {
 		snap, err := store.LoadEnabledForScope(ctx, serverA, 5)
@@ -78,9 +87,10 @@ func BenchmarkActivateHTTP(b *testing.B) {
 		}
 		return err
 	}
-	require.NoError(b, httpCall())
+	require.NoError(b, httpCall(full)())
 	for _, c := range []int{1, 4, 16} {
-		b.Run(fmt.Sprintf("http/c=%d", c), func(b *testing.B) { measure(b, c, httpCall) })
+		b.Run(fmt.Sprintf("http-bot/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(bot)) })
+		b.Run(fmt.Sprintf("http-full/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(full)) })
 		b.Run(fmt.Sprintf("pgx/c=%d", c), func(b *testing.B) { measure(b, c, pgxCall) })
 	}
 }
