@@ -47,13 +47,11 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := fs.Parse(args); err != nil {
 		return usageError("%v", err)
 	}
-	// Allow "down N --yes" as well as "--yes down N".
-	rest := fs.Args()
-	if len(rest) > 0 {
-		if err := fs.Parse(rest[1:]); err != nil {
-			return usageError("%v", err)
-		}
-		rest = append(rest[:1], fs.Args()...)
+	// Flags may come before, between or after the action and its number
+	// ("down 1 --yes" and "--yes down 1" alike).
+	rest, err := parseInterleaved(fs, args)
+	if err != nil {
+		return usageError("%v", err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
@@ -155,4 +153,21 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintln(stdout, "note: `loregate serve` re-applies pending migrations at start; run the older binary to stay rolled back")
 	}
 	return nil
+}
+
+// parseInterleaved parses flags wherever they appear among args and returns
+// the positional arguments in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/postgres/postgrestest"
+)
+
+func countTables(t *testing.T, url string) int {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	var n int
+	require.NoError(t, conn.QueryRow(context.Background(), "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'").Scan(&n))
+	return n
+}
+
+// TestMigrateDownPreviewChangesNothing runs `loregate migrate down 1`
+// without --yes against a migrated database: it prints the preview and
+// leaves every table in place; with --yes it undoes everything, and
+// `migrate up` restores it.
+func TestMigrateDownPreviewChangesNothing(t *testing.T) {
+	url := postgrestest.NewDatabase(t)
+	t.Setenv("DATABASE_URL", url)
+	before := countTables(t, url)
+	require.Greater(t, before, 5)
+
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"migrate", "down", "1"}, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Contains(t, out.String(), "PREVIEW (nothing changed)")
+	require.Contains(t, out.String(), "lorebook_entries")
+	require.Equal(t, before, countTables(t, url), "the preview changed the schema")
+
+	out.Reset()
+	code = run(context.Background(), []string{"migrate", "status"}, nil, &out, &errb)
+	require.Equal(t, 0, code)
+	require.NotContains(t, out.String(), "pending")
+
+	out.Reset()
+	code = run(context.Background(), []string{"migrate", "down", "1", "--yes"}, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, 1, countTables(t, url), "only the bookkeeping table remains")
+
+	out.Reset()
+	code = run(context.Background(), []string{"migrate", "up"}, nil, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, before, countTables(t, url))
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"migrate"}, "migrate needs up, status or down N"},
+		{[]string{"migrate", "down", "x"}, `migration number "x" is not a positive integer`},
+		{[]string{"migrate", "sideways"}, `unknown migrate action "sideways"`},
+		{[]string{"serve", "--log-level", "loud"}, `log level "loud"`},
+		{[]string{"token"}, "token needs --user"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), tt.args, nil, &out, &errb)
+			require.Equal(t, exitUsage, code)
+			first, _, _ := strings.Cut(errb.String(), "\n")
+			require.Contains(t, first, tt.want, "the first line names the problem")
+		})
+	}
+}
