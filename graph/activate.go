@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,6 +27,8 @@ type turn struct {
 	snapshot lore.Snapshot
 	opts     activation.Options
 	result   activation.Result
+	// unavailable is set when the store read failed and no lore was used.
+	unavailable bool
 }
 
 // runActivation authorises the caller, reads the scope once and runs the
@@ -51,7 +54,15 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (
 		return nil, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
 	}
 	snap, err := r.Store.LoadEnabledForScope(ctx, in.ServerDiscordID, lineage)
-	if err != nil {
+	unavailable := false
+	switch {
+	case errors.Is(err, lore.ErrUnavailable):
+		// Seed 000: a runtime read failure gives an empty list; the turn
+		// goes on without lore.
+		r.Logger.WarnContext(ctx, "lore store unavailable for a turn; activating no lore",
+			"request_id", RequestID(ctx), "server", in.ServerDiscordID, "err", err)
+		snap, unavailable = lore.Snapshot{Server: lore.Server{ID: in.ServerDiscordID, Settings: lore.DefaultServerSettings()}}, true
+	case err != nil:
 		return nil, err
 	}
 	opts, scoping, err := engineOptions(snap.Server.Settings, in)
@@ -77,7 +88,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (
 	if err != nil {
 		return nil, fmt.Errorf("activation: %w", err)
 	}
-	return &turn{snapshot: snap, opts: opts, result: res}, nil
+	return &turn{snapshot: snap, opts: opts, result: res, unavailable: unavailable}, nil
 }
 
 // engineOptions derives the engine options from the server's settings and
@@ -124,6 +135,8 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 		Blocks:   blocks,
 		Budget:   model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
 		Trace:    make([]*model.TraceItem, len(res.Trace)),
+
+		StoreUnavailable: t.unavailable,
 	}
 	for i, a := range res.Admitted {
 		group := model.ActivationGroupActivated

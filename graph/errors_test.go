@@ -81,6 +81,17 @@ func TestUnavailableOverHTTP(t *testing.T) {
 	r := a.do(serviceKey, `{ server(discordId: "`+serverA+`") { name } }`, nil)
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "UNAVAILABLE", r.Errors[0].Extensions["code"])
+
+	// A chat turn goes on with no lore (seed 000: runtime reads fail to an
+	// empty list), and says so.
+	var act struct {
+		Admitted         []any
+		StoreUnavailable bool
+	}
+	a.must(serviceKey, `query($s: String!) { activate(input: {serverDiscordId: $s, messages: [{content: "hi"}]}) { admitted { id } storeUnavailable } }`,
+		map[string]any{"s": serverA}, "activate", &act)
+	require.True(t, act.StoreUnavailable)
+	require.Empty(t, act.Admitted)
 }
 
 func TestRequestLimits(t *testing.T) {

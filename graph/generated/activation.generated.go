@@ -151,6 +151,29 @@ func (ec *executionContext) fieldContext_Activation_trace(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Activation_storeUnavailable(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activation_storeUnavailable(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StoreUnavailable, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activation_storeUnavailable(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activation", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _AdmittedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -809,6 +832,11 @@ func (ec *executionContext) _Activation(ctx context.Context, sel ast.SelectionSe
 			}
 		case "trace":
 			out.Values[i] = ec._Activation_trace(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "storeUnavailable":
+			out.Values[i] = ec._Activation_storeUnavailable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

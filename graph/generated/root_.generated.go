@@ -34,10 +34,11 @@ type DirectiveRoot struct {
 
 type ComplexityRoot struct {
 	Activation struct {
-		Admitted func(childComplexity int) int
-		Blocks   func(childComplexity int) int
-		Budget   func(childComplexity int) int
-		Trace    func(childComplexity int) int
+		Admitted         func(childComplexity int) int
+		Blocks           func(childComplexity int) int
+		Budget           func(childComplexity int) int
+		StoreUnavailable func(childComplexity int) int
+		Trace            func(childComplexity int) int
 	}
 
 	AdmittedEntry struct {
@@ -405,6 +406,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Activation.Budget(childComplexity), true
+	case "Activation.storeUnavailable":
+		if e.ComplexityRoot.Activation.StoreUnavailable == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activation.StoreUnavailable(childComplexity), true
 	case "Activation.trace":
 		if e.ComplexityRoot.Activation.Trace == nil {
 			break
@@ -2028,6 +2035,12 @@ type Activation {
   blocks: [PromptBlock!]!
   budget: Budget!
   trace: [TraceItem!]!
+  """
+  True when the lore store could not be read: the turn goes on with no lore
+  (seed 000: runtime read failures return an empty list) and the failure is
+  logged. Callers may show or retry it.
+  """
+  storeUnavailable: Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../collection.graphqls", Input: `"A named Serverwide book. Its enabled flag and channels apply to all its entries."
@@ -2722,6 +2735,8 @@ func (ec *executionContext) childFields_Activation(ctx context.Context, field gr
 		return ec.fieldContext_Activation_budget(ctx, field)
 	case "trace":
 		return ec.fieldContext_Activation_trace(ctx, field)
+	case "storeUnavailable":
+		return ec.fieldContext_Activation_storeUnavailable(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Activation", field.Name)
 }

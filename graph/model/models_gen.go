@@ -28,6 +28,10 @@ type Activation struct {
 	Blocks   []*PromptBlock   `json:"blocks"`
 	Budget   Budget           `json:"budget"`
 	Trace    []*TraceItem     `json:"trace"`
+	// True when the lore store could not be read: the turn goes on with no lore
+	// (seed 000: runtime read failures return an empty list) and the failure is
+	// logged. Callers may show or retry it.
+	StoreUnavailable bool `json:"storeUnavailable"`
 }
 
 // Per-request engine overrides; omitted = the server's settings and the defaults.
