@@ -1,0 +1,400 @@
+// Package discord is loregate's Discord adapter: the /memories Lorebooks
+// panel (scope switcher, persona and collection pickers, entry picker,
+// collection controls, modals, exports) and attachment imports, built on
+// discordgo v0.29.0.
+//
+// The adapter is a client of the GraphQL API like any other: every read and
+// write goes through the resolvers of graph.NewServer, executed in-process
+// with the interaction's member as principal (guild id plus whether the
+// member's permissions include Manage Server or Administrator). It never
+// opens SQL. Behaviour follows seed 000 ("Panel and permissions",
+// "imports/") and the user guide (seed 002); Discord's limits and
+// discordgo's gaps are in shared/reference/discord.md.
+//
+// Handlers are found in a table keyed by command name or route action
+// (route.go). Each runs with a timeout context and recovers panics; Discord
+// REST errors are logged with their codes and never shown to members.
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"loregate/graph/auth"
+)
+
+// Defaults of Config.
+const (
+	// DefaultHandlerTimeout bounds one interaction, imports included. It is
+	// well inside the 15-minute interaction token window.
+	DefaultHandlerTimeout = 2 * time.Minute
+	// DefaultDownloadTimeout bounds one attachment download.
+	DefaultDownloadTimeout = 30 * time.Second
+	// tokenWindow is how long an interaction token may edit its reply
+	// (Discord: 15 minutes); receipts later than this are sent by DM.
+	tokenWindow = 14 * time.Minute
+)
+
+// Command names registered by Run.
+const (
+	// CommandMemories opens the panel on its Lorebooks tab.
+	CommandMemories = "memories"
+	// CommandImport imports an attached lorebook file. discordgo v0.29
+	// cannot decode file uploads in modals, so the file travels as a slash
+	// command attachment option.
+	CommandImport = "memories-import"
+)
+
+// Config configures a Bot.
+type Config struct {
+	// Token is the bot token from the Discord developer portal, without the
+	// "Bot " prefix (LOREGATE_DISCORD_TOKEN). Secret.
+	Token string
+	// API is the GraphQL handler built by graph.NewServer (not the
+	// authenticated HTTP mount: the bot supplies principals itself).
+	API http.Handler
+	// Logger receives handler, Discord and import logs. Required.
+	Logger *slog.Logger
+	// GuildID, when set, registers the commands in that guild only
+	// (instant, for development); empty registers them globally.
+	GuildID string
+	// HandlerTimeout bounds one interaction; 0 = DefaultHandlerTimeout.
+	HandlerTimeout time.Duration
+	// Download fetches attachments from Discord's CDN; nil = a client with
+	// DefaultDownloadTimeout.
+	Download *http.Client
+	// Importer, when set, runs imports (for example as background jobs);
+	// nil imports inline through the importLorebook mutation.
+	Importer Importer
+}
+
+// Bot is the Discord adapter. Build it with New and start it with Run.
+type Bot struct {
+	session  *discordgo.Session
+	api      *executor
+	log      *slog.Logger
+	guild    string
+	timeout  time.Duration
+	download *http.Client
+	importer Importer
+	// now is the clock (tests may replace it).
+	now func() time.Time
+	// guildName returns a guild's name from the gateway cache, or "".
+	guildName func(id string) string
+	commands  map[string]handlerFunc
+	routes    map[string]handlerFunc
+}
+
+// handlerFunc handles one interaction.
+type handlerFunc func(ctx context.Context, in *request) error
+
+// request is one interaction being handled.
+type request struct {
+	i *discordgo.Interaction
+	// p is the member as API principal; manage mirrors its Manage bit.
+	p      *auth.Principal
+	guild  string
+	manage bool
+	rt     route
+	// values are a select's picked values.
+	values []string
+	// fields are a modal's text inputs by custom id.
+	fields map[string]string
+	// acked is set once the interaction got its first response.
+	acked bool
+}
+
+// New returns a Bot for cfg. It does not connect; Run does.
+func New(cfg Config) (*Bot, error) {
+	if cfg.Token == "" {
+		return nil, errors.New("discord: no bot token")
+	}
+	if cfg.API == nil || cfg.Logger == nil {
+		return nil, errors.New("discord: API and Logger are required")
+	}
+	s, err := discordgo.New("Bot " + cfg.Token)
+	if err != nil {
+		return nil, fmt.Errorf("discord session: %w", err)
+	}
+	s.Identify.Intents = discordgo.IntentsGuilds
+	b := &Bot{
+		session:  s,
+		api:      &executor{h: cfg.API},
+		log:      cfg.Logger,
+		guild:    cfg.GuildID,
+		timeout:  cfg.HandlerTimeout,
+		download: cfg.Download,
+		importer: cfg.Importer,
+		now:      time.Now,
+	}
+	if b.timeout <= 0 {
+		b.timeout = DefaultHandlerTimeout
+	}
+	if b.download == nil {
+		b.download = &http.Client{Timeout: DefaultDownloadTimeout}
+	}
+	if b.importer == nil {
+		b.importer = inlineImporter{api: b.api}
+	}
+	b.guildName = func(id string) string {
+		if g, err := s.State.Guild(id); err == nil {
+			return g.Name
+		}
+		return ""
+	}
+	b.commands = map[string]handlerFunc{
+		CommandMemories: b.openPanel,
+		CommandImport:   b.importCommand,
+	}
+	b.routes = b.routeTable()
+	return b, nil
+}
+
+// commandDefs are the slash commands Run registers.
+func commandDefs() []*discordgo.ApplicationCommand {
+	guildOnly := []discordgo.InteractionContextType{discordgo.InteractionContextGuild}
+	return []*discordgo.ApplicationCommand{
+		{Name: CommandMemories, Description: "Open the Lorebooks panel", Contexts: &guildOnly},
+		{
+			Name: CommandImport, Description: "Import a lorebook file (world info, Character Book, PNG/CHARX card)", Contexts: &guildOnly,
+			Options: []*discordgo.ApplicationCommandOption{
+				{Type: discordgo.ApplicationCommandOptionAttachment, Name: "file", Description: "The lorebook or card file", Required: true},
+				{Type: discordgo.ApplicationCommandOptionString, Name: "book", Description: "Serverwide book to add the entries to (omit to create a new book)", MaxLength: 100},
+				{Type: discordgo.ApplicationCommandOptionString, Name: "name", Description: "Name of the new Serverwide book (default: the name in the file)", MaxLength: 100},
+				{Type: discordgo.ApplicationCommandOptionInteger, Name: "persona", Description: "Persona lineage id: import into that persona's book instead"},
+				{Type: discordgo.ApplicationCommandOptionBoolean, Name: "replace", Description: "Replace the book's entries instead of appending"},
+			},
+		},
+	}
+}
+
+// Run opens the gateway session, registers the commands, serves
+// interactions until ctx is done, then closes the session. discordgo
+// reconnects by itself after network failures.
+func (b *Bot) Run(ctx context.Context) error {
+	s := b.session
+	s.ShouldReconnectOnError = true
+	removeInteraction := s.AddHandler(func(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
+		b.HandleInteraction(ctx, ic)
+	})
+	defer removeInteraction()
+	removeGuild := s.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
+		if g.Guild == nil || g.Unavailable {
+			return
+		}
+		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := b.registerServer(gctx, g.ID); err != nil {
+			b.log.WarnContext(gctx, "discord: register guild", "guild", g.ID, "err", err)
+		}
+	})
+	defer removeGuild()
+	if err := s.Open(); err != nil {
+		return fmt.Errorf("discord: open gateway: %w", err)
+	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			b.log.Warn("discord: close session", "err", err)
+		}
+	}()
+	if s.State == nil || s.State.User == nil {
+		return errors.New("discord: gateway ready without a user")
+	}
+	if _, err := s.ApplicationCommandBulkOverwrite(s.State.User.ID, b.guild, commandDefs(), discordgo.WithContext(ctx)); err != nil {
+		b.logDiscord(ctx, "register commands", err)
+		return fmt.Errorf("discord: register commands: %w", err)
+	}
+	b.log.Info("discord: bot ready", "user", s.State.User.Username, "guild_scope", b.guild)
+	<-ctx.Done()
+	return nil
+}
+
+// HandleInteraction handles one interaction synchronously: it derives a
+// timeout context, recovers panics, resolves the member as principal and
+// dispatches through the command or route table. Unknown and outdated
+// routes get a friendly repaint.
+func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCreate) {
+	ctx, cancel := context.WithTimeout(ctx, b.timeout)
+	defer cancel()
+	if ic == nil || ic.Interaction == nil {
+		return
+	}
+	in := &request{i: ic.Interaction}
+	defer func() {
+		if v := recover(); v != nil {
+			b.log.ErrorContext(ctx, "discord: panic in handler", "interaction", in.i.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			b.apologise(ctx, in)
+		}
+	}()
+	if err := b.dispatch(ctx, in); err != nil {
+		b.log.ErrorContext(ctx, "discord: handler failed", "interaction", in.i.ID, "action", in.rt.action, "err", err)
+		b.apologise(ctx, in)
+	}
+}
+
+func (b *Bot) dispatch(ctx context.Context, in *request) error {
+	i := in.i
+	if i.Data == nil {
+		// discordgo v0.29 could not decode the payload (newer modal
+		// components); its accessors would panic.
+		b.log.WarnContext(ctx, "discord: interaction without decodable data", "interaction", i.ID, "type", int(i.Type))
+		return b.reply(ctx, in, "This form is not supported by this version of the bot. Use `/memories` again.")
+	}
+	if i.GuildID == "" || i.Member == nil {
+		return b.reply(ctx, in, "Lorebooks belong to a server: use `/memories` in a server.")
+	}
+	in.guild = i.GuildID
+	in.manage = i.Member.Permissions&(discordgo.PermissionManageGuild|discordgo.PermissionAdministrator) != 0
+	in.p = &auth.Principal{Kind: auth.Member, Guilds: map[string]auth.Membership{in.guild: {Manage: in.manage}}}
+	if i.Member.User != nil {
+		in.p.UserID = i.Member.User.ID
+	}
+	var h handlerFunc
+	var id string
+	switch i.Type {
+	case discordgo.InteractionApplicationCommand:
+		h = b.commands[i.ApplicationCommandData().Name]
+		if h == nil {
+			return b.reply(ctx, in, "Unknown command.")
+		}
+		return h(ctx, in)
+	case discordgo.InteractionMessageComponent:
+		d := i.MessageComponentData()
+		id, in.values = d.CustomID, d.Values
+	case discordgo.InteractionModalSubmit:
+		d := i.ModalSubmitData()
+		id, in.fields = d.CustomID, modalFields(d.Components)
+	default:
+		return nil // autocomplete and pings: nothing registered
+	}
+	rt, err := parseRoute(id)
+	in.rt = rt
+	if err == nil {
+		h = b.routes[rt.action]
+	}
+	if h == nil {
+		b.log.InfoContext(ctx, "discord: outdated route", "interaction", i.ID, "custom_id_len", len(id), "err", err)
+		return b.outdated(ctx, in)
+	}
+	return h(ctx, in)
+}
+
+// reply answers with an ephemeral message (or edits the reply when the
+// interaction was already acknowledged).
+func (b *Bot) reply(ctx context.Context, in *request, text string) error {
+	if in.acked {
+		return b.editText(ctx, in, text)
+	}
+	return b.respond(ctx, in, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{Content: clip(text, maxContentLen), Flags: discordgo.MessageFlagsEphemeral},
+	})
+}
+
+// respond sends the interaction's first response. Rate-limit retries are
+// off: sleeping would overrun the 3-second window.
+func (b *Bot) respond(ctx context.Context, in *request, resp *discordgo.InteractionResponse) error {
+	in.acked = true
+	err := b.session.InteractionRespond(in.i, resp, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+	if err != nil {
+		b.logDiscord(ctx, "interaction callback", err)
+		return fmt.Errorf("interaction callback: %w", err)
+	}
+	return nil
+}
+
+// deferUpdate acknowledges a component or modal submit without a loading
+// state (type 6); the panel is repainted later by editPanel.
+func (b *Bot) deferUpdate(ctx context.Context, in *request) error {
+	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
+}
+
+// paint shows p: a type 7 update when not yet acknowledged (components and
+// modals opened from the panel), a type 4 ephemeral message for the slash
+// command, or an edit of @original after a deferral.
+func (b *Bot) paint(ctx context.Context, in *request, p *panel) error {
+	content, rows := render(p)
+	if in.acked {
+		_, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &content, Components: &rows}, discordgo.WithContext(ctx))
+		if err != nil {
+			b.logDiscord(ctx, "edit panel", err)
+			return fmt.Errorf("edit panel: %w", err)
+		}
+		return nil
+	}
+	typ := discordgo.InteractionResponseUpdateMessage
+	var flags discordgo.MessageFlags
+	if in.i.Type == discordgo.InteractionApplicationCommand || in.i.Message == nil {
+		typ, flags = discordgo.InteractionResponseChannelMessageWithSource, discordgo.MessageFlagsEphemeral
+	}
+	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: typ, Data: &discordgo.InteractionResponseData{Content: content, Components: rows, Flags: flags}})
+}
+
+// editText replaces the reply's text, keeping its components.
+func (b *Bot) editText(ctx context.Context, in *request, text string) error {
+	text = clip(text, maxContentLen)
+	_, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &text}, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscord(ctx, "edit reply", err)
+		return fmt.Errorf("edit reply: %w", err)
+	}
+	return nil
+}
+
+// apologise tells the member something failed, without internals.
+func (b *Bot) apologise(ctx context.Context, in *request) {
+	defer func() { _ = recover() }()
+	const msg = "Something went wrong and the panel could not be updated. Nothing else was changed; try again in a moment."
+	_ = b.reply(ctx, in, msg)
+}
+
+// logDiscord logs a Discord REST failure with its HTTP status and JSON
+// error code (e.g. 10062 unknown interaction, 40060 already acknowledged).
+func (b *Bot) logDiscord(ctx context.Context, op string, err error) {
+	attrs := []any{"op", op, "err", err}
+	var rest *discordgo.RESTError
+	if errors.As(err, &rest) {
+		if rest.Response != nil {
+			attrs = append(attrs, "status", rest.Response.StatusCode)
+		}
+		if rest.Message != nil {
+			attrs = append(attrs, "code", rest.Message.Code, "message", rest.Message.Message)
+		}
+	}
+	var rl *discordgo.RateLimitError
+	if errors.As(err, &rl) && rl.TooManyRequests != nil {
+		attrs = append(attrs, "retry_after", rl.RetryAfter)
+	}
+	b.log.WarnContext(ctx, "discord: REST call failed", attrs...)
+}
+
+// servicePrincipal is the bot's own identity for the one call members
+// cannot make for a new guild: registering it.
+func servicePrincipal() *auth.Principal {
+	return &auth.Principal{Kind: auth.Service, UserID: "discord-adapter"}
+}
+
+// modalFields collects a modal submit's text inputs by custom id.
+func modalFields(rows []discordgo.MessageComponent) map[string]string {
+	out := map[string]string{}
+	for _, c := range rows {
+		row, ok := c.(*discordgo.ActionsRow)
+		if !ok {
+			continue
+		}
+		for _, cc := range row.Components {
+			if ti, ok := cc.(*discordgo.TextInput); ok {
+				out[ti.CustomID] = strings.TrimSpace(ti.Value)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,437 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/bwmarrin/discordgo"
+
+	"loregate/graph/auth"
+)
+
+// Receipts shown to members.
+const (
+	msgNeedManage = "Only members with the Manage Server permission can change lorebooks. Nothing was changed."
+	msgOutdated   = "This panel was out of date, so nothing was changed. Here is the current view."
+)
+
+// Mutations the panel makes. Every one re-resolves scope and permission in
+// the resolver; the payload's typed error becomes the receipt.
+const (
+	mCreateCollection = `mutation($in: CreateCollectionInput!) { createCollection(input: $in) { collection { id name } error { code message field limit } } }`
+	mRenameCollection = `mutation($in: RenameCollectionInput!) { renameCollection(input: $in) { collection { id name } error { code message field limit } } }`
+	mDeleteCollection = `mutation($in: CollectionRefInput!) { deleteCollection(input: $in) { ok error { code message field limit } } }`
+	mSetBookEnabled   = `mutation($in: SetCollectionEnabledInput!) { setCollectionEnabled(input: $in) { collection { id enabled } error { code message field limit } } }`
+	mSetBookChannels  = `mutation($in: SetCollectionChannelsInput!) { setCollectionChannels(input: $in) { collection { id channelIds } error { code message field limit } } }`
+	mCreateEntry      = `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id title } error { code message field limit } } }`
+	mUpdateEntry      = `mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { entry { id title } error { code message field limit } } }`
+	mDeleteEntry      = `mutation($in: EntryRefInput!) { deleteEntry(input: $in) { ok error { code message field limit } } }`
+	mSetEntryEnabled  = `mutation($in: SetEntryEnabledInput!) { setEntryEnabled(input: $in) { entry { id enabled } error { code message field limit } } }`
+	qExport           = `query($in: ExportLorebookInput!) { exportLorebook(input: $in) { fileName json entries error { code message field limit } } }`
+)
+
+// routeTable maps route actions to handlers.
+func (b *Bot) routeTable() map[string]handlerFunc {
+	return map[string]handlerFunc{
+		actServerwide:  b.navigate(func(r *route) { *r = route{} }, loadOpts{}),
+		actPersona:     b.navigate(func(r *route) { *r = route{} }, loadOpts{persona: true}),
+		actPersonaPage: b.navigate(nil, loadOpts{persona: true}),
+		actBookPage:    b.navigate(nil, loadOpts{}),
+		actEntryPage:   b.navigate(nil, loadOpts{}),
+		actBack:        b.navigate(func(r *route) { r.entry = 0 }, loadOpts{}),
+		actPersonaPick: b.personaPick,
+		actBookPick:    b.bookPick,
+		actEntryPick:   b.entryPick,
+		actBookToggle:  b.bookToggle,
+		actBookChans:   b.bookChannels,
+		actBookChanSet: b.bookChannelSet,
+		actBookChanAll: b.bookChannelSet,
+		actBookRename:  b.openModal(modalRename),
+		actBookDelete:  b.confirm(viewConfirmBook),
+		actBookDelOK:   b.bookDelete,
+		actExport:      b.export,
+		actEntryEdit:   b.openModal(modalEntryEdit),
+		actEntryRules:  b.openModal(modalRules),
+		actEntryToggle: b.entryToggle,
+		actEntryDelete: b.confirm(viewConfirmEntry),
+		actEntryDelOK:  b.entryDelete,
+		modalBookAdd:   b.submitBookAdd,
+		modalRename:    b.submitRename,
+		modalEntryAdd:  b.submitEntryAdd,
+		modalEntryEdit: b.submitEntryEdit,
+		modalRules:     b.submitRules,
+		modalImport:    b.submitImportOptions,
+	}
+}
+
+// openPanel answers /memories with the Lorebooks tab in Serverwide scope.
+func (b *Bot) openPanel(ctx context.Context, in *request) error {
+	p, err := b.load(ctx, in.p, in.guild, route{}, loadOpts{})
+	if err != nil {
+		return err
+	}
+	return b.paint(ctx, in, p)
+}
+
+// outdated repaints the Serverwide scope for a route from another version
+// or an unknown action.
+func (b *Bot) outdated(ctx context.Context, in *request) error {
+	p, err := b.load(ctx, in.p, in.guild, route{}, loadOpts{})
+	if err != nil {
+		return err
+	}
+	p.addReceipt(msgOutdated)
+	return b.paint(ctx, in, p)
+}
+
+// navigate returns a read-only handler: adjust the route, reload, repaint.
+func (b *Bot) navigate(adjust func(*route), o loadOpts) handlerFunc {
+	return func(ctx context.Context, in *request) error {
+		rt := in.rt
+		if adjust != nil {
+			adjust(&rt)
+		}
+		if rt.action == actPersonaPage {
+			o.persona = true
+		}
+		p, err := b.load(ctx, in.p, in.guild, rt, o)
+		if err != nil {
+			return err
+		}
+		return b.paint(ctx, in, p)
+	}
+}
+
+func (b *Bot) personaPick(ctx context.Context, in *request) error {
+	rt := in.rt
+	l, ok := pickedID(in.values)
+	if !ok {
+		return b.outdated(ctx, in)
+	}
+	rt.lineage, rt.entry, rt.entryPage = l, 0, 0
+	in.rt = rt
+	return b.navigate(nil, loadOpts{persona: true})(ctx, in)
+}
+
+func (b *Bot) bookPick(ctx context.Context, in *request) error {
+	switch first(in.values) {
+	case valueAdd:
+		return b.openModalAt(ctx, in, modalBookAdd, in.rt)
+	case valueImport:
+		rt := in.rt
+		rt.collection = 0 // a new book
+		return b.openModalAt(ctx, in, modalImport, rt)
+	}
+	id, ok := pickedID(in.values)
+	if !ok {
+		return b.outdated(ctx, in)
+	}
+	rt := in.rt
+	rt.collection, rt.entry, rt.entryPage = id, 0, 0
+	in.rt = rt
+	return b.navigate(nil, loadOpts{})(ctx, in)
+}
+
+func (b *Bot) entryPick(ctx context.Context, in *request) error {
+	switch first(in.values) {
+	case valueAdd:
+		return b.openModalAt(ctx, in, modalEntryAdd, in.rt)
+	case valueImport:
+		return b.openModalAt(ctx, in, modalImport, in.rt)
+	}
+	rt := in.rt
+	if len(in.values) > 0 { // Cancel on the delete confirmation keeps rt.entry
+		id, ok := pickedID(in.values)
+		if !ok {
+			return b.outdated(ctx, in)
+		}
+		rt.entry = id
+	}
+	p, err := b.load(ctx, in.p, in.guild, rt, loadOpts{full: true})
+	if err != nil {
+		return err
+	}
+	return b.paint(ctx, in, p)
+}
+
+// confirm shows a delete confirmation (managers only).
+func (b *Bot) confirm(view viewKind) handlerFunc {
+	return func(ctx context.Context, in *request) error {
+		p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{full: view == viewConfirmEntry})
+		if err != nil {
+			return err
+		}
+		switch {
+		case p.stale:
+		case !in.manage:
+			p.addReceipt(msgNeedManage)
+		case view == viewConfirmBook && p.book != nil:
+			p.view = view
+		case view == viewConfirmEntry && p.entry != nil:
+			p.view = view
+		}
+		return b.paint(ctx, in, p)
+	}
+}
+
+// write runs a routed write: defer (type 6), re-resolve the scope from the
+// route, repaint a stale route with its receipt instead of writing, refuse
+// non-managers, then run op and repaint at the route op returns with the
+// receipt of the write or of its failure.
+func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*panel) bool, op func(*panel) (route, loadOpts, string, error)) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	p, err := b.load(ctx, in.p, in.guild, in.rt, o)
+	if err != nil {
+		return err
+	}
+	if !p.stale && need != nil && !need(p) {
+		p.stale = true
+		p.addReceipt("That item changed meanwhile, so nothing was changed.")
+	}
+	if p.stale {
+		return b.paint(ctx, in, p)
+	}
+	if !in.manage {
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	next, no, receipt, err := op(p)
+	switch {
+	case errors.Is(err, errForbidden):
+		receipt, next, no = msgNeedManage, in.rt, o
+	case err != nil:
+		return err
+	}
+	np, err := b.load(ctx, in.p, in.guild, next, no)
+	if err != nil {
+		return err
+	}
+	if receipt != "" {
+		np.receipt = append([]string{receipt}, np.receipt...)
+	}
+	return b.paint(ctx, in, np)
+}
+
+// mutate runs one mutation with input $in as principal p and returns the
+// payload's typed error.
+func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string, input map[string]any, out any) (*mutationError, error) {
+	var data map[string]json.RawMessage
+	if err := b.api.do(ctx, p, query, map[string]any{"in": input}, &data); err != nil {
+		return nil, err
+	}
+	var payload struct {
+		Error *mutationError `json:"error"`
+	}
+	if err := json.Unmarshal(data[field], &payload); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", field, err)
+	}
+	if out != nil && payload.Error == nil {
+		if err := json.Unmarshal(data[field], out); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", field, err)
+		}
+	}
+	return payload.Error, nil
+}
+
+// failure turns a payload error into a receipt.
+func failure(e *mutationError) string {
+	switch e.Code {
+	case "INVALID_INPUT":
+		field := ""
+		if e.Field != nil {
+			field = *e.Field + ": "
+		}
+		return "Not saved: " + field + e.Message
+	case "SCOPE_FULL":
+		return "Not saved: this scope already holds its maximum of 250 entries."
+	case "DUPLICATE_NAME":
+		return "Not saved: a lorebook with that name already exists on this server."
+	case codeJobCancelled:
+		return "Not imported, nothing was changed: " + clip(e.Message, 300)
+	case "NOT_FOUND", "STALE_TARGET":
+		return "Not saved: it was changed or deleted meanwhile."
+	default:
+		return "Not saved: the lore store is unavailable. Try again in a moment."
+	}
+}
+
+func hasBook(p *panel) bool  { return p.book != nil && !p.persona }
+func hasEntry(p *panel) bool { return p.entry != nil }
+
+func (b *Bot) bookToggle(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
+		enabled := !p.book.Enabled
+		e, err := b.mutate(ctx, in.p, mSetBookEnabled, "setCollectionEnabled", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "enabled": enabled}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{}, receiptOf(e), err
+		}
+		state := "Active"
+		if !enabled {
+			state = "Disabled: its entries stay out of the prompt"
+		}
+		return in.rt, loadOpts{}, fmt.Sprintf("**%s** is now %s.", escape(p.book.Name), state), nil
+	})
+}
+
+func receiptOf(e *mutationError) string {
+	if e == nil {
+		return ""
+	}
+	return failure(e)
+}
+
+// bookChannels opens the channel view: a channel select preselecting the
+// book's channels that still exist in the guild.
+func (b *Bot) bookChannels(ctx context.Context, in *request) error {
+	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{})
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.stale || p.book == nil:
+	case !in.manage:
+		p.addReceipt(msgNeedManage)
+	default:
+		existing, err := b.guildChannels(ctx, in.guild)
+		if err != nil {
+			p.addReceipt("The server's channels could not be read right now. Try again in a moment.")
+			break
+		}
+		p.view = viewChannels
+		p.channels = filterExisting(p.book.ChannelIDs, existing)
+	}
+	return b.paint(ctx, in, p)
+}
+
+// bookChannelSet saves the channel select's choice (or All channels).
+// Every id is checked against the guild's channels first: one from another
+// server refuses the whole write with a receipt.
+func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
+		ids := []string{}
+		if in.rt.action == actBookChanSet {
+			ids = append(ids, in.values...)
+		}
+		if len(ids) > 0 {
+			existing, err := b.guildChannels(ctx, in.guild)
+			if err != nil {
+				return in.rt, loadOpts{}, "The server's channels could not be read right now, so nothing was saved.", nil
+			}
+			if bad := foreign(ids, existing); len(bad) > 0 {
+				return in.rt, loadOpts{}, fmt.Sprintf("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
+			}
+		}
+		e, err := b.mutate(ctx, in.p, mSetBookChannels, "setCollectionChannels", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{}, receiptOf(e), err
+		}
+		return in.rt, loadOpts{}, fmt.Sprintf("**%s** now appears in %s.", escape(p.book.Name), channelList(ids)), nil
+	})
+}
+
+func (b *Bot) bookDelete(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
+		e, err := b.mutate(ctx, in.p, mDeleteCollection, "deleteCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{}, receiptOf(e), err
+		}
+		return route{}, loadOpts{}, fmt.Sprintf("Deleted **%s** and its entries.", escape(p.book.Name)), nil
+	})
+}
+
+func (b *Bot) entryToggle(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
+		enabled := !p.entry.Enabled
+		e, err := b.mutate(ctx, in.p, mSetEntryEnabled, "setEntryEnabled", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "enabled": enabled}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{full: true}, receiptOf(e), err
+		}
+		state := "enabled"
+		if !enabled {
+			state = "disabled: it stays saved and out of the prompt"
+		}
+		return in.rt, loadOpts{full: true}, fmt.Sprintf("**%s** is now %s.", escape(orUntitled(p.entry.Title)), state), nil
+	})
+}
+
+func (b *Bot) entryDelete(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
+		e, err := b.mutate(ctx, in.p, mDeleteEntry, "deleteEntry", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{full: true}, receiptOf(e), err
+		}
+		next := in.rt
+		next.entry = 0
+		return next, loadOpts{persona: p.persona}, fmt.Sprintf("Deleted **%s**.", escape(orUntitled(p.entry.Title))), nil
+	})
+}
+
+// export answers Export Lorebook with the selected book as SillyTavern
+// world info JSON, attached to an ephemeral message (managers only, as in
+// seed 002).
+func (b *Bot) export(ctx context.Context, in *request) error {
+	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{})
+	if err != nil {
+		return err
+	}
+	if p.stale || (!p.persona && p.book == nil) || (p.persona && p.lineage == 0) {
+		return b.paint(ctx, in, p)
+	}
+	if !in.manage {
+		p.addReceipt("Only members with the Manage Server permission can export lorebooks.")
+		return b.paint(ctx, in, p)
+	}
+	input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage}
+	if !p.persona {
+		input["collectionId"] = p.book.ID
+	}
+	var data struct {
+		ExportLorebook struct {
+			FileName *string        `json:"fileName"`
+			JSON     *string        `json:"json"`
+			Entries  int            `json:"entries"`
+			Error    *mutationError `json:"error"`
+		} `json:"exportLorebook"`
+	}
+	if err := b.api.do(ctx, in.p, qExport, map[string]any{"in": input}, &data); err != nil {
+		if errors.Is(err, errForbidden) {
+			p.addReceipt(msgNeedManage)
+			return b.paint(ctx, in, p)
+		}
+		return err
+	}
+	ex := data.ExportLorebook
+	if ex.Error != nil || ex.JSON == nil || ex.FileName == nil {
+		p.addReceipt("%s", receiptOf(ex.Error))
+		return b.paint(ctx, in, p)
+	}
+	return b.respond(ctx, in, &discordgo.InteractionResponse{
+		Type: discordgo.InteractionResponseChannelMessageWithSource,
+		Data: &discordgo.InteractionResponseData{
+			Content: clip(fmt.Sprintf("Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", plural(ex.Entries, "entry", "entries")), maxContentLen),
+			Flags:   discordgo.MessageFlagsEphemeral,
+			Files:   []*discordgo.File{{Name: *ex.FileName, ContentType: "application/json", Reader: stringsReader(*ex.JSON)}},
+		},
+	})
+}
+
+func first(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
+}
+
+// pickedID parses a select's single positive id value.
+func pickedID(vs []string) (int64, bool) {
+	if len(vs) != 1 {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(vs[0], 10, 64)
+	return id, err == nil && id > 0
+}

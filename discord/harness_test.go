@@ -1,0 +1,376 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph"
+	"loregate/lore/activation"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+const (
+	testGuild  = "300000000000000001"
+	otherGuild = "300000000000000002"
+	testUser   = "400000000000000001"
+	chanA      = "500000000000000001"
+	chanB      = "500000000000000002"
+	chanGone   = "500000000000000003" // deleted from the guild
+	threadA    = "500000000000000004"
+	chanOther  = "600000000000000001" // a channel of another server
+
+	permMember  = discordgo.PermissionViewChannel | discordgo.PermissionSendMessages
+	permManager = permMember | discordgo.PermissionManageGuild
+	permAdmin   = discordgo.PermissionAdministrator
+)
+
+// harness runs the bot's handlers against fakeDiscord and a real API on a
+// fresh Postgres database.
+type harness struct {
+	t    *testing.T
+	bot  *Bot
+	fake *fakeDiscord
+	now  time.Time
+	seq  int64
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	pool := postgrestest.NewPool(t)
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	resolver := &graph.Resolver{Store: postgres.New(pool), Logger: logger, Cache: activation.NewCache(16)}
+	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger})
+	fake := newFakeDiscord(t)
+	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client()})
+	require.NoError(t, err)
+	b.session.Client = fake.client()
+	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	b.now = func() time.Time { return h.now }
+	b.guildName = func(string) string { return "Test guild" }
+	fake.setChannels(testGuild, chanA, chanB)
+	fake.setThreads(testGuild, threadA)
+	fake.setChannels(otherGuild, chanOther)
+	return h
+}
+
+// gql runs an operation as the service (test seeding and assertions).
+func (h *harness) gql(query string, vars map[string]any, out any) {
+	h.t.Helper()
+	require.NoError(h.t, h.bot.api.do(context.Background(), servicePrincipal(), query, vars, out))
+}
+
+func (h *harness) registerServer() {
+	h.t.Helper()
+	require.NoError(h.t, h.bot.registerServer(context.Background(), testGuild))
+}
+
+func (h *harness) persona(id, lineage int64, name string) {
+	h.t.Helper()
+	var out struct {
+		UpsertPersona struct{ Error *mutationError } `json:"upsertPersona"`
+	}
+	h.gql(`mutation($s: String!, $id: Int64!, $l: Int64!, $n: String!) { upsertPersona(input: {serverDiscordId: $s, id: $id, lineageId: $l, name: $n}) { error { code message } } }`,
+		map[string]any{"s": testGuild, "id": id, "l": lineage, "n": name}, &out)
+	require.Nil(h.t, out.UpsertPersona.Error)
+}
+
+func (h *harness) removePersona(id int64) {
+	h.t.Helper()
+	h.gql(`mutation($s: String!, $id: Int64!) { removePersona(input: {serverDiscordId: $s, id: $id}) { error { code } } }`,
+		map[string]any{"s": testGuild, "id": id}, nil)
+}
+
+// book creates a Serverwide collection with n generated entries and
+// returns its id.
+func (h *harness) book(name string, n int, channels ...string) string {
+	h.t.Helper()
+	var out struct {
+		CreateCollection struct {
+			Collection struct{ ID string }
+			Error      *mutationError
+		} `json:"createCollection"`
+	}
+	if channels == nil {
+		channels = []string{}
+	}
+	h.gql(mCreateCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "name": name, "channelIds": channels}}, &out)
+	require.Nil(h.t, out.CreateCollection.Error)
+	id := out.CreateCollection.Collection.ID
+	if n > 0 {
+		h.importEntries(0, id, n)
+	}
+	return id
+}
+
+// importEntries imports n generated world info entries into a collection
+// (lineage 0) or a persona book.
+func (h *harness) importEntries(lineage int64, collection string, n int) {
+	h.t.Helper()
+	res, err := h.bot.importer.Import(context.Background(), ImportRequest{
+		Principal: servicePrincipal(), Server: testGuild, Lineage: lineage, Collection: collection,
+		FileName: "gen.json", Data: worldInfo(n),
+	})
+	require.NoError(h.t, err)
+	require.Nil(h.t, res.Error)
+	require.Equal(h.t, n, res.Added)
+}
+
+// worldInfo returns a SillyTavern world info file of n entries, titled
+// "Entry 000".. with keyword "key N".
+func worldInfo(n int) []byte {
+	entries := map[string]any{}
+	for i := range n {
+		entries[strconv.Itoa(i)] = map[string]any{
+			"uid": i, "key": []string{fmt.Sprintf("key %d", i)}, "keysecondary": []string{},
+			"comment": fmt.Sprintf("Entry %03d", i), "content": fmt.Sprintf("Content of entry %d.", i),
+			"order": 100, "position": 0, "disable": false, "constant": false, "selective": true, "selectiveLogic": 0,
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"entries": entries})
+	return b
+}
+
+// scope reads a scope's entries (all fields) through the API as the service.
+func (h *harness) scope(lineage int64, collection string) []apiEntry {
+	h.t.Helper()
+	var conn entryConn
+	if lineage == 0 {
+		var out struct {
+			Server struct {
+				Collection *struct{ Entries entryConn } `json:"collection"`
+			} `json:"server"`
+		}
+		h.gql(qBookEntries, map[string]any{"s": testGuild, "n": collection, "full": true}, &out)
+		if out.Server.Collection == nil {
+			return nil
+		}
+		conn = out.Server.Collection.Entries
+	} else {
+		var out struct {
+			Server struct {
+				PersonaBook *struct{ Entries entryConn } `json:"personaBook"`
+			} `json:"server"`
+		}
+		h.gql(qPersonaEntries, map[string]any{"s": testGuild, "l": lineage, "full": true}, &out)
+		if out.Server.PersonaBook == nil {
+			return nil
+		}
+		conn = out.Server.PersonaBook.Entries
+	}
+	var es []apiEntry
+	for _, e := range conn.Edges {
+		es = append(es, e.Node)
+	}
+	return es
+}
+
+// books reads the server's collections as the service.
+func (h *harness) books() []apiCollection {
+	h.t.Helper()
+	var out struct {
+		Server struct {
+			Collections struct {
+				Edges []struct{ Node apiCollection } `json:"edges"`
+			} `json:"collections"`
+		} `json:"server"`
+	}
+	h.gql(qServer, map[string]any{"s": testGuild}, &out)
+	var cs []apiCollection
+	for _, e := range out.Server.Collections.Edges {
+		cs = append(cs, e.Node)
+	}
+	return cs
+}
+
+// outcome is what one interaction sent to Discord.
+type outcome struct {
+	t     *testing.T
+	id    string
+	calls []fakeCall
+}
+
+// callback returns the interaction's one callback.
+func (o outcome) callback() wirePayload {
+	o.t.Helper()
+	var cbs []wirePayload
+	for _, c := range o.calls {
+		if strings.HasPrefix(c.Path, "/api/v9/interactions/"+o.id+"/") {
+			cbs = append(cbs, c.Body)
+		}
+	}
+	require.Len(o.t, cbs, 1, "callbacks of interaction %s: %+v", o.id, o.calls)
+	return cbs[0]
+}
+
+// edits returns the @original edits.
+func (o outcome) edits() []wireData {
+	var out []wireData
+	for _, c := range o.calls {
+		if c.Method == "PATCH" && strings.Contains(c.Path, "/tok"+o.id+"/messages/@original") {
+			out = append(out, c.Body.wireData)
+		}
+	}
+	return out
+}
+
+// panel returns the message the member ends up seeing: the last edit, or
+// the callback's data.
+func (o outcome) panel() wireData {
+	o.t.Helper()
+	if e := o.edits(); len(e) > 0 {
+		return e[len(e)-1]
+	}
+	cb := o.callback()
+	require.NotNil(o.t, cb.Data, "callback type %d has no data", cb.Type)
+	return *cb.Data
+}
+
+func (o outcome) content() string {
+	o.t.Helper()
+	p := o.panel()
+	require.NotNil(o.t, p.Content)
+	return *p.Content
+}
+
+// find returns the component whose route has action act.
+func (d wireData) find(act string) (wireComponent, bool) {
+	for _, row := range d.Components {
+		for _, c := range row.Components {
+			if rt, err := parseRoute(c.CustomID); err == nil && rt.action == act {
+				return c, true
+			}
+		}
+	}
+	return wireComponent{}, false
+}
+
+func (h *harness) need(d wireData, act string) wireComponent {
+	h.t.Helper()
+	c, ok := d.find(act)
+	require.True(h.t, ok, "no %s component in %+v", act, d.Components)
+	return c
+}
+
+func (h *harness) nextID() string {
+	h.seq++
+	ms := h.now.UnixMilli() - 1420070400000
+	return strconv.FormatInt(ms<<22+h.seq, 10)
+}
+
+// run decodes a fixture into an InteractionCreate (discordgo's own decode
+// path) and handles it synchronously.
+func (h *harness) run(fixture string, perms int64, vars map[string]string) outcome {
+	h.t.Helper()
+	raw, err := os.ReadFile("testdata/" + fixture)
+	require.NoError(h.t, err)
+	id := h.nextID()
+	pairs := []string{"{{ID}}", id, "{{GUILD}}", testGuild, "{{USER}}", testUser, "{{PERMS}}", strconv.FormatInt(perms, 10)}
+	for k, v := range vars {
+		pairs = append(pairs, k, v)
+	}
+	var ic discordgo.InteractionCreate
+	require.NoError(h.t, json.Unmarshal([]byte(strings.NewReplacer(pairs...).Replace(string(raw))), &ic))
+	n := h.fake.count()
+	h.bot.HandleInteraction(context.Background(), &ic)
+	return outcome{t: h.t, id: id, calls: h.fake.since(n)}
+}
+
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// command runs a slash command.
+func (h *harness) command(perms int64, name string, options, resolved any) outcome {
+	h.t.Helper()
+	return h.run("command.json", perms, map[string]string{"{{NAME}}": name, "{{OPTIONS}}": jsonString(options), "{{RESOLVED}}": jsonString(resolved)})
+}
+
+func (h *harness) open(perms int64) outcome {
+	h.t.Helper()
+	return h.command(perms, CommandMemories, nil, nil)
+}
+
+// click presses a button or picks select values.
+func (h *harness) click(perms int64, c wireComponent, values ...string) outcome {
+	h.t.Helper()
+	require.False(h.t, c.Disabled, "clicking a disabled component %s", c.CustomID)
+	if values == nil {
+		values = []string{}
+	}
+	return h.run("component.json", perms, map[string]string{"{{CUSTOM_ID}}": jsonString(c.CustomID), "{{COMPONENT_TYPE}}": strconv.Itoa(c.Type), "{{VALUES}}": jsonString(values)})
+}
+
+// clickID sends a component interaction with a raw custom id.
+func (h *harness) clickID(perms int64, customID string, values ...string) outcome {
+	h.t.Helper()
+	return h.click(perms, wireComponent{Type: 2, CustomID: customID}, values...)
+}
+
+// submit submits a modal: the fields the modal held, with the given
+// values replacing them (as a member editing the form would).
+func (h *harness) submit(perms int64, m wireData, values map[string]string) outcome {
+	h.t.Helper()
+	var rows []map[string]any
+	for _, row := range m.Components {
+		ti := row.Components[0]
+		v := ti.Value
+		if nv, ok := values[ti.CustomID]; ok {
+			v = nv
+		}
+		rows = append(rows, map[string]any{"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": ti.CustomID, "value": v}}})
+	}
+	for k := range values {
+		found := false
+		for _, row := range m.Components {
+			found = found || row.Components[0].CustomID == k
+		}
+		require.True(h.t, found, "modal has no field %q", k)
+	}
+	return h.run("modal_submit.json", perms, map[string]string{"{{CUSTOM_ID}}": jsonString(m.CustomID), "{{COMPONENTS}}": jsonString(rows)})
+}
+
+// modal returns the modal an interaction opened.
+func (o outcome) modal() wireData {
+	o.t.Helper()
+	cb := o.callback()
+	require.Equal(o.t, 9, cb.Type, "expected a modal, got callback type %d", cb.Type)
+	return *cb.Data
+}
+
+func optionValues(c wireComponent) []string {
+	var out []string
+	for _, o := range c.Options {
+		out = append(out, o.Value)
+	}
+	return out
+}
+
+func fieldIDs(m wireData) []string {
+	var out []string
+	for _, row := range m.Components {
+		out = append(out, row.Components[0].CustomID)
+	}
+	return out
+}
+
+func fieldValue(m wireData, id string) string {
+	for _, row := range m.Components {
+		if row.Components[0].CustomID == id {
+			return row.Components[0].Value
+		}
+	}
+	return ""
+}

@@ -1,0 +1,444 @@
+package discord
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"loregate/lore"
+)
+
+// Modal limits (discord.md §1): title of at most 45 characters, 1-5 rows,
+// text inputs of at most 4,000 characters.
+const (
+	maxModalTitle = 45
+	maxInputLen   = 4000
+)
+
+// Text input custom ids.
+const (
+	fieldName     = "name"
+	fieldTitle    = "title"
+	fieldKeys     = "keys"
+	fieldContent  = "content"
+	fieldChannels = "channels"
+	fieldSecKeys  = "secondary"
+	fieldLogic    = "logic"
+	fieldDepth    = "depth"
+	fieldChance   = "chance"
+	fieldOrder    = "order"
+	fieldMode     = "mode"
+)
+
+// openModal returns a handler opening the modal kind at the request's
+// route.
+func (b *Bot) openModal(kind string) handlerFunc {
+	return func(ctx context.Context, in *request) error { return b.openModalAt(ctx, in, kind, in.rt) }
+}
+
+// openModalAt answers with modal kind (type 9, the first and only
+// response). The scope is re-resolved first; a stale route or a member
+// without Manage Server gets a repaint with a receipt instead. Channel
+// fields are prefilled with stored channels that still exist in the guild,
+// so a deleted channel never makes the form invalid.
+func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt route) error {
+	full := kind == modalEntryEdit || kind == modalRules
+	p, err := b.load(ctx, in.p, in.guild, rt, loadOpts{full: full, persona: rt.lineage != 0})
+	if err != nil {
+		return err
+	}
+	if !p.stale && !in.manage {
+		p.addReceipt(msgNeedManage)
+	}
+	needBook := kind == modalRename || (kind == modalEntryAdd && !p.persona)
+	if !p.stale && ((full && p.entry == nil) || (needBook && p.book == nil) || (p.persona && p.lineage == 0)) {
+		p.stale = true
+		p.addReceipt("That item changed meanwhile, so nothing was changed.")
+	}
+	if p.stale || !in.manage {
+		return b.paint(ctx, in, p)
+	}
+	r := p.route(kind)
+	var m discordgo.InteractionResponseData
+	switch kind {
+	case modalBookAdd:
+		m = modal(r, "New lorebook", input(fieldName, "Name", "", discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
+	case modalRename:
+		m = modal(r, "Rename lorebook", input(fieldName, "Name", p.book.Name, discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
+	case modalImport:
+		rows := []discordgo.MessageComponent{}
+		title := "Import entries"
+		if !p.persona && rt.collection == 0 {
+			title = "Import a new lorebook"
+			r.collection = 0
+			rows = append(rows, input(fieldName, "Name (optional)", "", discordgo.TextInputShort, false, lore.MaxCollectionNameLen))
+		} else {
+			rows = append(rows, input(fieldMode, "append or replace", "append", discordgo.TextInputShort, false, 10))
+		}
+		m = modal(r, title, rows...)
+	case modalEntryAdd, modalEntryEdit:
+		var e apiEntry
+		title := "New entry"
+		if kind == modalEntryEdit {
+			e, title = *p.entry, "Edit entry"
+		}
+		rows := []discordgo.MessageComponent{
+			input(fieldTitle, "Title", e.Title, discordgo.TextInputShort, false, lore.MaxTitleLen),
+			input(fieldKeys, "Keywords, comma-separated (blank = Always On)", strings.Join(e.Keys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
+			input(fieldContent, "Content", e.Content, discordgo.TextInputParagraph, true, lore.MaxContentLen),
+		}
+		if p.persona {
+			var prefill []string
+			if kind == modalEntryEdit {
+				existing, err := b.guildChannels(ctx, in.guild)
+				if err != nil {
+					p.addReceipt("The server's channels could not be read right now. Try again in a moment.")
+					return b.paint(ctx, in, p)
+				}
+				prefill = filterExisting(e.ChannelIDs, existing)
+			}
+			rows = append(rows, input(fieldChannels, "Channel ids (blank = every channel)", strings.Join(prefill, ", "), discordgo.TextInputParagraph, false, maxInputLen))
+		}
+		m = modal(r, title, rows...)
+	case modalRules:
+		e := p.entry
+		depth := ""
+		if e.ScanDepth != nil {
+			depth = strconv.Itoa(*e.ScanDepth)
+		}
+		m = modal(r, clip("Activation rules: "+orUntitled(e.Title), maxModalTitle),
+			input(fieldSecKeys, "Secondary keywords, comma-separated", strings.Join(e.SecondaryKeys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
+			input(fieldLogic, "Secondary logic: OR, AND, NOR or NAND", logicLabel(e.SelectiveLogic), discordgo.TextInputShort, false, 4),
+			input(fieldDepth, "Scan depth, 1-100 (blank = default)", depth, discordgo.TextInputShort, false, 3),
+			input(fieldChance, "Chance, 0-100 %", strconv.Itoa(e.Probability), discordgo.TextInputShort, false, 4),
+			input(fieldOrder, "Insertion order (lower appears earlier)", strconv.Itoa(e.InsertionOrder), discordgo.TextInputShort, false, 11),
+		)
+	default:
+		return fmt.Errorf("unknown modal %q", kind)
+	}
+	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &m})
+}
+
+func modal(r route, title string, rows ...discordgo.MessageComponent) discordgo.InteractionResponseData {
+	return discordgo.InteractionResponseData{CustomID: r.encode(), Title: clip(title, maxModalTitle), Components: rows}
+}
+
+// input is one legacy text-input row. Values longer than maxLen (an
+// imported key list, say) are cut so Discord accepts the form; the edit
+// keeps stored fields the member did not change by comparing against the
+// stored value, not the cut one.
+func input(id, label, value string, style discordgo.TextInputStyle, required bool, maxLen int) discordgo.ActionsRow {
+	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
+		CustomID: id, Label: clip(label, maxModalTitle), Style: style, Value: clip(value, maxLen),
+		Required: required, MaxLength: maxLen,
+	}}}
+}
+
+func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, nil, func(p *panel) (route, loadOpts, string, error) {
+		var out struct {
+			Collection struct {
+				ID string `json:"id"`
+			} `json:"collection"`
+		}
+		name := in.fields[fieldName]
+		e, err := b.mutate(ctx, in.p, mCreateCollection, "createCollection", map[string]any{"serverDiscordId": in.guild, "name": name}, &out)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{}, receiptOf(e), err
+		}
+		id, _ := strconv.ParseInt(out.Collection.ID, 10, 64)
+		return route{collection: id}, loadOpts{}, fmt.Sprintf("Created **%s**.", escape(name)), nil
+	})
+}
+
+func (b *Bot) submitRename(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
+		name := in.fields[fieldName]
+		if name == p.book.Name {
+			return in.rt, loadOpts{}, "The name is unchanged.", nil
+		}
+		e, err := b.mutate(ctx, in.p, mRenameCollection, "renameCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "name": name}, nil)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{}, receiptOf(e), err
+		}
+		return in.rt, loadOpts{}, fmt.Sprintf("Renamed **%s** to **%s**.", escape(p.book.Name), escape(name)), nil
+	})
+}
+
+// submitEntryAdd creates an entry: placed after the persona, Always On
+// when the keywords are blank; Serverwide entries carry no channels
+// (their book's apply), persona entries keep the submitted ones.
+func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{}, func(p *panel) bool { return p.persona && p.lineage != 0 || hasBook(p) }, func(p *panel) (route, loadOpts, string, error) {
+		keys := splitList(in.fields[fieldKeys])
+		entry := map[string]any{
+			"title": in.fields[fieldTitle], "content": in.fields[fieldContent], "keys": keys,
+			"constant": len(keys) == 0, "placement": "AFTER",
+		}
+		input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entry": entry}
+		if p.persona {
+			ids, msg, err := b.checkChannels(ctx, in.guild, in.fields[fieldChannels])
+			if err != nil || msg != "" {
+				return in.rt, loadOpts{persona: true}, msg, err
+			}
+			entry["channelIds"] = ids
+		} else {
+			input["collectionId"] = p.book.ID
+		}
+		var out struct {
+			Entry struct {
+				ID string `json:"id"`
+			} `json:"entry"`
+		}
+		e, err := b.mutate(ctx, in.p, mCreateEntry, "createEntry", input, &out)
+		if err != nil || e != nil {
+			return in.rt, loadOpts{persona: p.persona}, receiptOf(e), err
+		}
+		next := p.route("")
+		next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
+		return next, loadOpts{full: true}, fmt.Sprintf("Added **%s**.", escape(orUntitled(in.fields[fieldTitle]))), nil
+	})
+}
+
+// submitEntryEdit saves the edit modal as a patch holding only what the
+// member changed; constant follows whether the keywords are blank and the
+// imported placement is never touched. A persona entry's channels are sent
+// only when the submitted set differs from the prefilled one, so unchanged
+// channels keep their pending legacy names.
+func (b *Bot) submitEntryEdit(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
+		e := p.entry
+		patch := map[string]any{}
+		if t := in.fields[fieldTitle]; t != strings.TrimSpace(e.Title) {
+			patch["title"] = t
+		}
+		if c := in.fields[fieldContent]; c != strings.TrimSpace(e.Content) {
+			patch["content"] = c
+		}
+		keys := splitList(in.fields[fieldKeys])
+		if !slices.Equal(keys, e.Keys) && strings.Join(keys, ", ") != clip(strings.Join(e.Keys, ", "), maxInputLen) {
+			patch["keys"] = keys
+		}
+		if constant := len(keys) == 0; constant != e.Constant {
+			patch["constant"] = constant
+		}
+		if p.persona {
+			existing, err := b.guildChannels(ctx, in.guild)
+			if err != nil {
+				return in.rt, loadOpts{full: true}, "The server's channels could not be read right now, so nothing was saved.", nil
+			}
+			ids, msg, err := b.checkChannels(ctx, in.guild, in.fields[fieldChannels])
+			if err != nil || msg != "" {
+				return in.rt, loadOpts{full: true}, msg, err
+			}
+			if !sameSet(ids, filterExisting(e.ChannelIDs, existing)) {
+				patch["channelIds"] = ids
+			}
+		}
+		return b.patchEntry(ctx, in, p, patch)
+	})
+}
+
+// submitRules saves the activation-rules modal, again only the fields the
+// member changed.
+func (b *Bot) submitRules(ctx context.Context, in *request) error {
+	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
+		e := p.entry
+		patch := map[string]any{}
+		if sk := splitList(in.fields[fieldSecKeys]); !slices.Equal(sk, e.SecondaryKeys) {
+			patch["secondaryKeys"] = sk
+		}
+		logic, ok := parseLogic(in.fields[fieldLogic])
+		if !ok {
+			return in.rt, loadOpts{full: true}, "Not saved: secondary logic must be OR, AND, NOR or NAND.", nil
+		}
+		if logic != e.SelectiveLogic && !(e.SelectiveLogic == "" && logic == "AND_ANY") {
+			patch["selectiveLogic"] = logic
+		}
+		if d := in.fields[fieldDepth]; d == "" {
+			if e.ScanDepth != nil {
+				patch["scanDepth"] = nil
+			}
+		} else {
+			n, err := strconv.Atoi(d)
+			if err != nil || n < lore.MinScanDepth || n > lore.MaxScanDepth {
+				return in.rt, loadOpts{full: true}, "Not saved: scan depth must be a whole number from 1 to 100, or blank for the default.", nil
+			}
+			if e.ScanDepth == nil || *e.ScanDepth != n {
+				patch["scanDepth"] = n
+			}
+		}
+		chance, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(in.fields[fieldChance], "%")))
+		if err != nil || chance < 0 || chance > 100 {
+			return in.rt, loadOpts{full: true}, "Not saved: chance must be a whole number from 0 to 100.", nil
+		}
+		if chance != e.Probability {
+			patch["probability"] = chance
+		}
+		order, err := strconv.Atoi(in.fields[fieldOrder])
+		if err != nil {
+			return in.rt, loadOpts{full: true}, "Not saved: insertion order must be a whole number.", nil
+		}
+		if order != e.InsertionOrder {
+			patch["insertionOrder"] = order
+		}
+		return b.patchEntry(ctx, in, p, patch)
+	})
+}
+
+func (b *Bot) patchEntry(ctx context.Context, in *request, p *panel, patch map[string]any) (route, loadOpts, string, error) {
+	if len(patch) == 0 {
+		return in.rt, loadOpts{full: true}, "Nothing changed.", nil
+	}
+	input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "patch": patch}
+	e, err := b.mutate(ctx, in.p, mUpdateEntry, "updateEntry", input, nil)
+	if err != nil || e != nil {
+		return in.rt, loadOpts{full: true}, receiptOf(e), err
+	}
+	return in.rt, loadOpts{full: true}, fmt.Sprintf("Saved **%s**.", escape(orUntitled(p.entry.Title))), nil
+}
+
+// submitImportOptions answers the import options modal. Files cannot be
+// uploaded through modals with discordgo v0.29, so the receipt spells out
+// the /memories-import command that imports with these options.
+func (b *Bot) submitImportOptions(ctx context.Context, in *request) error {
+	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{persona: in.rt.lineage != 0})
+	if err != nil {
+		return err
+	}
+	if !p.stale && !in.manage {
+		p.addReceipt(msgNeedManage)
+	}
+	if p.stale || !in.manage {
+		return b.paint(ctx, in, p)
+	}
+	cmd := "/" + CommandImport + " file:<your file>"
+	switch {
+	case p.persona:
+		cmd += fmt.Sprintf(" persona:%d", p.lineage)
+	case in.rt.collection != 0 && p.book != nil:
+		cmd += " book:" + p.book.Name
+	default:
+		if n := in.fields[fieldName]; n != "" {
+			cmd += " name:" + n
+		}
+	}
+	if strings.EqualFold(in.fields[fieldMode], "replace") {
+		cmd += " replace:True"
+	}
+	p.addReceipt("Discord cannot send files through this form yet. Run this command and attach your file (world info JSON, Character Book, or a PNG/CHARX/JSON card):\n`%s`", strings.ReplaceAll(cmd, "`", "'"))
+	return b.paint(ctx, in, p)
+}
+
+// checkChannels parses a channel field (ids or <#id> mentions, separated
+// by commas or spaces) and checks every id against the guild's channels. A
+// receipt is returned, and nothing may be written, when a token is not a
+// channel id or names a channel of another server.
+func (b *Bot) checkChannels(ctx context.Context, guild, field string) (ids []string, receipt string, err error) {
+	ids = []string{}
+	for _, tok := range strings.FieldsFunc(field, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
+		id := strings.TrimSuffix(strings.TrimPrefix(tok, "<#"), ">")
+		if !lore.ValidSnowflake(id) {
+			return nil, fmt.Sprintf("Not saved: %q is not a channel id or channel mention.", clip(tok, 40)), nil
+		}
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return ids, "", nil
+	}
+	existing, err := b.guildChannels(ctx, guild)
+	if err != nil {
+		return nil, "The server's channels could not be read right now, so nothing was saved.", nil
+	}
+	if bad := foreign(ids, existing); len(bad) > 0 {
+		return nil, fmt.Sprintf("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
+	}
+	return ids, "", nil
+}
+
+// guildChannels returns the ids of the guild's channels and active threads.
+func (b *Bot) guildChannels(ctx context.Context, guild string) (map[string]bool, error) {
+	chans, err := b.session.GuildChannels(guild, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscord(ctx, "guild channels", err)
+		return nil, fmt.Errorf("guild channels: %w", err)
+	}
+	out := make(map[string]bool, len(chans))
+	for _, c := range chans {
+		out[c.ID] = true
+	}
+	threads, err := b.session.GuildThreadsActive(guild, discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscord(ctx, "guild threads", err)
+		return nil, fmt.Errorf("guild threads: %w", err)
+	}
+	for _, t := range threads.Threads {
+		out[t.ID] = true
+	}
+	return out, nil
+}
+
+func filterExisting(ids []string, existing map[string]bool) []string {
+	out := []string{}
+	for _, id := range ids {
+		if existing[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func foreign(ids []string, existing map[string]bool) []string {
+	var out []string
+	for _, id := range ids {
+		if !existing[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func channelOrID(id string) string { return "`" + clip(id, 25) + "`" }
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(slices.Compact(a), slices.Compact(b))
+}
+
+// splitList splits a comma-separated field, trimming items and dropping
+// empty ones.
+func splitList(s string) []string {
+	out := []string{}
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// parseLogic maps OR/AND/NOR/NAND (blank = OR) to the API's selective
+// logic.
+func parseLogic(s string) (string, bool) {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	if s == "" {
+		s = "OR"
+	}
+	for _, m := range logicNames {
+		if m.panel == s {
+			return m.api, true
+		}
+	}
+	return "", false
+}
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }

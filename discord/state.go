@@ -1,0 +1,364 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"loregate/graph/auth"
+)
+
+// Page sizes of the pickers (seed 000: "Collection pages hold 23 books plus
+// Add and Import; entry pages hold 23 entries plus Add and Import
+// Entries"). The persona picker has no extra options, so it holds Discord's
+// 25.
+const (
+	bookPageSize    = 23
+	entryPageSize   = 23
+	personaPageSize = 25
+	// listLimit is the most items one listing asks for: the 250-entry scope
+	// limit and the API's largest page.
+	listLimit = 250
+)
+
+// The adapter's GraphQL operations. Lists are read whole (at most 250 light
+// rows) and paged here, so page buttons never depend on cursor internals.
+const (
+	qServer = `query($s: String!) { server(discordId: $s) {
+		canManage
+		personas { id lineageId name removed }
+		entryCounts { lineageId count }
+		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount } } } } }`
+	entryFields = `id title enabled constant keys
+		content @include(if: $full) secondaryKeys @include(if: $full) selectiveLogic @include(if: $full)
+		scanDepth @include(if: $full) probability @include(if: $full) insertionOrder @include(if: $full)
+		placement @include(if: $full) channelIds @include(if: $full) legacyChannelTags @include(if: $full)`
+	qBookEntries = `query($s: String!, $n: String!, $full: Boolean!) { server(discordId: $s) {
+		collection(name: $n) { id entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
+	qPersonaEntries = `query($s: String!, $l: Int64!, $full: Boolean!) { server(discordId: $s) {
+		personaBook(lineageId: $l) { lineageId entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
+	qUpsertServer = `mutation($id: String!, $name: String!) { upsertServer(input: {discordId: $id, name: $name}) { error { code message } } }`
+)
+
+type apiPersona struct {
+	ID        int64  `json:"id"`
+	LineageID int64  `json:"lineageId"`
+	Name      string `json:"name"`
+	Removed   bool   `json:"removed"`
+}
+
+type apiCollection struct {
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Enabled    bool     `json:"enabled"`
+	ChannelIDs []string `json:"channelIds"`
+	EntryCount int      `json:"entryCount"`
+}
+
+type apiEntry struct {
+	ID                string   `json:"id"`
+	Title             string   `json:"title"`
+	Enabled           bool     `json:"enabled"`
+	Constant          bool     `json:"constant"`
+	Keys              []string `json:"keys"`
+	Content           string   `json:"content"`
+	SecondaryKeys     []string `json:"secondaryKeys"`
+	SelectiveLogic    string   `json:"selectiveLogic"`
+	ScanDepth         *int     `json:"scanDepth"`
+	Probability       int      `json:"probability"`
+	InsertionOrder    int      `json:"insertionOrder"`
+	Placement         string   `json:"placement"`
+	ChannelIDs        []string `json:"channelIds"`
+	LegacyChannelTags []string `json:"legacyChannelTags"`
+}
+
+type entryConn struct {
+	TotalCount int `json:"totalCount"`
+	Edges      []struct {
+		Node apiEntry `json:"node"`
+	} `json:"edges"`
+}
+
+// lineageGroup is one persona lineage with the names of its active personas.
+type lineageGroup struct {
+	lineage int64
+	names   []string
+	entries int
+}
+
+func (g lineageGroup) label() string { return strings.Join(g.names, " / ") }
+
+// viewKind is what the panel's lower part shows.
+type viewKind int
+
+const (
+	viewMain viewKind = iota
+	viewEntry
+	viewChannels
+	viewConfirmBook
+	viewConfirmEntry
+)
+
+// panel is the state one paint renders: everything read through the API
+// for one member, plus the route position.
+type panel struct {
+	guild     string
+	canManage bool
+	// persona is true in Persona scope (lineage may still be 0 when the
+	// server has no personas).
+	persona   bool
+	lineage   int64
+	page      int
+	entryPage int
+	groups    []lineageGroup
+	books     []apiCollection
+	book      *apiCollection
+	entries   []apiEntry
+	entry     *apiEntry
+	view      viewKind
+	// stale is set when the route named a persona, collection or entry
+	// that no longer exists; receipt then says what changed.
+	stale   bool
+	receipt []string
+	// channels are the existing channels preselected in the channel view.
+	channels []string
+}
+
+// route returns the panel position as a route with action act.
+func (p *panel) route(act string) route {
+	r := route{action: act, lineage: p.lineage, page: p.page, entryPage: p.entryPage}
+	if p.book != nil && !p.persona {
+		r.collection, _ = strconv.ParseInt(p.book.ID, 10, 64)
+	}
+	if p.entry != nil {
+		r.entry, _ = strconv.ParseInt(p.entry.ID, 10, 64)
+	}
+	return r
+}
+
+func (p *panel) addReceipt(format string, args ...any) {
+	p.receipt = append(p.receipt, fmt.Sprintf(format, args...))
+}
+
+// loadOpts says what a paint needs beyond the position in the route.
+type loadOpts struct {
+	// persona forces Persona scope even with lineage 0.
+	persona bool
+	// full reads every entry field (entry view, modals).
+	full bool
+}
+
+// load re-resolves the scope named by rt for principal p: the server (registered
+// on first contact), its personas grouped by lineage, collections, the
+// selected book's entries and, when rt names one, the entry. A persona,
+// collection or entry that no longer exists marks the panel stale and falls
+// back to a safe scope with a changed-state receipt.
+func (b *Bot) load(ctx context.Context, p *auth.Principal, guild string, rt route, o loadOpts) (*panel, error) {
+	var data struct {
+		Server *struct {
+			CanManage   bool         `json:"canManage"`
+			Personas    []apiPersona `json:"personas"`
+			EntryCounts []struct {
+				LineageID *int64 `json:"lineageId"`
+				Count     int    `json:"count"`
+			} `json:"entryCounts"`
+			Collections struct {
+				Edges []struct {
+					Node apiCollection `json:"node"`
+				} `json:"edges"`
+			} `json:"collections"`
+		} `json:"server"`
+	}
+	vars := map[string]any{"s": guild}
+	if err := b.api.do(ctx, p, qServer, vars, &data); err != nil {
+		return nil, fmt.Errorf("read server: %w", err)
+	}
+	if data.Server == nil {
+		if err := b.registerServer(ctx, guild); err != nil {
+			return nil, err
+		}
+		if err := b.api.do(ctx, p, qServer, vars, &data); err != nil {
+			return nil, fmt.Errorf("read server: %w", err)
+		}
+		if data.Server == nil {
+			return nil, fmt.Errorf("server %s: %w", guild, errUnavailable)
+		}
+	}
+	pn := &panel{guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage}
+	pn.persona = o.persona || rt.lineage != 0
+	counts := map[int64]int{}
+	for _, c := range data.Server.EntryCounts {
+		if c.LineageID != nil {
+			counts[*c.LineageID] = c.Count
+		}
+	}
+	pn.groups = groupPersonas(data.Server.Personas, counts)
+	for _, e := range data.Server.Collections.Edges {
+		pn.books = append(pn.books, e.Node)
+	}
+
+	if pn.persona {
+		return pn, b.loadPersona(ctx, p, pn, rt, o)
+	}
+	return pn, b.loadServerwide(ctx, p, pn, rt, o)
+}
+
+func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt route, o loadOpts) error {
+	if pn.lineage != 0 && !slices.ContainsFunc(pn.groups, func(g lineageGroup) bool { return g.lineage == pn.lineage }) {
+		// A removed persona: its lore survives, but the route is stale.
+		pn.stale = true
+		pn.addReceipt("That persona is no longer on this server, so nothing was changed. Showing Serverwide lore.")
+		pn.persona, pn.lineage, pn.page, pn.entryPage = false, 0, 0, 0
+		return b.loadServerwide(ctx, p, pn, route{}, o)
+	}
+	pn.page = clampPage(pn.page, len(pn.groups), personaPageSize)
+	if pn.lineage == 0 {
+		if len(pn.groups) == 0 {
+			return nil
+		}
+		pn.lineage = pn.groups[pn.page*personaPageSize].lineage
+	}
+	var data struct {
+		Server *struct {
+			PersonaBook *struct {
+				Entries entryConn `json:"entries"`
+			} `json:"personaBook"`
+		} `json:"server"`
+	}
+	err := b.api.do(ctx, p, qPersonaEntries, map[string]any{"s": pn.guild, "l": pn.lineage, "full": o.full || rt.entry != 0}, &data)
+	if err != nil {
+		return fmt.Errorf("read persona book: %w", err)
+	}
+	if data.Server == nil || data.Server.PersonaBook == nil {
+		return fmt.Errorf("persona book %d: %w", pn.lineage, errUnavailable)
+	}
+	pn.setEntries(data.Server.PersonaBook.Entries, rt.entry)
+	return nil
+}
+
+func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, rt route, o loadOpts) error {
+	if rt.collection != 0 {
+		id := strconv.FormatInt(rt.collection, 10)
+		i := slices.IndexFunc(pn.books, func(c apiCollection) bool { return c.ID == id })
+		if i < 0 {
+			pn.stale = true
+			pn.addReceipt("That lorebook was deleted, so nothing was changed. Showing the current lorebooks.")
+			pn.page, pn.entryPage = 0, 0
+			rt.entry = 0
+		} else {
+			pn.book = &pn.books[i]
+			// Keep the picker on the page that holds the selected book.
+			pn.page = i / bookPageSize
+		}
+	}
+	pn.page = clampPage(pn.page, len(pn.books), bookPageSize)
+	if pn.book == nil && len(pn.books) > 0 {
+		pn.book = &pn.books[pn.page*bookPageSize]
+		pn.entryPage = 0
+	}
+	if pn.book == nil {
+		return nil
+	}
+	var data struct {
+		Server *struct {
+			Collection *struct {
+				Entries entryConn `json:"entries"`
+			} `json:"collection"`
+		} `json:"server"`
+	}
+	err := b.api.do(ctx, p, qBookEntries, map[string]any{"s": pn.guild, "n": pn.book.Name, "full": o.full || rt.entry != 0}, &data)
+	if err != nil {
+		return fmt.Errorf("read collection: %w", err)
+	}
+	if data.Server == nil || data.Server.Collection == nil {
+		// Renamed or deleted between the two reads.
+		pn.stale = true
+		pn.addReceipt("That lorebook changed while the panel was loading. Nothing was changed.")
+		pn.book = nil
+		return nil
+	}
+	pn.setEntries(data.Server.Collection.Entries, rt.entry)
+	return nil
+}
+
+// setEntries stores a scope's entries and resolves the selected one.
+func (pn *panel) setEntries(conn entryConn, entry int64) {
+	pn.entries = make([]apiEntry, 0, len(conn.Edges))
+	for _, e := range conn.Edges {
+		pn.entries = append(pn.entries, e.Node)
+	}
+	if entry != 0 {
+		id := strconv.FormatInt(entry, 10)
+		i := slices.IndexFunc(pn.entries, func(e apiEntry) bool { return e.ID == id })
+		if i < 0 {
+			pn.stale = true
+			pn.addReceipt("That entry was deleted, so nothing was changed.")
+		} else {
+			pn.entry = &pn.entries[i]
+			pn.view = viewEntry
+			pn.entryPage = i / entryPageSize
+		}
+	}
+	pn.entryPage = clampPage(pn.entryPage, len(pn.entries), entryPageSize)
+}
+
+// groupPersonas groups active personas by lineage (personas sharing a
+// lineage share its book), ordered by lineage id. Lineages whose personas
+// were all removed are left out: their lore survives, but a route to them is
+// stale.
+func groupPersonas(ps []apiPersona, counts map[int64]int) []lineageGroup {
+	idx := map[int64]int{}
+	var out []lineageGroup
+	for _, p := range ps {
+		if p.Removed || p.LineageID <= 0 {
+			continue
+		}
+		i, ok := idx[p.LineageID]
+		if !ok {
+			i = len(out)
+			idx[p.LineageID] = i
+			out = append(out, lineageGroup{lineage: p.LineageID, entries: counts[p.LineageID]})
+		}
+		out[i].names = append(out[i].names, p.Name)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].lineage < out[j].lineage })
+	return out
+}
+
+// clampPage keeps page inside [0, pages) for n items.
+func clampPage(page, n, size int) int {
+	last := max(0, (n-1)/size)
+	return min(max(page, 0), last)
+}
+
+// errUnavailable marks a read that could not complete (store down, server
+// not registered): the member sees a retry message, never an empty scope.
+var errUnavailable = errors.New("lore is unavailable")
+
+// registerServer registers a guild the first time a member opens the
+// panel, as the bot's service principal (servers are registered by the
+// bot, the one client that knows which guilds it is in).
+func (b *Bot) registerServer(ctx context.Context, guild string) error {
+	name := "Discord server " + guild
+	if b.guildName != nil {
+		if n := b.guildName(guild); n != "" {
+			name = n
+		}
+	}
+	var out struct {
+		UpsertServer struct {
+			Error *mutationError `json:"error"`
+		} `json:"upsertServer"`
+	}
+	if err := b.api.do(ctx, servicePrincipal(), qUpsertServer, map[string]any{"id": guild, "name": name}, &out); err != nil {
+		return fmt.Errorf("register server: %w", err)
+	}
+	if e := out.UpsertServer.Error; e != nil {
+		return fmt.Errorf("register server: %s: %w", e.Code, errUnavailable)
+	}
+	return nil
+}
