@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
+	"loregate/jobs"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -44,19 +47,43 @@ type harness struct {
 	fake *fakeDiscord
 	now  time.Time
 	seq  int64
+	// jobs is the River client when the harness runs workers.
+	jobs *river.Client[pgx.Tx]
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *harness { return newHarnessJobs(t, false) }
+
+// newHarnessJobs is newHarness with, when withJobs, real River workers and
+// every import upload above 64 bytes handed to an import job.
+func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 	t.Helper()
+	var jobClient *river.Client[pgx.Tx]
 	pool := postgrestest.NewPool(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	resolver := &graph.Resolver{Store: postgres.New(pool), Logger: logger, Cache: activation.NewCache(16)}
+	store := postgres.New(pool)
+	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16)}
+	if withJobs {
+		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true,
+			ConfigFunc: func(rc *river.Config) {
+				rc.FetchCooldown, rc.FetchPollInterval = 5*time.Millisecond, 20*time.Millisecond
+			}})
+		require.NoError(t, err)
+		require.NoError(t, client.Start(context.Background()))
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = client.StopAndCancel(ctx)
+		})
+		resolver.Jobs = &graph.Jobs{Store: store, Client: client, InlineImportBytes: 64}
+		jobClient = client
+	}
 	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger})
 	fake := newFakeDiscord(t)
 	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client()})
 	require.NoError(t, err)
 	b.session.Client = fake.client()
-	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	b.importer = inlineImporter{api: b.api, pollMin: 10 * time.Millisecond}
+	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient}
 	b.now = func() time.Time { return h.now }
 	b.guildName = func(string) string { return "Test guild" }
 	fake.setChannels(testGuild, chanA, chanB)

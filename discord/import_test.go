@@ -1,0 +1,148 @@
+package discord
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+	"github.com/stretchr/testify/require"
+)
+
+// importOptions builds /memories-import options and resolved attachments
+// for a file served by the fake CDN.
+func (h *harness) importCommand(perms int64, fileName string, data []byte, opts map[string]any) outcome {
+	h.t.Helper()
+	const attID = "120000000000000001"
+	options := []map[string]any{{"name": "file", "type": 11, "value": attID}}
+	for name, v := range opts {
+		typ := 3
+		switch v.(type) {
+		case bool:
+			typ = 5
+		case int:
+			typ = 4
+		}
+		options = append(options, map[string]any{"name": name, "type": typ, "value": v})
+	}
+	resolved := map[string]any{"attachments": map[string]any{attID: map[string]any{
+		"id": attID, "filename": fileName, "size": len(data), "content_type": "application/json",
+		"url": h.fake.attach(fileName, data), "proxy_url": "https://media.discordapp.net/x", "ephemeral": true,
+	}}}
+	return h.command(perms, CommandImport, options, resolved)
+}
+
+func corpusFile(t *testing.T, rel string) []byte {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "corpus", rel)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		t.Skipf("corpus file %s absent", p)
+	}
+	require.NoError(t, err)
+	return b
+}
+
+// TestAttachmentImportThroughJob imports an attachment from the slash
+// command to the receipt: deferred ephemeral reply, download from the CDN,
+// importLorebook handing the upload to a River import job on real
+// Postgres, the job followed to completion, the receipt edited into the
+// reply, and the entries readable through the panel.
+func TestAttachmentImportThroughJob(t *testing.T) {
+	h := newHarnessJobs(t, true)
+	h.registerServer()
+	file := corpusFile(t, "st-worldinfo/sillytavern__Eldoria.json")
+
+	o := h.importCommand(permManager, "Eldoria.json", file, nil)
+	cb := o.callback()
+	require.Equal(t, 5, cb.Type, "deferred reply first")
+	require.Equal(t, 64, cb.Data.Flags)
+	var downloaded bool
+	for _, c := range o.calls {
+		downloaded = downloaded || (c.Method == "GET" && c.Path == "/cdn/ephemeral-attachments/1/2/Eldoria.json")
+	}
+	require.True(t, downloaded)
+	receipt := o.content()
+	require.Contains(t, receipt, "Imported into **Eldoria**: 4 entries added, 0 skipped")
+	require.Len(t, h.scope(0, "Eldoria"), 4)
+	list, err := h.jobs.JobList(context.Background(), river.NewJobListParams().Kinds("lorebook_import"))
+	require.NoError(t, err)
+	require.Len(t, list.Jobs, 1, "the upload went through an import job")
+	require.Equal(t, rivertype.JobStateCompleted, list.Jobs[0].State)
+
+	// Again into the same book: every entry is a duplicate (skipped).
+	o = h.importCommand(permManager, "Eldoria.json", file, map[string]any{"book": "eldoria"})
+	require.Contains(t, o.content(), "0 entries added, 4 skipped")
+
+	// A new book with the same name is refused by the job, with a receipt.
+	o = h.importCommand(permManager, "Eldoria.json", file, nil)
+	require.Contains(t, o.content(), "Not imported")
+	require.Len(t, h.books(), 1)
+
+	// The panel shows the imported book.
+	p := h.open(permMember).panel()
+	require.Contains(t, *p.Content, "Eldoria")
+}
+
+// TestAttachmentImportInline covers the inline path (small uploads),
+// persona targets, refusals and the receipt's conversion details.
+func TestAttachmentImportInline(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+
+	t.Run("member refused", func(t *testing.T) {
+		before := h.snapshot()
+		o := h.importCommand(permMember, "gen.json", worldInfo(3), nil)
+		require.Equal(t, 5, o.callback().Type)
+		require.Contains(t, o.content(), "Only members with the Manage Server permission can import")
+		require.Equal(t, before, h.snapshot())
+		for _, c := range o.calls {
+			require.NotEqual(t, "GET", c.Method, "nothing downloaded for a refused import")
+		}
+	})
+	t.Run("persona book with replace", func(t *testing.T) {
+		o := h.importCommand(permManager, "gen.json", worldInfo(5), map[string]any{"persona": 7, "replace": true})
+		require.Contains(t, o.content(), "Imported into **Aria**: 5 entries added")
+		require.Len(t, h.scope(7, ""), 5)
+	})
+	t.Run("unknown persona", func(t *testing.T) {
+		o := h.importCommand(permManager, "gen.json", worldInfo(1), map[string]any{"persona": 99})
+		require.Contains(t, o.content(), "not on this server")
+	})
+	t.Run("unknown book", func(t *testing.T) {
+		o := h.importCommand(permManager, "gen.json", worldInfo(1), map[string]any{"book": "Nope"})
+		require.Contains(t, o.content(), "no Serverwide lorebook named")
+	})
+	t.Run("too large", func(t *testing.T) {
+		big := make([]byte, 2<<20+1)
+		o := h.importCommand(permManager, "big.json", big, nil)
+		require.Contains(t, o.content(), "may be at most 2.0 MiB")
+	})
+	t.Run("report details", func(t *testing.T) {
+		file := []byte(`{"entries":{"0":{"uid":0,"key":["a"],"content":"x","comment":"A","position":4,"group":"g","sticky":2},"1":{"uid":1,"key":["b"],"content":"","comment":"empty"}}}`)
+		o := h.importCommand(permManager, "details.json", file, map[string]any{"name": "Details " + strconv.Itoa(1)})
+		receipt := o.content()
+		require.Contains(t, receipt, "Imported into **Details 1**: 1 entry added, 1 skipped")
+		require.Contains(t, receipt, "Ignored settings:")
+		require.Contains(t, receipt, "Collapsed placements: 1")
+	})
+}
+
+// TestImportOptionsModal: the panel's Import option opens the import
+// options modal, whose receipt names the command for the selected book.
+func TestImportOptionsModal(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	m := h.click(permManager, h.need(h.open(permManager).panel(), actEntryPick), valueImport).modal()
+	require.Equal(t, []string{fieldMode}, fieldIDs(m))
+	o := h.submit(permManager, m, map[string]string{fieldMode: "replace"})
+	require.Contains(t, o.content(), "/memories-import file:<your file> book:Lore replace:True")
+
+	m = h.click(permManager, h.need(h.open(permManager).panel(), actBookPick), valueImport).modal()
+	require.Equal(t, []string{fieldName}, fieldIDs(m))
+	o = h.submit(permManager, m, map[string]string{fieldName: "Atlas"})
+	require.Contains(t, o.content(), "/memories-import file:<your file> name:Atlas")
+}
