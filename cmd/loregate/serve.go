@@ -71,6 +71,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer stopJobs() // before pool.Close (deferred earlier, runs later)
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
+	stopBot, err := startDiscord(ctx, resolver, metrics, logger)
+	if err != nil {
+		return err
+	}
+	defer stopBot() // runs before stopJobs: the bot stops first
 
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{
