@@ -41,13 +41,18 @@ type ImportRequest struct {
 // ImportResult is what an import did, as the importLorebook payload reports
 // it.
 type ImportResult struct {
+	// Added is the number of entries written; Duplicates were skipped as
+	// already present (append); Replaced were removed by a replace.
 	Added      int `json:"added"`
 	Duplicates int `json:"duplicates"`
 	Replaced   int `json:"replaced"`
+	// Collection is the Serverwide collection written to.
 	Collection *struct {
 		ID   string `json:"id"`
 		Name string `json:"name"`
 	} `json:"collection"`
+	// Report is the converter's report: skipped entries, unsupported keys,
+	// ignored settings (with counts), collapsed placements.
 	Report *struct {
 		Format  string `json:"format"`
 		Entries int    `json:"entries"`
