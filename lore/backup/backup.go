@@ -109,7 +109,9 @@ type Collection struct {
 	ChannelDiscIDs []string `json:"channel_disc_ids"`
 }
 
-// Entry is one lorebook entry as a backup carries it.
+// Entry is one lorebook entry as a backup carries it. Missing fields take
+// the canonical defaults (lore.NewEntry): enabled, probability 100, default
+// priority, AND_ANY, after the persona, system role.
 type Entry struct {
 	Title             string                     `json:"title"`
 	Content           string                     `json:"content"`
@@ -117,11 +119,11 @@ type Entry struct {
 	SecondaryKeys     []string                   `json:"secondary_keys"`
 	SelectiveLogic    string                     `json:"selective_logic"`
 	Constant          bool                       `json:"constant"`
-	Enabled           bool                       `json:"enabled"`
+	Enabled           *bool                      `json:"enabled"`
 	ScanDepth         *int                       `json:"scan_depth"`
-	Probability       int                        `json:"probability"`
+	Probability       *int                       `json:"probability"`
 	InsertionOrder    int                        `json:"insertion_order"`
-	Priority          int                        `json:"priority"`
+	Priority          *int                       `json:"priority"`
 	Placement         string                     `json:"placement"`
 	Role              string                     `json:"role"`
 	CaseSensitive     *bool                      `json:"case_sensitive"`
@@ -254,8 +256,8 @@ func Decode(data []byte) (Document, error) {
 func fromEntry(e lore.Entry) Entry {
 	return Entry{
 		Title: e.Title, Content: e.Content, Keys: nonNil(e.Keys), SecondaryKeys: nonNil(e.SecondaryKeys),
-		SelectiveLogic: string(e.Logic), Constant: e.Constant, Enabled: e.Enabled, ScanDepth: e.ScanDepth,
-		Probability: e.Probability, InsertionOrder: e.Order, Priority: e.Priority,
+		SelectiveLogic: string(e.Logic), Constant: e.Constant, Enabled: &e.Enabled, ScanDepth: e.ScanDepth,
+		Probability: &e.Probability, InsertionOrder: e.Order, Priority: &e.Priority,
 		Placement: string(e.Placement), Role: string(e.Role), CaseSensitive: e.CaseSensitive, WholeWords: e.WholeWords,
 		ChannelDiscIDs: e.ChannelIDs, LegacyChannelTags: e.LegacyChannelTags, Extensions: e.Extensions,
 	}
@@ -263,13 +265,27 @@ func fromEntry(e lore.Entry) Entry {
 
 // toEntry converts a backup entry into lineage (collection for Serverwide).
 func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
-	e := lore.Entry{
-		Server: server, Lineage: lineage, Title: b.Title, Content: b.Content,
-		Keys: b.Keys, SecondaryKeys: b.SecondaryKeys, Logic: lore.SelectiveLogic(b.SelectiveLogic),
-		Constant: b.Constant, Enabled: b.Enabled, ScanDepth: b.ScanDepth, Probability: b.Probability,
-		Order: b.InsertionOrder, Priority: b.Priority, Placement: lore.Placement(b.Placement), Role: lore.Role(b.Role),
-		CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords, LegacyChannelTags: b.LegacyChannelTags,
-		Extensions: b.Extensions,
+	e := lore.NewEntry()
+	e.Server, e.Lineage, e.Title, e.Content = server, lineage, b.Title, b.Content
+	e.Keys, e.SecondaryKeys, e.Constant, e.ScanDepth, e.Order = b.Keys, b.SecondaryKeys, b.Constant, b.ScanDepth, b.InsertionOrder
+	e.CaseSensitive, e.WholeWords, e.LegacyChannelTags, e.Extensions = b.CaseSensitive, b.WholeWords, b.LegacyChannelTags, b.Extensions
+	if b.SelectiveLogic != "" {
+		e.Logic = lore.SelectiveLogic(b.SelectiveLogic)
+	}
+	if b.Enabled != nil {
+		e.Enabled = *b.Enabled
+	}
+	if b.Probability != nil {
+		e.Probability = *b.Probability
+	}
+	if b.Priority != nil {
+		e.Priority = *b.Priority
+	}
+	if b.Placement != "" {
+		e.Placement = lore.Placement(b.Placement)
+	}
+	if b.Role != "" {
+		e.Role = lore.Role(b.Role)
 	}
 	if lineage.IsServerwide() {
 		e.Collection = lore.DefaultCollection

@@ -1,0 +1,126 @@
+package backup_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/backup"
+)
+
+const server = "111111111111111111"
+
+func TestConvertMemory(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		mem      backup.Memory
+		lineage  lore.Lineage
+		alwaysOn bool
+		outcome  backup.Outcome
+		keys     []string
+		legacy   []string
+		channels []string
+	}{
+		{"keywords cleaned, #names kept as markers", backup.Memory{Content: "x", KeywordTags: []string{" a ", "#chan", "b", "a", "", "# other room "}}, 7, false, backup.Converted, []string{"a", "b"}, []string{"chan", "other room"}, nil},
+		{"older field name", backup.Memory{Content: "x", Tags: []string{"k"}}, 7, false, backup.Converted, []string{"k"}, nil, nil},
+		{"channel ids kept on persona entries", backup.Memory{Content: "x", KeywordTags: []string{"k"}, ChannelDiscIDs: []string{"500000000000000001"}}, 7, true, backup.Converted, []string{"k"}, nil, []string{"500000000000000001"}},
+		{"serverwide drops channel ids", backup.Memory{Content: "x", KeywordTags: []string{"k"}, ChannelDiscIDs: []string{"500000000000000001"}}, lore.Serverwide, false, backup.Converted, []string{"k"}, nil, nil},
+		{"only #names: channel-only", backup.Memory{Content: "x", KeywordTags: []string{"#a", "  "}}, 7, false, backup.ChannelOnly, nil, nil, nil},
+		{"only channel ids: channel-only", backup.Memory{Content: "x", ChannelDiscIDs: []string{"500000000000000001"}}, 7, false, backup.ChannelOnly, nil, nil, nil},
+		{"nothing: untagged", backup.Memory{Content: "x", KeywordTags: []string{" "}}, 7, false, backup.Untagged, nil, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, out := backup.ConvertMemory(tc.mem, server, tc.lineage, tc.alwaysOn)
+			require.Equal(t, tc.outcome, out)
+			if out != backup.Converted {
+				return
+			}
+			require.Equal(t, tc.keys, e.Keys)
+			require.Equal(t, tc.legacy, e.LegacyChannelTags)
+			require.Equal(t, tc.channels, e.ChannelIDs)
+			require.Equal(t, tc.alwaysOn, e.Constant)
+			require.Equal(t, backup.LegacyScanDepth, *e.ScanDepth)
+			require.NoError(t, e.Validate())
+			again, _ := backup.ConvertMemory(tc.mem, server, tc.lineage, !tc.alwaysOn)
+			require.Equal(t, lore.DuplicateKey(e), lore.DuplicateKey(again), "same memory, same identity")
+		})
+	}
+}
+
+func TestPlan(t *testing.T) {
+	book := func(titles ...string) *[]backup.Entry {
+		out := []backup.Entry{}
+		for _, ti := range titles {
+			out = append(out, backup.Entry{Title: ti, Content: ti})
+		}
+		return &out
+	}
+	doc := backup.Document{Personas: []backup.Bucket{
+		{PersonaID: 1, LineageID: 7, LorebookEntries: book("a", "b")},
+		{PersonaID: 2, LineageID: 7, LorebookEntries: book("a", "b")}, // shares the lineage
+		{PersonaID: 3, LineageID: 8},                                  // absent book: preserved
+	}}
+	plan, err := backup.Plan(doc, backup.Options{Server: server, LineageMap: map[lore.Lineage]lore.Lineage{7: 70},
+		Current: lore.ScopeCounts{0: 3, 70: 5, 8: 2}})
+	require.NoError(t, err)
+	require.Len(t, plan.Replace, 1)
+	require.Equal(t, lore.Lineage(70), plan.Replace[0].Lineage, "bucket mapping chooses the destination lineage")
+	require.Equal(t, []backup.ScopePlan{
+		{Lineage: 0, Current: 3},
+		{Lineage: 8, Current: 2},
+		{Lineage: 70, Included: true, Incoming: 2, Current: 5},
+	}, plan.Scopes)
+
+	for _, tc := range []struct {
+		name string
+		doc  backup.Document
+		m    map[lore.Lineage]lore.Lineage
+	}{
+		{"two books into one lineage", backup.Document{Personas: []backup.Bucket{{LineageID: 7, LorebookEntries: book("a")}, {LineageID: 8, LorebookEntries: book("b")}}}, map[lore.Lineage]lore.Lineage{8: 7}},
+		{"mapping to Serverwide", doc, map[lore.Lineage]lore.Lineage{7: 0}},
+		{"bucket without lineage", backup.Document{Personas: []backup.Bucket{{LineageID: 0}}}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := backup.Plan(tc.doc, backup.Options{Server: server, LineageMap: tc.m})
+			require.ErrorIs(t, err, lore.ErrInvalid)
+		})
+	}
+}
+
+func TestBuildDecodeRoundTrip(t *testing.T) {
+	sv := lore.Server{ID: server, Name: "S", Settings: lore.DefaultServerSettings()}
+	e := lore.NewEntry()
+	e.Lineage, e.Title, e.Content, e.LegacyChannelTags = 9, "t", "c", []string{"room"}
+	sw := lore.NewEntry()
+	sw.Collection, sw.Title, sw.Content = "World", "w", "c"
+	doc := backup.Build(sv, []lore.Persona{{ID: 1, Lineage: 7, Name: "P", Removed: true}},
+		[]lore.Collection{{Name: "World", Enabled: false, ChannelIDs: []string{"500000000000000001"}}, {Name: "Empty", Enabled: true}},
+		[]lore.Entry{sw, e}, time.Unix(0, 0))
+	data, err := backup.Encode(doc)
+	require.NoError(t, err)
+	got, err := backup.Decode(data)
+	require.NoError(t, err)
+	require.Len(t, got.Personas, 2, "removed persona and lore-only lineage")
+	require.True(t, got.Personas[0].Removed)
+	require.NotNil(t, got.Personas[0].LorebookEntries)
+	require.Empty(t, *got.Personas[0].LorebookEntries, "an empty book is present: it clears the scope")
+	require.Equal(t, int64(9), got.Personas[1].LineageID)
+	require.Equal(t, []string{"room"}, (*got.Personas[1].LorebookEntries)[0].LegacyChannelTags)
+	w := (*got.ServerwideLorebookEntries)[0]
+	require.Equal(t, "World", *w.LorebookName)
+	require.False(t, *w.LorebookEnabled)
+	require.Equal(t, []string{"500000000000000001"}, w.LorebookChannelDiscIDs)
+	require.Len(t, got.ServerwideLorebooks, 2)
+
+	for _, bad := range []string{`[]`, `{"format":"x","personas":[]}`, `{"version": 99, "personas": []}`, `{}`, `{"personas": [`} {
+		_, err := backup.Decode([]byte(bad))
+		require.ErrorIs(t, err, backup.ErrNotBackup, bad)
+		require.ErrorIs(t, err, lore.ErrInvalid)
+	}
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal(data, &raw))
+	require.Contains(t, raw, "serverwide_lorebook_entries")
+}
