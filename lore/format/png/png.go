@@ -4,7 +4,9 @@
 // cases BUG-29), verifies every length and CRC, compares keywords
 // case-insensitively, prefers ccv3 over chara and falls back to chara when
 // ccv3 is broken (cases BUG-31), and reads zTXt/iTXt only when no tEXt card
-// chunk exists, with a cap on the inflated size.
+// chunk is usable. Compressed chunks are inflated only when tried, each
+// capped at the card limit, all together at MaxInflateFactor times it, and
+// at most MaxCardChunks card chunks are looked at (decompression bombs).
 package png
 
 import (
@@ -41,18 +43,34 @@ type textChunk struct {
 	value   []byte // raw text value (base64 for card chunks)
 	kind    string // tEXt, zTXt, iTXt
 	index   int    // chunk index
+	// compressed values are inflated only when Extract tries the chunk.
+	compressed bool
 }
+
+// Bounds on the text chunks Extract looks at, so that a file cannot make it
+// inflate without end (decompression bombs): at most MaxCardChunks card
+// chunks are considered, and all inflation together is capped at
+// MaxInflateFactor times the per-card limit.
+const (
+	MaxCardChunks    = 16
+	MaxInflateFactor = 4
+)
 
 // Extract walks the chunks of data and returns the card JSON. maxJSON caps
 // the decoded (base64 and inflated) size of one card value in bytes.
 // Errors name the chunk (index and type) that is malformed: bad signature,
 // truncated chunk, length beyond the data, CRC mismatch, missing IEND.
 func Extract(data []byte, maxJSON int64) (Card, error) {
-	chunks, err := textChunks(data, maxJSON)
+	chunks, err := textChunks(data)
 	if err != nil {
 		return Card{}, err
 	}
 	var card Card
+	if len(chunks) > MaxCardChunks {
+		card.Warnings = append(card.Warnings, fmt.Sprintf("%d card text chunks; only the first %d are read", len(chunks), MaxCardChunks))
+		chunks = chunks[:MaxCardChunks]
+	}
+	inflateBudget := MaxInflateFactor * maxJSON
 	pick := func(kinds ...string) []textChunk {
 		var out []textChunk
 		for _, c := range chunks {
@@ -76,7 +94,19 @@ func Extract(data []byte, maxJSON int64) (Card, error) {
 					card.Warnings = append(card.Warnings, fmt.Sprintf("duplicate %s chunk %d ignored; the first valid one is used", kw, c.index))
 					continue
 				}
-				js, err := decodeValue(c.value, maxJSON)
+				val := c.value
+				var err error
+				if c.compressed {
+					if inflateBudget <= 0 {
+						err = errors.New("inflation budget of the file spent")
+					} else if val, err = inflate(c.value, min(maxJSON, inflateBudget)); err == nil {
+						inflateBudget -= int64(len(val))
+					}
+				}
+				var js []byte
+				if err == nil {
+					js, err = decodeValue(val, maxJSON)
+				}
 				if err != nil {
 					card.Warnings = append(card.Warnings, fmt.Sprintf("%s chunk %d is unusable (%v); falling back", kw, c.index, err))
 					n--
@@ -120,7 +150,10 @@ func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
 	return out, nil
 }
 
-func textChunks(data []byte, maxInflated int64) ([]textChunk, error) {
+// textChunks walks every chunk to IEND, verifying lengths and CRCs, and
+// returns the text chunks with a card keyword (tEXt, zTXt, iTXt), compressed
+// values still compressed.
+func textChunks(data []byte) ([]textChunk, error) {
 	if !bytes.HasPrefix(data, []byte(Signature)) {
 		return nil, errors.New("png: bad signature")
 	}
@@ -145,17 +178,15 @@ func textChunks(data []byte, maxInflated int64) ([]textChunk, error) {
 		case "IEND":
 			return out, nil
 		case "tEXt":
-			if kw, val, ok := bytes.Cut(body, []byte{0}); ok {
-				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
+			if kw, val, ok := bytes.Cut(body, []byte{0}); ok && isCardKeyword(kw) {
+				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i, false})
 			}
 		case "zTXt":
 			kw, rest, ok := bytes.Cut(body, []byte{0})
 			if !ok || len(rest) < 1 || !isCardKeyword(kw) {
 				continue
 			}
-			if val, err := inflate(rest[1:], maxInflated); err == nil {
-				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
-			}
+			out = append(out, textChunk{strings.ToLower(string(kw)), rest[1:], typ, i, true})
 		case "iTXt":
 			kw, rest, ok := bytes.Cut(body, []byte{0})
 			if !ok || len(rest) < 2 || !isCardKeyword(kw) {
@@ -168,14 +199,7 @@ func textChunks(data []byte, maxInflated int64) ([]textChunk, error) {
 			if !ok1 || !ok2 {
 				continue
 			}
-			val := rest
-			if compressed {
-				var err error
-				if val, err = inflate(rest, maxInflated); err != nil {
-					continue
-				}
-			}
-			out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i})
+			out = append(out, textChunk{strings.ToLower(string(kw)), rest, typ, i, compressed})
 		}
 	}
 }
