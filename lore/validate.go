@@ -1,6 +1,9 @@
 package lore
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -169,6 +172,12 @@ func (e *Entry) Validate() error {
 	if e.ScanDepth != nil && (*e.ScanDepth < MinScanDepth || *e.ScanDepth > MaxScanDepth) {
 		return Invalid("scanDepth", "%d is outside %d-%d", *e.ScanDepth, MinScanDepth, MaxScanDepth)
 	}
+	if e.Order < math.MinInt32 || e.Order > math.MaxInt32 {
+		return Invalid("insertionOrder", "%d is outside the 32-bit range", e.Order)
+	}
+	if e.Priority < math.MinInt32 || e.Priority > math.MaxInt32 {
+		return Invalid("priority", "%d is outside the 32-bit range", e.Priority)
+	}
 	if e.Probability < 0 || e.Probability > 100 {
 		return Invalid("probability", "%d is outside 0-100", e.Probability)
 	}
@@ -185,13 +194,21 @@ func (e *Entry) Validate() error {
 		return Invalid("legacyChannelTags", "%d names, at most %d allowed", len(e.LegacyChannelTags), MaxChannelIDs)
 	}
 	for i, tag := range e.LegacyChannelTags {
-		if strings.TrimSpace(tag) == "" || !utf8.ValidString(tag) || UTF16Len(tag) > MaxLegacyTagLen {
+		if strings.TrimSpace(tag) == "" || !utf8.ValidString(tag) || UTF16Len(tag) > MaxLegacyTagLen || strings.IndexByte(tag, 0) >= 0 {
 			return Invalid(indexField("legacyChannelTags", i), "must be a non-blank name of at most %d characters", MaxLegacyTagLen)
 		}
 	}
 	size := 0
 	for k, v := range e.Extensions {
 		size += len(k) + len(v)
+		// Stored as jsonb: valid JSON, and no NUL anywhere (Postgres text and
+		// jsonb cannot hold U+0000).
+		if !json.Valid(v) {
+			return Invalid("extensions", "value of %q is not valid JSON", truncateForError(k))
+		}
+		if strings.IndexByte(k, 0) >= 0 || bytes.Contains(v, []byte(`\u0000`)) {
+			return Invalid("extensions", "%q must not contain NUL characters", truncateForError(k))
+		}
 	}
 	if size > MaxExtensionsBytes {
 		return Invalid("extensions", "%d bytes, at most %d allowed", size, MaxExtensionsBytes)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -110,41 +109,7 @@ func prepareEntry(e lore.Entry) (lore.Entry, error) {
 	if e.Role == "" {
 		e.Role = lore.RoleSystem
 	}
-	if err := e.Validate(); err != nil {
-		return e, err
-	}
-	return e, checkStorable(e)
-}
-
-// checkStorable refuses what lore's Validate admits but Postgres cannot
-// store, so that a batch fails before anything is written: NUL characters
-// in text (Postgres text cannot hold U+0000) and extension values that are
-// not valid JSON.
-func checkStorable(e lore.Entry) error {
-	texts := []struct {
-		field string
-		vals  []string
-	}{
-		{"title", []string{e.Title}}, {"content", []string{e.Content}},
-		{"keys", e.Keys}, {"secondaryKeys", e.SecondaryKeys}, {"legacyChannelTags", e.LegacyChannelTags},
-	}
-	for _, t := range texts {
-		for i, v := range t.vals {
-			if strings.IndexByte(v, 0) >= 0 {
-				field := t.field
-				if field != "title" && field != "content" {
-					field = fmt.Sprintf("%s[%d]", field, i)
-				}
-				return lore.Invalid(field, "must not contain NUL characters")
-			}
-		}
-	}
-	for k, v := range e.Extensions {
-		if !json.Valid(v) || strings.IndexByte(k, 0) >= 0 {
-			return lore.Invalid("extensions", "value of %q is not valid JSON", k)
-		}
-	}
-	return nil
+	return e, e.Validate()
 }
 
 // entryArgs returns the parameters $4..$21 of entryInsert/entryUpdate.

@@ -33,9 +33,10 @@ func (b *Builder) MissingEnabled() { b.missingEnabled++ }
 // Add checks e and appends it, or records it as skipped. index is the
 // entry's 0-based position in source order; probs are the key problems
 // the codec's CleanKeys calls found. Rules: empty content or content over
-// lore.MaxContentLen UTF-16 units is skipped (seed 002 "Importando"); an
-// entry with no usable key that is not constant is imported and reported
-// inert.
+// lore.MaxContentLen UTF-16 units is skipped (seed 002 "Importando"), and
+// so is any entry lore.Entry.Validate refuses (NUL characters, an order out
+// of range, oversized extensions), with the reason; an entry with no usable
+// key that is not constant is imported and reported inert.
 func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	switch n := lore.UTF16Len(e.Content); {
 	case strings.TrimSpace(e.Content) == "":
@@ -44,6 +45,15 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	case n > lore.MaxContentLen:
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title,
 			fmt.Sprintf("content is %d characters, over the %d limit", n, lore.MaxContentLen)})
+		return
+	}
+	// Anything else the store would refuse is skipped here with the reason,
+	// so one bad entry never fails the whole import (scope fields are set
+	// by the caller; check the entry as a persona entry).
+	probe := e
+	probe.Lineage, probe.Collection, probe.Server = 1, "", ""
+	if err := probe.Validate(); err != nil {
+		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, err.Error()})
 		return
 	}
 	for _, p := range probs {
