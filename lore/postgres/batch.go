@@ -369,7 +369,9 @@ func (s *Store) ReplaceScopes(ctx context.Context, server string, scopes []lore.
 			if _, err := tx.Exec(ctx, entryDeleteServerwide, server); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, lorebookDeleteNotIn, server, p.names); err != nil {
+			// A nil slice would be sent as NULL, and NOT (name = ANY(NULL))
+			// matches nothing: an empty Serverwide scope must drop them all.
+			if _, err := tx.Exec(ctx, lorebookDeleteNotIn, server, emptyIfNil(p.names)); err != nil {
 				return err
 			}
 			for _, name := range p.names {

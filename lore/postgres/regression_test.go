@@ -39,3 +39,17 @@ func TestIgnoreBudgetRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, listed[0].IgnoreBudget)
 }
+
+// TestReplaceScopesEmptyServerwide: replacing the Serverwide scope with an
+// empty one removes every collection, not only the entries.
+func TestReplaceScopesEmptyServerwide(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.collection(t, "Old")
+	b.insert(t, entry(b.server, lore.Serverwide, c.Name, "old lore"))
+	require.NoError(t, b.store.ReplaceScopes(b.ctx, b.server, []lore.ScopeReplacement{{Lineage: lore.Serverwide}}))
+	cols, err := b.store.ListCollections(b.ctx, b.server)
+	require.NoError(t, err)
+	require.Empty(t, cols, "an empty Serverwide scope keeps no collection")
+	require.Equal(t, 0, b.scopeCount(t, lore.Serverwide))
+}
