@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -437,11 +438,18 @@ func lastLines(out []byte, n int) string {
 	return strings.Join(lines, " | ")
 }
 
-// MaskURL returns u with its password replaced by "xxxxx", for logs.
+// MaskURL returns a database URL fit for logs: a postgres:// URL with its
+// password replaced by "xxxxx" (url.URL.Redacted), and anything else (a
+// key=value connection string, an unparsable URL) replaced by a
+// placeholder, since it may hold a password in a form we cannot mask.
 func MaskURL(u string) string {
-	cfg, err := pgx.ParseConfig(u)
-	if err != nil || cfg.Password == "" {
-		return u
+	parsed, err := url.Parse(u)
+	if err != nil || (parsed.Scheme != "postgres" && parsed.Scheme != "postgresql") {
+		return "(connection string set, masked)"
 	}
-	return strings.Replace(u, ":"+cfg.Password+"@", ":xxxxx@", 1)
+	if q := parsed.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		parsed.RawQuery = q.Encode()
+	}
+	return parsed.Redacted()
 }

@@ -59,6 +59,10 @@ func TestMaskURL(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"postgres://postgres:s3cret@127.0.0.1:5432/db?sslmode=disable", "postgres://postgres:xxxxx@127.0.0.1:5432/db?sslmode=disable"},
 		{"postgres://u@h/db", "postgres://u@h/db"},
+		{"postgres://u:p%40ss@h/db", "postgres://u:xxxxx@h/db"},
+		{"postgresql://u@h/db?password=secret&sslmode=disable", "postgresql://u@h/db?password=xxxxx&sslmode=disable"},
+		{"host=h user=u password=secret", "(connection string set, masked)"},
+		{"postgres://u:secret@h:port/db", "(connection string set, masked)"},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.want, pglocal.MaskURL(tt.in))
