@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"loregate/lore"
 )
@@ -140,6 +141,13 @@ func decKeys(field func(*lore.Entry) *[]string) func(*lore.Entry, json.RawMessag
 			if s, isStr := String(raw); isStr {
 				keys = SplitKeyString(s)
 			}
+		}
+		// SillyTavern trims keys before matching (sillytavern.md 2.2 and 5
+		// point 3), so surrounding spaces carry no meaning in world info or
+		// card books: the canonical keys are trimmed, and the raw array is
+		// kept as a shadow for the same-format export.
+		for i := range keys {
+			keys[i] = strings.TrimSpace(keys[i])
 		}
 		kept, probs := CleanKeys(keys)
 		*field(e) = kept

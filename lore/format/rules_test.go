@@ -1,0 +1,53 @@
+package format_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/format"
+)
+
+// TestStoreRefusalsAreSkipped checks that an entry the store would refuse is
+// skipped with its reason instead of failing the whole import later.
+func TestStoreRefusalsAreSkipped(t *testing.T) {
+	book := `{"entries": {
+		"0": {"uid": 0, "key": ["ok"], "content": "kept", "comment": "good"},
+		"1": {"uid": 1, "key": ["bad\u0000key"], "content": "nul key", "comment": "nul"},
+		"2": {"uid": 2, "key": ["big"], "content": "huge order", "comment": "order", "order": 1099511627776}
+	}}`
+	res, err := format.Import("book.json", []byte(book), format.Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Book.Entries, 1)
+	require.Equal(t, "good", res.Book.Entries[0].Title)
+	require.Len(t, res.Report.Skipped, 2)
+	reasons := map[string]string{}
+	for _, s := range res.Report.Skipped {
+		reasons[s.Title] = s.Reason
+	}
+	require.Contains(t, reasons["nul"], "keys[0]")
+	require.Contains(t, reasons["order"], "insertionOrder")
+}
+
+// TestWorldInfoKeysTrimmed: SillyTavern trims keys before matching, so the
+// canonical keys are trimmed, and the export still writes the keys as the
+// source had them.
+func TestWorldInfoKeysTrimmed(t *testing.T) {
+	book := `{"entries": {"0": {"uid": 0, "key": ["shield ", " Sword"], "keysecondary": [" hilt "], "content": "c", "comment": "arms", "selective": true}}}`
+	res, err := format.Import("arms.json", []byte(book), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"shield", "Sword"}, res.Book.Entries[0].Keys)
+	require.Equal(t, []string{"hilt"}, res.Book.Entries[0].SecondaryKeys)
+	out, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	var got struct {
+		Entries map[string]struct {
+			Key          []string `json:"key"`
+			KeySecondary []string `json:"keysecondary"`
+		} `json:"entries"`
+	}
+	require.NoError(t, json.Unmarshal(out, &got))
+	require.Equal(t, []string{"shield ", " Sword"}, got.Entries["0"].Key, "lossless export")
+	require.Equal(t, []string{" hilt "}, got.Entries["0"].KeySecondary)
+}
