@@ -4,8 +4,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -259,9 +261,14 @@ func parseID(kind, s string) (int64, error) {
 	return id, nil
 }
 
+// truncate shortens s to at most n bytes, cutting on a character boundary,
+// for echoing client input in messages.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -281,7 +288,7 @@ func decodeCursor(after *string) (int, error) {
 		return 0, lore.Invalid("after", "is not a cursor returned by this API")
 	}
 	n, err := strconv.Atoi(string(b[2:]))
-	if err != nil || n < 0 {
+	if err != nil || n < 0 || n >= math.MaxInt32 {
 		return 0, lore.Invalid("after", "is not a cursor returned by this API")
 	}
 	return n + 1, nil

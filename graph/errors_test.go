@@ -138,3 +138,17 @@ func (a *api) raw(bearer, body string) gqlResponse {
 	req.Header.Set("Authorization", "Bearer "+bearer)
 	return a.send(req)
 }
+
+func TestHostileCursor(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	for _, cursor := range []string{"bzo5MjIzMzcyMDM2ODU0Nzc1ODA3", "bzotMQ", "not-a-cursor", "bzo5OTk5OTk5OTk5"} {
+		r := a.do(serviceKey, `query($id: String!, $c: String) { server(discordId: $id) { collections(after: $c) { totalCount edges { cursor } } } }`,
+			map[string]any{"id": serverA, "c": cursor})
+		if len(r.Errors) > 0 {
+			require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"], cursor)
+			continue
+		}
+		require.Contains(t, string(r.Data["server"]), `"edges":[]`, cursor)
+	}
+}
