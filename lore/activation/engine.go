@@ -43,8 +43,9 @@ type entryState struct {
 //     entries always pass), collection (Serverwide entries only: present and
 //     enabled), channel (when in.ChannelScoping: the collection's channels for
 //     Serverwide entries, the entry's own for persona entries; empty admits
-//     all; a thread is admitted when its channel or its parent is listed; an
-//     entry with LegacyChannelTags admits every channel).
+//     all; a thread is admitted when its channel or its parent is listed; a
+//     persona entry with LegacyChannelTags admits every channel, while a
+//     Serverwide entry always follows its collection's channels).
 //  2. Probability 0 blocks every entry, constants included.
 //  3. Constants skip keys, secondary logic and the chance roll (group
 //     AlwaysOn). Other entries need a primary key occurring in their last
@@ -330,7 +331,12 @@ func (gc *gateCache) gate(e *lore.Entry, in *Input) (Verdict, string) {
 		}
 		channels = c.ChannelIDs
 	}
-	if in.ChannelScoping && len(e.LegacyChannelTags) == 0 && !channelAdmits(channels, in.Channel, in.ParentChannel) {
+	// Pending legacy channel names stand for the persona entry's own
+	// channels until the backfill resolves them, so they admit every
+	// channel; a Serverwide entry's channels belong to its collection, set
+	// by a manager, which pending names never override.
+	pending := !e.Lineage.IsServerwide() && len(e.LegacyChannelTags) > 0
+	if in.ChannelScoping && !pending && !channelAdmits(channels, in.Channel, in.ParentChannel) {
 		if e.Lineage.IsServerwide() {
 			return VerdictGatedChannel, "channel is not in the collection's channels"
 		}

@@ -124,6 +124,11 @@ func TestGates(t *testing.T) {
 			e.LegacyChannelTags = []string{"#general"}
 			return e
 		}(), nil, VerdictAdmitted},
+		{"legacy tags do not override a collection's channels", func() lore.Entry {
+			e := constant(1, "x")
+			e.LegacyChannelTags = []string{"#general"}
+			return e
+		}(), func(in *Input) { in.Collections = general(chanB) }, VerdictGatedChannel},
 		{"legacy tags do not bypass lineage", func() lore.Entry {
 			e := persona(constant(1, "x"), 8)
 			e.LegacyChannelTags = []string{"#general"}
