@@ -18,7 +18,17 @@ import (
 // anything is written; the first failure is an *lore.InvalidError whose
 // field starts with "entries[i]". Pending legacy tags are normalized to a
 // sorted set, as they are stored.
+// MaxBatchEntries bounds the entries of one batch write (imports, book
+// replacements, backup scopes): four times lore.MaxEntriesPerScope.
+const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
+
 func prepareBatch(server string, lineage lore.Lineage, collection string, entries []lore.Entry) ([]lore.Entry, error) {
+	// Bound the work an oversized batch causes before anything is copied or
+	// validated. Append batches may shrink by deduplication, so the bound is
+	// a multiple of the scope limit rather than the limit itself.
+	if len(entries) > MaxBatchEntries {
+		return nil, lore.Invalid("entries", "%d entries in one batch, at most %d accepted", len(entries), MaxBatchEntries)
+	}
 	out := make([]lore.Entry, len(entries))
 	for i, in := range entries {
 		e := in.Clone()
