@@ -10,6 +10,10 @@ import (
 	"loregate/lore"
 )
 
+// MaxBatchEntries bounds the entries of one batch write (imports, book
+// replacements, backup scopes): four times lore.MaxEntriesPerScope.
+const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
+
 // prepareBatch returns validated copies of entries placed in one scope: the
 // server and lineage are set; persona entries lose any collection name
 // (seed 000: "Persona writes ignore collection names"); Serverwide entries
@@ -18,10 +22,6 @@ import (
 // anything is written; the first failure is an *lore.InvalidError whose
 // field starts with "entries[i]". Pending legacy tags are normalized to a
 // sorted set, as they are stored.
-// MaxBatchEntries bounds the entries of one batch write (imports, book
-// replacements, backup scopes): four times lore.MaxEntriesPerScope.
-const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
-
 func prepareBatch(server string, lineage lore.Lineage, collection string, entries []lore.Entry) ([]lore.Entry, error) {
 	// Bound the work an oversized batch causes before anything is copied or
 	// validated. Append batches may shrink by deduplication, so the bound is
