@@ -45,7 +45,11 @@ func interpretError(err error) error {
 			}
 			return &lore.InvalidError{Field: field, Reason: "rejected by a database constraint"}
 		case len(pgErr.Code) == 5 && pgErr.Code[:2] == pgClassDataException:
-			return &lore.InvalidError{Field: pgErr.ColumnName, Reason: "rejected by the database (" + pgErr.Code + ")"}
+			field := pgErr.ColumnName
+			if field == "" {
+				field = "input"
+			}
+			return &lore.InvalidError{Field: field, Reason: "rejected by the database (" + pgErr.Code + ")"}
 		}
 	}
 	// Connection failures, timeouts, cancellation, deadlocks, anything else:

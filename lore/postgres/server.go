@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -29,6 +31,9 @@ func (s *Store) UpsertServer(ctx context.Context, id, name string) (lore.Server,
 	}
 	if lore.UTF16Len(name) > maxServerNameLen {
 		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "at most %d characters allowed", maxServerNameLen))
+	}
+	if !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0 {
+		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "must be valid UTF-8 without NUL characters"))
 	}
 	d := lore.DefaultServerSettings()
 	sv, err := scanServer(s.db.QueryRow(ctx, serverUpsert, id, name, d.ChannelScoping, d.MemoryTagging, d.RegexKeys))
