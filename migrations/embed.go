@@ -167,7 +167,7 @@ func GetStatus(ctx context.Context, conn *pgx.Conn) ([]Status, error) {
 		delete(done, m.Version)
 	}
 	for v := range done {
-		return out, fmt.Errorf("database has migration %06d applied, which this binary does not know: run a newer loregate", v)
+		return out, fmt.Errorf("%w: database has migration %06d applied: run a newer loregate", ErrUnknownMigration, v)
 	}
 	return out, nil
 }
@@ -284,6 +284,9 @@ func PlanDown(ctx context.Context, conn *pgx.Conn, target int) (DownPlan, error)
 	}
 	return plan, nil
 }
+
+// ErrUnknownMigration reports a database migrated by a newer binary.
+var ErrUnknownMigration = errors.New("database has a migration this binary does not know")
 
 // ErrNothingToUndo is returned by Down when no applied migration is >= the
 // target.

@@ -138,6 +138,8 @@ func readyHandler(pool *pgxpool.Pool) http.HandlerFunc {
 		defer conn.Release()
 		current, err := migrations.Current(ctx, conn.Conn())
 		switch {
+		case errors.Is(err, migrations.ErrUnknownMigration):
+			http.Error(w, "database schema is newer than this binary", http.StatusServiceUnavailable)
 		case err != nil:
 			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
 		case !current:
