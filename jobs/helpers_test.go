@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -139,3 +140,14 @@ func logLevel() slog.Level {
 
 // waitLimit bounds every wait for a job.
 const waitLimit = 90 * time.Second
+
+func mustRead(tb testing.TB, rel string) []byte {
+	tb.Helper()
+	p := filepath.Join("..", "..", "shared", "corpus", rel)
+	b, err := os.ReadFile(p)
+	if os.IsNotExist(err) {
+		tb.Skipf("corpus file %s absent: skipping", p)
+	}
+	require.NoError(tb, err)
+	return b
+}
