@@ -35,14 +35,20 @@ func (s renameDuringImport) ImportEntries(ctx context.Context, t lore.ImportTarg
 
 func newAPIWithStore(t *testing.T, store lore.Store) *api {
 	t.Helper()
+	return newAPIWith(t, store, false)
+}
+
+func newAPIWith(t *testing.T, store lore.Store, introspection bool) *api {
+	t.Helper()
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(4)},
-		Auth:     authn,
-		Logger:   logger,
+		Resolver:      &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(4)},
+		Auth:          authn,
+		Logger:        logger,
+		Introspection: introspection,
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -101,13 +107,22 @@ func TestRequestLimits(t *testing.T) {
 	deep := `{ server(discordId: "` + serverA + `") { collections { edges { node { entries { edges { node { id } } } } } } } }`
 	r := a.do(serviceKey, deep, nil)
 	require.Empty(t, r.Errors, "an ordinary dashboard query passes")
-	var b strings.Builder
 	r = a.do(serviceKey, `{ __schema { queryType { name } } }`, nil)
 	require.Equal(t, "INTROSPECTION_DISABLED", r.Errors[0].Extensions["code"])
-	b.WriteString(`query { __schema { types { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } } } } }`)
-	r = a.do(serviceKey, b.String(), nil)
+	// With introspection on, the schema's type graph is cyclic: nesting hidden
+	// in fragment spreads still counts.
+	ia := newAPIWith(t, postgres.New(postgrestest.NewPool(t)), true)
+	r = ia.do(serviceKey, `{ __schema { queryType { name } } }`, nil)
+	require.Empty(t, r.Errors, "introspection is on for this server")
+	deepFrags := `query { __schema { types { ...A } } }
+		fragment A on __Type { fields { type { ...B } } }
+		fragment B on __Type { ofType { ofType { ...C } } }
+		fragment C on __Type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } }`
+	r = ia.do(serviceKey, deepFrags, nil)
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "QUERY_TOO_DEEP", r.Errors[0].Extensions["code"], r.Errors[0].Message)
+	r = ia.do(serviceKey, `query { __schema { types { ...A } } } fragment A on __Type { fields { type { ofType { name } } } }`, nil)
+	require.Empty(t, r.Errors, "a shallow fragment query passes")
 	// Complexity: asking for huge pages is refused before execution.
 	r = a.do(serviceKey, `{ server(discordId: "`+serverA+`") { collections(first: 250) { edges { node { entries(first: 250) { edges { node { id title content keys } } } } } } } }`, nil)
 	require.NotEmpty(t, r.Errors)
