@@ -278,6 +278,20 @@ func regexSource(key string) (src string, bodyLen int, ok bool) {
 	return body, len(body), true
 }
 
+// CheckRegexKey reports whether key has the /pattern/flags shape of a regex
+// key and, if so, why the engine cannot use it: "" when it compiles with
+// RE2 within MaxRegexLen, else the reason (too long, RE2 cannot compile it:
+// lookaround, backreferences). Importers use it to report unsupported keys
+// with exactly the engine's rules.
+func CheckRegexKey(key string) (isRegex bool, problem string) {
+	src, n, ok := regexSource(key)
+	if !ok {
+		return false, ""
+	}
+	_, problem = compileRegex(src, n)
+	return true, problem
+}
+
 func compileRegex(src string, bodyLen int) (*regexp.Regexp, string) {
 	if bodyLen > MaxRegexLen {
 		return nil, "regex longer than " + strconv.Itoa(MaxRegexLen) + " bytes"

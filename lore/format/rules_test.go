@@ -2,6 +2,7 @@ package format_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +51,17 @@ func TestWorldInfoKeysTrimmed(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &got))
 	require.Equal(t, []string{"shield ", " Sword"}, got.Entries["0"].Key, "lossless export")
 	require.Equal(t, []string{" hilt "}, got.Entries["0"].KeySecondary)
+}
+
+// TestLongRegexKeyReported: a regex key the engine will not compile (over
+// its length cap) is reported as unsupported, with the engine's own rules.
+func TestLongRegexKeyReported(t *testing.T) {
+	// 302 characters (within the key length limit) but 602 bytes, past the
+	// engine's regex cap.
+	long := "/" + strings.Repeat("é", 300) + "/"
+	book := `{"entries": {"0": {"uid": 0, "key": ["` + long + `", "plain"], "content": "c", "comment": "re"}}}`
+	res, err := format.Import("re.json", []byte(book), format.Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Report.UnsupportedKeys, 1)
+	require.Contains(t, res.Report.UnsupportedKeys[0].Reason, "regex")
 }

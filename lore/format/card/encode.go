@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/activation"
 	"loregate/lore/format/internal/conv"
 )
 
@@ -194,7 +195,7 @@ func allRegex(keys []string) bool {
 		return false
 	}
 	for _, k := range keys {
-		if _, _, ok := conv.RegexKey(k); !ok {
+		if isRegex, _ := activation.CheckRegexKey(k); !isRegex {
 			return false
 		}
 	}

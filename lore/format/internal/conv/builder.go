@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/activation"
 )
 
 // Builder collects converted entries and the report of one import. Codecs
@@ -81,10 +82,8 @@ func hasUsableKey(keys []string) bool {
 		if strings.TrimSpace(k) == "" {
 			continue
 		}
-		if pat, flags, ok := RegexKey(k); ok {
-			if _, err := CompileRegexKey(pat, flags); err != nil {
-				continue
-			}
+		if isRegex, problem := activation.CheckRegexKey(k); isRegex && problem != "" {
+			continue
 		}
 		return true
 	}

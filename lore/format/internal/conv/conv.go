@@ -7,7 +7,7 @@ package conv
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"loregate/lore/activation"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -177,62 +177,12 @@ func CleanKeys(keys []string) ([]string, []KeyProblem) {
 			probs = append(probs, KeyProblem{k, fmt.Sprintf("more than %d keys in the entry", lore.MaxKeysPerEntry)})
 			continue
 		}
-		if pat, flags, ok := RegexKey(k); ok {
-			if _, err := CompileRegexKey(pat, flags); err != nil {
-				probs = append(probs, KeyProblem{k, "regex RE2 cannot compile"})
-			}
+		if isRegex, problem := activation.CheckRegexKey(k); isRegex && problem != "" {
+			probs = append(probs, KeyProblem{k, problem})
 		}
 		kept = append(kept, k)
 	}
 	return kept, probs
-}
-
-// RegexKey reports whether key has the /pattern/flags shape that SillyTavern
-// treats as a regex (sillytavern.md 5 point 4): after trimming, a leading
-// "/", a non-empty pattern with no unescaped "/", a closing "/" and flags
-// from "dgimsuy" without repeats.
-func RegexKey(key string) (pattern, flags string, ok bool) {
-	k := strings.TrimSpace(key)
-	if len(k) < 3 || k[0] != '/' {
-		return "", "", false
-	}
-	end := strings.LastIndexByte(k, '/')
-	if end <= 1 {
-		return "", "", false
-	}
-	pattern, flags = k[1:end], k[end+1:]
-	seen := map[rune]bool{}
-	for _, f := range flags {
-		if !strings.ContainsRune("gimsuy", f) || seen[f] {
-			return "", "", false
-		}
-		seen[f] = true
-	}
-	for i := 0; i < len(pattern); i++ {
-		if pattern[i] == '\\' {
-			i++
-			continue
-		}
-		if pattern[i] == '/' {
-			return "", "", false
-		}
-	}
-	return pattern, flags, true
-}
-
-// CompileRegexKey compiles a JS-style pattern with Go's RE2, translating the
-// flags i, m and s (formats.md 4.3); g, u and y are harmless.
-func CompileRegexKey(pattern, flags string) (*regexp.Regexp, error) {
-	var pre string
-	for _, f := range "ims" {
-		if strings.ContainsRune(flags, f) {
-			pre += string(f)
-		}
-	}
-	if pre != "" {
-		pattern = "(?" + pre + ")" + pattern
-	}
-	return regexp.Compile(pattern)
 }
 
 // SplitKeyString splits a key list stored as one string (RisuAI key and
