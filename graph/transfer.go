@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
@@ -137,9 +136,6 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		return &model.ExportPayload{Error: me}, err
 	}
 	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
-	if !auth.FromContext(ctx).CanManage(server) {
-		return nil, errForbidden
-	}
 	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
 		return fail(err)
 	}

@@ -63,12 +63,13 @@
 // token budget counted by a [Tokenizer]. Always On entries are considered
 // first in insertion order, then activated ones; an entry that does not fit
 // is skipped and a later smaller one may fit. An entry fits when the used
-// budget plus its cost does not exceed the limit.
+// budget plus its cost does not exceed the limit. An entry with
+// IgnoreBudget is outside the budget: admitted and not counted.
 //
 // # Not implemented
 //
 // Recursive scanning, priority eviction, inclusion groups, timed effects
-// (sticky, cooldown, delay), CCv3 decorators and SillyTavern's ignoreBudget
-// are off by default in DESIGN.md and not implemented here; identity macros
-// inside keys are not expanded.
+// (sticky, cooldown, delay) and CCv3 decorators are off by default in
+// DESIGN.md and not implemented here; identity macros inside keys are not
+// expanded.
 package activation

@@ -7,7 +7,7 @@ import "strings"
 // through convertMentions, so {{user}}, {{char}}, and {{bot}} resolve to
 // current names. Other macros and conditional blocks stay literal").
 //
-// Macro names are matched ASCII case-insensitively ({{User}} works, as in
+// Macro names are matched case-insensitively (strings.EqualFold) ({{User}} works, as in
 // SillyTavern); no spaces are allowed inside the braces. A macro whose name
 // is empty stays literal; bot falls back to char. Every other {{...}},
 // including conditionals and {{random}}, is copied unchanged. The result is

@@ -6,7 +6,7 @@
 // # Queries
 //
 // The SQL is hand-written and kept as constants, one file per table
-// (sql_server.go, sql_persona.go, sql_lorebook.go, sql_entry.go). Every
+// (sql_server.go for servers and personas, sql_lorebook.go, sql_entry.go). Every
 // method runs its statements on one executor (a pool or a transaction), so
 // the same code serves [Store.WithTx] and [Store.InTx].
 //
