@@ -10,6 +10,7 @@ import (
 
 	"loregate/graph/auth"
 	"loregate/lore"
+	"loregate/lore/postgres"
 )
 
 // artifactHandler serves GET /artifacts/{id}: the file a job produced (a
@@ -26,7 +27,16 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		a, err := jobs.Store.GetArtifactData(ctx, id)
+		// Check access on the metadata first: the file is read only for a
+		// caller who may have it.
+		meta, err := jobs.Store.GetArtifact(ctx, id)
+		if err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(jobs.now())) {
+			err = lore.ErrNotFound
+		}
+		var a postgres.Artifact
+		if err == nil {
+			a, err = jobs.Store.GetArtifactData(ctx, id)
+		}
 		switch {
 		case errors.Is(err, lore.ErrNotFound):
 			http.NotFound(w, r)
@@ -34,10 +44,6 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 		case err != nil:
 			logger.ErrorContext(ctx, "read artifact", "request_id", RequestID(ctx), "artifact", id, "err", err)
 			http.Error(w, "store unavailable, try again", http.StatusServiceUnavailable)
-			return
-		}
-		if !auth.FromContext(ctx).CanManage(a.Server) || !a.ExpiresAt.After(jobs.now()) {
-			http.NotFound(w, r)
 			return
 		}
 		h := w.Header()

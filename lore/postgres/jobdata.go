@@ -138,6 +138,16 @@ func (s *Store) GetArtifactByJob(ctx context.Context, jobID int64) (Artifact, er
 	return a, wrapErr("get artifact", err)
 }
 
+// GetArtifact returns an artifact's metadata without its data, or
+// ErrNotFound, so that callers check access before reading the file.
+func (s *Store) GetArtifact(ctx context.Context, id int64) (Artifact, error) {
+	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGet, id), false)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Artifact{}, wrapErr("get artifact", notFound("artifact %d", id))
+	}
+	return a, wrapErr("get artifact", err)
+}
+
 // GetArtifactData returns the artifact with its data, or ErrNotFound. The
 // caller checks ExpiresAt and the reader's permission on Server.
 func (s *Store) GetArtifactData(ctx context.Context, id int64) (Artifact, error) {

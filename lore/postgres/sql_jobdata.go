@@ -25,6 +25,7 @@ RETURNING id, created_at`
 	artifactGetByJob = `SELECT ` + artifactColumns + ` FROM job_artifacts WHERE job_id = $1`
 
 	artifactGetData = `SELECT ` + artifactColumns + `, data FROM job_artifacts WHERE id = $1`
+	artifactGet     = `SELECT ` + artifactColumns + ` FROM job_artifacts WHERE id = $1`
 
 	artifactDeleteExpired = `DELETE FROM job_artifacts WHERE expires_at <= $1`
 
