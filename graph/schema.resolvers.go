@@ -40,14 +40,11 @@ func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err
 	}
-	s, err := r.Store.GetServer(ctx, input.ServerDiscordID)
-	if err == nil {
-		set := s.Settings
-		set.ChannelScoping = get(input.ChannelScoping, set.ChannelScoping)
-		set.MemoryTagging = get(input.MemoryTagging, set.MemoryTagging)
-		set.RegexKeys = get(input.RegexKeys, set.RegexKeys)
-		s, err = r.Store.UpdateServerSettings(ctx, input.ServerDiscordID, set)
-	}
+	s, err := r.Store.PatchServerSettings(ctx, input.ServerDiscordID, lore.SettingsPatch{
+		ChannelScoping: boolPtr(input.ChannelScoping),
+		MemoryTagging:  boolPtr(input.MemoryTagging),
+		RegexKeys:      boolPtr(input.RegexKeys),
+	})
 	if err != nil {
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err

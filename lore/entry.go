@@ -273,6 +273,11 @@ type ServerSettings struct {
 	RegexKeys bool `json:"regexKeys"`
 }
 
+// SettingsPatch is a partial settings update; nil fields keep their value.
+type SettingsPatch struct {
+	ChannelScoping, MemoryTagging, RegexKeys *bool
+}
+
 // DefaultServerSettings are the settings of a newly registered server.
 func DefaultServerSettings() ServerSettings {
 	return ServerSettings{ChannelScoping: true, MemoryTagging: true, RegexKeys: true}

@@ -116,6 +116,9 @@ type Store interface {
 	// UpdateServerSettings replaces the settings and bumps LoreVersion
 	// (settings change matching). ErrNotFound for an unknown server.
 	UpdateServerSettings(ctx context.Context, id string, s ServerSettings) (Server, error)
+	// PatchServerSettings changes only the settings p sets, in one
+	// statement, so concurrent partial updates never undo each other.
+	PatchServerSettings(ctx context.Context, id string, p SettingsPatch) (Server, error)
 	// DeleteServer removes the server and cascades all its lore.
 	DeleteServer(ctx context.Context, id string) error
 

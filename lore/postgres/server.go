@@ -66,6 +66,19 @@ func (s *Store) UpdateServerSettings(ctx context.Context, id string, set lore.Se
 	return sv, wrapErr("update server settings", err)
 }
 
+// PatchServerSettings changes the settings p sets in one statement and
+// increments lore_version. ErrNotFound for an unknown server.
+func (s *Store) PatchServerSettings(ctx context.Context, id string, p lore.SettingsPatch) (lore.Server, error) {
+	if err := checkServerID(id); err != nil {
+		return lore.Server{}, wrapErr("patch server settings", err)
+	}
+	sv, err := scanServer(s.db.QueryRow(ctx, serverPatchSettings, id, p.ChannelScoping, p.MemoryTagging, p.RegexKeys))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return lore.Server{}, wrapErr("patch server settings", notFound("server %s", id))
+	}
+	return sv, wrapErr("patch server settings", err)
+}
+
 // DeleteServer removes the server; the foreign keys cascade its personas,
 // collections, entries and legacy channel tags. ErrNotFound for an unknown
 // server.

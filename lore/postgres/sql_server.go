@@ -15,6 +15,13 @@ RETURNING ` + serverColumns
 
 	serverGet = `SELECT ` + serverColumns + ` FROM servers WHERE id = $1`
 
+	serverPatchSettings = `UPDATE servers
+SET channel_memory_enabled = COALESCE($2, channel_memory_enabled),
+    memory_tagging_enabled = COALESCE($3, memory_tagging_enabled),
+    regex_keys_enabled = COALESCE($4, regex_keys_enabled),
+    lore_version = lore_version + 1
+WHERE id = $1
+RETURNING ` + serverColumns
 	serverUpdateSettings = `UPDATE servers
 SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
     lore_version = lore_version + 1
