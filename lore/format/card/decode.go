@@ -152,22 +152,8 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 				}
 			}
 			continue
-		case "name":
-			b.Book.Name, _ = conv.String(f.Value)
-		case "description":
-			b.Book.Description, _ = conv.String(f.Value)
-		case "recursive_scanning":
-			if v, _ := conv.Bool(f.Value); v {
-				b.Report.Ignore("recursion")
-			}
-		case "token_budget":
-			if !conv.IsNull(f.Value) {
-				b.Report.Ignore("token budget")
-			}
-		case "scan_depth":
-			if !conv.IsNull(f.Value) {
-				b.Report.Ignore("book scan depth")
-			}
+		default:
+			b.BookSetting(f.Name, f.Value)
 		}
 		b.Book.Extensions[conv.PrefixCard+f.Name] = f.Value
 	}
@@ -181,17 +167,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 			continue
 		}
 		e, c := DecodeEntry(eo, &b.Report)
-		if c.MissingEnabled {
-			b.MissingEnabled()
-		}
-		for _, w := range c.Warnings {
-			b.Report.Warnf("entry %d: %s", i, w)
-		}
-		before := len(b.Book.Entries)
-		b.Add(i, e, c.Probs...)
-		if len(b.Book.Entries) > before && c.Collapsed {
-			b.Report.CollapsedPlacements++
-		}
+		b.AddEntry(i, e, c)
 	}
 	book, rep := b.Finish()
 	return book, rep, nil

@@ -116,26 +116,8 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		switch f.Name {
 		case "entries":
 			continue
-		case "name":
-			if s, ok := conv.String(f.Value); ok {
-				b.Book.Name = s
-			}
-		case "description":
-			if s, ok := conv.String(f.Value); ok {
-				b.Book.Description = s
-			}
-		case "recursive_scanning":
-			if v, _ := conv.Bool(f.Value); v {
-				b.Report.Ignore("recursion")
-			}
-		case "token_budget":
-			if !conv.IsNull(f.Value) {
-				b.Report.Ignore("token budget")
-			}
-		case "scan_depth":
-			if !conv.IsNull(f.Value) {
-				b.Report.Ignore("book scan depth")
-			}
+		default:
+			b.BookSetting(f.Name, f.Value)
 		}
 		b.Book.Extensions[conv.PrefixST+f.Name] = f.Value
 	}
@@ -152,17 +134,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 			eo = fromHybrid(eo)
 		}
 		e, c := DecodeEntry(eo, &b.Report)
-		if c.MissingEnabled {
-			b.MissingEnabled()
-		}
-		for _, w := range c.Warnings {
-			b.Report.Warnf("entry %d: %s", i, w)
-		}
-		before := len(b.Book.Entries)
-		b.Add(i, e, c.Probs...)
-		if len(b.Book.Entries) > before && c.Collapsed {
-			b.Report.CollapsedPlacements++
-		}
+		b.AddEntry(i, e, c)
 	}
 	book, rep := b.Finish()
 	return book, rep, nil

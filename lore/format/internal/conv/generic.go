@@ -49,6 +49,37 @@ func Items(raw json.RawMessage) []json.RawMessage {
 	return arr
 }
 
+// BookSetting reads a book-level field shared by world info files and card
+// books: name and description fill the book; recursive_scanning,
+// token_budget and scan_depth have no destination in the canonical model
+// and are counted as ignored settings when set (seed 002 "Importando").
+// Other names are left alone. The caller keeps the raw value in the book's
+// extensions either way.
+func (b *Builder) BookSetting(name string, value json.RawMessage) {
+	switch name {
+	case "name":
+		if s, ok := String(value); ok {
+			b.Book.Name = s
+		}
+	case "description":
+		if s, ok := String(value); ok {
+			b.Book.Description = s
+		}
+	case "recursive_scanning":
+		if v, _ := Bool(value); v {
+			b.Report.Ignore("recursion")
+		}
+	case "token_budget":
+		if !IsNull(value) {
+			b.Report.Ignore("token budget")
+		}
+	case "scan_depth":
+		if !IsNull(value) {
+			b.Report.Ignore("book scan depth")
+		}
+	}
+}
+
 // AddEntry runs the common tail of an entry decoder: warnings, missing
 // enabled, Add and collapsed placement.
 func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
