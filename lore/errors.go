@@ -70,15 +70,16 @@ type ScopeFullError struct {
 	Lineage Lineage
 	// Limit is the scope's capacity (MaxEntriesPerScope).
 	Limit int
-	// Existing is the number of entries that would remain in the scope.
+	// Existing is the number of entries the write keeps in the scope (0 for
+	// a replacement of the whole scope).
 	Existing int
 	// Adding is the number of entries the write tried to add.
 	Adding int
 }
 
 func (e *ScopeFullError) Error() string {
-	return fmt.Sprintf("scope full: %s holds %d entries, adding %d would exceed the limit of %d",
-		e.Lineage.scopeName(), e.Existing, e.Adding, e.Limit)
+	return fmt.Sprintf("scope full: %s would hold %d entries (%d kept + %d added), over the limit of %d",
+		e.Lineage.scopeName(), e.Existing+e.Adding, e.Existing, e.Adding, e.Limit)
 }
 
 // Is makes errors.Is(err, ErrScopeFull) true.

@@ -280,9 +280,6 @@ func (s *Store) CreateCollectionWithEntries(ctx context.Context, c lore.Collecti
 		return lore.Collection{}, lore.ImportResult{}, wrapErr(op, err)
 	}
 	add, dups := dedupe(map[string]struct{}{}, batch)
-	if err := checkCapacity(c.Server, lore.Serverwide, 0, len(add)); err != nil {
-		return lore.Collection{}, lore.ImportResult{}, wrapErr(op, err)
-	}
 	var out lore.Collection
 	err = s.write(ctx, op, c.Server, func(tx pgx.Tx) error {
 		n, err := countScopeTx(ctx, tx, c.Server, lore.Serverwide)

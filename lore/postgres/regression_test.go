@@ -70,3 +70,23 @@ func TestPatchServerSettings(t *testing.T) {
 	_, err = b.store.PatchServerSettings(b.ctx, snowflake(t), lore.SettingsPatch{})
 	require.ErrorIs(t, err, lore.ErrNotFound)
 }
+
+// TestScopeFullCountsWhatIsThere: a refused collection import reports the
+// entries already in the scope, not zero.
+func TestScopeFullCountsWhatIsThere(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.collection(t, "Full")
+	_, err := b.store.ImportEntries(b.ctx, lore.ImportTarget{Server: b.server, CollectionID: c.ID, Collection: c.Name}, lore.Append,
+		entries(b.server, lore.Serverwide, c.Name, "old", 248))
+	require.NoError(t, err)
+	_, _, err = b.store.CreateCollectionWithEntries(b.ctx, lore.Collection{Server: b.server, Name: "New", Enabled: true},
+		entries(b.server, lore.Serverwide, "New", "new", 5))
+	var full *lore.ScopeFullError
+	require.ErrorAs(t, err, &full)
+	require.Equal(t, 248, full.Existing)
+	require.Equal(t, 5, full.Adding)
+	require.Contains(t, err.Error(), "would hold 253 entries (248 kept + 5 added)")
+	_, err = b.store.GetCollectionByName(b.ctx, b.server, "New")
+	require.ErrorIs(t, err, lore.ErrNotFound, "no empty book is left behind")
+}
