@@ -118,6 +118,7 @@ func TestEndToEnd(t *testing.T) {
 	// A new collection with the same name is refused.
 	imp = a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "Eldoria.json", eldoria)
 	require.Equal(t, "DUPLICATE_NAME", imp.Error.Code)
+	require.Contains(t, imp.Error.Message, `"Eldoria"`, "the message names the taken name")
 
 	// A PNG card's book into the persona book.
 	png := corpus(t, "png/sillytavern__default_Seraphina.png")
@@ -474,4 +475,25 @@ func TestAssemblePrompt(t *testing.T) {
 	input["presetMarkers"] = []string{"nope"}
 	r := a.do(serviceKey, q, map[string]any{"input": input})
 	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])
+}
+
+// TestImportRefusals: an empty book never creates or empties a book, and an
+// oversized JSON file is refused at once, not by a background job.
+func TestImportRefusals(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	empty := corpus(t, "novelai/grahamwaters__lorebook_generated.lorebook")
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "empty.lorebook", empty)
+	require.NotNil(t, imp.Error)
+	require.Equal(t, "INVALID_INPUT", imp.Error.Code)
+	require.Contains(t, imp.Error.Message, "no importable entries")
+	var srv struct{ Collections struct{ TotalCount int } }
+	a.must(serviceKey, `query($id: String!) { server(discordId: $id) { collections { totalCount } } }`, map[string]any{"id": serverA}, "server", &srv)
+	require.Zero(t, srv.Collections.TotalCount, "no empty collection was created")
+
+	big := []byte(`{"entries": {"0": {"uid": 0, "key": ["k"], "content": "` + strings.Repeat("x", 2_100_000) + `"}}}`)
+	imp = a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "big.json", big)
+	require.NotNil(t, imp.Error)
+	require.Equal(t, "INVALID_INPUT", imp.Error.Code)
+	require.Contains(t, imp.Error.Message, "2000000-byte limit")
 }

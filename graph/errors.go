@@ -45,12 +45,16 @@ func mutationError(err error) *model.MutationError {
 	switch {
 	case errors.As(err, &inv):
 		me.Code = model.ErrorCodeInvalidInput
-		me.Field = &inv.Field
+		field := apiField(inv.Field)
+		me.Field = &field
+		me.Message = (&lore.InvalidError{Field: field, Reason: inv.Reason}).Error()
 	case errors.As(err, &full):
 		me.Code = model.ErrorCodeScopeFull
 		me.Limit = &full.Limit
+		me.Message = full.Error()
 	case errors.Is(err, lore.ErrInvalid):
 		me.Code = model.ErrorCodeInvalidInput
+		me.Message = "invalid input"
 	case errors.Is(err, lore.ErrScopeFull):
 		me.Code = model.ErrorCodeScopeFull
 		limit := lore.MaxEntriesPerScope
@@ -64,6 +68,12 @@ func mutationError(err error) *model.MutationError {
 	case errors.Is(err, lore.ErrDuplicateName):
 		me.Code = model.ErrorCodeDuplicateName
 		me.Message = "a collection with this name already exists on this server"
+		var dup *duplicateName
+		if errors.As(err, &dup) {
+			field := "name"
+			me.Field = &field
+			me.Message = fmt.Sprintf("a collection named %q already exists on this server", dup.name)
+		}
 	case errors.Is(err, lore.ErrStaleTarget):
 		me.Code = model.ErrorCodeStaleTarget
 		me.Message = "the collection was renamed or deleted after this write was prepared; nothing was written"
@@ -74,6 +84,36 @@ func mutationError(err error) *model.MutationError {
 		return nil
 	}
 	return me
+}
+
+// duplicateName names the collection name a write found taken.
+type duplicateName struct {
+	name string
+	err  error
+}
+
+func (d *duplicateName) Error() string { return d.err.Error() }
+func (d *duplicateName) Unwrap() error { return d.err }
+
+// withName attaches the attempted collection name to a duplicate-name
+// error so the payload can say which name is taken.
+func withName(err error, name string) error {
+	if errors.Is(err, lore.ErrDuplicateName) {
+		return &duplicateName{name: name, err: err}
+	}
+	return err
+}
+
+// apiField translates a domain field name to the API's input name where
+// they differ.
+func apiField(f string) string {
+	switch f {
+	case "server":
+		return "serverDiscordId"
+	case "lineage":
+		return "lineageId"
+	}
+	return f
 }
 
 // presentError is the server's error presenter: it keeps GraphQL
@@ -98,8 +138,13 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			code = CodeForbidden
 		case errors.Is(err, lore.ErrNotFound):
 			code = CodeNotFound
+			gqlErr.Message = "not found: it does not exist or is not visible to you"
 		case errors.Is(err, lore.ErrInvalid):
 			code = CodeBadInput
+			var inv *lore.InvalidError
+			if errors.As(err, &inv) {
+				gqlErr.Message = (&lore.InvalidError{Field: apiField(inv.Field), Reason: inv.Reason}).Error()
+			}
 		case errors.Is(err, lore.ErrUnavailable):
 			code = "UNAVAILABLE"
 			gqlErr.Message = "the lore store is unavailable; try again"

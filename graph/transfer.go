@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,11 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
 	}
+	// A JSON file over the JSON ceiling is refused now rather than by a job
+	// later (seed 000: "Parsing is limited to 2 MB").
+	if limit := (format.Options{}).WithDefaults().MaxJSONBytes; looksLikeJSON(data) && int64(len(data)) > limit {
+		return fail(lore.Invalid("file", "is a %d-byte JSON file, over the %d-byte limit for JSON lorebooks", len(data), limit), nil)
+	}
 	if r.Jobs != nil && len(data) > r.Jobs.inlineLimit() {
 		// Large upload: store it and let a job convert and write it; the
 		// blob and the job commit together (one transaction).
@@ -87,6 +93,13 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	}
 	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, res)
 	if err != nil {
+		if t.CollectionID == 0 && lineage.IsServerwide() {
+			name := t.NewName
+			if name == "" {
+				name = jobs.BookName(res.Book.Name, in.File.Filename)
+			}
+			err = withName(err, name)
+		}
 		return fail(err, report)
 	}
 	out := &model.ImportPayload{Report: report}
@@ -203,4 +216,12 @@ func fileName(name string) string {
 		s = "lorebook"
 	}
 	return s
+}
+
+// looksLikeJSON reports whether data starts (after whitespace and a BOM)
+// like a JSON document rather than a PNG or ZIP carrier.
+func looksLikeJSON(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimLeft(data, " \t\r\n")
+	return len(data) > 0 && (data[0] == '{' || data[0] == '[')
 }

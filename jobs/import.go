@@ -141,13 +141,21 @@ type ImportTarget struct {
 }
 
 // WriteImport writes a converted book into target through st (seed 000
-// "imports/"): a new collection is created with its entries in one
+// "imports/"). A book with no entries is ErrInvalid when it would create a
+// collection or replace a book. A new collection is created with its entries in one
 // transaction (ErrDuplicateName when the name is taken); an existing book
 // gets an Append or Replace under the server lock (ErrStaleTarget when the
 // collection was renamed or removed). Used inline by the GraphQL import for
 // small files and by ImportWorker for large ones.
 func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileName string, res format.Result) (lore.ImportResult, error) {
 	entries := res.Book.Entries
+	// A file with nothing importable never creates an empty book nor
+	// empties an existing one (seed 000: "A failed ... import leaves no
+	// empty book behind"; seed 002: a card without a book keeps the
+	// selected lorebook unchanged). Appending nothing is a harmless no-op.
+	if len(entries) == 0 && (target.Replace || (target.Lineage.IsServerwide() && target.CollectionID == 0)) {
+		return lore.ImportResult{}, lore.Invalid("file", "has no importable entries (%d skipped): nothing was changed", len(res.Report.Skipped))
+	}
 	for i := range entries {
 		entries[i].Server, entries[i].Lineage = target.Server, target.Lineage
 	}

@@ -292,7 +292,7 @@ func TestPNGErrors(t *testing.T) {
 	}
 	_, err := format.Import("x.png", good, format.Options{MaxPNGBytes: 100})
 	require.ErrorIs(t, err, format.ErrTooLarge)
-	require.ErrorContains(t, err, "MaxPNGBytes")
+	require.ErrorContains(t, err, "over the limit of 100 bytes")
 }
 
 func zTXt(t *testing.T, kw string, js []byte) png.Chunk {
@@ -430,7 +430,7 @@ func TestJSONLimitAndUnknown(t *testing.T) {
 	big := []byte(`{"entries":{},"pad":"` + strings.Repeat("x", 2_000_100) + `"}`)
 	_, err := format.Import("big.json", big, format.Options{})
 	require.ErrorIs(t, err, format.ErrTooLarge)
-	require.ErrorContains(t, err, "MaxJSONBytes = 2000000")
+	require.ErrorContains(t, err, "over the limit of 2000000 bytes")
 	for _, in := range []string{`{"hello":1}`, `[1,2]`, `not json`, `{"spec":"chara_card_v9"}`} {
 		_, err := format.Import("x.json", []byte(in), format.Options{})
 		require.ErrorIs(t, err, format.ErrUnknownFormat, in)

@@ -52,9 +52,9 @@ func TestCHARX(t *testing.T) {
 		{"symlink", zipWith(t, card(), symlink), format.Options{}, "symlink"},
 		{"encrypted", zipWith(t, card(), encrypted), format.Options{}, "encrypted"},
 		{"no card.json", zipWith(t, &zip.FileHeader{Name: "x/card.json"}), format.Options{}, "no card.json"},
-		{"too many members", zipWith(t, card(), &zip.FileHeader{Name: "a"}, &zip.FileHeader{Name: "b"}), format.Options{MaxCHARXEntries: 2}, "MaxCHARXEntries"},
-		{"card too large", plain, format.Options{MaxCardBytes: 10}, "MaxCardBytes"},
-		{"file too large", plain, format.Options{MaxCHARXBytes: 10}, "MaxCHARXBytes"},
+		{"too many members", zipWith(t, card(), &zip.FileHeader{Name: "a"}, &zip.FileHeader{Name: "b"}), format.Options{MaxCHARXEntries: 2}, "over the limit of 2"},
+		{"card too large", plain, format.Options{MaxCardBytes: 10}, "over the limit of 10 bytes"},
+		{"file too large", plain, format.Options{MaxCHARXBytes: 10}, "418 bytes, over the limit of 10 bytes"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,5 +78,5 @@ func TestCHARX(t *testing.T) {
 	require.NoError(t, zw.Close())
 	_, err = format.Import("bomb.charx", buf.Bytes(), format.Options{})
 	require.ErrorIs(t, err, format.ErrTooLarge)
-	require.ErrorContains(t, err, "MaxCHARXRatio")
+	require.ErrorContains(t, err, "compression ratio over the limit of 200")
 }

@@ -45,7 +45,7 @@ func Extract(data []byte, lim Limits) ([]byte, []string, error) {
 		return nil, nil, fmt.Errorf("charx: not a readable zip archive: %w", err)
 	}
 	if len(zr.File) > lim.MaxEntries {
-		return nil, nil, fmt.Errorf("charx: archive is %w: %d members, limit MaxCHARXEntries = %d", ErrTooLarge, len(zr.File), lim.MaxEntries)
+		return nil, nil, fmt.Errorf("charx: archive is %w: %d members, over the limit of %d", ErrTooLarge, len(zr.File), lim.MaxEntries)
 	}
 	var warnings []string
 	seen := map[string]bool{}
@@ -68,10 +68,10 @@ func Extract(data []byte, lim Limits) ([]byte, []string, error) {
 		}
 		total += f.UncompressedSize64
 		if total > uint64(lim.MaxTotal) {
-			return nil, nil, fmt.Errorf("charx: archive is %w: uncompressed size over limit MaxCHARXTotalBytes = %d", ErrTooLarge, lim.MaxTotal)
+			return nil, nil, fmt.Errorf("charx: archive is %w: uncompressed size over the limit of %d bytes", ErrTooLarge, lim.MaxTotal)
 		}
 		if f.CompressedSize64 > 0 && f.UncompressedSize64/f.CompressedSize64 > uint64(lim.MaxRatio) {
-			return nil, nil, fmt.Errorf("charx: member %s is %w: compression ratio over limit MaxCHARXRatio = %d", quote(name), ErrTooLarge, lim.MaxRatio)
+			return nil, nil, fmt.Errorf("charx: member %s is %w: compression ratio over the limit of %d", quote(name), ErrTooLarge, lim.MaxRatio)
 		}
 		switch {
 		case name == "card.json":
@@ -93,7 +93,7 @@ func Extract(data []byte, lim Limits) ([]byte, []string, error) {
 		return nil, warnings, fmt.Errorf("charx: member card.json: %w", err)
 	}
 	if int64(len(b)) > lim.MaxCard {
-		return nil, warnings, fmt.Errorf("charx: member card.json is %w: over limit MaxCardBytes = %d", ErrTooLarge, lim.MaxCard)
+		return nil, warnings, fmt.Errorf("charx: member card.json is %w: over the limit of %d bytes", ErrTooLarge, lim.MaxCard)
 	}
 	return b, warnings, nil
 }

@@ -75,9 +75,12 @@ func (o Options) WithDefaults() Options {
 var ErrTooLarge = fmt.Errorf("too large")
 
 // TooLarge returns an error wrapping ErrTooLarge that names what and the
-// limit, e.g. "json file is too large: 3507913 bytes, limit MaxJSONBytes = 2000000".
+// limit, e.g. "json file is too large: 3507913 bytes, over the limit of
+// 2000000 bytes". limitName (the Options field) is kept for callers'
+// documentation but not shown: users see values, not Go names.
 func TooLarge(what string, size int64, limitName string, limit int64) error {
-	return fmt.Errorf("%s is %w: %d bytes, limit %s = %d", what, ErrTooLarge, size, limitName, limit)
+	_ = limitName
+	return fmt.Errorf("%s is %w: %d bytes, over the limit of %d bytes", what, ErrTooLarge, size, limit)
 }
 
 // ErrNoLorebook: the file is a character card without a book.
