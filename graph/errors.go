@@ -39,36 +39,36 @@ var errForbidden = errors.New("forbidden: managing this server's lore needs the 
 // mutationError maps a contract error to a payload error. It returns nil
 // for errors outside the contract, which the caller returns as internal.
 func mutationError(err error) *model.MutationError {
-	me := &model.MutationError{Message: err.Error()}
+	msg, ok := lore.Explain(err)
+	if !ok {
+		return nil
+	}
+	me := &model.MutationError{Message: msg}
 	var inv *lore.InvalidError
 	var full *lore.ScopeFullError
+	var dup *duplicateName
 	switch {
 	case errors.As(err, &inv):
 		me.Code = model.ErrorCodeInvalidInput
 		field := apiField(inv.Field)
 		me.Field = &field
 		me.Message = (&lore.InvalidError{Field: field, Reason: inv.Reason}).Error()
-	case errors.As(err, &full):
-		me.Code = model.ErrorCodeScopeFull
-		me.Limit = &full.Limit
-		me.Message = full.Error()
 	case errors.Is(err, lore.ErrInvalid):
 		me.Code = model.ErrorCodeInvalidInput
-		me.Message = "invalid input"
 	case errors.Is(err, lore.ErrScopeFull):
 		me.Code = model.ErrorCodeScopeFull
 		limit := lore.MaxEntriesPerScope
+		if errors.As(err, &full) {
+			limit = full.Limit
+		}
 		me.Limit = &limit
 	case errors.Is(err, lore.ErrNotFound):
 		me.Code = model.ErrorCodeNotFound
-		me.Message = "not found in this scope: it does not exist, was deleted, or belongs to another server or scope"
 		if errors.Is(err, errUnknownLineage) {
 			me.Message = "this lineage is not registered on the server"
 		}
 	case errors.Is(err, lore.ErrDuplicateName):
 		me.Code = model.ErrorCodeDuplicateName
-		me.Message = "a collection with this name already exists on this server"
-		var dup *duplicateName
 		if errors.As(err, &dup) {
 			field := "name"
 			me.Field = &field
@@ -76,12 +76,8 @@ func mutationError(err error) *model.MutationError {
 		}
 	case errors.Is(err, lore.ErrStaleTarget):
 		me.Code = model.ErrorCodeStaleTarget
-		me.Message = "the collection was renamed or deleted after this write was prepared; nothing was written"
 	case errors.Is(err, lore.ErrUnavailable):
 		me.Code = model.ErrorCodeUnavailable
-		me.Message = "the lore store is unavailable; nothing was written, try again"
-	default:
-		return nil
 	}
 	return me
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -130,7 +131,8 @@ func jobToModel(row *rivertype.JobRow) *model.Job {
 		m.Progress = 1
 	}
 	if n := len(row.Errors); n > 0 {
-		msg := row.Errors[n-1].Error
+		// River stores a cancellation as "JobCancelError: <reason>".
+		msg := strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
 		m.Error = &msg
 	}
 	return m

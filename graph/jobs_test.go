@@ -157,7 +157,7 @@ func TestLargeImportBecomesJob(t *testing.T) {
 	j = a.waitJob(serviceKey, p.Job.ID)
 	require.Equal(t, "CANCELLED", j.State)
 	require.NotNil(t, j.Error)
-	require.Contains(t, *j.Error, "duplicate name")
+	require.Contains(t, *j.Error, "already exists")
 	entries, err = store.ListScope(context.Background(), serverA, lore.Serverwide, "")
 	require.NoError(t, err)
 	require.Len(t, entries, 38)

@@ -139,7 +139,7 @@ func TestImportOutcomes(t *testing.T) {
 	}{
 		{"not a lorebook", []byte(`{"hello": "world"}`), jobs.ImportArgs{}, false, "invalid file"},
 		{"card without a book", corpus(t, "png/sillytavern-content__contest_Assistant_Amy_nobook.png"), jobs.ImportArgs{}, false, "no lorebook in this card"},
-		{"stale target", book, jobs.ImportArgs{CollectionID: c.ID, CollectionName: "Old name"}, false, "stale target"},
+		{"stale target", book, jobs.ImportArgs{CollectionID: c.ID, CollectionName: "Old name"}, false, "renamed or deleted"},
 		{"blob gone", nil, jobs.ImportArgs{}, true, "is gone"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

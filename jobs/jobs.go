@@ -191,7 +191,10 @@ func outcome(err error) error {
 		return nil
 	case errors.Is(err, lore.ErrInvalid), errors.Is(err, lore.ErrScopeFull), errors.Is(err, lore.ErrNotFound),
 		errors.Is(err, lore.ErrStaleTarget), errors.Is(err, lore.ErrDuplicateName):
-		return river.JobCancel(err)
+		// The job's error is shown to users by query job(id): keep only
+		// the user-facing explanation, not the layers it passed through.
+		msg, _ := lore.Explain(err)
+		return river.JobCancel(errors.New(msg))
 	default:
 		return err
 	}

@@ -84,3 +84,32 @@ func (e *ScopeFullError) Error() string {
 
 // Is makes errors.Is(err, ErrScopeFull) true.
 func (e *ScopeFullError) Is(target error) bool { return target == ErrScopeFull }
+
+// Explain returns a message about a contract error that is safe to show a
+// user: the field and reason of an *InvalidError, the counts of a
+// *ScopeFullError, a fixed sentence for the other sentinels. It never
+// includes the layers an error passed through (package names, SQL). ok is
+// false for errors outside the contract, which callers treat as internal.
+func Explain(err error) (msg string, ok bool) {
+	var inv *InvalidError
+	var full *ScopeFullError
+	switch {
+	case errors.As(err, &inv):
+		return inv.Error(), true
+	case errors.As(err, &full):
+		return full.Error(), true
+	case errors.Is(err, ErrInvalid):
+		return "invalid input", true
+	case errors.Is(err, ErrScopeFull):
+		return fmt.Sprintf("scope full: the limit is %d entries", MaxEntriesPerScope), true
+	case errors.Is(err, ErrNotFound):
+		return "not found in this scope: it does not exist, was deleted, or belongs to another server or scope", true
+	case errors.Is(err, ErrDuplicateName):
+		return "a collection with this name already exists on this server", true
+	case errors.Is(err, ErrStaleTarget):
+		return "the collection was renamed or deleted after this write was prepared; nothing was written", true
+	case errors.Is(err, ErrUnavailable):
+		return "the lore store is unavailable; nothing was written, try again", true
+	}
+	return "", false
+}
