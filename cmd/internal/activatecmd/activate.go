@@ -63,6 +63,11 @@ type bookList []string
 func (b *bookList) String() string     { return strings.Join(*b, ",") }
 func (b *bookList) Set(s string) error { *b = append(*b, s); return nil }
 
+// errHelp carries the --help text (exit 0).
+type errHelp struct{ text string }
+
+func (e errHelp) Error() string { return e.text }
+
 // badInput is an error that exits with status 2.
 type badInput struct{ msg string }
 
@@ -76,6 +81,11 @@ func bad(format string, args ...any) error {
 // exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out, err := run(ctx, args, stdin)
+	var help errHelp
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, help.text)
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "activate: %v\n", err)
 		var b *badInput
@@ -116,7 +126,12 @@ func parseArgs(args []string) (config, error) {
 	fs.StringVar(&c.opts.UserName, "user", "User", "{{user}} name")
 	fs.StringVar(&c.opts.CharName, "char", "Character", "{{char}} and {{bot}} name")
 	fs.StringVar(&c.format, "format", "json", "json or text")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		var b strings.Builder
+		fs.SetOutput(&b)
+		fs.PrintDefaults()
+		return c, errHelp{usage + "\n" + b.String()}
+	} else if err != nil {
 		return c, bad("%v; %s", err, usage)
 	}
 	if fs.NArg() > 0 {
@@ -256,7 +271,7 @@ func loadChat(path string, stdin io.Reader) ([]string, error) {
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, bad("chat %s: not a JSON array: %v", path, err)
+		return nil, bad("chat %s: must be a JSON array of strings or of {name, role, content} objects, oldest first", path)
 	}
 	msgs := make([]string, len(items))
 	for i, raw := range items {

@@ -192,7 +192,7 @@ func TestBadInput(t *testing.T) {
 		{"no chat", "", []string{"--book", eldoria}, "missing --chat"},
 		{"missing book file", "", []string{"--book", filepath.Join(dir, "nope.json"), "--chat", chat}, "nope.json"},
 		{"book not a lorebook", "", []string{"--book", notJSON, "--chat", chat}, "bad.json"},
-		{"chat not an array", `{"a":1}`, []string{"--book", eldoria, "--chat", "-"}, "not a JSON array"},
+		{"chat not an array", `{"a":1}`, []string{"--book", eldoria, "--chat", "-"}, "must be a JSON array"},
 		{"chat item wrong", `[1]`, []string{"--book", eldoria, "--chat", "-"}, "message 0"},
 		{"random out of range", "", []string{"--book", eldoria, "--chat", chat, "--random", "1"}, "--random"},
 		{"random and seed", "", []string{"--book", eldoria, "--chat", chat, "--random", "0.5", "--seed", "1"}, "exclusive"},

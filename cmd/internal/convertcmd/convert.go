@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"loregate/lore"
 	"loregate/lore/format"
 )
 
@@ -41,7 +42,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var in string
 	rest := args
 	for {
-		if err := fs.Parse(rest); err != nil {
+		if err := fs.Parse(rest); errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stdout, usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return 0
+		} else if err != nil {
 			fmt.Fprintf(stderr, "convert: %v\n%s\n", err, usage)
 			return 2
 		}
@@ -106,10 +112,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = os.WriteFile(*out, body, 0o644)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "convert: write output: %v\n", err)
-		return 1
+		fmt.Fprintf(stderr, "convert: cannot write %s: %v\n", *out, err)
+		return 2
 	}
 	_, _ = stderr.Write(report)
+	if n := len(res.Report.Skipped); n > 0 {
+		fmt.Fprintf(stderr, "convert: %d of %d entries skipped (see \"skipped\" in the report above: loregate stores at most %d characters of content per entry)\n",
+			n, n+len(res.Book.Entries), lore.MaxContentLen)
+	}
 	return 0
 }
 
@@ -119,7 +129,7 @@ func readInput(in string, stdin io.Reader) ([]byte, string, error) {
 	if in != "-" {
 		f, err := os.Open(in)
 		if err != nil {
-			return nil, "", fmt.Errorf("cannot open input: %w", errors.Unwrap(err))
+			return nil, "", fmt.Errorf("cannot open input %s: %w", in, errors.Unwrap(err))
 		}
 		defer f.Close()
 		r, name = f, filepath.Base(in)
