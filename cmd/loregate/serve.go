@@ -35,6 +35,16 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger := cfg.logger(stderr)
 	logger.Info("loregate starting", cfg.logAttrs()...)
+	// Settings that can be wrong are checked before Postgres is started.
+	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return usageError("listen on %s: %v", cfg.Addr, err)
+	}
+	defer ln.Close()
 
 	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
 	if err != nil {
@@ -56,10 +66,6 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 
-	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
-	if err != nil {
-		return usageError("%v", err)
-	}
 	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
 		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
 	}
@@ -100,10 +106,6 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	logger.Info("loregate serving", "addr", ln.Addr().String())
 	errc := make(chan error, 1)

@@ -18,6 +18,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -196,12 +197,18 @@ func (a *Authenticator) Middleware(next http.Handler) http.Handler {
 		if !ok {
 			token = ""
 		}
-		p, err := a.Authenticate(strings.TrimSpace(token))
+		token = strings.TrimSpace(token)
+		p, err := a.Authenticate(token)
 		if err != nil {
+			msg := "authentication required: send Authorization: Bearer <service key or member token>"
+			if token != "" {
+				msg = "invalid credential: the bearer token is neither a configured service key nor a valid, unexpired member token"
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("WWW-Authenticate", `Bearer realm="loregate"`)
 			w.WriteHeader(http.StatusUnauthorized)
-			_, _ = w.Write([]byte(`{"errors":[{"message":"authentication required: send Authorization: Bearer <service key or member token>","extensions":{"code":"UNAUTHENTICATED"}}]}`))
+			body, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{"message": msg, "extensions": map[string]any{"code": "UNAUTHENTICATED"}}}})
+			_, _ = w.Write(body)
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))

@@ -204,7 +204,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		_ = c.pgctl(context.WithoutCancel(ctx), "stop", "-m", "fast", "-w")
 		return nil, err
 	}
-	opts.Logger.Info("local Postgres started", "dir", dir, "port", c.port, "took", time.Since(start).Round(time.Millisecond))
+	opts.Logger.Info("local Postgres started", "cluster", c.pgdata, "port", c.port, "took", time.Since(start).Round(time.Millisecond))
 	ok = true
 	return c, nil
 }
