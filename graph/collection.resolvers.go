@@ -14,7 +14,7 @@ import (
 
 // Entries is the resolver for the entries field.
 func (r *collectionResolver) Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error) {
-	entries, err := r.Store.ListScope(ctx, obj.ServerID, lore.Serverwide, obj.Name)
+	entries, err := r.collectionEntries(ctx, obj.ServerID, obj.Name)
 	if err != nil {
 		return nil, err
 	}

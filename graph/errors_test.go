@@ -2,11 +2,13 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -165,5 +167,61 @@ func TestHostileCursor(t *testing.T) {
 			continue
 		}
 		require.Contains(t, string(r.Data["server"]), `"edges":[]`, cursor)
+	}
+}
+
+// countingStore is the real store, counting scope listings.
+type countingStore struct {
+	lore.Store
+	lists atomic.Int32
+}
+
+func (s *countingStore) ListScope(ctx context.Context, server string, lineage lore.Lineage, collection string) ([]lore.Entry, error) {
+	s.lists.Add(1)
+	return s.Store.ListScope(ctx, server, lineage, collection)
+}
+
+// TestCollectionsEntriesOneRead: listing several collections with their
+// entries reads the Serverwide scope once per operation, not once per
+// collection, and each collection still gets only its own entries.
+func TestCollectionsEntriesOneRead(t *testing.T) {
+	store := &countingStore{Store: postgres.New(postgrestest.NewPool(t))}
+	a := newAPIWithStore(t, store)
+	setupServer(t, a, serverA)
+	for _, name := range []string{"A", "B", "C"} {
+		var cp struct {
+			Collection *struct{ ID string }
+			Error      *mutationError
+		}
+		a.must(serviceKey, `mutation($s: String!, $n: String!) { createCollection(input: {serverDiscordId: $s, name: $n}) { collection { id } error { code } } }`, map[string]any{"s": serverA, "n": name}, "createCollection", &cp)
+		for i := range 2 {
+			var ep struct{ Error *mutationError }
+			a.must(serviceKey, `mutation($s: String!, $c: ID, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, entry: $e}) { error { code } } }`,
+				map[string]any{"s": serverA, "c": cp.Collection.ID, "e": map[string]any{"content": fmt.Sprintf("%s lore %d", name, i)}}, "createEntry", &ep)
+			require.Nil(t, ep.Error)
+		}
+	}
+	store.lists.Store(0)
+	var srv struct {
+		Collections struct {
+			Edges []struct {
+				Node struct {
+					Name    string
+					Entries struct {
+						Edges []struct{ Node struct{ Content string } }
+					}
+				}
+			}
+		}
+	}
+	a.must(serviceKey, `query($id: String!) { server(discordId: $id) { collections { edges { node { name entries { edges { node { content } } } } } } } }`,
+		map[string]any{"id": serverA}, "server", &srv)
+	require.EqualValues(t, 1, store.lists.Load(), "one scope read for three collections")
+	require.Len(t, srv.Collections.Edges, 3)
+	for _, e := range srv.Collections.Edges {
+		require.Len(t, e.Node.Entries.Edges, 2)
+		for _, en := range e.Node.Entries.Edges {
+			require.True(t, strings.HasPrefix(en.Node.Content, e.Node.Name+" lore"), "collection %s got %q", e.Node.Name, en.Node.Content)
+		}
 	}
 }

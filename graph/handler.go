@@ -66,6 +66,7 @@ func NewServer(cfg Config) *handler.Server {
 	srv.AddTransport(transport.POST{})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: MaxUploadBytes, MaxMemory: 8 << 20})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.AroundOperations(withLoaders)
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}

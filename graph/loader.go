@@ -1,0 +1,66 @@
+package graph
+
+import (
+	"context"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"loregate/lore"
+)
+
+// Per-operation loading: a dashboard listing collections with their entries
+// would otherwise read the store once per collection. The Serverwide scope
+// (all collections of a server, at most lore.MaxEntriesPerScope entries) is
+// read once per operation and server, and each Collection.entries takes its
+// part from that read.
+
+type loadersKey struct{}
+
+type loaders struct {
+	mu         sync.Mutex
+	serverwide map[string]*scopeLoad
+}
+
+type scopeLoad struct {
+	once    sync.Once
+	entries []lore.Entry
+	err     error
+}
+
+// withLoaders is the operation middleware that gives each operation its own
+// loaders (installed by NewServer with AroundOperations, so in-process
+// callers such as the Discord adapter get them too).
+func withLoaders(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	return next(context.WithValue(ctx, loadersKey{}, &loaders{serverwide: map[string]*scopeLoad{}}))
+}
+
+// collectionEntries returns the entries of one Serverwide collection, in
+// insertion order, from the operation's single read of the server's
+// Serverwide scope (or a direct read outside an operation).
+func (r *Resolver) collectionEntries(ctx context.Context, server, collection string) ([]lore.Entry, error) {
+	l, _ := ctx.Value(loadersKey{}).(*loaders)
+	if l == nil {
+		return r.Store.ListScope(ctx, server, lore.Serverwide, collection)
+	}
+	l.mu.Lock()
+	load := l.serverwide[server]
+	if load == nil {
+		load = &scopeLoad{}
+		l.serverwide[server] = load
+	}
+	l.mu.Unlock()
+	load.once.Do(func() {
+		load.entries, load.err = r.Store.ListScope(ctx, server, lore.Serverwide, "")
+	})
+	if load.err != nil {
+		return nil, load.err
+	}
+	var out []lore.Entry
+	for _, e := range load.entries {
+		if e.Collection == collection {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
