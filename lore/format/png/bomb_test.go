@@ -36,7 +36,8 @@ func TestDecompressionBomb(t *testing.T) {
 	require.ErrorIs(t, err, png.ErrNoCard)
 	allocated := after.TotalAlloc - before.TotalAlloc
 	// Each inflated value is copied a few times (read buffer growth, base64
-	// cleaning and decoding): a few times the budget, never 200 chunks' worth.
-	require.Less(t, allocated, uint64(png.MaxInflateFactor*maxJSON*6),
+	// cleaning and decoding, more under the race detector), so the bound is
+	// loose; inflating all 200 chunks would allocate several GiB.
+	require.Less(t, allocated, uint64(64*maxJSON),
 		"inflation must stay bounded (allocated %d MiB for 200 chunks of %d MiB each)", allocated>>20, maxJSON>>20)
 }
