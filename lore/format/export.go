@@ -1,21 +1,44 @@
 package format
 
 import (
+	"loregate/lore"
 	"loregate/lore/format/card"
+	"loregate/lore/format/internal/conv"
 	"loregate/lore/format/sillytavern"
 )
+
+// sourceView returns book with the scan depths importers took from the book
+// level removed again from entries that still have them, so exports write
+// what the source had. Entries edited since keep their own depth.
+func sourceView(book Book) Book {
+	out := book
+	out.Entries = make([]lore.Entry, len(book.Entries))
+	for i, e := range book.Entries {
+		if raw, ok := e.Extensions[conv.KeyBookScanDepth]; ok {
+			e = e.Clone()
+			if d, ok := conv.Int(raw); ok && e.ScanDepth != nil && *e.ScanDepth == d {
+				e.ScanDepth = nil
+			}
+			delete(e.Extensions, conv.KeyBookScanDepth)
+		}
+		out.Entries[i] = e
+	}
+	return out
+}
 
 // ExportST writes book as one SillyTavern world info JSON file (seed 000
 // "Import and export": standalone exports are world info). A book imported
 // from world info exports back equal to its source, compared as JSON
 // ignoring member order and fields ST fills with defaults.
-func ExportST(book Book) ([]byte, error) { return sillytavern.Encode(book) }
+func ExportST(book Book) ([]byte, error) { return sillytavern.Encode(sourceView(book)) }
 
 // ExportCharacterBook writes book as a V2 character_book object with the
 // SillyTavern entry fields in snake_case extensions as ST writes them
 // (sillytavern.md 3.2), ready to embed in a card's data.character_book.
-func ExportCharacterBook(book Book) ([]byte, error) { return card.EncodeCharacterBook(book) }
+func ExportCharacterBook(book Book) ([]byte, error) {
+	return card.EncodeCharacterBook(sourceView(book))
+}
 
 // ExportLorebookV3 writes book as a standalone CCv3 lorebook
 // {spec:"lorebook_v3", data} (formats.md 1.3).
-func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(book) }
+func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(sourceView(book)) }

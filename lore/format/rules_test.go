@@ -65,3 +65,31 @@ func TestLongRegexKeyReported(t *testing.T) {
 	require.Len(t, res.Report.UnsupportedKeys, 1)
 	require.Contains(t, res.Report.UnsupportedKeys[0].Reason, "regex")
 }
+
+// TestBookScanDepth: a card book's scan depth becomes the depth of entries
+// without their own, and exports write the book as it came.
+func TestBookScanDepth(t *testing.T) {
+	book := `{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "C", "character_book": {"scan_depth": 5, "entries": [
+		{"keys": ["a"], "content": "inherits", "enabled": true, "insertion_order": 1, "extensions": {}},
+		{"keys": ["b"], "content": "own depth", "enabled": true, "insertion_order": 2, "extensions": {"scan_depth": 3}}]}}}`
+	res, err := format.Import("c.json", []byte(book), format.Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Book.Entries, 2)
+	require.Equal(t, 5, *res.Book.Entries[0].ScanDepth, "the book's depth")
+	require.Equal(t, 3, *res.Book.Entries[1].ScanDepth, "the entry's own depth wins")
+	require.NotContains(t, res.Report.IgnoredSettings, "book scan depth")
+
+	out, err := format.ExportCharacterBook(res.Book)
+	require.NoError(t, err)
+	var cb struct {
+		ScanDepth *int `json:"scan_depth"`
+		Entries   []struct {
+			Extensions map[string]any `json:"extensions"`
+		} `json:"entries"`
+	}
+	require.NoError(t, json.Unmarshal(out, &cb))
+	require.Equal(t, 5, *cb.ScanDepth)
+	_, has := cb.Entries[0].Extensions["scan_depth"]
+	require.False(t, has && cb.Entries[0].Extensions["scan_depth"] != nil, "the inheriting entry gets no depth of its own: %v", cb.Entries[0].Extensions)
+	require.EqualValues(t, 3, cb.Entries[1].Extensions["scan_depth"])
+}

@@ -50,9 +50,11 @@ func Items(raw json.RawMessage) []json.RawMessage {
 }
 
 // BookSetting reads a book-level field shared by world info files and card
-// books: name and description fill the book; recursive_scanning,
-// token_budget and scan_depth have no destination in the canonical model
-// and are counted as ignored settings when set (seed 002 "Importando").
+// books: name and description fill the book; a scan_depth of 1-100 becomes
+// the scan depth of entries without their own (see KeyBookScanDepth);
+// recursive_scanning, token_budget and any other scan_depth have no
+// destination in the canonical model and are counted as ignored settings
+// when set (seed 002 "Importando").
 // Other names are left alone. The caller keeps the raw value in the book's
 // extensions either way.
 func (b *Builder) BookSetting(name string, value json.RawMessage) {
@@ -74,7 +76,9 @@ func (b *Builder) BookSetting(name string, value json.RawMessage) {
 			b.Report.Ignore("token budget")
 		}
 	case "scan_depth":
-		if !IsNull(value) {
+		if d, ok := Int(value); ok && d >= lore.MinScanDepth && d <= lore.MaxScanDepth {
+			b.bookScanDepth = d
+		} else if !IsNull(value) {
 			b.Report.Ignore("book scan depth")
 		}
 	}
