@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/lore"
 	"loregate/lore/format"
 )
 
@@ -92,4 +93,49 @@ func TestBookScanDepth(t *testing.T) {
 	_, has := cb.Entries[0].Extensions["scan_depth"]
 	require.False(t, has && cb.Entries[0].Extensions["scan_depth"] != nil, "the inheriting entry gets no depth of its own: %v", cb.Entries[0].Extensions)
 	require.EqualValues(t, 3, cb.Entries[1].Extensions["scan_depth"])
+}
+
+// TestDecorators: a leading decorator block is parsed into canonical fields,
+// never left in the content, reported when unsupported, and written back by
+// the same-format export.
+func TestDecorators(t *testing.T) {
+	content := "@@scan_depth 8\n@@role assistant\n@@additional_keys moon\n@@additional_keys night\n@@depth 4\n@@activate_only_after 3\n\nThe moon rises over the keep."
+	card := map[string]any{"spec": "chara_card_v3", "spec_version": "3.0", "data": map[string]any{"name": "C", "character_book": map[string]any{"entries": []any{
+		map[string]any{"keys": []string{"keep"}, "content": content, "enabled": true, "insertion_order": 1, "use_regex": false, "extensions": map[string]any{}},
+	}}}}
+	raw, err := json.Marshal(card)
+	require.NoError(t, err)
+	res, err := format.Import("c.json", raw, format.Options{})
+	require.NoError(t, err)
+	e := res.Book.Entries[0]
+	require.Equal(t, "The moon rises over the keep.", e.Content, "decorators never reach the prompt")
+	require.Equal(t, 8, *e.ScanDepth)
+	require.Equal(t, lore.RoleAssistant, e.Role)
+	require.Equal(t, []string{"moon", "night"}, e.SecondaryKeys)
+	require.Equal(t, lore.AndAll, e.Logic, "one @@additional_keys line per key means all of them")
+	require.Equal(t, lore.Before, e.Placement)
+	require.Equal(t, 1, res.Report.CollapsedPlacements)
+	require.Equal(t, 1, res.Report.IgnoredSettings["decorator @@activate_only_after"])
+
+	out, err := format.ExportLorebookV3(res.Book)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `@@scan_depth 8`, "the source's header comes back in a V3 export")
+	st, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	require.NotContains(t, string(st), "@@scan_depth", "world info gets the canonical fields, not the header")
+
+	risu := `{"type": "risu", "ver": 1, "data": [{"key": "gate", "secondkey": "", "comment": "r", "content": "@@exclude_keys night, storm\n@@probability 40\nThe gate is open.", "mode": "normal", "insertorder": 10, "alwaysActive": false, "selective": false}]}`
+	res, err = format.Import("r.json", []byte(risu), format.Options{})
+	require.NoError(t, err)
+	e = res.Book.Entries[0]
+	require.Equal(t, "The gate is open.", e.Content)
+	require.Equal(t, []string{"night", "storm"}, e.SecondaryKeys)
+	require.Equal(t, lore.NotAny, e.Logic)
+	require.Equal(t, 40, e.Probability)
+
+	// Content that merely mentions @@ later is not a header.
+	want := "Text first\n@@not_a_header"
+	res, err = format.Import("r.json", []byte(strings.Replace(risu, `@@exclude_keys night, storm\n@@probability 40\nThe gate is open.`, `Text first\n@@not_a_header`, 1)), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, want, res.Book.Entries[0].Content)
 }

@@ -115,7 +115,11 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 		}
 	}
 	o.Set("keys", consistent("keys", keysF.Enc(e), sameVia(keysF)))
-	o.Set("content", consistent("content", e.Content, func(v json.RawMessage) bool { s, _ := conv.String(v); return s == e.Content }))
+	o.Set("content", consistent("content", e.Content, func(v json.RawMessage) bool {
+		s, _ := conv.String(v)
+		_, body := conv.SplitDecorators(s)
+		return s == e.Content || body == e.Content // the source's decorator header comes back
+	}))
 	o.Set("extensions", entryExtensions(e))
 	o.Set("enabled", consistent("enabled", e.Enabled, func(v json.RawMessage) bool { b, ok := conv.Bool(v); return ok && b == e.Enabled }))
 	o.Set("insertion_order", consistent("insertion_order", e.Order, func(v json.RawMessage) bool { n, ok := conv.Int(v); return ok && n == e.Order }))

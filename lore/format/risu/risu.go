@@ -67,6 +67,13 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 	}
 	c.Probs = append(p1, p2...)
 	e.Content, _ = conv.String(get("content"))
+	// RisuAI writes decorators inline at the top of the content (formats.md
+	// 2, 3): they are parsed, and the raw content is kept for the export.
+	header, body := conv.SplitDecorators(e.Content)
+	if header != nil {
+		ext[prefix+"content"] = get("content")
+		e.Content = body
+	}
 	t, _ := conv.String(get("comment"))
 	e.Title, _ = conv.Title(t)
 	e.Constant, _ = conv.Bool(get("alwaysActive"))
@@ -76,6 +83,9 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 		e.Order = 100
 	}
 	e.Placement = lore.After
+	if header != nil {
+		conv.ApplyDecorators(&e, header, &c)
+	}
 	conv.KeepRest(ext, eo, prefix, "content", "comment", "alwaysActive", "insertorder")
 	e.Extensions = ext
 	return e, c
@@ -105,12 +115,20 @@ func Encode(book conv.Book) ([]byte, error) {
 		}
 		eo.SetValue("secondkey", sk)
 		eo.SetValue("comment", e.Title)
-		eo.SetValue("content", e.Content)
+		content := json.RawMessage(conv.MustMarshal(e.Content))
+		if v, ok := e.Extensions[prefix+"content"]; ok {
+			if s, _ := conv.String(v); s != e.Content {
+				if _, body := conv.SplitDecorators(s); body == e.Content {
+					content = v // the source's decorator header comes back
+				}
+			}
+		}
+		eo.Set("content", content)
 		eo.SetValue("mode", "normal")
 		eo.SetValue("alwaysActive", e.Constant)
 		eo.SetValue("selective", len(e.SecondaryKeys) > 0)
 		eo.SetValue("insertorder", e.Order)
-		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective")
+		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective", "content")
 		items[i], _ = eo.MarshalJSON()
 	}
 	o.SetValue("data", items)

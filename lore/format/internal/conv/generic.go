@@ -93,6 +93,9 @@ func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
 	for _, w := range c.Warnings {
 		b.Report.Warnf("entry %d: %s", i, w)
 	}
+	for _, name := range c.Ignored {
+		b.Report.Ignore(name)
+	}
 	before := len(b.Book.Entries)
 	b.Add(i, e, c.Probs...)
 	if len(b.Book.Entries) > before && c.Collapsed {

@@ -19,8 +19,11 @@ type STCtx struct {
 	// UseProbability is the entry's useProbability (nil = absent, default true).
 	UseProbability *bool
 
-	Probs          []KeyProblem
-	Collapsed      bool
+	Probs     []KeyProblem
+	Collapsed bool
+	// Ignored names settings of the entry with no canonical destination
+	// (counted in the report's ignored settings).
+	Ignored        []string
 	MissingEnabled bool
 	Warnings       []string
 }
