@@ -1,0 +1,54 @@
+package format_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/format"
+)
+
+// TestLargeChineseWorldInfo covers the corpus's largest book (3.5 MB, 947
+// entries, Chinese keys mixed with Latin names): the default 2 MB JSON
+// limit refuses it with the limit named; a raised limit imports it, it
+// round-trips, and a Latin name written inside Chinese text activates its
+// entry.
+func TestLargeChineseWorldInfo(t *testing.T) {
+	const path = "st-worldinfo/soranokiseki1437__Eldoria_V10.28.1_zh_947entries.json"
+	src := readCorpus(t, path)
+
+	_, err := format.Import("big.json", src, format.Options{})
+	require.ErrorIs(t, err, format.ErrTooLarge)
+	require.ErrorContains(t, err, "over the limit of 2000000 bytes")
+
+	res, err := format.Import("big.json", src, format.Options{MaxJSONBytes: 4 << 20})
+	require.NoError(t, err)
+	require.Equal(t, format.KindSTWorldInfo, res.Format)
+	require.Len(t, res.Report.Skipped, 1, "one entry is over 4,000 characters")
+	require.Len(t, res.Book.Entries, 946)
+
+	out, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	requireSameWorldInfo(t, dropEntries(t, src, res.Report.Skipped), out)
+
+	entries := make([]lore.Entry, len(res.Book.Entries))
+	for i, e := range res.Book.Entries {
+		e.ID, e.Collection = int64(i+1), lore.DefaultCollection
+		entries[i] = e
+	}
+	r, err := activation.Activate(activation.Input{
+		Entries:     entries,
+		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
+		Messages:    []string{"他握紧了Thalion的法杖，望向远方。"},
+	}, activation.Options{CharBudget: -1})
+	require.NoError(t, err)
+	found := false
+	for _, a := range r.Admitted {
+		if a.Entry.Title == "守护者法杖" {
+			found = true
+		}
+	}
+	require.True(t, found, "the staff entry (key Thalion的法杖) is admitted")
+}
