@@ -189,18 +189,27 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 
 // BookName picks a new collection's name: the book's name, else the file
 // name without extension, else "Imported lorebook", cut to
-// lore.MaxCollectionNameLen UTF-16 code units.
+// lore.MaxCollectionNameLen UTF-16 code units, control characters replaced
+// by spaces. Linear in the input (names in files are unbounded).
 func BookName(name, file string) string {
-	name = strings.TrimSpace(name)
+	clean := func(s string) string {
+		// One pass each: cut first (names in files are unbounded), then
+		// replace control characters, which collection names refuse.
+		s = lore.TruncateUTF16(strings.TrimSpace(s), lore.MaxCollectionNameLen)
+		s = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, s)
+		return strings.TrimSpace(s)
+	}
+	name = clean(name)
 	if name == "" {
-		name = strings.TrimSpace(strings.TrimSuffix(path.Base(file), path.Ext(file)))
+		name = clean(strings.TrimSuffix(path.Base(file), path.Ext(file)))
 	}
 	if name == "" || name == "." || name == "/" {
 		name = "Imported lorebook"
-	}
-	for lore.UTF16Len(name) > lore.MaxCollectionNameLen {
-		r := []rune(name)
-		name = strings.TrimSpace(string(r[:len(r)-1]))
 	}
 	return name
 }

@@ -53,6 +53,20 @@ func UTF16Len(s string) int {
 	return n
 }
 
+// TruncateUTF16 returns the longest prefix of s, cut on a character
+// boundary, that is at most max UTF-16 code units long. One pass; s is
+// returned unchanged when it fits.
+func TruncateUTF16(s string, max int) string {
+	n := 0
+	for i, r := range s {
+		n += utf16.RuneLen(r)
+		if n > max {
+			return s[:i]
+		}
+	}
+	return s
+}
+
 // ValidSnowflake reports whether s has Discord snowflake syntax: 17 to 20
 // ASCII digits without a leading zero. It checks syntax only; resolution
 // against a guild is the caller's job (seed 000).
