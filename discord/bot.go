@@ -22,6 +22,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -139,7 +141,9 @@ func New(cfg Config) (*Bot, error) {
 		b.timeout = DefaultHandlerTimeout
 	}
 	if b.download == nil {
-		b.download = &http.Client{Timeout: DefaultDownloadTimeout}
+		b.download = &http.Client{Timeout: DefaultDownloadTimeout, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			return checkAttachmentURL(req.URL.String())
+		}}
 	}
 	if b.importer == nil {
 		b.importer = inlineImporter{api: b.api}
@@ -193,7 +197,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if err := b.registerServer(gctx, g.ID); err != nil {
-			b.log.WarnContext(gctx, "discord: register guild", "guild", g.ID, "err", err)
+			b.log.WarnContext(gctx, "discord: register guild", "guild", g.ID, "err", redact(err))
 		}
 	})
 	defer removeGuild()
@@ -202,7 +206,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	defer func() {
 		if err := s.Close(); err != nil {
-			b.log.Warn("discord: close session", "err", err)
+			b.log.Warn("discord: close session", "err", redact(err))
 		}
 	}()
 	if s.State == nil || s.State.User == nil {
@@ -235,7 +239,7 @@ func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCr
 		}
 	}()
 	if err := b.dispatch(ctx, in); err != nil {
-		b.log.ErrorContext(ctx, "discord: handler failed", "interaction", in.i.ID, "action", in.rt.action, "err", err)
+		b.log.ErrorContext(ctx, "discord: handler failed", "interaction", in.i.ID, "action", in.rt.action, "err", redact(err))
 		b.apologise(ctx, in)
 	}
 }
@@ -359,7 +363,7 @@ func (b *Bot) apologise(ctx context.Context, in *request) {
 // logDiscord logs a Discord REST failure with its HTTP status and JSON
 // error code (e.g. 10062 unknown interaction, 40060 already acknowledged).
 func (b *Bot) logDiscord(ctx context.Context, op string, err error) {
-	attrs := []any{"op", op, "err", err}
+	attrs := []any{"op", op, "err", redact(err)}
 	var rest *discordgo.RESTError
 	if errors.As(err, &rest) {
 		if rest.Response != nil {
@@ -374,6 +378,24 @@ func (b *Bot) logDiscord(ctx context.Context, op string, err error) {
 		attrs = append(attrs, "retry_after", rl.RetryAfter)
 	}
 	b.log.WarnContext(ctx, "discord: REST call failed", attrs...)
+}
+
+// urlInText matches URLs in error text: interaction callback and webhook
+// URLs carry the interaction token, attachment URLs carry signatures.
+var urlInText = regexp.MustCompile(`https?://[^\s"']+`)
+
+// redact returns err's text with every URL reduced to its scheme and host,
+// so that tokens and signed query strings never reach the log.
+func redact(err error) string {
+	if err == nil {
+		return ""
+	}
+	return urlInText.ReplaceAllStringFunc(err.Error(), func(u string) string {
+		if p, perr := url.Parse(u); perr == nil && p.Host != "" {
+			return p.Scheme + "://" + p.Host + "/…"
+		}
+		return "<url>"
+	})
 }
 
 // servicePrincipal is the bot's own identity for the one call members

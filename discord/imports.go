@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"time"
@@ -221,7 +222,7 @@ func (b *Bot) importCommand(ctx context.Context, in *request) error {
 		receipt, err = "The import is still running in the background. Open `/memories` in a few minutes to see the result.", nil
 	}
 	if err != nil {
-		b.log.ErrorContext(ctx, "discord: import failed", "interaction", in.i.ID, "guild", in.guild, "err", err)
+		b.log.ErrorContext(ctx, "discord: import failed", "interaction", in.i.ID, "guild", in.guild, "err", redact(err))
 		receipt = "The import failed and nothing was changed. Try again in a moment."
 	}
 	b.deliver(ctx, in, receipt)
@@ -310,9 +311,26 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 // errTooLarge marks a download over its budget.
 var errTooLarge = errors.New("attachment too large")
 
-// fetch downloads url, refusing more than limit bytes.
-func (b *Bot) fetch(ctx context.Context, url string, limit int64) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// attachmentHosts are the only hosts attachments are downloaded from:
+// Discord's CDN (a URL elsewhere in an interaction is never fetched).
+var attachmentHosts = map[string]bool{"cdn.discordapp.com": true, "media.discordapp.net": true}
+
+// checkAttachmentURL refuses anything but https on Discord's CDN hosts.
+func checkAttachmentURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || !attachmentHosts[u.Hostname()] {
+		return errors.New("download: the attachment is not on Discord's CDN")
+	}
+	return nil
+}
+
+// fetch downloads url, refusing more than limit bytes and any host but
+// Discord's CDN (redirects included, for the default client).
+func (b *Bot) fetch(ctx context.Context, rawURL string, limit int64) ([]byte, error) {
+	if err := checkAttachmentURL(rawURL); err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("download: %w", err)
 	}

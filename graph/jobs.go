@@ -131,8 +131,17 @@ func jobToModel(row *rivertype.JobRow) *model.Job {
 		m.Progress = 1
 	}
 	if n := len(row.Errors); n > 0 {
-		// River stores a cancellation as "JobCancelError: <reason>".
-		msg := strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
+		// A cancellation carries a user-facing reason (jobs' outcome maps
+		// contract errors with lore.Explain), stored by River as
+		// "JobCancelError: <reason>". Any other error is internal (SQL,
+		// Discord URLs): clients get a generic line, the log has the rest.
+		msg := "the job hit an internal error and will be retried; see the service log"
+		switch row.State {
+		case rivertype.JobStateCancelled:
+			msg = strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
+		case rivertype.JobStateDiscarded:
+			msg = "the job failed after every retry; see the service log"
+		}
 		m.Error = &msg
 	}
 	return m

@@ -84,8 +84,8 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 	if err != nil {
 		return err
 	}
-	if blob.Server != a.ServerID {
-		return river.JobCancel(fmt.Errorf("upload %d belongs to another server", a.BlobID))
+	if blob.Server != a.ServerID || blob.Kind != postgres.BlobLorebook {
+		return river.JobCancel(fmt.Errorf("upload %d is not a lorebook upload of this server", a.BlobID))
 	}
 	res, err := format.Import(blob.FileName, blob.Data, format.Options{})
 	if errors.Is(err, format.ErrNoLorebook) {
