@@ -357,7 +357,10 @@ func (b *Bot) editText(ctx context.Context, in *request, text string) error {
 func (b *Bot) apologise(ctx context.Context, in *request) {
 	defer func() { _ = recover() }()
 	const msg = "Something went wrong and the panel could not be updated. Nothing else was changed; try again in a moment."
-	_ = b.reply(ctx, in, msg)
+	// The handler's context may be what ran out: answer on a fresh one.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
+	defer cancel()
+	_ = b.reply(rctx, in, msg)
 }
 
 // logDiscord logs a Discord REST failure with its HTTP status and JSON

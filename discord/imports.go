@@ -158,6 +158,10 @@ func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string
 			} `json:"job"`
 		}
 		if err := x.api.do(ctx, p, qJob, map[string]any{"id": id}, &out); err != nil {
+			if ctx.Err() != nil {
+				// Out of time while the job runs on: it may still succeed.
+				return ImportResult{}, errJobPending
+			}
 			return ImportResult{}, fmt.Errorf("import job %s: %w", id, err)
 		}
 		if out.Job == nil {
@@ -217,7 +221,11 @@ func (b *Bot) importCommand(ctx context.Context, in *request) error {
 	}); err != nil {
 		return err
 	}
-	receipt, err := b.runImport(ctx, in)
+	// Stop waiting for the import before the handler's deadline, so that
+	// there is time left to send the receipt.
+	ictx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
+	receipt, err := b.runImport(ictx, in)
+	cancel()
 	if errors.Is(err, errJobPending) {
 		receipt, err = "The import is still running in the background. Open `/memories` in a few minutes to see the result.", nil
 	}
@@ -225,9 +233,16 @@ func (b *Bot) importCommand(ctx context.Context, in *request) error {
 		b.log.ErrorContext(ctx, "discord: import failed", "interaction", in.i.ID, "guild", in.guild, "err", redact(err))
 		receipt = "The import failed and nothing was changed. Try again in a moment."
 	}
-	b.deliver(ctx, in, receipt)
+	// The receipt goes out even when the handler's context is spent.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
+	defer rcancel()
+	b.deliver(rctx, in, receipt)
 	return nil
 }
+
+// receiptTime is what sending a receipt may take, reserved at the end of an
+// import handler.
+const receiptTime = 10 * time.Second
 
 func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	if !in.manage {
