@@ -250,7 +250,11 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
 		e := p.entry
 		patch := map[string]any{}
-		if sk := splitList(in.fields[fieldSecKeys]); !slices.Equal(sk, e.SecondaryKeys) {
+		// Like the keywords of the edit modal: a list that comes back as it
+		// was prefilled (keys holding commas split, a long list clipped) is
+		// unchanged, so saving other rules never rewrites it.
+		if sk := splitList(in.fields[fieldSecKeys]); !slices.Equal(sk, e.SecondaryKeys) &&
+			strings.Join(sk, ", ") != clip(strings.Join(e.SecondaryKeys, ", "), maxInputLen) {
 			patch["secondaryKeys"] = sk
 		}
 		logic, ok := parseLogic(in.fields[fieldLogic])

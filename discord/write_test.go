@@ -367,3 +367,20 @@ func byTitle(t *testing.T, es []apiEntry, title string) apiEntry {
 	require.Failf(t, "no entry", "titled %q", title)
 	return apiEntry{}
 }
+
+// TestRulesKeepUntouchedSecondaryKeys: saving the activation-rules modal
+// with only the chance changed keeps secondary keys that hold commas.
+func TestRulesKeepUntouchedSecondaryKeys(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	e := h.scope(7, "")[0]
+	h.gql(mUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
+		"secondaryKeys": []string{"Smith, John", "Doe"},
+	}}}, nil)
+	m := h.click(permManager, h.need(h.personaPanel(true), actEntryRules)).modal()
+	o := h.submit(permManager, m, map[string]string{fieldChance: "40"})
+	require.Contains(t, o.content(), "Saved")
+	got := h.scope(7, "")[0]
+	require.Equal(t, 40, got.Probability)
+	require.Equal(t, []string{"Smith, John", "Doe"}, got.SecondaryKeys, "a key holding a comma is not split by an unrelated save")
+}
