@@ -148,7 +148,9 @@ func writeEntry(w *strings.Builder, p *panel) {
 	if p.persona {
 		fmt.Fprintf(w, "Channels: %s\n", channelList(e.ChannelIDs))
 	}
-	if len(e.LegacyChannelTags) > 0 {
+	// Pending names widen persona entries only; a Serverwide entry follows
+	// its collection's channels whatever names it carries.
+	if p.persona && len(e.LegacyChannelTags) > 0 {
 		fmt.Fprintf(w, "⚠ Unresolved channel names (%s): active in every channel until channels are saved.\n", escape(clip(strings.Join(e.LegacyChannelTags, ", "), 200)))
 	}
 	w.WriteString(separator + "\n")
