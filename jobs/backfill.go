@@ -150,6 +150,12 @@ func ChannelNameKey(name string) string {
 	return b.String()
 }
 
+// exactName is a channel name as written, '#' and surrounding space dropped
+// and case folded, without ChannelNameKey's separator folding.
+func exactName(name string) string {
+	return cases.Fold().String(strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(name), "#")))
+}
+
 type channelIndex map[string][]Channel
 
 func indexChannels(chs []Channel) channelIndex {
@@ -170,6 +176,19 @@ func indexChannels(chs []Channel) channelIndex {
 // whether there were several.
 func (idx channelIndex) match(name string) ([]string, bool) {
 	cands := idx[ChannelNameKey(name)]
+	// A channel whose name is exactly the one written (case folded, '#'
+	// dropped) wins over ones that only match loosely: "general_chat" must
+	// not also resolve to "general-chat".
+	exact := exactName(name)
+	var same []Channel
+	for _, c := range cands {
+		if exactName(c.Name) == exact {
+			same = append(same, c)
+		}
+	}
+	if len(same) > 0 {
+		cands = same
+	}
 	best := ChannelOther
 	for _, c := range cands {
 		best = min(best, c.Kind)
