@@ -48,10 +48,11 @@ const FormatName = "loregate-workspace-backup"
 // Version is the document version Build writes and Decode accepts (1).
 const Version = 1
 
-// MaxBytes bounds a backup file: a server's full lore (250 Serverwide
-// entries plus 250 per lineage, 4,000 characters each) of a few dozen
-// lineages fits with room to spare.
-const MaxBytes = 64 << 20
+// MaxBytes bounds a backup file, the same bound for export and import (the
+// API's upload limit), so that every backup loregate writes can be read
+// back. Compact JSON of a server with its Serverwide scope and a dozen full
+// persona books (250 entries of 4,000 characters each) fits.
+const MaxBytes = 16 << 20
 
 // MaxBuckets bounds the persona buckets of one backup.
 const MaxBuckets = 1000
@@ -207,11 +208,18 @@ func Build(server lore.Server, personas []lore.Persona, collections []lore.Colle
 	return doc
 }
 
-// Encode writes doc as indented JSON.
+// ErrTooLarge reports a backup over MaxBytes.
+var ErrTooLarge = errors.New("backup too large")
+
+// Encode writes doc as compact JSON. A document over MaxBytes is
+// ErrTooLarge: it could not be imported again.
 func Encode(doc Document) ([]byte, error) {
-	b, err := json.MarshalIndent(doc, "", "  ")
+	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("encode backup: %w", err)
+	}
+	if len(b) > MaxBytes {
+		return nil, fmt.Errorf("%w: %d bytes, over the %d-byte limit a backup can be imported with; export fewer scopes", ErrTooLarge, len(b), MaxBytes)
 	}
 	return b, nil
 }

@@ -2,6 +2,8 @@ package backup_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +125,27 @@ func TestBuildDecodeRoundTrip(t *testing.T) {
 	var raw map[string]any
 	require.NoError(t, json.Unmarshal(data, &raw))
 	require.Contains(t, raw, "serverwide_lorebook_entries")
+}
+
+// TestEncodeRefusesWhatCannotBeImported: a backup larger than MaxBytes is
+// refused when written, since Decode would refuse it when read.
+func TestEncodeRefusesWhatCannotBeImported(t *testing.T) {
+	big := strings.Repeat("x", lore.MaxContentLen)
+	var entries []lore.Entry
+	for l := lore.Lineage(1); len(entries)*lore.MaxContentLen <= backup.MaxBytes; l++ {
+		for i := range lore.MaxEntriesPerScope {
+			e := lore.NewEntry()
+			e.Lineage, e.Content, e.Title = l, big, fmt.Sprint(i)
+			entries = append(entries, e)
+		}
+	}
+	doc := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries, time.Now())
+	_, err := backup.Encode(doc)
+	require.ErrorIs(t, err, backup.ErrTooLarge)
+
+	small := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries[:10], time.Now())
+	data, err := backup.Encode(small)
+	require.NoError(t, err)
+	_, err = backup.Decode(data)
+	require.NoError(t, err)
 }
