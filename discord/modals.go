@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -369,7 +370,25 @@ func (b *Bot) checkChannels(ctx context.Context, guild, field string) (ids []str
 
 // guildChannels returns the ids of the guild's channels and active threads.
 func (b *Bot) guildChannels(ctx context.Context, guild string) (map[string]bool, error) {
-	chans, err := b.session.GuildChannels(guild, discordgo.WithContext(ctx))
+	// The gateway's cache (Guilds intent: channel and thread events) answers
+	// at once; REST is the fallback, bounded and without rate-limit sleeps,
+	// because a modal must be opened within Discord's 3-second window.
+	if st := b.session.State; st != nil {
+		if g, err := st.Guild(guild); err == nil && g != nil && len(g.Channels) > 0 {
+			out := make(map[string]bool, len(g.Channels)+len(g.Threads))
+			for _, c := range g.Channels {
+				out[c.ID] = true
+			}
+			for _, t := range g.Threads {
+				out[t.ID] = true
+			}
+			return out, nil
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, channelLookupTimeout)
+	defer cancel()
+	opts := []discordgo.RequestOption{discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false), discordgo.WithRestRetries(0)}
+	chans, err := b.session.GuildChannels(guild, opts...)
 	if err != nil {
 		b.logDiscord(ctx, "guild channels", err)
 		return nil, fmt.Errorf("guild channels: %w", err)
@@ -378,7 +397,7 @@ func (b *Bot) guildChannels(ctx context.Context, guild string) (map[string]bool,
 	for _, c := range chans {
 		out[c.ID] = true
 	}
-	threads, err := b.session.GuildThreadsActive(guild, discordgo.WithContext(ctx))
+	threads, err := b.session.GuildThreadsActive(guild, opts...)
 	if err != nil {
 		b.logDiscord(ctx, "guild threads", err)
 		return nil, fmt.Errorf("guild threads: %w", err)
@@ -388,6 +407,9 @@ func (b *Bot) guildChannels(ctx context.Context, guild string) (map[string]bool,
 	}
 	return out, nil
 }
+
+// channelLookupTimeout bounds the REST fallback of guildChannels.
+const channelLookupTimeout = 1500 * time.Millisecond
 
 func filterExisting(ids []string, existing map[string]bool) []string {
 	out := []string{}
