@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -261,6 +262,11 @@ func (r *Resolver) exportWorkspaceBackup(ctx context.Context, in *model.ExportWo
 	return jobPayload(jobToModel(row), nil)
 }
 
+// previewMeta is stored with a backup preview's upload.
+type previewMeta struct {
+	LineageMap []jobs.LineageMapping `json:"lineageMap,omitempty"`
+}
+
 func lineageMap(in []*model.LineageMappingInput) ([]jobs.LineageMapping, map[lore.Lineage]lore.Lineage) {
 	list := make([]jobs.LineageMapping, 0, len(in))
 	m := make(map[lore.Lineage]lore.Lineage, len(in))
@@ -295,7 +301,7 @@ func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.Preview
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes))
 	}
-	_, mapping := lineageMap(in.LineageMap.Value())
+	list, mapping := lineageMap(in.LineageMap.Value())
 	plan, err := jobs.PlanBackup(ctx, r.Store, server, data, mapping)
 	if err != nil {
 		if errors.Is(err, backup.ErrNotBackup) {
@@ -303,7 +309,11 @@ func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.Preview
 		}
 		return fail(err)
 	}
-	b, err := r.Jobs.Store.PutBlob(ctx, postgres.Blob{Server: server, Kind: postgres.BlobBackup, FileName: in.File.Filename, Data: data, ExpiresAt: r.Jobs.blobExpiry()})
+	meta, err := json.Marshal(previewMeta{LineageMap: list})
+	if err != nil {
+		return nil, fmt.Errorf("encode preview mapping: %w", err)
+	}
+	b, err := r.Jobs.Store.PutBlob(ctx, postgres.Blob{Server: server, Kind: postgres.BlobBackup, FileName: in.File.Filename, Data: data, ExpiresAt: r.Jobs.blobExpiry(), Meta: meta})
 	if err != nil {
 		return fail(err)
 	}
@@ -342,7 +352,7 @@ func (r *Resolver) importWorkspaceBackup(ctx context.Context, in *model.ImportWo
 	if err != nil {
 		return jobPayload(nil, err)
 	}
-	list, _ := lineageMap(in.LineageMap.Value())
+	given, setMap := in.LineageMap.ValueOK()
 	var row *rivertype.JobRow
 	err = r.Jobs.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
 		b, err := st.GetBlob(ctx, id)
@@ -351,6 +361,15 @@ func (r *Resolver) importWorkspaceBackup(ctx context.Context, in *model.ImportWo
 				return err
 			}
 			return fmt.Errorf("preview %d (expired, already imported or of another server): %w", id, lore.ErrNotFound)
+		}
+		// The commit applies exactly the mapping the preview showed.
+		var pm previewMeta
+		_ = json.Unmarshal(b.Meta, &pm)
+		list := pm.LineageMap
+		if setMap {
+			if sent, _ := lineageMap(given); !slices.Equal(sent, list) {
+				return lore.Invalid("lineageMap", "differs from the mapping this preview was made with; preview again with the new mapping")
+			}
 		}
 		res, err := r.Jobs.Client.InsertTx(ctx, tx, jobs.BackupImportArgs{BlobID: id, ServerID: server, Mapping: list}, nil)
 		if err != nil {

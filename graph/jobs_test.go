@@ -386,3 +386,61 @@ func TestBackupPreviewRejectsNonBackup(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupCommitUsesPreviewMapping: the commit applies the lineage
+// mapping the preview was made with; a different one is refused.
+func TestBackupCommitUsesPreviewMapping(t *testing.T) {
+	ctx := context.Background()
+	a, store := newJobsAPI(t, 64<<10)
+	setupServer(t, a, serverA)
+	setupServer(t, a, serverB)
+	e := lore.NewEntry()
+	e.Server, e.Lineage, e.Title, e.Content, e.Keys = serverA, 7, "sword", "a sword", []string{"sword"}
+	_, err := store.InsertEntry(ctx, e)
+	require.NoError(t, err)
+
+	var ex struct {
+		Job   *struct{ ID, State string }
+		Error *mutationError
+	}
+	a.must(serviceKey, qExportBackup, map[string]any{"s": serverA}, "exportWorkspaceBackup", &ex)
+	j := a.waitJob(serviceKey, ex.Job.ID)
+	require.Equal(t, "COMPLETED", j.State, "%v", j.Error)
+	req, err := http.NewRequest(http.MethodGet, a.srv.URL+j.Artifact.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+serviceKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	file, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+
+	mapping := []map[string]any{{"from": 7, "to": 20}}
+	r := a.upload(serviceKey, qPreviewBackup, map[string]any{"serverDiscordId": serverB, "lineageMap": mapping}, "backup.json", file)
+	require.Empty(t, r.Errors)
+	var pv struct {
+		Preview *struct{ PreviewID string }
+		Error   *mutationError
+	}
+	require.NoError(t, json.Unmarshal(r.Data["previewWorkspaceBackup"], &pv))
+	require.Nil(t, pv.Error)
+
+	var im struct {
+		Job   *struct{ ID string }
+		Error *mutationError
+	}
+	a.must(serviceKey, qImportBackup, map[string]any{"input": map[string]any{"serverDiscordId": serverB, "previewId": pv.Preview.PreviewID,
+		"lineageMap": []map[string]any{{"from": 7, "to": 21}}}}, "importWorkspaceBackup", &im)
+	require.NotNil(t, im.Error)
+	require.Equal(t, "INVALID_INPUT", im.Error.Code)
+	require.Contains(t, im.Error.Message, "preview again")
+
+	a.must(serviceKey, qImportBackup, map[string]any{"input": map[string]any{"serverDiscordId": serverB, "previewId": pv.Preview.PreviewID}}, "importWorkspaceBackup", &im)
+	require.Nil(t, im.Error)
+	j = a.waitJob(serviceKey, im.Job.ID)
+	require.Equal(t, "COMPLETED", j.State, "%v", j.Error)
+	counts, err := store.CountByScope(ctx, serverB)
+	require.NoError(t, err)
+	require.Equal(t, 1, counts[20], "the book went where the preview said")
+	require.Zero(t, counts[7])
+}

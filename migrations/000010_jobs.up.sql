@@ -20,6 +20,9 @@ CREATE TABLE job_blobs (
     -- hex SHA-256 of data.
     sha256      text        NOT NULL CHECK (sha256 ~ '^[0-9a-f]{64}$'),
     data        bytea       NOT NULL,
+    -- what the upload was checked with (a backup preview's lineage mapping),
+    -- so that the commit applies exactly what the preview showed.
+    meta        jsonb       NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(meta) = 'object'),
     created_at  timestamptz NOT NULL DEFAULT now(),
     expires_at  timestamptz NOT NULL
 );

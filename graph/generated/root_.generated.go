@@ -2320,7 +2320,7 @@ input ImportWorkspaceBackupInput {
   serverDiscordId: String!
   "BackupPreview.previewId."
   previewId: ID!
-  "The mapping to apply (the preview's mapping is not remembered)."
+  "Optional: the preview's mapping is applied; a different one sent here is refused (preview again)."
   lineageMap: [LineageMappingInput!]
 }
 

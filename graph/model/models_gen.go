@@ -334,7 +334,7 @@ type ImportWorkspaceBackupInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// BackupPreview.previewId.
 	PreviewID string `json:"previewId"`
-	// The mapping to apply (the preview's mapping is not remembered).
+	// Optional: the preview's mapping is applied; a different one sent here is refused (preview again).
 	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
 }
 

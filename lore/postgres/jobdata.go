@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -30,6 +31,9 @@ type Blob struct {
 	CreatedAt time.Time
 	// ExpiresAt is when the cleanup job may delete the blob.
 	ExpiresAt time.Time
+	// Meta is a JSON object stored with the upload (a backup preview's
+	// lineage mapping); nil stores {}.
+	Meta json.RawMessage
 }
 
 // Blob kinds.
@@ -82,7 +86,11 @@ func (s *Store) PutBlob(ctx context.Context, b Blob) (Blob, error) {
 	if b.Data == nil {
 		b.Data = []byte{}
 	}
-	err := s.db.QueryRow(ctx, blobInsert, b.Server, b.Kind, truncateRunes(b.FileName, 255), b.Size, b.SHA256, b.Data, b.ExpiresAt).
+	meta := b.Meta
+	if len(meta) == 0 {
+		meta = json.RawMessage(`{}`)
+	}
+	err := s.db.QueryRow(ctx, blobInsert, b.Server, b.Kind, truncateRunes(b.FileName, 255), b.Size, b.SHA256, b.Data, b.ExpiresAt, meta).
 		Scan(&b.ID, &b.CreatedAt)
 	return b, wrapErr(op, err)
 }
@@ -90,7 +98,7 @@ func (s *Store) PutBlob(ctx context.Context, b Blob) (Blob, error) {
 // GetBlob returns the blob with its data, or ErrNotFound.
 func (s *Store) GetBlob(ctx context.Context, id int64) (Blob, error) {
 	var b Blob
-	err := s.db.QueryRow(ctx, blobGet, id).Scan(&b.ID, &b.Server, &b.Kind, &b.FileName, &b.Size, &b.SHA256, &b.Data, &b.CreatedAt, &b.ExpiresAt)
+	err := s.db.QueryRow(ctx, blobGet, id).Scan(&b.ID, &b.Server, &b.Kind, &b.FileName, &b.Size, &b.SHA256, &b.Data, &b.CreatedAt, &b.ExpiresAt, &b.Meta)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Blob{}, wrapErr("get blob", notFound("blob %d", id))
 	}

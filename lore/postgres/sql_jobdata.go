@@ -5,11 +5,11 @@ package postgres
 // need on lore tables (workspace export, legacy channel-name backfill).
 
 const (
-	blobInsert = `INSERT INTO job_blobs (server_id, kind, file_name, size_bytes, sha256, data, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7)
+	blobInsert = `INSERT INTO job_blobs (server_id, kind, file_name, size_bytes, sha256, data, expires_at, meta)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING id, created_at`
 
-	blobGet = `SELECT id, server_id::text, kind, file_name, size_bytes, sha256, data, created_at, expires_at
+	blobGet = `SELECT id, server_id::text, kind, file_name, size_bytes, sha256, data, created_at, expires_at, meta
 FROM job_blobs WHERE id = $1`
 
 	blobDelete = `DELETE FROM job_blobs WHERE id = $1`
