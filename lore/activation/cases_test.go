@@ -73,12 +73,12 @@ func loadCases(t *testing.T) []behaviourCase {
 // through the real importer (lore/format) and the real engine.
 func TestBehaviourCases(t *testing.T) {
 	for _, c := range loadCases(t) {
+		if len(c.Runs) == 0 {
+			continue // import/export-only cases (BUG-24, BUG-32) are lore/format's tests
+		}
 		t.Run(c.ID, func(t *testing.T) {
-			if len(c.Runs) == 0 {
-				t.Skipf("%s has no activation runs (import/export expectations belong to lore/format)", c.ID)
-			}
 			if c.Settings.Recursive != nil && *c.Settings.Recursive {
-				t.Skipf("%s needs recursive scanning, which the engine does not implement", c.ID)
+				t.Fatalf("%s needs recursive scanning, which the engine does not implement", c.ID)
 			}
 			for i, r := range c.Runs {
 				name := fmt.Sprintf("run%d", i)
