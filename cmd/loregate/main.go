@@ -35,7 +35,7 @@ Usage:
   loregate worker [--data-dir DIR]                     run only the background jobs
   loregate migrate up | status | down N [--yes]        manage the database schema
   loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
-  loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
+  loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]
   loregate with-postgres [--dir DIR] -- CMD [ARGS...]  run CMD with a throwaway local Postgres
   loregate token --user ID --guild GUILD[:manage]      mint a development member token (LOREGATE_JWT_SECRET)
 

@@ -1,6 +1,7 @@
 package backup
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -199,8 +200,12 @@ func sameBook(a, b []lore.Entry) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	// Whole entries: two buckets mapped to one lineage agree only when every
+	// field does (channels, flags, activation settings, pending names).
 	for i := range a {
-		if lore.DuplicateKey(a[i]) != lore.DuplicateKey(b[i]) {
+		ja, errA := json.Marshal(a[i])
+		jb, errB := json.Marshal(b[i])
+		if errA != nil || errB != nil || !bytes.Equal(ja, jb) {
 			return false
 		}
 	}

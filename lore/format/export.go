@@ -3,7 +3,10 @@ package format
 import (
 	"loregate/lore"
 	"loregate/lore/format/card"
+	"loregate/lore/format/agnai"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/format/novelai"
+	"loregate/lore/format/risu"
 	"loregate/lore/format/sillytavern"
 )
 
@@ -42,3 +45,15 @@ func ExportCharacterBook(book Book) ([]byte, error) {
 // ExportLorebookV3 writes book as a standalone CCv3 lorebook
 // {spec:"lorebook_v3", data} (formats.md 1.3).
 func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(sourceView(book)) }
+
+// ExportNovelAI writes book as a NovelAI .lorebook (formats.md 1.6). Lossy
+// where NovelAI has no field (secondary keys, roles, chance); see
+// formats.md 2 "Lossy-on-export".
+func ExportNovelAI(book Book) ([]byte, error) { return novelai.Encode(sourceView(book)) }
+
+// ExportRisu writes book as a RisuAI lorebook export {type: "risu"}
+// (formats.md 1.5.3); keys are joined with ", ".
+func ExportRisu(book Book) ([]byte, error) { return risu.Encode(sourceView(book)) }
+
+// ExportAgnai writes book as an Agnai memory book (formats.md 1.7).
+func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(sourceView(book)) }

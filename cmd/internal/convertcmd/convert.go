@@ -35,9 +35,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default stdout)")
-	to := fs.String("to", "st", "output format: st, ccv3 or canonical")
+	to := fs.String("to", "st", "output format: st, ccv3, novelai, risu, agnai or canonical")
 	reportOnly := fs.Bool("report-only", false, "print only the report JSON to stdout")
-	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]"
+	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]"
 	// Accept flags before and after IN.
 	var in string
 	rest := args
@@ -65,9 +65,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	switch *to {
-	case "st", "ccv3", "canonical":
+	case "st", "ccv3", "novelai", "risu", "agnai", "canonical":
 	default:
-		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, canonical\n", *to)
+		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, novelai, risu, agnai, canonical\n", *to)
 		return 2
 	}
 	if err := ctx.Err(); err != nil {
@@ -98,6 +98,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		body, err = format.ExportST(res.Book)
 	case "ccv3":
 		body, err = format.ExportLorebookV3(res.Book)
+	case "novelai":
+		body, err = format.ExportNovelAI(res.Book)
+	case "risu":
+		body, err = format.ExportRisu(res.Book)
+	case "agnai":
+		body, err = format.ExportAgnai(res.Book)
 	case "canonical":
 		body, err = json.MarshalIndent(res.Book, "", "  ")
 		body = append(body, '\n')
