@@ -2,8 +2,8 @@ package format
 
 import (
 	"loregate/lore"
-	"loregate/lore/format/card"
 	"loregate/lore/format/agnai"
+	"loregate/lore/format/card"
 	"loregate/lore/format/internal/conv"
 	"loregate/lore/format/novelai"
 	"loregate/lore/format/risu"
