@@ -141,6 +141,9 @@ func input(id, label, value string, style discordgo.TextInputStyle, required boo
 }
 
 func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {
+	// Adding a book does not depend on the book or entry the panel showed:
+	// a selection deleted meanwhile must not make the add look stale.
+	in.rt.collection, in.rt.entry, in.rt.entryPage = 0, 0, 0
 	return b.write(ctx, in, loadOpts{}, nil, func(p *panel) (route, loadOpts, string, error) {
 		var out struct {
 			Collection struct {

@@ -174,3 +174,19 @@ func TestNonManagerReads(t *testing.T) {
 	p = h.clickID(permMember, route{action: actPersona}.encode()).panel()
 	require.Contains(t, *p.Content, "Aria")
 }
+
+// TestBookAddIgnoresDeletedSelection: adding a book while the book the
+// panel had selected was deleted meanwhile creates the new book.
+func TestBookAddIgnoresDeletedSelection(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	m := h.click(permManager, h.need(h.open(permManager).panel(), actBookPick), valueAdd).modal()
+	h.gql(mDeleteCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID}}, nil)
+	o := h.submit(permManager, m, map[string]string{fieldName: "Atlas"})
+	require.Contains(t, o.content(), "Created")
+	names := []string{}
+	for _, b := range h.books() {
+		names = append(names, b.Name)
+	}
+	require.Contains(t, names, "Atlas")
+}
