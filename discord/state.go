@@ -20,9 +20,6 @@ const (
 	bookPageSize    = 23
 	entryPageSize   = 23
 	personaPageSize = 25
-	// listLimit is the most items one listing asks for: the 250-entry scope
-	// limit and the API's largest page.
-	listLimit = 250
 )
 
 // The adapter's GraphQL operations. Lists are read whole (at most 250 light

@@ -48,14 +48,9 @@ func naiveMatch(key, text string, whole, sens bool) bool {
 	return false
 }
 
-// engineMatches runs keys (one entry each) over msgs with every message in
-// scan depth and returns, per key, whether its entry was admitted.
-func engineMatches(t testing.TB, keys, msgs []string, opts Options) []bool {
-	return engineMatchesDense(t, keys, msgs, opts, maxDenseCells)
-}
-
-// engineMatchesDense is engineMatches with a bound on the dense table, so
-// that small key sets also exercise the sparse (failure link) states.
+// engineMatchesDense runs keys (one entry each) over msgs, every message
+// within scan depth, with a bound on the dense table so that small key sets
+// also exercise the sparse (failure link) states.
 func engineMatchesDense(t testing.TB, keys, msgs []string, opts Options, denseCap uint32) []bool {
 	entries := make([]lore.Entry, len(keys))
 	depth := max(len(msgs), 1)

@@ -102,12 +102,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 type config struct {
-	books     bookList
-	chat      string
-	format    string
-	opts      activation.Options
-	randomSet bool
-	seedSet   bool
+	books  bookList
+	chat   string
+	format string
+	opts   activation.Options
 }
 
 func parseArgs(args []string) (config, error) {
