@@ -46,7 +46,7 @@ func mutationError(err error) *model.MutationError {
 	me := &model.MutationError{Message: msg}
 	var inv *lore.InvalidError
 	var full *lore.ScopeFullError
-	var dup *duplicateName
+	var dup *lore.DuplicateNameError
 	switch {
 	case errors.As(err, &inv):
 		me.Code = model.ErrorCodeInvalidInput
@@ -72,7 +72,6 @@ func mutationError(err error) *model.MutationError {
 		if errors.As(err, &dup) {
 			field := "name"
 			me.Field = &field
-			me.Message = fmt.Sprintf("a collection named %q already exists on this server", dup.name)
 		}
 	case errors.Is(err, lore.ErrStaleTarget):
 		me.Code = model.ErrorCodeStaleTarget
@@ -80,24 +79,6 @@ func mutationError(err error) *model.MutationError {
 		me.Code = model.ErrorCodeUnavailable
 	}
 	return me
-}
-
-// duplicateName names the collection name a write found taken.
-type duplicateName struct {
-	name string
-	err  error
-}
-
-func (d *duplicateName) Error() string { return d.err.Error() }
-func (d *duplicateName) Unwrap() error { return d.err }
-
-// withName attaches the attempted collection name to a duplicate-name
-// error so the payload can say which name is taken.
-func withName(err error, name string) error {
-	if errors.Is(err, lore.ErrDuplicateName) {
-		return &duplicateName{name: name, err: err}
-	}
-	return err
 }
 
 // apiField translates a domain field name to the API's input name where

@@ -91,7 +91,7 @@ func (r *mutationResolver) CreateCollection(ctx context.Context, input model.Cre
 		Enabled:    get(input.Enabled, true),
 		ChannelIDs: input.ChannelIds.Value(),
 	})
-	return collectionPayload(c, withName(err, input.Name))
+	return collectionPayload(c, err)
 }
 
 // RenameCollection is the resolver for the renameCollection field.
@@ -100,7 +100,7 @@ func (r *mutationResolver) RenameCollection(ctx context.Context, input model.Ren
 	if err == nil {
 		var c lore.Collection
 		c, err = r.Store.RenameCollection(ctx, input.ServerDiscordID, id, input.Name)
-		return collectionPayload(c, withName(err, input.Name))
+		return collectionPayload(c, err)
 	}
 	return collectionPayload(lore.Collection{}, err)
 }

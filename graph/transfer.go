@@ -93,13 +93,6 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	}
 	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, res)
 	if err != nil {
-		if t.CollectionID == 0 && lineage.IsServerwide() {
-			name := t.NewName
-			if name == "" {
-				name = jobs.BookName(res.Book.Name, in.File.Filename)
-			}
-			err = withName(err, name)
-		}
 		return fail(err, report)
 	}
 	out := &model.ImportPayload{Report: report}

@@ -63,6 +63,25 @@ func WithFieldPrefix(prefix string, err error) error {
 	return &InvalidError{Field: prefix + "." + ie.Field, Reason: ie.Reason}
 }
 
+// DuplicateNameError names the collection name a write found taken. It
+// matches ErrDuplicateName with errors.Is.
+type DuplicateNameError struct {
+	// Name is the collection name that is already used on the server.
+	Name string
+	// Err is the underlying error (the store's unique violation), if any.
+	Err error
+}
+
+func (e *DuplicateNameError) Error() string {
+	return fmt.Sprintf("a collection named %q already exists on this server", e.Name)
+}
+
+// Is makes errors.Is(err, ErrDuplicateName) true.
+func (e *DuplicateNameError) Is(target error) bool { return target == ErrDuplicateName }
+
+// Unwrap returns the underlying error.
+func (e *DuplicateNameError) Unwrap() error { return e.Err }
+
 // ScopeFullError reports how a write would overflow a scope. It matches
 // ErrScopeFull with errors.Is.
 type ScopeFullError struct {
@@ -87,17 +106,21 @@ func (e *ScopeFullError) Is(target error) bool { return target == ErrScopeFull }
 
 // Explain returns a message about a contract error that is safe to show a
 // user: the field and reason of an *InvalidError, the counts of a
-// *ScopeFullError, a fixed sentence for the other sentinels. It never
+// *ScopeFullError, the name of a *DuplicateNameError, a fixed sentence for
+// the other sentinels. It never
 // includes the layers an error passed through (package names, SQL). ok is
 // false for errors outside the contract, which callers treat as internal.
 func Explain(err error) (msg string, ok bool) {
 	var inv *InvalidError
 	var full *ScopeFullError
+	var dup *DuplicateNameError
 	switch {
 	case errors.As(err, &inv):
 		return inv.Error(), true
 	case errors.As(err, &full):
 		return full.Error(), true
+	case errors.As(err, &dup):
+		return dup.Error(), true
 	case errors.Is(err, ErrInvalid):
 		return "invalid input", true
 	case errors.Is(err, ErrScopeFull):

@@ -66,7 +66,17 @@ func createCollectionTx(ctx context.Context, tx pgx.Tx, c lore.Collection) (lore
 	if n >= lore.MaxCollectionsPerServer {
 		return lore.Collection{}, lore.Invalid("collection", "the server already has %d collections, at most %d allowed", n, lore.MaxCollectionsPerServer)
 	}
-	return scanCollection(tx.QueryRow(ctx, lorebookInsert, c.Server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)))
+	out, err := scanCollection(tx.QueryRow(ctx, lorebookInsert, c.Server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)))
+	return out, namedDuplicate(err, c.Name)
+}
+
+// namedDuplicate turns a unique violation on a collection name into a
+// *lore.DuplicateNameError naming it; other errors pass unchanged.
+func namedDuplicate(err error, name string) error {
+	if err == nil || !errors.Is(interpretError(err), lore.ErrDuplicateName) {
+		return err
+	}
+	return &lore.DuplicateNameError{Name: name, Err: interpretError(err)}
 }
 
 // RenameCollection renames a collection; its entries follow through the
@@ -77,7 +87,11 @@ func (s *Store) RenameCollection(ctx context.Context, server string, id int64, n
 	if err := lore.ValidateCollectionName(newName); err != nil {
 		return lore.Collection{}, wrapErr(op, err)
 	}
-	return s.updateCollection(ctx, op, server, id, lorebookRename, newName)
+	c, err := s.updateCollection(ctx, op, server, id, lorebookRename, newName)
+	if errors.Is(err, lore.ErrDuplicateName) {
+		err = wrapErr(op, &lore.DuplicateNameError{Name: newName, Err: err})
+	}
+	return c, err
 }
 
 // DeleteCollection removes the collection, its entries and their pending

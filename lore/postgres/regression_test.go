@@ -90,3 +90,25 @@ func TestScopeFullCountsWhatIsThere(t *testing.T) {
 	_, err = b.store.GetCollectionByName(b.ctx, b.server, "New")
 	require.ErrorIs(t, err, lore.ErrNotFound, "no empty book is left behind")
 }
+
+// TestDuplicateNameNamed: a taken collection name is reported by name, on
+// create, on create-with-entries and on rename.
+func TestDuplicateNameNamed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.collection(t, "World")
+	other := b.collection(t, "Other")
+	var dup *lore.DuplicateNameError
+	_, err := b.store.CreateCollection(b.ctx, lore.Collection{Server: b.server, Name: "World", Enabled: true})
+	require.ErrorAs(t, err, &dup)
+	require.Equal(t, "World", dup.Name)
+	require.ErrorIs(t, err, lore.ErrDuplicateName)
+	_, _, err = b.store.CreateCollectionWithEntries(b.ctx, lore.Collection{Server: b.server, Name: "World", Enabled: true},
+		entries(b.server, lore.Serverwide, "World", "x", 1))
+	require.ErrorAs(t, err, &dup)
+	_, err = b.store.RenameCollection(b.ctx, b.server, other.ID, "World")
+	require.ErrorAs(t, err, &dup)
+	require.Equal(t, "World", dup.Name)
+	msg, _ := lore.Explain(err)
+	require.Equal(t, `a collection named "World" already exists on this server`, msg)
+}
