@@ -495,5 +495,5 @@ func TestImportRefusals(t *testing.T) {
 	imp = a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "big.json", big)
 	require.NotNil(t, imp.Error)
 	require.Equal(t, "INVALID_INPUT", imp.Error.Code)
-	require.Contains(t, imp.Error.Message, "2000000-byte limit")
+	require.Contains(t, imp.Error.Message, "over the limit of 2000000 bytes")
 }

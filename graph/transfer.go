@@ -1,7 +1,6 @@
 package graph
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -56,10 +55,10 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
 	}
-	// A JSON file over the JSON ceiling is refused now rather than by a job
-	// later (seed 000: "Parsing is limited to 2 MB").
-	if limit := (format.Options{}).WithDefaults().MaxJSONBytes; looksLikeJSON(data) && int64(len(data)) > limit {
-		return fail(lore.Invalid("file", "is a %d-byte JSON file, over the %d-byte limit for JSON lorebooks", len(data), limit), nil)
+	// A file over its carrier's limit (JSON 2 MB: seed 000 "Parsing is
+	// limited to 2 MB") is refused now rather than by a job later.
+	if err := format.CheckSize(data, format.Options{}); err != nil {
+		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, nil)
 	}
 	if r.Jobs != nil && len(data) > r.Jobs.inlineLimit() {
 		// Large upload: store it and let a job convert and write it; the
@@ -209,12 +208,4 @@ func fileName(name string) string {
 		s = "lorebook"
 	}
 	return s
-}
-
-// looksLikeJSON reports whether data starts (after whitespace and a BOM)
-// like a JSON document rather than a PNG or ZIP carrier.
-func looksLikeJSON(data []byte) bool {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	data = bytes.TrimLeft(data, " \t\r\n")
-	return len(data) > 0 && (data[0] == '{' || data[0] == '[')
 }

@@ -26,6 +26,9 @@ const (
 // without file content beyond a short snippet.
 func Import(name string, data []byte, opts Options) (Result, error) {
 	opts = opts.WithDefaults()
+	if err := CheckSize(data, opts); err != nil {
+		return Result{Container: carrierOf(data)}, err
+	}
 	switch {
 	case bytes.HasPrefix(data, []byte(sigPNG)):
 		return importPNG(name, data, opts)
@@ -39,10 +42,44 @@ func Import(name string, data []byte, opts Options) (Result, error) {
 	case len(data) > 5 && data[0] == 0x6F && data[1] == 0x00:
 		return Result{}, fmt.Errorf("%w: a RisuAI module (.risum) holds scripts; export the lorebook from RisuAI instead", ErrUnknownFormat)
 	}
-	if int64(len(data)) > opts.MaxJSONBytes {
-		return Result{}, conv.TooLarge("json file", int64(len(data)), "MaxJSONBytes", opts.MaxJSONBytes)
-	}
 	return importJSON(name, data, ContainerJSON, opts)
+}
+
+// carrierOf tells a file's carrier from its first bytes: PNG, CHARX (a zip,
+// also behind a JPEG), else JSON.
+func carrierOf(data []byte) Container {
+	switch {
+	case bytes.HasPrefix(data, []byte(sigPNG)):
+		return ContainerPNG
+	case bytes.HasPrefix(data, []byte(sigZIP)), bytes.HasPrefix(data, []byte(sigJPEG)):
+		return ContainerCHARX
+	}
+	return ContainerJSON
+}
+
+// CheckSize applies the size limit of data's carrier (opts.MaxPNGBytes,
+// MaxCHARXBytes or MaxJSONBytes) without parsing anything: an error
+// wrapping ErrTooLarge that gives the limit, or nil. Import applies it
+// first; callers that store a file to import it later (background jobs)
+// use it to refuse an oversized file at once.
+func CheckSize(data []byte, opts Options) error {
+	opts = opts.WithDefaults()
+	n := int64(len(data))
+	switch carrierOf(data) {
+	case ContainerPNG:
+		if n > opts.MaxPNGBytes {
+			return conv.TooLarge("png file", n, "MaxPNGBytes", opts.MaxPNGBytes)
+		}
+	case ContainerCHARX:
+		if n > opts.MaxCHARXBytes {
+			return conv.TooLarge("charx file", n, "MaxCHARXBytes", opts.MaxCHARXBytes)
+		}
+	default:
+		if n > opts.MaxJSONBytes {
+			return conv.TooLarge("json file", n, "MaxJSONBytes", opts.MaxJSONBytes)
+		}
+	}
+	return nil
 }
 
 func tail(b []byte, n int) []byte {

@@ -51,9 +51,6 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 
 func importPNG(name string, data []byte, opts Options) (Result, error) {
 	res := Result{Container: ContainerPNG}
-	if int64(len(data)) > opts.MaxPNGBytes {
-		return res, conv.TooLarge("png file", int64(len(data)), "MaxPNGBytes", opts.MaxPNGBytes)
-	}
 	c, err := png.Extract(data, opts.MaxCardBytes)
 	if err != nil {
 		if errors.Is(err, png.ErrNoCard) {
@@ -68,9 +65,6 @@ func importPNG(name string, data []byte, opts Options) (Result, error) {
 
 func importCHARX(name string, data []byte, opts Options) (Result, error) {
 	res := Result{Container: ContainerCHARX}
-	if int64(len(data)) > opts.MaxCHARXBytes {
-		return res, conv.TooLarge("charx file", int64(len(data)), "MaxCHARXBytes", opts.MaxCHARXBytes)
-	}
 	js, warnings, err := charx.Extract(data, charx.Limits{
 		MaxEntries: opts.MaxCHARXEntries, MaxTotal: opts.MaxCHARXTotalBytes,
 		MaxRatio: opts.MaxCHARXRatio, MaxCard: opts.MaxCardBytes,

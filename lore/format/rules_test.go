@@ -139,3 +139,29 @@ func TestDecorators(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, res.Book.Entries[0].Content)
 }
+
+// TestCheckSize: each carrier gets its own limit, checked from the bytes.
+func TestCheckSize(t *testing.T) {
+	opts := format.Options{MaxJSONBytes: 10, MaxPNGBytes: 20, MaxCHARXBytes: 30}
+	pad := func(prefix string, n int) []byte { return []byte(prefix + strings.Repeat("x", n-len(prefix))) }
+	tests := []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"json at its limit", pad("{", 10), true},
+		{"json over", pad("{", 11), false},
+		{"png within its limit", pad("\x89PNG\r\n\x1a\n", 20), true},
+		{"png over", pad("\x89PNG\r\n\x1a\n", 21), false},
+		{"zip within its limit", pad("PK\x03\x04", 30), true},
+		{"zip over", pad("PK\x03\x04", 31), false},
+	}
+	for _, tt := range tests {
+		err := format.CheckSize(tt.data, opts)
+		if tt.ok {
+			require.NoError(t, err, tt.name)
+		} else {
+			require.ErrorIs(t, err, format.ErrTooLarge, tt.name)
+		}
+	}
+}
