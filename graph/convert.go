@@ -7,7 +7,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -256,21 +255,9 @@ func intPtr(o graphql.Omittable[*int]) *int {
 func parseID(kind, s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%s %q: %w", kind, truncate(s, 24), lore.ErrNotFound)
+		return 0, fmt.Errorf("%s %q: %w", kind, lore.Clip(s, 24), lore.ErrNotFound)
 	}
 	return id, nil
-}
-
-// truncate shortens s to at most n bytes, cutting on a character boundary,
-// for echoing client input in messages.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // Cursors are opaque base64 offsets into a stable ordering.

@@ -252,16 +252,19 @@ func indexField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
 
-// truncateForError shortens user input quoted in an error message so that
-// errors never carry whole file contents.
-func truncateForError(s string) string {
-	const max = 40
-	if len(s) <= max {
+// Clip shortens s to at most maxBytes bytes, cut on a character boundary,
+// with "…" appended when it was cut. It is for echoing user input in error
+// and report messages, which never carry whole file contents.
+func Clip(s string, maxBytes int) string {
+	if len(s) <= maxBytes {
 		return s
 	}
-	cut := max
+	cut := maxBytes
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
+
+// truncateForError shortens user input quoted in an error message.
+func truncateForError(s string) string { return Clip(s, 40) }

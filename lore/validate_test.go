@@ -113,3 +113,9 @@ func TestTruncateUTF16(t *testing.T) {
 	long := strings.Repeat("名", 1<<20)
 	require.Len(t, []rune(lore.TruncateUTF16(long, 100)), 100)
 }
+
+func TestClip(t *testing.T) {
+	require.Equal(t, "abc", lore.Clip("abc", 3))
+	require.Equal(t, "ab…", lore.Clip("abc", 2))
+	require.Equal(t, "a…", lore.Clip("aé", 2), "a character is never split")
+}

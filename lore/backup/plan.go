@@ -233,7 +233,7 @@ func (p *ImportPlan) convert(m Memory, lineage lore.Lineage, opts Options) {
 		if src == "" {
 			src = fmt.Sprintf("memory %d", p.Memories.Total)
 		}
-		p.Memories.NotConverted = append(p.Memories.NotConverted, NotConverted{Source: truncate(src, 64), Reason: outcome.String()})
+		p.Memories.NotConverted = append(p.Memories.NotConverted, NotConverted{Source: lore.Clip(src, 64), Reason: outcome.String()})
 	}
 }
 
@@ -338,13 +338,6 @@ func ConvertMemory(m Memory, server string, lineage lore.Lineage, alwaysOn bool)
 // memoryTitle is the first line of content, at most 60 characters.
 func memoryTitle(content string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
-	return truncate(strings.TrimSpace(line), 60)
+	return lore.Clip(strings.TrimSpace(line), 60)
 }
 
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
-}

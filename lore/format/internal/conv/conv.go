@@ -227,15 +227,7 @@ func Title(s string) (string, bool) {
 
 // Snippet quotes at most 40 bytes of s for an error or report message.
 func Snippet(s string) string {
-	const max = 40
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", lore.Clip(s, 40))
 }
 
 // SortedKeys returns the keys of m in sorted order.
