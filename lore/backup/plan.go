@@ -340,4 +340,3 @@ func memoryTitle(content string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
 	return lore.Clip(strings.TrimSpace(line), 60)
 }
-
