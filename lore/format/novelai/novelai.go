@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
@@ -131,10 +132,10 @@ func Encode(book conv.Book) ([]byte, error) {
 		eo := conv.NewObject()
 		eo.SetValue("text", e.Content)
 		eo.SetValue("displayName", e.Title)
-		keys := json.RawMessage(conv.MustMarshal(nonNil(e.Keys)))
+		keys := json.RawMessage(conv.MustMarshal(conv.NonNil(e.Keys)))
 		if v, ok := e.Extensions[prefix+"keys"]; ok {
 			k, _ := conv.Strings(v)
-			if kept, _ := conv.CleanKeys(k); equalStrings(kept, e.Keys) {
+			if kept, _ := conv.CleanKeys(k); slices.Equal(kept, e.Keys) {
 				keys = v
 			}
 		}
@@ -159,23 +160,4 @@ func Encode(book conv.Book) ([]byte, error) {
 	var buf bytes.Buffer
 	_ = json.Indent(&buf, raw, "", "  ")
 	return buf.Bytes(), nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -45,7 +45,7 @@ type STField struct {
 // order ST writes them.
 var STFields = [...]STField{
 	{"key", decKeys(func(e *lore.Entry) *[]string { return &e.Keys }),
-		func(e *lore.Entry) any { return nonNil(e.Keys) },
+		func(e *lore.Entry) any { return NonNil(e.Keys) },
 		func(a, b *lore.Entry) bool { return slices.Equal(a.Keys, b.Keys) }},
 	{"keysecondary", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		decKeys(func(e *lore.Entry) *[]string { return &e.SecondaryKeys })(e, raw, c)
@@ -54,7 +54,7 @@ var STFields = [...]STField{
 			e.SecondaryKeys = nil
 		}
 	},
-		func(e *lore.Entry) any { return nonNil(e.SecondaryKeys) },
+		func(e *lore.Entry) any { return NonNil(e.SecondaryKeys) },
 		func(a, b *lore.Entry) bool { return slices.Equal(a.SecondaryKeys, b.SecondaryKeys) }},
 	{"comment", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		s, _ := String(raw)
@@ -123,7 +123,8 @@ func STFieldByName(name string) (STField, bool) {
 	return STField{}, false
 }
 
-func nonNil(s []string) []string {
+// NonNil returns s, or an empty non-nil slice for nil (so JSON writes []).
+func NonNil(s []string) []string {
 	if s == nil {
 		return []string{}
 	}
