@@ -48,8 +48,7 @@ func BenchmarkActivateHTTP(b *testing.B) {
 	_, err = store.ReplacePersonaBook(ctx, serverA, 5, entries)
 	require.NoError(b, err)
 
-	a := newAPIWithStore(&testing.T{}, store)
-	defer a.srv.Close()
+	a := newAPIWithStore(b, store)
 	msgs := make([]map[string]any, 20)
 	for i := range msgs {
 		msgs[i] = map[string]any{"role": "user", "content": fmt.Sprintf("Message %d talks about alpha%d and the weather, and then about beta%d in passing, with more words to reach a realistic length for one chat turn.", i, i*7, i*11)}

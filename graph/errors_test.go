@@ -35,12 +35,12 @@ func (s renameDuringImport) ImportEntries(ctx context.Context, t lore.ImportTarg
 	return s.Store.ImportEntries(ctx, t, mode, entries)
 }
 
-func newAPIWithStore(t *testing.T, store lore.Store) *api {
+func newAPIWithStore(t testing.TB, store lore.Store) *api {
 	t.Helper()
 	return newAPIWith(t, store, false)
 }
 
-func newAPIWith(t *testing.T, store lore.Store, introspection bool) *api {
+func newAPIWith(t testing.TB, store lore.Store, introspection bool) *api {
 	t.Helper()
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)

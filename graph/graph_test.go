@@ -32,7 +32,7 @@ const (
 
 // api is a test client of one loregate HTTP handler on a fresh database.
 type api struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	authn *auth.Authenticator
 }
