@@ -23,8 +23,9 @@
 //
 // Operations return errors that wrap one of the sentinels [ErrInvalid],
 // [ErrScopeFull], [ErrNotFound], [ErrDuplicateName], [ErrStaleTarget] and
-// [ErrUnavailable]; [InvalidError] and [ScopeFullError] carry details for
-// errors.As. Anything else is an internal failure.
+// [ErrUnavailable]; [InvalidError], [ScopeFullError] and
+// [DuplicateNameError] carry details for errors.As, and [Explain] words
+// them for users. Anything else is an internal failure.
 //
 // This package imports no database, GraphQL, job queue or Discord code.
 package lore
