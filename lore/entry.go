@@ -148,6 +148,34 @@ type Entry struct {
 	// LegacyChannelTags are unresolved legacy #channel names pending the
 	// backfill. While any is present the entry admits every channel.
 	LegacyChannelTags []string `json:"legacyChannelTags,omitempty"`
+
+	// Group is the entry's inclusion groups, comma-separated names; empty
+	// = none. Of the admitted members of one group only one is kept
+	// (SillyTavern world info "group").
+	Group string `json:"group,omitempty"`
+	// GroupOverride members win their group before scoring or weights
+	// (highest Order first).
+	GroupOverride bool `json:"groupOverride,omitempty"`
+	// GroupWeight is the entry's weight in its groups' weighted draw;
+	// DefaultGroupWeight when the source has none.
+	GroupWeight int `json:"groupWeight,omitempty"`
+	// UseGroupScoring makes the group keep the member with the most matched
+	// keys; nil inherits (off).
+	UseGroupScoring *bool `json:"useGroupScoring,omitempty"`
+	// ExcludeRecursion: recursion text never activates this entry.
+	ExcludeRecursion bool `json:"excludeRecursion,omitempty"`
+	// PreventRecursion: this entry's content never feeds recursion.
+	PreventRecursion bool `json:"preventRecursion,omitempty"`
+	// DelayUntilRecursion is the recursion level from which this entry may
+	// activate: 0 = no delay, 1 = any recursive pass, N = level N
+	// (SillyTavern: true = 1).
+	DelayUntilRecursion int `json:"delayUntilRecursion,omitempty"`
+	// Sticky, Cooldown and Delay are timed effects counted in chat messages
+	// (SillyTavern world info); 0 = none. They act through turn state.
+	Sticky   int `json:"sticky,omitempty"`
+	Cooldown int `json:"cooldown,omitempty"`
+	Delay    int `json:"delay,omitempty"`
+
 	// Extensions holds every source field the model does not act on, keyed
 	// by a namespaced name chosen by the importer, values kept verbatim.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
@@ -156,6 +184,10 @@ type Entry struct {
 	CreatedAt time.Time `json:"createdAt,omitzero"`
 	UpdatedAt time.Time `json:"updatedAt,omitzero"`
 }
+
+// DefaultGroupWeight is the inclusion-group weight of entries whose source
+// has none (SillyTavern's default group weight).
+const DefaultGroupWeight = 100
 
 // DefaultPriority is the priority of entries whose source has none (seed
 // 003: "Formats with no eviction field default this to 100").
@@ -172,6 +204,7 @@ func NewEntry() Entry {
 		Priority:    DefaultPriority,
 		Placement:   After,
 		Role:        RoleSystem,
+		GroupWeight: DefaultGroupWeight,
 	}
 }
 
@@ -194,6 +227,10 @@ func (e Entry) Clone() Entry {
 	if e.WholeWords != nil {
 		v := *e.WholeWords
 		c.WholeWords = &v
+	}
+	if e.UseGroupScoring != nil {
+		v := *e.UseGroupScoring
+		c.UseGroupScoring = &v
 	}
 	if e.Extensions != nil {
 		c.Extensions = make(map[string]json.RawMessage, len(e.Extensions))
@@ -223,6 +260,8 @@ type Collection struct {
 	Enabled bool
 	// ChannelIDs restrict the collection to these channels; empty = all.
 	ChannelIDs []string
+	// Settings are the collection's book settings.
+	Settings BookSettings
 	// EntryCount is filled by listings; 0 elsewhere.
 	EntryCount int
 	CreatedAt  time.Time
@@ -271,6 +310,15 @@ type ServerSettings struct {
 	// RegexKeys makes /pattern/flags keys act as RE2 regular expressions.
 	// When false such keys are literal text, as seed 000 describes.
 	RegexKeys bool `json:"regexKeys"`
+	// BudgetUnit is what the activation budget counts; "" means
+	// BudgetCharacters.
+	BudgetUnit BudgetUnit `json:"budgetUnit,omitempty"`
+	// BudgetLimit is the server's budget in BudgetUnit; 0 means the unit's
+	// default.
+	BudgetLimit int `json:"budgetLimit,omitempty"`
+	// Tokenizer counts tokens when BudgetUnit is BudgetTokens; "" means
+	// TokenizerO200k.
+	Tokenizer TokenizerName `json:"tokenizer,omitempty"`
 }
 
 // SettingsPatch is a partial settings update; nil fields keep their value.
