@@ -12,6 +12,9 @@ type Snapshot struct {
 	Entries []Entry
 	// Collections are keyed by name.
 	Collections map[string]Collection
+	// PersonaBook is the book settings of Lineage's book (zero for
+	// Serverwide snapshots and lineages without settings).
+	PersonaBook BookSettings
 }
 
 // ScopeCounts maps a lineage to its entry count (disabled entries
