@@ -157,7 +157,8 @@ type Entry struct {
 	// (highest Order first).
 	GroupOverride bool `json:"groupOverride,omitempty"`
 	// GroupWeight is the entry's weight in its groups' weighted draw;
-	// DefaultGroupWeight when the source has none.
+	// DefaultGroupWeight when the source has none. (Storage of the new
+	// fields is being added; NewEntry will set the default then.)
 	GroupWeight int `json:"groupWeight,omitempty"`
 	// UseGroupScoring makes the group keep the member with the most matched
 	// keys; nil inherits (off).
@@ -204,7 +205,6 @@ func NewEntry() Entry {
 		Priority:    DefaultPriority,
 		Placement:   After,
 		Role:        RoleSystem,
-		GroupWeight: DefaultGroupWeight,
 	}
 }
 
