@@ -212,6 +212,13 @@ type Store interface {
 	// ReplaceScopes replaces whole scopes for a workspace backup in one
 	// transaction; unlisted scopes are untouched (see ScopeReplacement).
 	ReplaceScopes(ctx context.Context, server string, scopes []ScopeReplacement) error
+	// ImportPersonaCard writes a character card import: a new persona (an
+	// "alter") with the next free persona id and a new lineage, or an
+	// existing persona; the card's book replaces the lineage's book. Persona
+	// and lore commit together: when the lore write fails, a new persona is
+	// not created and nothing else changes. ErrNotFound for an unknown
+	// server or persona.
+	ImportPersonaCard(ctx context.Context, c PersonaCardImport) (Persona, ImportResult, error)
 	// WipeServerLore deletes Serverwide lore, collections and their markers
 	// in one transaction; persona lore too unless preservePersonas. The
 	// persona registry stays.
@@ -238,4 +245,21 @@ type ScopeReplacement struct {
 	// name (keeping their ids), and collections neither used nor listed
 	// are deleted. Ignored for persona scopes.
 	Collections []Collection
+}
+
+// PersonaCardImport is a character card imported as a persona (seed 000
+// "Import and export": alter imports).
+type PersonaCardImport struct {
+	Server string
+	// PersonaID is the existing persona whose lineage's book the card
+	// replaces; 0 creates a new persona (an alter) with the next free
+	// persona id and a new lineage.
+	PersonaID int64
+	// Name is the new persona's display name (ignored for an existing
+	// persona, which keeps its name).
+	Name string
+	// Entries is the card's book, at most MaxEntriesPerScope entries. nil
+	// (a card without a book) leaves the lineage's lore as it is; a
+	// non-nil slice, even empty, replaces the lineage's whole book.
+	Entries []Entry
 }

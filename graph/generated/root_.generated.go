@@ -236,6 +236,7 @@ type ComplexityRoot struct {
 		DeleteEntry            func(childComplexity int, input model.EntryRefInput) int
 		ExportWorkspaceBackup  func(childComplexity int, input model.ExportWorkspaceBackupInput) int
 		ImportLorebook         func(childComplexity int, input model.ImportLorebookInput) int
+		ImportPersonaCard      func(childComplexity int, input model.ImportPersonaCardInput) int
 		ImportWorkspaceBackup  func(childComplexity int, input model.ImportWorkspaceBackupInput) int
 		PreviewWorkspaceBackup func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
 		RemovePersona          func(childComplexity int, input model.RemovePersonaInput) int
@@ -280,6 +281,16 @@ type ComplexityRoot struct {
 		EntryCount func(childComplexity int) int
 		LineageID  func(childComplexity int) int
 		Personas   func(childComplexity int) int
+	}
+
+	PersonaCardPayload struct {
+		Added        func(childComplexity int) int
+		BookIncluded func(childComplexity int) int
+		Created      func(childComplexity int) int
+		Error        func(childComplexity int) int
+		Persona      func(childComplexity int) int
+		Replaced     func(childComplexity int) int
+		Report       func(childComplexity int) int
 	}
 
 	PersonaPayload struct {
@@ -1244,6 +1255,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportLorebook(childComplexity, args["input"].(model.ImportLorebookInput)), true
+	case "Mutation.importPersonaCard":
+		if e.ComplexityRoot.Mutation.ImportPersonaCard == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_importPersonaCard_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ImportPersonaCard(childComplexity, args["input"].(model.ImportPersonaCardInput)), true
 	case "Mutation.importWorkspaceBackup":
 		if e.ComplexityRoot.Mutation.ImportWorkspaceBackup == nil {
 			break
@@ -1493,6 +1515,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaBook.Personas(childComplexity), true
+
+	case "PersonaCardPayload.added":
+		if e.ComplexityRoot.PersonaCardPayload.Added == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Added(childComplexity), true
+	case "PersonaCardPayload.bookIncluded":
+		if e.ComplexityRoot.PersonaCardPayload.BookIncluded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.BookIncluded(childComplexity), true
+	case "PersonaCardPayload.created":
+		if e.ComplexityRoot.PersonaCardPayload.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Created(childComplexity), true
+	case "PersonaCardPayload.error":
+		if e.ComplexityRoot.PersonaCardPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Error(childComplexity), true
+	case "PersonaCardPayload.persona":
+		if e.ComplexityRoot.PersonaCardPayload.Persona == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Persona(childComplexity), true
+	case "PersonaCardPayload.replaced":
+		if e.ComplexityRoot.PersonaCardPayload.Replaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Replaced(childComplexity), true
+	case "PersonaCardPayload.report":
+		if e.ComplexityRoot.PersonaCardPayload.Report == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.Report(childComplexity), true
 
 	case "PersonaPayload.error":
 		if e.ComplexityRoot.PersonaPayload.Error == nil {
@@ -1864,6 +1929,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ExportLorebookInput", ec.unmarshalInputExportLorebookInput),
 			graphql.NewInputUnmarshaler("ExportWorkspaceBackupInput", ec.unmarshalInputExportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ImportLorebookInput", ec.unmarshalInputImportLorebookInput),
+			graphql.NewInputUnmarshaler("ImportPersonaCardInput", ec.unmarshalInputImportPersonaCardInput),
 			graphql.NewInputUnmarshaler("ImportWorkspaceBackupInput", ec.unmarshalInputImportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("LineageMappingInput", ec.unmarshalInputLineageMappingInput),
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
@@ -2419,6 +2485,38 @@ type NotConvertedMemory {
 
 type BackupPreviewPayload {
   preview: BackupPreview
+  error: MutationError
+}
+`, BuiltIn: false},
+	{Name: "../persona.graphqls", Input: `# Character cards imported as personas (seed 000 "Import and export").
+
+extend type Mutation {
+  "Imports a character card (JSON, PNG or CHARX) as a new persona (an alter: the next free persona id and a new lineage whose book is the card's book) or, with personaId, into an existing persona, whose lineage's book the card's book replaces. Persona and lore commit in one transaction: when the lore write fails, no persona is created and nothing else changes. Managers only."
+  importPersonaCard(input: ImportPersonaCardInput!): PersonaCardPayload!
+}
+
+input ImportPersonaCardInput {
+  serverDiscordId: String!
+  "An existing persona whose lineage's book the card replaces; omitted = a new persona (alter)."
+  personaId: Int64
+  "New persona's display name (default: the card's character name, then the file name)."
+  name: String
+  "A character card: V1/V2/V3 JSON, PNG or CHARX."
+  file: Upload!
+}
+
+type PersonaCardPayload {
+  "The new or existing persona."
+  persona: Persona
+  "True when a new persona (alter) was created."
+  created: Boolean!
+  "Entries written to the lineage's book (the first 250 after splitting; report.dropped counts the rest)."
+  added: Int!
+  "Entries the card's book replaced."
+  replaced: Int!
+  "False when the card has no book: the lineage's lore was left as it was."
+  bookIncluded: Boolean!
+  report: ConversionReport
   error: MutationError
 }
 `, BuiltIn: false},
@@ -3177,6 +3275,26 @@ func (ec *executionContext) childFields_PersonaBook(ctx context.Context, field g
 		return ec.fieldContext_PersonaBook_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PersonaBook", field.Name)
+}
+
+func (ec *executionContext) childFields_PersonaCardPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "persona":
+		return ec.fieldContext_PersonaCardPayload_persona(ctx, field)
+	case "created":
+		return ec.fieldContext_PersonaCardPayload_created(ctx, field)
+	case "added":
+		return ec.fieldContext_PersonaCardPayload_added(ctx, field)
+	case "replaced":
+		return ec.fieldContext_PersonaCardPayload_replaced(ctx, field)
+	case "bookIncluded":
+		return ec.fieldContext_PersonaCardPayload_bookIncluded(ctx, field)
+	case "report":
+		return ec.fieldContext_PersonaCardPayload_report(ctx, field)
+	case "error":
+		return ec.fieldContext_PersonaCardPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PersonaCardPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_PersonaPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -37,6 +37,7 @@ type MutationResolver interface {
 	ExportWorkspaceBackup(ctx context.Context, input model.ExportWorkspaceBackupInput) (*model.JobPayload, error)
 	PreviewWorkspaceBackup(ctx context.Context, input model.PreviewWorkspaceBackupInput) (*model.BackupPreviewPayload, error)
 	ImportWorkspaceBackup(ctx context.Context, input model.ImportWorkspaceBackupInput) (*model.JobPayload, error)
+	ImportPersonaCard(ctx context.Context, input model.ImportPersonaCardInput) (*model.PersonaCardPayload, error)
 }
 type QueryResolver interface {
 	Server(ctx context.Context, discordID string) (*model.Server, error)
@@ -126,6 +127,20 @@ func (ec *executionContext) field_Mutation_importLorebook_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ImportLorebookInput, error) {
 			return ec.unmarshalNImportLorebookInput2loregateᚋgraphᚋmodelᚐImportLorebookInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_importPersonaCard_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ImportPersonaCardInput, error) {
+			return ec.unmarshalNImportPersonaCardInput2loregateᚋgraphᚋmodelᚐImportPersonaCardInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1295,6 +1310,50 @@ func (ec *executionContext) fieldContext_Mutation_importWorkspaceBackup(ctx cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_importPersonaCard(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_importPersonaCard(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ImportPersonaCard(ctx, fc.Args["input"].(model.ImportPersonaCardInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PersonaCardPayload) graphql.Marshaler {
+			return ec.marshalNPersonaCardPayload2ᚖloregateᚋgraphᚋmodelᚐPersonaCardPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_importPersonaCard(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PersonaCardPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_importPersonaCard_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _MutationError_code(ctx context.Context, field graphql.CollectedField, obj *model.MutationError) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1881,6 +1940,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "importWorkspaceBackup":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importWorkspaceBackup(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "importPersonaCard":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_importPersonaCard(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -330,6 +330,16 @@ type ImportPayload struct {
 	Error *MutationError `json:"error,omitempty"`
 }
 
+type ImportPersonaCardInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// An existing persona whose lineage's book the card replaces; omitted = a new persona (alter).
+	PersonaID graphql.Omittable[*int64] `json:"personaId,omitempty"`
+	// New persona's display name (default: the card's character name, then the file name).
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// A character card: V1/V2/V3 JSON, PNG or CHARX.
+	File graphql.Upload `json:"file"`
+}
+
 type ImportWorkspaceBackupInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// BackupPreview.previewId.
@@ -440,6 +450,21 @@ type Persona struct {
 	LineageID int64  `json:"lineageId"`
 	Name      string `json:"name"`
 	Removed   bool   `json:"removed"`
+}
+
+type PersonaCardPayload struct {
+	// The new or existing persona.
+	Persona *Persona `json:"persona,omitempty"`
+	// True when a new persona (alter) was created.
+	Created bool `json:"created"`
+	// Entries written to the lineage's book (the first 250 after splitting; report.dropped counts the rest).
+	Added int `json:"added"`
+	// Entries the card's book replaced.
+	Replaced int `json:"replaced"`
+	// False when the card has no book: the lineage's lore was left as it was.
+	BookIncluded bool              `json:"bookIncluded"`
+	Report       *ConversionReport `json:"report,omitempty"`
+	Error        *MutationError    `json:"error,omitempty"`
 }
 
 type PersonaPayload struct {

@@ -43,6 +43,9 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 	rep.Format, rep.Container = kind, container
 	if err != nil {
 		res.Report = rep
+		if errors.Is(err, ErrNoLorebook) {
+			res.Book.Character = book.Character // the card's name is still known
+		}
 		return res, err
 	}
 	res.Book, res.Report = book, rep

@@ -42,7 +42,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	rep := conv.Report{Format: kind}
 	if kind == conv.KindV1Card {
 		rep.Normalize()
-		return conv.Book{}, rep, conv.ErrNoLorebook
+		return conv.Book{Character: stringField(o, "name")}, rep, conv.ErrNoLorebook
 	}
 	if kind == conv.KindV3Card {
 		if v, ok := o.Get("spec_version"); ok {
@@ -72,14 +72,11 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 			rep.Warnf("card field %s is a %s, expected a %s; ignored", ft[0], jsonType(v), ft[1])
 		}
 	}
+	charName := stringField(d, "name")
 	bookRaw, ok := d.Get("character_book")
 	if !ok || conv.IsNull(bookRaw) || jsonType(bookRaw) != "object" {
 		rep.Normalize()
-		return conv.Book{}, rep, conv.ErrNoLorebook
-	}
-	charName := ""
-	if v, ok := d.Get("name"); ok {
-		charName, _ = conv.String(v)
+		return conv.Book{Character: charName}, rep, conv.ErrNoLorebook
 	}
 	book, brep, err := DecodeBook(fileName, bookRaw, kind, opts)
 	if err != nil {
@@ -88,6 +85,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	if book.Name == "" && charName != "" {
 		book.Name = charName
 	}
+	book.Character = charName
 	brep.Warnings = append(rep.Warnings, brep.Warnings...)
 	return book, brep, nil
 }
@@ -326,4 +324,14 @@ func placementString(p lore.Placement) string {
 		return "before_char"
 	}
 	return "after_char"
+}
+
+// stringField returns o's string field name, or "".
+func stringField(o *conv.Object, name string) string {
+	v, ok := o.Get(name)
+	if !ok {
+		return ""
+	}
+	s, _ := conv.String(v)
+	return s
 }

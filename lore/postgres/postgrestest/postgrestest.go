@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -174,4 +175,33 @@ func ensureTemplate(ctx context.Context, base string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// FailEntryInserts makes every insert of a lore entry whose content is
+// content fail inside the database (a trigger raising an exception), so a
+// test can force a lore write to fail after the writes before it in the
+// same transaction succeeded. It applies to pool's database only.
+func FailEntryInserts(t testing.TB, pool *pgxpool.Pool, content string) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `CREATE FUNCTION loregate_test_fail_entry() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF NEW.content = TG_ARGV[0] THEN
+        RAISE EXCEPTION 'forced lore failure';
+    END IF;
+    RETURN NEW;
+END $$`)
+	if err != nil {
+		t.Fatalf("postgrestest: create failing trigger function: %v", err)
+	}
+	_, err = pool.Exec(ctx, `CREATE TRIGGER loregate_test_fail_entry BEFORE INSERT ON lorebook_entries
+FOR EACH ROW EXECUTE FUNCTION loregate_test_fail_entry(`+quoteLiteral(content)+`)`)
+	if err != nil {
+		t.Fatalf("postgrestest: create failing trigger: %v", err)
+	}
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }

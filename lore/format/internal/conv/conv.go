@@ -51,6 +51,9 @@ type Book struct {
 	Name string `json:"name"`
 	// Description is the book description when the format has one.
 	Description string `json:"description,omitempty"`
+	// Character is the character's name when the file is a character card
+	// (set also when the card has no book), else "".
+	Character string `json:"character,omitempty"`
 	// Entries are the imported entries in source order.
 	Entries []lore.Entry `json:"entries"`
 	// Extensions keeps book-level source fields that have no canonical home,

@@ -1,0 +1,89 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"loregate/graph/model"
+	"loregate/lore"
+	"loregate/lore/format"
+)
+
+// importPersonaCard runs the importPersonaCard mutation (seed 000 "Import
+// and export": a card imported as a new persona, an "alter", gets the next
+// free persona id and a new lineage whose book is the card's book, the
+// first 250 entries after splitting; persona and lore are written in one
+// transaction, so a failed lore write leaves no persona). With personaId
+// the card's book replaces that persona's lineage's book.
+func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPersonaCardInput) (*model.PersonaCardPayload, error) {
+	fail := func(err error, report *model.ConversionReport) (*model.PersonaCardPayload, error) {
+		me, err := classify(err)
+		return &model.PersonaCardPayload{Error: me, Report: report}, err
+	}
+	server := in.ServerDiscordID
+	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
+		return fail(err, nil)
+	}
+	personaID := get(in.PersonaID, 0)
+	if personaID < 0 {
+		return fail(lore.Invalid("personaId", "must be a positive persona id"), nil)
+	}
+	data, err := io.ReadAll(io.LimitReader(in.File.File, MaxUploadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	if len(data) > MaxUploadBytes {
+		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
+	}
+	res, err := format.Import(in.File.Filename, data, format.Options{PersonaCard: true})
+	report := reportToModel(&res.Report)
+	noBook := errors.Is(err, format.ErrNoLorebook)
+	if err != nil && !noBook {
+		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, report)
+	}
+	switch res.Format {
+	case format.KindV1Card, format.KindV2Card, format.KindV3Card:
+	default:
+		return fail(lore.Invalid("file", "is %s, not a character card; import it as a lorebook instead", res.Format), report)
+	}
+	c := lore.PersonaCardImport{Server: server, PersonaID: personaID, Name: personaName(get(in.Name, ""), res.Book.Character, in.File.Filename)}
+	if !noBook {
+		c.Entries = res.Book.Entries
+		if c.Entries == nil {
+			c.Entries = []lore.Entry{}
+		}
+	}
+	p, written, err := r.Store.ImportPersonaCard(ctx, c)
+	if err != nil {
+		return fail(err, report)
+	}
+	r.Logger.InfoContext(ctx, "persona card imported", "request_id", RequestID(ctx), "format", res.Format,
+		"created", personaID == 0, "lineage", int64(p.Lineage), "added", written.Added, "replaced", written.Replaced,
+		"dropped", res.Report.Dropped, "skipped", len(res.Report.Skipped))
+	return &model.PersonaCardPayload{
+		Persona: personaToModel(p), Created: personaID == 0, Added: written.Added, Replaced: written.Replaced,
+		BookIncluded: !noBook, Report: report,
+	}, nil
+}
+
+// personaName picks a new persona's display name: the one asked for, else
+// the card's character name, else the file name without its extension, cut
+// to lore.MaxTitleLen UTF-16 code units with control characters replaced.
+func personaName(asked, character, file string) string {
+	for _, s := range []string{asked, character, strings.TrimSuffix(path.Base(file), path.Ext(file))} {
+		s = strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, lore.TruncateUTF16(strings.TrimSpace(s), lore.MaxTitleLen))
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	return "Imported persona"
+}

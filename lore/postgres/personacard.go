@@ -1,0 +1,95 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+const (
+	// personaNextIDs returns the next free persona id and the next free
+	// lineage id of a server: one past the largest persona id, and one past
+	// the largest lineage read by a persona or owning lore (removed personas
+	// and lore-only lineages included, so an alter never inherits old lore).
+	personaNextIDs = `SELECT
+    COALESCE((SELECT max(id) FROM personas WHERE server_id = $1), 0) + 1,
+    GREATEST(COALESCE((SELECT max(lineage_id) FROM personas WHERE server_id = $1), 0),
+             COALESCE((SELECT max(lineage_id) FROM lorebook_entries WHERE server_id = $1), 0)) + 1`
+
+	personaInsert = `INSERT INTO personas (server_id, id, lineage_id, display_name)
+VALUES ($1, $2, $3, $4)
+RETURNING ` + personaColumns
+
+	personaGet = `SELECT ` + personaColumns + ` FROM personas WHERE server_id = $1 AND id = $2`
+)
+
+// ImportPersonaCard writes a character card's import (see
+// lore.PersonaCardImport) in one transaction under the server lock. A new
+// persona (c.PersonaID 0) gets the next free persona id and a new lineage;
+// the card's book, when c.Entries is non-nil, replaces that lineage's book.
+// The whole batch is validated first; any failure of the lore write rolls
+// the persona back with it, so a failed alter import leaves no persona and
+// nothing else changed.
+func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport) (lore.Persona, lore.ImportResult, error) {
+	const op = "import persona card"
+	if err := checkServerID(c.Server); err != nil {
+		return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
+	}
+	if c.PersonaID < 0 {
+		return lore.Persona{}, lore.ImportResult{}, wrapErr(op, lore.Invalid("personaId", "must be a positive persona id, or 0 for a new persona"))
+	}
+	if c.PersonaID == 0 {
+		if err := lore.ValidatePersonaName(c.Name); err != nil {
+			return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
+		}
+	}
+	var batch []lore.Entry
+	if c.Entries != nil {
+		// Validated with a placeholder lineage: the real one may only be
+		// known under the lock.
+		var err error
+		if batch, err = prepareBatch(c.Server, 1, "", c.Entries); err != nil {
+			return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
+		}
+		if err := checkCapacity(c.Server, 1, 0, len(batch)); err != nil {
+			return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
+		}
+	}
+	var p lore.Persona
+	var res lore.ImportResult
+	err := s.write(ctx, op, c.Server, func(tx pgx.Tx) error {
+		var err error
+		if c.PersonaID == 0 {
+			var id, lineage int64
+			if err := tx.QueryRow(ctx, personaNextIDs, c.Server).Scan(&id, &lineage); err != nil {
+				return err
+			}
+			if p, err = scanPersona(tx.QueryRow(ctx, personaInsert, c.Server, id, lineage, c.Name)); err != nil {
+				return err
+			}
+		} else {
+			p, err = scanPersona(tx.QueryRow(ctx, personaGet, c.Server, c.PersonaID))
+			if errors.Is(err, pgx.ErrNoRows) {
+				return notFound("persona %d", c.PersonaID)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if batch == nil {
+			return nil
+		}
+		for i := range batch {
+			batch[i].Lineage = p.Lineage
+		}
+		res, err = replaceLineageTx(ctx, tx, c.Server, p.Lineage, batch)
+		return err
+	})
+	if err != nil {
+		return lore.Persona{}, lore.ImportResult{}, err
+	}
+	return p, res, nil
+}
