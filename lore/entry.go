@@ -156,9 +156,8 @@ type Entry struct {
 	// GroupOverride members win their group before scoring or weights
 	// (highest Order first).
 	GroupOverride bool `json:"groupOverride,omitempty"`
-	// GroupWeight is the entry's weight in its groups' weighted draw;
-	// DefaultGroupWeight when the source has none. (Storage of the new
-	// fields is being added; NewEntry will set the default then.)
+	// GroupWeight is the entry's weight in its groups' weighted draw,
+	// 0..MaxGroupWeight; DefaultGroupWeight when the source has none.
 	GroupWeight int `json:"groupWeight,omitempty"`
 	// UseGroupScoring makes the group keep the member with the most matched
 	// keys; nil inherits (off).
@@ -195,7 +194,7 @@ const DefaultGroupWeight = 100
 const DefaultPriority = 100
 
 // NewEntry returns an entry with the canonical defaults: enabled, AND_ANY,
-// probability 100, default priority, placed after the persona (the panel's
+// probability 100, default priority and group weight, placed after the persona (the panel's
 // default for new entries, seed 000) with the system role.
 func NewEntry() Entry {
 	return Entry{
@@ -203,6 +202,7 @@ func NewEntry() Entry {
 		Enabled:     true,
 		Probability: 100,
 		Priority:    DefaultPriority,
+		GroupWeight: DefaultGroupWeight,
 		Placement:   After,
 		Role:        RoleSystem,
 	}
@@ -322,11 +322,84 @@ type ServerSettings struct {
 }
 
 // SettingsPatch is a partial settings update; nil fields keep their value.
+// A BudgetLimit of 0 resets the limit to the unit's default; changing
+// BudgetUnit without a BudgetLimit resets it too (a limit is only meaningful
+// in its unit).
 type SettingsPatch struct {
 	ChannelScoping, MemoryTagging, RegexKeys *bool
+	BudgetUnit                               *BudgetUnit
+	BudgetLimit                              *int
+	Tokenizer                                *TokenizerName
 }
 
-// DefaultServerSettings are the settings of a newly registered server.
+// Apply returns s with p applied (see SettingsPatch for the budget rule).
+func (p SettingsPatch) Apply(s ServerSettings) ServerSettings {
+	set := func(dst *bool, v *bool) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&s.ChannelScoping, p.ChannelScoping)
+	set(&s.MemoryTagging, p.MemoryTagging)
+	set(&s.RegexKeys, p.RegexKeys)
+	if p.BudgetUnit != nil && *p.BudgetUnit != s.Unit() {
+		s.BudgetUnit, s.BudgetLimit = *p.BudgetUnit, 0
+	}
+	if p.BudgetLimit != nil {
+		s.BudgetLimit = *p.BudgetLimit
+	}
+	if p.Tokenizer != nil {
+		s.Tokenizer = *p.Tokenizer
+	}
+	return s
+}
+
+// DefaultServerSettings are the settings of a newly registered server:
+// channel scoping and memory tagging on, regex keys off (a /a+/ key is
+// literal text until a manager turns them on), a character budget of
+// DefaultBudgetCharacters and the o200k_base tokenizer.
 func DefaultServerSettings() ServerSettings {
-	return ServerSettings{ChannelScoping: true, MemoryTagging: true, RegexKeys: true}
+	return ServerSettings{ChannelScoping: true, MemoryTagging: true, RegexKeys: false,
+		BudgetUnit: BudgetCharacters, Tokenizer: TokenizerO200k}
+}
+
+// Unit returns the budget unit, BudgetCharacters for "".
+func (s ServerSettings) Unit() BudgetUnit {
+	if s.BudgetUnit == "" {
+		return BudgetCharacters
+	}
+	return s.BudgetUnit
+}
+
+// TokenizerOrDefault returns the tokenizer, TokenizerO200k for "".
+func (s ServerSettings) TokenizerOrDefault() TokenizerName {
+	if s.Tokenizer == "" {
+		return TokenizerO200k
+	}
+	return s.Tokenizer
+}
+
+// Limit returns the server's budget in its unit: BudgetLimit, or the
+// unit's default when it is 0.
+func (s ServerSettings) Limit() int {
+	if s.BudgetLimit > 0 {
+		return s.BudgetLimit
+	}
+	return s.Unit().DefaultLimit()
+}
+
+// Validate checks the budget unit, limit and tokenizer; "" and 0 mean the
+// defaults. The error is an *InvalidError naming budgetUnit, budgetLimit
+// or tokenizer.
+func (s ServerSettings) Validate() error {
+	if s.BudgetUnit != "" && !s.BudgetUnit.Valid() {
+		return Invalid("budgetUnit", "%q is not characters or tokens", truncateForError(string(s.BudgetUnit)))
+	}
+	if s.Tokenizer != "" && !s.Tokenizer.Valid() {
+		return Invalid("tokenizer", "%q is not o200k_base or cl100k_base", truncateForError(string(s.Tokenizer)))
+	}
+	if s.BudgetLimit != 0 {
+		return s.Unit().CheckLimit("budgetLimit", s.BudgetLimit)
+	}
+	return nil
 }

@@ -16,6 +16,61 @@ const (
 // Valid reports whether u is one of the two units.
 func (u BudgetUnit) Valid() bool { return u == BudgetCharacters || u == BudgetTokens }
 
+// Budget limits per unit. Characters: seed 000's default of 8,000, at most
+// what two full scopes can hold (no larger budget can ever bite). Tokens:
+// seed 001's 100-32,000; the default is about 8,000 characters of English.
+const (
+	DefaultBudgetCharacters = 8000
+	MinBudgetCharacters     = 1
+	MaxBudgetCharacters     = 2 * MaxEntriesPerScope * MaxContentLen
+	DefaultBudgetTokens     = 2000
+	MinBudgetTokens         = 100
+	MaxBudgetTokens         = 32_000
+)
+
+// MaxRecursionSteps bounds BookSettings.MaxRecursionSteps: the engine's
+// hard cap on passes, which 0 ("no limit") also means.
+const MaxRecursionSteps = 10
+
+// DefaultLimit returns the unit's default budget (DefaultBudgetCharacters
+// for "" and characters).
+func (u BudgetUnit) DefaultLimit() int {
+	if u == BudgetTokens {
+		return DefaultBudgetTokens
+	}
+	return DefaultBudgetCharacters
+}
+
+// LimitRange returns the inclusive range of a budget limit in the unit
+// (characters for "").
+func (u BudgetUnit) LimitRange() (lo, hi int) {
+	if u == BudgetTokens {
+		return MinBudgetTokens, MaxBudgetTokens
+	}
+	return MinBudgetCharacters, MaxBudgetCharacters
+}
+
+// CheckLimit returns an *InvalidError naming field when n is outside the
+// unit's LimitRange.
+func (u BudgetUnit) CheckLimit(field string, n int) error {
+	lo, hi := u.LimitRange()
+	if n < lo || n > hi {
+		unit := u
+		if unit == "" {
+			unit = BudgetCharacters
+		}
+		return Invalid(field, "%d is outside %d-%d %s", n, lo, hi, unit)
+	}
+	return nil
+}
+
+// ClampLimit returns n moved into the unit's LimitRange. A book limit set
+// under the other unit (before the server changed unit) is used clamped.
+func (u BudgetUnit) ClampLimit(n int) int {
+	lo, hi := u.LimitRange()
+	return min(max(n, lo), hi)
+}
+
 // TokenizerName names an offline tokenizer for token budgets.
 type TokenizerName string
 
@@ -51,6 +106,43 @@ type BookSettings struct {
 	// whose own override is nil.
 	CaseSensitive *bool `json:"caseSensitive,omitempty"`
 	WholeWords    *bool `json:"wholeWords,omitempty"`
+}
+
+// Validate checks the ranges: ScanDepth MinScanDepth..MaxScanDepth,
+// BudgetLimit in unit's LimitRange (the server's unit: a book limit counts
+// what the server counts), MaxRecursionSteps 0..MaxRecursionSteps. The
+// error is an *InvalidError naming the field (scanDepth, budgetLimit,
+// maxRecursionSteps).
+func (b BookSettings) Validate(unit BudgetUnit) error {
+	if b.ScanDepth != nil && (*b.ScanDepth < MinScanDepth || *b.ScanDepth > MaxScanDepth) {
+		return Invalid("scanDepth", "%d is outside %d-%d", *b.ScanDepth, MinScanDepth, MaxScanDepth)
+	}
+	if b.BudgetLimit != nil {
+		if err := unit.CheckLimit("budgetLimit", *b.BudgetLimit); err != nil {
+			return err
+		}
+	}
+	if b.MaxRecursionSteps != nil && (*b.MaxRecursionSteps < 0 || *b.MaxRecursionSteps > MaxRecursionSteps) {
+		return Invalid("maxRecursionSteps", "%d is outside 0-%d", *b.MaxRecursionSteps, MaxRecursionSteps)
+	}
+	return nil
+}
+
+// Clone returns a deep copy of b.
+func (b BookSettings) Clone() BookSettings {
+	return BookSettings{
+		ScanDepth: clonePtr(b.ScanDepth), BudgetLimit: clonePtr(b.BudgetLimit),
+		Recursive: clonePtr(b.Recursive), MaxRecursionSteps: clonePtr(b.MaxRecursionSteps),
+		CaseSensitive: clonePtr(b.CaseSensitive), WholeWords: clonePtr(b.WholeWords),
+	}
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
 }
 
 // IsZero reports whether no setting is set.

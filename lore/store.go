@@ -44,6 +44,18 @@ type EntryPatch struct {
 	CaseSensitive **bool
 	WholeWords    **bool
 	IgnoreBudget  *bool
+	// Inclusion groups, recursion flags and timed effects (see Entry).
+	// UseGroupScoring: a non-nil pointer to nil clears the override.
+	Group               *string
+	GroupOverride       *bool
+	GroupWeight         *int
+	UseGroupScoring     **bool
+	ExcludeRecursion    *bool
+	PreventRecursion    *bool
+	DelayUntilRecursion *int
+	Sticky              *int
+	Cooldown            *int
+	Delay               *int
 	// ChannelIDs (persona entries only): when the new set differs from the
 	// stored one, pending LegacyChannelTags are cleared deliberately; when it
 	// is equal (as a set) they survive.
@@ -81,6 +93,10 @@ type ImportTarget struct {
 	Lineage      Lineage
 	CollectionID int64
 	Collection   string
+	// Settings, when non-nil, are the imported book's settings: a Replace
+	// stores them as the target book's settings (validated against the
+	// server's budget unit); an Append keeps the book's own settings.
+	Settings *BookSettings
 }
 
 // ImportResult counts what an import batch did.
@@ -163,6 +179,17 @@ type Store interface {
 	GetCollectionByName(ctx context.Context, server, name string) (Collection, error)
 	// ListCollections returns the server's collections by name with counts.
 	ListCollections(ctx context.Context, server string) ([]Collection, error)
+	// SetCollectionSettings replaces the collection's book settings,
+	// validated against the server's budget unit under the server lock.
+	SetCollectionSettings(ctx context.Context, server string, id int64, s BookSettings) (Collection, error)
+
+	// PersonaBookSettings returns a persona lineage's book settings (zero
+	// when none are stored).
+	PersonaBookSettings(ctx context.Context, server string, lineage Lineage) (BookSettings, error)
+	// SetPersonaBookSettings replaces a persona lineage's book settings,
+	// validated like SetCollectionSettings. The lineage need not be
+	// registered.
+	SetPersonaBookSettings(ctx context.Context, server string, lineage Lineage, s BookSettings) (BookSettings, error)
 
 	// InsertEntry stores e in its scope (e.Server, e.Lineage and, for
 	// Serverwide, the existing collection e.Collection). ErrScopeFull when

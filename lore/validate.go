@@ -33,13 +33,26 @@ const (
 	MaxChannelIDs = 100
 	// MaxLegacyTagLen is the longest pending legacy channel name.
 	MaxLegacyTagLen = 100
-	// MinScanDepth and MaxScanDepth bound Entry.ScanDepth (seed 002: 1-100).
-	MinScanDepth = 1
+	// MinScanDepth and MaxScanDepth bound Entry.ScanDepth and
+	// BookSettings.ScanDepth. An explicit 0 is a real value that scans no
+	// chat message (docs/configuration.md extends the panel's 1-100 range to
+	// 0-100).
+	MinScanDepth = 0
 	MaxScanDepth = 100
 	// MaxExtensionsBytes bounds the JSON size of Entry.Extensions.
 	MaxExtensionsBytes = 64 << 10
 	// MaxCollectionsPerServer bounds the number of Serverwide collections.
 	MaxCollectionsPerServer = 250
+	// MaxGroupLen bounds Entry.Group (comma-separated group names).
+	MaxGroupLen = MaxKeyLen
+	// MaxGroupWeight bounds Entry.GroupWeight (0..MaxGroupWeight).
+	MaxGroupWeight = 1_000_000
+	// MaxDelayUntilRecursion bounds Entry.DelayUntilRecursion, a recursion
+	// level (0 = no delay).
+	MaxDelayUntilRecursion = 1000
+	// MaxTimedEffect bounds Entry.Sticky, Cooldown and Delay, counted in
+	// chat messages.
+	MaxTimedEffect = 100_000
 )
 
 // UTF16Len returns the length of s in UTF-16 code units, the unit JavaScript's
@@ -201,6 +214,9 @@ func (e *Entry) Validate() error {
 	if e.Role != "" && !e.Role.Valid() {
 		return Invalid("role", "%q is not system, user or assistant", truncateForError(string(e.Role)))
 	}
+	if err := e.validateGroupAndTiming(); err != nil {
+		return err
+	}
 	if err := ValidateChannelIDs("channelIds", e.ChannelIDs); err != nil {
 		return err
 	}
@@ -226,6 +242,33 @@ func (e *Entry) Validate() error {
 	}
 	if size > MaxExtensionsBytes {
 		return Invalid("extensions", "%d bytes, at most %d allowed", size, MaxExtensionsBytes)
+	}
+	return nil
+}
+
+// validateGroupAndTiming checks the inclusion-group, recursion and timed
+// effect fields.
+func (e *Entry) validateGroupAndTiming() error {
+	if !utf8.ValidString(e.Group) || strings.IndexByte(e.Group, 0) >= 0 {
+		return Invalid("group", "must be valid UTF-8 without NUL characters")
+	}
+	if n := UTF16Len(e.Group); n > MaxGroupLen {
+		return Invalid("group", "is %d characters long, at most %d allowed", n, MaxGroupLen)
+	}
+	ranges := []struct {
+		field string
+		v, hi int
+	}{
+		{"groupWeight", e.GroupWeight, MaxGroupWeight},
+		{"delayUntilRecursion", e.DelayUntilRecursion, MaxDelayUntilRecursion},
+		{"sticky", e.Sticky, MaxTimedEffect},
+		{"cooldown", e.Cooldown, MaxTimedEffect},
+		{"delay", e.Delay, MaxTimedEffect},
+	}
+	for _, r := range ranges {
+		if r.v < 0 || r.v > r.hi {
+			return Invalid(r.field, "%d is outside 0-%d", r.v, r.hi)
+		}
 	}
 	return nil
 }

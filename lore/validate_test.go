@@ -19,7 +19,7 @@ func TestEntryValidate(t *testing.T) {
 		e.Keys = []string{"key"}
 		return e
 	}
-	depth0, depth101 := 0, 101
+	depth0, depthNeg, depth101 := 0, -1, 101
 	tests := []struct {
 		name  string
 		edit  func(*lore.Entry)
@@ -42,7 +42,14 @@ func TestEntryValidate(t *testing.T) {
 		{"too many keys", func(e *lore.Entry) { e.Keys = make([]string, lore.MaxKeysPerEntry+1) }, "keys"},
 		{"key too long", func(e *lore.Entry) { e.SecondaryKeys = []string{strings.Repeat("k", lore.MaxKeyLen+1)} }, "secondaryKeys[0]"},
 		{"bad logic", func(e *lore.Entry) { e.Logic = "XOR" }, "selectiveLogic"},
-		{"scan depth 0", func(e *lore.Entry) { e.ScanDepth = &depth0 }, "scanDepth"},
+		{"explicit scan depth 0 is valid", func(e *lore.Entry) { e.ScanDepth = &depth0 }, ""},
+		{"scan depth -1", func(e *lore.Entry) { e.ScanDepth = &depthNeg }, "scanDepth"},
+		{"group too long", func(e *lore.Entry) { e.Group = strings.Repeat("g", lore.MaxGroupLen+1) }, "group"},
+		{"group weight 0 is valid", func(e *lore.Entry) { e.GroupWeight = 0 }, ""},
+		{"group weight over the limit", func(e *lore.Entry) { e.GroupWeight = lore.MaxGroupWeight + 1 }, "groupWeight"},
+		{"negative delay until recursion", func(e *lore.Entry) { e.DelayUntilRecursion = -1 }, "delayUntilRecursion"},
+		{"negative cooldown", func(e *lore.Entry) { e.Cooldown = -1 }, "cooldown"},
+		{"delay over the limit", func(e *lore.Entry) { e.Delay = lore.MaxTimedEffect + 1 }, "delay"},
 		{"scan depth 101", func(e *lore.Entry) { e.ScanDepth = &depth101 }, "scanDepth"},
 		{"probability 0 is valid", func(e *lore.Entry) { e.Probability = 0 }, ""},
 		{"probability 101", func(e *lore.Entry) { e.Probability = 101 }, "probability"},

@@ -96,6 +96,12 @@ func dedupe(seen map[string]struct{}, entries []lore.Entry) ([]lore.Entry, int) 
 // failure keeps the previous book. Collection names on entries are ignored.
 // The result counts Added and Replaced (deleted) entries.
 func (s *Store) ReplacePersonaBook(ctx context.Context, server string, lineage lore.Lineage, entries []lore.Entry) (lore.ImportResult, error) {
+	return s.replacePersonaBook(ctx, server, lineage, entries, nil)
+}
+
+// replacePersonaBook is ReplacePersonaBook that also stores the book's
+// settings when settings is non-nil.
+func (s *Store) replacePersonaBook(ctx context.Context, server string, lineage lore.Lineage, entries []lore.Entry, settings *lore.BookSettings) (lore.ImportResult, error) {
 	const op = "replace persona book"
 	if lineage <= 0 {
 		return lore.ImportResult{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
@@ -113,8 +119,10 @@ func (s *Store) ReplacePersonaBook(ctx context.Context, server string, lineage l
 	var res lore.ImportResult
 	err = s.write(ctx, op, server, func(tx pgx.Tx) error {
 		var err error
-		res, err = replaceLineageTx(ctx, tx, server, lineage, batch)
-		return err
+		if res, err = replaceLineageTx(ctx, tx, server, lineage, batch); err != nil || settings == nil {
+			return err
+		}
+		return setPersonaBookTx(ctx, tx, server, lineage, *settings)
 	})
 	if err != nil {
 		return lore.ImportResult{}, err
@@ -148,11 +156,15 @@ func replaceLineageTx(ctx context.Context, tx pgx.Tx, server string, lineage lor
 // renamed book is never recreated by a stale import). Append deduplicates
 // against that collection's entries. Replace deletes only that collection's
 // entries; the other collections stay intact and count against the shared
-// Serverwide limit. The collection's settings are kept.
+// Serverwide limit. The collection's enabled flag and channels are kept.
 //
 // A batch that would take the scope past lore.MaxEntriesPerScope is refused
 // whole with ErrScopeFull. Result.Collection is the Serverwide target after
 // the write, with its entry count.
+//
+// Book settings: with target.Settings non-nil, a Replace stores them as the
+// book's settings (validated in the server's budget unit; invalid settings
+// refuse the whole import); an Append keeps the book's own settings.
 func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mode lore.ImportMode, entries []lore.Entry) (lore.ImportResult, error) {
 	const op = "import entries"
 	server, lineage := target.Server, target.Lineage
@@ -167,7 +179,7 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 	}
 	if !lineage.IsServerwide() {
 		if mode == lore.Replace {
-			return s.ReplacePersonaBook(ctx, server, lineage, entries)
+			return s.replacePersonaBook(ctx, server, lineage, entries, target.Settings)
 		}
 		target.CollectionID, target.Collection = 0, ""
 	} else {
@@ -229,6 +241,11 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 				return err
 			}
 			res.Added, res.Replaced = len(batch), int(tag.RowsAffected())
+			if target.Settings != nil {
+				if err := setCollectionBookTx(ctx, tx, server, target.Collection, *target.Settings); err != nil {
+					return err
+				}
+			}
 		}
 		if lineage.IsServerwide() {
 			c, err := scanCollection(tx.QueryRow(ctx, lorebookGet, server, target.CollectionID))
@@ -442,11 +459,14 @@ func (s *Store) WipeServerLore(ctx context.Context, server string, preservePerso
 		if _, err := tx.Exec(ctx, lorebookDeleteAll, server); err != nil {
 			return err
 		}
-		q := entryDeleteAllOfServer
 		if preservePersonas {
-			q = entryDeleteServerwide
+			_, err := tx.Exec(ctx, entryDeleteServerwide, server)
+			return err
 		}
-		_, err := tx.Exec(ctx, q, server)
+		if _, err := tx.Exec(ctx, personaBookDeleteAll, server); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, entryDeleteAllOfServer, server)
 		return err
 	})
 }

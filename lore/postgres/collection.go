@@ -12,7 +12,10 @@ import (
 func scanCollection(row pgx.Row) (lore.Collection, error) {
 	var c lore.Collection
 	var count int64
-	err := row.Scan(&c.ID, &c.Server, &c.Name, &c.Enabled, &c.ChannelIDs, &c.CreatedAt, &c.UpdatedAt, &count)
+	var bs bookSettingsRow
+	err := row.Scan(append([]any{&c.ID, &c.Server, &c.Name, &c.Enabled, &c.ChannelIDs, &c.CreatedAt, &c.UpdatedAt},
+		append(bs.dests(), &count)...)...)
+	c.Settings = bs.settings()
 	c.EntryCount = int(count)
 	if len(c.ChannelIDs) == 0 {
 		c.ChannelIDs = nil
@@ -66,7 +69,15 @@ func createCollectionTx(ctx context.Context, tx pgx.Tx, c lore.Collection) (lore
 	if n >= lore.MaxCollectionsPerServer {
 		return lore.Collection{}, lore.Invalid("collection", "the server already has %d collections, at most %d allowed", n, lore.MaxCollectionsPerServer)
 	}
-	out, err := scanCollection(tx.QueryRow(ctx, lorebookInsert, c.Server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)))
+	unit, err := serverUnitTx(ctx, tx, c.Server)
+	if err != nil {
+		return lore.Collection{}, err
+	}
+	if err := c.Settings.Validate(unit); err != nil {
+		return lore.Collection{}, lore.WithFieldPrefix("settings", err)
+	}
+	args := append([]any{c.Server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)}, bookSettingsArgs(c.Settings)...)
+	out, err := scanCollection(tx.QueryRow(ctx, lorebookInsert, args...))
 	return out, namedDuplicate(err, c.Name)
 }
 

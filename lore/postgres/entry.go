@@ -29,6 +29,11 @@ type entryRow struct {
 	scanDepth, probability, order, priority  *int32
 	extensions                               []byte
 	created, updated                         *time.Time
+	group                                    *string
+	groupOverride, excludeRec, preventRec    *bool
+	useGroupScoring                          *bool
+	groupWeight, delayRec                    *int32
+	sticky, cooldown, delay                  *int32
 }
 
 // dests returns the scan destinations in entryColumns order.
@@ -36,7 +41,9 @@ func (r *entryRow) dests() []any {
 	return []any{&r.id, &r.server, &r.lineage, &r.collection, &r.title, &r.content,
 		&r.keys, &r.secondary, &r.logic, &r.constant, &r.enabled, &r.scanDepth, &r.probability,
 		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords, &r.ignoreBudget,
-		&r.channels, &r.extensions, &r.created, &r.updated, &r.tags}
+		&r.channels, &r.extensions, &r.created, &r.updated,
+		&r.group, &r.groupOverride, &r.groupWeight, &r.useGroupScoring, &r.excludeRec,
+		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.tags}
 }
 
 // entry converts a scanned row; ok is false for the all-NULL row.
@@ -53,6 +60,9 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords, IgnoreBudget: *r.ignoreBudget,
 		ChannelIDs: nilIfEmpty(r.channels), LegacyChannelTags: nilIfEmpty(r.tags),
 		CreatedAt: *r.created, UpdatedAt: *r.updated,
+		Group: *r.group, GroupOverride: *r.groupOverride, GroupWeight: int(*r.groupWeight),
+		UseGroupScoring: r.useGroupScoring, ExcludeRecursion: *r.excludeRec, PreventRecursion: *r.preventRec,
+		DelayUntilRecursion: int(*r.delayRec), Sticky: int(*r.sticky), Cooldown: int(*r.cooldown), Delay: int(*r.delay),
 	}
 	if r.lineage != nil {
 		e.Lineage = lore.Lineage(*r.lineage)
@@ -112,7 +122,7 @@ func prepareEntry(e lore.Entry) (lore.Entry, error) {
 	return e, e.Validate()
 }
 
-// entryArgs returns the parameters $4..$21 of entryInsert/entryUpdate.
+// entryArgs returns the parameters $4..$31 of entryInsert/entryUpdate.
 func entryArgs(e lore.Entry) ([]any, error) {
 	ext := []byte("{}")
 	if len(e.Extensions) > 0 {
@@ -128,7 +138,9 @@ func entryArgs(e lore.Entry) ([]any, error) {
 	}
 	return []any{e.Title, e.Content, emptyIfNil(e.Keys), emptyIfNil(e.SecondaryKeys), string(e.Logic),
 		e.Constant, e.Enabled, scanDepth, int32(e.Probability), int32(e.Order), int32(e.Priority),
-		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext, e.IgnoreBudget}, nil
+		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext, e.IgnoreBudget,
+		e.Group, e.GroupOverride, int32(e.GroupWeight), e.UseGroupScoring, e.ExcludeRecursion, e.PreventRecursion,
+		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay)}, nil
 }
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
@@ -303,61 +315,49 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 // changed (which clears pending legacy channel names).
 func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	next := cur.Clone()
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&next.Title, p.Title)
-	set(&next.Content, p.Content)
+	setIf(&next.Title, p.Title)
+	setIf(&next.Content, p.Content)
 	if p.Keys != nil {
 		next.Keys = slices.Clone(*p.Keys)
 	}
 	if p.SecondaryKeys != nil {
 		next.SecondaryKeys = slices.Clone(*p.SecondaryKeys)
 	}
-	if p.Logic != nil {
-		next.Logic = *p.Logic
-	}
-	if p.Constant != nil {
-		next.Constant = *p.Constant
-	}
-	if p.Enabled != nil {
-		next.Enabled = *p.Enabled
-	}
-	if p.ScanDepth != nil {
-		next.ScanDepth = *p.ScanDepth
-	}
-	if p.Probability != nil {
-		next.Probability = *p.Probability
-	}
-	if p.Order != nil {
-		next.Order = *p.Order
-	}
-	if p.Priority != nil {
-		next.Priority = *p.Priority
-	}
-	if p.Placement != nil {
-		next.Placement = *p.Placement
-	}
-	if p.Role != nil {
-		next.Role = *p.Role
-	}
-	if p.CaseSensitive != nil {
-		next.CaseSensitive = *p.CaseSensitive
-	}
-	if p.WholeWords != nil {
-		next.WholeWords = *p.WholeWords
-	}
-	if p.IgnoreBudget != nil {
-		next.IgnoreBudget = *p.IgnoreBudget
-	}
+	setIf(&next.Logic, p.Logic)
+	setIf(&next.Constant, p.Constant)
+	setIf(&next.Enabled, p.Enabled)
+	setIf(&next.ScanDepth, p.ScanDepth)
+	setIf(&next.Probability, p.Probability)
+	setIf(&next.Order, p.Order)
+	setIf(&next.Priority, p.Priority)
+	setIf(&next.Placement, p.Placement)
+	setIf(&next.Role, p.Role)
+	setIf(&next.CaseSensitive, p.CaseSensitive)
+	setIf(&next.WholeWords, p.WholeWords)
+	setIf(&next.IgnoreBudget, p.IgnoreBudget)
+	setIf(&next.Group, p.Group)
+	setIf(&next.GroupOverride, p.GroupOverride)
+	setIf(&next.GroupWeight, p.GroupWeight)
+	setIf(&next.UseGroupScoring, p.UseGroupScoring)
+	setIf(&next.ExcludeRecursion, p.ExcludeRecursion)
+	setIf(&next.PreventRecursion, p.PreventRecursion)
+	setIf(&next.DelayUntilRecursion, p.DelayUntilRecursion)
+	setIf(&next.Sticky, p.Sticky)
+	setIf(&next.Cooldown, p.Cooldown)
+	setIf(&next.Delay, p.Delay)
 	changed := false
 	if p.ChannelIDs != nil {
 		changed = !sameSet(cur.ChannelIDs, *p.ChannelIDs)
 		next.ChannelIDs = nilIfEmpty(slices.Clone(*p.ChannelIDs))
 	}
 	return next, changed
+}
+
+// setIf stores *v in dst when the patch field v is set.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }
 
 // sameSet reports whether a and b hold the same strings, ignoring order and

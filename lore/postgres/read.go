@@ -13,7 +13,8 @@ import (
 // returns the server (settings, lore version), the enabled entries of the
 // enabled Serverwide collections, the enabled entries of lineage (none for
 // lore.Serverwide) in insertion order (ties by id), and the collections
-// those Serverwide entries belong to with their channel ids. A disabled
+// those Serverwide entries belong to with their channel ids and book
+// settings, and the lineage's persona book settings. A disabled
 // collection hides its entries without changing their flags.
 //
 // On any failure it returns an empty snapshot (Server.ID and Lineage set)
@@ -44,12 +45,21 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 			bookChannels []string
 			bookCreated  *time.Time
 			bookUpdated  *time.Time
+			unit, tok    string
+			limit        int32
+			persona      bookSettingsRow
+			book         bookSettingsRow
 		)
-		dest := append([]any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-			&sv.Settings.RegexKeys, &sv.LoreVersion, &bookID, &bookChannels, &bookCreated, &bookUpdated}, r.dests()...)
-		if err := rows.Scan(dest...); err != nil {
+		dest := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
+			&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion}
+		dest = append(dest, persona.dests()...)
+		dest = append(dest, &bookID, &bookChannels, &bookCreated, &bookUpdated)
+		dest = append(dest, book.dests()...)
+		if err := rows.Scan(append(dest, r.dests()...)...); err != nil {
 			return empty, wrapErr(op, err)
 		}
+		sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tok)
+		snap.PersonaBook = persona.settings()
 		e, ok, err := r.entry()
 		if err != nil {
 			return empty, wrapErr(op, err)
@@ -60,7 +70,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		if _, seen := snap.Collections[e.Collection]; bookID != nil && !seen {
 			snap.Collections[e.Collection] = lore.Collection{
 				ID: *bookID, Server: server, Name: e.Collection, Enabled: true,
-				ChannelIDs: nilIfEmpty(bookChannels), CreatedAt: *bookCreated, UpdatedAt: *bookUpdated,
+				ChannelIDs: nilIfEmpty(bookChannels), Settings: book.settings(), CreatedAt: *bookCreated, UpdatedAt: *bookUpdated,
 			}
 		}
 		snap.Entries = append(snap.Entries, e)

@@ -58,15 +58,15 @@ func TestReplaceScopesEmptyServerwide(t *testing.T) {
 func TestPatchServerSettings(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	off := false
-	sv, err := b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{RegexKeys: &off})
+	off, on := false, true
+	sv, err := b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{RegexKeys: &on})
 	require.NoError(t, err)
-	require.False(t, sv.Settings.RegexKeys)
+	require.True(t, sv.Settings.RegexKeys)
 	require.True(t, sv.Settings.ChannelScoping, "untouched settings keep their value")
 	sv, err = b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{ChannelScoping: &off})
 	require.NoError(t, err)
 	require.False(t, sv.Settings.ChannelScoping)
-	require.False(t, sv.Settings.RegexKeys, "the first patch survives the second")
+	require.True(t, sv.Settings.RegexKeys, "the first patch survives the second")
 	_, err = b.store.PatchServerSettings(b.ctx, snowflake(t), lore.SettingsPatch{})
 	require.ErrorIs(t, err, lore.ErrNotFound)
 }

@@ -16,8 +16,11 @@ const maxServerNameLen = 100
 
 func scanServer(row pgx.Row) (lore.Server, error) {
 	var sv lore.Server
+	var unit, tokenizer string
+	var limit int32
 	err := row.Scan(&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-		&sv.Settings.RegexKeys, &sv.LoreVersion)
+		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion)
+	sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tokenizer)
 	return sv, err
 }
 
@@ -36,7 +39,8 @@ func (s *Store) UpsertServer(ctx context.Context, id, name string) (lore.Server,
 		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "must be valid UTF-8 without NUL characters"))
 	}
 	d := lore.DefaultServerSettings()
-	sv, err := scanServer(s.db.QueryRow(ctx, serverUpsert, id, name, d.ChannelScoping, d.MemoryTagging, d.RegexKeys))
+	sv, err := scanServer(s.db.QueryRow(ctx, serverUpsert, id, name, d.ChannelScoping, d.MemoryTagging, d.RegexKeys,
+		string(d.Unit()), string(d.TokenizerOrDefault())))
 	return sv, wrapErr("upsert server", err)
 }
 
@@ -52,31 +56,50 @@ func (s *Store) GetServer(ctx context.Context, id string) (lore.Server, error) {
 	return sv, wrapErr("get server", err)
 }
 
-// UpdateServerSettings replaces the server's settings. Settings change how
-// lore is matched, so it also increments lore_version (matcher caches
-// rebuild). ErrNotFound for an unknown server.
+// UpdateServerSettings replaces the server's settings ("" unit and
+// tokenizer and a 0 limit mean the defaults), validated with
+// lore.ServerSettings.Validate. Settings change how lore is matched, so it
+// is a lore write: under the server-row lock, and lore_version increments
+// (matcher caches rebuild). ErrNotFound for an unknown server.
 func (s *Store) UpdateServerSettings(ctx context.Context, id string, set lore.ServerSettings) (lore.Server, error) {
-	if err := checkServerID(id); err != nil {
-		return lore.Server{}, wrapErr("update server settings", err)
-	}
-	sv, err := scanServer(s.db.QueryRow(ctx, serverUpdateSettings, id, set.ChannelScoping, set.MemoryTagging, set.RegexKeys))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return lore.Server{}, wrapErr("update server settings", notFound("server %s", id))
-	}
-	return sv, wrapErr("update server settings", err)
+	return s.writeSettings(ctx, "update server settings", id, func(lore.ServerSettings) lore.ServerSettings { return set })
 }
 
-// PatchServerSettings changes the settings p sets in one statement and
-// increments lore_version. ErrNotFound for an unknown server.
+// PatchServerSettings changes the settings p sets (see lore.SettingsPatch
+// for the budget rule) under the server-row lock, so concurrent partial
+// updates never undo each other, validates the result and increments
+// lore_version. ErrNotFound for an unknown server.
 func (s *Store) PatchServerSettings(ctx context.Context, id string, p lore.SettingsPatch) (lore.Server, error) {
-	if err := checkServerID(id); err != nil {
-		return lore.Server{}, wrapErr("patch server settings", err)
+	return s.writeSettings(ctx, "patch server settings", id, p.Apply)
+}
+
+// writeSettings reads the server's settings under the row lock, applies
+// change, validates and stores the result as one lore write.
+func (s *Store) writeSettings(ctx context.Context, op, id string, change func(lore.ServerSettings) lore.ServerSettings) (lore.Server, error) {
+	var out lore.Server
+	err := s.write(ctx, op, id, func(tx pgx.Tx) error {
+		cur, err := scanServer(tx.QueryRow(ctx, serverGet, id)) // s.write holds the row lock
+		if err != nil {
+			return err
+		}
+		next := change(cur.Settings)
+		if err := next.Validate(); err != nil {
+			return err
+		}
+		next.BudgetUnit, next.Tokenizer = next.Unit(), next.TokenizerOrDefault()
+		if _, err := tx.Exec(ctx, serverUpdateSettings, id, next.ChannelScoping, next.MemoryTagging, next.RegexKeys,
+			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer)); err != nil {
+			return err
+		}
+		out = cur
+		out.Settings = next
+		out.LoreVersion = cur.LoreVersion + 1 // write bumps it before commit
+		return nil
+	})
+	if err != nil {
+		return lore.Server{}, err
 	}
-	sv, err := scanServer(s.db.QueryRow(ctx, serverPatchSettings, id, p.ChannelScoping, p.MemoryTagging, p.RegexKeys))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return lore.Server{}, wrapErr("patch server settings", notFound("server %s", id))
-	}
-	return sv, wrapErr("patch server settings", err)
+	return out, nil
 }
 
 // DeleteServer removes the server; the foreign keys cascade its personas,

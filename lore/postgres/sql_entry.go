@@ -8,6 +8,8 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
     e.keys, e.secondary_keys, e.selective_logic, e.constant, e.enabled, e.scan_depth, e.probability,
     e.insertion_order, e.priority, e.placement, e.role, e.case_sensitive, e.whole_words, e.ignore_budget,
     e.channel_ids::text[], e.extensions, e.created_at, e.updated_at,
+    e.group_names, e.group_override, e.group_weight, e.use_group_scoring, e.exclude_recursion,
+    e.prevent_recursion, e.delay_until_recursion, e.sticky, e.cooldown, e.delay,
     ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
 
 // entryScopeMatch addresses one entry by (server, lineage or NULL, id)
@@ -17,8 +19,11 @@ const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM 
 const (
 	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
     secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,
-    placement, role, case_sensitive, whole_words, channel_ids, extensions, ignore_budget)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21)
+    placement, role, case_sensitive, whole_words, channel_ids, extensions, ignore_budget,
+    group_names, group_override, group_weight, use_group_scoring, exclude_recursion, prevent_recursion,
+    delay_until_recursion, sticky, cooldown, delay)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21,
+    $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
 RETURNING id, created_at, updated_at`
 
 	// entryGetForUpdate reads one addressed entry and locks its row.
@@ -30,7 +35,10 @@ RETURNING id, created_at, updated_at`
 	entryUpdate = `UPDATE lorebook_entries e SET title = $4, content = $5, keys = $6, secondary_keys = $7,
     selective_logic = $8, constant = $9, enabled = $10, scan_depth = $11, probability = $12,
     insertion_order = $13, priority = $14, placement = $15, role = $16, case_sensitive = $17,
-    whole_words = $18, channel_ids = $19::text[], extensions = $20, ignore_budget = $21
+    whole_words = $18, channel_ids = $19::text[], extensions = $20, ignore_budget = $21,
+    group_names = $22, group_override = $23, group_weight = $24, use_group_scoring = $25,
+    exclude_recursion = $26, prevent_recursion = $27, delay_until_recursion = $28, sticky = $29,
+    cooldown = $30, delay = $31
 WHERE ` + entryScopeMatch + `
 RETURNING e.updated_at`
 
@@ -73,22 +81,29 @@ WHERE e.server_id = $1 AND e.lineage_id = $2
 ORDER BY e.insertion_order, e.id`
 
 	// entryLoadEnabled is the per-turn read, one statement: the server row
-	// (settings and lore version, present even when the scope is empty),
+	// (settings and lore version, present even when the scope is empty) with
+	// the lineage's persona book settings,
 	// the enabled entries of enabled Serverwide collections with their
-	// collection's state joined, and the enabled entries of the lineage.
+	// collection's state and settings joined, and the enabled entries of
+	// the lineage.
 	// $2 is NULL for a Serverwide-only read. Both branches are answered by
 	// lorebook_entries_scope_idx (server_id, lineage_id, enabled).
 	entryLoadEnabled = `SELECT s.name, s.channel_memory_enabled, s.memory_tagging_enabled, s.regex_keys_enabled,
-    s.lore_version, x.*
+    s.budget_unit, COALESCE(s.budget_limit, 0), s.tokenizer, s.lore_version,
+    pb.scan_depth, pb.budget_limit, pb.recursive, pb.max_recursion_steps, pb.case_sensitive, pb.whole_words, x.*
 FROM servers s
+LEFT JOIN persona_books pb ON pb.server_id = s.id AND pb.lineage_id = $2
 LEFT JOIN LATERAL (
     SELECT b.id AS book_id, b.channel_ids::text[] AS book_channel_ids,
-        b.created_at AS book_created_at, b.updated_at AS book_updated_at, ` + entryColumns + `
+        b.created_at AS book_created_at, b.updated_at AS book_updated_at,
+        b.scan_depth AS book_scan_depth, b.budget_limit AS book_budget_limit, b.recursive AS book_recursive,
+        b.max_recursion_steps AS book_max_recursion_steps, b.case_sensitive AS book_case_sensitive,
+        b.whole_words AS book_whole_words, ` + entryColumns + `
     FROM lorebook_entries e
     JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
     WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled
     UNION ALL
-    SELECT NULL, NULL, NULL, NULL, ` + entryColumns + `
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + entryColumns + `
     FROM lorebook_entries e
     WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled
 ) x ON true

@@ -3,30 +3,26 @@ package postgres
 // Queries on servers and personas. Snowflake columns are cast to text on
 // output so pgx never sees the domain types.
 
-const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled, lore_version`
+const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
+    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version`
 
 const (
 	// serverUpsert creates a server with the given settings or renames an
 	// existing one, keeping its settings.
-	serverUpsert = `INSERT INTO servers (id, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled)
-VALUES ($1, $2, $3, $4, $5)
+	serverUpsert = `INSERT INTO servers (id, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
+    budget_unit, tokenizer)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
 ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name
 RETURNING ` + serverColumns
 
 	serverGet = `SELECT ` + serverColumns + ` FROM servers WHERE id = $1`
 
-	serverPatchSettings = `UPDATE servers
-SET channel_memory_enabled = COALESCE($2, channel_memory_enabled),
-    memory_tagging_enabled = COALESCE($3, memory_tagging_enabled),
-    regex_keys_enabled = COALESCE($4, regex_keys_enabled),
-    lore_version = lore_version + 1
-WHERE id = $1
-RETURNING ` + serverColumns
+	// serverUpdateSettings writes every setting; a budget_limit of 0 is
+	// stored as NULL (the unit's default). Callers hold the row lock.
 	serverUpdateSettings = `UPDATE servers
 SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
-    lore_version = lore_version + 1
-WHERE id = $1
-RETURNING ` + serverColumns
+    budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7
+WHERE id = $1`
 
 	serverDelete = `DELETE FROM servers WHERE id = $1`
 

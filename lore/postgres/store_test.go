@@ -44,7 +44,7 @@ VALUES ($1, $2, $3, 'x', $4, $5, $6::text[])`
 		{"negative lineage", func(r *row) { r.lineage, r.collection = int64(-3), nil }, "23514"},
 		{"probability above 100", func(r *row) { r.prob = 101 }, "23514"},
 		{"probability below 0", func(r *row) { r.prob = -1 }, "23514"},
-		{"scan depth 0", func(r *row) { r.depth = 0 }, "23514"},
+		{"scan depth -1", func(r *row) { r.depth = -1 }, "23514"},
 		{"scan depth 101", func(r *row) { r.depth = 101 }, "23514"},
 		{"channel id not a snowflake", func(r *row) {
 			r.lineage, r.collection, r.channels = int64(7), nil, []string{"12345"}
@@ -81,7 +81,8 @@ func TestServerAndSettings(t *testing.T) {
 	require.Equal(t, "Test Guild", sv.Name)
 	require.Equal(t, lore.DefaultServerSettings(), sv.Settings)
 
-	set := lore.ServerSettings{ChannelScoping: false, MemoryTagging: false, RegexKeys: false}
+	set := lore.ServerSettings{ChannelScoping: false, MemoryTagging: false, RegexKeys: true,
+		BudgetUnit: lore.BudgetTokens, BudgetLimit: 500, Tokenizer: lore.TokenizerCL100k}
 	sv, err = b.store.UpdateServerSettings(b.ctx, b.server, set)
 	require.NoError(t, err)
 	require.Equal(t, set, sv.Settings)

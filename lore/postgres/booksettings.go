@@ -1,0 +1,156 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+// bookSettingsRow receives bookSettingsColumns, in order.
+type bookSettingsRow struct {
+	scanDepth, budgetLimit, maxSteps     *int32
+	recursive, caseSensitive, wholeWords *bool
+}
+
+func (r *bookSettingsRow) dests() []any {
+	return []any{&r.scanDepth, &r.budgetLimit, &r.recursive, &r.maxSteps, &r.caseSensitive, &r.wholeWords}
+}
+
+func (r *bookSettingsRow) settings() lore.BookSettings {
+	return lore.BookSettings{
+		ScanDepth: intPtr(r.scanDepth), BudgetLimit: intPtr(r.budgetLimit), Recursive: r.recursive,
+		MaxRecursionSteps: intPtr(r.maxSteps), CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords,
+	}
+}
+
+func intPtr(v *int32) *int {
+	if v == nil {
+		return nil
+	}
+	n := int(*v)
+	return &n
+}
+
+func int32Ptr(v *int) *int32 {
+	if v == nil {
+		return nil
+	}
+	n := int32(*v)
+	return &n
+}
+
+// bookSettingsArgs returns the settings as query parameters in
+// bookSettingsColumns order.
+func bookSettingsArgs(b lore.BookSettings) []any {
+	return []any{int32Ptr(b.ScanDepth), int32Ptr(b.BudgetLimit), b.Recursive, int32Ptr(b.MaxRecursionSteps),
+		b.CaseSensitive, b.WholeWords}
+}
+
+// serverUnitTx returns the server's budget unit; book budget limits are
+// validated in it.
+func serverUnitTx(ctx context.Context, tx pgx.Tx, server string) (lore.BudgetUnit, error) {
+	sv, err := scanServer(tx.QueryRow(ctx, serverGet, server))
+	return sv.Settings.Unit(), err
+}
+
+// checkBookSettingsTx validates b against the server's budget unit; the
+// caller holds the server lock, so the unit cannot change meanwhile.
+func checkBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, b lore.BookSettings) error {
+	unit, err := serverUnitTx(ctx, tx, server)
+	if err != nil {
+		return err
+	}
+	return lore.WithFieldPrefix("settings", b.Validate(unit))
+}
+
+// SetCollectionSettings replaces the book settings of the collection
+// addressed by (server, id), as a lore write: under the server-row lock,
+// validated with lore.BookSettings.Validate in the server's budget unit
+// (ErrInvalid naming "settings.<field>"), and lore_version increments.
+// ErrNotFound for an unknown server or collection.
+func (s *Store) SetCollectionSettings(ctx context.Context, server string, id int64, b lore.BookSettings) (lore.Collection, error) {
+	var out lore.Collection
+	err := s.write(ctx, "set collection settings", server, func(tx pgx.Tx) error {
+		if err := checkBookSettingsTx(ctx, tx, server, b); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, lorebookSetSettings, append([]any{server, id}, bookSettingsArgs(b)...)...)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return notFound("collection %d", id)
+		}
+		out, err = scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
+		return err
+	})
+	return out, err
+}
+
+// PersonaBookSettings returns the book settings of a persona lineage (> 0)
+// on the server; zero settings when none are stored (also for an unknown
+// server or lineage: settings have no existence of their own).
+func (s *Store) PersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage) (lore.BookSettings, error) {
+	const op = "persona book settings"
+	if err := checkServerID(server); err != nil {
+		return lore.BookSettings{}, wrapErr(op, err)
+	}
+	if lineage <= 0 {
+		return lore.BookSettings{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
+	}
+	var r bookSettingsRow
+	err := s.db.QueryRow(ctx, personaBookGet, server, int64(lineage)).Scan(r.dests()...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return lore.BookSettings{}, nil
+	}
+	if err != nil {
+		return lore.BookSettings{}, wrapErr(op, err)
+	}
+	return r.settings(), nil
+}
+
+// SetPersonaBookSettings replaces the book settings of a persona lineage
+// (> 0), as a lore write: under the server-row lock, validated like
+// SetCollectionSettings, and lore_version increments. Settings that are all
+// unset delete the stored row. The lineage need not be registered (lore is
+// keyed by lineage). ErrNotFound for an unknown server.
+func (s *Store) SetPersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage, b lore.BookSettings) (lore.BookSettings, error) {
+	const op = "set persona book settings"
+	if lineage <= 0 {
+		return lore.BookSettings{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
+	}
+	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
+		return setPersonaBookTx(ctx, tx, server, lineage, b)
+	})
+	if err != nil {
+		return lore.BookSettings{}, err
+	}
+	return b.Clone(), nil
+}
+
+// setPersonaBookTx validates and stores a lineage's settings under the
+// server lock the caller holds.
+func setPersonaBookTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.Lineage, b lore.BookSettings) error {
+	if err := checkBookSettingsTx(ctx, tx, server, b); err != nil {
+		return err
+	}
+	if b.IsZero() {
+		_, err := tx.Exec(ctx, personaBookDelete, server, int64(lineage))
+		return err
+	}
+	_, err := tx.Exec(ctx, personaBookUpsert, append([]any{server, int64(lineage)}, bookSettingsArgs(b)...)...)
+	return err
+}
+
+// setCollectionBookTx stores an import's settings on the collection named
+// name, under the server lock the caller holds.
+func setCollectionBookTx(ctx context.Context, tx pgx.Tx, server, name string, b lore.BookSettings) error {
+	if err := checkBookSettingsTx(ctx, tx, server, b); err != nil {
+		return err
+	}
+	_, err := tx.Exec(ctx, lorebookSetSettingsByName, append([]any{server, name}, bookSettingsArgs(b)...)...)
+	return err
+}

@@ -1,0 +1,11 @@
+-- 000012_book_settings (down): drops exactly what 000012_book_settings.up.sql
+-- creates. Book settings are lost; entries are untouched.
+DROP TABLE persona_books;
+
+ALTER TABLE lorebooks
+    DROP COLUMN scan_depth,
+    DROP COLUMN budget_limit,
+    DROP COLUMN recursive,
+    DROP COLUMN max_recursion_steps,
+    DROP COLUMN case_sensitive,
+    DROP COLUMN whole_words;
