@@ -256,7 +256,7 @@ func TestMutationErrors(t *testing.T) {
 		Error *mutationError
 	}
 	// INVALID_INPUT with the field.
-	a.must(serviceKey, createEntry, map[string]any{"s": serverA, "l": 0, "c": col, "e": map[string]any{"content": "x", "scanDepth": 0}}, "createEntry", &ep)
+	a.must(serviceKey, createEntry, map[string]any{"s": serverA, "l": 0, "c": col, "e": map[string]any{"content": "x", "scanDepth": -1}}, "createEntry", &ep)
 	require.Equal(t, "INVALID_INPUT", ep.Error.Code)
 	require.Equal(t, "scanDepth", *ep.Error.Field)
 	// NOT_FOUND: an unknown entry, an unknown lineage.

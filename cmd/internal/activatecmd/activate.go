@@ -16,7 +16,7 @@
 // activation.DefaultCharBudget, negative = unlimited, 0 refused), --random (every draw
 // returns R, in [0, 1)) or --seed (a PCG source; without either, draws are
 // random), --user and --char (identity macro names; {{bot}} is --char),
-// --regex (default true, lore.DefaultServerSettings: /pattern/flags keys
+// --regex (default true: books tried offline are the user's own; /pattern/flags keys
 // are RE2 expressions).
 //
 // Output (--format json, the default) is one JSON object:
@@ -120,7 +120,7 @@ func parseArgs(args []string) (config, error) {
 	budget := fs.Int("budget", activation.DefaultCharBudget, "budget in UTF-16 code units, negative = unlimited")
 	random := fs.String("random", "", "fixed draw in [0, 1)")
 	seed := fs.String("seed", "", "seed of the random source")
-	regex := fs.Bool("regex", lore.DefaultServerSettings().RegexKeys, "regex keys")
+	regex := fs.Bool("regex", true, "regex keys")
 	fs.StringVar(&c.opts.UserName, "user", "User", "{{user}} name")
 	fs.StringVar(&c.opts.CharName, "char", "Character", "{{char}} and {{bot}} name")
 	fs.StringVar(&c.format, "format", "json", "json or text")
