@@ -72,22 +72,8 @@ func checkBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, b lore.B
 // (ErrInvalid naming "settings.<field>"), and lore_version increments.
 // ErrNotFound for an unknown server or collection.
 func (s *Store) SetCollectionSettings(ctx context.Context, server string, id int64, b lore.BookSettings) (lore.Collection, error) {
-	var out lore.Collection
-	err := s.write(ctx, "set collection settings", server, func(tx pgx.Tx) error {
-		if err := checkBookSettingsTx(ctx, tx, server, b); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, lorebookSetSettings, append([]any{server, id}, bookSettingsArgs(b)...)...)
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return notFound("collection %d", id)
-		}
-		out, err = scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
-		return err
-	})
-	return out, err
+	check := func(tx pgx.Tx) error { return checkBookSettingsTx(ctx, tx, server, b) }
+	return s.updateCollection(ctx, "set collection settings", server, id, check, lorebookSetSettings, bookSettingsArgs(b)...)
 }
 
 // PersonaBookSettings returns the book settings of a persona lineage (> 0)
