@@ -17,7 +17,7 @@ import (
 // This file converts between lore's domain types and the API's models. It
 // holds no policy: permission checks live in access.go.
 
-func serverToModel(s lore.Server, canManage bool) *model.Server {
+func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server {
 	return &model.Server{
 		DiscordID: s.ID,
 		Name:      s.Name,
@@ -26,15 +26,18 @@ func serverToModel(s lore.Server, canManage bool) *model.Server {
 			MemoryTagging:  s.Settings.MemoryTagging,
 			RegexKeys:      s.Settings.RegexKeys,
 		},
-		Limits:    limitsModel(),
+		Limits:    limitsModel(lim),
 		CanManage: canManage,
 	}
 }
 
-func limitsModel() model.Limits {
+// limitsModel returns the limits of the deployment (lim, zero fields:
+// defaults) with the contract's fixed ones.
+func limitsModel(lim lore.Limits) model.Limits {
+	lim = lim.WithDefaults()
 	return model.Limits{
-		EntriesPerScope:      lore.MaxEntriesPerScope,
-		ContentLength:        lore.MaxContentLen,
+		EntriesPerScope:      lim.ScopeEntries,
+		ContentLength:        lim.ContentChars,
 		TitleLength:          lore.MaxTitleLen,
 		KeysPerEntry:         lore.MaxKeysPerEntry,
 		KeyLength:            lore.MaxKeyLen,
@@ -42,7 +45,7 @@ func limitsModel() model.Limits {
 		ChannelIds:           lore.MaxChannelIDs,
 		ScanDepthMin:         lore.MinScanDepth,
 		ScanDepthMax:         lore.MaxScanDepth,
-		JSONUploadBytes:      MaxJSONUploadBytes,
+		JSONUploadBytes:      int(lim.JSONBytes),
 	}
 }
 

@@ -15,7 +15,7 @@ const (
 	qUpsertPersona = `mutation($s: String!, $id: Int64!, $l: Int64!, $n: String!) { upsertPersona(input: {serverDiscordId: $s, id: $id, lineageId: $l, name: $n}) { persona { id lineageId name } error { code message } } }`
 	qImport        = `mutation($input: ImportLorebookInput!) { importLorebook(input: $input) {
 		added duplicates replaced collection { id name entryCount }
-		report { format entries skipped { index reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements inert dropped warnings }
+		report { format entries skipped { index reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements inert dropped split { index parts } warnings }
 		error { code message field limit } } }`
 	qServer = `query($id: String!, $l: Int64!) { server(discordId: $id) {
 		name canManage entryCounts { lineageId count }
@@ -51,6 +51,7 @@ type importPayload struct {
 		UnsupportedKeys     []string
 		CollapsedPlacements int
 		Inert               int
+		Split               []struct{ Index, Parts int }
 		Warnings            []string
 	}
 	Error *mutationError
@@ -132,7 +133,12 @@ func TestEndToEnd(t *testing.T) {
 	imp = a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "name": "Veil"}, "veil.charx", charx)
 	require.Nil(t, imp.Error, "%+v", imp.Error)
 	require.Equal(t, "Veil", imp.Collection.Name)
-	require.Equal(t, 83, imp.Added+len(imp.Report.Skipped))
+	extraParts := 0
+	for _, s := range imp.Report.Split {
+		extraParts += s.Parts - 1
+	}
+	require.NotEmpty(t, imp.Report.Split, "long entries are split, not skipped")
+	require.Equal(t, 83, imp.Added-extraParts+len(imp.Report.Skipped))
 	veilID := imp.Collection.ID
 
 	// List.

@@ -13,8 +13,12 @@ package graph
 import (
 	"log/slog"
 
+	"github.com/99designs/gqlgen/graphql"
+
+	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/format"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
@@ -28,4 +32,17 @@ type Resolver struct {
 	// Jobs, when set, turns large imports into background jobs and serves
 	// the job query, backups and artifact downloads (jobs.go).
 	Jobs *Jobs
+	// Limits are the deployment's limits (zero fields: the contract
+	// defaults). Store must enforce the same (postgres.Store.WithLimits).
+	Limits lore.Limits
+}
+
+// importOptions returns the converter options of an import at the
+// deployment's limits with the long-entry policy of the request.
+func (r *Resolver) importOptions(long graphql.Omittable[*model.LongEntries]) format.Options {
+	opts := format.Options{Limits: r.Limits.WithDefaults(), LongEntries: format.LongSplit}
+	if v, ok := long.ValueOK(); ok && v != nil && *v == model.LongEntriesSkip {
+		opts.LongEntries = format.LongSkip
+	}
+	return opts
 }

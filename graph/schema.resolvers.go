@@ -31,7 +31,7 @@ func (r *mutationResolver) UpsertServer(ctx context.Context, input model.UpsertS
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err
 	}
-	return &model.ServerPayload{Server: serverToModel(s, true)}, nil
+	return &model.ServerPayload{Server: serverToModel(s, true, r.Limits)}, nil
 }
 
 // UpdateServerSettings is the resolver for the updateServerSettings field.
@@ -49,7 +49,7 @@ func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err
 	}
-	return &model.ServerPayload{Server: serverToModel(s, true)}, nil
+	return &model.ServerPayload{Server: serverToModel(s, true, r.Limits)}, nil
 }
 
 // UpsertPersona is the resolver for the upsertPersona field.
@@ -247,7 +247,7 @@ func (r *queryResolver) Server(ctx context.Context, discordID string) (*model.Se
 	if err != nil {
 		return nil, err
 	}
-	return serverToModel(s, p.CanManage(s.ID)), nil
+	return serverToModel(s, p.CanManage(s.ID), r.Limits), nil
 }
 
 // Activate is the resolver for the activate field.

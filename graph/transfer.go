@@ -55,15 +55,17 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
 	}
-	// A file over its carrier's limit (JSON 2 MB: seed 000 "Parsing is
-	// limited to 2 MB") is refused now rather than by a job later.
-	if err := format.CheckSize(data, format.Options{}); err != nil {
+	// A file over its carrier's limit (JSON: the deployment's limit, 2 MB
+	// by default) is refused now rather than by a job later.
+	opts := r.importOptions(in.LongEntries)
+	if err := format.CheckSize(data, opts); err != nil {
 		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, nil)
 	}
 	if r.Jobs != nil && len(data) > r.Jobs.inlineLimit() {
 		// Large upload: store it and let a job convert and write it; the
 		// blob and the job commit together (one transaction).
-		args := jobs.ImportArgs{ServerID: server, LineageID: int64(lineage), NewName: get(in.Name, ""), Replace: mode == lore.Replace}
+		args := jobs.ImportArgs{ServerID: server, LineageID: int64(lineage), NewName: get(in.Name, ""), Replace: mode == lore.Replace,
+			LongEntries: string(opts.LongEntries)}
 		if target != nil {
 			args.CollectionID, args.CollectionName = target.ID, target.Name
 		}
@@ -73,7 +75,7 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 		}
 		return &model.ImportPayload{Job: job}, nil
 	}
-	res, err := format.Import(in.File.Filename, data, format.Options{})
+	res, err := format.Import(in.File.Filename, data, opts)
 	report := reportToModel(&res.Report)
 	if errors.Is(err, format.ErrNoLorebook) {
 		return fail(lore.Invalid("file", "no lorebook in this card: nothing was changed"), report)
@@ -113,7 +115,11 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 		CollapsedPlacements: r.CollapsedPlacements,
 		Inert:               len(r.Inert),
 		Dropped:             r.Dropped,
+		Split:               make([]*model.SplitEntry, len(r.Split)),
 		Warnings:            append([]string{}, r.Warnings...),
+	}
+	for i, s := range r.Split {
+		m.Split[i] = &model.SplitEntry{Index: s.Index, Title: s.Title, Characters: s.Characters, Parts: s.Parts}
 	}
 	if r.Container != "" && string(r.Container) != "json" {
 		m.Format = string(r.Container) + "/" + m.Format

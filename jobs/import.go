@@ -33,6 +33,9 @@ type ImportArgs struct {
 	NewName        string `json:"new_name,omitempty"`
 	// Replace replaces the target book instead of appending.
 	Replace bool `json:"replace,omitempty"`
+	// LongEntries is the long-entry policy ("split", the default, or
+	// "skip"; format.LongEntries).
+	LongEntries string `json:"long_entries,omitempty"`
 }
 
 // Kind is "lorebook_import".
@@ -87,7 +90,9 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 	if blob.Server != a.ServerID || blob.Kind != postgres.BlobLorebook {
 		return river.JobCancel(fmt.Errorf("upload %d is not a lorebook upload of this server", a.BlobID))
 	}
-	res, err := format.Import(blob.FileName, blob.Data, format.Options{})
+	res, err := format.Import(blob.FileName, blob.Data, format.Options{
+		Limits: w.Store.Limits(), LongEntries: format.LongEntries(a.LongEntries),
+	})
 	if errors.Is(err, format.ErrNoLorebook) {
 		return river.JobCancel(errors.New("no lorebook in this card: nothing was changed"))
 	}

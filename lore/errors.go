@@ -87,7 +87,8 @@ func (e *DuplicateNameError) Unwrap() error { return e.Err }
 type ScopeFullError struct {
 	Server  string
 	Lineage Lineage
-	// Limit is the scope's capacity (MaxEntriesPerScope).
+	// Limit is the scope's capacity (Limits.ScopeEntries, by default
+	// MaxEntriesPerScope).
 	Limit int
 	// Existing is the number of entries the write keeps in the scope (0 for
 	// a replacement of the whole scope).
@@ -97,8 +98,8 @@ type ScopeFullError struct {
 }
 
 func (e *ScopeFullError) Error() string {
-	return fmt.Sprintf("scope full: %s would hold %d entries (%d kept + %d added), over the limit of %d",
-		e.Lineage.scopeName(), e.Existing+e.Adding, e.Existing, e.Adding, e.Limit)
+	return fmt.Sprintf("scope full: %s would hold %d entries (%d kept + %d added), %d over the limit of %d (an operator raises it with %s)",
+		e.Lineage.scopeName(), e.Existing+e.Adding, e.Existing, e.Adding, e.Existing+e.Adding-e.Limit, e.Limit, EnvMaxScopeEntries)
 }
 
 // Is makes errors.Is(err, ErrScopeFull) true.

@@ -18,7 +18,7 @@ func TestExplain(t *testing.T) {
 		ok   bool
 	}{
 		{wrap(lore.Invalid("title", "is too long")), "invalid title: is too long", true},
-		{wrap(&lore.ScopeFullError{Lineage: 3, Limit: 250, Existing: 249, Adding: 2}), "scope full: persona lineage 3 would hold 251 entries (249 kept + 2 added), over the limit of 250", true},
+		{wrap(&lore.ScopeFullError{Lineage: 3, Limit: 250, Existing: 249, Adding: 2}), "scope full: persona lineage 3 would hold 251 entries (249 kept + 2 added), 1 over the limit of 250 (an operator raises it with LOREGATE_MAX_SCOPE_ENTRIES)", true},
 		{wrap(lore.ErrNotFound), "not found in this scope", true},
 		{wrap(lore.ErrDuplicateName), "already exists", true},
 		{wrap(lore.ErrStaleTarget), "renamed or deleted", true},

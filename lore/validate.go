@@ -145,12 +145,18 @@ func validateName(field, name string, max int) error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// Validate checks e against the limits and shapes of the contract and
-// returns an *InvalidError naming the first field that fails. It does not
-// check scope capacity, which needs the store's lock. A Serverwide entry
-// must have a valid Collection name and no ChannelIDs; a persona entry must
-// have no Collection.
-func (e *Entry) Validate() error {
+// Validate checks e against the limits and shapes of the contract at the
+// default Limits; see ValidateWith.
+func (e *Entry) Validate() error { return e.ValidateWith(DefaultLimits()) }
+
+// ValidateWith checks e against the limits and shapes of the contract, with
+// the content length limit of lim (zero fields mean defaults), and returns
+// an *InvalidError naming the first field that fails. It does not check
+// scope capacity, which needs the store's lock. A Serverwide entry must
+// have a valid Collection name and no ChannelIDs; a persona entry must have
+// no Collection.
+func (e *Entry) ValidateWith(lim Limits) error {
+	lim = lim.WithDefaults()
 	if e.Lineage < 0 {
 		return Invalid("lineage", "must be 0 (Serverwide) or a positive lineage id")
 	}
@@ -184,8 +190,8 @@ func (e *Entry) Validate() error {
 	if strings.TrimSpace(e.Content) == "" {
 		return Invalid("content", "must not be empty")
 	}
-	if n := UTF16Len(e.Content); n > MaxContentLen {
-		return Invalid("content", "is %d characters long, at most %d allowed", n, MaxContentLen)
+	if n := UTF16Len(e.Content); n > lim.ContentChars {
+		return Invalid("content", "is %d characters long, at most %d allowed", n, lim.ContentChars)
 	}
 	if err := validateKeys("keys", e.Keys); err != nil {
 		return err

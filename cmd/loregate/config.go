@@ -6,10 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"loregate/cmd/internal/pglocal"
+	"loregate/lore"
 )
 
 // config is the service configuration: environment first, flags override.
@@ -43,6 +45,42 @@ type config struct {
 	CORSOrigins []string
 	// Jobs configures the background jobs (cmd/loregate/jobs.go).
 	Jobs jobsConfig
+	// Limits are the deployment's lore limits (LOREGATE_MAX_SCOPE_ENTRIES,
+	// LOREGATE_MAX_CONTENT_CHARS, LOREGATE_MAX_JSON_BYTES); Jobs.Limits
+	// is the same value.
+	Limits lore.Limits
+	// limitsErr is the first malformed limit variable.
+	limitsErr error
+}
+
+// loadLimits reads the limit variables; unset means the default. A value
+// that is not a whole number is an error naming the variable; ranges are
+// checked by lore.Limits.Validate.
+func loadLimits() (lore.Limits, error) {
+	var l lore.Limits
+	for _, v := range []struct {
+		env string
+		set func(int64)
+	}{
+		{lore.EnvMaxScopeEntries, func(n int64) { l.ScopeEntries = int(n) }},
+		{lore.EnvMaxContentChars, func(n int64) { l.ContentChars = int(n) }},
+		{lore.EnvMaxJSONBytes, func(n int64) { l.JSONBytes = n }},
+	} {
+		s := strings.TrimSpace(os.Getenv(v.env))
+		if s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || n <= 0 {
+			return l, usageError("%s=%q is not a positive whole number", v.env, lore.Clip(s, 24))
+		}
+		v.set(n)
+	}
+	l = l.WithDefaults()
+	if err := l.Validate(); err != nil {
+		return l, usageError("%v", err)
+	}
+	return l, nil
 }
 
 func envOr(key, def string) string {
@@ -68,6 +106,8 @@ func loadConfig(fs *flag.FlagSet) *config {
 	c.Introspection = envOr("LOREGATE_INTROSPECTION", "true") == "true"
 	c.CORSOrigins = splitList(os.Getenv("LOREGATE_CORS_ORIGINS"))
 	c.Jobs = loadJobsConfig()
+	c.Limits, c.limitsErr = loadLimits()
+	c.Jobs.Limits = c.Limits
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c
@@ -90,6 +130,9 @@ func (c *config) validate() error {
 	if c.Jobs.err != nil {
 		return c.Jobs.err
 	}
+	if c.limitsErr != nil {
+		return c.limitsErr
+	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return usageError("set DATABASE_URL or a data directory (--data-dir)")
 	}
@@ -110,6 +153,8 @@ func (c *config) logAttrs() []any {
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ",")}
 	attrs = append(attrs, c.Jobs.logAttrs()...)
+	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
+		"max_json_bytes", c.Limits.JSONBytes)
 	return attrs
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"loregate/graph"
 	"loregate/jobs"
+	"loregate/lore"
 	"loregate/lore/postgres"
 )
 
@@ -45,7 +46,9 @@ type jobsConfig struct {
 	// dead process and retried (LOREGATE_RESCUE_STUCK_JOBS_AFTER, default
 	// 1h).
 	RescueStuckJobsAfter time.Duration
-	err                  error
+	// Limits are the deployment's lore limits (config.Limits).
+	Limits lore.Limits
+	err    error
 }
 
 func loadJobsConfig() jobsConfig {
@@ -92,7 +95,7 @@ func (c jobsConfig) logAttrs() []any {
 // before closing the pool.
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
-		Deps: jobs.Deps{Store: postgres.New(pool), Logger: logger, ArtifactTTL: jc.ArtifactTTL},
+		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter,
 	}
@@ -132,5 +135,5 @@ func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool
 
 // resolverJobs connects the GraphQL resolver to the job client.
 func resolverJobs(pool *pgxpool.Pool, client *river.Client[pgx.Tx], jc jobsConfig) *graph.Jobs {
-	return &graph.Jobs{Store: postgres.New(pool), Client: client, InlineImportBytes: jc.InlineImportBytes, BlobTTL: jc.BlobTTL}
+	return &graph.Jobs{Store: postgres.New(pool).WithLimits(jc.Limits), Client: client, InlineImportBytes: jc.InlineImportBytes, BlobTTL: jc.BlobTTL}
 }

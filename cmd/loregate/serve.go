@@ -69,8 +69,9 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
 		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
 	}
-	store := postgres.New(pool)
-	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics}
+	store := postgres.New(pool).WithLimits(cfg.Limits)
+	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
+		Limits: cfg.Limits}
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
 	if err != nil {
 		return err

@@ -117,6 +117,7 @@ type ComplexityRoot struct {
 		IgnoredSettings     func(childComplexity int) int
 		Inert               func(childComplexity int) int
 		Skipped             func(childComplexity int) int
+		Split               func(childComplexity int) int
 		UnsupportedKeys     func(childComplexity int) int
 		Warnings            func(childComplexity int) int
 	}
@@ -375,6 +376,13 @@ type ComplexityRoot struct {
 		Index  func(childComplexity int) int
 		Reason func(childComplexity int) int
 		Title  func(childComplexity int) int
+	}
+
+	SplitEntry struct {
+		Characters func(childComplexity int) int
+		Index      func(childComplexity int) int
+		Parts      func(childComplexity int) int
+		Title      func(childComplexity int) int
 	}
 
 	TraceItem struct {
@@ -715,6 +723,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversionReport.Skipped(childComplexity), true
+	case "ConversionReport.split":
+		if e.ComplexityRoot.ConversionReport.Split == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversionReport.Split(childComplexity), true
 	case "ConversionReport.unsupportedKeys":
 		if e.ComplexityRoot.ConversionReport.UnsupportedKeys == nil {
 			break
@@ -1883,6 +1897,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SkippedEntry.Title(childComplexity), true
 
+	case "SplitEntry.characters":
+		if e.ComplexityRoot.SplitEntry.Characters == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitEntry.Characters(childComplexity), true
+	case "SplitEntry.index":
+		if e.ComplexityRoot.SplitEntry.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitEntry.Index(childComplexity), true
+	case "SplitEntry.parts":
+		if e.ComplexityRoot.SplitEntry.Parts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitEntry.Parts(childComplexity), true
+	case "SplitEntry.title":
+		if e.ComplexityRoot.SplitEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SplitEntry.Title(childComplexity), true
+
 	case "TraceItem.detail":
 		if e.ComplexityRoot.TraceItem.Detail == nil {
 			break
@@ -2745,6 +2784,16 @@ input ImportLorebookInput {
   mode: ImportMode = APPEND
   "World info JSON, a character card (JSON, PNG, CHARX), NovelAI, RisuAI or Agnai."
   file: Upload!
+  "What to do with an entry whose content is over the deployment's content limit (limits.contentLength)."
+  longEntries: LongEntries = SPLIT
+}
+
+"The policy for entries over the content limit (docs/formats.md \"Long entries\")."
+enum LongEntries {
+  "Store the entry as the parts of one split group, cut at paragraph, then sentence boundaries; each part counts toward the scope limit, and exports join the parts back."
+  SPLIT
+  "Skip the entry and report it."
+  SKIP
 }
 
 "What the converter did with the file."
@@ -2764,7 +2813,19 @@ type ConversionReport {
   inert: Int!
   "Entries dropped past the scope limit (persona card conversion)."
   dropped: Int!
+  "Entries over the content limit stored as the parts of a split group."
+  split: [SplitEntry!]!
   warnings: [String!]!
+}
+
+"An entry stored as the parts of a split group."
+type SplitEntry {
+  "0-based position in the file."
+  index: Int!
+  title: String!
+  "Content length in UTF-16 code units."
+  characters: Int!
+  parts: Int!
 }
 
 type SkippedEntry {
@@ -2993,6 +3054,8 @@ func (ec *executionContext) childFields_ConversionReport(ctx context.Context, fi
 		return ec.fieldContext_ConversionReport_inert(ctx, field)
 	case "dropped":
 		return ec.fieldContext_ConversionReport_dropped(ctx, field)
+	case "split":
+		return ec.fieldContext_ConversionReport_split(ctx, field)
 	case "warnings":
 		return ec.fieldContext_ConversionReport_warnings(ctx, field)
 	}
@@ -3447,6 +3510,20 @@ func (ec *executionContext) childFields_SkippedEntry(ctx context.Context, field 
 		return ec.fieldContext_SkippedEntry_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SkippedEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_SplitEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_SplitEntry_index(ctx, field)
+	case "title":
+		return ec.fieldContext_SplitEntry_title(ctx, field)
+	case "characters":
+		return ec.fieldContext_SplitEntry_characters(ctx, field)
+	case "parts":
+		return ec.fieldContext_SplitEntry_parts(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SplitEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_TraceItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -225,6 +225,38 @@ func (ec *executionContext) fieldContext_ConversionReport_dropped(_ context.Cont
 	return graphql.NewScalarFieldContext("ConversionReport", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ConversionReport_split(ctx context.Context, field graphql.CollectedField, obj *model.ConversionReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversionReport_split(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Split, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SplitEntry) graphql.Marshaler {
+			return ec.marshalNSplitEntry2ᚕᚖloregateᚋgraphᚋmodelᚐSplitEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversionReport_split(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversionReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SplitEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ConversionReport_warnings(ctx context.Context, field graphql.CollectedField, obj *model.ConversionReport) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -661,6 +693,98 @@ func (ec *executionContext) fieldContext_SkippedEntry_reason(_ context.Context, 
 	return graphql.NewScalarFieldContext("SkippedEntry", field, false, false, "String")
 }
 
+func (ec *executionContext) _SplitEntry_index(ctx context.Context, field graphql.CollectedField, obj *model.SplitEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitEntry_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitEntry_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.SplitEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _SplitEntry_characters(ctx context.Context, field graphql.CollectedField, obj *model.SplitEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitEntry_characters(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Characters, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitEntry_characters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _SplitEntry_parts(ctx context.Context, field graphql.CollectedField, obj *model.SplitEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SplitEntry_parts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Parts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SplitEntry_parts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SplitEntry", field, false, false, "Int")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -746,8 +870,11 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 	if _, present := asMap["mode"]; !present {
 		asMap["mode"] = "APPEND"
 	}
+	if _, present := asMap["longEntries"]; !present {
+		asMap["longEntries"] = "SPLIT"
+	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file", "longEntries"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -796,6 +923,13 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 				return it, err
 			}
 			it.File = data
+		case "longEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("longEntries"))
+			data, err := ec.unmarshalOLongEntries2ᚖloregateᚋgraphᚋmodelᚐLongEntries(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LongEntries = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -869,6 +1003,11 @@ func (ec *executionContext) _ConversionReport(ctx context.Context, sel ast.Selec
 			}
 		case "dropped":
 			out.Values[i] = ec._ConversionReport_dropped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "split":
+			out.Values[i] = ec._ConversionReport_split(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1086,6 +1225,54 @@ func (ec *executionContext) _SkippedEntry(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var splitEntryImplementors = []string{"SplitEntry"}
+
+func (ec *executionContext) _SplitEntry(ctx context.Context, sel ast.SelectionSet, obj *model.SplitEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, splitEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SplitEntry")
+		case "index":
+			out.Values[i] = ec._SplitEntry_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._SplitEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "characters":
+			out.Values[i] = ec._SplitEntry_characters(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parts":
+			out.Values[i] = ec._SplitEntry_parts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
@@ -1164,6 +1351,30 @@ func (ec *executionContext) marshalNSkippedEntry2ᚖloregateᚋgraphᚋmodelᚐS
 	return ec._SkippedEntry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNSplitEntry2ᚕᚖloregateᚋgraphᚋmodelᚐSplitEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SplitEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSplitEntry2ᚖloregateᚋgraphᚋmodelᚐSplitEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSplitEntry2ᚖloregateᚋgraphᚋmodelᚐSplitEntry(ctx context.Context, sel ast.SelectionSet, v *model.SplitEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SplitEntry!")
+		return graphql.Null
+	}
+	return ec._SplitEntry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOConversionReport2ᚖloregateᚋgraphᚋmodelᚐConversionReport(ctx context.Context, sel ast.SelectionSet, v *model.ConversionReport) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -1208,6 +1419,22 @@ func (ec *executionContext) marshalOImportPayload2ᚖloregateᚋgraphᚋmodelᚐ
 		return graphql.Null
 	}
 	return ec._ImportPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOLongEntries2ᚖloregateᚋgraphᚋmodelᚐLongEntries(ctx context.Context, v any) (*model.LongEntries, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.LongEntries)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOLongEntries2ᚖloregateᚋgraphᚋmodelᚐLongEntries(ctx context.Context, sel ast.SelectionSet, v *model.LongEntries) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -147,8 +147,10 @@ type ConversionReport struct {
 	// Entries imported that no key can activate (not constant).
 	Inert int `json:"inert"`
 	// Entries dropped past the scope limit (persona card conversion).
-	Dropped  int      `json:"dropped"`
-	Warnings []string `json:"warnings"`
+	Dropped int `json:"dropped"`
+	// Entries over the content limit stored as the parts of a split group.
+	Split    []*SplitEntry `json:"split"`
+	Warnings []string      `json:"warnings"`
 }
 
 type CreateCollectionInput struct {
@@ -313,6 +315,8 @@ type ImportLorebookInput struct {
 	Mode graphql.Omittable[*ImportMode] `json:"mode,omitempty"`
 	// World info JSON, a character card (JSON, PNG, CHARX), NovelAI, RisuAI or Agnai.
 	File graphql.Upload `json:"file"`
+	// What to do with an entry whose content is over the deployment's content limit (limits.contentLength).
+	LongEntries graphql.Omittable[*LongEntries] `json:"longEntries,omitempty"`
 }
 
 type ImportPayload struct {
@@ -588,6 +592,16 @@ type SkippedEntry struct {
 	Index  int    `json:"index"`
 	Title  string `json:"title"`
 	Reason string `json:"reason"`
+}
+
+// An entry stored as the parts of a split group.
+type SplitEntry struct {
+	// 0-based position in the file.
+	Index int    `json:"index"`
+	Title string `json:"title"`
+	// Content length in UTF-16 code units.
+	Characters int `json:"characters"`
+	Parts      int `json:"parts"`
 }
 
 type TraceItem struct {
@@ -934,6 +948,64 @@ func (e *JobState) UnmarshalJSON(b []byte) error {
 }
 
 func (e JobState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The policy for entries over the content limit (docs/formats.md "Long entries").
+type LongEntries string
+
+const (
+	// Store the entry as the parts of one split group, cut at paragraph, then sentence boundaries; each part counts toward the scope limit, and exports join the parts back.
+	LongEntriesSplit LongEntries = "SPLIT"
+	// Skip the entry and report it.
+	LongEntriesSkip LongEntries = "SKIP"
+)
+
+var AllLongEntries = []LongEntries{
+	LongEntriesSplit,
+	LongEntriesSkip,
+}
+
+func (e LongEntries) IsValid() bool {
+	switch e {
+	case LongEntriesSplit, LongEntriesSkip:
+		return true
+	}
+	return false
+}
+
+func (e LongEntries) String() string {
+	return string(e)
+}
+
+func (e *LongEntries) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = LongEntries(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid LongEntries", str)
+	}
+	return nil
+}
+
+func (e LongEntries) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *LongEntries) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e LongEntries) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

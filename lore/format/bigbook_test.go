@@ -12,8 +12,8 @@ import (
 
 // TestLargeChineseWorldInfo covers the corpus's largest book (3.5 MB, 947
 // entries, Chinese keys mixed with Latin names): the default 2 MB JSON
-// limit refuses it with the limit named; a raised limit imports it, it
-// round-trips, and a Latin name written inside Chinese text activates its
+// limit refuses it with the limit and its setting named; a raised limit
+// imports it (its one long entry split), it round-trips, and a Latin name written inside Chinese text activates its
 // entry.
 func TestLargeChineseWorldInfo(t *testing.T) {
 	const path = "st-worldinfo/soranokiseki1437__Eldoria_V10.28.1_zh_947entries.json"
@@ -21,20 +21,23 @@ func TestLargeChineseWorldInfo(t *testing.T) {
 
 	_, err := format.Import("big.json", src, format.Options{})
 	require.ErrorIs(t, err, format.ErrTooLarge)
-	require.ErrorContains(t, err, "over the limit of 2000000 bytes")
+	require.ErrorContains(t, err, "1507913 over the limit of 2000000 bytes")
+	require.ErrorContains(t, err, lore.EnvMaxJSONBytes)
 
 	res, err := format.Import("big.json", src, format.Options{MaxJSONBytes: 4 << 20})
 	require.NoError(t, err)
 	require.Equal(t, format.KindSTWorldInfo, res.Format)
-	require.Len(t, res.Report.Skipped, 1, "one entry is over 4,000 characters")
-	require.Len(t, res.Book.Entries, 946)
+	require.Empty(t, res.Report.Skipped)
+	require.Len(t, res.Report.Split, 1, "one entry is over 4,000 characters and is split")
+	require.Len(t, res.Book.Entries, 946+res.Report.Split[0].Parts)
 
 	out, err := format.ExportST(res.Book)
 	require.NoError(t, err)
-	requireSameWorldInfo(t, dropEntries(t, src, res.Report.Skipped), out)
+	requireSameWorldInfo(t, src, out)
 
-	entries := make([]lore.Entry, len(res.Book.Entries))
-	for i, e := range res.Book.Entries {
+	joined := lore.JoinSplit(res.Book.Entries)
+	entries := make([]lore.Entry, len(joined))
+	for i, e := range joined {
 		e.ID, e.Collection = int64(i+1), lore.DefaultCollection
 		entries[i] = e
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"loregate/lore"
 	"loregate/lore/format/internal/conv"
 	"loregate/lore/format/sillytavern"
 )
@@ -68,15 +69,15 @@ func CheckSize(data []byte, opts Options) error {
 	switch carrierOf(data) {
 	case ContainerPNG:
 		if n > opts.MaxPNGBytes {
-			return conv.TooLarge("png file", n, "MaxPNGBytes", opts.MaxPNGBytes)
+			return conv.TooLarge("png file", n, "", opts.MaxPNGBytes)
 		}
 	case ContainerCHARX:
 		if n > opts.MaxCHARXBytes {
-			return conv.TooLarge("charx file", n, "MaxCHARXBytes", opts.MaxCHARXBytes)
+			return conv.TooLarge("charx file", n, "", opts.MaxCHARXBytes)
 		}
 	default:
 		if n > opts.MaxJSONBytes {
-			return conv.TooLarge("json file", n, "MaxJSONBytes", opts.MaxJSONBytes)
+			return conv.TooLarge("json file", n, lore.EnvMaxJSONBytes, opts.MaxJSONBytes)
 		}
 	}
 	return nil

@@ -10,13 +10,15 @@ import (
 	"loregate/lore/format/sillytavern"
 )
 
-// sourceView returns book with the scan depths importers took from the book
-// level removed again from entries that still have them, so exports write
-// what the source had. Entries edited since keep their own depth.
+// sourceView returns book with the parts of split entries joined back into
+// one entry (lore.JoinSplit) and the scan depths importers took from the
+// book level removed again from entries that still have them, so exports
+// write what the source had. Entries edited since keep their own depth.
 func sourceView(book Book) Book {
 	out := book
-	out.Entries = make([]lore.Entry, len(book.Entries))
-	for i, e := range book.Entries {
+	joined := lore.JoinSplit(book.Entries)
+	out.Entries = make([]lore.Entry, len(joined))
+	for i, e := range joined {
 		if raw, ok := e.Extensions[conv.KeyBookScanDepth]; ok {
 			e = e.Clone()
 			if d, ok := conv.Int(raw); ok && e.ScanDepth != nil && *e.ScanDepth == d {

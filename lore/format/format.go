@@ -64,6 +64,19 @@ type (
 // (JSON 2 MB, PNG 16 MiB, card JSON 8 MiB, CHARX 64 MiB, ...).
 type Options = conv.Options
 
+// LongEntries is the policy for entries over the content limit: LongSplit
+// (default) or LongSkip.
+type LongEntries = conv.LongEntries
+
+// The long-entry policies.
+const (
+	LongSplit = conv.LongSplit
+	LongSkip  = conv.LongSkip
+)
+
+// Split is a report item: an entry stored as the parts of a split group.
+type Split = conv.Split
+
 // Result is the outcome of Import.
 type Result struct {
 	// Format is the detected format.

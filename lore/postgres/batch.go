@@ -11,7 +11,8 @@ import (
 )
 
 // MaxBatchEntries bounds the entries of one batch write (imports, book
-// replacements, backup scopes): four times lore.MaxEntriesPerScope.
+// replacements, backup scopes) at the default limits: four times
+// lore.MaxEntriesPerScope (four times the store's scope limit when raised).
 const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
 
 // prepareBatch returns validated copies of entries placed in one scope: the
@@ -22,12 +23,12 @@ const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
 // anything is written; the first failure is an *lore.InvalidError whose
 // field starts with "entries[i]". Pending legacy tags are normalized to a
 // sorted set, as they are stored.
-func prepareBatch(server string, lineage lore.Lineage, collection string, entries []lore.Entry) ([]lore.Entry, error) {
+func (s *Store) prepareBatch(server string, lineage lore.Lineage, collection string, entries []lore.Entry) ([]lore.Entry, error) {
 	// Bound the work an oversized batch causes before anything is copied or
 	// validated. Append batches may shrink by deduplication, so the bound is
 	// a multiple of the scope limit rather than the limit itself.
-	if len(entries) > MaxBatchEntries {
-		return nil, lore.Invalid("entries", "%d entries in one batch, at most %d accepted", len(entries), MaxBatchEntries)
+	if max := max(MaxBatchEntries, 4*s.lim.ScopeEntries); len(entries) > max {
+		return nil, lore.Invalid("entries", "%d entries in one batch, at most %d accepted", len(entries), max)
 	}
 	out := make([]lore.Entry, len(entries))
 	for i, in := range entries {
@@ -43,7 +44,7 @@ func prepareBatch(server string, lineage lore.Lineage, collection string, entrie
 		}
 		e.LegacyChannelTags = sortedTags(e.LegacyChannelTags)
 		var err error
-		if out[i], err = prepareEntry(e); err != nil {
+		if out[i], err = s.prepareEntry(e); err != nil {
 			return nil, lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
 		}
 	}
@@ -109,11 +110,11 @@ func (s *Store) replacePersonaBook(ctx context.Context, server string, lineage l
 	if err := checkServerID(server); err != nil {
 		return lore.ImportResult{}, wrapErr(op, err)
 	}
-	batch, err := prepareBatch(server, lineage, "", entries)
+	batch, err := s.prepareBatch(server, lineage, "", entries)
 	if err != nil {
 		return lore.ImportResult{}, wrapErr(op, err)
 	}
-	if err := checkCapacity(server, lineage, 0, len(batch)); err != nil {
+	if err := s.checkCapacity(server, lineage, 0, len(batch)); err != nil {
 		return lore.ImportResult{}, wrapErr(op, err)
 	}
 	var res lore.ImportResult
@@ -190,13 +191,13 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 			return lore.ImportResult{}, wrapErr(op, lore.WithFieldPrefix("target", err))
 		}
 	}
-	batch, err := prepareBatch(server, lineage, target.Collection, entries)
+	batch, err := s.prepareBatch(server, lineage, target.Collection, entries)
 	if err != nil {
 		return lore.ImportResult{}, wrapErr(op, err)
 	}
 	if mode == lore.Replace {
 		// Cheap early refusal; the locked check below is authoritative.
-		if err := checkCapacity(server, lineage, 0, len(batch)); err != nil {
+		if err := s.checkCapacity(server, lineage, 0, len(batch)); err != nil {
 			return lore.ImportResult{}, wrapErr(op, err)
 		}
 	}
@@ -218,7 +219,7 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 			if err != nil {
 				return err
 			}
-			if err := checkCapacity(server, lineage, n, len(add)); err != nil {
+			if err := s.checkCapacity(server, lineage, n, len(add)); err != nil {
 				return err
 			}
 			if err := insertEntriesTx(ctx, tx, add); err != nil {
@@ -230,7 +231,7 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 			if err := tx.QueryRow(ctx, entryCountServerwideOutside, server, target.Collection).Scan(&others); err != nil {
 				return err
 			}
-			if err := checkCapacity(server, lineage, others, len(batch)); err != nil {
+			if err := s.checkCapacity(server, lineage, others, len(batch)); err != nil {
 				return err
 			}
 			tag, err := tx.Exec(ctx, entryDeleteCollection, server, target.Collection)
@@ -292,7 +293,7 @@ func (s *Store) CreateCollectionWithEntries(ctx context.Context, c lore.Collecti
 	if err := checkCollection(c); err != nil {
 		return lore.Collection{}, lore.ImportResult{}, wrapErr(op, err)
 	}
-	batch, err := prepareBatch(c.Server, lore.Serverwide, c.Name, entries)
+	batch, err := s.prepareBatch(c.Server, lore.Serverwide, c.Name, entries)
 	if err != nil {
 		return lore.Collection{}, lore.ImportResult{}, wrapErr(op, err)
 	}
@@ -303,7 +304,7 @@ func (s *Store) CreateCollectionWithEntries(ctx context.Context, c lore.Collecti
 		if err != nil {
 			return err
 		}
-		if err := checkCapacity(c.Server, lore.Serverwide, n, len(add)); err != nil {
+		if err := s.checkCapacity(c.Server, lore.Serverwide, n, len(add)); err != nil {
 			return err
 		}
 		if out, err = createCollectionTx(ctx, tx, c); err != nil {
@@ -367,11 +368,11 @@ func (s *Store) ReplaceScopes(ctx context.Context, server string, scopes []lore.
 			return wrapErr(op, lore.Invalid(prefix+".lineage", "lineage %d is listed twice", int64(sc.Lineage)))
 		}
 		seenLineage[sc.Lineage] = true
-		batch, err := prepareBatch(server, sc.Lineage, "", sc.Entries)
+		batch, err := s.prepareBatch(server, sc.Lineage, "", sc.Entries)
 		if err != nil {
 			return wrapErr(op, lore.WithFieldPrefix(prefix, err))
 		}
-		if err := checkCapacity(server, sc.Lineage, 0, len(batch)); err != nil {
+		if err := s.checkCapacity(server, sc.Lineage, 0, len(batch)); err != nil {
 			return wrapErr(op, err)
 		}
 		p := prepared{lineage: sc.Lineage, entries: batch}

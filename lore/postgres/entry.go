@@ -109,7 +109,7 @@ func nilIfEmpty(s []string) []string {
 
 // prepareEntry normalizes e for storage (defaults for the zero logic and
 // role) and validates it with lore's rules; the server must be a snowflake.
-func prepareEntry(e lore.Entry) (lore.Entry, error) {
+func (s *Store) prepareEntry(e lore.Entry) (lore.Entry, error) {
 	if err := checkServerID(e.Server); err != nil {
 		return e, err
 	}
@@ -119,7 +119,7 @@ func prepareEntry(e lore.Entry) (lore.Entry, error) {
 	if e.Role == "" {
 		e.Role = lore.RoleSystem
 	}
-	return e, e.Validate()
+	return e, e.ValidateWith(s.lim)
 }
 
 // entryArgs returns the parameters $4..$31 of entryInsert/entryUpdate.
@@ -205,10 +205,10 @@ func countScopeTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.Li
 }
 
 // checkCapacity returns a *lore.ScopeFullError when existing + adding
-// exceeds the scope limit.
-func checkCapacity(server string, lineage lore.Lineage, existing, adding int) error {
-	if existing+adding > lore.MaxEntriesPerScope {
-		return &lore.ScopeFullError{Server: server, Lineage: lineage, Limit: lore.MaxEntriesPerScope, Existing: existing, Adding: adding}
+// exceeds the store's scope limit.
+func (s *Store) checkCapacity(server string, lineage lore.Lineage, existing, adding int) error {
+	if existing+adding > s.lim.ScopeEntries {
+		return &lore.ScopeFullError{Server: server, Lineage: lineage, Limit: s.lim.ScopeEntries, Existing: existing, Adding: adding}
 	}
 	return nil
 }
@@ -221,7 +221,7 @@ func checkCapacity(server string, lineage lore.Lineage, existing, adding int) er
 // returned with its id and timestamps.
 func (s *Store) InsertEntry(ctx context.Context, e lore.Entry) (lore.Entry, error) {
 	const op = "insert entry"
-	e, err := prepareEntry(e)
+	e, err := s.prepareEntry(e)
 	if err != nil {
 		return lore.Entry{}, wrapErr(op, err)
 	}
@@ -232,7 +232,7 @@ func (s *Store) InsertEntry(ctx context.Context, e lore.Entry) (lore.Entry, erro
 		if err != nil {
 			return err
 		}
-		if err := checkCapacity(e.Server, e.Lineage, n, 1); err != nil {
+		if err := s.checkCapacity(e.Server, e.Lineage, n, 1); err != nil {
 			return err
 		}
 		if e.Lineage.IsServerwide() {
@@ -288,7 +288,7 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 			return err
 		}
 		next, clearTags := applyPatch(cur, p)
-		if next, err = prepareEntry(next); err != nil {
+		if next, err = s.prepareEntry(next); err != nil {
 			return err
 		}
 		args, err := entryArgs(next)

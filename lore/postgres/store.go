@@ -28,6 +28,8 @@ type executor interface {
 // [Store.WithTx]) is not, because a transaction is one connection.
 type Store struct {
 	db executor
+	// lim are the deployment's limits (content length, scope capacity).
+	lim lore.Limits
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -35,8 +37,19 @@ var _ lore.Store = (*Store)(nil)
 // New returns a Store on pool. The pool's database must have the migrations
 // of loregate/migrations applied.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{db: pool}
+	return &Store{db: pool, lim: lore.DefaultLimits()}
 }
+
+// WithLimits returns a Store on the same database that enforces lim (zero
+// fields: defaults) instead of the contract defaults: entry content is
+// validated against lim.ContentChars and every write that adds entries is
+// refused past lim.ScopeEntries. The caller validates lim (Limits.Validate).
+func (s *Store) WithLimits(lim lore.Limits) *Store {
+	return &Store{db: s.db, lim: lim.WithDefaults()}
+}
+
+// Limits returns the limits the store enforces.
+func (s *Store) Limits() lore.Limits { return s.lim }
 
 // InTx returns a Store whose operations run inside tx, which the caller owns
 // (commits or rolls back). Each write runs in a savepoint of tx, so a failed
@@ -44,7 +57,7 @@ func New(pool *pgxpool.Pool) *Store {
 // part of a larger transaction, e.g. a River job worker's, or a write plus
 // the job it enqueues with River's InsertTx.
 func (s *Store) InTx(tx pgx.Tx) *Store {
-	return &Store{db: tx}
+	return &Store{db: tx, lim: s.lim}
 }
 
 // WithTx runs fn in one transaction (a savepoint when s is already bound to
@@ -58,7 +71,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(ctx context.Context, tx pgx.
 		return wrapErr("begin transaction", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(ctx, tx, &Store{db: tx}); err != nil {
+	if err := fn(ctx, tx, &Store{db: tx, lim: s.lim}); err != nil {
 		return err
 	}
 	return wrapErr("commit", tx.Commit(ctx))

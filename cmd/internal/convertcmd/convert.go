@@ -1,13 +1,16 @@
 // Package convertcmd implements `loregate convert`:
 //
-//	loregate convert IN [-o OUT] [--to st|ccv3|canonical] [--report-only]
+//	loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]
 //
 // It imports IN with lore/format (any detected format), writes the
 // converted book to OUT (stdout when omitted or "-") and the conversion
 // report as JSON to stderr. With --report-only it prints only the report
 // JSON to stdout. --to selects the output: st (SillyTavern world info, the
 // default), ccv3 (standalone lorebook_v3) or canonical (the canonical book
-// as JSON). Exit status: 0 on success, 2 on bad arguments or bad input
+// as JSON). Conversion applies no store limit, only the safety ceilings of
+// lore.CeilingLimits (docs/configuration.md "Limits"), so any file within
+// them converts; --long-entries says what to do with content over the
+// content ceiling (split, the default, or skip). Exit status: 0 on success, 2 on bad arguments or bad input
 // (one clear line on stderr), 1 when OUT cannot be written.
 package convertcmd
 
@@ -26,7 +29,8 @@ import (
 )
 
 // maxInput caps the bytes read from IN before detection: the largest
-// carrier limit of format.Options defaults (CHARX, 64 MiB).
+// carrier limit of format.Options defaults (CHARX, 64 MiB), which is also
+// the JSON safety ceiling.
 const maxInput = 64 << 20
 
 // Run executes the command with args (after "convert") and returns the exit
@@ -37,7 +41,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	out := fs.String("o", "", "output file (default stdout)")
 	to := fs.String("to", "st", "output format: st, ccv3, novelai, risu, agnai or canonical")
 	reportOnly := fs.Bool("report-only", false, "print only the report JSON to stdout")
-	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]"
+	long := fs.String("long-entries", "split", "entries over the content ceiling: split or skip")
+	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]"
 	// Accept flags before and after IN.
 	var in string
 	rest := args
@@ -70,6 +75,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, novelai, risu, agnai, canonical\n", *to)
 		return 2
 	}
+	if *long != "split" && *long != "skip" {
+		fmt.Fprintf(stderr, "convert: --long-entries %q is not split or skip\n", *long)
+		return 2
+	}
 	if err := ctx.Err(); err != nil {
 		fmt.Fprintf(stderr, "convert: %v\n", err)
 		return 1
@@ -79,7 +88,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "convert: %v\n", err)
 		return 2
 	}
-	res, err := format.Import(name, data, format.Options{})
+	res, err := format.Import(name, data, format.Options{
+		Limits: lore.CeilingLimits(), LongEntries: format.LongEntries(*long),
+	})
 	if err != nil {
 		fmt.Fprintf(stderr, "convert: %s: %v\n", name, err)
 		return 2
@@ -123,8 +134,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	_, _ = stderr.Write(report)
 	if n := len(res.Report.Skipped); n > 0 {
-		fmt.Fprintf(stderr, "convert: %d of %d entries skipped (see \"skipped\" in the report above: loregate stores at most %d characters of content per entry)\n",
-			n, n+len(res.Book.Entries), lore.MaxContentLen)
+		fmt.Fprintf(stderr, "convert: %d entries skipped (see \"skipped\" in the report above)\n", n)
 	}
 	return 0
 }

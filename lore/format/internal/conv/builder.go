@@ -43,27 +43,41 @@ func (b *Builder) MissingEnabled() { b.missingEnabled++ }
 
 // Add checks e and appends it, or records it as skipped. index is the
 // entry's 0-based position in source order; probs are the key problems
-// the codec's CleanKeys calls found. Rules: empty content or content over
-// lore.MaxContentLen UTF-16 units is skipped (seed 002 "Importando"), and
-// so is any entry lore.Entry.Validate refuses (NUL characters, an order out
-// of range, oversized extensions), with the reason; an entry with no usable
-// key that is not constant is imported and reported inert.
+// the codec's CleanKeys calls found. Rules: empty content is skipped;
+// content over Options.Limits.ContentChars UTF-16 units is split into the
+// parts of a split group (Options.LongEntries "split", the default; each
+// part is one entry and the report lists the split) or skipped ("skip");
+// any entry lore.Entry.Validate refuses (NUL characters, an order out of
+// range, oversized extensions) is skipped with the reason; an entry with no
+// usable key that is not constant is imported and reported inert.
 func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
+	lim := b.opts.Limits
+	var parts []string
 	switch n := lore.UTF16Len(e.Content); {
 	case strings.TrimSpace(e.Content) == "":
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, "no content"})
 		return
-	case n > lore.MaxContentLen:
+	case n > lim.ContentChars && b.opts.LongEntries == LongSkip:
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title,
-			fmt.Sprintf("content is %d characters, over the %d limit", n, lore.MaxContentLen)})
+			fmt.Sprintf("content is %d characters, over the %d limit (long entries: skip)", n, lim.ContentChars)})
 		return
+	case n > lim.ContentChars:
+		parts = SplitContent(e.Content, lim.ContentChars)
+		if last := &parts[len(parts)-1]; lore.UTF16Len(*last) > lim.ContentChars {
+			// Only trailing blanks can make the last part too long.
+			*last = lore.TruncateUTF16(*last, lim.ContentChars)
+		}
 	}
 	// Anything else the store would refuse is skipped here with the reason,
 	// so one bad entry never fails the whole import (scope fields are set
 	// by the caller; check the entry as a persona entry).
 	probe := e
 	probe.Lineage, probe.Collection, probe.Server = 1, "", ""
-	if err := probe.Validate(); err != nil {
+	if parts != nil {
+		probe.Content = parts[0]
+		probe.SetSplit(lore.SplitRef{Group: "0000000000000000", Parts: len(parts)})
+	}
+	if err := probe.ValidateWith(lim); err != nil {
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, err.Error()})
 		return
 	}
@@ -84,7 +98,23 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	if e.Extensions != nil && len(e.Extensions) == 0 {
 		e.Extensions = nil
 	}
-	b.Book.Entries = append(b.Book.Entries, e)
+	if parts == nil {
+		b.Book.Entries = append(b.Book.Entries, e)
+		return
+	}
+	n := lore.UTF16Len(e.Content)
+	b.Report.Split = append(b.Report.Split, Split{Index: index, Title: e.Title, Characters: n, Parts: len(parts)})
+	if n > activation.DefaultCharBudget {
+		b.Report.Warnf("entry %d %s has %d characters: it can never fit the default budget of %d characters",
+			index, Snippet(e.Title), n, activation.DefaultCharBudget)
+	}
+	group := NewSplitGroup()
+	for i, c := range parts {
+		p := e
+		p.Content = c
+		p.SetSplit(lore.SplitRef{Group: group, Part: i, Parts: len(parts)})
+		b.Book.Entries = append(b.Book.Entries, p)
+	}
 }
 
 func hasUsableKey(keys []string) bool {
@@ -106,10 +136,16 @@ func (b *Builder) Finish() (Book, Report) {
 	if b.missingEnabled > 0 {
 		b.Report.Warnf("%d entries have no enabled flag; imported as enabled", b.missingEnabled)
 	}
-	if b.opts.PersonaCard && len(b.Book.Entries) > lore.MaxEntriesPerScope {
-		b.Report.Dropped = len(b.Book.Entries) - lore.MaxEntriesPerScope
-		b.Book.Entries = b.Book.Entries[:lore.MaxEntriesPerScope:lore.MaxEntriesPerScope]
-		b.Report.Warnf("persona books hold %d entries; %d later entries were dropped", lore.MaxEntriesPerScope, b.Report.Dropped)
+	if max := b.opts.Limits.ScopeEntries; b.opts.PersonaCard && len(b.Book.Entries) > max {
+		// Keep the first max entries after splitting, never a part of a
+		// split group without the rest.
+		keep := max
+		if r, ok := b.Book.Entries[keep].Split(); ok && r.Part > 0 {
+			keep -= r.Part
+		}
+		b.Report.Dropped = len(b.Book.Entries) - keep
+		b.Book.Entries = b.Book.Entries[:keep:keep]
+		b.Report.Warnf("persona books hold %d entries; %d later entries were dropped", max, b.Report.Dropped)
 	}
 	if b.Book.Entries == nil {
 		b.Book.Entries = []lore.Entry{}

@@ -89,6 +89,18 @@ type UnsupportedKey struct {
 	Reason string `json:"reason"`
 }
 
+// Split is an entry over the content limit that was imported as the parts
+// of a split group (docs/formats.md "Long entries").
+type Split struct {
+	// Index is the entry's 0-based position in source order.
+	Index int    `json:"index"`
+	Title string `json:"title"`
+	// Characters is the content length, UTF-16 code units.
+	Characters int `json:"characters"`
+	// Parts is the number of stored parts.
+	Parts int `json:"parts"`
+}
+
 // Report is the conversion report of seed 000 "imports/": entries added,
 // skipped with reasons, inert entries, unsupported keys, settings with no
 // destination (counted per name), collapsed placements, dropped entries and
@@ -97,9 +109,12 @@ type Report struct {
 	Format    Kind      `json:"format"`
 	Container Container `json:"container,omitempty"`
 	// Entries is the number of entries in the converted book (= added).
-	Entries         int              `json:"entries"`
-	Skipped         []Skip           `json:"skipped"`
-	Inert           []Inert          `json:"inert"`
+	Entries int     `json:"entries"`
+	Skipped []Skip  `json:"skipped"`
+	Inert   []Inert `json:"inert"`
+	// Split lists the entries over the content limit stored as several
+	// parts (each part counts toward the scope limit).
+	Split           []Split          `json:"split"`
 	UnsupportedKeys []UnsupportedKey `json:"unsupported_keys"`
 	// IgnoredSettings counts, per setting name, the entries (or books) that
 	// set a value the canonical model has no destination for.
@@ -136,6 +151,9 @@ func (r *Report) Normalize() {
 	}
 	if r.Inert == nil {
 		r.Inert = []Inert{}
+	}
+	if r.Split == nil {
+		r.Split = []Split{}
 	}
 	if r.UnsupportedKeys == nil {
 		r.UnsupportedKeys = []UnsupportedKey{}
