@@ -51,10 +51,10 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 		// Validated with a placeholder lineage: the real one may only be
 		// known under the lock.
 		var err error
-		if batch, err = prepareBatch(c.Server, 1, "", c.Entries); err != nil {
+		if batch, err = s.prepareBatch(c.Server, 1, "", c.Entries); err != nil {
 			return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
 		}
-		if err := checkCapacity(c.Server, 1, 0, len(batch)); err != nil {
+		if err := s.checkCapacity(c.Server, 1, 0, len(batch)); err != nil {
 			return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
 		}
 	}
