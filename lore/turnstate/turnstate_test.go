@@ -63,9 +63,9 @@ func TestStickyCooldownDelayTimeline(t *testing.T) {
 		{4, "swiped: nothing", "no_key_match", "-", "-"}, // swipe: the fresh windows go
 		{6, "nothing", "no_key_match", "-", "-"},
 		{8, "dragon again", "keys", "[8,11)", "[8,10)"},
-		{10, "nothing", "sticky", "[8,11)", "[10,12)"}, // cooldown closed at 10, reopened by the admission
+		{10, "nothing", "sticky", "[8,11)", "[10,12)"},         // cooldown closed at 10, reopened by the admission
 		{10, "swiped: nothing", "sticky", "[8,11)", "[10,12)"}, // swipe neither consumes nor extends
-		{12, "dragon", "cooldown", "-", "[12,14)p"}, // sticky ends: protected cooldown applies now
+		{12, "dragon", "cooldown", "-", "[12,14)p"},            // sticky ends: protected cooldown applies now
 		{12, "swiped: dragon", "cooldown", "-", "[12,14)p"},
 		{14, "dragon", "keys", "[14,17)", "[14,16)"},
 	}
