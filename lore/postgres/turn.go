@@ -1,0 +1,443 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/lore"
+	"loregate/lore/turnstate"
+)
+
+// Conversation identifies one conversation of turn state: a channel (a
+// thread is its own) of a server, read with one lineage's lore
+// (migrations/000035_turn_state).
+type Conversation struct {
+	Server  string
+	Lineage lore.Lineage
+	// Channel is the channel or thread snowflake (required).
+	Channel string
+}
+
+// MaxTurnIDLen bounds a turn id in characters.
+const MaxTurnIDLen = 128
+
+func (c Conversation) check() error {
+	if err := checkServerID(c.Server); err != nil {
+		return err
+	}
+	if err := checkLineage(c.Lineage); err != nil {
+		return err
+	}
+	if !lore.ValidSnowflake(c.Channel) {
+		return lore.Invalid("channel", "is not a Discord snowflake (a conversation is a channel or thread)")
+	}
+	return nil
+}
+
+// LoggedEntry is one admitted entry of a logged turn.
+type LoggedEntry struct {
+	ID int64 `json:"id"`
+	// Group is the engine's group (always_on, activated).
+	Group     string `json:"group"`
+	Placement string `json:"placement"`
+	// Pass is the recursion pass that admitted the entry (1 = the chat
+	// scan).
+	Pass int `json:"pass"`
+	// Cost is the entry's share of the budget (0 for IgnoreBudget entries).
+	Cost int `json:"cost"`
+}
+
+// LoggedTurn is one row of the activation log: which entries entered one
+// recorded turn. It holds no message text.
+type LoggedTurn struct {
+	TurnID       string
+	MessageCount int
+	// InputSHA256 is the hex digest of the turn's input (the caller's
+	// canonical encoding), telling a retry from a different turn under a
+	// used id.
+	InputSHA256 string
+	Admitted    []LoggedEntry
+	BudgetUnit  string
+	BudgetLimit int
+	BudgetUsed  int
+	// Response is the API result of the turn (a JSON object), returned to
+	// retries unchanged.
+	Response  json.RawMessage
+	CreatedAt time.Time
+}
+
+// Turn is a recorded turn in progress: a transaction that holds the
+// conversation's lock (so turns of one conversation run one at a time, on
+// every replica) and a shared lock on the server row (so no lore write, an
+// entry deletion for one, interleaves). End it with Commit or Rollback.
+type Turn struct {
+	conv Conversation
+	id   int64
+	// State is the conversation's stored state.
+	State turnstate.State
+	// Recorded is the logged turn with the same turn id, when one exists: a
+	// retry. Roll back then.
+	Recorded *LoggedTurn
+
+	conn *pgxpool.Conn // the pool path: BEGIN and COMMIT are pipelined
+	tx   pgx.Tx        // a Store bound to a transaction: a savepoint
+	done bool
+}
+
+const turnStateColumns = `entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected,
+    first_count, first_at, last_count, last_at`
+
+const (
+	turnLockServer = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
+	// turnLockConversation creates the conversation or locks its row; no
+	// row when the server is unknown.
+	turnLockConversation = `INSERT INTO turn_conversations (server_id, lineage_id, channel_id)
+SELECT id, $2, $3 FROM servers WHERE id = $1
+ON CONFLICT (server_id, lineage_id, channel_id) DO UPDATE SET last_turn_at = now()
+RETURNING id`
+	turnConversationID = `(SELECT id FROM turn_conversations WHERE server_id = $1 AND lineage_id = $2 AND channel_id = $3)`
+	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, created_at`
+	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
+	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
+	turnDeleteState    = `DELETE FROM turn_entry_state WHERE conversation_id = $1 AND entry_id = ANY($2)`
+	// turnUpsertState writes records of entries that still exist (the
+	// server lock keeps them from going away meanwhile).
+	turnUpsertState = `INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
+SELECT $1, u.* FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[], $7::bool[],
+    $8::int[], $9::timestamptz[], $10::int[], $11::timestamptz[])
+    AS u (entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected, first_count, first_at, last_count, last_at)
+WHERE EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.id = u.entry_id)
+ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
+    sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
+    cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
+    cooldown_protected = EXCLUDED.cooldown_protected,
+    first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
+    last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at`
+	turnInsertLog = `INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
+    budget_unit, budget_limit, budget_used, response, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
+ORDER BY id DESC LIMIT $4`
+	// turnReset clears the state under the conversation's lock.
+	turnReset = `DELETE FROM turn_entry_state WHERE conversation_id =
+    (SELECT id FROM turn_conversations WHERE server_id = $1 AND lineage_id = $2 AND channel_id = $3 FOR UPDATE)`
+	turnPruneAge  = `DELETE FROM activation_log WHERE created_at < $1`
+	turnPruneRows = `DELETE FROM activation_log l USING (
+    SELECT id, row_number() OVER (PARTITION BY conversation_id ORDER BY id DESC) AS n FROM activation_log) r
+WHERE l.id = r.id AND r.n > $1`
+)
+
+// BeginTurn starts recording turn turnID of conversation c: in one round
+// trip it begins a transaction, locks the server row (shared) and the
+// conversation (created on its first turn), and reads the conversation's
+// state and the log row of turnID if that id was used. ErrNotFound for an
+// unknown server; ErrInvalid for a bad conversation or turn id.
+func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*Turn, error) {
+	const op = "begin turn"
+	if err := c.check(); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	if err := checkTurnID(turnID); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	t := &Turn{conv: c}
+	var q interface {
+		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+	}
+	b := &pgx.Batch{}
+	if pool, ok := s.db.(*pgxpool.Pool); ok {
+		conn, err := pool.Acquire(ctx)
+		if err != nil {
+			return nil, wrapErr(op, err)
+		}
+		t.conn, q = conn, conn
+		b.Queue("BEGIN")
+	} else {
+		tx, err := s.db.Begin(ctx)
+		if err != nil {
+			return nil, wrapErr(op, err)
+		}
+		t.tx, q = tx, tx
+	}
+	args := []any{c.Server, int64(c.Lineage), c.Channel}
+	b.Queue(turnLockServer, c.Server)
+	b.Queue(turnLockConversation, args...)
+	b.Queue(turnFindLog, append(args, turnID)...)
+	b.Queue(turnReadState, args...)
+	err := func() (err error) {
+		br := q.SendBatch(ctx, b)
+		defer func() { err = errors.Join(err, br.Close()) }()
+		if t.conn != nil {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&t.id); errors.Is(err, pgx.ErrNoRows) {
+			return notFound("server %s", c.Server)
+		} else if err != nil {
+			return err
+		}
+		logs, err := scanLog(br.Query())
+		if err != nil {
+			return err
+		}
+		if len(logs) > 0 {
+			t.Recorded = &logs[0]
+		}
+		t.State, err = scanState(br.Query())
+		return err
+	}()
+	if err != nil {
+		t.Rollback(ctx)
+		return nil, wrapErr(op, err)
+	}
+	return t, nil
+}
+
+func checkTurnID(id string) error {
+	if !utf8.ValidString(id) || id == "" || utf8.RuneCountInString(id) > MaxTurnIDLen {
+		return lore.Invalid("turnId", "must be 1-%d characters of valid UTF-8", MaxTurnIDLen)
+	}
+	for _, r := range id {
+		if r > ' ' {
+			return nil
+		}
+	}
+	return lore.Invalid("turnId", "is blank")
+}
+
+// Commit writes the new state (only what changed from t.State) and the log
+// row, and commits, in one round trip. The turn is over whatever the
+// outcome; on error nothing was written. A turn id already logged for the
+// conversation (a concurrent retry won) is ErrDuplicateName.
+func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn) error {
+	const op = "commit turn"
+	if t.done {
+		return wrapErr(op, errors.New("turn already ended"))
+	}
+	defer t.Rollback(ctx)
+	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
+	if err != nil {
+		return wrapErr(op, err)
+	}
+	if log.CreatedAt.IsZero() {
+		log.CreatedAt = time.Now()
+	}
+	if len(log.Response) == 0 {
+		log.Response = json.RawMessage("{}")
+	}
+	upsert, del := turnstate.Diff(t.State, next)
+	b := &pgx.Batch{}
+	if len(del) > 0 {
+		b.Queue(turnDeleteState, t.id, del)
+	}
+	if len(upsert) > 0 {
+		b.Queue(turnUpsertState, stateArgs(t.id, upsert)...)
+	}
+	b.Queue(turnInsertLog, t.id, log.TurnID, log.MessageCount, log.InputSHA256, admitted,
+		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, []byte(log.Response), log.CreatedAt)
+	var q interface {
+		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+	} = t.tx
+	if t.conn != nil {
+		b.Queue("COMMIT")
+		q = t.conn
+	}
+	n := b.Len()
+	err = func() (err error) {
+		br := q.SendBatch(ctx, b)
+		defer func() { err = errors.Join(err, br.Close()) }()
+		for range n {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err == nil && t.tx != nil {
+		err = t.tx.Commit(ctx)
+	}
+	if err == nil && t.conn != nil && t.conn.Conn().PgConn().TxStatus() != 'I' {
+		err = errors.New("transaction did not commit")
+	}
+	if err != nil {
+		return wrapErr(op, err)
+	}
+	return nil
+}
+
+// Rollback ends the turn without writing; it is safe to call after Commit
+// and more than once.
+func (t *Turn) Rollback(ctx context.Context) {
+	if t.done {
+		return
+	}
+	t.done = true
+	ctx = context.WithoutCancel(ctx)
+	if t.tx != nil {
+		_ = t.tx.Rollback(ctx)
+		return
+	}
+	if t.conn.Conn().PgConn().TxStatus() != 'I' {
+		_, _ = t.conn.Exec(ctx, "ROLLBACK")
+	}
+	t.conn.Release() // the pool destroys a connection left in a transaction
+}
+
+func nonNilEntries(e []LoggedEntry) []LoggedEntry {
+	if e == nil {
+		return []LoggedEntry{}
+	}
+	return e
+}
+
+func stateArgs(conv int64, recs []turnstate.Record) []any {
+	n := len(recs)
+	ids := make([]int64, n)
+	ss, se, cs, ce := make([]*int, n), make([]*int, n), make([]*int, n), make([]*int, n)
+	prot := make([]bool, n)
+	fc, lc := make([]*int, n), make([]*int, n)
+	fa, la := make([]*time.Time, n), make([]*time.Time, n)
+	for i, r := range recs {
+		ids[i] = r.EntryID
+		if r.Sticky != nil {
+			ss[i], se[i] = &r.Sticky.Start, &r.Sticky.End
+		}
+		if r.Cooldown != nil {
+			cs[i], ce[i], prot[i] = &r.Cooldown.Start, &r.Cooldown.End, r.Cooldown.Protected
+		}
+		if r.Activated() {
+			fc[i], fa[i] = &r.FirstCount, &r.FirstAt
+		}
+		if !r.LastAt.IsZero() {
+			lc[i], la[i] = &r.LastCount, &r.LastAt
+		}
+	}
+	return []any{conv, ids, ss, se, cs, ce, prot, fc, fa, lc, la}
+}
+
+func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := turnstate.State{}
+	for rows.Next() {
+		var r turnstate.Record
+		var ss, se, cs, ce, fc, lc *int
+		var prot bool
+		var fa, la *time.Time
+		if err := rows.Scan(&r.EntryID, &ss, &se, &cs, &ce, &prot, &fc, &fa, &lc, &la); err != nil {
+			return nil, err
+		}
+		if ss != nil && se != nil {
+			r.Sticky = &turnstate.Window{Start: *ss, End: *se}
+		}
+		if cs != nil && ce != nil {
+			r.Cooldown = &turnstate.Window{Start: *cs, End: *ce, Protected: prot}
+		}
+		if fc != nil && fa != nil {
+			r.FirstCount, r.FirstAt = *fc, *fa
+		}
+		if lc != nil && la != nil {
+			r.LastCount, r.LastAt = *lc, *la
+		}
+		out[r.EntryID] = r
+	}
+	return out, rows.Err()
+}
+
+func scanLog(rows pgx.Rows, err error) ([]LoggedTurn, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []LoggedTurn
+	for rows.Next() {
+		var l LoggedTurn
+		var admitted, response []byte
+		if err := rows.Scan(&l.TurnID, &l.MessageCount, &l.InputSHA256, &admitted, &l.BudgetUnit,
+			&l.BudgetLimit, &l.BudgetUsed, &response, &l.CreatedAt); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(admitted, &l.Admitted); err != nil {
+			return nil, fmt.Errorf("activation log admitted: %w", err)
+		}
+		l.Response = response
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// TurnState reads the stored state of conversation c without locking (a
+// dry run's read): one query. An unknown conversation has an empty state.
+func (s *Store) TurnState(ctx context.Context, c Conversation) (turnstate.State, error) {
+	const op = "read turn state"
+	if err := c.check(); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	st, err := scanState(s.db.Query(ctx, turnReadState, c.Server, int64(c.Lineage), c.Channel))
+	return st, wrapErr(op, err)
+}
+
+// MaxLogRows bounds the rows one ActivationLog call returns.
+const MaxLogRows = 200
+
+// ActivationLog returns the last (1..MaxLogRows) logged turns of c, newest
+// first; an unknown conversation has none.
+func (s *Store) ActivationLog(ctx context.Context, c Conversation, last int) ([]LoggedTurn, error) {
+	const op = "read activation log"
+	if err := c.check(); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	if last < 1 || last > MaxLogRows {
+		return nil, wrapErr(op, lore.Invalid("last", "must be 1-%d", MaxLogRows))
+	}
+	logs, err := scanLog(s.db.Query(ctx, turnListLog, c.Server, int64(c.Lineage), c.Channel, last))
+	return logs, wrapErr(op, err)
+}
+
+// ResetTurnState deletes the state of conversation c (timed-effect windows
+// and activation history; the log stays) under its lock and returns how
+// many entries had state.
+func (s *Store) ResetTurnState(ctx context.Context, c Conversation) (int64, error) {
+	const op = "reset turn state"
+	if err := c.check(); err != nil {
+		return 0, wrapErr(op, err)
+	}
+	tag, err := s.db.Exec(ctx, turnReset, c.Server, int64(c.Lineage), c.Channel)
+	if err != nil {
+		return 0, wrapErr(op, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// PruneActivationLog deletes log rows created before olderThan and, per
+// conversation, all but the newest keep rows (keep <= 0: no row limit). It
+// returns the number of rows deleted.
+func (s *Store) PruneActivationLog(ctx context.Context, olderThan time.Time, keep int) (int64, error) {
+	const op = "prune activation log"
+	tag, err := s.db.Exec(ctx, turnPruneAge, olderThan)
+	if err != nil {
+		return 0, wrapErr(op, err)
+	}
+	n := tag.RowsAffected()
+	if keep > 0 {
+		tag, err = s.db.Exec(ctx, turnPruneRows, keep)
+		if err != nil {
+			return n, wrapErr(op, err)
+		}
+		n += tag.RowsAffected()
+	}
+	return n, nil
+}
