@@ -81,7 +81,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (
 	}
 	start := time.Now()
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
-	res, err := r.Cache.Activate(key, input, opts)
+	res, err := r.Cache.Activate(ctx, key, input, opts)
 	if r.Metrics != nil {
 		r.Metrics.Activation.Observe(time.Since(start).Seconds())
 	}
@@ -106,7 +106,7 @@ func engineOptions(set lore.ServerSettings, in *model.ActivateInput) (activation
 			if d < lore.MinScanDepth || d > lore.MaxScanDepth {
 				return opts, false, lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", d, lore.MinScanDepth, lore.MaxScanDepth)
 			}
-			opts.ScanDepth = d
+			opts.ScanDepth = &d
 		}
 		if b := get(o.Budget, 0); b != 0 {
 			if b < 0 || b > 1_000_000 {

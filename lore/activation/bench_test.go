@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -143,7 +144,7 @@ func BenchmarkActivation(b *testing.B) {
 					Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 					Messages:    msgs,
 				}
-				opts := Options{ScanDepth: nm, CharBudget: -1, Random: func() float64 { return 0 }}
+				opts := Options{ScanDepth: ptr(nm), CharBudget: -1, Random: func() float64 { return 0 }}
 				cache := NewCache(4)
 				key := CacheKey{Server: "", Lineage: 0, Version: 1}
 				textBytes := 0
@@ -151,7 +152,7 @@ func BenchmarkActivation(b *testing.B) {
 					textBytes += len(m)
 				}
 				b.SetBytes(int64(textBytes))
-				res, err := cache.Activate(key, in, opts)
+				res, err := cache.Activate(context.Background(), key, in, opts)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -160,12 +161,12 @@ func BenchmarkActivation(b *testing.B) {
 				}
 				b.ResetTimer()
 				for b.Loop() {
-					res, _ = cache.Activate(key, in, opts)
+					res, _ = cache.Activate(context.Background(), key, in, opts)
 					benchSink += len(res.Admitted)
 				}
 				b.StopTimer()
 				engine := perTurn(200*time.Millisecond, func() {
-					res, _ := cache.Activate(key, in, opts)
+					res, _ := cache.Activate(context.Background(), key, in, opts)
 					benchSink += len(res.Admitted)
 				})
 				keys := make([][]string, len(book))

@@ -2,6 +2,7 @@ package activation
 
 import (
 	"container/list"
+	"context"
 	"sync"
 
 	"loregate/lore"
@@ -91,8 +92,8 @@ func (c *Cache) Matcher(key CacheKey, entries []lore.Entry, mo MatchOptions) *Ma
 }
 
 // Activate runs one turn through the cached Matcher of key.
-func (c *Cache) Activate(key CacheKey, in Input, opts Options) (Result, error) {
-	return c.Matcher(key, in.Entries, opts.MatchOptions()).Activate(in, opts)
+func (c *Cache) Activate(ctx context.Context, key CacheKey, in Input, opts Options) (Result, error) {
+	return c.Matcher(key, in.Entries, opts.MatchOptions()).Activate(ctx, in, opts)
 }
 
 // CacheStats counts cache hits and compilations.

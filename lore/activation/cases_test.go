@@ -1,6 +1,7 @@
 package activation_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -101,7 +102,7 @@ func TestBehaviourCases(t *testing.T) {
 					} else {
 						opts.Random = func() float64 { panic("this run sets no random draw") }
 					}
-					res, err := activation.Activate(in, opts)
+					res, err := activation.Activate(context.Background(), in, opts)
 					require.NoError(t, err)
 					got := []string{}
 					for _, a := range res.Admitted {
@@ -134,7 +135,7 @@ func orEmpty(s []string) []string {
 func caseOptions(s caseSettings) activation.Options {
 	var o activation.Options
 	if s.ScanDepth != nil {
-		o.ScanDepth = *s.ScanDepth
+		o.ScanDepth = s.ScanDepth
 	}
 	if s.MatchWholeWords != nil {
 		o.Substring = !*s.MatchWholeWords
@@ -172,7 +173,7 @@ func checkRate(t *testing.T, in activation.Input, opts activation.Options, r cas
 	m := activation.Compile(in.Entries, opts.MatchOptions())
 	counts := map[string]int{}
 	for range r.Trials {
-		res, err := m.Activate(in, opts)
+		res, err := m.Activate(context.Background(), in, opts)
 		require.NoError(t, err)
 		for _, a := range res.Admitted {
 			counts[a.Entry.Title]++

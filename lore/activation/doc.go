@@ -1,8 +1,8 @@
 // Package activation is loregate's pure activation engine: per chat turn it
 // decides which lorebook entries enter the prompt, in which group and
-// placement, and why every other entry did not. It does no I/O, takes no
-// context, never mutates its inputs, and takes randomness through
-// [Options.Random].
+// placement, and why every other entry did not. It does no I/O, never
+// mutates its inputs, takes randomness through [Options.Random], and stops
+// with the context's error when the context ends.
 //
 // The contract is seed 000 "Activation contract" and "Prompt integration",
 // seed 002 "Quando as entradas são ativadas" and "O que chega ao prompt",

@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -10,8 +11,8 @@ import (
 
 // Activate compiles in.Entries and runs one turn. Use a Cache (or Compile
 // once) when the same entries serve many turns.
-func Activate(in Input, opts Options) (Result, error) {
-	return Compile(in.Entries, opts.MatchOptions()).Activate(in, opts)
+func Activate(ctx context.Context, in Input, opts Options) (Result, error) {
+	return Compile(in.Entries, opts.MatchOptions()).Activate(ctx, in, opts)
 }
 
 // stage is the per-entry progress of a turn.
@@ -61,7 +62,10 @@ type entryState struct {
 //     continue, case BUG-21). Titles are outside the budget. An entry with
 //     IgnoreBudget is outside the budget: always admitted, never counted
 //     (seed 003 "bypass token budget - always inject"; case BUG-21).
-func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
+func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
 	if !m.fits(in.Entries) {
 		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
 	}
@@ -80,9 +84,9 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 	case opts.CharBudget < 0:
 		budget.Limit = -1
 	}
-	defDepth := opts.ScanDepth
-	if defDepth == 0 {
-		defDepth = DefaultScanDepth
+	defDepth := DefaultScanDepth
+	if opts.ScanDepth != nil {
+		defDepth = max(*opts.ScanDepth, 0)
 	}
 	random := opts.Random
 	if random == nil {
@@ -253,6 +257,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 		}
 	}
 	res.Budget = budget
+	res.Passes = 1
 	res.Trace = make([]TraceItem, n)
 	if nAdm > 0 {
 		res.Admitted = make([]Admitted, 0, nAdm)
@@ -271,7 +276,7 @@ func (m *Matcher) Activate(in Input, opts Options) (Result, error) {
 		if !p.Valid() {
 			p = lore.After
 		}
-		res.Admitted = append(res.Admitted, Admitted{Entry: *e, Content: st[i].content, Placement: p, Group: g, Cost: cost[i]})
+		res.Admitted = append(res.Admitted, Admitted{Entry: *e, Content: st[i].content, Placement: p, Group: g, Cost: cost[i], Role: e.Role, Pass: 1})
 	}
 	return res, nil
 }

@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func admittedIDs(res Result) []int64 {
 
 func run(t *testing.T, in Input, opts Options) Result {
 	t.Helper()
-	res, err := Activate(in, opts)
+	res, err := Activate(context.Background(), in, opts)
 	require.NoError(t, err)
 	require.Len(t, res.Trace, len(in.Entries), "one trace item per entry")
 	return res
@@ -197,7 +198,7 @@ func TestChanceDrawOrderAndRange(t *testing.T) {
 	res := run(t, baseInput([]lore.Entry{a, b}, "storm"), Options{Random: rnd})
 	require.Equal(t, map[int64]Verdict{1: VerdictAdmitted, 2: VerdictChanceFailed}, verdicts(res))
 
-	_, err := Activate(baseInput([]lore.Entry{a}, "storm"), Options{Random: func() float64 { return 1 }})
+	_, err := Activate(context.Background(), baseInput([]lore.Entry{a}, "storm"), Options{Random: func() float64 { return 1 }})
 	require.ErrorIs(t, err, lore.ErrInvalid)
 }
 
@@ -211,11 +212,12 @@ func TestKeysAndDepth(t *testing.T) {
 		want  Verdict
 	}{
 		{"default depth 2 misses", ent(1, []string{"glade"}, "x"), Options{}, VerdictNoKeyMatch},
-		{"option depth 3 finds", ent(1, []string{"glade"}, "x"), Options{ScanDepth: 3}, VerdictAdmitted},
+		{"option depth 3 finds", ent(1, []string{"glade"}, "x"), Options{ScanDepth: ptr(3)}, VerdictAdmitted},
 		{"entry depth 3 finds", depth(ent(1, []string{"glade"}, "x"), 3), Options{}, VerdictAdmitted},
-		{"entry depth 1 beats option", depth(ent(1, []string{"glade"}, "x"), 1), Options{ScanDepth: 3}, VerdictNoKeyMatch},
+		{"entry depth 1 beats option", depth(ent(1, []string{"glade"}, "x"), 1), Options{ScanDepth: ptr(3)}, VerdictNoKeyMatch},
 		{"depth beyond chat", depth(ent(1, []string{"glade"}, "x"), 50), Options{}, VerdictAdmitted},
-		{"negative option scans nothing", ent(1, []string{"nothing"}, "x"), Options{ScanDepth: -1}, VerdictNoKeyMatch},
+		{"negative option scans nothing", ent(1, []string{"nothing"}, "x"), Options{ScanDepth: ptr(-1)}, VerdictNoKeyMatch},
+		{"option depth 0 scans nothing (BUG-36)", ent(1, []string{"still"}, "x"), Options{ScanDepth: ptr(0)}, VerdictNoKeyMatch},
 		{"recent key found", ent(1, []string{"still"}, "x"), Options{}, VerdictAdmitted},
 		{"no keys", ent(1, nil, "x"), Options{}, VerdictNoKeyMatch},
 		{"empty and blank keys", ent(1, []string{"", "  ", "\u3000"}, "x"), Options{}, VerdictNoKeyMatch},
@@ -231,7 +233,7 @@ func TestKeysAndDepth(t *testing.T) {
 }
 
 func TestMatchesDoNotCrossMessages(t *testing.T) {
-	res := run(t, baseInput([]lore.Entry{ent(1, []string{"safe haven"}, "x"), ent(2, []string{"龙胆"}, "y")}, "a safe", "haven here 龙", "胆"), Options{ScanDepth: 3})
+	res := run(t, baseInput([]lore.Entry{ent(1, []string{"safe haven"}, "x"), ent(2, []string{"龙胆"}, "y")}, "a safe", "haven here 龙", "胆"), Options{ScanDepth: ptr(3)})
 	require.Equal(t, map[int64]Verdict{1: VerdictNoKeyMatch, 2: VerdictNoKeyMatch}, verdicts(res))
 }
 
@@ -355,7 +357,7 @@ func TestBudget(t *testing.T) {
 			require.Equal(t, tt.admits, admittedIDs(res))
 		})
 	}
-	_, err := Activate(baseInput(entries, "gate"), Options{TokenBudget: 5})
+	_, err := Activate(context.Background(), baseInput(entries, "gate"), Options{TokenBudget: 5})
 	require.ErrorIs(t, err, lore.ErrInvalid)
 }
 
@@ -490,7 +492,7 @@ func TestInputsNotMutated(t *testing.T) {
 	in := baseInput(entries, "We REST in the glade", "x")
 	in.Collections = general(chanA)
 	before := deepCopyInput(in)
-	_, err := Activate(in, Options{CharBudget: 100, UserName: "Ana", CharName: "Vex", RegexKeys: true})
+	_, err := Activate(context.Background(), in, Options{CharBudget: 100, UserName: "Ana", CharName: "Vex", RegexKeys: true})
 	require.NoError(t, err)
 	require.Equal(t, before, in)
 }
@@ -512,9 +514,9 @@ func deepCopyInput(in Input) Input {
 
 func TestMatcherRefusesOtherEntries(t *testing.T) {
 	m := Compile([]lore.Entry{ent(1, []string{"a"}, "x")}, MatchOptions{})
-	_, err := m.Activate(baseInput([]lore.Entry{ent(2, []string{"a"}, "x")}, "a"), Options{})
+	_, err := m.Activate(context.Background(), baseInput([]lore.Entry{ent(2, []string{"a"}, "x")}, "a"), Options{})
 	require.ErrorIs(t, err, lore.ErrInvalid)
-	_, err = m.Activate(baseInput([]lore.Entry{ent(1, []string{"a"}, "x")}, "a"), Options{Substring: true})
+	_, err = m.Activate(context.Background(), baseInput([]lore.Entry{ent(1, []string{"a"}, "x")}, "a"), Options{Substring: true})
 	require.ErrorIs(t, err, lore.ErrInvalid)
 }
 
@@ -524,14 +526,14 @@ func TestCache(t *testing.T) {
 	in := baseInput(entries, "glade")
 	k1 := CacheKey{Server: srv, Lineage: 7, Version: 1}
 	for range 3 {
-		res, err := c.Activate(k1, in, Options{})
+		res, err := c.Activate(context.Background(), k1, in, Options{})
 		require.NoError(t, err)
 		require.Equal(t, []int64{1}, admittedIDs(res))
 	}
 	require.Equal(t, CacheStats{Hits: 2, Builds: 1, Len: 1}, c.Stats())
 
 	// Other match options are another matcher.
-	_, err := c.Activate(k1, in, Options{Substring: true})
+	_, err := c.Activate(context.Background(), k1, in, Options{Substring: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), c.Stats().Builds)
 
@@ -539,17 +541,17 @@ func TestCache(t *testing.T) {
 	k2 := k1
 	k2.Version = 2
 	in2 := baseInput([]lore.Entry{ent(1, []string{"meadow"}, "x")}, "meadow")
-	res, err := c.Activate(k2, in2, Options{})
+	res, err := c.Activate(context.Background(), k2, in2, Options{})
 	require.NoError(t, err)
 	require.Equal(t, []int64{1}, admittedIDs(res))
 	require.Equal(t, CacheStats{Hits: 2, Builds: 3, Len: 2}, c.Stats())
-	_, err = c.Activate(k1, in, Options{})
+	_, err = c.Activate(context.Background(), k1, in, Options{})
 	require.NoError(t, err)
 	require.Equal(t, int64(4), c.Stats().Builds, "k1 default options were evicted")
 
 	// Same key, different entry list: rebuilt, never a wrong matcher.
 	in3 := baseInput([]lore.Entry{ent(1, []string{"glade"}, "x"), ent(9, []string{"meadow"}, "y")}, "meadow")
-	res, err = c.Activate(k1, in3, Options{})
+	res, err = c.Activate(context.Background(), k1, in3, Options{})
 	require.NoError(t, err)
 	require.Equal(t, []int64{9}, admittedIDs(res))
 }
@@ -579,7 +581,7 @@ func TestMatcherConcurrentTurns(t *testing.T) {
 				if (g+i)%2 == 0 {
 					msg = "the glade and «Вега»"
 				}
-				res, err := m.Activate(baseInput(entries, msg), Options{})
+				res, err := m.Activate(context.Background(), baseInput(entries, msg), Options{})
 				if err != nil || len(res.Admitted) != 2*((g+i+1)%2) {
 					got = append(got, int64(i))
 				}
@@ -591,3 +593,5 @@ func TestMatcherConcurrentTurns(t *testing.T) {
 		require.Empty(t, <-done, "turns with a wrong result")
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,7 @@
 package activation_test
 
 import (
+	"context"
 	"fmt"
 
 	"loregate/lore"
@@ -19,7 +20,7 @@ func ExampleActivate() {
 	glade := entry(2, "glade", []string{"glade", "safe haven"}, "The glade is warded.")
 	cafe := entry(3, "café", []string{"café"}, "The café never closes.")
 	greek := entry(4, "odysseus", []string{"ΟΔΥΣΣΕΥΣ"}, "He sails home.")
-	res, err := activation.Activate(activation.Input{
+	res, err := activation.Activate(context.Background(), activation.Input{
 		Entries:     []lore.Entry{always, glade, cafe, greek},
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 		Messages:    []string{"Two cafés, please.", "Then we rest in the Glade, like Οδυσσευς."},
@@ -56,7 +57,7 @@ func ExampleCache() {
 	key := activation.CacheKey{Server: in.Server, Lineage: lore.Serverwide, Version: 1}
 	for _, msg := range []string{"hello", "the glade?", "the GLADE!"} {
 		in.Messages = append(in.Messages, msg)
-		res, _ := cache.Activate(key, in, activation.Options{})
+		res, _ := cache.Activate(context.Background(), key, in, activation.Options{})
 		fmt.Println(msg, "->", len(res.Admitted))
 	}
 	fmt.Printf("%+v\n", cache.Stats())

@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"context"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -64,7 +65,7 @@ func engineMatchesDense(t testing.TB, keys, msgs []string, opts Options, denseCa
 		entries[i] = e
 	}
 	opts.CharBudget = -1
-	res, err := compile(entries, opts.MatchOptions(), denseCap).Activate(Input{
+	res, err := compile(entries, opts.MatchOptions(), denseCap).Activate(context.Background(), Input{
 		Entries:     entries,
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 		Messages:    msgs,

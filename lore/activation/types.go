@@ -17,6 +17,16 @@ const (
 	// MaxRegexLen bounds the body of a regex key in bytes; a longer body
 	// never matches and is reported in the trace.
 	MaxRegexLen = 400
+	// DefaultTokenBudget is the token budget of a server whose budget unit
+	// is tokens and that sets no limit (inside seed 001's 100-32,000).
+	DefaultTokenBudget = 2048
+	// DefaultMaxRecursionSteps is the number of passes of a recursive turn
+	// when no layer sets one: the first pass and two recursive ones (seed
+	// 001 "hasta 3 pasadas").
+	DefaultMaxRecursionSteps = 3
+	// MaxPasses is the engine's hard cap on passes per turn, recursion
+	// included; a maxRecursionSteps of 0 ("no limit") means this.
+	MaxPasses = 10
 )
 
 // Tokenizer counts the tokens of a text for token budgets (DESIGN.md:
@@ -27,16 +37,21 @@ type Tokenizer interface {
 	CountTokens(s string) int
 }
 
-// Options are the engine options of one turn. The zero value is the service
-// default of seed 000: whole-word matching, case-insensitive, regex keys
-// inert (literal), scan depth DefaultScanDepth, a DefaultCharBudget
-// character budget, draws from math/rand/v2 and identity macros left
-// literal when a name is empty.
+// Options are the engine options of one turn: the server layer (server
+// settings, or one request's overrides, or CLI flags). Book settings
+// (Input.Collections[...].Settings, Input.PersonaBook), entry fields and
+// decorator lines are more specific and win over them (docs/authoring.md).
+// The zero value is the service default of seed 000: whole-word matching,
+// case-insensitive, regex keys inert (literal), scan depth
+// DefaultScanDepth, a DefaultCharBudget character budget, no recursion,
+// draws from math/rand/v2 and identity macros left literal when a name is
+// empty.
 type Options struct {
-	// ScanDepth is the depth of entries whose ScanDepth is nil: the number
-	// of most recent messages scanned. 0 means DefaultScanDepth; a negative
-	// value scans no message (only constants can then be admitted).
-	ScanDepth int
+	// ScanDepth is the depth of entries whose own and book scan depth are
+	// unset: the number of most recent messages scanned. nil means
+	// DefaultScanDepth; 0 scans no chat message (case BUG-36: recursion
+	// text is still scanned); a negative value is treated as 0.
+	ScanDepth *int
 	// Substring turns the default whole-word rule off: keys of entries
 	// whose WholeWords is nil match as plain substrings.
 	Substring bool
@@ -55,6 +70,16 @@ type Options struct {
 	// that many tokens counted by Tokenizer (required then).
 	TokenBudget int
 	Tokenizer   Tokenizer
+
+	// Recursive turns recursive scanning on for books that do not set it
+	// (lore.BookSettings.Recursive): admitted content is scanned again so
+	// lore can activate lore.
+	Recursive bool
+	// MaxRecursionSteps counts every pass including the first for books
+	// that do not set it: 1 = no recursion, 2 = one recursive pass, 0 = no
+	// limit but MaxPasses. nil means DefaultMaxRecursionSteps. It never
+	// turns recursion on by itself.
+	MaxRecursionSteps *int
 
 	// Random returns draws in [0, 1) (the Math.random contract of seed 000)
 	// for trigger chances strictly between 0 and 100. Nil means
@@ -91,7 +116,55 @@ type Input struct {
 	// ChannelScoping is the server's channel_memory_enabled switch; when
 	// false only the channel gate is bypassed.
 	ChannelScoping bool
+	// PersonaBook is the book settings of Lineage's book
+	// (lore.Snapshot.PersonaBook); they apply to persona entries as a
+	// collection's Settings apply to its Serverwide entries.
+	PersonaBook lore.BookSettings
+	// MessageCount is the number of messages in the conversation up to and
+	// including the newest (the chat may be longer than Messages); 0 means
+	// len(Messages). Entry Delay, @@activate_only_after,
+	// @@activate_only_every and @@is_greeting read it.
+	MessageCount int
+	// State is the conversation's turn state by entry id (issue 12's
+	// timed effects and match latches); nil means no state.
+	State map[int64]EntryState
 }
+
+// EntryState is one entry's state in a conversation, kept between turns by
+// the caller (the turn-state store). The engine reads it and never changes
+// it; which admitted entries open or latch state is in Admitted.State.
+type EntryState struct {
+	// Sticky: a sticky window is open. The entry is admitted without keys,
+	// skips the chance roll, wins its groups and claims the budget first;
+	// gates (scope, channel, enabled, @@dont_activate) still apply.
+	Sticky bool
+	// Cooldown: a cooldown window is open; the entry is blocked (verdict
+	// cooldown) unless Sticky.
+	Cooldown bool
+	// Matched: the entry was admitted in an earlier turn of this
+	// conversation (for @@keep_activate_after_match and
+	// @@dont_activate_after_match).
+	Matched bool
+}
+
+// StateUse says which turn state an entry opens or reads; the turn-state
+// store records a window for each admitted entry with UsesSticky or
+// UsesCooldown and a match latch for UsesMatched.
+type StateUse uint8
+
+// The StateUse bits.
+const (
+	// UsesSticky: Entry.Sticky > 0 (messages a sticky window lasts).
+	UsesSticky StateUse = 1 << iota
+	// UsesCooldown: Entry.Cooldown > 0.
+	UsesCooldown
+	// UsesMatched: @@keep_activate_after_match or
+	// @@dont_activate_after_match reads EntryState.Matched.
+	UsesMatched
+	// UsesMessageCount: Entry.Delay, @@activate_only_after,
+	// @@activate_only_every or @@is_greeting reads Input.MessageCount.
+	UsesMessageCount
+)
 
 // Group says why an admitted entry is in the prompt.
 type Group string
@@ -122,6 +195,24 @@ const (
 	VerdictSecondaryLogicFailed Verdict = "secondary_logic_failed"
 	VerdictChanceFailed         Verdict = "chance_failed"
 	VerdictOverBudget           Verdict = "over_budget"
+	// VerdictGroupLost: another member won one of the entry's inclusion
+	// groups (the detail names it), or the group was won in an earlier pass.
+	VerdictGroupLost Verdict = "group_lost"
+	// VerdictExcludedFromRecursion: only recursion text had the entry's key
+	// and the entry is excluded from recursion.
+	VerdictExcludedFromRecursion Verdict = "excluded_from_recursion"
+	// VerdictDelayedUntilRecursion: the entry waits for a recursion level
+	// the turn did not reach.
+	VerdictDelayedUntilRecursion Verdict = "delayed_until_recursion"
+	// VerdictDecoratorBlocked: a decorator line blocked the entry
+	// (@@dont_activate, @@exclude_keys, @@is_greeting, @@activate_only_*,
+	// @@dont_activate_after_match).
+	VerdictDecoratorBlocked Verdict = "decorator_blocked"
+	// VerdictCooldown: the entry's cooldown window is open (turn state).
+	VerdictCooldown Verdict = "cooldown"
+	// VerdictDelayed: the conversation has fewer messages than the entry's
+	// Delay.
+	VerdictDelayed Verdict = "delayed"
 )
 
 // Admitted is an entry that enters the prompt.
@@ -137,8 +228,27 @@ type Admitted struct {
 	Placement lore.Placement
 	// Group is AlwaysOn for constants, Activated otherwise.
 	Group Group
-	// Cost is what the entry took from the budget (UTF-16 units or tokens).
+	// Cost is what the entry took from the budget (UTF-16 units or tokens);
+	// 0 for IgnoreBudget entries.
 	Cost int
+	// Tokens is the token count of Content when Options.Tokenizer is set,
+	// nil otherwise.
+	Tokens *int
+	// Role is the entry's role, @@role applied: the role of its own message
+	// where the assembler emits one message per entry.
+	Role lore.Role
+	// Depth is the @@depth of the entry (messages from the newest), nil
+	// when it has none; the placement is then Before.
+	Depth *int
+	// Pass is the pass that admitted the entry: 1 for the chat scan, 2 and
+	// up for recursive passes.
+	Pass int
+	// TriggeredBy is the id of the admitted entry whose content activated
+	// this one in a recursive pass; 0 when the chat, a constant, a
+	// decorator or turn state did.
+	TriggeredBy int64
+	// State says which turn state the entry opens or reads.
+	State StateUse
 }
 
 // TraceItem explains one entry's verdict.
@@ -147,8 +257,15 @@ type TraceItem struct {
 	Title   string
 	Verdict Verdict
 	// Detail is a short human explanation: the matched key, the failed
-	// gate, the draw, the budget left, a regex compile error.
+	// gate, the draw, the budget left, a regex compile error, the group
+	// winner, "sticky", unknown decorators.
 	Detail string
+	// Pass is the pass in which the verdict was reached (0 when a gate
+	// decided before any pass).
+	Pass int
+	// TriggeredBy is the id of the entry whose content activated this one
+	// in a recursive pass; 0 otherwise.
+	TriggeredBy int64
 }
 
 // BudgetUnit names what a budget counts.
@@ -178,4 +295,6 @@ type Result struct {
 	Budget   Budget
 	// Trace has one item per input entry, in the same insertion order.
 	Trace []TraceItem
+	// Passes is the number of passes run (1 without recursion).
+	Passes int
 }

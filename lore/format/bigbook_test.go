@@ -1,6 +1,7 @@
 package format_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,7 +42,7 @@ func TestLargeChineseWorldInfo(t *testing.T) {
 		e.ID, e.Collection = int64(i+1), lore.DefaultCollection
 		entries[i] = e
 	}
-	r, err := activation.Activate(activation.Input{
+	r, err := activation.Activate(context.Background(), activation.Input{
 		Entries:     entries,
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 		Messages:    []string{"他握紧了Thalion的法杖，望向远方。"},

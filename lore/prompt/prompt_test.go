@@ -1,6 +1,7 @@
 package prompt_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -156,7 +157,7 @@ func TestInspect(t *testing.T) {
 }
 
 func ExampleAssemble() {
-	res, _ := activation.Activate(activation.Input{
+	res, _ := activation.Activate(context.Background(), activation.Input{
 		Entries: []lore.Entry{
 			{ID: 1, Enabled: true, Probability: 100, Constant: true, Placement: lore.Before, Content: "{{char}} guards the glade."},
 			{ID: 2, Enabled: true, Probability: 100, Keys: []string{"glade"}, Placement: lore.After, Content: "The glade is a safe haven."},

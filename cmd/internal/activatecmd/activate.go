@@ -147,10 +147,7 @@ func parseArgs(args []string) (config, error) {
 	if *scanDepth < 0 {
 		return c, bad("--scan-depth %d is negative", *scanDepth)
 	}
-	c.opts.ScanDepth = *scanDepth
-	if *scanDepth == 0 {
-		c.opts.ScanDepth = -1 // 0 messages, not the default
-	}
+	c.opts.ScanDepth = scanDepth // 0 scans no chat message (case BUG-36)
 	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
 	if *budget == 0 {
 		return c, bad("--budget 0 would admit nothing; give a positive budget, or a negative one for no limit")
@@ -189,7 +186,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := activation.Activate(activation.Input{Entries: entries, Collections: collections, Messages: msgs}, c.opts)
+	res, err := activation.Activate(ctx, activation.Input{Entries: entries, Collections: collections, Messages: msgs}, c.opts)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
