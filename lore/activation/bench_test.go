@@ -207,6 +207,7 @@ func BenchmarkScanWindow(b *testing.B) {
 	}
 	b.SetBytes(int64(n))
 	for b.Loop() {
-		m.scanWindow(sc, msgs, len(msgs), [2]bool{true, true})
+		ts := m.newTurnScan(sc, msgs, nil, 0)
+		ts.scanWindow(len(msgs), [numAutos]bool{true, true})
 	}
 }

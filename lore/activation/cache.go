@@ -53,17 +53,19 @@ func NewCache(size int) *Cache {
 	return &Cache{size: size, lru: list.New(), items: map[cacheKey]*list.Element{}}
 }
 
-// Matcher returns the Matcher of key compiled under mo, compiling entries
-// when it is not cached or when the cached one was compiled from a different
-// entry list (other length or ids: the caller reused a version). Compilation
-// happens outside the lock; two concurrent misses may both compile and the
-// last one is kept.
-func (c *Cache) Matcher(key CacheKey, entries []lore.Entry, mo MatchOptions) *Matcher {
+// Matcher returns the Matcher of key compiled under mo, compiling
+// in.Entries (with in's book settings, see CompileInput) when it is not
+// cached or when the cached one was compiled from a different entry list
+// (other length or ids: the caller reused a version) or other book case or
+// whole-word settings. Compilation happens outside the lock; two
+// concurrent misses may both compile and the last one is kept.
+func (c *Cache) Matcher(key CacheKey, in *Input, mo MatchOptions) *Matcher {
 	k := cacheKey{key, mo}
+	books := bookSignature(in)
 	c.mu.Lock()
 	if el, ok := c.items[k]; ok {
 		m := el.Value.(*cacheItem).m
-		if m.fits(entries) {
+		if m.fits(in.Entries) && m.books == books {
 			c.lru.MoveToFront(el)
 			c.hits++
 			c.mu.Unlock()
@@ -72,7 +74,7 @@ func (c *Cache) Matcher(key CacheKey, entries []lore.Entry, mo MatchOptions) *Ma
 	}
 	c.mu.Unlock()
 
-	m := Compile(entries, mo)
+	m := CompileInput(in, mo)
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -93,7 +95,7 @@ func (c *Cache) Matcher(key CacheKey, entries []lore.Entry, mo MatchOptions) *Ma
 
 // Activate runs one turn through the cached Matcher of key.
 func (c *Cache) Activate(ctx context.Context, key CacheKey, in Input, opts Options) (Result, error) {
-	return c.Matcher(key, in.Entries, opts.MatchOptions()).Activate(ctx, in, opts)
+	return c.Matcher(key, &in, opts.MatchOptions()).Activate(ctx, in, opts)
 }
 
 // CacheStats counts cache hits and compilations.

@@ -1,9 +1,11 @@
 package activation
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
 	"loregate/lore"
@@ -12,33 +14,76 @@ import (
 // Activate compiles in.Entries and runs one turn. Use a Cache (or Compile
 // once) when the same entries serve many turns.
 func Activate(ctx context.Context, in Input, opts Options) (Result, error) {
-	return Compile(in.Entries, opts.MatchOptions()).Activate(ctx, in, opts)
+	return CompileInput(&in, opts.MatchOptions()).Activate(ctx, in, opts)
 }
 
 // stage is the per-entry progress of a turn.
 type stage uint8
 
 const (
-	stageDone      stage = iota // verdict decided
-	stageCandidate              // passed every gate, awaiting keys/chance
-	stageBudget                 // awaiting the budget
+	stageDone    stage = iota // verdict decided
+	stagePending              // passed the gates, awaiting a pass that decides it
+	stagePassed               // matched and passed its chance in this pass
+)
+
+// mode is how an entry may be admitted.
+type mode uint8
+
+const (
+	modeKeys     mode = iota // by its keys
+	modeConstant             // Always On
+	modeActivate             // @@activate
+	modeKept                 // @@keep_activate_after_match after a match
+	modeSticky               // turn state: a sticky window is open
 )
 
 type entryState struct {
 	stage   stage
+	mode    mode
 	verdict Verdict
 	detail  string
 	content string
 	depth   int
+	// level is the delay-until-recursion level (0 none).
+	level int
+	pass  int
+	// trig is the position+1 of the entry whose content matched (0 none).
+	trig   int32
+	cost   int
+	tokens int32
+	// recOK: recursion text may activate the entry; feeds: its content
+	// feeds recursion; recBook: its book scans recursively.
+	recOK, feeds, recBook bool
 }
+
+// turn is the state of one Activate call.
+type turn struct {
+	m      *Matcher
+	in     *Input
+	opts   *Options
+	ts     *turnScan
+	st     []entryState
+	random func() float64
+	budget Budget
+	nmsg   int
+	// won maps an inclusion group to the position of the entry that won
+	// it in an earlier pass.
+	won map[string]int32
+}
+
+// checkEvery is how many entries a loop handles between context checks.
+const checkEvery = 256
 
 // Activate runs one turn over in with the compiled matcher. in.Entries must
 // be the entries m was compiled from (same length, same ids in the same
-// positions) and opts must have m's MatchOptions; otherwise the error wraps
-// lore.ErrInvalid. Other errors (also wrapping lore.ErrInvalid): a token
-// budget without a Tokenizer, a Random draw outside [0, 1).
+// positions) with the same book case and whole-word settings, and opts
+// must have m's MatchOptions; otherwise the error wraps lore.ErrInvalid.
+// Other errors (also wrapping lore.ErrInvalid): a token budget without a
+// Tokenizer, a Random draw outside [0, 1). When ctx ends, Activate stops
+// between passes and every few hundred entries with ctx.Err().
 //
-// The rules, in order (seed 000 "Activation contract", DESIGN.md):
+// The rules, in order (seed 000 "Activation contract", seed 001, DESIGN.md;
+// docs/authoring.md explains them for book authors):
 //
 //  1. Gates, constants included: enabled, server, lineage (Serverwide
 //     entries always pass), collection (Serverwide entries only: present and
@@ -46,22 +91,45 @@ type entryState struct {
 //     Serverwide entries, the entry's own for persona entries; empty admits
 //     all; a thread is admitted when its channel or its parent is listed; a
 //     persona entry with LegacyChannelTags admits every channel, while a
-//     Serverwide entry always follows its collection's channels).
-//  2. Probability 0 blocks every entry, constants included.
-//  3. Constants skip keys, secondary logic and the chance roll (group
-//     AlwaysOn). Other entries need a primary key occurring in their last
-//     scan-depth messages, then their secondary logic (AND_ANY, AND_ALL,
-//     NOT_ANY, NOT_ALL over the non-blank secondary keys, each also searched
-//     in those messages; no non-blank secondary key = no condition), then,
-//     for a chance strictly between 0 and 100, a draw r with r*100 < chance
-//     (reference/sillytavern.md 2.3; cases BUG-12, BUG-13, BUG-19). A chance
-//     of 100 consumes no draw; draws are taken in insertion order.
-//  4. Budget: AlwaysOn entries in insertion order, then Activated ones with
-//     what remains. An entry whose identity-resolved content does not fit is
-//     over_budget and later, smaller entries may still fit (skip and
-//     continue, case BUG-21). Titles are outside the budget. An entry with
-//     IgnoreBudget is outside the budget: always admitted, never counted
-//     (seed 003 "bypass token budget - always inject"; case BUG-21).
+//     Serverwide entry always follows its collection's channels). Then
+//     @@dont_activate (decorator_blocked), Delay (delayed while the
+//     conversation has fewer messages), an open cooldown (cooldown, unless
+//     sticky), @@is_greeting, @@activate_only_after, @@activate_only_every
+//     and @@dont_activate_after_match (decorator_blocked).
+//  2. Probability 0 blocks every entry, constants included (sticky ones
+//     excepted).
+//  3. Settings layers: server (opts) -> book (in.Collections[...].Settings
+//     or in.PersonaBook) -> entry field -> decorator; the most specific set
+//     value wins (scan depth, case, whole words, recursion, order,
+//     priority, probability).
+//  4. Passes. Pass 1 scans the chat; with recursion on, each later pass
+//     also scans the content admitted so far (only new text is scanned;
+//     earlier hits are remembered). Constants, @@activate, sticky and kept
+//     entries need no key; others need a primary key (@@additional_keys
+//     included) in their last scan-depth messages or in recursion text
+//     (not for entries excluded from recursion), then their secondary
+//     logic (AND_ANY, AND_ALL, NOT_ANY, NOT_ALL over the non-blank
+//     secondary keys), and no @@exclude_keys key present; then, for a
+//     chance strictly between 0 and 100, a draw r with r*100 < chance
+//     (sticky entries skip it; draws in insertion order). Entries delayed
+//     until recursion wait for a recursive pass of their level.
+//  5. Inclusion groups (per pass, groups in name order): sticky members
+//     win; else the groupOverride member with the highest order; else, when
+//     a member uses group scoring, the most matched keys; else (and among
+//     tied scores) a draw weighted by groupWeight. An entry must win every
+//     group it is in; a group won in an earlier pass admits no more.
+//  6. Budget, pass by pass: the pass's entries claim what earlier passes
+//     left, sticky first, then higher priority, then Always On before
+//     activated, then insertion order, then id; @@ignore_on_max_context
+//     entries claim last. An entry that does not fit is over_budget and
+//     later ones may still fit (skip, not stop; case BUG-21). IgnoreBudget
+//     entries are outside the budget. Costs are identity-resolved content
+//     without decorator lines, in UTF-16 units or tokens.
+//  7. Recursion goes on while a pass admits content that feeds it (not
+//     PreventRecursion, book recursive) and passes remain
+//     (maxRecursionSteps counts every pass, hard cap MaxPasses); when it
+//     would stop, entries delayed to a higher level get a pass of their
+//     level.
 func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -72,18 +140,14 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	if opts.MatchOptions() != m.mo {
 		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options", "match options differ from the compiled matcher's"))
 	}
-	budget := Budget{Unit: UnitUTF16, Limit: opts.CharBudget}
-	switch {
-	case opts.TokenBudget > 0:
-		if opts.Tokenizer == nil {
-			return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options.tokenizer", "is required with a token budget"))
-		}
-		budget = Budget{Unit: UnitTokens, Limit: opts.TokenBudget}
-	case opts.CharBudget == 0:
-		budget.Limit = DefaultCharBudget
-	case opts.CharBudget < 0:
-		budget.Limit = -1
+	if bookSignature(&in) != m.books {
+		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("input", "book case or whole-word settings differ from the compiled matcher's"))
 	}
+	budget, err := turnBudget(&in, &opts)
+	if err != nil {
+		return Result{}, err
+	}
+	recursion, maxPasses := turnRecursion(&in, &opts)
 	defDepth := DefaultScanDepth
 	if opts.ScanDepth != nil {
 		defDepth = max(*opts.ScanDepth, 0)
@@ -92,61 +156,71 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	if random == nil {
 		random = rand.Float64
 	}
+	msgCount := in.MessageCount
+	if msgCount <= 0 {
+		msgCount = len(in.Messages)
+	}
 
 	n := len(in.Entries)
 	sc := m.getScratch()
 	defer m.pool.Put(sc)
 	st := sc.states[:n]
 	clear(st)
+	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages)}
+	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	var gc gateCache
 	window := 0
-	var need [2]bool
-	for i := range in.Entries {
+	var need [numAutos]bool
+	minLevel := 0
+	for k, i := range m.order {
+		if k%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+		}
 		e := &in.Entries[i]
+		ce := &m.entries[i]
 		s := &st[i]
 		if v, d := gc.gate(e, &in); v != "" {
 			s.verdict, s.detail = v, d
 			continue
 		}
-		if e.Probability <= 0 {
-			s.verdict, s.detail = VerdictChanceFailed, "trigger chance is 0%"
+		book := in.PersonaBook
+		if e.Lineage.IsServerwide() {
+			book = gc.coll.Settings
+		}
+		es := in.State[e.ID]
+		if v, d := preGate(e, ce, es, msgCount); v != "" {
+			s.verdict, s.detail = v, d
 			continue
 		}
-		if e.Constant {
-			s.stage = stageBudget
-			continue
+		switch {
+		case es.Sticky:
+			s.mode = modeSticky
+		case e.Constant:
+			s.mode = modeConstant
+		case ce.dec.Activate:
+			s.mode = modeActivate
+		case ce.dec.KeepActivateAfterMatch && es.Matched:
+			s.mode = modeKept
 		}
-		s.stage = stageCandidate
-		ce := &m.entries[i]
-		if !ce.hasPrimary {
-			continue
+		s.recBook = opts.Recursive
+		if book.Recursive != nil {
+			s.recBook = *book.Recursive
 		}
-		d := defDepth
-		if e.ScanDepth != nil {
-			d = *e.ScanDepth
+		s.recBook = s.recBook && recursion
+		s.recOK, s.feeds = s.recBook && !ce.excludeRec, s.recBook && !ce.preventRec
+		if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
+			s.level = e.DelayUntilRecursion
+			if !recursion {
+				s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
+				continue
+			}
+			if minLevel == 0 || s.level < minLevel {
+				minLevel = s.level
+			}
 		}
-		if d < 0 {
-			d = 0
-		}
-		s.depth = d
-		window = max(window, min(d, len(in.Messages)))
-		need[autoFold] = need[autoFold] || ce.autos&(1<<autoFold) != 0
-		need[autoSens] = need[autoSens] || ce.autos&(1<<autoSens) != 0
-	}
-
-	ts := m.scanWindow(sc, in.Messages, window, need)
-	nmsg := len(in.Messages)
-
-	var noKey []string
-	for _, i := range m.order {
-		s := &st[i]
-		if s.stage != stageCandidate {
-			continue
-		}
-		e := &in.Entries[i]
-		ce := &m.entries[i]
-		s.stage = stageDone
-		if !ce.hasPrimary {
+		if s.mode == modeKeys && !ce.hasPrimary {
 			s.verdict = VerdictNoKeyMatch
 			s.detail = "no usable key"
 			if ce.regexErr != "" {
@@ -154,26 +228,282 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 			}
 			continue
 		}
-		oldest := nmsg - s.depth
-		matched := -1
-		for j := range ce.primary {
-			if at := ts.hit(&ce.primary[j], s.depth); at >= 0 && at >= oldest {
-				matched = j
+		s.stage = stagePending
+		s.tokens = -1
+		d := defDepth
+		for _, p := range []*int{book.ScanDepth, e.ScanDepth, ce.dec.ScanDepth} {
+			if p != nil {
+				d = max(*p, 0)
+			}
+		}
+		s.depth = d
+		if s.mode == modeKeys || len(ce.exclude) > 0 || len(ce.excludeAll) > 0 {
+			window = max(window, min(d, len(in.Messages)))
+			t.ts.usesAutos(ce, &need)
+		}
+	}
+	t.ts.scanWindow(window, need)
+
+	passes := 0
+	curLevel, visited := minLevel, 0
+	var passed, order []int32
+	for p := 1; ; p++ {
+		if p > 1 {
+			if err := ctx.Err(); err != nil {
+				return Result{}, err
+			}
+			visited = curLevel
+		}
+		passes = p
+		items := len(t.ts.items)
+		passed = passed[:0]
+		pending := 0
+		for k, i := range m.order {
+			if k%checkEvery == checkEvery-1 {
+				if err := ctx.Err(); err != nil {
+					return Result{}, err
+				}
+			}
+			s := &st[i]
+			if s.stage != stagePending {
+				continue
+			}
+			s.pass = p
+			if s.level > 0 && (p == 1 || s.level > curLevel) {
+				s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)
+				pending++
+				continue
+			}
+			ok, err := t.evaluate(i, p)
+			if err != nil {
+				return Result{}, err
+			}
+			if ok {
+				passed = append(passed, i)
+			} else if s.stage == stagePending {
+				pending++
+			}
+		}
+		if m.hasGroups && len(passed) > 1 || t.won != nil {
+			if passed, err = t.groups(passed, p); err != nil {
+				return Result{}, err
+			}
+		}
+		order = t.claimOrder(append(order[:0], passed...))
+		for _, i := range order {
+			t.admit(i, p)
+		}
+		for _, i := range passed {
+			if st[i].verdict == VerdictAdmitted {
+				t.markWon(i)
+			}
+		}
+		if !recursion || p >= maxPasses || pending == 0 {
+			break
+		}
+		if len(t.ts.items) > items {
+			continue
+		}
+		next := 0
+		for i := range st {
+			if l := st[i].level; st[i].stage == stagePending && l > visited && (next == 0 || l < next) {
+				next = l
+			}
+		}
+		if next == 0 {
+			break
+		}
+		curLevel = max(curLevel, next)
+	}
+	return t.result(passes), nil
+}
+
+// preGate applies the decorator and turn-state gates of rule 1 and the
+// probability-0 block of rule 2; "" means the entry passes.
+func preGate(e *lore.Entry, ce *compiledEntry, es EntryState, msgCount int) (Verdict, string) {
+	d := &ce.dec
+	mc := strconv.Itoa(msgCount)
+	switch {
+	case d.DontActivate:
+		return VerdictDecoratorBlocked, "@@dont_activate"
+	case e.Delay > 0 && msgCount < e.Delay:
+		return VerdictDelayed, "the conversation has " + mc + " messages; delay " + strconv.Itoa(e.Delay)
+	case es.Cooldown && !es.Sticky:
+		return VerdictCooldown, "cooldown window open"
+	case d.IsGreeting && msgCount > 1:
+		return VerdictDecoratorBlocked, "@@is_greeting: the conversation has " + mc + " messages"
+	case d.ActivateOnlyAfter != nil && msgCount < *d.ActivateOnlyAfter:
+		return VerdictDecoratorBlocked, "@@activate_only_after " + strconv.Itoa(*d.ActivateOnlyAfter) + ": the conversation has " + mc + " messages"
+	case d.ActivateOnlyEvery != nil && msgCount%*d.ActivateOnlyEvery != 0:
+		return VerdictDecoratorBlocked, "@@activate_only_every " + strconv.Itoa(*d.ActivateOnlyEvery) + ": the conversation has " + mc + " messages"
+	case d.DontActivateAfterMatch && es.Matched:
+		return VerdictDecoratorBlocked, "@@dont_activate_after_match: admitted in an earlier turn"
+	case ce.probability <= 0 && !es.Sticky:
+		return VerdictChanceFailed, "trigger chance is 0%"
+	}
+	return "", ""
+}
+
+// turnBudget returns the turn's budget: the unit and limit of opts, unless
+// a book of the turn sets a limit (the highest of those wins; seed 001).
+func turnBudget(in *Input, opts *Options) (Budget, error) {
+	b := Budget{Unit: UnitUTF16, Limit: opts.CharBudget}
+	switch {
+	case opts.TokenBudget > 0:
+		if opts.Tokenizer == nil {
+			return b, fmt.Errorf("activation: %w", lore.Invalid("options.tokenizer", "is required with a token budget"))
+		}
+		b = Budget{Unit: UnitTokens, Limit: opts.TokenBudget}
+	case opts.CharBudget == 0:
+		b.Limit = DefaultCharBudget
+	case opts.CharBudget < 0:
+		b.Limit = -1
+	}
+	book := 0
+	eachBook(in, func(s lore.BookSettings) {
+		if s.BudgetLimit != nil && *s.BudgetLimit > book {
+			book = *s.BudgetLimit
+		}
+	})
+	if book > 0 {
+		b.Limit = book
+	}
+	return b, nil
+}
+
+// turnRecursion reports whether any book of the turn scans recursively and
+// the turn's pass limit: the highest maxRecursionSteps among those books
+// (0 = MaxPasses), capped at MaxPasses. A limit of 1 turns recursion off.
+func turnRecursion(in *Input, opts *Options) (bool, int) {
+	on, steps, books := false, 0, 0
+	consider := func(s lore.BookSettings) {
+		books++
+		rec := opts.Recursive
+		if s.Recursive != nil {
+			rec = *s.Recursive
+		}
+		if !rec {
+			return
+		}
+		on = true
+		n := DefaultMaxRecursionSteps
+		if opts.MaxRecursionSteps != nil {
+			n = *opts.MaxRecursionSteps
+		}
+		if s.MaxRecursionSteps != nil {
+			n = *s.MaxRecursionSteps
+		}
+		if n <= 0 || n > MaxPasses {
+			n = MaxPasses
+		}
+		steps = max(steps, n)
+	}
+	eachBook(in, consider)
+	if books == 0 {
+		consider(lore.BookSettings{})
+	}
+	if !on || steps <= 1 {
+		return false, 1
+	}
+	return true, steps
+}
+
+// eachBook calls f with the settings of every book of the turn: the
+// enabled collections and, for a persona lineage, its book.
+func eachBook(in *Input, f func(lore.BookSettings)) {
+	for _, c := range in.Collections {
+		if c.Enabled {
+			f(c.Settings)
+		}
+	}
+	if !in.Lineage.IsServerwide() {
+		f(in.PersonaBook)
+	}
+}
+
+// visible reports where a key of entry s occurs for pass p: the newest
+// chat message within its depth (chat) and the newest recursion item
+// (item, -1 none; only when recursion text may activate the entry).
+func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) {
+	at := t.ts.hit(ref, s.depth)
+	chat = at >= 0 && at >= t.nmsg-s.depth
+	item = -1
+	if p > 1 && s.recOK {
+		item = t.ts.recHit(ref)
+	}
+	return chat, item
+}
+
+// evaluate applies the keys, secondary logic, exclude keys and chance of
+// rule 4 to entry i in pass p and reports whether it passed. A failure that
+// later recursion text may change leaves it pending.
+func (t *turn) evaluate(i int32, p int) (bool, error) {
+	e := &t.in.Entries[i]
+	ce := &t.m.entries[i]
+	s := &t.st[i]
+	if ce.exclude != nil || ce.excludeAll != nil {
+		for j := range ce.exclude {
+			if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
+				s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "an @@exclude_keys key is present"
+				return false, nil
+			}
+		}
+		all := len(ce.excludeAll) > 0
+		for j := range ce.excludeAll {
+			if chat, item := t.visible(&ce.excludeAll[j], s, p); !chat && item < 0 {
+				all = false
 				break
 			}
 		}
-		if matched < 0 {
-			s.verdict = VerdictNoKeyMatch
-			s.detail = noKeyDetail(&noKey, min(s.depth, nmsg))
-			if ce.regexErr != "" {
-				s.detail += "; " + ce.regexErr
+		if all {
+			s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "every @@exclude_keys_all key is present"
+			return false, nil
+		}
+	}
+	switch s.mode {
+	case modeConstant:
+		s.detail = "always on"
+	case modeActivate:
+		s.detail = "@@activate"
+	case modeKept:
+		s.detail = "@@keep_activate_after_match: admitted in an earlier turn"
+	case modeSticky:
+		s.detail = "sticky"
+	default:
+		matched, trig, recOnly := -1, -1, false
+		for j := range ce.primary {
+			chat, item := t.visible(&ce.primary[j], s, p)
+			if chat {
+				matched, trig = j, -1
+				break
 			}
-			continue
+			if item >= 0 && matched < 0 {
+				matched, trig = j, item
+			}
+			if !recOnly && p > 1 && s.recBook && ce.excludeRec && t.ts.recHit(&ce.primary[j]) >= 0 {
+				recOnly = true
+			}
+		}
+		if matched < 0 {
+			switch {
+			case recOnly:
+				s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
+			default:
+				s.verdict = VerdictNoKeyMatch
+				s.detail = noKeyDetail(min(s.depth, t.nmsg))
+				if p > 1 && s.recOK {
+					s.detail += " nor in recursion text"
+				}
+				if ce.regexErr != "" {
+					s.detail += "; " + ce.regexErr
+				}
+			}
+			return false, nil
 		}
 		if ce.secondaryN > 0 {
 			hits := 0
 			for j := range ce.secondary {
-				if at := ts.hit(&ce.secondary[j], s.depth); at >= 0 && at >= oldest {
+				if chat, item := t.visible(&ce.secondary[j], s, p); chat || item >= 0 {
 					hits++
 				}
 			}
@@ -195,103 +525,165 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 			if !ok {
 				s.verdict = VerdictSecondaryLogicFailed
 				s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
-				continue
+				return false, nil
 			}
 		}
 		s.detail = "key " + strconv.Quote(ce.primaryText[matched])
-		if e.Probability < 100 {
-			r := random()
-			if !(r >= 0 && r < 1) {
-				return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
-			}
-			if !(r*100 < float64(e.Probability)) {
-				s.verdict = VerdictChanceFailed
-				s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(e.Probability) + "%"
-				continue
-			}
-			s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(e.Probability) + "%"
+		s.trig = 0
+		if trig >= 0 {
+			src := t.ts.items[trig].src
+			s.trig = src + 1
+			s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[src].ID, 10)
 		}
-		s.stage = stageBudget
 	}
+	if s.mode != modeSticky && s.mode != modeConstant && ce.probability < 100 {
+		r := t.random()
+		if !(r >= 0 && r < 1) {
+			return false, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
+		}
+		if !(r*100 < float64(ce.probability)) {
+			s.stage, s.verdict = stageDone, VerdictChanceFailed
+			s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
+			return false, nil
+		}
+		s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+	}
+	s.stage = stagePassed
+	return true, nil
+}
 
-	var res Result
-	cost := sc.admitted[:n]
+// claimOrder sorts a pass's survivors into the order in which they claim
+// the budget (rule 6). They arrive in insertion order.
+func (t *turn) claimOrder(order []int32) []int32 {
+	slices.SortStableFunc(order, func(a, b int32) int {
+		sa, sb := &t.st[a], &t.st[b]
+		ca, cb := &t.m.entries[a], &t.m.entries[b]
+		if x, y := sa.mode == modeSticky, sb.mode == modeSticky; x != y {
+			return boolFirst(x)
+		}
+		if x, y := ca.dec.IgnoreOnMaxContext, cb.dec.IgnoreOnMaxContext; x != y {
+			return -boolFirst(x)
+		}
+		if c := cmp.Compare(cb.priority, ca.priority); c != 0 {
+			return c
+		}
+		if x, y := t.in.Entries[a].Constant, t.in.Entries[b].Constant; x != y {
+			return boolFirst(x)
+		}
+		return 0
+	})
+	return order
+}
+
+// boolFirst orders true before false.
+func boolFirst(x bool) int {
+	if x {
+		return -1
+	}
+	return 1
+}
+
+// admit spends the budget on entry i (rule 6) and feeds recursion.
+func (t *turn) admit(i int32, p int) {
+	e := &t.in.Entries[i]
+	ce := &t.m.entries[i]
+	s := &t.st[i]
+	if s.stage != stagePassed {
+		return
+	}
+	s.stage = stageDone
+	content := ResolveIdentity(ce.body, t.opts.UserName, t.opts.CharName, t.opts.BotName)
+	if tok := t.opts.Tokenizer; tok != nil {
+		s.tokens = int32(t.m.tokens.count(tok, int(i), len(t.st), content, content != ce.body, t.opts))
+	}
+	var c int
+	if t.budget.Unit == UnitTokens {
+		c = int(s.tokens)
+	} else {
+		c = lore.UTF16Len(content)
+	}
+	b := &t.budget
+	switch {
+	case e.IgnoreBudget:
+		// Outside the budget, like titles: admitted, never counted.
+		s.detail += "; ignores the budget"
+	case b.Limit >= 0 && b.Used+c > b.Limit:
+		s.verdict = VerdictOverBudget
+		s.detail = "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
+			strconv.Itoa(b.Limit-b.Used) + " of " + strconv.Itoa(b.Limit) + " left"
+		if p > 1 {
+			s.detail += " in pass " + strconv.Itoa(p)
+		}
+		return
+	default:
+		b.Used += c
+		s.cost = c
+	}
+	s.verdict, s.content = VerdictAdmitted, content
+	if p > 1 {
+		s.detail += "; pass " + strconv.Itoa(p)
+	}
+	if s.feeds && content != "" {
+		t.ts.addRecursion(i, content)
+	}
+}
+
+// result builds the Result of the turn.
+func (t *turn) result(passes int) Result {
+	m, st := t.m, t.st
+	res := Result{Budget: t.budget, Passes: passes, Trace: make([]TraceItem, len(st))}
 	nAdm := 0
-	for _, constants := range []bool{true, false} {
-		for _, i := range m.order {
-			s := &st[i]
-			e := &in.Entries[i]
-			if s.stage != stageBudget || e.Constant != constants {
-				continue
-			}
-			s.stage = stageDone
-			content := ResolveIdentity(e.Content, opts.UserName, opts.CharName, opts.BotName)
-			var c int
-			if budget.Unit == UnitTokens {
-				c = opts.Tokenizer.CountTokens(content)
-			} else {
-				c = lore.UTF16Len(content)
-			}
-			if e.IgnoreBudget {
-				// Outside the budget, like titles: admitted, never counted.
-				s.verdict, s.content, cost[i] = VerdictAdmitted, content, 0
-				s.detail = "ignores the budget"
-				if constants {
-					s.detail = "always on; ignores the budget"
-				}
-				nAdm++
-				continue
-			}
-			if budget.Limit >= 0 && budget.Used+c > budget.Limit {
-				s.verdict = VerdictOverBudget
-				s.detail = "needs " + strconv.Itoa(c) + " " + string(budget.Unit) + ", " +
-					strconv.Itoa(budget.Limit-budget.Used) + " of " + strconv.Itoa(budget.Limit) + " left"
-				continue
-			}
-			budget.Used += c
-			s.verdict, s.content, cost[i] = VerdictAdmitted, content, c
+	for i := range st {
+		if st[i].verdict == VerdictAdmitted {
 			nAdm++
-			if constants {
-				s.detail = "always on"
-			}
 		}
 	}
-	res.Budget = budget
-	res.Passes = 1
-	res.Trace = make([]TraceItem, n)
 	if nAdm > 0 {
 		res.Admitted = make([]Admitted, 0, nAdm)
 	}
 	for k, i := range m.order {
-		e := &in.Entries[i]
-		res.Trace[k] = TraceItem{ID: e.ID, Title: e.Title, Verdict: st[i].verdict, Detail: st[i].detail}
-		if st[i].verdict != VerdictAdmitted {
+		e := &t.in.Entries[i]
+		ce := &m.entries[i]
+		s := &st[i]
+		var trig int64
+		if s.trig > 0 {
+			trig = t.in.Entries[s.trig-1].ID
+		}
+		detail := s.detail
+		if ce.note != "" {
+			detail += "; " + ce.note
+		}
+		res.Trace[k] = TraceItem{ID: e.ID, Title: e.Title, Verdict: s.verdict, Detail: detail, Pass: s.pass, TriggeredBy: trig}
+		if s.verdict != VerdictAdmitted {
 			continue
 		}
 		g := Activated
 		if e.Constant {
 			g = AlwaysOn
 		}
-		p := e.Placement
-		if !p.Valid() {
-			p = lore.After
+		a := Admitted{Entry: *e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state}
+		if s.tokens >= 0 {
+			n := int(s.tokens)
+			a.Tokens = &n
 		}
-		res.Admitted = append(res.Admitted, Admitted{Entry: *e, Content: st[i].content, Placement: p, Group: g, Cost: cost[i], Role: e.Role, Pass: 1})
+		res.Admitted = append(res.Admitted, a)
 	}
-	return res, nil
+	return res
 }
 
-// noKeyDetail returns the no_key_match detail for a depth, building each
-// distinct string once per turn.
-func noKeyDetail(cache *[]string, depth int) string {
-	if depth < 1024 {
-		if len(*cache) <= depth {
-			*cache = append(*cache, make([]string, depth+1-len(*cache))...)
-		}
-		if (*cache)[depth] == "" {
-			(*cache)[depth] = "no key in the last " + strconv.Itoa(depth) + " messages"
-		}
-		return (*cache)[depth]
+// noKeyDetails are the no_key_match details of small depths, built once.
+var noKeyDetails = func() (d [lore.MaxScanDepth + 1]string) {
+	for i := range d {
+		d[i] = "no key in the last " + strconv.Itoa(i) + " messages"
+	}
+	return d
+}()
+
+// noKeyDetail returns the no_key_match detail for a depth.
+func noKeyDetail(depth int) string {
+	if depth >= 0 && depth < len(noKeyDetails) {
+		return noKeyDetails[depth]
 	}
 	return "no key in the last " + strconv.Itoa(depth) + " messages"
 }

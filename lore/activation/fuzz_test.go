@@ -65,11 +65,12 @@ func engineMatchesDense(t testing.TB, keys, msgs []string, opts Options, denseCa
 		entries[i] = e
 	}
 	opts.CharBudget = -1
-	res, err := compile(entries, opts.MatchOptions(), denseCap).Activate(context.Background(), Input{
+	in := Input{
 		Entries:     entries,
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 		Messages:    msgs,
-	}, opts)
+	}
+	res, err := compile(&in, opts.MatchOptions(), denseCap).Activate(context.Background(), in, opts)
 	require.NoError(t, err)
 	got := make([]bool, len(keys))
 	for _, tr := range res.Trace {

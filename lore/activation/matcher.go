@@ -2,13 +2,16 @@ package activation
 
 import (
 	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"loregate/lore"
+	"loregate/lore/decorator"
 )
 
 // MatchOptions are the options a compiled Matcher depends on. Two turns with
@@ -31,13 +34,20 @@ const (
 	keyLiteral
 	keyRegex
 	keyBadRegex
+	// keyMacro is a key holding {{user}}, {{char}} or {{bot}}: node indexes
+	// Matcher.macros, and each turn resolves it for the turn's names.
+	keyMacro
 )
 
 // Automaton slots: keys matched case-insensitively (folded) and
-// case-sensitively (NFKC only).
+// case-sensitively (NFKC only), then the same two for the macro keys of
+// one set of names (built per set of names, see dynKeys).
 const (
-	autoFold = 0
-	autoSens = 1
+	autoFold    = 0
+	autoSens    = 1
+	autoDynFold = 2
+	autoDynSens = 3
+	numAutos    = 4
 )
 
 // keyRef is a compiled key: a terminal node of an automaton (literal) or a
@@ -53,6 +63,9 @@ type keyRef struct {
 type compiledEntry struct {
 	primary   []keyRef
 	secondary []keyRef
+	// exclude and excludeAll are the @@exclude_keys and @@exclude_keys_all
+	// keys.
+	exclude, excludeAll []keyRef
 	// primaryText holds the source text of each primary key, for the trace.
 	primaryText []string
 	// autos has bit 1<<slot set when a literal key uses that automaton.
@@ -63,6 +76,27 @@ type compiledEntry struct {
 	secondaryN int
 	// regexErr is the first regex compile error of the entry, for the trace.
 	regexErr string
+
+	// body is the content without its decorator lines.
+	body string
+	dec  decorator.Set
+	// note lists the decorators the engine ignores, for the trace.
+	note string
+	// order, priority and probability are the entry's, decorators applied.
+	order, priority, probability int
+	placement                    lore.Placement
+	role                         lore.Role
+	excludeRec, preventRec       bool
+	state                        StateUse
+	// groups are the entry's inclusion groups (Entry.Group split on
+	// commas, trimmed, empty names dropped).
+	groups []string
+}
+
+// macroKey is a key with identity macros, resolved per turn.
+type macroKey struct {
+	text        string
+	sens, whole bool
 }
 
 // Matcher is the compiled form of one set of entries: an Aho-Corasick
@@ -75,47 +109,127 @@ type Matcher struct {
 	mo      MatchOptions
 	ids     []int64
 	entries []compiledEntry
-	// order holds entry positions sorted by (Order, ID, position).
+	// order holds entry positions sorted by (Order, ID, position), the
+	// effective order (@@order applied).
 	order   []int32
 	autos   [2]*automaton
 	regexes []*regexp.Regexp
-	pool    sync.Pool
+	macros  []macroKey
+	// books is the signature of the book settings the keys were compiled
+	// with (see bookSignature).
+	books     string
+	stateful  bool
+	hasGroups bool
+	pool     sync.Pool
+	// dyn memoises the macro keys of the last set of names.
+	dyn atomic.Pointer[dynKeys]
+	// tokens caches token counts (see tokenCache).
+	tokens tokenCache
 }
 
 type scratch struct {
-	gen  [2]uint32
-	done [2][]uint32
-	buf  []byte
+	gen  [numAutos]uint32
+	done [numAutos][]uint32
+	// rgen and rdone are gen and done for recursion text.
+	rgen  [numAutos]uint32
+	rdone [numAutos][]uint32
+	buf   []byte
 	// reFound is the newest message index a regex matched in (-1 none);
-	// reDepth how many newest messages were scanned for it.
+	// reDepth how many newest messages were scanned for it. reRec is the
+	// recursion item a regex matched in (-1 none), reRecN how many items
+	// were tested.
 	reFound []int
 	reDepth []int
+	reRec   []int
+	reRecN  []int
 	// Per-entry state of Activate.
-	states   []entryState
-	admitted []int
+	states []entryState
 }
 
-// Compile builds the Matcher of entries under mo. Keys are normalised with
-// NFKC and (unless case-sensitive) Unicode case folding and marked for the
+// Compile builds the Matcher of entries under mo, with no book settings
+// (CompileInput takes them from an Input). Keys are normalised with NFKC
+// and (unless case-sensitive) Unicode case folding and marked for the
 // word-boundary rule (see the package documentation). Blank keys are
 // dropped; regex keys that RE2 cannot compile or that are longer than
-// MaxRegexLen never match and are reported by Activate. Compile costs time
-// linear in the total key size; memory is bounded by a dense table of at
-// most 8 MiB per case mode plus a sparse trie proportional to the keys.
+// MaxRegexLen never match and are reported by Activate; keys holding
+// {{user}}, {{char}} or {{bot}} are resolved per turn. Decorator lines at
+// the start of each content are parsed here (lore/decorator). Compile costs
+// time linear in the total key size; memory is bounded by a dense table of
+// at most 8 MiB per case mode plus a sparse trie proportional to the keys.
 func Compile(entries []lore.Entry, mo MatchOptions) *Matcher {
-	return compile(entries, mo, maxDenseCells)
+	return compile(&Input{Entries: entries}, mo, maxDenseCells)
 }
 
-func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
-	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries))}
+// CompileInput is Compile for in.Entries with the case-sensitive and
+// whole-word defaults of in's book settings (in.Collections[...].Settings
+// for Serverwide entries, in.PersonaBook for persona entries). The Matcher
+// serves turns whose Input has the same entries and the same values of
+// those two settings.
+func CompileInput(in *Input, mo MatchOptions) *Matcher {
+	return compile(in, mo, maxDenseCells)
+}
+
+// bookOf returns the settings of e's book in in.
+func bookOf(e *lore.Entry, in *Input) lore.BookSettings {
+	if !e.Lineage.IsServerwide() {
+		return in.PersonaBook
+	}
+	name := e.Collection
+	if name == "" {
+		name = lore.DefaultCollection
+	}
+	return in.Collections[name].Settings
+}
+
+// bookSignature encodes the book settings that compiled keys depend on
+// (case-sensitive and whole-word defaults) so that a Matcher can refuse an
+// Input whose books changed them.
+func bookSignature(in *Input) string {
+	var b strings.Builder
+	add := func(name string, s lore.BookSettings) {
+		if s.CaseSensitive == nil && s.WholeWords == nil {
+			return
+		}
+		b.WriteString(strconv.Quote(name))
+		for _, p := range []*bool{s.CaseSensitive, s.WholeWords} {
+			switch {
+			case p == nil:
+				b.WriteByte('-')
+			case *p:
+				b.WriteByte('1')
+			default:
+				b.WriteByte('0')
+			}
+		}
+	}
+	add("", in.PersonaBook)
+	for _, name := range slices.Sorted(maps.Keys(in.Collections)) {
+		add(name, in.Collections[name].Settings)
+	}
+	return b.String()
+}
+
+// hasIdentityMacro reports whether s holds {{user}}, {{char}} or {{bot}}.
+func hasIdentityMacro(s string) bool {
+	return strings.Contains(s, "{{") && ResolveIdentity(s, "u", "c", "b") != s
+}
+
+func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
+	entries := in.Entries
+	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries)), books: bookSignature(in)}
 	nz := newNormalizer()
 	var pats [2][][]byte
 	idx := [2]map[string]int32{{}, {}}
 	reIdx := map[string]int32{}
 	var reErrs []string
-	compileKey := func(e *lore.Entry, key string) (keyRef, string) {
+	compileKey := func(sens, whole bool, key string) (keyRef, string) {
 		ref := keyRef{}
 		if strings.TrimSpace(key) == "" {
+			return ref, ""
+		}
+		if hasIdentityMacro(key) {
+			ref.kind, ref.node = keyMacro, int32(len(m.macros))
+			m.macros = append(m.macros, macroKey{text: key, sens: sens, whole: whole})
 			return ref, ""
 		}
 		if mo.RegexKeys {
@@ -137,14 +251,6 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 				return ref, ""
 			}
 		}
-		sens := mo.CaseSensitive
-		if e.CaseSensitive != nil {
-			sens = *e.CaseSensitive
-		}
-		whole := !mo.Substring
-		if e.WholeWords != nil {
-			whole = *e.WholeWords
-		}
 		slot := autoFold
 		if sens {
 			slot = autoSens
@@ -163,35 +269,53 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 		e := &entries[i]
 		m.ids[i] = e.ID
 		ce := &m.entries[i]
-		for _, k := range e.Keys {
-			r, rerr := compileKey(e, k)
-			if r.kind == keyBlank {
-				continue
-			}
-			if rerr != "" && ce.regexErr == "" {
-				ce.regexErr = rerr
-			}
-			if r.kind == keyLiteral {
-				ce.autos |= 1 << r.auto
-			}
-			ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
-			ce.primary = append(ce.primary, r)
-			ce.primaryText = append(ce.primaryText, k)
+		ce.compileDecorators(e)
+		book := bookOf(e, in)
+		sens := mo.CaseSensitive
+		if book.CaseSensitive != nil {
+			sens = *book.CaseSensitive
 		}
-		for _, k := range e.SecondaryKeys {
-			r, rerr := compileKey(e, k)
-			if r.kind == keyBlank {
-				continue
-			}
-			if rerr != "" && ce.regexErr == "" {
-				ce.regexErr = rerr
-			}
-			if r.kind == keyLiteral {
-				ce.autos |= 1 << r.auto
-			}
-			ce.secondaryN++
-			ce.secondary = append(ce.secondary, r)
+		if e.CaseSensitive != nil {
+			sens = *e.CaseSensitive
 		}
+		whole := !mo.Substring
+		for _, p := range []*bool{book.WholeWords, e.WholeWords, ce.dec.WholeWords} {
+			if p != nil {
+				whole = *p
+			}
+		}
+		addKeys := func(keys []string, dst *[]keyRef, primary bool) {
+			for _, k := range keys {
+				r, rerr := compileKey(sens, whole, k)
+				if r.kind == keyBlank {
+					continue
+				}
+				if rerr != "" && ce.regexErr == "" {
+					ce.regexErr = rerr
+				}
+				if r.kind == keyLiteral {
+					ce.autos |= 1 << r.auto
+				}
+				if primary {
+					ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
+					ce.primaryText = append(ce.primaryText, k)
+				}
+				*dst = append(*dst, r)
+			}
+		}
+		addKeys(e.Keys, &ce.primary, true)
+		addKeys(ce.dec.AdditionalKeys, &ce.primary, true)
+		addKeys(e.SecondaryKeys, &ce.secondary, false)
+		ce.secondaryN = len(ce.secondary)
+		addKeys(ce.dec.ExcludeKeys, &ce.exclude, false)
+		addKeys(ce.dec.ExcludeKeysAll, &ce.excludeAll, false)
+		m.stateful = m.stateful || ce.state != 0
+		for _, g := range strings.Split(e.Group, ",") {
+			if g = strings.TrimSpace(g); g != "" && !slices.Contains(ce.groups, g) {
+				ce.groups = append(ce.groups, g)
+			}
+		}
+		m.hasGroups = m.hasGroups || len(ce.groups) > 0
 	}
 	for slot := range pats {
 		if len(pats[slot]) == 0 {
@@ -200,7 +324,8 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 		a, ends := buildAutomaton(pats[slot], slot == autoFold, denseCap)
 		m.autos[slot] = a
 		for i := range m.entries {
-			for _, refs := range [][]keyRef{m.entries[i].primary, m.entries[i].secondary} {
+			ce := &m.entries[i]
+			for _, refs := range [][]keyRef{ce.primary, ce.secondary, ce.exclude, ce.excludeAll} {
 				for j := range refs {
 					if refs[j].kind == keyLiteral && int(refs[j].auto) == slot {
 						refs[j].node = ends[refs[j].node]
@@ -214,13 +339,72 @@ func compile(entries []lore.Entry, mo MatchOptions, denseCap uint32) *Matcher {
 		m.order[i] = int32(i)
 	}
 	slices.SortStableFunc(m.order, func(a, b int32) int {
-		if c := cmp.Compare(entries[a].Order, entries[b].Order); c != 0 {
+		if c := cmp.Compare(m.entries[a].order, m.entries[b].order); c != 0 {
 			return c
 		}
 		return cmp.Compare(entries[a].ID, entries[b].ID)
 	})
 	return m
 }
+
+// compileDecorators parses e's decorator lines and sets the decorator
+// layer of ce: overridden fields, the content body and the trace note.
+func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
+	ce.dec, ce.body = decorator.ParseSet(e.Content)
+	d := &ce.dec
+	ce.order, ce.priority, ce.probability = e.Order, e.Priority, e.Probability
+	for _, o := range []struct {
+		dst *int
+		src *int
+	}{{&ce.order, d.Order}, {&ce.priority, d.Priority}, {&ce.probability, d.Probability}} {
+		if o.src != nil {
+			*o.dst = *o.src
+		}
+	}
+	ce.placement = e.Placement
+	if !ce.placement.Valid() {
+		ce.placement = lore.After
+	}
+	if d.Depth != nil {
+		ce.placement = lore.Before
+	}
+	if d.Placement != nil {
+		ce.placement = *d.Placement
+	}
+	ce.role = e.Role
+	if d.Role != "" {
+		ce.role = d.Role
+	}
+	ce.excludeRec = e.ExcludeRecursion || d.ExcludeRecursion
+	ce.preventRec = e.PreventRecursion || d.PreventRecursion
+	if e.Sticky > 0 {
+		ce.state |= UsesSticky
+	}
+	if e.Cooldown > 0 {
+		ce.state |= UsesCooldown
+	}
+	if d.KeepActivateAfterMatch || d.DontActivateAfterMatch {
+		ce.state |= UsesMatched
+	}
+	if e.Delay > 0 || d.ActivateOnlyAfter != nil || d.ActivateOnlyEvery != nil || d.IsGreeting {
+		ce.state |= UsesMessageCount
+	}
+	for i, ig := range d.Ignored {
+		if i == 0 {
+			ce.note = "ignored "
+		} else {
+			ce.note += ", "
+		}
+		ce.note += strconv.Quote(ig.Line) + " (" + ig.Reason + ")"
+	}
+}
+
+// Stateful reports whether any entry of m opens or reads turn state
+// (Sticky, Cooldown or Delay > 0, or a decorator among
+// @@keep_activate_after_match, @@dont_activate_after_match,
+// @@activate_only_after, @@activate_only_every, @@is_greeting). A caller
+// may skip loading turn state for a scope that is not stateful.
+func (m *Matcher) Stateful() bool { return m.stateful }
 
 // fits reports whether m was compiled from entries (same length and ids).
 func (m *Matcher) fits(entries []lore.Entry) bool {
@@ -301,102 +485,4 @@ func compileRegex(src string, bodyLen int) (*regexp.Regexp, string) {
 		return nil, "regex does not compile: " + err.Error()
 	}
 	return re, ""
-}
-
-func (m *Matcher) getScratch() *scratch {
-	if s, ok := m.pool.Get().(*scratch); ok {
-		return s
-	}
-	s := &scratch{}
-	for slot, a := range m.autos {
-		if a != nil {
-			s.done[slot] = make([]uint32, len(a.term))
-		}
-	}
-	s.reFound = make([]int, len(m.regexes))
-	s.reDepth = make([]int, len(m.regexes))
-	s.states = make([]entryState, len(m.ids))
-	s.admitted = make([]int, len(m.ids))
-	return s
-}
-
-// turnScan holds the literal matches of one turn: for every terminal node,
-// the newest message (absolute index) it occurred in.
-type turnScan struct {
-	m     *Matcher
-	s     *scratch
-	msgs  []string
-	g0    [2]uint32
-	start int
-}
-
-// scanWindow scans the newest w messages once per needed automaton.
-func (m *Matcher) scanWindow(s *scratch, msgs []string, w int, need [2]bool) turnScan {
-	ts := turnScan{m: m, s: s, msgs: msgs, start: len(msgs) - w}
-	for i := range s.reFound {
-		s.reFound[i], s.reDepth[i] = -1, 0
-	}
-	if w <= 0 {
-		ts.start = len(msgs)
-		return ts
-	}
-	var nz *normalizer
-	for slot, a := range m.autos {
-		if a == nil || !need[slot] {
-			continue
-		}
-		if uint64(s.gen[slot])+uint64(w)+1 >= 1<<32 {
-			clear(s.done[slot])
-			s.gen[slot] = 0
-		}
-		g0 := s.gen[slot] + 1
-		ts.g0[slot] = g0
-		fold := slot == autoFold
-		for k, msg := range msgs[ts.start:] {
-			if isASCII(msg) {
-				a.scanASCII(msg, s.done[slot], g0+uint32(k))
-				continue
-			}
-			if nz == nil {
-				nz = newNormalizer()
-			}
-			s.buf = mark(s.buf[:0], nz.normalize(msg, fold), true)
-			a.scanMarked(s.buf, s.done[slot], g0+uint32(k))
-		}
-		s.gen[slot] = g0 + uint32(w) - 1
-	}
-	return ts
-}
-
-// hit returns the newest message index in which the key occurs, or -1.
-// depth is the entry's depth, used to bound regex scans.
-func (ts *turnScan) hit(ref *keyRef, depth int) int {
-	switch ref.kind {
-	case keyLiteral:
-		g0 := ts.g0[ref.auto]
-		if g0 == 0 {
-			return -1
-		}
-		d := ts.s.done[ref.auto][ref.node]
-		if d < g0 {
-			return -1
-		}
-		return ts.start + int(d-g0)
-	case keyRegex:
-		s := ts.s
-		n := len(ts.msgs)
-		if depth > n {
-			depth = n
-		}
-		re := ref.node
-		for s.reFound[re] < 0 && s.reDepth[re] < depth {
-			i := n - 1 - s.reDepth[re]
-			if ts.m.regexes[re].MatchString(ts.msgs[i]) {
-				s.reFound[re] = i
-			}
-			s.reDepth[re]++
-		}
-		return s.reFound[re]
-	}
-	return -1
 }

@@ -1,0 +1,298 @@
+package activation
+
+import (
+	"regexp"
+	"strings"
+)
+
+// dynKeys are the macro keys of a Matcher resolved for one set of names:
+// literal ones in their own automata (slots autoDynFold and autoDynSens),
+// regex ones appended after the Matcher's regexes.
+type dynKeys struct {
+	user, char, bot string
+	autos           [2]*automaton
+	// refs holds the resolved key of each Matcher.macros entry.
+	refs    []keyRef
+	regexes []*regexp.Regexp
+}
+
+// dynFor returns the macro keys of m resolved for the names, reusing the
+// last resolution when the names are the same (the common case: one
+// conversation's turns). A key whose macro has no name (empty user or
+// char) never matches, nor does one that resolves to blank text (case
+// BUG-35).
+func (m *Matcher) dynFor(user, char, bot string) *dynKeys {
+	if len(m.macros) == 0 {
+		return nil
+	}
+	if d := m.dyn.Load(); d != nil && d.user == user && d.char == char && d.bot == bot {
+		return d
+	}
+	d := &dynKeys{user: user, char: char, bot: bot, refs: make([]keyRef, len(m.macros))}
+	nz := newNormalizer()
+	var pats [2][][]byte
+	idx := [2]map[string]int32{{}, {}}
+	for i, mk := range m.macros {
+		key := ResolveIdentity(mk.text, user, char, bot)
+		if strings.TrimSpace(key) == "" || hasIdentityMacro(key) {
+			continue // keyBlank: never matches
+		}
+		if m.mo.RegexKeys {
+			if src, n, ok := regexSource(key); ok {
+				re, _ := compileRegex(src, n)
+				ref := keyRef{kind: keyRegex, node: int32(len(m.regexes) + len(d.regexes))}
+				if re == nil {
+					ref.kind = keyBadRegex
+				}
+				d.regexes = append(d.regexes, re)
+				d.refs[i] = ref
+				continue
+			}
+		}
+		slot := 0
+		if mk.sens {
+			slot = 1
+		}
+		p := mark(nil, nz.normalize(key, !mk.sens), mk.whole)
+		j, seen := idx[slot][string(p)]
+		if !seen {
+			j = int32(len(pats[slot]))
+			idx[slot][string(p)] = j
+			pats[slot] = append(pats[slot], p)
+		}
+		d.refs[i] = keyRef{kind: keyLiteral, auto: uint8(autoDynFold + slot), node: j}
+	}
+	for slot := range pats {
+		if len(pats[slot]) == 0 {
+			continue
+		}
+		a, ends := buildAutomaton(pats[slot], slot == 0, maxDenseCells/8)
+		d.autos[slot] = a
+		for i := range d.refs {
+			if d.refs[i].kind == keyLiteral && int(d.refs[i].auto) == autoDynFold+slot {
+				d.refs[i].node = ends[d.refs[i].node]
+			}
+		}
+	}
+	m.dyn.Store(d)
+	return d
+}
+
+func (m *Matcher) getScratch() *scratch {
+	if s, ok := m.pool.Get().(*scratch); ok {
+		return s
+	}
+	s := &scratch{}
+	for slot, a := range m.autos {
+		if a != nil {
+			s.done[slot] = make([]uint32, len(a.term))
+			s.rdone[slot] = make([]uint32, len(a.term))
+		}
+	}
+	s.states = make([]entryState, len(m.ids))
+	return s
+}
+
+// recItem is the admitted content of one entry, scanned by later passes.
+type recItem struct {
+	src  int32 // entry position
+	text string
+}
+
+// turnScan holds the matches of one turn: for every terminal node, the
+// newest chat message (absolute index) and the newest recursion item it
+// occurred in, and the same for regex keys, computed lazily.
+type turnScan struct {
+	m       *Matcher
+	s       *scratch
+	msgs    []string
+	autos   [numAutos]*automaton
+	regexes []*regexp.Regexp
+	dyn     *dynKeys
+	g0      [numAutos]uint32
+	start   int
+	items   []recItem
+	rg0     [numAutos]uint32
+	nz      *normalizer
+}
+
+// newTurnScan prepares the scratch of one turn for m and the names' macro
+// keys; maxItems bounds the recursion items the turn may add.
+func (m *Matcher) newTurnScan(s *scratch, msgs []string, dyn *dynKeys, maxItems int) *turnScan {
+	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes}
+	ts.autos[autoFold], ts.autos[autoSens] = m.autos[autoFold], m.autos[autoSens]
+	if dyn != nil {
+		ts.autos[autoDynFold], ts.autos[autoDynSens] = dyn.autos[0], dyn.autos[1]
+		if len(dyn.regexes) > 0 {
+			ts.regexes = append(m.regexes[:len(m.regexes):len(m.regexes)], dyn.regexes...)
+		}
+	}
+	for slot, a := range ts.autos {
+		if a == nil {
+			continue
+		}
+		for _, d := range []*[]uint32{&s.done[slot], &s.rdone[slot]} {
+			if len(*d) < len(a.term) {
+				*d = make([]uint32, len(a.term))
+			}
+		}
+		if uint64(s.rgen[slot])+uint64(maxItems)+2 >= 1<<32 {
+			clear(s.rdone[slot])
+			s.rgen[slot] = 0
+		}
+		ts.rg0[slot] = s.rgen[slot] + 1
+	}
+	n := len(ts.regexes)
+	for _, r := range []*[]int{&s.reFound, &s.reDepth, &s.reRec, &s.reRecN} {
+		if cap(*r) < n {
+			*r = make([]int, n)
+		}
+		*r = (*r)[:n]
+	}
+	for i := range n {
+		s.reFound[i], s.reDepth[i], s.reRec[i], s.reRecN[i] = -1, 0, -1, 0
+	}
+	return ts
+}
+
+// resolve returns the key a macro key stands for this turn.
+func (ts *turnScan) resolve(ref *keyRef) *keyRef {
+	if ref.kind == keyMacro {
+		if ts.dyn == nil {
+			return &keyRef{}
+		}
+		return &ts.dyn.refs[ref.node]
+	}
+	return ref
+}
+
+// usesAutos returns the automaton slots the keys of ce need this turn.
+func (ts *turnScan) usesAutos(ce *compiledEntry, need *[numAutos]bool) {
+	need[autoFold] = need[autoFold] || ce.autos&(1<<autoFold) != 0
+	need[autoSens] = need[autoSens] || ce.autos&(1<<autoSens) != 0
+	if ts.dyn != nil {
+		need[autoDynFold] = need[autoDynFold] || ts.dyn.autos[0] != nil
+		need[autoDynSens] = need[autoDynSens] || ts.dyn.autos[1] != nil
+	}
+}
+
+// scanWindow scans the newest w messages once per needed automaton.
+func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
+	s, msgs := ts.s, ts.msgs
+	ts.start = len(msgs) - w
+	if w <= 0 {
+		ts.start = len(msgs)
+		return
+	}
+	for slot, a := range ts.autos {
+		if a == nil || !need[slot] {
+			continue
+		}
+		if uint64(s.gen[slot])+uint64(w)+1 >= 1<<32 {
+			clear(s.done[slot])
+			s.gen[slot] = 0
+		}
+		g0 := s.gen[slot] + 1
+		ts.g0[slot] = g0
+		fold := slot == autoFold || slot == autoDynFold
+		for k, msg := range msgs[ts.start:] {
+			ts.scanText(a, msg, fold, s.done[slot], g0+uint32(k))
+		}
+		s.gen[slot] = g0 + uint32(w) - 1
+	}
+}
+
+// scanText runs one text through automaton a, marking done[node] = gen for
+// every key occurring in it.
+func (ts *turnScan) scanText(a *automaton, text string, fold bool, done []uint32, gen uint32) {
+	if isASCII(text) {
+		a.scanASCII(text, done, gen)
+		return
+	}
+	if ts.nz == nil {
+		ts.nz = newNormalizer()
+	}
+	ts.s.buf = mark(ts.s.buf[:0], ts.nz.normalize(text, fold), true)
+	a.scanMarked(ts.s.buf, done, gen)
+}
+
+// addRecursion scans the admitted content of entry src for later passes.
+func (ts *turnScan) addRecursion(src int32, text string) {
+	k := uint32(len(ts.items))
+	ts.items = append(ts.items, recItem{src: src, text: text})
+	for slot, a := range ts.autos {
+		if a == nil {
+			continue
+		}
+		gen := ts.rg0[slot] + k
+		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, ts.s.rdone[slot], gen)
+		ts.s.rgen[slot] = gen
+	}
+}
+
+// matchRegex is the one place where a regex key is evaluated against a
+// text (chat message or recursion item).
+func (ts *turnScan) matchRegex(re int32, text string) bool {
+	return ts.regexes[re].MatchString(text)
+}
+
+// hit returns the newest chat message index in which the key occurs among
+// the newest depth messages of the window, or -1.
+func (ts *turnScan) hit(ref *keyRef, depth int) int {
+	ref = ts.resolve(ref)
+	switch ref.kind {
+	case keyLiteral:
+		g0 := ts.g0[ref.auto]
+		if g0 == 0 {
+			return -1
+		}
+		d := ts.s.done[ref.auto][ref.node]
+		if d < g0 {
+			return -1
+		}
+		return ts.start + int(d-g0)
+	case keyRegex:
+		s := ts.s
+		n := len(ts.msgs)
+		if depth > n {
+			depth = n
+		}
+		re := ref.node
+		for s.reFound[re] < 0 && s.reDepth[re] < depth {
+			i := n - 1 - s.reDepth[re]
+			if ts.matchRegex(re, ts.msgs[i]) {
+				s.reFound[re] = i
+			}
+			s.reDepth[re]++
+		}
+		return s.reFound[re]
+	}
+	return -1
+}
+
+// recHit returns the newest recursion item in which the key occurs, or -1.
+func (ts *turnScan) recHit(ref *keyRef) int {
+	if len(ts.items) == 0 {
+		return -1
+	}
+	ref = ts.resolve(ref)
+	switch ref.kind {
+	case keyLiteral:
+		d := ts.s.rdone[ref.auto][ref.node]
+		g0 := ts.rg0[ref.auto]
+		if d < g0 || d-g0 >= uint32(len(ts.items)) {
+			return -1
+		}
+		return int(d - g0)
+	case keyRegex:
+		s := ts.s
+		re := ref.node
+		for ; s.reRecN[re] < len(ts.items); s.reRecN[re]++ {
+			if ts.matchRegex(re, ts.items[s.reRecN[re]].text) {
+				s.reRec[re] = s.reRecN[re]
+			}
+		}
+		return s.reRec[re]
+	}
+	return -1
+}
