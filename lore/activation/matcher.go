@@ -120,7 +120,7 @@ type Matcher struct {
 	books     string
 	stateful  bool
 	hasGroups bool
-	pool     sync.Pool
+	pool      sync.Pool
 	// dyn memoises the macro keys of the last set of names.
 	dyn atomic.Pointer[dynKeys]
 	// tokens caches token counts (see tokenCache).
