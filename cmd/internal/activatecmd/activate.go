@@ -2,7 +2,9 @@
 // activation tool (issue 4):
 //
 //	loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N]
-//	    [--whole-words=true|false] [--case-sensitive] [--budget N]
+//	    [--whole-words=true|false] [--case-sensitive] [--budget N | --budget-tokens N]
+//	    [--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N]
+//	    [--message-count N] [--regex-keys=true|false]
 //	    [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]
 //
 // Every --book goes through lore/format (any detected format). The books
@@ -13,18 +15,30 @@
 // scanned); "-" reads stdin. Engine options: --scan-depth (default
 // activation.DefaultScanDepth), --whole-words (default true),
 // --case-sensitive, --budget (UTF-16 code units, default
-// activation.DefaultCharBudget, negative = unlimited, 0 refused), --random (every draw
-// returns R, in [0, 1)) or --seed (a PCG source; without either, draws are
+// activation.DefaultCharBudget, negative = unlimited, 0 refused) or
+// --budget-tokens (a token budget, > 0, counted with --tokenizer, default
+// o200k_base; exclusive with --budget), --recursive (recursive scanning)
+// and --max-recursion-steps (passes including the first, 0 = the engine's
+// cap; it does not turn recursion on), --message-count (messages in the
+// conversation, default the chat's length), --random (every draw returns
+// R, in [0, 1)) or --seed (a PCG source; without either, draws are
 // random), --user and --char (identity macro names; {{bot}} is --char),
-// --regex (default true: books tried offline are the user's own; /pattern/flags keys
-// are RE2 expressions).
+// --regex-keys (default true: /pattern/flags keys are RE2 expressions, as
+// a book's author tries it; false mimics a new server; --regex is an alias).
+// These flags are the server layer of docs/authoring.md: settings a book
+// file carries win over them.
 //
 // Output (--format json, the default) is one JSON object:
 //
-//	{"admitted":[{"id","title","placement","group","content"}],
+//	{"admitted":[{"id","title","placement","group","content","tokens","pass","triggeredBy"}],
 //	 "blocks":[{"tag","role","text"}],
 //	 "budget":{"unit","limit","used"},
-//	 "trace":[{"id","title","verdict","detail"}]}
+//	 "passes":N,
+//	 "trace":[{"id","title","verdict","detail","pass","triggeredBy"}]}
+//
+// tokens is the admitted content's token count with --tokenizer;
+// triggeredBy is the id of the entry whose content activated this one in a
+// recursive pass, or null.
 //
 // --format text prints the same for people. Exit status: 0 on success, 2 on
 // bad arguments or bad input (one line on stderr), 1 when the output cannot
@@ -48,6 +62,7 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/format"
 	"loregate/lore/prompt"
+	"loregate/lore/tokens"
 )
 
 // maxInput caps the bytes read from one --book or --chat file (the largest
@@ -55,8 +70,9 @@ import (
 const maxInput = 64 << 20
 
 const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N] " +
-	"[--whole-words=true|false] [--case-sensitive] [--budget N] [--random R | --seed S] " +
-	"[--user NAME] [--char NAME] [--format json|text]"
+	"[--whole-words=true|false] [--case-sensitive] [--budget N | --budget-tokens N] " +
+	"[--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N] [--message-count N] " +
+	"[--regex-keys=true|false] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]"
 
 type bookList []string
 
@@ -102,10 +118,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 }
 
 type config struct {
-	books  bookList
-	chat   string
-	format string
-	opts   activation.Options
+	books        bookList
+	chat         string
+	format       string
+	opts         activation.Options
+	messageCount int
 }
 
 func parseArgs(args []string) (config, error) {
@@ -118,9 +135,15 @@ func parseArgs(args []string) (config, error) {
 	whole := fs.Bool("whole-words", true, "whole-word matching")
 	sens := fs.Bool("case-sensitive", false, "case-sensitive matching")
 	budget := fs.Int("budget", activation.DefaultCharBudget, "budget in UTF-16 code units, negative = unlimited")
+	budgetTokens := fs.Int("budget-tokens", 0, "budget in tokens (exclusive with --budget)")
+	tokenizer := fs.String("tokenizer", string(lore.TokenizerO200k), "tokenizer: o200k_base or cl100k_base")
+	fs.BoolVar(&c.opts.Recursive, "recursive", false, "recursive scanning")
+	steps := fs.Int("max-recursion-steps", activation.DefaultMaxRecursionSteps, "passes including the first, 0 = the engine's cap")
+	fs.IntVar(&c.messageCount, "message-count", 0, "messages in the conversation (default: the chat's length)")
 	random := fs.String("random", "", "fixed draw in [0, 1)")
 	seed := fs.String("seed", "", "seed of the random source")
-	regex := fs.Bool("regex", true, "regex keys")
+	regex := fs.Bool("regex-keys", true, "regex keys: /pattern/flags keys are RE2 expressions")
+	fs.BoolVar(regex, "regex", true, "alias of --regex-keys")
 	fs.StringVar(&c.opts.UserName, "user", "User", "{{user}} name")
 	fs.StringVar(&c.opts.CharName, "char", "Character", "{{char}} and {{bot}} name")
 	fs.StringVar(&c.format, "format", "json", "json or text")
@@ -149,10 +172,35 @@ func parseArgs(args []string) (config, error) {
 	}
 	c.opts.ScanDepth = scanDepth // 0 scans no chat message (case BUG-36)
 	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if *budget == 0 {
 		return c, bad("--budget 0 would admit nothing; give a positive budget, or a negative one for no limit")
 	}
 	c.opts.CharBudget = *budget
+	if set["budget-tokens"] {
+		if set["budget"] {
+			return c, bad("--budget and --budget-tokens are exclusive: a budget counts characters or tokens")
+		}
+		if *budgetTokens <= 0 {
+			return c, bad("--budget-tokens %d must be positive", *budgetTokens)
+		}
+		c.opts.TokenBudget = *budgetTokens
+	}
+	tok, err := tokens.New(lore.TokenizerName(*tokenizer))
+	if err != nil {
+		return c, bad("--tokenizer %q is not o200k_base or cl100k_base", *tokenizer)
+	}
+	c.opts.Tokenizer = tok
+	if *steps < 0 {
+		return c, bad("--max-recursion-steps %d is negative", *steps)
+	}
+	if set["max-recursion-steps"] {
+		c.opts.MaxRecursionSteps = steps
+	}
+	if c.messageCount < 0 {
+		return c, bad("--message-count %d is negative", c.messageCount)
+	}
 	if *random != "" && *seed != "" {
 		return c, bad("--random and --seed are exclusive")
 	}
@@ -186,7 +234,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := activation.Activate(ctx, activation.Input{Entries: entries, Collections: collections, Messages: msgs}, c.opts)
+	res, err := activation.Activate(ctx, activation.Input{Entries: entries, Collections: collections, Messages: msgs, MessageCount: c.messageCount}, c.opts)
 	if err != nil {
 		return nil, bad("%v", err)
 	}
@@ -289,11 +337,14 @@ func loadChat(path string, stdin io.Reader) ([]string, error) {
 }
 
 type jsonAdmitted struct {
-	ID        int64  `json:"id"`
-	Title     string `json:"title"`
-	Placement string `json:"placement"`
-	Group     string `json:"group"`
-	Content   string `json:"content"`
+	ID          int64  `json:"id"`
+	Title       string `json:"title"`
+	Placement   string `json:"placement"`
+	Group       string `json:"group"`
+	Content     string `json:"content"`
+	Tokens      *int   `json:"tokens"`
+	Pass        int    `json:"pass"`
+	TriggeredBy *int64 `json:"triggeredBy"`
 }
 
 type jsonBlock struct {
@@ -309,17 +360,28 @@ type jsonBudget struct {
 }
 
 type jsonTrace struct {
-	ID      int64  `json:"id"`
-	Title   string `json:"title"`
-	Verdict string `json:"verdict"`
-	Detail  string `json:"detail"`
+	ID          int64  `json:"id"`
+	Title       string `json:"title"`
+	Verdict     string `json:"verdict"`
+	Detail      string `json:"detail"`
+	Pass        int    `json:"pass"`
+	TriggeredBy *int64 `json:"triggeredBy"`
 }
 
 type jsonOutput struct {
 	Admitted []jsonAdmitted `json:"admitted"`
 	Blocks   []jsonBlock    `json:"blocks"`
 	Budget   jsonBudget     `json:"budget"`
+	Passes   int            `json:"passes"`
 	Trace    []jsonTrace    `json:"trace"`
+}
+
+// idOrNil is nil for 0 (no triggering entry).
+func idOrNil(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 func renderJSON(res activation.Result, blocks []prompt.Block) ([]byte, error) {
@@ -327,17 +389,20 @@ func renderJSON(res activation.Result, blocks []prompt.Block) ([]byte, error) {
 		Admitted: []jsonAdmitted{},
 		Blocks:   []jsonBlock{},
 		Budget:   jsonBudget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
+		Passes:   res.Passes,
 		Trace:    []jsonTrace{},
 	}
 	for _, a := range res.Admitted {
 		out.Admitted = append(out.Admitted, jsonAdmitted{ID: a.Entry.ID, Title: a.Entry.Title,
-			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content})
+			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content,
+			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy)})
 	}
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text})
 	}
 	for _, t := range res.Trace {
-		out.Trace = append(out.Trace, jsonTrace{ID: t.ID, Title: t.Title, Verdict: string(t.Verdict), Detail: t.Detail})
+		out.Trace = append(out.Trace, jsonTrace{ID: t.ID, Title: t.Title, Verdict: string(t.Verdict), Detail: t.Detail,
+			Pass: t.Pass, TriggeredBy: idOrNil(t.TriggeredBy)})
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -359,8 +424,8 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 	if res.Budget.Limit < 0 {
 		limit = "unlimited"
 	}
-	fmt.Fprintf(&b, "%d of %d entries admitted; budget %d of %s %s used\n",
-		len(res.Admitted), len(res.Trace), res.Budget.Used, limit, res.Budget.Unit)
+	fmt.Fprintf(&b, "%d of %d entries admitted in %d passes; budget %d of %s %s used\n",
+		len(res.Admitted), len(res.Trace), res.Passes, res.Budget.Used, limit, res.Budget.Unit)
 	if len(res.Admitted) > 0 {
 		b.WriteString("\nAdmitted (insertion order):\n")
 		for _, t := range res.Trace {

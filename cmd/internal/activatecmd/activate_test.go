@@ -73,7 +73,7 @@ func TestEldoriaGlade(t *testing.T) {
 	// Exactly the documented top-level and item keys.
 	var raw map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(stdout), &raw))
-	require.ElementsMatch(t, []string{"admitted", "blocks", "budget", "trace"}, keys(raw))
+	require.ElementsMatch(t, []string{"admitted", "blocks", "budget", "passes", "trace"}, keys(raw))
 
 	var out output
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
@@ -122,10 +122,10 @@ func TestAdmittedItemKeys(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Admitted, 2, "forest (uid 0) and glade (uid 2)")
-	require.Equal(t, []string{"content", "group", "id", "placement", "title"}, keys(out.Admitted[0]))
+	require.Equal(t, []string{"content", "group", "id", "pass", "placement", "title", "tokens", "triggeredBy"}, keys(out.Admitted[0]))
 	require.Equal(t, []string{"role", "tag", "text"}, keys(out.Blocks[0]))
 	require.Equal(t, []string{"limit", "unit", "used"}, keys(out.Budget))
-	require.Equal(t, []string{"detail", "id", "title", "verdict"}, keys(out.Trace[0]))
+	require.Equal(t, []string{"detail", "id", "pass", "title", "triggeredBy", "verdict"}, keys(out.Trace[0]))
 }
 
 func TestSeveralBooksAndOptions(t *testing.T) {
