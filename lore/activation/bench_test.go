@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"loregate/lore"
+	"loregate/lore/tokens"
 )
 
 // benchBook returns n entries of 4 invented single- and two-word keys each
@@ -210,4 +211,122 @@ func BenchmarkScanWindow(b *testing.B) {
 		ts := m.newTurnScan(sc, msgs, nil, 0)
 		ts.scanWindow(len(msgs), [numAutos]bool{true, true})
 	}
+}
+
+// modelBench is one turn of the activation model II benchmark: 250 entries
+// x 4 keys, 100 messages, about 5% of the entries admitted by the chat;
+// with recursion, their content names keys of another 5%, whose content
+// names a third 5% (3 passes).
+type modelBench struct {
+	in   Input
+	opts Options
+}
+
+func newModelBench(b *testing.B) modelBench {
+	r := rand.New(rand.NewPCG(250, 100))
+	book := benchBook(r, 250)
+	msgs := benchChat(r, 100, book)
+	in := Input{
+		Entries:     book,
+		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
+		Messages:    msgs,
+	}
+	opts := Options{ScanDepth: ptr(100), CharBudget: -1, Random: func() float64 { return 0 }}
+	res, err := Activate(context.Background(), in, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	first := map[int64]bool{}
+	for _, a := range res.Admitted {
+		first[a.Entry.ID] = true
+	}
+	// Link the chat's entries to a second tier and that to a third.
+	var rest []int
+	for i, e := range book {
+		if !first[e.ID] {
+			rest = append(rest, i)
+		}
+	}
+	n := len(first)
+	tier2, tier3 := rest[:n], rest[n:2*n]
+	k := 0
+	for i := range book {
+		if first[book[i].ID] {
+			book[i].Content += " It names " + book[tier2[k]].Keys[1] + "."
+			k++
+		}
+	}
+	for j, i := range tier2 {
+		book[i].Content += " It names " + book[tier3[j]].Keys[2] + "."
+	}
+	return modelBench{in: in, opts: opts}
+}
+
+// BenchmarkModel compares, in one run, a single-pass turn with a recursive
+// one (3 passes, each admitting ~5% new entries; goal <= 2x), a token
+// budget with cached o200k_base counts with the character budget (goal
+// <= 1.2x), and both with the naive per-key scan of one pass (goal >= 100x
+// faster). The reported metrics are the ratios.
+func BenchmarkModel(b *testing.B) {
+	mb := newModelBench(b)
+	tok, err := tokens.New(lore.TokenizerO200k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	variants := []struct {
+		name   string
+		opts   Options
+		passes int
+	}{
+		{"single-pass", mb.opts, 1},
+		{"recursive-3", func() Options { o := mb.opts; o.Recursive = true; return o }(), 3},
+		{"char-budget", func() Options { o := mb.opts; o.CharBudget = 100_000; return o }(), 1},
+		{"token-budget", func() Options { o := mb.opts; o.TokenBudget, o.Tokenizer = 30_000, tok; return o }(), 1},
+	}
+	cache := NewCache(4)
+	key := CacheKey{Version: 1}
+	per := map[string]time.Duration{}
+	admitted := map[string]int{}
+	for _, v := range variants {
+		res, err := cache.Activate(context.Background(), key, mb.in, v.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Passes != v.passes {
+			b.Fatalf("%s: %d passes, want %d", v.name, res.Passes, v.passes)
+		}
+		admitted[v.name] = len(res.Admitted)
+	}
+	if admitted["recursive-3"] < 2*admitted["single-pass"] {
+		b.Fatalf("recursion admits %d entries, single pass %d: the tiers are not linked", admitted["recursive-3"], admitted["single-pass"])
+	}
+	for _, v := range variants {
+		b.Run(v.name, func(b *testing.B) {
+			for b.Loop() {
+				res, _ := cache.Activate(context.Background(), key, mb.in, v.opts)
+				benchSink += len(res.Admitted)
+			}
+			b.ReportMetric(float64(admitted[v.name]), "admitted")
+		})
+		per[v.name] = perTurn(300*time.Millisecond, func() {
+			res, _ := cache.Activate(context.Background(), key, mb.in, v.opts)
+			benchSink += len(res.Admitted)
+		})
+	}
+	keys := make([][]string, len(mb.in.Entries))
+	for i, e := range mb.in.Entries {
+		for _, k := range e.Keys {
+			keys[i] = append(keys[i], strings.ToLower(k))
+		}
+	}
+	naive := perTurn(300*time.Millisecond, func() { benchSink += naiveTurn(keys, mb.in.Messages) })
+	b.Run("ratios", func(b *testing.B) {
+		for b.Loop() {
+			benchSink++
+		}
+		b.ReportMetric(float64(per["recursive-3"])/float64(per["single-pass"]), "recursive/single")
+		b.ReportMetric(float64(per["token-budget"])/float64(per["char-budget"]), "tokens/chars")
+		b.ReportMetric(float64(naive)/float64(per["recursive-3"]), "naive/recursive")
+		b.ReportMetric(float64(naive)/float64(per["token-budget"]), "naive/tokens")
+	})
 }

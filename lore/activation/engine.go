@@ -54,6 +54,9 @@ type entryState struct {
 	// recOK: recursion text may activate the entry; feeds: its content
 	// feeds recursion; recBook: its book scans recursively.
 	recOK, feeds, recBook bool
+	// noKeyRec: the last no_key_match also read recursion text (the detail
+	// is built once, in result).
+	noKeyRec bool
 }
 
 // turn is the state of one Activate call.
@@ -270,7 +273,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 			}
 			s.pass = p
 			if s.level > 0 && (p == 1 || s.level > curLevel) {
-				s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)
+				s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
 				pending++
 				continue
 			}
@@ -489,14 +492,8 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 			case recOnly:
 				s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
 			default:
-				s.verdict = VerdictNoKeyMatch
-				s.detail = noKeyDetail(min(s.depth, t.nmsg))
-				if p > 1 && s.recOK {
-					s.detail += " nor in recursion text"
-				}
-				if ce.regexErr != "" {
-					s.detail += "; " + ce.regexErr
-				}
+				s.verdict, s.detail = VerdictNoKeyMatch, "" // detail in result
+				s.noKeyRec = p > 1 && s.recOK
 			}
 			return false, nil
 		}
@@ -650,6 +647,20 @@ func (t *turn) result(passes int) Result {
 			trig = t.in.Entries[s.trig-1].ID
 		}
 		detail := s.detail
+		if detail == "" {
+			switch s.verdict {
+			case VerdictNoKeyMatch:
+				detail = noKeyDetail(min(s.depth, t.nmsg))
+				if s.noKeyRec {
+					detail += " nor in recursion text"
+				}
+				if ce.regexErr != "" {
+					detail += "; " + ce.regexErr
+				}
+			case VerdictDelayedUntilRecursion:
+				detail = "waits for recursion level " + strconv.Itoa(s.level)
+			}
+		}
 		if ce.note != "" {
 			detail += "; " + ce.note
 		}

@@ -46,24 +46,24 @@ func (c *tokenCache) slot(tok Tokenizer, n int, named bool, opts *Options) []ato
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !named {
-		if c.static == nil {
-			c.static = map[Tokenizer][]atomic.Int32{}
-		}
-		s := c.static[tok]
-		if s == nil {
-			s = make([]atomic.Int32, n)
-			c.static[tok] = s
-		}
-		return s
+		return counts(&c.static, tok, n)
 	}
 	k := namedKey{tok, opts.UserName, opts.CharName, opts.BotName}
-	if c.named == nil || len(c.named) >= maxNamedCounts && c.named[k] == nil {
-		c.named = map[namedKey][]atomic.Int32{}
+	if len(c.named) >= maxNamedCounts && c.named[k] == nil {
+		c.named = nil
 	}
-	s := c.named[k]
+	return counts(&c.named, k, n)
+}
+
+// counts returns (*m)[k], made with n counters when missing.
+func counts[K comparable](m *map[K][]atomic.Int32, k K, n int) []atomic.Int32 {
+	if *m == nil {
+		*m = map[K][]atomic.Int32{}
+	}
+	s := (*m)[k]
 	if s == nil {
 		s = make([]atomic.Int32, n)
-		c.named[k] = s
+		(*m)[k] = s
 	}
 	return s
 }

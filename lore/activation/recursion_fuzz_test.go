@@ -1,0 +1,224 @@
+package activation
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+)
+
+// recVocab is the word list of the recursion fuzz: keys and content are
+// drawn from it, so content often names other entries' keys.
+var recVocab = []string{"ash", "bay", "cove", "dune", "elm", "fen", "glen", "heath", "isle", "jetty"}
+
+// recCase is a random book and chat for the recursive engine.
+type recCase struct {
+	entries []lore.Entry
+	msgs    []string
+	opts    Options
+}
+
+func randomRecCase(seed uint64, size uint8) recCase {
+	r := rand.New(rand.NewPCG(seed, uint64(size)))
+	n := 1 + int(size)%24
+	words := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = recVocab[r.IntN(len(recVocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	var c recCase
+	for i := range n {
+		e := lore.NewEntry()
+		e.ID, e.Server, e.Title = int64(i+1), srv, "e"
+		e.Keys = []string{recVocab[r.IntN(len(recVocab))]}
+		if r.IntN(3) == 0 {
+			e.Keys = append(e.Keys, recVocab[r.IntN(len(recVocab))])
+		}
+		e.Content = words(1 + r.IntN(3))
+		e.Constant = r.IntN(8) == 0
+		e.ExcludeRecursion = r.IntN(5) == 0
+		e.PreventRecursion = r.IntN(5) == 0
+		if r.IntN(4) == 0 {
+			e.DelayUntilRecursion = 1 + r.IntN(3)
+		}
+		e.Priority = []int{0, 100, 200}[r.IntN(3)]
+		e.Order = r.IntN(5)
+		if r.IntN(3) == 0 {
+			d := r.IntN(4)
+			e.ScanDepth = &d
+		}
+		e.IgnoreBudget = r.IntN(10) == 0
+		c.entries = append(c.entries, e)
+	}
+	for range 1 + r.IntN(4) {
+		c.msgs = append(c.msgs, words(1+r.IntN(3)))
+	}
+	c.opts = Options{Recursive: r.IntN(6) != 0, MaxRecursionSteps: ptr(r.IntN(5)), CharBudget: []int{-1, 10, 25, 60}[r.IntN(4)],
+		Random: func() float64 { panic("no draw expected") }}
+	return c
+}
+
+// recOutcome is what the fuzz compares: each entry's verdict (admitted,
+// over_budget or neither) and its pass when admitted.
+type recOutcome struct {
+	Verdict Verdict
+	Pass    int
+}
+
+// naiveRecursive is the reference: the rules of Matcher.Activate for this
+// restricted book (single-word lowercase ASCII keys, whole words, chance
+// 100, no groups or decorators), written as directly as possible: every
+// pass re-reads every text it may scan.
+func naiveRecursive(c recCase) map[int64]recOutcome {
+	depthDefault := DefaultScanDepth
+	steps := DefaultMaxRecursionSteps
+	if c.opts.MaxRecursionSteps != nil {
+		steps = *c.opts.MaxRecursionSteps
+	}
+	if steps <= 0 || steps > MaxPasses {
+		steps = MaxPasses
+	}
+	recursion := c.opts.Recursive && steps > 1
+	if !recursion {
+		steps = 1
+	}
+	limit := c.opts.CharBudget
+	if limit == 0 {
+		limit = DefaultCharBudget
+	}
+	has := func(text, key string) bool { return slices.Contains(strings.Fields(text), key) }
+	order := make([]int, len(c.entries))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		if x := cmp.Compare(c.entries[a].Order, c.entries[b].Order); x != 0 {
+			return x
+		}
+		return cmp.Compare(c.entries[a].ID, c.entries[b].ID)
+	})
+	out := map[int64]recOutcome{}
+	pending := map[int]bool{}
+	minLevel := 0
+	for _, i := range order {
+		e := c.entries[i]
+		if e.DelayUntilRecursion > 0 {
+			if !recursion {
+				continue
+			}
+			if minLevel == 0 || e.DelayUntilRecursion < minLevel {
+				minLevel = e.DelayUntilRecursion
+			}
+		}
+		pending[i] = true
+	}
+	var recText []string
+	used := 0
+	cur, visited := minLevel, 0
+	for p := 1; ; p++ {
+		if p > 1 {
+			visited = cur
+		}
+		var passed []int
+		for _, i := range order {
+			if !pending[i] {
+				continue
+			}
+			e := c.entries[i]
+			if e.DelayUntilRecursion > 0 && (p == 1 || e.DelayUntilRecursion > cur) {
+				continue
+			}
+			ok := e.Constant
+			d := depthDefault
+			if e.ScanDepth != nil {
+				d = *e.ScanDepth
+			}
+			for _, k := range e.Keys {
+				for j := max(len(c.msgs)-d, 0); j < len(c.msgs); j++ {
+					ok = ok || has(c.msgs[j], k)
+				}
+				if p > 1 && !e.ExcludeRecursion {
+					for _, t := range recText {
+						ok = ok || has(t, k)
+					}
+				}
+			}
+			if ok {
+				passed = append(passed, i)
+				delete(pending, i)
+			}
+		}
+		slices.SortStableFunc(passed, func(a, b int) int {
+			if x := cmp.Compare(c.entries[b].Priority, c.entries[a].Priority); x != 0 {
+				return x
+			}
+			if c.entries[a].Constant != c.entries[b].Constant {
+				return boolFirst(c.entries[a].Constant)
+			}
+			return 0
+		})
+		fed := false
+		for _, i := range passed {
+			e := c.entries[i]
+			cost := len(e.Content)
+			if !e.IgnoreBudget && limit >= 0 && used+cost > limit {
+				out[e.ID] = recOutcome{VerdictOverBudget, p}
+				continue
+			}
+			if !e.IgnoreBudget {
+				used += cost
+			}
+			out[e.ID] = recOutcome{VerdictAdmitted, p}
+			if !e.PreventRecursion {
+				recText = append(recText, e.Content)
+				fed = true
+			}
+		}
+		if !recursion || p >= steps || len(pending) == 0 {
+			break
+		}
+		if fed {
+			continue
+		}
+		next := 0
+		for i := range pending {
+			if l := c.entries[i].DelayUntilRecursion; l > visited && (next == 0 || l < next) {
+				next = l
+			}
+		}
+		if next == 0 {
+			break
+		}
+		cur = max(cur, next)
+	}
+	return out
+}
+
+// FuzzRecursion checks the recursive engine (automaton scans of new text,
+// remembered hits, pass-by-pass budget, delay levels) against
+// naiveRecursive on random books.
+func FuzzRecursion(f *testing.F) {
+	for _, s := range []uint64{1, 2, 3, 42, 2026} {
+		f.Add(s, uint8(s*7))
+	}
+	f.Fuzz(func(t *testing.T, seed uint64, size uint8) {
+		c := randomRecCase(seed, size)
+		res, err := Activate(context.Background(), baseInput(c.entries, c.msgs...), c.opts)
+		require.NoError(t, err)
+		got := map[int64]recOutcome{}
+		for _, tr := range res.Trace {
+			if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget {
+				got[tr.ID] = recOutcome{tr.Verdict, tr.Pass}
+			}
+		}
+		require.Equal(t, naiveRecursive(c), got, "messages %q\nentries %+v\ntrace %+v", c.msgs, c.entries, res.Trace)
+	})
+}
