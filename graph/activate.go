@@ -32,8 +32,10 @@ type turn struct {
 }
 
 // runActivation authorises the caller, reads the scope once and runs the
-// engine (through the matcher cache) for input.
-func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (*turn, error) {
+// engine (through the matcher cache) for input. rec is nil for a dry run
+// (activate, assemblePrompt) and carries a recorded turn for activateTurn
+// (turn.go), which then owns the open transaction in rec.
+func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder) (*turn, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
 		return nil, fmt.Errorf("server %s: %w", lore.Clip(in.ServerDiscordID, 24), lore.ErrNotFound)
 	}
@@ -78,6 +80,9 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput) (
 		Channel:        get(in.ChannelID, ""),
 		ParentChannel:  get(in.ParentChannelID, ""),
 		ChannelScoping: scoping,
+	}
+	if err := r.applyTurnState(ctx, in, rec, snap, unavailable, &input, &opts); err != nil {
+		return nil, err
 	}
 	start := time.Now()
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
@@ -173,7 +178,7 @@ const MaxDocuments = 50
 
 // assemblePrompt runs one turn and places its lore in the caller's prompt.
 func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptInput) (*model.AssembledPrompt, error) {
-	t, err := r.runActivation(ctx, &in.Activation)
+	t, err := r.runActivation(ctx, &in.Activation, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/format"
+	"loregate/lore/postgres"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
@@ -29,6 +30,10 @@ type Resolver struct {
 	Cache *activation.Cache
 	// Metrics, when set, observes activation latency.
 	Metrics *Metrics
+	// Turns stores turn state and the activation log (turn.go); nil makes
+	// activateTurn, activationLog and resetTurnState report UNAVAILABLE and
+	// dry runs read no state.
+	Turns *postgres.Store
 	// Jobs, when set, turns large imports into background jobs and serves
 	// the job query, backups and artifact downloads (jobs.go).
 	Jobs *Jobs

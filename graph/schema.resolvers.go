@@ -252,7 +252,7 @@ func (r *queryResolver) Server(ctx context.Context, discordID string) (*model.Se
 
 // Activate is the resolver for the activate field.
 func (r *queryResolver) Activate(ctx context.Context, input model.ActivateInput) (*model.Activation, error) {
-	t, err := r.runActivation(ctx, &input)
+	t, err := r.runActivation(ctx, &input, nil)
 	if err != nil {
 		return nil, err
 	}

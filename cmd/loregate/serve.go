@@ -70,7 +70,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
 	}
 	store := postgres.New(pool).WithLimits(cfg.Limits)
-	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
+	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
 	if err != nil {

@@ -534,7 +534,7 @@ func (ec *executionContext) unmarshalInputActivateInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides", "messageCount"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -590,6 +590,13 @@ func (ec *executionContext) unmarshalInputActivateInput(ctx context.Context, obj
 				return it, err
 			}
 			it.Overrides = graphql.OmittableOf(data)
+		case "messageCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("messageCount"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MessageCount = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1168,6 +1175,13 @@ func (ec *executionContext) marshalNTraceItem2ᚖloregateᚋgraphᚋmodelᚐTrac
 		return graphql.Null
 	}
 	return ec._TraceItem(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOActivation2ᚖloregateᚋgraphᚋmodelᚐActivation(ctx context.Context, sel ast.SelectionSet, v *model.Activation) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Activation(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOActivationOverrides2ᚖloregateᚋgraphᚋmodelᚐActivationOverrides(ctx context.Context, v any) (*model.ActivationOverrides, error) {

@@ -33,12 +33,25 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	ActivateTurnPayload struct {
+		Error  func(childComplexity int) int
+		Result func(childComplexity int) int
+	}
+
 	Activation struct {
 		Admitted         func(childComplexity int) int
 		Blocks           func(childComplexity int) int
 		Budget           func(childComplexity int) int
 		StoreUnavailable func(childComplexity int) int
 		Trace            func(childComplexity int) int
+	}
+
+	ActivationLogEntry struct {
+		Admitted     func(childComplexity int) int
+		At           func(childComplexity int) int
+		Budget       func(childComplexity int) int
+		MessageCount func(childComplexity int) int
+		TurnID       func(childComplexity int) int
 	}
 
 	AdmittedEntry struct {
@@ -221,6 +234,14 @@ type ComplexityRoot struct {
 		TitleLength          func(childComplexity int) int
 	}
 
+	LoggedEntry struct {
+		BudgetShare func(childComplexity int) int
+		Group       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Pass        func(childComplexity int) int
+		Placement   func(childComplexity int) int
+	}
+
 	MemoryConversion struct {
 		ChannelOnly               func(childComplexity int) int
 		Converted                 func(childComplexity int) int
@@ -231,6 +252,7 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		ActivateTurn           func(childComplexity int, input model.ActivateTurnInput) int
 		CreateCollection       func(childComplexity int, input model.CreateCollectionInput) int
 		CreateEntry            func(childComplexity int, input model.CreateEntryInput) int
 		DeleteCollection       func(childComplexity int, input model.CollectionRefInput) int
@@ -243,6 +265,7 @@ type ComplexityRoot struct {
 		RemovePersona          func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection       func(childComplexity int, input model.RenameCollectionInput) int
 		ReplacePersonaBook     func(childComplexity int, input model.ReplacePersonaBookInput) int
+		ResetTurnState         func(childComplexity int, input model.ResetTurnStateInput) int
 		SetCollectionChannels  func(childComplexity int, input model.SetCollectionChannelsInput) int
 		SetCollectionEnabled   func(childComplexity int, input model.SetCollectionEnabledInput) int
 		SetEntryEnabled        func(childComplexity int, input model.SetEntryEnabledInput) int
@@ -319,6 +342,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Activate       func(childComplexity int, input model.ActivateInput) int
+		ActivationLog  func(childComplexity int, serverDiscordID string, lineageID *int64, channelID string, last *int) int
 		AssemblePrompt func(childComplexity int, input model.AssemblePromptInput) int
 		ExportLorebook func(childComplexity int, input model.ExportLorebookInput) int
 		Job            func(childComplexity int, id string) int
@@ -407,6 +431,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "ActivateTurnPayload.error":
+		if e.ComplexityRoot.ActivateTurnPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivateTurnPayload.Error(childComplexity), true
+	case "ActivateTurnPayload.result":
+		if e.ComplexityRoot.ActivateTurnPayload.Result == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivateTurnPayload.Result(childComplexity), true
+
 	case "Activation.admitted":
 		if e.ComplexityRoot.Activation.Admitted == nil {
 			break
@@ -437,6 +474,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Activation.Trace(childComplexity), true
+
+	case "ActivationLogEntry.admitted":
+		if e.ComplexityRoot.ActivationLogEntry.Admitted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationLogEntry.Admitted(childComplexity), true
+	case "ActivationLogEntry.at":
+		if e.ComplexityRoot.ActivationLogEntry.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationLogEntry.At(childComplexity), true
+	case "ActivationLogEntry.budget":
+		if e.ComplexityRoot.ActivationLogEntry.Budget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationLogEntry.Budget(childComplexity), true
+	case "ActivationLogEntry.messageCount":
+		if e.ComplexityRoot.ActivationLogEntry.MessageCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationLogEntry.MessageCount(childComplexity), true
+	case "ActivationLogEntry.turnId":
+		if e.ComplexityRoot.ActivationLogEntry.TurnID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationLogEntry.TurnID(childComplexity), true
 
 	case "AdmittedEntry.content":
 		if e.ComplexityRoot.AdmittedEntry.Content == nil {
@@ -1166,6 +1234,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Limits.TitleLength(childComplexity), true
 
+	case "LoggedEntry.budgetShare":
+		if e.ComplexityRoot.LoggedEntry.BudgetShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoggedEntry.BudgetShare(childComplexity), true
+	case "LoggedEntry.group":
+		if e.ComplexityRoot.LoggedEntry.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoggedEntry.Group(childComplexity), true
+	case "LoggedEntry.id":
+		if e.ComplexityRoot.LoggedEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoggedEntry.ID(childComplexity), true
+	case "LoggedEntry.pass":
+		if e.ComplexityRoot.LoggedEntry.Pass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoggedEntry.Pass(childComplexity), true
+	case "LoggedEntry.placement":
+		if e.ComplexityRoot.LoggedEntry.Placement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LoggedEntry.Placement(childComplexity), true
+
 	case "MemoryConversion.channelOnly":
 		if e.ComplexityRoot.MemoryConversion.ChannelOnly == nil {
 			break
@@ -1203,6 +1302,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MemoryConversion.Untagged(childComplexity), true
 
+	case "Mutation.activateTurn":
+		if e.ComplexityRoot.Mutation.ActivateTurn == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_activateTurn_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ActivateTurn(childComplexity, args["input"].(model.ActivateTurnInput)), true
 	case "Mutation.createCollection":
 		if e.ComplexityRoot.Mutation.CreateCollection == nil {
 			break
@@ -1335,6 +1445,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReplacePersonaBook(childComplexity, args["input"].(model.ReplacePersonaBookInput)), true
+	case "Mutation.resetTurnState":
+		if e.ComplexityRoot.Mutation.ResetTurnState == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resetTurnState_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResetTurnState(childComplexity, args["input"].(model.ResetTurnStateInput)), true
 	case "Mutation.setCollectionChannels":
 		if e.ComplexityRoot.Mutation.SetCollectionChannels == nil {
 			break
@@ -1654,6 +1775,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Activate(childComplexity, args["input"].(model.ActivateInput)), true
+	case "Query.activationLog":
+		if e.ComplexityRoot.Query.ActivationLog == nil {
+			break
+		}
+
+		args, err := ec.field_Query_activationLog_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ActivationLog(childComplexity, args["serverDiscordId"].(string), args["lineageId"].(*int64), args["channelId"].(string), args["last"].(*int)), true
 	case "Query.assemblePrompt":
 		if e.ComplexityRoot.Query.AssemblePrompt == nil {
 			break
@@ -1957,6 +2089,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("ActivateInput", ec.unmarshalInputActivateInput),
+			graphql.NewInputUnmarshaler("ActivateTurnInput", ec.unmarshalInputActivateTurnInput),
 			graphql.NewInputUnmarshaler("ActivationOverrides", ec.unmarshalInputActivationOverrides),
 			graphql.NewInputUnmarshaler("AssemblePromptInput", ec.unmarshalInputAssemblePromptInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
@@ -1977,6 +2110,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
+			graphql.NewInputUnmarshaler("ResetTurnStateInput", ec.unmarshalInputResetTurnStateInput),
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
@@ -2096,6 +2230,12 @@ input ActivateInput {
   messages: [MessageInput!]!
   names: NamesInput
   overrides: ActivationOverrides
+  """
+  Messages in the conversation up to and including the newest; omitted =
+  len(messages). Entry delays and timed effects count messages
+  (docs/turns.md); a dry run reads the conversation's turn state with it.
+  """
+  messageCount: Int
 }
 
 enum ActivationGroup {
@@ -2877,12 +3017,105 @@ type ExportPayload {
   error: MutationError
 }
 `, BuiltIn: false},
+	{Name: "../turn.graphqls", Input: `# Turn state (docs/turns.md): recorded turns of a conversation (server,
+# lineage, channel), their timed effects (sticky, cooldown) and stateful
+# decorators, and the activation log. ` + "`" + `activate` + "`" + ` is the dry run of a turn;
+# ` + "`" + `activateTurn` + "`" + ` runs and records it.
+
+extend type Query {
+  """
+  The last recorded turns of a conversation, newest first: which entries
+  entered each (no message text). last is 1-200. Readable by every member of
+  the server.
+  """
+  activationLog(serverDiscordId: String!, lineageId: Int64, channelId: String!, last: Int = 20): [ActivationLogEntry!]!
+}
+
+extend type Mutation {
+  """
+  Runs one chat turn like activate and records it in one transaction:
+  timed-effect state, stateful decorators and an activation-log row. A turn
+  id is unique per conversation: a retry with the same id and input returns
+  the recorded result and changes nothing; a different input under a used
+  id is INVALID_INPUT. Chance rolls are seeded from the turn id. Needs the
+  Manage Server permission (or a service key).
+  """
+  activateTurn(input: ActivateTurnInput!): ActivateTurnPayload!
+  "Clears a conversation's turn state (windows and activation history; the log stays). Managers only."
+  resetTurnState(input: ResetTurnStateInput!): DeletePayload!
+}
+
+"activate's input plus the turn id and the conversation's message count."
+input ActivateTurnInput {
+  serverDiscordId: String!
+  "Omitted or 0 = Serverwide lore only."
+  lineageId: Int64
+  "The conversation's channel or thread (required: a conversation is a channel)."
+  channelId: String
+  parentChannelId: String
+  messages: [MessageInput!]!
+  names: NamesInput
+  overrides: ActivationOverrides
+  "The caller's id of this turn, 1-128 characters, unique in the conversation; reuse it only to retry."
+  turnId: String!
+  """
+  Messages in the conversation up to and including the newest (at least
+  len(messages)). Timed effects count messages; a turn whose count did not
+  advance (a swipe or regenerate) neither consumes nor extends them.
+  """
+  messageCount: Int!
+}
+
+type ActivateTurnPayload {
+  "The turn's activation (activate's result); null with error."
+  result: Activation
+  error: MutationError
+}
+
+input ResetTurnStateInput {
+  serverDiscordId: String!
+  lineageId: Int64
+  channelId: String!
+}
+
+"One recorded turn."
+type ActivationLogEntry {
+  turnId: String!
+  "When the turn was recorded."
+  at: Time!
+  messageCount: Int!
+  "The admitted entries in insertion order."
+  admitted: [LoggedEntry!]!
+  budget: Budget!
+}
+
+"An entry that entered a recorded turn."
+type LoggedEntry {
+  id: ID!
+  group: ActivationGroup!
+  placement: Placement!
+  "The pass that admitted it: 1 = the chat scan, 2 and up = recursion."
+  pass: Int!
+  "What it took from the budget (0 for entries outside the budget)."
+  budgetShare: Int!
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
 // childFields_* functions provide shared child field context lookups.
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
+
+func (ec *executionContext) childFields_ActivateTurnPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "result":
+		return ec.fieldContext_ActivateTurnPayload_result(ctx, field)
+	case "error":
+		return ec.fieldContext_ActivateTurnPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivateTurnPayload", field.Name)
+}
 
 func (ec *executionContext) childFields_Activation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
@@ -2898,6 +3131,22 @@ func (ec *executionContext) childFields_Activation(ctx context.Context, field gr
 		return ec.fieldContext_Activation_storeUnavailable(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Activation", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivationLogEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "turnId":
+		return ec.fieldContext_ActivationLogEntry_turnId(ctx, field)
+	case "at":
+		return ec.fieldContext_ActivationLogEntry_at(ctx, field)
+	case "messageCount":
+		return ec.fieldContext_ActivationLogEntry_messageCount(ctx, field)
+	case "admitted":
+		return ec.fieldContext_ActivationLogEntry_admitted(ctx, field)
+	case "budget":
+		return ec.fieldContext_ActivationLogEntry_budget(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivationLogEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3258,6 +3507,22 @@ func (ec *executionContext) childFields_Limits(ctx context.Context, field graphq
 		return ec.fieldContext_Limits_jsonUploadBytes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Limits", field.Name)
+}
+
+func (ec *executionContext) childFields_LoggedEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_LoggedEntry_id(ctx, field)
+	case "group":
+		return ec.fieldContext_LoggedEntry_group(ctx, field)
+	case "placement":
+		return ec.fieldContext_LoggedEntry_placement(ctx, field)
+	case "pass":
+		return ec.fieldContext_LoggedEntry_pass(ctx, field)
+	case "budgetShare":
+		return ec.fieldContext_LoggedEntry_budgetShare(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LoggedEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_MemoryConversion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -21,6 +21,35 @@ type ActivateInput struct {
 	Messages        []*MessageInput                         `json:"messages"`
 	Names           graphql.Omittable[*NamesInput]          `json:"names,omitempty"`
 	Overrides       graphql.Omittable[*ActivationOverrides] `json:"overrides,omitempty"`
+	// Messages in the conversation up to and including the newest; omitted =
+	// len(messages). Entry delays and timed effects count messages
+	// (docs/turns.md); a dry run reads the conversation's turn state with it.
+	MessageCount graphql.Omittable[*int] `json:"messageCount,omitempty"`
+}
+
+// activate's input plus the turn id and the conversation's message count.
+type ActivateTurnInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// Omitted or 0 = Serverwide lore only.
+	LineageID graphql.Omittable[*int64] `json:"lineageId,omitempty"`
+	// The conversation's channel or thread (required: a conversation is a channel).
+	ChannelID       graphql.Omittable[*string]              `json:"channelId,omitempty"`
+	ParentChannelID graphql.Omittable[*string]              `json:"parentChannelId,omitempty"`
+	Messages        []*MessageInput                         `json:"messages"`
+	Names           graphql.Omittable[*NamesInput]          `json:"names,omitempty"`
+	Overrides       graphql.Omittable[*ActivationOverrides] `json:"overrides,omitempty"`
+	// The caller's id of this turn, 1-128 characters, unique in the conversation; reuse it only to retry.
+	TurnID string `json:"turnId"`
+	// Messages in the conversation up to and including the newest (at least
+	// len(messages)). Timed effects count messages; a turn whose count did not
+	// advance (a swipe or regenerate) neither consumes nor extends them.
+	MessageCount int `json:"messageCount"`
+}
+
+type ActivateTurnPayload struct {
+	// The turn's activation (activate's result); null with error.
+	Result *Activation    `json:"result,omitempty"`
+	Error  *MutationError `json:"error,omitempty"`
 }
 
 type Activation struct {
@@ -32,6 +61,17 @@ type Activation struct {
 	// (seed 000: runtime read failures return an empty list) and the failure is
 	// logged. Callers may show or retry it.
 	StoreUnavailable bool `json:"storeUnavailable"`
+}
+
+// One recorded turn.
+type ActivationLogEntry struct {
+	TurnID string `json:"turnId"`
+	// When the turn was recorded.
+	At           time.Time `json:"at"`
+	MessageCount int       `json:"messageCount"`
+	// The admitted entries in insertion order.
+	Admitted []*LoggedEntry `json:"admitted"`
+	Budget   Budget         `json:"budget"`
 }
 
 // Per-request engine overrides; omitted = the server's settings and the defaults.
@@ -400,6 +440,17 @@ type LineageMappingInput struct {
 	To   int64 `json:"to"`
 }
 
+// An entry that entered a recorded turn.
+type LoggedEntry struct {
+	ID        string          `json:"id"`
+	Group     ActivationGroup `json:"group"`
+	Placement Placement       `json:"placement"`
+	// The pass that admitted it: 1 = the chat scan, 2 and up = recursion.
+	Pass int `json:"pass"`
+	// What it took from the budget (0 for entries outside the budget).
+	BudgetShare int `json:"budgetShare"`
+}
+
 // What the legacy keyword-memory mapping does with an older backup's memories.
 type MemoryConversion struct {
 	Total     int `json:"total"`
@@ -529,6 +580,12 @@ type ReplacePersonaBookInput struct {
 	LineageID       int64  `json:"lineageId"`
 	// The complete new book; empty clears it.
 	Entries []*EntryInput `json:"entries"`
+}
+
+type ResetTurnStateInput struct {
+	ServerDiscordID string                    `json:"serverDiscordId"`
+	LineageID       graphql.Omittable[*int64] `json:"lineageId,omitempty"`
+	ChannelID       string                    `json:"channelId"`
 }
 
 type ScopeCount struct {
