@@ -81,11 +81,11 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		ParentChannel:  get(in.ParentChannelID, ""),
 		ChannelScoping: scoping,
 	}
-	if err := r.applyTurnState(ctx, in, rec, snap, unavailable, &input, &opts); err != nil {
+	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
+	if err := r.applyTurnState(ctx, in, rec, key, snap, unavailable, &input, &opts); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
 	res, err := r.Cache.Activate(ctx, key, input, opts)
 	if r.Metrics != nil {
 		r.Metrics.Activation.Observe(time.Since(start).Seconds())

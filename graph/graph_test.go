@@ -35,6 +35,8 @@ type api struct {
 	t     testing.TB
 	srv   *httptest.Server
 	authn *auth.Authenticator
+	// store is the API's store, for test setup the API does not offer.
+	store *postgres.Store
 }
 
 func newAPI(t *testing.T) *api {
@@ -44,15 +46,16 @@ func newAPI(t *testing.T) *api {
 	require.NoError(t, err)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mux := http.NewServeMux()
+	store := postgres.New(pool)
 	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: postgres.New(pool), Logger: logger, Cache: activation.NewCache(16)},
+		Resolver: &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16)},
 		Auth:     authn,
 		Logger:   logger,
 		Metrics:  graph.NewMetrics(prometheus.NewRegistry()),
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return &api{t: t, srv: srv, authn: authn}
+	return &api{t: t, srv: srv, authn: authn, store: store}
 }
 
 // token returns a bearer credential: "" (anonymous), the service key, or a

@@ -50,8 +50,8 @@ var errReplayed = errors.New("turn already recorded")
 // and seeds the chance rolls from the turn id; for a dry run it reads the
 // state only when the scope has stateful entries and a channel is given,
 // and never writes.
-func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, snap lore.Snapshot,
-	unavailable bool, input *activation.Input, opts *activation.Options) error {
+func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, key activation.CacheKey,
+	snap lore.Snapshot, unavailable bool, input *activation.Input, opts *activation.Options) error {
 	if v, ok := in.MessageCount.ValueOK(); ok && v != nil {
 		if *v < len(in.Messages) || *v > MaxMessageCount {
 			return lore.Invalid("messageCount", "%d is outside %d (the messages sent) to %d", *v, len(in.Messages), MaxMessageCount)
@@ -59,7 +59,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 		input.MessageCount = *v
 	}
 	if rec == nil {
-		if r.Turns == nil || input.Channel == "" || !lore.ValidSnowflake(input.Channel) || !hasStatefulEntries(snap.Entries) {
+		if r.Turns == nil || !lore.ValidSnowflake(input.Channel) || !r.Cache.Matcher(key, input, opts.MatchOptions()).Stateful() {
 			return nil
 		}
 		conv := postgres.Conversation{Server: input.Server, Lineage: input.Lineage, Channel: input.Channel}
@@ -104,16 +104,6 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 	return nil
 }
 
-// hasStatefulEntries reports whether a dry run needs the stored state.
-func hasStatefulEntries(entries []lore.Entry) bool {
-	for i := range entries {
-		if turnstate.Stateful(entries[i]) {
-			return true
-		}
-	}
-	return false
-}
-
 func messageCount(in *activation.Input) int {
 	if in.MessageCount > 0 {
 		return in.MessageCount
@@ -132,7 +122,9 @@ func engineState(flags map[int64]turnstate.Flags) map[int64]activation.EntryStat
 	return out
 }
 
-func overridesRandom(o interface{ ValueOK() (*model.ActivationOverrides, bool) }) bool {
+func overridesRandom(o interface {
+	ValueOK() (*model.ActivationOverrides, bool)
+}) bool {
 	v, _ := o.ValueOK()
 	if v == nil {
 		return false

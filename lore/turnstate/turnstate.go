@@ -31,8 +31,9 @@
 // Besides the windows a record keeps the first and last activation of the
 // entry in the conversation (message count and time). An entry counts as
 // matched (for @@keep_activate_after_match and @@dont_activate_after_match)
-// when its first activation came at a message count below the turn's: a
-// swipe of the turn that first admitted it does not count it as matched.
+// when its first activation came at a message count below the turn's; like
+// a window, a first activation at or above the turn's count is dropped (the
+// turn that made it is being redone), and the latest activation is kept.
 package turnstate
 
 import (
@@ -72,7 +73,9 @@ type Record struct {
 func (r Record) Activated() bool { return !r.FirstAt.IsZero() }
 
 // empty reports whether r holds nothing worth storing.
-func (r Record) empty() bool { return r.Sticky == nil && r.Cooldown == nil && !r.Activated() }
+func (r Record) empty() bool {
+	return r.Sticky == nil && r.Cooldown == nil && !r.Activated() && r.LastAt.IsZero()
+}
 
 // Equal reports whether a and b hold the same state (times compared with
 // time.Time.Equal).
@@ -102,10 +105,6 @@ type Flags struct {
 // State is the state of one conversation: records by entry id.
 type State map[int64]Record
 
-// Stateful reports whether e has a timed effect that needs stored state
-// (Sticky or Cooldown). Delay needs only the message count.
-func Stateful(e lore.Entry) bool { return e.Sticky > 0 || e.Cooldown > 0 }
-
 // Derive applies the start-of-turn rules for message count count to the
 // stored state s of a conversation whose scope holds entries (the turn's
 // snapshot), and returns the state after them (s is not modified) and the
@@ -133,6 +132,11 @@ func Derive(s State, entries []lore.Entry, count int) (State, map[int64]Flags) {
 		}
 		if rec.Cooldown != nil && e != nil && count >= rec.Cooldown.End {
 			rec.Cooldown = nil
+		}
+		if rec.Activated() && rec.FirstCount >= count {
+			// The turn that first admitted the entry is being redone (or its
+			// messages were deleted): it no longer counts as a match.
+			rec.FirstCount, rec.FirstAt = 0, time.Time{}
 		}
 		var f Flags
 		if e != nil {

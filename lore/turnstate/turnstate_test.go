@@ -85,9 +85,10 @@ func TestStickyCooldownDelayTimeline(t *testing.T) {
 				i+1, s.count, got, win(rec.Sticky), win(rec.Cooldown), s.want, s.sticky, s.cooldn)
 		}
 	}
+	// The admission at 4 was swiped away, so the first activation is 8.
 	rec := st[e.ID]
-	if rec.FirstCount != 4 || rec.LastCount != 14 {
-		t.Fatalf("first/last activation counts %d/%d, want 4/14", rec.FirstCount, rec.LastCount)
+	if rec.FirstCount != 8 || rec.LastCount != 14 {
+		t.Fatalf("first/last activation counts %d/%d, want 8/14", rec.FirstCount, rec.LastCount)
 	}
 }
 
@@ -116,7 +117,8 @@ func TestDeriveRules(t *testing.T) {
 		{"entry out of scope keeps its window until the end", Record{Sticky: w(4, 7)}, nil, 6, Flags{}, "[4,7)", "-", true},
 		{"entry out of scope: window dropped at its end", Record{Sticky: w(4, 7)}, nil, 7, Flags{}, "-", "-", false},
 		{"matched in an earlier turn", Record{FirstCount: 2, FirstAt: at}, []lore.Entry{entry(1, 0, 0, 0)}, 4, Flags{Matched: true}, "-", "-", true},
-		{"first match being swiped is not matched", Record{FirstCount: 4, FirstAt: at}, []lore.Entry{entry(1, 0, 0, 0)}, 4, Flags{}, "-", "-", true},
+		{"first match being swiped is not matched", Record{FirstCount: 4, FirstAt: at, LastCount: 4, LastAt: at}, []lore.Entry{entry(1, 0, 0, 0)}, 4, Flags{}, "-", "-", true},
+		{"first match swiped with no other state", Record{FirstCount: 4, FirstAt: at}, []lore.Entry{entry(1, 0, 0, 0)}, 4, Flags{}, "-", "-", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

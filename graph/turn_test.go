@@ -1,0 +1,343 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph/auth"
+	"loregate/lore"
+	"loregate/lore/postgres"
+)
+
+const (
+	qActivateTurn = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) {
+		result { admitted { id title placement group content } blocks { tag role text } budget { unit limit used } trace { id title verdict detail } }
+		error { code message field } } }`
+	qActivationLog = `query($s: String!, $l: Int64, $c: String!, $n: Int) { activationLog(serverDiscordId: $s, lineageId: $l, channelId: $c, last: $n) {
+		turnId at messageCount admitted { id group placement pass budgetShare } budget { unit limit used } } }`
+	qResetTurnState = `mutation($s: String!, $l: Int64, $c: String!) { resetTurnState(input: {serverDiscordId: $s, lineageId: $l, channelId: $c}) { ok error { code message } } }`
+	turnChannel     = "333333333333333333"
+)
+
+type traceItem struct {
+	ID, Title, Verdict string
+	Detail             *string
+}
+
+type turnResult struct {
+	Admitted []struct{ ID, Title, Content string }
+	Budget   struct {
+		Unit        string
+		Limit, Used int
+	}
+	Trace []traceItem
+}
+
+type turnPayload struct {
+	Result *turnResult
+	Error  *mutationError
+}
+
+type logEntry struct {
+	TurnID       string
+	MessageCount int
+	Admitted     []struct {
+		ID, Group, Placement string
+		Pass, BudgetShare    int
+	}
+	Budget struct{ Used int }
+}
+
+// turnFixture is a server with persona lineage 5 holding entries made
+// through the store (the API has no fields for timed effects yet).
+type turnFixture struct {
+	*api
+	server string
+	ids    map[string]string // title -> id
+}
+
+func newTurnFixture(t *testing.T, entries ...lore.Entry) *turnFixture {
+	t.Helper()
+	a := newAPI(t)
+	ctx := context.Background()
+	_, err := a.store.UpsertServer(ctx, serverA, "Turns")
+	require.NoError(t, err)
+	f := &turnFixture{api: a, server: serverA, ids: map[string]string{}}
+	for _, e := range entries {
+		e.Server, e.Lineage = serverA, 5
+		got, err := a.store.InsertEntry(ctx, e)
+		require.NoError(t, err)
+		f.ids[e.Title] = strconv.FormatInt(got.ID, 10)
+	}
+	return f
+}
+
+func keyed(title, content string, keys ...string) lore.Entry {
+	e := lore.NewEntry()
+	e.Title, e.Content, e.Keys = title, content, keys
+	return e
+}
+
+func (f *turnFixture) input(channel, turnID string, count int, messages ...string) map[string]any {
+	msgs := make([]map[string]any, len(messages))
+	for i, m := range messages {
+		msgs[i] = map[string]any{"content": m}
+	}
+	return map[string]any{"serverDiscordId": f.server, "lineageId": 5, "channelId": channel,
+		"messages": msgs, "turnId": turnID, "messageCount": count}
+}
+
+func (f *turnFixture) turn(bearer string, in map[string]any) turnPayload {
+	f.t.Helper()
+	var p turnPayload
+	f.must(bearer, qActivateTurn, map[string]any{"input": in}, "activateTurn", &p)
+	return p
+}
+
+func (f *turnFixture) verdict(a *turnResult, title string) string {
+	f.t.Helper()
+	for _, tr := range a.Trace {
+		if tr.ID == f.ids[title] {
+			return tr.Verdict
+		}
+	}
+	f.t.Fatalf("entry %q not in the trace", title)
+	return ""
+}
+
+func (f *turnFixture) log(channel string, n int) []logEntry {
+	f.t.Helper()
+	var out []logEntry
+	f.must(serviceKey, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": channel, "n": n}, "activationLog", &out)
+	return out
+}
+
+// TestActivateTurnTimedEffects runs sticky 3 / cooldown 2 / delay 4 over a
+// scripted conversation of ten turns with swipes (the same message count
+// twice) through the real engine on Postgres; the expected verdicts follow
+// SillyTavern's timed effects (docs/turns.md).
+func TestActivateTurnTimedEffects(t *testing.T) {
+	dragon := keyed("Dragon", "A dragon sleeps here.", "dragon")
+	dragon.Sticky, dragon.Cooldown, dragon.Delay = 3, 2, 4
+	f := newTurnFixture(t, dragon, keyed("Plain", "Plain lore.", "dragon"))
+	steps := []struct {
+		count int
+		text  string
+		want  string // the Dragon entry's verdict
+	}{
+		{2, "a dragon", "delayed"},
+		{4, "the dragon", "admitted"},          // sticky [4,7), cooldown [4,6)
+		{4, "swiped: nothing", "no_key_match"}, // swipe: the fresh windows go
+		{6, "nothing", "no_key_match"},
+		{8, "dragon again", "admitted"},     // sticky [8,11), cooldown [8,10)
+		{10, "nothing", "admitted"},         // sticky: no keys needed
+		{10, "swiped: nothing", "admitted"}, // a swipe neither consumes nor extends
+		{12, "dragon", "cooldown"},          // sticky ended at 11: cooldown [12,14)
+		{12, "swiped: dragon", "cooldown"},
+		{14, "dragon", "admitted"},
+	}
+	for i, s := range steps {
+		p := f.turn(serviceKey, f.input(turnChannel, fmt.Sprintf("turn-%d", i+1), s.count, "hello", s.text))
+		require.Nil(t, p.Error, "turn %d", i+1)
+		require.Equal(t, s.want, f.verdict(p.Result, "Dragon"), "turn %d (count %d, %q)", i+1, s.count, s.text)
+	}
+	logs := f.log(turnChannel, 20)
+	require.Len(t, logs, len(steps))
+	require.Equal(t, "turn-10", logs[0].TurnID)
+	require.Equal(t, 14, logs[0].MessageCount)
+	require.Len(t, logs[0].Admitted, 2)
+	require.Equal(t, 1, logs[0].Admitted[0].Pass)
+	require.Positive(t, logs[0].Admitted[0].BudgetShare)
+	require.Equal(t, logs[0].Admitted[0].BudgetShare+logs[0].Admitted[1].BudgetShare, logs[0].Budget.Used)
+
+	// A dry run reads the state (sticky from turn 10 is open at 16) and
+	// writes nothing; without a channel it reads none.
+	var dry turnResult
+	in := map[string]any{"serverDiscordId": f.server, "lineageId": 5, "channelId": turnChannel,
+		"messages": []map[string]any{{"content": "nothing"}}, "messageCount": 16}
+	f.must(serviceKey, qActivate, map[string]any{"input": in}, "activate", &dry)
+	require.Equal(t, "admitted", f.verdict(&dry, "Dragon"))
+	delete(in, "channelId")
+	f.must(serviceKey, qActivate, map[string]any{"input": in}, "activate", &dry)
+	require.Equal(t, "no_key_match", f.verdict(&dry, "Dragon"))
+	require.Len(t, f.log(turnChannel, 20), len(steps))
+
+	// Reset clears the state: the sticky window is gone.
+	var reset struct{ Ok bool }
+	f.must(serviceKey, qResetTurnState, map[string]any{"s": f.server, "l": 5, "c": turnChannel}, "resetTurnState", &reset)
+	require.True(t, reset.Ok)
+	in["channelId"] = turnChannel
+	f.must(serviceKey, qActivate, map[string]any{"input": in}, "activate", &dry)
+	require.Equal(t, "no_key_match", f.verdict(&dry, "Dragon"))
+}
+
+// TestActivateTurnDecorators scripts each stateful decorator.
+func TestActivateTurnDecorators(t *testing.T) {
+	f := newTurnFixture(t,
+		keyed("After", "@@activate_only_after 4\nAfter lore.", "dragon"),
+		keyed("Every", "@@activate_only_every 3\nEvery lore.", "dragon"),
+		keyed("Keep", "@@keep_activate_after_match\nKept lore.", "dragon"),
+		keyed("Once", "@@dont_activate_after_match\nOnce lore.", "dragon"),
+		keyed("Greeting", "@@is_greeting\nGreeting lore.", "hello"),
+	)
+	steps := []struct {
+		count int
+		text  string
+		want  map[string]string
+	}{
+		{1, "hello dragon", map[string]string{"After": "decorator_blocked", "Every": "decorator_blocked",
+			"Keep": "admitted", "Once": "admitted", "Greeting": "admitted"}},
+		// A swipe of the first turn: Keep and Once matched in no earlier turn.
+		{1, "hello", map[string]string{"Keep": "no_key_match", "Once": "no_key_match", "Greeting": "admitted"}},
+		{3, "dragon", map[string]string{"After": "decorator_blocked", "Every": "admitted",
+			"Keep": "admitted", "Once": "admitted", "Greeting": "decorator_blocked"}},
+		{4, "dragon", map[string]string{"After": "admitted", "Every": "decorator_blocked", "Once": "decorator_blocked"}},
+		{6, "no keys at all", map[string]string{"After": "no_key_match", "Every": "no_key_match", "Keep": "admitted",
+			"Once": "decorator_blocked"}},
+	}
+	for i, s := range steps {
+		p := f.turn(serviceKey, f.input(turnChannel, fmt.Sprintf("d%d", i), s.count, s.text))
+		require.Nil(t, p.Error)
+		for title, want := range s.want {
+			require.Equal(t, want, f.verdict(p.Result, title), "turn %d (count %d): %s", i+1, s.count, title)
+		}
+	}
+}
+
+// TestActivateTurnRetry: a retry with the same turn id returns the recorded
+// result and changes nothing; another input under a used id is refused;
+// rolls are seeded from the turn id.
+func TestActivateTurnRetry(t *testing.T) {
+	sticky := keyed("Sticky", "Sticky lore.", "dragon")
+	sticky.Sticky = 5
+	var chance []lore.Entry
+	for i := range 8 {
+		e := keyed(fmt.Sprintf("Chance %d", i), fmt.Sprintf("Chance lore %d.", i), "dragon")
+		e.Probability = 50
+		chance = append(chance, e)
+	}
+	f := newTurnFixture(t, append(chance, sticky)...)
+	first := f.turn(serviceKey, f.input(turnChannel, "t1", 2, "dragon"))
+	require.Nil(t, first.Error)
+	require.Equal(t, "admitted", f.verdict(first.Result, "Sticky"))
+
+	// The entry changes after the turn: the retry still returns what was
+	// recorded, and writes nothing.
+	_, err := f.store.UpdateEntry(context.Background(), f.server, 5, mustID(t, f.ids["Sticky"]),
+		lore.EntryPatch{Content: ptrTo("Changed lore.")})
+	require.NoError(t, err)
+	again := f.turn(serviceKey, f.input(turnChannel, "t1", 2, "dragon"))
+	require.Equal(t, first, again)
+	require.Len(t, f.log(turnChannel, 5), 1)
+
+	other := f.turn(serviceKey, f.input(turnChannel, "t1", 3, "dragon"))
+	require.Nil(t, other.Result)
+	require.Equal(t, "INVALID_INPUT", other.Error.Code)
+	require.Equal(t, "turnId", *other.Error.Field)
+
+	// The same turn id and input in another conversation rolls the same.
+	elsewhere := f.turn(serviceKey, f.input("444444444444444444", "t1", 2, "dragon"))
+	require.Nil(t, elsewhere.Error)
+	require.Equal(t, verdicts(first.Result), verdicts(elsewhere.Result))
+	rolled := map[string]bool{}
+	for i := range 4 {
+		p := f.turn(serviceKey, f.input("444444444444444444", fmt.Sprintf("roll-%d", i), 4+2*i, "dragon"))
+		rolled[fmt.Sprint(verdicts(p.Result))] = true
+	}
+	require.Greater(t, len(rolled), 1, "different turn ids draw differently")
+
+	for _, bad := range []struct {
+		field string
+		in    map[string]any
+	}{
+		{"messageCount", f.input(turnChannel, "t9", 1, "a", "b")},
+		{"channelId", f.input("general", "t9", 2, "a")},
+		{"turnId", f.input(turnChannel, "  ", 2, "a")},
+	} {
+		p := f.turn(serviceKey, bad.in)
+		require.NotNil(t, p.Error, bad.field)
+		require.Equal(t, "INVALID_INPUT", p.Error.Code)
+		require.Equal(t, bad.field, *p.Error.Field)
+	}
+}
+
+func conversationOf(f *turnFixture) postgres.Conversation {
+	return postgres.Conversation{Server: f.server, Lineage: 5, Channel: turnChannel}
+}
+
+func verdicts(a *turnResult) []string {
+	out := make([]string, len(a.Trace))
+	for i, tr := range a.Trace {
+		out[i] = tr.Title + ":" + tr.Verdict
+	}
+	return out
+}
+
+func mustID(t *testing.T, s string) int64 {
+	id, err := strconv.ParseInt(s, 10, 64)
+	require.NoError(t, err)
+	return id
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// TestActivateTurnPermissions: recording and resetting need the manage
+// permission; every member may read the log.
+func TestActivateTurnPermissions(t *testing.T) {
+	f := newTurnFixture(t, keyed("A", "A lore.", "dragon"))
+	reader := f.member("1", map[string]auth.Membership{serverA: {}})
+	r := f.do(reader, qActivateTurn, map[string]any{"input": f.input(turnChannel, "t1", 1, "dragon")})
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "FORBIDDEN", r.Errors[0].Extensions["code"])
+	r = f.do(reader, qResetTurnState, map[string]any{"s": f.server, "l": 5, "c": turnChannel})
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "FORBIDDEN", r.Errors[0].Extensions["code"])
+	require.Nil(t, f.turn(serviceKey, f.input(turnChannel, "t1", 1, "dragon")).Error)
+	var logs []logEntry
+	f.must(reader, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": turnChannel}, "activationLog", &logs)
+	require.Len(t, logs, 1)
+	stranger := f.member("2", map[string]auth.Membership{serverB: {Manage: true}})
+	r = f.do(stranger, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": turnChannel})
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "NOT_FOUND", r.Errors[0].Extensions["code"])
+	r = f.do(reader, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": turnChannel, "n": 500})
+	require.NotEmpty(t, r.Errors)
+	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])
+}
+
+// TestActivateTurnConcurrent sends turns of one conversation at once: every
+// turn is recorded and the sticky entry's window is opened once.
+func TestActivateTurnConcurrent(t *testing.T) {
+	sticky := keyed("Sticky", "Sticky lore.", "dragon")
+	sticky.Sticky = 100
+	f := newTurnFixture(t, sticky)
+	const n = 8
+	var wg sync.WaitGroup
+	results := make([]turnPayload, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := f.do(serviceKey, qActivateTurn, map[string]any{"input": f.input(turnChannel, fmt.Sprintf("c%d", i), 10+i, "dragon")})
+			if len(r.Errors) == 0 {
+				_ = json.Unmarshal(r.Data["activateTurn"], &results[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for i, p := range results {
+		require.NotNil(t, p.Result, "turn %d failed: %+v", i, p.Error)
+	}
+	require.Len(t, f.log(turnChannel, 50), n)
+	st, err := f.store.TurnState(context.Background(), conversationOf(f))
+	require.NoError(t, err)
+	rec := st[mustID(t, f.ids["Sticky"])]
+	require.NotNil(t, rec.Sticky)
+	require.Equal(t, rec.Sticky.Start+100, rec.Sticky.End)
+}
