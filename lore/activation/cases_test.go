@@ -78,9 +78,6 @@ func TestBehaviourCases(t *testing.T) {
 			continue // import/export-only cases (BUG-24, BUG-32) are lore/format's tests
 		}
 		t.Run(c.ID, func(t *testing.T) {
-			if c.Settings.Recursive != nil && *c.Settings.Recursive {
-				t.Fatalf("%s needs recursive scanning, which the engine does not implement", c.ID)
-			}
 			for i, r := range c.Runs {
 				name := fmt.Sprintf("run%d", i)
 				t.Run(name, func(t *testing.T) {
@@ -102,7 +99,7 @@ func TestBehaviourCases(t *testing.T) {
 					} else {
 						opts.Random = func() float64 { panic("this run sets no random draw") }
 					}
-					res, err := activation.Activate(context.Background(), in, opts)
+					res, err := activation.Activate(t.Context(), in, opts)
 					require.NoError(t, err)
 					got := []string{}
 					for _, a := range res.Admitted {
@@ -142,6 +139,9 @@ func caseOptions(s caseSettings) activation.Options {
 	}
 	if s.CaseSensitive != nil {
 		o.CaseSensitive = *s.CaseSensitive
+	}
+	if s.Recursive != nil {
+		o.Recursive = *s.Recursive
 	}
 	if s.BudgetTokens != nil {
 		o.TokenBudget, o.Tokenizer = *s.BudgetTokens, wordCount{}

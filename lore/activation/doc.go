@@ -56,20 +56,24 @@
 // pattern RE2 cannot compile (lookaround, backreferences) or longer than
 // [MaxRegexLen] never matches and its error appears in the trace detail.
 //
-// # Budget
+// # Model II
 //
-// One budget covers both placements: [DefaultCharBudget] UTF-16 code units
-// of identity-resolved content (titles and headings are outside it), or a
-// token budget counted by a [Tokenizer]. Always On entries are considered
-// first in insertion order, then activated ones; an entry that does not fit
-// is skipped and a later smaller one may fit. An entry fits when the used
-// budget plus its cost does not exceed the limit. An entry with
-// IgnoreBudget is outside the budget: admitted and not counted.
+// [Matcher.Activate] lists the rules. Settings come in layers (server or
+// request [Options], book settings, entry fields, decorator lines; the most
+// specific set value wins). A turn runs in passes: pass 1 scans the chat;
+// with recursion on, later passes scan the content admitted so far, only
+// the new text each time, remembering earlier hits. Inclusion groups keep
+// one member per group; the budget (UTF-16 units or tokens from a
+// [Tokenizer], counts cached with the Matcher) is spent pass by pass in
+// priority order, skipping entries that do not fit. Decorator lines at the
+// start of content (package lore/decorator) act at run time and are never
+// sent to the model. Keys holding {{user}}, {{char}} or {{bot}} are
+// resolved per turn with the names of [Options] (the Matcher keeps them
+// apart, so one compiled scope serves every set of names). Turn state
+// (sticky and cooldown windows, match latches: [EntryState]) is the
+// caller's; [Admitted.State] says what an admitted entry opens.
+// docs/authoring.md explains all of it for book authors.
 //
-// # Not implemented
-//
-// Recursive scanning, priority eviction, inclusion groups, timed effects
-// (sticky, cooldown, delay) and CCv3 decorators are off by default in
-// DESIGN.md and not implemented here; identity macros inside keys are not
-// expanded.
+// Regex evaluation happens in one place (turnScan.matchRegex), so a per-turn
+// regex budget can be enforced there.
 package activation

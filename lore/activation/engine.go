@@ -57,6 +57,9 @@ type entryState struct {
 	// noKeyRec: the last no_key_match also read recursion text (the detail
 	// is built once, in result).
 	noKeyRec bool
+	// chatChecked: the primary keys were looked up in the chat (which does
+	// not change between passes); chatHit: one occurred there.
+	chatChecked, chatHit bool
 }
 
 // turn is the state of one Activate call.
@@ -473,6 +476,20 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 	case modeSticky:
 		s.detail = "sticky"
 	default:
+		if s.chatChecked && !s.chatHit {
+			// Only recursion text can bring a primary key now.
+			found := false
+			for j := range ce.primary {
+				if t.ts.recHit(&ce.primary[j]) >= 0 {
+					found = true
+					break
+				}
+			}
+			if !found {
+				s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
+				return false, nil
+			}
+		}
 		matched, trig, recOnly := -1, -1, false
 		for j := range ce.primary {
 			chat, item := t.visible(&ce.primary[j], s, p)
@@ -487,6 +504,7 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 				recOnly = true
 			}
 		}
+		s.chatChecked, s.chatHit = true, matched >= 0 && trig < 0
 		if matched < 0 {
 			switch {
 			case recOnly:
@@ -650,10 +668,7 @@ func (t *turn) result(passes int) Result {
 		if detail == "" {
 			switch s.verdict {
 			case VerdictNoKeyMatch:
-				detail = noKeyDetail(min(s.depth, t.nmsg))
-				if s.noKeyRec {
-					detail += " nor in recursion text"
-				}
+				detail = noKeyDetail(min(s.depth, t.nmsg), s.noKeyRec)
 				if ce.regexErr != "" {
 					detail += "; " + ce.regexErr
 				}
@@ -683,20 +698,32 @@ func (t *turn) result(passes int) Result {
 	return res
 }
 
-// noKeyDetails are the no_key_match details of small depths, built once.
-var noKeyDetails = func() (d [lore.MaxScanDepth + 1]string) {
-	for i := range d {
-		d[i] = "no key in the last " + strconv.Itoa(i) + " messages"
+// noKeyDetails are the no_key_match details of small depths, without and
+// with recursion text, built once.
+var noKeyDetails = func() (d [2][lore.MaxScanDepth + 1]string) {
+	for i := range d[0] {
+		d[0][i] = "no key in the last " + strconv.Itoa(i) + " messages"
+		d[1][i] = d[0][i] + noKeyRecSuffix
 	}
 	return d
 }()
 
+const noKeyRecSuffix = " nor in recursion text"
+
 // noKeyDetail returns the no_key_match detail for a depth.
-func noKeyDetail(depth int) string {
-	if depth >= 0 && depth < len(noKeyDetails) {
-		return noKeyDetails[depth]
+func noKeyDetail(depth int, rec bool) string {
+	r := 0
+	if rec {
+		r = 1
 	}
-	return "no key in the last " + strconv.Itoa(depth) + " messages"
+	if depth >= 0 && depth < len(noKeyDetails[r]) {
+		return noKeyDetails[r][depth]
+	}
+	d := "no key in the last " + strconv.Itoa(depth) + " messages"
+	if rec {
+		d += noKeyRecSuffix
+	}
+	return d
 }
 
 // gateCache remembers the last collection looked up: entries of one

@@ -2,7 +2,6 @@ package activation
 
 import (
 	"cmp"
-	"context"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -202,6 +201,38 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 	return out
 }
 
+// checkRecursion compares the engine with naiveRecursive on one case.
+func checkRecursion(t *testing.T, seed uint64, size uint8) {
+	c := randomRecCase(seed, size)
+	res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), c.opts)
+	require.NoError(t, err)
+	got := map[int64]recOutcome{}
+	for _, tr := range res.Trace {
+		if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget {
+			got[tr.ID] = recOutcome{tr.Verdict, tr.Pass}
+		}
+	}
+	require.Equal(t, naiveRecursive(c), got, "seed %d size %d\nmessages %q\nentries %+v\ntrace %+v", seed, size, c.msgs, c.entries, res.Trace)
+}
+
+// TestRecursionAgainstReference runs checkRecursion on 400 fixed cases, so
+// `make test` covers the comparison without fuzzing.
+func TestRecursionAgainstReference(t *testing.T) {
+	admitted, recursive := 0, 0
+	for seed := range uint64(400) {
+		checkRecursion(t, seed, uint8(seed*37))
+		c := randomRecCase(seed, uint8(seed*37))
+		res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), c.opts)
+		require.NoError(t, err)
+		admitted += len(res.Admitted)
+		if res.Passes > 1 {
+			recursive++
+		}
+	}
+	require.Greater(t, recursive, 100, "the cases exercise recursion")
+	require.Greater(t, admitted, 400, "the cases admit entries")
+}
+
 // FuzzRecursion checks the recursive engine (automaton scans of new text,
 // remembered hits, pass-by-pass budget, delay levels) against
 // naiveRecursive on random books.
@@ -209,16 +240,5 @@ func FuzzRecursion(f *testing.F) {
 	for _, s := range []uint64{1, 2, 3, 42, 2026} {
 		f.Add(s, uint8(s*7))
 	}
-	f.Fuzz(func(t *testing.T, seed uint64, size uint8) {
-		c := randomRecCase(seed, size)
-		res, err := Activate(context.Background(), baseInput(c.entries, c.msgs...), c.opts)
-		require.NoError(t, err)
-		got := map[int64]recOutcome{}
-		for _, tr := range res.Trace {
-			if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget {
-				got[tr.ID] = recOutcome{tr.Verdict, tr.Pass}
-			}
-		}
-		require.Equal(t, naiveRecursive(c), got, "messages %q\nentries %+v\ntrace %+v", c.msgs, c.entries, res.Trace)
-	})
+	f.Fuzz(checkRecursion)
 }

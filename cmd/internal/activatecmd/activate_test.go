@@ -211,3 +211,88 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+func writeBook(t *testing.T, book string) string {
+	p := filepath.Join(t.TempDir(), "book.json")
+	require.NoError(t, os.WriteFile(p, []byte(book), 0o600))
+	return p
+}
+
+// modelBook is SillyTavern world info: A (key door) names "key", B (key
+// key) names "vault", C (key vault); G is a greeting-only entry; R has a
+// regex key.
+const modelBook = `{"entries":{
+ "0":{"uid":0,"key":["door"],"comment":"A","content":"Behind the door lies a key."},
+ "1":{"uid":1,"key":["key"],"comment":"B","content":"The key opens the vault."},
+ "2":{"uid":2,"key":["vault"],"comment":"C","content":"Gold."},
+ "3":{"uid":3,"key":["door"],"comment":"G","content":"@@is_greeting\nWelcome."},
+ "4":{"uid":4,"key":["/do+r/"],"comment":"R","content":"Regex."}
+}}`
+
+type modelOut struct {
+	Admitted []struct {
+		Title       string `json:"title"`
+		Tokens      *int   `json:"tokens"`
+		Pass        int    `json:"pass"`
+		TriggeredBy *int64 `json:"triggeredBy"`
+	} `json:"admitted"`
+	Budget struct {
+		Unit  string `json:"unit"`
+		Limit int    `json:"limit"`
+	} `json:"budget"`
+	Passes int `json:"passes"`
+}
+
+func TestModelFlags(t *testing.T) {
+	book := writeBook(t, modelBook)
+	chat := writeChat(t, `["Hello.", "We open the door."]`)
+	run := func(t *testing.T, flags ...string) modelOut {
+		code, stdout, stderr := runCmd(t, "", append([]string{"--book", book, "--chat", chat}, flags...)...)
+		require.Equal(t, 0, code, stderr)
+		var out modelOut
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		return out
+	}
+	titles := func(o modelOut) []string {
+		var s []string
+		for _, a := range o.Admitted {
+			s = append(s, a.Title)
+		}
+		return s
+	}
+	out := run(t)
+	require.Equal(t, []string{"A", "R"}, titles(out), "one pass; the greeting is over at 2 messages")
+	require.Equal(t, 1, out.Passes)
+	require.NotNil(t, out.Admitted[0].Tokens)
+	require.Positive(t, *out.Admitted[0].Tokens)
+
+	out = run(t, "--recursive")
+	require.Equal(t, []string{"A", "B", "C", "R"}, titles(out))
+	require.Equal(t, 3, out.Passes)
+	require.Equal(t, 2, out.Admitted[1].Pass)
+	require.Equal(t, int64(1), *out.Admitted[1].TriggeredBy)
+	require.Nil(t, out.Admitted[0].TriggeredBy)
+
+	require.Equal(t, []string{"A", "B", "R"}, titles(run(t, "--recursive", "--max-recursion-steps", "2")))
+	require.Equal(t, []string{"A", "R"}, titles(run(t, "--max-recursion-steps", "5")), "steps alone do not turn recursion on")
+
+	require.Equal(t, []string{"A"}, titles(run(t, "--regex-keys=false", "--message-count", "4")))
+	require.Equal(t, []string{"A"}, titles(run(t, "--regex=false", "--message-count", "4")), "--regex is an alias")
+	require.Equal(t, []string{"A", "G", "R"}, titles(run(t, "--message-count", "1")))
+
+	out = run(t, "--budget-tokens", "5", "--tokenizer", "cl100k_base")
+	require.Equal(t, "tokens", out.Budget.Unit)
+	require.Equal(t, 5, out.Budget.Limit)
+
+	for _, bad := range [][]string{
+		{"--budget", "100", "--budget-tokens", "50"},
+		{"--budget-tokens", "0"},
+		{"--tokenizer", "gpt2"},
+		{"--max-recursion-steps", "-1"},
+		{"--message-count", "-2"},
+	} {
+		code, _, stderr := runCmd(t, "", append([]string{"--book", book, "--chat", chat}, bad...)...)
+		require.Equal(t, 2, code, "%v", bad)
+		require.NotEmpty(t, stderr)
+	}
+}
