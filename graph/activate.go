@@ -8,11 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/prompt"
+	"loregate/lore/scopecache"
 )
 
 // MaxActivateMessages bounds the messages of one activation request and
@@ -29,6 +32,23 @@ type turn struct {
 	result   activation.Result
 	// unavailable is set when the store read failed and no lore was used.
 	unavailable bool
+	// skipTrace leaves the per-entry trace out of the model (the caller
+	// did not select it: the bot's per-turn query).
+	skipTrace bool
+}
+
+// selects reports whether the current field's selection set includes the
+// field name (fragments included); true outside a GraphQL operation.
+func selects(ctx context.Context, name string) bool {
+	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
+		return true
+	}
+	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // runActivation authorises the caller, reads the scope once and runs the
@@ -55,7 +75,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	if lineage < 0 {
 		return nil, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
 	}
-	snap, err := r.Store.LoadEnabledForScope(ctx, in.ServerDiscordID, lineage)
+	snap, scope, err := r.loadScope(ctx, in.ServerDiscordID, lineage)
 	unavailable := false
 	switch {
 	case errors.Is(err, lore.ErrUnavailable):
@@ -81,12 +101,14 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		ParentChannel:  get(in.ParentChannelID, ""),
 		ChannelScoping: scoping,
 	}
+	opts.Texts = r.Texts
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
-	if err := r.applyTurnState(ctx, in, rec, key, snap, unavailable, &input, &opts); err != nil {
+	m := r.matcher(scope, key, &input, opts.MatchOptions())
+	if err := r.applyTurnState(ctx, in, rec, m, snap, unavailable, &input, &opts); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	res, err := r.Cache.Activate(ctx, key, input, opts)
+	res, err := m.Activate(ctx, input, opts)
 	if r.Metrics != nil {
 		r.Metrics.Activation.Observe(time.Since(start).Seconds())
 	}
@@ -94,6 +116,30 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		return nil, fmt.Errorf("activation: %w", err)
 	}
 	return &turn{snapshot: snap, opts: opts, result: res, unavailable: unavailable}, nil
+}
+
+// loadScope returns the turn's scope: from the scope cache when the
+// resolver has one (then also the cached scope, whose matcher the turn
+// uses), else read from the store.
+func (r *Resolver) loadScope(ctx context.Context, server string, lineage lore.Lineage) (lore.Snapshot, *scopecache.Scope, error) {
+	if r.Scopes == nil {
+		snap, err := r.Store.LoadEnabledForScope(ctx, server, lineage)
+		return snap, nil, err
+	}
+	scope, err := r.Scopes.Load(ctx, server, lineage)
+	if err != nil {
+		return lore.Snapshot{}, nil, err
+	}
+	return scope.Snapshot, scope, nil
+}
+
+// matcher returns the compiled matcher of the turn's scope: the scope
+// cache's when the turn's scope came from it, else the matcher cache's.
+func (r *Resolver) matcher(scope *scopecache.Scope, key activation.CacheKey, in *activation.Input, mo activation.MatchOptions) *activation.Matcher {
+	if scope != nil {
+		return scope.Matcher(in, mo)
+	}
+	return r.Cache.Matcher(key, in, mo)
 }
 
 // engineOptions derives the engine options from the server's settings and
@@ -139,7 +185,6 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
 		Blocks:   blocks,
 		Budget:   model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
-		Trace:    make([]*model.TraceItem, len(res.Trace)),
 
 		StoreUnavailable: t.unavailable,
 	}
@@ -156,7 +201,11 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 			Content:   a.Content,
 		}
 	}
-	for i, tr := range res.Trace {
+	if !t.skipTrace {
+		out.Trace = make([]*model.TraceItem, len(res.Trace))
+	}
+	for i := range out.Trace {
+		tr := res.Trace[i]
 		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict)}
 		if tr.Detail != "" {
 			d := tr.Detail

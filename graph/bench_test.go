@@ -12,11 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"loregate/graph"
 	"loregate/lore"
+	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/scopecache"
 )
 
 // BenchmarkActivateHTTP measures `activate` over HTTP on loopback for a full
@@ -49,6 +54,7 @@ func BenchmarkActivateHTTP(b *testing.B) {
 	require.NoError(b, err)
 
 	a := newAPIWithStore(b, store)
+	cached := newCachedAPI(b, pool)
 	msgs := make([]map[string]any, 20)
 	for i := range msgs {
 		msgs[i] = map[string]any{"role": "user", "content": fmt.Sprintf("Message %d talks about alpha%d and the weather, and then about beta%d in passing, with more words to reach a realistic length for one chat turn.", i, i*7, i*11)}
@@ -62,7 +68,7 @@ func BenchmarkActivateHTTP(b *testing.B) {
 		"query": `query($input: ActivateInput!) { activate(input: $input) { admitted { id title placement group } blocks { tag role text } budget { used limit } } }`})
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	httpCall := func(body []byte) func() error {
+	httpCall := func(a *api, body []byte) func() error {
 		return func() error {
 			req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
@@ -86,12 +92,33 @@ func BenchmarkActivateHTTP(b *testing.B) {
 		}
 		return err
 	}
-	require.NoError(b, httpCall(full)())
+	require.NoError(b, httpCall(a, full)())
+	require.NoError(b, httpCall(cached, full)())
 	for _, c := range []int{1, 4, 16} {
-		b.Run(fmt.Sprintf("http-bot/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(bot)) })
-		b.Run(fmt.Sprintf("http-full/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(full)) })
+		b.Run(fmt.Sprintf("http-bot/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, bot)) })
+		b.Run(fmt.Sprintf("http-bot-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, bot)) })
+		b.Run(fmt.Sprintf("http-full/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, full)) })
+		b.Run(fmt.Sprintf("http-full-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, full)) })
 		b.Run(fmt.Sprintf("pgx/c=%d", c), func(b *testing.B) { measure(b, c, pgxCall) })
 	}
+}
+
+// newCachedAPI is the API as `serve` runs it: turns through a scope cache
+// whose listener runs on its own connection, and the text cache.
+func newCachedAPI(b testing.TB, pool *pgxpool.Pool) *api {
+	scopes := scopecache.New(postgres.New(pool), scopecache.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		scopes.Listen(ctx, func(ctx context.Context) (*pgx.Conn, error) {
+			return pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+		})
+	}()
+	b.Cleanup(func() { cancel(); <-done })
+	require.Eventually(b, func() bool { return scopes.Stats().Listening }, 10*time.Second, time.Millisecond)
+	return mountAPI(b, &graph.Resolver{Store: postgres.New(pool).WithLoreWriteHook(scopes.Invalidate),
+		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, false)
 }
 
 // measure runs b.N calls of fn over c goroutines and reports latency

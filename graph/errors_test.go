@@ -42,12 +42,19 @@ func newAPIWithStore(t testing.TB, store lore.Store) *api {
 
 func newAPIWith(t testing.TB, store lore.Store, introspection bool) *api {
 	t.Helper()
+	return mountAPI(t, &graph.Resolver{Store: store, Cache: activation.NewCache(4)}, introspection)
+}
+
+// mountAPI serves r (its Logger set to a discarding one) on a test server.
+func mountAPI(t testing.TB, r *graph.Resolver, introspection bool) *api {
+	t.Helper()
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.Logger = logger
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{
-		Resolver:      &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(4)},
+		Resolver:      r,
 		Auth:          authn,
 		Logger:        logger,
 		Introspection: introspection,

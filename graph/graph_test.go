@@ -21,6 +21,7 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/scopecache"
 )
 
 const (
@@ -46,12 +47,16 @@ func newAPI(t *testing.T) *api {
 	require.NoError(t, err)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mux := http.NewServeMux()
-	store := postgres.New(pool)
+	// Turns go through a scope cache (without a listener, so every cached
+	// turn checks the lore version) and the text cache, as in `serve`.
+	scopes := scopecache.New(postgres.New(pool), scopecache.Config{})
+	store := postgres.New(pool).WithLoreWriteHook(scopes.Invalidate)
 	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16)},
-		Auth:     authn,
-		Logger:   logger,
-		Metrics:  graph.NewMetrics(prometheus.NewRegistry()),
+		Resolver: &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16),
+			Scopes: scopes, Texts: activation.NewTextCache(0)},
+		Auth:    authn,
+		Logger:  logger,
+		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
 	})
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

@@ -20,6 +20,7 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/format"
 	"loregate/lore/postgres"
+	"loregate/lore/scopecache"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
@@ -28,6 +29,13 @@ type Resolver struct {
 	Logger *slog.Logger
 	// Cache keeps compiled matchers per scope version (required).
 	Cache *activation.Cache
+	// Scopes, when set, serves each turn's scope (snapshot and matcher)
+	// from memory (docs/operations.md "Scope cache"); nil reads the scope
+	// from Store every turn.
+	Scopes *scopecache.Cache
+	// Texts, when set, keeps the matching form of non-ASCII chat messages
+	// across turns.
+	Texts *activation.TextCache
 	// Metrics, when set, observes activation latency.
 	Metrics *Metrics
 	// Turns stores turn state and the activation log (turn.go); nil makes

@@ -256,6 +256,7 @@ func (r *queryResolver) Activate(ctx context.Context, input model.ActivateInput)
 	if err != nil {
 		return nil, err
 	}
+	t.skipTrace = !selects(ctx, "trace")
 	return activationToModel(t, r.blocks(t)), nil
 }
 

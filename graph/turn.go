@@ -50,7 +50,7 @@ var errReplayed = errors.New("turn already recorded")
 // and seeds the chance rolls from the turn id; for a dry run it reads the
 // state only when the scope has stateful entries and a channel is given,
 // and never writes.
-func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, key activation.CacheKey,
+func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, m *activation.Matcher,
 	snap lore.Snapshot, unavailable bool, input *activation.Input, opts *activation.Options) error {
 	if v, ok := in.MessageCount.ValueOK(); ok && v != nil {
 		if *v < len(in.Messages) || *v > MaxMessageCount {
@@ -59,7 +59,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 		input.MessageCount = *v
 	}
 	if rec == nil {
-		if r.Turns == nil || !lore.ValidSnowflake(input.Channel) || !r.Cache.Matcher(key, input, opts.MatchOptions()).Stateful() {
+		if r.Turns == nil || !lore.ValidSnowflake(input.Channel) || !m.Stateful() {
 			return nil
 		}
 		conv := postgres.Conversation{Server: input.Server, Lineage: input.Lineage, Channel: input.Channel}

@@ -12,6 +12,8 @@ import (
 
 	"loregate/cmd/internal/pglocal"
 	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/scopecache"
 )
 
 // config is the service configuration: environment first, flags override.
@@ -45,6 +47,14 @@ type config struct {
 	CORSOrigins []string
 	// Jobs configures the background jobs (cmd/loregate/jobs.go).
 	Jobs jobsConfig
+	// ScopeCacheBytes is the memory budget of the scope cache
+	// (LOREGATE_SCOPE_CACHE_BYTES, default 256 MiB; 0 turns it off and
+	// every turn reads its scope from Postgres).
+	ScopeCacheBytes int64
+	// TextCacheBytes is the memory budget of the non-ASCII message cache
+	// (LOREGATE_TEXT_CACHE_BYTES, default 16 MiB; 0 turns it off).
+	TextCacheBytes int64
+	err            error
 	// Limits are the deployment's lore limits (LOREGATE_MAX_SCOPE_ENTRIES,
 	// LOREGATE_MAX_CONTENT_CHARS, LOREGATE_MAX_JSON_BYTES); Jobs.Limits
 	// is the same value.
@@ -108,6 +118,8 @@ func loadConfig(fs *flag.FlagSet) *config {
 	c.Jobs = loadJobsConfig()
 	c.Limits, c.limitsErr = loadLimits()
 	c.Jobs.Limits = c.Limits
+	c.ScopeCacheBytes = c.bytesVar("LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
+	c.TextCacheBytes = c.bytesVar("LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c
@@ -133,6 +145,9 @@ func (c *config) validate() error {
 	if c.limitsErr != nil {
 		return c.limitsErr
 	}
+	if c.err != nil {
+		return c.err
+	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return usageError("set DATABASE_URL or a data directory (--data-dir)")
 	}
@@ -151,11 +166,30 @@ func (c *config) logAttrs() []any {
 	}
 	attrs := []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
-		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ",")}
+		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ","),
+		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes}
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
 		"max_json_bytes", c.Limits.JSONBytes)
 	return attrs
+}
+
+// bytesVar reads a byte size: a non-negative integer with an optional
+// KiB, MiB or GiB suffix ("256MiB"). A bad value is reported by validate.
+func (c *config) bytesVar(key string, def int64) int64 {
+	v := envOr(key, strconv.FormatInt(def, 10))
+	num, mult := v, int64(1)
+	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if n, ok := strings.CutSuffix(v, suffix); ok {
+			num, mult = n, m
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n < 0 || n > (1<<50)/mult {
+		c.err = usageError("%s must be a byte size such as 268435456 or 256MiB (0 = off), got %q", key, v)
+		return def
+	}
+	return n * mult
 }
 
 func splitList(s string) []string {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"strings"
 	"testing"
 
@@ -74,6 +75,37 @@ func TestUsageErrors(t *testing.T) {
 			require.Equal(t, exitUsage, code)
 			first, _, _ := strings.Cut(errb.String(), "\n")
 			require.Contains(t, first, tt.want, "the first line names the problem")
+		})
+	}
+}
+
+func TestCacheBudgets(t *testing.T) {
+	tests := []struct {
+		value string
+		want  int64
+		bad   bool
+	}{
+		{"", 256 << 20, false},
+		{"0", 0, false},
+		{"1048576", 1 << 20, false},
+		{"64MiB", 64 << 20, false},
+		{"512KiB", 512 << 10, false},
+		{"2GiB", 2 << 30, false},
+		{"-1", 0, true},
+		{"lots", 0, true},
+		{"5MB", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.value, func(t *testing.T) {
+			t.Setenv("LOREGATE_SCOPE_CACHE_BYTES", tt.value)
+			c := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError))
+			err := c.validate()
+			if tt.bad {
+				require.ErrorContains(t, err, "LOREGATE_SCOPE_CACHE_BYTES must be a byte size")
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, c.ScopeCacheBytes)
 		})
 	}
 }

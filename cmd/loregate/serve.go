@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -19,6 +20,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
+	"loregate/lore/scopecache"
 	"loregate/migrations"
 )
 
@@ -72,6 +74,23 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	store := postgres.New(pool).WithLimits(cfg.Limits)
 	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
+	if cfg.TextCacheBytes > 0 {
+		resolver.Texts = activation.NewTextCache(int(cfg.TextCacheBytes))
+	}
+	if cfg.ScopeCacheBytes > 0 {
+		scopes := scopecache.New(store, scopecache.Config{MaxBytes: cfg.ScopeCacheBytes, Registerer: reg, Logger: logger})
+		// Writes of this process drop the scopes they change before they
+		// are answered; other processes' writes arrive by notification.
+		resolver.Store = store.WithLoreWriteHook(scopes.Invalidate)
+		resolver.Scopes = scopes
+		lctx, stopListen := context.WithCancel(ctx)
+		listening := make(chan struct{})
+		go func() {
+			defer close(listening)
+			scopes.Listen(lctx, listenConnect(dbURL))
+		}()
+		defer func() { stopListen(); <-listening }()
+	}
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
 	if err != nil {
 		return err
@@ -124,6 +143,19 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Error("http shutdown", "err", err)
 	}
 	return nil
+}
+
+// listenConnect opens the scope cache's dedicated LISTEN connection,
+// named loregate-scope-listener in pg_stat_activity.
+func listenConnect(dbURL string) func(context.Context) (*pgx.Conn, error) {
+	return func(ctx context.Context) (*pgx.Conn, error) {
+		cfg, err := pgx.ParseConfig(dbURL)
+		if err != nil {
+			return nil, fmt.Errorf("database URL: %w", err)
+		}
+		cfg.RuntimeParams["application_name"] = "loregate-scope-listener"
+		return pgx.ConnectConfig(ctx, cfg)
+	}
 }
 
 // readyHandler answers 200 when the database answers and every embedded

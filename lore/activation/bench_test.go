@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"loregate/lore"
 	"loregate/lore/tokens"
@@ -24,14 +25,9 @@ func benchBook(r *rand.Rand, n int) []lore.Entry {
 		}
 		return b.String()
 	}
-	entries := make([]lore.Entry, n)
-	for i := range entries {
-		e := lore.NewEntry()
-		e.ID = int64(i + 1)
-		e.Title = fmt.Sprintf("entry %d", i)
-		e.Content = strings.Repeat("Lore text about the world. ", 4)
-		e.Order = r.IntN(200)
-		for k := range 4 {
+	return benchEntries(r, n, strings.Repeat("Lore text about the world. ", 4), func() []string {
+		keys := make([]string, 4)
+		for k := range keys {
 			key := word()
 			if k == 3 {
 				key = "Old " + word()
@@ -39,8 +35,23 @@ func benchBook(r *rand.Rand, n int) []lore.Entry {
 			if k == 0 {
 				key = strings.ToUpper(key[:1]) + key[1:]
 			}
-			e.Keys = append(e.Keys, key)
+			keys[k] = key
 		}
+		return keys
+	})
+}
+
+// benchEntries returns n entries with the given content, keys from keys()
+// and random orders.
+func benchEntries(r *rand.Rand, n int, content string, keys func() []string) []lore.Entry {
+	entries := make([]lore.Entry, n)
+	for i := range entries {
+		e := lore.NewEntry()
+		e.ID = int64(i + 1)
+		e.Title = fmt.Sprintf("entry %d", i)
+		e.Content = content
+		e.Order = r.IntN(200)
+		e.Keys = keys()
 		entries[i] = e
 	}
 	return entries
@@ -231,6 +242,112 @@ func BenchmarkScanWindow(b *testing.B) {
 	for b.Loop() {
 		ts := m.newTurnScan(sc, msgs, nil, 0)
 		ts.scanWindow(len(msgs), [numAutos]bool{true, true})
+	}
+}
+
+// benchBookCJK returns n entries of 4 invented keys each: two Chinese names
+// of 2-3 Han characters and two Japanese names in katakana.
+func benchBookCJK(r *rand.Rand, n int) []lore.Entry {
+	han := []rune("龙凤麟玄青岚霜澜烬墨璃珩曜昙骁箫琰瑾渊翎")
+	kana := []rune("アカサタナハマヤラワガザダバパキシチニヒミリギジビピ")
+	name := func(pool []rune, min int) string {
+		var b strings.Builder
+		for range min + r.IntN(2) {
+			b.WriteRune(pool[r.IntN(len(pool))])
+		}
+		return b.String()
+	}
+	return benchEntries(r, n, strings.Repeat("世界の設定についての文章。", 4), func() []string {
+		return []string{name(han, 2), name(han, 3), name(kana, 3), name(kana, 4)}
+	})
+}
+
+// benchChatCJK returns n messages of about 100 characters (~300 bytes) of
+// Chinese or Japanese (alternating) with the usual punctuation, full-width
+// forms included; every seventh message names a key of the book.
+func benchChatCJK(r *rand.Rand, n int, book []lore.Entry) []string {
+	zh := []string{"他们", "走进", "森林", "看着", "古老的", "塔楼", "雨", "轻轻地", "落在", "废墟", "石头上", "，", "。", "！", "没有人", "住在", "这里", "今晚", "有什么", "在影子里", "移动", "队长", "拔出", "剑", "？", "“谁在那里”"}
+	ja := []string{"彼らは", "森に", "入り", "古い", "塔を", "見た", "。", "、", "雨が", "静かに", "石の上に", "降っていた", "誰も", "ここに", "住んでいない", "今夜", "何かが", "影の中で", "動いた", "隊長は", "剣を", "抜いた", "「誰だ」", "！"}
+	msgs := make([]string, n)
+	for i := range msgs {
+		vocab := zh
+		if i%2 == 1 {
+			vocab = ja
+		}
+		var b strings.Builder
+		for utf8.RuneCountInString(b.String()) < 100 {
+			if i%7 == 3 && b.Len() > 100 && b.Len() < 120 {
+				b.WriteString(book[r.IntN(len(book))].Keys[r.IntN(4)])
+				continue
+			}
+			b.WriteString(vocab[r.IntN(len(vocab))])
+		}
+		msgs[i] = b.String()
+	}
+	return msgs
+}
+
+// BenchmarkActivationCJK measures one turn over a Chinese/Japanese chat
+// (250 entries x 4 keys, every message in scan depth), engine as deployed
+// (class tables, warm TextCache: the chat's messages repeat from the
+// previous turn) against the reference text path of before the tables
+// (normalize and mark on every message, every turn: ref-ns/turn) and the
+// one-lookup-per-byte loop over the same bytes. Goal: engine/byteloop <= 5.
+func BenchmarkActivationCJK(b *testing.B) {
+	for _, nm := range []int{20, 100} {
+		b.Run(fmt.Sprintf("entries=250/msgs=%d", nm), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(250, uint64(nm)))
+			book := benchBookCJK(r, 250)
+			msgs := benchChatCJK(r, nm, book)
+			in := Input{
+				Entries:     book,
+				Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
+				Messages:    msgs,
+			}
+			opts := Options{ScanDepth: ptr(nm), CharBudget: -1, Random: func() float64 { return 0 }, Texts: NewTextCache(0)}
+			m := Compile(book, opts.MatchOptions())
+			ref := Compile(book, opts.MatchOptions())
+			refOpts := opts
+			refOpts.Texts = &TextCache{reference: true}
+			textBytes := 0
+			for _, m := range msgs {
+				textBytes += len(m)
+			}
+			b.SetBytes(int64(textBytes))
+			res, err := m.Activate(context.Background(), in, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			want, err := ref.Activate(context.Background(), in, refOpts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Admitted) == 0 || len(res.Admitted) != len(want.Admitted) {
+				b.Fatalf("admitted %d, reference path %d", len(res.Admitted), len(want.Admitted))
+			}
+			for b.Loop() {
+				res, _ = m.Activate(context.Background(), in, opts)
+				benchSink += len(res.Admitted)
+			}
+			b.StopTimer()
+			engine := perTurn(200*time.Millisecond, func() {
+				res, _ := m.Activate(context.Background(), in, opts)
+				benchSink += len(res.Admitted)
+			})
+			old := perTurn(200*time.Millisecond, func() {
+				res, _ := ref.Activate(context.Background(), in, refOpts)
+				benchSink += len(res.Admitted)
+			})
+			var tbl [256]uint8
+			for i := range tbl {
+				tbl[i] = uint8(i*167 + 13)
+			}
+			bytes := perTurn(100*time.Millisecond, func() { benchSink += int(byteLoop(&tbl, msgs)) })
+			b.ReportMetric(float64(old.Nanoseconds()), "ref-ns/turn")
+			b.ReportMetric(float64(bytes.Nanoseconds()), "byteloop-ns/turn")
+			b.ReportMetric(float64(engine)/float64(bytes), "engine/byteloop")
+			b.ReportMetric(float64(old)/float64(bytes), "ref/byteloop")
+		})
 	}
 }
 

@@ -174,6 +174,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	clear(st)
 	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages)}
 	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
+	t.ts.texts = opts.Texts
 	var gc gateCache
 	window := 0
 	var need [numAutos]bool

@@ -81,6 +81,10 @@ func engineMatchesDense(t testing.TB, keys, msgs []string, opts Options, denseCa
 
 func checkAgainstNaive(t testing.TB, keys, msgs []string, opts Options) {
 	checkAgainstNaiveDense(t, keys, msgs, opts, maxDenseCells)
+	// Sparse states, and messages through a text cache (twice: filled,
+	// then read).
+	opts.Texts = NewTextCache(0)
+	checkAgainstNaiveDense(t, keys, msgs, opts, 1)
 	checkAgainstNaiveDense(t, keys, msgs, opts, 1)
 }
 
@@ -102,7 +106,7 @@ func checkAgainstNaiveDense(t testing.TB, keys, msgs []string, opts Options, den
 // (composed and decomposed), Greek sigmas, Cyrillic, Han, a combining mark,
 // full-width letters, a supplementary-plane letter and the ligature ﬀ.
 var alphabet = []string{"a", "b", "A", "B", "e", " ", "-", "'", "1", "é", "e\u0301", "\u0301", "Σ", "σ", "ς",
-	"в", "В", "中", "文", "ｂ", "𝐀", "ﬀ", "f", "ß", "s", "#", "\n", "+", "_"}
+	"в", "В", "中", "文", "ｂ", "𝐀", "ﬀ", "f", "ß", "s", "#", "\n", "+", "_", "か", "\u3099", "，", "한", "\u11a8", "Ａ"}
 
 func randString(r *rand.Rand, n int) string {
 	var b strings.Builder

@@ -486,3 +486,38 @@ func compileRegex(src string, bodyLen int) (*regexp.Regexp, string) {
 	}
 	return re, ""
 }
+
+// Bytes estimates the memory m holds (automata, compiled keys, regexes,
+// plus the per-turn match arrays of one pooled scratch), for caches with a
+// byte budget. Entry bodies share the entries' content strings and are not
+// counted; token counts cached for token budgets (4 bytes per entry per
+// tokenizer and set of names) are not either.
+func (m *Matcher) Bytes() int {
+	n := 512 + 8*len(m.ids) + 4*len(m.order) + 160*len(m.entries)
+	for i := range m.entries {
+		ce := &m.entries[i]
+		n += 8*(len(ce.primary)+len(ce.secondary)+len(ce.exclude)+len(ce.excludeAll)) +
+			16*(len(ce.primaryText)+len(ce.groups)) + len(ce.regexErr) + len(ce.note)
+		for _, t := range ce.primaryText {
+			n += len(t)
+		}
+	}
+	for _, a := range m.autos {
+		if a == nil {
+			continue
+		}
+		n += 512 + 4*len(a.delta) + 4*len(a.childStart) + len(a.childCls) + 4*len(a.childNext) +
+			4*len(a.fail) + 4*len(a.dict) + len(a.term) + len(a.out)
+		// The match arrays (chat and recursion) of a pooled scratch.
+		n += 8 * len(a.term)
+	}
+	for _, re := range m.regexes {
+		if re != nil {
+			n += 1024 + 8*len(re.String())
+		}
+	}
+	for _, k := range m.macros {
+		n += 32 + len(k.text)
+	}
+	return n
+}

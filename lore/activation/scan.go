@@ -114,6 +114,9 @@ type turnScan struct {
 	items   []recItem
 	rg0     [numAutos]uint32
 	nz      *normalizer
+	// texts caches the matching form of non-ASCII texts across turns
+	// (Options.Texts; may be nil).
+	texts *TextCache
 }
 
 // newTurnScan prepares the scratch of one turn for m and the names' macro
@@ -212,8 +215,9 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, done []uint32
 	if ts.nz == nil {
 		ts.nz = newNormalizer()
 	}
-	ts.s.buf = mark(ts.s.buf[:0], ts.nz.normalize(text, fold), true)
-	a.scanMarked(ts.s.buf, done, gen)
+	var marked []byte
+	marked, ts.s.buf = markedText(ts.s.buf, ts.nz, ts.texts, text, fold)
+	a.scanMarked(marked, done, gen)
 }
 
 // addRecursion scans the admitted content of entry src for later passes.

@@ -90,6 +90,10 @@ type Options struct {
 	// {{bot}} in admitted content (seed 000 "Prompt integration"). An empty
 	// name leaves its macro literal; BotName empty falls back to CharName.
 	UserName, CharName, BotName string
+
+	// Texts, when set, keeps the matching form of non-ASCII messages across
+	// turns (see TextCache); nil normalises every message every turn.
+	Texts *TextCache
 }
 
 // Input is what one turn gives the engine. Nothing in it is modified.

@@ -109,6 +109,7 @@ func (s *Store) DeleteServer(ctx context.Context, id string) error {
 	if err := checkServerID(id); err != nil {
 		return wrapErr("delete server", err)
 	}
+	defer s.wrote(id)
 	tag, err := s.db.Exec(ctx, serverDelete, id)
 	if err == nil && tag.RowsAffected() == 0 {
 		err = notFound("server %s", id)

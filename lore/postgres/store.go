@@ -30,6 +30,9 @@ type Store struct {
 	db executor
 	// lim are the deployment's limits (content length, scope capacity).
 	lim lore.Limits
+	// onWrite, when set, is called with the server of every lore write
+	// this Store made (see WithLoreWriteHook).
+	onWrite func(server string)
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -45,7 +48,7 @@ func New(pool *pgxpool.Pool) *Store {
 // validated against lim.ContentChars and every write that adds entries is
 // refused past lim.ScopeEntries. The caller validates lim (Limits.Validate).
 func (s *Store) WithLimits(lim lore.Limits) *Store {
-	return &Store{db: s.db, lim: lim.WithDefaults()}
+	return &Store{db: s.db, lim: lim.WithDefaults(), onWrite: s.onWrite}
 }
 
 // Limits returns the limits the store enforces.
@@ -57,7 +60,28 @@ func (s *Store) Limits() lore.Limits { return s.lim }
 // part of a larger transaction, e.g. a River job worker's, or a write plus
 // the job it enqueues with River's InsertTx.
 func (s *Store) InTx(tx pgx.Tx) *Store {
-	return &Store{db: tx, lim: s.lim}
+	return &Store{db: tx, lim: s.lim, onWrite: s.onWrite}
+}
+
+// WithLoreWriteHook returns a Store that calls fn(server) after each of its
+// lore writes (every write that increments servers.lore_version), whether
+// or not it succeeded, so an in-process cache can drop that server's
+// scopes before the writer is answered. On a pool the call comes after
+// the commit; inside [Store.WithTx] also once more after the outer commit;
+// on a Store bound by [Store.InTx] only before the caller's commit (the
+// commit's Postgres notification covers the rest, docs/operations.md).
+// fn must be fast and safe for concurrent use.
+func (s *Store) WithLoreWriteHook(fn func(server string)) *Store {
+	c := *s
+	c.onWrite = fn
+	return &c
+}
+
+// wrote reports a lore write of server to the hook.
+func (s *Store) wrote(server string) {
+	if s.onWrite != nil {
+		s.onWrite(server)
+	}
 }
 
 // WithTx runs fn in one transaction (a savepoint when s is already bound to
@@ -71,10 +95,22 @@ func (s *Store) WithTx(ctx context.Context, fn func(ctx context.Context, tx pgx.
 		return wrapErr("begin transaction", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(ctx, tx, &Store{db: tx, lim: s.lim}); err != nil {
+	inner := &Store{db: tx, lim: s.lim}
+	var written []string
+	if s.onWrite != nil {
+		inner.onWrite = func(server string) {
+			written = append(written, server)
+			s.onWrite(server)
+		}
+	}
+	if err := fn(ctx, tx, inner); err != nil {
 		return err
 	}
-	return wrapErr("commit", tx.Commit(ctx))
+	err = wrapErr("commit", tx.Commit(ctx))
+	for _, server := range written {
+		s.onWrite(server)
+	}
+	return err
 }
 
 // write runs fn as one lore write of server: in a transaction that first
@@ -84,6 +120,7 @@ func (s *Store) write(ctx context.Context, op, server string, fn func(tx pgx.Tx)
 	if err := checkServerID(server); err != nil {
 		return fmt.Errorf("lore/postgres: %s: %w", op, err)
 	}
+	defer s.wrote(server)
 	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
 		var version int64
 		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
