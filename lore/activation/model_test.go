@@ -3,6 +3,8 @@ package activation
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -592,3 +594,44 @@ func TestContextEnds(t *testing.T) {
 	_, err := Activate(ctx, baseInput(chain(), "door"), Options{})
 	require.True(t, errors.Is(err, context.Canceled), "%v", err)
 }
+
+// TestConcurrentTurns runs turns with different names and a token budget on
+// one Matcher from several goroutines (run with -race by make test/race):
+// the memoised macro keys and the token cache are shared.
+func TestConcurrentTurns(t *testing.T) {
+	es := []lore.Entry{ent(1, []string{"{{user}}"}, "{{user}} is here."), ent(2, []string{"{{char}}"}, "x y"), ent(3, []string{"harbor"}, "a b c")}
+	in := baseInput(es, "Ann and Bob at the harbor")
+	m := CompileInput(&in, MatchOptions{})
+	names := [][2]string{{"Ann", "Bob"}, {"Bob", "Ann"}, {"Cy", "Di"}}
+	want := make([][]int64, len(names))
+	for i, n := range names {
+		res, err := m.Activate(t.Context(), in, Options{UserName: n[0], CharName: n[1], TokenBudget: 100, Tokenizer: wordTokens{}})
+		require.NoError(t, err)
+		want[i] = admittedIDs(res)
+	}
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			for k := range 60 {
+				i := (g + k) % len(names)
+				res, err := m.Activate(t.Context(), in, Options{UserName: names[i][0], CharName: names[i][1], TokenBudget: 100, Tokenizer: wordTokens{}})
+				if err == nil && !slices.Equal(admittedIDs(res), want[i]) {
+					err = fmt.Errorf("names %v: admitted %v, want %v", names[i], admittedIDs(res), want[i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+}
+
+// wordTokens counts whitespace-separated words.
+type wordTokens struct{}
+
+func (wordTokens) CountTokens(s string) int { return len(strings.Fields(s)) }
