@@ -329,20 +329,20 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 // probability-0 block of rule 2; "" means the entry passes.
 func preGate(e *lore.Entry, ce *compiledEntry, es EntryState, msgCount int) (Verdict, string) {
 	d := &ce.dec
-	mc := strconv.Itoa(msgCount)
+	has := func() string { return ": the conversation has " + strconv.Itoa(msgCount) + " messages" }
 	switch {
 	case d.DontActivate:
 		return VerdictDecoratorBlocked, "@@dont_activate"
 	case e.Delay > 0 && msgCount < e.Delay:
-		return VerdictDelayed, "the conversation has " + mc + " messages; delay " + strconv.Itoa(e.Delay)
+		return VerdictDelayed, "delay " + strconv.Itoa(e.Delay) + has()
 	case es.Cooldown && !es.Sticky:
 		return VerdictCooldown, "cooldown window open"
 	case d.IsGreeting && msgCount > 1:
-		return VerdictDecoratorBlocked, "@@is_greeting: the conversation has " + mc + " messages"
+		return VerdictDecoratorBlocked, "@@is_greeting" + has()
 	case d.ActivateOnlyAfter != nil && msgCount < *d.ActivateOnlyAfter:
-		return VerdictDecoratorBlocked, "@@activate_only_after " + strconv.Itoa(*d.ActivateOnlyAfter) + ": the conversation has " + mc + " messages"
+		return VerdictDecoratorBlocked, "@@activate_only_after " + strconv.Itoa(*d.ActivateOnlyAfter) + has()
 	case d.ActivateOnlyEvery != nil && msgCount%*d.ActivateOnlyEvery != 0:
-		return VerdictDecoratorBlocked, "@@activate_only_every " + strconv.Itoa(*d.ActivateOnlyEvery) + ": the conversation has " + mc + " messages"
+		return VerdictDecoratorBlocked, "@@activate_only_every " + strconv.Itoa(*d.ActivateOnlyEvery) + has()
 	case d.DontActivateAfterMatch && es.Matched:
 		return VerdictDecoratorBlocked, "@@dont_activate_after_match: admitted in an earlier turn"
 	case ce.probability <= 0 && !es.Sticky:
