@@ -128,6 +128,22 @@ func TestRecursionFlags(t *testing.T) {
 		res = run(t, in, Options{Random: noDraw})
 		require.Equal(t, []string{"A", "B"}, admittedTitles(res), "the book turns recursion on with its own steps")
 	})
+	t.Run("regex keys read recursion text", func(t *testing.T) {
+		es := chain()
+		es[2].Keys = []string{"/VAU+LT/i"}
+		o := rec
+		o.RegexKeys = true
+		res := run(t, baseInput(es, "We open the door."), o)
+		require.Equal(t, []string{"A", "B", "C", "D"}, admittedTitles(res))
+		require.Equal(t, int64(2), res.Admitted[2].TriggeredBy)
+	})
+	t.Run("non-ASCII recursion text is normalised like chat", func(t *testing.T) {
+		es := chain()
+		es[0].Content = "Hinter der Tür liegt ein SCHLÜSSEL."
+		es[1].Keys = []string{"schlüssel"}
+		res := run(t, baseInput(es, "We open the door."), rec)
+		require.Equal(t, []string{"A", "B", "C", "D"}, admittedTitles(res))
+	})
 	t.Run("scan depth 0 still reads recursion text", func(t *testing.T) {
 		es := chain()
 		es[1].ScanDepth = ptr(0)
