@@ -21,6 +21,14 @@ type recCase struct {
 	entries []lore.Entry
 	msgs    []string
 	opts    Options
+	// seed seeds the draws (group draws only: every chance is 100).
+	seed uint64
+}
+
+// draws returns the case's random source; the engine and the reference
+// each take a fresh one and must consume it in the same order.
+func (c recCase) draws() func() float64 {
+	return rand.New(rand.NewPCG(c.seed, 7)).Float64
 }
 
 func randomRecCase(seed uint64, size uint8) recCase {
@@ -55,13 +63,18 @@ func randomRecCase(seed uint64, size uint8) recCase {
 			e.ScanDepth = &d
 		}
 		e.IgnoreBudget = r.IntN(10) == 0
+		if r.IntN(3) == 0 {
+			e.Group = []string{"g1", "g2", "g1, g2"}[r.IntN(3)]
+			e.GroupOverride = r.IntN(4) == 0
+			e.GroupWeight = r.IntN(4) * 50
+		}
 		c.entries = append(c.entries, e)
 	}
 	for range 1 + r.IntN(4) {
 		c.msgs = append(c.msgs, words(1+r.IntN(3)))
 	}
-	c.opts = Options{Recursive: r.IntN(6) != 0, MaxRecursionSteps: ptr(r.IntN(5)), CharBudget: []int{-1, 10, 25, 60}[r.IntN(4)],
-		Random: func() float64 { panic("no draw expected") }}
+	c.opts = Options{Recursive: r.IntN(6) != 0, MaxRecursionSteps: ptr(r.IntN(5)), CharBudget: []int{-1, 10, 25, 60}[r.IntN(4)]}
+	c.seed = seed
 	return c
 }
 
@@ -74,8 +87,8 @@ type recOutcome struct {
 
 // naiveRecursive is the reference: the rules of Matcher.Activate for this
 // restricted book (single-word lowercase ASCII keys, whole words, chance
-// 100, no groups or decorators), written as directly as possible: every
-// pass re-reads every text it may scan.
+// 100, groups with overrides and weights, no decorators), written as
+// directly as possible: every pass re-reads every text it may scan.
 func naiveRecursive(c recCase) map[int64]recOutcome {
 	depthDefault := DefaultScanDepth
 	steps := DefaultMaxRecursionSteps
@@ -121,6 +134,17 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 	}
 	var recText []string
 	used := 0
+	random := c.draws()
+	won := map[string]bool{}
+	groupsOf := func(e lore.Entry) []string {
+		var gs []string
+		for _, g := range strings.Split(e.Group, ",") {
+			if g = strings.TrimSpace(g); g != "" {
+				gs = append(gs, g)
+			}
+		}
+		return gs
+	}
 	cur, visited := minLevel, 0
 	for p := 1; ; p++ {
 		if p > 1 {
@@ -155,6 +179,65 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 				delete(pending, i)
 			}
 		}
+		// Groups, in name order; a member must win each of its groups.
+		lost := map[int]bool{}
+		for _, g := range []string{"g1", "g2"} {
+			var members []int
+			for _, i := range passed {
+				if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
+					members = append(members, i)
+				}
+			}
+			if len(members) == 0 {
+				continue
+			}
+			if won[g] {
+				for _, i := range members {
+					lost[i] = true
+				}
+				continue
+			}
+			if len(members) == 1 {
+				continue
+			}
+			winner := -1
+			for _, i := range members {
+				if c.entries[i].GroupOverride && (winner < 0 || c.entries[i].Order > c.entries[winner].Order) {
+					winner = i
+				}
+			}
+			if winner < 0 {
+				weight := func(i int) int { return c.entries[i].GroupWeight }
+				total := 0
+				for _, i := range members {
+					total += weight(i)
+				}
+				if total == 0 { // all weights 0: an even draw
+					weight = func(int) int { return 1 }
+					total = len(members)
+				}
+				x := random() * float64(total)
+				acc := 0
+				for _, i := range members {
+					acc += weight(i)
+					if x < float64(acc) && winner < 0 {
+						winner = i
+					}
+				}
+				if winner < 0 {
+					winner = members[len(members)-1]
+				}
+			}
+			for _, i := range members {
+				if i != winner {
+					lost[i] = true
+				}
+			}
+		}
+		for i := range lost {
+			out[c.entries[i].ID] = recOutcome{VerdictGroupLost, p}
+		}
+		passed = slices.DeleteFunc(passed, func(i int) bool { return lost[i] })
 		slices.SortStableFunc(passed, func(a, b int) int {
 			if x := cmp.Compare(c.entries[b].Priority, c.entries[a].Priority); x != 0 {
 				return x
@@ -176,6 +259,9 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 				used += cost
 			}
 			out[e.ID] = recOutcome{VerdictAdmitted, p}
+			for _, g := range groupsOf(e) {
+				won[g] = true
+			}
 			if !e.PreventRecursion {
 				recText = append(recText, e.Content)
 				fed = true
@@ -204,11 +290,13 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 // checkRecursion compares the engine with naiveRecursive on one case.
 func checkRecursion(t *testing.T, seed uint64, size uint8) {
 	c := randomRecCase(seed, size)
-	res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), c.opts)
+	opts := c.opts
+	opts.Random = c.draws()
+	res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), opts)
 	require.NoError(t, err)
 	got := map[int64]recOutcome{}
 	for _, tr := range res.Trace {
-		if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget {
+		if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget || tr.Verdict == VerdictGroupLost {
 			got[tr.ID] = recOutcome{tr.Verdict, tr.Pass}
 		}
 	}
@@ -218,19 +306,27 @@ func checkRecursion(t *testing.T, seed uint64, size uint8) {
 // TestRecursionAgainstReference runs checkRecursion on 400 fixed cases, so
 // `make test` covers the comparison without fuzzing.
 func TestRecursionAgainstReference(t *testing.T) {
-	admitted, recursive := 0, 0
+	admitted, recursive, lost := 0, 0, 0
 	for seed := range uint64(400) {
 		checkRecursion(t, seed, uint8(seed*37))
 		c := randomRecCase(seed, uint8(seed*37))
-		res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), c.opts)
+		opts := c.opts
+		opts.Random = c.draws()
+		res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), opts)
 		require.NoError(t, err)
 		admitted += len(res.Admitted)
+		for _, tr := range res.Trace {
+			if tr.Verdict == VerdictGroupLost {
+				lost++
+			}
+		}
 		if res.Passes > 1 {
 			recursive++
 		}
 	}
 	require.Greater(t, recursive, 100, "the cases exercise recursion")
 	require.Greater(t, admitted, 400, "the cases admit entries")
+	require.Greater(t, lost, 50, "the cases exercise inclusion groups")
 }
 
 // FuzzRecursion checks the recursive engine (automaton scans of new text,
