@@ -18,6 +18,8 @@
 //     legacy #channel names become channel ids through the Discord REST API.
 //   - [CleanupArgs] ("job_data_cleanup", periodic): expired blobs and
 //     artifacts and old reports are deleted.
+//   - [ActivationLogPruneArgs] ("activation_log_prune", periodic): activation
+//     log rows past their age or their conversation's row limit are deleted.
 //
 // # Transactions
 //

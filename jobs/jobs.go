@@ -51,6 +51,10 @@ type Deps struct {
 	// ReportRetention is how long job reports are kept (default
 	// DefaultReportRetention).
 	ReportRetention time.Duration
+	// LogMaxAge and LogRowsPerConversation bound the activation log
+	// (defaults DefaultLogMaxAge, DefaultLogRowsPerConversation).
+	LogMaxAge              time.Duration
+	LogRowsPerConversation int
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -65,6 +69,12 @@ func (d *Deps) withDefaults() Deps {
 	}
 	if out.ReportRetention <= 0 {
 		out.ReportRetention = DefaultReportRetention
+	}
+	if out.LogMaxAge <= 0 {
+		out.LogMaxAge = DefaultLogMaxAge
+	}
+	if out.LogRowsPerConversation <= 0 {
+		out.LogRowsPerConversation = DefaultLogRowsPerConversation
 	}
 	if out.NowFunc == nil {
 		out.NowFunc = time.Now
@@ -86,6 +96,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		func() error { return river.AddWorkerSafely(workers, &BackfillWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &BackfillScheduleWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &ActivationLogPruneWorker{Deps: d}) },
 	} {
 		if err := add(); err != nil {
 			return fmt.Errorf("jobs: register: %w", err)
@@ -157,7 +168,8 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 }
 
 // PeriodicJobs returns the periodic jobs: the channel-name backfill schedule
-// (only when cfg.Discord is set) and the cleanup, each also run when a
+// (only when cfg.Discord is set), the cleanup and the activation-log
+// pruning (on the cleanup's interval), each also run when a
 // client becomes leader (the start-up run). River inserts periodic jobs
 // from the elected leader only.
 func PeriodicJobs(cfg Config) []*river.PeriodicJob {
@@ -178,6 +190,9 @@ func PeriodicJobs(cfg Config) []*river.PeriodicJob {
 	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
 		func() (river.JobArgs, *river.InsertOpts) { return CleanupArgs{}, nil },
 		&river.PeriodicJobOpts{ID: CleanupArgs{}.Kind(), RunOnStart: true}))
+	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
+		func() (river.JobArgs, *river.InsertOpts) { return ActivationLogPruneArgs{}, nil },
+		&river.PeriodicJobOpts{ID: ActivationLogPruneArgs{}.Kind(), RunOnStart: true}))
 	return out
 }
 

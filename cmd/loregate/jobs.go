@@ -42,6 +42,11 @@ type jobsConfig struct {
 	// BackfillInterval is the channel-name backfill period
 	// (LOREGATE_BACKFILL_INTERVAL, default 1h; it also runs at start-up).
 	BackfillInterval time.Duration
+	// LogMaxAge and LogRowsPerConversation bound the activation log
+	// (LOREGATE_ACTIVATION_LOG_MAX_AGE, default 720h;
+	// LOREGATE_ACTIVATION_LOG_ROWS, default 500 per conversation).
+	LogMaxAge              time.Duration
+	LogRowsPerConversation int
 	// RescueStuckJobsAfter: a job running longer is presumed orphaned by a
 	// dead process and retried (LOREGATE_RESCUE_STUCK_JOBS_AFTER, default
 	// 1h).
@@ -74,6 +79,11 @@ func loadJobsConfig() jobsConfig {
 	c.ArtifactTTL = dur("LOREGATE_ARTIFACT_TTL", jobs.DefaultArtifactTTL)
 	c.BlobTTL = dur("LOREGATE_UPLOAD_TTL", jobs.DefaultBlobTTL)
 	c.BackfillInterval = dur("LOREGATE_BACKFILL_INTERVAL", jobs.DefaultBackfillInterval)
+	c.LogMaxAge = dur("LOREGATE_ACTIVATION_LOG_MAX_AGE", jobs.DefaultLogMaxAge)
+	c.LogRowsPerConversation = num("LOREGATE_ACTIVATION_LOG_ROWS", jobs.DefaultLogRowsPerConversation)
+	if c.LogRowsPerConversation == 0 {
+		c.err = usageError("LOREGATE_ACTIVATION_LOG_ROWS must be at least 1")
+	}
 	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", time.Hour)
 	c.DiscordToken = os.Getenv("LOREGATE_DISCORD_TOKEN")
 	c.DiscordAPIURL = os.Getenv("LOREGATE_DISCORD_API_URL")
@@ -86,7 +96,8 @@ func (c jobsConfig) logAttrs() []any {
 		token = "set (masked)"
 	}
 	return []any{"job_workers", c.Workers, "inline_import_bytes", c.InlineImportBytes, "artifact_ttl", c.ArtifactTTL.String(),
-		"discord_token", token, "backfill_interval", c.BackfillInterval.String()}
+		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
+		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation}
 }
 
 // startJobs builds and starts the River client. work=false gives an

@@ -141,10 +141,7 @@ func TestTwoServeProcessesShareJobs(t *testing.T) {
 	}))
 	t.Cleanup(discord.Close)
 
-	bin := filepath.Join(t.TempDir(), "loregate")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := buildBinary(t)
 	const key = "two-serve-test-key-0123456789"
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_INLINE_IMPORT_BYTES=1024",
 		"LOREGATE_DISCORD_TOKEN=test-token", "LOREGATE_DISCORD_API_URL=" + discord.URL, "LOREGATE_LOG_LEVEL=info"}
@@ -193,6 +190,7 @@ func TestTwoServeProcessesShareJobs(t *testing.T) {
 	}
 	require.NoError(t, rows.Err())
 	require.Equal(t, []kindCount{
+		{"activation_log_prune", "completed", 1, 1},
 		{"channel_name_backfill", "completed", 2, 1},
 		{"channel_name_backfill_schedule", "completed", 1, 1},
 		{"job_data_cleanup", "completed", 1, 1},
