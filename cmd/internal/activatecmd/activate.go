@@ -4,7 +4,7 @@
 //	loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N]
 //	    [--whole-words=true|false] [--case-sensitive] [--budget N | --budget-tokens N]
 //	    [--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N]
-//	    [--message-count N] [--regex-keys=true|false]
+//	    [--message-count N] [--regex-keys=true|false] [--state PATH [--turn-id ID]]
 //	    [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]
 //
 // Every --book goes through lore/format (any detected format). The books
@@ -26,7 +26,13 @@
 // --regex-keys (default true: /pattern/flags keys are RE2 expressions, as
 // a book's author tries it; false mimics a new server; --regex is an alias).
 // These flags are the server layer of docs/authoring.md: settings a book
-// file carries win over them.
+// file carries win over them. --state PATH reads a conversation's turn
+// state (timed effects, match decorators; docs/turns.md) from a JSON file
+// (missing = empty) so books with timed effects can be tried offline;
+// with --turn-id ID the turn is recorded in it as activateTurn records one
+// (the file is rewritten; chance rolls are seeded from ID unless --random
+// or --seed is given; a used ID is refused). Without --turn-id the state is
+// only read (a dry run).
 //
 // Output (--format json, the default) is one JSON object:
 //
@@ -63,6 +69,7 @@ import (
 	"loregate/lore/format"
 	"loregate/lore/prompt"
 	"loregate/lore/tokens"
+	"loregate/lore/turnstate"
 )
 
 // maxInput caps the bytes read from one --book or --chat file (the largest
@@ -72,7 +79,7 @@ const maxInput = 64 << 20
 const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N] " +
 	"[--whole-words=true|false] [--case-sensitive] [--budget N | --budget-tokens N] " +
 	"[--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N] [--message-count N] " +
-	"[--regex-keys=true|false] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]"
+	"[--regex-keys=true|false] [--state PATH [--turn-id ID]] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]"
 
 type bookList []string
 
@@ -123,6 +130,10 @@ type config struct {
 	format       string
 	opts         activation.Options
 	messageCount int
+	// state and turnID are --state and --turn-id (state.go); seeded is set
+	// by --random or --seed.
+	state, turnID string
+	seeded        bool
 }
 
 func parseArgs(args []string) (config, error) {
@@ -140,6 +151,8 @@ func parseArgs(args []string) (config, error) {
 	fs.BoolVar(&c.opts.Recursive, "recursive", false, "recursive scanning")
 	steps := fs.Int("max-recursion-steps", activation.DefaultMaxRecursionSteps, "passes including the first, 0 = the engine's cap")
 	fs.IntVar(&c.messageCount, "message-count", 0, "messages in the conversation (default: the chat's length)")
+	fs.StringVar(&c.state, "state", "", "turn-state JSON file: read, and rewritten with --turn-id")
+	fs.StringVar(&c.turnID, "turn-id", "", "record this turn in the --state file (chance rolls seeded from it)")
 	random := fs.String("random", "", "fixed draw in [0, 1)")
 	seed := fs.String("seed", "", "seed of the random source")
 	regex := fs.Bool("regex-keys", true, "regex keys: /pattern/flags keys are RE2 expressions")
@@ -204,6 +217,10 @@ func parseArgs(args []string) (config, error) {
 	if *random != "" && *seed != "" {
 		return c, bad("--random and --seed are exclusive")
 	}
+	if c.turnID != "" && c.state == "" {
+		return c, bad("--turn-id needs --state (the file the turn is recorded in)")
+	}
+	c.seeded = *random != "" || *seed != ""
 	if *random != "" {
 		r, err := strconv.ParseFloat(*random, 64)
 		if err != nil || !(r >= 0 && r < 1) {
@@ -234,9 +251,29 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := activation.Activate(ctx, activation.Input{Entries: entries, Collections: collections, Messages: msgs, MessageCount: c.messageCount}, c.opts)
+	in := activation.Input{Entries: entries, Collections: collections, Messages: msgs, MessageCount: c.messageCount}
+	var st stateFile
+	var next turnstate.State
+	if c.state != "" {
+		if st, err = readState(c.state); err != nil {
+			return nil, err
+		}
+		if next, err = applyState(st, c.turnID, &in, &c.opts, c.seeded); err != nil {
+			return nil, err
+		}
+	}
+	res, err := activation.Activate(ctx, in, c.opts)
 	if err != nil {
 		return nil, bad("%v", err)
+	}
+	if c.turnID != "" {
+		count := c.messageCount
+		if count == 0 {
+			count = len(msgs)
+		}
+		if err := writeState(c.state, st, next, entries, res, count, c.turnID); err != nil {
+			return nil, err
+		}
 	}
 	blocks := prompt.Blocks(res.Admitted)
 	if c.format == "text" {
