@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,9 @@ import (
 // against a direct pgx load of the same rows (LoadEnabledForScope), at
 // several concurrencies. Two queries: http-bot selects what the bot reads per
 // turn (admitted entries, blocks, budget); http-full adds the 250-item
-// per-entry trace of the dashboard preview. Each sub-benchmark reports p50 and p99 latency in
+// per-entry trace of the dashboard preview; http-turn is the bot's query on
+// activateTurn (a recorded turn). The -cached variants use the in-memory
+// scope cache. Each sub-benchmark reports p50 and p99 latency in
 // microseconds and requests per second. Run with:
 //
 //	make bench PKGS=./graph/ BENCH=ActivateHTTP BENCHTIME=2000x
@@ -92,11 +95,40 @@ func BenchmarkActivateHTTP(b *testing.B) {
 		}
 		return err
 	}
+	// turn: the bot's query on activateTurn, one conversation, a new turn
+	// id and an advancing message count per call.
+	var turns atomic.Int64
+	turnCall := func(a *api) func() error {
+		return func() error {
+			n := turns.Add(1)
+			in := map[string]any{"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333", "messages": msgs,
+				"turnId": fmt.Sprint("bench-", n), "messageCount": 20 + n}
+			body, _ := json.Marshal(map[string]any{"variables": map[string]any{"input": in},
+				"query": `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) { result { admitted { id title placement group } blocks { tag role text } budget { used limit } } error { code message } } }`})
+			req, _ := http.NewRequest(http.MethodPost, a.srv.URL+"/graphql", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+serviceKey)
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			reply, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != 200 || !bytes.Contains(reply, []byte(`"error":null`)) {
+				return fmt.Errorf("activateTurn: status %d, %v: %s", resp.StatusCode, err, reply)
+			}
+			return nil
+		}
+	}
 	require.NoError(b, httpCall(a, full)())
 	require.NoError(b, httpCall(cached, full)())
+	require.NoError(b, turnCall(a)())
+	require.NoError(b, turnCall(cached)())
 	for _, c := range []int{1, 4, 16} {
 		b.Run(fmt.Sprintf("http-bot/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, bot)) })
+		b.Run(fmt.Sprintf("http-turn/c=%d", c), func(b *testing.B) { measure(b, c, turnCall(a)) })
 		b.Run(fmt.Sprintf("http-bot-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, bot)) })
+		b.Run(fmt.Sprintf("http-turn-cached/c=%d", c), func(b *testing.B) { measure(b, c, turnCall(cached)) })
 		b.Run(fmt.Sprintf("http-full/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, full)) })
 		b.Run(fmt.Sprintf("http-full-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, full)) })
 		b.Run(fmt.Sprintf("pgx/c=%d", c), func(b *testing.B) { measure(b, c, pgxCall) })
@@ -117,7 +149,8 @@ func newCachedAPI(b testing.TB, pool *pgxpool.Pool) *api {
 	}()
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, func() bool { return scopes.Stats().Listening }, 10*time.Second, time.Millisecond)
-	return mountAPI(b, &graph.Resolver{Store: postgres.New(pool).WithLoreWriteHook(scopes.Invalidate),
+	store := postgres.New(pool).WithLoreWriteHook(scopes.Invalidate)
+	return mountAPI(b, &graph.Resolver{Store: store, Turns: store,
 		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, false)
 }
 

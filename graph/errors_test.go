@@ -42,7 +42,14 @@ func newAPIWithStore(t testing.TB, store lore.Store) *api {
 
 func newAPIWith(t testing.TB, store lore.Store, introspection bool) *api {
 	t.Helper()
-	return mountAPI(t, &graph.Resolver{Store: store, Cache: activation.NewCache(4)}, introspection)
+	r := &graph.Resolver{Store: store, Cache: activation.NewCache(4)}
+	ps, _ := store.(*postgres.Store)
+	if ps != nil {
+		r.Turns = ps
+	}
+	a := mountAPI(t, r, introspection)
+	a.store = ps
+	return a
 }
 
 // mountAPI serves r (its Logger set to a discarding one) on a test server.

@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
 	"loregate/lore"
 	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
 )
 
 const (
@@ -340,4 +344,74 @@ func TestActivateTurnConcurrent(t *testing.T) {
 	rec := st[mustID(t, f.ids["Sticky"])]
 	require.NotNil(t, rec.Sticky)
 	require.Equal(t, rec.Sticky.Start+100, rec.Sticky.End)
+}
+
+// roundTrips counts what a pool sends to Postgres: each query and each
+// batch (one pipeline) is one round trip.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.n.Add(1)
+	return ctx
+}
+func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+
+// TestActivateTurnRoundTrips counts round trips: a recorded turn costs two
+// more than the dry run (one to lock and read, one to write and commit); a
+// dry run reads turn state only for a scope with timed effects.
+func TestActivateTurnRoundTrips(t *testing.T) {
+	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(t))
+	require.NoError(t, err)
+	rt := &roundTrips{}
+	cfg.ConnConfig.Tracer = rt
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	a := newAPIWithStore(t, store)
+	f := &turnFixture{api: a, server: serverA, ids: map[string]string{}}
+	_, err = store.UpsertServer(context.Background(), serverA, "Turns")
+	require.NoError(t, err)
+	add := func(lineage lore.Lineage, e lore.Entry) {
+		e.Server, e.Lineage = serverA, lineage
+		_, err := store.InsertEntry(context.Background(), e)
+		require.NoError(t, err)
+	}
+	add(5, keyed("Plain", "Plain lore.", "dragon"))
+	sticky := keyed("Sticky", "Sticky lore.", "dragon")
+	sticky.Sticky = 3
+	add(6, sticky)
+
+	count := func(fn func()) int64 {
+		fn() // warm the matcher cache and the pool
+		before := rt.n.Load()
+		fn()
+		return rt.n.Load() - before
+	}
+	dry := func(lineage int) func() {
+		return func() {
+			var out turnResult
+			f.must(serviceKey, qActivate, map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": lineage,
+				"channelId": turnChannel, "messages": []map[string]any{{"content": "dragon"}}}}, "activate", &out)
+		}
+	}
+	turns := 0
+	recorded := func(lineage int) func() {
+		return func() {
+			turns++
+			in := f.input(turnChannel, fmt.Sprint("rt-", turns), turns, "dragon")
+			in["lineageId"] = lineage
+			require.Nil(t, f.turn(serviceKey, in).Error)
+		}
+	}
+	plainDry, stickyDry := count(dry(5)), count(dry(6))
+	require.Equal(t, stickyDry, plainDry+1, "a dry run reads turn state only for a stateful scope")
+	require.Equal(t, plainDry+2, count(recorded(5)))
+	require.Equal(t, plainDry+2, count(recorded(6)))
 }
