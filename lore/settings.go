@@ -145,6 +145,32 @@ func clonePtr[T any](p *T) *T {
 	return &v
 }
 
+// BookSettingsPatch is a partial book settings update: a nil field keeps
+// the stored value, a non-nil pointer to nil clears it (inherit), a
+// pointer to a value sets it.
+type BookSettingsPatch struct {
+	ScanDepth, BudgetLimit, MaxRecursionSteps **int
+	Recursive, CaseSensitive, WholeWords      **bool
+}
+
+// Apply returns a copy of b with p applied.
+func (p BookSettingsPatch) Apply(b BookSettings) BookSettings {
+	out := b.Clone()
+	patchPtr(&out.ScanDepth, p.ScanDepth)
+	patchPtr(&out.BudgetLimit, p.BudgetLimit)
+	patchPtr(&out.MaxRecursionSteps, p.MaxRecursionSteps)
+	patchPtr(&out.Recursive, p.Recursive)
+	patchPtr(&out.CaseSensitive, p.CaseSensitive)
+	patchPtr(&out.WholeWords, p.WholeWords)
+	return out
+}
+
+func patchPtr[T any](dst **T, v **T) {
+	if v != nil {
+		*dst = clonePtr(*v)
+	}
+}
+
 // IsZero reports whether no setting is set.
 func (b BookSettings) IsZero() bool {
 	return b.ScanDepth == nil && b.BudgetLimit == nil && b.Recursive == nil &&

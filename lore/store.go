@@ -179,17 +179,18 @@ type Store interface {
 	GetCollectionByName(ctx context.Context, server, name string) (Collection, error)
 	// ListCollections returns the server's collections by name with counts.
 	ListCollections(ctx context.Context, server string) ([]Collection, error)
-	// SetCollectionSettings replaces the collection's book settings,
-	// validated against the server's budget unit under the server lock.
-	SetCollectionSettings(ctx context.Context, server string, id int64, s BookSettings) (Collection, error)
+	// UpdateCollectionSettings applies p to the collection's book settings
+	// under the server lock and validates the result against the server's
+	// budget unit.
+	UpdateCollectionSettings(ctx context.Context, server string, id int64, p BookSettingsPatch) (Collection, error)
 
 	// PersonaBookSettings returns a persona lineage's book settings (zero
 	// when none are stored).
 	PersonaBookSettings(ctx context.Context, server string, lineage Lineage) (BookSettings, error)
-	// SetPersonaBookSettings replaces a persona lineage's book settings,
-	// validated like SetCollectionSettings. The lineage need not be
+	// UpdatePersonaBookSettings applies p to a persona lineage's book
+	// settings like UpdateCollectionSettings. The lineage need not be
 	// registered.
-	SetPersonaBookSettings(ctx context.Context, server string, lineage Lineage, s BookSettings) (BookSettings, error)
+	UpdatePersonaBookSettings(ctx context.Context, server string, lineage Lineage, p BookSettingsPatch) (BookSettings, error)
 
 	// InsertEntry stores e in its scope (e.Server, e.Lineage and, for
 	// Serverwide, the existing collection e.Collection). ErrScopeFull when

@@ -66,14 +66,32 @@ func checkBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, b lore.B
 	return lore.WithFieldPrefix("settings", b.Validate(unit))
 }
 
-// SetCollectionSettings replaces the book settings of the collection
-// addressed by (server, id), as a lore write: under the server-row lock,
-// validated with lore.BookSettings.Validate in the server's budget unit
-// (ErrInvalid naming "settings.<field>"), and lore_version increments.
-// ErrNotFound for an unknown server or collection.
-func (s *Store) SetCollectionSettings(ctx context.Context, server string, id int64, b lore.BookSettings) (lore.Collection, error) {
-	check := func(tx pgx.Tx) error { return checkBookSettingsTx(ctx, tx, server, b) }
-	return s.updateCollection(ctx, "set collection settings", server, id, check, lorebookSetSettings, bookSettingsArgs(b)...)
+// UpdateCollectionSettings applies p to the book settings of the
+// collection addressed by (server, id), as a lore write: under the
+// server-row lock, the result validated with lore.BookSettings.Validate in
+// the server's budget unit (ErrInvalid naming "settings.<field>"), and
+// lore_version increments. ErrNotFound for an unknown server or collection.
+func (s *Store) UpdateCollectionSettings(ctx context.Context, server string, id int64, p lore.BookSettingsPatch) (lore.Collection, error) {
+	var out lore.Collection
+	err := s.write(ctx, "update collection settings", server, func(tx pgx.Tx) error {
+		cur, err := scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("collection %d", id)
+		}
+		if err != nil {
+			return err
+		}
+		next := p.Apply(cur.Settings)
+		if err := checkBookSettingsTx(ctx, tx, server, next); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, lorebookSetSettings, append([]any{server, id}, bookSettingsArgs(next)...)...); err != nil {
+			return err
+		}
+		out, err = scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
+		return err
+	})
+	return out, err
 }
 
 // PersonaBookSettings returns the book settings of a persona lineage (> 0)
@@ -98,23 +116,31 @@ func (s *Store) PersonaBookSettings(ctx context.Context, server string, lineage 
 	return r.settings(), nil
 }
 
-// SetPersonaBookSettings replaces the book settings of a persona lineage
-// (> 0), as a lore write: under the server-row lock, validated like
-// SetCollectionSettings, and lore_version increments. Settings that are all
-// unset delete the stored row. The lineage need not be registered (lore is
-// keyed by lineage). ErrNotFound for an unknown server.
-func (s *Store) SetPersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage, b lore.BookSettings) (lore.BookSettings, error) {
-	const op = "set persona book settings"
+// UpdatePersonaBookSettings applies p to the book settings of a persona
+// lineage (> 0), as a lore write: under the server-row lock, the result
+// validated like UpdateCollectionSettings, and lore_version increments.
+// Settings that end all unset delete the stored row. The lineage need not
+// be registered (lore is keyed by lineage). Returns the stored settings.
+// ErrNotFound for an unknown server.
+func (s *Store) UpdatePersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage, p lore.BookSettingsPatch) (lore.BookSettings, error) {
+	const op = "update persona book settings"
 	if lineage <= 0 {
 		return lore.BookSettings{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
 	}
+	var out lore.BookSettings
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
-		return setPersonaBookTx(ctx, tx, server, lineage, b)
+		var r bookSettingsRow
+		err := tx.QueryRow(ctx, personaBookGet, server, int64(lineage)).Scan(r.dests()...)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		out = p.Apply(r.settings())
+		return setPersonaBookTx(ctx, tx, server, lineage, out)
 	})
 	if err != nil {
 		return lore.BookSettings{}, err
 	}
-	return b.Clone(), nil
+	return out, nil
 }
 
 // setPersonaBookTx validates and stores a lineage's settings under the

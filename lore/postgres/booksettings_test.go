@@ -18,7 +18,7 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	set := lore.BookSettings{ScanDepth: ptr(0), BudgetLimit: ptr(12000), Recursive: ptr(true),
 		MaxRecursionSteps: ptr(3), CaseSensitive: ptr(false), WholeWords: ptr(true)}
 	v := b.loreVersion(t)
-	c, err := b.store.SetCollectionSettings(b.ctx, b.server, world.ID, set)
+	c, err := b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, replaceAll(set))
 	require.NoError(t, err)
 	require.Equal(t, set, c.Settings)
 	require.Equal(t, v+1, b.loreVersion(t), "a settings write bumps the lore version")
@@ -27,10 +27,12 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	require.Equal(t, set, got.Settings)
 
 	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false)}
-	out, err := b.store.SetPersonaBookSettings(b.ctx, b.server, lineage, pset)
+	out, err := b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{ScanDepth: ptr(ptr(6))})
 	require.NoError(t, err)
-	require.Equal(t, pset, out)
-	require.Equal(t, v+2, b.loreVersion(t))
+	out, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{Recursive: ptr(ptr(false))})
+	require.NoError(t, err)
+	require.Equal(t, pset, out, "a patch keeps the settings it does not name")
+	require.Equal(t, v+3, b.loreVersion(t))
 	read, err := b.store.PersonaBookSettings(b.ctx, b.server, lineage)
 	require.NoError(t, err)
 	require.Equal(t, pset, read)
@@ -47,37 +49,43 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	require.True(t, snap.PersonaBook.IsZero())
 
 	// Budget limits are validated in the server's unit, under the lock.
-	_, err = b.store.SetCollectionSettings(b.ctx, b.server, world.ID, lore.BookSettings{BudgetLimit: ptr(0)})
+	_, err = b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, lore.BookSettingsPatch{BudgetLimit: ptr(ptr(0))})
 	requireInvalidField(t, err, "settings.budgetLimit")
 	unit := lore.BudgetTokens
 	_, err = b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{BudgetUnit: &unit})
 	require.NoError(t, err)
-	_, err = b.store.SetPersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettings{BudgetLimit: ptr(40000)})
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{BudgetLimit: ptr(ptr(40000))})
 	requireInvalidField(t, err, "settings.budgetLimit")
-	_, err = b.store.SetCollectionSettings(b.ctx, b.server, world.ID, lore.BookSettings{MaxRecursionSteps: ptr(11)})
+	_, err = b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, lore.BookSettingsPatch{MaxRecursionSteps: ptr(ptr(11))})
 	requireInvalidField(t, err, "settings.maxRecursionSteps")
 	read, err = b.store.PersonaBookSettings(b.ctx, b.server, lineage)
 	require.NoError(t, err)
 	require.Equal(t, pset, read, "a refused write changes nothing")
 
 	// Clearing deletes the row; unknown ids and servers are not found.
-	_, err = b.store.SetPersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettings{})
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, replaceAll(lore.BookSettings{}))
 	require.NoError(t, err)
 	require.Zero(t, b.count(t, `SELECT count(*) FROM persona_books WHERE server_id = $1`, b.server))
-	_, err = b.store.SetCollectionSettings(b.ctx, b.server, world.ID+1000, set)
+	_, err = b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID+1000, replaceAll(set))
 	require.ErrorIs(t, err, lore.ErrNotFound)
-	_, err = b.store.SetPersonaBookSettings(b.ctx, snowflake(t), lineage, pset)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, snowflake(t), lineage, replaceAll(pset))
 	require.ErrorIs(t, err, lore.ErrNotFound)
-	_, err = b.store.SetPersonaBookSettings(b.ctx, b.server, lore.Serverwide, pset)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lore.Serverwide, replaceAll(pset))
 	requireInvalidField(t, err, "lineage")
 
 	// A wipe that removes persona lore removes persona book settings too.
-	_, err = b.store.SetPersonaBookSettings(b.ctx, b.server, lineage, pset)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, replaceAll(pset))
 	require.NoError(t, err)
 	require.NoError(t, b.store.WipeServerLore(b.ctx, b.server, true))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM persona_books WHERE server_id = $1`, b.server))
 	require.NoError(t, b.store.WipeServerLore(b.ctx, b.server, false))
 	require.Zero(t, b.count(t, `SELECT count(*) FROM persona_books WHERE server_id = $1`, b.server))
+}
+
+// replaceAll returns the patch that sets every setting to s's.
+func replaceAll(s lore.BookSettings) lore.BookSettingsPatch {
+	return lore.BookSettingsPatch{ScanDepth: &s.ScanDepth, BudgetLimit: &s.BudgetLimit, Recursive: &s.Recursive,
+		MaxRecursionSteps: &s.MaxRecursionSteps, CaseSensitive: &s.CaseSensitive, WholeWords: &s.WholeWords}
 }
 
 func TestImportStoresBookSettingsOnReplace(t *testing.T) {

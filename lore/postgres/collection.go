@@ -98,7 +98,7 @@ func (s *Store) RenameCollection(ctx context.Context, server string, id int64, n
 	if err := lore.ValidateCollectionName(newName); err != nil {
 		return lore.Collection{}, wrapErr(op, err)
 	}
-	c, err := s.updateCollection(ctx, op, server, id, nil, lorebookRename, newName)
+	c, err := s.updateCollection(ctx, op, server, id, lorebookRename, newName)
 	if errors.Is(err, lore.ErrDuplicateName) {
 		err = wrapErr(op, &lore.DuplicateNameError{Name: newName, Err: err})
 	}
@@ -122,7 +122,7 @@ func (s *Store) DeleteCollection(ctx context.Context, server string, id int64) e
 // SetCollectionEnabled turns the whole collection on or off without
 // changing its entries' own enabled flags. ErrNotFound for an unknown id.
 func (s *Store) SetCollectionEnabled(ctx context.Context, server string, id int64, enabled bool) (lore.Collection, error) {
-	return s.updateCollection(ctx, "set collection enabled", server, id, nil, lorebookSetEnabled, enabled)
+	return s.updateCollection(ctx, "set collection enabled", server, id, lorebookSetEnabled, enabled)
 }
 
 // SetCollectionChannels replaces the collection's channel ids (snowflake
@@ -133,21 +133,15 @@ func (s *Store) SetCollectionChannels(ctx context.Context, server string, id int
 	if err := lore.ValidateChannelIDs("channelIds", channelIDs); err != nil {
 		return lore.Collection{}, wrapErr(op, err)
 	}
-	return s.updateCollection(ctx, op, server, id, nil, lorebookSetChannels, emptyIfNil(channelIDs))
+	return s.updateCollection(ctx, op, server, id, lorebookSetChannels, emptyIfNil(channelIDs))
 }
 
 // updateCollection runs one UPDATE of a collection addressed by (server, id)
-// as a lore write and returns the collection afterwards. check, when not
-// nil, runs first under the lock and may refuse the write.
-func (s *Store) updateCollection(ctx context.Context, op, server string, id int64, check func(pgx.Tx) error, query string, args ...any) (lore.Collection, error) {
+// as a lore write and returns the collection afterwards.
+func (s *Store) updateCollection(ctx context.Context, op, server string, id int64, query string, arg any) (lore.Collection, error) {
 	var out lore.Collection
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
-		if check != nil {
-			if err := check(tx); err != nil {
-				return err
-			}
-		}
-		tag, err := tx.Exec(ctx, query, append([]any{server, id}, args...)...)
+		tag, err := tx.Exec(ctx, query, server, id, arg)
 		if err != nil {
 			return err
 		}

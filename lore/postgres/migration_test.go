@@ -73,7 +73,7 @@ func TestActivationSettingsMigrationsDownUp(t *testing.T) {
 	e := entry(b.server, 5, "", "kept")
 	e.ScanDepth, e.Group = ptr(0), "g"
 	b.insert(t, e)
-	_, err := b.store.SetPersonaBookSettings(ctx, b.server, 5, lore.BookSettings{Recursive: ptr(true)})
+	_, err := b.store.UpdatePersonaBookSettings(ctx, b.server, 5, lore.BookSettingsPatch{Recursive: ptr(ptr(true))})
 	require.NoError(t, err)
 
 	const added = `SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
