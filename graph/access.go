@@ -105,3 +105,23 @@ func deletePayload(err error) (*model.DeletePayload, error) {
 	}
 	return &model.DeletePayload{Ok: true}, nil
 }
+
+// personaBook builds the PersonaBook of a known lineage: its personas and
+// entry count (settings and entries are resolved on demand).
+func (r *Resolver) personaBook(ctx context.Context, server string, lineage lore.Lineage) (*model.PersonaBook, error) {
+	ps, err := r.Store.ListPersonas(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := r.Store.CountByScope(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	book := &model.PersonaBook{ServerID: server, LineageID: int64(lineage), Personas: []*model.Persona{}, EntryCount: counts[lineage]}
+	for _, p := range ps {
+		if p.Lineage == lineage {
+			book.Personas = append(book.Personas, personaToModel(p))
+		}
+	}
+	return book, nil
+}

@@ -21,6 +21,16 @@ func (r *collectionResolver) Entries(ctx context.Context, obj *model.Collection,
 	return entryConnection(entries, first, after, includeDisabled)
 }
 
+// BookSettings is the resolver for the bookSettings field.
+func (r *personaBookResolver) BookSettings(ctx context.Context, obj *model.PersonaBook) (*model.BookSettings, error) {
+	set, err := r.Store.PersonaBookSettings(ctx, obj.ServerID, lore.Lineage(obj.LineageID))
+	if err != nil {
+		return nil, err
+	}
+	m := bookSettingsToModel(set)
+	return &m, nil
+}
+
 // Entries is the resolver for the entries field.
 func (r *personaBookResolver) Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error) {
 	entries, err := r.Store.ListScope(ctx, obj.ServerID, lore.Lineage(obj.LineageID), "")

@@ -25,6 +25,9 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 			ChannelScoping: s.Settings.ChannelScoping,
 			MemoryTagging:  s.Settings.MemoryTagging,
 			RegexKeys:      s.Settings.RegexKeys,
+			BudgetUnit:     model.BudgetUnit(strings.ToUpper(string(s.Settings.Unit()))),
+			BudgetLimit:    s.Settings.Limit(),
+			Tokenizer:      string(s.Settings.TokenizerOrDefault()),
 		},
 		Limits:    limitsModel(lim),
 		CanManage: canManage,
@@ -55,40 +58,51 @@ func personaToModel(p lore.Persona) *model.Persona {
 
 func collectionToModel(c lore.Collection) model.Collection {
 	return model.Collection{
-		ServerID:   c.Server,
-		ID:         strconv.FormatInt(c.ID, 10),
-		Name:       c.Name,
-		Enabled:    c.Enabled,
-		ChannelIds: nonNil(c.ChannelIDs),
-		EntryCount: c.EntryCount,
-		CreatedAt:  c.CreatedAt,
-		UpdatedAt:  c.UpdatedAt,
+		ServerID:     c.Server,
+		ID:           strconv.FormatInt(c.ID, 10),
+		Name:         c.Name,
+		Enabled:      c.Enabled,
+		ChannelIds:   nonNil(c.ChannelIDs),
+		EntryCount:   c.EntryCount,
+		BookSettings: bookSettingsToModel(c.Settings),
+		CreatedAt:    c.CreatedAt,
+		UpdatedAt:    c.UpdatedAt,
 	}
 }
 
 func entryToModel(e lore.Entry) *model.Entry {
 	m := &model.Entry{
-		ID:                strconv.FormatInt(e.ID, 10),
-		Title:             e.Title,
-		Content:           e.Content,
-		Keys:              nonNil(e.Keys),
-		SecondaryKeys:     nonNil(e.SecondaryKeys),
-		SelectiveLogic:    model.SelectiveLogic(logicOrDefault(e.Logic)),
-		Constant:          e.Constant,
-		Enabled:           e.Enabled,
-		ScanDepth:         e.ScanDepth,
-		Probability:       e.Probability,
-		InsertionOrder:    e.Order,
-		Priority:          e.Priority,
-		Placement:         model.Placement(strings.ToUpper(string(e.Placement))),
-		Role:              model.Role(strings.ToUpper(string(roleOrDefault(e.Role)))),
-		CaseSensitive:     e.CaseSensitive,
-		WholeWords:        e.WholeWords,
-		IgnoreBudget:      e.IgnoreBudget,
-		ChannelIds:        nonNil(e.ChannelIDs),
-		LegacyChannelTags: nonNil(e.LegacyChannelTags),
-		CreatedAt:         e.CreatedAt,
-		UpdatedAt:         e.UpdatedAt,
+		ID:                  strconv.FormatInt(e.ID, 10),
+		Title:               e.Title,
+		Content:             e.Content,
+		Keys:                nonNil(e.Keys),
+		SecondaryKeys:       nonNil(e.SecondaryKeys),
+		SelectiveLogic:      model.SelectiveLogic(logicOrDefault(e.Logic)),
+		Constant:            e.Constant,
+		Enabled:             e.Enabled,
+		ScanDepth:           e.ScanDepth,
+		Probability:         e.Probability,
+		InsertionOrder:      e.Order,
+		Priority:            e.Priority,
+		Placement:           model.Placement(strings.ToUpper(string(e.Placement))),
+		Role:                model.Role(strings.ToUpper(string(roleOrDefault(e.Role)))),
+		CaseSensitive:       e.CaseSensitive,
+		WholeWords:          e.WholeWords,
+		IgnoreBudget:        e.IgnoreBudget,
+		Group:               e.Group,
+		GroupOverride:       e.GroupOverride,
+		GroupWeight:         e.GroupWeight,
+		UseGroupScoring:     e.UseGroupScoring,
+		ExcludeRecursion:    e.ExcludeRecursion,
+		PreventRecursion:    e.PreventRecursion,
+		DelayUntilRecursion: e.DelayUntilRecursion,
+		Sticky:              e.Sticky,
+		Cooldown:            e.Cooldown,
+		Delay:               e.Delay,
+		ChannelIds:          nonNil(e.ChannelIDs),
+		LegacyChannelTags:   nonNil(e.LegacyChannelTags),
+		CreatedAt:           e.CreatedAt,
+		UpdatedAt:           e.UpdatedAt,
 	}
 	if !e.Lineage.IsServerwide() {
 		l := int64(e.Lineage)
@@ -172,6 +186,19 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 		e.WholeWords = &b
 	}
 	e.IgnoreBudget = get(in.IgnoreBudget, false)
+	e.Group = get(in.Group, "")
+	e.GroupOverride = get(in.GroupOverride, false)
+	e.GroupWeight = get(in.GroupWeight, e.GroupWeight)
+	if v, ok := in.UseGroupScoring.ValueOK(); ok && v != nil {
+		b := *v
+		e.UseGroupScoring = &b
+	}
+	e.ExcludeRecursion = get(in.ExcludeRecursion, false)
+	e.PreventRecursion = get(in.PreventRecursion, false)
+	e.DelayUntilRecursion = get(in.DelayUntilRecursion, 0)
+	e.Sticky = get(in.Sticky, 0)
+	e.Cooldown = get(in.Cooldown, 0)
+	e.Delay = get(in.Delay, 0)
 	e.ChannelIDs = in.ChannelIds.Value()
 	return e
 }
@@ -224,11 +251,70 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	if v, ok := in.WholeWords.ValueOK(); ok {
 		p.WholeWords = &v
 	}
+	if v, ok := in.Group.ValueOK(); ok {
+		p.Group = orEmpty(v)
+	}
+	p.GroupOverride = boolPtr(in.GroupOverride)
+	p.GroupWeight = intPtr(in.GroupWeight)
+	if v, ok := in.UseGroupScoring.ValueOK(); ok {
+		p.UseGroupScoring = &v
+	}
+	p.ExcludeRecursion = boolPtr(in.ExcludeRecursion)
+	p.PreventRecursion = boolPtr(in.PreventRecursion)
+	p.DelayUntilRecursion = intPtr(in.DelayUntilRecursion)
+	p.Sticky = intPtr(in.Sticky)
+	p.Cooldown = intPtr(in.Cooldown)
+	p.Delay = intPtr(in.Delay)
 	if v, ok := in.ChannelIds.ValueOK(); ok {
 		ids := nonNil(v)
 		p.ChannelIDs = &ids
 	}
 	return p, nil
+}
+
+func bookSettingsToModel(b lore.BookSettings) model.BookSettings {
+	return model.BookSettings{ScanDepth: b.ScanDepth, BudgetLimit: b.BudgetLimit, Recursive: b.Recursive,
+		MaxRecursionSteps: b.MaxRecursionSteps, CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords}
+}
+
+// bookPatchFromInput maps a book settings input to a patch: omitted fields
+// stay nil (kept), explicit nulls clear.
+func bookPatchFromInput(in *model.BookSettingsInput) lore.BookSettingsPatch {
+	return lore.BookSettingsPatch{
+		ScanDepth: clearable(in.ScanDepth), BudgetLimit: clearable(in.BudgetLimit),
+		MaxRecursionSteps: clearable(in.MaxRecursionSteps), Recursive: clearable(in.Recursive),
+		CaseSensitive: clearable(in.CaseSensitive), WholeWords: clearable(in.WholeWords),
+	}
+}
+
+// clearable returns nil for an omitted field and a pointer to the value
+// (nil for an explicit null) otherwise.
+func clearable[T any](o graphql.Omittable[*T]) **T {
+	v, ok := o.ValueOK()
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// settingsPatchFromInput maps a server settings input to a patch: omitted
+// and null fields keep their value.
+func settingsPatchFromInput(in *model.UpdateServerSettingsInput) lore.SettingsPatch {
+	p := lore.SettingsPatch{
+		ChannelScoping: boolPtr(in.ChannelScoping),
+		MemoryTagging:  boolPtr(in.MemoryTagging),
+		RegexKeys:      boolPtr(in.RegexKeys),
+		BudgetLimit:    intPtr(in.BudgetLimit),
+	}
+	if v, ok := in.BudgetUnit.ValueOK(); ok && v != nil {
+		u := lore.BudgetUnit(strings.ToLower(string(*v)))
+		p.BudgetUnit = &u
+	}
+	if v, ok := in.Tokenizer.ValueOK(); ok && v != nil {
+		t := lore.TokenizerName(*v)
+		p.Tokenizer = &t
+	}
+	return p
 }
 
 func orEmpty(s *string) *string {

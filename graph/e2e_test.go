@@ -349,6 +349,8 @@ func TestAuthorization(t *testing.T) {
 		{"renameCollection", `mutation($s: String!, $c: ID!) { renameCollection(input: {serverDiscordId: $s, collectionId: $c, name: "Renamed"}) { error { code } } }`, map[string]any{"c": colA}},
 		{"setCollectionEnabled", `mutation($s: String!, $c: ID!) { setCollectionEnabled(input: {serverDiscordId: $s, collectionId: $c, enabled: true}) { error { code } } }`, map[string]any{"c": colA}},
 		{"setCollectionChannels", `mutation($s: String!, $c: ID!) { setCollectionChannels(input: {serverDiscordId: $s, collectionId: $c, channelIds: []}) { error { code } } }`, map[string]any{"c": colA}},
+		{"updateCollectionSettings", `mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {recursive: true}}) { error { code } } }`, map[string]any{"c": colA}},
+		{"updatePersonaBookSettings", `mutation($s: String!, $l: Int64!) { updatePersonaBookSettings(input: {serverDiscordId: $s, lineageId: $l, settings: {scanDepth: 3}}) { error { code } } }`, map[string]any{"l": 9}},
 		{"createEntry", `mutation($s: String!, $c: ID) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, entry: {content: "x"}}) { error { code } } }`, map[string]any{"c": colA}},
 		{"updateEntry", `mutation($s: String!, $e: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $e, patch: {title: "t"}}) { error { code } } }`, map[string]any{"e": entryA}},
 		{"setEntryEnabled", `mutation($s: String!, $e: ID!) { setEntryEnabled(input: {serverDiscordId: $s, lineageId: 0, entryId: $e, enabled: true}) { error { code } } }`, map[string]any{"e": entryA}},

@@ -40,11 +40,7 @@ func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err
 	}
-	s, err := r.Store.PatchServerSettings(ctx, input.ServerDiscordID, lore.SettingsPatch{
-		ChannelScoping: boolPtr(input.ChannelScoping),
-		MemoryTagging:  boolPtr(input.MemoryTagging),
-		RegexKeys:      boolPtr(input.RegexKeys),
-	})
+	s, err := r.Store.PatchServerSettings(ctx, input.ServerDiscordID, settingsPatchFromInput(&input))
 	if err != nil {
 		me, err := classify(err)
 		return &model.ServerPayload{Error: me}, err
@@ -134,6 +130,37 @@ func (r *mutationResolver) SetCollectionChannels(ctx context.Context, input mode
 		return collectionPayload(c, err)
 	}
 	return collectionPayload(lore.Collection{}, err)
+}
+
+// UpdateCollectionSettings is the resolver for the updateCollectionSettings field.
+func (r *mutationResolver) UpdateCollectionSettings(ctx context.Context, input model.UpdateCollectionSettingsInput) (*model.CollectionPayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		var c lore.Collection
+		c, err = r.Store.UpdateCollectionSettings(ctx, input.ServerDiscordID, id, bookPatchFromInput(&input.Settings))
+		return collectionPayload(c, err)
+	}
+	return collectionPayload(lore.Collection{}, err)
+}
+
+// UpdatePersonaBookSettings is the resolver for the updatePersonaBookSettings field.
+func (r *mutationResolver) UpdatePersonaBookSettings(ctx context.Context, input model.UpdatePersonaBookSettingsInput) (*model.PersonaBookPayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage)
+	if err == nil && lineage.IsServerwide() {
+		err = lore.Invalid("lineageId", "must be a persona lineage (> 0); Serverwide settings live on collections")
+	}
+	var book *model.PersonaBook
+	if err == nil {
+		if _, err = r.Store.UpdatePersonaBookSettings(ctx, input.ServerDiscordID, lineage, bookPatchFromInput(&input.Settings)); err == nil {
+			book, err = r.personaBook(ctx, input.ServerDiscordID, lineage)
+		}
+	}
+	if err != nil {
+		me, err := classify(err)
+		return &model.PersonaBookPayload{Error: me}, err
+	}
+	return &model.PersonaBookPayload{PersonaBook: book}, nil
 }
 
 // CreateEntry is the resolver for the createEntry field.

@@ -68,21 +68,7 @@ func (r *serverResolver) PersonaBook(ctx context.Context, obj *model.Server, lin
 	if err != nil || !known {
 		return nil, err
 	}
-	ps, err := r.Store.ListPersonas(ctx, obj.DiscordID)
-	if err != nil {
-		return nil, err
-	}
-	counts, err := r.Store.CountByScope(ctx, obj.DiscordID)
-	if err != nil {
-		return nil, err
-	}
-	book := &model.PersonaBook{ServerID: obj.DiscordID, LineageID: lineageID, Personas: []*model.Persona{}, EntryCount: counts[lineage]}
-	for _, p := range ps {
-		if p.Lineage == lineage {
-			book.Personas = append(book.Personas, personaToModel(p))
-		}
-	}
-	return book, nil
+	return r.personaBook(ctx, obj.DiscordID, lineage)
 }
 
 // EntryCounts is the resolver for the entryCounts field.

@@ -20,6 +20,7 @@ type CollectionResolver interface {
 	Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error)
 }
 type PersonaBookResolver interface {
+	BookSettings(ctx context.Context, obj *model.PersonaBook) (*model.BookSettings, error)
 	Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error)
 }
 
@@ -90,6 +91,144 @@ func (ec *executionContext) field_PersonaBook_entries_args(ctx context.Context, 
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _BookSettings_scanDepth(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_scanDepth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ScanDepth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_scanDepth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookSettings_budgetLimit(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_budgetLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_budgetLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookSettings_recursive(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_recursive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recursive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_recursive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BookSettings_maxRecursionSteps(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_maxRecursionSteps(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxRecursionSteps, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_maxRecursionSteps(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookSettings_caseSensitive(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_caseSensitive(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CaseSensitive, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_caseSensitive(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BookSettings_wholeWords(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_wholeWords(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WholeWords, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_wholeWords(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Boolean")
+}
 
 func (ec *executionContext) _Collection_id(ctx context.Context, field graphql.CollectedField, obj *model.Collection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -204,6 +343,38 @@ func (ec *executionContext) _Collection_entryCount(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Collection_entryCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Collection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Collection_bookSettings(ctx context.Context, field graphql.CollectedField, obj *model.Collection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Collection_bookSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BookSettings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.BookSettings) graphql.Marshaler {
+			return ec.marshalNBookSettings2loregateᚋgraphᚋmodelᚐBookSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Collection_bookSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Collection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookSettings(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Collection_entries(ctx context.Context, field graphql.CollectedField, obj *model.Collection) (ret graphql.Marshaler) {
@@ -626,6 +797,38 @@ func (ec *executionContext) fieldContext_PersonaBook_entryCount(_ context.Contex
 	return graphql.NewScalarFieldContext("PersonaBook", field, false, false, "Int")
 }
 
+func (ec *executionContext) _PersonaBook_bookSettings(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonaBook_bookSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PersonaBook().BookSettings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.BookSettings) graphql.Marshaler {
+			return ec.marshalNBookSettings2ᚖloregateᚋgraphᚋmodelᚐBookSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PersonaBook_bookSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonaBook",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PersonaBook_entries(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -670,9 +873,150 @@ func (ec *executionContext) fieldContext_PersonaBook_entries(ctx context.Context
 	return fc, nil
 }
 
+func (ec *executionContext) _PersonaBookPayload_personaBook(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonaBookPayload_personaBook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PersonaBook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PersonaBook) graphql.Marshaler {
+			return ec.marshalOPersonaBook2ᚖloregateᚋgraphᚋmodelᚐPersonaBook(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PersonaBookPayload_personaBook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonaBookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PersonaBook(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PersonaBookPayload_error(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBookPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonaBookPayload_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MutationError) graphql.Marshaler {
+			return ec.marshalOMutationError2ᚖloregateᚋgraphᚋmodelᚐMutationError(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PersonaBookPayload_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PersonaBookPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MutationError(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputBookSettingsInput(ctx context.Context, obj any) (model.BookSettingsInput, error) {
+	var it model.BookSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"scanDepth", "budgetLimit", "recursive", "maxRecursionSteps", "caseSensitive", "wholeWords"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "scanDepth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scanDepth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScanDepth = graphql.OmittableOf(data)
+		case "budgetLimit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetLimit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BudgetLimit = graphql.OmittableOf(data)
+		case "recursive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recursive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recursive = graphql.OmittableOf(data)
+		case "maxRecursionSteps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxRecursionSteps"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxRecursionSteps = graphql.OmittableOf(data)
+		case "caseSensitive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseSensitive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CaseSensitive = graphql.OmittableOf(data)
+		case "wholeWords":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("wholeWords"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WholeWords = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBookSettingsInput unmarshals raw into the BookSettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBookSettingsInput(ctx context.Context, raw any) (model.BookSettingsInput, error) {
+	var out model.BookSettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BookSettingsInput", raw, &out)
+	return out, err
+}
 
 func (ec *executionContext) unmarshalInputCollectionRefInput(ctx context.Context, obj any) (model.CollectionRefInput, error) {
 	var it model.CollectionRefInput
@@ -958,6 +1302,118 @@ func UnmarshalSetCollectionEnabledInput(ctx context.Context, raw any) (model.Set
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputUpdateCollectionSettingsInput(ctx context.Context, obj any) (model.UpdateCollectionSettingsInput, error) {
+	var it model.UpdateCollectionSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "settings"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "serverDiscordId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("serverDiscordId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ServerDiscordID = data
+		case "collectionId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("collectionId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CollectionID = data
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalNBookSettingsInput2loregateᚋgraphᚋmodelᚐBookSettingsInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Settings = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateCollectionSettingsInput unmarshals raw into the UpdateCollectionSettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateCollectionSettingsInput(ctx context.Context, raw any) (model.UpdateCollectionSettingsInput, error) {
+	var out model.UpdateCollectionSettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateCollectionSettingsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdatePersonaBookSettingsInput(ctx context.Context, obj any) (model.UpdatePersonaBookSettingsInput, error) {
+	var it model.UpdatePersonaBookSettingsInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "settings"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "serverDiscordId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("serverDiscordId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ServerDiscordID = data
+		case "lineageId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lineageId"))
+			data, err := ec.unmarshalNInt642int64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LineageID = data
+		case "settings":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("settings"))
+			data, err := ec.unmarshalNBookSettingsInput2loregateᚋgraphᚋmodelᚐBookSettingsInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Settings = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdatePersonaBookSettingsInput unmarshals raw into the UpdatePersonaBookSettingsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdatePersonaBookSettingsInput(ctx context.Context, raw any) (model.UpdatePersonaBookSettingsInput, error) {
+	var out model.UpdatePersonaBookSettingsInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdatePersonaBookSettingsInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -965,6 +1421,64 @@ func UnmarshalSetCollectionEnabledInput(ctx context.Context, raw any) (model.Set
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var bookSettingsImplementors = []string{"BookSettings"}
+
+func (ec *executionContext) _BookSettings(ctx context.Context, sel ast.SelectionSet, obj *model.BookSettings) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookSettingsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookSettings")
+		case "scanDepth":
+			out.Values[i] = ec._BookSettings_scanDepth(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "budgetLimit":
+			out.Values[i] = ec._BookSettings_budgetLimit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "recursive":
+			out.Values[i] = ec._BookSettings_recursive(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxRecursionSteps":
+			out.Values[i] = ec._BookSettings_maxRecursionSteps(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "caseSensitive":
+			out.Values[i] = ec._BookSettings_caseSensitive(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "wholeWords":
+			out.Values[i] = ec._BookSettings_wholeWords(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var collectionImplementors = []string{"Collection"}
 
@@ -999,6 +1513,11 @@ func (ec *executionContext) _Collection(ctx context.Context, sel ast.SelectionSe
 			}
 		case "entryCount":
 			out.Values[i] = ec._Collection_entryCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "bookSettings":
+			out.Values[i] = ec._Collection_bookSettings(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -1218,6 +1737,12 @@ func (ec *executionContext) _PersonaBook(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "bookSettings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PersonaBook_bookSettings(ctx, field, obj)
+				})
 		case "entries":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,
@@ -1241,9 +1766,64 @@ func (ec *executionContext) _PersonaBook(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var personaBookPayloadImplementors = []string{"PersonaBookPayload"}
+
+func (ec *executionContext) _PersonaBookPayload(ctx context.Context, sel ast.SelectionSet, obj *model.PersonaBookPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, personaBookPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PersonaBookPayload")
+		case "personaBook":
+			out.Values[i] = ec._PersonaBookPayload_personaBook(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._PersonaBookPayload_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNBookSettings2loregateᚋgraphᚋmodelᚐBookSettings(ctx context.Context, sel ast.SelectionSet, v model.BookSettings) graphql.Marshaler {
+	return ec._BookSettings(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNBookSettings2ᚖloregateᚋgraphᚋmodelᚐBookSettings(ctx context.Context, sel ast.SelectionSet, v *model.BookSettings) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BookSettings!")
+		return graphql.Null
+	}
+	return ec._BookSettings(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNBookSettingsInput2loregateᚋgraphᚋmodelᚐBookSettingsInput(ctx context.Context, v any) (model.BookSettingsInput, error) {
+	res, err := ec.unmarshalInputBookSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
 
 func (ec *executionContext) marshalNCollection2loregateᚋgraphᚋmodelᚐCollection(ctx context.Context, sel ast.SelectionSet, v model.Collection) graphql.Marshaler {
 	return ec._Collection(ctx, sel, &v)
@@ -1303,6 +1883,14 @@ func (ec *executionContext) marshalNPageInfo2loregateᚋgraphᚋmodelᚐPageInfo
 	return ec._PageInfo(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNPersonaBookPayload2ᚖloregateᚋgraphᚋmodelᚐPersonaBookPayload(ctx context.Context, sel ast.SelectionSet, v *model.PersonaBookPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PersonaBookPayload!")
+		return graphql.Null
+	}
+	return ec._PersonaBookPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRenameCollectionInput2loregateᚋgraphᚋmodelᚐRenameCollectionInput(ctx context.Context, v any) (model.RenameCollectionInput, error) {
 	res, err := ec.unmarshalInputRenameCollectionInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -1315,6 +1903,16 @@ func (ec *executionContext) unmarshalNSetCollectionChannelsInput2loregateᚋgrap
 
 func (ec *executionContext) unmarshalNSetCollectionEnabledInput2loregateᚋgraphᚋmodelᚐSetCollectionEnabledInput(ctx context.Context, v any) (model.SetCollectionEnabledInput, error) {
 	res, err := ec.unmarshalInputSetCollectionEnabledInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateCollectionSettingsInput2loregateᚋgraphᚋmodelᚐUpdateCollectionSettingsInput(ctx context.Context, v any) (model.UpdateCollectionSettingsInput, error) {
+	res, err := ec.unmarshalInputUpdateCollectionSettingsInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdatePersonaBookSettingsInput2loregateᚋgraphᚋmodelᚐUpdatePersonaBookSettingsInput(ctx context.Context, v any) (model.UpdatePersonaBookSettingsInput, error) {
+	res, err := ec.unmarshalInputUpdatePersonaBookSettingsInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 

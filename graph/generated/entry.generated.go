@@ -461,6 +461,236 @@ func (ec *executionContext) fieldContext_Entry_ignoreBudget(_ context.Context, f
 	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Entry_group(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_group(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Group, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_group(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "String")
+}
+
+func (ec *executionContext) _Entry_groupOverride(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_groupOverride(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupOverride, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_groupOverride(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_groupWeight(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_groupWeight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GroupWeight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_groupWeight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Entry_useGroupScoring(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_useGroupScoring(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UseGroupScoring, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_useGroupScoring(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_excludeRecursion(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_excludeRecursion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExcludeRecursion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_excludeRecursion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_preventRecursion(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_preventRecursion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PreventRecursion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_preventRecursion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_delayUntilRecursion(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_delayUntilRecursion(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DelayUntilRecursion, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_delayUntilRecursion(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Entry_sticky(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_sticky(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sticky, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_sticky(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Entry_cooldown(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_cooldown(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cooldown, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_cooldown(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Entry_delay(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_delay(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Delay, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_delay(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Entry_channelIds(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -915,7 +1145,7 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1034,6 +1264,76 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.IgnoreBudget = graphql.OmittableOf(data)
+		case "group":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("group"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Group = graphql.OmittableOf(data)
+		case "groupOverride":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupOverride"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupOverride = graphql.OmittableOf(data)
+		case "groupWeight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupWeight"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupWeight = graphql.OmittableOf(data)
+		case "useGroupScoring":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("useGroupScoring"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UseGroupScoring = graphql.OmittableOf(data)
+		case "excludeRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("excludeRecursion"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludeRecursion = graphql.OmittableOf(data)
+		case "preventRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("preventRecursion"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreventRecursion = graphql.OmittableOf(data)
+		case "delayUntilRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delayUntilRecursion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DelayUntilRecursion = graphql.OmittableOf(data)
+		case "sticky":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sticky"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sticky = graphql.OmittableOf(data)
+		case "cooldown":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cooldown"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cooldown = graphql.OmittableOf(data)
+		case "delay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Delay = graphql.OmittableOf(data)
 		case "channelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channelIds"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -1069,7 +1369,7 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1188,6 +1488,76 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 				return it, err
 			}
 			it.IgnoreBudget = graphql.OmittableOf(data)
+		case "group":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("group"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Group = graphql.OmittableOf(data)
+		case "groupOverride":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupOverride"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupOverride = graphql.OmittableOf(data)
+		case "groupWeight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("groupWeight"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GroupWeight = graphql.OmittableOf(data)
+		case "useGroupScoring":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("useGroupScoring"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UseGroupScoring = graphql.OmittableOf(data)
+		case "excludeRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("excludeRecursion"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExcludeRecursion = graphql.OmittableOf(data)
+		case "preventRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("preventRecursion"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreventRecursion = graphql.OmittableOf(data)
+		case "delayUntilRecursion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delayUntilRecursion"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DelayUntilRecursion = graphql.OmittableOf(data)
+		case "sticky":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sticky"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sticky = graphql.OmittableOf(data)
+		case "cooldown":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cooldown"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Cooldown = graphql.OmittableOf(data)
+		case "delay":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("delay"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Delay = graphql.OmittableOf(data)
 		case "channelIds":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channelIds"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
@@ -1561,6 +1931,56 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "ignoreBudget":
 			out.Values[i] = ec._Entry_ignoreBudget(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "group":
+			out.Values[i] = ec._Entry_group(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupOverride":
+			out.Values[i] = ec._Entry_groupOverride(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "groupWeight":
+			out.Values[i] = ec._Entry_groupWeight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "useGroupScoring":
+			out.Values[i] = ec._Entry_useGroupScoring(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "excludeRecursion":
+			out.Values[i] = ec._Entry_excludeRecursion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "preventRecursion":
+			out.Values[i] = ec._Entry_preventRecursion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delayUntilRecursion":
+			out.Values[i] = ec._Entry_delayUntilRecursion(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sticky":
+			out.Values[i] = ec._Entry_sticky(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cooldown":
+			out.Values[i] = ec._Entry_cooldown(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "delay":
+			out.Values[i] = ec._Entry_delay(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -89,6 +89,15 @@ type ComplexityRoot struct {
 		Preview func(childComplexity int) int
 	}
 
+	BookSettings struct {
+		BudgetLimit       func(childComplexity int) int
+		CaseSensitive     func(childComplexity int) int
+		MaxRecursionSteps func(childComplexity int) int
+		Recursive         func(childComplexity int) int
+		ScanDepth         func(childComplexity int) int
+		WholeWords        func(childComplexity int) int
+	}
+
 	Budget struct {
 		Limit func(childComplexity int) int
 		Unit  func(childComplexity int) int
@@ -96,14 +105,15 @@ type ComplexityRoot struct {
 	}
 
 	Collection struct {
-		ChannelIds func(childComplexity int) int
-		CreatedAt  func(childComplexity int) int
-		Enabled    func(childComplexity int) int
-		Entries    func(childComplexity int, first *int, after *string, includeDisabled *bool) int
-		EntryCount func(childComplexity int) int
-		ID         func(childComplexity int) int
-		Name       func(childComplexity int) int
-		UpdatedAt  func(childComplexity int) int
+		BookSettings func(childComplexity int) int
+		ChannelIds   func(childComplexity int) int
+		CreatedAt    func(childComplexity int) int
+		Enabled      func(childComplexity int) int
+		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool) int
+		EntryCount   func(childComplexity int) int
+		ID           func(childComplexity int) int
+		Name         func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
 	}
 
 	CollectionConnection struct {
@@ -141,30 +151,40 @@ type ComplexityRoot struct {
 	}
 
 	Entry struct {
-		CaseSensitive     func(childComplexity int) int
-		ChannelIds        func(childComplexity int) int
-		Collection        func(childComplexity int) int
-		Constant          func(childComplexity int) int
-		Content           func(childComplexity int) int
-		CreatedAt         func(childComplexity int) int
-		Enabled           func(childComplexity int) int
-		Extensions        func(childComplexity int) int
-		ID                func(childComplexity int) int
-		IgnoreBudget      func(childComplexity int) int
-		InsertionOrder    func(childComplexity int) int
-		Keys              func(childComplexity int) int
-		LegacyChannelTags func(childComplexity int) int
-		LineageID         func(childComplexity int) int
-		Placement         func(childComplexity int) int
-		Priority          func(childComplexity int) int
-		Probability       func(childComplexity int) int
-		Role              func(childComplexity int) int
-		ScanDepth         func(childComplexity int) int
-		SecondaryKeys     func(childComplexity int) int
-		SelectiveLogic    func(childComplexity int) int
-		Title             func(childComplexity int) int
-		UpdatedAt         func(childComplexity int) int
-		WholeWords        func(childComplexity int) int
+		CaseSensitive       func(childComplexity int) int
+		ChannelIds          func(childComplexity int) int
+		Collection          func(childComplexity int) int
+		Constant            func(childComplexity int) int
+		Content             func(childComplexity int) int
+		Cooldown            func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Delay               func(childComplexity int) int
+		DelayUntilRecursion func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		ExcludeRecursion    func(childComplexity int) int
+		Extensions          func(childComplexity int) int
+		Group               func(childComplexity int) int
+		GroupOverride       func(childComplexity int) int
+		GroupWeight         func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IgnoreBudget        func(childComplexity int) int
+		InsertionOrder      func(childComplexity int) int
+		Keys                func(childComplexity int) int
+		LegacyChannelTags   func(childComplexity int) int
+		LineageID           func(childComplexity int) int
+		Placement           func(childComplexity int) int
+		PreventRecursion    func(childComplexity int) int
+		Priority            func(childComplexity int) int
+		Probability         func(childComplexity int) int
+		Role                func(childComplexity int) int
+		ScanDepth           func(childComplexity int) int
+		SecondaryKeys       func(childComplexity int) int
+		SelectiveLogic      func(childComplexity int) int
+		Sticky              func(childComplexity int) int
+		Title               func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UseGroupScoring     func(childComplexity int) int
+		WholeWords          func(childComplexity int) int
 	}
 
 	EntryConnection struct {
@@ -252,28 +272,30 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		ActivateTurn           func(childComplexity int, input model.ActivateTurnInput) int
-		CreateCollection       func(childComplexity int, input model.CreateCollectionInput) int
-		CreateEntry            func(childComplexity int, input model.CreateEntryInput) int
-		DeleteCollection       func(childComplexity int, input model.CollectionRefInput) int
-		DeleteEntry            func(childComplexity int, input model.EntryRefInput) int
-		ExportWorkspaceBackup  func(childComplexity int, input model.ExportWorkspaceBackupInput) int
-		ImportLorebook         func(childComplexity int, input model.ImportLorebookInput) int
-		ImportPersonaCard      func(childComplexity int, input model.ImportPersonaCardInput) int
-		ImportWorkspaceBackup  func(childComplexity int, input model.ImportWorkspaceBackupInput) int
-		PreviewWorkspaceBackup func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
-		RemovePersona          func(childComplexity int, input model.RemovePersonaInput) int
-		RenameCollection       func(childComplexity int, input model.RenameCollectionInput) int
-		ReplacePersonaBook     func(childComplexity int, input model.ReplacePersonaBookInput) int
-		ResetTurnState         func(childComplexity int, input model.ResetTurnStateInput) int
-		SetCollectionChannels  func(childComplexity int, input model.SetCollectionChannelsInput) int
-		SetCollectionEnabled   func(childComplexity int, input model.SetCollectionEnabledInput) int
-		SetEntryEnabled        func(childComplexity int, input model.SetEntryEnabledInput) int
-		UpdateEntry            func(childComplexity int, input model.UpdateEntryInput) int
-		UpdateServerSettings   func(childComplexity int, input model.UpdateServerSettingsInput) int
-		UpsertPersona          func(childComplexity int, input model.UpsertPersonaInput) int
-		UpsertServer           func(childComplexity int, input model.UpsertServerInput) int
-		WipeServerLore         func(childComplexity int, input model.WipeServerLoreInput) int
+		ActivateTurn              func(childComplexity int, input model.ActivateTurnInput) int
+		CreateCollection          func(childComplexity int, input model.CreateCollectionInput) int
+		CreateEntry               func(childComplexity int, input model.CreateEntryInput) int
+		DeleteCollection          func(childComplexity int, input model.CollectionRefInput) int
+		DeleteEntry               func(childComplexity int, input model.EntryRefInput) int
+		ExportWorkspaceBackup     func(childComplexity int, input model.ExportWorkspaceBackupInput) int
+		ImportLorebook            func(childComplexity int, input model.ImportLorebookInput) int
+		ImportPersonaCard         func(childComplexity int, input model.ImportPersonaCardInput) int
+		ImportWorkspaceBackup     func(childComplexity int, input model.ImportWorkspaceBackupInput) int
+		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
+		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
+		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
+		ReplacePersonaBook        func(childComplexity int, input model.ReplacePersonaBookInput) int
+		ResetTurnState            func(childComplexity int, input model.ResetTurnStateInput) int
+		SetCollectionChannels     func(childComplexity int, input model.SetCollectionChannelsInput) int
+		SetCollectionEnabled      func(childComplexity int, input model.SetCollectionEnabledInput) int
+		SetEntryEnabled           func(childComplexity int, input model.SetEntryEnabledInput) int
+		UpdateCollectionSettings  func(childComplexity int, input model.UpdateCollectionSettingsInput) int
+		UpdateEntry               func(childComplexity int, input model.UpdateEntryInput) int
+		UpdatePersonaBookSettings func(childComplexity int, input model.UpdatePersonaBookSettingsInput) int
+		UpdateServerSettings      func(childComplexity int, input model.UpdateServerSettingsInput) int
+		UpsertPersona             func(childComplexity int, input model.UpsertPersonaInput) int
+		UpsertServer              func(childComplexity int, input model.UpsertServerInput) int
+		WipeServerLore            func(childComplexity int, input model.WipeServerLoreInput) int
 	}
 
 	MutationError struct {
@@ -301,10 +323,16 @@ type ComplexityRoot struct {
 	}
 
 	PersonaBook struct {
-		Entries    func(childComplexity int, first *int, after *string, includeDisabled *bool) int
-		EntryCount func(childComplexity int) int
-		LineageID  func(childComplexity int) int
-		Personas   func(childComplexity int) int
+		BookSettings func(childComplexity int) int
+		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool) int
+		EntryCount   func(childComplexity int) int
+		LineageID    func(childComplexity int) int
+		Personas     func(childComplexity int) int
+	}
+
+	PersonaBookPayload struct {
+		Error       func(childComplexity int) int
+		PersonaBook func(childComplexity int) int
 	}
 
 	PersonaCardPayload struct {
@@ -386,9 +414,12 @@ type ComplexityRoot struct {
 	}
 
 	ServerSettings struct {
+		BudgetLimit    func(childComplexity int) int
+		BudgetUnit     func(childComplexity int) int
 		ChannelScoping func(childComplexity int) int
 		MemoryTagging  func(childComplexity int) int
 		RegexKeys      func(childComplexity int) int
+		Tokenizer      func(childComplexity int) int
 	}
 
 	SettingCount struct {
@@ -631,6 +662,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BackupPreviewPayload.Preview(childComplexity), true
 
+	case "BookSettings.budgetLimit":
+		if e.ComplexityRoot.BookSettings.BudgetLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.BudgetLimit(childComplexity), true
+	case "BookSettings.caseSensitive":
+		if e.ComplexityRoot.BookSettings.CaseSensitive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.CaseSensitive(childComplexity), true
+	case "BookSettings.maxRecursionSteps":
+		if e.ComplexityRoot.BookSettings.MaxRecursionSteps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.MaxRecursionSteps(childComplexity), true
+	case "BookSettings.recursive":
+		if e.ComplexityRoot.BookSettings.Recursive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.Recursive(childComplexity), true
+	case "BookSettings.scanDepth":
+		if e.ComplexityRoot.BookSettings.ScanDepth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.ScanDepth(childComplexity), true
+	case "BookSettings.wholeWords":
+		if e.ComplexityRoot.BookSettings.WholeWords == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.WholeWords(childComplexity), true
+
 	case "Budget.limit":
 		if e.ComplexityRoot.Budget.Limit == nil {
 			break
@@ -650,6 +718,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Budget.Used(childComplexity), true
 
+	case "Collection.bookSettings":
+		if e.ComplexityRoot.Collection.BookSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Collection.BookSettings(childComplexity), true
 	case "Collection.channelIds":
 		if e.ComplexityRoot.Collection.ChannelIds == nil {
 			break
@@ -853,24 +927,66 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.Content(childComplexity), true
+	case "Entry.cooldown":
+		if e.ComplexityRoot.Entry.Cooldown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Cooldown(childComplexity), true
 	case "Entry.createdAt":
 		if e.ComplexityRoot.Entry.CreatedAt == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Entry.CreatedAt(childComplexity), true
+	case "Entry.delay":
+		if e.ComplexityRoot.Entry.Delay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Delay(childComplexity), true
+	case "Entry.delayUntilRecursion":
+		if e.ComplexityRoot.Entry.DelayUntilRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.DelayUntilRecursion(childComplexity), true
 	case "Entry.enabled":
 		if e.ComplexityRoot.Entry.Enabled == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Entry.Enabled(childComplexity), true
+	case "Entry.excludeRecursion":
+		if e.ComplexityRoot.Entry.ExcludeRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.ExcludeRecursion(childComplexity), true
 	case "Entry.extensions":
 		if e.ComplexityRoot.Entry.Extensions == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Entry.Extensions(childComplexity), true
+	case "Entry.group":
+		if e.ComplexityRoot.Entry.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Group(childComplexity), true
+	case "Entry.groupOverride":
+		if e.ComplexityRoot.Entry.GroupOverride == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.GroupOverride(childComplexity), true
+	case "Entry.groupWeight":
+		if e.ComplexityRoot.Entry.GroupWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.GroupWeight(childComplexity), true
 	case "Entry.id":
 		if e.ComplexityRoot.Entry.ID == nil {
 			break
@@ -913,6 +1029,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.Placement(childComplexity), true
+	case "Entry.preventRecursion":
+		if e.ComplexityRoot.Entry.PreventRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.PreventRecursion(childComplexity), true
 	case "Entry.priority":
 		if e.ComplexityRoot.Entry.Priority == nil {
 			break
@@ -949,6 +1071,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.SelectiveLogic(childComplexity), true
+	case "Entry.sticky":
+		if e.ComplexityRoot.Entry.Sticky == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Sticky(childComplexity), true
 	case "Entry.title":
 		if e.ComplexityRoot.Entry.Title == nil {
 			break
@@ -961,6 +1089,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.UpdatedAt(childComplexity), true
+	case "Entry.useGroupScoring":
+		if e.ComplexityRoot.Entry.UseGroupScoring == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.UseGroupScoring(childComplexity), true
 	case "Entry.wholeWords":
 		if e.ComplexityRoot.Entry.WholeWords == nil {
 			break
@@ -1489,6 +1623,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetEntryEnabled(childComplexity, args["input"].(model.SetEntryEnabledInput)), true
+	case "Mutation.updateCollectionSettings":
+		if e.ComplexityRoot.Mutation.UpdateCollectionSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCollectionSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCollectionSettings(childComplexity, args["input"].(model.UpdateCollectionSettingsInput)), true
 	case "Mutation.updateEntry":
 		if e.ComplexityRoot.Mutation.UpdateEntry == nil {
 			break
@@ -1500,6 +1645,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateEntry(childComplexity, args["input"].(model.UpdateEntryInput)), true
+	case "Mutation.updatePersonaBookSettings":
+		if e.ComplexityRoot.Mutation.UpdatePersonaBookSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updatePersonaBookSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdatePersonaBookSettings(childComplexity, args["input"].(model.UpdatePersonaBookSettingsInput)), true
 	case "Mutation.updateServerSettings":
 		if e.ComplexityRoot.Mutation.UpdateServerSettings == nil {
 			break
@@ -1621,6 +1777,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Persona.Removed(childComplexity), true
 
+	case "PersonaBook.bookSettings":
+		if e.ComplexityRoot.PersonaBook.BookSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBook.BookSettings(childComplexity), true
 	case "PersonaBook.entries":
 		if e.ComplexityRoot.PersonaBook.Entries == nil {
 			break
@@ -1650,6 +1812,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaBook.Personas(childComplexity), true
+
+	case "PersonaBookPayload.error":
+		if e.ComplexityRoot.PersonaBookPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBookPayload.Error(childComplexity), true
+	case "PersonaBookPayload.personaBook":
+		if e.ComplexityRoot.PersonaBookPayload.PersonaBook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBookPayload.PersonaBook(childComplexity), true
 
 	case "PersonaCardPayload.added":
 		if e.ComplexityRoot.PersonaCardPayload.Added == nil {
@@ -1978,6 +2153,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ServerPayload.Server(childComplexity), true
 
+	case "ServerSettings.budgetLimit":
+		if e.ComplexityRoot.ServerSettings.BudgetLimit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.BudgetLimit(childComplexity), true
+	case "ServerSettings.budgetUnit":
+		if e.ComplexityRoot.ServerSettings.BudgetUnit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.BudgetUnit(childComplexity), true
 	case "ServerSettings.channelScoping":
 		if e.ComplexityRoot.ServerSettings.ChannelScoping == nil {
 			break
@@ -1996,6 +2183,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ServerSettings.RegexKeys(childComplexity), true
+	case "ServerSettings.tokenizer":
+		if e.ComplexityRoot.ServerSettings.Tokenizer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.Tokenizer(childComplexity), true
 
 	case "SettingCount.count":
 		if e.ComplexityRoot.SettingCount.Count == nil {
@@ -2092,6 +2285,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ActivateTurnInput", ec.unmarshalInputActivateTurnInput),
 			graphql.NewInputUnmarshaler("ActivationOverrides", ec.unmarshalInputActivationOverrides),
 			graphql.NewInputUnmarshaler("AssemblePromptInput", ec.unmarshalInputAssemblePromptInput),
+			graphql.NewInputUnmarshaler("BookSettingsInput", ec.unmarshalInputBookSettingsInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
@@ -2114,7 +2308,9 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
+			graphql.NewInputUnmarshaler("UpdateCollectionSettingsInput", ec.unmarshalInputUpdateCollectionSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateEntryInput", ec.unmarshalInputUpdateEntryInput),
+			graphql.NewInputUnmarshaler("UpdatePersonaBookSettingsInput", ec.unmarshalInputUpdatePersonaBookSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateServerSettingsInput", ec.unmarshalInputUpdateServerSettingsInput),
 			graphql.NewInputUnmarshaler("UpsertPersonaInput", ec.unmarshalInputUpsertPersonaInput),
 			graphql.NewInputUnmarshaler("UpsertServerInput", ec.unmarshalInputUpsertServerInput),
@@ -2296,6 +2492,8 @@ type Collection {
   "Channel snowflakes; empty = every channel."
   channelIds: [String!]!
   entryCount: Int!
+  "The collection's book settings; null fields inherit the server's."
+  bookSettings: BookSettings!
   entries(first: Int = 50, after: String, includeDisabled: Boolean = true): EntryConnection!
   createdAt: Time!
   updatedAt: Time!
@@ -2322,6 +2520,8 @@ type PersonaBook {
   lineageId: Int64!
   personas: [Persona!]!
   entryCount: Int!
+  "The persona book's settings; null fields inherit the server's."
+  bookSettings: BookSettings!
   entries(first: Int = 50, after: String, includeDisabled: Boolean = true): EntryConnection!
 }
 
@@ -2358,6 +2558,56 @@ input SetCollectionChannelsInput {
   serverDiscordId: String!
   collectionId: ID!
   channelIds: [String!]!
+}
+
+"""
+The settings of one book (a Serverwide collection or a persona book). Layers,
+least specific first: server settings (and a request's overrides), book
+settings, entry fields, decorator lines; the more specific wins. null
+inherits the layer below. All books of a turn are one set: among the books
+that set budgetLimit the highest wins, else the server's.
+"""
+type BookSettings {
+  "Default scan depth of the book's entries, 0-100 (0 scans no chat message)."
+  scanDepth: Int
+  "Budget in the server's budget unit: 1-2000000 characters or 100-32000 tokens."
+  budgetLimit: Int
+  "Admitted content is scanned again so lore can activate lore."
+  recursive: Boolean
+  "Passes including the first, 0-10: 1 = no recursion, 0 = no limit but the engine's cap of 10."
+  maxRecursionSteps: Int
+  "Default for entries without their own; null inherits (insensitive)."
+  caseSensitive: Boolean
+  "Default for entries without their own; null inherits (whole words)."
+  wholeWords: Boolean
+}
+
+"A change of book settings: omitted fields keep their value, explicit null clears (inherit)."
+input BookSettingsInput {
+  scanDepth: Int
+  budgetLimit: Int
+  recursive: Boolean
+  maxRecursionSteps: Int
+  caseSensitive: Boolean
+  wholeWords: Boolean
+}
+
+input UpdateCollectionSettingsInput {
+  serverDiscordId: String!
+  collectionId: ID!
+  settings: BookSettingsInput!
+}
+
+input UpdatePersonaBookSettingsInput {
+  serverDiscordId: String!
+  "A persona lineage (> 0) known on the server: a persona reads it or it holds lore."
+  lineageId: Int64!
+  settings: BookSettingsInput!
+}
+
+type PersonaBookPayload {
+  personaBook: PersonaBook
+  error: MutationError
 }
 `, BuiltIn: false},
 	{Name: "../entry.graphqls", Input: `enum SelectiveLogic {
@@ -2397,7 +2647,7 @@ type Entry {
   "Always On: no keys needed; scope, channel and enabled gates still apply."
   constant: Boolean!
   enabled: Boolean!
-  "Messages scanned, 1-100; null inherits the default."
+  "Messages scanned, 0-100 (0 scans no chat message; recursion text is still scanned); null inherits the book's or server's."
   scanDepth: Int
   "Trigger chance in percent, 0-100."
   probability: Int!
@@ -2413,6 +2663,26 @@ type Entry {
   wholeWords: Boolean
   "Outside the activation budget: admitted when activated, never counted."
   ignoreBudget: Boolean!
+  "Inclusion groups, comma-separated names; empty = none. One member per group is admitted."
+  group: String!
+  "Override members win their group first (highest insertion order)."
+  groupOverride: Boolean!
+  "Weight in the group's weighted draw, 0-1000000 (default 100)."
+  groupWeight: Int!
+  "The group keeps the member with the most matched keys; null inherits (off)."
+  useGroupScoring: Boolean
+  "Recursion text never activates this entry."
+  excludeRecursion: Boolean!
+  "This entry's content never feeds recursion."
+  preventRecursion: Boolean!
+  "Recursion level from which the entry may activate, 0-1000; 0 = no delay."
+  delayUntilRecursion: Int!
+  "Stays active this many messages after activating, 0-100000 (turn state)."
+  sticky: Int!
+  "Cannot activate for this many messages after activating, 0-100000 (turn state)."
+  cooldown: Int!
+  "Inactive until the chat has this many messages, 0-100000 (turn state)."
+  delay: Int!
   "Persona entries: channel snowflakes; empty = every channel."
   channelIds: [String!]!
   "Unresolved legacy #channel names; while present the entry admits every channel."
@@ -2457,6 +2727,16 @@ input EntryInput {
   caseSensitive: Boolean
   wholeWords: Boolean
   ignoreBudget: Boolean
+  group: String
+  groupOverride: Boolean
+  groupWeight: Int
+  useGroupScoring: Boolean
+  excludeRecursion: Boolean
+  preventRecursion: Boolean
+  delayUntilRecursion: Int
+  sticky: Int
+  cooldown: Int
+  delay: Int
   "Persona entries only."
   channelIds: [String!]
 }
@@ -2490,6 +2770,17 @@ input EntryPatchInput {
   "Explicit null clears the override."
   wholeWords: Boolean
   ignoreBudget: Boolean
+  group: String
+  groupOverride: Boolean
+  groupWeight: Int
+  "Explicit null clears the override."
+  useGroupScoring: Boolean
+  excludeRecursion: Boolean
+  preventRecursion: Boolean
+  delayUntilRecursion: Int
+  sticky: Int
+  cooldown: Int
+  delay: Int
   "Persona entries only. A changed set clears pending legacy channel names."
   channelIds: [String!]
 }
@@ -2770,6 +3061,10 @@ type Mutation {
   deleteCollection(input: CollectionRefInput!): DeletePayload!
   setCollectionEnabled(input: SetCollectionEnabledInput!): CollectionPayload!
   setCollectionChannels(input: SetCollectionChannelsInput!): CollectionPayload!
+  "Changes a collection's book settings (managers; bumps the server's lore version)."
+  updateCollectionSettings(input: UpdateCollectionSettingsInput!): CollectionPayload!
+  "Changes a persona book's settings (managers; bumps the server's lore version)."
+  updatePersonaBookSettings(input: UpdatePersonaBookSettingsInput!): PersonaBookPayload!
   createEntry(input: CreateEntryInput!): EntryPayload!
   updateEntry(input: UpdateEntryInput!): EntryPayload!
   deleteEntry(input: EntryRefInput!): DeletePayload!
@@ -2834,8 +3129,22 @@ type ServerSettings {
   channelScoping: Boolean!
   "Legacy keyword memories convert to keyword entries (on) or Always On entries (off)."
   memoryTagging: Boolean!
-  "Keys shaped /pattern/flags act as RE2 regular expressions; off makes them literal."
+  "Keys shaped /pattern/flags act as RE2 regular expressions; off makes them literal. Off for new servers."
   regexKeys: Boolean!
+  "What the activation budget counts."
+  budgetUnit: BudgetUnit!
+  "The server's budget in budgetUnit (default 8000 characters or 2000 tokens)."
+  budgetLimit: Int!
+  "The tokenizer of token budgets: o200k_base (default) or cl100k_base."
+  tokenizer: String!
+}
+
+"What the activation budget counts."
+enum BudgetUnit {
+  "UTF-16 code units, as JavaScript's String.length counts (1-2000000)."
+  CHARACTERS
+  "Tokens of the server's tokenizer (100-32000)."
+  TOKENS
 }
 
 "The limits every write is checked against. Lengths are UTF-16 code units."
@@ -2881,11 +3190,18 @@ input UpsertServerInput {
   name: String!
 }
 
+"Omitted fields keep their value."
 input UpdateServerSettingsInput {
   serverDiscordId: String!
   channelScoping: Boolean
   memoryTagging: Boolean
   regexKeys: Boolean
+  "Changing the unit without a budgetLimit resets the limit to the unit's default."
+  budgetUnit: BudgetUnit
+  "In the (new) unit's range; 0 resets to the unit's default."
+  budgetLimit: Int
+  "o200k_base or cl100k_base."
+  tokenizer: String
 }
 
 input UpsertPersonaInput {
@@ -3219,6 +3535,24 @@ func (ec *executionContext) childFields_BackupPreviewPayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreviewPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_BookSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "scanDepth":
+		return ec.fieldContext_BookSettings_scanDepth(ctx, field)
+	case "budgetLimit":
+		return ec.fieldContext_BookSettings_budgetLimit(ctx, field)
+	case "recursive":
+		return ec.fieldContext_BookSettings_recursive(ctx, field)
+	case "maxRecursionSteps":
+		return ec.fieldContext_BookSettings_maxRecursionSteps(ctx, field)
+	case "caseSensitive":
+		return ec.fieldContext_BookSettings_caseSensitive(ctx, field)
+	case "wholeWords":
+		return ec.fieldContext_BookSettings_wholeWords(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookSettings", field.Name)
+}
+
 func (ec *executionContext) childFields_Budget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "unit":
@@ -3243,6 +3577,8 @@ func (ec *executionContext) childFields_Collection(ctx context.Context, field gr
 		return ec.fieldContext_Collection_channelIds(ctx, field)
 	case "entryCount":
 		return ec.fieldContext_Collection_entryCount(ctx, field)
+	case "bookSettings":
+		return ec.fieldContext_Collection_bookSettings(ctx, field)
 	case "entries":
 		return ec.fieldContext_Collection_entries(ctx, field)
 	case "createdAt":
@@ -3361,6 +3697,26 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_wholeWords(ctx, field)
 	case "ignoreBudget":
 		return ec.fieldContext_Entry_ignoreBudget(ctx, field)
+	case "group":
+		return ec.fieldContext_Entry_group(ctx, field)
+	case "groupOverride":
+		return ec.fieldContext_Entry_groupOverride(ctx, field)
+	case "groupWeight":
+		return ec.fieldContext_Entry_groupWeight(ctx, field)
+	case "useGroupScoring":
+		return ec.fieldContext_Entry_useGroupScoring(ctx, field)
+	case "excludeRecursion":
+		return ec.fieldContext_Entry_excludeRecursion(ctx, field)
+	case "preventRecursion":
+		return ec.fieldContext_Entry_preventRecursion(ctx, field)
+	case "delayUntilRecursion":
+		return ec.fieldContext_Entry_delayUntilRecursion(ctx, field)
+	case "sticky":
+		return ec.fieldContext_Entry_sticky(ctx, field)
+	case "cooldown":
+		return ec.fieldContext_Entry_cooldown(ctx, field)
+	case "delay":
+		return ec.fieldContext_Entry_delay(ctx, field)
 	case "channelIds":
 		return ec.fieldContext_Entry_channelIds(ctx, field)
 	case "legacyChannelTags":
@@ -3599,10 +3955,22 @@ func (ec *executionContext) childFields_PersonaBook(ctx context.Context, field g
 		return ec.fieldContext_PersonaBook_personas(ctx, field)
 	case "entryCount":
 		return ec.fieldContext_PersonaBook_entryCount(ctx, field)
+	case "bookSettings":
+		return ec.fieldContext_PersonaBook_bookSettings(ctx, field)
 	case "entries":
 		return ec.fieldContext_PersonaBook_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PersonaBook", field.Name)
+}
+
+func (ec *executionContext) childFields_PersonaBookPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "personaBook":
+		return ec.fieldContext_PersonaBookPayload_personaBook(ctx, field)
+	case "error":
+		return ec.fieldContext_PersonaBookPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PersonaBookPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_PersonaCardPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3751,6 +4119,12 @@ func (ec *executionContext) childFields_ServerSettings(ctx context.Context, fiel
 		return ec.fieldContext_ServerSettings_memoryTagging(ctx, field)
 	case "regexKeys":
 		return ec.fieldContext_ServerSettings_regexKeys(ctx, field)
+	case "budgetUnit":
+		return ec.fieldContext_ServerSettings_budgetUnit(ctx, field)
+	case "budgetLimit":
+		return ec.fieldContext_ServerSettings_budgetLimit(ctx, field)
+	case "tokenizer":
+		return ec.fieldContext_ServerSettings_tokenizer(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ServerSettings", field.Name)
 }

@@ -975,6 +975,75 @@ func (ec *executionContext) fieldContext_ServerSettings_regexKeys(_ context.Cont
 	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _ServerSettings_budgetUnit(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_budgetUnit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetUnit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.BudgetUnit) graphql.Marshaler {
+			return ec.marshalNBudgetUnit2loregateᚋgraphᚋmodelᚐBudgetUnit(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_budgetUnit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "BudgetUnit")
+}
+
+func (ec *executionContext) _ServerSettings_budgetLimit(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_budgetLimit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BudgetLimit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_budgetLimit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_tokenizer(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_tokenizer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokenizer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_tokenizer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "String")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1039,7 +1108,7 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys"}
+	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1074,6 +1143,27 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 				return it, err
 			}
 			it.RegexKeys = graphql.OmittableOf(data)
+		case "budgetUnit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetUnit"))
+			data, err := ec.unmarshalOBudgetUnit2ᚖloregateᚋgraphᚋmodelᚐBudgetUnit(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BudgetUnit = graphql.OmittableOf(data)
+		case "budgetLimit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetLimit"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BudgetLimit = graphql.OmittableOf(data)
+		case "tokenizer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tokenizer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tokenizer = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1609,6 +1699,21 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "budgetUnit":
+			out.Values[i] = ec._ServerSettings_budgetUnit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "budgetLimit":
+			out.Values[i] = ec._ServerSettings_budgetLimit(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokenizer":
+			out.Values[i] = ec._ServerSettings_tokenizer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1629,6 +1734,16 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) unmarshalNBudgetUnit2loregateᚋgraphᚋmodelᚐBudgetUnit(ctx context.Context, v any) (model.BudgetUnit, error) {
+	var res model.BudgetUnit
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBudgetUnit2loregateᚋgraphᚋmodelᚐBudgetUnit(ctx context.Context, sel ast.SelectionSet, v model.BudgetUnit) graphql.Marshaler {
+	return v
+}
 
 func (ec *executionContext) marshalNLimits2loregateᚋgraphᚋmodelᚐLimits(ctx context.Context, sel ast.SelectionSet, v model.Limits) graphql.Marshaler {
 	return ec._Limits(ctx, sel, &v)
@@ -1709,6 +1824,22 @@ func (ec *executionContext) unmarshalNUpsertServerInput2loregateᚋgraphᚋmodel
 func (ec *executionContext) unmarshalNWipeServerLoreInput2loregateᚋgraphᚋmodelᚐWipeServerLoreInput(ctx context.Context, v any) (model.WipeServerLoreInput, error) {
 	res, err := ec.unmarshalInputWipeServerLoreInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOBudgetUnit2ᚖloregateᚋgraphᚋmodelᚐBudgetUnit(ctx context.Context, v any) (*model.BudgetUnit, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.BudgetUnit)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOBudgetUnit2ᚖloregateᚋgraphᚋmodelᚐBudgetUnit(ctx context.Context, sel ast.SelectionSet, v *model.BudgetUnit) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOPersona2ᚖloregateᚋgraphᚋmodelᚐPersona(ctx context.Context, sel ast.SelectionSet, v *model.Persona) graphql.Marshaler {

@@ -18,14 +18,16 @@ type Server struct {
 // Collection is the API view of a lore.Collection. ServerID scopes the
 // nested entries resolver.
 type Collection struct {
-	ServerID   string    `json:"-"`
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Enabled    bool      `json:"enabled"`
-	ChannelIds []string  `json:"channelIds"`
-	EntryCount int       `json:"entryCount"`
-	CreatedAt  time.Time `json:"createdAt"`
-	UpdatedAt  time.Time `json:"updatedAt"`
+	ServerID   string   `json:"-"`
+	ID         string   `json:"id"`
+	Name       string   `json:"name"`
+	Enabled    bool     `json:"enabled"`
+	ChannelIds []string `json:"channelIds"`
+	EntryCount int      `json:"entryCount"`
+	// BookSettings are the collection's settings.
+	BookSettings BookSettings `json:"bookSettings"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	UpdatedAt    time.Time    `json:"updatedAt"`
 }
 
 // PersonaBook is one lineage's book. ServerID scopes the nested entries

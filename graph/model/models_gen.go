@@ -143,6 +143,36 @@ type BackupPreviewPayload struct {
 	Error   *MutationError `json:"error,omitempty"`
 }
 
+// The settings of one book (a Serverwide collection or a persona book). Layers,
+// least specific first: server settings (and a request's overrides), book
+// settings, entry fields, decorator lines; the more specific wins. null
+// inherits the layer below. All books of a turn are one set: among the books
+// that set budgetLimit the highest wins, else the server's.
+type BookSettings struct {
+	// Default scan depth of the book's entries, 0-100 (0 scans no chat message).
+	ScanDepth *int `json:"scanDepth,omitempty"`
+	// Budget in the server's budget unit: 1-2000000 characters or 100-32000 tokens.
+	BudgetLimit *int `json:"budgetLimit,omitempty"`
+	// Admitted content is scanned again so lore can activate lore.
+	Recursive *bool `json:"recursive,omitempty"`
+	// Passes including the first, 0-10: 1 = no recursion, 0 = no limit but the engine's cap of 10.
+	MaxRecursionSteps *int `json:"maxRecursionSteps,omitempty"`
+	// Default for entries without their own; null inherits (insensitive).
+	CaseSensitive *bool `json:"caseSensitive,omitempty"`
+	// Default for entries without their own; null inherits (whole words).
+	WholeWords *bool `json:"wholeWords,omitempty"`
+}
+
+// A change of book settings: omitted fields keep their value, explicit null clears (inherit).
+type BookSettingsInput struct {
+	ScanDepth         graphql.Omittable[*int]  `json:"scanDepth,omitempty"`
+	BudgetLimit       graphql.Omittable[*int]  `json:"budgetLimit,omitempty"`
+	Recursive         graphql.Omittable[*bool] `json:"recursive,omitempty"`
+	MaxRecursionSteps graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
+	CaseSensitive     graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
+	WholeWords        graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+}
+
 type Budget struct {
 	// utf16 (characters as JavaScript counts) or tokens.
 	Unit  string `json:"unit"`
@@ -228,7 +258,7 @@ type Entry struct {
 	// Always On: no keys needed; scope, channel and enabled gates still apply.
 	Constant bool `json:"constant"`
 	Enabled  bool `json:"enabled"`
-	// Messages scanned, 1-100; null inherits the default.
+	// Messages scanned, 0-100 (0 scans no chat message; recursion text is still scanned); null inherits the book's or server's.
 	ScanDepth *int `json:"scanDepth,omitempty"`
 	// Trigger chance in percent, 0-100.
 	Probability int `json:"probability"`
@@ -244,6 +274,26 @@ type Entry struct {
 	WholeWords *bool `json:"wholeWords,omitempty"`
 	// Outside the activation budget: admitted when activated, never counted.
 	IgnoreBudget bool `json:"ignoreBudget"`
+	// Inclusion groups, comma-separated names; empty = none. One member per group is admitted.
+	Group string `json:"group"`
+	// Override members win their group first (highest insertion order).
+	GroupOverride bool `json:"groupOverride"`
+	// Weight in the group's weighted draw, 0-1000000 (default 100).
+	GroupWeight int `json:"groupWeight"`
+	// The group keeps the member with the most matched keys; null inherits (off).
+	UseGroupScoring *bool `json:"useGroupScoring,omitempty"`
+	// Recursion text never activates this entry.
+	ExcludeRecursion bool `json:"excludeRecursion"`
+	// This entry's content never feeds recursion.
+	PreventRecursion bool `json:"preventRecursion"`
+	// Recursion level from which the entry may activate, 0-1000; 0 = no delay.
+	DelayUntilRecursion int `json:"delayUntilRecursion"`
+	// Stays active this many messages after activating, 0-100000 (turn state).
+	Sticky int `json:"sticky"`
+	// Cannot activate for this many messages after activating, 0-100000 (turn state).
+	Cooldown int `json:"cooldown"`
+	// Inactive until the chat has this many messages, 0-100000 (turn state).
+	Delay int `json:"delay"`
 	// Persona entries: channel snowflakes; empty = every channel.
 	ChannelIds []string `json:"channelIds"`
 	// Unresolved legacy #channel names; while present the entry admits every channel.
@@ -267,22 +317,32 @@ type EntryEdge struct {
 
 // The fields of a new or replacing entry. Omitted fields take the canonical defaults.
 type EntryInput struct {
-	Title          graphql.Omittable[*string]         `json:"title,omitempty"`
-	Content        string                             `json:"content"`
-	Keys           graphql.Omittable[[]string]        `json:"keys,omitempty"`
-	SecondaryKeys  graphql.Omittable[[]string]        `json:"secondaryKeys,omitempty"`
-	SelectiveLogic graphql.Omittable[*SelectiveLogic] `json:"selectiveLogic,omitempty"`
-	Constant       graphql.Omittable[*bool]           `json:"constant,omitempty"`
-	Enabled        graphql.Omittable[*bool]           `json:"enabled,omitempty"`
-	ScanDepth      graphql.Omittable[*int]            `json:"scanDepth,omitempty"`
-	Probability    graphql.Omittable[*int]            `json:"probability,omitempty"`
-	InsertionOrder graphql.Omittable[*int]            `json:"insertionOrder,omitempty"`
-	Priority       graphql.Omittable[*int]            `json:"priority,omitempty"`
-	Placement      graphql.Omittable[*Placement]      `json:"placement,omitempty"`
-	Role           graphql.Omittable[*Role]           `json:"role,omitempty"`
-	CaseSensitive  graphql.Omittable[*bool]           `json:"caseSensitive,omitempty"`
-	WholeWords     graphql.Omittable[*bool]           `json:"wholeWords,omitempty"`
-	IgnoreBudget   graphql.Omittable[*bool]           `json:"ignoreBudget,omitempty"`
+	Title               graphql.Omittable[*string]         `json:"title,omitempty"`
+	Content             string                             `json:"content"`
+	Keys                graphql.Omittable[[]string]        `json:"keys,omitempty"`
+	SecondaryKeys       graphql.Omittable[[]string]        `json:"secondaryKeys,omitempty"`
+	SelectiveLogic      graphql.Omittable[*SelectiveLogic] `json:"selectiveLogic,omitempty"`
+	Constant            graphql.Omittable[*bool]           `json:"constant,omitempty"`
+	Enabled             graphql.Omittable[*bool]           `json:"enabled,omitempty"`
+	ScanDepth           graphql.Omittable[*int]            `json:"scanDepth,omitempty"`
+	Probability         graphql.Omittable[*int]            `json:"probability,omitempty"`
+	InsertionOrder      graphql.Omittable[*int]            `json:"insertionOrder,omitempty"`
+	Priority            graphql.Omittable[*int]            `json:"priority,omitempty"`
+	Placement           graphql.Omittable[*Placement]      `json:"placement,omitempty"`
+	Role                graphql.Omittable[*Role]           `json:"role,omitempty"`
+	CaseSensitive       graphql.Omittable[*bool]           `json:"caseSensitive,omitempty"`
+	WholeWords          graphql.Omittable[*bool]           `json:"wholeWords,omitempty"`
+	IgnoreBudget        graphql.Omittable[*bool]           `json:"ignoreBudget,omitempty"`
+	Group               graphql.Omittable[*string]         `json:"group,omitempty"`
+	GroupOverride       graphql.Omittable[*bool]           `json:"groupOverride,omitempty"`
+	GroupWeight         graphql.Omittable[*int]            `json:"groupWeight,omitempty"`
+	UseGroupScoring     graphql.Omittable[*bool]           `json:"useGroupScoring,omitempty"`
+	ExcludeRecursion    graphql.Omittable[*bool]           `json:"excludeRecursion,omitempty"`
+	PreventRecursion    graphql.Omittable[*bool]           `json:"preventRecursion,omitempty"`
+	DelayUntilRecursion graphql.Omittable[*int]            `json:"delayUntilRecursion,omitempty"`
+	Sticky              graphql.Omittable[*int]            `json:"sticky,omitempty"`
+	Cooldown            graphql.Omittable[*int]            `json:"cooldown,omitempty"`
+	Delay               graphql.Omittable[*int]            `json:"delay,omitempty"`
 	// Persona entries only.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 }
@@ -306,8 +366,19 @@ type EntryPatchInput struct {
 	// Explicit null clears the override.
 	CaseSensitive graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
 	// Explicit null clears the override.
-	WholeWords   graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
-	IgnoreBudget graphql.Omittable[*bool] `json:"ignoreBudget,omitempty"`
+	WholeWords    graphql.Omittable[*bool]   `json:"wholeWords,omitempty"`
+	IgnoreBudget  graphql.Omittable[*bool]   `json:"ignoreBudget,omitempty"`
+	Group         graphql.Omittable[*string] `json:"group,omitempty"`
+	GroupOverride graphql.Omittable[*bool]   `json:"groupOverride,omitempty"`
+	GroupWeight   graphql.Omittable[*int]    `json:"groupWeight,omitempty"`
+	// Explicit null clears the override.
+	UseGroupScoring     graphql.Omittable[*bool] `json:"useGroupScoring,omitempty"`
+	ExcludeRecursion    graphql.Omittable[*bool] `json:"excludeRecursion,omitempty"`
+	PreventRecursion    graphql.Omittable[*bool] `json:"preventRecursion,omitempty"`
+	DelayUntilRecursion graphql.Omittable[*int]  `json:"delayUntilRecursion,omitempty"`
+	Sticky              graphql.Omittable[*int]  `json:"sticky,omitempty"`
+	Cooldown            graphql.Omittable[*int]  `json:"cooldown,omitempty"`
+	Delay               graphql.Omittable[*int]  `json:"delay,omitempty"`
 	// Persona entries only. A changed set clears pending legacy channel names.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 }
@@ -507,6 +578,11 @@ type Persona struct {
 	Removed   bool   `json:"removed"`
 }
 
+type PersonaBookPayload struct {
+	PersonaBook *PersonaBook   `json:"personaBook,omitempty"`
+	Error       *MutationError `json:"error,omitempty"`
+}
+
 type PersonaCardPayload struct {
 	// The new or existing persona.
 	Persona *Persona `json:"persona,omitempty"`
@@ -617,8 +693,14 @@ type ServerSettings struct {
 	ChannelScoping bool `json:"channelScoping"`
 	// Legacy keyword memories convert to keyword entries (on) or Always On entries (off).
 	MemoryTagging bool `json:"memoryTagging"`
-	// Keys shaped /pattern/flags act as RE2 regular expressions; off makes them literal.
+	// Keys shaped /pattern/flags act as RE2 regular expressions; off makes them literal. Off for new servers.
 	RegexKeys bool `json:"regexKeys"`
+	// What the activation budget counts.
+	BudgetUnit BudgetUnit `json:"budgetUnit"`
+	// The server's budget in budgetUnit (default 8000 characters or 2000 tokens).
+	BudgetLimit int `json:"budgetLimit"`
+	// The tokenizer of token budgets: o200k_base (default) or cl100k_base.
+	Tokenizer string `json:"tokenizer"`
 }
 
 type SetCollectionChannelsInput struct {
@@ -669,6 +751,12 @@ type TraceItem struct {
 	Detail  *string `json:"detail,omitempty"`
 }
 
+type UpdateCollectionSettingsInput struct {
+	ServerDiscordID string            `json:"serverDiscordId"`
+	CollectionID    string            `json:"collectionId"`
+	Settings        BookSettingsInput `json:"settings"`
+}
+
 type UpdateEntryInput struct {
 	ServerDiscordID string          `json:"serverDiscordId"`
 	LineageID       int64           `json:"lineageId"`
@@ -676,11 +764,25 @@ type UpdateEntryInput struct {
 	Patch           EntryPatchInput `json:"patch"`
 }
 
+type UpdatePersonaBookSettingsInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// A persona lineage (> 0) known on the server: a persona reads it or it holds lore.
+	LineageID int64             `json:"lineageId"`
+	Settings  BookSettingsInput `json:"settings"`
+}
+
+// Omitted fields keep their value.
 type UpdateServerSettingsInput struct {
 	ServerDiscordID string                   `json:"serverDiscordId"`
 	ChannelScoping  graphql.Omittable[*bool] `json:"channelScoping,omitempty"`
 	MemoryTagging   graphql.Omittable[*bool] `json:"memoryTagging,omitempty"`
 	RegexKeys       graphql.Omittable[*bool] `json:"regexKeys,omitempty"`
+	// Changing the unit without a budgetLimit resets the limit to the unit's default.
+	BudgetUnit graphql.Omittable[*BudgetUnit] `json:"budgetUnit,omitempty"`
+	// In the (new) unit's range; 0 resets to the unit's default.
+	BudgetLimit graphql.Omittable[*int] `json:"budgetLimit,omitempty"`
+	// o200k_base or cl100k_base.
+	Tokenizer graphql.Omittable[*string] `json:"tokenizer,omitempty"`
 }
 
 type UpsertPersonaInput struct {
@@ -751,6 +853,64 @@ func (e *ActivationGroup) UnmarshalJSON(b []byte) error {
 }
 
 func (e ActivationGroup) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What the activation budget counts.
+type BudgetUnit string
+
+const (
+	// UTF-16 code units, as JavaScript's String.length counts (1-2000000).
+	BudgetUnitCharacters BudgetUnit = "CHARACTERS"
+	// Tokens of the server's tokenizer (100-32000).
+	BudgetUnitTokens BudgetUnit = "TOKENS"
+)
+
+var AllBudgetUnit = []BudgetUnit{
+	BudgetUnitCharacters,
+	BudgetUnitTokens,
+}
+
+func (e BudgetUnit) IsValid() bool {
+	switch e {
+	case BudgetUnitCharacters, BudgetUnitTokens:
+		return true
+	}
+	return false
+}
+
+func (e BudgetUnit) String() string {
+	return string(e)
+}
+
+func (e *BudgetUnit) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = BudgetUnit(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid BudgetUnit", str)
+	}
+	return nil
+}
+
+func (e BudgetUnit) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *BudgetUnit) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e BudgetUnit) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,173 @@
+package graph_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph/auth"
+)
+
+type bookSettings struct {
+	ScanDepth, BudgetLimit, MaxRecursionSteps *int
+	Recursive, CaseSensitive, WholeWords      *bool
+}
+
+func intp(v int) *int    { return &v }
+func boolp(v bool) *bool { return &v }
+
+// TestSettingsOverHTTP covers the server, collection and persona book
+// settings and the new entry fields through the API on real Postgres.
+func TestSettingsOverHTTP(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	manager := a.member("500000000000000002", map[string]auth.Membership{serverA: {Manage: true}})
+
+	type serverSettings struct {
+		RegexKeys   bool
+		BudgetUnit  string
+		BudgetLimit int
+		Tokenizer   string
+	}
+	var sv struct{ Settings serverSettings }
+	a.must(manager, `query($s: String!) { server(discordId: $s) { settings { regexKeys budgetUnit budgetLimit tokenizer } } }`, map[string]any{"s": serverA}, "server", &sv)
+	require.Equal(t, serverSettings{RegexKeys: false, BudgetUnit: "CHARACTERS", BudgetLimit: 8000, Tokenizer: "o200k_base"}, sv.Settings,
+		"new servers: regex keys off, 8,000 characters, o200k_base")
+
+	update := `mutation($in: UpdateServerSettingsInput!) { updateServerSettings(input: $in) { server { settings { regexKeys budgetUnit budgetLimit tokenizer } } error { code field } } }`
+	var sp struct {
+		Server *struct{ Settings serverSettings }
+		Error  *mutationError
+	}
+	for _, bad := range []struct {
+		in    map[string]any
+		field string
+	}{
+		{map[string]any{"budgetUnit": "TOKENS", "budgetLimit": 50}, "budgetLimit"},
+		{map[string]any{"budgetLimit": -1}, "budgetLimit"},
+		{map[string]any{"tokenizer": "gpt2"}, "tokenizer"},
+	} {
+		bad.in["serverDiscordId"] = serverA
+		a.must(manager, update, map[string]any{"in": bad.in}, "updateServerSettings", &sp)
+		require.NotNil(t, sp.Error, "%v", bad.in)
+		require.Equal(t, "INVALID_INPUT", sp.Error.Code)
+		require.Equal(t, bad.field, *sp.Error.Field)
+	}
+	a.must(manager, update, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "regexKeys": true,
+		"budgetUnit": "TOKENS", "budgetLimit": 3000, "tokenizer": "cl100k_base"}}, "updateServerSettings", &sp)
+	require.Nil(t, sp.Error)
+	require.Equal(t, serverSettings{RegexKeys: true, BudgetUnit: "TOKENS", BudgetLimit: 3000, Tokenizer: "cl100k_base"}, sp.Server.Settings)
+
+	// Collection settings: set, patch, clear, validated in the server's unit.
+	var cp struct {
+		Collection *struct{ ID string }
+		Error      *mutationError
+	}
+	a.must(manager, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "World"}) { collection { id } error { code } } }`, map[string]any{"s": serverA}, "createCollection", &cp)
+	col := cp.Collection.ID
+	updCol := `mutation($s: String!, $c: ID!, $set: BookSettingsInput!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: $set}) {
+  collection { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords } } error { code field } } }`
+	var cs struct {
+		Collection *struct{ BookSettings bookSettings }
+		Error      *mutationError
+	}
+	a.must(manager, updCol, map[string]any{"s": serverA, "c": col, "set": map[string]any{"scanDepth": 0, "budgetLimit": 4000, "recursive": true, "maxRecursionSteps": 3}}, "updateCollectionSettings", &cs)
+	require.Nil(t, cs.Error)
+	require.Equal(t, bookSettings{ScanDepth: intp(0), BudgetLimit: intp(4000), Recursive: boolp(true), MaxRecursionSteps: intp(3)}, cs.Collection.BookSettings)
+	a.must(manager, updCol, map[string]any{"s": serverA, "c": col, "set": map[string]any{"budgetLimit": nil, "wholeWords": false}}, "updateCollectionSettings", &cs)
+	require.Nil(t, cs.Error)
+	require.Equal(t, bookSettings{ScanDepth: intp(0), Recursive: boolp(true), MaxRecursionSteps: intp(3), WholeWords: boolp(false)}, cs.Collection.BookSettings,
+		"omitted fields keep their value, null clears")
+	for field, v := range map[string]int{"budgetLimit": 99, "scanDepth": 101, "maxRecursionSteps": 11} {
+		a.must(manager, updCol, map[string]any{"s": serverA, "c": col, "set": map[string]any{field: v}}, "updateCollectionSettings", &cs)
+		require.NotNil(t, cs.Error, field)
+		require.Equal(t, "INVALID_INPUT", cs.Error.Code)
+		require.Equal(t, "settings."+field, *cs.Error.Field)
+	}
+	var read struct {
+		Collection struct{ BookSettings bookSettings }
+	}
+	a.must(manager, `query($s: String!) { server(discordId: $s) { collection(name: "World") { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords } } } }`, map[string]any{"s": serverA}, "server", &read)
+	require.Equal(t, bookSettings{ScanDepth: intp(0), Recursive: boolp(true), MaxRecursionSteps: intp(3), WholeWords: boolp(false)}, read.Collection.BookSettings,
+		"refused writes changed nothing")
+
+	// Persona book settings: a known lineage only.
+	var pp struct{ Error *mutationError }
+	a.must(manager, `mutation($s: String!) { upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 7, name: "Aria"}) { error { code } } }`, map[string]any{"s": serverA}, "upsertPersona", &pp)
+	require.Nil(t, pp.Error)
+	updBook := `mutation($s: String!, $l: Int64!, $set: BookSettingsInput!) { updatePersonaBookSettings(input: {serverDiscordId: $s, lineageId: $l, settings: $set}) {
+  personaBook { lineageId personas { name } bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords } } error { code field } } }`
+	var bp struct {
+		PersonaBook *struct {
+			LineageID    int64
+			Personas     []struct{ Name string }
+			BookSettings bookSettings
+		}
+		Error *mutationError
+	}
+	a.must(manager, updBook, map[string]any{"s": serverA, "l": 7, "set": map[string]any{"budgetLimit": 500, "caseSensitive": true}}, "updatePersonaBookSettings", &bp)
+	require.Nil(t, bp.Error)
+	require.Equal(t, "Aria", bp.PersonaBook.Personas[0].Name)
+	require.Equal(t, bookSettings{BudgetLimit: intp(500), CaseSensitive: boolp(true)}, bp.PersonaBook.BookSettings)
+	var pb struct {
+		PersonaBook struct{ BookSettings bookSettings }
+	}
+	a.must(manager, `query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { bookSettings { budgetLimit caseSensitive } } } }`, map[string]any{"s": serverA}, "server", &pb)
+	require.Equal(t, bookSettings{BudgetLimit: intp(500), CaseSensitive: boolp(true)}, pb.PersonaBook.BookSettings)
+	for _, bad := range []struct {
+		lineage int
+		code    string
+	}{{42, "NOT_FOUND"}, {0, "INVALID_INPUT"}} {
+		a.must(manager, updBook, map[string]any{"s": serverA, "l": bad.lineage, "set": map[string]any{"recursive": true}}, "updatePersonaBookSettings", &bp)
+		require.NotNil(t, bp.Error)
+		require.Equal(t, bad.code, bp.Error.Code, "lineage %d", bad.lineage)
+	}
+}
+
+// TestEntryActivationFieldsOverHTTP: the group, recursion and timed-effect
+// fields are stored, read and patched through the API.
+func TestEntryActivationFieldsOverHTTP(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 7, name: "Aria"}) { error { code } } }`, map[string]any{"s": serverA}, "upsertPersona", &pp)
+	const fields = `group groupOverride groupWeight useGroupScoring excludeRecursion preventRecursion delayUntilRecursion sticky cooldown delay scanDepth`
+	type entryFields struct {
+		ID                                                string
+		Group                                             string
+		GroupOverride, ExcludeRecursion, PreventRecursion bool
+		GroupWeight, DelayUntilRecursion                  int
+		Sticky, Cooldown, Delay                           int
+		UseGroupScoring                                   *bool
+		ScanDepth                                         *int
+	}
+	var ep struct {
+		Entry *entryFields
+		Error *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 7, entry: $e}) { entry { id `+fields+` } error { code field } } }`,
+		map[string]any{"s": serverA, "e": map[string]any{"content": "defaults"}}, "createEntry", &ep)
+	require.Nil(t, ep.Error)
+	require.Equal(t, entryFields{ID: ep.Entry.ID, GroupWeight: 100}, *ep.Entry, "defaults: no group, weight 100, no delays")
+
+	in := map[string]any{"content": "weather", "group": "sky,mood", "groupOverride": true, "groupWeight": 30, "useGroupScoring": true,
+		"excludeRecursion": true, "preventRecursion": true, "delayUntilRecursion": 2, "sticky": 3, "cooldown": 4, "delay": 5, "scanDepth": 0}
+	a.must(serviceKey, `mutation($s: String!, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 7, entry: $e}) { entry { id `+fields+` } error { code field } } }`,
+		map[string]any{"s": serverA, "e": in}, "createEntry", &ep)
+	require.Nil(t, ep.Error)
+	want := entryFields{ID: ep.Entry.ID, Group: "sky,mood", GroupOverride: true, GroupWeight: 30, UseGroupScoring: boolp(true),
+		ExcludeRecursion: true, PreventRecursion: true, DelayUntilRecursion: 2, Sticky: 3, Cooldown: 4, Delay: 5, ScanDepth: intp(0)}
+	require.Equal(t, want, *ep.Entry)
+
+	patch := `mutation($s: String!, $id: ID!, $p: EntryPatchInput!) { updateEntry(input: {serverDiscordId: $s, lineageId: 7, entryId: $id, patch: $p}) { entry { id ` + fields + ` } error { code field } } }`
+	a.must(serviceKey, patch, map[string]any{"s": serverA, "id": want.ID, "p": map[string]any{"useGroupScoring": nil, "sticky": 0, "group": "sky"}}, "updateEntry", &ep)
+	require.Nil(t, ep.Error)
+	want.UseGroupScoring, want.Sticky, want.Group = nil, 0, "sky"
+	require.Equal(t, want, *ep.Entry, "a patch changes only what it names; null clears useGroupScoring")
+
+	for field, v := range map[string]any{"groupWeight": -1, "delayUntilRecursion": -1, "cooldown": 100001} {
+		a.must(serviceKey, patch, map[string]any{"s": serverA, "id": want.ID, "p": map[string]any{field: v}}, "updateEntry", &ep)
+		require.NotNil(t, ep.Error, field)
+		require.Equal(t, field, *ep.Error.Field)
+	}
+}
