@@ -17,12 +17,13 @@ const (
 func (u BudgetUnit) Valid() bool { return u == BudgetCharacters || u == BudgetTokens }
 
 // Budget limits per unit. Characters: seed 000's default of 8,000, at most
-// what two full scopes can hold (no larger budget can ever bite). Tokens:
-// seed 001's 100-32,000; the default is about 8,000 characters of English.
+// 2,000,000 (what two full default scopes hold; far beyond any prompt).
+// Tokens: seed 001's 100-32,000; the default is about 8,000 characters of
+// English.
 const (
 	DefaultBudgetCharacters = 8000
 	MinBudgetCharacters     = 1
-	MaxBudgetCharacters     = 2 * MaxEntriesPerScope * MaxContentLen
+	MaxBudgetCharacters     = 2_000_000
 	DefaultBudgetTokens     = 2000
 	MinBudgetTokens         = 100
 	MaxBudgetTokens         = 32_000
