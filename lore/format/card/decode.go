@@ -185,7 +185,9 @@ func isCanonicalTop(name string) bool {
 
 // extCanonical are the ST extension fields (world info names) read into
 // canonical fields.
-var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position", "ignoreBudget"}
+var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position", "ignoreBudget",
+	"group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion",
+	"sticky", "cooldown", "delay"}
 
 // DecodeEntry converts one card book entry. Mapping (formats.md 1.2-1.4,
 // sillytavern.md 3.1): title = comment, else name; secondary keys only

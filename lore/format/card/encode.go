@@ -281,7 +281,7 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 	// whose canonical value changed from the value of an absent field; other
 	// entries get every field ST writes (sillytavern.md 3.2).
 	_, fromCard := ext[conv.PrefixCard+"_fields"]
-	for _, wi := range []string{"position", "probability", "selectiveLogic", "scanDepth", "caseSensitive", "matchWholeWords", "role", "ignoreBudget"} {
+	for _, wi := range extCanonical {
 		snake, _ := conv.CardExtName(wi)
 		if has(snake) {
 			continue

@@ -17,19 +17,9 @@ import (
 var stDefaults = [...]conv.Field{
 	{Name: "vectorized", Value: json.RawMessage(`false`)},
 	{Name: "selective", Value: json.RawMessage(`true`)},
-	{Name: "excludeRecursion", Value: json.RawMessage(`false`)},
-	{Name: "preventRecursion", Value: json.RawMessage(`false`)},
-	{Name: "delayUntilRecursion", Value: json.RawMessage(`false`)},
 	{Name: "useProbability", Value: json.RawMessage(`true`)},
 	{Name: "depth", Value: json.RawMessage(`4`)},
-	{Name: "group", Value: json.RawMessage(`""`)},
-	{Name: "groupOverride", Value: json.RawMessage(`false`)},
-	{Name: "groupWeight", Value: json.RawMessage(`100`)},
-	{Name: "useGroupScoring", Value: json.RawMessage(`null`)},
 	{Name: "automationId", Value: json.RawMessage(`""`)},
-	{Name: "sticky", Value: json.RawMessage(`null`)},
-	{Name: "cooldown", Value: json.RawMessage(`null`)},
-	{Name: "delay", Value: json.RawMessage(`null`)},
 }
 
 // Defaults returns the world info fields ST fills in when a file lacks them
@@ -42,7 +32,11 @@ func Defaults() map[string]json.RawMessage {
 		"order": json.RawMessage(`100`), "position": json.RawMessage(`0`), "disable": json.RawMessage(`false`),
 		"probability": json.RawMessage(`100`), "scanDepth": json.RawMessage(`null`), "caseSensitive": json.RawMessage(`null`),
 		"matchWholeWords": json.RawMessage(`null`), "role": json.RawMessage(`0`), "addMemo": json.RawMessage(`false`),
-		"ignoreBudget": json.RawMessage(`false`),
+		"ignoreBudget": json.RawMessage(`false`), "excludeRecursion": json.RawMessage(`false`),
+		"preventRecursion": json.RawMessage(`false`), "delayUntilRecursion": json.RawMessage(`false`),
+		"group": json.RawMessage(`""`), "groupOverride": json.RawMessage(`false`), "groupWeight": json.RawMessage(`100`),
+		"useGroupScoring": json.RawMessage(`null`), "sticky": json.RawMessage(`null`), "cooldown": json.RawMessage(`null`),
+		"delay": json.RawMessage(`null`),
 	}
 	for _, f := range stDefaults {
 		m[f.Name] = f.Value

@@ -98,8 +98,9 @@ func snake(s string) string {
 
 // IgnoredSTSetting returns the report name of a SillyTavern entry setting
 // (world info spelling) that has no canonical destination when raw holds a
-// non-default value, or "" (seed 002 "Importando": groups, recursion,
-// sticky, cooldowns and triggers are counted and dropped).
+// non-default value, or "" (counted in the report; the value is kept in
+// extensions). Groups, recursion flags and timed effects have canonical
+// fields (STFields) and are not reported.
 func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
 	truthy := func() bool {
 		if b, ok := Bool(raw); ok {
@@ -120,19 +121,7 @@ func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
 		return false
 	}
 	switch wiName {
-	case "group":
-		if nonEmpty() {
-			return "group"
-		}
-	case "groupOverride", "useGroupScoring":
-		if truthy() {
-			return "group"
-		}
-	case "excludeRecursion", "preventRecursion", "delayUntilRecursion":
-		if truthy() {
-			return "recursion"
-		}
-	case "sticky", "cooldown", "delay", "vectorized":
+	case "vectorized":
 		if truthy() {
 			return wiName
 		}

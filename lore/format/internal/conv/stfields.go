@@ -111,6 +111,102 @@ var STFields = [...]STField{
 	{"ignoreBudget", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.IgnoreBudget, _ = Bool(raw) },
 		func(e *lore.Entry) any { return e.IgnoreBudget },
 		func(a, b *lore.Entry) bool { return a.IgnoreBudget == b.IgnoreBudget }},
+	// Inclusion groups, recursion flags and timed effects (sillytavern.md
+	// 1.2; docs/formats.md "Entry fields").
+	{"group", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		e.Group, _ = String(raw)
+		if lore.UTF16Len(e.Group) > lore.MaxGroupLen {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("group names longer than %d characters; cut", lore.MaxGroupLen))
+			e.Group = lore.TruncateUTF16(e.Group, lore.MaxGroupLen)
+		}
+	}, func(e *lore.Entry) any { return e.Group },
+		func(a, b *lore.Entry) bool { return a.Group == b.Group }},
+	{"groupOverride", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.GroupOverride, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.GroupOverride },
+		func(a, b *lore.Entry) bool { return a.GroupOverride == b.GroupOverride }},
+	{"groupWeight", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		e.GroupWeight = lore.DefaultGroupWeight
+		if n, ok := Int(raw); ok {
+			e.GroupWeight = clampInt(c, "group weight", n, 0, lore.MaxGroupWeight)
+		}
+	}, func(e *lore.Entry) any { return e.GroupWeight },
+		func(a, b *lore.Entry) bool { return a.GroupWeight == b.GroupWeight }},
+	{"useGroupScoring", decBoolPtr(func(e *lore.Entry) **bool { return &e.UseGroupScoring }),
+		func(e *lore.Entry) any { return e.UseGroupScoring },
+		func(a, b *lore.Entry) bool { return eqPtr(a.UseGroupScoring, b.UseGroupScoring) }},
+	{"excludeRecursion", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.ExcludeRecursion, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.ExcludeRecursion },
+		func(a, b *lore.Entry) bool { return a.ExcludeRecursion == b.ExcludeRecursion }},
+	{"preventRecursion", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.PreventRecursion, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.PreventRecursion },
+		func(a, b *lore.Entry) bool { return a.PreventRecursion == b.PreventRecursion }},
+	{"delayUntilRecursion", DecSTDelayUntilRecursion,
+		func(e *lore.Entry) any {
+			// Older SillyTavern knows only the flag: level 1 is true.
+			switch e.DelayUntilRecursion {
+			case 0:
+				return false
+			case 1:
+				return true
+			}
+			return e.DelayUntilRecursion
+		},
+		func(a, b *lore.Entry) bool { return a.DelayUntilRecursion == b.DelayUntilRecursion }},
+	{"sticky", decTimed("sticky", func(e *lore.Entry) *int { return &e.Sticky }),
+		func(e *lore.Entry) any { return timedValue(e.Sticky) },
+		func(a, b *lore.Entry) bool { return a.Sticky == b.Sticky }},
+	{"cooldown", decTimed("cooldown", func(e *lore.Entry) *int { return &e.Cooldown }),
+		func(e *lore.Entry) any { return timedValue(e.Cooldown) },
+		func(a, b *lore.Entry) bool { return a.Cooldown == b.Cooldown }},
+	{"delay", decTimed("delay", func(e *lore.Entry) *int { return &e.Delay }),
+		func(e *lore.Entry) any { return timedValue(e.Delay) },
+		func(a, b *lore.Entry) bool { return a.Delay == b.Delay }},
+}
+
+// DecSTDelayUntilRecursion reads delayUntilRecursion: false or absent = 0,
+// true = level 1, a number = that recursion level (sillytavern.md 2.6),
+// clamped to 0..lore.MaxDelayUntilRecursion with a warning.
+func DecSTDelayUntilRecursion(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.DelayUntilRecursion = 0
+	if b, ok := Bool(raw); ok {
+		if b {
+			e.DelayUntilRecursion = 1
+		}
+		return
+	}
+	if n, ok := Int(raw); ok {
+		e.DelayUntilRecursion = clampInt(c, "delay until recursion", n, 0, lore.MaxDelayUntilRecursion)
+	}
+}
+
+// decTimed reads a timed effect in messages: null or absent = 0 (none),
+// clamped to 0..lore.MaxTimedEffect with a warning.
+func decTimed(name string, field func(*lore.Entry) *int) func(*lore.Entry, json.RawMessage, *STCtx) {
+	return func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		*field(e) = 0
+		if n, ok := Int(raw); ok {
+			*field(e) = clampInt(c, name, n, 0, lore.MaxTimedEffect)
+		}
+	}
+}
+
+// timedValue is the world info value of a timed effect: null for none, as
+// SillyTavern writes it.
+func timedValue(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return n
+}
+
+// clampInt returns n moved into lo..hi, with a warning naming what when it
+// was outside.
+func clampInt(c *STCtx, what string, n, lo, hi int) int {
+	if n < lo || n > hi {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s %d is outside %d-%d; clamped", what, n, lo, hi))
+		return min(max(n, lo), hi)
+	}
+	return n
 }
 
 // STFieldByName returns the codec of a canonical world info field.
