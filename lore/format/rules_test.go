@@ -67,32 +67,89 @@ func TestLongRegexKeyReported(t *testing.T) {
 	require.Contains(t, res.Report.UnsupportedKeys[0].Reason, "regex")
 }
 
-// TestBookScanDepth: a card book's scan depth becomes the depth of entries
-// without their own, and exports write the book as it came.
+// TestBookScanDepth: a card book's scan depth, token budget and recursion
+// flag become the book's settings (entries keep only their own depth), and
+// exports write the book as it came.
 func TestBookScanDepth(t *testing.T) {
-	book := `{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "C", "character_book": {"scan_depth": 5, "entries": [
+	book := `{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "C", "character_book": {"scan_depth": 5, "token_budget": 2048, "recursive_scanning": true, "entries": [
 		{"keys": ["a"], "content": "inherits", "enabled": true, "insertion_order": 1, "extensions": {}},
 		{"keys": ["b"], "content": "own depth", "enabled": true, "insertion_order": 2, "extensions": {"scan_depth": 3}}]}}}`
 	res, err := format.Import("c.json", []byte(book), format.Options{})
 	require.NoError(t, err)
 	require.Len(t, res.Book.Entries, 2)
-	require.Equal(t, 5, *res.Book.Entries[0].ScanDepth, "the book's depth")
-	require.Equal(t, 3, *res.Book.Entries[1].ScanDepth, "the entry's own depth wins")
-	require.NotContains(t, res.Report.IgnoredSettings, "book scan depth")
+	require.Nil(t, res.Book.Entries[0].ScanDepth, "the entry inherits the book's depth")
+	require.Equal(t, 3, *res.Book.Entries[1].ScanDepth, "the entry's own depth")
+	require.Equal(t, lore.BookSettings{ScanDepth: ptr(5), BudgetLimit: ptr(2048), Recursive: ptr(true)}, res.Book.Settings)
+	require.Equal(t, lore.BudgetTokens, res.Book.BudgetUnit)
+	require.Empty(t, res.Report.IgnoredSettings)
 
 	out, err := format.ExportCharacterBook(res.Book)
 	require.NoError(t, err)
 	var cb struct {
-		ScanDepth *int `json:"scan_depth"`
-		Entries   []struct {
+		ScanDepth   *int           `json:"scan_depth"`
+		TokenBudget *int           `json:"token_budget"`
+		Recursive   *bool          `json:"recursive_scanning"`
+		Extensions  map[string]any `json:"extensions"`
+		Entries     []struct {
 			Extensions map[string]any `json:"extensions"`
 		} `json:"entries"`
 	}
 	require.NoError(t, json.Unmarshal(out, &cb))
 	require.Equal(t, 5, *cb.ScanDepth)
+	require.Equal(t, 2048, *cb.TokenBudget)
+	require.True(t, *cb.Recursive)
+	require.NotContains(t, cb.Extensions, "loregate_settings", "native fields carry everything")
 	_, has := cb.Entries[0].Extensions["scan_depth"]
 	require.False(t, has && cb.Entries[0].Extensions["scan_depth"] != nil, "the inheriting entry gets no depth of its own: %v", cb.Entries[0].Extensions)
 	require.EqualValues(t, 3, cb.Entries[1].Extensions["scan_depth"])
+}
+
+// TestBookSettingsAcrossFormats: book settings survive an export to and an
+// import from every format that can carry them (natively or in
+// loregate_settings), and out-of-range values are clamped or dropped with
+// a warning.
+func TestBookSettingsAcrossFormats(t *testing.T) {
+	src := `{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "C", "character_book": {"scan_depth": 0, "token_budget": 900,
+		"extensions": {"loregate_settings": {"maxRecursionSteps": 2, "caseSensitive": true, "wholeWords": false}},
+		"recursive_scanning": false, "entries": [{"keys": ["a"], "content": "x", "enabled": true, "insertion_order": 1, "extensions": {}}]}}}`
+	res, err := format.Import("c.json", []byte(src), format.Options{})
+	require.NoError(t, err)
+	want := lore.BookSettings{ScanDepth: ptr(0), BudgetLimit: ptr(900), Recursive: ptr(false), MaxRecursionSteps: ptr(2),
+		CaseSensitive: ptr(true), WholeWords: ptr(false)}
+	require.Equal(t, want, res.Book.Settings, "scan depth 0 is a real value")
+	exports := map[string]func(format.Book) ([]byte, error){
+		"character book": format.ExportCharacterBook, "lorebook v3": format.ExportLorebookV3,
+		"world info": format.ExportST, "risu": format.ExportRisu, "agnai": format.ExportAgnai,
+	}
+	for name, export := range exports {
+		t.Run(name, func(t *testing.T) {
+			out, err := export(res.Book)
+			require.NoError(t, err)
+			again, err := format.Import("again.json", out, format.Options{})
+			require.NoError(t, err)
+			require.Equal(t, want, again.Book.Settings)
+			require.Equal(t, lore.BudgetTokens, again.Book.BudgetUnit)
+		})
+	}
+
+	chars := res.Book
+	chars.BudgetUnit = lore.BudgetCharacters
+	chars.Settings.BudgetLimit = ptr(12000)
+	out, err := format.ExportCharacterBook(chars)
+	require.NoError(t, err)
+	require.NotContains(t, string(out), `"token_budget": 12000`, "a character budget is not a token budget")
+	again, err := format.Import("again.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, 12000, *again.Book.Settings.BudgetLimit)
+	require.Equal(t, lore.BudgetCharacters, again.Book.BudgetUnit)
+
+	bad := `{"kind": "memory", "name": "B", "scanDepth": 500, "tokenBudget": 50, "entries": [{"name": "e", "entry": "x", "keywords": ["a"], "priority": 1, "weight": 1, "enabled": true}]}`
+	res, err = format.Import("b.json", []byte(bad), format.Options{})
+	require.NoError(t, err)
+	require.Nil(t, res.Book.Settings.ScanDepth)
+	require.Equal(t, map[string]int{"book scan depth": 1}, res.Report.IgnoredSettings)
+	require.Equal(t, 100, *res.Book.Settings.BudgetLimit, "clamped to the token range")
+	require.True(t, containsSub(res.Report.Warnings, "clamped to 100"))
 }
 
 // TestDecorators: a leading decorator block is parsed into canonical fields,
@@ -165,3 +222,4 @@ func TestCheckSize(t *testing.T) {
 		}
 	}
 }
+func ptr[T any](v T) *T { return &v }

@@ -33,6 +33,13 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	b := conv.NewBuilder(conv.KindAgnai, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
 	conv.KeepRest(b.Book.Extensions, o, prefix, "entries", "name", "description")
+	for _, f := range o.Fields {
+		if f.Name == conv.SettingsKey {
+			b.SettingsExtension(f.Value)
+		} else {
+			b.BookSettingValue(conv.AgnaiSettings, f.Name, f.Value)
+		}
+	}
 	n, _ := o.Get("name")
 	b.Book.Name, _ = conv.String(n)
 	d, _ := o.Get("description")
@@ -114,6 +121,7 @@ func Encode(book conv.Book) ([]byte, error) {
 	}
 	o.SetValue("entries", items)
 	conv.Rest(book.Extensions, prefix, o, "kind")
+	o = conv.SetSettingsMember(o, conv.EncodeSettings(o, book, conv.AgnaiSettings))
 	raw, _ := o.MarshalJSON()
 	var buf bytes.Buffer
 	_ = json.Indent(&buf, raw, "", "  ")

@@ -52,6 +52,11 @@ func bookObject(book conv.Book, v3 bool) *conv.Object {
 			o.Set(n, book.Extensions[k])
 		}
 	}
+	rest := conv.EncodeSettings(o, book, conv.CardSettings)
+	if ext, had := o.Get("extensions"); had || rest != nil {
+		merged, _ := conv.WithSettingsMember(ext, rest)
+		o.Set("extensions", merged)
+	}
 	if !o.Has("extensions") {
 		o.Set("extensions", json.RawMessage(`{}`))
 	}

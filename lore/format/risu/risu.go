@@ -32,7 +32,10 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	}
 	b := conv.NewBuilder(conv.KindRisu, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
-	conv.KeepRest(b.Book.Extensions, o, prefix, "data")
+	conv.KeepRest(b.Book.Extensions, o, prefix, "data", conv.SettingsKey)
+	if v, ok := o.Get(conv.SettingsKey); ok {
+		b.SettingsExtension(v)
+	}
 	b.Book.Name = conv.BaseName(fileName)
 	for i, it := range items {
 		eo, err := conv.ParseObject(it)
@@ -132,6 +135,8 @@ func Encode(book conv.Book) ([]byte, error) {
 		items[i], _ = eo.MarshalJSON()
 	}
 	o.SetValue("data", items)
+	// The export format has no book settings: loregate's go in SettingsKey.
+	o = conv.SetSettingsMember(o, conv.EncodeSettings(o, book, conv.NativeSettings{}))
 	raw, _ := o.MarshalJSON()
 	var buf bytes.Buffer
 	_ = json.Indent(&buf, raw, "", "  ")

@@ -65,6 +65,19 @@ func Encode(book conv.Book) ([]byte, error) {
 			top.Set(name, v)
 		}
 	}
+	// World info has no book settings; a Chub hybrid has the card's.
+	var native conv.NativeSettings
+	for _, n := range []string{"scan_depth", "token_budget", "recursive_scanning"} {
+		if _, ok := book.Extensions[conv.PrefixST+n]; ok {
+			native = conv.CardSettings
+		}
+	}
+	rest := conv.EncodeSettings(top, book, native)
+	if ext, had := top.Get("extensions"); had || rest != nil {
+		if merged, keep := conv.WithSettingsMember(ext, rest); keep || had {
+			top.Set("extensions", merged)
+		}
+	}
 	used := map[int]bool{}
 	uids := make([]int, len(book.Entries))
 	for i, e := range book.Entries {

@@ -1,7 +1,6 @@
 package conv
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -17,15 +16,16 @@ type Builder struct {
 	opts   Options
 	// missingEnabled counts entries whose source had no enabled flag.
 	missingEnabled int
-	// bookScanDepth is the book's own scan depth (card scan_depth), 0 when
-	// the book has none.
-	bookScanDepth int
+	// settingsExt is the book's SettingsKey object, applied by Finish.
+	settingsExt *settingsJSON
 }
 
 // KeyBookScanDepth marks, in an entry's extensions, that its ScanDepth came
-// from the book's scan depth (value: that depth) rather than from the entry.
-// Exporters write such an entry without a scan depth of its own, so the
-// same-format export stays lossless.
+// from the book's scan depth (value: that depth) rather than from the
+// entry: importers did this before books had settings of their own, and
+// entries stored then still carry it. Exporters write such an entry
+// without a scan depth of its own, so the same-format export stays
+// lossless.
 const KeyBookScanDepth = "loregate/book_scan_depth"
 
 // NewBuilder starts a conversion of format kind.
@@ -150,28 +150,7 @@ func (b *Builder) Finish() (Book, Report) {
 	if b.Book.Entries == nil {
 		b.Book.Entries = []lore.Entry{}
 	}
-	if d := b.bookScanDepth; d > 0 {
-		// The canonical model keeps scan depth per entry: a book-level scan
-		// depth (CCv3 and RisuAI books; seed 003 globalScanDepth) becomes the
-		// depth of every entry that has none.
-		n := 0
-		for i := range b.Book.Entries {
-			e := &b.Book.Entries[i]
-			if e.ScanDepth != nil {
-				continue
-			}
-			v := d
-			e.ScanDepth = &v
-			if e.Extensions == nil {
-				e.Extensions = map[string]json.RawMessage{}
-			}
-			e.Extensions[KeyBookScanDepth] = MustMarshal(d)
-			n++
-		}
-		if n > 0 {
-			b.Report.Warnf("the book's scan depth %d was given to %d entries without their own", d, n)
-		}
-	}
+	b.applySettingsExt()
 	b.Report.Entries = len(b.Book.Entries)
 	b.Report.Normalize()
 	return b.Book, b.Report

@@ -56,6 +56,13 @@ type Book struct {
 	Character string `json:"character,omitempty"`
 	// Entries are the imported entries in source order.
 	Entries []lore.Entry `json:"entries"`
+	// Settings are the book's settings from the file (card character_book
+	// scan_depth, token_budget and recursive_scanning, Agnai's, and the
+	// SettingsKey object loregate writes); zero when it has none.
+	Settings lore.BookSettings `json:"settings,omitzero"`
+	// BudgetUnit is what Settings.BudgetLimit counts: tokens for every
+	// format's native budget; "" when the book has no budget.
+	BudgetUnit lore.BudgetUnit `json:"budgetUnit,omitempty"`
 	// Extensions keeps book-level source fields that have no canonical home,
 	// values verbatim, keys namespaced like entry extensions ("st/originalData",
 	// "card/token_budget", ...), so the same-format export is lossless.

@@ -50,13 +50,10 @@ func Items(raw json.RawMessage) []json.RawMessage {
 }
 
 // BookSetting reads a book-level field shared by world info files and card
-// books: name and description fill the book; a scan_depth of 1-100 becomes
-// the scan depth of entries without their own (see KeyBookScanDepth);
-// recursive_scanning, token_budget and any other scan_depth have no
-// destination in the canonical model and are counted as ignored settings
-// when set (seed 002 "Importando").
-// Other names are left alone. The caller keeps the raw value in the book's
-// extensions either way.
+// books: name and description fill the book; scan_depth, token_budget and
+// recursive_scanning fill the book's Settings (BookSettingValue with
+// CardSettings). Other names are left alone. The caller keeps the raw value
+// in the book's extensions either way.
 func (b *Builder) BookSetting(name string, value json.RawMessage) {
 	switch name {
 	case "name":
@@ -67,20 +64,10 @@ func (b *Builder) BookSetting(name string, value json.RawMessage) {
 		if s, ok := String(value); ok {
 			b.Book.Description = s
 		}
-	case "recursive_scanning":
-		if v, _ := Bool(value); v {
-			b.Report.Ignore("recursion")
-		}
-	case "token_budget":
-		if !IsNull(value) {
-			b.Report.Ignore("token budget")
-		}
-	case "scan_depth":
-		if d, ok := Int(value); ok && d >= lore.MinScanDepth && d <= lore.MaxScanDepth {
-			b.bookScanDepth = d
-		} else if !IsNull(value) {
-			b.Report.Ignore("book scan depth")
-		}
+	case "extensions":
+		b.SettingsInExtensions(value)
+	default:
+		b.BookSettingValue(CardSettings, name, value)
 	}
 }
 
