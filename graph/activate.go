@@ -91,15 +91,23 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	if err != nil {
 		return nil, err
 	}
+	if opts.Tokenizer, err = r.tokenizers.Get(snap.Server.Settings.TokenizerOrDefault()); err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	unit := lore.BudgetCharacters
+	if opts.TokenBudget > 0 {
+		unit = lore.BudgetTokens
+	}
 	input := activation.Input{
 		Entries:        snap.Entries,
-		Collections:    snap.Collections,
+		Collections:    clampBookBudgets(snap.Collections, unit),
 		Messages:       msgs,
 		Server:         in.ServerDiscordID,
 		Lineage:        lineage,
 		Channel:        get(in.ChannelID, ""),
 		ParentChannel:  get(in.ParentChannelID, ""),
 		ChannelScoping: scoping,
+		PersonaBook:    clampBudget(snap.PersonaBook, unit),
 	}
 	opts.Texts = r.Texts
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
@@ -142,41 +150,105 @@ func (r *Resolver) matcher(scope *scopecache.Scope, key activation.CacheKey, in 
 	return r.Cache.Matcher(key, in, mo)
 }
 
-// engineOptions derives the engine options from the server's settings and
-// the request's overrides.
+// engineOptions derives the engine options, the server layer, from the
+// server's settings (regex keys, budget unit and limit) and the request's
+// overrides. The tokenizer is set by the caller. Book settings travel in
+// the engine input and win over these.
 func engineOptions(set lore.ServerSettings, in *model.ActivateInput) (activation.Options, bool, error) {
 	opts := activation.Options{RegexKeys: set.RegexKeys}
+	if set.Unit() == lore.BudgetTokens {
+		opts.TokenBudget = set.Limit()
+	} else {
+		opts.CharBudget = set.Limit()
+	}
 	scoping := set.ChannelScoping
 	if names, _ := in.Names.ValueOK(); names != nil {
 		opts.UserName = get(names.User, "")
 		opts.CharName = get(names.Char, "")
 		opts.BotName = get(names.Bot, "")
 	}
-	if o, _ := in.Overrides.ValueOK(); o != nil {
-		if d := get(o.ScanDepth, 0); d != 0 {
-			if d < lore.MinScanDepth || d > lore.MaxScanDepth {
-				return opts, false, lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", d, lore.MinScanDepth, lore.MaxScanDepth)
-			}
-			opts.ScanDepth = &d
+	o, _ := in.Overrides.ValueOK()
+	if o == nil {
+		return opts, scoping, nil
+	}
+	if v, ok := o.ScanDepth.ValueOK(); ok && v != nil {
+		d := *v
+		if d < lore.MinScanDepth || d > lore.MaxScanDepth {
+			return opts, false, lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", d, lore.MinScanDepth, lore.MaxScanDepth)
 		}
-		if b := get(o.Budget, 0); b != 0 {
-			if b < 0 || b > 1_000_000 {
-				return opts, false, lore.Invalid("overrides.budget", "%d is outside 1-1000000", b)
-			}
-			opts.CharBudget = b
+		opts.ScanDepth = &d
+	}
+	chars, charsSet := o.Budget.ValueOK()
+	toks, toksSet := o.BudgetTokens.ValueOK()
+	charsSet, toksSet = charsSet && chars != nil, toksSet && toks != nil
+	switch {
+	case charsSet && toksSet:
+		return opts, false, lore.Invalid("overrides.budgetTokens", "give budget or budgetTokens, not both")
+	case charsSet:
+		if err := lore.BudgetCharacters.CheckLimit("overrides.budget", *chars); err != nil {
+			return opts, false, err
 		}
-		opts.Substring = !get(o.WholeWords, true)
-		opts.CaseSensitive = get(o.CaseSensitive, false)
-		scoping = get(o.ChannelScoping, scoping)
-		if v, ok := o.Random.ValueOK(); ok && v != nil {
-			draw := *v
-			if draw < 0 || draw >= 1 {
-				return opts, false, lore.Invalid("overrides.random", "must be in [0, 1)")
-			}
-			opts.Random = func() float64 { return draw }
+		opts.CharBudget, opts.TokenBudget = *chars, 0
+	case toksSet:
+		if err := lore.BudgetTokens.CheckLimit("overrides.budgetTokens", *toks); err != nil {
+			return opts, false, err
 		}
+		opts.TokenBudget = *toks
+	}
+	opts.Recursive = get(o.Recursive, false)
+	if v, ok := o.MaxRecursionSteps.ValueOK(); ok && v != nil {
+		n := *v
+		if n < 0 || n > lore.MaxRecursionSteps {
+			return opts, false, lore.Invalid("overrides.maxRecursionSteps", "%d is outside 0-%d", n, lore.MaxRecursionSteps)
+		}
+		opts.MaxRecursionSteps = &n
+	}
+	opts.Substring = !get(o.WholeWords, true)
+	opts.CaseSensitive = get(o.CaseSensitive, false)
+	scoping = get(o.ChannelScoping, scoping)
+	if v, ok := o.Random.ValueOK(); ok && v != nil {
+		draw := *v
+		if draw < 0 || draw >= 1 {
+			return opts, false, lore.Invalid("overrides.random", "must be in [0, 1)")
+		}
+		opts.Random = func() float64 { return draw }
 	}
 	return opts, scoping, nil
+}
+
+// clampBudget returns s with a budget limit outside the unit's range
+// (stored before the server changed unit) moved into it.
+func clampBudget(s lore.BookSettings, unit lore.BudgetUnit) lore.BookSettings {
+	if s.BudgetLimit == nil || unit.ClampLimit(*s.BudgetLimit) == *s.BudgetLimit {
+		return s
+	}
+	s = s.Clone()
+	*s.BudgetLimit = unit.ClampLimit(*s.BudgetLimit)
+	return s
+}
+
+// clampBookBudgets applies clampBudget to every collection, copying the
+// map only when one changes.
+func clampBookBudgets(cols map[string]lore.Collection, unit lore.BudgetUnit) map[string]lore.Collection {
+	var out map[string]lore.Collection
+	for name, c := range cols {
+		s := clampBudget(c.Settings, unit)
+		if s.BudgetLimit == c.Settings.BudgetLimit {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]lore.Collection, len(cols))
+			for k, v := range cols {
+				out[k] = v
+			}
+		}
+		c.Settings = s
+		out[name] = c
+	}
+	if out == nil {
+		return cols
+	}
+	return out
 }
 
 func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
@@ -185,6 +257,7 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
 		Blocks:   blocks,
 		Budget:   model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
+		Passes:   res.Passes,
 
 		StoreUnavailable: t.unavailable,
 	}
@@ -199,14 +272,18 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 			Placement: model.Placement(strings.ToUpper(string(a.Placement))),
 			Group:     group,
 			Content:   a.Content,
+			Tokens:    a.Tokens,
+			Pass:      a.Pass,
 		}
+		out.Admitted[i].TriggeredBy = idOrNil(a.TriggeredBy)
 	}
 	if !t.skipTrace {
 		out.Trace = make([]*model.TraceItem, len(res.Trace))
 	}
 	for i := range out.Trace {
 		tr := res.Trace[i]
-		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict)}
+		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict),
+			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy)}
 		if tr.Detail != "" {
 			d := tr.Detail
 			item.Detail = &d
@@ -280,10 +357,20 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 		}
 		out.Messages[i] = pm
 	}
-	for _, s := range prompt.Inspect(blocks, nil) {
-		out.Inspection = append(out.Inspection, &model.PromptInspection{Label: s.Label, Characters: s.Chars})
+	for _, s := range prompt.Inspect(blocks, t.opts.Tokenizer) {
+		tokens := s.Tokens
+		out.Inspection = append(out.Inspection, &model.PromptInspection{Label: s.Label, Characters: s.Chars, Tokens: &tokens})
 	}
 	return out, nil
+}
+
+// idOrNil returns an entry id as an API id, nil for 0.
+func idOrNil(id int64) *string {
+	if id == 0 {
+		return nil
+	}
+	s := strconv.FormatInt(id, 10)
+	return &s
 }
 
 func (r *Resolver) blocksOf(bs []prompt.Block) []*model.PromptBlock {

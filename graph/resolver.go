@@ -21,6 +21,7 @@ import (
 	"loregate/lore/format"
 	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
+	"loregate/lore/tokens"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
@@ -48,6 +49,10 @@ type Resolver struct {
 	// Limits are the deployment's limits (zero fields: the contract
 	// defaults). Store must enforce the same (postgres.Store.WithLimits).
 	Limits lore.Limits
+
+	// tokenizers loads each server tokenizer once (a Resolver is used by
+	// pointer and never copied).
+	tokenizers tokens.Set
 }
 
 // importOptions returns the converter options of an import at the

@@ -171,3 +171,134 @@ func TestEntryActivationFieldsOverHTTP(t *testing.T) {
 		require.Equal(t, field, *ep.Error.Field)
 	}
 }
+
+// TestActivateUsesSettingsLayers: the activation request reads the server
+// layer (regex keys, budget unit, tokenizer), the book settings of the
+// collection and the persona book, the request's new overrides and
+// messageCount, and reports tokens, passes and who triggered whom.
+func TestActivateUsesSettingsLayers(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 7, name: "Aria"}) { error { code } } }`, map[string]any{"s": serverA}, "upsertPersona", &pp)
+	var cp struct {
+		Collection *struct{ ID string }
+		Error      *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "World"}) { collection { id } error { code } } }`, map[string]any{"s": serverA}, "createCollection", &cp)
+	col := cp.Collection.ID
+	ids := map[string]string{}
+	create := func(lineage int, title string, e map[string]any) {
+		t.Helper()
+		var ep struct {
+			Entry *struct{ ID string }
+			Error *mutationError
+		}
+		e["title"] = title
+		vars := map[string]any{"s": serverA, "l": lineage, "e": e}
+		if lineage == 0 {
+			vars["c"] = col
+		}
+		a.must(serviceKey, `mutation($s: String!, $l: Int64!, $c: ID, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: $l, collectionId: $c, entry: $e}) { entry { id } error { code message } } }`, vars, "createEntry", &ep)
+		require.Nil(t, ep.Error, title)
+		ids[title] = ep.Entry.ID
+	}
+	create(0, "tower", map[string]any{"content": "The tower hides a dragon.", "keys": []string{"tower"}})
+	create(0, "dragon", map[string]any{"content": "Dragons sleep by day.", "keys": []string{"dragon"}})
+	create(0, "regex", map[string]any{"content": "Screams echo.", "keys": []string{"/a{3,}h/"}})
+	create(0, "greeting", map[string]any{"content": "@@is_greeting\nWelcome, traveller.", "constant": true})
+	create(7, "secret", map[string]any{"content": "Aria keeps a secret.", "keys": []string{"tower"}})
+
+	type admitted struct {
+		ID, Title   string
+		Tokens      *int
+		Pass        int
+		TriggeredBy *string
+	}
+	type traceItem struct {
+		ID, Title, Verdict string
+		Pass               int
+		TriggeredBy        *string
+	}
+	var act struct {
+		Admitted []admitted
+		Budget   struct {
+			Unit        string
+			Limit, Used int
+		}
+		Trace  []traceItem
+		Passes int
+	}
+	const q = `query($in: ActivateInput!) { activate(input: $in) { admitted { id title tokens pass triggeredBy } budget { unit limit used } trace { id title verdict pass triggeredBy } passes } }`
+	run := func(in map[string]any) map[string]admitted {
+		t.Helper()
+		in["serverDiscordId"], in["lineageId"] = serverA, 7
+		if _, ok := in["messages"]; !ok {
+			in["messages"] = []map[string]any{{"content": "Hello."}, {"content": "Let us climb the tower. Aaaah!"}}
+		}
+		a.must(serviceKey, q, map[string]any{"in": in}, "activate", &act)
+		out := map[string]admitted{}
+		for _, ad := range act.Admitted {
+			out[ad.Title] = ad
+		}
+		return out
+	}
+	verdict := func(title string) string {
+		for _, tr := range act.Trace {
+			if tr.Title == title {
+				return tr.Verdict
+			}
+		}
+		return ""
+	}
+
+	// Defaults: regex keys off (the /a{3,}h/ key is literal), one pass,
+	// 8,000 characters, tokens counted for every admitted entry.
+	got := run(map[string]any{})
+	require.Contains(t, got, "tower")
+	require.Contains(t, got, "secret")
+	require.NotContains(t, got, "regex", "new servers treat /pattern/ keys as literal text")
+	require.NotContains(t, got, "dragon", "no recursion by default")
+	require.Equal(t, "decorator_blocked", verdict("greeting"), "two messages are past the greeting")
+	require.Equal(t, 1, act.Passes)
+	require.Equal(t, "utf16", act.Budget.Unit)
+	require.Equal(t, 8000, act.Budget.Limit)
+	require.NotNil(t, got["tower"].Tokens)
+	require.Positive(t, *got["tower"].Tokens)
+
+	// messageCount 1: the conversation is at its greeting; 3 is past it.
+	got = run(map[string]any{"messageCount": 1, "messages": []map[string]any{{"content": "Hi."}}})
+	require.Contains(t, got, "greeting")
+	run(map[string]any{"messageCount": 3, "messages": []map[string]any{{"content": "Hi."}}})
+	require.Equal(t, "decorator_blocked", verdict("greeting"))
+
+	// Request overrides: recursion, a token budget.
+	got = run(map[string]any{"overrides": map[string]any{"recursive": true, "budgetTokens": 500}})
+	require.Contains(t, got, "dragon", "the tower's content activates the dragon")
+	require.Equal(t, 2, got["dragon"].Pass)
+	require.Equal(t, ids["tower"], *got["dragon"].TriggeredBy)
+	require.Equal(t, "tokens", act.Budget.Unit)
+	require.Equal(t, 500, act.Budget.Limit)
+	r := a.do(serviceKey, q, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "messages": []map[string]any{{"content": "x"}},
+		"overrides": map[string]any{"budget": 1000, "budgetTokens": 500}}})
+	require.NotEmpty(t, r.Errors, "budget and budgetTokens together are refused")
+	require.Contains(t, r.Errors[0].Message, "budgetTokens")
+
+	// Book settings: the collection recurses, the persona book scans no
+	// chat message; the server counts tokens with regex keys on.
+	var cs struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {recursive: true, maxRecursionSteps: 2}}) { error { code } } }`, map[string]any{"s": serverA, "c": col}, "updateCollectionSettings", &cs)
+	require.Nil(t, cs.Error)
+	var bp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { updatePersonaBookSettings(input: {serverDiscordId: $s, lineageId: 7, settings: {scanDepth: 0}}) { error { code } } }`, map[string]any{"s": serverA}, "updatePersonaBookSettings", &bp)
+	require.Nil(t, bp.Error)
+	var sp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, regexKeys: true, budgetUnit: TOKENS, budgetLimit: 300}) { error { code } } }`, map[string]any{"s": serverA}, "updateServerSettings", &sp)
+	require.Nil(t, sp.Error)
+	got = run(map[string]any{})
+	require.Contains(t, got, "dragon", "the collection's recursion applies without an override")
+	require.Contains(t, got, "regex", "regex keys on")
+	require.NotContains(t, got, "secret", "the persona book's scan depth 0 scans no chat message")
+	require.Equal(t, "tokens", act.Budget.Unit)
+	require.Equal(t, 300, act.Budget.Limit)
+}

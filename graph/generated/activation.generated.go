@@ -151,6 +151,29 @@ func (ec *executionContext) fieldContext_Activation_trace(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Activation_passes(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activation_passes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Passes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activation_passes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Activation", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Activation_storeUnavailable(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -287,6 +310,75 @@ func (ec *executionContext) _AdmittedEntry_content(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_AdmittedEntry_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _AdmittedEntry_tokens(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdmittedEntry_tokens(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tokens, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdmittedEntry_tokens(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AdmittedEntry_pass(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdmittedEntry_pass(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pass, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdmittedEntry_pass(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _AdmittedEntry_triggeredBy(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdmittedEntry_triggeredBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriggeredBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdmittedEntry_triggeredBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Budget_unit(ctx context.Context, field graphql.CollectedField, obj *model.Budget) (ret graphql.Marshaler) {
@@ -519,6 +611,52 @@ func (ec *executionContext) fieldContext_TraceItem_detail(_ context.Context, fie
 	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "String")
 }
 
+func (ec *executionContext) _TraceItem_pass(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceItem_pass(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pass, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceItem_pass(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "Int")
+}
+
+func (ec *executionContext) _TraceItem_triggeredBy(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceItem_triggeredBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TriggeredBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceItem_triggeredBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "ID")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -625,7 +763,7 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budget", "wholeWords", "caseSensitive", "channelScoping", "random"}
+	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -646,6 +784,27 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 				return it, err
 			}
 			it.Budget = graphql.OmittableOf(data)
+		case "budgetTokens":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetTokens"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BudgetTokens = graphql.OmittableOf(data)
+		case "recursive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recursive"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Recursive = graphql.OmittableOf(data)
+		case "maxRecursionSteps":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxRecursionSteps"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxRecursionSteps = graphql.OmittableOf(data)
 		case "wholeWords":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("wholeWords"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -842,6 +1001,11 @@ func (ec *executionContext) _Activation(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "passes":
+			out.Values[i] = ec._Activation_passes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "storeUnavailable":
 			out.Values[i] = ec._Activation_storeUnavailable(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -898,6 +1062,21 @@ func (ec *executionContext) _AdmittedEntry(ctx context.Context, sel ast.Selectio
 		case "content":
 			out.Values[i] = ec._AdmittedEntry_content(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tokens":
+			out.Values[i] = ec._AdmittedEntry_tokens(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pass":
+			out.Values[i] = ec._AdmittedEntry_pass(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggeredBy":
+			out.Values[i] = ec._AdmittedEntry_triggeredBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -1031,6 +1210,16 @@ func (ec *executionContext) _TraceItem(ctx context.Context, sel ast.SelectionSet
 			}
 		case "detail":
 			out.Values[i] = ec._TraceItem_detail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "pass":
+			out.Values[i] = ec._TraceItem_pass(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "triggeredBy":
+			out.Values[i] = ec._TraceItem_triggeredBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

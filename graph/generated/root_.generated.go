@@ -42,6 +42,7 @@ type ComplexityRoot struct {
 		Admitted         func(childComplexity int) int
 		Blocks           func(childComplexity int) int
 		Budget           func(childComplexity int) int
+		Passes           func(childComplexity int) int
 		StoreUnavailable func(childComplexity int) int
 		Trace            func(childComplexity int) int
 	}
@@ -55,11 +56,14 @@ type ComplexityRoot struct {
 	}
 
 	AdmittedEntry struct {
-		Content   func(childComplexity int) int
-		Group     func(childComplexity int) int
-		ID        func(childComplexity int) int
-		Placement func(childComplexity int) int
-		Title     func(childComplexity int) int
+		Content     func(childComplexity int) int
+		Group       func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Pass        func(childComplexity int) int
+		Placement   func(childComplexity int) int
+		Title       func(childComplexity int) int
+		Tokens      func(childComplexity int) int
+		TriggeredBy func(childComplexity int) int
 	}
 
 	Artifact struct {
@@ -441,10 +445,12 @@ type ComplexityRoot struct {
 	}
 
 	TraceItem struct {
-		Detail  func(childComplexity int) int
-		ID      func(childComplexity int) int
-		Title   func(childComplexity int) int
-		Verdict func(childComplexity int) int
+		Detail      func(childComplexity int) int
+		ID          func(childComplexity int) int
+		Pass        func(childComplexity int) int
+		Title       func(childComplexity int) int
+		TriggeredBy func(childComplexity int) int
+		Verdict     func(childComplexity int) int
 	}
 }
 
@@ -493,6 +499,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Activation.Budget(childComplexity), true
+	case "Activation.passes":
+		if e.ComplexityRoot.Activation.Passes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activation.Passes(childComplexity), true
 	case "Activation.storeUnavailable":
 		if e.ComplexityRoot.Activation.StoreUnavailable == nil {
 			break
@@ -555,6 +567,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdmittedEntry.ID(childComplexity), true
+	case "AdmittedEntry.pass":
+		if e.ComplexityRoot.AdmittedEntry.Pass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdmittedEntry.Pass(childComplexity), true
 	case "AdmittedEntry.placement":
 		if e.ComplexityRoot.AdmittedEntry.Placement == nil {
 			break
@@ -567,6 +585,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdmittedEntry.Title(childComplexity), true
+	case "AdmittedEntry.tokens":
+		if e.ComplexityRoot.AdmittedEntry.Tokens == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdmittedEntry.Tokens(childComplexity), true
+	case "AdmittedEntry.triggeredBy":
+		if e.ComplexityRoot.AdmittedEntry.TriggeredBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdmittedEntry.TriggeredBy(childComplexity), true
 
 	case "Artifact.expiresAt":
 		if e.ComplexityRoot.Artifact.ExpiresAt == nil {
@@ -2259,12 +2289,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TraceItem.ID(childComplexity), true
+	case "TraceItem.pass":
+		if e.ComplexityRoot.TraceItem.Pass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceItem.Pass(childComplexity), true
 	case "TraceItem.title":
 		if e.ComplexityRoot.TraceItem.Title == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TraceItem.Title(childComplexity), true
+	case "TraceItem.triggeredBy":
+		if e.ComplexityRoot.TraceItem.TriggeredBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceItem.TriggeredBy(childComplexity), true
 	case "TraceItem.verdict":
 		if e.ComplexityRoot.TraceItem.Verdict == nil {
 			break
@@ -2406,10 +2448,16 @@ input NamesInput {
 
 "Per-request engine overrides; omitted = the server's settings and the defaults."
 input ActivationOverrides {
-  "Scan depth for entries without their own, 1-100."
+  "Scan depth for entries and books without their own, 0-100 (0 scans no chat message)."
   scanDepth: Int
-  "Character budget in UTF-16 code units."
+  "Character budget in UTF-16 code units, 1-2000000, whatever the server's unit (not with budgetTokens)."
   budget: Int
+  "Token budget, 100-32000, counted with the server's tokenizer (not with budget)."
+  budgetTokens: Int
+  "Recursive scanning for books that do not set it."
+  recursive: Boolean
+  "Passes including the first, 0-10 (0 = the engine's cap of 10), for books that do not set it; does not turn recursion on."
+  maxRecursionSteps: Int
   wholeWords: Boolean
   caseSensitive: Boolean
   channelScoping: Boolean
@@ -2446,6 +2494,12 @@ type AdmittedEntry {
   group: ActivationGroup!
   "Content with identity macros resolved."
   content: String!
+  "Token count of content with the server's tokenizer."
+  tokens: Int
+  "The pass that admitted it: 1 for the chat scan, 2 and up for recursive passes."
+  pass: Int!
+  "The admitted entry whose content activated this one in a recursive pass."
+  triggeredBy: ID
 }
 
 type PromptBlock {
@@ -2466,9 +2520,18 @@ type Budget {
 type TraceItem {
   id: ID!
   title: String!
-  "admitted, disabled, gated_server, gated_lineage, gated_collection, gated_channel, no_key_match, secondary_logic_failed, chance_failed, over_budget."
+  """
+  admitted, disabled, gated_server, gated_lineage, gated_collection,
+  gated_channel, no_key_match, secondary_logic_failed, chance_failed,
+  over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
+  decorator_blocked, cooldown, delayed.
+  """
   verdict: String!
   detail: String
+  "The pass in which the verdict was reached; 0 when a gate decided before any pass."
+  pass: Int!
+  "The admitted entry whose content activated this one in a recursive pass."
+  triggeredBy: ID
 }
 
 type Activation {
@@ -2476,6 +2539,8 @@ type Activation {
   blocks: [PromptBlock!]!
   budget: Budget!
   trace: [TraceItem!]!
+  "Passes run: 1 without recursion."
+  passes: Int!
   """
   True when the lore store could not be read: the turn goes on with no lore
   (seed 000: runtime read failures return an empty list) and the failure is
@@ -3443,6 +3508,8 @@ func (ec *executionContext) childFields_Activation(ctx context.Context, field gr
 		return ec.fieldContext_Activation_budget(ctx, field)
 	case "trace":
 		return ec.fieldContext_Activation_trace(ctx, field)
+	case "passes":
+		return ec.fieldContext_Activation_passes(ctx, field)
 	case "storeUnavailable":
 		return ec.fieldContext_Activation_storeUnavailable(ctx, field)
 	}
@@ -3477,6 +3544,12 @@ func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field
 		return ec.fieldContext_AdmittedEntry_group(ctx, field)
 	case "content":
 		return ec.fieldContext_AdmittedEntry_content(ctx, field)
+	case "tokens":
+		return ec.fieldContext_AdmittedEntry_tokens(ctx, field)
+	case "pass":
+		return ec.fieldContext_AdmittedEntry_pass(ctx, field)
+	case "triggeredBy":
+		return ec.fieldContext_AdmittedEntry_triggeredBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AdmittedEntry", field.Name)
 }
@@ -4175,6 +4248,10 @@ func (ec *executionContext) childFields_TraceItem(ctx context.Context, field gra
 		return ec.fieldContext_TraceItem_verdict(ctx, field)
 	case "detail":
 		return ec.fieldContext_TraceItem_detail(ctx, field)
+	case "pass":
+		return ec.fieldContext_TraceItem_pass(ctx, field)
+	case "triggeredBy":
+		return ec.fieldContext_TraceItem_triggeredBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceItem", field.Name)
 }

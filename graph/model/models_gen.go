@@ -57,6 +57,8 @@ type Activation struct {
 	Blocks   []*PromptBlock   `json:"blocks"`
 	Budget   Budget           `json:"budget"`
 	Trace    []*TraceItem     `json:"trace"`
+	// Passes run: 1 without recursion.
+	Passes int `json:"passes"`
 	// True when the lore store could not be read: the turn goes on with no lore
 	// (seed 000: runtime read failures return an empty list) and the failure is
 	// logged. Callers may show or retry it.
@@ -76,13 +78,19 @@ type ActivationLogEntry struct {
 
 // Per-request engine overrides; omitted = the server's settings and the defaults.
 type ActivationOverrides struct {
-	// Scan depth for entries without their own, 1-100.
+	// Scan depth for entries and books without their own, 0-100 (0 scans no chat message).
 	ScanDepth graphql.Omittable[*int] `json:"scanDepth,omitempty"`
-	// Character budget in UTF-16 code units.
-	Budget         graphql.Omittable[*int]  `json:"budget,omitempty"`
-	WholeWords     graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
-	CaseSensitive  graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
-	ChannelScoping graphql.Omittable[*bool] `json:"channelScoping,omitempty"`
+	// Character budget in UTF-16 code units, 1-2000000, whatever the server's unit (not with budgetTokens).
+	Budget graphql.Omittable[*int] `json:"budget,omitempty"`
+	// Token budget, 100-32000, counted with the server's tokenizer (not with budget).
+	BudgetTokens graphql.Omittable[*int] `json:"budgetTokens,omitempty"`
+	// Recursive scanning for books that do not set it.
+	Recursive graphql.Omittable[*bool] `json:"recursive,omitempty"`
+	// Passes including the first, 0-10 (0 = the engine's cap of 10), for books that do not set it; does not turn recursion on.
+	MaxRecursionSteps graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
+	WholeWords        graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+	CaseSensitive     graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
+	ChannelScoping    graphql.Omittable[*bool] `json:"channelScoping,omitempty"`
 	// A fixed chance draw in [0, 1), for reproducible previews.
 	Random graphql.Omittable[*float64] `json:"random,omitempty"`
 }
@@ -94,6 +102,12 @@ type AdmittedEntry struct {
 	Group     ActivationGroup `json:"group"`
 	// Content with identity macros resolved.
 	Content string `json:"content"`
+	// Token count of content with the server's tokenizer.
+	Tokens *int `json:"tokens,omitempty"`
+	// The pass that admitted it: 1 for the chat scan, 2 and up for recursive passes.
+	Pass int `json:"pass"`
+	// The admitted entry whose content activated this one in a recursive pass.
+	TriggeredBy *string `json:"triggeredBy,omitempty"`
 }
 
 // A file produced by a job, downloadable with the same bearer credential until it expires.
@@ -746,9 +760,16 @@ type SplitEntry struct {
 type TraceItem struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	// admitted, disabled, gated_server, gated_lineage, gated_collection, gated_channel, no_key_match, secondary_logic_failed, chance_failed, over_budget.
+	// admitted, disabled, gated_server, gated_lineage, gated_collection,
+	// gated_channel, no_key_match, secondary_logic_failed, chance_failed,
+	// over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
+	// decorator_blocked, cooldown, delayed.
 	Verdict string  `json:"verdict"`
 	Detail  *string `json:"detail,omitempty"`
+	// The pass in which the verdict was reached; 0 when a gate decided before any pass.
+	Pass int `json:"pass"`
+	// The admitted entry whose content activated this one in a recursive pass.
+	TriggeredBy *string `json:"triggeredBy,omitempty"`
 }
 
 type UpdateCollectionSettingsInput struct {
