@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const wi = `{"entries":{"0":{"uid":0,"key":["moon"],"content":"Moon lore.","comment":"moon","position":4,"depth":2,"sticky":3}}}`
+const wi = `{"entries":{"0":{"uid":0,"key":["moon"],"content":"Moon lore.","comment":"moon","position":4,"depth":2,"sticky":3,"vectorized":true}}}`
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -58,7 +58,7 @@ func TestRun(t *testing.T) {
 				for _, k := range []string{"format", "entries", "skipped", "unsupported_keys", "ignored_settings", "collapsed_placements", "warnings"} {
 					require.Contains(t, rep, k)
 				}
-				require.Equal(t, map[string]any{"sticky": float64(1)}, rep["ignored_settings"])
+				require.Equal(t, map[string]any{"vectorized": float64(1)}, rep["ignored_settings"], "sticky has a field now; vectorized has none")
 			}
 		})
 	}
