@@ -59,8 +59,8 @@ import (
 const Channel = "loregate_lore"
 
 // DefaultMaxBytes is the byte budget of a Config without one: 256 MiB,
-// about 900 full 250-entry scopes of 1,000-character entries
-// (docs/benchmarks.md).
+// about 330 full 250-entry scopes of 1,000-character entries
+// (docs/benchmarks.md "Scope scale").
 const DefaultMaxBytes = 256 << 20
 
 // Loader is the part of lore.Store the cache reads through.
