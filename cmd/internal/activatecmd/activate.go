@@ -26,7 +26,11 @@
 // --regex-keys (default true: /pattern/flags keys are RE2 expressions, as
 // a book's author tries it; false mimics a new server; --regex is an alias).
 // These flags are the server layer of docs/authoring.md: settings a book
-// file carries win over them. --state PATH reads a conversation's turn
+// file carries (scan depth, budget limit, recursion, case and whole-word
+// defaults) win over them. The budget unit is the flags' (characters unless
+// --budget-tokens); without --budget or --budget-tokens, a book with a token
+// budget makes it tokens, and a book budget in the other unit is not used
+// (a warning on stderr says so). --state PATH reads a conversation's turn
 // state (timed effects, match decorators; docs/turns.md) from a JSON file
 // (missing = empty) so books with timed effects can be tried offline;
 // with --turn-id ID the turn is recorded in it as activateTurn records one
@@ -58,9 +62,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,7 +109,10 @@ func bad(format string, args ...any) error {
 // Run executes the command with args (after "activate") and returns the
 // exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out, err := run(ctx, args, stdin)
+	out, warnings, err := run(ctx, args, stdin)
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "activate: warning: %s\n", w)
+	}
 	var help errHelp
 	if errors.As(err, &help) {
 		fmt.Fprint(stdout, help.text)
@@ -134,6 +143,8 @@ type config struct {
 	// by --random or --seed.
 	state, turnID string
 	seeded        bool
+	// unitSet: --budget or --budget-tokens was given.
+	unitSet bool
 }
 
 func parseArgs(args []string) (config, error) {
@@ -187,6 +198,7 @@ func parseArgs(args []string) (config, error) {
 	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	c.unitSet = set["budget"] || set["budget-tokens"]
 	if *budget == 0 {
 		return c, bad("--budget 0 would admit nothing; give a positive budget, or a negative one for no limit")
 	}
@@ -238,33 +250,34 @@ func parseArgs(args []string) (config, error) {
 	return c, nil
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
+func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string, error) {
 	c, err := parseArgs(args)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	entries, collections, err := loadBooks(ctx, c.books)
+	entries, collections, units, err := loadBooks(ctx, c.books)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	warnings := bookBudgets(&c, collections, units)
 	msgs, err := loadChat(c.chat, stdin)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	in := activation.Input{Entries: entries, Collections: collections, Messages: msgs, MessageCount: c.messageCount}
 	var st stateFile
 	var next turnstate.State
 	if c.state != "" {
 		if st, err = readState(c.state); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if next, err = applyState(st, c.turnID, &in, &c.opts, c.seeded); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	res, err := activation.Activate(ctx, in, c.opts)
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, nil, bad("%v", err)
 	}
 	if c.turnID != "" {
 		count := c.messageCount
@@ -272,14 +285,47 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, error) {
 			count = len(msgs)
 		}
 		if err := writeState(c.state, st, next, entries, res, count, c.turnID); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	blocks := prompt.Blocks(res.Admitted)
 	if c.format == "text" {
-		return renderText(res, blocks), nil
+		return renderText(res, blocks), warnings, nil
 	}
-	return renderJSON(res, blocks)
+	out, err := renderJSON(res, blocks)
+	return out, warnings, err
+}
+
+// bookBudgets reconciles the books' budget limits with the budget unit,
+// which is a server setting (the flags): without --budget or
+// --budget-tokens, a book whose file sets a token budget makes the budget
+// count tokens (a book's own settings win over defaults); a book budget in
+// the other unit is not used, and the returned warning says so.
+func bookBudgets(c *config, collections map[string]lore.Collection, units map[string]lore.BudgetUnit) []string {
+	names := slices.Sorted(maps.Keys(units))
+	if !c.unitSet {
+		for _, name := range names {
+			if l := collections[name].Settings.BudgetLimit; l != nil && units[name] == lore.BudgetTokens {
+				c.opts.TokenBudget = *l // the engine takes the highest book limit
+				break
+			}
+		}
+	}
+	unit := lore.BudgetCharacters
+	if c.opts.TokenBudget > 0 {
+		unit = lore.BudgetTokens
+	}
+	var warnings []string
+	for _, name := range names {
+		coll := collections[name]
+		if l := coll.Settings.BudgetLimit; l != nil && units[name] != unit {
+			warnings = append(warnings, fmt.Sprintf("book %q: its budget limit of %d %s is not used: the budget counts %s (see --budget and --budget-tokens)",
+				name, *l, units[name], unit))
+			coll.Settings.BudgetLimit = nil
+			collections[name] = coll
+		}
+	}
+	return warnings
 }
 
 func readFile(path string, stdin io.Reader) ([]byte, error) {
@@ -305,21 +351,21 @@ func readFile(path string, stdin io.Reader) ([]byte, error) {
 }
 
 // loadBooks imports every book and gives its entries a Serverwide scope:
-// an enabled collection per book and unique ids.
-func loadBooks(ctx context.Context, paths []string) ([]lore.Entry, map[string]lore.Collection, error) {
-	var entries []lore.Entry
-	collections := map[string]lore.Collection{}
+// an enabled collection per book, carrying the book's settings from the
+// file, and unique ids. units holds the unit of each book's budget limit.
+func loadBooks(ctx context.Context, paths []string) (entries []lore.Entry, collections map[string]lore.Collection, units map[string]lore.BudgetUnit, err error) {
+	collections, units = map[string]lore.Collection{}, map[string]lore.BudgetUnit{}
 	for _, path := range paths {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		data, err := readFile(path, nil)
 		if err != nil {
-			return nil, nil, bad("book %s: %v", path, err)
+			return nil, nil, nil, bad("book %s: %v", path, err)
 		}
 		res, err := format.Import(filepath.Base(path), data, format.Options{})
 		if err != nil {
-			return nil, nil, bad("book %s: %v", path, err)
+			return nil, nil, nil, bad("book %s: %v", path, err)
 		}
 		name := res.Book.Name
 		if strings.TrimSpace(name) == "" {
@@ -332,7 +378,8 @@ func loadBooks(ctx context.Context, paths []string) ([]lore.Entry, map[string]lo
 			}
 			unique = name + " (" + strconv.Itoa(i) + ")"
 		}
-		collections[unique] = lore.Collection{Name: unique, Enabled: true}
+		collections[unique] = lore.Collection{Name: unique, Enabled: true, Settings: res.Book.Settings}
+		units[unique] = res.Book.BudgetUnit
 		for _, e := range res.Book.Entries {
 			e = e.Clone()
 			e.ID = int64(len(entries) + 1)
@@ -340,7 +387,7 @@ func loadBooks(ctx context.Context, paths []string) ([]lore.Entry, map[string]lo
 			entries = append(entries, e)
 		}
 	}
-	return entries, collections, nil
+	return entries, collections, units, nil
 }
 
 // loadChat reads a JSON array of strings or {name, role, content} objects.

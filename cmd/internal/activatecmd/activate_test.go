@@ -296,3 +296,46 @@ func TestModelFlags(t *testing.T) {
 		require.NotEmpty(t, stderr)
 	}
 }
+
+// settingsCard is a V2 card whose book carries its own settings: recursive
+// scanning, scan depth 1 and a token budget of 150.
+const settingsCard = `{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Tess","description":"","personality":"",
+"scenario":"","first_mes":"","mes_example":"","creator_notes":"","system_prompt":"","post_history_instructions":"",
+"alternate_greetings":[],"tags":[],"creator":"","character_version":"","extensions":{},
+"character_book":{"name":"Harbor","scan_depth":1,"token_budget":150,"recursive_scanning":true,"extensions":{},"entries":[
+ {"keys":["door"],"content":"Behind the door lies a key.","extensions":{},"enabled":true,"insertion_order":1,"name":"A","id":1},
+ {"keys":["key"],"content":"The key opens the vault.","extensions":{},"enabled":true,"insertion_order":2,"name":"B","id":2},
+ {"keys":["anchor"],"content":"Anchor lore.","extensions":{},"enabled":true,"insertion_order":3,"name":"old","id":3}
+]}}}`
+
+func TestBookSettingsFromFile(t *testing.T) {
+	book := writeBook(t, settingsCard)
+	chat := writeChat(t, `["The anchor drops.", "We open the door."]`)
+	run := func(t *testing.T, flags ...string) (modelOut, string) {
+		code, stdout, stderr := runCmd(t, "", append([]string{"--book", book, "--chat", chat}, flags...)...)
+		require.Equal(t, 0, code, stderr)
+		var out modelOut
+		require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+		return out, stderr
+	}
+	titles := func(o modelOut) []string {
+		var s []string
+		for _, a := range o.Admitted {
+			s = append(s, a.Title)
+		}
+		return s
+	}
+	out, stderr := run(t, "--scan-depth", "5")
+	require.Empty(t, stderr)
+	require.Equal(t, []string{"A", "B"}, titles(out), "the book recurses and scans 1 message, whatever the flags")
+	require.Equal(t, "tokens", out.Budget.Unit, "the book's token budget sets the unit when no budget flag is given")
+	require.Equal(t, 150, out.Budget.Limit)
+
+	out, _ = run(t, "--budget-tokens", "20")
+	require.Equal(t, 150, out.Budget.Limit, "the book's limit wins over the flag")
+
+	out, stderr = run(t, "--budget", "300")
+	require.Equal(t, "utf16", out.Budget.Unit)
+	require.Equal(t, 300, out.Budget.Limit)
+	require.Contains(t, stderr, `book "Harbor": its budget limit of 150 tokens is not used`)
+}
