@@ -76,6 +76,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Limits: cfg.Limits}
 	if cfg.TextCacheBytes > 0 {
 		resolver.Texts = activation.NewTextCache(int(cfg.TextCacheBytes))
+		registerTextCache(reg, resolver.Texts)
 	}
 	if cfg.ScopeCacheBytes > 0 {
 		scopes := scopecache.New(store, scopecache.Config{MaxBytes: cfg.ScopeCacheBytes, Registerer: reg, Logger: logger})
@@ -143,6 +144,24 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Error("http shutdown", "err", err)
 	}
 	return nil
+}
+
+// registerTextCache exports the text cache's counters on reg.
+func registerTextCache(reg prometheus.Registerer, t *activation.TextCache) {
+	stat := func(f func(activation.TextCacheStats) float64) func() float64 {
+		return func() float64 { return f(t.Stats()) }
+	}
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "loregate_text_cache_hits_total",
+			Help: "Non-ASCII messages whose matching form came from the text cache."},
+			stat(func(s activation.TextCacheStats) float64 { return float64(s.Hits) })),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "loregate_text_cache_misses_total",
+			Help: "Non-ASCII messages normalised and marked because they were not cached."},
+			stat(func(s activation.TextCacheStats) float64 { return float64(s.Misses) })),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loregate_text_cache_bytes",
+			Help: "Accounted bytes of the cached messages and their matching forms."},
+			stat(func(s activation.TextCacheStats) float64 { return float64(s.Bytes) })),
+	)
 }
 
 // listenConnect opens the scope cache's dedicated LISTEN connection,
