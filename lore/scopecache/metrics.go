@@ -5,10 +5,10 @@ import "github.com/prometheus/client_golang/prometheus"
 // metrics are the cache's Prometheus collectors (names in
 // docs/operations.md).
 type metrics struct {
-	hits, misses, evictions, versionChecks, connects prometheus.Counter
-	invalidations                                    *prometheus.CounterVec
-	listening                                        prometheus.Gauge
-	bytes, scopes                                    prometheus.GaugeFunc
+	hits, misses, shared, evictions, versionChecks, connects prometheus.Counter
+	invalidations                                            *prometheus.CounterVec
+	listening                                                prometheus.Gauge
+	bytes, scopes                                            prometheus.GaugeFunc
 }
 
 func newMetrics(c *Cache) metrics {
@@ -20,6 +20,10 @@ func newMetrics(c *Cache) metrics {
 		misses: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "loregate_scope_cache_misses_total",
 			Help: "Turns that read their scope from Postgres (not cached, invalidated or changed).",
+		}),
+		shared: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "loregate_scope_cache_shared_reads_total",
+			Help: "Misses that waited for another turn's read of the same scope instead of reading it again.",
 		}),
 		evictions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "loregate_scope_cache_evictions_total",
@@ -53,5 +57,5 @@ func newMetrics(c *Cache) metrics {
 }
 
 func (m metrics) register(reg prometheus.Registerer) {
-	reg.MustRegister(m.hits, m.misses, m.evictions, m.versionChecks, m.connects, m.invalidations, m.listening, m.bytes, m.scopes)
+	reg.MustRegister(m.hits, m.misses, m.shared, m.evictions, m.versionChecks, m.connects, m.invalidations, m.listening, m.bytes, m.scopes)
 }

@@ -140,6 +140,8 @@ type Cache struct {
 	// gen increases with every invalidation; a load started under an
 	// older generation is not cached.
 	gen uint64
+	// flights are the reads in progress, by scope.
+	flights map[scopeKey]*flight
 
 	listening atomic.Bool
 }
@@ -155,7 +157,7 @@ func New(loader Loader, cfg Config) *Cache {
 	}
 	c := &Cache{
 		loader: loader, maxBytes: cfg.MaxBytes, logger: cfg.Logger,
-		lru: list.New(), byServer: map[string]map[lore.Lineage]*list.Element{},
+		lru: list.New(), byServer: map[string]map[lore.Lineage]*list.Element{}, flights: map[scopeKey]*flight{},
 	}
 	c.m = newMetrics(c)
 	if cfg.Registerer != nil {
@@ -194,7 +196,53 @@ func (c *Cache) Load(ctx context.Context, server string, lineage lore.Lineage) (
 		}
 	}
 	c.m.misses.Inc()
-	snap, err := c.loader.LoadEnabledForScope(ctx, server, lineage)
+	// While listening, concurrent misses of one scope share one read,
+	// provided no invalidation happened since that read started (a turn
+	// never joins a read older than a write it could have seen). While
+	// not listening each turn reads for itself: its version check may be
+	// newer than a read in flight.
+	var f *flight
+	if c.listening.Load() {
+		c.mu.Lock()
+		if f = c.flights[k]; f != nil && f.gen == c.gen {
+			c.mu.Unlock()
+			c.m.shared.Inc()
+			select {
+			case <-f.done:
+				return f.scope, f.err
+			case <-ctx.Done():
+				return nil, fmt.Errorf("scope cache: waiting for a read: %w: %w", lore.ErrUnavailable, ctx.Err())
+			}
+		}
+		f = &flight{done: make(chan struct{}), gen: c.gen}
+		c.flights[k] = f
+		gen = c.gen
+		c.mu.Unlock()
+	}
+	s, err := c.read(ctx, k, gen)
+	if f != nil {
+		f.scope, f.err = s, err
+		c.mu.Lock()
+		if c.flights[k] == f {
+			delete(c.flights, k)
+		}
+		c.mu.Unlock()
+		close(f.done)
+	}
+	return s, err
+}
+
+// flight is a scope read in progress that concurrent misses wait for.
+type flight struct {
+	done  chan struct{}
+	gen   uint64
+	scope *Scope
+	err   error
+}
+
+// read loads scope k through the loader and caches it (see insert).
+func (c *Cache) read(ctx context.Context, k scopeKey, gen uint64) (*Scope, error) {
+	snap, err := c.loader.LoadEnabledForScope(ctx, k.server, k.lineage)
 	if err != nil {
 		return nil, err
 	}

@@ -302,3 +302,58 @@ func TestParsePayload(t *testing.T) {
 		require.Equal(t, tc.version, v)
 	}
 }
+
+// gateLoader counts reads and holds each until released.
+type gateLoader struct {
+	Loader
+	reads   atomic.Int32
+	started chan struct{}
+	release chan struct{}
+}
+
+func (l *gateLoader) LoadEnabledForScope(ctx context.Context, server string, lineage lore.Lineage) (lore.Snapshot, error) {
+	l.reads.Add(1)
+	l.started <- struct{}{}
+	<-l.release
+	return l.Loader.LoadEnabledForScope(ctx, server, lineage)
+}
+
+// TestConcurrentMissesShareOneRead: turns that miss the same scope while
+// a read is in flight wait for it, unless an invalidation came after that
+// read started.
+func TestConcurrentMissesShareOneRead(t *testing.T) {
+	r := newRig(t, 0)
+	r.addEntry(t, r.local, serverA, 4, "alpha")
+	gl := &gateLoader{Loader: r.remote, started: make(chan struct{}, 16), release: make(chan struct{})}
+	r.cache = New(gl, Config{})
+	r.listen(t)
+
+	const turns = 6
+	got := make(chan *Scope, turns)
+	for range turns {
+		go func() {
+			s, err := r.cache.Load(r.ctx, serverA, 4)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- s
+		}()
+	}
+	<-gl.started
+	require.Eventually(t, func() bool { return testutil.ToFloat64(r.cache.m.shared) == turns-1 }, 5*time.Second, time.Millisecond)
+	// A write now: a later miss must not join the read that began before it.
+	r.cache.Invalidate(serverA)
+	late := make(chan *Scope, 1)
+	go func() {
+		s, _ := r.cache.Load(r.ctx, serverA, 4)
+		late <- s
+	}()
+	<-gl.started
+	close(gl.release)
+	first := <-got
+	for range turns - 1 {
+		require.Same(t, first, <-got)
+	}
+	require.NotSame(t, first, <-late)
+	require.Equal(t, int32(2), gl.reads.Load())
+}
