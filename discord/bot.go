@@ -25,10 +25,10 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"loregate/graph/auth"
 )
@@ -76,6 +76,11 @@ type Config struct {
 	// Importer, when set, runs imports (for example as background jobs);
 	// nil imports inline through the importLorebook mutation.
 	Importer Importer
+	// Backoff bounds gateway reconnect delays; zero = DefaultBackoff.
+	Backoff Backoff
+	// Registerer, when set, receives the gateway metrics
+	// (loregate_discord_gateway_state, loregate_discord_gateway_reconnects_total).
+	Registerer prometheus.Registerer
 }
 
 // Bot is the Discord adapter. Build it with New and start it with Run.
@@ -93,6 +98,10 @@ type Bot struct {
 	guildName func(id string) string
 	commands  map[string]handlerFunc
 	routes    map[string]handlerFunc
+	// gw is the gateway connection state; backoff and rnd pace reconnects.
+	gw      *gateway
+	backoff Backoff
+	rnd     func() float64
 }
 
 // handlerFunc handles one interaction.
@@ -110,6 +119,8 @@ type request struct {
 	values []string
 	// fields are a modal's text inputs by custom id.
 	fields map[string]string
+	// modal is the decoded modal submit (nil for other interactions).
+	modal *modalSubmit
 	// acked is set once the interaction got its first response.
 	acked bool
 }
@@ -136,7 +147,13 @@ func New(cfg Config) (*Bot, error) {
 		download: cfg.Download,
 		importer: cfg.Importer,
 		now:      time.Now,
+		backoff:  cfg.Backoff,
+		rnd:      randFloat,
 	}
+	if b.backoff.Min <= 0 || b.backoff.Max < b.backoff.Min {
+		b.backoff = DefaultBackoff
+	}
+	b.gw = newGateway(cfg.Registerer, func() time.Time { return b.now() })
 	if b.timeout <= 0 {
 		b.timeout = DefaultHandlerTimeout
 	}
@@ -180,16 +197,21 @@ func commandDefs() []*discordgo.ApplicationCommand {
 	}
 }
 
-// Run opens the gateway session, registers the commands, serves
-// interactions until ctx is done, then closes the session. discordgo
-// reconnects by itself after network failures.
+// Run connects to the gateway, registers the commands once, serves
+// interactions until ctx is done, then closes the session. A dropped
+// connection or a failed attempt is retried with capped exponential backoff
+// and jitter (Config.Backoff), resuming the session when Discord allows;
+// the state is in GatewayStatus, the loregate_discord_gateway_state metric
+// and the log. A token Discord rejects stops Run with one error wrapping
+// errTokenRejected.
 func (b *Bot) Run(ctx context.Context) error {
 	s := b.session
-	s.ShouldReconnectOnError = true
-	removeInteraction := s.AddHandler(func(_ *discordgo.Session, ic *discordgo.InteractionCreate) {
-		b.HandleInteraction(ctx, ic)
+	removeRaw := s.AddHandler(func(_ *discordgo.Session, e *discordgo.Event) {
+		if e.Type == "INTERACTION_CREATE" {
+			b.HandleRaw(ctx, e.RawData)
+		}
 	})
-	defer removeInteraction()
+	defer removeRaw()
 	removeGuild := s.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) {
 		if g.Guild == nil || g.Unavailable {
 			return
@@ -201,37 +223,39 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 	})
 	defer removeGuild()
-	if err := s.Open(); err != nil {
-		return fmt.Errorf("discord: open gateway: %w", err)
-	}
-	defer func() {
-		if err := s.Close(); err != nil {
-			b.log.Warn("discord: close session", "err", redact(err))
+	registered := false
+	err := b.connect(ctx, func(ctx context.Context) error {
+		if registered {
+			return nil
 		}
-	}()
-	if s.State == nil || s.State.User == nil {
-		return errors.New("discord: gateway ready without a user")
+		if s.State == nil || s.State.User == nil {
+			return errors.New("discord: gateway ready without a user")
+		}
+		if _, err := s.ApplicationCommandBulkOverwrite(s.State.User.ID, b.guild, commandDefs(), discordgo.WithContext(ctx)); err != nil {
+			b.logDiscord(ctx, "register commands", err)
+			return fmt.Errorf("discord: register commands: %w", err)
+		}
+		registered = true
+		b.log.Info("discord: bot ready", "user", s.State.User.Username, "guild_scope", b.guild)
+		return nil
+	})
+	if cerr := s.Close(); cerr != nil {
+		b.log.Warn("discord: close session", "err", redact(cerr))
 	}
-	if _, err := s.ApplicationCommandBulkOverwrite(s.State.User.ID, b.guild, commandDefs(), discordgo.WithContext(ctx)); err != nil {
-		b.logDiscord(ctx, "register commands", err)
-		return fmt.Errorf("discord: register commands: %w", err)
-	}
-	b.log.Info("discord: bot ready", "user", s.State.User.Username, "guild_scope", b.guild)
-	<-ctx.Done()
-	return nil
+	return err
 }
 
-// HandleInteraction handles one interaction synchronously: it derives a
-// timeout context, recovers panics, resolves the member as principal and
+// handle handles one interaction synchronously: it derives a timeout
+// context, recovers panics, resolves the member as principal and
 // dispatches through the command or route table. Unknown and outdated
-// routes get a friendly repaint.
-func (b *Bot) HandleInteraction(ctx context.Context, ic *discordgo.InteractionCreate) {
+// routes get a friendly repaint. ms is the decoded modal submit.
+func (b *Bot) handle(ctx context.Context, ic *discordgo.InteractionCreate, ms *modalSubmit) {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	if ic == nil || ic.Interaction == nil {
 		return
 	}
-	in := &request{i: ic.Interaction}
+	in := &request{i: ic.Interaction, modal: ms}
 	defer func() {
 		if v := recover(); v != nil {
 			b.log.ErrorContext(ctx, "discord: panic in handler", "interaction", in.i.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
@@ -274,8 +298,10 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 		d := i.MessageComponentData()
 		id, in.values = d.CustomID, d.Values
 	case discordgo.InteractionModalSubmit:
-		d := i.ModalSubmitData()
-		id, in.fields = d.CustomID, modalFields(d.Components)
+		if in.modal == nil {
+			return b.reply(ctx, in, "This form is not supported by this version of the bot. Use `/memories` again.")
+		}
+		id, in.fields = in.modal.CustomID, in.modal.Fields
 	default:
 		return nil // autocomplete and pings: nothing registered
 	}
@@ -405,21 +431,4 @@ func redact(err error) string {
 // cannot make for a new guild: registering it.
 func servicePrincipal() *auth.Principal {
 	return &auth.Principal{Kind: auth.Service, UserID: "discord-adapter"}
-}
-
-// modalFields collects a modal submit's text inputs by custom id.
-func modalFields(rows []discordgo.MessageComponent) map[string]string {
-	out := map[string]string{}
-	for _, c := range rows {
-		row, ok := c.(*discordgo.ActionsRow)
-		if !ok {
-			continue
-		}
-		for _, cc := range row.Components {
-			if ti, ok := cc.(*discordgo.TextInput); ok {
-				out[ti.CustomID] = strings.TrimSpace(ti.Value)
-			}
-		}
-	}
-	return out
 }

@@ -32,6 +32,8 @@ type fakeDiscord struct {
 	channels map[string][]*discordgo.Channel
 	threads  map[string][]*discordgo.Channel
 	cdn      map[string][]byte
+	// gatewayURL is what GET /gateway answers (a fakeGateway's URL).
+	gatewayURL string
 }
 
 // fakeCall is one recorded request.
@@ -40,6 +42,8 @@ type fakeCall struct {
 	// Body is a callback or edit body (payload_json for multipart).
 	Body  wirePayload
 	Files map[string][]byte
+	// Raw is a JSON body that is not an object (command registration).
+	Raw []byte
 }
 
 // wirePayload is the JSON of a callback ({type, data}) or of a webhook
@@ -117,6 +121,9 @@ func (f *fakeDiscord) writeErr(w http.ResponseWriter, status, code int, msg stri
 func (f *fakeDiscord) serve(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	call := fakeCall{Method: r.Method, Path: path}
+	if r.Method == http.MethodPut {
+		call.Raw, _ = io.ReadAll(r.Body)
+	}
 	if r.Method == http.MethodPost || r.Method == http.MethodPatch {
 		call.Body, call.Files = f.decodeBody(r)
 	}
@@ -168,6 +175,14 @@ func (f *fakeDiscord) serve(w http.ResponseWriter, r *http.Request) {
 			threads = []*discordgo.Channel{}
 		}
 		f.json(w, map[string]any{"threads": threads, "members": []any{}, "has_more": false})
+	case path == "/api/v9/gateway" || path == "/api/v9/gateway/bot":
+		f.mu.Lock()
+		u := f.gatewayURL
+		f.mu.Unlock()
+		f.json(w, map[string]any{"url": u})
+	case parts[0] == "applications" && parts[len(parts)-1] == "commands" && r.Method == http.MethodPut:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(call.Raw)
 	case len(parts) == 3 && parts[0] == "users" && parts[2] == "channels":
 		f.json(w, map[string]any{"id": "700000000000000001", "type": 1})
 	case len(parts) == 3 && parts[0] == "channels" && parts[2] == "messages":

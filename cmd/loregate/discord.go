@@ -6,6 +6,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"loregate/discord"
 	"loregate/graph"
 )
@@ -13,24 +15,26 @@ import (
 // startDiscord starts the Discord adapter when LOREGATE_DISCORD_TOKEN is
 // set (LOREGATE_DISCORD_GUILD_ID registers the commands in one guild, for
 // development). The bot calls the same resolvers as /graphql, in-process.
-// A bot that cannot connect is logged and does not stop the HTTP service.
-// The returned stop waits (bounded) for the session to close after ctx
-// ends.
-func startDiscord(ctx context.Context, resolver *graph.Resolver, metrics *graph.Metrics, logger *slog.Logger) (stop func(), err error) {
+// A bot that cannot connect retries with backoff and does not stop the
+// HTTP service; a rejected token stops the bot only. gateway (nil when the
+// bot is off) reports the connection state for /healthz. The returned stop
+// waits (bounded) for the session to close after ctx ends.
+func startDiscord(ctx context.Context, resolver *graph.Resolver, metrics *graph.Metrics, reg prometheus.Registerer, logger *slog.Logger) (gateway discord.GatewayReporter, stop func(), err error) {
 	token := os.Getenv("LOREGATE_DISCORD_TOKEN")
 	if token == "" {
 		logger.Info("discord: LOREGATE_DISCORD_TOKEN unset, the bot is off")
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger, Metrics: metrics})
 	bot, err := discord.New(discord.Config{
-		Token:   token,
-		API:     api,
-		Logger:  logger,
-		GuildID: os.Getenv("LOREGATE_DISCORD_GUILD_ID"),
+		Token:      token,
+		API:        api,
+		Logger:     logger,
+		GuildID:    os.Getenv("LOREGATE_DISCORD_GUILD_ID"),
+		Registerer: reg,
 	})
 	if err != nil {
-		return nil, usageError("%v", err)
+		return nil, nil, usageError("%v", err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -39,7 +43,7 @@ func startDiscord(ctx context.Context, resolver *graph.Resolver, metrics *graph.
 			logger.Error("discord: bot stopped", "err", err)
 		}
 	}()
-	return func() {
+	return bot, func() {
 		select {
 		case <-done:
 		case <-time.After(10 * time.Second):

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"loregate/discord"
 	"loregate/graph"
 	"loregate/graph/auth"
 	"loregate/lore/activation"
@@ -98,7 +99,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer stopJobs() // before pool.Close (deferred earlier, runs later)
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
-	stopBot, err := startDiscord(ctx, resolver, metrics, logger)
+	gateway, stopBot, err := startDiscord(ctx, resolver, metrics, reg, logger)
 	if err != nil {
 		return err
 	}
@@ -114,10 +115,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		AllowedOrigins: cfg.CORSOrigins,
 	})
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		_, _ = io.WriteString(w, "ok\n")
-	})
+	mux.HandleFunc("GET /healthz", healthHandler(gateway))
 	mux.HandleFunc("GET /readyz", readyHandler(pool))
 
 	srv := &http.Server{
@@ -174,6 +172,20 @@ func listenConnect(dbURL string) func(context.Context) (*pgx.Conn, error) {
 		}
 		cfg.RuntimeParams["application_name"] = "loregate-scope-listener"
 		return pgx.ConnectConfig(ctx, cfg)
+	}
+}
+
+// healthHandler answers 200 "ok" while the process serves, followed by
+// details: the Discord gateway state when the bot is on ("discord:
+// connected", "discord: reconnecting (attempt 2): ...", "discord: failed:
+// ..."). The bot's state never fails the check: the API serves without it.
+func healthHandler(gateway discord.GatewayReporter) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "ok\n")
+		if gateway != nil {
+			_, _ = io.WriteString(w, "discord: "+gateway.GatewayStatus().String()+"\n")
+		}
 	}
 }
 
