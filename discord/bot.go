@@ -18,6 +18,7 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -25,10 +26,12 @@ import (
 	"net/url"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/text/message/catalog"
 
 	"loregate/graph/auth"
 )
@@ -98,10 +101,16 @@ type Bot struct {
 	guildName func(id string) string
 	commands  map[string]handlerFunc
 	routes    map[string]handlerFunc
+	// cat is the message catalog; missingText, when set (tests), is told
+	// about texts missing from it.
+	cat         catalog.Catalog
+	missingText func(key string)
 	// gw is the gateway connection state; backoff and rnd pace reconnects.
 	gw      *gateway
 	backoff Backoff
 	rnd     func() float64
+	// pollMin is the first job polling interval (0 = the package default).
+	pollMin time.Duration
 }
 
 // handlerFunc handles one interaction.
@@ -121,6 +130,8 @@ type request struct {
 	fields map[string]string
 	// modal is the decoded modal submit (nil for other interactions).
 	modal *modalSubmit
+	// t translates for the interaction's locale.
+	t tr
 	// acked is set once the interaction got its first response.
 	acked bool
 }
@@ -148,6 +159,7 @@ func New(cfg Config) (*Bot, error) {
 		importer: cfg.Importer,
 		now:      time.Now,
 		backoff:  cfg.Backoff,
+		cat:      newCatalog(),
 		rnd:      randFloat,
 	}
 	if b.backoff.Min <= 0 || b.backoff.Max < b.backoff.Min {
@@ -179,19 +191,34 @@ func New(cfg Config) (*Bot, error) {
 	return b, nil
 }
 
-// commandDefs are the slash commands Run registers.
+// commandDefs are the slash commands Run registers, with Portuguese
+// descriptions (command names stay as the guide writes them).
 func commandDefs() []*discordgo.ApplicationCommand {
 	guildOnly := []discordgo.InteractionContextType{discordgo.InteractionContextGuild}
+	opt := func(typ discordgo.ApplicationCommandOptionType, name, desc string, required bool) *discordgo.ApplicationCommandOption {
+		o := &discordgo.ApplicationCommandOption{Type: typ, Name: name, Description: desc, Required: required}
+		if l := commandLocalizations(desc); l != nil {
+			o.DescriptionLocalizations = *l
+		}
+		if typ == discordgo.ApplicationCommandOptionString {
+			o.MaxLength = 100
+		}
+		return o
+	}
+	const (
+		descMemories = "Open the Lorebooks panel"
+		descImport   = "Import a lorebook file (world info, Character Book, PNG/CHARX card)"
+	)
 	return []*discordgo.ApplicationCommand{
-		{Name: CommandMemories, Description: "Open the Lorebooks panel", Contexts: &guildOnly},
+		{Name: CommandMemories, Description: descMemories, DescriptionLocalizations: commandLocalizations(descMemories), Contexts: &guildOnly},
 		{
-			Name: CommandImport, Description: "Import a lorebook file (world info, Character Book, PNG/CHARX card)", Contexts: &guildOnly,
+			Name: CommandImport, Description: descImport, DescriptionLocalizations: commandLocalizations(descImport), Contexts: &guildOnly,
 			Options: []*discordgo.ApplicationCommandOption{
-				{Type: discordgo.ApplicationCommandOptionAttachment, Name: "file", Description: "The lorebook or card file", Required: true},
-				{Type: discordgo.ApplicationCommandOptionString, Name: "book", Description: "Serverwide book to add the entries to (omit to create a new book)", MaxLength: 100},
-				{Type: discordgo.ApplicationCommandOptionString, Name: "name", Description: "Name of the new Serverwide book (default: the name in the file)", MaxLength: 100},
-				{Type: discordgo.ApplicationCommandOptionInteger, Name: "persona", Description: "Persona lineage id: import into that persona's book instead"},
-				{Type: discordgo.ApplicationCommandOptionBoolean, Name: "replace", Description: "Replace the book's entries instead of appending"},
+				opt(discordgo.ApplicationCommandOptionAttachment, "file", "The lorebook or card file", true),
+				opt(discordgo.ApplicationCommandOptionString, "book", "Serverwide book to add the entries to (omit to create a new book)", false),
+				opt(discordgo.ApplicationCommandOptionString, "name", "Name of the new Serverwide book (default: the name in the file)", false),
+				opt(discordgo.ApplicationCommandOptionInteger, "persona", "Persona lineage id: import into that persona's book instead", false),
+				opt(discordgo.ApplicationCommandOptionBoolean, "replace", "Replace the book's entries instead of appending", false),
 			},
 		},
 	}
@@ -255,7 +282,7 @@ func (b *Bot) handle(ctx context.Context, ic *discordgo.InteractionCreate, ms *m
 	if ic == nil || ic.Interaction == nil {
 		return
 	}
-	in := &request{i: ic.Interaction, modal: ms}
+	in := &request{i: ic.Interaction, modal: ms, t: b.translator(ic.Locale)}
 	defer func() {
 		if v := recover(); v != nil {
 			b.log.ErrorContext(ctx, "discord: panic in handler", "interaction", in.i.ID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
@@ -274,10 +301,10 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 		// discordgo v0.29 could not decode the payload (newer modal
 		// components); its accessors would panic.
 		b.log.WarnContext(ctx, "discord: interaction without decodable data", "interaction", i.ID, "type", int(i.Type))
-		return b.reply(ctx, in, "This form is not supported by this version of the bot. Use `/memories` again.")
+		return b.reply(ctx, in, in.t.S("This form is not supported by this version of the bot. Use `/memories` again."))
 	}
 	if i.GuildID == "" || i.Member == nil {
-		return b.reply(ctx, in, "Lorebooks belong to a server: use `/memories` in a server.")
+		return b.reply(ctx, in, in.t.S("Lorebooks belong to a server: use `/memories` in a server."))
 	}
 	in.guild = i.GuildID
 	in.manage = i.Member.Permissions&(discordgo.PermissionManageGuild|discordgo.PermissionAdministrator) != 0
@@ -291,7 +318,7 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 	case discordgo.InteractionApplicationCommand:
 		h = b.commands[i.ApplicationCommandData().Name]
 		if h == nil {
-			return b.reply(ctx, in, "Unknown command.")
+			return b.reply(ctx, in, in.t.S("Unknown command."))
 		}
 		return h(ctx, in)
 	case discordgo.InteractionMessageComponent:
@@ -299,7 +326,7 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 		id, in.values = d.CustomID, d.Values
 	case discordgo.InteractionModalSubmit:
 		if in.modal == nil {
-			return b.reply(ctx, in, "This form is not supported by this version of the bot. Use `/memories` again.")
+			return b.reply(ctx, in, in.t.S("This form is not supported by this version of the bot. Use `/memories` again."))
 		}
 		id, in.fields = in.modal.CustomID, in.modal.Fields
 	default:
@@ -317,10 +344,14 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 	return h(ctx, in)
 }
 
-// reply answers with an ephemeral message (or edits the reply when the
-// interaction was already acknowledged).
+// reply answers with an ephemeral text message, or, once the interaction
+// was acknowledged, replaces the reply with the text (a Components V2 text
+// display when the reply is the panel).
 func (b *Bot) reply(ctx context.Context, in *request, text string) error {
 	if in.acked {
+		if in.panelMessage() {
+			return b.editOriginal(ctx, in, v2Text(text))
+		}
 		return b.editText(ctx, in, text)
 	}
 	return b.respond(ctx, in, &discordgo.InteractionResponse{
@@ -329,14 +360,47 @@ func (b *Bot) reply(ctx context.Context, in *request, text string) error {
 	})
 }
 
+// panelMessage reports whether the interaction's reply is a panel
+// message (Components V2): a component or modal on the panel, or the
+// /memories command.
+func (in *request) panelMessage() bool {
+	if in.i.Type == discordgo.InteractionApplicationCommand {
+		return in.i.ApplicationCommandData().Name == CommandMemories
+	}
+	return in.i.Message != nil
+}
+
+// v2Text is a Components V2 message holding one text.
+func v2Text(text string) []discordgo.MessageComponent {
+	return []discordgo.MessageComponent{discordgo.Container{Components: []discordgo.MessageComponent{discordgo.TextDisplay{Content: clip(text, textBudget)}}}}
+}
+
 // respond sends the interaction's first response. Rate-limit retries are
-// off: sleeping would overrun the 3-second window.
+// off: sleeping would overrun the 3-second window. The payload is checked
+// against Discord's limits first.
 func (b *Bot) respond(ctx context.Context, in *request, resp *discordgo.InteractionResponse) error {
+	if err := b.checkPayload(ctx, resp, true); err != nil {
+		return err
+	}
 	in.acked = true
 	err := b.session.InteractionRespond(in.i, resp, discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
 	if err != nil {
 		b.logDiscord(ctx, "interaction callback", err)
 		return fmt.Errorf("interaction callback: %w", err)
+	}
+	return nil
+}
+
+// checkPayload refuses a payload that breaks Discord's limits (see
+// limits.go): it is logged and never sent.
+func (b *Bot) checkPayload(ctx context.Context, payload any, callback bool) error {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return fmt.Errorf("encode payload: %w", err)
+	}
+	if v := payloadViolations(raw, callback); len(v) > 0 {
+		b.log.ErrorContext(ctx, "discord: payload breaks Discord's limits, not sent", "violations", v)
+		return fmt.Errorf("payload breaks Discord's limits: %s", strings.Join(v, "; "))
 	}
 	return nil
 }
@@ -347,28 +411,63 @@ func (b *Bot) deferUpdate(ctx context.Context, in *request) error {
 	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseDeferredMessageUpdate})
 }
 
-// paint shows p: a type 7 update when not yet acknowledged (components and
-// modals opened from the panel), a type 4 ephemeral message for the slash
-// command, or an edit of @original after a deferral.
-func (b *Bot) paint(ctx context.Context, in *request, p *panel) error {
-	content, rows := render(p)
-	if in.acked {
-		_, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &content, Components: &rows}, discordgo.WithContext(ctx))
-		if err != nil {
-			b.logDiscord(ctx, "edit panel", err)
-			return fmt.Errorf("edit panel: %w", err)
-		}
-		return nil
-	}
-	typ := discordgo.InteractionResponseUpdateMessage
-	var flags discordgo.MessageFlags
-	if in.i.Type == discordgo.InteractionApplicationCommand || in.i.Message == nil {
-		typ, flags = discordgo.InteractionResponseChannelMessageWithSource, discordgo.MessageFlagsEphemeral
-	}
-	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: typ, Data: &discordgo.InteractionResponseData{Content: content, Components: rows, Flags: flags}})
+// v2Callback is an interaction callback whose data is a Components V2
+// message (discordgo v0.29's InteractionResponseData always sends content,
+// which such messages must not carry).
+type v2Callback struct {
+	Type discordgo.InteractionResponseType `json:"type"`
+	Data v2Message                         `json:"data"`
 }
 
-// editText replaces the reply's text, keeping its components.
+type v2Message struct {
+	Flags      discordgo.MessageFlags       `json:"flags"`
+	Components []discordgo.MessageComponent `json:"components"`
+}
+
+// paint shows p: a type 7 update when not yet acknowledged (components and
+// modals opened from the panel), a type 4 ephemeral message for the slash
+// command, or an edit of @original after a deferral. Panels are Components
+// V2 messages.
+func (b *Bot) paint(ctx context.Context, in *request, p *panel) error {
+	comps := render(p)
+	if in.acked {
+		return b.editOriginal(ctx, in, comps)
+	}
+	typ := discordgo.InteractionResponseUpdateMessage
+	flags := discordgo.MessageFlagsIsComponentsV2
+	if in.i.Type == discordgo.InteractionApplicationCommand || in.i.Message == nil {
+		typ, flags = discordgo.InteractionResponseChannelMessageWithSource, flags|discordgo.MessageFlagsEphemeral
+	}
+	body := v2Callback{Type: typ, Data: v2Message{Flags: flags, Components: comps}}
+	if err := b.checkPayload(ctx, body, true); err != nil {
+		return err
+	}
+	in.acked = true
+	_, err := b.session.RequestWithBucketID(http.MethodPost, discordgo.EndpointInteractionResponse(in.i.ID, in.i.Token), body,
+		discordgo.EndpointInteractionResponse("", ""), discordgo.WithContext(ctx), discordgo.WithRetryOnRatelimit(false))
+	if err != nil {
+		b.logDiscord(ctx, "interaction callback", err)
+		return fmt.Errorf("interaction callback: %w", err)
+	}
+	return nil
+}
+
+// editOriginal replaces the reply with a Components V2 message.
+func (b *Bot) editOriginal(ctx context.Context, in *request, comps []discordgo.MessageComponent) error {
+	body := v2Message{Flags: discordgo.MessageFlagsIsComponentsV2, Components: comps}
+	if err := b.checkPayload(ctx, body, false); err != nil {
+		return err
+	}
+	_, err := b.session.RequestWithBucketID(http.MethodPatch, discordgo.EndpointInteractionResponseActions(in.i.AppID, in.i.Token), body,
+		discordgo.EndpointWebhookToken("", ""), discordgo.WithContext(ctx))
+	if err != nil {
+		b.logDiscord(ctx, "edit panel", err)
+		return fmt.Errorf("edit panel: %w", err)
+	}
+	return nil
+}
+
+// editText replaces a (legacy) reply's text, keeping its components.
 func (b *Bot) editText(ctx context.Context, in *request, text string) error {
 	text = clip(text, maxContentLen)
 	_, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &text}, discordgo.WithContext(ctx))
@@ -382,11 +481,10 @@ func (b *Bot) editText(ctx context.Context, in *request, text string) error {
 // apologise tells the member something failed, without internals.
 func (b *Bot) apologise(ctx context.Context, in *request) {
 	defer func() { _ = recover() }()
-	const msg = "Something went wrong and the panel could not be updated. Nothing else was changed; try again in a moment."
 	// The handler's context may be what ran out: answer on a fresh one.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer cancel()
-	_ = b.reply(rctx, in, msg)
+	_ = b.reply(rctx, in, in.t.S("Something went wrong and the panel could not be updated. Nothing else was changed; try again in a moment."))
 }
 
 // logDiscord logs a Discord REST failure with its HTTP status and JSON

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -44,46 +43,6 @@ type fakeCall struct {
 	Files map[string][]byte
 	// Raw is a JSON body that is not an object (command registration).
 	Raw []byte
-}
-
-// wirePayload is the JSON of a callback ({type, data}) or of a webhook
-// edit (the data fields at top level).
-type wirePayload struct {
-	Type int       `json:"type"`
-	Data *wireData `json:"data"`
-	wireData
-}
-
-type wireData struct {
-	Content    *string         `json:"content"`
-	Flags      int             `json:"flags"`
-	CustomID   string          `json:"custom_id"`
-	Title      string          `json:"title"`
-	Components []wireComponent `json:"components"`
-}
-
-type wireComponent struct {
-	Type          int                   `json:"type"`
-	CustomID      string                `json:"custom_id"`
-	Label         string                `json:"label"`
-	Style         int                   `json:"style"`
-	Disabled      bool                  `json:"disabled"`
-	Placeholder   string                `json:"placeholder"`
-	MinValues     *int                  `json:"min_values"`
-	MaxValues     int                   `json:"max_values"`
-	Options       []wireOption          `json:"options"`
-	DefaultValues []struct{ ID string } `json:"default_values"`
-	Value         string                `json:"value"`
-	MaxLength     int                   `json:"max_length"`
-	Required      bool                  `json:"required"`
-	Components    []wireComponent       `json:"components"`
-}
-
-type wireOption struct {
-	Label       string `json:"label"`
-	Value       string `json:"value"`
-	Description string `json:"description"`
-	Default     bool   `json:"default"`
 }
 
 func newFakeDiscord(t *testing.T) *fakeDiscord {
@@ -235,117 +194,6 @@ func (f *fakeDiscord) validate(typ int, d *wireData) {
 	for _, p := range violations(typ, d) {
 		f.t.Errorf("discord would reject this payload: %s", p)
 	}
-}
-
-// problems collects limit violations.
-type problems []string
-
-func (p *problems) Errorf(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
-
-// violations lists how a callback or edit payload breaks Discord's limits.
-func violations(typ int, d *wireData) []string {
-	var t problems
-	if d == nil {
-		if typ == 4 || typ == 7 || typ == 9 {
-			t.Errorf("callback type %d without data", typ)
-		}
-		return t
-	}
-	if d.Content != nil && utf8.RuneCountInString(*d.Content) > 2000 {
-		t.Errorf("content of %d characters", utf8.RuneCountInString(*d.Content))
-	}
-	ids := map[string]bool{}
-	checkID := func(id string) {
-		if id == "" || len(id) > 100 {
-			t.Errorf("custom_id %q: length %d", id, len(id))
-		}
-		if ids[id] {
-			t.Errorf("duplicate custom_id %q", id)
-		}
-		ids[id] = true
-	}
-	if typ == 9 {
-		checkID(d.CustomID)
-		if n := utf8.RuneCountInString(d.Title); n < 1 || n > 45 {
-			t.Errorf("modal title %q: %d characters", d.Title, n)
-		}
-		if n := len(d.Components); n < 1 || n > 5 {
-			t.Errorf("modal with %d rows", n)
-		}
-		for _, row := range d.Components {
-			if row.Type != 1 || len(row.Components) != 1 || row.Components[0].Type != 4 {
-				t.Errorf("modal row must hold exactly one text input: %+v", row)
-				continue
-			}
-			ti := row.Components[0]
-			checkID(ti.CustomID)
-			if n := utf8.RuneCountInString(ti.Label); n < 1 || n > 45 {
-				t.Errorf("text input label %q: %d characters", ti.Label, n)
-			}
-			if ti.MaxLength < 1 || ti.MaxLength > 4000 || utf8.RuneCountInString(ti.Value) > ti.MaxLength {
-				t.Errorf("text input %q: max_length %d, value %d characters", ti.CustomID, ti.MaxLength, utf8.RuneCountInString(ti.Value))
-			}
-			if ti.Disabled {
-				t.Errorf("disabled component in a modal")
-			}
-		}
-		return t
-	}
-	if len(d.Components) > 5 {
-		t.Errorf("%d action rows", len(d.Components))
-	}
-	for _, row := range d.Components {
-		if row.Type != 1 {
-			t.Errorf("top-level component of type %d", row.Type)
-			continue
-		}
-		buttons, selects := 0, 0
-		for _, c := range row.Components {
-			switch c.Type {
-			case 2:
-				buttons++
-				checkID(c.CustomID)
-				if n := utf8.RuneCountInString(c.Label); n > 80 {
-					t.Errorf("button label of %d characters", n)
-				}
-			case 3, 5, 6, 7, 8:
-				selects++
-				checkID(c.CustomID)
-				if utf8.RuneCountInString(c.Placeholder) > 150 {
-					t.Errorf("placeholder of %d characters", utf8.RuneCountInString(c.Placeholder))
-				}
-				if c.MaxValues > 25 || (c.MinValues != nil && (*c.MinValues < 0 || *c.MinValues > 25)) {
-					t.Errorf("select %q: min/max values out of range", c.CustomID)
-				}
-				if c.Type == 3 {
-					if n := len(c.Options); n < 1 || n > 25 {
-						t.Errorf("select %q with %d options", c.CustomID, n)
-					}
-					values := map[string]bool{}
-					for _, o := range c.Options {
-						if values[o.Value] {
-							t.Errorf("duplicate option value %q", o.Value)
-						}
-						values[o.Value] = true
-						for _, s := range []string{o.Label, o.Value, o.Description} {
-							if utf8.RuneCountInString(s) > 100 {
-								t.Errorf("option text of %d characters", utf8.RuneCountInString(s))
-							}
-						}
-						if o.Label == "" || o.Value == "" {
-							t.Errorf("option without label or value")
-						}
-					}
-				}
-			default:
-				t.Errorf("component type %d in an action row", c.Type)
-			}
-		}
-		if selects > 1 || (selects == 1 && buttons > 0) || buttons > 5 || buttons+selects == 0 {
-			t.Errorf("action row with %d buttons and %d selects", buttons, selects)
-		}
-	}
-	return t
 }
 
 // since returns the calls recorded after the first n.

@@ -63,13 +63,22 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		modalEntryAdd:  b.submitEntryAdd,
 		modalEntryEdit: b.submitEntryEdit,
 		modalRules:     b.submitRules,
-		modalImport:    b.submitImportOptions,
+		modalImport:    b.submitImport,
+		actSettings:    b.navigate(func(r *route) { *r = route{action: actSettings} }, loadOpts{view: viewSettings}),
+		actSetToggle:   b.settingToggle,
+		actBackups:     b.navigate(func(r *route) { *r = route{action: actBackups} }, loadOpts{view: viewBackups}),
+		actBackupExp:   b.backupExport,
+		actBackupImp:   b.openModal(modalBackup),
+		actBackupOK:    b.backupConfirm,
+		actCardImport:  b.openModal(modalCard),
+		modalCard:      b.submitCard,
+		modalBackup:    b.submitBackup,
 	}
 }
 
 // openPanel answers /memories with the Lorebooks tab in Serverwide scope.
 func (b *Bot) openPanel(ctx context.Context, in *request) error {
-	p, err := b.load(ctx, in.p, in.guild, route{}, loadOpts{})
+	p, err := b.load(ctx, in, route{}, loadOpts{})
 	if err != nil {
 		return err
 	}
@@ -79,7 +88,7 @@ func (b *Bot) openPanel(ctx context.Context, in *request) error {
 // outdated repaints the Serverwide scope for a route from another version
 // or an unknown action.
 func (b *Bot) outdated(ctx context.Context, in *request) error {
-	p, err := b.load(ctx, in.p, in.guild, route{}, loadOpts{})
+	p, err := b.load(ctx, in, route{}, loadOpts{})
 	if err != nil {
 		return err
 	}
@@ -97,9 +106,12 @@ func (b *Bot) navigate(adjust func(*route), o loadOpts) handlerFunc {
 		if rt.action == actPersonaPage {
 			o.persona = true
 		}
-		p, err := b.load(ctx, in.p, in.guild, rt, o)
+		p, err := b.load(ctx, in, rt, o)
 		if err != nil {
 			return err
+		}
+		if o.view != viewMain && !p.stale {
+			p.view = o.view
 		}
 		return b.paint(ctx, in, p)
 	}
@@ -150,7 +162,7 @@ func (b *Bot) entryPick(ctx context.Context, in *request) error {
 		}
 		rt.entry = id
 	}
-	p, err := b.load(ctx, in.p, in.guild, rt, loadOpts{full: true})
+	p, err := b.load(ctx, in, rt, loadOpts{full: true})
 	if err != nil {
 		return err
 	}
@@ -160,7 +172,7 @@ func (b *Bot) entryPick(ctx context.Context, in *request) error {
 // confirm shows a delete confirmation (managers only).
 func (b *Bot) confirm(view viewKind) handlerFunc {
 	return func(ctx context.Context, in *request) error {
-		p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{full: view == viewConfirmEntry})
+		p, err := b.load(ctx, in, in.rt, loadOpts{full: view == viewConfirmEntry})
 		if err != nil {
 			return err
 		}
@@ -185,9 +197,12 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 	if err := b.deferUpdate(ctx, in); err != nil {
 		return err
 	}
-	p, err := b.load(ctx, in.p, in.guild, in.rt, o)
+	p, err := b.load(ctx, in, in.rt, o)
 	if err != nil {
 		return err
+	}
+	if o.view != viewMain && !p.stale {
+		p.view = o.view
 	}
 	if !p.stale && need != nil && !need(p) {
 		p.stale = true
@@ -203,13 +218,16 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 	next, no, receipt, err := op(p)
 	switch {
 	case errors.Is(err, errForbidden):
-		receipt, next, no = msgNeedManage, in.rt, o
+		receipt, next, no = in.t.S(msgNeedManage), in.rt, o
 	case err != nil:
 		return err
 	}
-	np, err := b.load(ctx, in.p, in.guild, next, no)
+	np, err := b.load(ctx, in, next, no)
 	if err != nil {
 		return err
+	}
+	if no.view != viewMain && !np.stale {
+		np.view = no.view
 	}
 	if receipt != "" {
 		np.receipt = append([]string{receipt}, np.receipt...)
@@ -238,25 +256,26 @@ func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string
 	return payload.Error, nil
 }
 
-// failure turns a payload error into a receipt.
-func failure(e *mutationError) string {
+// failure turns a payload error into a receipt. The API's own message
+// (INVALID_INPUT, a cancelled job's reason) is English.
+func failure(t tr, e *mutationError) string {
 	switch e.Code {
 	case "INVALID_INPUT":
 		field := ""
 		if e.Field != nil {
 			field = *e.Field + ": "
 		}
-		return "Not saved: " + field + e.Message
+		return t.S("Not saved: %s", field+e.Message)
 	case "SCOPE_FULL":
-		return "Not saved: this scope already holds its maximum of 250 entries."
+		return t.S("Not saved: this scope already holds its maximum of %d entries.", maxScopeEntries)
 	case "DUPLICATE_NAME":
-		return "Not saved: a lorebook with that name already exists on this server."
+		return t.S("Not saved: a lorebook with that name already exists on this server.")
 	case codeJobCancelled:
-		return "Not imported, nothing was changed: " + clip(e.Message, 300)
+		return t.S("Not imported, nothing was changed: %s", clip(e.Message, 300))
 	case "NOT_FOUND", "STALE_TARGET":
-		return "Not saved: it was changed or deleted meanwhile."
+		return t.S("Not saved: it was changed or deleted meanwhile.")
 	default:
-		return "Not saved: the lore store is unavailable. Try again in a moment."
+		return t.S("Not saved: the lore store is unavailable. Try again in a moment.")
 	}
 }
 
@@ -268,27 +287,27 @@ func (b *Bot) bookToggle(ctx context.Context, in *request) error {
 		enabled := !p.book.Enabled
 		e, err := b.mutate(ctx, in.p, mSetBookEnabled, "setCollectionEnabled", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "enabled": enabled}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{}, receiptOf(e), err
+			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
-		state := "Active"
+		state := in.t.S("Active")
 		if !enabled {
-			state = "Disabled: its entries stay out of the prompt"
+			state = in.t.S("Disabled: its entries stay out of the prompt")
 		}
-		return in.rt, loadOpts{}, fmt.Sprintf("**%s** is now %s.", escape(p.book.Name), state), nil
+		return in.rt, loadOpts{}, in.t.S("**%s** is now %s.", escape(p.book.Name), state), nil
 	})
 }
 
-func receiptOf(e *mutationError) string {
+func receiptOf(t tr, e *mutationError) string {
 	if e == nil {
 		return ""
 	}
-	return failure(e)
+	return failure(t, e)
 }
 
 // bookChannels opens the channel view: a channel select preselecting the
 // book's channels that still exist in the guild.
 func (b *Bot) bookChannels(ctx context.Context, in *request) error {
-	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{})
+	p, err := b.load(ctx, in, in.rt, loadOpts{})
 	if err != nil {
 		return err
 	}
@@ -320,17 +339,17 @@ func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 		if len(ids) > 0 {
 			existing, err := b.guildChannels(ctx, in.guild)
 			if err != nil {
-				return in.rt, loadOpts{}, "The server's channels could not be read right now, so nothing was saved.", nil
+				return in.rt, loadOpts{}, in.t.S("The server's channels could not be read right now, so nothing was saved."), nil
 			}
 			if bad := foreign(ids, existing); len(bad) > 0 {
-				return in.rt, loadOpts{}, fmt.Sprintf("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
+				return in.rt, loadOpts{}, in.t.S("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
 			}
 		}
 		e, err := b.mutate(ctx, in.p, mSetBookChannels, "setCollectionChannels", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{}, receiptOf(e), err
+			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
-		return in.rt, loadOpts{}, fmt.Sprintf("**%s** now appears in %s.", escape(p.book.Name), channelList(ids)), nil
+		return in.rt, loadOpts{}, in.t.S("**%s** now appears in %s.", escape(p.book.Name), channelList(in.t, ids)), nil
 	})
 }
 
@@ -338,9 +357,9 @@ func (b *Bot) bookDelete(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
 		e, err := b.mutate(ctx, in.p, mDeleteCollection, "deleteCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{}, receiptOf(e), err
+			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
-		return route{}, loadOpts{}, fmt.Sprintf("Deleted **%s** and its entries.", escape(p.book.Name)), nil
+		return route{}, loadOpts{}, in.t.S("Deleted **%s** and its entries.", escape(p.book.Name)), nil
 	})
 }
 
@@ -349,13 +368,13 @@ func (b *Bot) entryToggle(ctx context.Context, in *request) error {
 		enabled := !p.entry.Enabled
 		e, err := b.mutate(ctx, in.p, mSetEntryEnabled, "setEntryEnabled", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "enabled": enabled}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{full: true}, receiptOf(e), err
+			return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 		}
-		state := "enabled"
+		state := in.t.S("enabled")
 		if !enabled {
-			state = "disabled: it stays saved and out of the prompt"
+			state = in.t.S("disabled: it stays saved and out of the prompt")
 		}
-		return in.rt, loadOpts{full: true}, fmt.Sprintf("**%s** is now %s.", escape(orUntitled(p.entry.Title)), state), nil
+		return in.rt, loadOpts{full: true}, in.t.S("**%s** is now %s.", escape(orUntitled(in.t, p.entry.Title)), state), nil
 	})
 }
 
@@ -363,11 +382,11 @@ func (b *Bot) entryDelete(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
 		e, err := b.mutate(ctx, in.p, mDeleteEntry, "deleteEntry", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{full: true}, receiptOf(e), err
+			return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 		}
 		next := in.rt
 		next.entry = 0
-		return next, loadOpts{persona: p.persona}, fmt.Sprintf("Deleted **%s**.", escape(orUntitled(p.entry.Title))), nil
+		return next, loadOpts{persona: p.persona}, in.t.S("Deleted **%s**.", escape(orUntitled(in.t, p.entry.Title))), nil
 	})
 }
 
@@ -375,7 +394,7 @@ func (b *Bot) entryDelete(ctx context.Context, in *request) error {
 // world info JSON, attached to an ephemeral message (managers only, as in
 // seed 002).
 func (b *Bot) export(ctx context.Context, in *request) error {
-	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{})
+	p, err := b.load(ctx, in, in.rt, loadOpts{})
 	if err != nil {
 		return err
 	}
@@ -407,13 +426,13 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	}
 	ex := data.ExportLorebook
 	if ex.Error != nil || ex.JSON == nil || ex.FileName == nil {
-		p.addReceipt("%s", receiptOf(ex.Error))
+		p.receipt = append(p.receipt, receiptOf(in.t, ex.Error))
 		return b.paint(ctx, in, p)
 	}
 	return b.respond(ctx, in, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{
-			Content: clip(fmt.Sprintf("Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", plural(ex.Entries, "entry", "entries")), maxContentLen),
+			Content: clip(in.t.S("Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", in.t.N("%d entries", ex.Entries)), maxContentLen),
 			Flags:   discordgo.MessageFlagsEphemeral,
 			Files:   []*discordgo.File{{Name: *ex.FileName, ContentType: "application/json", Reader: stringsReader(*ex.JSON)}},
 		},

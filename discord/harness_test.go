@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
@@ -49,6 +49,10 @@ type harness struct {
 	seq  int64
 	// jobs is the River client when the harness runs workers.
 	jobs *river.Client[pgx.Tx]
+	// pool is the test database (for forced failures).
+	pool *pgxpool.Pool
+	// locale is the members' Discord locale (en-US unless a test sets it).
+	locale string
 }
 
 func newHarness(t *testing.T) *harness { return newHarnessJobs(t, false) }
@@ -59,7 +63,7 @@ func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 	t.Helper()
 	var jobClient *river.Client[pgx.Tx]
 	pool := postgrestest.NewPool(t)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	store := postgres.New(pool)
 	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16)}
 	if withJobs {
@@ -83,7 +87,9 @@ func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 	require.NoError(t, err)
 	b.session.Client = fake.client()
 	b.importer = inlineImporter{api: b.api, pollMin: 10 * time.Millisecond}
-	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient}
+	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient, pool: pool, locale: "en-US"}
+	b.pollMin = 10 * time.Millisecond
+	b.missingText = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
 	b.now = func() time.Time { return h.now }
 	b.guildName = func(string) string { return "Test guild" }
 	fake.setChannels(testGuild, chanA, chanB)
@@ -266,21 +272,59 @@ func (o outcome) panel() wireData {
 
 func (o outcome) content() string {
 	o.t.Helper()
-	p := o.panel()
-	require.NotNil(o.t, p.Content)
-	return *p.Content
+	return o.panel().text()
+}
+
+// text returns what the member reads: the content, or every text display.
+func (d wireData) text() string {
+	var b strings.Builder
+	if d.Content != nil {
+		b.WriteString(*d.Content)
+	}
+	for _, c := range d.all() {
+		if c.Type == ctTextDisplay {
+			b.WriteString(c.Content + "\n")
+		}
+	}
+	return b.String()
+}
+
+// all returns every component of d, nested ones included, in order.
+func (d wireData) all() []wireComponent {
+	var out []wireComponent
+	var walk func(cs []wireComponent)
+	walk = func(cs []wireComponent) {
+		for _, c := range cs {
+			out = append(out, c)
+			walk(c.Components)
+			if c.Component != nil {
+				walk([]wireComponent{*c.Component})
+			}
+		}
+	}
+	walk(d.Components)
+	return out
 }
 
 // find returns the component whose route has action act.
 func (d wireData) find(act string) (wireComponent, bool) {
-	for _, row := range d.Components {
-		for _, c := range row.Components {
-			if rt, err := parseRoute(c.CustomID); err == nil && rt.action == act {
-				return c, true
-			}
+	for _, c := range d.all() {
+		if rt, err := parseRoute(c.CustomID); err == nil && rt.action == act {
+			return c, true
 		}
 	}
 	return wireComponent{}, false
+}
+
+// rows counts the panel's action rows.
+func (d wireData) rows() int {
+	n := 0
+	for _, c := range d.all() {
+		if c.Type == ctActionRow {
+			n++
+		}
+	}
+	return n
 }
 
 func (h *harness) need(d wireData, act string) wireComponent {
@@ -303,7 +347,8 @@ func (h *harness) run(fixture string, perms int64, vars map[string]string) outco
 	raw, err := os.ReadFile("testdata/" + fixture)
 	require.NoError(h.t, err)
 	id := h.nextID()
-	pairs := []string{"{{ID}}", id, "{{GUILD}}", testGuild, "{{USER}}", testUser, "{{PERMS}}", strconv.FormatInt(perms, 10)}
+	pairs := []string{"{{ID}}", id, "{{GUILD}}", testGuild, "{{USER}}", testUser, "{{PERMS}}", strconv.FormatInt(perms, 10),
+		`"locale": "en-US"`, `"locale": "` + h.locale + `"`}
 	for k, v := range vars {
 		pairs = append(pairs, k, v)
 	}
@@ -346,27 +391,67 @@ func (h *harness) clickID(perms int64, customID string, values ...string) outcom
 	return h.click(perms, wireComponent{Type: 2, CustomID: customID}, values...)
 }
 
-// submit submits a modal: the fields the modal held, with the given
-// values replacing them (as a member editing the form would).
+// submit submits a modal: the text inputs it held, with the given values
+// replacing them (as a member editing the form would).
 func (h *harness) submit(perms int64, m wireData, values map[string]string) outcome {
 	h.t.Helper()
-	var rows []map[string]any
-	for _, row := range m.Components {
-		ti := row.Components[0]
-		v := ti.Value
-		if nv, ok := values[ti.CustomID]; ok {
-			v = nv
+	return h.submitForm(perms, m, values, nil, nil)
+}
+
+// submitForm submits a modal of labelled inputs: text values, select
+// picks, and for each file upload the attachments (id → attachment) it
+// carries, placed in data.resolved.attachments as Discord does.
+func (h *harness) submitForm(perms int64, m wireData, values map[string]string, picks map[string][]string, files map[string]*discordgo.MessageAttachment) outcome {
+	h.t.Helper()
+	var comps []any
+	seen := map[string]bool{}
+	for _, top := range m.Components {
+		in := top
+		if top.Type == ctLabel {
+			require.NotNil(h.t, top.Component)
+			in = *top.Component
+		} else if top.Type == ctActionRow {
+			in = top.Components[0]
 		}
-		rows = append(rows, map[string]any{"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": ti.CustomID, "value": v}}})
+		seen[in.CustomID] = true
+		var sub map[string]any
+		switch in.Type {
+		case ctTextInput:
+			v := in.Value
+			if nv, ok := values[in.CustomID]; ok {
+				v = nv
+			}
+			sub = map[string]any{"type": ctTextInput, "custom_id": in.CustomID, "value": v}
+		case ctStringSel:
+			pick, ok := picks[in.CustomID]
+			if !ok {
+				for _, o := range in.Options {
+					if o.Default {
+						pick = []string{o.Value}
+					}
+				}
+			}
+			sub = map[string]any{"type": ctStringSel, "custom_id": in.CustomID, "values": pick}
+		case ctFileUpload:
+			ids := []string{}
+			for id := range files {
+				ids = append(ids, id)
+			}
+			sub = map[string]any{"type": ctFileUpload, "custom_id": in.CustomID, "values": ids}
+		}
+		comps = append(comps, map[string]any{"type": ctLabel, "component": sub})
 	}
 	for k := range values {
-		found := false
-		for _, row := range m.Components {
-			found = found || row.Components[0].CustomID == k
-		}
-		require.True(h.t, found, "modal has no field %q", k)
+		require.True(h.t, seen[k], "modal has no field %q", k)
 	}
-	return h.run("modal_submit.json", perms, map[string]string{"{{CUSTOM_ID}}": jsonString(m.CustomID), "{{COMPONENTS}}": jsonString(rows)})
+	for k := range picks {
+		require.True(h.t, seen[k], "modal has no field %q", k)
+	}
+	resolved := map[string]any{"attachments": files}
+	if files == nil {
+		resolved = map[string]any{}
+	}
+	return h.run("modal_submit.json", perms, map[string]string{"{{CUSTOM_ID}}": jsonString(m.CustomID), "{{COMPONENTS}}": jsonString(comps), "{{RESOLVED}}": jsonString(resolved)})
 }
 
 // modal returns the modal an interaction opened.
@@ -385,19 +470,42 @@ func optionValues(c wireComponent) []string {
 	return out
 }
 
+// modalInputs returns a modal's inputs (what its labels wrap).
+func modalInputs(m wireData) []wireComponent {
+	var out []wireComponent
+	for _, top := range m.Components {
+		switch {
+		case top.Component != nil:
+			out = append(out, *top.Component)
+		case top.Type == ctActionRow:
+			out = append(out, top.Components...)
+		}
+	}
+	return out
+}
+
 func fieldIDs(m wireData) []string {
 	var out []string
-	for _, row := range m.Components {
-		out = append(out, row.Components[0].CustomID)
+	for _, c := range modalInputs(m) {
+		out = append(out, c.CustomID)
 	}
 	return out
 }
 
 func fieldValue(m wireData, id string) string {
-	for _, row := range m.Components {
-		if row.Components[0].CustomID == id {
-			return row.Components[0].Value
+	for _, c := range modalInputs(m) {
+		if c.CustomID == id {
+			return c.Value
 		}
 	}
 	return ""
+}
+
+// testLog writes the bot's warnings and errors to the test log (shown on
+// failure).
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }

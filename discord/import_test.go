@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
@@ -84,7 +85,7 @@ func TestAttachmentImportThroughJob(t *testing.T) {
 
 	// The panel shows the imported book.
 	p := h.open(permMember).panel()
-	require.Contains(t, *p.Content, "Eldoria")
+	require.Contains(t, p.text(), "Eldoria")
 }
 
 // TestAttachmentImportInline covers the inline path (small uploads),
@@ -131,18 +132,90 @@ func TestAttachmentImportInline(t *testing.T) {
 	})
 }
 
-// TestImportOptionsModal: the panel's Import option opens the import
-// options modal, whose receipt names the command for the selected book.
-func TestImportOptionsModal(t *testing.T) {
-	h := newHarness(t)
-	seedScopes(h)
-	m := h.click(permManager, h.need(h.open(permManager).panel(), actEntryPick), valueImport).modal()
-	require.Equal(t, []string{fieldMode}, fieldIDs(m))
-	o := h.submit(permManager, m, map[string]string{fieldMode: "replace"})
-	require.Contains(t, o.content(), "/memories-import file:<your file> book:Lore replace:True")
+// upload serves data on the fake CDN and returns it as a modal submit's
+// resolved attachment.
+func (h *harness) upload(name string, data []byte) map[string]*discordgo.MessageAttachment {
+	id := h.nextID()
+	return map[string]*discordgo.MessageAttachment{id: {
+		ID: id, Filename: name, Size: len(data), ContentType: "application/octet-stream",
+		URL: h.fake.attach(name, data), ProxyURL: "https://media.discordapp.net/x", Ephemeral: true,
+	}}
+}
 
-	m = h.click(permManager, h.need(h.open(permManager).panel(), actBookPick), valueImport).modal()
-	require.Equal(t, []string{fieldName}, fieldIDs(m))
-	o = h.submit(permManager, m, map[string]string{fieldName: "Atlas"})
-	require.Contains(t, o.content(), "/memories-import file:<your file> name:Atlas")
+// selected returns the label of the book picker's selected option.
+func selectedBook(h *harness, p wireData) string {
+	for _, o := range h.need(p, actBookPick).Options {
+		if o.Default {
+			return o.Label
+		}
+	}
+	return ""
+}
+
+// TestPanelUploadImport: the panel's Import opens a modal with a file
+// upload; the submitted file goes through a real River import job; the
+// imported book is selected afterwards with the receipt. Imports into the
+// selected book append by default and replace only that book when chosen.
+func TestPanelUploadImport(t *testing.T) {
+	h := newHarnessJobs(t, true)
+	h.registerServer()
+	h.book("Other", 3)
+	eldoria := corpusFile(t, "st-worldinfo/sillytavern__Eldoria.json")
+	jobsBefore, err := h.jobs.JobList(context.Background(), river.NewJobListParams().Kinds("lorebook_import"))
+	require.NoError(t, err)
+
+	m := h.click(permManager, h.need(h.open(permManager).panel(), actBookPick), valueImport).modal()
+	require.Equal(t, []string{fieldFile, fieldName}, fieldIDs(m))
+	require.Equal(t, ctFileUpload, modalInputs(m)[0].Type)
+	o := h.submitForm(permManager, m, map[string]string{fieldName: "Eldoria"}, nil, h.upload("Eldoria.json", eldoria))
+	require.Equal(t, 6, o.callback().Type, "deferred, then the panel is repainted")
+	p := o.panel()
+	require.Contains(t, p.text(), "Imported into **Eldoria**: 4 entries added, 0 skipped")
+	require.Equal(t, "Eldoria", selectedBook(h, p), "the imported book is selected")
+	require.Len(t, h.scope(0, "Eldoria"), 4)
+	list, err := h.jobs.JobList(context.Background(), river.NewJobListParams().Kinds("lorebook_import"))
+	require.NoError(t, err)
+	require.Len(t, list.Jobs, len(jobsBefore.Jobs)+1, "the upload went through an import job")
+	for _, j := range list.Jobs {
+		require.Equal(t, rivertype.JobStateCompleted, j.State)
+	}
+
+	tests := []struct {
+		name      string
+		file      []byte
+		mode      string
+		wantText  string
+		wantCount int
+	}{
+		{"append skips entries already present", eldoria, "", "0 entries added, 4 skipped", 4},
+		{"append adds new ones", worldInfo(2), valueAppend, "2 entries added, 0 skipped", 6},
+		{"replace only the selected book", worldInfo(1), valueReplace, "1 entry added, 0 skipped, 6 replaced", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := h.need(p, actEntryPick)
+			m := h.click(permManager, entries, valueImport).modal()
+			require.Equal(t, []string{fieldFile, fieldMode}, fieldIDs(m))
+			var picks map[string][]string
+			if tc.mode != "" {
+				picks = map[string][]string{fieldMode: {tc.mode}}
+			}
+			p = h.submitForm(permManager, m, nil, picks, h.upload("f.json", tc.file)).panel()
+			require.Contains(t, p.text(), tc.wantText)
+			require.Equal(t, "Eldoria", selectedBook(h, p))
+			require.Len(t, h.scope(0, "Eldoria"), tc.wantCount)
+			require.Len(t, h.scope(0, "Other"), 3, "other books stay intact")
+		})
+	}
+
+	t.Run("member refused", func(t *testing.T) {
+		before := h.snapshot()
+		o := h.submitForm(permMember, m, map[string]string{fieldName: "Sneaky"}, nil, h.upload("s.json", worldInfo(1)))
+		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		require.Equal(t, before, h.snapshot())
+	})
+	t.Run("no file", func(t *testing.T) {
+		o := h.submitForm(permManager, m, map[string]string{fieldName: "Empty"}, nil, nil)
+		require.Contains(t, o.content(), "Attach one file")
+	})
 }

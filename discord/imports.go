@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,23 +55,28 @@ type ImportResult struct {
 	} `json:"collection"`
 	// Report is the converter's report: skipped entries, unsupported keys,
 	// ignored settings (with counts), collapsed placements.
-	Report *struct {
-		Format  string `json:"format"`
-		Entries int    `json:"entries"`
-		Skipped []struct {
-			Title  string `json:"title"`
-			Reason string `json:"reason"`
-		} `json:"skipped"`
-		UnsupportedKeys []string `json:"unsupportedKeys"`
-		IgnoredSettings []struct {
-			Name  string `json:"name"`
-			Count int    `json:"count"`
-		} `json:"ignoredSettings"`
-		CollapsedPlacements int `json:"collapsedPlacements"`
-		Dropped             int `json:"dropped"`
-	} `json:"report"`
+	Report *ConversionReport `json:"report"`
 	// Error is the payload's typed error; nothing was written when set.
 	Error *mutationError `json:"error"`
+}
+
+// ConversionReport is the converter's report as the API gives it:
+// skipped entries, unsupported keys, ignored settings (with counts),
+// collapsed placements and entries dropped past the persona limit.
+type ConversionReport struct {
+	Format  string `json:"format"`
+	Entries int    `json:"entries"`
+	Skipped []struct {
+		Title  string `json:"title"`
+		Reason string `json:"reason"`
+	} `json:"skipped"`
+	UnsupportedKeys []string `json:"unsupportedKeys"`
+	IgnoredSettings []struct {
+		Name  string `json:"name"`
+		Count int    `json:"count"`
+	} `json:"ignoredSettings"`
+	CollapsedPlacements int `json:"collapsedPlacements"`
+	Dropped             int `json:"dropped"`
 }
 
 // Importer runs an import and waits for its result. The default imports
@@ -227,11 +233,11 @@ func (b *Bot) importCommand(ctx context.Context, in *request) error {
 	receipt, err := b.runImport(ictx, in)
 	cancel()
 	if errors.Is(err, errJobPending) {
-		receipt, err = "The import is still running in the background. Open `/memories` in a few minutes to see the result.", nil
+		receipt, err = in.t.S("The import is still running in the background. Open `/memories` in a few minutes to see the result."), nil
 	}
 	if err != nil {
 		b.log.ErrorContext(ctx, "discord: import failed", "interaction", in.i.ID, "guild", in.guild, "err", redact(err))
-		receipt = "The import failed and nothing was changed. Try again in a moment."
+		receipt = in.t.S("The import failed and nothing was changed. Try again in a moment.")
 	}
 	// The receipt goes out even when the handler's context is spent.
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
@@ -246,7 +252,7 @@ const receiptTime = 10 * time.Second
 
 func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	if !in.manage {
-		return "Only members with the Manage Server permission can import lorebooks. Nothing was changed.", nil
+		return in.t.S("Only members with the Manage Server permission can import lorebooks. Nothing was changed."), nil
 	}
 	d := in.i.ApplicationCommandData()
 	req := ImportRequest{Principal: in.p, Server: in.guild}
@@ -269,20 +275,16 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 		}
 	}
 	if att == nil || att.URL == "" {
-		return "Attach a lorebook file to import.", nil
-	}
-	budget := downloadBudget(att)
-	if int64(att.Size) > budget {
-		return fmt.Sprintf("Not imported: %s is %s; this kind of file may be at most %s.", escape(clip(att.Filename, 80)), sizeText(int64(att.Size)), sizeText(budget)), nil
+		return in.t.S("Attach a lorebook file to import."), nil
 	}
 	// Re-resolve the target scope as it is now.
 	rt := route{lineage: req.Lineage}
-	p, err := b.load(ctx, in.p, in.guild, rt, loadOpts{persona: req.Lineage != 0})
+	p, err := b.load(ctx, in, rt, loadOpts{persona: req.Lineage != 0})
 	if err != nil {
 		return "", err
 	}
 	if req.Lineage < 0 || p.stale {
-		return "Not imported: that persona is not on this server.", nil
+		return in.t.S("Not imported: that persona is not on this server."), nil
 	}
 	if req.Lineage == 0 && book != "" {
 		for _, c := range p.books {
@@ -293,34 +295,235 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 			}
 		}
 		if req.Collection == "" {
-			return fmt.Sprintf("Not imported: there is no Serverwide lorebook named **%s**. Omit `book` to create a new one.", escape(clip(book, 100))), nil
+			return in.t.S("Not imported: there is no Serverwide lorebook named **%s**. Omit `book` to create a new one.", escape(clip(book, 100))), nil
 		}
 	}
 	if req.Lineage == 0 && req.Collection == "" && req.Replace {
-		return "Not imported: `replace` needs an existing `book` to replace.", nil
+		return in.t.S("Not imported: `replace` needs an existing `book` to replace."), nil
 	}
-	data, err := b.fetch(ctx, att.URL, budget)
-	if errors.Is(err, errTooLarge) {
-		return fmt.Sprintf("Not imported: the file is larger than %s.", sizeText(budget)), nil
+	name, data, msg, err := b.download1(ctx, in, att)
+	if err != nil || msg != "" {
+		return msg, err
 	}
-	if err != nil {
-		return "", err
+	req.FileName, req.Data = name, data
+	res, err := b.runImporter(ctx, in, req)
+	if err != nil || res == nil {
+		return in.t.S("Only members with the Manage Server permission can import lorebooks. Nothing was changed."), err
 	}
-	req.FileName, req.Data = att.Filename, data
+	return importReceipt(in.t, *res, req, book, p) + "\n" + in.t.S("Open `/memories` to see the book."), nil
+}
+
+// runImporter runs req through the importer and logs the conversion's
+// counts (never file content). A nil result with a nil error means the API
+// refused the member.
+func (b *Bot) runImporter(ctx context.Context, in *request, req ImportRequest) (*ImportResult, error) {
 	res, err := b.importer.Import(ctx, req)
 	switch {
 	case errors.Is(err, errForbidden):
-		return "Only members with the Manage Server permission can import lorebooks. Nothing was changed.", nil
+		return nil, nil
 	case err != nil:
-		return "", err
+		return nil, err
 	}
 	if res.Report != nil {
-		// Counts only: file content never enters logs.
 		b.log.InfoContext(ctx, "discord: import", "guild", in.guild, "format", res.Report.Format, "added", res.Added,
 			"skipped", len(res.Report.Skipped), "unsupported_keys", len(res.Report.UnsupportedKeys),
 			"ignored_settings", len(res.Report.IgnoredSettings), "collapsed_placements", res.Report.CollapsedPlacements)
 	}
-	return importReceipt(res, req, book, p), nil
+	return &res, nil
+}
+
+// download1 downloads one attachment within its budget (signed CDN URLs
+// expire, so at once). A receipt is returned instead when the file is too
+// large.
+func (b *Bot) download1(ctx context.Context, in *request, att *discordgo.MessageAttachment) (name string, data []byte, receipt string, err error) {
+	budget := downloadBudget(att)
+	if int64(att.Size) > budget {
+		return "", nil, in.t.S("Not imported: %s is %s; this kind of file may be at most %s.", escape(clip(att.Filename, 80)), sizeText(int64(att.Size)), sizeText(budget)), nil
+	}
+	data, err = b.fetch(ctx, att.URL, budget)
+	if errors.Is(err, errTooLarge) {
+		return "", nil, in.t.S("Not imported: the file is larger than %s.", sizeText(budget)), nil
+	}
+	if err != nil {
+		return "", nil, "", err
+	}
+	return att.Filename, data, "", nil
+}
+
+// uploaded returns the file a modal's File Upload carried (its attachment
+// from the submit's resolved data), downloaded.
+func (b *Bot) uploaded(ctx context.Context, in *request) (name string, data []byte, receipt string, err error) {
+	ids := in.modal.Values[fieldFile]
+	if len(ids) != 1 || in.modal.Attachments[ids[0]] == nil || in.modal.Attachments[ids[0]].URL == "" {
+		return "", nil, in.t.S("Attach one file to import."), nil
+	}
+	return b.download1(ctx, in, in.modal.Attachments[ids[0]])
+}
+
+// submitImport imports the file of the panel's import modal: into a new
+// Serverwide book (optional name), or into the selected book or persona
+// book, appending unless Replace was chosen. It waits for the import (a
+// River job for large files) within the handler's time, then repaints the
+// panel with the imported book selected and the receipt (skipped,
+// unsupported keys, ignored settings, collapsed placements, split and
+// dropped entries).
+func (b *Bot) submitImport(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	o := loadOpts{persona: in.rt.lineage != 0}
+	p, err := b.load(ctx, in, in.rt, o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.stale:
+		return b.paint(ctx, in, p)
+	case !in.manage:
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	case p.persona && p.lineage == 0, !p.persona && in.rt.collection != 0 && p.book == nil:
+		p.addReceipt("That item changed meanwhile, so nothing was changed.")
+		return b.paint(ctx, in, p)
+	}
+	req := ImportRequest{Principal: in.p, Server: in.guild, Lineage: p.lineage, Replace: first(in.modal.Values[fieldMode]) == valueReplace}
+	book := ""
+	if !p.persona && in.rt.collection != 0 {
+		req.Collection, book = p.book.ID, p.book.Name
+	} else if !p.persona {
+		req.Name, req.Replace = in.fields[fieldName], false
+	}
+	name, data, msg, err := b.uploaded(ctx, in)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
+		p.receipt = append(p.receipt, msg)
+		return b.paint(ctx, in, p)
+	}
+	req.FileName, req.Data = name, data
+	ictx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
+	res, err := b.runImporter(ictx, in, req)
+	cancel()
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
+	defer rcancel()
+	next, receipt := in.rt, ""
+	switch {
+	case errors.Is(err, errJobPending):
+		receipt = in.t.S("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
+	case err != nil:
+		return err
+	case res == nil:
+		receipt = in.t.S(msgNeedManage)
+	default:
+		receipt = importReceipt(in.t, *res, req, book, p)
+		if res.Error == nil && res.Collection != nil {
+			// The imported (or created) book is selected.
+			next = route{}
+			next.collection, _ = strconv.ParseInt(res.Collection.ID, 10, 64)
+		}
+	}
+	next.entry = 0
+	np, err := b.load(rctx, in, next, o)
+	if err != nil {
+		return err
+	}
+	np.receipt = append([]string{receipt}, np.receipt...)
+	return b.paint(rctx, in, np)
+}
+
+const mImportCard = `mutation($input: ImportPersonaCardInput!) { importPersonaCard(input: $input) {
+	persona { id lineageId name } created added replaced bookIncluded
+	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped }
+	error { code message field limit } } }`
+
+// submitCard imports a character card as a new persona (an alter) or into
+// the selected persona's book, through importPersonaCard (persona and lore
+// in one transaction), and shows the persona's book with the receipt.
+func (b *Bot) submitCard(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	o := loadOpts{persona: true}
+	p, err := b.load(ctx, in, in.rt, o)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.stale:
+		return b.paint(ctx, in, p)
+	case !in.manage:
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	input := map[string]any{"serverDiscordId": in.guild}
+	if n := in.fields[fieldName]; n != "" {
+		input["name"] = n
+	}
+	target := ""
+	if first(in.modal.Values[fieldMode]) == valueReplace && p.lineage != 0 {
+		for _, g := range p.groups {
+			if g.lineage == p.lineage {
+				target = g.label()
+				input["personaId"] = g.personaID
+			}
+		}
+	}
+	name, data, msg, err := b.uploaded(ctx, in)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
+		p.receipt = append(p.receipt, msg)
+		return b.paint(ctx, in, p)
+	}
+	var out struct {
+		ImportPersonaCard struct {
+			Persona *struct {
+				ID        int64  `json:"id"`
+				LineageID int64  `json:"lineageId"`
+				Name      string `json:"name"`
+			} `json:"persona"`
+			Created      bool              `json:"created"`
+			BookIncluded bool              `json:"bookIncluded"`
+			Added        int               `json:"added"`
+			Replaced     int               `json:"replaced"`
+			Report       *ConversionReport `json:"report"`
+			Error        *mutationError    `json:"error"`
+		} `json:"importPersonaCard"`
+	}
+	err = b.api.upload(ctx, in.p, mImportCard, input, name, data, &out)
+	if errors.Is(err, errForbidden) {
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	if err != nil {
+		return err
+	}
+	c := out.ImportPersonaCard
+	if c.Error != nil || c.Persona == nil {
+		p.receipt = append(p.receipt, importReceipt(in.t, ImportResult{Error: c.Error}, ImportRequest{}, "", p))
+		return b.paint(ctx, in, p)
+	}
+	var w strings.Builder
+	switch {
+	case c.Created:
+		w.WriteString(in.t.S("Created the persona **%s** (id %d, lineage %d).", escape(c.Persona.Name), c.Persona.ID, c.Persona.LineageID))
+	default:
+		w.WriteString(in.t.S("Replaced the book of **%s**.", escape(target)))
+	}
+	w.WriteByte('\n')
+	if c.BookIncluded {
+		w.WriteString(importReceipt(in.t, ImportResult{Added: c.Added, Replaced: c.Replaced, Report: c.Report}, ImportRequest{Lineage: c.Persona.LineageID}, c.Persona.Name, p))
+	} else {
+		w.WriteString(in.t.S("The card has no Character Book, so no lore was changed."))
+	}
+	np, err := b.load(ctx, in, route{lineage: c.Persona.LineageID}, o)
+	if err != nil {
+		return err
+	}
+	np.receipt = append([]string{w.String()}, np.receipt...)
+	return b.paint(ctx, in, np)
 }
 
 // errTooLarge marks a download over its budget.
@@ -370,17 +573,15 @@ func (b *Bot) fetch(ctx context.Context, rawURL string, limit int64) ([]byte, er
 // importReceipt says what an import did: added, skipped (duplicates plus
 // entries the converter could not use), unsupported keywords, ignored
 // settings and collapsed placements.
-func importReceipt(res ImportResult, req ImportRequest, book string, p *panel) string {
+func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *panel) string {
 	var w strings.Builder
 	if res.Error != nil {
-		w.WriteString(failure(res.Error))
 		if res.Error.Code == "INVALID_INPUT" && res.Error.Field != nil && *res.Error.Field == "file" {
-			w.Reset()
-			w.WriteString("Not imported: " + res.Error.Message)
+			return t.S("Not imported: %s", res.Error.Message)
 		}
-		return w.String()
+		return failure(t, res.Error)
 	}
-	target := "this persona's book"
+	target := t.S("this persona's book")
 	switch {
 	case res.Collection != nil:
 		target = "**" + escape(res.Collection.Name) + "**"
@@ -397,31 +598,30 @@ func importReceipt(res ImportResult, req ImportRequest, book string, p *panel) s
 	if res.Report != nil {
 		skipped += len(res.Report.Skipped)
 	}
-	fmt.Fprintf(&w, "Imported into %s: %s added, %d skipped", target, plural(res.Added, "entry", "entries"), skipped)
+	w.WriteString(t.S("Imported into %s: %s added, %d skipped", target, t.N("%d entries", res.Added), skipped))
 	if res.Replaced > 0 {
-		fmt.Fprintf(&w, ", %d replaced", res.Replaced)
+		w.WriteString(t.S(", %d replaced", res.Replaced))
 	}
 	w.WriteString(".\n")
 	if r := res.Report; r != nil {
 		if len(r.UnsupportedKeys) > 0 {
-			fmt.Fprintf(&w, "Unsupported keywords (%d): %s\n", len(r.UnsupportedKeys), escape(clip(strings.Join(r.UnsupportedKeys, "; "), 500)))
+			w.WriteString(t.S("Unsupported keywords (%d): %s", len(r.UnsupportedKeys), escape(clip(strings.Join(r.UnsupportedKeys, "; "), 500))) + "\n")
 		}
 		if len(r.IgnoredSettings) > 0 {
 			parts := make([]string, len(r.IgnoredSettings))
 			for i, s := range r.IgnoredSettings {
 				parts[i] = fmt.Sprintf("%s ×%d", s.Name, s.Count)
 			}
-			fmt.Fprintf(&w, "Ignored settings: %s\n", escape(clip(strings.Join(parts, ", "), 500)))
+			w.WriteString(t.S("Ignored settings: %s", escape(clip(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.CollapsedPlacements > 0 {
-			fmt.Fprintf(&w, "Collapsed placements: %d (world info positions 2-7 now sit before the persona)\n", r.CollapsedPlacements)
+			w.WriteString(t.S("Collapsed placements: %d (world info positions 2-7 now sit before the persona)", r.CollapsedPlacements) + "\n")
 		}
 		if r.Dropped > 0 {
-			fmt.Fprintf(&w, "Dropped past the 250-entry limit: %d\n", r.Dropped)
+			w.WriteString(t.S("Dropped past the %d-entry limit: %d", maxScopeEntries, r.Dropped) + "\n")
 		}
 	}
-	w.WriteString("Open `/memories` to see the book.")
-	return w.String()
+	return strings.TrimSpace(w.String())
 }
 
 // deliver edits the receipt into the deferred reply while the interaction

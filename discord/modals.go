@@ -34,6 +34,7 @@ const (
 	fieldChance   = "chance"
 	fieldOrder    = "order"
 	fieldMode     = "mode"
+	fieldFile     = "file"
 )
 
 // openModal returns a handler opening the modal kind at the request's
@@ -49,7 +50,7 @@ func (b *Bot) openModal(kind string) handlerFunc {
 // so a deleted channel never makes the form invalid.
 func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt route) error {
 	full := kind == modalEntryEdit || kind == modalRules
-	p, err := b.load(ctx, in.p, in.guild, rt, loadOpts{full: full, persona: rt.lineage != 0})
+	p, err := b.load(ctx, in, rt, loadOpts{full: full, persona: rt.lineage != 0 || kind == modalCard})
 	if err != nil {
 		return err
 	}
@@ -57,41 +58,67 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		p.addReceipt(msgNeedManage)
 	}
 	needBook := kind == modalRename || (kind == modalEntryAdd && !p.persona)
-	if !p.stale && ((full && p.entry == nil) || (needBook && p.book == nil) || (p.persona && p.lineage == 0)) {
+	if !p.stale && ((full && p.entry == nil) || (needBook && p.book == nil) || (p.persona && p.lineage == 0 && kind != modalCard)) {
 		p.stale = true
 		p.addReceipt("That item changed meanwhile, so nothing was changed.")
+	}
+	if !p.stale && kind == modalEntryEdit && tooLong(p.entry) {
+		p.addReceipt("This entry is longer than the %d characters a Discord form holds, so it is read-only here. Edit it through the loregate API or a dashboard.", maxInputLen)
+		return b.paint(ctx, in, p)
 	}
 	if p.stale || !in.manage {
 		return b.paint(ctx, in, p)
 	}
+	t := in.t
 	r := p.route(kind)
 	var m discordgo.InteractionResponseData
 	switch kind {
 	case modalBookAdd:
-		m = modal(r, "New lorebook", input(fieldName, "Name", "", discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
+		m = modal(r, t.S("New lorebook"), input(fieldName, t.S("Name"), "", discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
 	case modalRename:
-		m = modal(r, "Rename lorebook", input(fieldName, "Name", p.book.Name, discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
+		m = modal(r, t.S("Rename lorebook"), input(fieldName, t.S("Name"), p.book.Name, discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
 	case modalImport:
-		rows := []discordgo.MessageComponent{}
-		title := "Import entries"
-		if !p.persona && rt.collection == 0 {
-			title = "Import a new lorebook"
+		title := t.S("Import Entries")
+		fields := []discordgo.MessageComponent{fileField(t.S("Lorebook file"), t.S("World info JSON, Character Book, or a PNG/CHARX/JSON card. JSON up to 2 MB."))}
+		switch {
+		case p.persona:
+			title = t.S("Import Lorebook")
+			fields = append(fields, modeField(t))
+		case rt.collection == 0:
+			title = t.S("Import a new lorebook")
 			r.collection = 0
-			rows = append(rows, input(fieldName, "Name (optional)", "", discordgo.TextInputShort, false, lore.MaxCollectionNameLen))
-		} else {
-			rows = append(rows, input(fieldMode, "append or replace", "append", discordgo.TextInputShort, false, 10))
+			fields = append(fields, input(fieldName, t.S("Name (optional)"), "", discordgo.TextInputShort, false, lore.MaxCollectionNameLen))
+		default:
+			fields = append(fields, modeField(t))
 		}
-		m = modal(r, title, rows...)
+		m = modal(r, title, fields...)
+	case modalCard:
+		fields := []discordgo.MessageComponent{
+			fileField(t.S("Character card"), t.S("A PNG, CHARX or JSON character card. Its Character Book becomes the persona's lorebook.")),
+			input(fieldName, t.S("Name of the new persona (optional)"), "", discordgo.TextInputShort, false, lore.MaxTitleLen),
+		}
+		if p.persona && p.lineage != 0 {
+			opts := []discordgo.SelectMenuOption{{Label: t.S("A new persona (alter)"), Value: valueNew, Default: true}}
+			for _, g := range p.groups {
+				if g.lineage == p.lineage {
+					opts = append(opts, discordgo.SelectMenuOption{Label: clip(t.S("Replace the book of %s", g.label()), maxLabelLen), Value: valueReplace})
+				}
+			}
+			fields = append(fields, label{Label: t.S("Import as"), Component: modalSelect{CustomID: fieldMode, Options: opts}})
+		}
+		m = modal(r, t.S("Import Persona Card"), fields...)
+	case modalBackup:
+		m = modal(r, t.S("Import a workspace backup"), fileField(t.S("Backup file"), t.S("A workspace backup (All Personas). You see what it replaces before anything changes.")))
 	case modalEntryAdd, modalEntryEdit:
 		var e apiEntry
-		title := "New entry"
+		title := t.S("New entry")
 		if kind == modalEntryEdit {
-			e, title = *p.entry, "Edit entry"
+			e, title = *p.entry, t.S("Edit entry")
 		}
 		rows := []discordgo.MessageComponent{
-			input(fieldTitle, "Title", e.Title, discordgo.TextInputShort, false, lore.MaxTitleLen),
-			input(fieldKeys, "Keywords, comma-separated (blank = Always On)", strings.Join(e.Keys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
-			input(fieldContent, "Content", e.Content, discordgo.TextInputParagraph, true, lore.MaxContentLen),
+			input(fieldTitle, t.S("Title"), e.Title, discordgo.TextInputShort, false, lore.MaxTitleLen),
+			input(fieldKeys, t.S("Keywords, comma-separated (blank = Always On)"), strings.Join(e.Keys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
+			input(fieldContent, t.S("Content"), e.Content, discordgo.TextInputParagraph, true, lore.MaxContentLen),
 		}
 		if p.persona {
 			var prefill []string
@@ -103,7 +130,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 				}
 				prefill = filterExisting(e.ChannelIDs, existing)
 			}
-			rows = append(rows, input(fieldChannels, "Channel ids (blank = every channel)", strings.Join(prefill, ", "), discordgo.TextInputParagraph, false, maxInputLen))
+			rows = append(rows, input(fieldChannels, t.S("Channel ids (blank = every channel)"), strings.Join(prefill, ", "), discordgo.TextInputParagraph, false, maxInputLen))
 		}
 		m = modal(r, title, rows...)
 	case modalRules:
@@ -112,12 +139,12 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		if e.ScanDepth != nil {
 			depth = strconv.Itoa(*e.ScanDepth)
 		}
-		m = modal(r, clip("Activation rules: "+orUntitled(e.Title), maxModalTitle),
-			input(fieldSecKeys, "Secondary keywords, comma-separated", strings.Join(e.SecondaryKeys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
-			input(fieldLogic, "Secondary logic: OR, AND, NOR or NAND", logicLabel(e.SelectiveLogic), discordgo.TextInputShort, false, 4),
-			input(fieldDepth, "Scan depth, 1-100 (blank = default)", depth, discordgo.TextInputShort, false, 3),
-			input(fieldChance, "Chance, 0-100 %", strconv.Itoa(e.Probability), discordgo.TextInputShort, false, 4),
-			input(fieldOrder, "Insertion order (lower appears earlier)", strconv.Itoa(e.InsertionOrder), discordgo.TextInputShort, false, 11),
+		m = modal(r, t.S("Activation Rules"),
+			input(fieldSecKeys, t.S("Secondary keywords, comma-separated"), strings.Join(e.SecondaryKeys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
+			input(fieldLogic, t.S("Secondary logic: OR, AND, NOR or NAND"), logicLabel(e.SelectiveLogic), discordgo.TextInputShort, false, 4),
+			input(fieldDepth, t.S("Scan depth, 1-100 (blank = default)"), depth, discordgo.TextInputShort, false, 3),
+			input(fieldChance, t.S("Chance, 0-100 %%"), strconv.Itoa(e.Probability), discordgo.TextInputShort, false, 4),
+			input(fieldOrder, t.S("Insertion order (lower appears earlier)"), strconv.Itoa(e.InsertionOrder), discordgo.TextInputShort, false, 11),
 		)
 	default:
 		return fmt.Errorf("unknown modal %q", kind)
@@ -125,18 +152,32 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &m})
 }
 
-func modal(r route, title string, rows ...discordgo.MessageComponent) discordgo.InteractionResponseData {
-	return discordgo.InteractionResponseData{CustomID: r.encode(), Title: clip(title, maxModalTitle), Components: rows}
+func modal(r route, title string, fields ...discordgo.MessageComponent) discordgo.InteractionResponseData {
+	return discordgo.InteractionResponseData{CustomID: r.encode(), Title: clip(title, maxModalTitle), Components: fields}
 }
 
-// input is one legacy text-input row. Values longer than maxLen (an
+// input is one labelled text input. Values longer than maxLen (an
 // imported key list, say) are cut so Discord accepts the form; the edit
 // keeps stored fields the member did not change by comparing against the
 // stored value, not the cut one.
-func input(id, label, value string, style discordgo.TextInputStyle, required bool, maxLen int) discordgo.ActionsRow {
-	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{discordgo.TextInput{
-		CustomID: id, Label: clip(label, maxModalTitle), Style: style, Value: clip(value, maxLen),
-		Required: required, MaxLength: maxLen,
+func input(id, text, value string, style discordgo.TextInputStyle, required bool, maxLen int) label {
+	return label{Label: clip(text, maxLabelText), Component: textInput{
+		CustomID: id, Style: style, Value: clip(value, maxLen), Required: required, MaxLength: maxLen,
+	}}
+}
+
+// fileField is a labelled single-file upload.
+func fileField(text, description string) label {
+	return label{Label: clip(text, maxLabelText), Description: clip(description, maxLabelDesc),
+		Component: fileUpload{CustomID: fieldFile, MinValues: 1, MaxValues: 1, Required: true}}
+}
+
+// modeField is the append/replace choice of an import into an existing
+// book (append by default; replace only the selected book).
+func modeField(t tr) label {
+	return label{Label: t.S("Mode"), Component: modalSelect{CustomID: fieldMode, Options: []discordgo.SelectMenuOption{
+		{Label: t.S("Append"), Description: clip(t.S("Add the entries not already present"), maxLabelLen), Value: valueAppend, Default: true},
+		{Label: t.S("Replace this lorebook"), Description: clip(t.S("Only the selected book; other books stay intact"), maxLabelLen), Value: valueReplace},
 	}}}
 }
 
@@ -153,10 +194,10 @@ func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {
 		name := in.fields[fieldName]
 		e, err := b.mutate(ctx, in.p, mCreateCollection, "createCollection", map[string]any{"serverDiscordId": in.guild, "name": name}, &out)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{}, receiptOf(e), err
+			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
 		id, _ := strconv.ParseInt(out.Collection.ID, 10, 64)
-		return route{collection: id}, loadOpts{}, fmt.Sprintf("Created **%s**.", escape(name)), nil
+		return route{collection: id}, loadOpts{}, in.t.S("Created **%s**.", escape(name)), nil
 	})
 }
 
@@ -164,13 +205,13 @@ func (b *Bot) submitRename(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
 		name := in.fields[fieldName]
 		if name == p.book.Name {
-			return in.rt, loadOpts{}, "The name is unchanged.", nil
+			return in.rt, loadOpts{}, in.t.S("The name is unchanged."), nil
 		}
 		e, err := b.mutate(ctx, in.p, mRenameCollection, "renameCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "name": name}, nil)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{}, receiptOf(e), err
+			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
-		return in.rt, loadOpts{}, fmt.Sprintf("Renamed **%s** to **%s**.", escape(p.book.Name), escape(name)), nil
+		return in.rt, loadOpts{}, in.t.S("Renamed **%s** to **%s**.", escape(p.book.Name), escape(name)), nil
 	})
 }
 
@@ -186,7 +227,7 @@ func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
 		}
 		input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entry": entry}
 		if p.persona {
-			ids, msg, err := b.checkChannels(ctx, in.guild, in.fields[fieldChannels])
+			ids, msg, err := b.checkChannels(ctx, in, in.fields[fieldChannels])
 			if err != nil || msg != "" {
 				return in.rt, loadOpts{persona: true}, msg, err
 			}
@@ -201,11 +242,11 @@ func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
 		}
 		e, err := b.mutate(ctx, in.p, mCreateEntry, "createEntry", input, &out)
 		if err != nil || e != nil {
-			return in.rt, loadOpts{persona: p.persona}, receiptOf(e), err
+			return in.rt, loadOpts{persona: p.persona}, receiptOf(in.t, e), err
 		}
 		next := p.route("")
 		next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
-		return next, loadOpts{full: true}, fmt.Sprintf("Added **%s**.", escape(orUntitled(in.fields[fieldTitle]))), nil
+		return next, loadOpts{full: true}, in.t.S("Added **%s**.", escape(orUntitled(in.t, in.fields[fieldTitle]))), nil
 	})
 }
 
@@ -234,9 +275,9 @@ func (b *Bot) submitEntryEdit(ctx context.Context, in *request) error {
 		if p.persona {
 			existing, err := b.guildChannels(ctx, in.guild)
 			if err != nil {
-				return in.rt, loadOpts{full: true}, "The server's channels could not be read right now, so nothing was saved.", nil
+				return in.rt, loadOpts{full: true}, in.t.S("The server's channels could not be read right now, so nothing was saved."), nil
 			}
-			ids, msg, err := b.checkChannels(ctx, in.guild, in.fields[fieldChannels])
+			ids, msg, err := b.checkChannels(ctx, in, in.fields[fieldChannels])
 			if err != nil || msg != "" {
 				return in.rt, loadOpts{full: true}, msg, err
 			}
@@ -263,7 +304,7 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 		}
 		logic, ok := parseLogic(in.fields[fieldLogic])
 		if !ok {
-			return in.rt, loadOpts{full: true}, "Not saved: secondary logic must be OR, AND, NOR or NAND.", nil
+			return in.rt, loadOpts{full: true}, in.t.S("Not saved: secondary logic must be OR, AND, NOR or NAND."), nil
 		}
 		if logic != e.SelectiveLogic && !(e.SelectiveLogic == "" && logic == "AND_ANY") {
 			patch["selectiveLogic"] = logic
@@ -275,7 +316,7 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 		} else {
 			n, err := strconv.Atoi(d)
 			if err != nil || n < lore.MinScanDepth || n > lore.MaxScanDepth {
-				return in.rt, loadOpts{full: true}, "Not saved: scan depth must be a whole number from 1 to 100, or blank for the default.", nil
+				return in.rt, loadOpts{full: true}, in.t.S("Not saved: scan depth must be a whole number from 1 to 100, or blank for the default."), nil
 			}
 			if e.ScanDepth == nil || *e.ScanDepth != n {
 				patch["scanDepth"] = n
@@ -283,14 +324,14 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 		}
 		chance, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(in.fields[fieldChance], "%")))
 		if err != nil || chance < 0 || chance > 100 {
-			return in.rt, loadOpts{full: true}, "Not saved: chance must be a whole number from 0 to 100.", nil
+			return in.rt, loadOpts{full: true}, in.t.S("Not saved: chance must be a whole number from 0 to 100."), nil
 		}
 		if chance != e.Probability {
 			patch["probability"] = chance
 		}
 		order, err := strconv.Atoi(in.fields[fieldOrder])
 		if err != nil {
-			return in.rt, loadOpts{full: true}, "Not saved: insertion order must be a whole number.", nil
+			return in.rt, loadOpts{full: true}, in.t.S("Not saved: insertion order must be a whole number."), nil
 		}
 		if order != e.InsertionOrder {
 			patch["insertionOrder"] = order
@@ -301,58 +342,26 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 
 func (b *Bot) patchEntry(ctx context.Context, in *request, p *panel, patch map[string]any) (route, loadOpts, string, error) {
 	if len(patch) == 0 {
-		return in.rt, loadOpts{full: true}, "Nothing changed.", nil
+		return in.rt, loadOpts{full: true}, in.t.S("Nothing changed."), nil
 	}
 	input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "patch": patch}
 	e, err := b.mutate(ctx, in.p, mUpdateEntry, "updateEntry", input, nil)
 	if err != nil || e != nil {
-		return in.rt, loadOpts{full: true}, receiptOf(e), err
+		return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 	}
-	return in.rt, loadOpts{full: true}, fmt.Sprintf("Saved **%s**.", escape(orUntitled(p.entry.Title))), nil
-}
-
-// submitImportOptions answers the import options modal. Files cannot be
-// uploaded through modals with discordgo v0.29, so the receipt spells out
-// the /memories-import command that imports with these options.
-func (b *Bot) submitImportOptions(ctx context.Context, in *request) error {
-	p, err := b.load(ctx, in.p, in.guild, in.rt, loadOpts{persona: in.rt.lineage != 0})
-	if err != nil {
-		return err
-	}
-	if !p.stale && !in.manage {
-		p.addReceipt(msgNeedManage)
-	}
-	if p.stale || !in.manage {
-		return b.paint(ctx, in, p)
-	}
-	cmd := "/" + CommandImport + " file:<your file>"
-	switch {
-	case p.persona:
-		cmd += fmt.Sprintf(" persona:%d", p.lineage)
-	case in.rt.collection != 0 && p.book != nil:
-		cmd += " book:" + p.book.Name
-	default:
-		if n := in.fields[fieldName]; n != "" {
-			cmd += " name:" + n
-		}
-	}
-	if strings.EqualFold(in.fields[fieldMode], "replace") {
-		cmd += " replace:True"
-	}
-	p.addReceipt("Discord cannot send files through this form yet. Run this command and attach your file (world info JSON, Character Book, or a PNG/CHARX/JSON card):\n`%s`", strings.ReplaceAll(cmd, "`", "'"))
-	return b.paint(ctx, in, p)
+	return in.rt, loadOpts{full: true}, in.t.S("Saved **%s**.", escape(orUntitled(in.t, p.entry.Title))), nil
 }
 
 // checkChannels parses a channel field (ids or <#id> mentions, separated
 // by commas or spaces) and checks every id against the guild's channels. A
 // receipt is returned, and nothing may be written, when a token is not a
 // channel id or names a channel of another server.
-func (b *Bot) checkChannels(ctx context.Context, guild, field string) (ids []string, receipt string, err error) {
+func (b *Bot) checkChannels(ctx context.Context, in *request, field string) (ids []string, receipt string, err error) {
 	ids = []string{}
 	for _, tok := range strings.FieldsFunc(field, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
 		id := strings.TrimSuffix(strings.TrimPrefix(tok, "<#"), ">")
 		if !lore.ValidSnowflake(id) {
-			return nil, fmt.Sprintf("Not saved: %q is not a channel id or channel mention.", clip(tok, 40)), nil
+			return nil, in.t.S("Not saved: %q is not a channel id or channel mention.", clip(tok, 40)), nil
 		}
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
@@ -361,12 +370,12 @@ func (b *Bot) checkChannels(ctx context.Context, guild, field string) (ids []str
 	if len(ids) == 0 {
 		return ids, "", nil
 	}
-	existing, err := b.guildChannels(ctx, guild)
+	existing, err := b.guildChannels(ctx, in.guild)
 	if err != nil {
-		return nil, "The server's channels could not be read right now, so nothing was saved.", nil
+		return nil, in.t.S("The server's channels could not be read right now, so nothing was saved."), nil
 	}
 	if bad := foreign(ids, existing); len(bad) > 0 {
-		return nil, fmt.Sprintf("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
+		return nil, in.t.S("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
 	}
 	return ids, "", nil
 }

@@ -25,9 +25,9 @@ func TestPanelRenderingServerwide(t *testing.T) {
 			o := h.open(permMember)
 			cb := o.callback()
 			require.Equal(t, 4, cb.Type)
-			require.Equal(t, 64, cb.Data.Flags, "the panel is ephemeral")
+			require.Equal(t, 64|flagComponentsV2, cb.Data.Flags, "the panel is an ephemeral Components V2 message")
 			p := o.panel()
-			require.Contains(t, *p.Content, "Lorebooks · Serverwide")
+			require.Contains(t, p.text(), "Lorebooks · Serverwide")
 			books := h.need(p, actBookPick)
 			wantBooks := min(n, bookPageSize)
 			require.Len(t, books.Options, wantBooks+2)
@@ -35,8 +35,8 @@ func TestPanelRenderingServerwide(t *testing.T) {
 			_, hasBookPages := p.find(actBookPage)
 			require.Equal(t, n > bookPageSize, hasBookPages)
 			if n == 0 {
-				require.Len(t, p.Components, 2, "scope row and collection picker only")
-				require.Contains(t, *p.Content, "No lorebooks yet")
+				require.Equal(t, 2, p.rows(), "scope row and collection picker only")
+				require.Contains(t, p.text(), "No lorebooks yet")
 				return
 			}
 			require.True(t, books.Options[0].Default, "the first book is selected")
@@ -49,7 +49,7 @@ func TestPanelRenderingServerwide(t *testing.T) {
 			h.need(p, actExport)
 			_, hasEntryPages := p.find(actEntryPage)
 			require.Equal(t, n > entryPageSize, hasEntryPages)
-			require.LessOrEqual(t, len(p.Components), 5)
+			require.Len(t, p.Components, 1, "one container")
 		})
 	}
 }
@@ -71,10 +71,10 @@ func TestPanelRenderingPersona(t *testing.T) {
 				h.importEntries(1, "", n)
 			}
 			p := h.clickID(permMember, route{action: actPersona}.encode()).panel()
-			require.Contains(t, *p.Content, "Lorebooks · Persona")
+			require.Contains(t, p.text(), "Lorebooks · Persona")
 			if n == 0 {
-				require.Contains(t, *p.Content, "No personas")
-				require.Len(t, p.Components, 1)
+				require.Contains(t, p.text(), "No personas")
+				require.Equal(t, 1, p.rows(), "the scope row only for a member")
 				return
 			}
 			picker := h.need(p, actPersonaPick)
@@ -111,13 +111,11 @@ func TestPaging(t *testing.T) {
 			require.False(t, seen[v] && v != valueAdd && v != valueImport, "entry %s on two pages", v)
 			seen[v] = true
 		}
-		require.Contains(t, *p.Content, fmt.Sprintf("Entries %d–", page*entryPageSize+1))
+		require.Contains(t, p.text(), fmt.Sprintf("Entries %d–", page*entryPageSize+1))
 		var next wireComponent
-		for _, row := range p.Components {
-			for _, c := range row.Components {
-				if rt, err := parseRoute(c.CustomID); err == nil && rt.action == actEntryPage && rt.entryPage == page+1 {
-					next = c
-				}
+		for _, c := range p.all() {
+			if rt, err := parseRoute(c.CustomID); err == nil && rt.action == actEntryPage && rt.entryPage == page+1 {
+				next = c
 			}
 		}
 		if next.Disabled {
@@ -133,16 +131,14 @@ func TestPaging(t *testing.T) {
 	// Collection pages: page 2 selects its first book.
 	p = h.open(permMember).panel()
 	var nextBooks wireComponent
-	for _, row := range p.Components {
-		for _, c := range row.Components {
-			if rt, err := parseRoute(c.CustomID); err == nil && rt.action == actBookPage && rt.page == 1 {
-				nextBooks = c
-			}
+	for _, c := range p.all() {
+		if rt, err := parseRoute(c.CustomID); err == nil && rt.action == actBookPage && rt.page == 1 {
+			nextBooks = c
 		}
 	}
 	p = h.click(permMember, nextBooks).panel()
 	books := h.need(p, actBookPick)
 	require.Len(t, books.Options, 30-bookPageSize+2)
 	require.True(t, books.Options[0].Default)
-	require.Contains(t, *p.Content, books.Options[0].Label)
+	require.Contains(t, p.text(), books.Options[0].Label)
 }

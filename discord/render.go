@@ -9,180 +9,261 @@ import (
 	"github.com/bwmarrin/discordgo"
 )
 
-// Discord limits the renderer stays within (discord.md §1).
+// Discord limits the renderer stays within (docs/discord.md).
 const (
-	maxContentLen = 2000 // message content, characters
+	maxContentLen = 2000 // legacy message content, characters
 	maxLabelLen   = 100  // select option label, value and description
 	maxButtonLen  = 80   // button label
-	separator     = "──────────────"
+	// textBudget is what one paint's text displays may hold together
+	// (Discord: 4,000), kept below the limit for the receipt's quote marks.
+	textBudget = 3800
 )
 
 // Select option values besides ids.
 const (
-	valueAdd    = "add"
-	valueImport = "import"
+	valueAdd     = "add"
+	valueImport  = "import"
+	valueAppend  = "append"
+	valueReplace = "replace"
+	valueNew     = "new"
 )
 
-// render draws the Lorebooks tab for p: message content and at most five
-// action rows. Serverwide: heading, collection picker (23 books + Add +
-// Import Lorebook), the selected book's controls (Active/Disabled,
-// Channels, Rename, Delete), its channel scope and a separator, then the
-// entry picker (23 entries + Add + Import Entries) and Export Lorebook.
-// Persona: persona picker, heading, entry picker (23 + Add + Import
-// Lorebook) and Export. Legacy messages put all text above the rows, so the
-// heading sits in the content in both scopes.
-func render(p *panel) (string, []discordgo.MessageComponent) {
-	var text strings.Builder
-	rows := []discordgo.MessageComponent{scopeRow(p)}
-	switch {
-	case p.view == viewEntry || p.view == viewConfirmEntry:
-		writeEntry(&text, p)
-		rows = append(rows, entryActionRow(p))
-	case p.persona:
-		writePersona(&text, p)
-		if len(p.groups) > 0 {
-			rows = append(rows, personaPicker(p))
-			rows = append(rows, entryPicker(p, "+ Import Lorebook"))
-			rows = append(rows, entryNavRow(p))
-		}
-	default:
-		writeServerwide(&text, p)
-		rows = append(rows, bookPicker(p))
-		if p.book != nil {
-			switch p.view {
-			case viewChannels:
-				rows = append(rows, channelSelect(p), channelViewRow(p))
-			case viewConfirmBook:
-				rows = append(rows, confirmBookRow(p))
-			default:
-				rows = append(rows, bookControls(p), entryPicker(p, "+ Import Entries"), entryNavRow(p))
-			}
-		}
-	}
-	content := text.String()
+// render draws the Lorebooks tab for p as one Components V2 container, in
+// the order of docs/discord.md ("Panel"): the scope row (Serverwide,
+// Persona, Settings, Backups), the receipt, then
+//
+//   - Serverwide: heading, collection picker (23 books + Add + Import
+//     Lorebook) and its page buttons, the selected book with its controls
+//     (Active/Disabled, Channels, Rename, Delete), the book's channel scope
+//     and a separator, the entry counter (n of 250), the entry picker (23
+//     entries + Add + Import Entries) and Export Lorebook;
+//   - Persona: persona picker above the heading, the counter, the entry
+//     picker (23 + Add + Import Lorebook), Export and Import Persona Card;
+//   - an entry, the settings view or the backups view instead of the
+//     pickers when one is open.
+func render(p *panel) []discordgo.MessageComponent {
+	w := &builder{t: p.t}
+	w.row(scopeRow(p)...)
 	if len(p.receipt) > 0 {
 		var r strings.Builder
 		for _, line := range p.receipt {
 			r.WriteString("> " + strings.ReplaceAll(line, "\n", "\n> ") + "\n")
 		}
-		content = clip(r.String(), maxContentLen/2) + "\n" + content
+		w.text(clip(r.String(), textBudget/3))
 	}
-	return clip(content, maxContentLen), rows
+	switch {
+	case p.view == viewSettings:
+		renderSettings(w, p)
+	case p.view == viewBackups || p.view == viewBackupPreview:
+		renderBackups(w, p)
+	case p.view == viewEntry || p.view == viewConfirmEntry:
+		renderEntry(w, p)
+	case p.persona:
+		renderPersona(w, p)
+	default:
+		renderServerwide(w, p)
+	}
+	return []discordgo.MessageComponent{discordgo.Container{Components: w.fit()}}
 }
 
-func writeServerwide(w *strings.Builder, p *panel) {
-	w.WriteString("## Lorebooks · Serverwide\n")
+// builder collects a container's components, keeping the text within
+// the message's text budget.
+type builder struct {
+	t     tr
+	comps []discordgo.MessageComponent
+}
+
+func (w *builder) text(s string) {
+	if s = strings.TrimSpace(s); s != "" {
+		w.comps = append(w.comps, discordgo.TextDisplay{Content: s})
+	}
+}
+
+func (w *builder) row(cs ...discordgo.MessageComponent) {
+	if len(cs) > 0 {
+		w.comps = append(w.comps, discordgo.ActionsRow{Components: cs})
+	}
+}
+
+// add appends a built component (an action row holding a select).
+func (w *builder) add(c discordgo.MessageComponent) { w.comps = append(w.comps, c) }
+
+func (w *builder) separator() {
+	divider := true
+	w.comps = append(w.comps, discordgo.Separator{Divider: &divider})
+}
+
+// fit cuts the longest text displays until all text fits the budget.
+func (w *builder) fit() []discordgo.MessageComponent {
+	for {
+		total, longest := 0, -1
+		for i, c := range w.comps {
+			if td, ok := c.(discordgo.TextDisplay); ok {
+				n := utf8.RuneCountInString(td.Content)
+				total += n
+				if longest < 0 || n > utf8.RuneCountInString(w.comps[longest].(discordgo.TextDisplay).Content) {
+					longest = i
+				}
+			}
+		}
+		if total <= textBudget || longest < 0 {
+			return w.comps
+		}
+		td := w.comps[longest].(discordgo.TextDisplay)
+		n := utf8.RuneCountInString(td.Content)
+		w.comps[longest] = discordgo.TextDisplay{Content: clip(td.Content, max(1, n-(total-textBudget)))}
+	}
+}
+
+func renderServerwide(w *builder, p *panel) {
+	t := p.t
+	w.text("## " + t.S("Lorebooks · Serverwide"))
+	w.add(bookPicker(p))
+	if len(p.books) > bookPageSize {
+		w.row(pageButtons(p, actBookPage, t.S("Books"), p.page, len(p.books), bookPageSize)...)
+	}
 	if p.book == nil {
-		w.WriteString("No lorebooks yet. Choose **+ Add Lorebook** or **+ Import Lorebook** in the list below.\n")
+		w.text(t.S("No lorebooks yet. Choose **+ Add Lorebook** or **+ Import Lorebook** in the list above."))
 		return
 	}
-	state := "Active"
-	if !p.book.Enabled {
-		state = "Disabled"
-	}
-	fmt.Fprintf(w, "**%s** · %s · %s\n", escape(p.book.Name), state, plural(len(p.entries), "entry", "entries"))
-	fmt.Fprintf(w, "Channels: %s\n", channelList(p.book.ChannelIDs))
-	w.WriteString(separator + "\n")
+	w.text(fmt.Sprintf("**%s** · %s · %s", escape(p.book.Name), bookState(t, p.book.Enabled), t.N("%d entries", len(p.entries))))
 	switch p.view {
 	case viewChannels:
-		w.WriteString("Pick the channels this book may appear in. Threads follow their parent channel; **All channels** removes the restriction.\n")
+		w.text(t.S("Pick the channels this book may appear in. Threads follow their parent channel; **All channels** removes the restriction."))
+		w.add(channelSelect(p))
+		w.row(channelViewRow(p)...)
+		return
 	case viewConfirmBook:
-		fmt.Fprintf(w, "Delete **%s** and its %s? This cannot be undone.\n", escape(p.book.Name), plural(len(p.entries), "entry", "entries"))
-	default:
-		writeEntryRange(w, p)
+		w.text(t.S("Delete **%s** and its %s? This cannot be undone.", escape(p.book.Name), t.N("%d entries", len(p.entries))))
+		w.row(confirmBookRow(p)...)
+		return
 	}
+	w.row(bookControls(p)...)
+	w.text(t.S("Channels: %s", channelList(t, p.book.ChannelIDs)))
+	w.separator()
+	writeEntryRange(w, p, p.serverwideCount)
+	w.add(entryPicker(p, t.S("+ Import Entries")))
+	w.row(entryNavRow(p)...)
 }
 
-func writePersona(w *strings.Builder, p *panel) {
-	w.WriteString("## Lorebooks · Persona\n")
+func renderPersona(w *builder, p *panel) {
+	t := p.t
+	if len(p.groups) > 0 {
+		w.add(personaPicker(p))
+		if len(p.groups) > personaPageSize {
+			w.row(pageButtons(p, actPersonaPage, t.S("Personas"), p.page, len(p.groups), personaPageSize)...)
+		}
+	}
+	w.text("## " + t.S("Lorebooks · Persona"))
 	if len(p.groups) == 0 {
-		w.WriteString("No personas on this server yet.\n")
+		w.text(t.S("No personas on this server yet."))
+		if p.canManage {
+			w.row(discordgo.Button{Label: t.S("Import Persona Card"), Style: discordgo.SecondaryButton, CustomID: p.route(actCardImport).encode()})
+		}
 		return
 	}
 	for _, g := range p.groups {
 		if g.lineage == p.lineage {
-			fmt.Fprintf(w, "**%s** · %s\n", escape(g.label()), plural(len(p.entries), "entry", "entries"))
+			w.text(fmt.Sprintf("**%s** · %s", escape(g.label()), t.N("%d entries", len(p.entries))))
 		}
 	}
-	writeEntryRange(w, p)
+	writeEntryRange(w, p, len(p.entries))
+	w.add(entryPicker(p, t.S("+ Import Lorebook")))
+	nav := entryNavRow(p)
+	nav = append(nav, discordgo.Button{Label: t.S("Import Persona Card"), Style: discordgo.SecondaryButton, CustomID: p.route(actCardImport).encode()})
+	w.row(nav...)
 }
 
-func writeEntryRange(w *strings.Builder, p *panel) {
+// writeEntryRange writes the entry counter: the page's range and the
+// scope's use of its 250 entries (Serverwide books share one limit).
+func writeEntryRange(w *builder, p *panel, scopeCount int) {
+	t := p.t
+	used := t.S("%d/%d entries in this scope", scopeCount, maxScopeEntries)
 	if len(p.entries) == 0 {
-		w.WriteString("No entries yet. Choose **+ Add Entry** or import a file.\n")
+		w.text(t.S("No entries yet. Choose **+ Add Entry** or import a file.") + "\n-# " + used)
 		return
 	}
 	start := p.entryPage * entryPageSize
 	end := min(start+entryPageSize, len(p.entries))
-	fmt.Fprintf(w, "Entries %d–%d of %d\n", start+1, end, len(p.entries))
+	w.text(t.S("Entries %d–%d of %d", start+1, end, len(p.entries)) + "\n-# " + used)
 }
 
-func writeEntry(w *strings.Builder, p *panel) {
+func renderEntry(w *builder, p *panel) {
+	t := p.t
 	e := p.entry
-	scope := "Persona"
+	scope := t.S("Persona")
 	if !p.persona && p.book != nil {
-		scope = "Serverwide › " + escape(p.book.Name)
+		scope = t.S("Serverwide") + " › " + escape(p.book.Name)
 	}
-	fmt.Fprintf(w, "## Lorebooks · %s\n**%s**\n", scope, escape(orUntitled(e.Title)))
-	state := "Enabled"
+	var s strings.Builder
+	fmt.Fprintf(&s, "## %s · %s\n**%s**\n", t.S("Lorebooks"), scope, escape(orUntitled(t, e.Title)))
+	state := t.S("Enabled")
 	if !e.Enabled {
-		state = "Disabled"
+		state = t.S("Disabled")
 	}
 	if e.Constant || len(e.Keys) == 0 {
-		fmt.Fprintf(w, "%s · Always On\n", state)
+		fmt.Fprintf(&s, "%s · %s\n", state, t.S("Always On"))
 	} else {
-		fmt.Fprintf(w, "%s · Keywords: %s\n", state, escape(clip(strings.Join(e.Keys, ", "), 300)))
+		fmt.Fprintf(&s, "%s · %s\n", state, t.S("Keywords: %s", escape(clip(strings.Join(e.Keys, ", "), 300))))
 	}
 	if len(e.SecondaryKeys) > 0 {
-		fmt.Fprintf(w, "Secondary (%s): %s\n", logicLabel(e.SelectiveLogic), escape(clip(strings.Join(e.SecondaryKeys, ", "), 200)))
+		s.WriteString(t.S("Secondary (%s): %s", logicLabel(e.SelectiveLogic), escape(clip(strings.Join(e.SecondaryKeys, ", "), 200))) + "\n")
 	}
-	depth := "default"
+	depth := t.S("default")
 	if e.ScanDepth != nil {
 		depth = strconv.Itoa(*e.ScanDepth)
 	}
-	placement := "after persona"
+	placement := t.S("after persona")
 	if e.Placement == "BEFORE" {
-		placement = "before persona"
+		placement = t.S("before persona")
 	}
-	fmt.Fprintf(w, "Scan depth %s · Chance %d%% · Order %d · %s\n", depth, e.Probability, e.InsertionOrder, placement)
+	s.WriteString(t.S("Scan depth %s · Chance %d%% · Order %d · %s", depth, e.Probability, e.InsertionOrder, placement) + "\n")
 	if p.persona {
-		fmt.Fprintf(w, "Channels: %s\n", channelList(e.ChannelIDs))
+		s.WriteString(t.S("Channels: %s", channelList(t, e.ChannelIDs)) + "\n")
 	}
 	// Pending names widen persona entries only; a Serverwide entry follows
 	// its collection's channels whatever names it carries.
 	if p.persona && len(e.LegacyChannelTags) > 0 {
-		fmt.Fprintf(w, "⚠ Unresolved channel names (%s): active in every channel until channels are saved.\n", escape(clip(strings.Join(e.LegacyChannelTags, ", "), 200)))
+		s.WriteString("⚠ " + t.S("Unresolved channel names (%s): active in every channel until channels are saved.", escape(clip(strings.Join(e.LegacyChannelTags, ", "), 200))) + "\n")
 	}
-	w.WriteString(separator + "\n")
+	w.text(s.String())
+	w.separator()
 	if p.view == viewConfirmEntry {
-		w.WriteString("Delete this entry? This cannot be undone.\n")
+		w.text(t.S("Delete this entry? This cannot be undone."))
+		w.row(entryActionRow(p)...)
 		return
 	}
-	w.WriteString(clip(e.Content, 1000) + "\n")
+	if tooLong(e) {
+		w.text("-# " + t.S("This entry is longer than the %d characters a Discord form holds, so it is read-only here. Edit it through the loregate API or a dashboard.", maxInputLen))
+	}
+	w.text(clip(e.Content, 1500))
+	w.row(entryActionRow(p)...)
 }
 
-func scopeRow(p *panel) discordgo.ActionsRow {
+// tooLong reports whether an entry's content or keys do not fit Discord's
+// text inputs: such an entry is read-only in the panel.
+func tooLong(e *apiEntry) bool {
+	return utf8.RuneCountInString(e.Content) > maxInputLen || utf8.RuneCountInString(strings.Join(e.Keys, ", ")) > maxInputLen
+}
+
+func scopeRow(p *panel) []discordgo.MessageComponent {
+	t := p.t
 	base := route{}
-	sw := discordgo.Button{Label: "Serverwide", Style: discordgo.SecondaryButton, CustomID: base.with(actServerwide).encode()}
-	pe := discordgo.Button{Label: "Persona", Style: discordgo.SecondaryButton, CustomID: base.with(actPersona).encode()}
-	if p.persona {
-		pe.Style = discordgo.PrimaryButton
-	} else {
-		sw.Style = discordgo.PrimaryButton
+	button := func(label, act string, on bool) discordgo.Button {
+		b := discordgo.Button{Label: label, Style: discordgo.SecondaryButton, CustomID: base.with(act).encode()}
+		if on {
+			b.Style = discordgo.PrimaryButton
+		}
+		return b
 	}
-	row := discordgo.ActionsRow{Components: []discordgo.MessageComponent{sw, pe}}
-	if p.view != viewMain {
-		return row
+	inSettings := p.view == viewSettings
+	inBackups := p.view == viewBackups || p.view == viewBackupPreview
+	return []discordgo.MessageComponent{
+		button(t.S("Serverwide"), actServerwide, !p.persona && !inSettings && !inBackups),
+		button(t.S("Persona"), actPersona, p.persona && !inSettings && !inBackups),
+		button(t.S("Settings"), actSettings, inSettings),
+		button(t.S("Backups"), actBackups, inBackups),
 	}
-	// Page buttons of the first picker when there is more than one page.
-	n, size, act, what := len(p.books), bookPageSize, actBookPage, "Books"
-	if p.persona {
-		n, size, act, what = len(p.groups), personaPageSize, actPersonaPage, "Personas"
-	}
-	if n > size {
-		row.Components = append(row.Components, pageButtons(p, act, what, p.page, n, size)...)
-	}
-	return row
 }
 
 // pageButtons returns previous/next buttons for the picker whose page field
@@ -210,29 +291,34 @@ func pageButtons(p *panel, act, what string, page, n, size int) []discordgo.Mess
 	}
 }
 
+func bookState(t tr, enabled bool) string {
+	if enabled {
+		return t.S("Active")
+	}
+	return t.S("Disabled")
+}
+
 func bookPicker(p *panel) discordgo.ActionsRow {
+	t := p.t
 	start := p.page * bookPageSize
 	end := min(start+bookPageSize, len(p.books))
 	opts := make([]discordgo.SelectMenuOption, 0, end-start+2)
 	for _, c := range p.books[start:end] {
-		state := "Active"
-		if !c.Enabled {
-			state = "Disabled"
-		}
 		opts = append(opts, discordgo.SelectMenuOption{
 			Label:       clip(c.Name, maxLabelLen),
 			Value:       c.ID,
-			Description: clip(fmt.Sprintf("%s · %s", state, plural(c.EntryCount, "entry", "entries")), maxLabelLen),
+			Description: clip(fmt.Sprintf("%s · %s", bookState(t, c.Enabled), t.N("%d entries", c.EntryCount)), maxLabelLen),
 			Default:     p.book != nil && p.book.ID == c.ID,
 		})
 	}
 	opts = append(opts,
-		discordgo.SelectMenuOption{Label: "+ Add Lorebook", Value: valueAdd},
-		discordgo.SelectMenuOption{Label: "+ Import Lorebook", Value: valueImport})
-	return selectRow(p.route(actBookPick), "Choose a lorebook", opts)
+		discordgo.SelectMenuOption{Label: t.S("+ Add Lorebook"), Value: valueAdd},
+		discordgo.SelectMenuOption{Label: t.S("+ Import Lorebook"), Value: valueImport})
+	return selectRow(p.route(actBookPick), t.S("Choose a lorebook"), opts)
 }
 
 func personaPicker(p *panel) discordgo.ActionsRow {
+	t := p.t
 	start := p.page * personaPageSize
 	end := min(start+personaPageSize, len(p.groups))
 	opts := make([]discordgo.SelectMenuOption, 0, end-start)
@@ -240,60 +326,61 @@ func personaPicker(p *panel) discordgo.ActionsRow {
 		opts = append(opts, discordgo.SelectMenuOption{
 			Label:       clip(g.label(), maxLabelLen),
 			Value:       strconv.FormatInt(g.lineage, 10),
-			Description: clip(fmt.Sprintf("Lineage %d · %s", g.lineage, plural(g.entries, "entry", "entries")), maxLabelLen),
+			Description: clip(t.S("Lineage %d", g.lineage)+" · "+t.N("%d entries", g.entries), maxLabelLen),
 			Default:     g.lineage == p.lineage,
 		})
 	}
-	return selectRow(p.route(actPersonaPick), "Choose a persona", opts)
+	return selectRow(p.route(actPersonaPick), t.S("Choose a persona"), opts)
 }
 
 func entryPicker(p *panel, importLabel string) discordgo.ActionsRow {
+	t := p.t
 	start := p.entryPage * entryPageSize
 	end := min(start+entryPageSize, len(p.entries))
 	opts := make([]discordgo.SelectMenuOption, 0, end-start+2)
 	for _, e := range p.entries[start:end] {
-		desc := "Always On"
+		desc := t.S("Always On")
 		if !e.Constant && len(e.Keys) > 0 {
-			desc = "Keywords: " + strings.Join(e.Keys, ", ")
+			desc = t.S("Keywords: %s", strings.Join(e.Keys, ", "))
 		}
 		if !e.Enabled {
-			desc = "Disabled · " + desc
+			desc = t.S("Disabled") + " · " + desc
 		}
-		opts = append(opts, discordgo.SelectMenuOption{Label: clip(orUntitled(e.Title), maxLabelLen), Value: e.ID, Description: clip(desc, maxLabelLen)})
+		opts = append(opts, discordgo.SelectMenuOption{Label: clip(orUntitled(t, e.Title), maxLabelLen), Value: e.ID, Description: clip(desc, maxLabelLen)})
 	}
 	opts = append(opts,
-		discordgo.SelectMenuOption{Label: "+ Add Entry", Value: valueAdd},
+		discordgo.SelectMenuOption{Label: t.S("+ Add Entry"), Value: valueAdd},
 		discordgo.SelectMenuOption{Label: importLabel, Value: valueImport})
-	return selectRow(p.route(actEntryPick), "Choose an entry to view or edit", opts)
+	return selectRow(p.route(actEntryPick), t.S("Choose an entry to view or edit"), opts)
 }
 
-func entryNavRow(p *panel) discordgo.ActionsRow {
-	row := discordgo.ActionsRow{}
+func entryNavRow(p *panel) []discordgo.MessageComponent {
+	var row []discordgo.MessageComponent
 	if len(p.entries) > entryPageSize {
-		row.Components = append(row.Components, pageButtons(p, actEntryPage, "Entries", p.entryPage, len(p.entries), entryPageSize)...)
+		row = append(row, pageButtons(p, actEntryPage, p.t.S("Entries"), p.entryPage, len(p.entries), entryPageSize)...)
 	}
-	row.Components = append(row.Components, discordgo.Button{Label: "Export Lorebook", Style: discordgo.SecondaryButton, CustomID: p.route(actExport).encode()})
-	return row
+	return append(row, discordgo.Button{Label: p.t.S("Export Lorebook"), Style: discordgo.SecondaryButton, CustomID: p.route(actExport).encode()})
 }
 
-func bookControls(p *panel) discordgo.ActionsRow {
-	toggle := discordgo.Button{Label: "Active", Style: discordgo.SuccessButton, CustomID: p.route(actBookToggle).encode()}
+func bookControls(p *panel) []discordgo.MessageComponent {
+	t := p.t
+	toggle := discordgo.Button{Label: t.S("Active"), Style: discordgo.SuccessButton, CustomID: p.route(actBookToggle).encode()}
 	if !p.book.Enabled {
-		toggle.Label, toggle.Style = "Disabled", discordgo.SecondaryButton
+		toggle.Label, toggle.Style = t.S("Disabled"), discordgo.SecondaryButton
 	}
-	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{
+	return []discordgo.MessageComponent{
 		toggle,
-		discordgo.Button{Label: "Channels", Style: discordgo.SecondaryButton, CustomID: p.route(actBookChans).encode()},
-		discordgo.Button{Label: "Rename", Style: discordgo.SecondaryButton, CustomID: p.route(actBookRename).encode()},
-		discordgo.Button{Label: "Delete", Style: discordgo.DangerButton, CustomID: p.route(actBookDelete).encode()},
-	}}
+		discordgo.Button{Label: t.S("Channels"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookChans).encode()},
+		discordgo.Button{Label: t.S("Rename"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookRename).encode()},
+		discordgo.Button{Label: t.S("Delete"), Style: discordgo.DangerButton, CustomID: p.route(actBookDelete).encode()},
+	}
 }
 
-func confirmBookRow(p *panel) discordgo.ActionsRow {
-	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{Label: clip("Delete "+p.book.Name, maxButtonLen), Style: discordgo.DangerButton, CustomID: p.route(actBookDelOK).encode()},
-		discordgo.Button{Label: "Cancel", Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
-	}}
+func confirmBookRow(p *panel) []discordgo.MessageComponent {
+	return []discordgo.MessageComponent{
+		discordgo.Button{Label: clip(p.t.S("Delete %s", p.book.Name), maxButtonLen), Style: discordgo.DangerButton, CustomID: p.route(actBookDelOK).encode()},
+		discordgo.Button{Label: p.t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
+	}
 }
 
 // channelTypes are the channels lore can be scoped to; threads follow
@@ -311,7 +398,7 @@ func channelSelect(p *panel) discordgo.ActionsRow {
 	sel := discordgo.SelectMenu{
 		MenuType:     discordgo.ChannelSelectMenu,
 		CustomID:     p.route(actBookChanSet).encode(),
-		Placeholder:  "Channels this book may appear in",
+		Placeholder:  p.t.S("Channels this book may appear in"),
 		MinValues:    &zero,
 		MaxValues:    maxSelectValues,
 		ChannelTypes: channelTypes[:],
@@ -322,33 +409,34 @@ func channelSelect(p *panel) discordgo.ActionsRow {
 	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{sel}}
 }
 
-func channelViewRow(p *panel) discordgo.ActionsRow {
-	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{Label: "All channels", Style: discordgo.SecondaryButton, CustomID: p.route(actBookChanAll).encode()},
-		discordgo.Button{Label: "Back", Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
-	}}
+func channelViewRow(p *panel) []discordgo.MessageComponent {
+	return []discordgo.MessageComponent{
+		discordgo.Button{Label: p.t.S("All channels"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookChanAll).encode()},
+		discordgo.Button{Label: p.t.S("Back"), Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
+	}
 }
 
-func entryActionRow(p *panel) discordgo.ActionsRow {
+func entryActionRow(p *panel) []discordgo.MessageComponent {
+	t := p.t
 	if p.view == viewConfirmEntry {
-		return discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-			discordgo.Button{Label: "Delete entry", Style: discordgo.DangerButton, CustomID: p.route(actEntryDelOK).encode()},
-			discordgo.Button{Label: "Cancel", Style: discordgo.SecondaryButton, CustomID: p.route(actEntryPick).encode()},
-		}}
+		return []discordgo.MessageComponent{
+			discordgo.Button{Label: t.S("Delete entry"), Style: discordgo.DangerButton, CustomID: p.route(actEntryDelOK).encode()},
+			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: p.route(actEntryPick).encode()},
+		}
 	}
-	toggle := discordgo.Button{Label: "Enabled", Style: discordgo.SuccessButton, CustomID: p.route(actEntryToggle).encode()}
+	toggle := discordgo.Button{Label: t.S("Enabled"), Style: discordgo.SuccessButton, CustomID: p.route(actEntryToggle).encode()}
 	if !p.entry.Enabled {
-		toggle.Label, toggle.Style = "Disabled", discordgo.SecondaryButton
+		toggle.Label, toggle.Style = t.S("Disabled"), discordgo.SecondaryButton
 	}
 	back := p.route(actBack)
 	back.entry = 0
-	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{
-		discordgo.Button{Label: "Edit", Style: discordgo.PrimaryButton, CustomID: p.route(actEntryEdit).encode()},
-		discordgo.Button{Label: "Activation Rules", Style: discordgo.SecondaryButton, CustomID: p.route(actEntryRules).encode()},
+	return []discordgo.MessageComponent{
+		discordgo.Button{Label: t.S("Edit"), Style: discordgo.PrimaryButton, CustomID: p.route(actEntryEdit).encode(), Disabled: tooLong(p.entry)},
+		discordgo.Button{Label: t.S("Activation Rules"), Style: discordgo.SecondaryButton, CustomID: p.route(actEntryRules).encode()},
 		toggle,
-		discordgo.Button{Label: "Delete", Style: discordgo.DangerButton, CustomID: p.route(actEntryDelete).encode()},
-		discordgo.Button{Label: "Back", Style: discordgo.SecondaryButton, CustomID: back.encode()},
-	}}
+		discordgo.Button{Label: t.S("Delete"), Style: discordgo.DangerButton, CustomID: p.route(actEntryDelete).encode()},
+		discordgo.Button{Label: t.S("Back"), Style: discordgo.SecondaryButton, CustomID: back.encode()},
+	}
 }
 
 func selectRow(r route, placeholder string, opts []discordgo.SelectMenuOption) discordgo.ActionsRow {
@@ -360,9 +448,9 @@ func selectRow(r route, placeholder string, opts []discordgo.SelectMenuOption) d
 	}}}
 }
 
-func channelList(ids []string) string {
+func channelList(t tr, ids []string) string {
 	if len(ids) == 0 {
-		return "all channels"
+		return t.S("all channels")
 	}
 	parts := make([]string, len(ids))
 	for i, id := range ids {
@@ -385,18 +473,11 @@ var logicNames = [...]struct{ panel, api string }{
 	{"OR", "AND_ANY"}, {"AND", "AND_ALL"}, {"NOR", "NOT_ANY"}, {"NAND", "NOT_ALL"},
 }
 
-func orUntitled(s string) string {
+func orUntitled(t tr, s string) string {
 	if strings.TrimSpace(s) == "" {
-		return "(untitled)"
+		return t.S("(untitled)")
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // clip cuts s to at most n characters (runes), ending with "…" when cut.
@@ -410,6 +491,6 @@ func clip(s string, n int) string {
 
 // escape neutralises markdown and mentions in member-written names.
 func escape(s string) string {
-	r := strings.NewReplacer("*", "\\*", "_", "\\_", "`", "\\`", "~", "\\~", "|", "\\|", ">", "\\>", "@", "@\u200b")
+	r := strings.NewReplacer("*", "\\*", "_", "\\_", "`", "\\`", "~", "\\~", "|", "\\|", ">", "\\>", "@", "@\u200b", "#", "\\#")
 	return r.Replace(s)
 }

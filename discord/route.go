@@ -58,7 +58,16 @@ const (
 	modalEntryEdit = "lore-me"  // modal: edit entry
 	modalRules     = "lore-mr"  // modal: activation rules
 	modalRename    = "lore-mn"  // modal: rename collection
-	modalImport    = "lore-mi"  // modal: import options
+	modalImport    = "lore-mi"  // modal: import a file (upload + name or mode)
+	actSettings    = "lore-st"  // scope row: Settings view
+	actSetToggle   = "lore-stt" // settings: toggle a server setting (entry field: which)
+	actBackups     = "lore-bu"  // scope row: Backups view
+	actBackupExp   = "lore-bue" // backups: export the whole workspace
+	actBackupImp   = "lore-bui" // backups: open the upload modal
+	actBackupOK    = "lore-buy" // backup preview: confirm (entry field: preview id)
+	actCardImport  = "lore-ci"  // persona scope: Import Persona Card (modal)
+	modalCard      = "lore-mc"  // modal: persona card upload
+	modalBackup    = "lore-mu"  // modal: workspace backup upload
 )
 
 // route is one decoded custom id: the action and the panel state it acts on.

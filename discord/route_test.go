@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func TestClipAndEscape(t *testing.T) {
 // each payload breaks one Discord rule.
 func TestValidatorCatchesViolations(t *testing.T) {
 	str := func(s string) *string { return &s }
-	btn := func(id string) wireComponent { return wireComponent{Type: 2, CustomID: id, Label: "b"} }
+	btn := func(id string) wireComponent { return wireComponent{Type: 2, CustomID: id, Label: str("b")} }
 	row := func(cs ...wireComponent) wireComponent { return wireComponent{Type: 1, Components: cs} }
 	opts := func(n int) []wireOption {
 		var out []wireOption
@@ -74,7 +75,18 @@ func TestValidatorCatchesViolations(t *testing.T) {
 		return out
 	}
 	ti := func(label string) wireComponent {
-		return row(wireComponent{Type: 4, CustomID: "f", Label: label, MaxLength: 10})
+		return row(wireComponent{Type: 4, CustomID: "f", Label: str(label), MaxLength: 10})
+	}
+	lbl := func(c wireComponent) wireComponent { return wireComponent{Type: 18, Label: str("L"), Component: &c} }
+	container := func(cs ...wireComponent) wireComponent { return wireComponent{Type: 17, Components: cs} }
+	text := func(s string) wireComponent { return wireComponent{Type: 10, Content: s} }
+	v2 := func(cs ...wireComponent) wireData { return wireData{Flags: flagComponentsV2, Components: cs} }
+	many := func(n int) []wireComponent {
+		var out []wireComponent
+		for i := range n {
+			out = append(out, text(strconv.Itoa(i)))
+		}
+		return out
 	}
 	tests := []struct {
 		name string
@@ -89,7 +101,16 @@ func TestValidatorCatchesViolations(t *testing.T) {
 		{"select beside a button", 7, wireData{Components: []wireComponent{row(btn("a"), wireComponent{Type: 3, CustomID: "s", Options: opts(1)})}}, "1 buttons and 1 selects"},
 		{"long content", 4, wireData{Content: str(strings.Repeat("x", 2001))}, "content of 2001"},
 		{"modal title", 9, wireData{CustomID: "m", Title: strings.Repeat("x", 46), Components: []wireComponent{ti("l")}}, "modal title"},
-		{"modal six rows", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{ti("a"), ti("a"), ti("a"), ti("a"), ti("a"), ti("a")}}, "modal with 6 rows"},
+		{"modal six rows", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{ti("a"), ti("a"), ti("a"), ti("a"), ti("a"), ti("a")}}, "modal with 6 top-level components"},
+		{"v2 with content", 7, wireData{Flags: flagComponentsV2, Content: str("x"), Components: []wireComponent{container(text("a"))}}, "carries content"},
+		{"v2 over 40 components", 7, v2(container(many(40)...)), "41 components"},
+		{"v2 text over 4000", 7, v2(container(text(strings.Repeat("x", 4001)))), "4001 characters"},
+		{"v2 nested container", 7, v2(container(container(text("a")))), "nested"},
+		{"v2 row of six buttons", 7, v2(container(row(btn("a"), btn("b"), btn("c"), btn("d"), btn("e"), btn("f")))), "6 buttons"},
+		{"labelled text input with its own label", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{lbl(wireComponent{Type: 4, CustomID: "f", Label: str("x"), MaxLength: 5})}}, "carries its own label"},
+		{"file upload of 11", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{lbl(wireComponent{Type: 19, CustomID: "f", MaxValues: 11})}}, "min/max values"},
+		{"disabled in a modal", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{lbl(wireComponent{Type: 3, CustomID: "s", Disabled: true, Options: opts(1)})}}, "disabled"},
+		{"label too long", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{{Type: 18, Label: str(strings.Repeat("x", 46)), Component: &wireComponent{Type: 19, CustomID: "f", MaxValues: 1}}}}, "46 characters"},
 		{"text input label", 9, wireData{CustomID: "m", Title: "t", Components: []wireComponent{ti(strings.Repeat("x", 46))}}, "text input label"},
 	}
 	for _, tt := range tests {
@@ -99,4 +120,7 @@ func TestValidatorCatchesViolations(t *testing.T) {
 		})
 	}
 	require.Empty(t, violations(7, &wireData{Content: str("ok"), Components: []wireComponent{row(btn("a"), btn("b"))}}))
+	ok := v2(container(text("a"), row(btn("a"), btn("b"))))
+	require.Empty(t, violations(7, &ok))
+	require.Empty(t, violations(9, &wireData{CustomID: "m", Title: "t", Components: []wireComponent{lbl(wireComponent{Type: 19, CustomID: "f", MaxValues: 1}), lbl(wireComponent{Type: 4, CustomID: "n", MaxLength: 5})}}))
 }

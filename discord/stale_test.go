@@ -166,9 +166,9 @@ func TestNonManagerReads(t *testing.T) {
 	p := h.open(permMember).panel()
 	e := h.need(p, actEntryPick)
 	p = h.click(permMember, e, e.Options[0].Value).panel()
-	require.True(t, strings.Contains(*p.Content, "Content of entry"))
+	require.True(t, strings.Contains(p.text(), "Content of entry"))
 	p = h.clickID(permMember, route{action: actPersona}.encode()).panel()
-	require.Contains(t, *p.Content, "Aria")
+	require.Contains(t, p.text(), "Aria")
 }
 
 // TestBookAddIgnoresDeletedSelection: adding a book while the book the

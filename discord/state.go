@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"loregate/graph/auth"
+	"loregate/lore"
 )
 
 // Page sizes of the pickers (seed 000: "Collection pages hold 23 books plus
@@ -17,6 +18,8 @@ import (
 // Entries"). The persona picker has no extra options, so it holds Discord's
 // 25.
 const (
+	// maxScopeEntries is a scope's entry limit (the counters show n/250).
+	maxScopeEntries = lore.MaxEntriesPerScope
 	bookPageSize    = 23
 	entryPageSize   = 23
 	personaPageSize = 25
@@ -27,6 +30,7 @@ const (
 const (
 	qServer = `query($s: String!) { server(discordId: $s) {
 		canManage
+		settings { channelScoping memoryTagging regexKeys }
 		personas { id lineageId name removed }
 		entryCounts { lineageId count }
 		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount } } } } }`
@@ -83,8 +87,10 @@ type entryConn struct {
 // lineageGroup is one persona lineage with the names of its active personas.
 type lineageGroup struct {
 	lineage int64
-	names   []string
-	entries int
+	// personaID is the lineage's first active persona.
+	personaID int64
+	names     []string
+	entries   int
 }
 
 func (g lineageGroup) label() string { return strings.Join(g.names, " / ") }
@@ -98,11 +104,23 @@ const (
 	viewChannels
 	viewConfirmBook
 	viewConfirmEntry
+	viewSettings
+	viewBackups
+	viewBackupPreview
 )
+
+// serverSettings are the server settings the settings view shows.
+type serverSettings struct {
+	ChannelScoping bool `json:"channelScoping"`
+	MemoryTagging  bool `json:"memoryTagging"`
+	RegexKeys      bool `json:"regexKeys"`
+}
 
 // panel is the state one paint renders: everything read through the API
 // for one member, plus the route position.
 type panel struct {
+	// t translates for the member's locale.
+	t         tr
 	guild     string
 	canManage bool
 	// persona is true in Persona scope (lineage may still be 0 when the
@@ -123,6 +141,11 @@ type panel struct {
 	receipt []string
 	// channels are the existing channels preselected in the channel view.
 	channels []string
+	// serverwideCount is the Serverwide scope's entry count (all books).
+	serverwideCount int
+	settings        serverSettings
+	// preview is the workspace backup preview shown before its import.
+	preview *backupPreview
 }
 
 // route returns the panel position as a route with action act.
@@ -137,8 +160,9 @@ func (p *panel) route(act string) route {
 	return r
 }
 
+// addReceipt adds a translated line (format is a catalog key).
 func (p *panel) addReceipt(format string, args ...any) {
-	p.receipt = append(p.receipt, fmt.Sprintf(format, args...))
+	p.receipt = append(p.receipt, p.t.S(format, args...))
 }
 
 // loadOpts says what a paint needs beyond the position in the route.
@@ -147,6 +171,8 @@ type loadOpts struct {
 	persona bool
 	// full reads every entry field (entry view, modals).
 	full bool
+	// view opens a view other than the pickers (settings, backups).
+	view viewKind
 }
 
 // load re-resolves the scope named by rt for principal p: the server (registered
@@ -154,11 +180,13 @@ type loadOpts struct {
 // selected book's entries and, when rt names one, the entry. A persona,
 // collection or entry that no longer exists marks the panel stale and falls
 // back to a safe scope with a changed-state receipt.
-func (b *Bot) load(ctx context.Context, p *auth.Principal, guild string, rt route, o loadOpts) (*panel, error) {
+func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*panel, error) {
+	p, guild := in.p, in.guild
 	var data struct {
 		Server *struct {
-			CanManage   bool         `json:"canManage"`
-			Personas    []apiPersona `json:"personas"`
+			CanManage   bool           `json:"canManage"`
+			Settings    serverSettings `json:"settings"`
+			Personas    []apiPersona   `json:"personas"`
 			EntryCounts []struct {
 				LineageID *int64 `json:"lineageId"`
 				Count     int    `json:"count"`
@@ -185,12 +213,14 @@ func (b *Bot) load(ctx context.Context, p *auth.Principal, guild string, rt rout
 			return nil, fmt.Errorf("server %s: %w", guild, errUnavailable)
 		}
 	}
-	pn := &panel{guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage}
+	pn := &panel{t: in.t, guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage, settings: data.Server.Settings}
 	pn.persona = o.persona || rt.lineage != 0
 	counts := map[int64]int{}
 	for _, c := range data.Server.EntryCounts {
 		if c.LineageID != nil {
 			counts[*c.LineageID] = c.Count
+		} else {
+			pn.serverwideCount = c.Count
 		}
 	}
 	pn.groups = groupPersonas(data.Server.Personas, counts)
@@ -318,7 +348,7 @@ func groupPersonas(ps []apiPersona, counts map[int64]int) []lineageGroup {
 		if !ok {
 			i = len(out)
 			idx[p.LineageID] = i
-			out = append(out, lineageGroup{lineage: p.LineageID, entries: counts[p.LineageID]})
+			out = append(out, lineageGroup{lineage: p.LineageID, personaID: p.ID, entries: counts[p.LineageID]})
 		}
 		out[i].names = append(out[i].names, p.Name)
 	}

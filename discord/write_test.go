@@ -64,7 +64,7 @@ func TestWritePaths(t *testing.T) {
 				act: func(h *harness, perms int64) outcome { return h.click(perms, c) },
 				check: func(t *testing.T, h *harness, o outcome) {
 					require.False(t, h.books()[0].Enabled)
-					require.Equal(t, "Disabled", h.need(o.panel(), actBookToggle).Label)
+					require.Equal(t, "Disabled", h.need(o.panel(), actBookToggle).label())
 				},
 			}
 		},
@@ -76,7 +76,7 @@ func TestWritePaths(t *testing.T) {
 				act: func(h *harness, perms int64) outcome { return h.click(perms, sel, chanA, threadA) },
 				check: func(t *testing.T, h *harness, o outcome) {
 					require.Equal(t, []string{chanA, threadA}, h.books()[0].ChannelIDs)
-					require.Contains(t, *o.panel().Content, "<#"+chanA+">")
+					require.Contains(t, o.panel().text(), "<#"+chanA+">")
 				},
 			}
 		},
@@ -106,13 +106,13 @@ func TestWritePaths(t *testing.T) {
 		},
 		"collection delete": func(h *harness) step {
 			confirm := h.click(permManager, h.need(h.open(permManager).panel(), actBookDelete)).panel()
-			require.Contains(t, *confirm.Content, "cannot be undone")
+			require.Contains(t, confirm.text(), "cannot be undone")
 			ok := h.need(confirm, actBookDelOK)
 			return step{
 				act: func(h *harness, perms int64) outcome { return h.click(perms, ok) },
 				check: func(t *testing.T, h *harness, o outcome) {
 					require.Empty(t, h.books())
-					require.Contains(t, *o.panel().Content, "No lorebooks yet")
+					require.Contains(t, o.panel().text(), "No lorebooks yet")
 				},
 			}
 		},
@@ -144,7 +144,7 @@ func TestWritePaths(t *testing.T) {
 					require.Equal(t, []string{"dragon", "wyrm"}, e.Keys)
 					require.False(t, e.Constant)
 					require.Equal(t, "AFTER", e.Placement, "new entries go after the persona")
-					require.Contains(t, *o.panel().Content, "Dragons hoard.")
+					require.Contains(t, o.panel().text(), "Dragons hoard.")
 				},
 			}
 		},
@@ -206,7 +206,7 @@ func TestWritePaths(t *testing.T) {
 				act: func(h *harness, perms int64) outcome { return h.click(perms, c) },
 				check: func(t *testing.T, h *harness, o outcome) {
 					require.False(t, h.scope(7, "")[0].Enabled)
-					require.Equal(t, "Disabled", h.need(o.panel(), actEntryToggle).Label)
+					require.Equal(t, "Disabled", h.need(o.panel(), actEntryToggle).label())
 				},
 			}
 		},
@@ -217,7 +217,7 @@ func TestWritePaths(t *testing.T) {
 				act: func(h *harness, perms int64) outcome { return h.click(perms, ok) },
 				check: func(t *testing.T, h *harness, o outcome) {
 					require.Len(t, h.scope(7, ""), 1)
-					require.Contains(t, *o.panel().Content, "Deleted")
+					require.Contains(t, o.panel().text(), "Deleted")
 				},
 			}
 		},

@@ -1,14 +1,17 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"mime"
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"loregate/graph/auth"
+	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/postgres"
 )
@@ -55,4 +58,33 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 		h.Set("Expires", a.ExpiresAt.UTC().Format(time.RFC1123))
 		_, _ = w.Write(a.Data)
 	})
+}
+
+// artifactContent is Artifact.content: the file as text for a caller who
+// manages the artifact's server, until it expires; null otherwise (and for
+// files that are not UTF-8).
+func (r *Resolver) artifactContent(ctx context.Context, obj *model.Artifact) (*string, error) {
+	if r.Jobs == nil {
+		return nil, nil
+	}
+	id, err := strconv.ParseInt(obj.ID, 10, 64)
+	if err != nil {
+		return nil, nil
+	}
+	meta, err := r.Jobs.Store.GetArtifact(ctx, id)
+	if errors.Is(err, lore.ErrNotFound) || (err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(r.Jobs.now()))) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	a, err := r.Jobs.Store.GetArtifactData(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !utf8.Valid(a.Data) {
+		return nil, nil
+	}
+	s := string(a.Data)
+	return &s, nil
 }

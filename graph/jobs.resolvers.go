@@ -7,8 +7,14 @@ package graph
 
 import (
 	"context"
+	"loregate/graph/generated"
 	"loregate/graph/model"
 )
+
+// Content is the resolver for the content field.
+func (r *artifactResolver) Content(ctx context.Context, obj *model.Artifact) (*string, error) {
+	return r.artifactContent(ctx, obj)
+}
 
 // ExportWorkspaceBackup is the resolver for the exportWorkspaceBackup field.
 func (r *mutationResolver) ExportWorkspaceBackup(ctx context.Context, input model.ExportWorkspaceBackupInput) (*model.JobPayload, error) {
@@ -29,3 +35,8 @@ func (r *mutationResolver) ImportWorkspaceBackup(ctx context.Context, input mode
 func (r *queryResolver) Job(ctx context.Context, id string) (*model.Job, error) {
 	return r.job(ctx, id)
 }
+
+// Artifact returns generated.ArtifactResolver implementation.
+func (r *Resolver) Artifact() generated.ArtifactResolver { return &artifactResolver{r} }
+
+type artifactResolver struct{ *Resolver }

@@ -22,6 +22,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	Artifact() ArtifactResolver
 	Collection() CollectionResolver
 	Mutation() MutationResolver
 	PersonaBook() PersonaBookResolver
@@ -67,6 +68,7 @@ type ComplexityRoot struct {
 	}
 
 	Artifact struct {
+		Content   func(childComplexity int) int
 		ExpiresAt func(childComplexity int) int
 		FileName  func(childComplexity int) int
 		ID        func(childComplexity int) int
@@ -598,6 +600,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AdmittedEntry.TriggeredBy(childComplexity), true
 
+	case "Artifact.content":
+		if e.ComplexityRoot.Artifact.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Content(childComplexity), true
 	case "Artifact.expiresAt":
 		if e.ComplexityRoot.Artifact.ExpiresAt == nil {
 			break
@@ -2971,6 +2979,8 @@ type Artifact {
   expiresAt: Time!
   "Path of the authorised download (GET with Authorization: Bearer ...)."
   url: String!
+  "The file as text (a workspace backup is JSON), for clients that run operations in-process, such as the Discord adapter; null when expired or not valid UTF-8. Managers of the artifact's server only, like the download."
+  content: String
 }
 
 type JobPayload {
@@ -3568,6 +3578,8 @@ func (ec *executionContext) childFields_Artifact(ctx context.Context, field grap
 		return ec.fieldContext_Artifact_expiresAt(ctx, field)
 	case "url":
 		return ec.fieldContext_Artifact_url(ctx, field)
+	case "content":
+		return ec.fieldContext_Artifact_content(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Artifact", field.Name)
 }

@@ -120,6 +120,8 @@ type Artifact struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 	// Path of the authorised download (GET with Authorization: Bearer ...).
 	URL string `json:"url"`
+	// The file as text (a workspace backup is JSON), for clients that run operations in-process, such as the Discord adapter; null when expired or not valid UTF-8. Managers of the artifact's server only, like the download.
+	Content *string `json:"content,omitempty"`
 }
 
 type AssemblePromptInput struct {

@@ -1,0 +1,363 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bwmarrin/discordgo"
+
+	"loregate/graph/auth"
+)
+
+// Workspace backups from the panel (docs/discord.md "Backups"): export the
+// whole workspace (the All Personas bundle, lore included) as an
+// attachment; import by uploading a backup, seeing the per-scope
+// replacement preview, and confirming. A failed import keeps the upload, so
+// Confirm can be pressed again. One persona's book is exported with Export
+// Lorebook in Persona scope.
+
+const (
+	mExportBackup  = `mutation($in: ExportWorkspaceBackupInput!) { exportWorkspaceBackup(input: $in) { job { id state } error { code message field limit } } }`
+	mPreviewBackup = `mutation($input: PreviewWorkspaceBackupInput!) { previewWorkspaceBackup(input: $input) {
+		preview { previewId scopes { lineageId included incoming current converted } memories { total converted } }
+		error { code message field limit } } }`
+	mImportBackup = `mutation($in: ImportWorkspaceBackupInput!) { importWorkspaceBackup(input: $in) { job { id state } error { code message field limit } } }`
+	qJobArtifact  = `query($id: ID!) { job(id: $id) { state error artifact { fileName sizeBytes content } } }`
+	qJobState     = `query($id: ID!) { job(id: $id) { state error } }`
+)
+
+// backupPreview is what previewWorkspaceBackup reported (or, after a
+// failed import, only its id and the failure).
+type backupPreview struct {
+	PreviewID string `json:"previewId"`
+	Scopes    []struct {
+		LineageID *int64 `json:"lineageId"`
+		Included  bool   `json:"included"`
+		Incoming  int    `json:"incoming"`
+		Current   int    `json:"current"`
+		Converted int    `json:"converted"`
+	} `json:"scopes"`
+	Memories struct {
+		Total     int `json:"total"`
+		Converted int `json:"converted"`
+	} `json:"memories"`
+	// failed is set after a failed import: the upload is kept for a retry.
+	failed bool
+}
+
+// maxAttachmentBytes is Discord's default per-file limit for bot uploads.
+const maxAttachmentBytes = 10 << 20
+
+func renderBackups(w *builder, p *panel) {
+	t := p.t
+	w.text("## " + t.S("Backups"))
+	if p.view == viewBackupPreview && p.preview != nil {
+		renderPreview(w, p)
+		return
+	}
+	w.text(t.S("**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).") + "\n" +
+		t.S("**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.") + "\n" +
+		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**."))
+	if !p.canManage {
+		w.text("-# " + t.S("Only members with the Manage Server permission can export or import backups."))
+	}
+	w.row(
+		discordgo.Button{Label: t.S("Export workspace"), Style: discordgo.PrimaryButton, CustomID: route{action: actBackupExp}.encode(), Disabled: !p.canManage},
+		discordgo.Button{Label: t.S("Import backup"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackupImp}.encode(), Disabled: !p.canManage},
+	)
+}
+
+func renderPreview(w *builder, p *panel) {
+	t := p.t
+	pv := p.preview
+	id, _ := strconv.ParseInt(pv.PreviewID, 10, 64)
+	confirm := route{action: actBackupOK, entry: id}.encode()
+	if pv.failed {
+		w.text(t.S("The upload is kept: press **Try again** to import it again, or **Cancel**."))
+		w.row(
+			discordgo.Button{Label: t.S("Try again"), Style: discordgo.DangerButton, CustomID: confirm},
+			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups}.encode()},
+		)
+		return
+	}
+	var s strings.Builder
+	s.WriteString("### " + t.S("What this backup does") + "\n")
+	for _, sc := range pv.Scopes {
+		name := t.S("Serverwide")
+		if sc.LineageID != nil {
+			name = t.S("Lineage %d", *sc.LineageID)
+			for _, g := range p.groups {
+				if g.lineage == *sc.LineageID {
+					name = escape(g.label())
+				}
+			}
+		}
+		switch {
+		case sc.Included:
+			s.WriteString("- " + t.S("%s: replaces %d entries with %d", name, sc.Current, sc.Incoming))
+		case sc.Converted > 0:
+			s.WriteString("- " + t.S("%s: keeps %d entries and adds %d converted memories", name, sc.Current, sc.Converted))
+		default:
+			s.WriteString("- " + t.S("%s: not in the backup, kept as it is (%d entries)", name, sc.Current))
+		}
+		s.WriteByte('\n')
+	}
+	if pv.Memories.Total > 0 {
+		s.WriteString(t.S("Older keyword memories: %d of %d convert to entries.", pv.Memories.Converted, pv.Memories.Total) + "\n")
+	}
+	w.text(s.String())
+	w.row(
+		discordgo.Button{Label: t.S("Confirm import"), Style: discordgo.DangerButton, CustomID: confirm},
+		discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups}.encode()},
+	)
+}
+
+// backupsPanel loads the panel in the backups view.
+func (b *Bot) backupsPanel(ctx context.Context, in *request) (*panel, error) {
+	p, err := b.load(ctx, in, route{}, loadOpts{})
+	if err != nil {
+		return nil, err
+	}
+	p.view = viewBackups
+	return p, nil
+}
+
+// backupExport runs the workspace export job and sends the file as an
+// ephemeral follow-up, then repaints the backups view with a receipt.
+func (b *Bot) backupExport(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	p, err := b.backupsPanel(ctx, in)
+	if err != nil {
+		return err
+	}
+	if !in.manage {
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	var out struct {
+		Job *struct {
+			ID string `json:"id"`
+		} `json:"job"`
+	}
+	e, err := b.mutate(ctx, in.p, mExportBackup, "exportWorkspaceBackup", map[string]any{"serverDiscordId": in.guild}, &out)
+	switch {
+	case errors.Is(err, errForbidden):
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	case err != nil:
+		return err
+	case e != nil:
+		p.receipt = append(p.receipt, failure(in.t, e))
+		return b.paint(ctx, in, p)
+	}
+	var job struct {
+		Job *struct {
+			State    string  `json:"state"`
+			Error    *string `json:"error"`
+			Artifact *struct {
+				FileName  string  `json:"fileName"`
+				SizeBytes int     `json:"sizeBytes"`
+				Content   *string `json:"content"`
+			} `json:"artifact"`
+		} `json:"job"`
+	}
+	wctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
+	err = b.waitJob(wctx, in.p, qJobArtifact, out.Job.ID, &job, func() string {
+		if job.Job == nil {
+			return ""
+		}
+		return job.Job.State
+	})
+	cancel()
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
+	defer rcancel()
+	switch {
+	case errors.Is(err, errJobPending):
+		p.addReceipt("The export is still running. Press **Export workspace** again in a few minutes.")
+		return b.paint(rctx, in, p)
+	case err != nil:
+		return err
+	}
+	a := job.Job.Artifact
+	if job.Job.State != "COMPLETED" || a == nil || a.Content == nil {
+		b.log.ErrorContext(ctx, "discord: workspace export failed", "guild", in.guild, "state", job.Job.State)
+		p.addReceipt("The export failed. Nothing was changed; try again in a moment.")
+		return b.paint(rctx, in, p)
+	}
+	if a.SizeBytes > maxAttachmentBytes {
+		p.addReceipt("The backup is %s, more than Discord lets a bot attach (%s). Download it through the loregate API instead.", sizeText(int64(a.SizeBytes)), sizeText(maxAttachmentBytes))
+		return b.paint(rctx, in, p)
+	}
+	_, err = b.session.FollowupMessageCreate(in.i, true, &discordgo.WebhookParams{
+		Content: in.t.S("Workspace backup (All Personas): every Serverwide book and every persona's book. Import it with **Import backup**."),
+		Flags:   discordgo.MessageFlagsEphemeral,
+		Files:   []*discordgo.File{{Name: a.FileName, ContentType: "application/json", Reader: strings.NewReader(*a.Content)}},
+	}, discordgo.WithContext(rctx))
+	if err != nil {
+		b.logDiscord(rctx, "send backup", err)
+		return fmt.Errorf("send backup: %w", err)
+	}
+	p.addReceipt("Exported the workspace as **%s** (%s).", escape(a.FileName), sizeText(int64(a.SizeBytes)))
+	return b.paint(rctx, in, p)
+}
+
+// submitBackup previews an uploaded backup: the file is stored by the API
+// and nothing changes until Confirm.
+func (b *Bot) submitBackup(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	p, err := b.backupsPanel(ctx, in)
+	if err != nil {
+		return err
+	}
+	if !in.manage {
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	name, data, msg, err := b.uploaded(ctx, in)
+	if err != nil {
+		return err
+	}
+	if msg != "" {
+		p.receipt = append(p.receipt, msg)
+		return b.paint(ctx, in, p)
+	}
+	var out struct {
+		PreviewWorkspaceBackup struct {
+			Preview *backupPreview `json:"preview"`
+			Error   *mutationError `json:"error"`
+		} `json:"previewWorkspaceBackup"`
+	}
+	err = b.api.upload(ctx, in.p, mPreviewBackup, map[string]any{"serverDiscordId": in.guild}, name, data, &out)
+	switch {
+	case errors.Is(err, errForbidden):
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	case err != nil:
+		return err
+	}
+	if e := out.PreviewWorkspaceBackup.Error; e != nil {
+		p.receipt = append(p.receipt, failure(in.t, e))
+		return b.paint(ctx, in, p)
+	}
+	p.preview = out.PreviewWorkspaceBackup.Preview
+	p.view = viewBackupPreview
+	p.addReceipt("Nothing has changed yet. Check the preview and press **Confirm import**.")
+	return b.paint(ctx, in, p)
+}
+
+// backupConfirm commits a previewed backup and waits for the job. On
+// failure the preview id stays valid and the view offers Try again.
+func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	p, err := b.backupsPanel(ctx, in)
+	if err != nil {
+		return err
+	}
+	if !in.manage {
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	}
+	id := strconv.FormatInt(in.rt.entry, 10)
+	var out struct {
+		Job *struct {
+			ID string `json:"id"`
+		} `json:"job"`
+	}
+	e, err := b.mutate(ctx, in.p, mImportBackup, "importWorkspaceBackup", map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out)
+	switch {
+	case errors.Is(err, errForbidden):
+		p.addReceipt(msgNeedManage)
+		return b.paint(ctx, in, p)
+	case err != nil:
+		return err
+	case e != nil:
+		// An expired or already imported preview: upload again.
+		p.receipt = append(p.receipt, failure(in.t, e))
+		return b.paint(ctx, in, p)
+	}
+	var job struct {
+		Job *struct {
+			State string  `json:"state"`
+			Error *string `json:"error"`
+		} `json:"job"`
+	}
+	wctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
+	err = b.waitJob(wctx, in.p, qJobState, out.Job.ID, &job, func() string {
+		if job.Job == nil {
+			return ""
+		}
+		return job.Job.State
+	})
+	cancel()
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
+	defer rcancel()
+	pending := errors.Is(err, errJobPending)
+	if err != nil && !pending {
+		return err
+	}
+	if p, err = b.backupsPanel(rctx, in); err != nil {
+		return err
+	}
+	switch {
+	case pending:
+		p.addReceipt("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
+	case job.Job.State == "COMPLETED":
+		p.addReceipt("Backup imported: the included books replaced their scopes; the others were kept.")
+	default:
+		reason := in.t.S("the store could not complete it")
+		if job.Job.State == "CANCELLED" && job.Job.Error != nil {
+			reason = clip(*job.Job.Error, 300)
+		}
+		p.addReceipt("The import failed and nothing was changed: %s", reason)
+		p.view, p.preview = viewBackupPreview, &backupPreview{PreviewID: id, failed: true}
+	}
+	return b.paint(rctx, in, p)
+}
+
+// terminalJob reports whether a job state is final.
+func terminalJob(state string) bool {
+	return state == "COMPLETED" || state == "CANCELLED" || state == "DISCARDED"
+}
+
+// waitJob polls query (variable $id) into out until state() is final or
+// ctx ends (errJobPending): first after pollMin, then doubling up to
+// pollMax. A job that vanished is errJobFailed.
+func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string, out any, state func() string) error {
+	wait := b.pollMin
+	if wait <= 0 {
+		wait = pollMin
+	}
+	for {
+		if err := b.api.do(ctx, p, query, map[string]any{"id": id}, out); err != nil {
+			if ctx.Err() != nil {
+				return errJobPending
+			}
+			return fmt.Errorf("job %s: %w", id, err)
+		}
+		s := state()
+		if s == "" {
+			return fmt.Errorf("job %s: %w", id, errJobFailed)
+		}
+		if terminalJob(s) {
+			return nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return errJobPending
+		case <-t.C:
+		}
+		wait = min(wait*2, pollMax)
+	}
+}

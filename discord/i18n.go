@@ -1,0 +1,102 @@
+package discord
+
+import (
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+	"golang.org/x/text/message/catalog"
+)
+
+// Every member-facing text of the adapter comes from one message catalog
+// (golang.org/x/text/message) in English and Brazilian Portuguese, the
+// language of the user guide, whose labels the Portuguese texts use. The
+// interaction's locale picks the language (pt-BR and pt → Portuguese,
+// anything else → English). Message keys are the English texts, with fmt
+// verbs; plural messages select on their first argument.
+
+var (
+	langEN = language.English
+	langPT = language.BrazilianPortuguese
+)
+
+// pluralMsg is a message that selects on a count: one form for 1, another
+// for every other number.
+type pluralMsg struct{ key, enOne, enMany, ptOne, ptMany string }
+
+// tr translates for one interaction.
+type tr struct {
+	p *message.Printer
+	// miss, when set (tests), is told about keys missing from the catalog.
+	miss func(key string)
+	lang language.Tag
+}
+
+// S formats the message key with args in the interaction's language.
+func (t tr) S(key string, args ...any) string {
+	if t.miss != nil {
+		if _, ok := catalogKeys[key]; !ok {
+			t.miss(key)
+		}
+	}
+	if t.p == nil {
+		return message.NewPrinter(langEN).Sprintf(key, args...)
+	}
+	return t.p.Sprintf(key, args...)
+}
+
+// N formats a plural message: n items.
+func (t tr) N(key string, n int) string { return t.S(key, n) }
+
+// catalogKeys holds every key of the catalog.
+var catalogKeys = func() map[string]struct{} {
+	m := make(map[string]struct{}, len(texts)+len(plurals))
+	for _, x := range texts {
+		m[x[0]] = struct{}{}
+	}
+	for _, x := range plurals {
+		m[x.key] = struct{}{}
+	}
+	return m
+}()
+
+// newCatalog builds the catalog of texts and plurals.
+func newCatalog() catalog.Catalog {
+	b := catalog.NewBuilder(catalog.Fallback(langEN))
+	for _, x := range texts {
+		_ = b.SetString(langEN, x[0], x[0])
+		_ = b.SetString(langPT, x[0], x[1])
+	}
+	for _, x := range plurals {
+		_ = b.Set(langEN, x.key, plural.Selectf(1, "%d", "=1", x.enOne, "other", x.enMany))
+		_ = b.Set(langPT, x.key, plural.Selectf(1, "%d", "=1", x.ptOne, "other", x.ptMany))
+	}
+	return b
+}
+
+// localeTag maps a Discord locale to a catalog language.
+func localeTag(l discordgo.Locale) language.Tag {
+	if strings.HasPrefix(string(l), "pt") {
+		return langPT
+	}
+	return langEN
+}
+
+// translator returns the translator for an interaction's locale.
+func (b *Bot) translator(l discordgo.Locale) tr {
+	tag := localeTag(l)
+	return tr{p: message.NewPrinter(tag, message.Catalog(b.cat)), miss: b.missingText, lang: tag}
+}
+
+// commandLocalizations are the Portuguese command and option descriptions
+// (command names stay /memories as the guide writes them).
+func commandLocalizations(en string) *map[discordgo.Locale]string {
+	for _, x := range texts {
+		if x[0] == en {
+			return &map[discordgo.Locale]string{discordgo.PortugueseBR: x[1]}
+		}
+	}
+	return nil
+}
