@@ -80,7 +80,7 @@ func renderPreview(w *builder, p *panel) {
 		w.text(t.S("The upload is kept: press **Try again** to import it again, or **Cancel**."))
 		w.row(
 			discordgo.Button{Label: t.S("Try again"), Style: discordgo.DangerButton, CustomID: confirm},
-			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups}.encode()},
+			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups, page: 1}.encode()}, // distinct from the scope row,
 		)
 		return
 	}
@@ -112,7 +112,7 @@ func renderPreview(w *builder, p *panel) {
 	w.text(s.String())
 	w.row(
 		discordgo.Button{Label: t.S("Confirm import"), Style: discordgo.DangerButton, CustomID: confirm},
-		discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups}.encode()},
+		discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackups, page: 1}.encode()}, // distinct from the scope row,
 	)
 }
 
@@ -319,14 +319,19 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 			reason = clip(*job.Job.Error, 300)
 		}
 		p.addReceipt("The import failed and nothing was changed: %s", reason)
+		if job.Job.State == "RETRYABLE" {
+			p.addReceipt("It is tried again automatically in a while.")
+		}
 		p.view, p.preview = viewBackupPreview, &backupPreview{PreviewID: id, failed: true}
 	}
 	return b.paint(rctx, in, p)
 }
 
-// terminalJob reports whether a job state is final.
+// terminalJob reports whether a polled job's state ends the wait: final
+// states, and RETRYABLE (an attempt failed; River tries again later, and
+// the member is told at once rather than after the handler's time).
 func terminalJob(state string) bool {
-	return state == "COMPLETED" || state == "CANCELLED" || state == "DISCARDED"
+	return state == "COMPLETED" || state == "CANCELLED" || state == "DISCARDED" || state == "RETRYABLE"
 }
 
 // waitJob polls query (variable $id) into out until state() is final or

@@ -262,7 +262,7 @@ func failure(t tr, e *mutationError) string {
 	switch e.Code {
 	case "INVALID_INPUT":
 		field := ""
-		if e.Field != nil {
+		if e.Field != nil && *e.Field != "" {
 			field = *e.Field + ": "
 		}
 		return t.S("Not saved: %s", field+e.Message)

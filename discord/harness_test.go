@@ -162,9 +162,12 @@ func (h *harness) importEntries(lineage int64, collection string, n int) {
 
 // worldInfo returns a SillyTavern world info file of n entries, titled
 // "Entry 000".. with keyword "key N".
-func worldInfo(n int) []byte {
+func worldInfo(n int) []byte { return worldInfoFrom(0, n) }
+
+// worldInfoFrom is worldInfo numbered from start.
+func worldInfoFrom(start, n int) []byte {
 	entries := map[string]any{}
-	for i := range n {
+	for i := start; i < start+n; i++ {
 		entries[strconv.Itoa(i)] = map[string]any{
 			"uid": i, "key": []string{fmt.Sprintf("key %d", i)}, "keysecondary": []string{},
 			"comment": fmt.Sprintf("Entry %03d", i), "content": fmt.Sprintf("Content of entry %d.", i),

@@ -203,6 +203,7 @@ var texts = [...][2]string{
 	{"Name of the new Serverwide book (default: the name in the file)", "Nome do novo livro de Todo o Servidor (padrão: o nome no arquivo)"},
 	{"Persona lineage id: import into that persona's book instead", "ID da linhagem da persona: importa no livro dessa persona"},
 	{"Replace the book's entries instead of appending", "Substituir as entradas do livro em vez de anexar"},
+	{"It is tried again automatically in a while.", "Ela é tentada novamente de forma automática em instantes."},
 }
 
 // plurals are the catalog's count messages.

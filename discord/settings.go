@@ -67,9 +67,12 @@ func renderSettings(w *builder, p *panel) {
 // again) and repaints the settings view with a receipt.
 func (b *Bot) settingToggle(ctx context.Context, in *request) error {
 	o := loadOpts{view: viewSettings}
+	// The route's entry field names the setting, not an entry.
+	which := in.rt.entry
+	in.rt = route{action: in.rt.action}
 	return b.write(ctx, in, o, nil, func(p *panel) (route, loadOpts, string, error) {
 		for _, d := range settingDefs {
-			if d.which != in.rt.entry {
+			if d.which != which {
 				continue
 			}
 			on := !d.get(p.settings)

@@ -77,8 +77,8 @@ func TestImportPersonaCardFailures(t *testing.T) {
 		in   lore.PersonaCardImport
 		want error
 	}{
-		{"forced lore failure removes the new persona", lore.PersonaCardImport{Server: b.server, Name: "Bram", Entries: failing}, lore.ErrUnavailable},
-		{"forced lore failure keeps the existing book", lore.PersonaCardImport{Server: b.server, PersonaID: 1, Entries: failing}, lore.ErrUnavailable},
+		{"forced lore failure removes the new persona", lore.PersonaCardImport{Server: b.server, Name: "Bram", Entries: failing}, lore.ErrInvalid},
+		{"forced lore failure keeps the existing book", lore.PersonaCardImport{Server: b.server, PersonaID: 1, Entries: failing}, lore.ErrInvalid},
 		{"too many entries", lore.PersonaCardImport{Server: b.server, Name: "Bram", Entries: entries(b.server, 0, "", "x", lore.MaxEntriesPerScope+1)}, lore.ErrScopeFull},
 		{"invalid entry", lore.PersonaCardImport{Server: b.server, Name: "Bram", Entries: []lore.Entry{entry(b.server, 0, "", "")}}, lore.ErrInvalid},
 		{"unknown persona", lore.PersonaCardImport{Server: b.server, PersonaID: 42, Entries: entries(b.server, 0, "", "y", 1)}, lore.ErrNotFound},

@@ -178,16 +178,17 @@ func ensureTemplate(ctx context.Context, base string) (string, error) {
 }
 
 // FailEntryInserts makes every insert of a lore entry whose content is
-// content fail inside the database (a trigger raising an exception), so a
-// test can force a lore write to fail after the writes before it in the
-// same transaction succeeded. It applies to pool's database only.
+// content fail inside the database (a trigger raising a check violation,
+// which the store reports as lore.ErrInvalid), so a test can force a lore
+// write to fail after the writes before it in the same transaction
+// succeeded. It applies to pool's database only.
 func FailEntryInserts(t testing.TB, pool *pgxpool.Pool, content string) {
 	t.Helper()
 	ctx := context.Background()
 	_, err := pool.Exec(ctx, `CREATE FUNCTION loregate_test_fail_entry() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.content = TG_ARGV[0] THEN
-        RAISE EXCEPTION 'forced lore failure';
+        RAISE EXCEPTION 'forced lore failure' USING ERRCODE = 'check_violation';
     END IF;
     RETURN NEW;
 END $$`)

@@ -1,0 +1,214 @@
+package discord
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/postgres/postgrestest"
+)
+
+// cardJSON is a V2 character card whose book holds entries with the given
+// contents.
+func cardJSON(name string, contents ...string) []byte {
+	var entries []map[string]any
+	for i, c := range contents {
+		entries = append(entries, map[string]any{"keys": []string{fmt.Sprintf("k%d", i)}, "content": c, "enabled": true,
+			"insertion_order": i, "name": fmt.Sprintf("E%d", i), "extensions": map[string]any{}})
+	}
+	b, _ := json.Marshal(map[string]any{"spec": "chara_card_v2", "spec_version": "2.0", "data": map[string]any{
+		"name": name, "description": "d", "personality": "", "scenario": "", "first_mes": "hi", "mes_example": "",
+		"character_book": map[string]any{"name": name + " book", "entries": entries, "extensions": map[string]any{}},
+	}})
+	return b
+}
+
+func (h *harness) personas() []apiPersona {
+	h.t.Helper()
+	var out struct {
+		Server struct {
+			Personas []apiPersona `json:"personas"`
+		} `json:"server"`
+	}
+	h.gql(`query($s: String!) { server(discordId: $s) { personas { id lineageId name removed } } }`, map[string]any{"s": testGuild}, &out)
+	return out.Server.Personas
+}
+
+// TestPersonaCardImport: Import Persona Card creates an alter (next free
+// id, new lineage, the card's book as its lorebook) shown with its book;
+// a forced lore failure leaves no persona; Replace writes into the
+// selected persona's book.
+func TestPersonaCardImport(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h) // persona 1 on lineage 7 with 2 entries
+	openCard := func(perms int64) wireData {
+		p := h.clickID(perms, route{action: actPersona}.encode()).panel()
+		return h.click(perms, h.need(p, actCardImport)).modal()
+	}
+	m := openCard(permManager)
+	require.Equal(t, []string{fieldFile, fieldName, fieldMode}, fieldIDs(m))
+
+	seraphina := corpusFile(t, "png/sillytavern__default_Seraphina.png")
+	p := h.submitForm(permManager, m, nil, nil, h.upload("Seraphina.png", seraphina)).panel()
+	require.Contains(t, p.text(), "Created the persona **Seraphina** (id 2, lineage 8)")
+	require.Contains(t, p.text(), "Imported into **Seraphina**: 4 entries added")
+	picker := h.need(p, actPersonaPick)
+	require.True(t, picker.Options[1].Default, "the new persona is selected")
+	require.Equal(t, "8", picker.Options[1].Value)
+	require.Len(t, h.scope(8, ""), 4)
+
+	t.Run("forced lore failure leaves no persona", func(t *testing.T) {
+		postgrestest.FailEntryInserts(t, h.pool, "this entry cannot be stored")
+		before := h.personas()
+		o := h.submitForm(permManager, openCard(permManager), nil, nil, h.upload("bad.json", cardJSON("Bad", "fine", "this entry cannot be stored")))
+		require.Contains(t, o.content(), "Not saved: ")
+		require.Contains(t, o.content(), "rejected by a database constraint")
+		require.Equal(t, before, h.personas(), "the new persona was removed with the failed lore")
+		require.Len(t, h.scope(7, ""), 2)
+	})
+	t.Run("replace the selected persona's book", func(t *testing.T) {
+		o := h.submitForm(permManager, openCard(permManager), nil, map[string][]string{fieldMode: {valueReplace}}, h.upload("c.json", cardJSON("Aria II", "one")))
+		require.Contains(t, o.content(), "Replaced the book of **Aria**")
+		require.Contains(t, o.content(), "1 entry added, 0 skipped, 2 replaced")
+		require.Len(t, h.scope(7, ""), 1)
+		require.Len(t, h.personas(), 2, "no new persona")
+	})
+	t.Run("member refused", func(t *testing.T) {
+		before := h.personas()
+		o := h.submitForm(permMember, m, nil, nil, h.upload("c.json", cardJSON("Nope", "x")))
+		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		require.Equal(t, before, h.personas())
+	})
+}
+
+// TestSettingsControls flips every server setting as a manager, and checks
+// that a member and an outsider (a DM, no server) change nothing.
+func TestSettingsControls(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	settings := func() serverSettings {
+		var out struct {
+			Server struct {
+				Settings serverSettings `json:"settings"`
+			} `json:"server"`
+		}
+		h.gql(`query($s: String!) { server(discordId: $s) { settings { channelScoping memoryTagging regexKeys } } }`, map[string]any{"s": testGuild}, &out)
+		return out.Server.Settings
+	}
+	start := settings()
+	require.False(t, start.RegexKeys, "regex keys are off for new servers")
+
+	p := h.clickID(permMember, route{action: actSettings}.encode()).panel()
+	require.Contains(t, p.text(), "Only members with the Manage Server permission can change settings.")
+	require.Contains(t, p.text(), "every key is literal text")
+	p = h.clickID(permManager, route{action: actSettings}.encode()).panel()
+	require.NotContains(t, p.text(), "Only members with the Manage Server permission")
+
+	tests := []struct {
+		which int64
+		name  string
+		get   func(serverSettings) bool
+		on    string
+	}{
+		{settingRegexKeys, "Regex keys", func(s serverSettings) bool { return s.RegexKeys }, "act as regular expressions"},
+		{settingChannelScoping, "Channel scoping", func(s serverSettings) bool { return s.ChannelScoping }, "appear only in their channels"},
+		{settingMemoryTagging, "Memory tagging", func(s serverSettings) bool { return s.MemoryTagging }, "convert to keyword entries"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := route{action: actSetToggle, entry: tc.which}.encode()
+			before := tc.get(settings())
+
+			o := h.clickID(permMember, id)
+			require.Contains(t, o.content(), "Only members with the Manage Server permission can change lorebooks")
+			require.Equal(t, before, tc.get(settings()), "member: unchanged")
+
+			o = h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(id)})
+			require.Contains(t, o.content(), "use `/memories` in a server")
+			require.Equal(t, before, tc.get(settings()), "outsider: unchanged")
+
+			btn := h.need(h.clickID(permManager, route{action: actSettings}.encode()).panel(), actSetToggle)
+			require.False(t, btn.Disabled)
+			o = h.clickID(permManager, id)
+			require.Equal(t, !before, tc.get(settings()), "manager: flipped")
+			state := "Off"
+			if !before {
+				state = "On"
+				require.Contains(t, o.content(), tc.on, "the view explains what the new state does")
+			}
+			require.Contains(t, o.content(), tc.name+" is now "+state+".")
+		})
+	}
+}
+
+// TestBackups: the workspace export arrives as an attachment; its import
+// shows the per-scope replacement preview before Confirm; a failed import
+// keeps the upload for Try again; a persona's book exports as world info.
+func TestBackups(t *testing.T) {
+	h := newHarnessJobs(t, true)
+	seedScopes(h) // Lore: 2 entries; Aria (lineage 7): 2 entries
+
+	p := h.clickID(permMember, route{action: actBackups}.encode()).panel()
+	require.True(t, h.need(p, actBackupExp).Disabled, "members cannot export")
+	o := h.clickID(permMember, route{action: actBackupExp}.encode())
+	require.Contains(t, o.content(), "Only members with the Manage Server permission")
+
+	// Export: a follow-up carries the file; the view says so.
+	o = h.clickID(permManager, route{action: actBackupExp}.encode())
+	var file []byte
+	var name string
+	for _, c := range o.calls {
+		for n, data := range c.Files {
+			name, file = n, data
+		}
+	}
+	require.NotEmpty(t, file, "the backup was attached")
+	require.Contains(t, o.content(), "Exported the workspace as **"+escape(name)+"**")
+	require.Contains(t, string(file), "Content of entry 1.")
+
+	// The workspace changes; importing the backup previews, then restores.
+	for _, l := range []int64{0, 7} {
+		res, err := h.bot.importer.Import(context.Background(), ImportRequest{Principal: servicePrincipal(), Server: testGuild,
+			Lineage: l, Collection: map[bool]string{true: h.books()[0].ID}[l == 0], FileName: "more.json", Data: worldInfoFrom(10, 3)})
+		require.NoError(t, err)
+		require.Equal(t, 3, res.Added)
+	}
+	require.Len(t, h.scope(0, "Lore"), 5)
+	m := h.click(permManager, h.need(h.clickID(permManager, route{action: actBackups}.encode()).panel(), actBackupImp)).modal()
+	require.Equal(t, []string{fieldFile}, fieldIDs(m))
+	p = h.submitForm(permManager, m, nil, nil, h.upload(name, file)).panel()
+	require.Contains(t, p.text(), "Serverwide: replaces 5 entries with 2")
+	require.Contains(t, p.text(), "Aria: replaces 5 entries with 2")
+	require.Len(t, h.scope(0, "Lore"), 5, "nothing changes before Confirm")
+	confirm := h.need(p, actBackupOK)
+
+	postgrestest.FailEntryInserts(t, h.pool, "Content of entry 1.")
+	p = h.click(permManager, confirm).panel()
+	require.Contains(t, p.text(), "The import failed and nothing was changed")
+	require.Len(t, h.scope(0, "Lore"), 5)
+	retry := h.need(p, actBackupOK)
+	require.Equal(t, confirm.CustomID, retry.CustomID, "the upload is kept for a retry")
+
+	_, err := h.pool.Exec(context.Background(), `DROP TRIGGER loregate_test_fail_entry ON lorebook_entries`)
+	require.NoError(t, err)
+	p = h.click(permManager, retry).panel()
+	require.Contains(t, p.text(), "Backup imported")
+	require.Len(t, h.scope(0, "Lore"), 2)
+	require.Len(t, h.scope(7, ""), 2)
+
+	// One persona's book: Export Lorebook in Persona scope.
+	o = h.click(permManager, h.need(h.personaPanel(false), actExport))
+	cb := o.callback()
+	require.Equal(t, 4, cb.Type)
+	var book []byte
+	for _, c := range o.calls {
+		for _, data := range c.Files {
+			book = data
+		}
+	}
+	require.True(t, strings.Contains(string(book), `"entries"`), "world info JSON")
+}
