@@ -33,20 +33,25 @@ const (
 // backupPreview is what previewWorkspaceBackup reported (or, after a
 // failed import, only its id and the failure).
 type backupPreview struct {
-	PreviewID string `json:"previewId"`
-	Scopes    []struct {
-		LineageID *int64 `json:"lineageId"`
-		Included  bool   `json:"included"`
-		Incoming  int    `json:"incoming"`
-		Current   int    `json:"current"`
-		Converted int    `json:"converted"`
-	} `json:"scopes"`
-	Memories struct {
+	PreviewID string         `json:"previewId"`
+	Scopes    []scopePreview `json:"scopes"`
+	Memories  struct {
 		Total     int `json:"total"`
 		Converted int `json:"converted"`
 	} `json:"memories"`
 	// failed is set after a failed import: the upload is kept for a retry.
 	failed bool
+}
+
+// scopePreview is one scope of a backup preview: lineage nil is
+// Serverwide; an included scope's current entries are replaced by the
+// incoming ones, others are kept (plus converted legacy memories).
+type scopePreview struct {
+	LineageID *int64 `json:"lineageId"`
+	Included  bool   `json:"included"`
+	Incoming  int    `json:"incoming"`
+	Current   int    `json:"current"`
+	Converted int    `json:"converted"`
 }
 
 // maxAttachmentBytes is Discord's default per-file limit for bot uploads.
@@ -89,7 +94,7 @@ func renderPreview(w *builder, p *panel) {
 	for _, sc := range pv.Scopes {
 		name := t.S("Serverwide")
 		if sc.LineageID != nil {
-			name = t.S("Lineage %d", *sc.LineageID)
+			name = t.S("Lineage %s", strconv.FormatInt(*sc.LineageID, 10))
 			for _, g := range p.groups {
 				if g.lineage == *sc.LineageID {
 					name = escape(g.label())
@@ -116,65 +121,22 @@ func renderPreview(w *builder, p *panel) {
 	)
 }
 
-// backupsPanel loads the panel in the backups view.
-func (b *Bot) backupsPanel(ctx context.Context, in *request) (*panel, error) {
-	p, err := b.load(ctx, in, route{}, loadOpts{})
-	if err != nil {
-		return nil, err
-	}
-	p.view = viewBackups
-	return p, nil
-}
-
 // backupExport runs the workspace export job and sends the file as an
 // ephemeral follow-up, then repaints the backups view with a receipt.
 func (b *Bot) backupExport(ctx context.Context, in *request) error {
-	if err := b.deferUpdate(ctx, in); err != nil {
+	p, done, err := b.startWrite(ctx, in, route{}, loadOpts{view: viewBackups})
+	if done {
 		return err
-	}
-	p, err := b.backupsPanel(ctx, in)
-	if err != nil {
-		return err
-	}
-	if !in.manage {
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
 	}
 	var out struct {
 		Job *struct {
 			ID string `json:"id"`
 		} `json:"job"`
 	}
-	e, err := b.mutate(ctx, in.p, mExportBackup, "exportWorkspaceBackup", map[string]any{"serverDiscordId": in.guild}, &out)
-	switch {
-	case errors.Is(err, errForbidden):
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
-	case err != nil:
+	if done, err := b.mutateOrRepaint(ctx, in, p, mExportBackup, "exportWorkspaceBackup", map[string]any{"serverDiscordId": in.guild}, &out); done {
 		return err
-	case e != nil:
-		p.receipt = append(p.receipt, failure(in.t, e))
-		return b.paint(ctx, in, p)
 	}
-	var job struct {
-		Job *struct {
-			State    string  `json:"state"`
-			Error    *string `json:"error"`
-			Artifact *struct {
-				FileName  string  `json:"fileName"`
-				SizeBytes int     `json:"sizeBytes"`
-				Content   *string `json:"content"`
-			} `json:"artifact"`
-		} `json:"job"`
-	}
-	wctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
-	err = b.waitJob(wctx, in.p, qJobArtifact, out.Job.ID, &job, func() string {
-		if job.Job == nil {
-			return ""
-		}
-		return job.Job.State
-	})
-	cancel()
+	job, err := b.waitJob(ctx, in.p, qJobArtifact, out.Job.ID)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer rcancel()
 	switch {
@@ -184,9 +146,9 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 	case err != nil:
 		return err
 	}
-	a := job.Job.Artifact
-	if job.Job.State != "COMPLETED" || a == nil || a.Content == nil {
-		b.log.ErrorContext(ctx, "discord: workspace export failed", "guild", in.guild, "state", job.Job.State)
+	a := job.Artifact
+	if job.State != "COMPLETED" || a == nil || a.Content == nil {
+		b.log.ErrorContext(ctx, "discord: workspace export failed", "guild", in.guild, "state", job.State)
 		p.addReceipt("The export failed. Nothing was changed; try again in a moment.")
 		return b.paint(rctx, in, p)
 	}
@@ -210,24 +172,13 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 // submitBackup previews an uploaded backup: the file is stored by the API
 // and nothing changes until Confirm.
 func (b *Bot) submitBackup(ctx context.Context, in *request) error {
-	if err := b.deferUpdate(ctx, in); err != nil {
+	p, done, err := b.startWrite(ctx, in, route{}, loadOpts{view: viewBackups})
+	if done {
 		return err
 	}
-	p, err := b.backupsPanel(ctx, in)
-	if err != nil {
+	name, data, done, err := b.uploadedOrRepaint(ctx, in, p)
+	if done {
 		return err
-	}
-	if !in.manage {
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
-	}
-	name, data, msg, err := b.uploaded(ctx, in)
-	if err != nil {
-		return err
-	}
-	if msg != "" {
-		p.receipt = append(p.receipt, msg)
-		return b.paint(ctx, in, p)
 	}
 	var out struct {
 		PreviewWorkspaceBackup struct {
@@ -256,16 +207,9 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 // backupConfirm commits a previewed backup and waits for the job. On
 // failure the preview id stays valid and the view offers Try again.
 func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
-	if err := b.deferUpdate(ctx, in); err != nil {
+	p, done, err := b.startWrite(ctx, in, route{}, loadOpts{view: viewBackups})
+	if done {
 		return err
-	}
-	p, err := b.backupsPanel(ctx, in)
-	if err != nil {
-		return err
-	}
-	if !in.manage {
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
 	}
 	id := strconv.FormatInt(in.rt.entry, 10)
 	var out struct {
@@ -273,53 +217,33 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 			ID string `json:"id"`
 		} `json:"job"`
 	}
-	e, err := b.mutate(ctx, in.p, mImportBackup, "importWorkspaceBackup", map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out)
-	switch {
-	case errors.Is(err, errForbidden):
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
-	case err != nil:
+	// An expired or already imported preview is a receipt: upload again.
+	if done, err := b.mutateOrRepaint(ctx, in, p, mImportBackup, "importWorkspaceBackup", map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out); done {
 		return err
-	case e != nil:
-		// An expired or already imported preview: upload again.
-		p.receipt = append(p.receipt, failure(in.t, e))
-		return b.paint(ctx, in, p)
 	}
-	var job struct {
-		Job *struct {
-			State string  `json:"state"`
-			Error *string `json:"error"`
-		} `json:"job"`
-	}
-	wctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
-	err = b.waitJob(wctx, in.p, qJobState, out.Job.ID, &job, func() string {
-		if job.Job == nil {
-			return ""
-		}
-		return job.Job.State
-	})
-	cancel()
+	job, err := b.waitJob(ctx, in.p, qJobState, out.Job.ID)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer rcancel()
 	pending := errors.Is(err, errJobPending)
 	if err != nil && !pending {
 		return err
 	}
-	if p, err = b.backupsPanel(rctx, in); err != nil {
+	if p, err = b.load(rctx, in, route{}, loadOpts{}); err != nil {
 		return err
 	}
+	p.view = viewBackups
 	switch {
 	case pending:
 		p.addReceipt("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
-	case job.Job.State == "COMPLETED":
+	case job.State == "COMPLETED":
 		p.addReceipt("Backup imported: the included books replaced their scopes; the others were kept.")
 	default:
 		reason := in.t.S("the store could not complete it")
-		if job.Job.State == "CANCELLED" && job.Job.Error != nil {
-			reason = clip(*job.Job.Error, 300)
+		if job.State == "CANCELLED" && job.Error != nil {
+			reason = clip(*job.Error, 300)
 		}
 		p.addReceipt("The import failed and nothing was changed: %s", reason)
-		if job.Job.State == "RETRYABLE" {
+		if job.State == "RETRYABLE" {
 			p.addReceipt("It is tried again automatically in a while.")
 		}
 		p.view, p.preview = viewBackupPreview, &backupPreview{PreviewID: id, failed: true}
@@ -334,33 +258,49 @@ func terminalJob(state string) bool {
 	return state == "COMPLETED" || state == "CANCELLED" || state == "DISCARDED" || state == "RETRYABLE"
 }
 
-// waitJob polls query (variable $id) into out until state() is final or
-// ctx ends (errJobPending): first after pollMin, then doubling up to
-// pollMax. A job that vanished is errJobFailed.
-func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string, out any, state func() string) error {
+// polledJob is a job as qJobState and qJobArtifact read it.
+type polledJob struct {
+	State    string  `json:"state"`
+	Error    *string `json:"error"`
+	Artifact *struct {
+		FileName  string  `json:"fileName"`
+		SizeBytes int     `json:"sizeBytes"`
+		Content   *string `json:"content"`
+	} `json:"artifact"`
+}
+
+// waitJob polls job id with query (variable $id) until its state ends the
+// wait (terminalJob), within the handler's time less what a receipt needs
+// (then errJobPending): first after pollMin, then doubling up to pollMax.
+// A job that vanished is errJobFailed.
+func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) (*polledJob, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
+	defer cancel()
 	wait := b.pollMin
 	if wait <= 0 {
 		wait = pollMin
 	}
 	for {
-		if err := b.api.do(ctx, p, query, map[string]any{"id": id}, out); err != nil {
+		var out struct {
+			Job *polledJob `json:"job"`
+		}
+		if err := b.api.do(ctx, p, query, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {
-				return errJobPending
+				return nil, errJobPending
 			}
-			return fmt.Errorf("job %s: %w", id, err)
+			return nil, fmt.Errorf("job %s: %w", id, err)
 		}
-		s := state()
-		if s == "" {
-			return fmt.Errorf("job %s: %w", id, errJobFailed)
+		if out.Job == nil {
+			return nil, fmt.Errorf("job %s: %w", id, errJobFailed)
 		}
-		if terminalJob(s) {
-			return nil
+		if terminalJob(out.Job.State) {
+			return out.Job, nil
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return errJobPending
+			return nil, errJobPending
 		case <-t.C:
 		}
 		wait = min(wait*2, pollMax)

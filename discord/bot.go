@@ -1,15 +1,17 @@
 // Package discord is loregate's Discord adapter: the /memories Lorebooks
-// panel (scope switcher, persona and collection pickers, entry picker,
-// collection controls, modals, exports) and attachment imports, built on
+// panel (Components V2: scope switcher, persona and collection pickers,
+// entry picker, collection controls, modals with file uploads, exports,
+// persona cards, settings, workspace backups) in English and Brazilian
+// Portuguese, and a gateway session that reconnects by itself, built on
 // discordgo v0.29.0.
 //
 // The adapter is a client of the GraphQL API like any other: every read and
 // write goes through the resolvers of graph.NewServer, executed in-process
 // with the interaction's member as principal (guild id plus whether the
 // member's permissions include Manage Server or Administrator). It never
-// opens SQL. Behaviour follows seed 000 ("Panel and permissions",
-// "imports/") and the user guide (seed 002); Discord's limits and
-// discordgo's gaps are in shared/reference/discord.md.
+// opens SQL. Behaviour follows docs/contract.md; the panel, imports,
+// settings, backups, languages and the gateway are described in
+// docs/discord.md.
 //
 // Handlers are found in a table keyed by command name or route action
 // (route.go). Each runs with a timeout context and recovers panics; Discord

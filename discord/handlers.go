@@ -392,7 +392,7 @@ func (b *Bot) entryDelete(ctx context.Context, in *request) error {
 
 // export answers Export Lorebook with the selected book as SillyTavern
 // world info JSON, attached to an ephemeral message (managers only, as in
-// seed 002).
+// docs/contract.md).
 func (b *Bot) export(ctx context.Context, in *request) error {
 	p, err := b.load(ctx, in, in.rt, loadOpts{})
 	if err != nil {

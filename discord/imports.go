@@ -203,7 +203,7 @@ func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string
 }
 
 // downloadBudget is the initial download budget chosen from the
-// attachment's media type and extension (seed 000: JSON uses the lorebook
+// attachment's media type and extension (docs/contract.md: JSON uses the lorebook
 // upload ceiling; PNG and CHARX cards the larger card limit). The importer
 // enforces the actual carrier's ceiling.
 func downloadBudget(a *discordgo.MessageAttachment) int64 {
@@ -350,6 +350,61 @@ func (b *Bot) download1(ctx context.Context, in *request, att *discordgo.Message
 	return att.Filename, data, "", nil
 }
 
+// startWrite acknowledges a button or modal submit (type 6) and loads the
+// panel at rt; a stale route, or a member without Manage Server, gets the
+// repaint with its receipt instead (done is then true and err is the
+// repaint's).
+func (b *Bot) startWrite(ctx context.Context, in *request, rt route, o loadOpts) (p *panel, done bool, err error) {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return nil, true, err
+	}
+	if p, err = b.load(ctx, in, rt, o); err != nil {
+		return nil, true, err
+	}
+	if o.view != viewMain && !p.stale {
+		p.view = o.view
+	}
+	switch {
+	case p.stale:
+		return p, true, b.paint(ctx, in, p)
+	case !in.manage:
+		p.addReceipt(msgNeedManage)
+		return p, true, b.paint(ctx, in, p)
+	}
+	return p, false, nil
+}
+
+// mutateOrRepaint runs a mutation; a refusal or the payload's typed error
+// repaints p with its receipt (done true).
+func (b *Bot) mutateOrRepaint(ctx context.Context, in *request, p *panel, query, field string, input map[string]any, out any) (done bool, err error) {
+	e, err := b.mutate(ctx, in.p, query, field, input, out)
+	switch {
+	case errors.Is(err, errForbidden):
+		p.addReceipt(msgNeedManage)
+		return true, b.paint(ctx, in, p)
+	case err != nil:
+		return true, err
+	case e != nil:
+		p.receipt = append(p.receipt, failure(in.t, e))
+		return true, b.paint(ctx, in, p)
+	}
+	return false, nil
+}
+
+// uploadedOrRepaint is uploaded, repainting p with the receipt when there
+// is no usable file (done true).
+func (b *Bot) uploadedOrRepaint(ctx context.Context, in *request, p *panel) (name string, data []byte, done bool, err error) {
+	name, data, msg, err := b.uploaded(ctx, in)
+	switch {
+	case err != nil:
+		return "", nil, true, err
+	case msg != "":
+		p.receipt = append(p.receipt, msg)
+		return "", nil, true, b.paint(ctx, in, p)
+	}
+	return name, data, false, nil
+}
+
 // uploaded returns the file a modal's File Upload carried (its attachment
 // from the submit's resolved data), downloaded.
 func (b *Bot) uploaded(ctx context.Context, in *request) (name string, data []byte, receipt string, err error) {
@@ -368,20 +423,12 @@ func (b *Bot) uploaded(ctx context.Context, in *request) (name string, data []by
 // unsupported keys, ignored settings, collapsed placements, split and
 // dropped entries).
 func (b *Bot) submitImport(ctx context.Context, in *request) error {
-	if err := b.deferUpdate(ctx, in); err != nil {
-		return err
-	}
 	o := loadOpts{persona: in.rt.lineage != 0}
-	p, err := b.load(ctx, in, in.rt, o)
-	if err != nil {
+	p, done, err := b.startWrite(ctx, in, in.rt, o)
+	if done {
 		return err
 	}
 	switch {
-	case p.stale:
-		return b.paint(ctx, in, p)
-	case !in.manage:
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
 	case p.persona && p.lineage == 0, !p.persona && in.rt.collection != 0 && p.book == nil:
 		p.addReceipt("That item changed meanwhile, so nothing was changed.")
 		return b.paint(ctx, in, p)
@@ -393,13 +440,9 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 	} else if !p.persona {
 		req.Name, req.Replace = in.fields[fieldName], false
 	}
-	name, data, msg, err := b.uploaded(ctx, in)
-	if err != nil {
+	name, data, done, err := b.uploadedOrRepaint(ctx, in, p)
+	if done {
 		return err
-	}
-	if msg != "" {
-		p.receipt = append(p.receipt, msg)
-		return b.paint(ctx, in, p)
 	}
 	req.FileName, req.Data = name, data
 	ictx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
@@ -441,20 +484,10 @@ const mImportCard = `mutation($input: ImportPersonaCardInput!) { importPersonaCa
 // the selected persona's book, through importPersonaCard (persona and lore
 // in one transaction), and shows the persona's book with the receipt.
 func (b *Bot) submitCard(ctx context.Context, in *request) error {
-	if err := b.deferUpdate(ctx, in); err != nil {
-		return err
-	}
 	o := loadOpts{persona: true}
-	p, err := b.load(ctx, in, in.rt, o)
-	if err != nil {
+	p, done, err := b.startWrite(ctx, in, in.rt, o)
+	if done {
 		return err
-	}
-	switch {
-	case p.stale:
-		return b.paint(ctx, in, p)
-	case !in.manage:
-		p.addReceipt(msgNeedManage)
-		return b.paint(ctx, in, p)
 	}
 	input := map[string]any{"serverDiscordId": in.guild}
 	if n := in.fields[fieldName]; n != "" {
@@ -469,13 +502,9 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 			}
 		}
 	}
-	name, data, msg, err := b.uploaded(ctx, in)
-	if err != nil {
+	name, data, done, err := b.uploadedOrRepaint(ctx, in, p)
+	if done {
 		return err
-	}
-	if msg != "" {
-		p.receipt = append(p.receipt, msg)
-		return b.paint(ctx, in, p)
 	}
 	var out struct {
 		ImportPersonaCard struct {
@@ -508,7 +537,7 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 	var w strings.Builder
 	switch {
 	case c.Created:
-		w.WriteString(in.t.S("Created the persona **%s** (id %d, lineage %d).", escape(c.Persona.Name), c.Persona.ID, c.Persona.LineageID))
+		w.WriteString(in.t.S("Created the persona **%s** (id %s, lineage %s).", escape(c.Persona.Name), strconv.FormatInt(c.Persona.ID, 10), strconv.FormatInt(c.Persona.LineageID, 10)))
 	default:
 		w.WriteString(in.t.S("Replaced the book of **%s**.", escape(target)))
 	}

@@ -14,7 +14,7 @@ import (
 	"loregate/lore"
 )
 
-// Modal limits (discord.md §1): title of at most 45 characters, 1-5 rows,
+// Modal limits (docs/discord.md): title of at most 45 characters, 1-5 rows,
 // text inputs of at most 4,000 characters.
 const (
 	maxModalTitle = 45

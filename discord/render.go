@@ -326,7 +326,7 @@ func personaPicker(p *panel) discordgo.ActionsRow {
 		opts = append(opts, discordgo.SelectMenuOption{
 			Label:       clip(g.label(), maxLabelLen),
 			Value:       strconv.FormatInt(g.lineage, 10),
-			Description: clip(t.S("Lineage %d", g.lineage)+" · "+t.N("%d entries", g.entries), maxLabelLen),
+			Description: clip(t.S("Lineage %s", strconv.FormatInt(g.lineage, 10))+" · "+t.N("%d entries", g.entries), maxLabelLen),
 			Default:     g.lineage == p.lineage,
 		})
 	}

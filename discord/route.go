@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Route wire format (seed 000, "Panel and permissions"): custom ids live in
+// Route wire format (docs/contract.md, "Panel and permissions"): custom ids live in
 // the memories namespace with wire version v1 and positional fields,
 //
 //	memories:v1:<action>:<lineage>:<page>:<entry>[:<entryRange>[:<collection>]]

@@ -13,7 +13,7 @@ import (
 	"loregate/lore"
 )
 
-// Page sizes of the pickers (seed 000: "Collection pages hold 23 books plus
+// Page sizes of the pickers (docs/contract.md: "Collection pages hold 23 books plus
 // Add and Import; entry pages hold 23 entries plus Add and Import
 // Entries"). The persona picker has no extra options, so it holds Discord's
 // 25.

@@ -1,0 +1,168 @@
+package discord
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden renderings in testdata/golden")
+
+// goldenPanels are the panel states the golden renderings cover, built
+// without a database (render is pure).
+func goldenPanels(t tr) map[string]*panel {
+	entries := func(n int) []apiEntry {
+		out := make([]apiEntry, n)
+		for i := range out {
+			out[i] = apiEntry{ID: strconv.Itoa(100 + i), Title: fmt.Sprintf("Entry %03d", i), Enabled: i%5 != 4,
+				Keys: []string{fmt.Sprintf("key %d", i)}, Content: fmt.Sprintf("Content of entry %d.", i), Probability: 100, InsertionOrder: 100}
+		}
+		out[0].Constant, out[0].Keys = true, nil
+		return out
+	}
+	books := func(n int) []apiCollection {
+		out := make([]apiCollection, n)
+		for i := range out {
+			out[i] = apiCollection{ID: strconv.Itoa(10 + i), Name: fmt.Sprintf("Book %02d", i), Enabled: i != 1, EntryCount: i * 3}
+		}
+		out[0].ChannelIDs = []string{chanA, chanB}
+		return out
+	}
+	groups := []lineageGroup{{lineage: 7, personaID: 1, names: []string{"Aria", "Aria (alt)"}, entries: 3}, {lineage: 9, personaID: 2, names: []string{"Bram"}}}
+	depth := 4
+	entry := apiEntry{ID: "300", Title: "The Glade", Enabled: true, Keys: []string{"glade", "clearing"}, SecondaryKeys: []string{"night"},
+		SelectiveLogic: "NOT_ANY", ScanDepth: &depth, Probability: 75, InsertionOrder: 50, Placement: "BEFORE",
+		ChannelIDs: []string{chanA}, LegacyChannelTags: []string{"#old-woods"}, Content: "A quiet clearing where {{char}} rests."}
+	long := entry
+	long.Content = strings.Repeat("A very long entry. ", 300)
+
+	base := func(p panel) *panel {
+		p.t, p.guild = t, testGuild
+		return &p
+	}
+	sw := func(view viewKind, manage bool) *panel {
+		bs := books(2)
+		p := base(panel{canManage: manage, books: bs, entries: entries(3), view: view, serverwideCount: 3})
+		p.book = &p.books[0]
+		p.channels = []string{chanA}
+		return p
+	}
+	paged := base(panel{canManage: true, books: books(30), entries: entries(250), page: 0, entryPage: 1, serverwideCount: 250})
+	paged.book = &paged.books[0]
+	pe := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: entries(3)})
+	ev := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewEntry})
+	ev.entry = &ev.entries[0]
+	el := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{long}, view: viewEntry})
+	el.entry = &el.entries[0]
+	ec := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewConfirmEntry})
+	ec.entry = &ec.entries[0]
+	l7 := int64(7)
+	l9 := int64(9)
+	pv := &backupPreview{PreviewID: "42"}
+	pv.Scopes = []scopePreview{{nil, true, 12, 5, 0}, {&l7, true, 4, 3, 0}, {&l9, false, 0, 2, 0}}
+	pv.Memories.Total, pv.Memories.Converted = 3, 2
+	withReceipt := sw(viewMain, true)
+	withReceipt.receipt = []string{t.S("Imported into %s: %s added, %d skipped", "**Book 00**", t.N("%d entries", 3), 1)}
+	return map[string]*panel{
+		"serverwide-empty":          base(panel{canManage: false}),
+		"serverwide-book":           withReceipt,
+		"serverwide-member":         sw(viewMain, false),
+		"serverwide-channels":       sw(viewChannels, true),
+		"serverwide-confirm-delete": sw(viewConfirmBook, true),
+		"serverwide-paged":          paged,
+		"persona":                   pe,
+		"persona-none":              base(panel{canManage: true, persona: true}),
+		"entry":                     ev,
+		"entry-long":                el,
+		"entry-confirm-delete":      ec,
+		"settings-manager":          base(panel{canManage: true, view: viewSettings, settings: serverSettings{ChannelScoping: true}}),
+		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: serverSettings{RegexKeys: true}}),
+		"backups":                   base(panel{canManage: true, view: viewBackups}),
+		"backup-preview":            base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
+		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &backupPreview{PreviewID: "42", failed: true}}),
+	}
+}
+
+// TestGoldenRenderings renders every panel state in both locales, checks
+// each against Discord's limits and compares it with its golden file
+// (go test -run TestGoldenRenderings -update rewrites them).
+func TestGoldenRenderings(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR} {
+		tr := b.translator(locale)
+		tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+		for name, p := range goldenPanels(tr) {
+			t.Run(name+"."+string(locale), func(t *testing.T) {
+				msg := v2Message{Flags: discordgo.MessageFlagsIsComponentsV2 | discordgo.MessageFlagsEphemeral, Components: render(p)}
+				got, err := json.MarshalIndent(msg, "", "  ")
+				require.NoError(t, err)
+				require.Empty(t, payloadViolations(got, false), "the rendering breaks Discord's limits")
+				path := filepath.Join("testdata", "golden", name+"."+string(locale)+".json")
+				if *update {
+					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+					require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
+				}
+				want, err := os.ReadFile(path)
+				require.NoError(t, err, "golden file missing: run go test ./discord -run TestGoldenRenderings -update")
+				require.JSONEq(t, string(want), string(got))
+			})
+		}
+	}
+}
+
+var verbs = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
+
+// TestCatalog: every message has a Portuguese text with the same verbs in
+// the same order, no key twice, and locales map as documented.
+func TestCatalog(t *testing.T) {
+	seen := map[string]bool{}
+	for _, x := range texts {
+		require.False(t, seen[x[0]], "duplicate key %q", x[0])
+		seen[x[0]] = true
+		require.NotEmpty(t, strings.TrimSpace(x[1]), "no translation for %q", x[0])
+		require.Equal(t, verbs.FindAllString(x[0], -1), verbs.FindAllString(x[1], -1), "verbs of %q", x[0])
+	}
+	b := &Bot{cat: newCatalog()}
+	tests := []struct {
+		locale discordgo.Locale
+		key    string
+		args   []any
+		want   string
+	}{
+		{discordgo.PortugueseBR, "Serverwide", nil, "Todo o Servidor"},
+		{"pt", "+ Import Lorebook", nil, "+ Importar Lorebook"},
+		{discordgo.PortugueseBR, "Activation Rules", nil, "Regras de Ativação"},
+		{discordgo.PortugueseBR, "Replace this lorebook", nil, "Substituir este lorebook"},
+		{discordgo.EnglishUS, "%d entries", []any{1}, "1 entry"},
+		{discordgo.EnglishGB, "%d entries", []any{3}, "3 entries"},
+		{discordgo.PortugueseBR, "%d entries", []any{1}, "1 entrada"},
+		{discordgo.PortugueseBR, "%d entries", []any{250}, "250 entradas"},
+		{discordgo.French, "Serverwide", nil, "Serverwide"},
+	}
+	for _, tc := range tests {
+		require.Equal(t, tc.want, b.translator(tc.locale).S(tc.key, tc.args...), "%s %q", tc.locale, tc.key)
+	}
+}
+
+// TestCommandLocalizations: every command and option description has a
+// Brazilian Portuguese localization; names stay as the guide writes them.
+func TestCommandLocalizations(t *testing.T) {
+	for _, c := range commandDefs() {
+		require.NotNil(t, c.DescriptionLocalizations, c.Name)
+		require.NotEmpty(t, (*c.DescriptionLocalizations)[discordgo.PortugueseBR], c.Name)
+		require.Nil(t, c.NameLocalizations, "command names are not translated")
+		for _, o := range c.Options {
+			require.NotEmpty(t, o.DescriptionLocalizations[discordgo.PortugueseBR], "%s %s", c.Name, o.Name)
+		}
+	}
+	require.Equal(t, CommandMemories, commandDefs()[0].Name)
+}
