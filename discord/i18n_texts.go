@@ -204,6 +204,7 @@ var texts = [...][2]string{
 	{"Persona lineage id: import into that persona's book instead", "ID da linhagem da persona: importa no livro dessa persona"},
 	{"Replace the book's entries instead of appending", "Substituir as entradas do livro em vez de anexar"},
 	{"It is tried again automatically in a while.", "Ela é tentada novamente de forma automática em instantes."},
+	{"Split into linked parts (longer than the content limit): %s", "Divididas em partes ligadas (mais longas que o limite de conteúdo): %s"},
 }
 
 // plurals are the catalog's count messages.

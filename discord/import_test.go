@@ -2,9 +2,11 @@ package discord
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
@@ -129,6 +131,12 @@ func TestAttachmentImportInline(t *testing.T) {
 		require.Contains(t, receipt, "Imported into **Details 1**: 1 entry added, 1 skipped")
 		require.Contains(t, receipt, "Ignored settings:")
 		require.Contains(t, receipt, "Collapsed placements: 1")
+	})
+	t.Run("long entry split", func(t *testing.T) {
+		long := strings.Repeat(strings.Repeat("The river bends. ", 40)+"\n\n", 12)
+		file, _ := json.Marshal(map[string]any{"entries": map[string]any{"0": map[string]any{"uid": 0, "key": []string{"river"}, "content": long, "comment": "River"}}})
+		o := h.importCommand(permManager, "long.json", file, map[string]any{"name": "Long"})
+		require.Contains(t, o.content(), "Split into linked parts (longer than the content limit): River ×")
 	})
 }
 

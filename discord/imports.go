@@ -77,6 +77,11 @@ type ConversionReport struct {
 	} `json:"ignoredSettings"`
 	CollapsedPlacements int `json:"collapsedPlacements"`
 	Dropped             int `json:"dropped"`
+	// Split are entries over the content limit stored as split groups.
+	Split []struct {
+		Title string `json:"title"`
+		Parts int    `json:"parts"`
+	} `json:"split"`
 }
 
 // Importer runs an import and waits for its result. The default imports
@@ -88,7 +93,7 @@ type Importer interface {
 
 const (
 	importFields = `added duplicates replaced collection { id name }
-	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped }
+	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped split { title parts } }
 	error { code message field limit }`
 	mImport = `mutation($input: ImportLorebookInput!) { importLorebook(input: $input) { ` + importFields + ` job { id state } } }`
 	qJob    = `query($id: ID!) { job(id: $id) { id state error importResult { ` + importFields + ` } } }`
@@ -477,7 +482,7 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 
 const mImportCard = `mutation($input: ImportPersonaCardInput!) { importPersonaCard(input: $input) {
 	persona { id lineageId name } created added replaced bookIncluded
-	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped }
+	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped split { title parts } }
 	error { code message field limit } } }`
 
 // submitCard imports a character card as a new persona (an alter) or into
@@ -645,6 +650,13 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 		}
 		if r.CollapsedPlacements > 0 {
 			w.WriteString(t.S("Collapsed placements: %d (world info positions 2-7 now sit before the persona)", r.CollapsedPlacements) + "\n")
+		}
+		if len(r.Split) > 0 {
+			parts := make([]string, len(r.Split))
+			for i, sp := range r.Split {
+				parts[i] = fmt.Sprintf("%s ×%d", orUntitled(t, sp.Title), sp.Parts)
+			}
+			w.WriteString(t.S("Split into linked parts (longer than the content limit): %s", escape(clip(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.Dropped > 0 {
 			w.WriteString(t.S("Dropped past the %d-entry limit: %d", maxScopeEntries, r.Dropped) + "\n")
