@@ -156,11 +156,15 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 		p.addReceipt("The backup is %s, more than Discord lets a bot attach (%s). Download it through the loregate API instead.", sizeText(int64(a.SizeBytes)), sizeText(maxAttachmentBytes))
 		return b.paint(rctx, in, p)
 	}
-	_, err = b.session.FollowupMessageCreate(in.i, true, &discordgo.WebhookParams{
+	params := &discordgo.WebhookParams{
 		Content: in.t.S("Workspace backup (All Personas): every Serverwide book and every persona's book. Import it with **Import backup**."),
 		Flags:   discordgo.MessageFlagsEphemeral,
 		Files:   []*discordgo.File{{Name: a.FileName, ContentType: "application/json", Reader: strings.NewReader(*a.Content)}},
-	}, discordgo.WithContext(rctx))
+	}
+	if err := b.checkPayload(rctx, params, false); err != nil {
+		return err
+	}
+	_, err = b.session.FollowupMessageCreate(in.i, true, params, discordgo.WithContext(rctx))
 	if err != nil {
 		b.logDiscord(rctx, "send backup", err)
 		return fmt.Errorf("send backup: %w", err)

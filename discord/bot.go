@@ -472,6 +472,9 @@ func (b *Bot) editOriginal(ctx context.Context, in *request, comps []discordgo.M
 // editText replaces a (legacy) reply's text, keeping its components.
 func (b *Bot) editText(ctx context.Context, in *request, text string) error {
 	text = clip(text, maxContentLen)
+	if err := b.checkPayload(ctx, &discordgo.WebhookEdit{Content: &text}, false); err != nil {
+		return err
+	}
 	_, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &text}, discordgo.WithContext(ctx))
 	if err != nil {
 		b.logDiscord(ctx, "edit reply", err)

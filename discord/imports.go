@@ -670,10 +670,8 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 func (b *Bot) deliver(ctx context.Context, in *request, receipt string) {
 	receipt = clip(receipt, maxContentLen)
 	if sentAt, terr := discordgo.SnowflakeTimestamp(in.i.ID); terr != nil || b.now().Sub(sentAt) < tokenWindow {
-		if _, err := b.session.InteractionResponseEdit(in.i, &discordgo.WebhookEdit{Content: &receipt}, discordgo.WithContext(ctx)); err == nil {
+		if b.editText(ctx, in, receipt) == nil {
 			return
-		} else {
-			b.logDiscord(ctx, "edit import receipt", err)
 		}
 	}
 	if in.p == nil || in.p.UserID == "" {
