@@ -59,6 +59,8 @@ func goldenPanels(t tr) map[string]*panel {
 	paged := base(panel{canManage: true, books: books(30), entries: entries(250), page: 0, entryPage: 1, serverwideCount: 250})
 	paged.book = &paged.books[0]
 	pe := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: entries(3)})
+	four, yes := 4, true
+	pe.bookSettings = bookSettings{ScanDepth: &four, Recursive: &yes}
 	ev := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewEntry})
 	ev.entry = &ev.entries[0]
 	el := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{long}, view: viewEntry})
@@ -84,8 +86,8 @@ func goldenPanels(t tr) map[string]*panel {
 		"entry":                     ev,
 		"entry-long":                el,
 		"entry-confirm-delete":      ec,
-		"settings-manager":          base(panel{canManage: true, view: viewSettings, settings: serverSettings{ChannelScoping: true}}),
-		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: serverSettings{RegexKeys: true}}),
+		"settings-manager":          base(panel{canManage: true, view: viewSettings, settings: serverSettings{ChannelScoping: true, BudgetUnit: unitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
+		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: serverSettings{RegexKeys: true, BudgetUnit: unitTokens, BudgetLimit: 2000, Tokenizer: "cl100k_base"}}),
 		"backups":                   base(panel{canManage: true, view: viewBackups}),
 		"backup-preview":            base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
 		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &backupPreview{PreviewID: "42", failed: true}}),

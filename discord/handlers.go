@@ -73,6 +73,10 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		actCardImport:  b.openModal(modalCard),
 		modalCard:      b.submitCard,
 		modalBackup:    b.submitBackup,
+		actBookSet:     b.openModal(modalBookSet),
+		modalBookSet:   b.submitBookSettings,
+		actBudget:      b.openModal(modalBudget),
+		modalBudget:    b.submitBudget,
 	}
 }
 

@@ -57,7 +57,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 	if !p.stale && !in.manage {
 		p.addReceipt(msgNeedManage)
 	}
-	needBook := kind == modalRename || (kind == modalEntryAdd && !p.persona)
+	needBook := kind == modalRename || ((kind == modalEntryAdd || kind == modalBookSet) && !p.persona)
 	if !p.stale && ((full && p.entry == nil) || (needBook && p.book == nil) || (p.persona && p.lineage == 0 && kind != modalCard)) {
 		p.stale = true
 		p.addReceipt("That item changed meanwhile, so nothing was changed.")
@@ -107,6 +107,20 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 			fields = append(fields, label{Label: t.S("Import as"), Component: modalSelect{CustomID: fieldMode, Options: opts}})
 		}
 		m = modal(r, t.S("Import Persona Card"), fields...)
+	case modalBookSet:
+		name := ""
+		if p.persona {
+			for _, g := range p.groups {
+				if g.lineage == p.lineage {
+					name = g.label()
+				}
+			}
+		} else {
+			name = p.book.Name
+		}
+		m = bookSettingsModal(t, r, name, p.bookSettings)
+	case modalBudget:
+		m = budgetModal(t, p.settings)
 	case modalBackup:
 		m = modal(r, t.S("Import a workspace backup"), fileField(t.S("Backup file"), t.S("A workspace backup (All Personas). You see what it replaces before anything changes.")))
 	case modalEntryAdd, modalEntryEdit:

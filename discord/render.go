@@ -126,7 +126,8 @@ func renderServerwide(w *builder, p *panel) {
 		w.text(t.S("No lorebooks yet. Choose **+ Add Lorebook** or **+ Import Lorebook** in the list above."))
 		return
 	}
-	w.text(fmt.Sprintf("**%s** · %s · %s", escape(p.book.Name), bookState(t, p.book.Enabled), t.N("%d entries", len(p.entries))))
+	w.text(fmt.Sprintf("**%s** · %s · %s", escape(p.book.Name), bookState(t, p.book.Enabled), t.N("%d entries", len(p.entries))) +
+		"\n-# " + bookSettingsText(t, p.bookSettings))
 	switch p.view {
 	case viewChannels:
 		w.text(t.S("Pick the channels this book may appear in. Threads follow their parent channel; **All channels** removes the restriction."))
@@ -164,13 +165,14 @@ func renderPersona(w *builder, p *panel) {
 	}
 	for _, g := range p.groups {
 		if g.lineage == p.lineage {
-			w.text(fmt.Sprintf("**%s** · %s", escape(g.label()), t.N("%d entries", len(p.entries))))
+			w.text(fmt.Sprintf("**%s** · %s", escape(g.label()), t.N("%d entries", len(p.entries))) +
+				"\n-# " + bookSettingsText(t, p.bookSettings))
 		}
 	}
 	writeEntryRange(w, p, len(p.entries))
 	w.add(entryPicker(p, t.S("+ Import Lorebook")))
 	nav := entryNavRow(p)
-	nav = append(nav, discordgo.Button{Label: t.S("Import Persona Card"), Style: discordgo.SecondaryButton, CustomID: p.route(actCardImport).encode()})
+	nav = append(nav, discordgo.Button{Label: t.S("Import Persona Card"), Style: discordgo.SecondaryButton, CustomID: p.route(actCardImport).encode()}, settingsButton(p))
 	w.row(nav...)
 }
 
@@ -373,6 +375,7 @@ func bookControls(p *panel) []discordgo.MessageComponent {
 		discordgo.Button{Label: t.S("Channels"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookChans).encode()},
 		discordgo.Button{Label: t.S("Rename"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookRename).encode()},
 		discordgo.Button{Label: t.S("Delete"), Style: discordgo.DangerButton, CustomID: p.route(actBookDelete).encode()},
+		settingsButton(p),
 	}
 }
 

@@ -68,6 +68,10 @@ const (
 	actCardImport  = "lore-ci"  // persona scope: Import Persona Card (modal)
 	modalCard      = "lore-mc"  // modal: persona card upload
 	modalBackup    = "lore-mu"  // modal: workspace backup upload
+	actBookSet     = "lore-bst" // book controls: Book Settings (modal)
+	modalBookSet   = "lore-mst" // modal: book settings
+	actBudget      = "lore-stb" // settings: Change budget (modal)
+	modalBudget    = "lore-mbg" // modal: server budget
 )
 
 // route is one decoded custom id: the action and the panel state it acts on.

@@ -61,6 +61,9 @@ func renderSettings(w *builder, p *panel) {
 		w.row(discordgo.Button{Label: action, Style: style, Disabled: !p.canManage,
 			CustomID: route{action: actSetToggle, entry: d.which}.encode()})
 	}
+	w.text("**" + t.S("Lore budget") + "** · " + budgetText(t, p.settings.BudgetLimit, p.settings.BudgetUnit, p.settings.Tokenizer) + "\n" +
+		t.S("How much lore one turn may add, over every placement; a book can set its own in **Book Settings** (the highest book budget of a turn wins)."))
+	w.row(discordgo.Button{Label: t.S("Change budget"), Style: discordgo.SecondaryButton, Disabled: !p.canManage, CustomID: route{action: actBudget}.encode()})
 }
 
 // settingToggle flips one server setting (managers only; the API checks

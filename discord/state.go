@@ -30,10 +30,10 @@ const (
 const (
 	qServer = `query($s: String!) { server(discordId: $s) {
 		canManage
-		settings { channelScoping memoryTagging regexKeys }
+		settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer }
 		personas { id lineageId name removed }
 		entryCounts { lineageId count }
-		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount } } } } }`
+		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount ` + bookSettingsFields + ` } } } } }`
 	entryFields = `id title enabled constant keys
 		content @include(if: $full) secondaryKeys @include(if: $full) selectiveLogic @include(if: $full)
 		scanDepth @include(if: $full) probability @include(if: $full) insertionOrder @include(if: $full)
@@ -41,7 +41,7 @@ const (
 	qBookEntries = `query($s: String!, $n: String!, $full: Boolean!) { server(discordId: $s) {
 		collection(name: $n) { id entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
 	qPersonaEntries = `query($s: String!, $l: Int64!, $full: Boolean!) { server(discordId: $s) {
-		personaBook(lineageId: $l) { lineageId entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
+		personaBook(lineageId: $l) { lineageId ` + bookSettingsFields + ` entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
 	qUpsertServer = `mutation($id: String!, $name: String!) { upsertServer(input: {discordId: $id, name: $name}) { error { code message } } }`
 )
 
@@ -53,11 +53,12 @@ type apiPersona struct {
 }
 
 type apiCollection struct {
-	ID         string   `json:"id"`
-	Name       string   `json:"name"`
-	Enabled    bool     `json:"enabled"`
-	ChannelIDs []string `json:"channelIds"`
-	EntryCount int      `json:"entryCount"`
+	ID           string       `json:"id"`
+	Name         string       `json:"name"`
+	Enabled      bool         `json:"enabled"`
+	ChannelIDs   []string     `json:"channelIds"`
+	EntryCount   int          `json:"entryCount"`
+	BookSettings bookSettings `json:"bookSettings"`
 }
 
 type apiEntry struct {
@@ -111,9 +112,12 @@ const (
 
 // serverSettings are the server settings the settings view shows.
 type serverSettings struct {
-	ChannelScoping bool `json:"channelScoping"`
-	MemoryTagging  bool `json:"memoryTagging"`
-	RegexKeys      bool `json:"regexKeys"`
+	ChannelScoping bool   `json:"channelScoping"`
+	MemoryTagging  bool   `json:"memoryTagging"`
+	RegexKeys      bool   `json:"regexKeys"`
+	BudgetUnit     string `json:"budgetUnit"`
+	BudgetLimit    int    `json:"budgetLimit"`
+	Tokenizer      string `json:"tokenizer"`
 }
 
 // panel is the state one paint renders: everything read through the API
@@ -144,6 +148,8 @@ type panel struct {
 	// serverwideCount is the Serverwide scope's entry count (all books).
 	serverwideCount int
 	settings        serverSettings
+	// bookSettings are the selected book's settings.
+	bookSettings bookSettings
 	// preview is the workspace backup preview shown before its import.
 	preview *backupPreview
 }
@@ -252,7 +258,8 @@ func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt 
 	var data struct {
 		Server *struct {
 			PersonaBook *struct {
-				Entries entryConn `json:"entries"`
+				BookSettings bookSettings `json:"bookSettings"`
+				Entries      entryConn    `json:"entries"`
 			} `json:"personaBook"`
 		} `json:"server"`
 	}
@@ -263,6 +270,7 @@ func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt 
 	if data.Server == nil || data.Server.PersonaBook == nil {
 		return fmt.Errorf("persona book %d: %w", pn.lineage, errUnavailable)
 	}
+	pn.bookSettings = data.Server.PersonaBook.BookSettings
 	pn.setEntries(data.Server.PersonaBook.Entries, rt.entry)
 	return nil
 }
@@ -308,6 +316,7 @@ func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, 
 		pn.book = nil
 		return nil
 	}
+	pn.bookSettings = pn.book.BookSettings
 	pn.setEntries(data.Server.Collection.Entries, rt.entry)
 	return nil
 }
