@@ -212,3 +212,107 @@ func TestBackups(t *testing.T) {
 	}
 	require.True(t, strings.Contains(string(book), `"entries"`), "world info JSON")
 }
+
+// TestBookSettingsControls: managers edit a collection's and a persona
+// book's settings and the server's budget in forms; blanks inherit;
+// members and outsiders change nothing.
+func TestBookSettingsControls(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	type stored struct {
+		ScanDepth         *int  `json:"scanDepth"`
+		BudgetLimit       *int  `json:"budgetLimit"`
+		Recursive         *bool `json:"recursive"`
+		MaxRecursionSteps *int  `json:"maxRecursionSteps"`
+		WholeWords        *bool `json:"wholeWords"`
+	}
+	collection := func() stored {
+		var out struct {
+			Server struct {
+				Collection struct {
+					BookSettings stored `json:"bookSettings"`
+				} `json:"collection"`
+			} `json:"server"`
+		}
+		h.gql(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { `+bookSettingsFields+` } } }`, map[string]any{"s": testGuild}, &out)
+		return out.Server.Collection.BookSettings
+	}
+	personaBook := func() stored {
+		var out struct {
+			Server struct {
+				PersonaBook struct {
+					BookSettings stored `json:"bookSettings"`
+				} `json:"personaBook"`
+			} `json:"server"`
+		}
+		h.gql(`query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { `+bookSettingsFields+` } } }`, map[string]any{"s": testGuild}, &out)
+		return out.Server.PersonaBook.BookSettings
+	}
+	four, three, budget, yes := 4, 3, 3000, true
+
+	m := h.click(permManager, h.need(h.open(permManager).panel(), actBookSet)).modal()
+	require.Equal(t, []string{fieldDepth, fieldBudget, fieldRecursive, fieldSteps, fieldWholeWords}, fieldIDs(m))
+	tests := []struct {
+		name   string
+		perms  int64
+		values map[string]string
+		picks  map[string][]string
+		want   stored
+		text   string
+	}{
+		{"manager sets", permManager, map[string]string{fieldDepth: "4", fieldBudget: "3000", fieldSteps: "3"}, map[string][]string{fieldRecursive: {valueOn}},
+			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, "Saved the settings of **Lore**"},
+		{"out of range", permManager, map[string]string{fieldDepth: "101"}, nil,
+			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, "scan depth must be a whole number from 0 to 100"},
+		{"member refused", permMember, map[string]string{fieldDepth: ""}, nil,
+			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, "Only members with the Manage Server permission"},
+		{"blanks inherit", permManager, map[string]string{fieldDepth: "", fieldBudget: "", fieldSteps: ""}, map[string][]string{fieldRecursive: {valueInherit}},
+			stored{}, "Saved the settings of **Lore**"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := h.submitForm(tc.perms, m, tc.values, tc.picks, nil)
+			require.Contains(t, o.content(), tc.text)
+			require.Equal(t, tc.want, collection())
+		})
+	}
+
+	t.Run("persona book", func(t *testing.T) {
+		m := h.click(permManager, h.need(h.personaPanel(false), actBookSet)).modal()
+		o := h.submitForm(permManager, m, map[string]string{fieldDepth: "4"}, map[string][]string{fieldWholeWords: {valueOff}}, nil)
+		require.Contains(t, o.content(), "Saved the settings of **Aria**")
+		no := false
+		require.Equal(t, stored{ScanDepth: &four, WholeWords: &no}, personaBook())
+		require.Contains(t, o.content(), "scan depth 4")
+	})
+
+	t.Run("server budget", func(t *testing.T) {
+		settings := func() serverSettings {
+			var out struct {
+				Server struct {
+					Settings serverSettings `json:"settings"`
+				} `json:"server"`
+			}
+			h.gql(`query($s: String!) { server(discordId: $s) { settings { budgetUnit budgetLimit tokenizer } } }`, map[string]any{"s": testGuild}, &out)
+			return out.Server.Settings
+		}
+		before := settings()
+		m := h.click(permManager, h.need(h.clickID(permManager, route{action: actSettings}.encode()).panel(), actBudget)).modal()
+		require.Equal(t, []string{fieldUnit, fieldBudget, fieldTokenizer}, fieldIDs(m))
+		picks := map[string][]string{fieldUnit: {unitTokens}, fieldTokenizer: {"cl100k_base"}}
+
+		o := h.submitForm(permMember, m, map[string]string{fieldBudget: "3000"}, picks, nil)
+		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		o = h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(route{action: actBudget}.encode())})
+		require.Contains(t, o.content(), "use `/memories` in a server")
+		require.Equal(t, before, settings())
+
+		o = h.submitForm(permManager, m, map[string]string{fieldBudget: "3000"}, picks, nil)
+		require.Contains(t, o.content(), "Saved the budget.")
+		require.Contains(t, o.content(), "3,000 tokens (cl100k_base)")
+		got := settings()
+		require.Equal(t, unitTokens, got.BudgetUnit)
+		require.Equal(t, 3000, got.BudgetLimit)
+		require.Equal(t, "cl100k_base", got.Tokenizer)
+	})
+}
