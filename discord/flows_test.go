@@ -316,3 +316,30 @@ func TestBookSettingsControls(t *testing.T) {
 		require.Equal(t, "cl100k_base", got.Tokenizer)
 	})
 }
+
+// TestEntryLastActivation: the entry view says when the entry last entered
+// a recorded turn of the panel's channel.
+func TestEntryLastActivation(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	var out struct {
+		ActivateTurn struct{ Error *mutationError } `json:"activateTurn"`
+	}
+	h.gql(`mutation($s: String!) { activateTurn(input: {serverDiscordId: $s, lineageId: 7, channelId: "800000000000000001",
+		messages: [{content: "we talk about key 0"}], turnId: "t1", messageCount: 1}) { error { code message } } }`, map[string]any{"s": testGuild}, &out)
+	require.Nil(t, out.ActivateTurn.Error)
+
+	p := h.personaPanel(false)
+	picker := h.need(p, actEntryPick)
+	entry := func(title string) string {
+		for _, o := range picker.Options {
+			if o.Label == title {
+				return h.click(permMember, picker, o.Value).content()
+			}
+		}
+		t.Fatalf("no entry %q", title)
+		return ""
+	}
+	require.Regexp(t, `Last activated in this channel: <t:\d+:R>`, entry("Entry 000"))
+	require.Contains(t, entry("Entry 001"), "Not activated in this channel's recorded turns.")
+}

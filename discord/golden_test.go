@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 	"github.com/stretchr/testify/require"
@@ -63,8 +64,10 @@ func goldenPanels(t tr) map[string]*panel {
 	pe.bookSettings = bookSettings{ScanDepth: &four, Recursive: &yes}
 	ev := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewEntry})
 	ev.entry = &ev.entries[0]
+	ev.last = lastActivation{checked: true, at: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
 	el := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{long}, view: viewEntry})
 	el.entry = &el.entries[0]
+	el.last = lastActivation{checked: true}
 	ec := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewConfirmEntry})
 	ec.entry = &ec.entries[0]
 	l7 := int64(7)

@@ -65,7 +65,7 @@ func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 	pool := postgrestest.NewPool(t)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	store := postgres.New(pool)
-	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16)}
+	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16)}
 	if withJobs {
 		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true,
 			ConfigFunc: func(rc *river.Config) {

@@ -240,6 +240,8 @@ var texts = [...][2]string{
 	{"Saved the budget.", "O limite foi salvo."},
 	{"How much lore one turn may add, over every placement; a book can set its own in **Book Settings** (the highest book budget of a turn wins).", "Quanto lore um turno pode adicionar, somando todos os posicionamentos; um livro pode definir o seu em **Configurações do Livro** (vence o maior limite de livro do turno)."},
 	{"Change budget", "Alterar limite"},
+	{"Not activated in this channel's recorded turns.", "Não ativada nos turnos registrados deste canal."},
+	{"Last activated in this channel: %s", "Última ativação neste canal: %s"},
 }
 
 // plurals are the catalog's count messages.

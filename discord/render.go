@@ -228,6 +228,9 @@ func renderEntry(w *builder, p *panel) {
 	if p.persona && len(e.LegacyChannelTags) > 0 {
 		s.WriteString("⚠ " + t.S("Unresolved channel names (%s): active in every channel until channels are saved.", escape(clip(strings.Join(e.LegacyChannelTags, ", "), 200))) + "\n")
 	}
+	if l := lastActivationText(t, p.last); l != "" {
+		s.WriteString("-# " + l + "\n")
+	}
 	w.text(s.String())
 	w.separator()
 	if p.view == viewConfirmEntry {

@@ -150,6 +150,8 @@ type panel struct {
 	settings        serverSettings
 	// bookSettings are the selected book's settings.
 	bookSettings bookSettings
+	// last is the entry's last activation in this channel (entry view).
+	last lastActivation
 	// preview is the workspace backup preview shown before its import.
 	preview *backupPreview
 }
@@ -234,10 +236,16 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 		pn.books = append(pn.books, e.Node)
 	}
 
+	var err error
 	if pn.persona {
-		return pn, b.loadPersona(ctx, p, pn, rt, o)
+		err = b.loadPersona(ctx, p, pn, rt, o)
+	} else {
+		err = b.loadServerwide(ctx, p, pn, rt, o)
 	}
-	return pn, b.loadServerwide(ctx, p, pn, rt, o)
+	if err == nil && pn.view == viewEntry {
+		b.loadLastActivation(ctx, in, pn)
+	}
+	return pn, err
 }
 
 func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt route, o loadOpts) error {
