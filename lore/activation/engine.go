@@ -88,8 +88,8 @@ const checkEvery = 256
 // Tokenizer, a Random draw outside [0, 1). When ctx ends, Activate stops
 // between passes and every few hundred entries with ctx.Err().
 //
-// The rules, in order (seed 000 "Activation contract", seed 001, DESIGN.md;
-// docs/authoring.md explains them for book authors):
+// The rules, in order (docs/contract.md "Activation", "Budget", "Settings
+// layers", "Recursion"; docs/authoring.md explains them for book authors):
 //
 //  1. Gates, constants included: enabled, server, lineage (Serverwide
 //     entries always pass), collection (Serverwide entries only: present and
@@ -352,7 +352,8 @@ func preGate(e *lore.Entry, ce *compiledEntry, es EntryState, msgCount int) (Ver
 }
 
 // turnBudget returns the turn's budget: the unit and limit of opts, unless
-// a book of the turn sets a limit (the highest of those wins; seed 001).
+// a book of the turn sets a limit (the highest of those wins;
+// docs/contract.md "Settings layers").
 func turnBudget(in *Input, opts *Options) (Budget, error) {
 	b := Budget{Unit: UnitUTF16, Limit: opts.CharBudget}
 	switch {

@@ -18,7 +18,8 @@ const (
 	// never matches and is reported in the trace.
 	MaxRegexLen = 400
 	// DefaultTokenBudget is the token budget of a server whose budget unit
-	// is tokens and that sets no limit (inside seed 001's 100-32,000).
+	// is tokens and that sets no limit (inside the 100-32,000 range of
+	// token budgets).
 	DefaultTokenBudget = 2048
 	// DefaultMaxRecursionSteps is the number of passes of a recursive turn
 	// when no layer sets one: the first pass and two recursive ones (seed
@@ -41,7 +42,7 @@ type Tokenizer interface {
 // settings, or one request's overrides, or CLI flags). Book settings
 // (Input.Collections[...].Settings, Input.PersonaBook), entry fields and
 // decorator lines are more specific and win over them (docs/authoring.md).
-// The zero value is the service default of seed 000: whole-word matching,
+// The zero value is the service default (docs/contract.md): whole-word matching,
 // case-insensitive, regex keys inert (literal), scan depth
 // DefaultScanDepth, a DefaultCharBudget character budget, no recursion,
 // draws from math/rand/v2 and identity macros left literal when a name is
