@@ -609,6 +609,14 @@ func TestContextEnds(t *testing.T) {
 	cancel()
 	_, err := Activate(ctx, baseInput(chain(), "door"), Options{})
 	require.True(t, errors.Is(err, context.Canceled), "%v", err)
+
+	// A context that ends during pass 1 stops the turn before pass 2.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	es := chain()
+	es[0].Probability = 50
+	_, err = Activate(ctx, baseInput(es, "We open the door."), Options{Recursive: true, Random: func() float64 { cancel(); return 0.1 }})
+	require.True(t, errors.Is(err, context.Canceled), "%v", err)
 }
 
 // TestConcurrentTurns runs turns with different names and a token budget on
