@@ -452,7 +452,7 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 	if ce.exclude != nil || ce.excludeAll != nil {
 		for j := range ce.exclude {
 			if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
-				s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "an @@exclude_keys key is present"
+				s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
 				return false, nil
 			}
 		}

@@ -369,7 +369,7 @@ func TestDecorators(t *testing.T) {
 		{"role", "@@role assistant\nx", nil, Options{}, VerdictAdmitted, "",
 			func(t *testing.T, a Admitted) { require.Equal(t, lore.RoleAssistant, a.Role) }},
 		{"additional_keys are primary keys", "@@additional_keys forest, glade\nx", func(e *lore.Entry, _ *Input) { e.Keys = []string{"absent"} }, Options{}, VerdictAdmitted, `key "forest"`, nil},
-		{"exclude_keys block", "@@exclude_keys glade\nx", nil, Options{}, VerdictDecoratorBlocked, "@@exclude_keys", nil},
+		{"exclude_keys block", "@@exclude_keys swamp, glade\nx", nil, Options{}, VerdictDecoratorBlocked, `@@exclude_keys: "glade" is present`, nil},
 		{"exclude_keys absent", "@@exclude_keys swamp\nx", nil, Options{}, VerdictAdmitted, "", nil},
 		{"exclude_keys_all needs all", "@@exclude_keys_all glade, swamp\nx", nil, Options{}, VerdictAdmitted, "", nil},
 		{"exclude_keys_all all present", "@@exclude_keys_all glade, forest\nx", nil, Options{}, VerdictDecoratorBlocked, "@@exclude_keys_all", nil},
