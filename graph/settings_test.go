@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -301,4 +302,53 @@ func TestActivateUsesSettingsLayers(t *testing.T) {
 	require.NotContains(t, got, "secret", "the persona book's scan depth 0 scans no chat message")
 	require.Equal(t, "tokens", act.Budget.Unit)
 	require.Equal(t, 300, act.Budget.Limit)
+}
+
+// TestImportStoresBookSettings: an import that creates or replaces a book
+// stores the file's book settings (a budget only in the server's unit);
+// an append keeps the book's own and says so.
+func TestImportStoresBookSettings(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	card := []byte(`{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Keeper", "character_book": {"name": "Keep",
+		"scan_depth": 4, "token_budget": 1000, "recursive_scanning": true,
+		"entries": [{"keys": ["gate"], "content": "The gate is shut.", "enabled": true, "insertion_order": 1, "extensions": {}}]}}}`)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "keep.json", card)
+	require.Nil(t, imp.Error)
+	require.True(t, containsWarning(imp.Report.Warnings, "budget of 1000 tokens was not applied: this server counts characters"), "%v", imp.Report.Warnings)
+	settings := func() bookSettings {
+		t.Helper()
+		var sv struct {
+			Collection struct{ BookSettings bookSettings }
+		}
+		a.must(serviceKey, `query($s: String!) { server(discordId: $s) { collection(name: "Keep") { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords } } } }`, map[string]any{"s": serverA}, "server", &sv)
+		return sv.Collection.BookSettings
+	}
+	require.Equal(t, bookSettings{ScanDepth: intp(4), Recursive: boolp(true)}, settings(), "a new collection takes the file's settings")
+
+	var sp struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, budgetUnit: TOKENS}) { error { code } } }`, map[string]any{"s": serverA}, "updateServerSettings", &sp)
+	require.Nil(t, sp.Error)
+	var cs struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {scanDepth: 9, recursive: false}}) { error { code } } }`,
+		map[string]any{"s": serverA, "c": imp.Collection.ID}, "updateCollectionSettings", &cs)
+	require.Nil(t, cs.Error)
+
+	imp2 := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collection": imp.Collection.ID}, "keep.json", card)
+	require.Nil(t, imp2.Error)
+	require.True(t, containsWarning(imp2.Report.Warnings, "appending keeps the book's own settings"), "%v", imp2.Report.Warnings)
+	require.Equal(t, bookSettings{ScanDepth: intp(9), Recursive: boolp(false)}, settings(), "APPEND keeps the book's settings")
+
+	imp3 := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collection": imp.Collection.ID, "mode": "REPLACE"}, "keep.json", card)
+	require.Nil(t, imp3.Error)
+	require.Equal(t, bookSettings{ScanDepth: intp(4), BudgetLimit: intp(1000), Recursive: boolp(true)}, settings(), "REPLACE stores the file's settings, the token budget too now")
+}
+
+func containsWarning(ws []string, sub string) bool {
+	for _, w := range ws {
+		if strings.Contains(w, sub) {
+			return true
+		}
+	}
+	return false
 }

@@ -92,7 +92,8 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if target != nil {
 		t.CollectionID, t.Collection = target.ID, target.Name
 	}
-	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, res)
+	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, &res)
+	report = reportToModel(&res.Report) // WriteImport adds settings warnings
 	if err != nil {
 		return fail(err, report)
 	}

@@ -100,7 +100,7 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 		return river.JobCancel(fmt.Errorf("invalid file: %w", err))
 	}
 	err = w.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
-		result, err := WriteImport(ctx, st, a.Target(), blob.FileName, res)
+		result, err := WriteImport(ctx, st, a.Target(), blob.FileName, &res)
 		if err != nil {
 			return err
 		}
@@ -152,7 +152,12 @@ type ImportTarget struct {
 // gets an Append or Replace under the server lock (ErrStaleTarget when the
 // collection was renamed or removed). Used inline by the GraphQL import for
 // small files and by ImportWorker for large ones.
-func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileName string, res format.Result) (lore.ImportResult, error) {
+//
+// The book's settings (res.Book.Settings) become the new collection's, or
+// replace the target book's on Replace; an Append keeps the book's own and
+// says so in res.Report's warnings. A budget in another unit than the
+// server's is not applied (warning). The store validates the settings.
+func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileName string, res *format.Result) (lore.ImportResult, error) {
 	entries := res.Book.Entries
 	// A file with nothing importable never creates an empty book nor
 	// empties an existing one (seed 000: "A failed ... import leaves no
@@ -163,6 +168,10 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 	}
 	for i := range entries {
 		entries[i].Server, entries[i].Lineage = target.Server, target.Lineage
+	}
+	settings, err := importSettings(ctx, st, target, res)
+	if err != nil {
+		return lore.ImportResult{}, err
 	}
 	mode := lore.Append
 	if target.Replace {
@@ -177,7 +186,11 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 		for i := range entries {
 			entries[i].Collection = name
 		}
-		c, result, err := st.CreateCollectionWithEntries(ctx, lore.Collection{Server: target.Server, Name: name, Enabled: true}, entries)
+		c := lore.Collection{Server: target.Server, Name: name, Enabled: true}
+		if settings != nil {
+			c.Settings = *settings
+		}
+		c, result, err := st.CreateCollectionWithEntries(ctx, c, entries)
 		if err == nil {
 			result.Collection = &c
 		}
@@ -186,10 +199,38 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 		for i := range entries {
 			entries[i].Collection = target.Collection
 		}
-		return st.ImportEntries(ctx, lore.ImportTarget{Server: target.Server, CollectionID: target.CollectionID, Collection: target.Collection}, mode, entries)
+		return st.ImportEntries(ctx, lore.ImportTarget{Server: target.Server, CollectionID: target.CollectionID, Collection: target.Collection,
+			Settings: settings}, mode, entries)
 	default:
-		return st.ImportEntries(ctx, lore.ImportTarget{Server: target.Server, Lineage: target.Lineage}, mode, entries)
+		return st.ImportEntries(ctx, lore.ImportTarget{Server: target.Server, Lineage: target.Lineage, Settings: settings}, mode, entries)
 	}
+}
+
+// importSettings returns the book settings an import stores (nil: keep the
+// target's): the file's, without a budget counted in another unit than the
+// server's. An Append into an existing book stores none. Both cases are
+// reported as warnings.
+func importSettings(ctx context.Context, st lore.Store, target ImportTarget, res *format.Result) (*lore.BookSettings, error) {
+	set, unit := res.Book.Settings.Clone(), res.Book.BudgetUnit
+	if set.IsZero() {
+		return nil, nil
+	}
+	if !target.Replace && !(target.Lineage.IsServerwide() && target.CollectionID == 0) {
+		res.Report.Warnf("the file's book settings (%s) were not applied: appending keeps the book's own settings",
+			format.DescribeSettings(set, unit))
+		return nil, nil
+	}
+	if set.BudgetLimit != nil {
+		sv, err := st.GetServer(ctx, target.Server)
+		if err != nil {
+			return nil, err
+		}
+		if u := sv.Settings.Unit(); unit != u {
+			res.Report.Warnf("the file's budget of %d %s was not applied: this server counts %s", *set.BudgetLimit, unit, u)
+			set.BudgetLimit = nil
+		}
+	}
+	return &set, nil
 }
 
 // BookName picks a new collection's name: the book's name, else the file

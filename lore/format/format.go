@@ -14,6 +14,7 @@ package format
 
 import (
 	"errors"
+	"loregate/lore"
 
 	"loregate/lore/format/internal/conv"
 )
@@ -103,3 +104,9 @@ var (
 	// error names the limit.
 	ErrTooLarge = conv.ErrTooLarge
 )
+
+// DescribeSettings lists the set book settings of s for a report line, e.g.
+// "scan depth 5, budget 2048 tokens, recursive true".
+func DescribeSettings(s lore.BookSettings, unit lore.BudgetUnit) string {
+	return conv.DescribeSettings(s, unit)
+}
