@@ -1,7 +1,12 @@
 package format
 
 import (
+	"fmt"
+	"slices"
+	"strings"
+
 	"loregate/lore"
+	"loregate/lore/decorator"
 	"loregate/lore/format/agnai"
 	"loregate/lore/format/card"
 	"loregate/lore/format/internal/conv"
@@ -50,12 +55,129 @@ func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(
 
 // ExportNovelAI writes book as a NovelAI .lorebook (formats.md 1.6). Lossy
 // where NovelAI has no field (secondary keys, roles, chance); see
-// formats.md 2 "Lossy-on-export".
-func ExportNovelAI(book Book) ([]byte, error) { return novelai.Encode(sourceView(book)) }
+// formats.md 2 "Lossy-on-export". NovelAI has no decorators: they are
+// mapped to entry fields (see NativeDecorators; DecoratorNotes lists the
+// rest).
+func ExportNovelAI(book Book) ([]byte, error) {
+	return novelai.Encode(withoutDecorators(sourceView(book)))
+}
 
 // ExportRisu writes book as a RisuAI lorebook export {type: "risu"}
 // (formats.md 1.5.3); keys are joined with ", ".
 func ExportRisu(book Book) ([]byte, error) { return risu.Encode(sourceView(book)) }
 
-// ExportAgnai writes book as an Agnai memory book (formats.md 1.7).
-func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(sourceView(book)) }
+// ExportAgnai writes book as an Agnai memory book (formats.md 1.7). Agnai
+// has no decorators: they are mapped as for ExportNovelAI.
+func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(withoutDecorators(sourceView(book))) }
+
+// HasDecorators reports whether kind is a format whose entries carry
+// decorator lines in their content (CCv3 cards and books, RisuAI, and
+// SillyTavern, which honours @@activate and @@dont_activate). Exports to the
+// others (NovelAI, Agnai) map decorators to fields.
+func HasDecorators(kind Kind) bool { return kind != KindNovelAI && kind != KindAgnai }
+
+// withoutDecorators returns book with every entry's decorator lines mapped
+// by NativeDecorators.
+func withoutDecorators(book Book) Book {
+	out := book
+	out.Entries = make([]lore.Entry, len(book.Entries))
+	for i, e := range book.Entries {
+		out.Entries[i], _ = NativeDecorators(e)
+	}
+	return out
+}
+
+// NativeDecorators returns e for a format without decorators: the content
+// without its decorator lines, and the decorators that have an entry field
+// applied to it (@@dont_activate: disabled; @@activate: constant;
+// @@scan_depth, @@probability, @@order, @@priority, @@role: the field;
+// @@position and @@depth: the placement; @@additional_keys: more primary
+// keys; @@match_full_word and @@match_partial_word: whole words;
+// @@no_recursive_search and @@unrecursive: the recursion flags). It also
+// returns the lines that have no field (for example @@is_greeting,
+// @@exclude_keys, @@activate_only_after, unknown names): the export drops
+// them and DecoratorNotes lists them.
+func NativeDecorators(e lore.Entry) (lore.Entry, []string) {
+	decs, body := decorator.Parse(e.Content)
+	if decs == nil {
+		return e, nil
+	}
+	set := decorator.Resolve(decs)
+	e = e.Clone()
+	e.Content = body
+	switch {
+	case set.DontActivate:
+		e.Enabled = false
+	case set.Activate:
+		e.Constant = true
+	}
+	if set.ScanDepth != nil {
+		e.ScanDepth = set.ScanDepth
+	}
+	for _, f := range []struct {
+		dst *int
+		v   *int
+	}{{&e.Probability, set.Probability}, {&e.Order, set.Order}, {&e.Priority, set.Priority}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	if set.Placement != nil {
+		e.Placement = *set.Placement
+	} else if set.Depth != nil {
+		e.Placement = lore.Before
+	}
+	if set.Role != "" {
+		e.Role = set.Role
+	}
+	if len(set.AdditionalKeys) > 0 {
+		e.Keys = append(slices.Clone(e.Keys), set.AdditionalKeys...)
+	}
+	if set.WholeWords != nil {
+		e.WholeWords = set.WholeWords
+	}
+	e.ExcludeRecursion = e.ExcludeRecursion || set.ExcludeRecursion
+	e.PreventRecursion = e.PreventRecursion || set.PreventRecursion
+	var dropped []string
+	for _, d := range decs {
+		switch d.Name {
+		case "dont_activate", "activate", "scan_depth", "probability", "order", "priority", "position", "role",
+			"additional_keys", "match_full_word", "match_partial_word", "no_recursive_search", "unrecursive":
+			if !d.Fallback && !ignoredLine(set, d.Line) {
+				continue
+			}
+		case "depth":
+			if set.Placement == nil && !ignoredLine(set, d.Line) {
+				continue // the placement carries it; the depth itself is lost
+			}
+		}
+		dropped = append(dropped, d.Line)
+	}
+	return e, dropped
+}
+
+func ignoredLine(set decorator.Set, line string) bool {
+	for _, ig := range set.Ignored {
+		if ig.Line == line {
+			return true
+		}
+	}
+	return false
+}
+
+// DecoratorNotes lists, one line per entry, the decorator lines an export
+// to a format without decorators (HasDecorators false) drops because no
+// field carries them. Nil when there are none.
+func DecoratorNotes(book Book) []string {
+	var out []string
+	for i, e := range sourceView(book).Entries {
+		if _, dropped := NativeDecorators(e); len(dropped) > 0 {
+			names := make([]string, len(dropped))
+			for j, l := range dropped {
+				names[j] = "@@" + conv.DecoratorName(l)
+			}
+			out = append(out, fmt.Sprintf("entry %d %s: %s not carried by the export (no such field)", i, conv.Snippet(e.Title), strings.Join(names, ", ")))
+		}
+	}
+	return out
+}

@@ -152,11 +152,12 @@ func TestBookSettingsAcrossFormats(t *testing.T) {
 	require.True(t, containsSub(res.Report.Warnings, "clamped to 100"))
 }
 
-// TestDecorators: a leading decorator block is parsed into canonical fields,
-// never left in the content, reported when unsupported, and written back by
-// the same-format export.
+// TestDecorators: a leading decorator block stays in the content (the
+// engine acts on it at run time), unknown decorators are reported, exports
+// to formats with decorators write the lines back as they came, and
+// exports to formats without them map them to fields and list the rest.
 func TestDecorators(t *testing.T) {
-	content := "@@scan_depth 8\n@@role assistant\n@@additional_keys moon\n@@additional_keys night\n@@depth 4\n@@activate_only_after 3\n\nThe moon rises over the keep."
+	content := "@@scan_depth 8\n@@role assistant\n@@additional_keys moon\n@@dont_activate\n@@is_greeting\n@@made_up 3\n\nThe moon rises over the keep."
 	card := map[string]any{"spec": "chara_card_v3", "spec_version": "3.0", "data": map[string]any{"name": "C", "character_book": map[string]any{"entries": []any{
 		map[string]any{"keys": []string{"keep"}, "content": content, "enabled": true, "insertion_order": 1, "use_regex": false, "extensions": map[string]any{}},
 	}}}}
@@ -165,36 +166,49 @@ func TestDecorators(t *testing.T) {
 	res, err := format.Import("c.json", raw, format.Options{})
 	require.NoError(t, err)
 	e := res.Book.Entries[0]
-	require.Equal(t, "The moon rises over the keep.", e.Content, "decorators never reach the prompt")
-	require.Equal(t, 8, *e.ScanDepth)
-	require.Equal(t, lore.RoleAssistant, e.Role)
-	require.Equal(t, []string{"moon", "night"}, e.SecondaryKeys)
-	require.Equal(t, lore.AndAll, e.Logic, "one @@additional_keys line per key means all of them")
-	require.Equal(t, lore.Before, e.Placement)
-	require.Equal(t, 1, res.Report.CollapsedPlacements)
-	require.Equal(t, 1, res.Report.IgnoredSettings["decorator @@activate_only_after"])
+	require.Equal(t, content, e.Content, "decorators are kept in the content, not folded into fields")
+	require.Nil(t, e.ScanDepth)
+	require.Equal(t, lore.RoleSystem, e.Role)
+	require.True(t, e.Enabled)
+	require.Equal(t, map[string]int{"decorator @@made_up": 1}, res.Report.IgnoredSettings, "only the decorator loregate does not act on is reported")
 
-	out, err := format.ExportLorebookV3(res.Book)
-	require.NoError(t, err)
-	require.Contains(t, string(out), `@@scan_depth 8`, "the source's header comes back in a V3 export")
-	st, err := format.ExportST(res.Book)
-	require.NoError(t, err)
-	require.NotContains(t, string(st), "@@scan_depth", "world info gets the canonical fields, not the header")
+	for name, export := range map[string]func(format.Book) ([]byte, error){
+		"lorebook v3": format.ExportLorebookV3, "world info": format.ExportST, "risu": format.ExportRisu,
+	} {
+		out, err := export(res.Book)
+		require.NoError(t, err, name)
+		again, err := format.Import("again.json", out, format.Options{})
+		require.NoError(t, err, name)
+		require.Equal(t, content, again.Book.Entries[0].Content, "%s: the lines come back as they came", name)
+	}
 
-	risu := `{"type": "risu", "ver": 1, "data": [{"key": "gate", "secondkey": "", "comment": "r", "content": "@@exclude_keys night, storm\n@@probability 40\nThe gate is open.", "mode": "normal", "insertorder": 10, "alwaysActive": false, "selective": false}]}`
-	res, err = format.Import("r.json", []byte(risu), format.Options{})
-	require.NoError(t, err)
-	e = res.Book.Entries[0]
-	require.Equal(t, "The gate is open.", e.Content)
-	require.Equal(t, []string{"night", "storm"}, e.SecondaryKeys)
-	require.Equal(t, lore.NotAny, e.Logic)
-	require.Equal(t, 40, e.Probability)
+	for name, export := range map[string]func(format.Book) ([]byte, error){"novelai": format.ExportNovelAI, "agnai": format.ExportAgnai} {
+		out, err := export(res.Book)
+		require.NoError(t, err, name)
+		require.NotContains(t, string(out), "@@", name)
+		again, err := format.Import("again.json", out, format.Options{})
+		require.NoError(t, err, name)
+		got := again.Book.Entries[0]
+		require.Equal(t, "The moon rises over the keep.", got.Content, name)
+		require.False(t, got.Enabled, "%s: @@dont_activate becomes disabled", name)
+		require.Contains(t, got.Keys, "moon", "%s: @@additional_keys become keys", name)
+	}
+	mapped, dropped := format.NativeDecorators(e)
+	require.Equal(t, 8, *mapped.ScanDepth)
+	require.Equal(t, lore.RoleAssistant, mapped.Role)
+	require.Equal(t, []string{"@@is_greeting", "@@made_up 3"}, dropped)
+	notes := format.DecoratorNotes(res.Book)
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "@@is_greeting, @@made_up")
+	require.True(t, format.HasDecorators(format.KindV3Card))
+	require.False(t, format.HasDecorators(format.KindNovelAI))
 
 	// Content that merely mentions @@ later is not a header.
-	want := "Text first\n@@not_a_header"
-	res, err = format.Import("r.json", []byte(strings.Replace(risu, `@@exclude_keys night, storm\n@@probability 40\nThe gate is open.`, `Text first\n@@not_a_header`, 1)), format.Options{})
+	risu := `{"type": "risu", "ver": 1, "data": [{"key": "gate", "secondkey": "", "comment": "r", "content": "Text first\n@@not_a_header", "mode": "normal", "insertorder": 10, "alwaysActive": false, "selective": false}]}`
+	res, err = format.Import("r.json", []byte(risu), format.Options{})
 	require.NoError(t, err)
-	require.Equal(t, want, res.Book.Entries[0].Content)
+	require.Equal(t, "Text first\n@@not_a_header", res.Book.Entries[0].Content)
+	require.Empty(t, res.Report.IgnoredSettings)
 }
 
 // TestCheckSize: each carrier gets its own limit, checked from the bytes.

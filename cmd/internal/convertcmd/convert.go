@@ -95,6 +95,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stderr, "convert: %s: %v\n", name, err)
 		return 2
 	}
+	if *to == "novelai" || *to == "agnai" {
+		// No decorators there: the export maps them to fields and the
+		// report lists the ones it drops.
+		res.Report.Warnings = append(res.Report.Warnings, format.DecoratorNotes(res.Book)...)
+	}
 	report, _ := json.MarshalIndent(res.Report, "", "  ")
 	report = append(report, '\n')
 	if *reportOnly {

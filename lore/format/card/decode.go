@@ -249,12 +249,9 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	}
 	e.Title, _ = conv.Title(t)
 	conv.Shadow(ext, conv.PrefixCard+"comment", get("comment"), e.Title)
+	// A leading decorator block (CCv3, RisuAI) stays in the content: the
+	// engine acts on it at run time and never sends it to the model.
 	e.Content, _ = conv.String(get("content"))
-	// A leading decorator block (CCv3, RisuAI) is not lore text: it is
-	// parsed after the other fields (decorators override them) and the raw
-	// content is kept for the same-format export.
-	header, body := conv.SplitDecorators(e.Content)
-	e.Content = body
 	conv.Shadow(ext, conv.PrefixCard+"content", get("content"), e.Content)
 	e.Constant, _ = conv.Bool(get("constant"))
 	conv.Shadow(ext, conv.PrefixCard+"constant", get("constant"), e.Constant)
@@ -290,9 +287,6 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 		}
 	}
 	conv.Shadow(ext, conv.PrefixCard+"case_sensitive", get("case_sensitive"), e.CaseSensitive)
-	if header != nil {
-		conv.ApplyDecorators(&e, header, &c)
-	}
 
 	order := make([]string, 0, len(eo.Fields))
 	for _, f := range eo.Fields {

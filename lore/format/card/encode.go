@@ -7,6 +7,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/decorator"
 	"loregate/lore/format/internal/conv"
 )
 
@@ -122,8 +123,9 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 	o.Set("keys", consistent("keys", keysF.Enc(e), sameVia(keysF)))
 	o.Set("content", consistent("content", e.Content, func(v json.RawMessage) bool {
 		s, _ := conv.String(v)
-		_, body := conv.SplitDecorators(s)
-		return s == e.Content || body == e.Content // the source's decorator header comes back
+		// An entry stored when importers folded decorators into fields
+		// gets the source's header back.
+		return s == e.Content || decorator.Body(s) == e.Content
 	}))
 	o.Set("extensions", entryExtensions(e))
 	o.Set("enabled", consistent("enabled", e.Enabled, func(v json.RawMessage) bool { b, ok := conv.Bool(v); return ok && b == e.Enabled }))

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/decorator"
 	"loregate/lore/format/internal/conv"
 )
 
@@ -69,14 +70,9 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 		e.SecondaryKeys, p2 = conv.CleanKeys(conv.SplitKeyString(sk))
 	}
 	c.Probs = append(p1, p2...)
-	e.Content, _ = conv.String(get("content"))
 	// RisuAI writes decorators inline at the top of the content (formats.md
-	// 2, 3): they are parsed, and the raw content is kept for the export.
-	header, body := conv.SplitDecorators(e.Content)
-	if header != nil {
-		ext[prefix+"content"] = get("content")
-		e.Content = body
-	}
+	// 2, 3); they stay there and act at run time.
+	e.Content, _ = conv.String(get("content"))
 	t, _ := conv.String(get("comment"))
 	e.Title, _ = conv.Title(t)
 	e.Constant, _ = conv.Bool(get("alwaysActive"))
@@ -86,9 +82,6 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 		e.Order = 100
 	}
 	e.Placement = lore.After
-	if header != nil {
-		conv.ApplyDecorators(&e, header, &c)
-	}
 	conv.KeepRest(ext, eo, prefix, "content", "comment", "alwaysActive", "insertorder")
 	e.Extensions = ext
 	return e, c
@@ -121,8 +114,10 @@ func Encode(book conv.Book) ([]byte, error) {
 		content := json.RawMessage(conv.MustMarshal(e.Content))
 		if v, ok := e.Extensions[prefix+"content"]; ok {
 			if s, _ := conv.String(v); s != e.Content {
-				if _, body := conv.SplitDecorators(s); body == e.Content {
-					content = v // the source's decorator header comes back
+				if decorator.Body(s) == e.Content {
+					// An entry stored when importers folded decorators into
+					// fields: the source's header comes back.
+					content = v
 				}
 			}
 		}

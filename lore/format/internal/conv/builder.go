@@ -81,6 +81,7 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, err.Error()})
 		return
 	}
+	ReportDecorators(&b.Report, e.Content)
 	for _, p := range probs {
 		b.Report.UnsupportedKeys = append(b.Report.UnsupportedKeys,
 			UnsupportedKey{Index: index, Title: e.Title, Key: Snippet(p.Key), Reason: p.Reason})
