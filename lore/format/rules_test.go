@@ -237,3 +237,17 @@ func TestCheckSize(t *testing.T) {
 	}
 }
 func ptr[T any](v T) *T { return &v }
+
+// TestWorldInfoCardSpelling: a world info entry with keys/secondary_keys
+// and no key/keysecondary is read by those (case BUG-37), with a warning.
+func TestWorldInfoCardSpelling(t *testing.T) {
+	wi := `{"entries": {"0": {"uid": 0, "keys": ["forge"], "secondary_keys": ["fire"], "selective": true, "comment": "v2", "content": "The forge never cools."},
+		"1": {"uid": 1, "key": ["anvil"], "keysecondary": [], "comment": "st", "content": "The anvil is old."}}}`
+	res, err := format.Import("w.json", []byte(wi), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"forge"}, res.Book.Entries[0].Keys)
+	require.Equal(t, []string{"fire"}, res.Book.Entries[0].SecondaryKeys)
+	require.Equal(t, []string{"anvil"}, res.Book.Entries[1].Keys)
+	require.Empty(t, res.Report.Inert)
+	require.True(t, containsSub(res.Report.Warnings, "entry 0 has keys/secondary_keys but no key/keysecondary"), "%v", res.Report.Warnings)
+}

@@ -24,9 +24,7 @@ var turn2Dir = filepath.Join("..", "..", "..", "..", "shared", "cases", "turn2")
 // importer fault outside the engine and this command, with the fault. The
 // test asserts that each still fails, so the fix makes the test fail until
 // its line is removed here.
-var knownImporterFaults = map[string]string{
-	"BUG-37-keys-dialect/chat.json": "the world info importer reads only key/keysecondary, not keys/secondary_keys (lore/format/sillytavern)",
-}
+var knownImporterFaults = map[string]string{}
 
 // TestTurn2Cases runs every "run:" line of every cases/turn2/BUG-*/expect.txt
 // through this command (the real importers and engine), as run_cases.py

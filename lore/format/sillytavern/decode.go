@@ -130,7 +130,10 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
 			continue
 		}
-		if hybrid {
+		if !hybrid && cardSpelling(eo) {
+			b.Report.Warnf("entry %d has keys/secondary_keys but no key/keysecondary; read as its keys", i)
+		}
+		if hybrid || cardSpelling(eo) {
 			eo = fromHybrid(eo)
 		}
 		e, c := DecodeEntry(eo, &b.Report)
@@ -138,6 +141,13 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 	}
 	book, rep := b.Finish()
 	return book, rep, nil
+}
+
+// cardSpelling reports whether a world info entry carries its keys only in
+// the card spelling (keys, secondary_keys), as some editors write them (case
+// BUG-37): it is read like a hybrid entry.
+func cardSpelling(eo *conv.Object) bool {
+	return (eo.Has("keys") && !eo.Has("key")) || (eo.Has("secondary_keys") && !eo.Has("keysecondary"))
 }
 
 // fromHybrid rewrites a hybrid entry into world info spelling: card fields
