@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
+	"loregate/lore/activation"
 )
 
 type bookSettings struct {
@@ -326,9 +327,13 @@ func TestImportStoresBookSettings(t *testing.T) {
 	}
 	require.Equal(t, bookSettings{ScanDepth: intp(4), Recursive: boolp(true)}, settings(), "a new collection takes the file's settings")
 
-	var sp struct{ Error *mutationError }
-	a.must(serviceKey, `mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, budgetUnit: TOKENS}) { error { code } } }`, map[string]any{"s": serverA}, "updateServerSettings", &sp)
-	require.Nil(t, sp.Error)
+	var sv struct {
+		Server struct{ Settings struct{ BudgetLimit int } }
+		Error  *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, budgetUnit: TOKENS}) { server { settings { budgetLimit } } error { code } } }`, map[string]any{"s": serverA}, "updateServerSettings", &sv)
+	require.Nil(t, sv.Error)
+	require.Equal(t, activation.DefaultTokenBudget, sv.Server.Settings.BudgetLimit, "the server's default token budget is the engine's")
 	var cs struct{ Error *mutationError }
 	a.must(serviceKey, `mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {scanDepth: 9, recursive: false}}) { error { code } } }`,
 		map[string]any{"s": serverA, "c": imp.Collection.ID}, "updateCollectionSettings", &cs)

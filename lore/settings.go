@@ -18,13 +18,13 @@ func (u BudgetUnit) Valid() bool { return u == BudgetCharacters || u == BudgetTo
 
 // Budget limits per unit. Characters: seed 000's default of 8,000, at most
 // 2,000,000 (what two full default scopes hold; far beyond any prompt).
-// Tokens: seed 001's 100-32,000; the default is about 8,000 characters of
-// English.
+// Tokens: seed 001's 100-32,000; the default, 2,048 (about 8,000
+// characters of English), is the engine's (activation.DefaultTokenBudget).
 const (
 	DefaultBudgetCharacters = 8000
 	MinBudgetCharacters     = 1
 	MaxBudgetCharacters     = 2_000_000
-	DefaultBudgetTokens     = 2000
+	DefaultBudgetTokens     = 2048
 	MinBudgetTokens         = 100
 	MaxBudgetTokens         = 32_000
 )

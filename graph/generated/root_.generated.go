@@ -3208,7 +3208,7 @@ type ServerSettings {
   regexKeys: Boolean!
   "What the activation budget counts."
   budgetUnit: BudgetUnit!
-  "The server's budget in budgetUnit (default 8000 characters or 2000 tokens)."
+  "The server's budget in budgetUnit (default 8000 characters or 2048 tokens)."
   budgetLimit: Int!
   "The tokenizer of token budgets: o200k_base (default) or cl100k_base."
   tokenizer: String!

@@ -713,7 +713,7 @@ type ServerSettings struct {
 	RegexKeys bool `json:"regexKeys"`
 	// What the activation budget counts.
 	BudgetUnit BudgetUnit `json:"budgetUnit"`
-	// The server's budget in budgetUnit (default 8000 characters or 2000 tokens).
+	// The server's budget in budgetUnit (default 8000 characters or 2048 tokens).
 	BudgetLimit int `json:"budgetLimit"`
 	// The tokenizer of token budgets: o200k_base (default) or cl100k_base.
 	Tokenizer string `json:"tokenizer"`
