@@ -14,6 +14,7 @@ import (
 func TestPanelRenderingServerwide(t *testing.T) {
 	for _, n := range []int{0, 1, 23, 24, 250} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t)
 			h.registerServer()
 			if n > 0 {
@@ -60,6 +61,7 @@ func TestPanelRenderingServerwide(t *testing.T) {
 func TestPanelRenderingPersona(t *testing.T) {
 	for _, n := range []int{0, 1, 23, 24, 250} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t)
 			h.registerServer()
 			personas := min(n, 30)

@@ -54,6 +54,7 @@ func TestStaleRoutes(t *testing.T) {
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t)
 			seedScopes(h)
 			act := tt.prepare(h)
@@ -78,6 +79,7 @@ func TestOutdatedRoutes(t *testing.T) {
 		"documents:v1:doc-open:0:0:0",
 	} {
 		t.Run(id, func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t)
 			seedScopes(h)
 			o := h.clickID(permManager, id)
@@ -93,6 +95,7 @@ func TestOutdatedRoutes(t *testing.T) {
 // receipt and nothing is written; a deleted channel id too.
 func TestForeignChannels(t *testing.T) {
 	t.Run("collection channel select", func(t *testing.T) {
+		t.Parallel()
 		h := newHarness(t)
 		seedScopes(h)
 		sel := h.need(h.click(permManager, h.need(h.open(permManager).panel(), actBookChans)).panel(), actBookChanSet)
@@ -108,6 +111,7 @@ func TestForeignChannels(t *testing.T) {
 		"persona entry, not an id":    "#general",
 	} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			h := newHarness(t)
 			seedScopes(h)
 			m := h.click(permManager, h.need(h.personaPanel(true), actEntryEdit)).modal()
@@ -118,6 +122,7 @@ func TestForeignChannels(t *testing.T) {
 		})
 	}
 	t.Run("threads are channels of the server", func(t *testing.T) {
+		t.Parallel()
 		h := newHarness(t)
 		seedScopes(h)
 		m := h.click(permManager, h.need(h.personaPanel(false), actEntryPick), valueAdd).modal()
