@@ -108,3 +108,23 @@ func (m modalSelect) MarshalJSON() ([]byte, error) {
 		Required  bool                         `json:"required"`
 	}{discordgo.SelectMenuComponent, m.CustomID, m.Options, 1, 1, true})
 }
+
+// checkbox is Discord's Checkbox (type 23) for modals, inside a Label; the
+// submit carries its state as a boolean value (decodeInteraction reads it
+// as "true" or "false").
+type checkbox struct {
+	CustomID string
+	Default  bool
+}
+
+// Type returns the Checkbox component type.
+func (checkbox) Type() discordgo.ComponentType { return ctCheckbox }
+
+// MarshalJSON writes the checkbox with its type.
+func (c checkbox) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Type     discordgo.ComponentType `json:"type"`
+		CustomID string                  `json:"custom_id"`
+		Default  bool                    `json:"default"`
+	}{ctCheckbox, c.CustomID, c.Default})
+}

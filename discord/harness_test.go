@@ -435,6 +435,8 @@ func (h *harness) submitForm(perms int64, m wireData, values map[string]string, 
 				}
 			}
 			sub = map[string]any{"type": ctStringSel, "custom_id": in.CustomID, "values": pick}
+		case ctCheckbox:
+			sub = map[string]any{"type": ctCheckbox, "custom_id": in.CustomID, "value": first(picks[in.CustomID]) == "true"}
 		case ctFileUpload:
 			ids := []string{}
 			for id := range files {

@@ -110,10 +110,7 @@ var texts = [...][2]string{
 	{"Chance, 0-100 %%", "Chance de ativação, 0-100 %%"},
 	{"Insertion order (lower appears earlier)", "Ordem de inserção (menor aparece antes)"},
 	{"Mode", "Modo"},
-	{"Append", "Anexar"},
-	{"Add the entries not already present", "Adiciona as entradas que ainda não estão presentes"},
 	{"Replace this lorebook", "Substituir este lorebook"},
-	{"Only the selected book; other books stay intact", "Somente o livro selecionado; os demais livros permanecem intactos"},
 	{"Created **%s**.", "**%s** foi criado."},
 	{"The name is unchanged.", "O nome não mudou."},
 	{"Renamed **%s** to **%s**.", "**%s** foi renomeado para **%s**."},
@@ -242,6 +239,7 @@ var texts = [...][2]string{
 	{"Change budget", "Alterar limite"},
 	{"Not activated in this channel's recorded turns.", "Não ativada nos turnos registrados deste canal."},
 	{"Last activated in this channel: %s", "Última ativação neste canal: %s"},
+	{"Only the selected book; other books stay intact. Unticked, entries not already present are appended.", "Só o livro selecionado; os demais ficam intactos. Desmarcado, anexa as entradas novas."},
 }
 
 // plurals are the catalog's count messages.

@@ -196,14 +196,15 @@ func TestPanelUploadImport(t *testing.T) {
 		wantCount int
 	}{
 		{"append skips entries already present", eldoria, "", "0 entries added, 4 skipped", 4},
-		{"append adds new ones", worldInfo(2), valueAppend, "2 entries added, 0 skipped", 6},
-		{"replace only the selected book", worldInfo(1), valueReplace, "1 entry added, 0 skipped, 6 replaced", 1},
+		{"append adds new ones", worldInfo(2), "false", "2 entries added, 0 skipped", 6},
+		{"replace only the selected book", worldInfo(1), "true", "1 entry added, 0 skipped, 6 replaced", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			entries := h.need(p, actEntryPick)
 			m := h.click(permManager, entries, valueImport).modal()
 			require.Equal(t, []string{fieldFile, fieldMode}, fieldIDs(m))
+			require.Equal(t, ctCheckbox, modalInputs(m)[1].Type, "replace is a checkbox")
 			var picks map[string][]string
 			if tc.mode != "" {
 				picks = map[string][]string{fieldMode: {tc.mode}}

@@ -438,7 +438,7 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 		p.addReceipt("That item changed meanwhile, so nothing was changed.")
 		return b.paint(ctx, in, p)
 	}
-	req := ImportRequest{Principal: in.p, Server: in.guild, Lineage: p.lineage, Replace: first(in.modal.Values[fieldMode]) == valueReplace}
+	req := ImportRequest{Principal: in.p, Server: in.guild, Lineage: p.lineage, Replace: first(in.modal.Values[fieldMode]) == "true"}
 	book := ""
 	if !p.persona && in.rt.collection != 0 {
 		req.Collection, book = p.book.ID, p.book.Name

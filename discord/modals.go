@@ -186,13 +186,11 @@ func fileField(text, description string) label {
 		Component: fileUpload{CustomID: fieldFile, MinValues: 1, MaxValues: 1, Required: true}}
 }
 
-// modeField is the append/replace choice of an import into an existing
-// book (append by default; replace only the selected book).
+// modeField is the replace checkbox of an import into an existing book:
+// unticked appends (the default), ticked replaces only the selected book.
 func modeField(t tr) label {
-	return label{Label: t.S("Mode"), Component: modalSelect{CustomID: fieldMode, Options: []discordgo.SelectMenuOption{
-		{Label: t.S("Append"), Description: clip(t.S("Add the entries not already present"), maxLabelLen), Value: valueAppend, Default: true},
-		{Label: t.S("Replace this lorebook"), Description: clip(t.S("Only the selected book; other books stay intact"), maxLabelLen), Value: valueReplace},
-	}}}
+	return label{Label: t.S("Replace this lorebook"), Description: clip(t.S("Only the selected book; other books stay intact. Unticked, entries not already present are appended."), maxLabelDesc),
+		Component: checkbox{CustomID: fieldMode}}
 }
 
 func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {

@@ -23,7 +23,6 @@ const (
 const (
 	valueAdd     = "add"
 	valueImport  = "import"
-	valueAppend  = "append"
 	valueReplace = "replace"
 	valueNew     = "new"
 )
