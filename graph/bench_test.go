@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -154,8 +155,19 @@ func newCachedAPI(b testing.TB, pool *pgxpool.Pool) *api {
 		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, false)
 }
 
+// cpuTime returns the CPU time (user and system) this process has used.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // measure runs b.N calls of fn over c goroutines and reports latency
-// percentiles and throughput.
+// percentiles, throughput, and the process CPU time per call (server and
+// load client together; Postgres, another process, excluded), which
+// other work on a shared machine does not inflate: 2 cores divided by it
+// is the throughput two dedicated cores would reach when a call needs no
+// Postgres (the cached rows).
 func measure(b *testing.B, c int, fn func() error) {
 	lat := make([]time.Duration, b.N)
 	var next int
@@ -163,6 +175,7 @@ func measure(b *testing.B, c int, fn func() error) {
 	var wg sync.WaitGroup
 	var firstErr error
 	b.ResetTimer()
+	cpu0 := cpuTime(b)
 	start := time.Now()
 	for range c {
 		wg.Add(1)
@@ -188,6 +201,7 @@ func measure(b *testing.B, c int, fn func() error) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := cpuTime(b) - cpu0
 	b.StopTimer()
 	if firstErr != nil {
 		b.Fatal(firstErr)
@@ -196,4 +210,5 @@ func measure(b *testing.B, c int, fn func() error) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50_us")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99_us")
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_us/op")
 }
