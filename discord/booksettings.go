@@ -116,7 +116,7 @@ func bookSettingsModal(t tr, r route, name string, s bookSettings) discordgo.Int
 		input(fieldDepth, t.S("Scan depth, 0-100 (blank = inherit)"), intText(s.ScanDepth), discordgo.TextInputShort, false, 3),
 		input(fieldBudget, t.S("Budget in the server's unit (blank = inherit)"), intText(s.BudgetLimit), discordgo.TextInputShort, false, 7),
 		triSelect(t, fieldRecursive, t.S("Recursion: lore can activate lore"), t.S("On"), t.S("Off"), s.Recursive),
-		input(fieldSteps, t.S("Passes, 0-10 (1 = no recursion, blank = inherit)"), intText(s.MaxRecursionSteps), discordgo.TextInputShort, false, 2),
+		input(fieldSteps, t.S("Passes 0-10 (1 = none; blank = inherit)"), intText(s.MaxRecursionSteps), discordgo.TextInputShort, false, 2),
 		triSelect(t, fieldWholeWords, t.S("Keyword matching"), t.S("Whole words"), t.S("Substrings"), s.WholeWords),
 	)
 }

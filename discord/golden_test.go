@@ -171,3 +171,36 @@ func TestCommandLocalizations(t *testing.T) {
 	}
 	require.Equal(t, CommandMemories, commandDefs()[0].Name)
 }
+
+// TestModalTextsFit: every form label fits Discord's 45 characters and
+// every field description its 100, in both languages, so none is cut.
+func TestModalTextsFit(t *testing.T) {
+	labels := []string{
+		"Name", "Name (optional)", "Title", "Content", "Keywords, comma-separated (blank = Always On)",
+		"Channel ids (blank = every channel)", "Secondary keywords, comma-separated", "Secondary logic: OR, AND, NOR or NAND",
+		"Scan depth, 1-100 (blank = default)", "Chance, 0-100 %%", "Insertion order (lower appears earlier)",
+		"Lorebook file", "Character card", "Backup file", "Name of the new persona (optional)", "Import as",
+		"Replace this lorebook", "Scan depth, 0-100 (blank = inherit)", "Budget in the server's unit (blank = inherit)",
+		"Recursion: lore can activate lore", "Passes 0-10 (1 = none; blank = inherit)", "Keyword matching", "Unit",
+		"Budget (0 = the unit's default)", "Tokenizer (token budgets)",
+		"New lorebook", "Rename lorebook", "Import Entries", "Import Lorebook", "Import a new lorebook", "Import Persona Card",
+		"Import a workspace backup", "New entry", "Edit entry", "Activation Rules", "Lore budget",
+	}
+	descriptions := []string{
+		"World info JSON, Character Book, or a PNG/CHARX/JSON card. JSON up to 2 MB.",
+		"A PNG, CHARX or JSON character card. Its Character Book becomes the persona's lorebook.",
+		"A workspace backup (All Personas). You see what it replaces before anything changes.",
+		"Only the selected book; other books stay intact. Unticked, entries not already present are appended.",
+	}
+	b := &Bot{cat: newCatalog()}
+	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR} {
+		tr := b.translator(locale)
+		tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+		for _, k := range labels {
+			require.LessOrEqual(t, len([]rune(tr.S(k))), maxLabelText, "%s label %q", locale, tr.S(k))
+		}
+		for _, k := range descriptions {
+			require.LessOrEqual(t, len([]rune(tr.S(k))), maxLabelDesc, "%s description %q", locale, tr.S(k))
+		}
+	}
+}
