@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -20,6 +21,10 @@ type loadersKey struct{}
 type loaders struct {
 	mu         sync.Mutex
 	serverwide map[string]*scopeLoad
+	// lastActive caches Entry.lastActivatedAt by entry id (turn.go); its
+	// own lock is held during the read, so one read serves a whole scope.
+	lastMu     sync.Mutex
+	lastActive map[int64]*time.Time
 }
 
 type scopeLoad struct {

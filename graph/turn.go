@@ -286,3 +286,37 @@ func (r *Resolver) resetTurnState(ctx context.Context, in *model.ResetTurnStateI
 	}
 	return deletePayload(err)
 }
+
+// lastActivatedAt resolves Entry.lastActivatedAt: one read per scope and
+// operation (the operation's loaders), or per entry outside an operation.
+func (r *Resolver) lastActivatedAt(ctx context.Context, obj *model.Entry) (*time.Time, error) {
+	if r.Turns == nil {
+		return nil, nil
+	}
+	id, err := strconv.ParseInt(obj.ID, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("entry id %q: %w", lore.Clip(obj.ID, 24), err)
+	}
+	l, _ := ctx.Value(loadersKey{}).(*loaders)
+	if l == nil {
+		m, err := r.Turns.LastActivations(ctx, id)
+		return m[id], err
+	}
+	l.lastMu.Lock()
+	defer l.lastMu.Unlock()
+	if at, ok := l.lastActive[id]; ok {
+		return at, nil
+	}
+	m, err := r.Turns.LastActivations(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if l.lastActive == nil {
+		l.lastActive = map[int64]*time.Time{}
+	}
+	for eid, at := range m {
+		l.lastActive[eid] = at
+	}
+	l.lastActive[id] = m[id]
+	return m[id], nil
+}

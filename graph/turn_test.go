@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -50,6 +51,7 @@ type turnPayload struct {
 
 type logEntry struct {
 	TurnID       string
+	At           time.Time
 	MessageCount int
 	Admitted     []struct {
 		ID, Group, Placement string
@@ -294,7 +296,7 @@ func ptrTo[T any](v T) *T { return &v }
 // TestActivateTurnPermissions: recording and resetting need the manage
 // permission; every member may read the log.
 func TestActivateTurnPermissions(t *testing.T) {
-	f := newTurnFixture(t, keyed("A", "A lore.", "dragon"))
+	f := newTurnFixture(t, keyed("A", "A lore.", "dragon"), keyed("Never", "Never lore.", "zzz"))
 	reader := f.member("1", map[string]auth.Membership{serverA: {}})
 	r := f.do(reader, qActivateTurn, map[string]any{"input": f.input(turnChannel, "t1", 1, "dragon")})
 	require.NotEmpty(t, r.Errors)
@@ -306,6 +308,30 @@ func TestActivateTurnPermissions(t *testing.T) {
 	var logs []logEntry
 	f.must(reader, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": turnChannel}, "activationLog", &logs)
 	require.Len(t, logs, 1)
+
+	// Every member sees an entry's latest activation over all conversations.
+	var srv struct {
+		PersonaBook struct {
+			Entries struct {
+				Edges []struct {
+					Node struct {
+						Title           string
+						LastActivatedAt *time.Time
+					}
+				}
+			}
+		}
+	}
+	f.must(reader, `query($s: String!) { server(discordId: $s) { personaBook(lineageId: 5) { entries(first: 10) { edges { node { title lastActivatedAt } } } } } }`,
+		map[string]any{"s": f.server}, "server", &srv)
+	last := map[string]*time.Time{}
+	for _, e := range srv.PersonaBook.Entries.Edges {
+		last[e.Node.Title] = e.Node.LastActivatedAt
+	}
+	require.Len(t, last, 2)
+	require.NotNil(t, last["A"])
+	require.WithinDuration(t, logs[0].At, *last["A"], time.Second)
+	require.Nil(t, last["Never"])
 	stranger := f.member("2", map[string]auth.Membership{serverB: {Manage: true}})
 	r = f.do(stranger, qActivationLog, map[string]any{"s": f.server, "l": 5, "c": turnChannel})
 	require.NotEmpty(t, r.Errors)

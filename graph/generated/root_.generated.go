@@ -24,6 +24,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Artifact() ArtifactResolver
 	Collection() CollectionResolver
+	Entry() EntryResolver
 	Mutation() MutationResolver
 	PersonaBook() PersonaBookResolver
 	Query() QueryResolver
@@ -176,6 +177,7 @@ type ComplexityRoot struct {
 		IgnoreBudget        func(childComplexity int) int
 		InsertionOrder      func(childComplexity int) int
 		Keys                func(childComplexity int) int
+		LastActivatedAt     func(childComplexity int) int
 		LegacyChannelTags   func(childComplexity int) int
 		LineageID           func(childComplexity int) int
 		Placement           func(childComplexity int) int
@@ -1049,6 +1051,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.Keys(childComplexity), true
+	case "Entry.lastActivatedAt":
+		if e.ComplexityRoot.Entry.LastActivatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.LastActivatedAt(childComplexity), true
 	case "Entry.legacyChannelTags":
 		if e.ComplexityRoot.Entry.LegacyChannelTags == nil {
 			break
@@ -2764,6 +2772,8 @@ type Entry {
   extensions: JSON
   createdAt: Time!
   updatedAt: Time!
+  "The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md)."
+  lastActivatedAt: Time
 }
 
 type EntryConnection {
@@ -3812,6 +3822,8 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Entry_updatedAt(ctx, field)
+	case "lastActivatedAt":
+		return ec.fieldContext_Entry_lastActivatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Entry", field.Name)
 }

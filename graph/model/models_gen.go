@@ -318,6 +318,8 @@ type Entry struct {
 	Extensions map[string]any `json:"extensions,omitempty"`
 	CreatedAt  time.Time      `json:"createdAt"`
 	UpdatedAt  time.Time      `json:"updatedAt"`
+	// The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md).
+	LastActivatedAt *time.Time `json:"lastActivatedAt,omitempty"`
 }
 
 type EntryConnection struct {

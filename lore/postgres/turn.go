@@ -441,3 +441,34 @@ func (s *Store) PruneActivationLog(ctx context.Context, olderThan time.Time, kee
 	}
 	return n, nil
 }
+
+// turnLastActivations: the latest activation over every conversation of
+// each entry in the scope (server and lineage) of entry $1.
+const turnLastActivations = `SELECT e.id, max(st.last_at)
+FROM lorebook_entries x
+JOIN lorebook_entries e ON e.server_id = x.server_id AND e.lineage_id IS NOT DISTINCT FROM x.lineage_id
+LEFT JOIN turn_entry_state st ON st.entry_id = e.id
+WHERE x.id = $1
+GROUP BY e.id`
+
+// LastActivations returns, for every entry of the scope that holds entry
+// id (at most a scope's entries), the time of its latest activation in a
+// recorded turn over all conversations; entries never activated map to
+// nil. An unknown id gives an empty map. Callers authorise the scope.
+func (s *Store) LastActivations(ctx context.Context, id int64) (map[int64]*time.Time, error) {
+	rows, err := s.db.Query(ctx, turnLastActivations, id)
+	if err != nil {
+		return nil, wrapErr("read last activations", err)
+	}
+	out := map[int64]*time.Time{}
+	for rows.Next() {
+		var eid int64
+		var at *time.Time
+		if err := rows.Scan(&eid, &at); err != nil {
+			rows.Close()
+			return nil, wrapErr("read last activations", err)
+		}
+		out[eid] = at
+	}
+	return out, wrapErr("read last activations", rows.Err())
+}
