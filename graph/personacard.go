@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"loregate/graph/model"
+	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
 )
@@ -56,6 +57,11 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 		if c.Entries == nil {
 			c.Entries = []lore.Entry{}
 		}
+		// The card's book settings become the persona book's.
+		if c.Settings, err = jobs.ImportSettings(ctx, r.Store, server, true, &res); err != nil {
+			return fail(err, report)
+		}
+		report = reportToModel(&res.Report)
 	}
 	p, written, err := r.Store.ImportPersonaCard(ctx, c)
 	if err != nil {

@@ -349,6 +349,24 @@ func TestImportStoresBookSettings(t *testing.T) {
 	require.Equal(t, bookSettings{ScanDepth: intp(4), BudgetLimit: intp(1000), Recursive: boolp(true)}, settings(), "REPLACE stores the file's settings, the token budget too now")
 }
 
+// TestPersonaCardStoresBookSettings: a character card imported as a
+// persona gives its book's settings to the persona book.
+func TestPersonaCardStoresBookSettings(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	card := []byte(`{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Wren", "character_book": {"scan_depth": 3, "recursive_scanning": true,
+		"entries": [{"keys": ["gate"], "content": "The gate is shut.", "enabled": true, "insertion_order": 1, "extensions": {}}]}}}`)
+	p, r := importCard(t, a, serviceKey, map[string]any{"serverDiscordId": serverA}, "wren.json", card)
+	require.Empty(t, r.Errors)
+	require.Nil(t, p.Error)
+	var pb struct {
+		PersonaBook struct{ BookSettings bookSettings }
+	}
+	a.must(serviceKey, `query($s: String!, $l: Int64!) { server(discordId: $s) { personaBook(lineageId: $l) { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords } } } }`,
+		map[string]any{"s": serverA, "l": p.Persona.LineageID}, "server", &pb)
+	require.Equal(t, bookSettings{ScanDepth: intp(3), Recursive: boolp(true)}, pb.PersonaBook.BookSettings)
+}
+
 func containsWarning(ws []string, sub string) bool {
 	for _, w := range ws {
 		if strings.Contains(w, sub) {

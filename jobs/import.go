@@ -169,7 +169,7 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 	for i := range entries {
 		entries[i].Server, entries[i].Lineage = target.Server, target.Lineage
 	}
-	settings, err := importSettings(ctx, st, target, res)
+	settings, err := ImportSettings(ctx, st, target.Server, target.Replace || (target.Lineage.IsServerwide() && target.CollectionID == 0), res)
 	if err != nil {
 		return lore.ImportResult{}, err
 	}
@@ -206,22 +206,23 @@ func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileNa
 	}
 }
 
-// importSettings returns the book settings an import stores (nil: keep the
-// target's): the file's, without a budget counted in another unit than the
-// server's. An Append into an existing book stores none. Both cases are
-// reported as warnings.
-func importSettings(ctx context.Context, st lore.Store, target ImportTarget, res *format.Result) (*lore.BookSettings, error) {
+// ImportSettings returns the book settings an import into server stores
+// (nil: keep the target's): the file's, without a budget counted in
+// another unit than the server's. With store false (an Append into an
+// existing book) it stores none. Both cases are reported as warnings in
+// res.Report.
+func ImportSettings(ctx context.Context, st lore.Store, server string, store bool, res *format.Result) (*lore.BookSettings, error) {
 	set, unit := res.Book.Settings.Clone(), res.Book.BudgetUnit
 	if set.IsZero() {
 		return nil, nil
 	}
-	if !target.Replace && !(target.Lineage.IsServerwide() && target.CollectionID == 0) {
+	if !store {
 		res.Report.Warnf("the file's book settings (%s) were not applied: appending keeps the book's own settings",
 			format.DescribeSettings(set, unit))
 		return nil, nil
 	}
 	if set.BudgetLimit != nil {
-		sv, err := st.GetServer(ctx, target.Server)
+		sv, err := st.GetServer(ctx, server)
 		if err != nil {
 			return nil, err
 		}

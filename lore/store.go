@@ -290,4 +290,7 @@ type PersonaCardImport struct {
 	// (a card without a book) leaves the lineage's lore as it is; a
 	// non-nil slice, even empty, replaces the lineage's whole book.
 	Entries []Entry
+	// Settings, when non-nil (and Entries is), replace the lineage's book
+	// settings, validated in the server's budget unit.
+	Settings *BookSettings
 }

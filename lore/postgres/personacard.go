@@ -85,8 +85,10 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 		for i := range batch {
 			batch[i].Lineage = p.Lineage
 		}
-		res, err = replaceLineageTx(ctx, tx, c.Server, p.Lineage, batch)
-		return err
+		if res, err = replaceLineageTx(ctx, tx, c.Server, p.Lineage, batch); err != nil || c.Settings == nil {
+			return err
+		}
+		return setPersonaBookTx(ctx, tx, c.Server, p.Lineage, *c.Settings)
 	})
 	if err != nil {
 		return lore.Persona{}, lore.ImportResult{}, err
