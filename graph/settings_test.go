@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -347,6 +348,36 @@ func TestImportStoresBookSettings(t *testing.T) {
 	imp3 := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collection": imp.Collection.ID, "mode": "REPLACE"}, "keep.json", card)
 	require.Nil(t, imp3.Error)
 	require.Equal(t, bookSettings{ScanDepth: intp(4), BudgetLimit: intp(1000), Recursive: boolp(true)}, settings(), "REPLACE stores the file's settings, the token budget too now")
+
+	// Exports carry the stored settings: natively in a CCv3 lorebook, in
+	// extensions.loregate_settings in world info.
+	var ex struct {
+		JSON  *string
+		Error *mutationError
+	}
+	const qExport = `query($s: String!, $c: ID, $f: ExportFormat) { exportLorebook(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, format: $f}) { json error { code } } }`
+	a.must(serviceKey, qExport, map[string]any{"s": serverA, "c": imp.Collection.ID, "f": "CCV3_LOREBOOK"}, "exportLorebook", &ex)
+	require.Nil(t, ex.Error)
+	var v3 struct {
+		Data struct {
+			ScanDepth   int  `json:"scan_depth"`
+			TokenBudget int  `json:"token_budget"`
+			Recursive   bool `json:"recursive_scanning"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(*ex.JSON), &v3))
+	require.Equal(t, 4, v3.Data.ScanDepth)
+	require.Equal(t, 1000, v3.Data.TokenBudget)
+	require.True(t, v3.Data.Recursive)
+	a.must(serviceKey, qExport, map[string]any{"s": serverA, "c": imp.Collection.ID}, "exportLorebook", &ex)
+	require.Nil(t, ex.Error)
+	var wi struct {
+		Extensions struct {
+			Settings map[string]any `json:"loregate_settings"`
+		} `json:"extensions"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(*ex.JSON), &wi))
+	require.Equal(t, map[string]any{"scanDepth": float64(4), "budgetLimit": float64(1000), "budgetUnit": "tokens", "recursive": true}, wi.Extensions.Settings)
 }
 
 // TestPersonaCardStoresBookSettings: a character card imported as a

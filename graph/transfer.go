@@ -152,6 +152,7 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		return fail(err)
 	}
 	var name, collection string
+	var settings lore.BookSettings
 	if lineage.IsServerwide() {
 		cid, ok := in.CollectionID.ValueOK()
 		if !ok || cid == nil {
@@ -165,8 +166,12 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		if err != nil {
 			return fail(err)
 		}
-		name, collection = c.Name, c.Name
+		name, collection, settings = c.Name, c.Name, c.Settings
 	} else {
+		var err error
+		if settings, err = r.Store.PersonaBookSettings(ctx, server, lineage); err != nil {
+			return fail(err)
+		}
 		name = fmt.Sprintf("Persona lineage %d", int64(lineage))
 		if ps, err := r.Store.ListPersonas(ctx, server); err == nil {
 			for _, p := range ps {
@@ -181,7 +186,16 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 	if err != nil {
 		return fail(err)
 	}
-	book := format.Book{Name: name, Entries: entries}
+	// The book's settings travel with it (docs/formats.md "Book settings");
+	// its budget counts the server's unit.
+	book := format.Book{Name: name, Entries: entries, Settings: settings}
+	if settings.BudgetLimit != nil {
+		sv, err := r.Store.GetServer(ctx, server)
+		if err != nil {
+			return fail(err)
+		}
+		book.BudgetUnit = sv.Settings.Unit()
+	}
 	var data []byte
 	ext := ".json"
 	switch get(in.Format, model.ExportFormatStWorldInfo) {
