@@ -123,7 +123,9 @@ const checkEvery = 256
 //     win; else the groupOverride member with the highest order; else, when
 //     a member uses group scoring, the most matched keys; else (and among
 //     tied scores) a draw weighted by groupWeight. An entry must win every
-//     group it is in; a group won in an earlier pass admits no more.
+//     group it is in (a group whose winner lost elsewhere is settled again
+//     among the members it beat); a group won in an earlier pass admits no
+//     more.
 //  6. Budget, pass by pass: the pass's entries claim what earlier passes
 //     left, sticky first, then higher priority, then Always On before
 //     activated, then insertion order, then id; @@ignore_on_max_context

@@ -10,7 +10,11 @@ import (
 
 // groups applies the inclusion groups of rule 5 to the entries that passed
 // in pass p (in insertion order) and returns those still in play. Groups
-// are settled in name order; draws come after the pass's chance draws.
+// are settled in name order; draws come after the pass's chance draws. An
+// entry in several groups must win each of them; when a group's winner then
+// loses another of its groups, the members it beat take part again, so a
+// group ends empty only if none of its members passed (settled again until
+// nothing changes, at most once per member).
 func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 	byName := map[string][]int32{}
 	for _, i := range passed {
@@ -23,33 +27,61 @@ func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 		names = append(names, g)
 	}
 	slices.Sort(names)
-	for _, g := range names {
-		var members []int32
-		for _, i := range byName[g] {
-			if t.st[i].stage == stagePassed {
-				members = append(members, i)
+	type loss struct {
+		group  string
+		winner int32
+		detail string // the member's detail before it lost
+	}
+	beaten := map[int32]loss{}
+	for round := 0; round <= len(passed); round++ {
+		for _, g := range names {
+			var members []int32
+			for _, i := range byName[g] {
+				if t.st[i].stage == stagePassed {
+					members = append(members, i)
+				}
 			}
-		}
-		if len(members) == 0 {
-			continue
-		}
-		if w, ok := t.won[g]; ok {
+			if len(members) == 0 {
+				continue
+			}
+			if w, ok := t.won[g]; ok {
+				for _, i := range members {
+					t.lose(i, g, "won in pass "+strconv.Itoa(t.st[w].pass)+" by "+t.name(w))
+				}
+				continue
+			}
+			if len(members) == 1 {
+				continue
+			}
+			winners, how, err := t.pick(members, p)
+			if err != nil {
+				return nil, err
+			}
 			for _, i := range members {
-				t.lose(i, g, "won in pass "+strconv.Itoa(t.st[w].pass)+" by "+t.name(w))
+				if !slices.Contains(winners, i) {
+					beaten[i] = loss{g, winners[0], t.st[i].detail}
+					t.lose(i, g, "lost to "+t.name(winners[0])+" ("+how+")")
+				}
 			}
-			continue
 		}
-		if len(members) == 1 {
-			continue
-		}
-		winners, how, err := t.pick(members, p)
-		if err != nil {
-			return nil, err
-		}
-		for _, i := range members {
-			if !slices.Contains(winners, i) {
-				t.lose(i, g, "lost to "+t.name(winners[0])+" ("+how+")")
+		// Members beaten by a winner that has since lost elsewhere take
+		// part again, when their group has nobody left in play.
+		reopened := false
+		for _, g := range names {
+			if slices.ContainsFunc(byName[g], func(i int32) bool { return t.st[i].stage == stagePassed }) {
+				continue
 			}
+			for _, i := range byName[g] {
+				if l, ok := beaten[i]; ok && l.group == g && t.st[l.winner].stage != stagePassed {
+					delete(beaten, i)
+					s := &t.st[i]
+					s.stage, s.verdict, s.detail = stagePassed, "", l.detail
+					reopened = true
+				}
+			}
+		}
+		if !reopened {
+			break
 		}
 	}
 	out := passed[:0]

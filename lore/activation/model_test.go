@@ -299,7 +299,9 @@ func TestInclusionGroups(t *testing.T) {
 			es[0].Group = "g, h"
 			es[0].GroupOverride = true
 		}, []lore.Entry{func() lore.Entry { e := member(4, "d", "h", "glade"); e.GroupOverride, e.Order = true, 200; return e }()},
-			noDraw, nil, []string{"d"}, `group "h": lost to #4`},
+			// a beats b and c in g, then loses h to d: g is settled again
+			// among b and c (a group ends empty only if none passed).
+			seq(0.1), nil, []string{"b", "d"}, `group "h": lost to #4`},
 		{"ungrouped entries are untouched", func(es []lore.Entry) { es[2].Group = "" }, nil, seq(0.1), nil, []string{"a", "c"}, "lost to #1"},
 	}
 	for _, tt := range tests {

@@ -179,59 +179,91 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 				delete(pending, i)
 			}
 		}
-		// Groups, in name order; a member must win each of its groups.
+		// Groups, in name order; a member must win each of its groups; the
+		// members a winner beat take part again when it lost elsewhere and
+		// their group has nobody left.
 		lost := map[int]bool{}
-		for _, g := range []string{"g1", "g2"} {
-			var members []int
-			for _, i := range passed {
-				if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
-					members = append(members, i)
+		type beat struct {
+			group  string
+			winner int
+		}
+		beaten := map[int]beat{}
+		for round := 0; round <= len(passed); round++ {
+			for _, g := range []string{"g1", "g2"} {
+				var members []int
+				for _, i := range passed {
+					if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
+						members = append(members, i)
+					}
 				}
-			}
-			if len(members) == 0 {
-				continue
-			}
-			if won[g] {
+				if len(members) == 0 {
+					continue
+				}
+				if won[g] {
+					for _, i := range members {
+						lost[i] = true
+					}
+					continue
+				}
+				if len(members) == 1 {
+					continue
+				}
+				winner := -1
 				for _, i := range members {
-					lost[i] = true
-				}
-				continue
-			}
-			if len(members) == 1 {
-				continue
-			}
-			winner := -1
-			for _, i := range members {
-				if c.entries[i].GroupOverride && (winner < 0 || c.entries[i].Order > c.entries[winner].Order) {
-					winner = i
-				}
-			}
-			if winner < 0 {
-				weight := func(i int) int { return c.entries[i].GroupWeight }
-				total := 0
-				for _, i := range members {
-					total += weight(i)
-				}
-				if total == 0 { // all weights 0: an even draw
-					weight = func(int) int { return 1 }
-					total = len(members)
-				}
-				x := random() * float64(total)
-				acc := 0
-				for _, i := range members {
-					acc += weight(i)
-					if x < float64(acc) && winner < 0 {
+					if c.entries[i].GroupOverride && (winner < 0 || c.entries[i].Order > c.entries[winner].Order) {
 						winner = i
 					}
 				}
 				if winner < 0 {
-					winner = members[len(members)-1]
+					weight := func(i int) int { return c.entries[i].GroupWeight }
+					total := 0
+					for _, i := range members {
+						total += weight(i)
+					}
+					if total == 0 { // all weights 0: an even draw
+						weight = func(int) int { return 1 }
+						total = len(members)
+					}
+					x := random() * float64(total)
+					acc := 0
+					for _, i := range members {
+						acc += weight(i)
+						if x < float64(acc) && winner < 0 {
+							winner = i
+						}
+					}
+					if winner < 0 {
+						winner = members[len(members)-1]
+					}
+				}
+				for _, i := range members {
+					if i != winner {
+						lost[i] = true
+						beaten[i] = beat{g, winner}
+					}
 				}
 			}
-			for _, i := range members {
-				if i != winner {
-					lost[i] = true
+			reopened := false
+			for _, g := range []string{"g1", "g2"} {
+				inPlay := false
+				for _, i := range passed {
+					if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
+						inPlay = true
+					}
 				}
+				if inPlay {
+					continue
+				}
+				for _, i := range passed {
+					if b, ok := beaten[i]; ok && b.group == g && lost[b.winner] {
+						delete(beaten, i)
+						delete(lost, i)
+						reopened = true
+					}
+				}
+			}
+			if !reopened {
+				break
 			}
 		}
 		for i := range lost {
