@@ -177,7 +177,7 @@ func TestCommandLocalizations(t *testing.T) {
 func TestModalTextsFit(t *testing.T) {
 	labels := []string{
 		"Name", "Name (optional)", "Title", "Content", "Keywords, comma-separated (blank = Always On)",
-		"Channel ids (blank = every channel)", "Secondary keywords, comma-separated", "Secondary logic: OR, AND, NOR or NAND",
+		"Channel ids (blank = every channel)", "Secondary keywords, comma-separated", "Secondary logic",
 		"Scan depth, 1-100 (blank = default)", "Chance, 0-100 %%", "Insertion order (lower appears earlier)",
 		"Lorebook file", "Character card", "Backup file", "Name of the new persona (optional)", "Import as",
 		"Replace this lorebook", "Scan depth, 0-100 (blank = inherit)", "Budget in the server's unit (blank = inherit)",

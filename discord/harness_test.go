@@ -427,6 +427,9 @@ func (h *harness) submitForm(perms int64, m wireData, values map[string]string, 
 			sub = map[string]any{"type": ctTextInput, "custom_id": in.CustomID, "value": v}
 		case ctStringSel:
 			pick, ok := picks[in.CustomID]
+			if v, set := values[in.CustomID]; set {
+				pick, ok = []string{v}, true
+			}
 			if !ok {
 				for _, o := range in.Options {
 					if o.Default {

@@ -105,7 +105,6 @@ var texts = [...][2]string{
 	{"Channel ids (blank = every channel)", "IDs de canal (em branco = todos os canais)"},
 	{"Activation Rules", "Regras de Ativação"},
 	{"Secondary keywords, comma-separated", "Palavras-chave secundárias (por vírgulas)"},
-	{"Secondary logic: OR, AND, NOR or NAND", "Lógica secundária: OR, AND, NOR ou NAND"},
 	{"Scan depth, 1-100 (blank = default)", "Mensagens pesquisadas 1-100 (vazio = padrão)"},
 	{"Chance, 0-100 %%", "Chance de ativação, 0-100 %%"},
 	{"Insertion order (lower appears earlier)", "Ordem de inserção (menor aparece antes)"},
@@ -240,6 +239,11 @@ var texts = [...][2]string{
 	{"Not activated in this channel's recorded turns.", "Não ativada nos turnos registrados deste canal."},
 	{"Last activated in this channel: %s", "Última ativação neste canal: %s"},
 	{"Only the selected book; other books stay intact. Unticked, entries not already present are appended.", "Só o livro selecionado; os demais ficam intactos. Desmarcado, anexa as entradas novas."},
+	{"Secondary logic", "Lógica secundária"},
+	{"OR: any secondary keyword matches", "OR: qualquer correspondência"},
+	{"AND: all of them match", "AND: todas as correspondências"},
+	{"NOR: none of them matches", "NOR: nenhuma correspondência"},
+	{"NAND: fewer than all match", "NAND: menos do que todas as correspondências"},
 }
 
 // plurals are the catalog's count messages.

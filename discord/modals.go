@@ -155,7 +155,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		}
 		m = modal(r, t.S("Activation Rules"),
 			input(fieldSecKeys, t.S("Secondary keywords, comma-separated"), strings.Join(e.SecondaryKeys, ", "), discordgo.TextInputParagraph, false, maxInputLen),
-			input(fieldLogic, t.S("Secondary logic: OR, AND, NOR or NAND"), logicLabel(e.SelectiveLogic), discordgo.TextInputShort, false, 4),
+			logicField(t, logicLabel(e.SelectiveLogic)),
 			input(fieldDepth, t.S("Scan depth, 1-100 (blank = default)"), depth, discordgo.TextInputShort, false, 3),
 			input(fieldChance, t.S("Chance, 0-100 %%"), strconv.Itoa(e.Probability), discordgo.TextInputShort, false, 4),
 			input(fieldOrder, t.S("Insertion order (lower appears earlier)"), strconv.Itoa(e.InsertionOrder), discordgo.TextInputShort, false, 11),
@@ -184,6 +184,20 @@ func input(id, text, value string, style discordgo.TextInputStyle, required bool
 func fileField(text, description string) label {
 	return label{Label: clip(text, maxLabelText), Description: clip(description, maxLabelDesc),
 		Component: fileUpload{CustomID: fieldFile, MinValues: 1, MaxValues: 1, Required: true}}
+}
+
+// logicField is the secondary-keyword logic as a select, with the user
+// guide's wording, current preselected.
+func logicField(t tr, current string) label {
+	texts := map[string]string{
+		"OR": t.S("OR: any secondary keyword matches"), "AND": t.S("AND: all of them match"),
+		"NOR": t.S("NOR: none of them matches"), "NAND": t.S("NAND: fewer than all match"),
+	}
+	opts := make([]discordgo.SelectMenuOption, 0, len(logicNames))
+	for _, l := range logicNames {
+		opts = append(opts, discordgo.SelectMenuOption{Label: texts[l.panel], Value: l.panel, Default: l.panel == current})
+	}
+	return label{Label: t.S("Secondary logic"), Component: modalSelect{CustomID: fieldLogic, Options: opts}}
 }
 
 // modeField is the replace checkbox of an import into an existing book:
@@ -314,7 +328,11 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 			strings.Join(sk, ", ") != clip(strings.Join(e.SecondaryKeys, ", "), maxInputLen) {
 			patch["secondaryKeys"] = sk
 		}
-		logic, ok := parseLogic(in.fields[fieldLogic])
+		picked := first(in.modal.Values[fieldLogic])
+		if picked == "" {
+			picked = in.fields[fieldLogic] // a form from before the select
+		}
+		logic, ok := parseLogic(picked)
 		if !ok {
 			return in.rt, loadOpts{full: true}, in.t.S("Not saved: secondary logic must be OR, AND, NOR or NAND."), nil
 		}
