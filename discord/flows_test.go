@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/lore"
 	"loregate/lore/postgres/postgrestest"
 )
 
@@ -342,4 +343,39 @@ func TestEntryLastActivation(t *testing.T) {
 	}
 	require.Regexp(t, `Last activated in this channel: <t:\d+:R>`, entry("Entry 000"))
 	require.Contains(t, entry("Entry 001"), "Not activated in this channel's recorded turns.")
+}
+
+// TestLongEntryReadOnly: on a deployment that allows longer entries, an
+// entry over the 4,000 characters a Discord form holds (UTF-16 code units:
+// 2,100 letters outside the BMP are 4,200) is shown read-only
+// (Edit disabled, a pointer to the API) and its edit form never opens; the
+// counters show the deployment's scope limit.
+func TestLongEntryReadOnly(t *testing.T) {
+	h := newHarnessWith(t, false, lore.Limits{ContentChars: 6000, ScopeEntries: 300})
+	seedScopes(h)
+	var out struct {
+		CreateEntry struct{ Error *mutationError } `json:"createEntry"`
+	}
+	h.gql(mCreateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7,
+		"entry": map[string]any{"title": "Chronicle", "content": strings.Repeat("𝔸", 2100), "keys": []string{"chronicle"}}}}, &out)
+	require.Nil(t, out.CreateEntry.Error)
+
+	p := h.personaPanel(false)
+	require.Contains(t, p.text(), "3/300 entries in this scope")
+	picker := h.need(p, actEntryPick)
+	var id string
+	for _, o := range picker.Options {
+		if o.Label == "Chronicle" {
+			id = o.Value
+		}
+	}
+	p = h.click(permManager, picker, id).panel()
+	require.Contains(t, p.text(), "read-only here. Edit it through the loregate API")
+	edit := h.need(p, actEntryEdit)
+	require.True(t, edit.Disabled)
+	o := h.clickID(permManager, edit.CustomID)
+	require.NotEqual(t, 9, o.callback().Type, "no edit form for a long entry")
+	require.Contains(t, o.content(), "read-only here")
+	// Activation rules still open: they do not carry the content.
+	require.Equal(t, 9, h.click(permManager, h.need(p, actEntryRules)).callback().Type)
 }

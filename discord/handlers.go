@@ -271,7 +271,11 @@ func failure(t tr, e *mutationError) string {
 		}
 		return t.S("Not saved: %s", field+e.Message)
 	case "SCOPE_FULL":
-		return t.S("Not saved: this scope already holds its maximum of %d entries.", maxScopeEntries)
+		limit := maxScopeEntries
+		if e.Limit != nil {
+			limit = *e.Limit
+		}
+		return t.S("Not saved: this scope already holds its maximum of %d entries.", limit)
 	case "DUPLICATE_NAME":
 		return t.S("Not saved: a lorebook with that name already exists on this server.")
 	case codeJobCancelled:

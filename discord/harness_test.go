@@ -19,6 +19,7 @@ import (
 
 	"loregate/graph"
 	"loregate/jobs"
+	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -61,11 +62,18 @@ func newHarness(t *testing.T) *harness { return newHarnessJobs(t, false) }
 // every import upload above 64 bytes handed to an import job.
 func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 	t.Helper()
+	return newHarnessWith(t, withJobs, lore.Limits{})
+}
+
+// newHarnessWith is newHarnessJobs with a deployment's limits (zero
+// fields: the defaults).
+func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
+	t.Helper()
 	var jobClient *river.Client[pgx.Tx]
 	pool := postgrestest.NewPool(t)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := postgres.New(pool)
-	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16)}
+	store := postgres.New(pool).WithLimits(lim)
+	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16), Limits: lim}
 	if withJobs {
 		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true,
 			ConfigFunc: func(rc *river.Config) {

@@ -659,7 +659,11 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 			w.WriteString(t.S("Split into linked parts (longer than the content limit): %s", escape(clip(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.Dropped > 0 {
-			w.WriteString(t.S("Dropped past the %d-entry limit: %d", maxScopeEntries, r.Dropped) + "\n")
+			limit := maxScopeEntries
+			if p != nil && p.scopeLimit > 0 {
+				limit = p.scopeLimit
+			}
+			w.WriteString(t.S("Dropped past the %d-entry limit: %d", limit, r.Dropped) + "\n")
 		}
 	}
 	return strings.TrimSpace(w.String())

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bwmarrin/discordgo"
+
+	"loregate/lore"
 )
 
 // Discord limits the renderer stays within (docs/discord.md).
@@ -179,7 +181,11 @@ func renderPersona(w *builder, p *panel) {
 // scope's use of its 250 entries (Serverwide books share one limit).
 func writeEntryRange(w *builder, p *panel, scopeCount int) {
 	t := p.t
-	used := t.S("%d/%d entries in this scope", scopeCount, maxScopeEntries)
+	limit := p.scopeLimit
+	if limit <= 0 {
+		limit = maxScopeEntries
+	}
+	used := t.S("%d/%d entries in this scope", scopeCount, limit)
 	if len(p.entries) == 0 {
 		w.text(t.S("No entries yet. Choose **+ Add Entry** or import a file.") + "\n-# " + used)
 		return
@@ -245,9 +251,10 @@ func renderEntry(w *builder, p *panel) {
 }
 
 // tooLong reports whether an entry's content or keys do not fit Discord's
-// text inputs: such an entry is read-only in the panel.
+// text inputs (4,000 characters, counted in UTF-16 code units as Discord's
+// clients count): such an entry is read-only in the panel.
 func tooLong(e *apiEntry) bool {
-	return utf8.RuneCountInString(e.Content) > maxInputLen || utf8.RuneCountInString(strings.Join(e.Keys, ", ")) > maxInputLen
+	return lore.UTF16Len(e.Content) > maxInputLen || lore.UTF16Len(strings.Join(e.Keys, ", ")) > maxInputLen
 }
 
 func scopeRow(p *panel) []discordgo.MessageComponent {

@@ -18,7 +18,8 @@ import (
 // Entries"). The persona picker has no extra options, so it holds Discord's
 // 25.
 const (
-	// maxScopeEntries is a scope's entry limit (the counters show n/250).
+	// maxScopeEntries is a scope's default entry limit; the deployment's
+	// (Server.limits) is what the counters show.
 	maxScopeEntries = lore.MaxEntriesPerScope
 	bookPageSize    = 23
 	entryPageSize   = 23
@@ -31,6 +32,7 @@ const (
 	qServer = `query($s: String!) { server(discordId: $s) {
 		canManage
 		settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer }
+		limits { entriesPerScope }
 		personas { id lineageId name removed }
 		entryCounts { lineageId count }
 		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount ` + bookSettingsFields + ` } } } } }`
@@ -147,7 +149,9 @@ type panel struct {
 	channels []string
 	// serverwideCount is the Serverwide scope's entry count (all books).
 	serverwideCount int
-	settings        serverSettings
+	// scopeLimit is the deployment's entries per scope (default 250).
+	scopeLimit int
+	settings   serverSettings
 	// bookSettings are the selected book's settings.
 	bookSettings bookSettings
 	// last is the entry's last activation in this channel (entry view).
@@ -192,9 +196,12 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 	p, guild := in.p, in.guild
 	var data struct {
 		Server *struct {
-			CanManage   bool           `json:"canManage"`
-			Settings    serverSettings `json:"settings"`
-			Personas    []apiPersona   `json:"personas"`
+			CanManage bool           `json:"canManage"`
+			Settings  serverSettings `json:"settings"`
+			Limits    struct {
+				EntriesPerScope int `json:"entriesPerScope"`
+			} `json:"limits"`
+			Personas    []apiPersona `json:"personas"`
 			EntryCounts []struct {
 				LineageID *int64 `json:"lineageId"`
 				Count     int    `json:"count"`
@@ -223,6 +230,10 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 	}
 	pn := &panel{t: in.t, guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage, settings: data.Server.Settings}
 	pn.persona = o.persona || rt.lineage != 0
+	pn.scopeLimit = data.Server.Limits.EntriesPerScope
+	if pn.scopeLimit <= 0 {
+		pn.scopeLimit = maxScopeEntries
+	}
 	counts := map[int64]int{}
 	for _, c := range data.Server.EntryCounts {
 		if c.LineageID != nil {
