@@ -278,6 +278,11 @@ func TestBookSettingsControls(t *testing.T) {
 		})
 	}
 
+	t.Run("outsider", func(t *testing.T) {
+		o := h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(route{action: modalBookSet}.encode())})
+		require.Contains(t, o.content(), "use `/memories` in a server")
+		require.Equal(t, stored{}, collection())
+	})
 	t.Run("persona book", func(t *testing.T) {
 		m := h.click(permManager, h.need(h.personaPanel(false), actBookSet)).modal()
 		o := h.submitForm(permManager, m, map[string]string{fieldDepth: "4"}, map[string][]string{fieldWholeWords: {valueOff}}, nil)
@@ -378,4 +383,21 @@ func TestLongEntryReadOnly(t *testing.T) {
 	require.Contains(t, o.content(), "read-only here")
 	// Activation rules still open: they do not carry the content.
 	require.Equal(t, 9, h.click(permManager, h.need(p, actEntryRules)).callback().Type)
+}
+
+// TestPortuguesePanel: a member whose Discord language is Brazilian
+// Portuguese gets the panel, its forms and receipts in Portuguese.
+func TestPortuguesePanel(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	h.locale = "pt-BR"
+	p := h.open(permMember).panel()
+	require.Contains(t, p.text(), "## Lorebooks · Todo o Servidor")
+	require.Contains(t, p.text(), "entradas neste escopo")
+	require.Equal(t, "+ Importar Entradas", h.need(p, actEntryPick).Options[len(h.need(p, actEntryPick).Options)-1].Label)
+	o := h.click(permMember, h.need(p, actBookToggle))
+	require.Contains(t, o.content(), "Somente membros com a permissão Gerenciar Servidor")
+	m := h.click(permManager, h.need(h.open(permManager).panel(), actEntryPick), valueImport).modal()
+	require.Equal(t, "Importar Entradas", m.Title)
+	require.Equal(t, "Substituir este lorebook", m.Components[1].label())
 }
