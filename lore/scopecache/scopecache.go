@@ -201,36 +201,44 @@ func (c *Cache) Load(ctx context.Context, server string, lineage lore.Lineage) (
 	// never joins a read older than a write it could have seen). While
 	// not listening each turn reads for itself: its version check may be
 	// newer than a read in flight.
-	var f *flight
-	if c.listening.Load() {
-		c.mu.Lock()
-		if f = c.flights[k]; f != nil && f.gen == c.gen {
-			c.mu.Unlock()
-			c.m.shared.Inc()
-			select {
-			case <-f.done:
-				return f.scope, f.err
-			case <-ctx.Done():
-				return nil, fmt.Errorf("scope cache: waiting for a read: %w: %w", lore.ErrUnavailable, ctx.Err())
-			}
-		}
-		f = &flight{done: make(chan struct{}), gen: c.gen}
-		c.flights[k] = f
-		gen = c.gen
-		c.mu.Unlock()
+	if !c.listening.Load() {
+		return c.read(ctx, k, gen)
 	}
-	s, err := c.read(ctx, k, gen)
-	if f != nil {
-		f.scope, f.err = s, err
+	c.mu.Lock()
+	if f := c.flights[k]; f != nil && f.gen == c.gen {
+		c.mu.Unlock()
+		c.m.shared.Inc()
+		select {
+		case <-f.done:
+			if f.err == nil {
+				return f.scope, nil
+			}
+			// The reader failed (its request may have been cancelled):
+			// read for this turn.
+			return c.read(ctx, k, gen)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("scope cache: waiting for a read: %w: %w", lore.ErrUnavailable, ctx.Err())
+		}
+	}
+	f := &flight{done: make(chan struct{}), gen: c.gen}
+	c.flights[k] = f
+	gen = c.gen
+	c.mu.Unlock()
+	f.err = errReadAborted
+	defer func() {
 		c.mu.Lock()
 		if c.flights[k] == f {
 			delete(c.flights, k)
 		}
 		c.mu.Unlock()
 		close(f.done)
-	}
-	return s, err
+	}()
+	f.scope, f.err = c.read(ctx, k, gen)
+	return f.scope, f.err
 }
+
+// errReadAborted is a flight's error until its read returns.
+var errReadAborted = errors.New("scope read aborted")
 
 // flight is a scope read in progress that concurrent misses wait for.
 type flight struct {

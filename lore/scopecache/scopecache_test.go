@@ -357,3 +357,40 @@ func TestConcurrentMissesShareOneRead(t *testing.T) {
 	require.NotSame(t, first, <-late)
 	require.Equal(t, int32(2), gl.reads.Load())
 }
+
+// TestFailedSharedReadIsRetried: when the turn whose read others wait for
+// fails (its request was cancelled), the waiting turns read for
+// themselves instead of failing with it.
+func TestFailedSharedReadIsRetried(t *testing.T) {
+	r := newRig(t, 0)
+	r.addEntry(t, r.local, serverA, 4, "alpha")
+	gl := &gateLoader{Loader: r.remote, started: make(chan struct{}, 16), release: make(chan struct{})}
+	r.cache = New(gl, Config{})
+	r.listen(t)
+
+	leaderCtx, cancel := context.WithCancel(r.ctx)
+	leaderErr := make(chan error, 1)
+	go func() {
+		_, err := r.cache.Load(leaderCtx, serverA, 4)
+		leaderErr <- err
+	}()
+	<-gl.started
+	got := make(chan *Scope, 2)
+	for range 2 {
+		go func() {
+			s, err := r.cache.Load(r.ctx, serverA, 4)
+			if err != nil {
+				t.Error(err)
+			}
+			got <- s
+		}()
+	}
+	require.Eventually(t, func() bool { return testutil.ToFloat64(r.cache.m.shared) == 2 }, 5*time.Second, time.Millisecond)
+	cancel()
+	close(gl.release)
+	require.Error(t, <-leaderErr)
+	for range 2 {
+		require.Equal(t, []string{"alpha"}, titles(<-got))
+	}
+	require.Equal(t, int32(3), gl.reads.Load())
+}
