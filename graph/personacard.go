@@ -40,7 +40,10 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	if len(data) > MaxUploadBytes {
 		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
 	}
-	res, err := format.Import(in.File.Filename, data, format.Options{PersonaCard: true})
+	// Persona card conversion keeps the first ScopeEntries entries after
+	// splitting long ones (docs/formats.md "Long entries").
+	opts := format.Options{Limits: r.Limits.WithDefaults(), PersonaCard: true}
+	res, err := format.Import(in.File.Filename, data, opts)
 	report := reportToModel(&res.Report)
 	noBook := errors.Is(err, format.ErrNoLorebook)
 	if err != nil && !noBook {

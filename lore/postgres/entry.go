@@ -268,7 +268,9 @@ func requireCollectionTx(ctx context.Context, tx pgx.Tx, server, name string) er
 
 // UpdateEntry applies p to the entry addressed by (server, lineage, id);
 // nil fields of p keep the stored values, and the scope never changes. The
-// result is validated like an insert. When p.ChannelIDs is set and differs
+// result is validated like an insert. When the entry is a part of a split
+// group (lore.KeySplit), every field of p but Content is applied to all
+// parts of the group: keys and settings are the group's. When p.ChannelIDs is set and differs
 // from the stored channel ids as a set, the entry's pending legacy channel
 // names are cleared (the member chose channels deliberately); an equal set
 // keeps them. ErrNotFound when the entry is not in that scope of that
@@ -306,9 +308,51 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 			next.LegacyChannelTags = nil
 		}
 		out = next
-		return nil
+		group := p
+		group.Content = nil
+		return s.forSplitSiblingsTx(ctx, tx, server, lineage, id, func(sid int64) error {
+			sib, err := scanEntry(tx.QueryRow(ctx, entryGet, server, lineageParam(lineage), sid))
+			if err != nil {
+				return err
+			}
+			snext, clear := applyPatch(sib, group)
+			if snext, err = s.prepareEntry(snext); err != nil {
+				return err
+			}
+			args, err := entryArgs(snext)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, entryUpdate, append([]any{server, lineageParam(lineage), sid}, args...)...); err != nil {
+				return err
+			}
+			if clear && len(sib.LegacyChannelTags) > 0 {
+				_, err = tx.Exec(ctx, tagClear, sid)
+			}
+			return err
+		})
 	})
 	return out, err
+}
+
+// forSplitSiblingsTx calls fn with the id of every other part of the split
+// group of the addressed entry (none when it is not a part), locking them
+// first. The caller holds the server lock.
+func (s *Store) forSplitSiblingsTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.Lineage, id int64, fn func(id int64) error) error {
+	rows, err := tx.Query(ctx, entrySplitSiblings, server, lineageParam(lineage), id)
+	if err != nil {
+		return err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return err
+	}
+	for _, sid := range ids {
+		if err := fn(sid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // applyPatch returns cur with p applied and whether the channel selection
@@ -370,13 +414,22 @@ func sameSet(a, b []string) bool {
 }
 
 // DeleteEntry removes the entry addressed by (server, lineage, id) and its
-// pending legacy channel names. ErrNotFound when it is not in that scope.
+// pending legacy channel names; a part of a split group removes the whole
+// group (one entry to the engine and in exports). ErrNotFound when it is not
+// in that scope.
 func (s *Store) DeleteEntry(ctx context.Context, server string, lineage lore.Lineage, id int64) error {
 	const op = "delete entry"
 	if err := checkLineage(lineage); err != nil {
 		return wrapErr(op, err)
 	}
 	return s.write(ctx, op, server, func(tx pgx.Tx) error {
+		err := s.forSplitSiblingsTx(ctx, tx, server, lineage, id, func(sid int64) error {
+			_, err := tx.Exec(ctx, entryDelete, server, lineageParam(lineage), sid)
+			return err
+		})
+		if err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, entryDelete, server, lineageParam(lineage), id)
 		if err == nil && tag.RowsAffected() == 0 {
 			err = notFound("entry %d", id)
@@ -385,8 +438,9 @@ func (s *Store) DeleteEntry(ctx context.Context, server string, lineage lore.Lin
 	})
 }
 
-// SetEntryEnabled sets the entry's own enabled flag and returns the entry.
-// ErrNotFound when it is not in that scope.
+// SetEntryEnabled sets the entry's own enabled flag (every part's, for a
+// part of a split group) and returns the entry. ErrNotFound when it is not
+// in that scope.
 func (s *Store) SetEntryEnabled(ctx context.Context, server string, lineage lore.Lineage, id int64, enabled bool) (lore.Entry, error) {
 	const op = "set entry enabled"
 	if err := checkLineage(lineage); err != nil {
@@ -400,6 +454,13 @@ func (s *Store) SetEntryEnabled(ctx context.Context, server string, lineage lore
 		}
 		if tag.RowsAffected() == 0 {
 			return notFound("entry %d", id)
+		}
+		err = s.forSplitSiblingsTx(ctx, tx, server, lineage, id, func(sid int64) error {
+			_, err := tx.Exec(ctx, entrySetEnabled, server, lineageParam(lineage), sid, enabled)
+			return err
+		})
+		if err != nil {
+			return err
 		}
 		out, err = scanEntry(tx.QueryRow(ctx, entryGet, server, lineageParam(lineage), id))
 		return err

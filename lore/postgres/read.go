@@ -81,6 +81,9 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	if !found {
 		return empty, wrapErr(op, notFound("server %s", server))
 	}
+	// The engine sees a split group as one entry (docs/formats.md "Long
+	// entries").
+	snap.Entries = lore.JoinSplit(snap.Entries)
 	return snap, nil
 }
 

@@ -46,6 +46,16 @@ RETURNING e.updated_at`
 
 	entrySetEnabled = `UPDATE lorebook_entries e SET enabled = $4 WHERE ` + entryScopeMatch
 
+	// entrySplitSiblings returns the ids of the other parts of the
+	// addressed entry's split group (lore.KeySplit; same scope and
+	// collection), locked; none when it is not a part.
+	entrySplitSiblings = `SELECT s.id FROM lorebook_entries e JOIN lorebook_entries s
+    ON s.server_id = e.server_id AND s.lineage_id IS NOT DISTINCT FROM e.lineage_id
+    AND s.lorebook_name IS NOT DISTINCT FROM e.lorebook_name AND s.id <> e.id
+    AND s.extensions -> 'loregate/split' ->> 'group' = e.extensions -> 'loregate/split' ->> 'group'
+WHERE ` + entryScopeMatch + ` AND e.extensions ? 'loregate/split'
+ORDER BY s.id FOR UPDATE OF s`
+
 	// Scope counts use separate NULL and non-NULL forms so that both are
 	// answered from lorebook_entries_scope_idx (IS NOT DISTINCT FROM is not
 	// indexable).
