@@ -18,6 +18,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -42,6 +43,13 @@ type api struct {
 
 func newAPI(t *testing.T) *api {
 	t.Helper()
+	return newAPILimits(t, lore.Limits{})
+}
+
+// newAPILimits is newAPI for a deployment with limits lim (zero fields:
+// defaults), enforced by the store and the importers.
+func newAPILimits(t *testing.T, lim lore.Limits) *api {
+	t.Helper()
 	pool := postgrestest.NewPool(t)
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)
@@ -49,11 +57,11 @@ func newAPI(t *testing.T) *api {
 	mux := http.NewServeMux()
 	// Turns go through a scope cache (without a listener, so every cached
 	// turn checks the lore version) and the text cache, as in `serve`.
-	scopes := scopecache.New(postgres.New(pool), scopecache.Config{})
-	store := postgres.New(pool).WithLoreWriteHook(scopes.Invalidate)
+	scopes := scopecache.New(postgres.New(pool).WithLimits(lim), scopecache.Config{})
+	store := postgres.New(pool).WithLimits(lim).WithLoreWriteHook(scopes.Invalidate)
 	graph.Mount(mux, graph.Config{
 		Resolver: &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16),
-			Scopes: scopes, Texts: activation.NewTextCache(0)},
+			Scopes: scopes, Texts: activation.NewTextCache(0), Limits: lim},
 		Auth:    authn,
 		Logger:  logger,
 		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
