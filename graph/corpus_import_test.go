@@ -26,8 +26,8 @@ func TestCorpusImportAtDeploymentLimits(t *testing.T) {
 	}
 	// Over the defaults: which limit, and the setting named in the refusal.
 	overLimits := map[string]string{
-		"bronya-rand__GI-Core.json": lore.EnvMaxScopeEntries, // 256 entries
-		"soranokiseki1437__Eldoria_V10.28.1_zh_947entries.json": lore.EnvMaxJSONBytes, // 3.5 MB
+		"bronya-rand__GI-Core.json":                             lore.EnvMaxScopeEntries, // 256 entries
+		"soranokiseki1437__Eldoria_V10.28.1_zh_947entries.json": lore.EnvMaxJSONBytes,    // 3.5 MB
 	}
 	def := newAPI(t)
 	raised := newAPILimits(t, lore.Limits{ScopeEntries: 1000, JSONBytes: 4_000_000})
