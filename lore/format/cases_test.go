@@ -1,6 +1,7 @@
 package format_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -441,4 +442,35 @@ func TestJSONLimitAndUnknown(t *testing.T) {
 	res, err := format.Import("v1.json", []byte(`{"name":"A","description":"d","first_mes":"hi"}`), format.Options{})
 	require.ErrorIs(t, err, format.ErrNoLorebook)
 	require.Equal(t, format.KindV1Card, res.Format)
+}
+
+// TestPNGDamagedImageKeepsCard: a PNG whose card chunks are intact but whose
+// image data is corrupt (bad CRC, garbage, or the file cut after the card)
+// still yields its card, with a warning.
+func TestPNGDamagedImageKeepsCard(t *testing.T) {
+	sera := readCorpus(t, "png/sillytavern__default_Seraphina.png") // IHDR, IDAT, tEXt, IEND
+	flipIDAT := append([]byte(nil), sera...)
+	i := bytes.Index(flipIDAT, []byte("IDAT"))
+	require.Positive(t, i)
+	for j := i + 100; j < i+200; j++ {
+		flipIDAT[j] ^= 0x5A // pixels garbled: the chunk's CRC no longer matches
+	}
+	textFirst := png.Build(ihdr, png.TextChunk("chara", cardJSON("chara_card_v2", "moon")), idat, iend)
+	tests := []struct {
+		name    string
+		file    []byte
+		entries int
+		warning string
+	}{
+		{"garbled IDAT", flipIDAT, 4, "bad CRC (damaged image data)"},
+		{"cut after the card chunk", textFirst[:len(textFirst)-20], 1, "the card chunks before it are read"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := format.Import("x.png", tc.file, format.Options{})
+			require.NoError(t, err)
+			require.Len(t, res.Book.Entries, tc.entries)
+			require.True(t, containsSub(res.Report.Warnings, tc.warning), "warnings %q", res.Report.Warnings)
+		})
+	}
 }

@@ -75,6 +75,9 @@ const (
 	LongSkip  = conv.LongSkip
 )
 
+// SourceCard is the character card a book came in (Book.Card).
+type SourceCard = conv.SourceCard
+
 // Split is a report item: an entry stored as the parts of a split group.
 type Split = conv.Split
 

@@ -48,6 +48,9 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 		}
 		return res, err
 	}
+	if kind == KindV2Card || kind == KindV3Card {
+		book.Card = &conv.SourceCard{Container: container, JSON: data}
+	}
 	res.Book, res.Report = book, rep
 	return res, nil
 }
@@ -63,6 +66,9 @@ func importPNG(name string, data []byte, opts Options) (Result, error) {
 	}
 	res, err = importJSON(name, c.JSON, ContainerPNG, opts)
 	res.Report.Warnings = append(c.Warnings, res.Report.Warnings...)
+	if res.Book.Card != nil {
+		res.Book.Card.File = data
+	}
 	return res, err
 }
 
@@ -83,5 +89,8 @@ func importCHARX(name string, data []byte, opts Options) (Result, error) {
 	}
 	res, err = importJSON(name, js, ContainerCHARX, opts)
 	res.Report.Warnings = append(warnings, res.Report.Warnings...)
+	if res.Book.Card != nil {
+		res.Book.Card.File = data
+	}
 	return res, err
 }

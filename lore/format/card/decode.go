@@ -158,15 +158,29 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	if b.Book.Name == "" {
 		b.Book.Name = conv.BaseName(fileName)
 	}
+	objs := make([]*conv.Object, len(items))
+	var folders conv.Folders
 	for i, it := range items {
-		eo, err := conv.ParseObject(it.Value)
-		if err != nil {
+		if objs[i], err = conv.ParseObject(it.Value); err != nil {
+			continue
+		}
+		if key, ok := conv.IsFolderRow(objs[i]); ok {
+			folders.Add(key, stringField(objs[i], "comment"), it.Value)
+		}
+	}
+	for i, eo := range objs {
+		if eo == nil {
 			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
 			continue
 		}
+		if _, ok := conv.IsFolderRow(eo); ok {
+			continue // kept on its entries
+		}
 		e, c := DecodeEntry(eo, &b.Report)
+		folders.Attach(&e, eo)
 		b.AddEntry(i, e, c)
 	}
+	folders.Finish(&b.Report)
 	book, rep := b.Finish()
 	return book, rep, nil
 }

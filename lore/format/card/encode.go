@@ -20,6 +20,12 @@ func EncodeCharacterBook(book conv.Book) ([]byte, error) {
 	return indent(o)
 }
 
+// EncodeCharacterBookV3 writes book as the character_book of a V3 card:
+// EncodeCharacterBook's object with each entry's use_regex (formats.md 1.3).
+func EncodeCharacterBookV3(book conv.Book) ([]byte, error) {
+	return indent(bookObject(book, true))
+}
+
 // EncodeLorebookV3 writes book as a standalone CCv3 lorebook,
 // {spec:"lorebook_v3", data: book}, each entry with use_regex (formats.md
 // 1.3). use_regex is the source value when kept, else true only when every
@@ -44,7 +50,22 @@ func indent(o *conv.Object) ([]byte, error) {
 
 func bookObject(book conv.Book, v3 bool) *conv.Object {
 	o := conv.NewObject()
-	o.SetValue("name", book.Name)
+	// A card book is written with the fields its source had: a name only
+	// when it had one (the file name it was given is not its name), an
+	// extensions object only when it had one.
+	fromCard := false
+	for k := range book.Extensions {
+		if strings.HasPrefix(k, conv.PrefixCard) {
+			fromCard = true
+			break
+		}
+	}
+	for i := 0; i < len(book.Entries) && !fromCard; i++ {
+		_, fromCard = book.Entries[i].Extensions[conv.PrefixCard+"_fields"]
+	}
+	if _, had := book.Extensions[conv.PrefixCard+"name"]; had || !fromCard {
+		o.SetValue("name", book.Name)
+	}
 	if book.Description != "" {
 		o.SetValue("description", book.Description)
 	}
@@ -58,12 +79,21 @@ func bookObject(book conv.Book, v3 bool) *conv.Object {
 		merged, _ := conv.WithSettingsMember(ext, rest)
 		o.Set("extensions", merged)
 	}
-	if !o.Has("extensions") {
+	if !o.Has("extensions") && !fromCard {
 		o.Set("extensions", json.RawMessage(`{}`))
 	}
-	entries := make([]json.RawMessage, len(book.Entries))
+	entries := make([]json.RawMessage, 0, len(book.Entries))
+	written := map[string]bool{}
 	for i := range book.Entries {
-		entries[i], _ = EncodeEntry(&book.Entries[i], i, v3).MarshalJSON()
+		// A RisuAI folder row comes back before its first entry.
+		if row, ok := book.Entries[i].Extensions[conv.KeyFolderRow]; ok {
+			if key := folderKey(row); key != "" && !written[key] {
+				written[key] = true
+				entries = append(entries, row)
+			}
+		}
+		raw, _ := EncodeEntry(&book.Entries[i], i, v3).MarshalJSON()
+		entries = append(entries, raw)
 	}
 	o.SetValue("entries", entries)
 	return o
@@ -169,7 +199,8 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 	}))
 	if v, ok := card("use_regex"); ok {
 		o.Set("use_regex", v)
-	} else if v3 || o.Has("use_regex") {
+	} else if _, fromCard := card("_fields"); (v3 && !fromCard) || o.Has("use_regex") {
+		// A card entry gets use_regex only when its source had it.
 		o.SetValue("use_regex", allRegex(e.Keys))
 	}
 	for k, v := range ext {
@@ -231,7 +262,13 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 		}
 		if wi == "position" {
 			var cc conv.STCtx
-			return DecPlacement(nil, raw, &cc) == e.Placement
+			// The top-level position string is written too: the kept
+			// source value, else the canonical one.
+			pos, ok := ext[conv.PrefixCard+"position"]
+			if !ok {
+				pos = conv.MustMarshal(placementString(e.Placement))
+			}
+			return DecPlacement(pos, raw, &cc) == e.Placement
 		}
 		s := e.Clone()
 		cc := conv.STCtx{UseProbability: c.UseProbability}
@@ -332,4 +369,20 @@ func firstOf(ext map[string]json.RawMessage, wi string) json.RawMessage {
 		}
 	}
 	return nil
+}
+
+// folderKey returns the folder key of a RisuAI folder row (its first key,
+// "\uf000folder:<uuid>"), or "".
+func folderKey(row json.RawMessage) string {
+	var r struct {
+		Keys []string `json:"keys"`
+		Key  string   `json:"key"`
+	}
+	if json.Unmarshal(row, &r) != nil {
+		return ""
+	}
+	if len(r.Keys) > 0 {
+		return r.Keys[0]
+	}
+	return r.Key
 }

@@ -61,11 +61,11 @@ const (
 // Errors name the chunk (index and type) that is malformed: bad signature,
 // truncated chunk, length beyond the data, CRC mismatch, missing IEND.
 func Extract(data []byte, maxJSON int64) (Card, error) {
-	chunks, err := textChunks(data)
+	chunks, warnings, err := textChunks(data)
 	if err != nil {
 		return Card{}, err
 	}
-	var card Card
+	card := Card{Warnings: warnings}
 	if len(chunks) > MaxCardChunks {
 		card.Warnings = append(card.Warnings, fmt.Sprintf("%d card text chunks; only the first %d are read", len(chunks), MaxCardChunks))
 		chunks = chunks[:MaxCardChunks]
@@ -152,31 +152,49 @@ func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
 
 // textChunks walks every chunk to IEND, verifying lengths and CRCs, and
 // returns the text chunks with a card keyword (tEXt, zTXt, iTXt), compressed
-// values still compressed.
-func textChunks(data []byte) ([]textChunk, error) {
+// values still compressed. Damage outside the card chunks (image data with a
+// bad CRC, a file cut after the card chunks) is a warning, not an error: an
+// intact card is still read. A card chunk with a bad CRC is skipped with a
+// warning; an error is returned only when no card chunk was found.
+func textChunks(data []byte) ([]textChunk, []string, error) {
 	if !bytes.HasPrefix(data, []byte(Signature)) {
-		return nil, errors.New("png: bad signature")
+		return nil, nil, errors.New("png: bad signature")
 	}
 	var out []textChunk
+	var warnings []string
+	broken := func(err error) ([]textChunk, []string, error) {
+		if len(out) == 0 {
+			return nil, warnings, err
+		}
+		return out, append(warnings, err.Error()+"; the card chunks before it are read"), nil
+	}
 	p := len(Signature)
 	for i := 0; ; i++ {
 		if len(data)-p < 12 {
-			return nil, fmt.Errorf("png: chunk %d is truncated (no IEND)", i)
+			return broken(fmt.Errorf("png: chunk %d is truncated (no IEND)", i))
 		}
 		length := binary.BigEndian.Uint32(data[p:])
 		typ := string(data[p+4 : p+8])
 		if uint64(length) > uint64(len(data)-p-12) {
-			return nil, fmt.Errorf("png: chunk %d (%s) length %d runs past the end of the file", i, printable(typ), length)
+			return broken(fmt.Errorf("png: chunk %d (%s) length %d runs past the end of the file", i, printable(typ), length))
 		}
 		body := data[p+8 : p+8+int(length)]
 		crc := binary.BigEndian.Uint32(data[p+8+int(length):])
-		if crc32.ChecksumIEEE(data[p+4:p+8+int(length)]) != crc {
-			return nil, fmt.Errorf("png: chunk %d (%s) has a bad CRC", i, printable(typ))
-		}
 		p += 12 + int(length)
+		if crc32.ChecksumIEEE(data[p-12-int(length)+4:p-4]) != crc {
+			msg := fmt.Sprintf("png: chunk %d (%s) has a bad CRC", i, printable(typ))
+			if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" {
+				if kw, _, _ := bytes.Cut(body, []byte{0}); isCardKeyword(kw) {
+					warnings = append(warnings, msg+"; skipped")
+					continue
+				}
+			}
+			warnings = append(warnings, msg+" (damaged image data); the card is read anyway")
+			continue
+		}
 		switch typ {
 		case "IEND":
-			return out, nil
+			return out, warnings, nil
 		case "tEXt":
 			if kw, val, ok := bytes.Cut(body, []byte{0}); ok && isCardKeyword(kw) {
 				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i, false})

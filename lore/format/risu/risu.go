@@ -1,7 +1,7 @@
 // Package risu reads and writes the RisuAI lorebook export {type:"risu",
 // ver:1, data: loreBook[]} (formats.md 1.5.1, 1.5.3). Keys are one string
 // split on , ， 、 ; ； and newlines and trimmed (cases BUG-10); mode
-// "folder" rows carry no content and are skipped; alwaysActive is constant;
+// "folder" rows are kept on their entries (conv.KeyFolderRow); alwaysActive is constant;
 // insertorder is the order; RisuAI has no enabled flag, so entries are
 // enabled. Other fields are kept as "risu/<name>".
 package risu
@@ -38,19 +38,31 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 		b.SettingsExtension(v)
 	}
 	b.Book.Name = conv.BaseName(fileName)
+	objs := make([]*conv.Object, len(items))
+	var folders conv.Folders
 	for i, it := range items {
-		eo, err := conv.ParseObject(it)
-		if err != nil {
+		if objs[i], err = conv.ParseObject(it); err != nil {
+			continue
+		}
+		if key, ok := conv.IsFolderRow(objs[i]); ok {
+			c, _ := objs[i].Get("comment")
+			title, _ := conv.String(c)
+			folders.Add(key, title, it)
+		}
+	}
+	for i, eo := range objs {
+		if eo == nil {
 			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
 			continue
 		}
-		e, c := DecodeEntry(eo)
-		if m, _ := conv.String(func() json.RawMessage { v, _ := eo.Get("mode"); return v }()); m == "folder" {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Title: e.Title, Reason: "folder row (no content)"})
-			continue
+		if _, ok := conv.IsFolderRow(eo); ok {
+			continue // kept on its entries
 		}
+		e, c := DecodeEntry(eo)
+		folders.Attach(&e, eo)
 		b.AddEntry(i, e, c)
 	}
+	folders.Finish(&b.Report)
 	book, rep := b.Finish()
 	return book, rep, nil
 }
@@ -93,9 +105,19 @@ func Encode(book conv.Book) ([]byte, error) {
 	o := conv.NewObject()
 	o.SetValue("type", "risu")
 	o.SetValue("ver", 1)
-	items := make([]json.RawMessage, len(book.Entries))
+	items := make([]json.RawMessage, 0, len(book.Entries))
+	written := map[string]bool{}
 	for i := range book.Entries {
 		e := &book.Entries[i]
+		// A folder row comes back before its first entry.
+		if row, ok := e.Extensions[conv.KeyFolderRow]; ok {
+			if ro, err := conv.ParseObject(row); err == nil {
+				if key, _ := conv.IsFolderRow(ro); !written[key] {
+					written[key] = true
+					items = append(items, row)
+				}
+			}
+		}
 		eo := conv.NewObject()
 		key := strings.Join(e.Keys, ", ")
 		if v, ok := e.Extensions[prefix+"key"]; ok {
@@ -127,7 +149,8 @@ func Encode(book conv.Book) ([]byte, error) {
 		eo.SetValue("selective", len(e.SecondaryKeys) > 0)
 		eo.SetValue("insertorder", e.Order)
 		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective", "content")
-		items[i], _ = eo.MarshalJSON()
+		raw, _ := eo.MarshalJSON()
+		items = append(items, raw)
 	}
 	o.SetValue("data", items)
 	// The export format has no book settings: loregate's go in SettingsKey.

@@ -67,6 +67,20 @@ type Book struct {
 	// values verbatim, keys namespaced like entry extensions ("st/originalData",
 	// "card/token_budget", ...), so the same-format export is lossless.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+	// Card is the character card the book came in (nil for standalone
+	// books), kept so that a card export returns the whole card with the
+	// edited book inside.
+	Card *SourceCard `json:"-"`
+}
+
+// SourceCard is the character card a book was imported from.
+type SourceCard struct {
+	// Container is the carrier: json, png or charx.
+	Container Container
+	// JSON is the card JSON (for a PNG, of the chunk that was read).
+	JSON []byte
+	// File is the original PNG or CHARX file (image, assets); nil for JSON.
+	File []byte
 }
 
 // Skip is an entry that the importer could not use.
