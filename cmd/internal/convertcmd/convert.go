@@ -1,17 +1,20 @@
 // Package convertcmd implements `loregate convert`:
 //
-//	loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]
+//	loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]
 //
 // It imports IN with lore/format (any detected format), writes the
 // converted book to OUT (stdout when omitted or "-") and the conversion
 // report as JSON to stderr. With --report-only it prints only the report
 // JSON to stdout. --to selects the output: st (SillyTavern world info, the
-// default), ccv3 (standalone lorebook_v3) or canonical (the canonical book
-// as JSON). Conversion applies no store limit, only the safety ceilings of
-// lore.CeilingLimits (docs/configuration.md "Limits"), so any file within
-// them converts; --long-entries says what to do with content over the
-// content ceiling (split, the default, or skip). Exit status: 0 on success, 2 on bad arguments or bad input
-// (one clear line on stderr), 1 when OUT cannot be written.
+// default), ccv3 (standalone lorebook_v3), card, png or charx (the whole
+// character card with the book inside: the card the file came in, image
+// and assets kept, or a minimal card), novelai, risu, agnai or canonical
+// (the canonical book as JSON). Conversion applies no store limit, only
+// the safety ceilings of lore.CeilingLimits (docs/configuration.md
+// "Limits"), so any file within them converts; --long-entries says what to
+// do with content over the content ceiling (split, the default, or skip).
+// Exit status: 0 on success, 2 on bad arguments or bad input (one clear
+// line on stderr), 1 when OUT cannot be written.
 package convertcmd
 
 import (
@@ -39,10 +42,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default stdout)")
-	to := fs.String("to", "st", "output format: st, ccv3, novelai, risu, agnai or canonical")
+	to := fs.String("to", "st", "output format: st, ccv3, card, png, charx, novelai, risu, agnai or canonical")
 	reportOnly := fs.Bool("report-only", false, "print only the report JSON to stdout")
 	long := fs.String("long-entries", "split", "entries over the content ceiling: split or skip")
-	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]"
+	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]"
 	// Accept flags before and after IN.
 	var in string
 	rest := args
@@ -70,9 +73,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return 2
 	}
 	switch *to {
-	case "st", "ccv3", "novelai", "risu", "agnai", "canonical":
+	case "st", "ccv3", "card", "png", "charx", "novelai", "risu", "agnai", "canonical":
 	default:
-		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, novelai, risu, agnai, canonical\n", *to)
+		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, card, png, charx, novelai, risu, agnai, canonical\n", *to)
 		return 2
 	}
 	if *long != "split" && *long != "skip" {
@@ -114,6 +117,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		body, err = format.ExportST(res.Book)
 	case "ccv3":
 		body, err = format.ExportLorebookV3(res.Book)
+	case "card":
+		body, err = format.ExportCardJSON(res.Book)
+	case "png":
+		body, err = format.ExportCardPNG(res.Book)
+	case "charx":
+		body, err = format.ExportCardCHARX(res.Book)
 	case "novelai":
 		body, err = format.ExportNovelAI(res.Book)
 	case "risu":

@@ -36,6 +36,10 @@ func TestRun(t *testing.T) {
 		{"novelai", []string{in, "--to", "novelai"}, 0, `"lorebookVersion"`, `"format": "st-worldinfo"`, false},
 		{"risu", []string{in, "--to", "risu"}, 0, `"type": "risu"`, `"format": "st-worldinfo"`, false},
 		{"agnai", []string{in, "--to", "agnai"}, 0, `"kind": "memory"`, `"format": "st-worldinfo"`, false},
+		{"minimal card", []string{in, "--to", "card"}, 0, `"spec": "chara_card_v3"`, `"format": "st-worldinfo"`, false},
+		{"png card", []string{in, "--to", "png"}, 0, "\x89PNG", `"format": "st-worldinfo"`, false},
+		{"charx card", []string{in, "--to", "charx"}, 0, "card.json", `"format": "st-worldinfo"`, false},
+		{"bad --long-entries", []string{in, "--long-entries", "trim"}, 2, "", `--long-entries "trim"`, true},
 		{"missing input", []string{}, 2, "", "missing input file", false},
 		{"bad --to", []string{in, "--to", "xml"}, 2, "", `--to "xml"`, true},
 		{"unknown format", []string{bad}, 2, "", "unknown lorebook format", true},
@@ -75,4 +79,38 @@ func TestRunOutputFileAndStdin(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(got), `"moon"`)
 	require.Contains(t, stderr.String(), `"entries": 1`)
+}
+
+// TestConvertWholeCorpus: `loregate convert` applies no store limit, so
+// every corpus file converts with no entry lost (only empty rows skipped,
+// and reported), the 3.5 MB world info and the long entries included.
+// (lore/format's TestCorpusSameFormatExport compares the outputs.)
+func TestConvertWholeCorpus(t *testing.T) {
+	root := filepath.Join("..", "..", "..", "..", "shared", "corpus")
+	files, err := filepath.Glob(filepath.Join(root, "*", "*"))
+	require.NoError(t, err)
+	if len(files) == 0 {
+		t.Skipf("corpus folder %s is absent: skipping", root)
+	}
+	n := 0
+	for _, path := range files {
+		if filepath.Base(path) == "README.md" || strings.Contains(path, "nobook") {
+			continue
+		}
+		n++
+		var stdout, stderr bytes.Buffer
+		code := Run(context.Background(), []string{path, "--report-only"}, strings.NewReader(""), &stdout, &stderr)
+		require.Equal(t, 0, code, "%s: %s", path, stderr.String())
+		var rep struct {
+			Entries int
+			Skipped []struct{ Reason string }
+			Split   []struct{ Parts int }
+		}
+		require.NoError(t, json.Unmarshal(stdout.Bytes(), &rep), path)
+		for _, s := range rep.Skipped {
+			require.Equal(t, "no content", s.Reason, "%s: only empty rows are skipped", path)
+		}
+		require.Empty(t, rep.Split, "%s: nothing is over the content ceiling", path)
+	}
+	require.GreaterOrEqual(t, n, 19)
 }
