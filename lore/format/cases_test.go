@@ -319,6 +319,9 @@ func TestPNGAndJSONTwins(t *testing.T) {
 	require.Equal(t, format.ContainerJSON, rj.Container)
 	require.Equal(t, format.ContainerPNG, rp.Container)
 	require.Len(t, rj.Book.Entries, 119)
+	require.Equal(t, format.ContainerPNG, rp.Book.Card.Container, "the PNG is kept for card exports")
+	require.Equal(t, p, rp.Book.Card.File)
+	rj.Book.Card, rp.Book.Card = nil, nil // the carriers differ, the books do not
 	require.Equal(t, rj.Book, rp.Book)
 	require.Equal(t, rj.Report.Skipped, rp.Report.Skipped)
 }

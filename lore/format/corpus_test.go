@@ -88,7 +88,7 @@ func init() {
 		{"png/sillytavern-content__contest_Assistant_Amy_nobook.png", format.KindV3Card, format.ContainerPNG, -1, 0, 0},
 		{"png/bronya-rand__Clorinde_v3_ccv3.png", format.KindV3Card, format.ContainerPNG, 38, 0, 0},
 		{"png/bronya-rand__Aether_v2.png", format.KindV2Card, format.ContainerPNG, 119, 0, 0},
-		{"charx/woduseh__Veil_of_Night_v2.charx", format.KindV3Card, format.ContainerCHARX, 83, 7, 43},
+		{"charx/woduseh__Veil_of_Night_v2.charx", format.KindV3Card, format.ContainerCHARX, 83 - 6, 1, 43}, // 6 RisuAI folder rows travel on their entries,
 	}...)
 }
 

@@ -49,6 +49,13 @@ func IsHybrid(o *conv.Object) bool {
 }
 
 func firstEntry(raw json.RawMessage) (*conv.Object, bool) {
+	// Fast path: the first member is an object (one scan of it, not of the
+	// whole book).
+	if v, ok := conv.FirstValue(raw); ok {
+		if e, err := conv.ParseObject(v); err == nil {
+			return e, true
+		}
+	}
 	if o, err := conv.ParseObject(raw); err == nil {
 		for _, f := range o.Fields {
 			if e, err := conv.ParseObject(f.Value); err == nil {

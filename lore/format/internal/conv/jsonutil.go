@@ -3,12 +3,12 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"sort"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Field is one member of a JSON object, in source order.
@@ -25,42 +25,39 @@ type Object struct {
 }
 
 // ParseObject parses data as a JSON object keeping member order. It fails
-// when data is not an object.
+// when data is not valid JSON or not an object. Values are sub-slices of
+// data (not copied); data must not change while they are in use.
 func ParseObject(data []byte) (*Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	fields, err := splitObject(data)
 	if err != nil {
-		return nil, fmt.Errorf("invalid json: %w", err)
+		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, errors.New("not a json object")
-	}
-	o := &Object{index: map[string]int{}}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("invalid json: %w", err)
-		}
-		name, _ := t.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("invalid json in member %s: %w", Snippet(name), err)
-		}
-		if i, dup := o.index[name]; dup {
-			o.Fields[i].Value = raw
+	o := &Object{index: make(map[string]int, len(fields))}
+	for _, f := range fields {
+		if i, dup := o.index[f.Name]; dup {
+			o.Fields[i].Value = f.Value
 			continue
 		}
-		o.index[name] = len(o.Fields)
-		o.Fields = append(o.Fields, Field{name, raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("invalid json: %w", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("invalid json: data after the top-level object")
+		o.index[f.Name] = len(o.Fields)
+		o.Fields = append(o.Fields, f)
 	}
 	return o, nil
+}
+
+// plainString reports whether raw is a JSON string token with nothing to
+// unescape: quotes around valid UTF-8 with no backslash, quote or control
+// character, so its value is the bytes between the quotes.
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	in := raw[1 : len(raw)-1]
+	for _, c := range in {
+		if c == '\\' || c == '"' || c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(in)
 }
 
 // NewObject returns an empty object for building output.
@@ -147,14 +144,11 @@ func Equal(a, b json.RawMessage) bool {
 
 // String decodes a JSON string; ok is false for any other type.
 func String(raw json.RawMessage) (string, bool) {
-	if IsNull(raw) {
-		return "", false
+	raw = bytes.TrimSpace(raw)
+	if plainString(raw) {
+		return string(raw[1 : len(raw)-1]), true // fast path: nothing to unescape
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return unquote(raw)
 }
 
 // Bool decodes a JSON boolean; ok is false for any other type.

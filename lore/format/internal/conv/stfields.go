@@ -390,6 +390,9 @@ func Shadow(ext map[string]json.RawMessage, key string, raw json.RawMessage, can
 	if raw == nil {
 		return
 	}
+	if s, ok := canonical.(string); ok && plainString(raw) && string(raw[1:len(raw)-1]) == s {
+		return // fast path: the same string without escapes
+	}
 	enc := marshalNoEscape(canonical)
 	if bytes.Equal(bytes.TrimSpace(raw), enc) {
 		return // fast path: same text

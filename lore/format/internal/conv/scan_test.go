@@ -1,0 +1,51 @@
+package conv
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// FuzzScanner checks the scanner against encoding/json: ParseObject
+// accepts exactly the valid JSON objects, keeps every member, and String
+// decodes strings as json.Unmarshal does.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[true,false,null],"c":{"d":"e\n\u00e9\ud83d\ude00"}}`,
+		`{"a":1,}`, `{"a":01}`, `{"a":"\x01"}`, `{"a":-1.5e+3}`, `["x"]`, `{"a":"\ud800"}`, `{"a":1} x`, "\"\xff\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]json.RawMessage
+		wantErr := json.Unmarshal(data, &m) != nil || m == nil
+		o, err := ParseObject(data)
+		require.Equal(t, wantErr, err != nil, "ParseObject(%q): %v", data, err)
+		if err == nil {
+			require.Len(t, o.Fields, len(m))
+		}
+		var s string
+		errS := json.Unmarshal(data, &s)
+		got, ok := String(data)
+		if errS == nil {
+			require.True(t, ok, "String(%q)", data)
+			require.Equal(t, s, got)
+		} else if ok {
+			// String accepts only string tokens (and null is not one).
+			require.Error(t, json.Unmarshal(data, new(int)))
+		}
+	})
+}
+
+func TestFirstValue(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"0": {"key": 1}, "1": bad}`, `{"key": 1}`},
+		{` [ [1], 2`, `[1]`},
+		{`{}`, ``},
+		{`"s"`, ``},
+	}
+	for _, tc := range tests {
+		got, ok := FirstValue([]byte(tc.in))
+		require.Equal(t, tc.want != "", ok, tc.in)
+		require.Equal(t, tc.want, string(got), tc.in)
+	}
+}
