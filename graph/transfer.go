@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/postgres"
 )
 
 // importLorebook runs the importLorebook mutation (seed 000 "imports/" and
@@ -153,6 +155,7 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 	}
 	var name, collection string
 	var settings lore.BookSettings
+	var collectionID int64
 	if lineage.IsServerwide() {
 		cid, ok := in.CollectionID.ValueOK()
 		if !ok || cid == nil {
@@ -166,7 +169,7 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		if err != nil {
 			return fail(err)
 		}
-		name, collection, settings = c.Name, c.Name, c.Settings
+		name, collection, settings, collectionID = c.Name, c.Name, c.Settings, c.ID
 	} else {
 		var err error
 		if settings, err = r.Store.PersonaBookSettings(ctx, server, lineage); err != nil {
@@ -197,11 +200,30 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		book.BudgetUnit = sv.Settings.Unit()
 	}
 	var data []byte
-	ext := ".json"
-	switch get(in.Format, model.ExportFormatStWorldInfo) {
+	ext, contentType := ".json", ""
+	f := get(in.Format, model.ExportFormatStWorldInfo)
+	switch f {
+	case model.ExportFormatCardJSON, model.ExportFormatCardPng, model.ExportFormatCardCharx:
+		if (f == model.ExportFormatCardPng || f == model.ExportFormatCardCharx) && r.Jobs == nil {
+			return fail(errJobsUnavailable) // downloads go through the artifact store
+		}
+		if book.Card, err = r.bookCard(ctx, server, lineage, collectionID); err != nil {
+			return fail(err)
+		}
+	}
+	switch f {
 	case model.ExportFormatCcv3Lorebook:
 		data, err = format.ExportLorebookV3(book)
 		ext = ".lorebook_v3.json"
+	case model.ExportFormatCardJSON:
+		data, err = format.ExportCardJSON(book)
+		ext = ".card.json"
+	case model.ExportFormatCardPng:
+		data, err = format.ExportCardPNG(book)
+		ext, contentType = ".png", "image/png"
+	case model.ExportFormatCardCharx:
+		data, err = format.ExportCardCHARX(book)
+		ext, contentType = ".charx", "application/zip"
 	default:
 		data, err = format.ExportST(book)
 	}
@@ -209,8 +231,41 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	file := fileName(name) + ext
+	if contentType != "" {
+		a, err := r.Jobs.Store.PutArtifact(ctx, postgres.Artifact{Server: server, Kind: "card_export", FileName: file,
+			ContentType: contentType, Data: data, ExpiresAt: r.Jobs.blobExpiry()})
+		if err != nil {
+			return fail(err)
+		}
+		return &model.ExportPayload{FileName: &file, Entries: len(entries), Download: &model.Artifact{
+			ID: strconv.FormatInt(a.ID, 10), FileName: a.FileName, SizeBytes: int(a.Size), Sha256: a.SHA256,
+			ExpiresAt: a.ExpiresAt, URL: ArtifactPath(a.ID)}}, nil
+	}
 	js := string(data)
 	return &model.ExportPayload{FileName: &file, JSON: &js, Entries: len(entries)}, nil
+}
+
+// bookCard returns the card a book was imported from, nil when it came
+// without one (card exports then write a minimal card).
+func (r *Resolver) bookCard(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (*format.SourceCard, error) {
+	type cardReader interface {
+		GetBookCard(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (postgres.BookCard, error)
+	}
+	cr, ok := r.Store.(cardReader)
+	if !ok {
+		if r.Jobs == nil {
+			return nil, nil
+		}
+		cr = r.Jobs.Store
+	}
+	c, err := cr.GetBookCard(ctx, server, lineage, collectionID)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &format.SourceCard{Container: format.Container(c.Container), JSON: c.Card, File: c.File}, nil
 }
 
 // fileName makes a safe file name stem from a book name.

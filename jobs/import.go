@@ -150,14 +150,44 @@ type ImportTarget struct {
 // collection or replace a book. A new collection is created with its entries in one
 // transaction (ErrDuplicateName when the name is taken); an existing book
 // gets an Append or Replace under the server lock (ErrStaleTarget when the
-// collection was renamed or removed). Used inline by the GraphQL import for
-// small files and by ImportWorker for large ones.
+// collection was renamed or removed). A book that came in a character card
+// keeps the card (postgres.Store.PutBookCard; in the same transaction when
+// st is bound to one) for card exports. Used inline by the GraphQL import
+// for small files and by ImportWorker for large ones.
 //
 // The book's settings (res.Book.Settings) become the new collection's, or
 // replace the target book's on Replace; an Append keeps the book's own and
 // says so in res.Report's warnings. A budget in another unit than the
 // server's is not applied (warning). The store validates the settings.
 func WriteImport(ctx context.Context, st lore.Store, target ImportTarget, fileName string, res *format.Result) (lore.ImportResult, error) {
+	result, err := writeEntries(ctx, st, target, fileName, res)
+	if err != nil || res.Book.Card == nil {
+		return result, err
+	}
+	// Keep the card the book came in, for card exports.
+	k, ok := st.(cardKeeper)
+	if !ok {
+		return result, nil
+	}
+	c := postgres.BookCard{Server: target.Server, Lineage: target.Lineage, CollectionID: target.CollectionID,
+		Container: string(res.Book.Card.Container), Card: res.Book.Card.JSON, File: res.Book.Card.File}
+	if result.Collection != nil {
+		c.CollectionID = result.Collection.ID
+	}
+	if err := k.PutBookCard(ctx, c); err != nil {
+		return result, fmt.Errorf("keep the card: %w", err)
+	}
+	return result, nil
+}
+
+// cardKeeper is a store that keeps the card a book came in
+// (postgres.Store).
+type cardKeeper interface {
+	PutBookCard(ctx context.Context, c postgres.BookCard) error
+}
+
+// writeEntries writes the converted entries (WriteImport without the card).
+func writeEntries(ctx context.Context, st lore.Store, target ImportTarget, fileName string, res *format.Result) (lore.ImportResult, error) {
 	entries := res.Book.Entries
 	// A file with nothing importable never creates an empty book nor
 	// empties an existing one (seed 000: "A failed ... import leaves no

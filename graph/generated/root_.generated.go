@@ -212,6 +212,7 @@ type ComplexityRoot struct {
 	}
 
 	ExportPayload struct {
+		Download func(childComplexity int) int
 		Entries  func(childComplexity int) int
 		Error    func(childComplexity int) int
 		FileName func(childComplexity int) int
@@ -1193,6 +1194,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EntryPayload.Error(childComplexity), true
 
+	case "ExportPayload.download":
+		if e.ComplexityRoot.ExportPayload.Download == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExportPayload.Download(childComplexity), true
 	case "ExportPayload.entries":
 		if e.ComplexityRoot.ExportPayload.Entries == nil {
 			break
@@ -3400,6 +3407,12 @@ enum ExportFormat {
   ST_WORLD_INFO
   "Character Card V3 lorebook_v3 (standalone)."
   CCV3_LOREBOOK
+  "The whole character card as JSON with the book inside: the card the book was imported from, or a minimal V3 card."
+  CARD_JSON
+  "The character card as PNG (the imported image, or a 1x1 image) with its chara/ccv3 chunks rewritten; a download."
+  CARD_PNG
+  "The character card as CHARX (the imported archive's assets kept); a download."
+  CARD_CHARX
 }
 
 input ExportLorebookInput {
@@ -3412,8 +3425,10 @@ input ExportLorebookInput {
 
 type ExportPayload {
   fileName: String
-  "The exported file as JSON text."
+  "The exported file as JSON text (JSON formats)."
   json: String
+  "The exported file as a download (CARD_PNG, CARD_CHARX), through the artifact route."
+  download: Artifact
   entries: Int!
   error: MutationError
 }
@@ -3866,6 +3881,8 @@ func (ec *executionContext) childFields_ExportPayload(ctx context.Context, field
 		return ec.fieldContext_ExportPayload_fileName(ctx, field)
 	case "json":
 		return ec.fieldContext_ExportPayload_json(ctx, field)
+	case "download":
+		return ec.fieldContext_ExportPayload_download(ctx, field)
 	case "entries":
 		return ec.fieldContext_ExportPayload_entries(ctx, field)
 	case "error":

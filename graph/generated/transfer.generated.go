@@ -326,6 +326,38 @@ func (ec *executionContext) fieldContext_ExportPayload_json(_ context.Context, f
 	return graphql.NewScalarFieldContext("ExportPayload", field, false, false, "String")
 }
 
+func (ec *executionContext) _ExportPayload_download(ctx context.Context, field graphql.CollectedField, obj *model.ExportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExportPayload_download(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Download, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Artifact) graphql.Marshaler {
+			return ec.marshalOArtifact2ᚖloregateᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ExportPayload_download(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ExportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Artifact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ExportPayload_entries(ctx context.Context, field graphql.CollectedField, obj *model.ExportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1051,6 +1083,11 @@ func (ec *executionContext) _ExportPayload(ctx context.Context, sel ast.Selectio
 			}
 		case "json":
 			out.Values[i] = ec._ExportPayload_json(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "download":
+			out.Values[i] = ec._ExportPayload_download(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -423,10 +423,12 @@ type ExportLorebookInput struct {
 
 type ExportPayload struct {
 	FileName *string `json:"fileName,omitempty"`
-	// The exported file as JSON text.
-	JSON    *string        `json:"json,omitempty"`
-	Entries int            `json:"entries"`
-	Error   *MutationError `json:"error,omitempty"`
+	// The exported file as JSON text (JSON formats).
+	JSON *string `json:"json,omitempty"`
+	// The exported file as a download (CARD_PNG, CARD_CHARX), through the artifact route.
+	Download *Artifact      `json:"download,omitempty"`
+	Entries  int            `json:"entries"`
+	Error    *MutationError `json:"error,omitempty"`
 }
 
 type ExportWorkspaceBackupInput struct {
@@ -1018,16 +1020,25 @@ const (
 	ExportFormatStWorldInfo ExportFormat = "ST_WORLD_INFO"
 	// Character Card V3 lorebook_v3 (standalone).
 	ExportFormatCcv3Lorebook ExportFormat = "CCV3_LOREBOOK"
+	// The whole character card as JSON with the book inside: the card the book was imported from, or a minimal V3 card.
+	ExportFormatCardJSON ExportFormat = "CARD_JSON"
+	// The character card as PNG (the imported image, or a 1x1 image) with its chara/ccv3 chunks rewritten; a download.
+	ExportFormatCardPng ExportFormat = "CARD_PNG"
+	// The character card as CHARX (the imported archive's assets kept); a download.
+	ExportFormatCardCharx ExportFormat = "CARD_CHARX"
 )
 
 var AllExportFormat = []ExportFormat{
 	ExportFormatStWorldInfo,
 	ExportFormatCcv3Lorebook,
+	ExportFormatCardJSON,
+	ExportFormatCardPng,
+	ExportFormatCardCharx,
 }
 
 func (e ExportFormat) IsValid() bool {
 	switch e {
-	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook:
+	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook, ExportFormatCardJSON, ExportFormatCardPng, ExportFormatCardCharx:
 		return true
 	}
 	return false

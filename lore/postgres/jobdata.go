@@ -47,7 +47,8 @@ const (
 type Artifact struct {
 	ID     int64
 	Server string
-	// JobID is the River job that produced it; one artifact per job.
+	// JobID is the River job that produced it; one artifact per job. 0
+	// for an artifact no job produced (a card export).
 	JobID       int64
 	Kind        string
 	FileName    string

@@ -17,10 +17,10 @@ FROM job_blobs WHERE id = $1`
 	blobDeleteExpired = `DELETE FROM job_blobs WHERE expires_at <= $1`
 
 	artifactInsert = `INSERT INTO job_artifacts (server_id, job_id, kind, file_name, content_type, size_bytes, sha256, data, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+VALUES ($1, NULLIF($2::bigint, 0), $3, $4, $5, $6, $7, $8, $9)
 RETURNING id, created_at`
 
-	artifactColumns = `id, server_id::text, job_id, kind, file_name, content_type, size_bytes, sha256, created_at, expires_at`
+	artifactColumns = `id, server_id::text, coalesce(job_id, 0), kind, file_name, content_type, size_bytes, sha256, created_at, expires_at`
 
 	artifactGetByJob = `SELECT ` + artifactColumns + ` FROM job_artifacts WHERE job_id = $1`
 
