@@ -53,7 +53,7 @@ func TestCardExports(t *testing.T) {
 		Spec string
 		Data struct {
 			Name          string
-			FirstMes      string `json:"first_mes"`
+			FirstMes      string                              `json:"first_mes"`
 			CharacterBook struct{ Entries []json.RawMessage } `json:"character_book"`
 		}
 	}

@@ -172,7 +172,11 @@ func EncodeSettings(o *Object, book Book, n NativeSettings) json.RawMessage {
 			unit = lore.BudgetTokens
 		}
 		if n.TokenBudget != "" && unit == lore.BudgetTokens {
-			o.SetValue(n.TokenBudget, *s.BudgetLimit)
+			// A kept source value that was clamped to this budget on
+			// import is written back as the source had it.
+			if v, ok := o.Get(n.TokenBudget); !ok || !sameClamped(v, *s.BudgetLimit) {
+				o.SetValue(n.TokenBudget, *s.BudgetLimit)
+			}
 		} else {
 			rest.BudgetLimit, rest.BudgetUnit = s.BudgetLimit, unit
 			if n.TokenBudget != "" && o.Has(n.TokenBudget) {
@@ -193,6 +197,13 @@ func EncodeSettings(o *Object, book Book, n NativeSettings) json.RawMessage {
 		return nil
 	}
 	return MustMarshal(rest)
+}
+
+// sameClamped reports whether the token budget raw, clamped to lore's
+// token range, is limit.
+func sameClamped(raw json.RawMessage, limit int) bool {
+	t, ok := Int(raw)
+	return ok && t > 0 && lore.BudgetTokens.ClampLimit(t) == limit
 }
 
 // SetSettingsMember sets member SettingsKey of the object o to rest, or
