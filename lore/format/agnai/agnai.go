@@ -46,6 +46,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	b.Book.Description, _ = conv.String(d)
 	if b.Book.Name == "" {
 		b.Book.Name = conv.BaseName(fileName)
+		b.Book.NameFromFile = true
 	}
 	for i, it := range items {
 		eo, err := conv.ParseObject(it)

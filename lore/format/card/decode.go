@@ -82,8 +82,9 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	if err != nil {
 		return conv.Book{}, rep, err
 	}
-	if book.Name == "" && charName != "" {
-		book.Name = charName
+	if (book.Name == "" || book.NameFromFile) && charName != "" {
+		// A card's book without a name is the character's book.
+		book.Name, book.NameFromFile = charName, false
 	}
 	book.Character = charName
 	brep.Warnings = append(rep.Warnings, brep.Warnings...)
@@ -157,6 +158,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	}
 	if b.Book.Name == "" {
 		b.Book.Name = conv.BaseName(fileName)
+		b.Book.NameFromFile = true
 	}
 	objs := make([]*conv.Object, len(items))
 	var folders conv.Folders

@@ -16,14 +16,14 @@ import (
 // spelling ST writes (snake_case except selectiveLogic and useProbability;
 // sillytavern.md 3.2). Kept "card/" fields come back verbatim.
 func EncodeCharacterBook(book conv.Book) ([]byte, error) {
-	o := bookObject(book, false)
+	o := bookObject(book, false, true)
 	return indent(o)
 }
 
 // EncodeCharacterBookV3 writes book as the character_book of a V3 card:
 // EncodeCharacterBook's object with each entry's use_regex (formats.md 1.3).
 func EncodeCharacterBookV3(book conv.Book) ([]byte, error) {
-	return indent(bookObject(book, true))
+	return indent(bookObject(book, true, true))
 }
 
 // EncodeLorebookV3 writes book as a standalone CCv3 lorebook,
@@ -33,7 +33,7 @@ func EncodeCharacterBookV3(book conv.Book) ([]byte, error) {
 func EncodeLorebookV3(book conv.Book) ([]byte, error) {
 	o := conv.NewObject()
 	o.SetValue("spec", "lorebook_v3")
-	d, _ := bookObject(book, true).MarshalJSON()
+	d, _ := bookObject(book, true, false).MarshalJSON()
 	o.Set("data", d)
 	return indent(o)
 }
@@ -48,11 +48,14 @@ func indent(o *conv.Object) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func bookObject(book conv.Book, v3 bool) *conv.Object {
+// bookObject writes the character_book object. inCard: the book goes
+// inside a card, where a card-sourced book is written with the fields its
+// source had (a name only when it had one: a card's book without a name is
+// the character's), else the name is always written (it survives
+// conversion). An extensions object is added only to books that did not
+// come from a card without one.
+func bookObject(book conv.Book, v3, inCard bool) *conv.Object {
 	o := conv.NewObject()
-	// A card book is written with the fields its source had: a name only
-	// when it had one (the file name it was given is not its name), an
-	// extensions object only when it had one.
 	fromCard := false
 	for k := range book.Extensions {
 		if strings.HasPrefix(k, conv.PrefixCard) {
@@ -63,7 +66,7 @@ func bookObject(book conv.Book, v3 bool) *conv.Object {
 	for i := 0; i < len(book.Entries) && !fromCard; i++ {
 		_, fromCard = book.Entries[i].Extensions[conv.PrefixCard+"_fields"]
 	}
-	if _, had := book.Extensions[conv.PrefixCard+"name"]; had || !fromCard {
+	if _, had := book.Extensions[conv.PrefixCard+"name"]; had || !book.NameFromFile && (!fromCard || !inCard) {
 		o.SetValue("name", book.Name)
 	}
 	if book.Description != "" {
@@ -73,6 +76,16 @@ func bookObject(book conv.Book, v3 bool) *conv.Object {
 		if n, ok := strings.CutPrefix(k, conv.PrefixCard); ok && n != "name" && n != "description" && n != "entries" {
 			o.Set(n, book.Extensions[k])
 		}
+	}
+	if wi := worldInfoTop(book); wi != nil {
+		ext, _ := o.Get("extensions")
+		eo, err := conv.ParseObject(ext)
+		if err != nil {
+			eo = conv.NewObject()
+		}
+		eo.Set(conv.KeyWorldInfo, wi)
+		raw, _ := eo.MarshalJSON()
+		o.Set("extensions", raw)
 	}
 	rest := conv.EncodeSettings(o, book, conv.CardSettings)
 	if ext, had := o.Get("extensions"); had || rest != nil {
@@ -325,6 +338,31 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 	// whose canonical value changed from the value of an absent field; other
 	// entries get every field ST writes (sillytavern.md 3.2).
 	_, fromCard := ext[conv.PrefixCard+"_fields"]
+	// World info fields a card has no field for travel in KeyWorldInfo.
+	fromST := false
+	var wiRest *conv.Object
+	for _, k := range conv.SortedKeys(ext) {
+		wi, ok := strings.CutPrefix(k, conv.PrefixST)
+		if !ok {
+			continue
+		}
+		fromST = true
+		if _, known := conv.CardExtName(wi); known || wi == "uid" || wi == "selective" {
+			continue
+		}
+		if _, canonical := conv.STFieldByName(wi); canonical {
+			continue
+		}
+		if wiRest == nil {
+			wiRest = conv.NewObject()
+		}
+		wiRest.Set(wi, ext[k])
+	}
+	if wiRest != nil && !o.Has(conv.KeyWorldInfo) {
+		raw, _ := wiRest.MarshalJSON()
+		o.Set(conv.KeyWorldInfo, raw)
+	}
+	fromCard = fromCard || fromST // only the fields the source had
 	for _, wi := range extCanonical {
 		snake, _ := conv.CardExtName(wi)
 		if has(snake) {
@@ -385,4 +423,30 @@ func folderKey(row json.RawMessage) string {
 		return r.Keys[0]
 	}
 	return r.Key
+}
+
+// worldInfoTop returns the top-level world info fields of a book from world
+// info that a card book has no field for (_meta, originalData, ...), as one
+// object, or nil.
+func worldInfoTop(book conv.Book) json.RawMessage {
+	var o *conv.Object
+	for _, k := range conv.SortedKeys(book.Extensions) {
+		n, ok := strings.CutPrefix(k, conv.PrefixST)
+		if !ok || n == "entries" || n == "name" || n == "extensions" {
+			continue
+		}
+		switch n {
+		case "scan_depth", "token_budget", "recursive_scanning", "description":
+			continue // a Chub hybrid's card fields
+		}
+		if o == nil {
+			o = conv.NewObject()
+		}
+		o.Set(n, book.Extensions[k])
+	}
+	if o == nil {
+		return nil
+	}
+	raw, _ := o.MarshalJSON()
+	return raw
 }

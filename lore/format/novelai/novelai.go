@@ -60,6 +60,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	conv.KeepRest(b.Book.Extensions, lb, prefix, "entries")
 	if b.Book.Name == "" {
 		b.Book.Name = conv.BaseName(fileName)
+		b.Book.NameFromFile = true
 	}
 	for i, it := range items {
 		eo, err := conv.ParseObject(it)

@@ -37,7 +37,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	if v, ok := o.Get(conv.SettingsKey); ok {
 		b.SettingsExtension(v)
 	}
-	b.Book.Name = conv.BaseName(fileName)
+	b.Book.Name, b.Book.NameFromFile = conv.BaseName(fileName), true
 	objs := make([]*conv.Object, len(items))
 	var folders conv.Folders
 	for i, it := range items {

@@ -130,6 +130,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 	}
 	if b.Book.Name == "" {
 		b.Book.Name = conv.BaseName(fileName)
+		b.Book.NameFromFile = true
 	}
 	for i, it := range items {
 		eo, err := conv.ParseObject(it.Value)

@@ -65,6 +65,20 @@ func Encode(book conv.Book) ([]byte, error) {
 			top.Set(name, v)
 		}
 	}
+	// Top-level world info fields kept by a card book (world info -> CCv3
+	// -> world info gives the same file).
+	if wi := cardWorldInfo(book.Extensions[conv.PrefixCard+"extensions"]); wi != nil {
+		for _, f := range wi.Fields {
+			if !top.Has(f.Name) {
+				top.Set(f.Name, f.Value)
+			}
+		}
+	}
+	// A book name from another format survives (world info has no name
+	// field of its own; SillyTavern ignores it, loregate reads it back).
+	if !top.Has("name") && book.Name != "" && !book.NameFromFile {
+		top.SetValue("name", book.Name)
+	}
 	// World info has no book settings; a Chub hybrid has the card's.
 	var native conv.NativeSettings
 	for _, n := range []string{"scan_depth", "token_budget", "recursive_scanning"} {
@@ -207,10 +221,59 @@ func stView(ext map[string]json.RawMessage) map[string]json.RawMessage {
 		}
 		unknown.Set(name, ext[k])
 	}
+	// A card's selective flag and the world info fields a card kept.
+	if v, ok := ext[conv.PrefixCard+"selective"]; ok {
+		if _, has := out["selective"]; !has {
+			out["selective"] = v
+		}
+	}
+	if wi, err := conv.ParseObject(ext[conv.PrefixCardExt+conv.KeyWorldInfo]); err == nil {
+		for _, f := range wi.Fields {
+			if _, has := out[f.Name]; !has {
+				out[f.Name] = f.Value
+			}
+		}
+		if unknown != nil {
+			if rest := withoutMember(unknown, conv.KeyWorldInfo); rest.Len() > 0 {
+				unknown = rest
+			} else {
+				unknown = nil
+			}
+		}
+	}
 	if unknown != nil {
 		if _, has := out["extensions"]; !has {
 			b, _ := unknown.MarshalJSON()
 			out["extensions"] = b
+		}
+	}
+	return out
+}
+
+// cardWorldInfo returns the KeyWorldInfo object of a card extensions value
+// (or the object itself when raw is one), or nil.
+func cardWorldInfo(raw json.RawMessage) *conv.Object {
+	if raw == nil {
+		return nil
+	}
+	o, err := conv.ParseObject(raw)
+	if err != nil {
+		return nil
+	}
+	if v, ok := o.Get(conv.KeyWorldInfo); ok {
+		if wi, err := conv.ParseObject(v); err == nil {
+			return wi
+		}
+		return nil
+	}
+	return nil
+}
+
+func withoutMember(o *conv.Object, name string) *conv.Object {
+	out := conv.NewObject()
+	for _, f := range o.Fields {
+		if f.Name != name {
+			out.Set(f.Name, f.Value)
 		}
 	}
 	return out

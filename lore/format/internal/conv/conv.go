@@ -67,6 +67,10 @@ type Book struct {
 	// values verbatim, keys namespaced like entry extensions ("st/originalData",
 	// "card/token_budget", ...), so the same-format export is lossless.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
+	// NameFromFile reports that the file had no book name and Name is the
+	// file name; exports then write no name where the source had none,
+	// and other formats get no file name as the book's name.
+	NameFromFile bool `json:"-"`
 	// Card is the character card the book came in (nil for standalone
 	// books), kept so that a card export returns the whole card with the
 	// edited book inside.

@@ -1,0 +1,152 @@
+package format_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/format"
+)
+
+// documentedLosses reads the "Round trips between formats" table of
+// docs/formats.md: hop name -> the fields that hop may lose.
+func documentedLosses(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "formats.md"))
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(doc), "## Round trips between formats")
+	require.True(t, ok, "docs/formats.md has the round-trip table")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9]+)` \\| (.*) \\|$")
+	name := regexp.MustCompile("`([A-Za-z.]+)`")
+	out := map[string]map[string]bool{}
+	for _, m := range row.FindAllStringSubmatch(table, -1) {
+		out[m[1]] = map[string]bool{}
+		for _, f := range name.FindAllStringSubmatch(m[2], -1) {
+			out[m[1]][f[1]] = true
+		}
+	}
+	return out
+}
+
+// entryLosses names, by JSON name, the canonical fields of a that b does
+// not have equal (scope, ids, extensions and timestamps aside).
+func entryLosses(a, b lore.Entry) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := va.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		switch f.Name {
+		case "ID", "Server", "Lineage", "Collection", "Extensions", "CreatedAt", "UpdatedAt", "ChannelIDs", "LegacyChannelTags":
+			continue
+		}
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+// TestFormatMatrix exports corpus books of every source format to every
+// format (st, ccv3, card JSON, PNG, CHARX, risu, novelai), imports the
+// result and compares the canonical books: what each hop loses must be
+// exactly the list in docs/formats.md. World info -> CCv3 -> world info
+// must give the source file back.
+func TestFormatMatrix(t *testing.T) {
+	allowed := documentedLosses(t)
+	hops := []struct {
+		name, ext string
+		export    func(format.Book) ([]byte, error)
+	}{
+		{"st", ".json", format.ExportST},
+		{"ccv3", ".json", format.ExportLorebookV3},
+		{"card", ".json", format.ExportCardJSON},
+		{"png", ".png", format.ExportCardPNG},
+		{"charx", ".charx", format.ExportCardCHARX},
+		{"risu", ".json", format.ExportRisu},
+		{"novelai", ".lorebook", format.ExportNovelAI},
+	}
+	for _, h := range hops {
+		require.Contains(t, allowed, h.name, "docs/formats.md lists hop %s", h.name)
+	}
+	sources := []string{
+		"st-worldinfo/bronya-rand__Eorzea.json",
+		"st-worldinfo/bronya-rand__GI-Core.json",
+		"st-worldinfo/archkrrr__Date_a_Live_12.0.0.json",
+		"card-json/lide4144__ai_v3_zh.json",
+		"card-json/bronya-rand__Natasha_v2.json",
+		"png/sillytavern-content__contest_Assistant_Sakana.png",
+		"charx/woduseh__Veil_of_Night_v2.charx",
+		"risu/dootaang__lorebook_export_risu_ko.json",
+		"novelai/travelingrobot__the_descriptor_v1_2.lorebook",
+		"novelai/wbrown__white_samurai.scenario",
+	}
+	seen := map[string]map[string]bool{}
+	opts := format.Options{Limits: lore.CeilingLimits()}
+	for _, rel := range sources {
+		src := readCorpus(t, rel)
+		res, err := format.Import("book"+filepath.Ext(rel), src, opts)
+		require.NoError(t, err, rel)
+		for _, h := range hops {
+			out, err := h.export(res.Book)
+			require.NoError(t, err, "%s -> %s", rel, h.name)
+			back, err := format.Import("book"+h.ext, out, opts)
+			require.NoError(t, err, "%s -> %s", rel, h.name)
+			require.Len(t, back.Book.Entries, len(res.Book.Entries), "%s -> %s: no entry lost", rel, h.name)
+			var losses []string
+			for i := range res.Book.Entries {
+				losses = append(losses, entryLosses(res.Book.Entries[i], back.Book.Entries[i])...)
+			}
+			if res.Book.Name != back.Book.Name {
+				losses = append(losses, "book.name")
+			}
+			if !reflect.DeepEqual(res.Book.Settings, back.Book.Settings) {
+				losses = append(losses, "book.settings")
+			}
+			for _, l := range losses {
+				require.True(t, allowed[h.name][l], "%s -> %s loses %s, which docs/formats.md does not allow", rel, h.name, l)
+				if seen[h.name] == nil {
+					seen[h.name] = map[string]bool{}
+				}
+				seen[h.name][l] = true
+			}
+		}
+	}
+	for hop, fields := range allowed {
+		for f := range fields {
+			require.True(t, seen[hop][f], "docs/formats.md allows %s to lose %s, but no corpus book loses it: remove it", hop, f)
+		}
+		got := make([]string, 0, len(seen[hop]))
+		for f := range seen[hop] {
+			got = append(got, f)
+		}
+		sort.Strings(got)
+		t.Logf("%s loses %v", hop, got)
+	}
+
+	// World info -> CCv3 -> world info gives the same file.
+	for _, rel := range sources[:3] {
+		src := readCorpus(t, rel)
+		res, err := format.Import("book.json", src, opts)
+		require.NoError(t, err)
+		mid, err := format.ExportLorebookV3(res.Book)
+		require.NoError(t, err)
+		back, err := format.Import("book.json", mid, opts)
+		require.NoError(t, err)
+		out, err := format.ExportST(back.Book)
+		require.NoError(t, err)
+		diffs, err := diffJSON(src, out)
+		require.NoError(t, err)
+		for _, d := range diffs {
+			require.True(t, allowedSameFormat[0].allow(format.KindSTWorldInfo, d), "%s: st -> ccv3 -> st: %s", rel, d)
+		}
+	}
+}
