@@ -477,3 +477,44 @@ func TestPNGDamagedImageKeepsCard(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyDialects: world info entries with the V2 key names (cases BUG-37)
+// and bare entries arrays in camelCase are read as such, and reported.
+func TestKeyDialects(t *testing.T) {
+	tests := []struct {
+		name      string
+		file      string
+		keys      []string
+		secondary []string
+		order     int
+		warning   string
+	}{
+		{"world info with keys/secondary_keys",
+			`{"entries":{"0":{"uid":0,"keys":["forge"],"secondary_keys":["fire"],"selective":true,"comment":"f","content":"The forge.","order":7}}}`,
+			[]string{"forge"}, []string{"fire"}, 7, "has keys/secondary_keys but no key/keysecondary"},
+		{"world info key wins over keys",
+			`{"entries":{"0":{"uid":0,"key":["anvil"],"keys":["other"],"comment":"a","content":"The anvil."}}}`,
+			[]string{"anvil"}, nil, 100, ""},
+		{"camelCase bare entries array",
+			`{"enabled":false,"entries":[{"keys":["moon"],"secondaryKeys":["night"],"selective":true,"insertionOrder":42,"content":"Moon."}]}`,
+			[]string{"moon"}, []string{"night"}, 42, "camelCase"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := format.Import("d.json", []byte(tc.file), format.Options{})
+			require.NoError(t, err)
+			require.Len(t, res.Book.Entries, 1)
+			e := res.Book.Entries[0]
+			require.Equal(t, tc.keys, e.Keys)
+			require.Equal(t, tc.secondary, e.SecondaryKeys)
+			require.Equal(t, tc.order, e.Order)
+			require.Empty(t, res.Report.Inert)
+			if tc.warning != "" {
+				require.True(t, containsSub(res.Report.Warnings, tc.warning), "warnings %q", res.Report.Warnings)
+			}
+		})
+	}
+	res, err := format.Import("d.json", []byte(tests[2].file), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Report.IgnoredSettings["book enabled"], "a disabled book is reported")
+}

@@ -162,6 +162,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	}
 	objs := make([]*conv.Object, len(items))
 	var folders conv.Folders
+	camel := 0
 	for i, it := range items {
 		if objs[i], err = conv.ParseObject(it.Value); err != nil {
 			continue
@@ -178,11 +179,24 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 		if _, ok := conv.IsFolderRow(eo); ok {
 			continue // kept on its entries
 		}
+		if c := camelAliases(eo); c != nil {
+			eo = c
+			camel++
+		}
 		e, c := DecodeEntry(eo, &b.Report)
 		folders.Attach(&e, eo)
 		b.AddEntry(i, e, c)
 	}
 	folders.Finish(&b.Report)
+	if camel > 0 {
+		b.Report.Warnf("%d entries spell fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields", camel)
+	}
+	if v, ok := o.Get("enabled"); ok {
+		if en, isB := conv.Bool(v); isB && !en {
+			b.Report.Ignore("book enabled")
+			b.Report.Warnf("the book is marked disabled (enabled: false); loregate has no disabled books, so its entries keep their own enabled flags")
+		}
+	}
 	book, rep := b.Finish()
 	return book, rep, nil
 }
@@ -346,4 +360,31 @@ func stringField(o *conv.Object, name string) string {
 	}
 	s, _ := conv.String(v)
 	return s
+}
+
+// camelFields are camelCase spellings of card entry fields found in bare
+// entries arrays written by other tools.
+var camelFields = [...][2]string{
+	{"insertionOrder", "insertion_order"}, {"secondaryKeys", "secondary_keys"}, {"caseSensitive", "case_sensitive"},
+}
+
+// camelAliases returns eo with camelCase fields read as their card names
+// when those are absent (the camelCase members stay, kept as extensions),
+// or nil when eo has none.
+func camelAliases(eo *conv.Object) *conv.Object {
+	var out *conv.Object
+	for _, p := range camelFields {
+		v, ok := eo.Get(p[0])
+		if !ok || eo.Has(p[1]) {
+			continue
+		}
+		if out == nil {
+			out = conv.NewObject()
+			for _, f := range eo.Fields {
+				out.Set(f.Name, f.Value)
+			}
+		}
+		out.Set(p[1], v)
+	}
+	return out
 }
