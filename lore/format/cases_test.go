@@ -518,3 +518,22 @@ func TestKeyDialects(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, res.Report.IgnoredSettings["book enabled"], "a disabled book is reported")
 }
+
+// TestReportCountsImportedEntriesOnly: settings of a skipped entry are not
+// counted as ignored, and every report list is a list, failures included.
+func TestReportCountsImportedEntriesOnly(t *testing.T) {
+	wi := `{"entries":{"0":{"uid":0,"key":["a"],"content":"","vectorized":true,"comment":"empty"},` +
+		`"1":{"uid":1,"key":["b"],"content":"B lore.","vectorized":true,"comment":"b"},` +
+		`"2":{"uid":2,"key":["c"],"content":"C lore.","comment":"c"}}}`
+	res, err := format.Import("r.json", []byte(wi), format.Options{})
+	require.NoError(t, err)
+	require.Len(t, res.Report.Skipped, 1)
+	require.Equal(t, 1, res.Report.IgnoredSettings["vectorized"], "only the imported entry's setting counts")
+
+	res, err = format.Import("bad.json", []byte(`{"hello":1}`), format.Options{})
+	require.Error(t, err)
+	out, err := json.Marshal(res.Report)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"warnings":[]`)
+	require.Contains(t, string(out), `"skipped":[]`)
+}

@@ -25,7 +25,10 @@ const (
 // still set), ErrTooLarge (a limit of opts, named in the message) or
 // ErrUnknownFormat, or describe the malformed part (chunk, member, field)
 // without file content beyond a short snippet.
-func Import(name string, data []byte, opts Options) (Result, error) {
+func Import(name string, data []byte, opts Options) (res Result, err error) {
+	// Every report has all its lists, failures included ("warnings" is
+	// always a list).
+	defer func() { res.Report.Normalize() }()
 	opts = opts.WithDefaults()
 	if err := CheckSize(data, opts); err != nil {
 		return Result{Container: carrierOf(data)}, err

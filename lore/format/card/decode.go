@@ -183,6 +183,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 			eo = c
 			camel++
 		}
+		b.EntryStart()
 		e, c := DecodeEntry(eo, &b.Report)
 		folders.Attach(&e, eo)
 		b.AddEntry(i, e, c)

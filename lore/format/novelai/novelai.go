@@ -68,6 +68,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
 			continue
 		}
+		b.EntryStart()
 		e, c := DecodeEntry(eo, &b.Report)
 		b.AddEntry(i, e, c)
 	}

@@ -58,6 +58,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 		if _, ok := conv.IsFolderRow(eo); ok {
 			continue // kept on its entries
 		}
+		b.EntryStart()
 		e, c := DecodeEntry(eo)
 		folders.Attach(&e, eo)
 		b.AddEntry(i, e, c)

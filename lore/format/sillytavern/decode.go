@@ -144,6 +144,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		if hybrid || cardSpelling(eo) {
 			eo = fromHybrid(eo)
 		}
+		b.EntryStart()
 		e, c := DecodeEntry(eo, &b.Report)
 		b.AddEntry(i, e, c)
 	}

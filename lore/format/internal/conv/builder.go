@@ -14,6 +14,8 @@ type Builder struct {
 	Book   Book
 	Report Report
 	opts   Options
+	// entryMark is IgnoredSettings as EntryStart saw it (nil: not marked).
+	entryMark map[string]int
 	// missingEnabled counts entries whose source had no enabled flag.
 	missingEnabled int
 	// settingsExt is the book's SettingsKey object, applied by Finish.

@@ -80,12 +80,31 @@ func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
 	for _, w := range c.Warnings {
 		b.Report.Warnf("entry %d: %s", i, w)
 	}
-	for _, name := range c.Ignored {
-		b.Report.Ignore(name)
-	}
 	before := len(b.Book.Entries)
 	b.Add(i, e, c.Probs...)
-	if len(b.Book.Entries) > before && c.Collapsed {
+	added := len(b.Book.Entries) > before
+	if !added {
+		// The report counts ignored settings of imported entries only:
+		// drop what decoding this entry counted (since EntryStart).
+		if b.entryMark != nil {
+			b.Report.IgnoredSettings = b.entryMark
+		}
+	} else {
+		for _, name := range c.Ignored {
+			b.Report.Ignore(name)
+		}
+	}
+	b.entryMark = nil
+	if added && c.Collapsed {
 		b.Report.CollapsedPlacements++
+	}
+}
+
+// EntryStart marks the start of decoding one entry: ignored settings the
+// decoder counts from here are dropped again if AddEntry skips the entry.
+func (b *Builder) EntryStart() {
+	b.entryMark = make(map[string]int, len(b.Report.IgnoredSettings))
+	for k, v := range b.Report.IgnoredSettings {
+		b.entryMark[k] = v
 	}
 }
