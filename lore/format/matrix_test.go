@@ -1,6 +1,7 @@
 package format_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -148,5 +149,40 @@ func TestFormatMatrix(t *testing.T) {
 		for _, d := range diffs {
 			require.True(t, allowedSameFormat[0].allow(format.KindSTWorldInfo, d), "%s: st -> ccv3 -> st: %s", rel, d)
 		}
+	}
+}
+
+// TestCardToWorldInfoBookSettings: card -> world info writes the book's
+// scan depth on every entry without its own (where SillyTavern reads it)
+// and every book setting in the top-level extensions; importing it back
+// gives the same settings and entries that inherit again.
+func TestCardToWorldInfoBookSettings(t *testing.T) {
+	res, err := format.Import("veil.charx", readCorpus(t, "charx/woduseh__Veil_of_Night_v2.charx"), format.Options{})
+	require.NoError(t, err)
+	require.NotNil(t, res.Book.Settings.ScanDepth)
+	require.Equal(t, 5, *res.Book.Settings.ScanDepth)
+	out, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	var wi struct {
+		Extensions struct {
+			Settings map[string]any `json:"loregate_settings"`
+		}
+		Entries map[string]struct {
+			ScanDepth *int `json:"scanDepth"`
+		}
+	}
+	require.NoError(t, json.Unmarshal(out, &wi))
+	require.EqualValues(t, 5, wi.Extensions.Settings["scanDepth"])
+	require.Contains(t, wi.Extensions.Settings, "budgetLimit")
+	require.Contains(t, wi.Extensions.Settings, "recursive")
+	for uid, e := range wi.Entries {
+		require.NotNil(t, e.ScanDepth, "entry %s", uid)
+		require.Equal(t, 5, *e.ScanDepth, "entry %s", uid)
+	}
+	back, err := format.Import("veil.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, res.Book.Settings, back.Book.Settings)
+	for _, e := range back.Book.Entries {
+		require.Nil(t, e.ScanDepth, "%s inherits the book's depth again", e.Title)
 	}
 }

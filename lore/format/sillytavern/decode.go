@@ -149,6 +149,15 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		b.AddEntry(i, e, c)
 	}
 	book, rep := b.Finish()
+	if d := book.Settings.ScanDepth; d != nil {
+		// An entry scan depth equal to the book's is the book's, written on
+		// each entry by Encode: it inherits again.
+		for i := range book.Entries {
+			if e := &book.Entries[i]; e.ScanDepth != nil && *e.ScanDepth == *d {
+				e.ScanDepth = nil
+			}
+		}
+	}
 	return book, rep, nil
 }
 

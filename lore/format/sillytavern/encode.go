@@ -122,7 +122,16 @@ func Encode(book conv.Book) ([]byte, error) {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return uids[order[a]] < uids[order[b]] })
 	for _, i := range order {
-		eo := EncodeEntry(&book.Entries[i], uids[i], i)
+		e := &book.Entries[i]
+		if d := book.Settings.ScanDepth; d != nil && e.ScanDepth == nil {
+			// The book's scan depth goes on every entry without its own,
+			// where SillyTavern reads it (the book's settings are also in
+			// extensions.loregate_settings, which SillyTavern ignores).
+			c := e.Clone()
+			c.ScanDepth = d
+			e = &c
+		}
+		eo := EncodeEntry(e, uids[i], i)
 		b, _ := eo.MarshalJSON()
 		entries.Set(strconv.Itoa(uids[i]), b)
 	}
