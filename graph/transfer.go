@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
@@ -94,7 +96,17 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 	if target != nil {
 		t.CollectionID, t.Collection = target.ID, target.Name
 	}
-	result, err := jobs.WriteImport(ctx, r.Store, t, in.File.Filename, &res)
+	var result lore.ImportResult
+	if ps, ok := r.Store.(*postgres.Store); ok && res.Book.Card != nil {
+		// The entries and the card they came in commit together.
+		err = ps.WithTx(ctx, func(ctx context.Context, _ pgx.Tx, st *postgres.Store) error {
+			var err error
+			result, err = jobs.WriteImport(ctx, st, t, in.File.Filename, &res)
+			return err
+		})
+	} else {
+		result, err = jobs.WriteImport(ctx, r.Store, t, in.File.Filename, &res)
+	}
 	report = reportToModel(&res.Report) // WriteImport adds settings warnings
 	if err != nil {
 		return fail(err, report)
