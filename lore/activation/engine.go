@@ -347,7 +347,9 @@ func preGate(e *lore.Entry, ce *compiledEntry, es EntryState, msgCount int) (Ver
 		return VerdictDecoratorBlocked, "@@activate_only_every " + strconv.Itoa(*d.ActivateOnlyEvery) + has()
 	case d.DontActivateAfterMatch && es.Matched:
 		return VerdictDecoratorBlocked, "@@dont_activate_after_match: admitted in an earlier turn"
-	case ce.probability <= 0 && !es.Sticky:
+	case ce.probability <= 0:
+		// A chance of 0 blocks sticky entries too (only positive rolls are
+		// skipped by stickiness; docs/turns.md "Timed effects").
 		return VerdictChanceFailed, "trigger chance is 0%"
 	}
 	return "", ""

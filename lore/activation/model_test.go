@@ -504,6 +504,16 @@ func TestTurnState(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, VerdictCooldown, res.Trace[0].Verdict)
 
+	// A chance of 0 still blocks a sticky entry (a gate, not a roll).
+	zero := e
+	zero.Probability = 0
+	zin := baseInput([]lore.Entry{zero}, "the glade")
+	zin.State = map[int64]EntryState{1: {Sticky: true}}
+	res, err = Activate(context.Background(), zin, Options{Random: noDraw})
+	require.NoError(t, err)
+	require.Empty(t, res.Admitted)
+	require.Equal(t, VerdictChanceFailed, res.Trace[0].Verdict)
+
 	d := ent(1, []string{"glade"}, "x")
 	d.Delay = 4
 	din := baseInput([]lore.Entry{d}, "the glade")
