@@ -83,6 +83,18 @@ func TestCardExports(t *testing.T) {
 	require.Len(t, again.Book.Entries, len(want.Book.Entries))
 	require.Equal(t, want.Book.Card.File[:1000], body[:1000], "the image comes first, unchanged")
 
+	// A persona card's book keeps its card too.
+	natasha := corpus(t, "card-json/bronya-rand__Natasha_v2.json")
+	pc, _ := importCard(t, a, serviceKey, map[string]any{"serverDiscordId": serverA}, "natasha.json", natasha)
+	require.Nil(t, pc.Error)
+	var pe payload
+	a.must(serviceKey, q, map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": pc.Persona.LineageID,
+		"format": "CARD_JSON"}}, "exportLorebook", &pe)
+	require.Nil(t, pe.Error)
+	require.NoError(t, json.Unmarshal([]byte(*pe.JSON), &card))
+	require.Equal(t, "chara_card_v2", card.Spec)
+	require.Equal(t, "Natasha", card.Data.Name)
+
 	// A book without a card: a minimal V3 card named after the book.
 	p = export(wi.Collection.ID, "CARD_JSON")
 	require.NoError(t, json.Unmarshal([]byte(*p.JSON), &card))

@@ -8,10 +8,13 @@ import (
 	"path"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
 	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/postgres"
 )
 
 // importPersonaCard runs the importPersonaCard mutation (seed 000 "Import
@@ -66,7 +69,22 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 		}
 		report = reportToModel(&res.Report)
 	}
-	p, written, err := r.Store.ImportPersonaCard(ctx, c)
+	var p lore.Persona
+	var written lore.ImportResult
+	if ps, ok := r.Store.(*postgres.Store); ok && !noBook && res.Book.Card != nil {
+		// The persona's book keeps the card it came in (card exports), in
+		// the same transaction.
+		err = ps.WithTx(ctx, func(ctx context.Context, _ pgx.Tx, st *postgres.Store) error {
+			var err error
+			if p, written, err = st.ImportPersonaCard(ctx, c); err != nil {
+				return err
+			}
+			return st.PutBookCard(ctx, postgres.BookCard{Server: server, Lineage: p.Lineage,
+				Container: string(res.Book.Card.Container), Card: res.Book.Card.JSON, File: res.Book.Card.File})
+		})
+	} else {
+		p, written, err = r.Store.ImportPersonaCard(ctx, c)
+	}
 	if err != nil {
 		return fail(err, report)
 	}
