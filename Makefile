@@ -35,12 +35,16 @@ bench: build ## Run the benchmarks (results: docs/benchmarks.md)
 	./$(BIN) with-postgres -- $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(PKGS)
 
 .PHONY: fuzz
-fuzz: ## Fuzz every decoder for FUZZTIME each (see docs/fuzzing.md)
-	@set -e; for pkg in $$($(GO) list ./lore/...); do \
+fuzz: ## Fuzz every decoder, the GraphQL request path and the regex key compiler for FUZZTIME each (docs/fuzzing.md)
+	@set -e; for pkg in $$($(GO) list ./lore/... ./graph/...); do \
 		for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 			echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
 		done; \
 	done
+
+.PHONY: soak
+soak: build ## Long runs, not in make test: hostile requests beside normal turns (p99 within 3x of a quiet run) and 10 kills of serve under writers at the default settings
+	./$(BIN) with-postgres -- $(GO) test -count=1 -tags soak -timeout 60m -run '^TestSoak' -v ./graph/ ./cmd/loregate/
 
 .PHONY: generate
 generate: ## Regenerate generated code (River migrations, gqlgen)

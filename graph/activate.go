@@ -18,8 +18,9 @@ import (
 	"loregate/lore/scopecache"
 )
 
-// MaxActivateMessages bounds the messages of one activation request and
-// MaxActivateChars their total size in bytes.
+// MaxActivateMessages bounds the messages of one activation and
+// MaxActivateChars the total size in bytes of the messages of every
+// activation of one request together.
 const (
 	MaxActivateMessages = 400
 	MaxActivateChars    = 1 << 20
@@ -70,6 +71,9 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	}
 	if size > MaxActivateChars {
 		return nil, lore.Invalid("messages", "%d bytes of text, at most %d allowed", size, MaxActivateChars)
+	}
+	if err := chargeText(ctx, size); err != nil {
+		return nil, err
 	}
 	lineage := lore.Lineage(get(in.LineageID, 0))
 	if lineage < 0 {

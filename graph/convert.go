@@ -218,10 +218,16 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	}
 	if v, ok := in.Keys.ValueOK(); ok {
 		keys := nonNil(v)
+		if err := lore.ValidateRegexKeys("keys", keys); err != nil {
+			return p, err
+		}
 		p.Keys = &keys
 	}
 	if v, ok := in.SecondaryKeys.ValueOK(); ok {
 		keys := nonNil(v)
+		if err := lore.ValidateRegexKeys("secondaryKeys", keys); err != nil {
+			return p, err
+		}
 		p.SecondaryKeys = &keys
 	}
 	if v, ok := in.SelectiveLogic.ValueOK(); ok && v != nil {

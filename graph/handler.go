@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -56,8 +56,9 @@ type Config struct {
 }
 
 // NewServer builds the gqlgen server: POST, GET and multipart transports,
-// an LRU query cache, automatic persisted queries, complexity and depth
-// limits, the error presenter and panic recovery.
+// a query cache bounded in bytes, automatic persisted queries, the
+// document, complexity and depth limits (limits.go), the error presenter
+// and panic recovery.
 func NewServer(cfg Config) *handler.Server {
 	schema := generated.NewExecutableSchema(generated.Config{Resolvers: cfg.Resolver, Complexity: complexity()})
 	srv := handler.New(schema)
@@ -65,14 +66,13 @@ func NewServer(cfg Config) *handler.Server {
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: MaxUploadBytes, MaxMemory: 8 << 20})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
 	srv.AroundOperations(withLoaders)
+	srv.AroundOperations(withTextBudget)
+	srv.AroundFields(cfg.Resolver.idempotent)
 	if cfg.Introspection {
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.AutomaticPersistedQuery{Cache: lru.New[string](1000)})
-	srv.Use(extension.FixedComplexityLimit(MaxComplexity))
-	srv.Use(depthLimit{max: MaxQueryDepth})
+	useLimits(srv)
 	if cfg.Metrics != nil {
 		srv.Use(cfg.Metrics)
 	}
@@ -212,13 +212,31 @@ func accessLog(logger *slog.Logger, next http.Handler) http.Handler {
 	})
 }
 
+// CodeRequestTooLarge is the error code of a request body over its limit
+// (HTTP 413).
+const CodeRequestTooLarge = "REQUEST_TOO_LARGE"
+
 // bodyLimit caps request bodies: MaxUploadBytes (plus form overhead) for
-// multipart uploads, MaxBodyBytes otherwise.
+// multipart uploads, MaxBodyBytes otherwise. A body whose declared length
+// is over the limit is refused at once with HTTP 413 and
+// CodeRequestTooLarge.
 func bodyLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(MaxBodyBytes)
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
 			limit = MaxUploadBytes + 1<<20
+		}
+		if r.ContentLength > limit {
+			// Refused before reading: a clear message with a code, not the
+			// transport's bare "request body too large".
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			body, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
+				"message":    fmt.Sprintf("request body too large: %d bytes, at most %d accepted (uploads: JSON lorebooks %d bytes, cards %d bytes)", r.ContentLength, limit, MaxJSONUploadBytes, MaxUploadBytes),
+				"extensions": map[string]any{"code": CodeRequestTooLarge},
+			}}})
+			_, _ = w.Write(body)
+			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
 		next.ServeHTTP(w, r)

@@ -187,7 +187,11 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	} else if cid, ok := input.CollectionID.ValueOK(); ok && cid != nil {
 		return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "persona entries have no collection"))
 	}
-	e, err := r.Store.InsertEntry(ctx, entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection))
+	e := entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection)
+	if err := e.ValidateRegexBounds(); err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	e, err := r.Store.InsertEntry(ctx, e)
 	return entryPayload(e, err)
 }
 
@@ -243,6 +247,9 @@ func (r *mutationResolver) ReplacePersonaBook(ctx context.Context, input model.R
 	entries := make([]lore.Entry, len(input.Entries))
 	for i, in := range input.Entries {
 		entries[i] = entryFromInput(in, input.ServerDiscordID, lineage, "")
+		if err := entries[i].ValidateRegexBounds(); err != nil {
+			return fail(err)
+		}
 	}
 	res, err := r.Store.ReplacePersonaBook(ctx, input.ServerDiscordID, lineage, entries)
 	if err != nil {

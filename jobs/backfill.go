@@ -56,8 +56,10 @@ type BackfillWorker struct {
 	Deps
 }
 
-// Timeout bounds one attempt.
-func (w *BackfillWorker) Timeout(*river.Job[BackfillArgs]) time.Duration { return 2 * time.Minute }
+// Timeout is 0: an attempt is bounded by the client's JobTimeout (default
+// DefaultJobTimeout, room for two Discord calls of at most 20 s each),
+// which the rescue delay follows.
+func (w *BackfillWorker) Timeout(*river.Job[BackfillArgs]) time.Duration { return 0 }
 
 // Work runs the backfill of one server.
 func (w *BackfillWorker) Work(ctx context.Context, job *river.Job[BackfillArgs]) error {

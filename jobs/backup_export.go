@@ -57,6 +57,11 @@ type BackupExportWorker struct {
 	Deps
 }
 
+// Timeout bounds one attempt: Deps.ImportTimeout.
+func (w *BackupExportWorker) Timeout(*river.Job[BackupExportArgs]) time.Duration {
+	return w.ImportTimeout
+}
+
 // Work exports. An unknown server cancels the job.
 func (w *BackupExportWorker) Work(ctx context.Context, job *river.Job[BackupExportArgs]) error {
 	server := job.Args.ServerID

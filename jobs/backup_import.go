@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -87,6 +88,11 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 type BackupImportWorker struct {
 	river.WorkerDefaults[BackupImportArgs]
 	Deps
+}
+
+// Timeout bounds one attempt: Deps.ImportTimeout.
+func (w *BackupImportWorker) Timeout(*river.Job[BackupImportArgs]) time.Duration {
+	return w.ImportTimeout
 }
 
 // Work imports the backup.

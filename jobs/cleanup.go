@@ -7,7 +7,8 @@ import (
 )
 
 // CleanupArgs is the periodic deletion of expired upload blobs and backup
-// artifacts and of job reports older than Deps.ReportRetention.
+// artifacts, of job reports older than Deps.ReportRetention and of
+// idempotency keys older than postgres.IdempotencyTTL.
 type CleanupArgs struct{}
 
 // Kind is "job_data_cleanup".
@@ -26,6 +27,6 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[CleanupArgs]) e
 	if err != nil {
 		return err
 	}
-	w.Logger.InfoContext(ctx, "job data cleanup", "job_id", job.ID, "blobs", c.Blobs, "artifacts", c.Artifacts, "reports", c.Reports)
+	w.Logger.InfoContext(ctx, "job data cleanup", "job_id", job.ID, "blobs", c.Blobs, "artifacts", c.Artifacts, "reports", c.Reports, "idempotency_keys", c.IdempotencyKeys)
 	return nil
 }

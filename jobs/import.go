@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -74,6 +75,9 @@ type ImportWorker struct {
 	// at the worst moment; production leaves it nil.
 	BeforeCommitFunc func(ctx context.Context, jobID int64)
 }
+
+// Timeout bounds one attempt: Deps.ImportTimeout.
+func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return w.ImportTimeout }
 
 // Work imports the blob. A missing blob, an unreadable file, a card
 // without a book, a full scope or a stale target cancel the job with the

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -31,7 +32,26 @@ const (
 	DefaultReportRetention = 7 * 24 * time.Hour
 	// DefaultMaxWorkers is the number of jobs one client works at once.
 	DefaultMaxWorkers = 4
+	// DefaultImportTimeout bounds one attempt of an import job (lorebook
+	// imports and workspace backup imports and exports); the largest
+	// allowed book imports in seconds.
+	DefaultImportTimeout = time.Minute
+	// DefaultJobTimeout bounds one attempt of every other job (River's
+	// default).
+	DefaultJobTimeout = time.Minute
+	// RescueMargin is how much longer than the longest job timeout a job
+	// must have been running before River presumes its process dead and
+	// retries it (the default of Config.RescueStuckJobsAfter follows the
+	// timeouts: 1m30s). A job killed with its process is then retried
+	// within about two minutes (the rescuer looks every 30 seconds).
+	RescueMargin = 30 * time.Second
 )
+
+// RescueAfter returns the default rescue delay for the given timeouts
+// (zero: their defaults): the longer one plus RescueMargin.
+func RescueAfter(importTimeout, jobTimeout time.Duration) time.Duration {
+	return max(cmp.Or(importTimeout, DefaultImportTimeout), cmp.Or(jobTimeout, DefaultJobTimeout)) + RescueMargin
+}
 
 // Deps are the workers' dependencies.
 type Deps struct {
@@ -48,6 +68,9 @@ type Deps struct {
 	// ArtifactTTL is the lifetime of backup downloads (default
 	// DefaultArtifactTTL).
 	ArtifactTTL time.Duration
+	// ImportTimeout bounds one attempt of an import job (default
+	// DefaultImportTimeout).
+	ImportTimeout time.Duration
 	// ReportRetention is how long job reports are kept (default
 	// DefaultReportRetention).
 	ReportRetention time.Duration
@@ -66,6 +89,9 @@ func (d *Deps) withDefaults() Deps {
 	}
 	if out.ArtifactTTL <= 0 {
 		out.ArtifactTTL = DefaultArtifactTTL
+	}
+	if out.ImportTimeout <= 0 {
+		out.ImportTimeout = DefaultImportTimeout
 	}
 	if out.ReportRetention <= 0 {
 		out.ReportRetention = DefaultReportRetention
@@ -119,8 +145,11 @@ type Config struct {
 	BackfillInterval time.Duration
 	CleanupInterval  time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before River
-	// rescues it for a retry (a worker process that died); River's default
-	// (1 hour) when 0. JobTimeout bounds one attempt; River's default when 0.
+	// rescues it for a retry (a worker process that died); when 0,
+	// RescueAfter of the timeouts. It must be longer than every job
+	// timeout, or a job still running would run twice. JobTimeout bounds
+	// one attempt of jobs other than imports (Deps.ImportTimeout);
+	// DefaultJobTimeout when 0.
 	RescueStuckJobsAfter time.Duration
 	JobTimeout           time.Duration
 	// ID names the client in River's tables (default: River's).
@@ -138,11 +167,16 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 		cfg.Store = postgres.New(pool)
 	}
 	d := cfg.withDefaults()
+	jobTimeout := cmp.Or(cfg.JobTimeout, DefaultJobTimeout)
+	rescue := cmp.Or(cfg.RescueStuckJobsAfter, RescueAfter(d.ImportTimeout, jobTimeout))
+	if longest := max(d.ImportTimeout, jobTimeout); rescue <= longest {
+		return nil, fmt.Errorf("jobs: the rescue delay %v must be longer than the longest job timeout %v, or a job still running would run twice", rescue, longest)
+	}
 	rc := &river.Config{
 		Logger:               d.Logger,
 		ID:                   cfg.ID,
-		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
-		JobTimeout:           cfg.JobTimeout,
+		RescueStuckJobsAfter: rescue,
+		JobTimeout:           jobTimeout,
 	}
 	if cfg.Work {
 		workers := river.NewWorkers()

@@ -31,8 +31,14 @@ type config struct {
 	LogLevel string
 	// LogFormat is json or text (LOREGATE_LOG_FORMAT).
 	LogFormat string
-	// ShutdownTimeout bounds the orderly shutdown (LOREGATE_SHUTDOWN_TIMEOUT).
+	// ShutdownTimeout is the grace period of the orderly shutdown
+	// (LOREGATE_SHUTDOWN_TIMEOUT): in-flight requests and jobs may finish
+	// within it, then they are cancelled.
 	ShutdownTimeout time.Duration
+	// MetricsAddr, when set, serves /metrics without a credential on this
+	// separate operator address (LOREGATE_METRICS_ADDR); on the API
+	// listener /metrics needs a service key.
+	MetricsAddr string
 	// ServiceKeys are the bearer keys of trusted services
 	// (LOREGATE_SERVICE_KEYS, comma-separated). Secret.
 	ServiceKeys []string
@@ -109,6 +115,7 @@ func loadConfig(fs *flag.FlagSet) *config {
 		DatabaseURL: os.Getenv("DATABASE_URL"),
 		LogLevel:    envOr("LOREGATE_LOG_LEVEL", "info"),
 		LogFormat:   envOr("LOREGATE_LOG_FORMAT", "text"),
+		MetricsAddr: os.Getenv("LOREGATE_METRICS_ADDR"),
 	}
 	c.ShutdownTimeout, _ = time.ParseDuration(envOr("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
 	c.ServiceKeys = splitList(os.Getenv("LOREGATE_SERVICE_KEYS"))
@@ -167,7 +174,8 @@ func (c *config) logAttrs() []any {
 	attrs := []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ","),
-		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes}
+		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes,
+		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr}
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
 		"max_json_bytes", c.Limits.JSONBytes)

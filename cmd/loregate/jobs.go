@@ -47,9 +47,16 @@ type jobsConfig struct {
 	// LOREGATE_ACTIVATION_LOG_ROWS, default 500 per conversation).
 	LogMaxAge              time.Duration
 	LogRowsPerConversation int
+	// ImportTimeout bounds one attempt of an import job
+	// (LOREGATE_IMPORT_JOB_TIMEOUT, default jobs.DefaultImportTimeout);
+	// JobTimeout one attempt of every other job (LOREGATE_JOB_TIMEOUT,
+	// default jobs.DefaultJobTimeout).
+	ImportTimeout time.Duration
+	JobTimeout    time.Duration
 	// RescueStuckJobsAfter: a job running longer is presumed orphaned by a
 	// dead process and retried (LOREGATE_RESCUE_STUCK_JOBS_AFTER, default
-	// 1h).
+	// the longest job timeout plus jobs.RescueMargin: 1m30s). It must be
+	// longer than every job timeout.
 	RescueStuckJobsAfter time.Duration
 	// Limits are the deployment's lore limits (config.Limits).
 	Limits lore.Limits
@@ -84,7 +91,15 @@ func loadJobsConfig() jobsConfig {
 	if c.LogRowsPerConversation == 0 {
 		c.err = usageError("LOREGATE_ACTIVATION_LOG_ROWS must be at least 1")
 	}
-	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", time.Hour)
+	c.ImportTimeout = dur("LOREGATE_IMPORT_JOB_TIMEOUT", jobs.DefaultImportTimeout)
+	c.JobTimeout = dur("LOREGATE_JOB_TIMEOUT", jobs.DefaultJobTimeout)
+	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", jobs.RescueAfter(c.ImportTimeout, c.JobTimeout))
+	if c.err == nil {
+		if longest := max(c.ImportTimeout, c.JobTimeout); c.RescueStuckJobsAfter <= longest {
+			c.err = usageError("LOREGATE_RESCUE_STUCK_JOBS_AFTER (%v) must be longer than the longest job timeout, %v (LOREGATE_IMPORT_JOB_TIMEOUT %v, LOREGATE_JOB_TIMEOUT %v): a job still running would be started a second time",
+				c.RescueStuckJobsAfter, longest, c.ImportTimeout, c.JobTimeout)
+		}
+	}
 	c.DiscordToken = os.Getenv("LOREGATE_DISCORD_TOKEN")
 	c.DiscordAPIURL = os.Getenv("LOREGATE_DISCORD_API_URL")
 	return c
@@ -97,7 +112,8 @@ func (c jobsConfig) logAttrs() []any {
 	}
 	return []any{"job_workers", c.Workers, "inline_import_bytes", c.InlineImportBytes, "artifact_ttl", c.ArtifactTTL.String(),
 		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
-		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation}
+		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation,
+		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String()}
 }
 
 // startJobs builds and starts the River client. work=false gives an
@@ -106,9 +122,9 @@ func (c jobsConfig) logAttrs() []any {
 // before closing the pool.
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
-		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL},
+		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
-		RescueStuckJobsAfter: jc.RescueStuckJobsAfter,
+		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}
 	if jc.DiscordToken != "" {
 		d, err := jobs.NewDiscordREST(jc.DiscordToken, jobs.DiscordOpts{APIBase: jc.DiscordAPIURL})

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
@@ -107,5 +108,27 @@ func TestCacheBudgets(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tt.want, c.ScopeCacheBytes)
 		})
+	}
+}
+
+// TestRescueDelayFollowsTimeouts: the rescue delay defaults to the longest
+// job timeout plus a margin, and a setting at or below a timeout stops
+// start-up with an error naming both variables and the bound.
+func TestRescueDelayFollowsTimeouts(t *testing.T) {
+	t.Setenv("LOREGATE_IMPORT_JOB_TIMEOUT", "5m")
+	jc := loadJobsConfig()
+	require.NoError(t, jc.err)
+	require.Equal(t, 5*time.Minute+30*time.Second, jc.RescueStuckJobsAfter)
+	t.Setenv("LOREGATE_IMPORT_JOB_TIMEOUT", "")
+	jc = loadJobsConfig()
+	require.Equal(t, 90*time.Second, jc.RescueStuckJobsAfter, "retried within minutes by default")
+
+	t.Setenv("LOREGATE_RESCUE_STUCK_JOBS_AFTER", "30s")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"serve"}, nil, &out, &errb)
+	require.Equal(t, exitUsage, code)
+	first, _, _ := strings.Cut(errb.String(), "\n")
+	for _, want := range []string{"LOREGATE_RESCUE_STUCK_JOBS_AFTER (30s)", "longer than the longest job timeout, 1m0s", "LOREGATE_IMPORT_JOB_TIMEOUT 1m0s", "LOREGATE_JOB_TIMEOUT 1m0s"} {
+		require.Contains(t, first, want)
 	}
 }

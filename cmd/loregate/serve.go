@@ -6,8 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -97,7 +99,8 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer stopJobs() // before pool.Close (deferred earlier, runs later)
+	stopJobs = sync.OnceFunc(stopJobs)
+	defer stopJobs() // before pool.Close (deferred earlier, runs later); gracefulStop runs it first
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
 	gateway, stopBot, err := startDiscord(ctx, resolver, metrics, reg, logger)
 	if err != nil {
@@ -114,17 +117,39 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		Introspection:  cfg.Introspection,
 		AllowedOrigins: cfg.CORSOrigins,
 	})
-	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	// On the API listener /metrics needs a service key; an operator address
+	// (LOREGATE_METRICS_ADDR) serves it openly, for a scraper on a private
+	// network.
+	mux.Handle("GET /metrics", serviceOnly(authn, metricsHandler))
+	var metricsSrv *http.Server
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return usageError("listen on LOREGATE_METRICS_ADDR %s: %v", cfg.MetricsAddr, err)
+		}
+		mmux := http.NewServeMux()
+		mmux.Handle("GET /metrics", metricsHandler)
+		metricsSrv = &http.Server{Handler: mmux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		logger.Info("metrics serving", "addr", mln.Addr().String())
+		go func() { _ = metricsSrv.Serve(mln) }()
+		defer metricsSrv.Close()
+	}
 	mux.HandleFunc("GET /healthz", healthHandler(gateway))
 	mux.HandleFunc("GET /readyz", readyHandler(pool))
 
+	// Requests run on their own base context, not on ctx: a signal must not
+	// cancel them (a write the client is told failed could still commit).
+	// It is cancelled only when the grace period ends.
+	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelBase()
 	srv := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	logger.Info("loregate serving", "addr", ln.Addr().String())
 	errc := make(chan error, 1)
@@ -135,13 +160,41 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	gracefulStop(srv, cancelBase, stopJobs, cfg.ShutdownTimeout, logger)
+	return nil
+}
+
+// gracefulStop is serve's shutdown (docs/operations.md "Shutdown"): the
+// listener closes at once (new connections are refused), while requests
+// and jobs in flight get the grace period to finish, side by side; then
+// requests still running are cancelled (their context ends, so their
+// transactions roll back) and their connections closed, and running jobs
+// are cancelled (they are retried).
+func gracefulStop(srv *http.Server, cancelRequests context.CancelFunc, stopJobs func(), grace time.Duration, logger *slog.Logger) {
+	logger.Info("shutting down: no new requests; in-flight requests and jobs may finish", "grace", grace.String())
+	jobsDone := make(chan struct{})
+	go func() { defer close(jobsDone); stopJobs() }()
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		logger.Error("http shutdown", "err", err)
+		logger.Warn("requests still running after the grace period: cancelling them", "err", err)
+		cancelRequests()
+		_ = srv.Close()
 	}
-	return nil
+	<-jobsDone
+	logger.Info("shut down")
+}
+
+// serviceOnly lets only service-key principals through (401 without a
+// credential, 403 for member tokens).
+func serviceOnly(authn *auth.Authenticator, next http.Handler) http.Handler {
+	return authn.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := auth.FromContext(r.Context()); p == nil || p.Kind != auth.Service {
+			http.Error(w, "metrics need a service key (or use LOREGATE_METRICS_ADDR)", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	}))
 }
 
 // registerTextCache exports the text cache's counters on reg.

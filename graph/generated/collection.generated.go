@@ -1029,7 +1029,7 @@ func (ec *executionContext) unmarshalInputCollectionRefInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1050,6 +1050,13 @@ func (ec *executionContext) unmarshalInputCollectionRefInput(ctx context.Context
 				return it, err
 			}
 			it.CollectionID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1082,7 +1089,7 @@ func (ec *executionContext) unmarshalInputCreateCollectionInput(ctx context.Cont
 		asMap["enabled"] = true
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "name", "enabled", "channelIds"}
+	fieldsInOrder := [...]string{"serverDiscordId", "name", "enabled", "channelIds", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1117,6 +1124,13 @@ func (ec *executionContext) unmarshalInputCreateCollectionInput(ctx context.Cont
 				return it, err
 			}
 			it.ChannelIds = graphql.OmittableOf(data)
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1145,7 +1159,7 @@ func (ec *executionContext) unmarshalInputRenameCollectionInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "name"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "name", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1173,6 +1187,13 @@ func (ec *executionContext) unmarshalInputRenameCollectionInput(ctx context.Cont
 				return it, err
 			}
 			it.Name = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1201,7 +1222,7 @@ func (ec *executionContext) unmarshalInputSetCollectionChannelsInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "channelIds"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "channelIds", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1229,6 +1250,13 @@ func (ec *executionContext) unmarshalInputSetCollectionChannelsInput(ctx context
 				return it, err
 			}
 			it.ChannelIds = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1257,7 +1285,7 @@ func (ec *executionContext) unmarshalInputSetCollectionEnabledInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "enabled"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "enabled", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1285,6 +1313,13 @@ func (ec *executionContext) unmarshalInputSetCollectionEnabledInput(ctx context.
 				return it, err
 			}
 			it.Enabled = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -1067,7 +1067,7 @@ func (ec *executionContext) unmarshalInputExportWorkspaceBackupInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId"}
+	fieldsInOrder := [...]string{"serverDiscordId", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1081,6 +1081,13 @@ func (ec *executionContext) unmarshalInputExportWorkspaceBackupInput(ctx context
 				return it, err
 			}
 			it.ServerDiscordID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1109,7 +1116,7 @@ func (ec *executionContext) unmarshalInputImportWorkspaceBackupInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "previewId", "lineageMap"}
+	fieldsInOrder := [...]string{"serverDiscordId", "previewId", "lineageMap", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1137,6 +1144,13 @@ func (ec *executionContext) unmarshalInputImportWorkspaceBackupInput(ctx context
 				return it, err
 			}
 			it.LineageMap = graphql.OmittableOf(data)
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1214,7 +1228,7 @@ func (ec *executionContext) unmarshalInputPreviewWorkspaceBackupInput(ctx contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "file", "lineageMap"}
+	fieldsInOrder := [...]string{"serverDiscordId", "file", "lineageMap", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1242,6 +1256,13 @@ func (ec *executionContext) unmarshalInputPreviewWorkspaceBackupInput(ctx contex
 				return it, err
 			}
 			it.LineageMap = graphql.OmittableOf(data)
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -226,7 +226,7 @@ func (ec *executionContext) unmarshalInputImportPersonaCardInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "personaId", "name", "file"}
+	fieldsInOrder := [...]string{"serverDiscordId", "personaId", "name", "file", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -261,6 +261,13 @@ func (ec *executionContext) unmarshalInputImportPersonaCardInput(ctx context.Con
 				return it, err
 			}
 			it.File = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -2623,29 +2623,39 @@ input CreateCollectionInput {
   name: String!
   enabled: Boolean = true
   channelIds: [String!]
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input CollectionRefInput {
   serverDiscordId: String!
   collectionId: ID!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input RenameCollectionInput {
   serverDiscordId: String!
   collectionId: ID!
   name: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input SetCollectionEnabledInput {
   serverDiscordId: String!
   collectionId: ID!
   enabled: Boolean!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input SetCollectionChannelsInput {
   serverDiscordId: String!
   collectionId: ID!
   channelIds: [String!]!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 """
@@ -2837,6 +2847,8 @@ input CreateEntryInput {
   lineageId: Int64!
   collectionId: ID
   entry: EntryInput!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 "An edit: omitted fields keep their stored values."
@@ -2880,6 +2892,8 @@ input EntryRefInput {
   "0 = Serverwide."
   lineageId: Int64!
   entryId: ID!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input UpdateEntryInput {
@@ -2887,6 +2901,8 @@ input UpdateEntryInput {
   lineageId: Int64!
   entryId: ID!
   patch: EntryPatchInput!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input SetEntryEnabledInput {
@@ -2894,6 +2910,8 @@ input SetEntryEnabledInput {
   lineageId: Int64!
   entryId: ID!
   enabled: Boolean!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input ReplacePersonaBookInput {
@@ -2901,6 +2919,8 @@ input ReplacePersonaBookInput {
   lineageId: Int64!
   "The complete new book; empty clears it."
   entries: [EntryInput!]!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 type ReplacePayload {
@@ -2927,6 +2947,8 @@ extend type Mutation {
 
 input ExportWorkspaceBackupInput {
   serverDiscordId: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 "Maps a backup's source lineage to a destination lineage (bucket mapping). Serverwide stays Serverwide."
@@ -2940,6 +2962,8 @@ input PreviewWorkspaceBackupInput {
   "A workspace backup file (JSON, as exportWorkspaceBackup produces, or an older backup with keyword memories)."
   file: Upload!
   lineageMap: [LineageMappingInput!]
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input ImportWorkspaceBackupInput {
@@ -2948,6 +2972,8 @@ input ImportWorkspaceBackupInput {
   previewId: ID!
   "Optional: the preview's mapping is applied; a different one sent here is refused (preview again)."
   lineageMap: [LineageMappingInput!]
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 enum JobState {
@@ -3065,6 +3091,8 @@ input ImportPersonaCardInput {
   name: String
   "A character card: V1/V2/V3 JSON, PNG or CHARX."
   file: Upload!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 type PersonaCardPayload {
@@ -3280,6 +3308,8 @@ type PersonaPayload {
 input UpsertServerInput {
   discordId: String!
   name: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 "Omitted fields keep their value."
@@ -3294,6 +3324,8 @@ input UpdateServerSettingsInput {
   budgetLimit: Int
   "o200k_base or cl100k_base."
   tokenizer: String
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input UpsertPersonaInput {
@@ -3301,17 +3333,23 @@ input UpsertPersonaInput {
   id: Int64!
   lineageId: Int64!
   name: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input RemovePersonaInput {
   serverDiscordId: String!
   id: Int64!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input WipeServerLoreInput {
   serverDiscordId: String!
   "Keep every persona book; delete only Serverwide lore and collections."
   preservePersonas: Boolean!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 `, BuiltIn: false},
 	{Name: "../transfer.graphqls", Input: `enum ImportMode {
@@ -3334,6 +3372,8 @@ input ImportLorebookInput {
   file: Upload!
   "What to do with an entry whose content is over the deployment's content limit (limits.contentLength)."
   longEntries: LongEntries = SPLIT
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 "The policy for entries over the content limit (docs/formats.md \"Long entries\")."

@@ -906,7 +906,7 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 		asMap["longEntries"] = "SPLIT"
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file", "longEntries"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file", "longEntries", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -962,6 +962,13 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 				return it, err
 			}
 			it.LongEntries = graphql.OmittableOf(data)
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -215,6 +215,8 @@ type CollectionPayload struct {
 type CollectionRefInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 // What the converter did with the file.
@@ -244,6 +246,8 @@ type CreateCollectionInput struct {
 	Name            string                      `json:"name"`
 	Enabled         graphql.Omittable[*bool]    `json:"enabled,omitempty"`
 	ChannelIds      graphql.Omittable[[]string] `json:"channelIds,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type CreateEntryInput struct {
@@ -252,6 +256,8 @@ type CreateEntryInput struct {
 	LineageID    int64                      `json:"lineageId"`
 	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
 	Entry        EntryInput                 `json:"entry"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type DeletePayload struct {
@@ -411,6 +417,8 @@ type EntryRefInput struct {
 	// 0 = Serverwide.
 	LineageID int64  `json:"lineageId"`
 	EntryID   string `json:"entryId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ExportLorebookInput struct {
@@ -433,6 +441,8 @@ type ExportPayload struct {
 
 type ExportWorkspaceBackupInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ImportLorebookInput struct {
@@ -448,6 +458,8 @@ type ImportLorebookInput struct {
 	File graphql.Upload `json:"file"`
 	// What to do with an entry whose content is over the deployment's content limit (limits.contentLength).
 	LongEntries graphql.Omittable[*LongEntries] `json:"longEntries,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ImportPayload struct {
@@ -473,6 +485,8 @@ type ImportPersonaCardInput struct {
 	Name graphql.Omittable[*string] `json:"name,omitempty"`
 	// A character card: V1/V2/V3 JSON, PNG or CHARX.
 	File graphql.Upload `json:"file"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ImportWorkspaceBackupInput struct {
@@ -481,6 +495,8 @@ type ImportWorkspaceBackupInput struct {
 	PreviewID string `json:"previewId"`
 	// Optional: the preview's mapping is applied; a different one sent here is refused (preview again).
 	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type Job struct {
@@ -628,6 +644,8 @@ type PreviewWorkspaceBackupInput struct {
 	// A workspace backup file (JSON, as exportWorkspaceBackup produces, or an older backup with keyword memories).
 	File       graphql.Upload                            `json:"file"`
 	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type PromptBlock struct {
@@ -658,12 +676,16 @@ type Query struct {
 type RemovePersonaInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	ID              int64  `json:"id"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type RenameCollectionInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
 	Name            string `json:"name"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ReplacePayload struct {
@@ -676,6 +698,8 @@ type ReplacePersonaBookInput struct {
 	LineageID       int64  `json:"lineageId"`
 	// The complete new book; empty clears it.
 	Entries []*EntryInput `json:"entries"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ResetTurnStateInput struct {
@@ -727,12 +751,16 @@ type SetCollectionChannelsInput struct {
 	ServerDiscordID string   `json:"serverDiscordId"`
 	CollectionID    string   `json:"collectionId"`
 	ChannelIds      []string `json:"channelIds"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type SetCollectionEnabledInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
 	Enabled         bool   `json:"enabled"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type SetEntryEnabledInput struct {
@@ -740,6 +768,8 @@ type SetEntryEnabledInput struct {
 	LineageID       int64  `json:"lineageId"`
 	EntryID         string `json:"entryId"`
 	Enabled         bool   `json:"enabled"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type SettingCount struct {
@@ -789,6 +819,8 @@ type UpdateEntryInput struct {
 	LineageID       int64           `json:"lineageId"`
 	EntryID         string          `json:"entryId"`
 	Patch           EntryPatchInput `json:"patch"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpdatePersonaBookSettingsInput struct {
@@ -810,6 +842,8 @@ type UpdateServerSettingsInput struct {
 	BudgetLimit graphql.Omittable[*int] `json:"budgetLimit,omitempty"`
 	// o200k_base or cl100k_base.
 	Tokenizer graphql.Omittable[*string] `json:"tokenizer,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpsertPersonaInput struct {
@@ -817,17 +851,23 @@ type UpsertPersonaInput struct {
 	ID              int64  `json:"id"`
 	LineageID       int64  `json:"lineageId"`
 	Name            string `json:"name"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpsertServerInput struct {
 	DiscordID string `json:"discordId"`
 	Name      string `json:"name"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type WipeServerLoreInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// Keep every persona book; delete only Serverwide lore and collections.
 	PreservePersonas bool `json:"preservePersonas"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ActivationGroup string

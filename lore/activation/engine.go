@@ -482,6 +482,7 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 	case modeSticky:
 		s.detail = "sticky"
 	default:
+		skips := t.ts.reSkips
 		if s.chatChecked && !s.chatHit {
 			// Only recursion text can bring a primary key now.
 			found := false
@@ -493,6 +494,9 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 			}
 			if !found {
 				s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
+				if t.ts.reSkips > skips {
+					s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+				}
 				return false, nil
 			}
 		}
@@ -513,6 +517,8 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 		s.chatChecked, s.chatHit = true, matched >= 0 && trig < 0
 		if matched < 0 {
 			switch {
+			case t.ts.reSkips > skips:
+				s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
 			case recOnly:
 				s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
 			default:
@@ -542,6 +548,10 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 				ok = hits == 0
 			case lore.NotAll:
 				ok = hits < ce.secondaryN
+			}
+			if t.ts.reSkips > skips {
+				s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+				return false, nil
 			}
 			if !ok {
 				s.verdict = VerdictSecondaryLogicFailed

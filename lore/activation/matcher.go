@@ -114,7 +114,10 @@ type Matcher struct {
 	order   []int32
 	autos   [2]*automaton
 	regexes []*regexp.Regexp
-	macros  []macroKey
+	// regexCost is each regex's program size in instructions: scanning n
+	// bytes costs n+1 times that many units of the turn's RegexBudget.
+	regexCost []int64
+	macros    []macroKey
 	// books is the signature of the book settings the keys were compiled
 	// with (see bookSignature).
 	books     string
@@ -150,8 +153,8 @@ type scratch struct {
 // (CompileInput takes them from an Input). Keys are normalised with NFKC
 // and (unless case-sensitive) Unicode case folding and marked for the
 // word-boundary rule (see the package documentation). Blank keys are
-// dropped; regex keys that RE2 cannot compile or that are longer than
-// MaxRegexLen never match and are reported by Activate; keys holding
+// dropped; regex keys that RE2 cannot compile or that are over the bounds
+// of lore.CompileRegexKey never match and are reported by Activate; keys holding
 // {{user}}, {{char}} or {{bot}} are resolved per turn. Decorator lines at
 // the start of each content are parsed here (lore/decorator). Compile costs
 // time linear in the total key size; memory is bounded by a dense table of
@@ -222,6 +225,7 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	idx := [2]map[string]int32{{}, {}}
 	reIdx := map[string]int32{}
 	var reErrs []string
+	regexLeft := int64(MaxMatcherRegexProgram)
 	compileKey := func(sens, whole bool, key string) (keyRef, string) {
 		ref := keyRef{}
 		if strings.TrimSpace(key) == "" {
@@ -233,13 +237,29 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 			return ref, ""
 		}
 		if mo.RegexKeys {
-			if src, bodyLen, ok := regexSource(key); ok {
+			if src, bodyLen, ok := lore.RegexKeySource(key); ok {
 				i, seen := reIdx[src]
 				if !seen {
 					i = int32(len(m.regexes))
 					reIdx[src] = i
-					re, err := compileRegex(src, bodyLen)
+					var re *regexp.Regexp
+					var size int64
+					err := regexTotalDetail
+					if regexLeft > 0 {
+						var n int
+						re, n, err, _ = lore.CompileRegexKey(src, bodyLen)
+						if size = int64(n); re != nil && size > regexLeft {
+							re, size, err = nil, 0, regexTotalDetail
+						}
+						// Once one key does not fit, no later one is
+						// compiled: the rule does not depend on sizes.
+						regexLeft = max(regexLeft-size, 0)
+						if re == nil && err == regexTotalDetail {
+							regexLeft = 0
+						}
+					}
 					m.regexes = append(m.regexes, re)
+					m.regexCost = append(m.regexCost, size)
 					reErrs = append(reErrs, err)
 				}
 				ref.node = i
@@ -419,72 +439,13 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 	return true
 }
 
-// regexSource returns the RE2 source of a key shaped /pattern/flags
-// (reference/sillytavern.md 2.2: flags from g i m s u y, no duplicates, a
-// non-empty body without an unescaped slash), and false for any other key,
-// which is then literal. Flags i, m and s become RE2 flags; g, y and u are
-// ignored (a key tests for any match, and RE2 is always Unicode-aware).
-// Surrounding whitespace is ignored as SillyTavern trims keys.
-func regexSource(key string) (src string, bodyLen int, ok bool) {
-	k := strings.TrimSpace(key)
-	if len(k) < 3 || k[0] != '/' {
-		return "", 0, false
-	}
-	end := strings.LastIndexByte(k, '/')
-	if end <= 1 {
-		return "", 0, false
-	}
-	body, flags := k[1:end], k[end+1:]
-	var re2 []byte
-	seen := ""
-	for i := 0; i < len(flags); i++ {
-		f := flags[i]
-		if !strings.ContainsRune("gimsuy", rune(f)) || strings.IndexByte(seen, f) >= 0 {
-			return "", 0, false
-		}
-		seen += string(f)
-		if f == 'i' || f == 'm' || f == 's' {
-			re2 = append(re2, f)
-		}
-	}
-	for i := 0; i < len(body); i++ {
-		if body[i] == '\\' {
-			i++
-			continue
-		}
-		if body[i] == '/' {
-			return "", 0, false
-		}
-	}
-	if len(re2) > 0 {
-		return "(?" + string(re2) + ")" + body, len(body), true
-	}
-	return body, len(body), true
-}
-
 // CheckRegexKey reports whether key has the /pattern/flags shape of a regex
 // key and, if so, why the engine cannot use it: "" when it compiles with
-// RE2 within MaxRegexLen, else the reason (too long, RE2 cannot compile it:
-// lookaround, backreferences). Importers use it to report unsupported keys
-// with exactly the engine's rules.
+// RE2 within the bounds of lore.CompileRegexKey, else the reason (over a
+// bound, or RE2 cannot compile it: lookaround, backreferences). Importers
+// use it to report unsupported keys with exactly the engine's rules.
 func CheckRegexKey(key string) (isRegex bool, problem string) {
-	src, n, ok := regexSource(key)
-	if !ok {
-		return false, ""
-	}
-	_, problem = compileRegex(src, n)
-	return true, problem
-}
-
-func compileRegex(src string, bodyLen int) (*regexp.Regexp, string) {
-	if bodyLen > MaxRegexLen {
-		return nil, "regex longer than " + strconv.Itoa(MaxRegexLen) + " bytes"
-	}
-	re, err := regexp.Compile(src)
-	if err != nil {
-		return nil, "regex does not compile: " + err.Error()
-	}
-	return re, ""
+	return lore.CheckRegexKey(key)
 }
 
 // Bytes estimates the memory m holds (automata, compiled keys, regexes,
@@ -511,9 +472,10 @@ func (m *Matcher) Bytes() int {
 		// The match arrays (chat and recursion) of a pooled scratch.
 		n += 8 * len(a.term)
 	}
-	for _, re := range m.regexes {
+	for i, re := range m.regexes {
 		if re != nil {
-			n += 1024 + 8*len(re.String())
+			// About 120 bytes per program instruction (regexCost).
+			n += 1024 + 8*len(re.String()) + 120*int(m.regexCost[i])
 		}
 	}
 	for _, k := range m.macros {
@@ -521,3 +483,30 @@ func (m *Matcher) Bytes() int {
 	}
 	return n
 }
+
+// MaxMatcherRegexProgram bounds the compiled regex keys of one matcher (one
+// scope) together, in RE2 instructions (about 120 bytes of memory each):
+// distinct regex keys are compiled in entry order, then key order, and from
+// the first one that does not fit on, regex keys are not compiled and never
+// match, with regexTotalDetail in the trace. A literal-heavy scope is
+// untouched; 100,000 instructions are thousands of ordinary regex keys.
+const MaxMatcherRegexProgram = 100_000
+
+const regexTotalDetail = "regex not used: the scope's regex keys together exceed 100000 RE2 instructions"
+
+// RegexBudget bounds the regex work of one turn, in units of one byte of
+// text (chat messages and recursion items) scanned by one instruction of a
+// regex program (about 7 ns each at worst, so the budget is about 0.35 s).
+// Literal keys do not count. Once a regex scan would exceed what is left,
+// no further regex key is evaluated in that turn, and entries whose outcome
+// depended on one get the verdict VerdictRegexBudgetExhausted. Ordinary
+// turns (a few KiB of text, tens of small regex keys) use well under 1%.
+const RegexBudget = 50_000_000
+
+// VerdictRegexBudgetExhausted: the entry's keys could not be decided
+// because the turn's RegexBudget ran out before its regex keys were
+// evaluated. The entry is not admitted.
+const VerdictRegexBudgetExhausted Verdict = "regex_budget_exhausted"
+
+// regexBudgetDetail is the trace detail of VerdictRegexBudgetExhausted.
+const regexBudgetDetail = "the turn's regex budget ran out before this entry's regex keys were evaluated"

@@ -3,6 +3,8 @@ package activation
 import (
 	"regexp"
 	"strings"
+
+	"loregate/lore"
 )
 
 // dynKeys are the macro keys of a Matcher resolved for one set of names:
@@ -14,6 +16,7 @@ type dynKeys struct {
 	// refs holds the resolved key of each Matcher.macros entry.
 	refs    []keyRef
 	regexes []*regexp.Regexp
+	costs   []int64
 }
 
 // dynFor returns the macro keys of m resolved for the names, reusing the
@@ -38,13 +41,14 @@ func (m *Matcher) dynFor(user, char, bot string) *dynKeys {
 			continue // keyBlank: never matches
 		}
 		if m.mo.RegexKeys {
-			if src, n, ok := regexSource(key); ok {
-				re, _ := compileRegex(src, n)
+			if src, n, ok := lore.RegexKeySource(key); ok {
+				re, size, _, _ := lore.CompileRegexKey(src, n)
 				ref := keyRef{kind: keyRegex, node: int32(len(m.regexes) + len(d.regexes))}
 				if re == nil {
 					ref.kind = keyBadRegex
 				}
 				d.regexes = append(d.regexes, re)
+				d.costs = append(d.costs, int64(size))
 				d.refs[i] = ref
 				continue
 			}
@@ -108,6 +112,12 @@ type turnScan struct {
 	msgs    []string
 	autos   [numAutos]*automaton
 	regexes []*regexp.Regexp
+	// costs are the regexes' program sizes; reLeft is what is left of the
+	// turn's RegexBudget, reSkips counts regex evaluations skipped because
+	// it ran out.
+	costs   []int64
+	reLeft  int64
+	reSkips int
 	dyn     *dynKeys
 	g0      [numAutos]uint32
 	start   int
@@ -122,12 +132,13 @@ type turnScan struct {
 // newTurnScan prepares the scratch of one turn for m and the names' macro
 // keys; maxItems bounds the recursion items the turn may add.
 func (m *Matcher) newTurnScan(s *scratch, msgs []string, dyn *dynKeys, maxItems int) *turnScan {
-	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes}
+	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes, costs: m.regexCost, reLeft: RegexBudget}
 	ts.autos[autoFold], ts.autos[autoSens] = m.autos[autoFold], m.autos[autoSens]
 	if dyn != nil {
 		ts.autos[autoDynFold], ts.autos[autoDynSens] = dyn.autos[0], dyn.autos[1]
 		if len(dyn.regexes) > 0 {
 			ts.regexes = append(m.regexes[:len(m.regexes):len(m.regexes)], dyn.regexes...)
+			ts.costs = append(m.regexCost[:len(m.regexCost):len(m.regexCost)], dyn.costs...)
 		}
 	}
 	for slot, a := range ts.autos {
@@ -235,8 +246,18 @@ func (ts *turnScan) addRecursion(src int32, text string) {
 }
 
 // matchRegex is the one place where a regex key is evaluated against a
-// text (chat message or recursion item).
+// text (chat message or recursion item). It charges the turn's RegexBudget;
+// once that is spent, it matches nothing and counts the skip (reSkips).
 func (ts *turnScan) matchRegex(re int32, text string) bool {
+	cost := int64(len(text)+1) * ts.costs[re]
+	if cost > ts.reLeft {
+		// Spent for the rest of the turn, so the outcome does not depend
+		// on the order of later, cheaper scans.
+		ts.reLeft = 0
+		ts.reSkips++
+		return false
+	}
+	ts.reLeft -= cost
 	return ts.regexes[re].MatchString(text)
 }
 

@@ -15,8 +15,8 @@ const (
 	// characters across both placements").
 	DefaultCharBudget = 8000
 	// MaxRegexLen bounds the body of a regex key in bytes; a longer body
-	// never matches and is reported in the trace.
-	MaxRegexLen = 400
+	// never matches and is reported in the trace (lore.MaxRegexLen).
+	MaxRegexLen = lore.MaxRegexLen
 	// DefaultTokenBudget is the token budget of a server whose budget unit
 	// is tokens and that sets no limit (inside the 100-32,000 range of
 	// token budgets).

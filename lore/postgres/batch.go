@@ -27,8 +27,14 @@ func (s *Store) prepareBatch(server string, lineage lore.Lineage, collection str
 	// Bound the work an oversized batch causes before anything is copied or
 	// validated. Append batches may shrink by deduplication, so the bound is
 	// a multiple of the scope limit rather than the limit itself.
-	if max := max(MaxBatchEntries, 4*s.lim.ScopeEntries); len(entries) > max {
-		return nil, lore.Invalid("entries", "%d entries in one batch, at most %d accepted", len(entries), max)
+	if bound := max(MaxBatchEntries, 4*s.lim.ScopeEntries); len(entries) > bound {
+		// Name the limit users meet (a scope's capacity), not this
+		// internal bound.
+		scope := s.lim.ScopeEntries
+		if scope <= 0 {
+			scope = lore.MaxEntriesPerScope
+		}
+		return nil, lore.Invalid("entries", "%d entries in one write: a scope holds at most %d entries", len(entries), scope)
 	}
 	out := make([]lore.Entry, len(entries))
 	for i, in := range entries {

@@ -186,11 +186,12 @@ func (s *Store) GetJobReport(ctx context.Context, jobID int64) (JobReport, error
 
 // CleanupCounts says what DeleteExpired removed.
 type CleanupCounts struct {
-	Blobs, Artifacts, Reports int64
+	Blobs, Artifacts, Reports, IdempotencyKeys int64
 }
 
 // DeleteExpired deletes blobs and artifacts whose ExpiresAt is at or before
-// now, and reports created before reportsBefore (zero time: keep all).
+// now, reports created before reportsBefore (zero time: keep all) and
+// idempotency keys older than IdempotencyTTL.
 func (s *Store) DeleteExpired(ctx context.Context, now, reportsBefore time.Time) (CleanupCounts, error) {
 	var c CleanupCounts
 	tag, err := s.db.Exec(ctx, blobDeleteExpired, now)
@@ -207,6 +208,9 @@ func (s *Store) DeleteExpired(ctx context.Context, now, reportsBefore time.Time)
 			return c, wrapErr("delete expired", err)
 		}
 		c.Reports = tag.RowsAffected()
+	}
+	if c.IdempotencyKeys, err = s.DeleteExpiredIdempotencyKeys(ctx, now.Add(-IdempotencyTTL)); err != nil {
+		return c, err
 	}
 	return c, nil
 }

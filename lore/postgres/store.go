@@ -40,7 +40,7 @@ var _ lore.Store = (*Store)(nil)
 // New returns a Store on pool. The pool's database must have the migrations
 // of loregate/migrations applied.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{db: pool, lim: lore.DefaultLimits()}
+	return &Store{db: poolExec{pool}, lim: lore.DefaultLimits()}
 }
 
 // WithLimits returns a Store on the same database that enforces lim (zero

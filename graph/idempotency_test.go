@@ -1,0 +1,113 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph/auth"
+	"loregate/graph/generated"
+)
+
+// TestEveryMutationTakesIdempotencyKey: every write mutation's input has
+// idempotencyKey: String (issue 18), mutations added later included.
+func TestEveryMutationTakesIdempotencyKey(t *testing.T) {
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	require.NotEmpty(t, schema.Mutation.Fields)
+	for _, f := range schema.Mutation.Fields {
+		if f.Name == "__typename" {
+			continue
+		}
+		in := f.Arguments.ForName("input")
+		require.NotNil(t, in, "mutation %s has an input argument", f.Name)
+		def := schema.Types[in.Type.Name()]
+		key := def.Fields.ForName("idempotencyKey")
+		require.NotNil(t, key, "mutation %s: input %s has idempotencyKey", f.Name, def.Name)
+		require.Equal(t, "String", key.Type.String(), f.Name)
+	}
+}
+
+// TestIdempotencyKeys: a repeated key returns the first result and writes
+// nothing, also when the repeats race; another operation or caller cannot
+// reuse the key; a refused write replays its refusal.
+func TestIdempotencyKeys(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var p struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 70, "l": 7, "n": "Vex"}, "upsertPersona", &p)
+	const create = `mutation($s: String!, $k: String, $t: String) { createEntry(input: {serverDiscordId: $s, lineageId: 7, idempotencyKey: $k,
+		entry: {title: $t, content: "c", keys: ["k"]}}) { entry { id title } error { code message } } }`
+	type entryPayload struct {
+		Entry *struct{ ID, Title string }
+		Error *mutationError
+	}
+	count := func() int {
+		var s struct {
+			PersonaBook struct{ EntryCount int }
+		}
+		a.must(serviceKey, `query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { entryCount } } }`, map[string]any{"s": serverA}, "server", &s)
+		return s.PersonaBook.EntryCount
+	}
+
+	var first, again entryPayload
+	a.must(serviceKey, create, map[string]any{"s": serverA, "k": "key-1", "t": "one"}, "createEntry", &first)
+	require.Nil(t, first.Error)
+	a.must(serviceKey, create, map[string]any{"s": serverA, "k": "key-1", "t": "one"}, "createEntry", &again)
+	require.Equal(t, first, again, "the repeat returns the first result")
+	require.Equal(t, 1, count(), "and writes nothing")
+
+	// Sixteen racing repeats of a new key: one write, one result.
+	var wg sync.WaitGroup
+	results := make([]entryPayload, 16)
+	for i := range results {
+		wg.Go(func() {
+			r := a.do(serviceKey, create, map[string]any{"s": serverA, "k": "key-race", "t": "race"})
+			if len(r.Errors) == 0 {
+				_ = json.Unmarshal(r.Data["createEntry"], &results[i])
+			}
+		})
+	}
+	wg.Wait()
+	for _, r := range results {
+		require.NotNil(t, r.Entry)
+		require.Equal(t, results[0].Entry.ID, r.Entry.ID)
+	}
+	require.Equal(t, 2, count())
+
+	// Without a key every call writes.
+	a.must(serviceKey, create, map[string]any{"s": serverA, "t": "free"}, "createEntry", &first)
+	a.must(serviceKey, create, map[string]any{"s": serverA, "t": "free"}, "createEntry", &first)
+	require.Equal(t, 4, count())
+
+	// Another operation, or another caller, with the same key.
+	r := a.do(serviceKey, `mutation($s: String!) { deleteEntry(input: {serverDiscordId: $s, lineageId: 7, entryId: "1", idempotencyKey: "key-1"}) { ok } }`, map[string]any{"s": serverA})
+	require.Equal(t, "IDEMPOTENCY_KEY_REUSED", r.Errors[0].Extensions["code"], r.Errors)
+	member := a.member("999999999999999999", map[string]auth.Membership{serverA: {Manage: true}})
+	r = a.do(member, create, map[string]any{"s": serverA, "k": "key-1", "t": "one"})
+	require.Equal(t, "IDEMPOTENCY_KEY_REUSED", r.Errors[0].Extensions["code"], r.Errors)
+	// Keys are per server: the same key on another server is new.
+	setupServer(t, a, serverB)
+	var ps struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "W", idempotencyKey: "key-1"}) { error { code } } }`, map[string]any{"s": serverB}, "createCollection", &ps)
+	require.Nil(t, ps.Error)
+
+	// A refused write replays its refusal and still writes nothing.
+	var bad entryPayload
+	const badCreate = `mutation($s: String!) { createEntry(input: {serverDiscordId: $s, lineageId: 7, idempotencyKey: "key-bad",
+		entry: {content: "c", keys: ["/[\\s\\S]{0,1000}z/"]}}) { entry { id } error { code message } } }`
+	a.must(serviceKey, badCreate, map[string]any{"s": serverA}, "createEntry", &bad)
+	require.Equal(t, "INVALID_INPUT", bad.Error.Code)
+	a.must(serviceKey, badCreate, map[string]any{"s": serverA}, "createEntry", &again)
+	require.Equal(t, bad, again)
+	require.Equal(t, 4, count())
+
+	// A key longer than 200 bytes is bad input.
+	long := make([]byte, 201)
+	for i := range long {
+		long[i] = 'k'
+	}
+	r = a.do(serviceKey, create, map[string]any{"s": serverA, "k": string(long), "t": "x"})
+	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"], r.Errors)
+}

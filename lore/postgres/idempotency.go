@@ -1,0 +1,135 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/lore"
+)
+
+// IdempotencyTTL is how long an idempotency key is remembered.
+const IdempotencyTTL = 24 * time.Hour
+
+// MaxIdempotencyKeyLen is the longest idempotency key, in bytes.
+const MaxIdempotencyKeyLen = 200
+
+// ErrIdempotencyKeyReused: the key was used within IdempotencyTTL by
+// another operation or another caller on the same server.
+var ErrIdempotencyKeyReused = errors.New("idempotency key already used for another operation or by another caller")
+
+const (
+	idemExpire = `DELETE FROM idempotency_keys WHERE server_id = $1 AND key = $2 AND created_at < now() - $3::interval`
+	idemClaim  = `INSERT INTO idempotency_keys (server_id, key, operation, principal) VALUES ($1, $2, $3, $4)
+ON CONFLICT (server_id, key) DO NOTHING`
+	idemRead   = `SELECT operation, principal, result FROM idempotency_keys WHERE server_id = $1 AND key = $2`
+	idemStore  = `UPDATE idempotency_keys SET result = $3 WHERE server_id = $1 AND key = $2`
+	idemDelete = `DELETE FROM idempotency_keys WHERE created_at < $1`
+)
+
+// Idempotent runs fn at most once per (server, key) within IdempotencyTTL
+// (docs/api.md "Idempotency keys"). The key is claimed, fn runs and its
+// result is stored in ONE transaction, and every query of this Store (and
+// of any Store made by New) that runs on fn's context joins it, so the
+// write and the key commit together: a failure after the commit leaves a
+// key that replays, a failure before it leaves neither. A repeat of the
+// key by the same operation and caller returns the stored result with
+// replayed true and runs nothing; a concurrent repeat waits for the first
+// to commit or roll back. A repeat by another operation or caller is
+// ErrIdempotencyKeyReused. When fn fails, nothing is kept and its error is
+// returned.
+func (s *Store) Idempotent(ctx context.Context, server, key, operation, principal string,
+	fn func(ctx context.Context) ([]byte, error)) (result []byte, replayed bool, err error) {
+	if key == "" || len(key) > MaxIdempotencyKeyLen {
+		return nil, false, lore.Invalid("idempotencyKey", "must be 1-%d bytes long", MaxIdempotencyKeyLen)
+	}
+	tx, err := s.db.Begin(ctx)
+	if err != nil {
+		return nil, false, wrapErr("idempotency: begin", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if _, err := tx.Exec(ctx, idemExpire, server, key, IdempotencyTTL.String()); err != nil {
+		return nil, false, wrapErr("idempotency: expire", err)
+	}
+	tag, err := tx.Exec(ctx, idemClaim, server, key, operation, principal)
+	if err != nil {
+		return nil, false, wrapErr("idempotency: claim", err)
+	}
+	if tag.RowsAffected() == 0 {
+		var op, who string
+		if err := tx.QueryRow(ctx, idemRead, server, key).Scan(&op, &who, &result); err != nil {
+			return nil, false, wrapErr("idempotency: read", err)
+		}
+		if op != operation || who != principal {
+			return nil, false, ErrIdempotencyKeyReused
+		}
+		return result, true, nil
+	}
+	result, err = fn(withTx(ctx, tx))
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := tx.Exec(ctx, idemStore, server, key, result); err != nil {
+		return nil, false, wrapErr("idempotency: store result", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, false, wrapErr("idempotency: commit", err)
+	}
+	return result, false, nil
+}
+
+// DeleteExpiredIdempotencyKeys deletes keys created before before.
+func (s *Store) DeleteExpiredIdempotencyKeys(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := s.db.Exec(ctx, idemDelete, before)
+	if err != nil {
+		return 0, wrapErr("delete expired idempotency keys", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+type txKey struct{}
+
+// withTx returns ctx carrying tx: queries of pool-backed Stores on that
+// context run inside tx (Store.Idempotent).
+func withTx(ctx context.Context, tx pgx.Tx) context.Context {
+	return context.WithValue(ctx, txKey{}, tx)
+}
+
+// poolExec is the executor of a Store made by New: the pool, or the
+// transaction the context carries (withTx). A transaction is one
+// connection: code given such a context must not query concurrently.
+type poolExec struct{ pool *pgxpool.Pool }
+
+func (p poolExec) on(ctx context.Context) executor {
+	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		return tx
+	}
+	return p.pool
+}
+
+func (p poolExec) Begin(ctx context.Context) (pgx.Tx, error) { return p.on(ctx).Begin(ctx) }
+
+// BeginTx starts a transaction with opts on the pool, or a savepoint of the
+// context's transaction (whose options then apply).
+func (p poolExec) BeginTx(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
+		return tx.Begin(ctx)
+	}
+	return p.pool.BeginTx(ctx, opts)
+}
+func (p poolExec) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	return p.on(ctx).Exec(ctx, sql, args...)
+}
+func (p poolExec) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return p.on(ctx).Query(ctx, sql, args...)
+}
+func (p poolExec) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return p.on(ctx).QueryRow(ctx, sql, args...)
+}
+func (p poolExec) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
+	return p.on(ctx).SendBatch(ctx, b)
+}
