@@ -3532,6 +3532,8 @@ input ResetTurnStateInput {
   serverDiscordId: String!
   lineageId: Int64
   channelId: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 "One recorded turn."

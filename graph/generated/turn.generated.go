@@ -449,7 +449,7 @@ func (ec *executionContext) unmarshalInputResetTurnStateInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -477,6 +477,13 @@ func (ec *executionContext) unmarshalInputResetTurnStateInput(ctx context.Contex
 				return it, err
 			}
 			it.ChannelID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -706,6 +706,8 @@ type ResetTurnStateInput struct {
 	ServerDiscordID string                    `json:"serverDiscordId"`
 	LineageID       graphql.Omittable[*int64] `json:"lineageId,omitempty"`
 	ChannelID       string                    `json:"channelId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ScopeCount struct {
