@@ -68,7 +68,9 @@ func TestSoakP99(t *testing.T) {
 	aliases.WriteString(" }")
 	big := map[string]any{"serverDiscordId": serverA, "lineageId": 7, "messages": []map[string]any{{"content": strings.Repeat("lorem ipsum ", (1<<20)/12)}}}
 	attacks := []func(){
-		func() { a.do(serviceKey, qActivate, map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 7, "messages": msgs}}) },
+		func() {
+			a.do(serviceKey, qActivate, map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 7, "messages": msgs}})
+		},
 		func() { a.do(serviceKey, "{"+strings.Repeat(" __typename", (36<<20)/10/11)+" }", nil) },
 		func() { a.do(serviceKey, "{"+strings.Repeat("__typename ", 5000)+"}", nil) },
 		func() { a.do(serviceKey, frag.String(), nil) },
