@@ -91,7 +91,7 @@ func TestWorkerKilledMidImport(t *testing.T) {
 		require.True(t, time.Now().Before(deadline))
 		time.Sleep(100 * time.Millisecond)
 	}
-	client := startClient(t, pool, jobs.Config{RescueStuckJobsAfter: stuck, JobTimeout: stuck})
+	client := startClient(t, pool, jobs.Config{Deps: jobs.Deps{ImportTimeout: stuck}, RescueStuckJobsAfter: stuck, JobTimeout: stuck})
 	row := waitFinal(t, client, job.ID)
 	require.Equal(t, rivertype.JobStateCompleted, row.State, "errors: %v", row.Errors)
 	require.Equal(t, 2, row.Attempt, "one killed attempt, one retry")

@@ -146,8 +146,9 @@ type Config struct {
 	CleanupInterval  time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before River
 	// rescues it for a retry (a worker process that died); when 0,
-	// RescueAfter of the timeouts. It must be longer than every job
-	// timeout, or a job still running would run twice. JobTimeout bounds
+	// RescueAfter of the timeouts. It must not be shorter than any job
+	// timeout, or a job still running would run twice (the service's
+	// configuration asks for more: longer). JobTimeout bounds
 	// one attempt of jobs other than imports (Deps.ImportTimeout);
 	// DefaultJobTimeout when 0.
 	RescueStuckJobsAfter time.Duration
@@ -169,8 +170,8 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 	d := cfg.withDefaults()
 	jobTimeout := cmp.Or(cfg.JobTimeout, DefaultJobTimeout)
 	rescue := cmp.Or(cfg.RescueStuckJobsAfter, RescueAfter(d.ImportTimeout, jobTimeout))
-	if longest := max(d.ImportTimeout, jobTimeout); rescue <= longest {
-		return nil, fmt.Errorf("jobs: the rescue delay %v must be longer than the longest job timeout %v, or a job still running would run twice", rescue, longest)
+	if longest := max(d.ImportTimeout, jobTimeout); rescue < longest {
+		return nil, fmt.Errorf("jobs: the rescue delay %v must not be shorter than the longest job timeout %v, or a job still running would run twice", rescue, longest)
 	}
 	rc := &river.Config{
 		Logger:               d.Logger,
