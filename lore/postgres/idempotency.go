@@ -104,6 +104,17 @@ func withTx(ctx context.Context, tx pgx.Tx) context.Context {
 // connection: code given such a context must not query concurrently.
 type poolExec struct{ pool *pgxpool.Pool }
 
+// pool returns the Store's pool when its queries on ctx run on it (a Store
+// made by New, outside a context transaction).
+func (s *Store) pool(ctx context.Context) (*pgxpool.Pool, bool) {
+	if p, ok := s.db.(poolExec); ok {
+		if _, inTx := ctx.Value(txKey{}).(pgx.Tx); !inTx {
+			return p.pool, true
+		}
+	}
+	return nil, false
+}
+
 func (p poolExec) on(ctx context.Context) executor {
 	if tx, ok := ctx.Value(txKey{}).(pgx.Tx); ok {
 		return tx

@@ -152,7 +152,7 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
 	}
 	b := &pgx.Batch{}
-	if pool, ok := s.db.(*pgxpool.Pool); ok {
+	if pool, ok := s.pool(ctx); ok {
 		conn, err := pool.Acquire(ctx)
 		if err != nil {
 			return nil, wrapErr(op, err)
