@@ -44,10 +44,15 @@ func (p *serveProcess) gql(t *testing.T, key, query string, vars map[string]any,
 	require.NoError(t, json.Unmarshal(env.Data, out))
 }
 
+const scopeCacheTestKey = "scope-cache-test-key-0123456789"
+
 // metric returns the value of an unlabelled metric from p's /metrics.
 func (p *serveProcess) metric(t *testing.T, name string) float64 {
 	t.Helper()
-	resp, err := http.Get("http://" + p.addr + "/metrics")
+	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey) // /metrics needs a service key
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
@@ -81,7 +86,7 @@ func TestTwoServeProcessesScopeCache(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "loregate")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	const key = "scope-cache-test-key-0123456789"
+	const key = scopeCacheTestKey
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_JOB_WORKERS=0"}
 	a, b := startServe(t, bin, env), startServe(t, bin, env)
 	for _, p := range []*serveProcess{a, b} {

@@ -1348,7 +1348,7 @@ func (ec *executionContext) unmarshalInputUpdateCollectionSettingsInput(ctx cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "settings"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "settings", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1376,6 +1376,13 @@ func (ec *executionContext) unmarshalInputUpdateCollectionSettingsInput(ctx cont
 				return it, err
 			}
 			it.Settings = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1404,7 +1411,7 @@ func (ec *executionContext) unmarshalInputUpdatePersonaBookSettingsInput(ctx con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "settings"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "settings", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1432,6 +1439,13 @@ func (ec *executionContext) unmarshalInputUpdatePersonaBookSettingsInput(ctx con
 				return it, err
 			}
 			it.Settings = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

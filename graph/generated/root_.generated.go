@@ -2694,6 +2694,8 @@ input UpdateCollectionSettingsInput {
   serverDiscordId: String!
   collectionId: ID!
   settings: BookSettingsInput!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input UpdatePersonaBookSettingsInput {
@@ -2701,6 +2703,8 @@ input UpdatePersonaBookSettingsInput {
   "A persona lineage (> 0) known on the server: a persona reads it or it holds lore."
   lineageId: Int64!
   settings: BookSettingsInput!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 type PersonaBookPayload {

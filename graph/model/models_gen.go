@@ -814,6 +814,8 @@ type UpdateCollectionSettingsInput struct {
 	ServerDiscordID string            `json:"serverDiscordId"`
 	CollectionID    string            `json:"collectionId"`
 	Settings        BookSettingsInput `json:"settings"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpdateEntryInput struct {
@@ -830,6 +832,8 @@ type UpdatePersonaBookSettingsInput struct {
 	// A persona lineage (> 0) known on the server: a persona reads it or it holds lore.
 	LineageID int64             `json:"lineageId"`
 	Settings  BookSettingsInput `json:"settings"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 // Omitted fields keep their value.
