@@ -73,7 +73,7 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 	pool := postgrestest.NewPool(t)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	store := postgres.New(pool).WithLimits(lim)
-	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16), Limits: lim}
+	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(16), Limits: lim}
 	if withJobs {
 		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true,
 			ConfigFunc: func(rc *river.Config) {
@@ -86,7 +86,7 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 			defer cancel()
 			_ = client.StopAndCancel(ctx)
 		})
-		resolver.Jobs = &graph.Jobs{Store: store, Client: client, InlineImportBytes: 64}
+		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 64}
 		jobClient = client
 	}
 	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger})

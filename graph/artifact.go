@@ -13,7 +13,6 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/postgres"
 )
 
 // artifactHandler serves GET /artifacts/{id}: the file a job produced (a
@@ -32,13 +31,13 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 		}
 		// Check access on the metadata first: the file is read only for a
 		// caller who may have it.
-		meta, err := jobs.Store.GetArtifact(ctx, id)
+		meta, err := jobs.Queue.Artifact(ctx, id)
 		if err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(jobs.now())) {
 			err = lore.ErrNotFound
 		}
-		var a postgres.Artifact
+		var a lore.Artifact
 		if err == nil {
-			a, err = jobs.Store.GetArtifactData(ctx, id)
+			a, err = jobs.Queue.ArtifactData(ctx, id)
 		}
 		switch {
 		case errors.Is(err, lore.ErrNotFound):
@@ -71,14 +70,14 @@ func (r *Resolver) artifactContent(ctx context.Context, obj *model.Artifact) (*s
 	if err != nil {
 		return nil, nil
 	}
-	meta, err := r.Jobs.Store.GetArtifact(ctx, id)
+	meta, err := r.Jobs.Queue.Artifact(ctx, id)
 	if errors.Is(err, lore.ErrNotFound) || (err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(r.Jobs.now()))) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	a, err := r.Jobs.Store.GetArtifactData(ctx, id)
+	a, err := r.Jobs.Queue.ArtifactData(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func newCachedAPI(b testing.TB, pool *pgxpool.Pool) *api {
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, func() bool { return scopes.Stats().Listening }, 10*time.Second, time.Millisecond)
 	store := postgres.New(pool).WithLoreWriteHook(scopes.Invalidate)
-	return mountAPI(b, &graph.Resolver{Store: store, Turns: store,
+	return mountAPI(b, &graph.Resolver{Store: store, Turns: store.TurnStore(),
 		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, false)
 }
 

@@ -22,30 +22,37 @@ import (
 )
 
 // renameDuringImport is the real store, except that just before an import
-// takes its lock another writer renames the target collection — the race
-// seed 000 describes (a book renamed during a file download).
+// writes, the target collection is renamed — the race seed 000 describes (a
+// book renamed during a file download). The rename runs in the import's
+// transaction, before the store re-checks the target under its lock.
 type renameDuringImport struct {
-	lore.Store
+	lore.HistoryStore
+}
+
+func (s renameDuringImport) Atomic(ctx context.Context, server string, fn func(context.Context, lore.HistoryStore) error) error {
+	return s.HistoryStore.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		return fn(ctx, renameDuringImport{st})
+	})
 }
 
 func (s renameDuringImport) ImportEntries(ctx context.Context, t lore.ImportTarget, mode lore.ImportMode, entries []lore.Entry) (lore.ImportResult, error) {
-	if _, err := s.Store.RenameCollection(ctx, t.Server, t.CollectionID, t.Collection+" (renamed)"); err != nil {
+	if _, err := s.HistoryStore.RenameCollection(ctx, t.Server, t.CollectionID, t.Collection+" (renamed)"); err != nil {
 		return lore.ImportResult{}, err
 	}
-	return s.Store.ImportEntries(ctx, t, mode, entries)
+	return s.HistoryStore.ImportEntries(ctx, t, mode, entries)
 }
 
-func newAPIWithStore(t testing.TB, store lore.Store) *api {
+func newAPIWithStore(t testing.TB, store lore.HistoryStore) *api {
 	t.Helper()
 	return newAPIWith(t, store, false)
 }
 
-func newAPIWith(t testing.TB, store lore.Store, introspection bool) *api {
+func newAPIWith(t testing.TB, store lore.HistoryStore, introspection bool) *api {
 	t.Helper()
 	r := &graph.Resolver{Store: store, Cache: activation.NewCache(4)}
 	ps, _ := store.(*postgres.Store)
 	if ps != nil {
-		r.Turns = ps
+		r.Turns = ps.TurnStore()
 	}
 	a := mountAPI(t, r, introspection)
 	a.store = ps
@@ -186,20 +193,20 @@ func TestHostileCursor(t *testing.T) {
 
 // countingStore is the real store, counting scope listings.
 type countingStore struct {
-	lore.Store
+	lore.HistoryStore
 	lists atomic.Int32
 }
 
 func (s *countingStore) ListScope(ctx context.Context, server string, lineage lore.Lineage, collection string) ([]lore.Entry, error) {
 	s.lists.Add(1)
-	return s.Store.ListScope(ctx, server, lineage, collection)
+	return s.HistoryStore.ListScope(ctx, server, lineage, collection)
 }
 
 // TestCollectionsEntriesOneRead: listing several collections with their
 // entries reads the Serverwide scope once per operation, not once per
 // collection, and each collection still gets only its own entries.
 func TestCollectionsEntriesOneRead(t *testing.T) {
-	store := &countingStore{Store: postgres.New(postgrestest.NewPool(t))}
+	store := &countingStore{HistoryStore: postgres.New(postgrestest.NewPool(t))}
 	a := newAPIWithStore(t, store)
 	setupServer(t, a, serverA)
 	for _, name := range []string{"A", "B", "C"} {

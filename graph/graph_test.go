@@ -60,7 +60,7 @@ func newAPILimits(t *testing.T, lim lore.Limits) *api {
 	scopes := scopecache.New(postgres.New(pool).WithLimits(lim), scopecache.Config{})
 	store := postgres.New(pool).WithLimits(lim).WithLoreWriteHook(scopes.Invalidate)
 	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(16),
+		Resolver: &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(16),
 			Scopes: scopes, Texts: activation.NewTextCache(0), Limits: lim},
 		Auth:    authn,
 		Logger:  logger,

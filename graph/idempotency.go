@@ -14,7 +14,6 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/postgres"
 )
 
 // IdempotencyStore runs a write once per server and key (implemented by
@@ -85,7 +84,7 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 	switch {
 	case errors.Is(err, errTransient):
 		return first, nil
-	case errors.Is(err, postgres.ErrIdempotencyKeyReused):
+	case errors.Is(err, lore.ErrIdempotencyKeyReused):
 		return nil, &gqlerror.Error{
 			Message:    "idempotencyKey was already used on this server by another operation or caller in the last 24 hours",
 			Extensions: map[string]any{"code": CodeIdempotencyKeyReused},

@@ -5,49 +5,64 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
-	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/backup"
-	"loregate/lore/postgres"
+	"loregate/lore/transfer"
 )
 
 // DefaultInlineImportBytes is the default Jobs.InlineImportBytes: uploads
 // up to 1 MiB are imported inside the request, larger ones by a job.
 const DefaultInlineImportBytes = 1 << 20
 
-// JobClient is what the API needs of River's client (*river.Client[pgx.Tx]
-// implements it): enqueue inside the caller's transaction, and read a job.
-type JobClient interface {
-	InsertTx(ctx context.Context, tx pgx.Tx, args river.JobArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error)
-	JobGet(ctx context.Context, id int64) (*rivertype.JobRow, error)
+// JobQueue is what the API needs of the background jobs; jobs.Queue
+// implements it (enqueueing stores a job's input and inserts the job in one
+// transaction). Errors wrap lore's sentinels.
+type JobQueue interface {
+	// EnqueueImport stores req's file and queues its import.
+	EnqueueImport(ctx context.Context, req transfer.Request) (*rivertype.JobRow, error)
+	// EnqueueBackupExport queues the export of server's workspace backup.
+	EnqueueBackupExport(ctx context.Context, server string) (*rivertype.JobRow, error)
+	// StoreBackupPreview keeps an uploaded backup and the mapping it was
+	// previewed with until its commit or expiry.
+	StoreBackupPreview(ctx context.Context, server, fileName string, data []byte, mapping []backup.LineageMapping) (lore.Blob, error)
+	// EnqueueBackupImport queues the commit of a preview; mapping, when
+	// non-nil, must equal the preview's.
+	EnqueueBackupImport(ctx context.Context, server string, previewID int64, mapping *[]backup.LineageMapping, actor string) (*rivertype.JobRow, error)
+	// Progress is a running job's own measure of progress in [0, 1] (ok
+	// false when its kind has none: a legacy memory migration has one).
+	Progress(ctx context.Context, row *rivertype.JobRow) (progress float64, ok bool, err error)
+	// StoreArtifact stores a file for download that no job made (a card
+	// export), expiring like an upload unless its ExpiresAt is set.
+	StoreArtifact(ctx context.Context, a lore.Artifact) (lore.Artifact, error)
+	// Job reads a job (river.ErrNotFound when unknown).
+	Job(ctx context.Context, id int64) (*rivertype.JobRow, error)
+	// JobReport reads a finished job's report (lore.ErrNotFound).
+	JobReport(ctx context.Context, jobID int64) (lore.JobReport, error)
+	// ArtifactByJob, Artifact and ArtifactData read a job's artifact
+	// (lore.ErrNotFound); only ArtifactData reads the file.
+	ArtifactByJob(ctx context.Context, jobID int64) (lore.Artifact, error)
+	Artifact(ctx context.Context, id int64) (lore.Artifact, error)
+	ArtifactData(ctx context.Context, id int64) (lore.Artifact, error)
 }
 
 // Jobs connects the API to the background jobs (package jobs). With nil
 // Resolver.Jobs every import runs inline and the job query and backup
 // mutations report that jobs are unavailable.
 type Jobs struct {
-	// Store writes blobs and reads reports and artifacts (required).
-	Store *postgres.Store
-	// Client enqueues and reads jobs (required).
-	Client JobClient
+	// Queue enqueues jobs and reads their data (required).
+	Queue JobQueue
 	// InlineImportBytes: an import upload larger than this many bytes is
 	// stored as a blob and imported by a job (0: DefaultInlineImportBytes).
 	InlineImportBytes int
-	// BlobTTL is how long an upload or a backup preview waits (0:
-	// jobs.DefaultBlobTTL).
-	BlobTTL time.Duration
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -66,38 +81,17 @@ func (j *Jobs) now() time.Time {
 	return time.Now()
 }
 
-func (j *Jobs) blobExpiry() time.Time {
-	ttl := j.BlobTTL
-	if ttl <= 0 {
-		ttl = jobs.DefaultBlobTTL
-	}
-	return j.now().Add(ttl)
-}
-
 // errJobsUnavailable is returned when the API runs without Jobs.
 var errJobsUnavailable = fmt.Errorf("background jobs are not configured on this server: %w", lore.ErrUnavailable)
 
-// enqueueImport stores an upload as a blob and inserts its import job in
-// one transaction, returning the job at once.
-func (r *Resolver) enqueueImport(ctx context.Context, args jobs.ImportArgs, fileName string, data []byte) (*model.Job, error) {
-	var row *rivertype.JobRow
-	err := r.Jobs.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
-		b, err := st.PutBlob(ctx, postgres.Blob{Server: args.ServerID, Kind: postgres.BlobLorebook, FileName: fileName, Data: data, ExpiresAt: r.Jobs.blobExpiry()})
-		if err != nil {
-			return err
-		}
-		args.BlobID = b.ID
-		res, err := r.Jobs.Client.InsertTx(ctx, tx, args, nil)
-		if err != nil {
-			return fmt.Errorf("enqueue import: %w", err)
-		}
-		row = res.Job
-		return nil
-	})
+// enqueueImport stores an upload and queues its import job (one
+// transaction), returning the job at once.
+func (r *Resolver) enqueueImport(ctx context.Context, req transfer.Request) (*model.Job, error) {
+	row, err := r.Jobs.Queue.EnqueueImport(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	r.Logger.InfoContext(ctx, "lorebook import queued", "request_id", RequestID(ctx), "job_id", row.ID, "server", args.ServerID, "bytes", len(data))
+	r.Logger.InfoContext(ctx, "lorebook import queued", "request_id", RequestID(ctx), "job_id", row.ID, "server", req.Target.Server, "bytes", len(req.Data))
 	return jobToModel(row), nil
 }
 
@@ -157,7 +151,7 @@ func (r *Resolver) job(ctx context.Context, id string) (*model.Job, error) {
 	if err != nil || n <= 0 {
 		return nil, nil
 	}
-	row, err := r.Jobs.Client.JobGet(ctx, n)
+	row, err := r.Jobs.Queue.Job(ctx, n)
 	if errors.Is(err, river.ErrNotFound) {
 		return nil, nil
 	}
@@ -174,10 +168,17 @@ func (r *Resolver) job(ctx context.Context, id string) (*model.Job, error) {
 		return nil, nil
 	}
 	m := jobToModel(row)
+	if row.State == rivertype.JobStateRunning {
+		if p, ok, err := r.Jobs.Queue.Progress(ctx, row); err != nil {
+			return nil, err
+		} else if ok {
+			m.Progress = p
+		}
+	}
 	if row.State != rivertype.JobStateCompleted {
 		return m, nil
 	}
-	rep, err := r.Jobs.Store.GetJobReport(ctx, row.ID)
+	rep, err := r.Jobs.Queue.JobReport(ctx, row.ID)
 	switch {
 	case err == nil:
 		var obj map[string]any
@@ -195,12 +196,12 @@ func (r *Resolver) job(ctx context.Context, id string) (*model.Job, error) {
 		return nil, err
 	}
 	switch row.Kind {
-	case jobs.ImportArgs{}.Kind():
+	case transfer.JobImport:
 		if err == nil {
 			m.ImportResult = r.importResult(ctx, server, rep.Report)
 		}
-	case jobs.BackupExportArgs{}.Kind():
-		a, err := r.Jobs.Store.GetArtifactByJob(ctx, row.ID)
+	case transfer.JobBackupExport:
+		a, err := r.Jobs.Queue.ArtifactByJob(ctx, row.ID)
 		if err == nil && a.ExpiresAt.After(r.Jobs.now()) {
 			m.Artifact = &model.Artifact{ID: strconv.FormatInt(a.ID, 10), FileName: a.FileName, SizeBytes: int(a.Size),
 				Sha256: a.SHA256, ExpiresAt: a.ExpiresAt, URL: ArtifactPath(a.ID)}
@@ -213,11 +214,11 @@ func (r *Resolver) job(ctx context.Context, id string) (*model.Job, error) {
 
 // importResult rebuilds an ImportPayload from an import job's report.
 func (r *Resolver) importResult(ctx context.Context, server string, raw []byte) *model.ImportPayload {
-	var rep jobs.ImportReport
+	var rep transfer.Result
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		return nil
 	}
-	out := &model.ImportPayload{Added: rep.Added, Duplicates: rep.Duplicates, Replaced: rep.Replaced, Report: reportToModel(&rep.Conversion)}
+	out := importPayload(rep)
 	if rep.CollectionID != 0 {
 		if c, err := r.Store.GetCollection(ctx, server, rep.CollectionID); err == nil {
 			m := collectionToModel(c)
@@ -247,34 +248,21 @@ func (r *Resolver) exportWorkspaceBackup(ctx context.Context, in *model.ExportWo
 	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
 		return jobPayload(nil, err)
 	}
-	var row *rivertype.JobRow
-	err := r.Jobs.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, _ *postgres.Store) error {
-		res, err := r.Jobs.Client.InsertTx(ctx, tx, jobs.BackupExportArgs{ServerID: in.ServerDiscordID}, nil)
-		if err != nil {
-			return fmt.Errorf("enqueue backup export: %w", err)
-		}
-		row = res.Job
-		return nil
-	})
+	row, err := r.Jobs.Queue.EnqueueBackupExport(ctx, in.ServerDiscordID)
 	if err != nil {
 		return jobPayload(nil, err)
 	}
 	return jobPayload(jobToModel(row), nil)
 }
 
-// previewMeta is stored with a backup preview's upload.
-type previewMeta struct {
-	LineageMap []jobs.LineageMapping `json:"lineageMap,omitempty"`
-}
-
-func lineageMap(in []*model.LineageMappingInput) ([]jobs.LineageMapping, map[lore.Lineage]lore.Lineage) {
-	list := make([]jobs.LineageMapping, 0, len(in))
+func lineageMap(in []*model.LineageMappingInput) ([]backup.LineageMapping, map[lore.Lineage]lore.Lineage) {
+	list := make([]backup.LineageMapping, 0, len(in))
 	m := make(map[lore.Lineage]lore.Lineage, len(in))
 	for _, p := range in {
 		if p == nil {
 			continue
 		}
-		list = append(list, jobs.LineageMapping{From: p.From, To: p.To})
+		list = append(list, backup.LineageMapping{From: p.From, To: p.To})
 		m[lore.Lineage(p.From)] = lore.Lineage(p.To)
 	}
 	return list, m
@@ -294,33 +282,23 @@ func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.Preview
 	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
 		return fail(err)
 	}
-	data, err := io.ReadAll(io.LimitReader(in.File.File, MaxUploadBytes+1))
+	data, err := readUpload(in.File)
 	if err != nil {
-		return nil, fmt.Errorf("read upload: %w", err)
-	}
-	if len(data) > MaxUploadBytes {
-		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes))
-	}
-	list, mapping := lineageMap(in.LineageMap.Value())
-	plan, err := jobs.PlanBackup(ctx, r.Store, server, data, mapping)
-	if err != nil {
-		if errors.Is(err, backup.ErrNotBackup) {
-			err = &lore.InvalidError{Field: "file", Reason: err.Error()}
-		}
 		return fail(err)
 	}
-	meta, err := json.Marshal(previewMeta{LineageMap: list})
+	list, mapping := lineageMap(in.LineageMap.Value())
+	plan, err := transfer.PlanBackup(ctx, r.Store, server, data, mapping)
 	if err != nil {
-		return nil, fmt.Errorf("encode preview mapping: %w", err)
+		return fail(err)
 	}
-	b, err := r.Jobs.Store.PutBlob(ctx, postgres.Blob{Server: server, Kind: postgres.BlobBackup, FileName: in.File.Filename, Data: data, ExpiresAt: r.Jobs.blobExpiry(), Meta: meta})
+	b, err := r.Jobs.Queue.StoreBackupPreview(ctx, server, in.File.Filename, data, list)
 	if err != nil {
 		return fail(err)
 	}
 	return &model.BackupPreviewPayload{Preview: previewToModel(b, plan)}, nil
 }
 
-func previewToModel(b postgres.Blob, plan backup.ImportPlan) *model.BackupPreview {
+func previewToModel(b lore.Blob, plan backup.ImportPlan) *model.BackupPreview {
 	p := &model.BackupPreview{PreviewID: strconv.FormatInt(b.ID, 10), ExpiresAt: b.ExpiresAt, Scopes: []*model.ScopePreview{}}
 	for _, s := range plan.Scopes {
 		sp := &model.ScopePreview{Included: s.Included, Incoming: s.Incoming, Current: s.Current, Converted: s.Converted}
@@ -352,32 +330,12 @@ func (r *Resolver) importWorkspaceBackup(ctx context.Context, in *model.ImportWo
 	if err != nil {
 		return jobPayload(nil, err)
 	}
-	given, setMap := in.LineageMap.ValueOK()
-	var row *rivertype.JobRow
-	err = r.Jobs.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
-		b, err := st.GetBlob(ctx, id)
-		if err != nil || b.Server != server || b.Kind != postgres.BlobBackup || !b.ExpiresAt.After(r.Jobs.now()) {
-			if err != nil && !errors.Is(err, lore.ErrNotFound) {
-				return err
-			}
-			return fmt.Errorf("preview %d (expired, already imported or of another server): %w", id, lore.ErrNotFound)
-		}
-		// The commit applies exactly the mapping the preview showed.
-		var pm previewMeta
-		_ = json.Unmarshal(b.Meta, &pm)
-		list := pm.LineageMap
-		if setMap {
-			if sent, _ := lineageMap(given); !slices.Equal(sent, list) {
-				return lore.Invalid("lineageMap", "differs from the mapping this preview was made with; preview again with the new mapping")
-			}
-		}
-		res, err := r.Jobs.Client.InsertTx(ctx, tx, jobs.BackupImportArgs{BlobID: id, ServerID: server, Mapping: list}, nil)
-		if err != nil {
-			return fmt.Errorf("enqueue backup import: %w", err)
-		}
-		row = res.Job
-		return nil
-	})
+	var mapping *[]backup.LineageMapping
+	if given, set := in.LineageMap.ValueOK(); set {
+		list, _ := lineageMap(given)
+		mapping = &list
+	}
+	row, err := r.Jobs.Queue.EnqueueBackupImport(ctx, server, id, mapping, actor(ctx))
 	if err != nil {
 		return jobPayload(nil, err)
 	}

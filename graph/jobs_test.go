@@ -59,7 +59,7 @@ func newJobsAPI(t *testing.T, inline int) (*api, *postgres.Store) {
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{
 		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16),
-			Jobs: &graph.Jobs{Store: store, Client: client, InlineImportBytes: inline}},
+			Jobs: &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: inline}},
 		Auth:    authn,
 		Logger:  logger,
 		Metrics: graph.NewMetrics(prometheus.NewRegistry()),

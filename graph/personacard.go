@@ -3,18 +3,13 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"path"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"loregate/graph/model"
-	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
-	"loregate/lore/postgres"
+	"loregate/lore/transfer"
 )
 
 // importPersonaCard runs the importPersonaCard mutation (seed 000 "Import
@@ -36,12 +31,9 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	if personaID < 0 {
 		return fail(lore.Invalid("personaId", "must be a positive persona id"), nil)
 	}
-	data, err := io.ReadAll(io.LimitReader(in.File.File, MaxUploadBytes+1))
+	data, err := readUpload(in.File)
 	if err != nil {
-		return nil, fmt.Errorf("read upload: %w", err)
-	}
-	if len(data) > MaxUploadBytes {
-		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
+		return fail(err, nil)
 	}
 	// Persona card conversion keeps the first ScopeEntries entries after
 	// splitting long ones (docs/formats.md "Long entries").
@@ -64,27 +56,12 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 			c.Entries = []lore.Entry{}
 		}
 		// The card's book settings become the persona book's.
-		if c.Settings, err = jobs.ImportSettings(ctx, r.Store, server, true, &res); err != nil {
+		if c.Settings, err = transfer.ImportSettings(ctx, r.Store, server, true, &res); err != nil {
 			return fail(err, report)
 		}
 		report = reportToModel(&res.Report)
 	}
-	var p lore.Persona
-	var written lore.ImportResult
-	if ps, ok := r.Store.(*postgres.Store); ok && !noBook && res.Book.Card != nil {
-		// The persona's book keeps the card it came in (card exports), in
-		// the same transaction.
-		err = ps.WithTx(ctx, func(ctx context.Context, _ pgx.Tx, st *postgres.Store) error {
-			var err error
-			if p, written, err = st.ImportPersonaCard(ctx, c); err != nil {
-				return err
-			}
-			return st.PutBookCard(ctx, postgres.BookCard{Server: server, Lineage: p.Lineage,
-				Container: string(res.Book.Card.Container), Card: res.Book.Card.JSON, File: res.Book.Card.File})
-		})
-	} else {
-		p, written, err = r.Store.ImportPersonaCard(ctx, c)
-	}
+	p, written, _, err := transfer.ImportPersonaCard(ctx, r.Store, c, res.Book.Card, in.File.Filename, data, actor(ctx))
 	if err != nil {
 		return fail(err, report)
 	}

@@ -19,14 +19,14 @@ import (
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/format"
-	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
 	"loregate/lore/tokens"
+	"loregate/lore/turnstate"
 )
 
 // Resolver holds the resolvers' dependencies. It is safe for concurrent use.
 type Resolver struct {
-	Store  lore.Store
+	Store  lore.HistoryStore
 	Logger *slog.Logger
 	// Cache keeps compiled matchers per scope version (required).
 	Cache *activation.Cache
@@ -42,7 +42,7 @@ type Resolver struct {
 	// Turns stores turn state and the activation log (turn.go); nil makes
 	// activateTurn, activationLog and resetTurnState report UNAVAILABLE and
 	// dry runs read no state.
-	Turns *postgres.Store
+	Turns turnstate.Store
 	// Jobs, when set, turns large imports into background jobs and serves
 	// the job query, backups and artifact downloads (jobs.go).
 	Jobs *Jobs

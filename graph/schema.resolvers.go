@@ -12,6 +12,7 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/transfer"
 )
 
 // UpsertServer is the resolver for the upsertServer field.
@@ -105,7 +106,7 @@ func (r *mutationResolver) RenameCollection(ctx context.Context, input model.Ren
 func (r *mutationResolver) DeleteCollection(ctx context.Context, input model.CollectionRefInput) (*model.DeletePayload, error) {
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
-		err = r.Store.DeleteCollection(ctx, input.ServerDiscordID, id)
+		_, err = transfer.DeleteCollection(ctx, r.Store, input.ServerDiscordID, id, actor(ctx))
 	}
 	return deletePayload(err)
 }
@@ -262,7 +263,7 @@ func (r *mutationResolver) ReplacePersonaBook(ctx context.Context, input model.R
 func (r *mutationResolver) WipeServerLore(ctx context.Context, input model.WipeServerLoreInput) (*model.DeletePayload, error) {
 	err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide)
 	if err == nil {
-		err = r.Store.WipeServerLore(ctx, input.ServerDiscordID, input.PreservePersonas)
+		_, err = transfer.WipeServerLore(ctx, r.Store, input.ServerDiscordID, input.PreservePersonas, actor(ctx))
 	}
 	return deletePayload(err)
 }

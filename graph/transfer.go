@@ -9,115 +9,113 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/99designs/gqlgen/graphql"
 
 	"loregate/graph/model"
-	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/format"
-	"loregate/lore/postgres"
+	"loregate/lore/transfer"
 )
 
-// importLorebook runs the importLorebook mutation (seed 000 "imports/" and
-// "Import and export"): authorise, resolve the target as it is now, read and
-// convert the file, then write under the store's lock, which re-checks the
-// target collection by id and name (a book renamed or removed meanwhile is
-// STALE_TARGET, never recreated).
+// importRequest authorises an importLorebook input (also previewImport's),
+// resolves the target as it is now and reads the upload, refusing a file
+// over its carrier's limit at once. The store re-checks the target
+// collection by id and name under its lock (a book renamed or removed
+// meanwhile is STALE_TARGET, never recreated).
+func (r *Resolver) importRequest(ctx context.Context, in *model.ImportLorebookInput) (transfer.Request, error) {
+	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
+	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		return transfer.Request{}, err
+	}
+	req := transfer.Request{Target: lore.ImportTarget{Server: server, Lineage: lineage, NewName: get(in.Name, "")},
+		FileName: in.File.Filename, Actor: actor(ctx), LongEntries: r.importOptions(in.LongEntries).LongEntries}
+	if get(in.Mode, model.ImportModeAppend) == model.ImportModeReplace {
+		req.Target.Mode = lore.Replace
+	}
+	// Resolve the target collection before the (slow) read and conversion.
+	if cid, ok := in.Collection.ValueOK(); ok && cid != nil {
+		if !lineage.IsServerwide() {
+			return req, lore.Invalid("collection", "persona books have no collection")
+		}
+		id, err := parseID("collection", *cid)
+		if err != nil {
+			return req, err
+		}
+		c, err := r.Store.GetCollection(ctx, server, id)
+		if err != nil {
+			return req, err
+		}
+		req.Target.CollectionID, req.Target.Collection = c.ID, c.Name
+	}
+	data, err := readUpload(in.File)
+	if err != nil {
+		return req, err
+	}
+	req.Data = data
+	// A file over its carrier's limit (JSON: the deployment's limit, 2 MB
+	// by default) is refused now rather than by a job later.
+	return req, transfer.CheckSize(data, r.importOptions(in.LongEntries))
+}
+
+// readUpload reads an upload of at most MaxUploadBytes (ErrInvalid, field
+// "file", past it). A failed read is not the caller's fault: it is
+// returned as is (an internal error).
+func readUpload(u graphql.Upload) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(u.File, MaxUploadBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read upload: %w", err)
+	}
+	if len(data) > MaxUploadBytes {
+		return nil, lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes)
+	}
+	return data, nil
+}
+
+// importLorebook runs the importLorebook mutation (docs/contract.md
+// "Imports"): a small file is converted, written and recorded inline
+// (lore/transfer); a large one is queued for a job.
 func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookInput) (*model.ImportPayload, error) {
 	fail := func(err error, report *model.ConversionReport) (*model.ImportPayload, error) {
 		me, err := classify(err)
 		return &model.ImportPayload{Error: me, Report: report}, err
 	}
-	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
-	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+	req, err := r.importRequest(ctx, in)
+	if err != nil {
 		return fail(err, nil)
 	}
-	mode := lore.Append
-	if get(in.Mode, model.ImportModeAppend) == model.ImportModeReplace {
-		mode = lore.Replace
-	}
-	// Resolve the target collection before the (slow) read and conversion.
-	var target *lore.Collection
-	if cid, ok := in.Collection.ValueOK(); ok && cid != nil {
-		if !lineage.IsServerwide() {
-			return fail(lore.Invalid("collection", "persona books have no collection"), nil)
-		}
-		id, err := parseID("collection", *cid)
-		if err != nil {
-			return fail(err, nil)
-		}
-		c, err := r.Store.GetCollection(ctx, server, id)
-		if err != nil {
-			return fail(err, nil)
-		}
-		target = &c
-	}
-	data, err := io.ReadAll(io.LimitReader(in.File.File, MaxUploadBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read upload: %w", err)
-	}
-	if len(data) > MaxUploadBytes {
-		return fail(lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes), nil)
-	}
-	// A file over its carrier's limit (JSON: the deployment's limit, 2 MB
-	// by default) is refused now rather than by a job later.
-	opts := r.importOptions(in.LongEntries)
-	if err := format.CheckSize(data, opts); err != nil {
-		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, nil)
-	}
-	if r.Jobs != nil && len(data) > r.Jobs.inlineLimit() {
+	if r.Jobs != nil && len(req.Data) > r.Jobs.inlineLimit() {
 		// Large upload: store it and let a job convert and write it; the
 		// blob and the job commit together (one transaction).
-		args := jobs.ImportArgs{ServerID: server, LineageID: int64(lineage), NewName: get(in.Name, ""), Replace: mode == lore.Replace,
-			LongEntries: string(opts.LongEntries)}
-		if target != nil {
-			args.CollectionID, args.CollectionName = target.ID, target.Name
-		}
-		job, err := r.enqueueImport(ctx, args, in.File.Filename, data)
+		job, err := r.enqueueImport(ctx, req)
 		if err != nil {
 			return fail(err, nil)
 		}
 		return &model.ImportPayload{Job: job}, nil
 	}
-	res, err := format.Import(in.File.Filename, data, opts)
-	report := reportToModel(&res.Report)
-	if errors.Is(err, format.ErrNoLorebook) {
-		return fail(lore.Invalid("file", "no lorebook in this card: nothing was changed"), report)
-	}
-	if err != nil {
-		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, report)
-	}
-	r.Logger.InfoContext(ctx, "lorebook import converted", "request_id", RequestID(ctx),
-		"format", res.Format, "entries", len(res.Book.Entries), "skipped", len(res.Report.Skipped),
-		"unsupported_keys", len(res.Report.UnsupportedKeys), "ignored_settings", len(res.Report.IgnoredSettings),
-		"collapsed_placements", res.Report.CollapsedPlacements)
-
-	t := jobs.ImportTarget{Server: server, Lineage: lineage, NewName: get(in.Name, ""), Replace: mode == lore.Replace}
-	if target != nil {
-		t.CollectionID, t.Collection = target.ID, target.Name
-	}
-	var result lore.ImportResult
-	if ps, ok := r.Store.(*postgres.Store); ok && res.Book.Card != nil {
-		// The entries and the card they came in commit together.
-		err = ps.WithTx(ctx, func(ctx context.Context, _ pgx.Tx, st *postgres.Store) error {
-			var err error
-			result, err = jobs.WriteImport(ctx, st, t, in.File.Filename, &res)
-			return err
-		})
-	} else {
-		result, err = jobs.WriteImport(ctx, r.Store, t, in.File.Filename, &res)
-	}
-	report = reportToModel(&res.Report) // WriteImport adds settings warnings
+	res, err := transfer.Import(ctx, r.Store, req)
+	report := reportToModel(&res.Conversion)
 	if err != nil {
 		return fail(err, report)
 	}
-	out := &model.ImportPayload{Report: report}
-	out.Added, out.Duplicates, out.Replaced = result.Added, result.Duplicates, result.Replaced
-	if result.Collection != nil {
-		m := collectionToModel(*result.Collection)
+	r.Logger.InfoContext(ctx, "lorebook imported", "request_id", RequestID(ctx), "import_id", res.ImportID,
+		"format", res.Conversion.Format, "added", res.Added, "duplicates", res.Duplicates, "replaced", res.Replaced,
+		"skipped", len(res.Conversion.Skipped), "unsupported_keys", len(res.Conversion.UnsupportedKeys),
+		"ignored_settings", len(res.Conversion.IgnoredSettings), "collapsed_placements", res.Conversion.CollapsedPlacements)
+	return importPayload(res), nil
+}
+
+// importPayload is the importLorebook payload of a result.
+func importPayload(res transfer.Result) *model.ImportPayload {
+	out := &model.ImportPayload{Report: reportToModel(&res.Conversion), Added: res.Added, Duplicates: res.Duplicates, Replaced: res.Replaced}
+	if res.ImportID != 0 {
+		id := strconv.FormatInt(res.ImportID, 10)
+		out.ImportID = &id
+	}
+	if res.Collection != nil {
+		m := collectionToModel(*res.Collection)
 		out.Collection = &m
 	}
-	return out, nil
+	return out
 }
 
 func reportToModel(r *format.Report) *model.ConversionReport {
@@ -244,8 +242,8 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 	}
 	file := fileName(name) + ext
 	if contentType != "" {
-		a, err := r.Jobs.Store.PutArtifact(ctx, postgres.Artifact{Server: server, Kind: "card_export", FileName: file,
-			ContentType: contentType, Data: data, ExpiresAt: r.Jobs.blobExpiry()})
+		a, err := r.Jobs.Queue.StoreArtifact(ctx, lore.Artifact{Server: server, Kind: "card_export", FileName: file,
+			ContentType: contentType, Data: data})
 		if err != nil {
 			return fail(err)
 		}
@@ -260,17 +258,7 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 // bookCard returns the card a book was imported from, nil when it came
 // without one (card exports then write a minimal card).
 func (r *Resolver) bookCard(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (*format.SourceCard, error) {
-	type cardReader interface {
-		GetBookCard(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (postgres.BookCard, error)
-	}
-	cr, ok := r.Store.(cardReader)
-	if !ok {
-		if r.Jobs == nil {
-			return nil, nil
-		}
-		cr = r.Jobs.Store
-	}
-	c, err := cr.GetBookCard(ctx, server, lineage, collectionID)
+	c, err := r.Store.GetBookCard(ctx, server, lineage, collectionID)
 	if errors.Is(err, lore.ErrNotFound) {
 		return nil, nil
 	}

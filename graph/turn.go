@@ -19,7 +19,6 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
-	"loregate/lore/postgres"
 	"loregate/lore/turnstate"
 )
 
@@ -30,12 +29,12 @@ const MaxMessageCount = 1_000_000_000
 // runActivation; a nil recorder is a dry run.
 type turnRecorder struct {
 	in   *model.ActivateTurnInput
-	conv postgres.Conversation
+	conv turnstate.Conversation
 	// hash is the hex SHA-256 of the input, stored with the log row.
 	hash string
 	// turn is the open transaction, state the state after the start-of-turn
 	// rules.
-	turn  *postgres.Turn
+	turn  turnstate.Turn
 	state turnstate.State
 	// replay is the recorded result of a retried turn.
 	replay *model.Activation
@@ -62,7 +61,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 		if r.Turns == nil || !lore.ValidSnowflake(input.Channel) || !m.Stateful() {
 			return nil
 		}
-		conv := postgres.Conversation{Server: input.Server, Lineage: input.Lineage, Channel: input.Channel}
+		conv := turnstate.Conversation{Server: input.Server, Lineage: input.Lineage, Channel: input.Channel}
 		st, err := r.Turns.TurnState(ctx, conv)
 		if err != nil {
 			// A runtime read failure: the dry run goes on without state.
@@ -82,13 +81,13 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 	if err != nil {
 		return err
 	}
-	if t.Recorded != nil {
+	if t.Retry() != nil {
 		t.Rollback(ctx)
-		if t.Recorded.InputSHA256 != rec.hash {
+		if t.Retry().InputSHA256 != rec.hash {
 			return lore.Invalid("turnId", "was already used in this conversation for a different turn; use a new turn id")
 		}
 		var res model.Activation
-		if err := json.Unmarshal(t.Recorded.Response, &res); err != nil {
+		if err := json.Unmarshal(t.Retry().Response, &res); err != nil {
 			return fmt.Errorf("recorded turn %q: %w", lore.Clip(rec.in.TurnID, 40), err)
 		}
 		rec.replay = &res
@@ -96,7 +95,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 	}
 	rec.turn = t
 	var flags map[int64]turnstate.Flags
-	rec.state, flags = turnstate.Derive(t.State, snap.Entries, count)
+	rec.state, flags = turnstate.Derive(t.Stored(), snap.Entries, count)
 	input.State = engineState(flags)
 	if !overridesRandom(rec.in.Overrides) {
 		opts.Random = turnRandom(rec.in.TurnID)
@@ -178,13 +177,13 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	}
 	now := time.Now()
 	admitted := make([]int64, len(t.result.Admitted))
-	logged := make([]postgres.LoggedEntry, len(t.result.Admitted))
+	logged := make([]turnstate.LoggedEntry, len(t.result.Admitted))
 	for i, a := range t.result.Admitted {
 		admitted[i] = a.Entry.ID
-		logged[i] = postgres.LoggedEntry{ID: a.Entry.ID, Group: string(a.Group), Placement: string(a.Placement), Pass: a.Pass, Cost: a.Cost}
+		logged[i] = turnstate.LoggedEntry{ID: a.Entry.ID, Group: string(a.Group), Placement: string(a.Placement), Pass: a.Pass, Cost: a.Cost}
 	}
 	next := turnstate.Advance(rec.state, t.snapshot.Entries, admitted, in.MessageCount, now)
-	err = rec.turn.Commit(ctx, next, postgres.LoggedTurn{
+	err = rec.turn.Commit(ctx, next, turnstate.LoggedTurn{
 		TurnID: in.TurnID, MessageCount: in.MessageCount, InputSHA256: rec.hash, Admitted: logged,
 		BudgetUnit: string(t.result.Budget.Unit), BudgetLimit: t.result.Budget.Limit, BudgetUsed: t.result.Budget.Used,
 		Response: response, CreatedAt: now,
@@ -202,12 +201,12 @@ func (rec *turnRecorder) check() error {
 	if lineage < 0 {
 		return lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
 	}
-	rec.conv = postgres.Conversation{Server: in.ServerDiscordID, Lineage: lineage, Channel: get(in.ChannelID, "")}
+	rec.conv = turnstate.Conversation{Server: in.ServerDiscordID, Lineage: lineage, Channel: get(in.ChannelID, "")}
 	if !lore.ValidSnowflake(rec.conv.Channel) {
 		return lore.Invalid("channelId", "is required and must be a Discord snowflake: a conversation is a channel or thread")
 	}
-	if strings.TrimSpace(in.TurnID) == "" || len([]rune(in.TurnID)) > postgres.MaxTurnIDLen {
-		return lore.Invalid("turnId", "must be 1-%d characters, not blank", postgres.MaxTurnIDLen)
+	if strings.TrimSpace(in.TurnID) == "" || len([]rune(in.TurnID)) > turnstate.MaxTurnIDLen {
+		return lore.Invalid("turnId", "must be 1-%d characters, not blank", turnstate.MaxTurnIDLen)
 	}
 	data, err := json.Marshal(in)
 	if err != nil {
@@ -219,8 +218,8 @@ func (rec *turnRecorder) check() error {
 }
 
 // conversation validates a conversation of the log and reset API.
-func conversation(server string, lineageID *int64, channel string) (postgres.Conversation, error) {
-	c := postgres.Conversation{Server: server, Channel: channel}
+func conversation(server string, lineageID *int64, channel string) (turnstate.Conversation, error) {
+	c := turnstate.Conversation{Server: server, Channel: channel}
 	if lineageID != nil {
 		c.Lineage = lore.Lineage(*lineageID)
 	}

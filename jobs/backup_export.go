@@ -12,6 +12,7 @@ import (
 
 	"loregate/lore/backup"
 	"loregate/lore/postgres"
+	"loregate/lore/transfer"
 )
 
 // BackupExportArgs exports a server's workspace backup, the All Personas
@@ -21,7 +22,7 @@ type BackupExportArgs struct {
 }
 
 // Kind is "workspace_backup_export".
-func (BackupExportArgs) Kind() string { return "workspace_backup_export" }
+func (BackupExportArgs) Kind() string { return transfer.JobBackupExport }
 
 // InsertOpts: unique per server while one is queued or running (a second
 // request returns the first job).

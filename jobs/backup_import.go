@@ -13,14 +13,12 @@ import (
 	"loregate/lore"
 	"loregate/lore/backup"
 	"loregate/lore/postgres"
+	"loregate/lore/transfer"
 )
 
 // LineageMapping maps one source lineage of a backup to a destination
-// lineage (the bucket mapping of seed 000).
-type LineageMapping struct {
-	From int64 `json:"from"`
-	To   int64 `json:"to"`
-}
+// lineage (backup.LineageMapping).
+type LineageMapping = backup.LineageMapping
 
 // BackupImportArgs commits a previewed workspace backup (blob BlobID) into
 // server ServerID.
@@ -28,10 +26,12 @@ type BackupImportArgs struct {
 	BlobID   int64            `json:"blob_id"`
 	ServerID string           `json:"server_id"`
 	Mapping  []LineageMapping `json:"mapping,omitempty"`
+	// Actor is who asked (recorded in the import history).
+	Actor string `json:"actor,omitempty"`
 }
 
 // Kind is "workspace_backup_import".
-func (BackupImportArgs) Kind() string { return "workspace_backup_import" }
+func (BackupImportArgs) Kind() string { return transfer.JobBackupImport }
 
 // InsertOpts: unique by args while queued or running (committing the same
 // preview twice enqueues one job).
@@ -48,43 +48,15 @@ func (a BackupImportArgs) LineageMap() map[lore.Lineage]lore.Lineage {
 	return m
 }
 
-// BackupImportReport is the import job's report: the plan's per-scope
-// counts and memory report, plus what the conversions actually added.
-type BackupImportReport struct {
-	Scopes   []backup.ScopePlan  `json:"scopes"`
-	Memories backup.MemoryReport `json:"memories"`
-	// ConvertedAdded and ConvertedDuplicates: converted memories written,
-	// and those skipped as already present (repeated imports).
-	ConvertedAdded      int `json:"converted_added"`
-	ConvertedDuplicates int `json:"converted_duplicates"`
-}
+// BackupImportReport is the import job's report (transfer.BackupReport).
+type BackupImportReport = transfer.BackupReport
 
-// PlanBackup decodes data and plans its import into server with the
-// destination's current settings and counts (the preview). Errors wrap
-// lore.ErrInvalid for a file that is not a backup or a bad mapping.
-func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, mapping map[lore.Lineage]lore.Lineage) (backup.ImportPlan, error) {
-	doc, err := backup.Decode(data)
-	if err != nil {
-		return backup.ImportPlan{}, err
-	}
-	sv, err := st.GetServer(ctx, server)
-	if err != nil {
-		return backup.ImportPlan{}, err
-	}
-	counts, err := st.CountByScope(ctx, server)
-	if err != nil {
-		return backup.ImportPlan{}, err
-	}
-	return backup.Plan(doc, backup.Options{Server: server, LineageMap: mapping, MemoryTagging: sv.Settings.MemoryTagging, Current: counts})
-}
-
-// BackupImportWorker works BackupImportArgs: in one transaction it plans
-// against the destination as it is now, replaces every included scope
-// (lore.Store.ReplaceScopes: whole batch validated first, absent scopes
-// untouched), appends converted keyword memories (Append: deduplicated
-// against the scope, so repeated imports add them once), records the report,
-// deletes the blob and completes the job. Any failure rolls everything back
-// and leaves the blob for a retry.
+// BackupImportWorker works BackupImportArgs: in one transaction it imports
+// the backup (transfer.ImportBackup: plan against the destination as it is
+// now, replace the included scopes, append converted keyword memories,
+// record the history), records the report, deletes the blob and completes
+// the job. Any failure rolls everything back and leaves the blob for a
+// retry.
 type BackupImportWorker struct {
 	river.WorkerDefaults[BackupImportArgs]
 	Deps
@@ -110,38 +82,9 @@ func (w *BackupImportWorker) Work(ctx context.Context, job *river.Job[BackupImpo
 	}
 	var rep BackupImportReport
 	err = w.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
-		plan, err := PlanBackup(ctx, st, a.ServerID, blob.Data, a.LineageMap())
-		if err != nil {
+		var err error
+		if rep, err = transfer.ImportBackup(ctx, st, a.ServerID, blob.FileName, blob.Data, a.LineageMap(), a.Actor); err != nil {
 			return err
-		}
-		rep = BackupImportReport{Scopes: plan.Scopes, Memories: plan.Memories}
-		if len(plan.Replace) > 0 {
-			if err := st.ReplaceScopes(ctx, a.ServerID, plan.Replace); err != nil {
-				return err
-			}
-		}
-		for _, sc := range plan.Scopes {
-			conv := plan.Conversions[sc.Lineage]
-			if len(conv) == 0 {
-				continue
-			}
-			target := lore.ImportTarget{Server: a.ServerID, Lineage: sc.Lineage}
-			if sc.Lineage.IsServerwide() {
-				c, err := st.GetCollectionByName(ctx, a.ServerID, lore.DefaultCollection)
-				if errors.Is(err, lore.ErrNotFound) {
-					c, err = st.CreateCollection(ctx, lore.Collection{Server: a.ServerID, Name: lore.DefaultCollection, Enabled: true})
-				}
-				if err != nil {
-					return err
-				}
-				target.CollectionID, target.Collection = c.ID, c.Name
-			}
-			res, err := st.ImportEntries(ctx, target, lore.Append, conv)
-			if err != nil {
-				return err
-			}
-			rep.ConvertedAdded += res.Added
-			rep.ConvertedDuplicates += res.Duplicates
 		}
 		raw, err := json.Marshal(rep)
 		if err != nil {

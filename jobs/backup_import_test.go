@@ -46,6 +46,12 @@ func importBackup(t *testing.T, pool *pgxpool.Pool, store *postgres.Store, serve
 	require.NoError(t, err)
 	var out jobs.BackupImportReport
 	require.NoError(t, json.Unmarshal(rep.Report, &out))
+	// Recorded in the import's transaction, with what it created.
+	rec, err := store.HistoryRecord(ctx, server, out.ImportID)
+	require.NoError(t, err)
+	require.Equal(t, lore.HistoryBackup, rec.Kind)
+	require.Equal(t, "old.json", rec.SourceName)
+	require.Len(t, rec.CreatedIDs, countRows(t, pool, "SELECT count(*) FROM lorebook_entries WHERE server_id = $1 AND id = ANY($2)", server, rec.CreatedIDs))
 	return row, out
 }
 

@@ -7,8 +7,9 @@ import (
 )
 
 // CleanupArgs is the periodic deletion of expired upload blobs and backup
-// artifacts, of job reports older than Deps.ReportRetention and of
-// idempotency keys older than postgres.IdempotencyTTL.
+// artifacts, of job reports older than Deps.ReportRetention, of
+// idempotency keys older than postgres.IdempotencyTTL and of import history
+// snapshots older than Deps.SnapshotRetention.
 type CleanupArgs struct{}
 
 // Kind is "job_data_cleanup".
@@ -27,6 +28,11 @@ func (w *CleanupWorker) Work(ctx context.Context, job *river.Job[CleanupArgs]) e
 	if err != nil {
 		return err
 	}
-	w.Logger.InfoContext(ctx, "job data cleanup", "job_id", job.ID, "blobs", c.Blobs, "artifacts", c.Artifacts, "reports", c.Reports, "idempotency_keys", c.IdempotencyKeys)
+	snaps, err := w.Store.PruneSnapshots(ctx, now.Add(-w.SnapshotRetention))
+	if err != nil {
+		return err
+	}
+	w.Logger.InfoContext(ctx, "job data cleanup", "job_id", job.ID, "blobs", c.Blobs, "artifacts", c.Artifacts, "reports", c.Reports,
+		"idempotency_keys", c.IdempotencyKeys, "history_snapshots", snaps)
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/transfer"
 )
 
 func corpus(t *testing.T, rel string) []byte {
@@ -63,6 +64,8 @@ func TestWorkerKilledMidImport(t *testing.T) {
 	require.Zero(t, n, "no partial book")
 	require.Zero(t, countRows(t, pool, "SELECT count(*) FROM lorebooks WHERE server_id = $1", serverA), "no empty book")
 	require.Zero(t, countRows(t, pool, "SELECT count(*) FROM job_reports WHERE job_id = $1", job.ID))
+	require.Zero(t, countRows(t, pool, "SELECT count(*) FROM import_history WHERE server_id = $1", serverA),
+		"no history row for a write that did not commit")
 	_, err = store.GetBlob(ctx, blob.ID)
 	require.NoError(t, err, "the blob deletion rolled back too")
 	var state string
@@ -112,6 +115,13 @@ func TestWorkerKilledMidImport(t *testing.T) {
 	require.Equal(t, 29, report.Added)
 	require.Zero(t, report.Duplicates, "the retry did not find a first write to skip")
 	require.Equal(t, 1, countRows(t, pool, "SELECT count(*) FROM job_reports WHERE job_id = $1", job.ID), "completed exactly once")
+	hist, _, err := store.History(ctx, serverA, 10, 0)
+	require.NoError(t, err)
+	require.Len(t, hist, 1, "the committed retry is recorded once")
+	require.Equal(t, report.ImportID, hist[0].ID)
+	require.Equal(t, lore.HistoryFile, hist[0].Kind)
+	require.Len(t, hist[0].CreatedIDs, 29)
+	require.Equal(t, transfer.Hash(data), hist[0].SourceSHA256)
 	_, err = store.GetBlob(ctx, blob.ID)
 	require.ErrorIs(t, err, lore.ErrNotFound, "the blob is deleted with the commit")
 }

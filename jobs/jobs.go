@@ -30,6 +30,10 @@ const (
 	DefaultCleanupInterval = time.Hour
 	// DefaultReportRetention is how long job reports are kept.
 	DefaultReportRetention = 7 * 24 * time.Hour
+	// DefaultSnapshotRetention is how long import history snapshots are
+	// kept (an import older than that can no longer be undone if it
+	// replaced or removed entries).
+	DefaultSnapshotRetention = 30 * 24 * time.Hour
 	// DefaultMaxWorkers is the number of jobs one client works at once.
 	DefaultMaxWorkers = 4
 	// DefaultImportTimeout bounds one attempt of an import job (lorebook
@@ -78,6 +82,9 @@ type Deps struct {
 	// (defaults DefaultLogMaxAge, DefaultLogRowsPerConversation).
 	LogMaxAge              time.Duration
 	LogRowsPerConversation int
+	// SnapshotRetention is how long import history snapshots are kept
+	// (default DefaultSnapshotRetention).
+	SnapshotRetention time.Duration
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -102,6 +109,9 @@ func (d *Deps) withDefaults() Deps {
 	if out.LogRowsPerConversation <= 0 {
 		out.LogRowsPerConversation = DefaultLogRowsPerConversation
 	}
+	if out.SnapshotRetention <= 0 {
+		out.SnapshotRetention = DefaultSnapshotRetention
+	}
 	if out.NowFunc == nil {
 		out.NowFunc = time.Now
 	}
@@ -123,6 +133,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		func() error { return river.AddWorkerSafely(workers, &BackfillScheduleWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &ActivationLogPruneWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &MigrationWorker{Deps: d}) },
 	} {
 		if err := add(); err != nil {
 			return fmt.Errorf("jobs: register: %w", err)

@@ -24,6 +24,10 @@ var (
 	// ErrStaleTarget reports a write prepared against a collection that was
 	// renamed or removed before the write took its lock (seed 000, imports).
 	ErrStaleTarget = errors.New("stale target")
+	// ErrIdempotencyKeyReused reports an idempotency key used within its
+	// lifetime by another operation or caller (docs/api.md "Idempotency
+	// keys"; lore/postgres).
+	ErrIdempotencyKeyReused = errors.New("idempotency key already used for another operation or by another caller")
 	// ErrUnavailable reports that the store could not be read or written
 	// (database down, row failed validation). Panel reads surface it as
 	// "unavailable" instead of an empty scope.

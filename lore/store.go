@@ -84,15 +84,23 @@ const (
 	Replace
 )
 
-// ImportTarget names the book an import writes into. For Serverwide scope
-// CollectionID and Collection are the id and name the caller saw when it
-// prepared the import; under the lock both must still match, else the write
-// fails with ErrStaleTarget.
+// ImportTarget names the book an import writes into; it is the one target
+// type of every import path (API, jobs, Discord, CLI; lore/transfer). For
+// Serverwide scope CollectionID and Collection are the id and name the
+// caller saw when it prepared the import; under the lock both must still
+// match, else the write fails with ErrStaleTarget. CollectionID 0 on
+// Serverwide scope creates a new collection named NewName (else the book's
+// name, else the file name).
 type ImportTarget struct {
 	Server       string
 	Lineage      Lineage
 	CollectionID int64
 	Collection   string
+	// NewName names a new Serverwide collection (CollectionID 0).
+	NewName string
+	// Mode is Append or Replace (lore/transfer; Store.ImportEntries takes
+	// its mode as a parameter).
+	Mode ImportMode
 	// Settings, when non-nil, are the imported book's settings: a Replace
 	// stores them as the target book's settings (validated against the
 	// server's budget unit); an Append keeps the book's own settings.

@@ -89,3 +89,26 @@ func statementKind(sql string) string {
 	}
 	return "other"
 }
+
+// openMigratedPool opens the database (openDatabase), a pool on it and
+// applies pending migrations; release closes the pool and releases the
+// database.
+func openMigratedPool(ctx context.Context, cfg *config, logger *slog.Logger) (pool *pgxpool.Pool, release func(), err error) {
+	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pool, err = openPool(ctx, dbURL, nil); err != nil {
+		releaseDB()
+		return nil, nil, err
+	}
+	release = func() {
+		pool.Close()
+		releaseDB()
+	}
+	if err := migrateUp(ctx, pool, logger); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return pool, release, nil
+}

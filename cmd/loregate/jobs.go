@@ -58,6 +58,9 @@ type jobsConfig struct {
 	// the longest job timeout plus jobs.RescueMargin: 1m30s). It must be
 	// longer than every job timeout.
 	RescueStuckJobsAfter time.Duration
+	// SnapshotRetention is how long import history snapshots are kept
+	// (LOREGATE_HISTORY_SNAPSHOT_RETENTION, default 720h = 30 days).
+	SnapshotRetention time.Duration
 	// Limits are the deployment's lore limits (config.Limits).
 	Limits lore.Limits
 	err    error
@@ -100,6 +103,7 @@ func loadJobsConfig() jobsConfig {
 				c.RescueStuckJobsAfter, longest, c.ImportTimeout, c.JobTimeout)
 		}
 	}
+	c.SnapshotRetention = dur("LOREGATE_HISTORY_SNAPSHOT_RETENTION", jobs.DefaultSnapshotRetention)
 	c.DiscordToken = os.Getenv("LOREGATE_DISCORD_TOKEN")
 	c.DiscordAPIURL = os.Getenv("LOREGATE_DISCORD_API_URL")
 	return c
@@ -113,7 +117,8 @@ func (c jobsConfig) logAttrs() []any {
 	return []any{"job_workers", c.Workers, "inline_import_bytes", c.InlineImportBytes, "artifact_ttl", c.ArtifactTTL.String(),
 		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
 		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation,
-		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String()}
+		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String(),
+		"history_snapshot_retention", c.SnapshotRetention.String()}
 }
 
 // startJobs builds and starts the River client. work=false gives an
@@ -122,7 +127,8 @@ func (c jobsConfig) logAttrs() []any {
 // before closing the pool.
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
-		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout},
+		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
+			SnapshotRetention: jc.SnapshotRetention},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}
@@ -162,5 +168,6 @@ func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool
 
 // resolverJobs connects the GraphQL resolver to the job client.
 func resolverJobs(pool *pgxpool.Pool, client *river.Client[pgx.Tx], jc jobsConfig) *graph.Jobs {
-	return &graph.Jobs{Store: postgres.New(pool).WithLimits(jc.Limits), Client: client, InlineImportBytes: jc.InlineImportBytes, BlobTTL: jc.BlobTTL}
+	queue := &jobs.Queue{Store: postgres.New(pool).WithLimits(jc.Limits), Client: client, BlobTTL: jc.BlobTTL}
+	return &graph.Jobs{Queue: queue, InlineImportBytes: jc.InlineImportBytes}
 }

@@ -7,6 +7,7 @@
 //	loregate migrate   up | status | down N [--yes]     manage the schema
 //	loregate activate  --book PATH --chat PATH ...      offline activation
 //	loregate convert   IN [-o OUT] [--to FORMAT]        convert a lorebook file
+//	loregate migrate-memories --from FILE --apply      migrate legacy keyword memories
 //	loregate with-postgres [--dir DIR] -- CMD [ARGS]    run CMD against a throwaway Postgres
 //	loregate token --user ID --guild GUILD[:manage]     mint a development member token
 //
@@ -36,6 +37,8 @@ Usage:
   loregate migrate up | status | down N [--yes]        manage the database schema
   loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
   loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]
+  loregate migrate-memories --from FILE | --from-db URL --query SQL (--preview | --apply) [--job]
+  loregate migrate-memories --undo ID[,ID...]          migrate legacy keyword memories into lore, or undo it
   loregate with-postgres [--dir DIR] -- CMD [ARGS...]  run CMD with a throwaway local Postgres
   loregate token --user ID --guild GUILD[:manage]      mint a development member token (LOREGATE_JWT_SECRET)
 
@@ -69,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = runWorker(ctx, rest, stderr)
 	case "migrate":
 		err = runMigrate(ctx, rest, stdout, stderr)
+	case "migrate-memories":
+		err = runMigrateMemories(ctx, rest, stdout, stderr)
 	case "with-postgres":
 		err = runWithPostgres(ctx, rest, stderr)
 	case "token":

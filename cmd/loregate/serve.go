@@ -75,7 +75,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
 	}
 	store := postgres.New(pool).WithLimits(cfg.Limits)
-	resolver := &graph.Resolver{Store: store, Turns: store, Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
+	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
 	if cfg.TextCacheBytes > 0 {
 		resolver.Texts = activation.NewTextCache(int(cfg.TextCacheBytes))

@@ -28,19 +28,11 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger := cfg.logger(stderr)
 	logger.Info("loregate worker starting", cfg.logAttrs()...)
-	dbURL, releaseDB, err := openDatabase(ctx, cfg, logger)
+	pool, release, err := openMigratedPool(ctx, cfg, logger)
 	if err != nil {
 		return err
 	}
-	defer releaseDB()
-	pool, err := openPool(ctx, dbURL, nil)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := migrateUp(ctx, pool, logger); err != nil {
-		return err
-	}
+	defer release()
 	_, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, true, logger, cfg.ShutdownTimeout)
 	if err != nil {
 		return err

@@ -219,14 +219,62 @@ type ComplexityRoot struct {
 		JSON     func(childComplexity int) int
 	}
 
+	ImportHistoryConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
 	ImportPayload struct {
 		Added      func(childComplexity int) int
 		Collection func(childComplexity int) int
 		Duplicates func(childComplexity int) int
 		Error      func(childComplexity int) int
+		ImportID   func(childComplexity int) int
 		Job        func(childComplexity int) int
 		Replaced   func(childComplexity int) int
 		Report     func(childComplexity int) int
+	}
+
+	ImportPlan struct {
+		Added          func(childComplexity int) int
+		CollectionName func(childComplexity int) int
+		Duplicates     func(childComplexity int) int
+		LineageID      func(childComplexity int) int
+		Mode           func(childComplexity int) int
+		NewCollection  func(childComplexity int) int
+		Replaced       func(childComplexity int) int
+		Report         func(childComplexity int) int
+		ScopeAfter     func(childComplexity int) int
+		ScopeBefore    func(childComplexity int) int
+	}
+
+	ImportPreviewPayload struct {
+		Error func(childComplexity int) int
+		Plan  func(childComplexity int) int
+	}
+
+	ImportRecord struct {
+		Actor          func(childComplexity int) int
+		CollectionName func(childComplexity int) int
+		Created        func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Kind           func(childComplexity int) int
+		LineageID      func(childComplexity int) int
+		Mode           func(childComplexity int) int
+		Removed        func(childComplexity int) int
+		Report         func(childComplexity int) int
+		SnapshotKept   func(childComplexity int) int
+		SourceName     func(childComplexity int) int
+		SourceSha256   func(childComplexity int) int
+		UndoOf         func(childComplexity int) int
+		UndoneAt       func(childComplexity int) int
+		UndoneBy       func(childComplexity int) int
+	}
+
+	ImportRecordEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Job struct {
@@ -290,6 +338,7 @@ type ComplexityRoot struct {
 		ImportLorebook            func(childComplexity int, input model.ImportLorebookInput) int
 		ImportPersonaCard         func(childComplexity int, input model.ImportPersonaCardInput) int
 		ImportWorkspaceBackup     func(childComplexity int, input model.ImportWorkspaceBackupInput) int
+		PreviewImport             func(childComplexity int, input model.ImportLorebookInput) int
 		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
 		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
@@ -298,6 +347,7 @@ type ComplexityRoot struct {
 		SetCollectionChannels     func(childComplexity int, input model.SetCollectionChannelsInput) int
 		SetCollectionEnabled      func(childComplexity int, input model.SetCollectionEnabledInput) int
 		SetEntryEnabled           func(childComplexity int, input model.SetEntryEnabledInput) int
+		UndoImport                func(childComplexity int, input model.UndoImportInput) int
 		UpdateCollectionSettings  func(childComplexity int, input model.UpdateCollectionSettingsInput) int
 		UpdateEntry               func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePersonaBookSettings func(childComplexity int, input model.UpdatePersonaBookSettingsInput) int
@@ -382,6 +432,7 @@ type ComplexityRoot struct {
 		ActivationLog  func(childComplexity int, serverDiscordID string, lineageID *int64, channelID string, last *int) int
 		AssemblePrompt func(childComplexity int, input model.AssemblePromptInput) int
 		ExportLorebook func(childComplexity int, input model.ExportLorebookInput) int
+		ImportHistory  func(childComplexity int, serverDiscordID string, first *int, after *string) int
 		Job            func(childComplexity int, id string) int
 		Server         func(childComplexity int, discordID string) int
 	}
@@ -456,6 +507,13 @@ type ComplexityRoot struct {
 		Title       func(childComplexity int) int
 		TriggeredBy func(childComplexity int) int
 		Verdict     func(childComplexity int) int
+	}
+
+	UndoImportPayload struct {
+		Error    func(childComplexity int) int
+		ImportID func(childComplexity int) int
+		Removed  func(childComplexity int) int
+		Restored func(childComplexity int) int
 	}
 }
 
@@ -1225,6 +1283,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExportPayload.JSON(childComplexity), true
 
+	case "ImportHistoryConnection.edges":
+		if e.ComplexityRoot.ImportHistoryConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportHistoryConnection.Edges(childComplexity), true
+	case "ImportHistoryConnection.pageInfo":
+		if e.ComplexityRoot.ImportHistoryConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportHistoryConnection.PageInfo(childComplexity), true
+
 	case "ImportPayload.added":
 		if e.ComplexityRoot.ImportPayload.Added == nil {
 			break
@@ -1249,6 +1320,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportPayload.Error(childComplexity), true
+	case "ImportPayload.importId":
+		if e.ComplexityRoot.ImportPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPayload.ImportID(childComplexity), true
 	case "ImportPayload.job":
 		if e.ComplexityRoot.ImportPayload.Job == nil {
 			break
@@ -1267,6 +1344,190 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportPayload.Report(childComplexity), true
+
+	case "ImportPlan.added":
+		if e.ComplexityRoot.ImportPlan.Added == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.Added(childComplexity), true
+	case "ImportPlan.collectionName":
+		if e.ComplexityRoot.ImportPlan.CollectionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.CollectionName(childComplexity), true
+	case "ImportPlan.duplicates":
+		if e.ComplexityRoot.ImportPlan.Duplicates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.Duplicates(childComplexity), true
+	case "ImportPlan.lineageId":
+		if e.ComplexityRoot.ImportPlan.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.LineageID(childComplexity), true
+	case "ImportPlan.mode":
+		if e.ComplexityRoot.ImportPlan.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.Mode(childComplexity), true
+	case "ImportPlan.newCollection":
+		if e.ComplexityRoot.ImportPlan.NewCollection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.NewCollection(childComplexity), true
+	case "ImportPlan.replaced":
+		if e.ComplexityRoot.ImportPlan.Replaced == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.Replaced(childComplexity), true
+	case "ImportPlan.report":
+		if e.ComplexityRoot.ImportPlan.Report == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.Report(childComplexity), true
+	case "ImportPlan.scopeAfter":
+		if e.ComplexityRoot.ImportPlan.ScopeAfter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.ScopeAfter(childComplexity), true
+	case "ImportPlan.scopeBefore":
+		if e.ComplexityRoot.ImportPlan.ScopeBefore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPlan.ScopeBefore(childComplexity), true
+
+	case "ImportPreviewPayload.error":
+		if e.ComplexityRoot.ImportPreviewPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPreviewPayload.Error(childComplexity), true
+	case "ImportPreviewPayload.plan":
+		if e.ComplexityRoot.ImportPreviewPayload.Plan == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportPreviewPayload.Plan(childComplexity), true
+
+	case "ImportRecord.actor":
+		if e.ComplexityRoot.ImportRecord.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Actor(childComplexity), true
+	case "ImportRecord.collectionName":
+		if e.ComplexityRoot.ImportRecord.CollectionName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.CollectionName(childComplexity), true
+	case "ImportRecord.created":
+		if e.ComplexityRoot.ImportRecord.Created == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Created(childComplexity), true
+	case "ImportRecord.createdAt":
+		if e.ComplexityRoot.ImportRecord.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.CreatedAt(childComplexity), true
+	case "ImportRecord.id":
+		if e.ComplexityRoot.ImportRecord.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.ID(childComplexity), true
+	case "ImportRecord.kind":
+		if e.ComplexityRoot.ImportRecord.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Kind(childComplexity), true
+	case "ImportRecord.lineageId":
+		if e.ComplexityRoot.ImportRecord.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.LineageID(childComplexity), true
+	case "ImportRecord.mode":
+		if e.ComplexityRoot.ImportRecord.Mode == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Mode(childComplexity), true
+	case "ImportRecord.removed":
+		if e.ComplexityRoot.ImportRecord.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Removed(childComplexity), true
+	case "ImportRecord.report":
+		if e.ComplexityRoot.ImportRecord.Report == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.Report(childComplexity), true
+	case "ImportRecord.snapshotKept":
+		if e.ComplexityRoot.ImportRecord.SnapshotKept == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.SnapshotKept(childComplexity), true
+	case "ImportRecord.sourceName":
+		if e.ComplexityRoot.ImportRecord.SourceName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.SourceName(childComplexity), true
+	case "ImportRecord.sourceSha256":
+		if e.ComplexityRoot.ImportRecord.SourceSha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.SourceSha256(childComplexity), true
+	case "ImportRecord.undoOf":
+		if e.ComplexityRoot.ImportRecord.UndoOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.UndoOf(childComplexity), true
+	case "ImportRecord.undoneAt":
+		if e.ComplexityRoot.ImportRecord.UndoneAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.UndoneAt(childComplexity), true
+	case "ImportRecord.undoneBy":
+		if e.ComplexityRoot.ImportRecord.UndoneBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.UndoneBy(childComplexity), true
+
+	case "ImportRecordEdge.cursor":
+		if e.ComplexityRoot.ImportRecordEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecordEdge.Cursor(childComplexity), true
+	case "ImportRecordEdge.node":
+		if e.ComplexityRoot.ImportRecordEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecordEdge.Node(childComplexity), true
 
 	case "Job.artifact":
 		if e.ComplexityRoot.Job.Artifact == nil {
@@ -1588,6 +1849,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportWorkspaceBackup(childComplexity, args["input"].(model.ImportWorkspaceBackupInput)), true
+	case "Mutation.previewImport":
+		if e.ComplexityRoot.Mutation.PreviewImport == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_previewImport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PreviewImport(childComplexity, args["input"].(model.ImportLorebookInput)), true
 	case "Mutation.previewWorkspaceBackup":
 		if e.ComplexityRoot.Mutation.PreviewWorkspaceBackup == nil {
 			break
@@ -1676,6 +1948,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetEntryEnabled(childComplexity, args["input"].(model.SetEntryEnabledInput)), true
+	case "Mutation.undoImport":
+		if e.ComplexityRoot.Mutation.UndoImport == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_undoImport_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UndoImport(childComplexity, args["input"].(model.UndoImportInput)), true
 	case "Mutation.updateCollectionSettings":
 		if e.ComplexityRoot.Mutation.UpdateCollectionSettings == nil {
 			break
@@ -2036,6 +2319,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ExportLorebook(childComplexity, args["input"].(model.ExportLorebookInput)), true
+	case "Query.importHistory":
+		if e.ComplexityRoot.Query.ImportHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_importHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ImportHistory(childComplexity, args["serverDiscordId"].(string), args["first"].(*int), args["after"].(*string)), true
 
 	case "Query.job":
 		if e.ComplexityRoot.Query.Job == nil {
@@ -2337,6 +2631,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceItem.Verdict(childComplexity), true
 
+	case "UndoImportPayload.error":
+		if e.ComplexityRoot.UndoImportPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.Error(childComplexity), true
+	case "UndoImportPayload.importId":
+		if e.ComplexityRoot.UndoImportPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.ImportID(childComplexity), true
+	case "UndoImportPayload.removed":
+		if e.ComplexityRoot.UndoImportPayload.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.Removed(childComplexity), true
+	case "UndoImportPayload.restored":
+		if e.ComplexityRoot.UndoImportPayload.Restored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.Restored(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -2373,6 +2692,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
+			graphql.NewInputUnmarshaler("UndoImportInput", ec.unmarshalInputUndoImportInput),
 			graphql.NewInputUnmarshaler("UpdateCollectionSettingsInput", ec.unmarshalInputUpdateCollectionSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateEntryInput", ec.unmarshalInputUpdateEntryInput),
 			graphql.NewInputUnmarshaler("UpdatePersonaBookSettingsInput", ec.unmarshalInputUpdatePersonaBookSettingsInput),
@@ -2932,6 +3252,115 @@ type ReplacePayload {
   error: MutationError
 }
 `, BuiltIn: false},
+	{Name: "../history.graphqls", Input: `# Import history, preview and undo (docs/imports.md "History and undo").
+# Every import (file, backup, migration), collection delete and scope wipe
+# is recorded with what it created and a snapshot of what it replaced or
+# removed; managers list the history and undo a record.
+
+extend type Query {
+  "The server's import history, newest first (managers only). after: a previous page's endCursor."
+  importHistory(serverDiscordId: String!, first: Int = 20, after: String): ImportHistoryConnection!
+}
+
+extend type Mutation {
+  "Converts the file and plans importLorebook's write without writing or storing anything: the counts are exactly what importLorebook would do now."
+  previewImport(input: ImportLorebookInput!): ImportPreviewPayload!
+  "Undoes a recorded import, collection delete or wipe: removes the entries it created (even if edited since) and restores what it replaced or removed, with their ids. Refused while a later import replaced its entries, twice, when an original id is occupied or a scope would exceed its limit (nothing changes then). Recorded itself."
+  undoImport(input: UndoImportInput!): UndoImportPayload!
+}
+
+"What importLorebook would do now (previewImport)."
+type ImportPlan {
+  report: ConversionReport!
+  "Entries that would be written."
+  added: Int!
+  "Entries that would be skipped as already present (APPEND)."
+  duplicates: Int!
+  "Stored entries that would be removed (REPLACE)."
+  replaced: Int!
+  mode: ImportMode!
+  "0 = Serverwide."
+  lineageId: Int64!
+  "Serverwide: the collection written to (its name; a new collection's name when newCollection)."
+  collectionName: String
+  newCollection: Boolean!
+  "Entries of the target scope (all Serverwide collections together, or the persona lineage) now and after the import."
+  scopeBefore: Int!
+  scopeAfter: Int!
+}
+
+type ImportPreviewPayload {
+  plan: ImportPlan
+  error: MutationError
+}
+
+enum ImportKind {
+  FILE
+  BACKUP
+  MIGRATION
+  COLLECTION_DELETE
+  SCOPE_WIPE
+  UNDO
+}
+
+"One recorded operation."
+type ImportRecord {
+  id: ID!
+  kind: ImportKind!
+  "Who asked: user:<discord id>, service:<label>, cli."
+  actor: String!
+  createdAt: Time!
+  "File name, collection name, or the migration's source."
+  sourceName: String!
+  "Hex SHA-256 of the source bytes; empty when none."
+  sourceSha256: String!
+  "append, replace or empty."
+  mode: String!
+  "Target lineage (0 = Serverwide)."
+  lineageId: Int64!
+  collectionName: String
+  "The operation's report (shape per kind)."
+  report: JSON
+  "Entries it created, and entries it replaced or removed."
+  created: Int!
+  removed: Int!
+  "False once the snapshot retention dropped what it replaced (then it can no longer be undone if it removed anything)."
+  snapshotKept: Boolean!
+  "Set when undone: the undo's record."
+  undoneBy: ID
+  undoneAt: Time
+  "Set on an undo: the record it undid."
+  undoOf: ID
+}
+
+type ImportRecordEdge {
+  cursor: String!
+  node: ImportRecord!
+}
+
+type ImportHistoryConnection {
+  edges: [ImportRecordEdge!]!
+  pageInfo: PageInfo!
+}
+
+input UndoImportInput {
+  serverDiscordId: String!
+  "ImportRecord.id (importLorebook's importId)."
+  importId: ID!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+type UndoImportPayload {
+  "Entries restored from the snapshot."
+  restored: Int!
+  "Entries the undone operation had created, removed now."
+  removed: Int!
+  "The undo's own history record."
+  importId: ID
+  error: MutationError
+}
+`, BuiltIn: false},
 	{Name: "../jobs.graphqls", Input: `# Background jobs (River): large imports, workspace backups. Jobs belong to
 # a server: its members may read them; only managers start them.
 
@@ -3000,7 +3429,7 @@ type Job {
   kind: String!
   serverDiscordId: String
   state: JobState!
-  "Coarse progress in [0, 1]: 0 queued or waiting to retry, 0.5 running, 1 finished."
+  "Progress in [0, 1]: 0 queued or waiting to retry, 1 finished; while running 0.5, or the share done for jobs that measure it (legacy_memory_migration: server blocks done)."
   progress: Float!
   attempt: Int!
   maxAttempts: Int!
@@ -3443,6 +3872,8 @@ type ImportPayload {
   collection: Collection
   "Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes."
   job: Job
+  "The import's history record (undoImport takes it); null when queued as a job (job.importResult has it once completed)."
+  importId: ID
   error: MutationError
 }
 
@@ -3937,6 +4368,16 @@ func (ec *executionContext) childFields_ExportPayload(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ExportPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_ImportHistoryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ImportHistoryConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ImportHistoryConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportHistoryConnection", field.Name)
+}
+
 func (ec *executionContext) childFields_ImportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "report":
@@ -3951,10 +4392,96 @@ func (ec *executionContext) childFields_ImportPayload(ctx context.Context, field
 		return ec.fieldContext_ImportPayload_collection(ctx, field)
 	case "job":
 		return ec.fieldContext_ImportPayload_job(ctx, field)
+	case "importId":
+		return ec.fieldContext_ImportPayload_importId(ctx, field)
 	case "error":
 		return ec.fieldContext_ImportPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "report":
+		return ec.fieldContext_ImportPlan_report(ctx, field)
+	case "added":
+		return ec.fieldContext_ImportPlan_added(ctx, field)
+	case "duplicates":
+		return ec.fieldContext_ImportPlan_duplicates(ctx, field)
+	case "replaced":
+		return ec.fieldContext_ImportPlan_replaced(ctx, field)
+	case "mode":
+		return ec.fieldContext_ImportPlan_mode(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_ImportPlan_lineageId(ctx, field)
+	case "collectionName":
+		return ec.fieldContext_ImportPlan_collectionName(ctx, field)
+	case "newCollection":
+		return ec.fieldContext_ImportPlan_newCollection(ctx, field)
+	case "scopeBefore":
+		return ec.fieldContext_ImportPlan_scopeBefore(ctx, field)
+	case "scopeAfter":
+		return ec.fieldContext_ImportPlan_scopeAfter(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportPreviewPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "plan":
+		return ec.fieldContext_ImportPreviewPayload_plan(ctx, field)
+	case "error":
+		return ec.fieldContext_ImportPreviewPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportPreviewPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportRecord(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_ImportRecord_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_ImportRecord_kind(ctx, field)
+	case "actor":
+		return ec.fieldContext_ImportRecord_actor(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_ImportRecord_createdAt(ctx, field)
+	case "sourceName":
+		return ec.fieldContext_ImportRecord_sourceName(ctx, field)
+	case "sourceSha256":
+		return ec.fieldContext_ImportRecord_sourceSha256(ctx, field)
+	case "mode":
+		return ec.fieldContext_ImportRecord_mode(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_ImportRecord_lineageId(ctx, field)
+	case "collectionName":
+		return ec.fieldContext_ImportRecord_collectionName(ctx, field)
+	case "report":
+		return ec.fieldContext_ImportRecord_report(ctx, field)
+	case "created":
+		return ec.fieldContext_ImportRecord_created(ctx, field)
+	case "removed":
+		return ec.fieldContext_ImportRecord_removed(ctx, field)
+	case "snapshotKept":
+		return ec.fieldContext_ImportRecord_snapshotKept(ctx, field)
+	case "undoneBy":
+		return ec.fieldContext_ImportRecord_undoneBy(ctx, field)
+	case "undoneAt":
+		return ec.fieldContext_ImportRecord_undoneAt(ctx, field)
+	case "undoOf":
+		return ec.fieldContext_ImportRecord_undoOf(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportRecord", field.Name)
+}
+
+func (ec *executionContext) childFields_ImportRecordEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ImportRecordEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ImportRecordEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImportRecordEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4341,6 +4868,20 @@ func (ec *executionContext) childFields_TraceItem(ctx context.Context, field gra
 		return ec.fieldContext_TraceItem_triggeredBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceItem", field.Name)
+}
+
+func (ec *executionContext) childFields_UndoImportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "restored":
+		return ec.fieldContext_UndoImportPayload_restored(ctx, field)
+	case "removed":
+		return ec.fieldContext_UndoImportPayload_removed(ctx, field)
+	case "importId":
+		return ec.fieldContext_UndoImportPayload_importId(ctx, field)
+	case "error":
+		return ec.fieldContext_UndoImportPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UndoImportPayload", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

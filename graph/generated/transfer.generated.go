@@ -578,6 +578,29 @@ func (ec *executionContext) fieldContext_ImportPayload_job(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _ImportPayload_importId(ctx context.Context, field graphql.CollectedField, obj *model.ImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportPayload_importId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImportID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportPayload_importId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportPayload", field, false, false, "ID")
+}
+
 func (ec *executionContext) _ImportPayload_error(ctx context.Context, field graphql.CollectedField, obj *model.ImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1166,6 +1189,11 @@ func (ec *executionContext) _ImportPayload(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "importId":
+			out.Values[i] = ec._ImportPayload_importId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "error":
 			out.Values[i] = ec._ImportPayload_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -1321,6 +1349,10 @@ func (ec *executionContext) _SplitEntry(ctx context.Context, sel ast.SelectionSe
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNConversionReport2loregateᚋgraphᚋmodelᚐConversionReport(ctx context.Context, sel ast.SelectionSet, v model.ConversionReport) graphql.Marshaler {
+	return ec._ConversionReport(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNExportLorebookInput2loregateᚋgraphᚋmodelᚐExportLorebookInput(ctx context.Context, v any) (model.ExportLorebookInput, error) {
 	res, err := ec.unmarshalInputExportLorebookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -1337,6 +1369,16 @@ func (ec *executionContext) marshalNExportPayload2ᚖloregateᚋgraphᚋmodelᚐ
 func (ec *executionContext) unmarshalNImportLorebookInput2loregateᚋgraphᚋmodelᚐImportLorebookInput(ctx context.Context, v any) (model.ImportLorebookInput, error) {
 	res, err := ec.unmarshalInputImportLorebookInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNImportMode2loregateᚋgraphᚋmodelᚐImportMode(ctx context.Context, v any) (model.ImportMode, error) {
+	var res model.ImportMode
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImportMode2loregateᚋgraphᚋmodelᚐImportMode(ctx context.Context, sel ast.SelectionSet, v model.ImportMode) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNImportPayload2ᚖloregateᚋgraphᚋmodelᚐImportPayload(ctx context.Context, sel ast.SelectionSet, v *model.ImportPayload) graphql.Marshaler {

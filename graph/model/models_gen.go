@@ -445,6 +445,11 @@ type ExportWorkspaceBackupInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+type ImportHistoryConnection struct {
+	Edges    []*ImportRecordEdge `json:"edges"`
+	PageInfo PageInfo            `json:"pageInfo"`
+}
+
 type ImportLorebookInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// 0 = Serverwide: imports into a collection.
@@ -473,8 +478,10 @@ type ImportPayload struct {
 	// Serverwide: the collection written to.
 	Collection *Collection `json:"collection,omitempty"`
 	// Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes.
-	Job   *Job           `json:"job,omitempty"`
-	Error *MutationError `json:"error,omitempty"`
+	Job *Job `json:"job,omitempty"`
+	// The import's history record (undoImport takes it); null when queued as a job (job.importResult has it once completed).
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
 }
 
 type ImportPersonaCardInput struct {
@@ -487,6 +494,66 @@ type ImportPersonaCardInput struct {
 	File graphql.Upload `json:"file"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// What importLorebook would do now (previewImport).
+type ImportPlan struct {
+	Report ConversionReport `json:"report"`
+	// Entries that would be written.
+	Added int `json:"added"`
+	// Entries that would be skipped as already present (APPEND).
+	Duplicates int `json:"duplicates"`
+	// Stored entries that would be removed (REPLACE).
+	Replaced int        `json:"replaced"`
+	Mode     ImportMode `json:"mode"`
+	// 0 = Serverwide.
+	LineageID int64 `json:"lineageId"`
+	// Serverwide: the collection written to (its name; a new collection's name when newCollection).
+	CollectionName *string `json:"collectionName,omitempty"`
+	NewCollection  bool    `json:"newCollection"`
+	// Entries of the target scope (all Serverwide collections together, or the persona lineage) now and after the import.
+	ScopeBefore int `json:"scopeBefore"`
+	ScopeAfter  int `json:"scopeAfter"`
+}
+
+type ImportPreviewPayload struct {
+	Plan  *ImportPlan    `json:"plan,omitempty"`
+	Error *MutationError `json:"error,omitempty"`
+}
+
+// One recorded operation.
+type ImportRecord struct {
+	ID   string     `json:"id"`
+	Kind ImportKind `json:"kind"`
+	// Who asked: user:<discord id>, service:<label>, cli.
+	Actor     string    `json:"actor"`
+	CreatedAt time.Time `json:"createdAt"`
+	// File name, collection name, or the migration's source.
+	SourceName string `json:"sourceName"`
+	// Hex SHA-256 of the source bytes; empty when none.
+	SourceSha256 string `json:"sourceSha256"`
+	// append, replace or empty.
+	Mode string `json:"mode"`
+	// Target lineage (0 = Serverwide).
+	LineageID      int64   `json:"lineageId"`
+	CollectionName *string `json:"collectionName,omitempty"`
+	// The operation's report (shape per kind).
+	Report map[string]any `json:"report,omitempty"`
+	// Entries it created, and entries it replaced or removed.
+	Created int `json:"created"`
+	Removed int `json:"removed"`
+	// False once the snapshot retention dropped what it replaced (then it can no longer be undone if it removed anything).
+	SnapshotKept bool `json:"snapshotKept"`
+	// Set when undone: the undo's record.
+	UndoneBy *string    `json:"undoneBy,omitempty"`
+	UndoneAt *time.Time `json:"undoneAt,omitempty"`
+	// Set on an undo: the record it undid.
+	UndoOf *string `json:"undoOf,omitempty"`
+}
+
+type ImportRecordEdge struct {
+	Cursor string       `json:"cursor"`
+	Node   ImportRecord `json:"node"`
 }
 
 type ImportWorkspaceBackupInput struct {
@@ -505,7 +572,7 @@ type Job struct {
 	Kind            string   `json:"kind"`
 	ServerDiscordID *string  `json:"serverDiscordId,omitempty"`
 	State           JobState `json:"state"`
-	// Coarse progress in [0, 1]: 0 queued or waiting to retry, 0.5 running, 1 finished.
+	// Progress in [0, 1]: 0 queued or waiting to retry, 1 finished; while running 0.5, or the share done for jobs that measure it (legacy_memory_migration: server blocks done).
 	Progress    float64    `json:"progress"`
 	Attempt     int        `json:"attempt"`
 	MaxAttempts int        `json:"maxAttempts"`
@@ -808,6 +875,24 @@ type TraceItem struct {
 	Pass int `json:"pass"`
 	// The admitted entry whose content activated this one in a recursive pass.
 	TriggeredBy *string `json:"triggeredBy,omitempty"`
+}
+
+type UndoImportInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// ImportRecord.id (importLorebook's importId).
+	ImportID string `json:"importId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type UndoImportPayload struct {
+	// Entries restored from the snapshot.
+	Restored int `json:"restored"`
+	// Entries the undone operation had created, removed now.
+	Removed int `json:"removed"`
+	// The undo's own history record.
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
 }
 
 type UpdateCollectionSettingsInput struct {
@@ -1120,6 +1205,69 @@ func (e *ExportFormat) UnmarshalJSON(b []byte) error {
 }
 
 func (e ExportFormat) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ImportKind string
+
+const (
+	ImportKindFile             ImportKind = "FILE"
+	ImportKindBackup           ImportKind = "BACKUP"
+	ImportKindMigration        ImportKind = "MIGRATION"
+	ImportKindCollectionDelete ImportKind = "COLLECTION_DELETE"
+	ImportKindScopeWipe        ImportKind = "SCOPE_WIPE"
+	ImportKindUndo             ImportKind = "UNDO"
+)
+
+var AllImportKind = []ImportKind{
+	ImportKindFile,
+	ImportKindBackup,
+	ImportKindMigration,
+	ImportKindCollectionDelete,
+	ImportKindScopeWipe,
+	ImportKindUndo,
+}
+
+func (e ImportKind) IsValid() bool {
+	switch e {
+	case ImportKindFile, ImportKindBackup, ImportKindMigration, ImportKindCollectionDelete, ImportKindScopeWipe, ImportKindUndo:
+		return true
+	}
+	return false
+}
+
+func (e ImportKind) String() string {
+	return string(e)
+}
+
+func (e *ImportKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ImportKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ImportKind", str)
+	}
+	return nil
+}
+
+func (e ImportKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ImportKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ImportKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

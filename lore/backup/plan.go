@@ -22,6 +22,13 @@ const LegacyExtension = "loregate.legacy_memory"
 // maxNotConverted bounds the per-memory list in a MemoryReport.
 const maxNotConverted = 100
 
+// LineageMapping maps one source lineage of a backup to a destination
+// lineage (the bucket mapping; docs/contract.md "Workspace backups").
+type LineageMapping struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
 // Options are the destination facts a plan depends on.
 type Options struct {
 	// Server is the destination guild snowflake.

@@ -3,26 +3,16 @@ package postgres
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
 )
 
-// BookCard is the character card a book was imported from (book_cards):
-// the book is a Serverwide collection (CollectionID) or a persona
-// lineage's book (Lineage, CollectionID 0).
-type BookCard struct {
-	Server       string
-	Lineage      lore.Lineage
-	CollectionID int64
-	// Container is json, png or charx.
-	Container string
-	// Card is the card JSON; File the original PNG or CHARX, nil for json.
-	Card, File []byte
-	UpdatedAt  time.Time
-}
+// BookCard is lore.BookCard, named here too.
+type BookCard = lore.BookCard
+
+var _ lore.BookCardStore = (*Store)(nil)
 
 const (
 	bookCardUpsertLorebook = `INSERT INTO book_cards (server_id, lorebook_id, container, card, file)

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -20,7 +19,7 @@ const MaxIdempotencyKeyLen = 200
 
 // ErrIdempotencyKeyReused: the key was used within IdempotencyTTL by
 // another operation or another caller on the same server.
-var ErrIdempotencyKeyReused = errors.New("idempotency key already used for another operation or by another caller")
+var ErrIdempotencyKeyReused = lore.ErrIdempotencyKeyReused
 
 const (
 	idemExpire = `DELETE FROM idempotency_keys WHERE server_id = $1 AND key = $2 AND created_at < now() - $3::interval`

@@ -15,61 +15,19 @@ import (
 	"loregate/lore"
 )
 
-// Blob is an upload kept for a background job (migrations/000010_jobs:
-// job_blobs): a large lorebook import or a workspace backup. Data is opaque
-// and never logged.
-type Blob struct {
-	ID     int64
-	Server string
-	// Kind is BlobLorebook or BlobBackup.
-	Kind     string
-	FileName string
-	// Size is len(Data) in bytes; SHA256 its hex digest (set by PutBlob).
-	Size      int64
-	SHA256    string
-	Data      []byte
-	CreatedAt time.Time
-	// ExpiresAt is when the cleanup job may delete the blob.
-	ExpiresAt time.Time
-	// Meta is a JSON object stored with the upload (a backup preview's
-	// lineage mapping); nil stores {}.
-	Meta json.RawMessage
-}
-
-// Blob kinds.
-const (
-	BlobLorebook = "lorebook"
-	BlobBackup   = "backup"
+// Blob, Artifact and JobReport are lore's job data types (lore/jobdata.go),
+// named here too for the callers of this package.
+type (
+	Blob      = lore.Blob
+	Artifact  = lore.Artifact
+	JobReport = lore.JobReport
 )
 
-// Artifact is a file a job produced for download (job_artifacts), such as
-// a workspace backup. Data is empty unless read with GetArtifactData.
-type Artifact struct {
-	ID     int64
-	Server string
-	// JobID is the River job that produced it; one artifact per job. 0
-	// for an artifact no job produced (a card export).
-	JobID       int64
-	Kind        string
-	FileName    string
-	ContentType string
-	// Size is len(Data) in bytes; SHA256 the hex SHA-256 digest of Data.
-	Size      int64
-	SHA256    string
-	Data      []byte
-	CreatedAt time.Time
-	ExpiresAt time.Time
-}
-
-// JobReport is what a finished job did (job_reports): a JSON object whose
-// shape belongs to the job kind.
-type JobReport struct {
-	JobID     int64
-	Server    string
-	Kind      string
-	Report    []byte
-	CreatedAt time.Time
-}
+// Blob kinds (lore.BlobLorebook, lore.BlobBackup).
+const (
+	BlobLorebook = lore.BlobLorebook
+	BlobBackup   = lore.BlobBackup
+)
 
 // PutBlob stores b (Server, Kind, FileName, Data, ExpiresAt; Size and
 // SHA256 are computed) and returns it with its id. ErrNotFound for an

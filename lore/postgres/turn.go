@@ -15,20 +15,18 @@ import (
 	"loregate/lore/turnstate"
 )
 
-// Conversation identifies one conversation of turn state: a channel (a
-// thread is its own) of a server, read with one lineage's lore
-// (migrations/000035_turn_state).
-type Conversation struct {
-	Server  string
-	Lineage lore.Lineage
-	// Channel is the channel or thread snowflake (required).
-	Channel string
-}
+// Conversation, LoggedEntry and LoggedTurn are lore/turnstate's types,
+// named here too; MaxTurnIDLen is turnstate.MaxTurnIDLen.
+type (
+	Conversation = turnstate.Conversation
+	LoggedEntry  = turnstate.LoggedEntry
+	LoggedTurn   = turnstate.LoggedTurn
+)
 
 // MaxTurnIDLen bounds a turn id in characters.
-const MaxTurnIDLen = 128
+const MaxTurnIDLen = turnstate.MaxTurnIDLen
 
-func (c Conversation) check() error {
+func checkConversation(c Conversation) error {
 	if err := checkServerID(c.Server); err != nil {
 		return err
 	}
@@ -39,38 +37,6 @@ func (c Conversation) check() error {
 		return lore.Invalid("channel", "is not a Discord snowflake (a conversation is a channel or thread)")
 	}
 	return nil
-}
-
-// LoggedEntry is one admitted entry of a logged turn.
-type LoggedEntry struct {
-	ID int64 `json:"id"`
-	// Group is the engine's group (always_on, activated).
-	Group     string `json:"group"`
-	Placement string `json:"placement"`
-	// Pass is the recursion pass that admitted the entry (1 = the chat
-	// scan).
-	Pass int `json:"pass"`
-	// Cost is the entry's share of the budget (0 for IgnoreBudget entries).
-	Cost int `json:"cost"`
-}
-
-// LoggedTurn is one row of the activation log: which entries entered one
-// recorded turn. It holds no message text.
-type LoggedTurn struct {
-	TurnID       string
-	MessageCount int
-	// InputSHA256 is the hex digest of the turn's input (the caller's
-	// canonical encoding), telling a retry from a different turn under a
-	// used id.
-	InputSHA256 string
-	Admitted    []LoggedEntry
-	BudgetUnit  string
-	BudgetLimit int
-	BudgetUsed  int
-	// Response is the API result of the turn (a JSON object), returned to
-	// retries unchanged.
-	Response  json.RawMessage
-	CreatedAt time.Time
 }
 
 // Turn is a recorded turn in progress: a transaction that holds the
@@ -141,7 +107,7 @@ WHERE l.id = r.id AND r.n > $1`
 // unknown server; ErrInvalid for a bad conversation or turn id.
 func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*Turn, error) {
 	const op = "begin turn"
-	if err := c.check(); err != nil {
+	if err := checkConversation(c); err != nil {
 		return nil, wrapErr(op, err)
 	}
 	if err := checkTurnID(turnID); err != nil {
@@ -383,7 +349,7 @@ func scanLog(rows pgx.Rows, err error) ([]LoggedTurn, error) {
 // dry run's read): one query. An unknown conversation has an empty state.
 func (s *Store) TurnState(ctx context.Context, c Conversation) (turnstate.State, error) {
 	const op = "read turn state"
-	if err := c.check(); err != nil {
+	if err := checkConversation(c); err != nil {
 		return nil, wrapErr(op, err)
 	}
 	st, err := scanState(s.db.Query(ctx, turnReadState, c.Server, int64(c.Lineage), c.Channel))
@@ -397,7 +363,7 @@ const MaxLogRows = 200
 // first; an unknown conversation has none.
 func (s *Store) ActivationLog(ctx context.Context, c Conversation, last int) ([]LoggedTurn, error) {
 	const op = "read activation log"
-	if err := c.check(); err != nil {
+	if err := checkConversation(c); err != nil {
 		return nil, wrapErr(op, err)
 	}
 	if last < 1 || last > MaxLogRows {
@@ -412,7 +378,7 @@ func (s *Store) ActivationLog(ctx context.Context, c Conversation, last int) ([]
 // many entries had state.
 func (s *Store) ResetTurnState(ctx context.Context, c Conversation) (int64, error) {
 	const op = "reset turn state"
-	if err := c.check(); err != nil {
+	if err := checkConversation(c); err != nil {
 		return 0, wrapErr(op, err)
 	}
 	tag, err := s.db.Exec(ctx, turnReset, c.Server, int64(c.Lineage), c.Channel)
@@ -471,4 +437,26 @@ func (s *Store) LastActivations(ctx context.Context, id int64) (map[int64]*time.
 		out[eid] = at
 	}
 	return out, wrapErr("read last activations", rows.Err())
+}
+
+// Stored is the conversation's stored state (turnstate.Turn).
+func (t *Turn) Stored() turnstate.State { return t.State }
+
+// Retry is the logged turn with the same turn id, or nil (turnstate.Turn).
+func (t *Turn) Retry() *LoggedTurn { return t.Recorded }
+
+// TurnStore returns s as a turnstate.Store, for callers that depend on
+// lore's interfaces only (the API).
+func (s *Store) TurnStore() turnstate.Store { return turnStore{s} }
+
+type turnStore struct{ *Store }
+
+var _ turnstate.Turn = (*Turn)(nil)
+
+func (t turnStore) BeginTurn(ctx context.Context, c Conversation, turnID string) (turnstate.Turn, error) {
+	turn, err := t.Store.BeginTurn(ctx, c, turnID)
+	if err != nil {
+		return nil, err
+	}
+	return turn, nil
 }

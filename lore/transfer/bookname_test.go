@@ -1,4 +1,4 @@
-package jobs_test
+package transfer_test
 
 import (
 	"strings"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"loregate/jobs"
 	"loregate/lore"
+	"loregate/lore/transfer"
 )
 
 func TestBookName(t *testing.T) {
@@ -19,11 +19,11 @@ func TestBookName(t *testing.T) {
 		{strings.Repeat("n", 150), "", strings.Repeat("n", lore.MaxCollectionNameLen)},
 	}
 	for _, tt := range tests {
-		got := jobs.BookName(tt.name, tt.file)
+		got := transfer.BookName(tt.name, tt.file)
 		require.Equal(t, tt.want, got)
 		require.NoError(t, lore.ValidateCollectionName(got))
 	}
 	// A megabyte-long name is cut in one pass (this was quadratic).
-	got := jobs.BookName(strings.Repeat("名", 1<<20), "")
+	got := transfer.BookName(strings.Repeat("名", 1<<20), "")
 	require.Equal(t, lore.MaxCollectionNameLen, lore.UTF16Len(got))
 }

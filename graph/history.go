@@ -1,0 +1,134 @@
+package graph
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"loregate/graph/model"
+	"loregate/lore"
+	"loregate/lore/transfer"
+)
+
+// previewImport answers previewImport: importLorebook's checks and
+// conversion, then the plan of the write (lore/transfer.Preview: the write
+// runs in a transaction that is rolled back). Nothing is written or stored,
+// whatever the file's size.
+func (r *Resolver) previewImport(ctx context.Context, in *model.ImportLorebookInput) (*model.ImportPreviewPayload, error) {
+	fail := func(err error) (*model.ImportPreviewPayload, error) {
+		me, err := classify(err)
+		return &model.ImportPreviewPayload{Error: me}, err
+	}
+	req, err := r.importRequest(ctx, in)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := transfer.Preview(ctx, r.Store, req)
+	if err != nil {
+		return fail(err)
+	}
+	mode := model.ImportModeAppend
+	if req.Target.Mode == lore.Replace {
+		mode = model.ImportModeReplace
+	}
+	plan := &model.ImportPlan{Report: *reportToModel(&res.Conversion), Added: res.Added, Duplicates: res.Duplicates,
+		Replaced: res.Replaced, Mode: mode, LineageID: int64(req.Target.Lineage), NewCollection: res.NewCollection,
+		ScopeBefore: res.ScopeBefore, ScopeAfter: res.ScopeAfter}
+	if res.CollectionName != "" {
+		plan.CollectionName = &res.CollectionName
+	}
+	return &model.ImportPreviewPayload{Plan: plan}, nil
+}
+
+// undoImport answers undoImport (lore/transfer.Undo).
+func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*model.UndoImportPayload, error) {
+	fail := func(err error) (*model.UndoImportPayload, error) {
+		me, err := classify(err)
+		return &model.UndoImportPayload{Error: me}, err
+	}
+	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
+		return fail(err)
+	}
+	id, err := parseID("import", in.ImportID)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := transfer.Undo(ctx, r.Store, in.ServerDiscordID, id, actor(ctx))
+	if err != nil {
+		return fail(err)
+	}
+	r.Logger.InfoContext(ctx, "import undone", "request_id", RequestID(ctx), "server", in.ServerDiscordID,
+		"import_id", id, "restored", res.Restored, "removed", res.Removed, "missing", res.Missing)
+	undo := strconv.FormatInt(res.Record.ID, 10)
+	return &model.UndoImportPayload{Restored: res.Restored, Removed: res.Removed, ImportID: &undo}, nil
+}
+
+// importHistory answers importHistory (managers only: snapshots hold every
+// scope's lore). Cursors are opaque record ids.
+func (r *Resolver) importHistory(ctx context.Context, server string, first *int, after *string) (*model.ImportHistoryConnection, error) {
+	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
+		return nil, err
+	}
+	n := 20
+	if first != nil {
+		n = *first
+	}
+	if n < 0 || n > MaxPageSize {
+		return nil, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+	}
+	var before int64
+	if after != nil && *after != "" {
+		b, err := base64.RawURLEncoding.DecodeString(*after)
+		if err == nil && strings.HasPrefix(string(b), "h:") {
+			before, err = strconv.ParseInt(string(b[2:]), 10, 64)
+		}
+		if err != nil || before <= 0 {
+			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+		}
+	}
+	conn := &model.ImportHistoryConnection{Edges: []*model.ImportRecordEdge{}, PageInfo: model.PageInfo{}}
+	if n == 0 {
+		return conn, nil
+	}
+	recs, more, err := r.Store.History(ctx, server, n, before)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		cursor := base64.RawURLEncoding.EncodeToString([]byte("h:" + strconv.FormatInt(rec.ID, 10)))
+		conn.Edges = append(conn.Edges, &model.ImportRecordEdge{Cursor: cursor, Node: *recordToModel(rec)})
+		conn.PageInfo.EndCursor = &cursor
+	}
+	conn.PageInfo.HasNextPage = more
+	return conn, nil
+}
+
+var historyKinds = map[lore.HistoryKind]model.ImportKind{
+	lore.HistoryFile: model.ImportKindFile, lore.HistoryBackup: model.ImportKindBackup,
+	lore.HistoryMigration: model.ImportKindMigration, lore.HistoryCollectionDelete: model.ImportKindCollectionDelete,
+	lore.HistoryScopeWipe: model.ImportKindScopeWipe, lore.HistoryUndo: model.ImportKindUndo,
+}
+
+func recordToModel(rec lore.HistoryRecord) *model.ImportRecord {
+	id := func(n int64) *string {
+		if n == 0 {
+			return nil
+		}
+		s := strconv.FormatInt(n, 10)
+		return &s
+	}
+	m := &model.ImportRecord{ID: *id(rec.ID), Kind: historyKinds[rec.Kind], Actor: rec.Actor, CreatedAt: rec.CreatedAt,
+		SourceName: rec.SourceName, SourceSha256: rec.SourceSHA256, Mode: rec.Mode, LineageID: int64(rec.Target.Lineage),
+		Created: len(rec.CreatedIDs), Removed: len(rec.RemovedIDs), SnapshotKept: !rec.SnapshotPruned,
+		UndoneBy: id(rec.UndoneBy), UndoneAt: rec.UndoneAt, UndoOf: id(rec.UndoOf)}
+	if rec.Target.Collection != "" {
+		m.CollectionName = &rec.Target.Collection
+	}
+	var obj map[string]any
+	if json.Unmarshal(rec.Report, &obj) == nil {
+		m.Report = obj
+	}
+	return m
+}

@@ -1,0 +1,134 @@
+package lore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// HistoryKind is what a history record recorded (docs/imports.md
+// "History and undo").
+type HistoryKind string
+
+// The kinds of history records.
+const (
+	// HistoryFile is a lorebook file import (importLorebook, the panel, the
+	// CLI).
+	HistoryFile HistoryKind = "file"
+	// HistoryBackup is a workspace backup import.
+	HistoryBackup HistoryKind = "backup"
+	// HistoryMigration is one server's block of a legacy memory migration.
+	HistoryMigration HistoryKind = "migration"
+	// HistoryCollectionDelete is a deleted Serverwide collection.
+	HistoryCollectionDelete HistoryKind = "collection_delete"
+	// HistoryScopeWipe is a wipe of a server's lore (WipeServerLore).
+	HistoryScopeWipe HistoryKind = "scope_wipe"
+	// HistoryUndo is the undo of another record.
+	HistoryUndo HistoryKind = "undo"
+)
+
+// HistoryTarget is where a recorded operation wrote: a persona lineage, one
+// Serverwide collection (CollectionID and Collection), or the whole server
+// (Whole: backups, wipes).
+type HistoryTarget struct {
+	Lineage      Lineage `json:"lineage,omitempty"`
+	CollectionID int64   `json:"collectionId,omitempty"`
+	Collection   string  `json:"collection,omitempty"`
+	Whole        bool    `json:"whole,omitempty"`
+}
+
+// HistorySnapshot is what an operation replaced or removed: the entries as
+// they were (ids, timestamps and pending channel names included), the
+// Serverwide collections it removed, with their settings, and the book
+// settings it replaced.
+type HistorySnapshot struct {
+	Entries     []Entry      `json:"entries"`
+	Collections []Collection `json:"collections,omitempty"`
+	// BookSettings are the target book's settings before a Replace that
+	// stored the file's (nil when the import kept them).
+	BookSettings *BookSettings `json:"bookSettings,omitempty"`
+}
+
+// HistoryRecord is one row of the import history. Every import (file,
+// backup, migration), collection delete, scope wipe and undo writes one in
+// the transaction of its write, so a write that did not commit has none.
+type HistoryRecord struct {
+	ID     int64
+	Server string
+	Kind   HistoryKind
+	// Actor is who asked ("user:<discord id>", "service:<name>", "cli").
+	Actor     string
+	CreatedAt time.Time
+	// SourceName is the file name or the migration's source; SourceSHA256
+	// the hex SHA-256 of the bytes ("" when none).
+	SourceName   string
+	SourceSHA256 string
+	// Mode is "append", "replace" or "" (deletes, wipes, undos).
+	Mode   string
+	Target HistoryTarget
+	// Report is what the operation reported (shape per kind, JSON object).
+	Report json.RawMessage
+	// CreatedIDs are the entries the operation created; RemovedIDs those
+	// it replaced or removed (their content is in Snapshot).
+	CreatedIDs []int64
+	RemovedIDs []int64
+	// CreatedCollection is a Serverwide collection the operation created
+	// ("" when none); an undo removes it again when it is empty.
+	CreatedCollection string
+	// Snapshot is nil once pruned by the retention setting (SnapshotPruned)
+	// or when the operation removed nothing.
+	Snapshot       *HistorySnapshot
+	SnapshotPruned bool
+	// UndoOf is the record an undo undid; UndoneBy the undo of this record
+	// (0 when none).
+	UndoOf   int64
+	UndoneBy int64
+	UndoneAt *time.Time
+	// SourceIDs are the legacy memory ids a migration converted (write
+	// only: recorded so a rerun skips them).
+	SourceIDs []string `json:"-"`
+}
+
+// UndoResult counts what an undo did.
+type UndoResult struct {
+	// Record is the undo's own history record.
+	Record HistoryRecord
+	// Restored entries came back from the snapshot (with their ids);
+	// Removed entries the undone operation had created were deleted (edited
+	// or not). Missing counts created entries already deleted since.
+	Restored, Removed, Missing int
+}
+
+// HistoryStore is the import history of a [Store] (lore/postgres implements
+// both). Writes that record themselves take a server's lock first through
+// Atomic, so the record and the write commit together.
+type HistoryStore interface {
+	Store
+	BookCardStore
+	// Limits are the deployment's limits the store enforces.
+	Limits() Limits
+	// Atomic runs fn in one transaction that holds server's row lock
+	// (ErrNotFound for an unknown server); st is bound to the transaction
+	// and every write through it commits with fn's or not at all.
+	Atomic(ctx context.Context, server string, fn func(ctx context.Context, st HistoryStore) error) error
+	// ListServerEntries lists every entry of a server, both scopes.
+	ListServerEntries(ctx context.Context, server string) ([]Entry, error)
+	// RecordHistory stores r (ID and CreatedAt are set by the store) and
+	// the source ids of a migration. Run it inside Atomic, after the write.
+	RecordHistory(ctx context.Context, r HistoryRecord) (HistoryRecord, error)
+	// History lists a server's records newest first: at most first, older
+	// than the record before (0: from the newest); more reports whether
+	// older ones exist.
+	History(ctx context.Context, server string, first int, before int64) (records []HistoryRecord, more bool, err error)
+	// HistoryRecord returns one record of the server (ErrNotFound).
+	HistoryRecord(ctx context.Context, server string, id int64) (HistoryRecord, error)
+	// Undo undoes record id of server, recorded as a HistoryUndo by actor;
+	// see lore/postgres for the rules.
+	Undo(ctx context.Context, server string, id int64, actor string) (UndoResult, error)
+	// MigratedSources returns which of ids a migration of server already
+	// recorded.
+	MigratedSources(ctx context.Context, server string, ids []string) (map[string]bool, error)
+	// PruneSnapshots drops the snapshots of records created before
+	// olderThan (they can no longer be undone) and returns how many.
+	PruneSnapshots(ctx context.Context, olderThan time.Time) (int64, error)
+}

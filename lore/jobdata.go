@@ -1,0 +1,87 @@
+package lore
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Blob is an upload kept for a background job (table job_blobs): a large
+// lorebook import or a workspace backup. Data is opaque and never logged.
+type Blob struct {
+	ID     int64
+	Server string
+	// Kind is BlobLorebook or BlobBackup.
+	Kind     string
+	FileName string
+	// Size is len(Data) in bytes; SHA256 its hex digest (set by PutBlob).
+	Size      int64
+	SHA256    string
+	Data      []byte
+	CreatedAt time.Time
+	// ExpiresAt is when the cleanup job may delete the blob.
+	ExpiresAt time.Time
+	// Meta is a JSON object stored with the upload (a backup preview's
+	// lineage mapping); nil stores {}.
+	Meta json.RawMessage
+}
+
+// Blob kinds.
+const (
+	BlobLorebook = "lorebook"
+	BlobBackup   = "backup"
+)
+
+// Artifact is a file a job produced for download (job_artifacts), such as
+// a workspace backup. Data is empty unless read with GetArtifactData.
+type Artifact struct {
+	ID     int64
+	Server string
+	// JobID is the River job that produced it; one artifact per job. 0
+	// for an artifact no job produced (a card export).
+	JobID       int64
+	Kind        string
+	FileName    string
+	ContentType string
+	// Size is len(Data) in bytes; SHA256 the hex SHA-256 digest of Data.
+	Size      int64
+	SHA256    string
+	Data      []byte
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// JobReport is what a finished job did (job_reports): a JSON object whose
+// shape belongs to the job kind.
+type JobReport struct {
+	JobID     int64
+	Server    string
+	Kind      string
+	Report    []byte
+	CreatedAt time.Time
+}
+
+// BookCard is the character card a book was imported from (book_cards):
+// the book is a Serverwide collection (CollectionID) or a persona
+// lineage's book (Lineage, CollectionID 0).
+type BookCard struct {
+	Server       string
+	Lineage      Lineage
+	CollectionID int64
+	// Container is json, png or charx.
+	Container string
+	// Card is the card JSON; File the original PNG or CHARX, nil for json.
+	Card, File []byte
+	UpdatedAt  time.Time
+}
+
+// BookCardStore keeps the card a book came in, for card exports
+// (lore/postgres implements it).
+type BookCardStore interface {
+	// PutBookCard stores or replaces the card of c's book (a lore write of
+	// the book's server; ErrNotFound for an unknown collection).
+	PutBookCard(ctx context.Context, c BookCard) error
+	// GetBookCard returns the card of a book (collectionID, or the
+	// lineage's book when 0); ErrNotFound when it came without one.
+	GetBookCard(ctx context.Context, server string, lineage Lineage, collectionID int64) (BookCard, error)
+}

@@ -1,0 +1,457 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+)
+
+// The import history (migrations/000040_import_history.up.sql; docs/imports.md
+// "History and undo").
+
+var _ lore.HistoryStore = (*Store)(nil)
+
+const historyColumns = `id, server_id::text, kind, actor, created_at, source_name, source_sha256, mode,
+    target, report, created_ids, removed_ids, coalesce(created_collection, ''), snapshot, snapshot_pruned,
+    coalesce(undo_of, 0), coalesce(undone_by, 0), undone_at`
+
+const (
+	historyInsert = `INSERT INTO import_history (server_id, kind, actor, source_name, source_sha256, mode, target,
+    report, created_ids, removed_ids, created_collection, snapshot, undo_of)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, NULLIF($13, 0))
+RETURNING id, created_at`
+
+	historyList = `SELECT ` + historyColumns + ` FROM import_history
+WHERE server_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`
+
+	historyGet = `SELECT ` + historyColumns + ` FROM import_history WHERE server_id = $1 AND id = $2`
+
+	historyGetForUpdate = historyGet + ` FOR UPDATE`
+
+	// historyLaterRemover finds the oldest later record, not undone, that
+	// replaced or removed one of the given entries.
+	historyLaterRemover = `SELECT id FROM import_history
+WHERE server_id = $1 AND id > $2 AND undone_by IS NULL AND kind <> 'undo' AND removed_ids && $3
+ORDER BY id LIMIT 1`
+
+	historyMarkUndone = `UPDATE import_history SET undone_by = $2, undone_at = now() WHERE id = $1`
+
+	historyPrune = `UPDATE import_history SET snapshot = NULL, snapshot_pruned = true
+WHERE snapshot IS NOT NULL AND created_at < $1`
+
+	legacySourcesInsert = `INSERT INTO legacy_memory_sources (server_id, source_id, import_id)
+SELECT $1, s, $2 FROM unnest($3::text[]) s ON CONFLICT DO NOTHING`
+
+	legacySourcesKnown = `SELECT source_id FROM legacy_memory_sources WHERE server_id = $1 AND source_id = ANY($2)`
+
+	legacySourcesDelete = `DELETE FROM legacy_memory_sources WHERE import_id = $1`
+
+	entryIDsTaken = `SELECT id FROM lorebook_entries WHERE id = ANY($1) ORDER BY id LIMIT 1`
+
+	entryDeleteIDs = `DELETE FROM lorebook_entries WHERE server_id = $1 AND id = ANY($2) RETURNING id`
+
+	lorebookDeleteIfEmpty = `DELETE FROM lorebooks b WHERE b.server_id = $1 AND b.name = $2
+AND NOT EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.server_id = $1 AND e.lorebook_name = $2)`
+)
+
+// entryRestore inserts an entry with its original id and timestamps (an
+// undo restoring a snapshot): entryInsert plus $32 id, $33 created_at and
+// $34 updated_at.
+var entryRestore = strings.Replace(strings.Replace(entryInsert,
+	"INSERT INTO lorebook_entries (", "INSERT INTO lorebook_entries (id, created_at, updated_at, ", 1),
+	"VALUES (", "OVERRIDING SYSTEM VALUE VALUES ($32, $33, $34, ", 1)
+
+// Atomic runs fn in one transaction (a savepoint when s is bound to one)
+// that first locks server's row; see lore.HistoryStore.
+func (s *Store) Atomic(ctx context.Context, server string, fn func(ctx context.Context, st lore.HistoryStore) error) error {
+	if err := checkServerID(server); err != nil {
+		return wrapErr("atomic write", err)
+	}
+	return s.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *Store) error {
+		var version int64
+		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return wrapErr("atomic write", notFound("server %s", server))
+			}
+			return wrapErr("atomic write", err)
+		}
+		return fn(ctx, st)
+	})
+}
+
+// ListServerEntries lists every entry of server, Serverwide first.
+func (s *Store) ListServerEntries(ctx context.Context, server string) ([]lore.Entry, error) {
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr("list server entries", err)
+	}
+	rows, err := s.db.Query(ctx, entryListServer, server)
+	if err != nil {
+		return nil, wrapErr("list server entries", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) })
+	return out, wrapErr("list server entries", err)
+}
+
+// RecordHistory stores r (see lore.HistoryStore).
+func (s *Store) RecordHistory(ctx context.Context, r lore.HistoryRecord) (lore.HistoryRecord, error) {
+	const op = "record history"
+	if err := checkServerID(r.Server); err != nil {
+		return r, wrapErr(op, err)
+	}
+	target, err := json.Marshal(r.Target)
+	if err != nil {
+		return r, fmt.Errorf("lore/postgres: %s: encode target: %w", op, err)
+	}
+	report := r.Report
+	if len(report) == 0 {
+		report = json.RawMessage("{}")
+	}
+	var snap []byte
+	if r.Snapshot != nil && (len(r.Snapshot.Entries) > 0 || len(r.Snapshot.Collections) > 0 || r.Snapshot.BookSettings != nil) {
+		if snap, err = json.Marshal(r.Snapshot); err != nil {
+			return r, fmt.Errorf("lore/postgres: %s: encode snapshot: %w", op, err)
+		}
+	}
+	r.Actor = truncateRunes(r.Actor, 200)
+	r.SourceName = truncateRunes(r.SourceName, 300)
+	err = s.db.QueryRow(ctx, historyInsert, r.Server, string(r.Kind), r.Actor, r.SourceName, r.SourceSHA256, r.Mode,
+		target, report, nonNilIDs(r.CreatedIDs), nonNilIDs(r.RemovedIDs), r.CreatedCollection, snap, r.UndoOf).Scan(&r.ID, &r.CreatedAt)
+	if err != nil {
+		return r, wrapErr(op, err)
+	}
+	if len(r.SourceIDs) > 0 {
+		if _, err := s.db.Exec(ctx, legacySourcesInsert, r.Server, r.ID, r.SourceIDs); err != nil {
+			return r, wrapErr(op, err)
+		}
+	}
+	return r, nil
+}
+
+func nonNilIDs(ids []int64) []int64 {
+	if ids == nil {
+		return []int64{}
+	}
+	return ids
+}
+
+func scanHistory(row pgx.Row) (lore.HistoryRecord, error) {
+	var r lore.HistoryRecord
+	var kind string
+	var target, report, snap []byte
+	err := row.Scan(&r.ID, &r.Server, &kind, &r.Actor, &r.CreatedAt, &r.SourceName, &r.SourceSHA256, &r.Mode,
+		&target, &report, &r.CreatedIDs, &r.RemovedIDs, &r.CreatedCollection, &snap, &r.SnapshotPruned,
+		&r.UndoOf, &r.UndoneBy, &r.UndoneAt)
+	if err != nil {
+		return r, err
+	}
+	r.Kind = lore.HistoryKind(kind)
+	r.Report = report
+	if err := json.Unmarshal(target, &r.Target); err != nil {
+		return r, fmt.Errorf("decode target of history record %d: %w", r.ID, err)
+	}
+	if len(snap) > 0 {
+		r.Snapshot = &lore.HistorySnapshot{}
+		if err := json.Unmarshal(snap, r.Snapshot); err != nil {
+			return r, fmt.Errorf("decode snapshot of history record %d: %w", r.ID, err)
+		}
+	}
+	return r, nil
+}
+
+// History lists server's records newest first (see lore.HistoryStore).
+// first is clamped to 1..100.
+func (s *Store) History(ctx context.Context, server string, first int, before int64) ([]lore.HistoryRecord, bool, error) {
+	const op = "list history"
+	if err := checkServerID(server); err != nil {
+		return nil, false, wrapErr(op, err)
+	}
+	first = min(max(first, 1), 100)
+	rows, err := s.db.Query(ctx, historyList, server, before, first+1)
+	if err != nil {
+		return nil, false, wrapErr(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.HistoryRecord, error) { return scanHistory(r) })
+	if err != nil {
+		return nil, false, wrapErr(op, err)
+	}
+	more := len(out) > first
+	if more {
+		out = out[:first]
+	}
+	return out, more, nil
+}
+
+// HistoryRecord returns record id of server, or ErrNotFound.
+func (s *Store) HistoryRecord(ctx context.Context, server string, id int64) (lore.HistoryRecord, error) {
+	const op = "get history record"
+	if err := checkServerID(server); err != nil {
+		return lore.HistoryRecord{}, wrapErr(op, err)
+	}
+	r, err := scanHistory(s.db.QueryRow(ctx, historyGet, server, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = notFound("import %d", id)
+	}
+	return r, wrapErr(op, err)
+}
+
+// MigratedSources returns which of ids a migration of server recorded.
+func (s *Store) MigratedSources(ctx context.Context, server string, ids []string) (map[string]bool, error) {
+	const op = "read migrated sources"
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	out := map[string]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.db.Query(ctx, legacySourcesKnown, server, ids)
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	var id string
+	_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+		out[id] = true
+		return nil
+	})
+	return out, wrapErr(op, err)
+}
+
+// PruneSnapshots drops snapshots of records created before olderThan.
+func (s *Store) PruneSnapshots(ctx context.Context, olderThan time.Time) (int64, error) {
+	tag, err := s.db.Exec(ctx, historyPrune, olderThan)
+	if err != nil {
+		return 0, wrapErr("prune history snapshots", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// Undo undoes record id of server (seed rules in docs/imports.md "History
+// and undo"), in one transaction under the server lock:
+//
+//   - an undo record, a record already undone, and a record whose snapshot
+//     was pruned while it removed entries are refused (ErrInvalid, field
+//     "importId");
+//   - a record whose created entries a later record (not undone) replaced
+//     or removed is refused until that later record is undone;
+//   - when an entry id of the snapshot is taken again, or restoring would
+//     take a scope past the limit (ErrScopeFull), nothing changes;
+//   - otherwise the entries the record created are deleted (edited or not;
+//     entries deleted since count as Missing), the snapshot's collections
+//     that no longer exist are recreated with their settings, its entries
+//     are inserted with their ids and timestamps, book settings a Replace
+//     stored are put back, a collection the record
+//     created is removed when empty, a migration's source ids are
+//     forgotten (a rerun migrates them again), and the undo is recorded.
+//
+// Lore written since that the record did not create stays. A server deleted
+// since is ErrNotFound and nothing happens.
+func (s *Store) Undo(ctx context.Context, server string, id int64, actor string) (lore.UndoResult, error) {
+	const op = "undo import"
+	var res lore.UndoResult
+	err := s.Atomic(ctx, server, func(ctx context.Context, hs lore.HistoryStore) error {
+		st := hs.(*Store)
+		tx, ok := st.db.(pgx.Tx)
+		if !ok {
+			return errors.New("atomic store is not bound to a transaction")
+		}
+		rec, err := scanHistory(tx.QueryRow(ctx, historyGetForUpdate, server, id))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return notFound("import %d", id)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case rec.Kind == lore.HistoryUndo:
+			return lore.Invalid("importId", "%d is itself an undo and cannot be undone", id)
+		case rec.UndoneBy != 0:
+			return lore.Invalid("importId", "%d was already undone (by %d)", id, rec.UndoneBy)
+		case rec.SnapshotPruned && len(rec.RemovedIDs) > 0:
+			return lore.Invalid("importId", "%d is older than the snapshot retention: what it replaced is no longer kept", id)
+		}
+		if len(rec.CreatedIDs) > 0 {
+			var later int64
+			err := tx.QueryRow(ctx, historyLaterRemover, server, id, rec.CreatedIDs).Scan(&later)
+			if err == nil {
+				return lore.Invalid("importId", "%d replaced or removed entries that %d created: undo %d first", later, id, later)
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		var snap lore.HistorySnapshot
+		if rec.Snapshot != nil {
+			snap = *rec.Snapshot
+		}
+		ids := make([]int64, len(snap.Entries))
+		for i, e := range snap.Entries {
+			ids[i] = e.ID
+		}
+		if len(ids) > 0 {
+			var taken int64
+			err := tx.QueryRow(ctx, entryIDsTaken, ids).Scan(&taken)
+			if err == nil {
+				return lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, id)
+			}
+			if !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+		}
+		// Remove what the record created.
+		var removed []int64
+		if len(rec.CreatedIDs) > 0 {
+			rows, err := tx.Query(ctx, entryDeleteIDs, server, rec.CreatedIDs)
+			if err != nil {
+				return err
+			}
+			if removed, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+				return err
+			}
+		}
+		// Capacity per scope after the removal.
+		adding := map[lore.Lineage]int{}
+		for _, e := range snap.Entries {
+			adding[e.Lineage]++
+		}
+		lineages := make([]lore.Lineage, 0, len(adding))
+		for l := range adding {
+			lineages = append(lineages, l)
+		}
+		slices.Sort(lineages)
+		for _, l := range lineages {
+			n, err := countScopeTx(ctx, tx, server, l)
+			if err != nil {
+				return err
+			}
+			if err := st.checkCapacity(server, l, n, adding[l]); err != nil {
+				return err
+			}
+		}
+		// Collections first (the entries reference them by name).
+		for _, c := range snap.Collections {
+			if err := restoreCollectionTx(ctx, tx, server, c); err != nil {
+				return err
+			}
+		}
+		for _, e := range snap.Entries {
+			if e.Lineage.IsServerwide() {
+				if err := restoreCollectionTx(ctx, tx, server, lore.Collection{Name: e.Collection, Enabled: true}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := restoreEntriesTx(ctx, tx, server, snap.Entries); err != nil {
+			return err
+		}
+		if b := snap.BookSettings; b != nil {
+			if err := restoreBookSettingsTx(ctx, tx, server, rec.Target, *b); err != nil {
+				return err
+			}
+		}
+		if rec.CreatedCollection != "" {
+			if _, err := tx.Exec(ctx, lorebookDeleteIfEmpty, server, rec.CreatedCollection); err != nil {
+				return err
+			}
+		}
+		if rec.Kind == lore.HistoryMigration {
+			if _, err := tx.Exec(ctx, legacySourcesDelete, rec.ID); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, serverBumpLoreVersion, server); err != nil {
+			return err
+		}
+		st.wrote(server)
+		res.Restored, res.Removed, res.Missing = len(snap.Entries), len(removed), len(rec.CreatedIDs)-len(removed)
+		report, _ := json.Marshal(map[string]int{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing})
+		undo, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryUndo, Actor: actor,
+			SourceName: fmt.Sprintf("undo of %d", id), Target: rec.Target, Report: report,
+			CreatedIDs: ids, RemovedIDs: removed, UndoOf: id})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, historyMarkUndone, id, undo.ID); err != nil {
+			return err
+		}
+		res.Record = undo
+		return nil
+	})
+	if err != nil {
+		return lore.UndoResult{}, wrapErr(op, err)
+	}
+	return res, nil
+}
+
+// restoreBookSettingsTx puts back the settings of a record's target book:
+// its persona lineage, or its collection when one of that name exists.
+func restoreBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, t lore.HistoryTarget, b lore.BookSettings) error {
+	if !t.Lineage.IsServerwide() {
+		return setPersonaBookTx(ctx, tx, server, t.Lineage, b)
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, lorebookExists, server, t.Collection).Scan(&exists); err != nil || !exists {
+		return err
+	}
+	return setCollectionBookTx(ctx, tx, server, t.Collection, b)
+}
+
+// restoreCollectionTx creates collection c (by name, with its flag,
+// channels and settings) unless the server has one of that name.
+func restoreCollectionTx(ctx context.Context, tx pgx.Tx, server string, c lore.Collection) error {
+	if c.Name == "" {
+		return nil
+	}
+	var exists bool
+	if err := tx.QueryRow(ctx, lorebookExists, server, c.Name).Scan(&exists); err != nil || exists {
+		return err
+	}
+	c.Server = server
+	if _, err := createCollectionTx(ctx, tx, c); err != nil {
+		return err
+	}
+	if c.Settings != (lore.BookSettings{}) {
+		return setCollectionBookTx(ctx, tx, server, c.Name, c.Settings)
+	}
+	return nil
+}
+
+// restoreEntriesTx inserts snapshot entries with their ids and timestamps
+// and their pending legacy channel names.
+func restoreEntriesTx(ctx context.Context, tx pgx.Tx, server string, entries []lore.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	batch := &pgx.Batch{}
+	tags := &pgx.Batch{}
+	for i, e := range entries {
+		args, err := entryArgs(e)
+		if err != nil {
+			return lore.WithFieldPrefix(fmt.Sprintf("snapshot[%d]", i), err)
+		}
+		var collection *string
+		if e.Lineage.IsServerwide() {
+			collection = &e.Collection
+		}
+		args = append([]any{server, lineageParam(e.Lineage), collection}, args...)
+		args = append(args, e.ID, e.CreatedAt, e.UpdatedAt)
+		batch.Queue(entryRestore, args...)
+		if len(e.LegacyChannelTags) > 0 {
+			tags.Queue(tagInsert, e.ID, e.LegacyChannelTags)
+		}
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return err
+	}
+	if tags.Len() == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, tags).Close()
+}

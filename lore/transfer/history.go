@@ -1,0 +1,258 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"loregate/lore"
+	"loregate/lore/backup"
+	"loregate/lore/format"
+)
+
+// DeleteCollection deletes a Serverwide collection and its entries and
+// records the delete with a snapshot of both (so Undo brings them back),
+// in one transaction. It returns the history record's id.
+func DeleteCollection(ctx context.Context, st lore.HistoryStore, server string, id int64, actor string) (int64, error) {
+	var recID int64
+	err := st.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		c, err := st.GetCollection(ctx, server, id)
+		if err != nil {
+			return err
+		}
+		removed, err := st.ListScope(ctx, server, lore.Serverwide, c.Name)
+		if err != nil {
+			return err
+		}
+		if err := st.DeleteCollection(ctx, server, id); err != nil {
+			return err
+		}
+		report, _ := json.Marshal(map[string]any{"collection": c.Name, "removed": len(removed)})
+		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryCollectionDelete, Actor: actor,
+			SourceName: c.Name, Target: lore.HistoryTarget{CollectionID: c.ID, Collection: c.Name}, Report: report,
+			RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, Collections: []lore.Collection{c}}})
+		recID = rec.ID
+		return err
+	})
+	return recID, err
+}
+
+// WipeServerLore deletes a server's Serverwide lore and collections (and
+// persona lore unless preservePersonas) and records the wipe with a
+// snapshot of everything removed, in one transaction. It returns the
+// history record's id.
+func WipeServerLore(ctx context.Context, st lore.HistoryStore, server string, preservePersonas bool, actor string) (int64, error) {
+	var recID int64
+	err := st.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		all, err := st.ListServerEntries(ctx, server)
+		if err != nil {
+			return err
+		}
+		cols, err := st.ListCollections(ctx, server)
+		if err != nil {
+			return err
+		}
+		var removed []lore.Entry
+		for _, e := range all {
+			if e.Lineage.IsServerwide() || !preservePersonas {
+				removed = append(removed, e)
+			}
+		}
+		if err := st.WipeServerLore(ctx, server, preservePersonas); err != nil {
+			return err
+		}
+		report, _ := json.Marshal(map[string]any{"removed": len(removed), "collections": len(cols), "preservePersonas": preservePersonas})
+		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryScopeWipe, Actor: actor,
+			SourceName: "wipe", Target: lore.HistoryTarget{Whole: true}, Report: report,
+			RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, Collections: cols}})
+		recID = rec.ID
+		return err
+	})
+	return recID, err
+}
+
+// Undo undoes history record id of server (lore.HistoryStore.Undo: the
+// rules are documented on lore/postgres's Store.Undo and in
+// docs/imports.md).
+func Undo(ctx context.Context, st lore.HistoryStore, server string, id int64, actor string) (lore.UndoResult, error) {
+	if id <= 0 {
+		return lore.UndoResult{}, lore.Invalid("importId", "must be a positive id")
+	}
+	return st.Undo(ctx, server, id, actor)
+}
+
+// BackupReport is a workspace backup import's report: the plan's per-scope
+// counts and memory report, plus what the conversions actually added.
+type BackupReport struct {
+	// ImportID is the history record of the import.
+	ImportID int64               `json:"import_id,omitempty"`
+	Scopes   []backup.ScopePlan  `json:"scopes"`
+	Memories backup.MemoryReport `json:"memories"`
+	// ConvertedAdded and ConvertedDuplicates: converted memories written,
+	// and those skipped as already present (repeated imports).
+	ConvertedAdded      int `json:"converted_added"`
+	ConvertedDuplicates int `json:"converted_duplicates"`
+}
+
+// PlanBackup decodes data and plans its import into server with the
+// destination's current settings and counts (the preview). Errors wrap
+// lore.ErrInvalid for a file that is not a backup or a bad mapping.
+func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, mapping map[lore.Lineage]lore.Lineage) (backup.ImportPlan, error) {
+	doc, err := backup.Decode(data)
+	if err != nil {
+		if errors.Is(err, backup.ErrNotBackup) {
+			err = &lore.InvalidError{Field: "file", Reason: err.Error()}
+		}
+		return backup.ImportPlan{}, err
+	}
+	sv, err := st.GetServer(ctx, server)
+	if err != nil {
+		return backup.ImportPlan{}, err
+	}
+	counts, err := st.CountByScope(ctx, server)
+	if err != nil {
+		return backup.ImportPlan{}, err
+	}
+	return backup.Plan(doc, backup.Options{Server: server, LineageMap: mapping, MemoryTagging: sv.Settings.MemoryTagging, Current: counts})
+}
+
+// ImportBackup plans data against server as it is now and writes it, in
+// one transaction under the server lock: every included scope is replaced
+// (whole batch validated first, absent scopes untouched), converted keyword
+// memories are appended (deduplicated against the scope, so repeated
+// imports add them once), and the import is recorded with the created
+// entry ids and a snapshot of every entry it replaced. Any failure rolls
+// everything back.
+func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName string, data []byte, mapping map[lore.Lineage]lore.Lineage, actor string) (BackupReport, error) {
+	var rep BackupReport
+	err := st.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		plan, err := PlanBackup(ctx, st, server, data, mapping)
+		if err != nil {
+			return err
+		}
+		rep = BackupReport{Scopes: plan.Scopes, Memories: plan.Memories}
+		before, err := st.ListServerEntries(ctx, server)
+		if err != nil {
+			return err
+		}
+		colsBefore, err := st.ListCollections(ctx, server)
+		if err != nil {
+			return err
+		}
+		if len(plan.Replace) > 0 {
+			if err := st.ReplaceScopes(ctx, server, plan.Replace); err != nil {
+				return err
+			}
+		}
+		for _, sc := range plan.Scopes {
+			conv := plan.Conversions[sc.Lineage]
+			if len(conv) == 0 {
+				continue
+			}
+			res, err := appendConverted(ctx, st, server, sc.Lineage, conv)
+			if err != nil {
+				return err
+			}
+			rep.ConvertedAdded += res.Added
+			rep.ConvertedDuplicates += res.Duplicates
+		}
+		after, err := st.ListServerEntries(ctx, server)
+		if err != nil {
+			return err
+		}
+		colsAfter, err := st.ListCollections(ctx, server)
+		if err != nil {
+			return err
+		}
+		created, removed := diff(before, after)
+		report, err := json.Marshal(rep)
+		if err != nil {
+			return fmt.Errorf("encode backup report: %w", err)
+		}
+		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryBackup, Actor: actor,
+			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Whole: true},
+			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed),
+			Snapshot: &lore.HistorySnapshot{Entries: removed, Collections: goneCollections(colsBefore, colsAfter)}})
+		rep.ImportID = rec.ID
+		return err
+	})
+	if err != nil {
+		return BackupReport{}, err
+	}
+	return rep, nil
+}
+
+// goneCollections returns the collections of before missing from after (by
+// name).
+func goneCollections(before, after []lore.Collection) []lore.Collection {
+	has := make(map[string]bool, len(after))
+	for _, c := range after {
+		has[c.Name] = true
+	}
+	var out []lore.Collection
+	for _, c := range before {
+		if !has[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// appendConverted appends converted legacy memories to a scope (Append:
+// deduplicated); Serverwide memories go to lore.DefaultCollection, created
+// when missing.
+func appendConverted(ctx context.Context, st lore.Store, server string, lineage lore.Lineage, entries []lore.Entry) (lore.ImportResult, error) {
+	target := lore.ImportTarget{Server: server, Lineage: lineage}
+	if lineage.IsServerwide() {
+		c, err := st.GetCollectionByName(ctx, server, lore.DefaultCollection)
+		if errors.Is(err, lore.ErrNotFound) {
+			c, err = st.CreateCollection(ctx, lore.Collection{Server: server, Name: lore.DefaultCollection, Enabled: true})
+		}
+		if err != nil {
+			return lore.ImportResult{}, err
+		}
+		target.CollectionID, target.Collection = c.ID, c.Name
+	}
+	return st.ImportEntries(ctx, target, lore.Append, entries)
+}
+
+// ImportPersonaCard writes a character card import (lore.Store.
+// ImportPersonaCard: a new persona or an existing one, its book replaced
+// by the card's), keeps the card with the persona's book when the card had
+// a book (card exports), and records the import with the created entries
+// and a snapshot of the replaced book, in one transaction. Undoing it
+// restores the book; a persona the import created stays registered.
+func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.PersonaCardImport, card *format.SourceCard, fileName string, data []byte, actor string) (lore.Persona, lore.ImportResult, int64, error) {
+	var p lore.Persona
+	var res lore.ImportResult
+	var recID int64
+	err := st.Atomic(ctx, c.Server, func(ctx context.Context, st lore.HistoryStore) error {
+		before, err := st.ListServerEntries(ctx, c.Server)
+		if err != nil {
+			return err
+		}
+		if p, res, err = st.ImportPersonaCard(ctx, c); err != nil {
+			return err
+		}
+		if card != nil && c.Entries != nil {
+			if err := st.PutBookCard(ctx, lore.BookCard{Server: c.Server, Lineage: p.Lineage,
+				Container: string(card.Container), Card: card.JSON, File: card.File}); err != nil {
+				return fmt.Errorf("keep the card: %w", err)
+			}
+		}
+		after, err := st.ListServerEntries(ctx, c.Server)
+		if err != nil {
+			return err
+		}
+		created, removed := diff(before, after)
+		report, _ := json.Marshal(map[string]any{"persona": p.ID, "created": c.PersonaID == 0, "added": res.Added,
+			"replaced": res.Replaced, "bookIncluded": c.Entries != nil})
+		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: c.Server, Kind: lore.HistoryFile, Actor: actor,
+			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Lineage: p.Lineage},
+			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed}})
+		recID = rec.ID
+		return err
+	})
+	return p, res, recID, err
+}

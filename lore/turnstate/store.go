@@ -1,0 +1,89 @@
+package turnstate
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"loregate/lore"
+)
+
+// Conversation identifies one conversation of turn state: a channel (a
+// thread is its own) of a server, read with one lineage's lore
+// (docs/turns.md).
+type Conversation struct {
+	Server  string
+	Lineage lore.Lineage
+	// Channel is the channel or thread snowflake (required).
+	Channel string
+}
+
+// MaxTurnIDLen bounds a turn id in characters.
+const MaxTurnIDLen = 128
+
+// LoggedEntry is one admitted entry of a logged turn.
+type LoggedEntry struct {
+	ID int64 `json:"id"`
+	// Group is the engine's group (always_on, activated).
+	Group     string `json:"group"`
+	Placement string `json:"placement"`
+	// Pass is the recursion pass that admitted the entry (1 = the chat
+	// scan).
+	Pass int `json:"pass"`
+	// Cost is the entry's share of the budget (0 for IgnoreBudget entries).
+	Cost int `json:"cost"`
+}
+
+// LoggedTurn is one row of the activation log: which entries entered one
+// recorded turn. It holds no message text.
+type LoggedTurn struct {
+	TurnID       string
+	MessageCount int
+	// InputSHA256 is the hex digest of the turn's input (the caller's
+	// canonical encoding), telling a retry from a different turn under a
+	// used id.
+	InputSHA256 string
+	Admitted    []LoggedEntry
+	BudgetUnit  string
+	BudgetLimit int
+	BudgetUsed  int
+	// Response is the API result of the turn (a JSON object), returned to
+	// retries unchanged.
+	Response  json.RawMessage
+	CreatedAt time.Time
+}
+
+// Turn is a recorded turn in progress, holding the conversation's lock
+// until Commit or Rollback (lore/postgres implements it).
+type Turn interface {
+	// Stored is the conversation's stored state.
+	Stored() State
+	// Retry is the logged turn with the same turn id, when one exists (a
+	// retry: roll back then), else nil.
+	Retry() *LoggedTurn
+	// Commit writes the next state and the log row and ends the turn.
+	Commit(ctx context.Context, next State, log LoggedTurn) error
+	// Rollback ends the turn without writing (a no-op after Commit).
+	Rollback(ctx context.Context)
+}
+
+// Store keeps turn state and the activation log (lore/postgres implements
+// it through Store.TurnStore).
+type Store interface {
+	// BeginTurn locks the conversation and reads its state and any logged
+	// turn with turnID.
+	BeginTurn(ctx context.Context, c Conversation, turnID string) (Turn, error)
+	// TurnState reads a conversation's state without locking it.
+	TurnState(ctx context.Context, c Conversation) (State, error)
+	// ActivationLog returns the conversation's last logged turns, newest
+	// first.
+	ActivationLog(ctx context.Context, c Conversation, last int) ([]LoggedTurn, error)
+	// ResetTurnState deletes a conversation's state (timed-effect windows
+	// and activation history; the log stays) and returns how many entries
+	// had state.
+	ResetTurnState(ctx context.Context, c Conversation) (int64, error)
+	// LastActivations returns, for every entry of the scope that holds
+	// entry id, the time of its latest activation in a recorded turn over
+	// all conversations (nil: never); an unknown id gives an empty map.
+	LastActivations(ctx context.Context, id int64) (map[int64]*time.Time, error)
+}
