@@ -128,7 +128,7 @@ func (c jobsConfig) logAttrs() []any {
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
 		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
-			SnapshotRetention: jc.SnapshotRetention},
+			SnapshotRetention: jc.SnapshotRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}
