@@ -23,7 +23,7 @@ func (r *Resolver) visibleServer(ctx context.Context, id string) (lore.Server, *
 
 // authorizeWrite re-checks, for every write, that the caller manages the
 // server and, for persona scope, that the lineage is registered on it (an
-// unknown server fails in the write itself) (seed 000: "every routed write re-resolves the scope,
+// unknown server fails in the write itself) (docs/contract.md#permissions: "every routed write re-resolves the scope,
 // rejects a lineage that is not present on the server, and checks the
 // permission again"). Permission failures are GraphQL errors; a missing
 // server or lineage is a contract error (NOT_FOUND).

@@ -83,7 +83,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	unavailable := false
 	switch {
 	case errors.Is(err, lore.ErrUnavailable):
-		// Seed 000: a runtime read failure gives an empty list; the turn
+		// docs/contract.md#results: a runtime read failure gives an empty list; the turn
 		// goes on without lore.
 		r.Logger.WarnContext(ctx, "lore store unavailable for a turn; activating no lore",
 			"request_id", RequestID(ctx), "server", in.ServerDiscordID, "err", err)
@@ -297,8 +297,8 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 	return out
 }
 
-// blocks renders the admitted entries as the prompt blocks of seed 000
-// ("Prompt integration").
+// blocks renders the admitted entries as the prompt blocks of
+// docs/contract.md#prompt.
 func (r *Resolver) blocks(t *turn) []*model.PromptBlock {
 	return r.blocksOf(prompt.Blocks(t.result.Admitted))
 }

@@ -27,8 +27,8 @@ import (
 // Limits on untrusted GraphQL input. They are loregate's choices, sized for
 // the dashboard's and the bot's real queries with room to spare.
 const (
-	// MaxJSONUploadBytes is the largest JSON lorebook upload (seed 000:
-	// "Parsing is limited to 2 MB").
+	// MaxJSONUploadBytes is the largest JSON lorebook upload (docs/contract.md#limits:
+	// 2 MB by default).
 	MaxJSONUploadBytes = 2 << 20
 	// MaxUploadBytes is the largest upload of any kind (PNG and CHARX
 	// cards); the format importer enforces each carrier's own ceiling.

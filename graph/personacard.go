@@ -12,8 +12,7 @@ import (
 	"loregate/lore/transfer"
 )
 
-// importPersonaCard runs the importPersonaCard mutation (seed 000 "Import
-// and export": a card imported as a new persona, an "alter", gets the next
+// importPersonaCard runs the importPersonaCard mutation (docs/contract.md#imports: a card imported as a new persona, an "alter", gets the next
 // free persona id and a new lineage whose book is the card's book, the
 // first 250 entries after splitting; persona and lore are written in one
 // transaction, so a failed lore write leaves no persona). With personaId

@@ -75,7 +75,7 @@ func (r *serverResolver) PersonaBook(ctx context.Context, obj *model.Server, lin
 func (r *serverResolver) EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error) {
 	counts, err := r.Store.CountByScope(ctx, obj.DiscordID)
 	if err != nil {
-		// Seed 000: counts are NULL on failure, so callers can tell failure
+		// docs/contract.md#results: counts are NULL on failure, so callers can tell failure
 		// from an empty server.
 		r.Logger.WarnContext(ctx, "entry counts unavailable", "request_id", RequestID(ctx), "err", err)
 		return nil, nil

@@ -150,7 +150,7 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 	return m
 }
 
-// exportLorebook serialises one collection or persona book (seed 000:
+// exportLorebook serialises one collection or persona book (docs/contract.md#exports:
 // "Standalone exports serialize only the selected collection or persona
 // book as SillyTavern world info"). Exporting is a manager action (seed
 // 002).

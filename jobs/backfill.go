@@ -16,8 +16,8 @@ import (
 )
 
 // BackfillArgs resolves one server's pending legacy #channel names into
-// channel ids (seed 000 "Storage and ownership": "The shared startup
-// backfill resolves them into channel ids").
+// channel ids (docs/contract.md#channels: the periodic
+// backfill resolves them into channel ids).
 type BackfillArgs struct {
 	ServerID string `json:"server_id"`
 }

@@ -16,7 +16,7 @@ import (
 )
 
 // BackupExportArgs exports a server's workspace backup, the All Personas
-// bundle of seed 000 ("Import and export"; lore/backup).
+// bundle (docs/contract.md#backups; lore/backup).
 type BackupExportArgs struct {
 	ServerID string `json:"server_id"`
 }

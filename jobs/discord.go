@@ -15,8 +15,8 @@ import (
 // ChannelKind is the kind of a Discord channel for name matching.
 type ChannelKind int
 
-// Channel kinds, in tie-break order (seed 000 markers name text channels;
-// reference/discord.md: "prefer text channels, then active threads").
+// Channel kinds, in tie-break order (legacy markers name text channels,
+// so text channels come first, then active threads; docs/contract.md#channels).
 const (
 	// ChannelText: text, announcement, forum and media channels.
 	ChannelText ChannelKind = iota

@@ -1,5 +1,5 @@
-// Package jobs holds loregate's background jobs on River (DESIGN.md "API,
-// jobs, Discord"; issue 7): one file per job kind with its XxxArgs (a stable
+// Package jobs holds loregate's background jobs on River (docs/operations.md;
+// issue 7): one file per job kind with its XxxArgs (a stable
 // snake_case Kind and snake_case JSON) and XxxWorker (river.WorkerDefaults,
 // its dependencies, a thin Work calling lore), and one [Register] that is
 // the only list of kinds.

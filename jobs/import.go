@@ -17,7 +17,7 @@ import (
 )
 
 // ImportArgs is a lorebook import whose upload is stored as blob BlobID
-// (seed 000 "imports/"; issue 7). The target was authorised and resolved
+// (docs/contract.md#imports; issue 7). The target was authorised and resolved
 // when the job was enqueued; the worker re-checks it under the store's lock.
 type ImportArgs struct {
 	// BlobID is the job_blobs row holding the upload.

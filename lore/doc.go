@@ -10,7 +10,7 @@
 // belongs to a named [Collection], or Persona scope, keyed by a persona
 // lineage id greater than zero. A lineage has no foreign key to the persona
 // registry, so persona lore survives persona removal and re-registration
-// (seed 000, "Storage and ownership").
+// (docs/contract.md#storage).
 //
 // # Limits
 //

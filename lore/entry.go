@@ -8,8 +8,8 @@ import (
 
 // Lineage identifies a persona lineage inside a server. The zero value,
 // [Serverwide], is the sentinel for Serverwide scope and is stored as NULL;
-// persona lineages are greater than zero (seed 000: "Scope lineage 0 is the
-// Serverwide sentinel").
+// persona lineages are greater than zero (docs/contract.md#scopes: lineage 0
+// is the Serverwide sentinel).
 type Lineage int64
 
 // Serverwide is the lineage sentinel of Serverwide scope.
@@ -30,7 +30,7 @@ func (l Lineage) scopeName() string {
 type SelectiveLogic string
 
 // The four selective logics of SillyTavern world info (selectiveLogic 0-3)
-// and the panel's OR/AND/NOR/NAND (seed 002).
+// and the panel's OR/AND/NOR/NAND (docs/contract.md#matching).
 const (
 	// AndAny: at least one secondary key must match (panel "OR").
 	AndAny SelectiveLogic = "AND_ANY"
@@ -56,7 +56,7 @@ func (s SelectiveLogic) Valid() bool {
 // collapsed to the nearest placement on import and kept in Extensions.
 type Placement string
 
-// The two placements of seed 000 (placement 0 = before, 1 = after).
+// The two placements of docs/contract.md#prompt (placement 0 = before, 1 = after).
 const (
 	Before Placement = "before"
 	After  Placement = "after"
@@ -66,7 +66,7 @@ const (
 func (p Placement) Valid() bool { return p == Before || p == After }
 
 // Role is the chat role an entry speaks as when a format places it as its
-// own message. The prompt assembler of seed 000 uses the group's role
+// own message. The prompt assembler (docs/contract.md#prompt) uses the group's role
 // (system for Always On, user for activated) and keeps this for formats
 // and exports that honour it.
 type Role string
@@ -83,8 +83,7 @@ func (r Role) Valid() bool { return r == RoleSystem || r == RoleUser || r == Rol
 
 // Entry is the canonical lorebook entry: every field the engine acts on,
 // plus Extensions for every source field it does not, kept verbatim so that
-// an export to the source format round-trips (seed 003, DESIGN.md
-// "Canonical entry").
+// an export to the source format round-trips (docs/formats.md).
 type Entry struct {
 	// ID is the database id; 0 for an entry not stored yet. Importers leave
 	// it 0 and keep a source uid in Extensions.
@@ -138,8 +137,8 @@ type Entry struct {
 	WholeWords *bool `json:"wholeWords"`
 	// IgnoreBudget entries are outside the activation budget: admitted when
 	// activated whatever is left, and not counted (SillyTavern ignoreBudget,
-	// card extension ignore_budget; seed 003 "bypass token budget - always
-	// inject"; case BUG-21).
+	// card extension ignore_budget; the card specification: bypass the token budget,
+	// always inject; case BUG-21).
 	IgnoreBudget bool `json:"ignoreBudget,omitempty"`
 	// ChannelIDs restrict a persona entry to these channels (snowflakes);
 	// empty admits every channel. Serverwide entries use their collection's
@@ -195,7 +194,7 @@ const DefaultPriority = 100
 
 // NewEntry returns an entry with the canonical defaults: enabled, AND_ANY,
 // probability 100, default priority and group weight, placed after the persona (the panel's
-// default for new entries, seed 000) with the system role.
+// default for new entries, docs/contract.md#panel) with the system role.
 func NewEntry() Entry {
 	return Entry{
 		Logic:       AndAny,
@@ -269,8 +268,8 @@ type Collection struct {
 }
 
 // DefaultCollection is the collection that Serverwide entries without a
-// collection name go to (seed 000: "Inputs without these fields use
-// General").
+// collection name go to (docs/contract.md#scopes: inputs without
+// these fields use General).
 const DefaultCollection = "General"
 
 // Persona is a registry row of one of the bot's personas on a server.
@@ -305,10 +304,10 @@ type ServerSettings struct {
 	// channel gate is bypassed (only that gate).
 	ChannelScoping bool `json:"channelScoping"`
 	// MemoryTagging decides how legacy keyword memories convert: when false
-	// they become Always On entries (seed 000, "Migration and rollback").
+	// they become Always On entries (docs/contract.md#migration).
 	MemoryTagging bool `json:"memoryTagging"`
 	// RegexKeys makes /pattern/flags keys act as RE2 regular expressions.
-	// When false such keys are literal text, as seed 000 describes.
+	// When false such keys are literal text, as docs/contract.md#matching describes.
 	RegexKeys bool `json:"regexKeys"`
 	// BudgetUnit is what the activation budget counts; "" means
 	// BudgetCharacters.

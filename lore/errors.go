@@ -22,7 +22,7 @@ var (
 	// ErrDuplicateName reports a collection name already used on the server.
 	ErrDuplicateName = errors.New("duplicate name")
 	// ErrStaleTarget reports a write prepared against a collection that was
-	// renamed or removed before the write took its lock (seed 000, imports).
+	// renamed or removed before the write took its lock (docs/contract.md#locks).
 	ErrStaleTarget = errors.New("stale target")
 	// ErrIdempotencyKeyReused reports an idempotency key used within its
 	// lifetime by another operation or caller (docs/api.md "Idempotency

@@ -13,8 +13,8 @@ import (
 // settings (logic, chance, depth, order, placement), enabled flags, channel
 // ids, extensions and collection settings are not part of it, so re-importing
 // a file whose activation settings were tuned in loregate does not duplicate
-// its entries (seed 000: "Collection settings do not participate in entry
-// duplicate identity"). The result is a hex SHA-256 digest.
+// its entries (docs/contract.md#imports: collection settings take
+// no part in duplicate identity). The result is a hex SHA-256 digest.
 func DuplicateKey(e Entry) string {
 	h := sha256.New()
 	var n [8]byte

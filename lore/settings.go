@@ -3,22 +3,22 @@ package lore
 // BudgetUnit names what the activation budget of a server counts.
 type BudgetUnit string
 
-// The two budget units (seed 000: characters; seed 001: tokens).
+// The two budget units (docs/contract.md#budget: characters or tokens).
 const (
 	// BudgetCharacters counts UTF-16 code units, as JavaScript's
-	// String.length does (seed 000 default: 8,000).
+	// String.length does (default 8,000, docs/contract.md#budget).
 	BudgetCharacters BudgetUnit = "characters"
-	// BudgetTokens counts tokens of the server's Tokenizer (seed 001:
-	// 100-32,000).
+	// BudgetTokens counts tokens of the server's Tokenizer
+	// (100-32,000, docs/contract.md#budget).
 	BudgetTokens BudgetUnit = "tokens"
 )
 
 // Valid reports whether u is one of the two units.
 func (u BudgetUnit) Valid() bool { return u == BudgetCharacters || u == BudgetTokens }
 
-// Budget limits per unit. Characters: seed 000's default of 8,000, at most
+// Budget limits per unit. Characters: the contract's default of 8,000, at most
 // 2,000,000 (what two full default scopes hold; far beyond any prompt).
-// Tokens: seed 001's 100-32,000; the default, 2,048 (about 8,000
+// Tokens: 100-32,000 (docs/contract.md#budget); the default, 2,048 (about 8,000
 // characters of English), is the engine's (activation.DefaultTokenBudget).
 const (
 	DefaultBudgetCharacters = 8000
@@ -85,12 +85,12 @@ const (
 func (t TokenizerName) Valid() bool { return t == TokenizerO200k || t == TokenizerCL100k }
 
 // BookSettings are the settings of one book: a Serverwide collection or a
-// persona lineage's book (seed 001 "Lorebooks"). Every field is optional:
+// persona lineage's book (docs/contract.md#settings-layers). Every field is optional:
 // nil inherits the server layer (or the request's overrides). Layers, least
 // specific first: server settings (and one request's overrides) -> book
 // settings -> entry fields -> decorator lines at the start of an entry's
 // content; the more specific layer wins. All books of a turn are one set;
-// among the books that set BudgetLimit the highest wins (seed 001), else the
+// among the books that set BudgetLimit the highest wins (docs/contract.md#settings-layers), else the
 // server's.
 type BookSettings struct {
 	// ScanDepth is the default scan depth of the book's entries without

@@ -24,8 +24,8 @@ type ScopeCounts map[Lineage]int
 
 // EntryPatch is a partial edit of an entry. Nil fields keep the stored
 // value, so an edit never drops activation fields or channels the caller did
-// not touch (seed 000, "Edits keep activation fields and stored channel ids
-// the member did not change").
+// not touch (docs/contract.md#panel: edits keep activation fields and stored
+// channel ids the member did not change).
 type EntryPatch struct {
 	Title         *string
 	Content       *string
@@ -119,8 +119,7 @@ type ImportResult struct {
 	Collection *Collection
 }
 
-// Store is loregate's persistence contract (seed 000 "Storage and
-// ownership"). Every method takes a context first and is scoped by server
+// Store is loregate's persistence contract (docs/contract.md#storage). Every method takes a context first and is scoped by server
 // (a Discord snowflake; anything else is ErrInvalid with field "server");
 // entry methods address an entry by (server, lineage, id) together, so an id
 // of another server or scope is ErrNotFound, never a leak, and an edit can
@@ -283,8 +282,8 @@ type ScopeReplacement struct {
 	Collections []Collection
 }
 
-// PersonaCardImport is a character card imported as a persona (seed 000
-// "Import and export": alter imports).
+// PersonaCardImport is a character card imported as a persona (docs/contract.md#imports:
+// alter imports).
 type PersonaCardImport struct {
 	Server string
 	// PersonaID is the existing persona whose lineage's book the card

@@ -11,14 +11,14 @@ import (
 )
 
 // Limits of the storage contract. Lengths are UTF-16 code units (see
-// UTF16Len). Seed 000 and seed 002 fix MaxEntriesPerScope and MaxContentLen;
+// UTF16Len). docs/contract.md#limits fixes MaxEntriesPerScope and MaxContentLen;
 // the rest are loregate's own bounds, chosen to admit every book in the
 // reference corpus.
 const (
 	// MaxEntriesPerScope is the capacity of one scope: one persona lineage,
-	// or all Serverwide collections of a server together (seed 000).
+	// or all Serverwide collections of a server together (docs/contract.md#limits).
 	MaxEntriesPerScope = 250
-	// MaxContentLen is the longest entry content (seed 002: 4,000 characters).
+	// MaxContentLen is the longest entry content (docs/contract.md#limits: 4,000 UTF-16 units).
 	MaxContentLen = 4000
 	// MaxTitleLen is the longest entry title or persona name.
 	MaxTitleLen = 200
@@ -82,7 +82,7 @@ func TruncateUTF16(s string, max int) string {
 
 // ValidSnowflake reports whether s has Discord snowflake syntax: 17 to 20
 // ASCII digits without a leading zero. It checks syntax only; resolution
-// against a guild is the caller's job (seed 000).
+// against a guild is the caller's job (docs/contract.md#permissions).
 func ValidSnowflake(s string) bool {
 	if len(s) < 17 || len(s) > 20 || s[0] == '0' {
 		return false

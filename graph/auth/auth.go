@@ -10,7 +10,7 @@
 //   - a member passed in-process by the Discord adapter (WithPrincipal).
 //
 // Every member of a server may read either scope; only managers and
-// services write (seed 000, "Panel and permissions"). A request without a
+// services write (docs/contract.md#permissions). A request without a
 // credential is refused with 401 before GraphQL runs.
 package auth
 

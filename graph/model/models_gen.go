@@ -60,7 +60,7 @@ type Activation struct {
 	// Passes run: 1 without recursion.
 	Passes int `json:"passes"`
 	// True when the lore store could not be read: the turn goes on with no lore
-	// (seed 000: runtime read failures return an empty list) and the failure is
+	// (docs/contract.md#results: runtime read failures return an empty list) and the failure is
 	// logged. Callers may show or retry it.
 	StoreUnavailable bool `json:"storeUnavailable"`
 }

@@ -10,7 +10,7 @@ import (
 
 // CacheKey identifies the entry set of one scope version: a server, the
 // active lineage and the server's lore.Server.LoreVersion, which increases
-// on every successful lore write (DESIGN.md "Speed": automata cached per
+// on every successful lore write (docs/contract.md#storage: automata cached per
 // scope version and invalidated inside every successful write).
 type CacheKey struct {
 	Server  string

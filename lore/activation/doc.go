@@ -4,10 +4,9 @@
 // mutates its inputs, takes randomness through [Options.Random], and stops
 // with the context's error when the context ends.
 //
-// The contract is seed 000 "Activation contract" and "Prompt integration",
-// seed 002 "Quando as entradas são ativadas" and "O que chega ao prompt",
-// summarised in DESIGN.md; reference/sillytavern.md section 2 settles what
-// the seeds leave open. [Matcher.Activate] lists the rules in order.
+// The contract is docs/contract.md#activation and docs/contract.md#prompt;
+// SillyTavern's world info behaviour (docs/authoring.md) settles what
+// TomoriBot's contract leaves open. [Matcher.Activate] lists the rules in order.
 //
 // # Entry points
 //
@@ -24,7 +23,7 @@
 // the importer decides what surrounding spaces mean (case BUG-08b); blank
 // keys never match.
 //
-// Word boundaries (DESIGN.md rule 3): a key edge that is a Latin, Cyrillic
+// Word boundaries (docs/contract.md#matching): a key edge that is a Latin, Cyrillic
 // or Greek letter or a decimal digit needs a boundary there, meaning the
 // neighbouring text character is not such a letter or digit, not a
 // combining mark and not a supplementary-plane letter. Han, Kana, Hangul,

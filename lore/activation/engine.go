@@ -796,7 +796,7 @@ func (gc *gateCache) gate(e *lore.Entry, in *Input) (Verdict, string) {
 	return "", ""
 }
 
-// channelAdmits is the channel rule of seed 000: an empty list admits every
+// channelAdmits is the channel rule of docs/contract.md#channels: an empty list admits every
 // channel; otherwise the channel or, for a thread, its parent must be listed.
 func channelAdmits(list []string, channel, parent string) bool {
 	if len(list) == 0 {

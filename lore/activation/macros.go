@@ -3,7 +3,7 @@ package activation
 import "strings"
 
 // ResolveIdentity replaces the identity macros {{user}}, {{char}} and
-// {{bot}} in s by names (seed 000 "Prompt integration": content "passes
+// {{bot}} in s by names (docs/contract.md#prompt: content "passes
 // through convertMentions, so {{user}}, {{char}}, and {{bot}} resolve to
 // current names. Other macros and conditional blocks stay literal").
 //

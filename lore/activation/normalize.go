@@ -17,7 +17,7 @@ const boundaryByte = 0xFF
 // normalizer turns text and keys into their matching form: NFKC, then (for
 // case-insensitive matching) Unicode full case folding, then NFKC again so
 // that folding output is recomposed. Fold, not lowercase: Greek final sigma
-// folds to sigma (DESIGN.md "Activation contract" rule 3). A normalizer is
+// folds to sigma (docs/contract.md#matching). A normalizer is
 // not safe for concurrent use (the caser keeps state); make one per call.
 type normalizer struct {
 	fold cases.Caser
@@ -80,7 +80,7 @@ func asciiLower(s string) string {
 }
 
 // isWordRune reports whether r is a word character of the boundary rule: a
-// Latin, Cyrillic or Greek letter, or a decimal digit (DESIGN.md rule 3).
+// Latin, Cyrillic or Greek letter, or a decimal digit (docs/contract.md#matching).
 // A key edge that is a word character needs a boundary next to it.
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -94,8 +94,7 @@ func isWordRune(r rune) bool {
 
 // isJoiner reports whether r, next to a word character, continues the word
 // (so there is no boundary): word characters, combining marks (Mn, Mc, Me)
-// and letters outside the Basic Multilingual Plane (seed 000 "Activation
-// contract": "Combining marks and supplementary-plane letters count as word
+// and letters outside the Basic Multilingual Plane (docs/contract.md#matching: "Combining marks and supplementary-plane letters count as word
 // characters"). Han, Kana, Hangul, Thai, punctuation and space are not
 // joiners, so a Latin name written inside Chinese text is a whole word.
 func isJoiner(r rune) bool {

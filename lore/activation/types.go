@@ -6,12 +6,11 @@ import "loregate/lore"
 const (
 	// DefaultScanDepth is how many of the most recent messages an entry
 	// without its own scan depth reads: 2, SillyTavern's default world info
-	// scan depth (reference/sillytavern.md 2.1). Seed 000 leaves the default
+	// scan depth (SillyTavern's; docs/authoring.md). The contract leaves the default
 	// to the caller; migrated entries carry their own depth (5).
 	DefaultScanDepth = 2
 	// DefaultCharBudget is the shared content budget of both placements in
-	// UTF-16 code units, JavaScript string length (seed 000 "Activation
-	// contract": "The default content budget is 8,000 JavaScript string
+	// UTF-16 code units, JavaScript string length (docs/contract.md#budget: "The default content budget is 8,000 JavaScript string
 	// characters across both placements").
 	DefaultCharBudget = 8000
 	// MaxRegexLen bounds the body of a regex key in bytes; a longer body
@@ -30,8 +29,8 @@ const (
 	MaxPasses = 10
 )
 
-// Tokenizer counts the tokens of a text for token budgets (DESIGN.md:
-// "token budgets counted with a real tokenizer"). Implementations must be
+// Tokenizer counts the tokens of a text for token budgets (docs/contract.md#budget:
+// token budgets are counted with a real offline tokenizer). Implementations must be
 // deterministic and safe for concurrent use when the engine is.
 type Tokenizer interface {
 	// CountTokens returns the number of tokens of s, >= 0.
@@ -61,7 +60,7 @@ type Options struct {
 	CaseSensitive bool
 	// RegexKeys makes keys shaped /pattern/flags RE2 regular expressions
 	// (lore.ServerSettings.RegexKeys). When false they are literal text, as
-	// seed 000 and seed 002 describe ("Chaves regex permanecem inertes").
+	// docs/contract.md#matching describes (regex keys stay inert).
 	RegexKeys bool
 
 	// CharBudget is the shared content budget in UTF-16 code units when
@@ -82,13 +81,13 @@ type Options struct {
 	// turns recursion on by itself.
 	MaxRecursionSteps *int
 
-	// Random returns draws in [0, 1) (the Math.random contract of seed 000)
+	// Random returns draws in [0, 1) (JavaScript's Math.random contract; docs/contract.md#matching)
 	// for trigger chances strictly between 0 and 100. Nil means
 	// math/rand/v2's Float64. A draw outside [0, 1) is an error.
 	Random func() float64
 
 	// UserName, CharName and BotName replace {{user}}, {{char}} and
-	// {{bot}} in admitted content (seed 000 "Prompt integration"). An empty
+	// {{bot}} in admitted content (docs/contract.md#prompt). An empty
 	// name leaves its macro literal; BotName empty falls back to CharName.
 	UserName, CharName, BotName string
 
@@ -174,7 +173,7 @@ const (
 // Group says why an admitted entry is in the prompt.
 type Group string
 
-// The two groups of seed 000 "Prompt integration".
+// The two groups of docs/contract.md#prompt.
 const (
 	// AlwaysOn entries are constants: admitted without keys, system role.
 	AlwaysOn Group = "always_on"
@@ -229,7 +228,7 @@ type Admitted struct {
 	// what the budget counted.
 	Content string
 	// Placement is the entry's placement; an invalid one becomes lore.After
-	// (the panel default of seed 000).
+	// (the panel default, docs/contract.md#panel).
 	Placement lore.Placement
 	// Group is AlwaysOn for constants, Activated otherwise.
 	Group Group

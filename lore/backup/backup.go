@@ -1,5 +1,5 @@
 // Package backup encodes and decodes loregate's workspace backups — the
-// "All Personas" bundle of seed 000 ("Import and export") — and plans their
+// "All Personas" bundle of docs/contract.md#backups — and plans their
 // import. It is pure: no I/O, no database; the jobs package reads the store,
 // calls [Build] and [Plan], and writes the result in one transaction.
 //
@@ -23,7 +23,7 @@
 // # Import semantics
 //
 // A present book array (even empty) replaces its entire scope; an absent
-// one preserves the destination's lore (seed 000: "Included books replace
+// one preserves the destination's lore (docs/contract.md#backups: "Included books replace
 // their entire scopes even with memory Merge. Absent books preserve existing
 // lore."). Bucket mapping chooses each source lineage's destination lineage;
 // Serverwide stays Serverwide.
@@ -132,7 +132,7 @@ type Entry struct {
 	ChannelDiscIDs    []string                   `json:"channel_disc_ids,omitempty"`
 	LegacyChannelTags []string                   `json:"legacy_channel_tags,omitempty"`
 	Extensions        map[string]json.RawMessage `json:"extensions,omitempty"`
-	// Serverwide grouping (seed 000): collection name and settings.
+	// Serverwide grouping (docs/contract.md#backups): collection name and settings.
 	LorebookName           *string  `json:"lorebook_name,omitempty"`
 	LorebookEnabled        *bool    `json:"lorebook_enabled,omitempty"`
 	LorebookChannelDiscIDs []string `json:"lorebook_channel_disc_ids,omitempty"`

@@ -11,8 +11,8 @@ import (
 )
 
 // LegacyScanDepth is the scan depth of entries converted from keyword
-// memories (seed 000 "Migration and rollback": "They scan five recent
-// messages").
+// memories (docs/contract.md#migration: they scan five recent
+// messages).
 const LegacyScanDepth = 5
 
 // LegacyExtension is the Extensions key under which a converted entry keeps
@@ -73,13 +73,13 @@ type MemoryReport struct {
 	Total     int `json:"total"`
 	Converted int `json:"converted"`
 	// ChannelOnly memories had only #channel tags (or channel ids) and no
-	// keyword: not converted (seed 000: "Channel-only rows remain memories").
+	// keyword: not converted (docs/contract.md#migration: channel-only memories stay out).
 	ChannelOnly int `json:"channel_only"`
 	// Untagged memories had no tag at all: not converted.
 	Untagged int `json:"untagged"`
 	// ServerwideChannelsDropped counts converted Serverwide memories whose
 	// channel ids were dropped (Serverwide entries take their collection's
-	// channels; seed 000 migration 124).
+	// channels; docs/contract.md#migration).
 	ServerwideChannelsDropped int `json:"serverwide_channels_dropped"`
 	// NotConverted lists the first 100 memories left as memories.
 	NotConverted []NotConverted `json:"not_converted"`
@@ -269,8 +269,8 @@ func (o Outcome) String() string {
 }
 
 // ConvertMemory maps a keyword-tagged server memory to a lorebook entry of
-// lineage on server, following seed 000 ("Migration and rollback", "Older
-// backups"): tags are trimmed and blank ones dropped; a tag starting with
+// lineage on server, following docs/contract.md#migration
+// and docs/contract.md#backups: tags are trimmed and blank ones dropped; a tag starting with
 // '#' is a legacy channel name (kept, without '#', as a pending
 // LegacyChannelTags marker) and never a keyword; the remaining tags, in
 // order and without repeats, are the keys. A memory with no keyword is not

@@ -95,7 +95,7 @@ func ExportCardJSON(book Book) ([]byte, error) {
 
 // ExportCardPNG writes book as a PNG character card: the PNG it was
 // imported from (image and every other chunk kept) or a 1x1 image, with
-// the card chunks rewritten (chara always; ccv3 too for a V3 card; formats.md
+// the card chunks rewritten (chara always; ccv3 too for a V3 card; docs/formats.md
 // "Cards export as cards").
 func ExportCardPNG(book Book) ([]byte, error) {
 	js, v3, err := cardJSON(book)

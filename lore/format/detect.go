@@ -11,7 +11,7 @@ import (
 	"loregate/lore/format/sillytavern"
 )
 
-// Signatures of formats.md section 0 rows 1-3.
+// Signatures of the carriers (JSON, PNG, CHARX; docs/formats.md).
 const (
 	sigPNG  = "\x89PNG\r\n\x1a\n"
 	sigZIP  = "PK\x03\x04"
@@ -94,7 +94,7 @@ func tail(b []byte, n int) []byte {
 }
 
 // DetectJSON returns the format of a JSON document by shape, in the order
-// of formats.md section 0 rows 5-14.
+// of the JSON shapes docs/formats.md lists.
 func DetectJSON(data []byte) (Kind, error) {
 	o, err := conv.ParseObject(conv.StripBOM(data))
 	if err != nil {
@@ -167,7 +167,7 @@ func isNumber(raw json.RawMessage) bool {
 }
 
 // looksCharacterBook: an entries array whose first object entry has keys,
-// content or insertion_order (formats.md 0 row 13).
+// content or insertion_order (docs/formats.md).
 func looksCharacterBook(raw json.RawMessage) bool {
 	var arr []map[string]json.RawMessage
 	if json.Unmarshal(raw, &arr) != nil {

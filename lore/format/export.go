@@ -36,26 +36,26 @@ func sourceView(book Book) Book {
 	return out
 }
 
-// ExportST writes book as one SillyTavern world info JSON file (seed 000
-// "Import and export": standalone exports are world info). A book imported
+// ExportST writes book as one SillyTavern world info JSON file (docs/contract.md#exports:
+// standalone exports are world info). A book imported
 // from world info exports back equal to its source, compared as JSON
 // ignoring member order and fields ST fills with defaults.
 func ExportST(book Book) ([]byte, error) { return sillytavern.Encode(sourceView(book)) }
 
 // ExportCharacterBook writes book as a V2 character_book object with the
 // SillyTavern entry fields in snake_case extensions as ST writes them
-// (sillytavern.md 3.2), ready to embed in a card's data.character_book.
+// (docs/formats.md), ready to embed in a card's data.character_book.
 func ExportCharacterBook(book Book) ([]byte, error) {
 	return card.EncodeCharacterBook(sourceView(book))
 }
 
 // ExportLorebookV3 writes book as a standalone CCv3 lorebook
-// {spec:"lorebook_v3", data} (formats.md 1.3).
+// {spec:"lorebook_v3", data} (docs/formats.md).
 func ExportLorebookV3(book Book) ([]byte, error) { return card.EncodeLorebookV3(sourceView(book)) }
 
-// ExportNovelAI writes book as a NovelAI .lorebook (formats.md 1.6). Lossy
+// ExportNovelAI writes book as a NovelAI .lorebook (docs/formats.md). Lossy
 // where NovelAI has no field (secondary keys, roles, chance); see
-// formats.md 2 "Lossy-on-export". NovelAI has no decorators: they are
+// docs/formats.md "Lossy-on-export". NovelAI has no decorators: they are
 // mapped to entry fields (see NativeDecorators; DecoratorNotes lists the
 // rest).
 func ExportNovelAI(book Book) ([]byte, error) {
@@ -63,10 +63,10 @@ func ExportNovelAI(book Book) ([]byte, error) {
 }
 
 // ExportRisu writes book as a RisuAI lorebook export {type: "risu"}
-// (formats.md 1.5.3); keys are joined with ", ".
+// (docs/formats.md); keys are joined with ", ".
 func ExportRisu(book Book) ([]byte, error) { return risu.Encode(sourceView(book)) }
 
-// ExportAgnai writes book as an Agnai memory book (formats.md 1.7). Agnai
+// ExportAgnai writes book as an Agnai memory book (docs/formats.md). Agnai
 // has no decorators: they are mapped as for ExportNovelAI.
 func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(withoutDecorators(sourceView(book))) }
 

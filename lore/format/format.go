@@ -1,10 +1,10 @@
 // Package format detects lorebook file formats and converts them to and
 // from the canonical entries of package lore. One sub-package per format
 // holds the codec (sillytavern, card, png, charx, novelai, risu, agnai);
-// this package detects the carrier and shape (formats.md section 0) and
+// this package detects the carrier and shape (docs/formats.md) and
 // dispatches.
 //
-// Every import returns a Report (seed 000 "imports/"): entries added,
+// Every import returns a Report (docs/contract.md#imports): entries added,
 // skipped entries with a reason, inert entries, unsupported keys, settings
 // with no destination, collapsed placements, dropped entries and warnings.
 // Imported entries carry no scope (ID 0, Lineage 0, Collection "", Server
@@ -22,7 +22,7 @@ import (
 // Kind names a detected source format; see the Kind* constants.
 type Kind = conv.Kind
 
-// The detected formats (formats.md section 0).
+// The detected formats (docs/formats.md).
 const (
 	KindSTWorldInfo   = conv.KindSTWorldInfo
 	KindChubHybrid    = conv.KindChubHybrid
@@ -97,8 +97,8 @@ type Result struct {
 var (
 	// ErrNoLorebook: the file is a character card without a book (V1 cards
 	// always; V2/V3 with no or a null character_book). Import still returns
-	// the detected Format and Container. Seed 002: "a card without a book
-	// keeps the selected lorebook unchanged", so this is not a file failure.
+	// the detected Format and Container. docs/contract.md#imports: a card without a book
+	// keeps the selected book unchanged, so this is not a file failure.
 	ErrNoLorebook = conv.ErrNoLorebook
 	// ErrUnknownFormat: no detection rule matched. The error text names
 	// what was recognised (PNG without a card chunk, JSON without entries...).

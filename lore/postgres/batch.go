@@ -17,7 +17,7 @@ const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
 
 // prepareBatch returns validated copies of entries placed in one scope: the
 // server and lineage are set; persona entries lose any collection name
-// (seed 000: "Persona writes ignore collection names"); Serverwide entries
+// (docs/contract.md#scopes: persona writes ignore collection names); Serverwide entries
 // get collection, or keep their own when collection is "" (an empty one
 // becomes lore.DefaultCollection). The whole batch is checked before
 // anything is written; the first failure is an *lore.InvalidError whose
@@ -458,7 +458,7 @@ func collectionPlan(prefix string, cols []lore.Collection, entries []lore.Entry)
 // WipeServerLore deletes the server's Serverwide lore: every collection,
 // its entries and their pending legacy channel markers, in one transaction
 // under the server lock. Persona lore is deleted too unless
-// preservePersonas (seed 000: /nuke with preserved personas keeps Persona
+// preservePersonas (docs/contract.md#scopes: a wipe with preserved personas keeps Persona
 // lore). The persona registry and the server row stay. ErrNotFound for an
 // unknown server.
 func (s *Store) WipeServerLore(ctx context.Context, server string, preservePersonas bool) error {

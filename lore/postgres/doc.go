@@ -1,6 +1,6 @@
 // Package postgres implements [lore.Store] on PostgreSQL with pgx/v5. It is
-// the only package of loregate that contains lore SQL (seed 000: "db/
-// repositories.ts is the only SQL owner"); the schema is
+// the only package of loregate that contains lore SQL (docs/contract.md#storage:
+// it is the only SQL owner); the schema is
 // migrations/000001_lore.up.sql.
 //
 // # Queries

@@ -1,6 +1,5 @@
 // Package prompt turns the entries admitted by lore/activation into prompt
-// blocks and places them in a chat prompt (seed 000 "Prompt integration",
-// seed 002 "O que chega ao prompt", DESIGN.md "Prompt assembly").
+// blocks and places them in a chat prompt (docs/contract.md#prompt).
 //
 // Always On entries become system-role blocks tagged
 // KNOWLEDGE_LOREBOOK_BEFORE / KNOWLEDGE_LOREBOOK_AFTER. They go to a
@@ -28,14 +27,14 @@ import (
 // Tag names a lore block for routing and inspection.
 type Tag string
 
-// The two block tags of seed 000.
+// The two block tags of docs/contract.md#prompt.
 const (
 	TagBefore Tag = "KNOWLEDGE_LOREBOOK_BEFORE"
 	TagAfter  Tag = "KNOWLEDGE_LOREBOOK_AFTER"
 )
 
-// Inspection labels of seed 000 ("Prompt inspection ... labels them
-// Lorebook (Before) and Lorebook (After) with the /memories hint").
+// Inspection labels (docs/contract.md#prompt: inspection labels the
+// blocks Lorebook (Before) and Lorebook (After) with the /memories hint).
 const (
 	LabelBefore = "Lorebook (Before)"
 	LabelAfter  = "Lorebook (After)"
@@ -43,8 +42,8 @@ const (
 )
 
 // TailTurns is how many of the most recent history messages stay below the
-// activated lore and the retrieved documents (seed 002: "logo acima dos
-// quatro turnos de fala mais recentes").
+// activated lore and the retrieved documents (docs/contract.md#prompt: just
+// above the four most recent turns).
 const TailTurns = 4
 
 // Block is one lore block: the entries of one group and one placement.
@@ -168,7 +167,7 @@ func Assemble(r Request) []Message {
 	}
 	// A block whose marker the preset has waits for that marker, even when
 	// the marker comes after the dialogue anchor; only blocks without a
-	// marker are flushed before the anchor (seed 000: "Missing markers flush
+	// marker are flushed before the anchor (docs/contract.md#prompt: "Missing markers flush
 	// those unclaimed blocks before the first dialogue anchor").
 	hasMarker := map[Tag]bool{}
 	for _, it := range r.Preset {

@@ -1,6 +1,6 @@
 // Package agnai reads and writes the Agnai memory book {kind:"memory", name,
 // description, entries[{name, entry, keywords[], priority, weight,
-// enabled}]} (formats.md 1.7). keywords is an array and is never re-split;
+// enabled}]} (docs/formats.md). keywords is an array and is never re-split;
 // Agnai always matches whole words case-insensitively, so imported entries
 // get WholeWords = true and CaseSensitive = false. weight is the order,
 // priority the budget priority. Other fields are kept as "agnai/<name>".

@@ -1,14 +1,14 @@
 // Package card reads and writes the character card lorebooks: the
-// character_book of Character Card V2 and V3 JSON (formats.md 1.2, 1.3),
+// character_book of Character Card V2 and V3 JSON (docs/formats.md),
 // the standalone {spec:"lorebook_v3"} book, and a bare character_book
-// object (formats.md 0 rows 5-7, 13). V1 cards have no book.
+// object (docs/formats.md). V1 cards have no book.
 //
 // Canonical fields come from the V2 names and from the SillyTavern keys ST
-// writes into entries[].extensions (formats.md 1.4), in both spellings.
+// writes into entries[].extensions (docs/formats.md), in both spellings.
 // Every other entry field is kept in Entry.Extensions: top-level fields as
 // "card/<name>", extension keys verbatim as "card/extensions/<name>", so
 // that Encode writes the book back. use_regex is kept but not trusted
-// (formats.md 1.4: regex-ness comes from the /pattern/flags shape).
+// (docs/formats.md: regex-ness comes from the /pattern/flags shape).
 package card
 
 import (
@@ -127,7 +127,7 @@ func jsonType(raw json.RawMessage) string {
 }
 
 // DecodeBook reads a character_book object (V2 or V3; entries an array, or
-// an object keyed by id as ST and Chub sometimes write; formats.md 4.3).
+// an object keyed by id as ST and Chub sometimes write; docs/formats.md).
 func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.Options) (conv.Book, conv.Report, error) {
 	o, err := conv.ParseObject(conv.StripBOM(raw))
 	if err != nil {
@@ -220,8 +220,8 @@ var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "ca
 	"group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion",
 	"sticky", "cooldown", "delay"}
 
-// DecodeEntry converts one card book entry. Mapping (formats.md 1.2-1.4,
-// sillytavern.md 3.1): title = comment, else name; secondary keys only
+// DecodeEntry converts one card book entry. Mapping (docs/formats.md):
+// title = comment, else name; secondary keys only
 // when selective; enabled missing = enabled (+ warning via STCtx);
 // insertion_order missing = 100; priority missing = 100; placement from
 // extensions.position (2-7 collapse to before) else the position string

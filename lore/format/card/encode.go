@@ -14,21 +14,21 @@ import (
 // EncodeCharacterBook writes book as a V2 character_book object: the V2
 // entry fields, and the SillyTavern entry fields in extensions in the
 // spelling ST writes (snake_case except selectiveLogic and useProbability;
-// sillytavern.md 3.2). Kept "card/" fields come back verbatim.
+// docs/formats.md). Kept "card/" fields come back verbatim.
 func EncodeCharacterBook(book conv.Book) ([]byte, error) {
 	o := bookObject(book, false, true)
 	return indent(o)
 }
 
 // EncodeCharacterBookV3 writes book as the character_book of a V3 card:
-// EncodeCharacterBook's object with each entry's use_regex (formats.md 1.3).
+// EncodeCharacterBook's object with each entry's use_regex (docs/formats.md).
 func EncodeCharacterBookV3(book conv.Book) ([]byte, error) {
 	return indent(bookObject(book, true, true))
 }
 
 // EncodeLorebookV3 writes book as a standalone CCv3 lorebook,
-// {spec:"lorebook_v3", data: book}, each entry with use_regex (formats.md
-// 1.3). use_regex is the source value when kept, else true only when every
+// {spec:"lorebook_v3", data: book}, each entry with use_regex (docs/formats.md).
+// use_regex is the source value when kept, else true only when every
 // key has the /pattern/flags shape.
 func EncodeLorebookV3(book conv.Book) ([]byte, error) {
 	o := conv.NewObject()
@@ -336,7 +336,7 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 	}
 	// A card-sourced entry gets only the fields its source had, plus those
 	// whose canonical value changed from the value of an absent field; other
-	// entries get every field ST writes (sillytavern.md 3.2).
+	// entries get every field ST writes (docs/formats.md).
 	_, fromCard := ext[conv.PrefixCard+"_fields"]
 	// World info fields a card has no field for travel in KeyWorldInfo.
 	fromST := false

@@ -1,6 +1,6 @@
 // Package charx reads card.json out of a CHARX archive (a zip; also with a
-// JPEG in front, RisuAI's "charxJpeg") and writes a minimal CHARX (formats.md
-// 4.2, sillytavern.md 4.3). It uses the central directory (archive/zip),
+// JPEG in front, RisuAI's "charxJpeg") and writes a minimal CHARX (docs/formats.md).
+// It uses the central directory (archive/zip),
 // refuses unsafe member names (absolute, "..", backslashes, drive letters,
 // NUL), symlinks, encrypted members and duplicate names, caps the member
 // count, the declared total uncompressed size, the compression ratio and

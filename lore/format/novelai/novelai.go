@@ -1,9 +1,9 @@
 // Package novelai reads and writes NovelAI lorebooks: the .lorebook file
 // ({lorebookVersion, entries, settings, categories}) and the lorebook inside
-// a .scenario (field lorebook) or .story (content.lorebook) (formats.md 1.6
-// and 0 row 8). Keys keep their spaces: a leading space is meaningful.
+// a .scenario (field lorebook) or .story (content.lorebook) (docs/formats.md).
+// Keys keep their spaces: a leading space is meaningful.
 // Mapping: text = content, displayName = title, forceActivation = constant,
-// contextConfig.budgetPriority = priority and order (formats.md 6.6),
+// contextConfig.budgetPriority = priority and order (docs/formats.md),
 // enabled missing = enabled with a warning. searchRange counts characters,
 // not messages, so it is kept and reported, never converted.
 package novelai
@@ -98,7 +98,7 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	}
 	e.Constant, _ = conv.Bool(get("forceActivation"))
 	e.Placement = lore.After
-	// NovelAI's default budgetPriority is 400 (formats.md 1.6).
+	// NovelAI's default budgetPriority is 400 (docs/formats.md).
 	e.Priority, e.Order = 400, 400
 	if cc, err := conv.ParseObject(get("contextConfig")); err == nil {
 		if n, ok := conv.Int(func() json.RawMessage { v, _ := cc.Get("budgetPriority"); return v }()); ok {

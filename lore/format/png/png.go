@@ -1,5 +1,5 @@
 // Package png reads and writes the text chunks that carry character cards
-// in PNG files (formats.md 4.1, sillytavern.md 4.1). It walks every chunk
+// in PNG files (docs/formats.md). It walks every chunk
 // up to IEND without decoding pixels (text chunks after IDAT are normal,
 // cases BUG-29), verifies every length and CRC, compares keywords
 // case-insensitively, prefers ccv3 over chara and falls back to chara when
@@ -259,7 +259,7 @@ type Chunk struct {
 }
 
 // TextChunk returns a tEXt chunk with keyword and the base64 of value, the
-// way ST and RisuAI write cards (formats.md 4.1: always write tEXt,
+// way ST and RisuAI write cards (docs/formats.md: always write tEXt,
 // lowercase keyword).
 func TextChunk(keyword string, value []byte) Chunk {
 	d := append([]byte(keyword), 0)
@@ -290,7 +290,7 @@ func Build(chunks ...Chunk) []byte {
 
 // Embed returns data (a valid PNG) with every existing ccv3/chara chunk
 // removed and tEXt chunks for the given card JSON inserted before IEND
-// (formats.md 4.1 "Writing"). chara is written only when chara != nil.
+// (docs/formats.md "Writing"). chara is written only when chara != nil.
 func Embed(data []byte, ccv3, chara []byte) ([]byte, error) {
 	if !bytes.HasPrefix(data, []byte(Signature)) {
 		return nil, errors.New("png: bad signature")

@@ -1,5 +1,5 @@
 // Package risu reads and writes the RisuAI lorebook export {type:"risu",
-// ver:1, data: loreBook[]} (formats.md 1.5.1, 1.5.3). Keys are one string
+// ver:1, data: loreBook[]} (docs/formats.md). Keys are one string
 // split on , ， 、 ; ； and newlines and trimmed (cases BUG-10); mode
 // "folder" rows are kept on their entries (conv.KeyFolderRow); alwaysActive is constant;
 // insertorder is the order; RisuAI has no enabled flag, so entries are
@@ -83,8 +83,8 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 		e.SecondaryKeys, p2 = conv.CleanKeys(conv.SplitKeyString(sk))
 	}
 	c.Probs = append(p1, p2...)
-	// RisuAI writes decorators inline at the top of the content (formats.md
-	// 2, 3); they stay there and act at run time.
+	// RisuAI writes decorators inline at the top of the content (docs/formats.md);
+	// they stay there and act at run time.
 	e.Content, _ = conv.String(get("content"))
 	t, _ := conv.String(get("comment"))
 	e.Title, _ = conv.Title(t)
@@ -101,7 +101,7 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 }
 
 // Encode writes book as a RisuAI export. Keys are joined with ", " (a key
-// containing a separator is lost, as in RisuAI itself; formats.md 2).
+// containing a separator is lost, as in RisuAI itself; docs/formats.md).
 func Encode(book conv.Book) ([]byte, error) {
 	o := conv.NewObject()
 	o.SetValue("type", "risu")

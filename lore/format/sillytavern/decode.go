@@ -1,10 +1,10 @@
 // Package sillytavern reads and writes SillyTavern world info files
 // (worlds/<name>.json: {"entries": {"<uid>": entry}} or an entries array)
 // and reads the Chub/Venus hybrid lorebook that carries both the card and
-// the world info spellings (formats.md 1.4, sillytavern.md 1).
+// the world info spellings (docs/formats.md).
 //
-// Canonical fields are read from their world info spelling (sillytavern.md
-// 1.2); every other entry field is kept verbatim in Entry.Extensions under
+// Canonical fields are read from their world info spelling (docs/formats.md);
+// every other entry field is kept verbatim in Entry.Extensions under
 // "st/<field>", and the source value of a canonical field is kept there too
 // when the canonical value is a lossy reading of it (for example position 4
 // collapsed to "before"), so Encode gives back the source file.
@@ -22,7 +22,7 @@ import (
 
 // Looks reports whether o has the world info shape: an entries object whose
 // members are objects with key or uid, or an entries array of such objects
-// (formats.md 0 row 12).
+// (docs/formats.md).
 func Looks(o *conv.Object) bool {
 	raw, ok := o.Get("entries")
 	if !ok {
@@ -38,7 +38,7 @@ func Looks(o *conv.Object) bool {
 
 // IsHybrid reports whether o is the Chub/Venus hybrid: book fields of a
 // card book (is_creation, scan_depth, token_budget) and entries carrying
-// both keys and key (formats.md 0 row 12).
+// both keys and key (docs/formats.md).
 func IsHybrid(o *conv.Object) bool {
 	if !(o.Has("is_creation") || o.Has("scan_depth") || o.Has("token_budget")) {
 		return false
@@ -77,7 +77,7 @@ func firstEntry(raw json.RawMessage) (*conv.Object, bool) {
 }
 
 // hybridNames maps the card spellings of a hybrid entry to the world info
-// fields they replace. The card spelling wins (formats.md 1.4).
+// fields they replace. The card spelling wins (docs/formats.md).
 var hybridNames = [...][2]string{
 	{"keys", "key"},
 	{"secondary_keys", "keysecondary"},

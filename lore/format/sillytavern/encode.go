@@ -12,7 +12,7 @@ import (
 )
 
 // stDefaults are the values ST's newWorldInfoEntryDefinition gives fields
-// that have no canonical home (sillytavern.md 1.2); Encode writes them for
+// that have no canonical home (docs/formats.md); Encode writes them for
 // entries whose source did not carry the field.
 var stDefaults = [...]conv.Field{
 	{Name: "vectorized", Value: json.RawMessage(`false`)},
@@ -23,7 +23,7 @@ var stDefaults = [...]conv.Field{
 }
 
 // Defaults returns the world info fields ST fills in when a file lacks them
-// with their default values (sillytavern.md 1.2), the canonical ones
+// with their default values (docs/formats.md), the canonical ones
 // included. Tests compare exports with sources ignoring these.
 func Defaults() map[string]json.RawMessage {
 	m := map[string]json.RawMessage{
@@ -45,13 +45,12 @@ func Defaults() map[string]json.RawMessage {
 }
 
 // Encode writes book as a SillyTavern world info file: {"entries": {"<uid>":
-// entry}} with every canonical field in its ST spelling (sillytavern.md
-// 1.2), every kept "st/" extension verbatim, card-sourced ST extension keys
+// entry}} with every canonical field in its ST spelling (docs/formats.md),
+// every kept "st/" extension verbatim, card-sourced ST extension keys
 // renamed to their world info spelling, and the kept "st/" book fields.
 // Source uids are reused when unique non-negative integers; other entries
-// get the smallest free uid (sillytavern.md 1.1). Channel scope and
-// collection state have no field in the format (seed 000 "Import and
-// export").
+// get the smallest free uid (docs/formats.md). Channel scope and
+// collection state have no field in the format (docs/contract.md#exports).
 func Encode(book conv.Book) ([]byte, error) {
 	top := conv.NewObject()
 	entries := conv.NewObject()
@@ -205,7 +204,7 @@ func EncodeEntry(e *lore.Entry, uid, index int) *conv.Object {
 // stView returns the world info fields kept in ext: "st/<name>" as is, and
 // card-sourced extension keys ("card/extensions/<snake>") under their world
 // info name when the "st/" one is absent. Unknown card extension keys go
-// into an "extensions" object, as newer ST keeps them (sillytavern.md 3.1).
+// into an "extensions" object, as newer ST keeps them (docs/formats.md).
 func stView(ext map[string]json.RawMessage) map[string]json.RawMessage {
 	out := map[string]json.RawMessage{}
 	var unknown *conv.Object

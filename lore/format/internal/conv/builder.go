@@ -40,7 +40,7 @@ func (b *Builder) Options() Options { return b.opts }
 
 // MissingEnabled records an entry whose source had no enabled flag; Finish
 // turns the count into one warning (issue 5: missing enabled imports as
-// enabled, with a warning; formats.md 6.1).
+// enabled, with a warning; docs/formats.md).
 func (b *Builder) MissingEnabled() { b.missingEnabled++ }
 
 // Add checks e and appends it, or records it as skipped. index is the

@@ -15,28 +15,28 @@ import (
 	"loregate/lore"
 )
 
-// Kind names a detected source format (formats.md section 0).
+// Kind names a detected source format (docs/formats.md).
 type Kind string
 
 // The formats Import recognises. The string values are stable: they appear in
 // reports and the GraphQL API.
 const (
-	KindSTWorldInfo   Kind = "st-worldinfo"   // SillyTavern world info file (formats.md 1.4)
-	KindChubHybrid    Kind = "chub-hybrid"    // Chub/Venus hybrid lorebook (formats.md 1.4)
-	KindV1Card        Kind = "v1-card"        // Character Card V1: never has a book (formats.md 1.1)
-	KindV2Card        Kind = "v2-card"        // chara_card_v2 (formats.md 1.2)
-	KindV3Card        Kind = "v3-card"        // chara_card_v3 (formats.md 1.3)
-	KindLorebookV3    Kind = "lorebook-v3"    // standalone {spec:"lorebook_v3"} (formats.md 1.3)
-	KindCharacterBook Kind = "character-book" // bare V2/V3 character_book object (formats.md 0 row 13)
-	KindNovelAI       Kind = "novelai"        // .lorebook, or the book in .scenario/.story (formats.md 1.6)
-	KindRisu          Kind = "risu"           // {type:"risu"} export (formats.md 1.5.3)
-	KindAgnai         Kind = "agnai"          // {kind:"memory"} book (formats.md 1.7)
+	KindSTWorldInfo   Kind = "st-worldinfo"   // SillyTavern world info file (docs/formats.md)
+	KindChubHybrid    Kind = "chub-hybrid"    // Chub/Venus hybrid lorebook (docs/formats.md)
+	KindV1Card        Kind = "v1-card"        // Character Card V1: never has a book (docs/formats.md)
+	KindV2Card        Kind = "v2-card"        // chara_card_v2 (docs/formats.md)
+	KindV3Card        Kind = "v3-card"        // chara_card_v3 (docs/formats.md)
+	KindLorebookV3    Kind = "lorebook-v3"    // standalone {spec:"lorebook_v3"} (docs/formats.md)
+	KindCharacterBook Kind = "character-book" // bare V2/V3 character_book object (docs/formats.md)
+	KindNovelAI       Kind = "novelai"        // .lorebook, or the book in .scenario/.story (docs/formats.md)
+	KindRisu          Kind = "risu"           // {type:"risu"} export (docs/formats.md)
+	KindAgnai         Kind = "agnai"          // {kind:"memory"} book (docs/formats.md)
 )
 
 // Container names the carrier the JSON came in.
 type Container string
 
-// The carriers of formats.md section 0 rows 1-3.
+// The carriers (JSON, PNG, CHARX; docs/formats.md).
 const (
 	ContainerJSON  Container = "json"
 	ContainerPNG   Container = "png"
@@ -47,7 +47,7 @@ const (
 // Collection "" and Server "", and the caller assigns scope before storing.
 type Book struct {
 	// Name is the book name from the file, else the file name without its
-	// extension (seed 002 "Importando": name in the file, then file name).
+	// extension (docs/contract.md#imports: name in the file, then file name).
 	Name string `json:"name"`
 	// Description is the book description when the format has one.
 	Description string `json:"description,omitempty"`
@@ -105,7 +105,7 @@ type Inert struct {
 }
 
 // UnsupportedKey is a key the engine cannot use: blank, over a limit, or a
-// /regex/ that RE2 cannot compile (DESIGN.md "Activation contract").
+// /regex/ that RE2 cannot compile (docs/contract.md#matching).
 type UnsupportedKey struct {
 	Index int    `json:"index"`
 	Title string `json:"title"`
@@ -126,7 +126,7 @@ type Split struct {
 	Parts int `json:"parts"`
 }
 
-// Report is the conversion report of seed 000 "imports/": entries added,
+// Report is the conversion report of docs/contract.md#imports: entries added,
 // skipped with reasons, inert entries, unsupported keys, settings with no
 // destination (counted per name), collapsed placements, dropped entries and
 // warnings. It never contains file content beyond short snippets.
@@ -287,7 +287,7 @@ func SortedKeys[V any](m map[string]V) []string {
 }
 
 // BaseName returns a file name without directory and extension, the
-// default book name (seed 002 "Importando": the name in the file, else the
+// default book name (docs/contract.md#imports: the name in the file, else the
 // file name).
 func BaseName(fileName string) string {
 	fileName = strings.ReplaceAll(fileName, "\\", "/")

@@ -206,7 +206,7 @@ func Strings(raw json.RawMessage) ([]string, bool) {
 
 // OrderedMembers returns the members of a JSON object in JavaScript's
 // Object.keys order: array-index keys ascending, then the rest in source
-// order (sillytavern.md 1.1: ST iterates world info entries that way).
+// order (docs/formats.md: ST iterates world info entries that way).
 func OrderedMembers(o *Object) []Field {
 	type idx struct {
 		n uint64
@@ -240,7 +240,7 @@ func arrayIndex(s string) (uint64, bool) {
 	return n, true
 }
 
-// StripBOM removes a leading UTF-8 byte order mark (formats.md 0 row 5).
+// StripBOM removes a leading UTF-8 byte order mark (docs/formats.md).
 func StripBOM(b []byte) []byte {
 	return bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))
 }

@@ -36,14 +36,14 @@ type Options struct {
 	// 2,000,000 bytes; docs/api.md "Limits").
 	MaxJSONBytes int64
 	// MaxPNGBytes bounds a PNG card file. Default 16 MiB, which admits the
-	// corpus's 4.08 MB PNG with room to spare (formats.md 4.1 gives no limit).
+	// corpus's 4.08 MB PNG with room to spare (docs/formats.md gives no limit).
 	MaxPNGBytes int64
 	// MaxCardBytes bounds the card JSON taken out of a PNG text chunk (after
 	// base64 and inflation) or a CHARX card.json. Default 8 MiB (Risu caps a
-	// card chunk at 5 MiB; formats.md 4.1, 4.3).
+	// card chunk at 5 MiB; docs/formats.md).
 	MaxCardBytes int64
 	// MaxCHARXBytes bounds a CHARX archive file. Default 64 MiB (Risu skips
-	// members over 50 MiB; formats.md 4.2).
+	// members over 50 MiB; docs/formats.md).
 	MaxCHARXBytes int64
 	// MaxCHARXEntries bounds the number of members of a CHARX archive
 	// (count). Default 4096.

@@ -34,10 +34,10 @@ type NativeSettings struct {
 // The native book settings of the formats that have them.
 var (
 	// CardSettings: character_book scan_depth, token_budget,
-	// recursive_scanning (formats.md 1.2; also the Chub hybrid).
+	// recursive_scanning (docs/formats.md; also the Chub hybrid).
 	CardSettings = NativeSettings{"scan_depth", "token_budget", "recursive_scanning"}
 	// AgnaiSettings: the memory book's scanDepth, tokenBudget,
-	// recursiveScanning (formats.md 1.7).
+	// recursiveScanning (docs/formats.md).
 	AgnaiSettings = NativeSettings{"scanDepth", "tokenBudget", "recursiveScanning"}
 )
 

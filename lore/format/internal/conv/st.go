@@ -25,7 +25,7 @@ const (
 )
 
 // stCardNames maps SillyTavern world info field names to the key ST writes
-// in a card entry's extensions (sillytavern.md 3.1 and 3.2). Note the two
+// in a card entry's extensions (docs/formats.md). Note the two
 // camelCase ones, selectiveLogic and useProbability.
 var stCardNames = [...][2]string{
 	{"position", "position"},

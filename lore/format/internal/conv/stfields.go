@@ -29,7 +29,7 @@ type STCtx struct {
 }
 
 // STField decodes and encodes one canonical field in its SillyTavern world
-// info spelling (sillytavern.md 1.2, formats.md 1.4 and section 2).
+// info spelling (docs/formats.md).
 type STField struct {
 	// Name is the world info field name.
 	Name string
@@ -50,7 +50,7 @@ var STFields = [...]STField{
 	{"keysecondary", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		decKeys(func(e *lore.Entry) *[]string { return &e.SecondaryKeys })(e, raw, c)
 		if c.Selective != nil && !*c.Selective {
-			// ST ignores secondary keys of non-selective entries (sillytavern.md 1.2).
+			// ST ignores secondary keys of non-selective entries (docs/formats.md).
 			e.SecondaryKeys = nil
 		}
 	},
@@ -111,8 +111,8 @@ var STFields = [...]STField{
 	{"ignoreBudget", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.IgnoreBudget, _ = Bool(raw) },
 		func(e *lore.Entry) any { return e.IgnoreBudget },
 		func(a, b *lore.Entry) bool { return a.IgnoreBudget == b.IgnoreBudget }},
-	// Inclusion groups, recursion flags and timed effects (sillytavern.md
-	// 1.2; docs/formats.md "Entry fields").
+	// Inclusion groups, recursion flags and timed effects (docs/formats.md
+	// "Entry fields").
 	{"group", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		e.Group, _ = String(raw)
 		if lore.UTF16Len(e.Group) > lore.MaxGroupLen {
@@ -164,7 +164,7 @@ var STFields = [...]STField{
 }
 
 // DecSTDelayUntilRecursion reads delayUntilRecursion: false or absent = 0,
-// true = level 1, a number = that recursion level (sillytavern.md 2.6),
+// true = level 1, a number = that recursion level (docs/formats.md),
 // clamped to 0..lore.MaxDelayUntilRecursion with a warning.
 func DecSTDelayUntilRecursion(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	e.DelayUntilRecursion = 0
@@ -242,8 +242,8 @@ func decKeys(field func(*lore.Entry) *[]string) func(*lore.Entry, json.RawMessag
 				keys = SplitKeyString(s)
 			}
 		}
-		// SillyTavern trims keys before matching (sillytavern.md 2.2 and 5
-		// point 3), so surrounding spaces carry no meaning in world info or
+		// SillyTavern trims keys before matching (docs/formats.md),
+		// so surrounding spaces carry no meaning in world info or
 		// card books: the canonical keys are trimmed, and the raw array is
 		// kept as a shadow for the same-format export.
 		for i := range keys {
@@ -306,7 +306,7 @@ func normLogic(l lore.SelectiveLogic) lore.SelectiveLogic {
 }
 
 // DecSTPosition reads a world info position: 0 before, 1 after, 2-7 collapse
-// to before (issue 5; seed 002: "positions 2 to 7 go before the persona"),
+// to before (issue 5; docs/formats.md: positions 2 to 7 go before the persona),
 // absent = 0 (ST default). Other values become after with a warning.
 func DecSTPosition(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	e.Placement = lore.Before
@@ -327,7 +327,7 @@ func DecSTPosition(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 }
 
 // DecSTProbability reads probability: absent or null = 100, explicit 0
-// stays 0 (DESIGN.md "Canonical entry"), clamped to 0-100; when
+// stays 0 (docs/formats.md), clamped to 0-100; when
 // useProbability is false ST never rolls, so the chance is 100.
 func DecSTProbability(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	e.Probability = 100
@@ -355,7 +355,7 @@ func DecSTScanDepth(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 }
 
 // DecSTRole reads role 0 system, 1 user, 2 assistant; null or other values
-// are system (sillytavern.md 1.2).
+// are system (docs/formats.md).
 func DecSTRole(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	e.Role = lore.RoleSystem
 	switch n, _ := Int(raw); n {
