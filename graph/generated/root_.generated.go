@@ -2886,7 +2886,7 @@ type Activation {
   passes: Int!
   """
   True when the lore store could not be read: the turn goes on with no lore
-  (seed 000: runtime read failures return an empty list) and the failure is
+  (docs/contract.md#results: runtime read failures return an empty list) and the failure is
   logged. Callers may show or retry it.
   """
   storeUnavailable: Boolean!
@@ -3509,7 +3509,7 @@ type BackupPreviewPayload {
   error: MutationError
 }
 `, BuiltIn: false},
-	{Name: "../persona.graphqls", Input: `# Character cards imported as personas (seed 000 "Import and export").
+	{Name: "../persona.graphqls", Input: `# Character cards imported as personas (docs/contract.md#imports).
 
 extend type Mutation {
   "Imports a character card (JSON, PNG or CHARX) as a new persona (an alter: the next free persona id and a new lineage whose book is the card's book) or, with personaId, into an existing persona, whose lineage's book the card's book replaces. Persona and lore commit in one transaction: when the lore write fails, no persona is created and nothing else changes. Managers only."
