@@ -1,5 +1,6 @@
 // Package doccheck holds a test that keeps the repository self-contained in
-// its citations: every `docs/NAME.md#anchor` cited by a Go comment or a doc
-// must resolve to a file and an anchor of this repository, and no comment or
-// doc may cite a document outside it.
+// its citations: every citation of a docs page with an anchor (such as
+// docs/contract.md#budget) in a Go comment or a doc must resolve to a file
+// and an anchor of this repository, and no comment or doc may cite a
+// document outside it.
 package doccheck
