@@ -671,3 +671,23 @@ func TestConcurrentTurns(t *testing.T) {
 type wordTokens struct{}
 
 func (wordTokens) CountTokens(s string) int { return len(strings.Fields(s)) }
+
+func TestNoKeyDetailCountsMessages(t *testing.T) {
+	tests := []struct {
+		depth int
+		want  string
+	}{
+		{0, "no key in the last 0 messages"},
+		{1, "no key in the last 1 message"},
+		{2, "no key in the last 2 messages"},
+		{150, "no key in the last 150 messages"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, noKeyDetail(tt.depth, false))
+	}
+	e := ent(1, []string{"absent"}, "x")
+	one := 1
+	e.ScanDepth = &one
+	res := run(t, baseInput([]lore.Entry{e}, "the glade"), Options{})
+	require.Equal(t, "no key in the last 1 message", res.Trace[0].Detail)
+}
