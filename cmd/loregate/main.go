@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -109,6 +110,16 @@ type exitError struct {
 }
 
 func (e *exitError) Error() string { return e.msg }
+
+// flagError is the result of a flag set's parse error: --help (flag.ErrHelp,
+// the flag set has printed its usage) exits 0, any other error is a usage
+// error (exit 2).
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return &exitError{code: 0}
+	}
+	return usageError("%v", err)
+}
 
 func usageError(format string, args ...any) error {
 	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}

@@ -80,6 +80,19 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestHelpExitsZero: every command's --help prints its flags and exits 0
+// (a request for help is not a usage error).
+func TestHelpExitsZero(t *testing.T) {
+	for _, cmd := range []string{"serve", "worker", "migrate", "migrate-memories", "with-postgres", "token", "activate", "convert"} {
+		t.Run(cmd, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), []string{cmd, "--help"}, strings.NewReader(""), &out, &errb)
+			require.Equal(t, 0, code, "stderr: %s", errb.String())
+			require.Contains(t, out.String()+errb.String(), "-", "the flags are printed")
+		})
+	}
+}
+
 func TestCacheBudgets(t *testing.T) {
 	tests := []struct {
 		value string

@@ -50,7 +50,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 	asJob := fs.Bool("job", false, "run as a background job and follow its progress")
 	actor := fs.String("actor", "cli", "who runs the migration (recorded in the history)")
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return usageError("migrate-memories takes no arguments, got %q\n%s", fs.Arg(0), memoriesUsage)

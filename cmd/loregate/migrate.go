@@ -45,13 +45,13 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cfg := loadConfig(fs)
 	yes := fs.Bool("yes", false, "with down: execute instead of previewing")
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	// Flags may come before, between or after the action and its number
 	// ("down 1 --yes" and "--yes down 1" alike).
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err

@@ -33,7 +33,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg := loadConfig(fs)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTP listen address (env LOREGATE_ADDR)")
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err

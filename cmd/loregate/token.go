@@ -42,7 +42,7 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	guilds := guildFlags{}
 	fs.Var(guilds, "guild", "GUILD_ID[:manage] the member belongs to (repeatable); :manage grants Manage Server")
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	if *user == "" {
 		return usageError("token needs --user")

@@ -21,7 +21,7 @@ func runWithPostgres(ctx context.Context, args []string, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "cluster directory to use and keep (default: a temporary one, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {

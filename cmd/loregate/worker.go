@@ -18,7 +18,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	cfg := loadConfig(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError("%v", err)
+		return flagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
