@@ -3,8 +3,7 @@ package discord
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"loregate/lore/sharedtest"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,13 +39,7 @@ func (h *harness) importCommand(perms int64, fileName string, data []byte, opts 
 
 func corpusFile(t *testing.T, rel string) []byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("corpus file %s absent", p)
-	}
-	require.NoError(t, err)
-	return b
+	return sharedtest.Read(t, "corpus", rel)
 }
 
 // TestAttachmentImportThroughJob imports an attachment from the slash

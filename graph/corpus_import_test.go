@@ -3,6 +3,7 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
+	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,11 +20,9 @@ import (
 // whole); the others are refused whole with a message naming the limit and
 // the setting that raises it, and import in full once an operator raises it.
 func TestCorpusImportAtDeploymentLimits(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "shared", "corpus", "*", "*"))
+	files, err := filepath.Glob(filepath.Join(sharedtest.Path(t, "corpus"), "*", "*"))
 	require.NoError(t, err)
-	if len(files) == 0 {
-		t.Skip("corpus folder ../shared/corpus is absent: skipping")
-	}
+	require.NotEmpty(t, files, "the corpus holds files")
 	// Over the defaults: which limit, and the setting named in the refusal.
 	overLimits := map[string]string{
 		"bronya-rand__GI-Core.json":                             lore.EnvMaxScopeEntries, // 256 entries

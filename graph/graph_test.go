@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"loregate/lore/sharedtest"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -151,11 +150,5 @@ func (a *api) must(bearer, query string, vars map[string]any, field string, out 
 
 func corpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("corpus file %s absent: skipping", p)
-	}
-	require.NoError(t, err)
-	return b
+	return sharedtest.Read(t, "corpus", rel)
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"loregate/lore/sharedtest"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -143,11 +143,5 @@ const waitLimit = 90 * time.Second
 
 func mustRead(tb testing.TB, rel string) []byte {
 	tb.Helper()
-	p := filepath.Join("..", "..", "shared", "corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		tb.Skipf("corpus file %s absent: skipping", p)
-	}
-	require.NoError(tb, err)
-	return b
+	return sharedtest.Read(tb, "corpus", rel)
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"loregate/lore/sharedtest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -24,13 +24,7 @@ import (
 
 func corpus(t *testing.T, rel string) []byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "shared", "corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("corpus file %s absent: skipping", p)
-	}
-	require.NoError(t, err)
-	return b
+	return sharedtest.Read(t, "corpus", rel)
 }
 
 // TestWorkerKilledMidImport: a worker process that dies inside the import

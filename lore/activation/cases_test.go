@@ -4,9 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"loregate/lore/sharedtest"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,9 +18,6 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/format"
 )
-
-// sharedDir is ../shared relative to the repository root.
-var sharedDir = filepath.Join("..", "..", "..", "shared")
 
 type behaviourCase struct {
 	ID       string          `json:"id"`
@@ -58,12 +54,7 @@ type wordCount struct{}
 func (wordCount) CountTokens(s string) int { return len(strings.Fields(s)) }
 
 func loadCases(t *testing.T) []behaviourCase {
-	path := filepath.Join(sharedDir, "cases", "activation-cases.json")
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		t.Skipf("behaviour cases not found at %s (the shared checkout is absent)", path)
-	}
-	require.NoError(t, err)
+	data := sharedtest.Read(t, "cases", "activation-cases.json")
 	var cases []behaviourCase
 	require.NoError(t, json.Unmarshal(data, &cases))
 	require.NotEmpty(t, cases)

@@ -3,7 +3,7 @@ package format_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
+	"loregate/lore/sharedtest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,11 +26,7 @@ type activationCase struct {
 
 func loadCases(t *testing.T) map[string]activationCase {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "cases", "activation-cases.json")
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Skipf("cases file %s is absent: %v", p, err)
-	}
+	data := sharedtest.Read(t, "cases", "activation-cases.json")
 	var list []activationCase
 	require.NoError(t, json.Unmarshal(data, &list))
 	out := map[string]activationCase{}

@@ -1,6 +1,7 @@
 package format_test
 
 import (
+	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,10 +15,7 @@ import (
 // corpusDir is ../shared/corpus relative to the repository root.
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("corpus folder %s is absent; skipping corpus tests", dir)
-	}
+	dir := sharedtest.Path(t, "corpus")
 	return dir
 }
 

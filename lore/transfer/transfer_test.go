@@ -4,8 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"loregate/lore/sharedtest"
 	"math/big"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -23,13 +23,7 @@ import (
 // corpus reads a file of ../shared/corpus (relative to the repository).
 func corpus(t testing.TB, rel string) []byte {
 	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "corpus", rel)
-	b, err := os.ReadFile(p)
-	if os.IsNotExist(err) {
-		t.Skipf("corpus file %s absent: skipping", p)
-	}
-	require.NoError(t, err)
-	return b
+	return sharedtest.Read(t, "corpus", rel)
 }
 
 const (

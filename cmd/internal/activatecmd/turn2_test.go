@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,10 +16,6 @@ import (
 
 	"loregate/cmd/internal/activatecmd"
 )
-
-// turn2Dir is the second set of behaviour cases (cases/turn2 of the shared
-// checkout: one folder per case with book.json, chat files and expect.txt).
-var turn2Dir = filepath.Join("..", "..", "..", "..", "shared", "cases", "turn2")
 
 // knownImporterFaults are turn2 runs that still fail because of an
 // importer fault outside the engine and this command, with the fault. The
@@ -32,11 +29,9 @@ var knownImporterFaults = map[string]string{}
 // then the admitted titles (as a set, or in order with "ordered"),
 // "lacks=<text>" and "content:<title>=<text>" checks.
 func TestTurn2Cases(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join(turn2Dir, "BUG-*"))
+	dirs, err := filepath.Glob(filepath.Join(sharedtest.Path(t, "cases", "turn2"), "BUG-*"))
 	require.NoError(t, err)
-	if len(dirs) == 0 {
-		t.Skipf("cases not found at %s (the shared checkout is absent)", turn2Dir)
-	}
+	require.NotEmpty(t, dirs, "cases/turn2 holds cases")
 	runs := 0
 	for _, dir := range dirs {
 		expect, err := os.ReadFile(filepath.Join(dir, "expect.txt"))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,12 +87,10 @@ func TestRunOutputFileAndStdin(t *testing.T) {
 // and reported), the 3.5 MB world info and the long entries included.
 // (lore/format's TestCorpusSameFormatExport compares the outputs.)
 func TestConvertWholeCorpus(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "..", "shared", "corpus")
+	root := sharedtest.Path(t, "corpus")
 	files, err := filepath.Glob(filepath.Join(root, "*", "*"))
 	require.NoError(t, err)
-	if len(files) == 0 {
-		t.Skipf("corpus folder %s is absent: skipping", root)
-	}
+	require.NotEmpty(t, files, "the corpus holds files")
 	n := 0
 	for _, path := range files {
 		if filepath.Base(path) == "README.md" || strings.Contains(path, "nobook") {

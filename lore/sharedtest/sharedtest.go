@@ -1,0 +1,71 @@
+// Package sharedtest locates the shared test material that CI lays beside
+// the repository: the corpus of real lorebook files (shared/corpus) and the
+// behaviour cases from public bug reports (shared/cases). Tests read them
+// only through this package, so a missing checkout is handled one way:
+// under CI (the CI environment variable is set) the test fails, because the
+// material must be there; elsewhere it is skipped with a message that says
+// what is missing.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Root returns the shared folder: "shared" beside the directory holding
+// go.mod, found by walking up from the working directory. It fails or skips
+// tb (see the package doc) when that folder does not exist.
+func Root(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatalf("sharedtest: working directory: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatalf("sharedtest: no go.mod above the working directory")
+		}
+		dir = parent
+	}
+	root := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(root); err != nil {
+		missing(tb, root, err)
+	}
+	return root
+}
+
+// Path returns the path of elems under the shared folder (for example
+// Path(tb, "corpus", "st-worldinfo")), failing or skipping tb when it does
+// not exist.
+func Path(tb testing.TB, elems ...string) string {
+	tb.Helper()
+	p := filepath.Join(append([]string{Root(tb)}, elems...)...)
+	if _, err := os.Stat(p); err != nil {
+		missing(tb, p, err)
+	}
+	return p
+}
+
+// Read returns the contents of the file elems under the shared folder, with
+// Path's rule for a missing file; any other read error fails tb.
+func Read(tb testing.TB, elems ...string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(Path(tb, elems...))
+	if err != nil {
+		tb.Fatalf("sharedtest: %v", err)
+	}
+	return b
+}
+
+func missing(tb testing.TB, p string, err error) {
+	tb.Helper()
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("sharedtest: %s is missing under CI: %v", p, err)
+	}
+	tb.Skipf("sharedtest: %s is absent (the shared checkout is not beside the repository): skipping", p)
+}
