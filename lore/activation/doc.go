@@ -73,6 +73,7 @@
 // caller's; [Admitted.State] says what an admitted entry opens.
 // docs/authoring.md explains all of it for book authors.
 //
-// Regex evaluation happens in one place (turnScan.matchRegex), so a per-turn
-// regex budget can be enforced there.
+// Regex evaluation happens in one place (turnScan.matchRegex), which spends
+// the per-turn [RegexBudget]; an entry whose keys could not be decided
+// within it gets [VerdictRegexBudgetExhausted].
 package activation
