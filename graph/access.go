@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"loregate/graph/auth"
@@ -51,19 +50,6 @@ func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lo
 	return nil
 }
 
-// classify splits a resolver failure: contract errors become the payload's
-// typed error (nil error), everything else (forbidden, internal) is returned
-// as a GraphQL error.
-func classify(err error) (*model.MutationError, error) {
-	if errors.Is(err, errForbidden) {
-		return nil, err
-	}
-	if me := mutationError(err); me != nil {
-		return me, nil
-	}
-	return nil, err
-}
-
 // writableCollection authorises a Serverwide write and parses the
 // collection id.
 func (r *Resolver) writableCollection(ctx context.Context, server, collectionID string) (int64, error) {
@@ -83,8 +69,7 @@ func (r *Resolver) writableEntry(ctx context.Context, server string, lineage lor
 
 func collectionPayload(c lore.Collection, err error) (*model.CollectionPayload, error) {
 	if err != nil {
-		me, err := classify(err)
-		return &model.CollectionPayload{Error: me}, err
+		return failure[model.CollectionPayload](err)
 	}
 	m := collectionToModel(c)
 	return &model.CollectionPayload{Collection: &m}, nil
@@ -92,16 +77,14 @@ func collectionPayload(c lore.Collection, err error) (*model.CollectionPayload, 
 
 func entryPayload(e lore.Entry, err error) (*model.EntryPayload, error) {
 	if err != nil {
-		me, err := classify(err)
-		return &model.EntryPayload{Error: me}, err
+		return failure[model.EntryPayload](err)
 	}
 	return &model.EntryPayload{Entry: entryToModel(e)}, nil
 }
 
 func deletePayload(err error) (*model.DeletePayload, error) {
 	if err != nil {
-		me, err := classify(err)
-		return &model.DeletePayload{Error: me}, err
+		return failure[model.DeletePayload](err)
 	}
 	return &model.DeletePayload{Ok: true}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/transfer"
 )
 
 // Entries is the resolver for the entries field.
@@ -19,6 +20,92 @@ func (r *collectionResolver) Entries(ctx context.Context, obj *model.Collection,
 		return nil, err
 	}
 	return entryConnection(entries, first, after, includeDisabled)
+}
+
+// CreateCollection is the resolver for the createCollection field.
+func (r *mutationResolver) CreateCollection(ctx context.Context, input model.CreateCollectionInput) (*model.CollectionPayload, error) {
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+		return failure[model.CollectionPayload](err)
+	}
+	c, err := r.Store.CreateCollection(ctx, lore.Collection{
+		Server:     input.ServerDiscordID,
+		Name:       input.Name,
+		Enabled:    get(input.Enabled, true),
+		ChannelIDs: input.ChannelIds.Value(),
+	})
+	return collectionPayload(c, err)
+}
+
+// RenameCollection is the resolver for the renameCollection field.
+func (r *mutationResolver) RenameCollection(ctx context.Context, input model.RenameCollectionInput) (*model.CollectionPayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		var c lore.Collection
+		c, err = r.Store.RenameCollection(ctx, input.ServerDiscordID, id, input.Name)
+		return collectionPayload(c, err)
+	}
+	return collectionPayload(lore.Collection{}, err)
+}
+
+// DeleteCollection is the resolver for the deleteCollection field.
+func (r *mutationResolver) DeleteCollection(ctx context.Context, input model.CollectionRefInput) (*model.DeletePayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		_, err = transfer.DeleteCollection(ctx, r.Store, input.ServerDiscordID, id, actor(ctx))
+	}
+	return deletePayload(err)
+}
+
+// SetCollectionEnabled is the resolver for the setCollectionEnabled field.
+func (r *mutationResolver) SetCollectionEnabled(ctx context.Context, input model.SetCollectionEnabledInput) (*model.CollectionPayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		var c lore.Collection
+		c, err = r.Store.SetCollectionEnabled(ctx, input.ServerDiscordID, id, input.Enabled)
+		return collectionPayload(c, err)
+	}
+	return collectionPayload(lore.Collection{}, err)
+}
+
+// SetCollectionChannels is the resolver for the setCollectionChannels field.
+func (r *mutationResolver) SetCollectionChannels(ctx context.Context, input model.SetCollectionChannelsInput) (*model.CollectionPayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		var c lore.Collection
+		c, err = r.Store.SetCollectionChannels(ctx, input.ServerDiscordID, id, nonNil(input.ChannelIds))
+		return collectionPayload(c, err)
+	}
+	return collectionPayload(lore.Collection{}, err)
+}
+
+// UpdateCollectionSettings is the resolver for the updateCollectionSettings field.
+func (r *mutationResolver) UpdateCollectionSettings(ctx context.Context, input model.UpdateCollectionSettingsInput) (*model.CollectionPayload, error) {
+	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
+	if err == nil {
+		var c lore.Collection
+		c, err = r.Store.UpdateCollectionSettings(ctx, input.ServerDiscordID, id, bookPatchFromInput(&input.Settings))
+		return collectionPayload(c, err)
+	}
+	return collectionPayload(lore.Collection{}, err)
+}
+
+// UpdatePersonaBookSettings is the resolver for the updatePersonaBookSettings field.
+func (r *mutationResolver) UpdatePersonaBookSettings(ctx context.Context, input model.UpdatePersonaBookSettingsInput) (*model.PersonaBookPayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage)
+	if err == nil && lineage.IsServerwide() {
+		err = lore.Invalid("lineageId", "must be a persona lineage (> 0); Serverwide settings live on collections")
+	}
+	var book *model.PersonaBook
+	if err == nil {
+		if _, err = r.Store.UpdatePersonaBookSettings(ctx, input.ServerDiscordID, lineage, bookPatchFromInput(&input.Settings)); err == nil {
+			book, err = r.personaBook(ctx, input.ServerDiscordID, lineage)
+		}
+	}
+	if err != nil {
+		return failure[model.PersonaBookPayload](err)
+	}
+	return &model.PersonaBookPayload{PersonaBook: book}, nil
 }
 
 // BookSettings is the resolver for the bookSettings field.

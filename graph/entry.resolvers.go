@@ -9,12 +9,105 @@ import (
 	"context"
 	"loregate/graph/generated"
 	"loregate/graph/model"
+	"loregate/lore"
 	"time"
 )
 
 // LastActivatedAt is the resolver for the lastActivatedAt field.
 func (r *entryResolver) LastActivatedAt(ctx context.Context, obj *model.Entry) (*time.Time, error) {
 	return r.lastActivatedAt(ctx, obj)
+}
+
+// CreateEntry is the resolver for the createEntry field.
+func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEntryInput) (*model.EntryPayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage); err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	collection := ""
+	if lineage.IsServerwide() {
+		cid, ok := input.CollectionID.ValueOK()
+		if !ok || cid == nil {
+			return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "is required for Serverwide entries"))
+		}
+		id, err := parseID("collection", *cid)
+		if err != nil {
+			return entryPayload(lore.Entry{}, err)
+		}
+		c, err := r.Store.GetCollection(ctx, input.ServerDiscordID, id)
+		if err != nil {
+			return entryPayload(lore.Entry{}, err)
+		}
+		collection = c.Name
+	} else if cid, ok := input.CollectionID.ValueOK(); ok && cid != nil {
+		return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "persona entries have no collection"))
+	}
+	e := entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection)
+	if err := e.ValidateRegexBounds(); err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	e, err := r.Store.InsertEntry(ctx, e)
+	return entryPayload(e, err)
+}
+
+// UpdateEntry is the resolver for the updateEntry field.
+func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.EntryPayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	id, err := r.writableEntry(ctx, input.ServerDiscordID, lineage, input.EntryID)
+	if err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	patch, err := patchFromInput(&input.Patch)
+	if err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	e, err := r.Store.UpdateEntry(ctx, input.ServerDiscordID, lineage, id, patch)
+	return entryPayload(e, err)
+}
+
+// DeleteEntry is the resolver for the deleteEntry field.
+func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.EntryRefInput) (*model.DeletePayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	id, err := r.writableEntry(ctx, input.ServerDiscordID, lineage, input.EntryID)
+	if err == nil {
+		err = r.Store.DeleteEntry(ctx, input.ServerDiscordID, lineage, id)
+	}
+	return deletePayload(err)
+}
+
+// SetEntryEnabled is the resolver for the setEntryEnabled field.
+func (r *mutationResolver) SetEntryEnabled(ctx context.Context, input model.SetEntryEnabledInput) (*model.EntryPayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	id, err := r.writableEntry(ctx, input.ServerDiscordID, lineage, input.EntryID)
+	if err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
+	e, err := r.Store.SetEntryEnabled(ctx, input.ServerDiscordID, lineage, id, input.Enabled)
+	return entryPayload(e, err)
+}
+
+// ReplacePersonaBook is the resolver for the replacePersonaBook field.
+func (r *mutationResolver) ReplacePersonaBook(ctx context.Context, input model.ReplacePersonaBookInput) (*model.ReplacePayload, error) {
+	lineage := lore.Lineage(input.LineageID)
+	fail := failure[model.ReplacePayload]
+	if lineage.IsServerwide() {
+		return fail(lore.Invalid("lineageId", "must be a persona lineage (> 0)"))
+	}
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage); err != nil {
+		return fail(err)
+	}
+	entries := make([]lore.Entry, len(input.Entries))
+	for i, in := range input.Entries {
+		entries[i] = entryFromInput(in, input.ServerDiscordID, lineage, "")
+		if err := entries[i].ValidateRegexBounds(); err != nil {
+			return fail(err)
+		}
+	}
+	res, err := r.Store.ReplacePersonaBook(ctx, input.ServerDiscordID, lineage, entries)
+	if err != nil {
+		return fail(err)
+	}
+	return &model.ReplacePayload{Count: &res.Added}, nil
 }
 
 // Entry returns generated.EntryResolver implementation.

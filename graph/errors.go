@@ -81,6 +81,37 @@ func mutationError(err error) *model.MutationError {
 	return me
 }
 
+// classify splits a resolver failure: contract errors become the payload's
+// typed error (nil error), everything else (forbidden, internal) is returned
+// as a GraphQL error.
+func classify(err error) (*model.MutationError, error) {
+	if errors.Is(err, errForbidden) {
+		return nil, err
+	}
+	if me := mutationError(err); me != nil {
+		return me, nil
+	}
+	return nil, err
+}
+
+// payload is a mutation payload type P: *P records a failure.
+type payload[P any] interface {
+	*P
+	SetError(*model.MutationError)
+}
+
+// failure is the one way a resolver reports a failed mutation: a contract
+// error becomes the payload's typed error and a nil Go error (nothing was
+// written); every other error (forbidden, internal) is returned as a
+// GraphQL error beside an empty payload. Use it as
+// `return failure[model.ServerPayload](err)`.
+func failure[P any, PP payload[P]](err error) (*P, error) {
+	me, err := classify(err)
+	p := PP(new(P))
+	p.SetError(me)
+	return p, err
+}
+
 // apiField translates a domain field name to the API's input name where
 // they differ.
 func apiField(f string) string {

@@ -17,10 +17,7 @@ import (
 // runs in a transaction that is rolled back). Nothing is written or stored,
 // whatever the file's size.
 func (r *Resolver) previewImport(ctx context.Context, in *model.ImportLorebookInput) (*model.ImportPreviewPayload, error) {
-	fail := func(err error) (*model.ImportPreviewPayload, error) {
-		me, err := classify(err)
-		return &model.ImportPreviewPayload{Error: me}, err
-	}
+	fail := failure[model.ImportPreviewPayload]
 	req, err := r.importRequest(ctx, in)
 	if err != nil {
 		return fail(err)
@@ -44,10 +41,7 @@ func (r *Resolver) previewImport(ctx context.Context, in *model.ImportLorebookIn
 
 // undoImport answers undoImport (lore/transfer.Undo).
 func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*model.UndoImportPayload, error) {
-	fail := func(err error) (*model.UndoImportPayload, error) {
-		me, err := classify(err)
-		return &model.UndoImportPayload{Error: me}, err
-	}
+	fail := failure[model.UndoImportPayload]
 	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
 		return fail(err)
 	}

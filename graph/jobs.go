@@ -233,8 +233,7 @@ func ArtifactPath(id int64) string { return "/artifacts/" + strconv.FormatInt(id
 
 func jobPayload(row *model.Job, err error) (*model.JobPayload, error) {
 	if err != nil {
-		me, err := classify(err)
-		return &model.JobPayload{Error: me}, err
+		return failure[model.JobPayload](err)
 	}
 	return &model.JobPayload{Job: row}, nil
 }
@@ -271,10 +270,7 @@ func lineageMap(in []*model.LineageMappingInput) ([]backup.LineageMapping, map[l
 // previewWorkspaceBackup stores the uploaded backup as a blob and returns
 // the import plan's counts; nothing is written to lore.
 func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.PreviewWorkspaceBackupInput) (*model.BackupPreviewPayload, error) {
-	fail := func(err error) (*model.BackupPreviewPayload, error) {
-		me, err := classify(err)
-		return &model.BackupPreviewPayload{Error: me}, err
-	}
+	fail := failure[model.BackupPreviewPayload]
 	if r.Jobs == nil {
 		return fail(errJobsUnavailable)
 	}

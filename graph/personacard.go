@@ -19,8 +19,9 @@ import (
 // the card's book replaces that persona's lineage's book.
 func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPersonaCardInput) (*model.PersonaCardPayload, error) {
 	fail := func(err error, report *model.ConversionReport) (*model.PersonaCardPayload, error) {
-		me, err := classify(err)
-		return &model.PersonaCardPayload{Error: me, Report: report}, err
+		p, err := failure[model.PersonaCardPayload](err)
+		p.Report = report
+		return p, err
 	}
 	server := in.ServerDiscordID
 	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {

@@ -8,11 +8,88 @@ package graph
 import (
 	"context"
 	"errors"
+	"loregate/graph/auth"
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/transfer"
 	"sort"
 )
+
+// UpsertServer is the resolver for the upsertServer field.
+func (r *mutationResolver) UpsertServer(ctx context.Context, input model.UpsertServerInput) (*model.ServerPayload, error) {
+	p := auth.FromContext(ctx)
+	if p == nil || p.Kind != auth.Service {
+		// Servers are registered by the bot (a service) when it joins a guild.
+		if !p.CanManage(input.DiscordID) {
+			return nil, errForbidden
+		}
+	}
+	if !lore.ValidSnowflake(input.DiscordID) {
+		return failure[model.ServerPayload](lore.Invalid("discordId", "is not a Discord snowflake"))
+	}
+	s, err := r.Store.UpsertServer(ctx, input.DiscordID, input.Name)
+	if err != nil {
+		return failure[model.ServerPayload](err)
+	}
+	return &model.ServerPayload{Server: serverToModel(s, true, r.Limits)}, nil
+}
+
+// UpdateServerSettings is the resolver for the updateServerSettings field.
+func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model.UpdateServerSettingsInput) (*model.ServerPayload, error) {
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+		return failure[model.ServerPayload](err)
+	}
+	s, err := r.Store.PatchServerSettings(ctx, input.ServerDiscordID, settingsPatchFromInput(&input))
+	if err != nil {
+		return failure[model.ServerPayload](err)
+	}
+	return &model.ServerPayload{Server: serverToModel(s, true, r.Limits)}, nil
+}
+
+// UpsertPersona is the resolver for the upsertPersona field.
+func (r *mutationResolver) UpsertPersona(ctx context.Context, input model.UpsertPersonaInput) (*model.PersonaPayload, error) {
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+		return failure[model.PersonaPayload](err)
+	}
+	p, err := r.Store.UpsertPersona(ctx, lore.Persona{Server: input.ServerDiscordID, ID: input.ID, Lineage: lore.Lineage(input.LineageID), Name: input.Name})
+	if err != nil {
+		return failure[model.PersonaPayload](err)
+	}
+	return &model.PersonaPayload{Persona: personaToModel(p)}, nil
+}
+
+// RemovePersona is the resolver for the removePersona field.
+func (r *mutationResolver) RemovePersona(ctx context.Context, input model.RemovePersonaInput) (*model.PersonaPayload, error) {
+	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+		return failure[model.PersonaPayload](err)
+	}
+	if err := r.Store.RemovePersona(ctx, input.ServerDiscordID, input.ID); err != nil {
+		return failure[model.PersonaPayload](err)
+	}
+	return &model.PersonaPayload{}, nil
+}
+
+// WipeServerLore is the resolver for the wipeServerLore field.
+func (r *mutationResolver) WipeServerLore(ctx context.Context, input model.WipeServerLoreInput) (*model.DeletePayload, error) {
+	err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide)
+	if err == nil {
+		_, err = transfer.WipeServerLore(ctx, r.Store, input.ServerDiscordID, input.PreservePersonas, actor(ctx))
+	}
+	return deletePayload(err)
+}
+
+// Server is the resolver for the server field.
+func (r *queryResolver) Server(ctx context.Context, discordID string) (*model.Server, error) {
+	s, p, err := r.visibleServer(ctx, discordID)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return serverToModel(s, p.CanManage(s.ID), r.Limits), nil
+}
 
 // Personas is the resolver for the personas field.
 func (r *serverResolver) Personas(ctx context.Context, obj *model.Server) ([]*model.Persona, error) {

@@ -76,8 +76,9 @@ func readUpload(u graphql.Upload) ([]byte, error) {
 // (lore/transfer); a large one is queued for a job.
 func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookInput) (*model.ImportPayload, error) {
 	fail := func(err error, report *model.ConversionReport) (*model.ImportPayload, error) {
-		me, err := classify(err)
-		return &model.ImportPayload{Error: me, Report: report}, err
+		p, err := failure[model.ImportPayload](err)
+		p.Report = report
+		return p, err
 	}
 	req, err := r.importRequest(ctx, in)
 	if err != nil {
@@ -155,10 +156,7 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 // book as SillyTavern world info"). Exporting is a manager action (seed
 // 002).
 func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookInput) (*model.ExportPayload, error) {
-	fail := func(err error) (*model.ExportPayload, error) {
-		me, err := classify(err)
-		return &model.ExportPayload{Error: me}, err
-	}
+	fail := failure[model.ExportPayload]
 	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
 	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
 		return fail(err)

@@ -143,10 +143,7 @@ func turnRandom(turnID string) func() float64 {
 
 // activateTurn runs and records one turn (see the schema).
 func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput) (*model.ActivateTurnPayload, error) {
-	fail := func(err error) (*model.ActivateTurnPayload, error) {
-		me, err := classify(err)
-		return &model.ActivateTurnPayload{Error: me}, err
-	}
+	fail := failure[model.ActivateTurnPayload]
 	if !auth.FromContext(ctx).CanManage(in.ServerDiscordID) {
 		return fail(errForbidden)
 	}

@@ -2776,7 +2776,12 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
-	{Name: "../activation.graphqls", Input: `"A chat message, oldest first in lists."
+	{Name: "../activation.graphqls", Input: `extend type Query {
+  "Runs the activation engine for one chat turn (one store read)."
+  activate(input: ActivateInput!): Activation!
+}
+
+"A chat message, oldest first in lists."
 input MessageInput {
   name: String
   role: String
@@ -2892,7 +2897,19 @@ type Activation {
   storeUnavailable: Boolean!
 }
 `, BuiltIn: false},
-	{Name: "../collection.graphqls", Input: `"A named Serverwide book. Its enabled flag and channels apply to all its entries."
+	{Name: "../collection.graphqls", Input: `extend type Mutation {
+  createCollection(input: CreateCollectionInput!): CollectionPayload!
+  renameCollection(input: RenameCollectionInput!): CollectionPayload!
+  deleteCollection(input: CollectionRefInput!): DeletePayload!
+  setCollectionEnabled(input: SetCollectionEnabledInput!): CollectionPayload!
+  setCollectionChannels(input: SetCollectionChannelsInput!): CollectionPayload!
+  "Changes a collection's book settings (managers; bumps the server's lore version)."
+  updateCollectionSettings(input: UpdateCollectionSettingsInput!): CollectionPayload!
+  "Changes a persona book's settings (managers; bumps the server's lore version)."
+  updatePersonaBookSettings(input: UpdatePersonaBookSettingsInput!): PersonaBookPayload!
+}
+
+"A named Serverwide book. Its enabled flag and channels apply to all its entries."
 type Collection {
   id: ID!
   name: String!
@@ -3032,7 +3049,15 @@ type PersonaBookPayload {
   error: MutationError
 }
 `, BuiltIn: false},
-	{Name: "../entry.graphqls", Input: `enum SelectiveLogic {
+	{Name: "../entry.graphqls", Input: `extend type Mutation {
+  createEntry(input: CreateEntryInput!): EntryPayload!
+  updateEntry(input: UpdateEntryInput!): EntryPayload!
+  deleteEntry(input: EntryRefInput!): DeletePayload!
+  setEntryEnabled(input: SetEntryEnabledInput!): EntryPayload!
+  replacePersonaBook(input: ReplacePersonaBookInput!): ReplacePayload!
+}
+
+enum SelectiveLogic {
   "At least one secondary key matches (panel OR)."
   AND_ANY
   "Every secondary key matches (panel AND)."
@@ -3543,7 +3568,12 @@ type PersonaCardPayload {
   error: MutationError
 }
 `, BuiltIn: false},
-	{Name: "../prompt.graphqls", Input: `input AssemblePromptInput {
+	{Name: "../prompt.graphqls", Input: `extend type Query {
+  "Assembles a prompt: history, documents and preset markers in, ordered messages out."
+  assemblePrompt(input: AssemblePromptInput!): AssembledPrompt!
+}
+
+input AssemblePromptInput {
   "The turn to activate lore for; its messages are the chat history, oldest first."
   activation: ActivateInput!
   "System prompt placed first."
@@ -3593,39 +3623,11 @@ scalar Upload
 "A 64-bit integer (lineage ids)."
 scalar Int64
 
-type Query {
-  "The server with this Discord guild snowflake, or null if unknown or not visible to the caller."
-  server(discordId: String!): Server
-  "Runs the activation engine for one chat turn (one store read)."
-  activate(input: ActivateInput!): Activation!
-  "Assembles a prompt: history, documents and preset markers in, ordered messages out."
-  assemblePrompt(input: AssemblePromptInput!): AssembledPrompt!
-  "Exports one collection or persona book."
-  exportLorebook(input: ExportLorebookInput!): ExportPayload!
-}
+# The roots. Each schema file extends them with its own operations (as
+# graph/jobs.graphqls does), so its resolvers live in its *.resolvers.go.
+type Query
 
-type Mutation {
-  upsertServer(input: UpsertServerInput!): ServerPayload!
-  updateServerSettings(input: UpdateServerSettingsInput!): ServerPayload!
-  upsertPersona(input: UpsertPersonaInput!): PersonaPayload!
-  removePersona(input: RemovePersonaInput!): PersonaPayload!
-  createCollection(input: CreateCollectionInput!): CollectionPayload!
-  renameCollection(input: RenameCollectionInput!): CollectionPayload!
-  deleteCollection(input: CollectionRefInput!): DeletePayload!
-  setCollectionEnabled(input: SetCollectionEnabledInput!): CollectionPayload!
-  setCollectionChannels(input: SetCollectionChannelsInput!): CollectionPayload!
-  "Changes a collection's book settings (managers; bumps the server's lore version)."
-  updateCollectionSettings(input: UpdateCollectionSettingsInput!): CollectionPayload!
-  "Changes a persona book's settings (managers; bumps the server's lore version)."
-  updatePersonaBookSettings(input: UpdatePersonaBookSettingsInput!): PersonaBookPayload!
-  createEntry(input: CreateEntryInput!): EntryPayload!
-  updateEntry(input: UpdateEntryInput!): EntryPayload!
-  deleteEntry(input: EntryRefInput!): DeletePayload!
-  setEntryEnabled(input: SetEntryEnabledInput!): EntryPayload!
-  replacePersonaBook(input: ReplacePersonaBookInput!): ReplacePayload!
-  wipeServerLore(input: WipeServerLoreInput!): DeletePayload!
-  importLorebook(input: ImportLorebookInput!): ImportPayload!
-}
+type Mutation
 
 "What kind of failure a mutation reports; clients switch on it."
 enum ErrorCode {
@@ -3658,7 +3660,20 @@ type DeletePayload {
   error: MutationError
 }
 `, BuiltIn: false},
-	{Name: "../server.graphqls", Input: `"A Discord server (guild) and its lore."
+	{Name: "../server.graphqls", Input: `extend type Query {
+  "The server with this Discord guild snowflake, or null if unknown or not visible to the caller."
+  server(discordId: String!): Server
+}
+
+extend type Mutation {
+  upsertServer(input: UpsertServerInput!): ServerPayload!
+  updateServerSettings(input: UpdateServerSettingsInput!): ServerPayload!
+  upsertPersona(input: UpsertPersonaInput!): PersonaPayload!
+  removePersona(input: RemovePersonaInput!): PersonaPayload!
+  wipeServerLore(input: WipeServerLoreInput!): DeletePayload!
+}
+
+"A Discord server (guild) and its lore."
 type Server {
   discordId: String!
   name: String!
@@ -3785,7 +3800,16 @@ input WipeServerLoreInput {
   idempotencyKey: String
 }
 `, BuiltIn: false},
-	{Name: "../transfer.graphqls", Input: `enum ImportMode {
+	{Name: "../transfer.graphqls", Input: `extend type Query {
+  "Exports one collection or persona book."
+  exportLorebook(input: ExportLorebookInput!): ExportPayload!
+}
+
+extend type Mutation {
+  importLorebook(input: ImportLorebookInput!): ImportPayload!
+}
+
+enum ImportMode {
   "Add entries not already present; skip duplicates."
   APPEND
   "Replace the target book (one collection or one persona book)."
