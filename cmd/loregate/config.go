@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"loregate/cmd/internal/cli"
 	"loregate/cmd/internal/pglocal"
+	"loregate/graph"
+	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/scopecache"
@@ -51,6 +53,12 @@ type config struct {
 	// CORSOrigins are the dashboard origins allowed to call the API
 	// (LOREGATE_CORS_ORIGINS, comma-separated; empty = no CORS).
 	CORSOrigins []string
+	// DiscordToken is the bot token (LOREGATE_DISCORD_TOKEN). Secret.
+	// Unset: the bot and the channel-name backfill are off.
+	DiscordToken string
+	// DiscordGuildID registers the bot's commands in one guild, for
+	// development (LOREGATE_DISCORD_GUILD_ID).
+	DiscordGuildID string
 	// Jobs configures the background jobs (cmd/loregate/jobs.go).
 	Jobs jobsConfig
 	// ScopeCacheBytes is the memory budget of the scope cache
@@ -72,7 +80,7 @@ type config struct {
 // loadLimits reads the limit variables; unset means the default. A value
 // that is not a whole number is an error naming the variable; ranges are
 // checked by lore.Limits.Validate.
-func loadLimits() (lore.Limits, error) {
+func loadLimits(getenv func(string) string) (lore.Limits, error) {
 	var l lore.Limits
 	for _, v := range []struct {
 		env string
@@ -82,51 +90,60 @@ func loadLimits() (lore.Limits, error) {
 		{lore.EnvMaxContentChars, func(n int64) { l.ContentChars = int(n) }},
 		{lore.EnvMaxJSONBytes, func(n int64) { l.JSONBytes = n }},
 	} {
-		s := strings.TrimSpace(os.Getenv(v.env))
+		s := strings.TrimSpace(getenv(v.env))
 		if s == "" {
 			continue
 		}
 		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil || n <= 0 {
-			return l, usageError("%s=%q is not a positive whole number", v.env, lore.Clip(s, 24))
+			return l, cli.Usagef("%s=%q is not a positive whole number", v.env, lore.Clip(s, 24))
 		}
 		v.set(n)
 	}
 	l = l.WithDefaults()
 	if err := l.Validate(); err != nil {
-		return l, usageError("%v", err)
+		return l, cli.Usagef("%v", err)
 	}
 	return l, nil
 }
 
-func envOr(key, def string) string {
-	if v, ok := os.LookupEnv(key); ok && v != "" {
-		return v
+// envOr returns a getter of variables that returns def for an unset or
+// empty one.
+func envOr(getenv func(string) string) func(key, def string) string {
+	return func(key, def string) string {
+		if v := getenv(key); v != "" {
+			return v
+		}
+		return def
 	}
-	return def
 }
 
-// loadConfig reads the environment and registers the shared flags on fs.
-// Call validate after fs.Parse.
-func loadConfig(fs *flag.FlagSet) *config {
+// loadConfig reads the environment through getenv (the only place a
+// LOREGATE_* variable is read: library packages get their values through
+// their config structs) and registers the shared flags on fs. Call
+// validate after fs.Parse.
+func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
+	or := envOr(getenv)
 	c := &config{
-		Addr:        envOr("LOREGATE_ADDR", "127.0.0.1:8080"),
-		DataDir:     envOr("LOREGATE_DATA_DIR", ".loregate"),
-		DatabaseURL: os.Getenv("DATABASE_URL"),
-		LogLevel:    envOr("LOREGATE_LOG_LEVEL", "info"),
-		LogFormat:   envOr("LOREGATE_LOG_FORMAT", "text"),
-		MetricsAddr: os.Getenv("LOREGATE_METRICS_ADDR"),
+		Addr:        or("LOREGATE_ADDR", "127.0.0.1:8080"),
+		DataDir:     or("LOREGATE_DATA_DIR", ".loregate"),
+		DatabaseURL: getenv("DATABASE_URL"),
+		LogLevel:    or("LOREGATE_LOG_LEVEL", "info"),
+		LogFormat:   or("LOREGATE_LOG_FORMAT", "text"),
+		MetricsAddr: getenv("LOREGATE_METRICS_ADDR"),
 	}
-	c.ShutdownTimeout, _ = time.ParseDuration(envOr("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
-	c.ServiceKeys = splitList(os.Getenv("LOREGATE_SERVICE_KEYS"))
-	c.JWTSecret = os.Getenv("LOREGATE_JWT_SECRET")
-	c.Introspection = envOr("LOREGATE_INTROSPECTION", "true") == "true"
-	c.CORSOrigins = splitList(os.Getenv("LOREGATE_CORS_ORIGINS"))
-	c.Jobs = loadJobsConfig()
-	c.Limits, c.limitsErr = loadLimits()
+	c.ShutdownTimeout, _ = time.ParseDuration(or("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
+	c.ServiceKeys = splitList(getenv("LOREGATE_SERVICE_KEYS"))
+	c.JWTSecret = getenv("LOREGATE_JWT_SECRET")
+	c.Introspection = or("LOREGATE_INTROSPECTION", "true") == "true"
+	c.CORSOrigins = splitList(getenv("LOREGATE_CORS_ORIGINS"))
+	c.DiscordGuildID = getenv("LOREGATE_DISCORD_GUILD_ID")
+	c.Jobs = loadJobsConfig(getenv)
+	c.DiscordToken = c.Jobs.DiscordToken
+	c.Limits, c.limitsErr = loadLimits(getenv)
 	c.Jobs.Limits = c.Limits
-	c.ScopeCacheBytes = c.bytesVar("LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
-	c.TextCacheBytes = c.bytesVar("LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
+	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
+	c.TextCacheBytes = c.bytesVar(or, "LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c
@@ -136,15 +153,15 @@ func (c *config) validate() error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return usageError("log level %q is not debug, info, warn or error", c.LogLevel)
+		return cli.Usagef("log level %q is not debug, info, warn or error", c.LogLevel)
 	}
 	switch c.LogFormat {
 	case "json", "text":
 	default:
-		return usageError("log format %q is not json or text", c.LogFormat)
+		return cli.Usagef("log format %q is not json or text", c.LogFormat)
 	}
 	if c.ShutdownTimeout <= 0 {
-		return usageError("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
+		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
 	}
 	if c.Jobs.err != nil {
 		return c.Jobs.err
@@ -156,9 +173,54 @@ func (c *config) validate() error {
 		return c.err
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
-		return usageError("set DATABASE_URL or a data directory (--data-dir)")
+		return cli.Usagef("set DATABASE_URL or a data directory (--data-dir)")
 	}
 	return nil
+}
+
+// loadJobsConfig reads the job variables; the first bad one is c.err.
+func loadJobsConfig(getenv func(string) string) jobsConfig {
+	var c jobsConfig
+	or := envOr(getenv)
+	num := func(key string, def int) int {
+		v := or(key, strconv.Itoa(def))
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			c.err = cli.Usagef("%s must be a non-negative integer, got %q", key, v)
+		}
+		return n
+	}
+	dur := func(key string, def time.Duration) time.Duration {
+		v := or(key, def.String())
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			c.err = cli.Usagef("%s must be a positive duration such as 1h, got %q", key, v)
+		}
+		return d
+	}
+	c.Workers = num("LOREGATE_JOB_WORKERS", jobs.DefaultMaxWorkers)
+	c.InlineImportBytes = num("LOREGATE_INLINE_IMPORT_BYTES", graph.DefaultInlineImportBytes)
+	c.ArtifactTTL = dur("LOREGATE_ARTIFACT_TTL", jobs.DefaultArtifactTTL)
+	c.BlobTTL = dur("LOREGATE_UPLOAD_TTL", jobs.DefaultBlobTTL)
+	c.BackfillInterval = dur("LOREGATE_BACKFILL_INTERVAL", jobs.DefaultBackfillInterval)
+	c.LogMaxAge = dur("LOREGATE_ACTIVATION_LOG_MAX_AGE", jobs.DefaultLogMaxAge)
+	c.LogRowsPerConversation = num("LOREGATE_ACTIVATION_LOG_ROWS", jobs.DefaultLogRowsPerConversation)
+	if c.LogRowsPerConversation == 0 {
+		c.err = cli.Usagef("LOREGATE_ACTIVATION_LOG_ROWS must be at least 1")
+	}
+	c.ImportTimeout = dur("LOREGATE_IMPORT_JOB_TIMEOUT", jobs.DefaultImportTimeout)
+	c.JobTimeout = dur("LOREGATE_JOB_TIMEOUT", jobs.DefaultJobTimeout)
+	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", jobs.RescueAfter(c.ImportTimeout, c.JobTimeout))
+	if c.err == nil {
+		if longest := max(c.ImportTimeout, c.JobTimeout); c.RescueStuckJobsAfter <= longest {
+			c.err = cli.Usagef("LOREGATE_RESCUE_STUCK_JOBS_AFTER (%v) must be longer than the longest job timeout, %v (LOREGATE_IMPORT_JOB_TIMEOUT %v, LOREGATE_JOB_TIMEOUT %v): a job still running would be started a second time",
+				c.RescueStuckJobsAfter, longest, c.ImportTimeout, c.JobTimeout)
+		}
+	}
+	c.SnapshotRetention = dur("LOREGATE_HISTORY_SNAPSHOT_RETENTION", jobs.DefaultSnapshotRetention)
+	c.DiscordToken = getenv("LOREGATE_DISCORD_TOKEN")
+	c.DiscordAPIURL = getenv("LOREGATE_DISCORD_API_URL")
+	return c
 }
 
 // logAttrs returns the configuration as log attributes with secrets masked.
@@ -184,8 +246,8 @@ func (c *config) logAttrs() []any {
 
 // bytesVar reads a byte size: a non-negative integer with an optional
 // KiB, MiB or GiB suffix ("256MiB"). A bad value is reported by validate.
-func (c *config) bytesVar(key string, def int64) int64 {
-	v := envOr(key, strconv.FormatInt(def, 10))
+func (c *config) bytesVar(or func(key, def string) string, key string, def int64) int64 {
+	v := or(key, strconv.FormatInt(def, 10))
 	num, mult := v, int64(1)
 	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
 		if n, ok := strings.CutSuffix(v, suffix); ok {
@@ -194,7 +256,7 @@ func (c *config) bytesVar(key string, def int64) int64 {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n < 0 || n > (1<<50)/mult {
-		c.err = usageError("%s must be a byte size such as 268435456 or 256MiB (0 = off), got %q", key, v)
+		c.err = cli.Usagef("%s must be a byte size such as 268435456 or 256MiB (0 = off), got %q", key, v)
 		return def
 	}
 	return n * mult
@@ -222,4 +284,10 @@ func (c *config) logger(w io.Writer) *slog.Logger {
 
 func (c *config) String() string {
 	return fmt.Sprint(c.logAttrs()...)
+}
+
+// testDatabaseURL is TEST_DATABASE_URL: with-postgres starts no cluster
+// when it is set (the tests use that database).
+func testDatabaseURL(getenv func(string) string) string {
+	return getenv("TEST_DATABASE_URL")
 }

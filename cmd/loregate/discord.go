@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"loregate/cmd/internal/cli"
 	"loregate/discord"
 	"loregate/graph"
 )
@@ -19,8 +19,8 @@ import (
 // HTTP service; a rejected token stops the bot only. gateway (nil when the
 // bot is off) reports the connection state for /healthz. The returned stop
 // waits (bounded) for the session to close after ctx ends.
-func startDiscord(ctx context.Context, resolver *graph.Resolver, metrics *graph.Metrics, reg prometheus.Registerer, logger *slog.Logger) (gateway discord.GatewayReporter, stop func(), err error) {
-	token := os.Getenv("LOREGATE_DISCORD_TOKEN")
+func startDiscord(ctx context.Context, cfg *config, resolver *graph.Resolver, metrics *graph.Metrics, reg prometheus.Registerer, logger *slog.Logger) (gateway discord.GatewayReporter, stop func(), err error) {
+	token := cfg.DiscordToken
 	if token == "" {
 		logger.Info("discord: LOREGATE_DISCORD_TOKEN unset, the bot is off")
 		return nil, func() {}, nil
@@ -30,11 +30,11 @@ func startDiscord(ctx context.Context, resolver *graph.Resolver, metrics *graph.
 		Token:      token,
 		API:        api,
 		Logger:     logger,
-		GuildID:    os.Getenv("LOREGATE_DISCORD_GUILD_ID"),
+		GuildID:    cfg.DiscordGuildID,
 		Registerer: reg,
 	})
 	if err != nil {
-		return nil, nil, usageError("%v", err)
+		return nil, nil, cli.Usagef("%v", err)
 	}
 	done := make(chan struct{})
 	go func() {

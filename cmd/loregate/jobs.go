@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"loregate/cmd/internal/cli"
 	"loregate/graph"
 	"loregate/jobs"
 	"loregate/lore"
@@ -66,49 +65,6 @@ type jobsConfig struct {
 	err    error
 }
 
-func loadJobsConfig() jobsConfig {
-	var c jobsConfig
-	num := func(key string, def int) int {
-		v := envOr(key, strconv.Itoa(def))
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			c.err = usageError("%s must be a non-negative integer, got %q", key, v)
-		}
-		return n
-	}
-	dur := func(key string, def time.Duration) time.Duration {
-		v := envOr(key, def.String())
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			c.err = usageError("%s must be a positive duration such as 1h, got %q", key, v)
-		}
-		return d
-	}
-	c.Workers = num("LOREGATE_JOB_WORKERS", jobs.DefaultMaxWorkers)
-	c.InlineImportBytes = num("LOREGATE_INLINE_IMPORT_BYTES", graph.DefaultInlineImportBytes)
-	c.ArtifactTTL = dur("LOREGATE_ARTIFACT_TTL", jobs.DefaultArtifactTTL)
-	c.BlobTTL = dur("LOREGATE_UPLOAD_TTL", jobs.DefaultBlobTTL)
-	c.BackfillInterval = dur("LOREGATE_BACKFILL_INTERVAL", jobs.DefaultBackfillInterval)
-	c.LogMaxAge = dur("LOREGATE_ACTIVATION_LOG_MAX_AGE", jobs.DefaultLogMaxAge)
-	c.LogRowsPerConversation = num("LOREGATE_ACTIVATION_LOG_ROWS", jobs.DefaultLogRowsPerConversation)
-	if c.LogRowsPerConversation == 0 {
-		c.err = usageError("LOREGATE_ACTIVATION_LOG_ROWS must be at least 1")
-	}
-	c.ImportTimeout = dur("LOREGATE_IMPORT_JOB_TIMEOUT", jobs.DefaultImportTimeout)
-	c.JobTimeout = dur("LOREGATE_JOB_TIMEOUT", jobs.DefaultJobTimeout)
-	c.RescueStuckJobsAfter = dur("LOREGATE_RESCUE_STUCK_JOBS_AFTER", jobs.RescueAfter(c.ImportTimeout, c.JobTimeout))
-	if c.err == nil {
-		if longest := max(c.ImportTimeout, c.JobTimeout); c.RescueStuckJobsAfter <= longest {
-			c.err = usageError("LOREGATE_RESCUE_STUCK_JOBS_AFTER (%v) must be longer than the longest job timeout, %v (LOREGATE_IMPORT_JOB_TIMEOUT %v, LOREGATE_JOB_TIMEOUT %v): a job still running would be started a second time",
-				c.RescueStuckJobsAfter, longest, c.ImportTimeout, c.JobTimeout)
-		}
-	}
-	c.SnapshotRetention = dur("LOREGATE_HISTORY_SNAPSHOT_RETENTION", jobs.DefaultSnapshotRetention)
-	c.DiscordToken = os.Getenv("LOREGATE_DISCORD_TOKEN")
-	c.DiscordAPIURL = os.Getenv("LOREGATE_DISCORD_API_URL")
-	return c
-}
-
 func (c jobsConfig) logAttrs() []any {
 	token := "unset (channel-name backfill disabled)"
 	if c.DiscordToken != "" {
@@ -135,7 +91,7 @@ func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool
 	if jc.DiscordToken != "" {
 		d, err := jobs.NewDiscordREST(jc.DiscordToken, jobs.DiscordOpts{APIBase: jc.DiscordAPIURL})
 		if err != nil {
-			return nil, nil, usageError("%v", err)
+			return nil, nil, cli.Usagef("%v", err)
 		}
 		cfg.Discord = d
 	}

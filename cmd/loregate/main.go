@@ -12,115 +12,66 @@
 //	loregate token --user ID --guild GUILD[:manage]     mint a development member token
 //
 // Configuration comes from the environment (see docs/configuration.md) and
-// flags; flags win. main is wiring only: each subcommand builds its
-// dependencies from the config and runs until its context ends.
+// flags; flags win. main is wiring only: every subcommand is a cli.Func
+// (cmd/internal/cli) listed in one command table, builds its dependencies
+// from the config and runs until its context ends.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"loregate/cmd/internal/activatecmd"
+	"loregate/cmd/internal/cli"
 	"loregate/cmd/internal/convertcmd"
 )
 
-const usage = `loregate: lorebook service for Discord roleplay bots
+// commands is the command table: the usage text and the dispatch come from
+// it.
+var commands = []cli.Command{
+	{Name: "serve", Synopsis: "[--addr ADDR] [--data-dir DIR]", Summary: "run the HTTP service", Run: runServe},
+	{Name: "worker", Synopsis: "[--data-dir DIR]", Summary: "run only the background jobs", Run: runWorker},
+	{Name: "migrate", Synopsis: "up | status | down N [--yes]", Summary: "manage the database schema", Run: runMigrate},
+	{Name: "activate", Synopsis: "--book PATH --chat PATH [flags]", Summary: "run the activation engine offline",
+		Run: activatecmd.Run, Prefix: "activate"},
+	{Name: "convert", Synopsis: "IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]",
+		Summary: "convert a lorebook file", Run: convertcmd.Run, Prefix: "convert"},
+	{Name: "migrate-memories", Synopsis: "--from FILE | --from-db URL --query SQL (--preview | --apply) [--job] | --undo ID[,ID...]",
+		Summary: "migrate legacy keyword memories into lore, or undo it", Run: runMigrateMemories},
+	{Name: "with-postgres", Synopsis: "[--dir DIR] -- CMD [ARGS...]", Summary: "run CMD with a throwaway local Postgres", Run: runWithPostgres},
+	{Name: "token", Synopsis: "--user ID --guild GUILD[:manage]", Summary: "mint a development member token (LOREGATE_JWT_SECRET)", Run: runToken},
+}
 
-Usage:
-  loregate serve [--addr ADDR] [--data-dir DIR]        run the HTTP service
-  loregate worker [--data-dir DIR]                     run only the background jobs
-  loregate migrate up | status | down N [--yes]        manage the database schema
-  loregate activate --book PATH --chat PATH [flags]    run the activation engine offline
-  loregate convert IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]
-  loregate migrate-memories --from FILE | --from-db URL --query SQL (--preview | --apply) [--job]
-  loregate migrate-memories --undo ID[,ID...]          migrate legacy keyword memories into lore, or undo it
-  loregate with-postgres [--dir DIR] -- CMD [ARGS...]  run CMD with a throwaway local Postgres
-  loregate token --user ID --guild GUILD[:manage]      mint a development member token (LOREGATE_JWT_SECRET)
-
-Run 'loregate COMMAND --help' for a command's flags.
-`
-
-// exitUsage is the exit status for bad input (flags, files).
-const exitUsage = 2
+// usage is the top-level usage text.
+func usage() string {
+	return cli.Usage("loregate: lorebook service for Discord roleplay bots\n\nUsage:\n", commands,
+		"\nRun 'loregate COMMAND --help' for a command's flags.\n")
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, cli.OS(), os.Args[1:])
 	stop()
 	os.Exit(code)
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// run dispatches args to the command table and returns the exit status.
+func run(ctx context.Context, env cli.Env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(env.Stderr, usage())
 		if len(args) == 0 {
-			return exitUsage
+			return cli.ExitUsage
 		}
 		return 0
 	}
-	cmd, rest := args[0], args[1:]
-	var err error
-	switch cmd {
-	case "serve":
-		err = runServe(ctx, rest, stderr)
-	case "worker":
-		err = runWorker(ctx, rest, stderr)
-	case "migrate":
-		err = runMigrate(ctx, rest, stdout, stderr)
-	case "migrate-memories":
-		err = runMigrateMemories(ctx, rest, stdout, stderr)
-	case "with-postgres":
-		err = runWithPostgres(ctx, rest, stderr)
-	case "token":
-		err = runToken(rest, stdout, stderr)
-	case "activate":
-		return activatecmd.Run(ctx, rest, stdin, stdout, stderr)
-	case "convert":
-		return convertcmd.Run(ctx, rest, stdin, stdout, stderr)
-	default:
-		fmt.Fprintf(stderr, "loregate: unknown command %q\n\n%s", cmd, usage)
-		return exitUsage
-	}
-	var ee *exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee):
-		if ee.msg != "" {
-			fmt.Fprintln(stderr, "loregate:", ee.msg)
+	for _, c := range commands {
+		if c.Name == args[0] {
+			return cli.Status(env.Stderr, c.Prefix, c.Run(ctx, env, args[1:]))
 		}
-		return ee.code
-	default:
-		fmt.Fprintln(stderr, "loregate:", err)
-		return 1
 	}
-}
-
-// exitError carries a specific exit status (2 for usage errors, or a child
-// process's status for with-postgres).
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// flagError is the result of a flag set's parse error: --help (flag.ErrHelp,
-// the flag set has printed its usage) exits 0, any other error is a usage
-// error (exit 2).
-func flagError(err error) error {
-	if errors.Is(err, flag.ErrHelp) {
-		return &exitError{code: 0}
-	}
-	return usageError("%v", err)
-}
-
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+	fmt.Fprintf(env.Stderr, "loregate: unknown command %q\n\n%s", args[0], usage())
+	return cli.ExitUsage
 }

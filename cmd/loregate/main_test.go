@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"loregate/cmd/internal/cli"
 	"loregate/lore/postgres/postgrestest"
 )
 
@@ -35,24 +38,24 @@ func TestMigrateDownPreviewChangesNothing(t *testing.T) {
 	require.Greater(t, before, 5)
 
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"migrate", "down", "1"}, nil, &out, &errb)
+	code := run(context.Background(), testEnv(nil, &out, &errb), []string{"migrate", "down", "1"})
 	require.Equal(t, 0, code, errb.String())
 	require.Contains(t, out.String(), "PREVIEW (nothing changed)")
 	require.Contains(t, out.String(), "lorebook_entries")
 	require.Equal(t, before, countTables(t, url), "the preview changed the schema")
 
 	out.Reset()
-	code = run(context.Background(), []string{"migrate", "status"}, nil, &out, &errb)
+	code = run(context.Background(), testEnv(nil, &out, &errb), []string{"migrate", "status"})
 	require.Equal(t, 0, code)
 	require.NotContains(t, out.String(), "pending")
 
 	out.Reset()
-	code = run(context.Background(), []string{"migrate", "down", "1", "--yes"}, nil, &out, &errb)
+	code = run(context.Background(), testEnv(nil, &out, &errb), []string{"migrate", "down", "1", "--yes"})
 	require.Equal(t, 0, code, errb.String())
 	require.Equal(t, 1, countTables(t, url), "only the bookkeeping table remains")
 
 	out.Reset()
-	code = run(context.Background(), []string{"migrate", "up"}, nil, &out, &errb)
+	code = run(context.Background(), testEnv(nil, &out, &errb), []string{"migrate", "up"})
 	require.Equal(t, 0, code, errb.String())
 	require.Equal(t, before, countTables(t, url))
 }
@@ -72,8 +75,8 @@ func TestUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), tt.args, nil, &out, &errb)
-			require.Equal(t, exitUsage, code)
+			code := run(context.Background(), testEnv(nil, &out, &errb), tt.args)
+			require.Equal(t, cli.ExitUsage, code)
 			first, _, _ := strings.Cut(errb.String(), "\n")
 			require.Contains(t, first, tt.want, "the first line names the problem")
 		})
@@ -86,7 +89,7 @@ func TestHelpExitsZero(t *testing.T) {
 	for _, cmd := range []string{"serve", "worker", "migrate", "migrate-memories", "with-postgres", "token", "activate", "convert"} {
 		t.Run(cmd, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), []string{cmd, "--help"}, strings.NewReader(""), &out, &errb)
+			code := run(context.Background(), testEnv(strings.NewReader(""), &out, &errb), []string{cmd, "--help"})
 			require.Equal(t, 0, code, "stderr: %s", errb.String())
 			require.Contains(t, out.String()+errb.String(), "-", "the flags are printed")
 		})
@@ -112,7 +115,7 @@ func TestCacheBudgets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
 			t.Setenv("LOREGATE_SCOPE_CACHE_BYTES", tt.value)
-			c := loadConfig(flag.NewFlagSet("t", flag.ContinueOnError))
+			c := loadConfig(os.Getenv, flag.NewFlagSet("t", flag.ContinueOnError))
 			err := c.validate()
 			if tt.bad {
 				require.ErrorContains(t, err, "LOREGATE_SCOPE_CACHE_BYTES must be a byte size")
@@ -129,19 +132,25 @@ func TestCacheBudgets(t *testing.T) {
 // start-up with an error naming both variables and the bound.
 func TestRescueDelayFollowsTimeouts(t *testing.T) {
 	t.Setenv("LOREGATE_IMPORT_JOB_TIMEOUT", "5m")
-	jc := loadJobsConfig()
+	jc := loadJobsConfig(os.Getenv)
 	require.NoError(t, jc.err)
 	require.Equal(t, 5*time.Minute+30*time.Second, jc.RescueStuckJobsAfter)
 	t.Setenv("LOREGATE_IMPORT_JOB_TIMEOUT", "")
-	jc = loadJobsConfig()
+	jc = loadJobsConfig(os.Getenv)
 	require.Equal(t, 90*time.Second, jc.RescueStuckJobsAfter, "retried within minutes by default")
 
 	t.Setenv("LOREGATE_RESCUE_STUCK_JOBS_AFTER", "30s")
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"serve"}, nil, &out, &errb)
-	require.Equal(t, exitUsage, code)
+	code := run(context.Background(), testEnv(nil, &out, &errb), []string{"serve"})
+	require.Equal(t, cli.ExitUsage, code)
 	first, _, _ := strings.Cut(errb.String(), "\n")
 	for _, want := range []string{"LOREGATE_RESCUE_STUCK_JOBS_AFTER (30s)", "longer than the longest job timeout, 1m0s", "LOREGATE_IMPORT_JOB_TIMEOUT 1m0s", "LOREGATE_JOB_TIMEOUT 1m0s"} {
 		require.Contains(t, first, want)
 	}
+}
+
+// testEnv is the Env of a command run in a test: the given streams and the
+// process environment (tests set variables with t.Setenv).
+func testEnv(stdin io.Reader, stdout, stderr io.Writer) cli.Env {
+	return cli.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
 }

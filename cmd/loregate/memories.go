@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/rivertype"
 
+	"loregate/cmd/internal/cli"
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/postgres"
@@ -36,11 +37,12 @@ Migrates a legacy bot's keyword memories into lore (docs/legacy-migration.md).
 The report is JSON on stdout; progress goes to stderr.`
 
 // runMigrateMemories is `loregate migrate-memories`.
-func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
+	stdout, stderr := env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("migrate-memories", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, memoriesUsage) }
-	cfg := loadConfig(fs)
+	cfg := loadConfig(env.Getenv, fs)
 	from := fs.String("from", "", "input file: JSON lines or a workspace backup bundle")
 	fromDB := fs.String("from-db", "", "legacy Postgres connection string (read in a read-only transaction)")
 	query := fs.String("query", "", "with --from-db: the SQL returning the memory columns")
@@ -50,10 +52,10 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 	asJob := fs.Bool("job", false, "run as a background job and follow its progress")
 	actor := fs.String("actor", "cli", "who runs the migration (recorded in the history)")
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	if fs.NArg() > 0 {
-		return usageError("migrate-memories takes no arguments, got %q\n%s", fs.Arg(0), memoriesUsage)
+		return cli.Usagef("migrate-memories takes no arguments, got %q\n%s", fs.Arg(0), memoriesUsage)
 	}
 	modes := 0
 	for _, on := range []bool{*preview, *apply, *undo != ""} {
@@ -62,13 +64,13 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 	}
 	if modes != 1 {
-		return usageError("migrate-memories needs exactly one of --preview, --apply or --undo\n%s", memoriesUsage)
+		return cli.Usagef("migrate-memories needs exactly one of --preview, --apply or --undo\n%s", memoriesUsage)
 	}
 	if *undo == "" && (*from == "") == (*fromDB == "") {
-		return usageError("migrate-memories needs --from FILE or --from-db URL (not both)")
+		return cli.Usagef("migrate-memories needs --from FILE or --from-db URL (not both)")
 	}
 	if *fromDB != "" && strings.TrimSpace(*query) == "" {
-		return usageError("--from-db needs --query SQL")
+		return cli.Usagef("--from-db needs --query SQL")
 	}
 	var undoIDs []int64
 	for _, s := range strings.Split(*undo, ",") {
@@ -77,7 +79,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 		}
 		id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil || id <= 0 {
-			return usageError("--undo: %q is not a history id", s)
+			return cli.Usagef("--undo: %q is not a history id", s)
 		}
 		undoIDs = append(undoIDs, id)
 	}
@@ -133,7 +135,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 			}
 		}
 		if failed > 0 {
-			return &exitError{code: 1, msg: fmt.Sprintf("%d of %d undos failed; nothing of those changed", failed, len(undoIDs))}
+			return &cli.ExitError{Code: 1, Msg: fmt.Sprintf("%d of %d undos failed; nothing of those changed", failed, len(undoIDs))}
 		}
 		return nil
 	}
@@ -148,7 +150,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 	} else {
 		memories, err := transfer.ParseMemories(data)
 		if err != nil {
-			return usageError("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		rep, err = transfer.MigrateMemories(ctx, store, memories, transfer.MigrateOptions{Apply: *apply, Actor: *actor,
 			SourceName: source, SourceSHA256: transfer.Hash(data),
@@ -161,7 +163,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	if rep.Failed > 0 {
-		return &exitError{code: 1, msg: fmt.Sprintf("%d server blocks were aborted (see their error in the report); the other servers are done", rep.Failed)}
+		return &cli.ExitError{Code: 1, Msg: fmt.Sprintf("%d server blocks were aborted (see their error in the report); the other servers are done", rep.Failed)}
 	}
 	return nil
 }
@@ -170,7 +172,7 @@ func runMigrateMemories(ctx context.Context, args []string, stdout, stderr io.Wr
 func readBounded(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usageError("--from: %v", err)
+		return nil, cli.Usagef("--from: %v", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, transfer.MaxMigrationBytes+1))
@@ -178,7 +180,7 @@ func readBounded(path string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	if len(data) > transfer.MaxMigrationBytes {
-		return nil, usageError("--from: %s is larger than %d bytes; split it by server", path, transfer.MaxMigrationBytes)
+		return nil, cli.Usagef("--from: %s is larger than %d bytes; split it by server", path, transfer.MaxMigrationBytes)
 	}
 	return data, nil
 }
@@ -237,7 +239,7 @@ func readLegacyDB(ctx context.Context, url, query string) ([]byte, error) {
 // finishes.
 func migrateAsJob(ctx context.Context, pool *pgxpool.Pool, store *postgres.Store, jc jobsConfig, run postgres.MigrationRun, logger *slog.Logger, stderr io.Writer) (transfer.MigrationReport, error) {
 	if _, err := transfer.ParseMemories(run.Data); err != nil {
-		return transfer.MigrationReport{}, usageError("%v", err) // refuse a bad input now, not in the job
+		return transfer.MigrationReport{}, cli.Usagef("%v", err) // refuse a bad input now, not in the job
 	}
 	client, _, err := startJobs(ctx, pool, jc, false, logger, 0)
 	if err != nil {
@@ -261,7 +263,7 @@ func migrateAsJob(ctx context.Context, pool *pgxpool.Pool, store *postgres.Store
 		}
 		if r.FinishedAt != nil {
 			if r.Error != "" {
-				return transfer.MigrationReport{}, &exitError{code: 1, msg: "migration run failed: " + r.Error}
+				return transfer.MigrationReport{}, &cli.ExitError{Code: 1, Msg: "migration run failed: " + r.Error}
 			}
 			var rep transfer.MigrationReport
 			if err := json.Unmarshal(r.Report, &rep); err != nil {
@@ -278,7 +280,7 @@ func migrateAsJob(ctx context.Context, pool *pgxpool.Pool, store *postgres.Store
 			if n := len(row.Errors); n > 0 {
 				msg = row.Errors[n-1].Error
 			}
-			return transfer.MigrationReport{}, &exitError{code: 1, msg: fmt.Sprintf("migration job %d stopped: %s", job.ID, msg)}
+			return transfer.MigrationReport{}, &cli.ExitError{Code: 1, Msg: fmt.Sprintf("migration job %d stopped: %s", job.ID, msg)}
 		}
 		select {
 		case <-ctx.Done():

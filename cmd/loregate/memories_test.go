@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"loregate/cmd/internal/cli"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/transfer"
@@ -40,7 +41,7 @@ func TestMigrateMemoriesCLI(t *testing.T) {
 	migrate := func(args ...string) (transfer.MigrationReport, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
-		code := run(ctx, append([]string{"migrate-memories"}, args...), nil, &out, &errb)
+		code := run(ctx, testEnv(nil, &out, &errb), append([]string{"migrate-memories"}, args...))
 		require.Equal(t, 0, code, errb.String())
 		var rep transfer.MigrationReport
 		require.NoError(t, json.Unmarshal(out.Bytes(), &rep), out.String())
@@ -76,12 +77,12 @@ INSERT INTO legacy.memories VALUES (9001, '323456789012345678', 'The ferry runs 
 	require.NotZero(t, block)
 
 	var out, errb bytes.Buffer
-	code := run(ctx, []string{"migrate-memories", "--undo", fmt.Sprint(block)}, nil, &out, &errb)
+	code := run(ctx, testEnv(nil, &out, &errb), []string{"migrate-memories", "--undo", fmt.Sprint(block)})
 	require.Equal(t, 0, code, errb.String())
 	require.Contains(t, out.String(), `"removed": 1`)
 	require.Equal(t, 3, entries())
 	out.Reset()
-	code = run(ctx, []string{"migrate-memories", "--undo", fmt.Sprint(block)}, nil, &out, &errb)
+	code = run(ctx, testEnv(nil, &out, &errb), []string{"migrate-memories", "--undo", fmt.Sprint(block)})
 	require.Equal(t, 1, code, "not twice")
 	require.Contains(t, out.String(), "already undone")
 
@@ -93,7 +94,7 @@ INSERT INTO legacy.memories VALUES (9001, '323456789012345678', 'The ferry runs 
 		{"--undo", "x"},
 	} {
 		var out, errb bytes.Buffer
-		code := run(ctx, append([]string{"migrate-memories"}, bad...), nil, &out, &errb)
-		require.Equal(t, exitUsage, code, strings.Join(bad, " "))
+		code := run(ctx, testEnv(nil, &out, &errb), append([]string{"migrate-memories"}, bad...))
+		require.Equal(t, cli.ExitUsage, code, strings.Join(bad, " "))
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"strconv"
 	"text/tabwriter"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"loregate/cmd/internal/cli"
 	"loregate/migrations"
 )
 
@@ -38,44 +38,45 @@ func migrateUp(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) err
 	return nil
 }
 
-func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runMigrate(ctx context.Context, env cli.Env, args []string) error {
+	stdout, stderr := env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, migrateUsage) }
-	cfg := loadConfig(fs)
+	cfg := loadConfig(env.Getenv, fs)
 	yes := fs.Bool("yes", false, "with down: execute instead of previewing")
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	// Flags may come before, between or after the action and its number
 	// ("down 1 --yes" and "--yes down 1" alike).
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
 	if len(rest) == 0 {
-		return usageError("migrate needs up, status or down N\n%s", migrateUsage)
+		return cli.Usagef("migrate needs up, status or down N\n%s", migrateUsage)
 	}
 	var target int
 	switch rest[0] {
 	case "up", "status":
 		if len(rest) != 1 {
-			return usageError("migrate %s takes no arguments", rest[0])
+			return cli.Usagef("migrate %s takes no arguments", rest[0])
 		}
 	case "down":
 		if len(rest) != 2 {
-			return usageError("migrate down needs one migration number, e.g. `loregate migrate down 1`")
+			return cli.Usagef("migrate down needs one migration number, e.g. `loregate migrate down 1`")
 		}
 		n, err := strconv.Atoi(rest[1])
 		if err != nil || n < 1 {
-			return usageError("migration number %q is not a positive integer", rest[1])
+			return cli.Usagef("migration number %q is not a positive integer", rest[1])
 		}
 		target = n
 	default:
-		return usageError("unknown migrate action %q\n%s", rest[0], migrateUsage)
+		return cli.Usagef("unknown migrate action %q\n%s", rest[0], migrateUsage)
 	}
 
 	logger := cfg.logger(stderr)
@@ -125,7 +126,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case "down":
 		plan, err := migrations.PlanDown(ctx, conn.Conn(), target)
 		if err != nil {
-			return usageError("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		if len(plan.Migrations) == 0 {
 			fmt.Fprintf(stdout, "nothing to undo: no applied migration numbered %d or later\n", target)

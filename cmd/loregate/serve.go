@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"loregate/cmd/internal/cli"
 	"loregate/discord"
 	"loregate/graph"
 	"loregate/graph/auth"
@@ -27,13 +28,14 @@ import (
 	"loregate/migrations"
 )
 
-func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+func runServe(ctx context.Context, env cli.Env, args []string) error {
+	stderr := env.Stderr
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := loadConfig(fs)
+	cfg := loadConfig(env.Getenv, fs)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTP listen address (env LOREGATE_ADDR)")
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
@@ -43,11 +45,11 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	// Settings that can be wrong are checked before Postgres is started.
 	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
 	if err != nil {
-		return usageError("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
-		return usageError("listen on %s: %v", cfg.Addr, err)
+		return cli.Usagef("listen on %s: %v", cfg.Addr, err)
 	}
 	defer ln.Close()
 
@@ -102,7 +104,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	stopJobs = sync.OnceFunc(stopJobs)
 	defer stopJobs() // before pool.Close (deferred earlier, runs later); gracefulStop runs it first
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
-	gateway, stopBot, err := startDiscord(ctx, resolver, metrics, reg, logger)
+	gateway, stopBot, err := startDiscord(ctx, cfg, resolver, metrics, reg, logger)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
-			return usageError("listen on LOREGATE_METRICS_ADDR %s: %v", cfg.MetricsAddr, err)
+			return cli.Usagef("listen on LOREGATE_METRICS_ADDR %s: %v", cfg.MetricsAddr, err)
 		}
 		mmux := http.NewServeMux()
 		mmux.Handle("GET /metrics", metricsHandler)

@@ -1,13 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
+	"loregate/cmd/internal/cli"
 	"loregate/graph/auth"
 )
 
@@ -34,7 +34,8 @@ func (g guildFlags) Set(v string) error {
 
 // runToken mints a member token for development (signed with
 // LOREGATE_JWT_SECRET) and prints it.
-func runToken(args []string, stdout, stderr io.Writer) error {
+func runToken(_ context.Context, env cli.Env, args []string) error {
+	stdout, stderr := env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	user := fs.String("user", "", "Discord user id (the token's subject)")
@@ -42,18 +43,18 @@ func runToken(args []string, stdout, stderr io.Writer) error {
 	guilds := guildFlags{}
 	fs.Var(guilds, "guild", "GUILD_ID[:manage] the member belongs to (repeatable); :manage grants Manage Server")
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	if *user == "" {
-		return usageError("token needs --user")
+		return cli.Usagef("token needs --user")
 	}
-	a, err := auth.NewAuthenticator(nil, os.Getenv("LOREGATE_JWT_SECRET"))
+	a, err := auth.NewAuthenticator(nil, loadConfig(env.Getenv, flag.NewFlagSet("token", flag.ContinueOnError)).JWTSecret)
 	if err != nil {
-		return usageError("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	tok, err := a.Mint(*user, guilds, *ttl, time.Now())
 	if err != nil {
-		return usageError("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	fmt.Fprintln(stdout, tok)
 	return nil

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"os"
 	"os/exec"
 
+	"loregate/cmd/internal/cli"
 	"loregate/cmd/internal/pglocal"
 )
 
@@ -16,22 +16,23 @@ import (
 // (removed afterwards) unless --dir names one. When TEST_DATABASE_URL is
 // already set, the command runs against it and no cluster is started. This
 // is how `make test` gives the whole test run one Postgres.
-func runWithPostgres(ctx context.Context, args []string, stderr io.Writer) error {
+func runWithPostgres(ctx context.Context, env cli.Env, args []string) error {
+	stderr := env.Stderr
 	fs := flag.NewFlagSet("with-postgres", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "", "cluster directory to use and keep (default: a temporary one, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {
-		return usageError("with-postgres needs a command: loregate with-postgres -- go test ./...")
+		return cli.Usagef("with-postgres needs a command: loregate with-postgres -- go test ./...")
 	}
 	cfg := &config{LogLevel: "info", LogFormat: "text"}
 	logger := cfg.logger(stderr)
 
-	env := os.Environ()
-	if os.Getenv("TEST_DATABASE_URL") == "" {
+	childEnv := os.Environ()
+	if testDatabaseURL(env.Getenv) == "" {
 		clusterDir := *dir
 		if clusterDir == "" {
 			tmp, err := os.MkdirTemp("", "loregate-pg-")
@@ -54,16 +55,16 @@ func runWithPostgres(ctx context.Context, args []string, stderr io.Writer) error
 				logger.Error("stop test Postgres", "err", err)
 			}
 		}()
-		env = append(env, "TEST_DATABASE_URL="+cluster.URL(), "DATABASE_URL="+cluster.URL())
+		childEnv = append(childEnv, "TEST_DATABASE_URL="+cluster.URL(), "DATABASE_URL="+cluster.URL())
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Env = childEnv
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = env.Stdin, env.Stdout, env.Stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		return &exitError{code: ee.ExitCode()}
+		return cli.Exit(ee.ExitCode())
 	}
 	return err
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"io"
+	"loregate/cmd/internal/cli"
 )
 
 // runWorker is `loregate worker`: the background jobs without the HTTP API,
@@ -13,18 +13,19 @@ import (
 // the periodic jobs. SIGINT/SIGTERM stop it in order: River soft stop
 // (running jobs finish within LOREGATE_SHUTDOWN_TIMEOUT), then cancel, then
 // the pool closes.
-func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
+func runWorker(ctx context.Context, env cli.Env, args []string) error {
+	stderr := env.Stderr
 	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := loadConfig(fs)
+	cfg := loadConfig(env.Getenv, fs)
 	if err := fs.Parse(args); err != nil {
-		return flagError(err)
+		return cli.FlagError(err)
 	}
 	if err := cfg.validate(); err != nil {
 		return err
 	}
 	if cfg.Jobs.Workers == 0 {
-		return usageError("LOREGATE_JOB_WORKERS is 0: a worker with no workers would do nothing")
+		return cli.Usagef("LOREGATE_JOB_WORKERS is 0: a worker with no workers would do nothing")
 	}
 	logger := cfg.logger(stderr)
 	logger.Info("loregate worker starting", cfg.logAttrs()...)

@@ -70,6 +70,7 @@ import (
 	"strconv"
 	"strings"
 
+	"loregate/cmd/internal/cli"
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/format"
@@ -97,40 +98,31 @@ type errHelp struct{ text string }
 
 func (e errHelp) Error() string { return e.text }
 
-// badInput is an error that exits with status 2.
-type badInput struct{ msg string }
-
-func (e *badInput) Error() string { return e.msg }
-
+// bad is bad arguments or input (exit 2).
 func bad(format string, args ...any) error {
-	return &badInput{msg: fmt.Sprintf(format, args...)}
+	return cli.Usagef(format, args...)
 }
 
-// Run executes the command with args (after "activate") and returns the
-// exit status.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	out, warnings, err := run(ctx, args, stdin)
+// Run executes the command with args (after "activate"): a cli.Func
+// (cli.Status gives the exit status: 2 for bad arguments or input, 1 when
+// the output cannot be written).
+func Run(ctx context.Context, env cli.Env, args []string) error {
+	out, warnings, err := run(ctx, args, env.Stdin)
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "activate: warning: %s\n", w)
+		fmt.Fprintf(env.Stderr, "activate: warning: %s\n", w)
 	}
 	var help errHelp
 	if errors.As(err, &help) {
-		fmt.Fprint(stdout, help.text)
-		return 0
+		fmt.Fprint(env.Stdout, help.text)
+		return cli.Exit(0)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "activate: %v\n", err)
-		var b *badInput
-		if errors.As(err, &b) {
-			return 2
-		}
-		return 1
+		return err
 	}
-	if _, err := stdout.Write(out); err != nil {
-		fmt.Fprintf(stderr, "activate: writing output: %v\n", err)
-		return 1
+	if _, err := env.Stdout.Write(out); err != nil {
+		return fmt.Errorf("writing output: %w", err)
 	}
-	return 0
+	return nil
 }
 
 type config struct {

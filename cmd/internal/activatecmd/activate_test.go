@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/cmd/internal/activatecmd"
+	"loregate/cmd/internal/cli"
 )
 
 // eldoria is the SillyTavern default book of the shared corpus, relative to
@@ -33,7 +34,8 @@ func writeChat(t *testing.T, chat string) string {
 
 func runCmd(t *testing.T, stdin string, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
-	code := activatecmd.Run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	env := cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
+	code := cli.Status(&errb, "activate", activatecmd.Run(context.Background(), env, args))
 	return code, out.String(), errb.String()
 }
 

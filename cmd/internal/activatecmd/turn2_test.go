@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/cmd/internal/activatecmd"
+	"loregate/cmd/internal/cli"
 )
 
 // knownImporterFaults are turn2 runs that still fail because of an
@@ -66,7 +67,8 @@ func TestTurn2Cases(t *testing.T) {
 func runTurn2(t *testing.T, dir string, parts []string) []string {
 	args := append([]string{"--book", filepath.Join(dir, "book.json"), "--chat", filepath.Join(dir, parts[0])}, splitFlags(t, parts[1])...)
 	var stdout, stderr bytes.Buffer
-	if code := activatecmd.Run(context.Background(), append(args, "--format", "json"), strings.NewReader(""), &stdout, &stderr); code != 0 {
+	env := cli.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}
+	if code := cli.Status(&stderr, "activate", activatecmd.Run(context.Background(), env, append(args, "--format", "json"))); code != 0 {
 		return []string{fmt.Sprintf("exit %d: %s", code, stderr.String())}
 	}
 	var out output

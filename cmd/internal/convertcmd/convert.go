@@ -27,6 +27,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"loregate/cmd/internal/cli"
 	"loregate/lore"
 	"loregate/lore/format"
 )
@@ -36,9 +37,10 @@ import (
 // the JSON safety ceiling.
 const maxInput = 64 << 20
 
-// Run executes the command with args (after "convert") and returns the exit
-// status. IN "-" reads stdin.
-func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// Run executes the command with args (after "convert"): a cli.Func. IN "-"
+// reads stdin.
+func Run(ctx context.Context, env cli.Env, args []string) error {
+	stdin, stdout, stderr := env.Stdin, env.Stdout, env.Stderr
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default stdout)")
@@ -54,49 +56,41 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stdout, usage)
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
-			return 0
+			return cli.Exit(0)
 		} else if err != nil {
-			fmt.Fprintf(stderr, "convert: %v\n%s\n", err, usage)
-			return 2
+			return cli.Usagef("%v\n%s", err, usage)
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		if in != "" {
-			fmt.Fprintf(stderr, "convert: more than one input file\n%s\n", usage)
-			return 2
+			return cli.Usagef("more than one input file\n%s", usage)
 		}
 		in, rest = fs.Arg(0), fs.Args()[1:]
 	}
 	if in == "" {
-		fmt.Fprintf(stderr, "convert: missing input file\n%s\n", usage)
-		return 2
+		return cli.Usagef("missing input file\n%s", usage)
 	}
 	switch *to {
 	case "st", "ccv3", "card", "png", "charx", "novelai", "risu", "agnai", "canonical":
 	default:
-		fmt.Fprintf(stderr, "convert: --to %q is not one of st, ccv3, card, png, charx, novelai, risu, agnai, canonical\n", *to)
-		return 2
+		return cli.Usagef("--to %q is not one of st, ccv3, card, png, charx, novelai, risu, agnai, canonical", *to)
 	}
 	if *long != "split" && *long != "skip" {
-		fmt.Fprintf(stderr, "convert: --long-entries %q is not split or skip\n", *long)
-		return 2
+		return cli.Usagef("--long-entries %q is not split or skip", *long)
 	}
 	if err := ctx.Err(); err != nil {
-		fmt.Fprintf(stderr, "convert: %v\n", err)
-		return 1
+		return cli.Failf("%v", err)
 	}
 	data, name, err := readInput(in, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "convert: %v\n", err)
-		return 2
+		return cli.Usagef("%v", err)
 	}
 	res, err := format.Import(name, data, format.Options{
 		Limits: lore.CeilingLimits(), LongEntries: format.LongEntries(*long),
 	})
 	if err != nil {
-		fmt.Fprintf(stderr, "convert: %s: %v\n", name, err)
-		return 2
+		return cli.Usagef("%s: %v", name, err)
 	}
 	if *to == "novelai" || *to == "agnai" {
 		// No decorators there: the export maps them to fields and the
@@ -107,9 +101,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	report = append(report, '\n')
 	if *reportOnly {
 		if _, err := stdout.Write(report); err != nil {
-			return 1
+			return cli.Exit(cli.ExitFailure)
 		}
-		return 0
+		return nil
 	}
 	var body []byte
 	switch *to {
@@ -134,8 +128,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		body = append(body, '\n')
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "convert: encode %s: %v\n", *to, err)
-		return 1
+		return cli.Failf("encode %s: %v", *to, err)
 	}
 	if *out == "" || *out == "-" {
 		_, err = stdout.Write(body)
@@ -143,14 +136,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = os.WriteFile(*out, body, 0o644)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "convert: cannot write %s: %v\n", *out, err)
-		return 2
+		return cli.Usagef("cannot write %s: %v", *out, err)
 	}
 	_, _ = stderr.Write(report)
 	if n := len(res.Report.Skipped); n > 0 {
 		fmt.Fprintf(stderr, "convert: %d entries skipped (see \"skipped\" in the report above)\n", n)
 	}
-	return 0
+	return nil
 }
 
 func readInput(in string, stdin io.Reader) ([]byte, string, error) {

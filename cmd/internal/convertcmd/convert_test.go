@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"loregate/cmd/internal/cli"
 	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
@@ -49,7 +50,7 @@ func TestRun(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := Run(context.Background(), tc.args, strings.NewReader(""), &stdout, &stderr)
+			code := cli.Status(&stderr, "convert", Run(context.Background(), cli.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}, tc.args))
 			require.Equal(t, tc.code, code, "stderr: %s", stderr.String())
 			require.Contains(t, stdout.String(), tc.stdoutHas)
 			require.Contains(t, stderr.String(), tc.stderrHas)
@@ -73,7 +74,7 @@ func TestRunOutputFileAndStdin(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.json")
 	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), []string{"-", "-o", out}, strings.NewReader(wi), &stdout, &stderr)
+	code := cli.Status(&stderr, "convert", Run(context.Background(), cli.Env{Stdin: strings.NewReader(wi), Stdout: &stdout, Stderr: &stderr}, []string{"-", "-o", out}))
 	require.Equal(t, 0, code, stderr.String())
 	require.Empty(t, stdout.String())
 	got, err := os.ReadFile(out)
@@ -98,7 +99,7 @@ func TestConvertWholeCorpus(t *testing.T) {
 		}
 		n++
 		var stdout, stderr bytes.Buffer
-		code := Run(context.Background(), []string{path, "--report-only"}, strings.NewReader(""), &stdout, &stderr)
+		code := cli.Status(&stderr, "convert", Run(context.Background(), cli.Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr}, []string{path, "--report-only"}))
 		require.Equal(t, 0, code, "%s: %s", path, stderr.String())
 		var rep struct {
 			Entries int
