@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -131,6 +132,7 @@ func apiField(f string) string {
 func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+		explainOperationChoice(ctx, gqlErr)
 		var already *gqlerror.Error
 		if errors.As(err, &already) && already.Err == nil {
 			return gqlErr // parser, validation and limit errors: safe as they are
@@ -166,5 +168,39 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		}
 		gqlErr.Extensions["code"] = code
 		return gqlErr
+	}
+}
+
+// explainOperationChoice rewrites gqlgen's "operation X not found" (the
+// document's operation could not be chosen) into a message that names the
+// problem: a document with several operations needs operationName, and an
+// operationName must name one of them. It lists the document's operations.
+func explainOperationChoice(ctx context.Context, e *gqlerror.Error) {
+	if !graphql.HasOperationContext(ctx) {
+		return
+	}
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Doc == nil || oc.Operation != nil || !strings.HasPrefix(e.Message, "operation ") || !strings.HasSuffix(e.Message, " not found") {
+		return
+	}
+	names := make([]string, 0, len(oc.Doc.Operations))
+	for _, op := range oc.Doc.Operations {
+		if op.Name == "" {
+			names = append(names, "an anonymous "+string(op.Operation))
+			continue
+		}
+		names = append(names, strconv.Quote(op.Name))
+	}
+	has := "the document has no operation"
+	if len(names) > 0 {
+		has = fmt.Sprintf("the document has %d operations: %s", len(names), strings.Join(names, ", "))
+		if len(names) == 1 {
+			has = "the document has 1 operation: " + names[0]
+		}
+	}
+	if oc.OperationName == "" {
+		e.Message = "operationName is required when a document has more than one operation: " + has
+	} else {
+		e.Message = fmt.Sprintf("operationName %q names no operation of the document: %s", oc.OperationName, has)
 	}
 }

@@ -16,11 +16,11 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"loregate/graph/auth"
+	"loregate/graph/explorer"
 	"loregate/graph/generated"
 )
 
@@ -85,7 +85,7 @@ func NewServer(cfg Config) *handler.Server {
 }
 
 // Mount registers the API on mux: /graphql (authenticated), GraphiQL at
-// /, and, when the resolver has Jobs, GET /artifacts/{id} (authenticated
+// / with its embedded assets under /explorer/ (package explorer), and, when the resolver has Jobs, GET /artifacts/{id} (authenticated
 // backup downloads, artifact.go). Every request gets a request id, an access log line and a timeout.
 func Mount(mux *http.ServeMux, cfg Config) {
 	api := NewServer(cfg)
@@ -98,7 +98,9 @@ func Mount(mux *http.ServeMux, cfg Config) {
 	if cfg.Resolver.Jobs != nil {
 		mux.Handle("GET /artifacts/{id}", accessLog(cfg.Logger, cfg.Auth.Middleware(artifactHandler(cfg.Resolver.Jobs, cfg.Logger))))
 	}
-	mux.Handle("GET /{$}", playground.ApolloSandboxHandler("loregate GraphQL", "/graphql"))
+	ide := explorer.Handler("loregate GraphQL", "/graphql")
+	mux.Handle("GET /{$}", ide)
+	mux.Handle("GET "+explorer.AssetPrefix, ide)
 }
 
 // depthLimit refuses operations nested deeper than max.

@@ -42,6 +42,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 	logger := cfg.logger(stderr)
 	logger.Info("loregate starting", cfg.logAttrs()...)
+	warnNoCredential(logger, cfg)
 	// Settings that can be wrong are checked before Postgres is started.
 	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
 	if err != nil {
@@ -73,9 +74,6 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 
-	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
-		logger.Warn("no LOREGATE_SERVICE_KEYS or LOREGATE_JWT_SECRET configured: every /graphql request will get 401")
-	}
 	store := postgres.New(pool).WithLimits(cfg.Limits)
 	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
@@ -154,6 +152,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	logger.Info("loregate serving", "addr", ln.Addr().String())
+	warnNoCredential(logger, cfg) // again: the migration lines pushed the first one up
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
@@ -268,5 +267,18 @@ func readyHandler(pool *pgxpool.Pool) http.HandlerFunc {
 		default:
 			_, _ = io.WriteString(w, "ready\n")
 		}
+	}
+}
+
+// noCredentialWarning is logged at start when neither service keys nor a
+// member-token secret are configured (docs/configuration.md).
+const noCredentialWarning = "no credential configured: every /graphql request will be refused (401). " +
+	"Set a service key of 16+ characters and send it as a bearer token, e.g. " +
+	"LOREGATE_SERVICE_KEYS=dev-key-change-me-0123 make run, then header 'Authorization: Bearer dev-key-change-me-0123' " +
+	"(or LOREGATE_JWT_SECRET for member tokens; the built-in Discord bot needs neither)"
+
+func warnNoCredential(logger *slog.Logger, cfg *config) {
+	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
+		logger.Warn(noCredentialWarning)
 	}
 }
