@@ -39,24 +39,52 @@ type turn struct {
 }
 
 // selects reports whether the current field's selection set includes the
-// field name (fragments included); true outside a GraphQL operation.
-func selects(ctx context.Context, name string) bool {
+// field path (a name, or names nested in one another: "result", "trace"),
+// fragments and aliases included; true outside a GraphQL operation.
+func selects(ctx context.Context, path ...string) bool {
 	if !graphql.HasOperationContext(ctx) || graphql.GetFieldContext(ctx) == nil {
 		return true
 	}
-	for _, f := range graphql.CollectFieldsCtx(ctx, nil) {
-		if f.Name == name {
+	return selectsIn(graphql.GetOperationContext(ctx), graphql.CollectFieldsCtx(ctx, nil), path)
+}
+
+func selectsIn(oc *graphql.OperationContext, fields []graphql.CollectedField, path []string) bool {
+	for _, f := range fields {
+		if f.Name != path[0] {
+			continue
+		}
+		if len(path) == 1 || selectsIn(oc, graphql.CollectFields(oc, f.Selections, nil), path[1:]) {
 			return true
 		}
 	}
 	return false
 }
 
+// activate runs a dry-run turn (the activate query). When the trace is
+// selected it is a preview: it lists every entry of the scope
+// (traceHidden) and names near misses; otherwise (the bot's per-turn
+// query) it reads only the cached scope and builds no trace.
+func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*model.Activation, error) {
+	traced := selects(ctx, "trace")
+	t, err := r.runActivation(ctx, in, nil, traced)
+	if err != nil {
+		return nil, err
+	}
+	t.skipTrace = !traced
+	return activationToModel(t, r.blocks(t)), nil
+}
+
 // runActivation authorises the caller, reads the scope once and runs the
 // engine (through the matcher cache) for input. rec is nil for a dry run
 // (activate, assemblePrompt) and carries a recorded turn for activateTurn
 // (turn.go), which then owns the open transaction in rec.
-func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder) (*turn, error) {
+//
+// With traced (the caller selected the trace: a preview) the engine names
+// near misses and the trace also lists, after the turn's entries, the
+// scope's entries the per-turn read leaves out (hiddenEntries) with the
+// verdicts of the engine's gates; without it nothing more than the scope
+// cache is read.
+func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, traced bool) (*turn, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
 		return nil, fmt.Errorf("server %s: %w", lore.Clip(in.ServerDiscordID, 24), lore.ErrNotFound)
 	}
@@ -91,6 +119,15 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	case err != nil:
 		return nil, err
 	}
+	var (
+		hidden     []lore.Entry
+		hiddenCols map[string]lore.Collection
+	)
+	if traced && !unavailable {
+		if hidden, hiddenCols, err = r.hiddenEntries(ctx, snap, lineage); err != nil {
+			return nil, err
+		}
+	}
 	opts, scoping, err := engineOptions(snap.Server.Settings, in)
 	if err != nil {
 		return nil, err
@@ -114,6 +151,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		PersonaBook:    clampBudget(snap.PersonaBook, unit),
 	}
 	opts.Texts = r.Texts
+	opts.NearMisses = traced
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
 	m := r.matcher(scope, key, &input, opts.MatchOptions())
 	if err := r.applyTurnState(ctx, in, rec, m, snap, unavailable, &input, &opts); err != nil {
@@ -127,7 +165,73 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	if err != nil {
 		return nil, fmt.Errorf("activation: %w", err)
 	}
+	if len(hidden) > 0 {
+		gates := input
+		gates.Collections = hiddenCols
+		res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates)...)
+	}
 	return &turn{snapshot: snap, opts: opts, result: res, unavailable: unavailable}, nil
+}
+
+// hiddenEntries returns the entries of the turn's scope that the
+// per-turn read of snap leaves out (disabled entries and the entries of
+// disabled collections, docs/turns.md), split groups joined as the engine
+// sees them, and the collections to gate them with (snap's, plus the
+// server's others when a hidden entry needs one). It reads the store, so
+// it runs only for a selected trace, never on the bot's cached per-turn
+// path, and before a recorded turn opens its transaction.
+func (r *Resolver) hiddenEntries(ctx context.Context, snap lore.Snapshot, lineage lore.Lineage) ([]lore.Entry, map[string]lore.Collection, error) {
+	server := snap.Server.ID
+	entries, err := r.Store.ListScope(ctx, server, lore.Serverwide, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: list the scope: %w", err)
+	}
+	if !lineage.IsServerwide() {
+		own, err := r.Store.ListScope(ctx, server, lineage, "")
+		if err != nil {
+			return nil, nil, fmt.Errorf("trace: list the scope: %w", err)
+		}
+		entries = append(entries, own...)
+	}
+	loaded := make(map[int64]bool, len(snap.Entries))
+	for _, e := range snap.Entries {
+		loaded[e.ID] = true
+	}
+	var hidden []lore.Entry
+	missing := false
+	for _, e := range lore.JoinSplit(entries) {
+		if loaded[e.ID] {
+			continue
+		}
+		hidden = append(hidden, e)
+		if _, ok := snap.Collections[collectionName(e)]; e.Lineage.IsServerwide() && !ok {
+			missing = true
+		}
+	}
+	if !missing {
+		return hidden, snap.Collections, nil
+	}
+	cols, err := r.Store.ListCollections(ctx, server)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trace: list collections: %w", err)
+	}
+	merged := make(map[string]lore.Collection, len(snap.Collections)+len(cols))
+	for _, c := range cols {
+		merged[c.Name] = c
+	}
+	for name, c := range snap.Collections { // the turn's view wins
+		merged[name] = c
+	}
+	return hidden, merged, nil
+}
+
+// collectionName is the collection of a Serverwide entry, "" meaning
+// lore.DefaultCollection.
+func collectionName(e lore.Entry) string {
+	if e.Collection == "" {
+		return lore.DefaultCollection
+	}
+	return e.Collection
 }
 
 // loadScope returns the turn's scope: from the scope cache when the
@@ -308,7 +412,7 @@ const MaxDocuments = 50
 
 // assemblePrompt runs one turn and places its lore in the caller's prompt.
 func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptInput) (*model.AssembledPrompt, error) {
-	t, err := r.runActivation(ctx, &in.Activation, nil)
+	t, err := r.runActivation(ctx, &in.Activation, nil, selects(ctx, "activation", "trace"))
 	if err != nil {
 		return nil, err
 	}

@@ -12,10 +12,5 @@ import (
 
 // Activate is the resolver for the activate field.
 func (r *queryResolver) Activate(ctx context.Context, input model.ActivateInput) (*model.Activation, error) {
-	t, err := r.runActivation(ctx, &input, nil)
-	if err != nil {
-		return nil, err
-	}
-	t.skipTrace = !selects(ctx, "trace")
-	return activationToModel(t, r.blocks(t)), nil
+	return r.activate(ctx, &input)
 }

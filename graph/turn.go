@@ -157,7 +157,7 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
 		MessageCount: graphql.OmittableOf(&in.MessageCount)}
-	t, err := r.runActivation(ctx, ai, rec)
+	t, err := r.runActivation(ctx, ai, rec, selects(ctx, "result", "trace"))
 	if rec.turn != nil {
 		defer rec.turn.Rollback(ctx) // a no-op after Commit
 	}

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 
 	"loregate/lore"
 )
@@ -685,6 +686,9 @@ func (t *turn) result(passes int) Result {
 			switch s.verdict {
 			case VerdictNoKeyMatch:
 				detail = noKeyDetail(min(s.depth, t.nmsg), s.noKeyRec)
+				if t.opts.NearMisses && ce.whole {
+					detail += t.nearMiss(ce, min(s.depth, t.nmsg))
+				}
 				if ce.regexErr != "" {
 					detail += "; " + ce.regexErr
 				}
@@ -712,6 +716,37 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = append(res.Admitted, a)
 	}
 	return res
+}
+
+// nearMiss returns "; near miss: ..." naming the first literal primary key
+// of ce found inside a word of the newest depth chat messages (whole words
+// are on for ce, so it did not match there), or "".
+func (t *turn) nearMiss(ce *compiledEntry, depth int) string {
+	msgs := t.in.Messages[len(t.in.Messages)-depth:]
+	for j, ref := range ce.primary {
+		if ref.kind != keyLiteral || j >= len(ce.primaryText) {
+			continue
+		}
+		key := strings.TrimSpace(ce.primaryText[j])
+		if key == "" {
+			continue
+		}
+		for _, m := range msgs {
+			if containsKey(m, key, ce.sens) {
+				return "; near miss: key " + strconv.Quote(key) + " appears inside a word, and whole words are on"
+			}
+		}
+	}
+	return ""
+}
+
+// containsKey reports whether key occurs in text as a substring, folding
+// case unless sens.
+func containsKey(text, key string, sens bool) bool {
+	if sens {
+		return strings.Contains(text, key)
+	}
+	return strings.Contains(strings.ToLower(text), strings.ToLower(key))
 }
 
 // noKeyDetails are the no_key_match details of small depths, without and

@@ -68,6 +68,9 @@ type compiledEntry struct {
 	exclude, excludeAll []keyRef
 	// primaryText holds the source text of each primary key, for the trace.
 	primaryText []string
+	// sens and whole are the entry's effective case and whole-word rules
+	// (for the trace's near misses).
+	sens, whole bool
 	// autos has bit 1<<slot set when a literal key uses that automaton.
 	autos uint8
 	// hasPrimary: at least one primary key can match.
@@ -304,6 +307,7 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 				whole = *p
 			}
 		}
+		ce.sens, ce.whole = sens, whole
 		addKeys := func(keys []string, dst *[]keyRef, primary bool) {
 			for _, k := range keys {
 				r, rerr := compileKey(sens, whole, k)

@@ -58,6 +58,12 @@ type Options struct {
 	// CaseSensitive makes keys of entries whose CaseSensitive is nil match
 	// case-sensitively (NFKC only, no folding).
 	CaseSensitive bool
+	// NearMisses names, in the trace detail of a no_key_match entry whose
+	// keys match whole words only, a literal primary key found inside a
+	// word of the scanned messages ("near miss"). It costs a substring
+	// search per such key, so per-turn callers leave it off; previews turn
+	// it on. It never changes a verdict.
+	NearMisses bool
 	// RegexKeys makes keys shaped /pattern/flags RE2 regular expressions
 	// (lore.ServerSettings.RegexKeys). When false they are literal text, as
 	// docs/contract.md#matching describes (regex keys stay inert).

@@ -188,6 +188,7 @@ func parseArgs(args []string) (config, error) {
 	}
 	c.opts.ScanDepth = scanDepth // 0 scans no chat message (case BUG-36)
 	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
+	c.opts.NearMisses = true // the CLI is a preview: its trace names near misses
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	c.unitSet = set["budget"] || set["budget-tokens"]

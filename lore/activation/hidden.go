@@ -1,0 +1,25 @@
+package activation
+
+import "loregate/lore"
+
+// GateTrace returns trace items for entries that a turn's scope read left
+// out: the per-turn read loads only enabled entries of enabled collections
+// (docs/turns.md), while a preview trace lists every entry of the scope.
+// Each entry of entries gets the verdict the engine's gates give it
+// against in (disabled, gated_collection, gated_channel, ...: rule 1 of
+// Activate), with pass 0, in the order given. An entry that passes every
+// gate is left out: it was not hidden from the turn (the scope changed
+// after the turn's read), and only a turn can give it a verdict.
+func GateTrace(entries []lore.Entry, in *Input) []TraceItem {
+	var (
+		gc  gateCache
+		out []TraceItem
+	)
+	for i := range entries {
+		e := &entries[i]
+		if v, d := gc.gate(e, in); v != "" {
+			out = append(out, TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: d})
+		}
+	}
+	return out
+}
