@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
+	"loregate/discord"
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/postgres"
@@ -116,7 +117,7 @@ func newFakeDiscord(t *testing.T) (*fakeDiscord, jobs.ChannelLister) {
 	}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	d, err := jobs.NewDiscordREST("test-token", jobs.DiscordOpts{APIBase: srv.URL})
+	d, err := discord.NewREST("test-token", discord.RESTOptions{APIBase: srv.URL})
 	require.NoError(t, err)
 	return f, d
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"loregate/cmd/internal/cli"
+	"loregate/discord"
 	"loregate/graph"
 	"loregate/jobs"
 	"loregate/lore"
@@ -89,7 +90,7 @@ func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}
 	if jc.DiscordToken != "" {
-		d, err := jobs.NewDiscordREST(jc.DiscordToken, jobs.DiscordOpts{APIBase: jc.DiscordAPIURL})
+		d, err := discord.NewREST(jc.DiscordToken, discord.RESTOptions{APIBase: jc.DiscordAPIURL})
 		if err != nil {
 			return nil, nil, cli.Usagef("%v", err)
 		}
