@@ -6,23 +6,24 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime/multipart"
-	"net/http"
-	"net/http/httptest"
+	"maps"
 
+	"github.com/99designs/gqlgen/graphql"
+
+	"loregate/graph"
 	"loregate/graph/auth"
 )
 
-// executor runs GraphQL operations in-process against the handler built by
-// graph.NewServer, with the acting principal in the request context: the
-// adapter reads and writes through exactly the resolvers every other client
-// uses and never touches SQL.
+// executor runs the adapter's GraphQL operations in-process through
+// graph.Executor, with the acting principal in the context: the adapter
+// reads and writes through exactly the resolvers, limits and error
+// presenter every other client has and never touches SQL.
 type executor struct {
-	h http.Handler
+	x *graph.Executor
 }
 
 // apiError is a GraphQL (not payload) error: FORBIDDEN, NOT_FOUND,
-// INTERNAL and the like, with gqlgen's extensions.code.
+// INTERNAL and the like, with the presenter's extensions.code.
 type apiError struct {
 	Code    string
 	Message string
@@ -33,83 +34,31 @@ func (e *apiError) Error() string { return "graphql " + e.Code + ": " + e.Messag
 // errForbidden is returned for an operation refused with FORBIDDEN.
 var errForbidden = errors.New("forbidden")
 
-// mutationError is a mutation payload's typed error.
-type mutationError struct {
-	Code    string  `json:"code"`
-	Message string  `json:"message"`
-	Field   *string `json:"field"`
-	Limit   *int    `json:"limit"`
-}
-
-type gqlResponse struct {
-	Data   json.RawMessage `json:"data"`
-	Errors []struct {
-		Message    string         `json:"message"`
-		Extensions map[string]any `json:"extensions"`
-	} `json:"errors"`
-}
-
 // do runs query with vars as p and decodes data into out. GraphQL errors
 // come back as *apiError (wrapping errForbidden for FORBIDDEN).
 func (x *executor) do(ctx context.Context, p *auth.Principal, query string, vars map[string]any, out any) error {
-	body, err := json.Marshal(map[string]any{"query": query, "variables": vars})
-	if err != nil {
-		return fmt.Errorf("encode graphql request: %w", err)
-	}
-	req, err := http.NewRequestWithContext(auth.WithPrincipal(ctx, p), http.MethodPost, "/graphql", bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("graphql request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	return x.serve(req, out)
+	return x.run(ctx, p, query, vars, nil, out)
 }
 
-// upload runs a mutation whose variable input.file is the given file, sent
-// with the GraphQL multipart request specification like any remote client.
+// upload runs a mutation whose variable input.file is the given file, as
+// the multipart transport would hand it to the resolver.
 func (x *executor) upload(ctx context.Context, p *auth.Principal, query string, input map[string]any, fileName string, data []byte, out any) error {
-	in := make(map[string]any, len(input)+1)
-	for k, v := range input {
-		in[k] = v
+	in := maps.Clone(input)
+	if in == nil {
+		in = map[string]any{}
 	}
 	in["file"] = nil
-	ops, err := json.Marshal(map[string]any{"query": query, "variables": map[string]any{"input": in}})
-	if err != nil {
-		return fmt.Errorf("encode graphql request: %w", err)
-	}
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	_ = mw.WriteField("operations", string(ops))
-	_ = mw.WriteField("map", `{"0":["variables.input.file"]}`)
-	fw, err := mw.CreateFormFile("0", fileName)
-	if err != nil {
-		return fmt.Errorf("multipart: %w", err)
-	}
-	if _, err := fw.Write(data); err != nil {
-		return fmt.Errorf("multipart: %w", err)
-	}
-	if err := mw.Close(); err != nil {
-		return fmt.Errorf("multipart: %w", err)
-	}
-	req, err := http.NewRequestWithContext(auth.WithPrincipal(ctx, p), http.MethodPost, "/graphql", &buf)
-	if err != nil {
-		return fmt.Errorf("graphql request: %w", err)
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return x.serve(req, out)
+	file := graphql.Upload{File: bytes.NewReader(data), Filename: fileName, Size: int64(len(data)), ContentType: "application/octet-stream"}
+	return x.run(ctx, p, query, map[string]any{"input": in}, map[string]graphql.Upload{"input.file": file}, out)
 }
 
-func (x *executor) serve(req *http.Request, out any) error {
-	rec := httptest.NewRecorder()
-	x.h.ServeHTTP(rec, req)
-	var resp gqlResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &resp); err != nil {
-		return fmt.Errorf("graphql status %d: decode: %w", rec.Code, err)
-	}
+func (x *executor) run(ctx context.Context, p *auth.Principal, query string, vars map[string]any, files map[string]graphql.Upload, out any) error {
+	resp := x.x.Do(auth.WithPrincipal(ctx, p), query, vars, files)
 	if len(resp.Errors) > 0 {
 		e := resp.Errors[0]
 		code, _ := e.Extensions["code"].(string)
 		ae := &apiError{Code: code, Message: e.Message}
-		if code == "FORBIDDEN" {
+		if code == graph.CodeForbidden {
 			return fmt.Errorf("%w: %w", errForbidden, ae)
 		}
 		return ae

@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"loregate/graph/auth"
+	"loregate/graph/model"
 )
 
 // Workspace backups from the panel (docs/discord.md "Backups"): export the
@@ -186,8 +187,8 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 	}
 	var out struct {
 		PreviewWorkspaceBackup struct {
-			Preview *backupPreview `json:"preview"`
-			Error   *mutationError `json:"error"`
+			Preview *backupPreview       `json:"preview"`
+			Error   *model.MutationError `json:"error"`
 		} `json:"previewWorkspaceBackup"`
 	}
 	err = b.api.upload(ctx, in.p, mPreviewBackup, map[string]any{"serverDiscordId": in.guild}, name, data, &out)

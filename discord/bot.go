@@ -35,6 +35,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/text/message/catalog"
 
+	"loregate/graph"
 	"loregate/graph/auth"
 )
 
@@ -65,9 +66,9 @@ type Config struct {
 	// Token is the bot token from the Discord developer portal, without the
 	// "Bot " prefix (LOREGATE_DISCORD_TOKEN). Secret.
 	Token string
-	// API is the GraphQL handler built by graph.NewServer (not the
-	// authenticated HTTP mount: the bot supplies principals itself).
-	API http.Handler
+	// API runs the GraphQL schema in-process (graph.NewExecutor): the bot
+	// supplies principals itself.
+	API *graph.Executor
 	// Logger receives handler, Discord and import logs. Required.
 	Logger *slog.Logger
 	// GuildID, when set, registers the commands in that guild only
@@ -153,7 +154,7 @@ func New(cfg Config) (*Bot, error) {
 	s.Identify.Intents = discordgo.IntentsGuilds
 	b := &Bot{
 		session:  s,
-		api:      &executor{h: cfg.API},
+		api:      &executor{x: cfg.API},
 		log:      cfg.Logger,
 		guild:    cfg.GuildID,
 		timeout:  cfg.HandlerTimeout,

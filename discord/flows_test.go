@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/postgres/postgrestest"
 )
@@ -329,7 +330,7 @@ func TestEntryLastActivation(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h)
 	var out struct {
-		ActivateTurn struct{ Error *mutationError } `json:"activateTurn"`
+		ActivateTurn struct{ Error *model.MutationError } `json:"activateTurn"`
 	}
 	h.gql(`mutation($s: String!) { activateTurn(input: {serverDiscordId: $s, lineageId: 7, channelId: "800000000000000001",
 		messages: [{content: "we talk about key 0"}], turnId: "t1", messageCount: 1}) { error { code message } } }`, map[string]any{"s": testGuild}, &out)
@@ -359,7 +360,7 @@ func TestLongEntryReadOnly(t *testing.T) {
 	h := newHarnessWith(t, false, lore.Limits{ContentChars: 6000, ScopeEntries: 300})
 	seedScopes(h)
 	var out struct {
-		CreateEntry struct{ Error *mutationError } `json:"createEntry"`
+		CreateEntry struct{ Error *model.MutationError } `json:"createEntry"`
 	}
 	h.gql(mCreateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7,
 		"entry": map[string]any{"title": "Chronicle", "content": strings.Repeat("𝔸", 2100), "keys": []string{"chronicle"}}}}, &out)

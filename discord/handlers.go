@@ -10,6 +10,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"loregate/graph/auth"
+	"loregate/graph/model"
 )
 
 // Receipts shown to members.
@@ -241,13 +242,13 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 
 // mutate runs one mutation with input $in as principal p and returns the
 // payload's typed error.
-func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string, input map[string]any, out any) (*mutationError, error) {
+func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string, input map[string]any, out any) (*model.MutationError, error) {
 	var data map[string]json.RawMessage
 	if err := b.api.do(ctx, p, query, map[string]any{"in": input}, &data); err != nil {
 		return nil, err
 	}
 	var payload struct {
-		Error *mutationError `json:"error"`
+		Error *model.MutationError `json:"error"`
 	}
 	if err := json.Unmarshal(data[field], &payload); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", field, err)
@@ -262,25 +263,25 @@ func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string
 
 // failure turns a payload error into a receipt. The API's own message
 // (INVALID_INPUT, a cancelled job's reason) is English.
-func failure(t tr, e *mutationError) string {
+func failure(t tr, e *model.MutationError) string {
 	switch e.Code {
-	case "INVALID_INPUT":
+	case model.ErrorCodeInvalidInput:
 		field := ""
 		if e.Field != nil && *e.Field != "" {
 			field = *e.Field + ": "
 		}
 		return t.S("Not saved: %s", field+e.Message)
-	case "SCOPE_FULL":
+	case model.ErrorCodeScopeFull:
 		limit := maxScopeEntries
 		if e.Limit != nil {
 			limit = *e.Limit
 		}
 		return t.S("Not saved: this scope already holds its maximum of %d entries.", limit)
-	case "DUPLICATE_NAME":
+	case model.ErrorCodeDuplicateName:
 		return t.S("Not saved: a lorebook with that name already exists on this server.")
 	case codeJobCancelled:
 		return t.S("Not imported, nothing was changed: %s", clip(e.Message, 300))
-	case "NOT_FOUND", "STALE_TARGET":
+	case model.ErrorCodeNotFound, model.ErrorCodeStaleTarget:
 		return t.S("Not saved: it was changed or deleted meanwhile.")
 	default:
 		return t.S("Not saved: the lore store is unavailable. Try again in a moment.")
@@ -305,7 +306,7 @@ func (b *Bot) bookToggle(ctx context.Context, in *request) error {
 	})
 }
 
-func receiptOf(t tr, e *mutationError) string {
+func receiptOf(t tr, e *model.MutationError) string {
 	if e == nil {
 		return ""
 	}
@@ -419,10 +420,10 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	}
 	var data struct {
 		ExportLorebook struct {
-			FileName *string        `json:"fileName"`
-			JSON     *string        `json:"json"`
-			Entries  int            `json:"entries"`
-			Error    *mutationError `json:"error"`
+			FileName *string              `json:"fileName"`
+			JSON     *string              `json:"json"`
+			Entries  int                  `json:"entries"`
+			Error    *model.MutationError `json:"error"`
 		} `json:"exportLorebook"`
 	}
 	if err := b.api.do(ctx, in.p, qExport, map[string]any{"in": input}, &data); err != nil {

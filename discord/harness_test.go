@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
+	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/activation"
@@ -89,7 +90,7 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 64}
 		jobClient = client
 	}
-	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger})
+	api := graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger})
 	fake := newFakeDiscord(t)
 	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client()})
 	require.NoError(t, err)
@@ -120,7 +121,7 @@ func (h *harness) registerServer() {
 func (h *harness) persona(id, lineage int64, name string) {
 	h.t.Helper()
 	var out struct {
-		UpsertPersona struct{ Error *mutationError } `json:"upsertPersona"`
+		UpsertPersona struct{ Error *model.MutationError } `json:"upsertPersona"`
 	}
 	h.gql(`mutation($s: String!, $id: Int64!, $l: Int64!, $n: String!) { upsertPersona(input: {serverDiscordId: $s, id: $id, lineageId: $l, name: $n}) { error { code message } } }`,
 		map[string]any{"s": testGuild, "id": id, "l": lineage, "n": name}, &out)
@@ -140,7 +141,7 @@ func (h *harness) book(name string, n int, channels ...string) string {
 	var out struct {
 		CreateCollection struct {
 			Collection struct{ ID string }
-			Error      *mutationError
+			Error      *model.MutationError
 		} `json:"createCollection"`
 	}
 	if channels == nil {

@@ -16,6 +16,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/model"
 )
 
 // ImportRequest is one attachment import, downloaded and resolved to its
@@ -57,7 +58,7 @@ type ImportResult struct {
 	// ignored settings (with counts), collapsed placements.
 	Report *ConversionReport `json:"report"`
 	// Error is the payload's typed error; nothing was written when set.
-	Error *mutationError `json:"error"`
+	Error *model.MutationError `json:"error"`
 }
 
 // ConversionReport is the converter's report as the API gives it:
@@ -110,8 +111,9 @@ const (
 // import job finished; the job keeps running.
 var errJobPending = errors.New("import job still running")
 
-// codeJobCancelled marks an ImportResult error from a cancelled job.
-const codeJobCancelled = "JOB_CANCELLED"
+// codeJobCancelled marks an ImportResult error from a cancelled job. It is
+// the adapter's own marker, not a value of the schema's ErrorCode.
+const codeJobCancelled model.ErrorCode = "JOB_CANCELLED"
 
 // errJobFailed is returned when the import job was cancelled or discarded.
 var errJobFailed = errors.New("import job failed")
@@ -191,7 +193,7 @@ func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string
 			if out.Job.Error != nil {
 				reason = *out.Job.Error
 			}
-			return ImportResult{Error: &mutationError{Code: codeJobCancelled, Message: reason}}, nil
+			return ImportResult{Error: &model.MutationError{Code: codeJobCancelled, Message: reason}}, nil
 		case "DISCARDED":
 			// Internal failures after every retry: logged by the worker.
 			return ImportResult{}, fmt.Errorf("import job %s discarded: %w", id, errJobFailed)
@@ -518,12 +520,12 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 				LineageID int64  `json:"lineageId"`
 				Name      string `json:"name"`
 			} `json:"persona"`
-			Created      bool              `json:"created"`
-			BookIncluded bool              `json:"bookIncluded"`
-			Added        int               `json:"added"`
-			Replaced     int               `json:"replaced"`
-			Report       *ConversionReport `json:"report"`
-			Error        *mutationError    `json:"error"`
+			Created      bool                 `json:"created"`
+			BookIncluded bool                 `json:"bookIncluded"`
+			Added        int                  `json:"added"`
+			Replaced     int                  `json:"replaced"`
+			Report       *ConversionReport    `json:"report"`
+			Error        *model.MutationError `json:"error"`
 		} `json:"importPersonaCard"`
 	}
 	err = b.api.upload(ctx, in.p, mImportCard, input, name, data, &out)
@@ -610,7 +612,7 @@ func (b *Bot) fetch(ctx context.Context, rawURL string, limit int64) ([]byte, er
 func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *panel) string {
 	var w strings.Builder
 	if res.Error != nil {
-		if res.Error.Code == "INVALID_INPUT" && res.Error.Field != nil && *res.Error.Field == "file" {
+		if res.Error.Code == model.ErrorCodeInvalidInput && res.Error.Field != nil && *res.Error.Field == "file" {
 			return t.S("Not imported: %s", res.Error.Message)
 		}
 		return failure(t, res.Error)

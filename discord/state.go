@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"loregate/graph/auth"
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
@@ -406,7 +407,7 @@ func (b *Bot) registerServer(ctx context.Context, guild string) error {
 	}
 	var out struct {
 		UpsertServer struct {
-			Error *mutationError `json:"error"`
+			Error *model.MutationError `json:"error"`
 		} `json:"upsertServer"`
 	}
 	if err := b.api.do(ctx, servicePrincipal(), qUpsertServer, map[string]any{"id": guild, "name": name}, &out); err != nil {

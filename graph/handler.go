@@ -60,12 +60,34 @@ type Config struct {
 // document, complexity and depth limits (limits.go), the error presenter
 // and panic recovery.
 func NewServer(cfg Config) *handler.Server {
-	schema := generated.NewExecutableSchema(generated.Config{Resolvers: cfg.Resolver, Complexity: complexity()})
-	srv := handler.New(schema)
+	srv := handler.New(newSchema(cfg))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.AddTransport(transport.MultipartForm{MaxUploadSize: MaxUploadBytes, MaxMemory: 8 << 20})
+	configure(srv, cfg)
+	return srv
+}
+
+func newSchema(cfg Config) graphql.ExecutableSchema {
+	return generated.NewExecutableSchema(generated.Config{Resolvers: cfg.Resolver, Complexity: complexity()})
+}
+
+// configurable is what configure sets up: a *handler.Server (NewServer)
+// or an *executor.Executor (NewExecutor).
+type configurable interface {
+	limitable
+	AroundOperations(graphql.OperationMiddleware)
+	AroundFields(graphql.FieldMiddleware)
+	SetErrorPresenter(graphql.ErrorPresenterFunc)
+	SetRecoverFunc(graphql.RecoverFunc)
+}
+
+// configure installs what every way of running the schema shares: the
+// per-operation loaders and text budget, idempotency keys, introspection
+// when enabled, the limits, metrics, the error presenter and panic
+// recovery.
+func configure(srv configurable, cfg Config) {
 	srv.AroundOperations(withLoaders)
 	srv.AroundOperations(withTextBudget)
 	srv.AroundFields(cfg.Resolver.idempotent)
@@ -81,7 +103,6 @@ func NewServer(cfg Config) *handler.Server {
 		cfg.Logger.ErrorContext(ctx, "panic in resolver", "request_id", RequestID(ctx), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		return &gqlerror.Error{Message: "internal error (request " + RequestID(ctx) + ")", Extensions: map[string]any{"code": CodeInternal}}
 	})
-	return srv
 }
 
 // Mount registers the API on mux: /graphql (authenticated), GraphiQL at

@@ -25,7 +25,7 @@ func startDiscord(ctx context.Context, cfg *config, resolver *graph.Resolver, me
 		logger.Info("discord: LOREGATE_DISCORD_TOKEN unset, the bot is off")
 		return nil, func() {}, nil
 	}
-	api := graph.NewServer(graph.Config{Resolver: resolver, Logger: logger, Metrics: metrics})
+	api := graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger, Metrics: metrics})
 	bot, err := discord.New(discord.Config{
 		Token:      token,
 		API:        api,
