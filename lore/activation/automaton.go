@@ -244,9 +244,20 @@ func (a *automaton) gotoNext(id int32, c uint8) int32 {
 	}
 }
 
+// marks is where a scan reports the keys it finds: done[node] = gen for
+// every terminal node reached. With touched set, a node reached for the
+// first time since g0 (done[node] < g0 before) is also appended to
+// *touched, so a turn learns which keys occur without reading every key's
+// mark.
+type marks struct {
+	done    []uint32
+	g0      uint32
+	touched *[]int32
+}
+
 // step is the slow part of a transition: out of a sparse state, or into a
 // state with outputs (which it reports) or a sparse one.
-func (a *automaton) step(st uint32, c uint8, done []uint32, gen uint32) uint32 {
+func (a *automaton) step(st uint32, c uint8, mk *marks, gen uint32) uint32 {
 	var id int32
 	if st < a.denseCells {
 		id = a.decode(a.delta[st+uint32(c)] &^ special)
@@ -267,7 +278,11 @@ func (a *automaton) step(st uint32, c uint8, done []uint32, gen uint32) uint32 {
 		if !a.term[n] {
 			n = a.dict[n]
 		}
+		done := mk.done
 		for n >= 0 && done[n] != gen {
+			if mk.touched != nil && done[n] < mk.g0 {
+				*mk.touched = append(*mk.touched, n)
+			}
 			done[n] = gen
 			n = a.dict[n]
 		}
@@ -276,8 +291,8 @@ func (a *automaton) step(st uint32, c uint8, done []uint32, gen uint32) uint32 {
 }
 
 // scanMarked runs marked bytes of one message from the root; for every
-// terminal node that occurs, done[node] is set to gen.
-func (a *automaton) scanMarked(text []byte, done []uint32, gen uint32) {
+// terminal node that occurs, mk.done[node] is set to gen.
+func (a *automaton) scanMarked(text []byte, mk *marks, gen uint32) {
 	st := uint32(0)
 	delta, dc := a.delta, a.denseCells
 	for _, b := range text {
@@ -288,7 +303,7 @@ func (a *automaton) scanMarked(text []byte, done []uint32, gen uint32) {
 				continue
 			}
 		}
-		st = a.step(st, c, done, gen)
+		st = a.step(st, c, mk, gen)
 	}
 }
 
@@ -296,7 +311,7 @@ func (a *automaton) scanMarked(text []byte, done []uint32, gen uint32) {
 // automaton), marking and classing are fused into the scan. At the root
 // state a byte whose class leads nowhere (rootStay) is skipped without a
 // table lookup, so most of the text costs one independent load per byte.
-func (a *automaton) scanASCII(raw string, done []uint32, gen uint32) {
+func (a *automaton) scanASCII(raw string, mk *marks, gen uint32) {
 	st := uint32(0)
 	delta, dc := a.delta, a.denseCells
 	clsB := uint32(a.clsB)
@@ -309,10 +324,10 @@ func (a *automaton) scanASCII(raw string, done []uint32, gen uint32) {
 				if v := delta[st+clsB]; v&special == 0 {
 					st = v
 				} else {
-					st = a.step(st, uint8(clsB), done, gen)
+					st = a.step(st, uint8(clsB), mk, gen)
 				}
 			} else {
-				st = a.step(st, uint8(clsB), done, gen)
+				st = a.step(st, uint8(clsB), mk, gen)
 			}
 		}
 		if st == 0 && t&asciiRootStay != 0 {
@@ -325,9 +340,9 @@ func (a *automaton) scanASCII(raw string, done []uint32, gen uint32) {
 				continue
 			}
 		}
-		st = a.step(st, c, done, gen)
+		st = a.step(st, c, mk, gen)
 	}
 	if prevW {
-		a.step(st, uint8(clsB), done, gen)
+		a.step(st, uint8(clsB), mk, gen)
 	}
 }

@@ -76,6 +76,9 @@ type turn struct {
 	// won maps an inclusion group to the position of the entry that won
 	// it in an earlier pass.
 	won map[string]int32
+	// trace: the Result carries the trace (not Options.SkipTrace), so the
+	// details are built.
+	trace bool
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -175,7 +178,9 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	defer m.pool.Put(sc)
 	st := sc.states[:n]
 	clear(st)
-	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages)}
+	sc.admitted = sc.admitted[:0]
+	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages),
+		trace: !opts.SkipTrace || opts.baseline}
 	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	t.ts.texts = opts.Texts
 	var gc gateCache
@@ -253,6 +258,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 		}
 	}
 	t.ts.scanWindow(window, need)
+	t.ts.markCandidates()
 
 	passes := 0
 	curLevel, visited := minLevel, 0
@@ -281,6 +287,14 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 			s.pass = p
 			if s.level > 0 && (p == 1 || s.level > curLevel) {
 				s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
+				pending++
+				continue
+			}
+			if p == 1 && s.mode == modeKeys && m.entries[i].litOnly && !opts.baseline && !t.ts.candidate(i) {
+				// What evaluate concludes for an entry whose literal keys
+				// occur nowhere in the scanned chat, without its per-key
+				// walk: most entries of a turn.
+				s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
 				pending++
 				continue
 			}
@@ -560,12 +574,15 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 				return false, nil
 			}
 		}
-		s.detail = "key " + strconv.Quote(ce.primaryText[matched])
 		s.trig = 0
 		if trig >= 0 {
-			src := t.ts.items[trig].src
-			s.trig = src + 1
-			s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[src].ID, 10)
+			s.trig = t.ts.items[trig].src + 1
+		}
+		if t.trace {
+			s.detail = "key " + strconv.Quote(ce.primaryText[matched])
+			if trig >= 0 {
+				s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10)
+			}
 		}
 	}
 	if s.mode != modeSticky && s.mode != modeConstant && ce.probability < 100 {
@@ -578,7 +595,9 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 			s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
 			return false, nil
 		}
-		s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+		if t.trace {
+			s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+		}
 	}
 	s.stage = stagePassed
 	return true, nil
@@ -638,7 +657,9 @@ func (t *turn) admit(i int32, p int) {
 	switch {
 	case e.IgnoreBudget:
 		// Outside the budget, like titles: admitted, never counted.
-		s.detail += "; ignores the budget"
+		if t.trace {
+			s.detail += "; ignores the budget"
+		}
 	case b.Limit >= 0 && b.Used+c > b.Limit:
 		s.verdict = VerdictOverBudget
 		s.detail = "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
@@ -652,7 +673,8 @@ func (t *turn) admit(i int32, p int) {
 		s.cost = c
 	}
 	s.verdict, s.content = VerdictAdmitted, content
-	if p > 1 {
+	t.ts.s.admitted = append(t.ts.s.admitted, i)
+	if p > 1 && t.trace {
 		s.detail += "; pass " + strconv.Itoa(p)
 	}
 	if s.feeds && content != "" {
@@ -663,43 +685,30 @@ func (t *turn) admit(i int32, p int) {
 // result builds the Result of the turn.
 func (t *turn) result(passes int) Result {
 	m, st := t.m, t.st
-	res := Result{Budget: t.budget, Passes: passes, Trace: make([]TraceItem, len(st))}
-	nAdm := 0
-	for i := range st {
-		if st[i].verdict == VerdictAdmitted {
-			nAdm++
-		}
+	res := Result{Budget: t.budget, Passes: passes}
+	adm := t.ts.s.admitted
+	if len(adm) > 0 {
+		res.Admitted = make([]Admitted, 0, len(adm))
 	}
-	if nAdm > 0 {
-		res.Admitted = make([]Admitted, 0, nAdm)
+	order := m.order
+	if t.trace {
+		res.Trace = make([]TraceItem, len(st))
+	} else {
+		// Only the admitted entries, in the same (effective) order.
+		slices.SortFunc(adm, func(a, b int32) int { return cmp.Compare(m.rank[a], m.rank[b]) })
+		order = adm
 	}
-	for k, i := range m.order {
+	for k, i := range order {
+		s := &st[i]
 		e := &t.in.Entries[i]
 		ce := &m.entries[i]
-		s := &st[i]
 		var trig int64
 		if s.trig > 0 {
 			trig = t.in.Entries[s.trig-1].ID
 		}
-		detail := s.detail
-		if detail == "" {
-			switch s.verdict {
-			case VerdictNoKeyMatch:
-				detail = noKeyDetail(min(s.depth, t.nmsg), s.noKeyRec)
-				if t.opts.NearMisses && ce.whole {
-					detail += t.nearMiss(ce, min(s.depth, t.nmsg))
-				}
-				if ce.regexErr != "" {
-					detail += "; " + ce.regexErr
-				}
-			case VerdictDelayedUntilRecursion:
-				detail = "waits for recursion level " + strconv.Itoa(s.level)
-			}
+		if t.trace {
+			res.Trace[k] = t.traceItem(e, ce, s, trig)
 		}
-		if ce.note != "" {
-			detail += "; " + ce.note
-		}
-		res.Trace[k] = TraceItem{ID: e.ID, Title: e.Title, Verdict: s.verdict, Detail: detail, Pass: s.pass, TriggeredBy: trig}
 		if s.verdict != VerdictAdmitted {
 			continue
 		}
@@ -716,6 +725,30 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = append(res.Admitted, a)
 	}
 	return res
+}
+
+// traceItem is the trace item of entry e (compiled ce, state s, triggered
+// by the entry with id trig).
+func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) TraceItem {
+	detail := s.detail
+	if detail == "" {
+		switch s.verdict {
+		case VerdictNoKeyMatch:
+			detail = noKeyDetail(min(s.depth, t.nmsg), s.noKeyRec)
+			if t.opts.NearMisses && ce.whole {
+				detail += t.nearMiss(ce, min(s.depth, t.nmsg))
+			}
+			if ce.regexErr != "" {
+				detail += "; " + ce.regexErr
+			}
+		case VerdictDelayedUntilRecursion:
+			detail = "waits for recursion level " + strconv.Itoa(s.level)
+		}
+	}
+	if ce.note != "" {
+		detail += "; " + ce.note
+	}
+	return TraceItem{ID: e.ID, Title: e.Title, Verdict: s.verdict, Detail: detail, Pass: s.pass, TriggeredBy: trig}
 }
 
 // nearMiss returns "; near miss: ..." naming the first literal primary key

@@ -70,13 +70,34 @@ func engineMatchesDense(t testing.TB, keys, msgs []string, opts Options, denseCa
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}},
 		Messages:    msgs,
 	}
-	res, err := compile(&in, opts.MatchOptions(), denseCap).Activate(context.Background(), in, opts)
+	m := compile(&in, opts.MatchOptions(), denseCap)
+	res, err := m.Activate(context.Background(), in, opts)
 	require.NoError(t, err)
+	requireSameTurn(t, m, in, opts, func() func() float64 { return opts.Random }, res)
 	got := make([]bool, len(keys))
 	for _, tr := range res.Trace {
 		got[tr.ID-1] = tr.Verdict == VerdictAdmitted
 	}
 	return got
+}
+
+// requireSameTurn runs the turn of in again through m on the old code path
+// (Options.baseline) and without the trace (Options.SkipTrace), each with
+// fresh draws from draws(), and requires what res has: the same Result on
+// the old path, the same Result but the trace without it.
+func requireSameTurn(t testing.TB, m *Matcher, in Input, opts Options, draws func() func() float64, res Result) {
+	t.Helper()
+	old, bot := opts, opts
+	old.baseline, old.Random = true, draws()
+	bot.SkipTrace, bot.Random = true, draws()
+	was, err := m.Activate(context.Background(), in, old)
+	require.NoError(t, err)
+	require.Equal(t, was, res, "the old code path")
+	lean, err := m.Activate(context.Background(), in, bot)
+	require.NoError(t, err)
+	require.Nil(t, lean.Trace)
+	res.Trace = nil
+	require.Equal(t, res, lean, "without the trace")
 }
 
 func checkAgainstNaive(t testing.TB, keys, msgs []string, opts Options) {

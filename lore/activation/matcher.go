@@ -75,6 +75,11 @@ type compiledEntry struct {
 	autos uint8
 	// hasPrimary: at least one primary key can match.
 	hasPrimary bool
+	// litOnly: every primary key is a literal without macros and the
+	// entry has no @@exclude_keys(_all), so a first pass in which none of
+	// its primary keys' terminal nodes was reached decides no_key_match
+	// without evaluate.
+	litOnly bool
 	// secondaryN counts non-blank secondary keys (regex errors included).
 	secondaryN int
 	// regexErr is the first regex compile error of the entry, for the trace.
@@ -114,7 +119,9 @@ type Matcher struct {
 	entries []compiledEntry
 	// order holds entry positions sorted by (Order, ID, position), the
 	// effective order (@@order applied).
-	order   []int32
+	order []int32
+	// rank is the inverse of order: rank[order[k]] == k.
+	rank    []int32
 	autos   [2]*automaton
 	regexes []*regexp.Regexp
 	// regexCost is each regex's program size in instructions: scanning n
@@ -126,7 +133,10 @@ type Matcher struct {
 	books     string
 	stateful  bool
 	hasGroups bool
-	pool      sync.Pool
+	// keyEntries indexes the litOnly entries by the terminal nodes of
+	// their primary keys, per own automaton.
+	keyEntries [2]nodeEntries
+	pool       sync.Pool
 	// dyn memoises the macro keys of the last set of names.
 	dyn atomic.Pointer[dynKeys]
 	// tokens caches token counts (see tokenCache).
@@ -150,6 +160,20 @@ type scratch struct {
 	reRecN  []int
 	// Per-entry state of Activate.
 	states []entryState
+	// touched lists the terminal nodes of the Matcher's own automata
+	// (autoFold, autoSens) the turn's chat scan reached; cand[i] ==
+	// candGen marks the litOnly entries with a primary key among them.
+	touched [2][]int32
+	cand    []uint32
+	candGen uint32
+	// admitted lists the positions of the entries admitted so far.
+	admitted []int32
+}
+
+// nodeEntries lists, for every node of one automaton, the litOnly entries
+// with a primary key ending there: ents[start[node]:start[node+1]].
+type nodeEntries struct {
+	start, ents []int32
 }
 
 // Compile builds the Matcher of entries under mo, with no book settings
@@ -191,6 +215,14 @@ func bookOf(e *lore.Entry, in *Input) lore.BookSettings {
 // (case-sensitive and whole-word defaults) so that a Matcher can refuse an
 // Input whose books changed them.
 func bookSignature(in *Input) string {
+	sets := func(s *lore.BookSettings) bool { return s.CaseSensitive != nil || s.WholeWords != nil }
+	set := sets(&in.PersonaBook)
+	for _, c := range in.Collections {
+		set = set || sets(&c.Settings)
+	}
+	if !set {
+		return "" // what the builder below gives, without sorting the names
+	}
 	var b strings.Builder
 	add := func(name string, s lore.BookSettings) {
 		if s.CaseSensitive == nil && s.WholeWords == nil {
@@ -333,6 +365,10 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 		ce.secondaryN = len(ce.secondary)
 		addKeys(ce.dec.ExcludeKeys, &ce.exclude, false)
 		addKeys(ce.dec.ExcludeKeysAll, &ce.excludeAll, false)
+		ce.litOnly = len(ce.exclude) == 0 && len(ce.excludeAll) == 0
+		for _, r := range ce.primary {
+			ce.litOnly = ce.litOnly && r.kind == keyLiteral
+		}
 		m.stateful = m.stateful || ce.state != 0
 		for _, g := range strings.Split(e.Group, ",") {
 			if g = strings.TrimSpace(g); g != "" && !slices.Contains(ce.groups, g) {
@@ -347,6 +383,7 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 		}
 		a, ends := buildAutomaton(pats[slot], slot == autoFold, denseCap)
 		m.autos[slot] = a
+		m.keyEntries[slot] = m.indexKeys(slot, len(a.term), ends)
 		for i := range m.entries {
 			ce := &m.entries[i]
 			for _, refs := range [][]keyRef{ce.primary, ce.secondary, ce.exclude, ce.excludeAll} {
@@ -368,7 +405,42 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 		}
 		return cmp.Compare(entries[a].ID, entries[b].ID)
 	})
+	m.rank = make([]int32, len(entries))
+	for k, i := range m.order {
+		m.rank[i] = int32(k)
+	}
 	return m
+}
+
+// indexKeys builds the nodeEntries of slot (an automaton of nodes nodes)
+// with ends mapping a pattern to its terminal node: every litOnly entry
+// once per distinct primary key node.
+func (m *Matcher) indexKeys(slot, nodes int, ends []int32) nodeEntries {
+	ne := nodeEntries{start: make([]int32, nodes+1)}
+	each := func(f func(node, entry int32)) {
+		for i := range m.entries {
+			ce := &m.entries[i]
+			if !ce.litOnly {
+				continue
+			}
+			for j, r := range ce.primary {
+				if int(r.auto) == slot && !slices.ContainsFunc(ce.primary[:j], func(q keyRef) bool { return q == r }) {
+					f(ends[r.node], int32(i))
+				}
+			}
+		}
+	}
+	each(func(node, _ int32) { ne.start[node+1]++ })
+	for n := range nodes {
+		ne.start[n+1] += ne.start[n]
+	}
+	ne.ents = make([]int32, ne.start[nodes])
+	next := slices.Clone(ne.start[:nodes])
+	each(func(node, entry int32) {
+		ne.ents[next[node]] = entry
+		next[node]++
+	})
+	return ne
 }
 
 // compileDecorators parses e's decorator lines and sets the decorator
@@ -458,7 +530,11 @@ func CheckRegexKey(key string) (isRegex bool, problem string) {
 // counted; token counts cached for token budgets (4 bytes per entry per
 // tokenizer and set of names) are not either.
 func (m *Matcher) Bytes() int {
-	n := 512 + 8*len(m.ids) + 4*len(m.order) + 160*len(m.entries)
+	// ids, order, rank, and a pooled scratch's cand stamps.
+	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries)
+	for _, ke := range m.keyEntries {
+		n += 4 * (len(ke.start) + len(ke.ents))
+	}
 	for i := range m.entries {
 		ce := &m.entries[i]
 		n += 8*(len(ce.primary)+len(ce.secondary)+len(ce.exclude)+len(ce.excludeAll)) +

@@ -324,8 +324,11 @@ func checkRecursion(t *testing.T, seed uint64, size uint8) {
 	c := randomRecCase(seed, size)
 	opts := c.opts
 	opts.Random = c.draws()
-	res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), opts)
+	in := baseInput(c.entries, c.msgs...)
+	m := CompileInput(&in, opts.MatchOptions())
+	res, err := m.Activate(t.Context(), in, opts)
 	require.NoError(t, err)
+	requireSameTurn(t, m, in, opts, c.draws, res)
 	got := map[int64]recOutcome{}
 	for _, tr := range res.Trace {
 		if tr.Verdict == VerdictAdmitted || tr.Verdict == VerdictOverBudget || tr.Verdict == VerdictGroupLost {

@@ -94,6 +94,7 @@ func (m *Matcher) getScratch() *scratch {
 		}
 	}
 	s.states = make([]entryState, len(m.ids))
+	s.cand = make([]uint32, len(m.ids))
 	return s
 }
 
@@ -156,6 +157,9 @@ func (m *Matcher) newTurnScan(s *scratch, msgs []string, dyn *dynKeys, maxItems 
 		}
 		ts.rg0[slot] = s.rgen[slot] + 1
 	}
+	for slot := range s.touched {
+		s.touched[slot] = s.touched[slot][:0]
+	}
 	n := len(ts.regexes)
 	for _, r := range []*[]int{&s.reFound, &s.reDepth, &s.reRec, &s.reRecN} {
 		if cap(*r) < n {
@@ -209,8 +213,12 @@ func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
 		g0 := s.gen[slot] + 1
 		ts.g0[slot] = g0
 		fold := slot == autoFold || slot == autoDynFold
+		mk := marks{done: s.done[slot], g0: g0}
+		if slot < len(s.touched) {
+			mk.touched = &s.touched[slot]
+		}
 		for k, msg := range msgs[ts.start:] {
-			ts.scanText(a, msg, fold, s.done[slot], g0+uint32(k))
+			ts.scanText(a, msg, fold, &mk, g0+uint32(k))
 		}
 		s.gen[slot] = g0 + uint32(w) - 1
 	}
@@ -218,9 +226,9 @@ func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
 
 // scanText runs one text through automaton a, marking done[node] = gen for
 // every key occurring in it.
-func (ts *turnScan) scanText(a *automaton, text string, fold bool, done []uint32, gen uint32) {
+func (ts *turnScan) scanText(a *automaton, text string, fold bool, mk *marks, gen uint32) {
 	if isASCII(text) {
-		a.scanASCII(text, done, gen)
+		a.scanASCII(text, mk, gen)
 		return
 	}
 	if ts.nz == nil {
@@ -228,7 +236,7 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, done []uint32
 	}
 	var marked []byte
 	marked, ts.s.buf = markedText(ts.s.buf, ts.nz, ts.texts, text, fold)
-	a.scanMarked(marked, done, gen)
+	a.scanMarked(marked, mk, gen)
 }
 
 // addRecursion scans the admitted content of entry src for later passes.
@@ -240,7 +248,7 @@ func (ts *turnScan) addRecursion(src int32, text string) {
 			continue
 		}
 		gen := ts.rg0[slot] + k
-		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, ts.s.rdone[slot], gen)
+		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &marks{done: ts.s.rdone[slot]}, gen)
 		ts.s.rgen[slot] = gen
 	}
 }
@@ -293,6 +301,35 @@ func (ts *turnScan) hit(ref *keyRef, depth int) int {
 		return s.reFound[re]
 	}
 	return -1
+}
+
+// markCandidates stamps, after scanWindow, every litOnly entry one of
+// whose primary keys occurs in the scanned chat window (hit(ref, depth) >=
+// 0 for a depth covering the window), from the nodes the scan touched; the
+// turn then decides the other litOnly entries without reading their keys
+// (see candidate).
+func (ts *turnScan) markCandidates() {
+	s, m := ts.s, ts.m
+	s.candGen++
+	if s.candGen == 0 {
+		clear(s.cand)
+		s.candGen = 1
+	}
+	for slot := range s.touched {
+		ke := &m.keyEntries[slot]
+		for _, n := range s.touched[slot] {
+			for _, e := range ke.ents[ke.start[n]:ke.start[n+1]] {
+				s.cand[e] = s.candGen
+			}
+		}
+	}
+}
+
+// candidate reports whether litOnly entry i was stamped by markCandidates
+// this turn, i.e. whether one of its primary keys occurs in the scanned
+// chat window.
+func (ts *turnScan) candidate(i int32) bool {
+	return ts.s.cand[i] == ts.s.candGen
 }
 
 // recHit returns the newest recursion item in which the key occurs, or -1.

@@ -100,6 +100,17 @@ type Options struct {
 	// Texts, when set, keeps the matching form of non-ASCII messages across
 	// turns (see TextCache); nil normalises every message every turn.
 	Texts *TextCache
+
+	// SkipTrace leaves Result.Trace nil and skips building the trace's
+	// details; everything else of the Result is the same. Set it when the
+	// caller does not read the trace (a bot's per-turn request): with a
+	// few messages, the trace is about a third of a turn's time.
+	SkipTrace bool
+
+	// baseline runs the turn as the engine did before the per-turn work
+	// of docs/benchmarks.md "Activation engine" was trimmed (trace always
+	// built, every entry's keys looked up): the benchmarks' old code path.
+	baseline bool
 }
 
 // Input is what one turn gives the engine. Nothing in it is modified.
@@ -303,7 +314,8 @@ type Result struct {
 	// ties by ID, then by input position.
 	Admitted []Admitted
 	Budget   Budget
-	// Trace has one item per input entry, in the same insertion order.
+	// Trace has one item per input entry, in the same insertion order; nil
+	// with Options.SkipTrace.
 	Trace []TraceItem
 	// Passes is the number of passes run (1 without recursion).
 	Passes int
