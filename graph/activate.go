@@ -152,6 +152,9 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	}
 	opts.Texts = r.Texts
 	opts.NearMisses = traced
+	// A dry run whose caller did not select the trace (the bot's turn)
+	// skips building it; a recorded turn keeps it for its stored response.
+	opts.SkipTrace = !traced && rec == nil
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
 	m := r.matcher(scope, key, &input, opts.MatchOptions())
 	if err := r.applyTurnState(ctx, in, rec, m, snap, unavailable, &input, &opts); err != nil {

@@ -217,12 +217,20 @@ func TestEndToEnd(t *testing.T) {
 
 	// Activate: a chat about the glade admits the glade entry of both
 	// Eldoria collections and of the persona book, and nothing unrelated.
-	var act activationResult
-	a.must(serviceKey, qActivate, map[string]any{"input": map[string]any{
+	var act, bot activationResult
+	turn := map[string]any{"input": map[string]any{
 		"serverDiscordId": serverA, "lineageId": 7, "channelId": "333333333333333333",
 		"messages": []map[string]any{{"name": "Ann", "role": "user", "content": "Hello there."}, {"name": "Ann", "role": "user", "content": "Can we rest in the glade tonight?"}},
 		"names":    map[string]any{"user": "Ann", "char": "Seraphina"},
-	}}, "activate", &act)
+	}}
+	a.must(serviceKey, qActivate, turn, "activate", &act)
+	// The bot's selection (no trace: the engine skips building it) gets
+	// the same entries, blocks and budget.
+	a.must(serviceKey, strings.Replace(qActivate, "trace { id title verdict detail }", "", 1), turn, "activate", &bot)
+	require.Empty(t, bot.Trace)
+	require.Equal(t, act.Admitted, bot.Admitted)
+	require.Equal(t, act.Blocks, bot.Blocks)
+	require.Equal(t, act.Budget, bot.Budget)
 	glade := 0
 	for _, ad := range act.Admitted {
 		if ad.Group == "ACTIVATED" {
