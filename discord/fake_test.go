@@ -18,7 +18,7 @@ import (
 // fakeDiscord is Discord's REST API on loopback: interaction callbacks,
 // @original edits, followups, guild channels and threads, DMs and a CDN for
 // attachments. It records every request and checks every payload against
-// Discord's component and modal limits (discord.md §1), failing the test on
+// Discord's component and modal limits (docs/discord.md#panel), failing the test on
 // a violation. A second callback for one interaction gets 40060, as Discord
 // answers.
 type fakeDiscord struct {

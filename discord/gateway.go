@@ -142,6 +142,8 @@ func (g *gateway) get() GatewayStatus {
 func (b *Bot) GatewayStatus() GatewayStatus { return b.gw.get() }
 
 // errTokenRejected marks a bot token Discord refused: retrying cannot help.
+//
+//lint:ignore ST1005 the message starts with a proper name
 var errTokenRejected = errors.New("Discord rejected the bot token (check LOREGATE_DISCORD_TOKEN)")
 
 // fatalGateway returns the permanent form of err when Discord refused the

@@ -22,8 +22,8 @@ import (
 )
 
 // renameDuringImport is the real store, except that just before an import
-// writes, the target collection is renamed — the race seed 000 describes (a
-// book renamed during a file download). The rename runs in the import's
+// writes, the target collection is renamed — the race of
+// docs/contract.md#locks (a book renamed during a file download). The rename runs in the import's
 // transaction, before the store re-checks the target under its lock.
 type renameDuringImport struct {
 	lore.HistoryStore
@@ -111,8 +111,8 @@ func TestUnavailableOverHTTP(t *testing.T) {
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "UNAVAILABLE", r.Errors[0].Extensions["code"])
 
-	// A chat turn goes on with no lore (seed 000: runtime reads fail to an
-	// empty list), and says so.
+	// A chat turn goes on with no lore (docs/contract.md#results: a failed
+	// per-turn read activates no lore), and says so.
 	var act struct {
 		Admitted         []any
 		StoreUnavailable bool

@@ -56,8 +56,9 @@ func importBackup(t *testing.T, pool *pgxpool.Pool, store *postgres.Store, serve
 }
 
 // TestLegacyMemoryMapping imports an older backup twice into servers with
-// memory tagging on and off (seed 000 "Migration and rollback", "Older
-// backups").
+// memory tagging on and off (docs/contract.md#migration and
+// docs/contract.md#backups: older backups convert with the migration
+// mapping).
 func TestLegacyMemoryMapping(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

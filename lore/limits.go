@@ -96,22 +96,3 @@ func (l Limits) Validate() error {
 	}
 	return check(EnvMaxJSONBytes, l.JSONBytes, DefaultJSONBytes, CeilingJSONBytes)
 }
-
-// LimitError is an operation refused by a deployment limit. Its message
-// says by how much and names the setting that raises the limit, e.g.
-// "the book has 256 entries: 6 over the limit of 250 entries per scope (an
-// operator raises it with LOREGATE_MAX_SCOPE_ENTRIES)".
-type LimitError struct {
-	// What describes the refused thing ("the book", "json file").
-	What string
-	// Have is the size or count found; Limit the limit; Unit its unit.
-	Have, Limit int64
-	Unit        string
-	// Setting is the environment variable that raises the limit.
-	Setting string
-}
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("%s has %d %s: %d over the limit of %d (an operator raises it with %s)",
-		e.What, e.Have, e.Unit, e.Have-e.Limit, e.Limit, e.Setting)
-}

@@ -30,9 +30,6 @@ import (
 //go:embed *.sql
 var files embed.FS
 
-// FS returns the embedded migration files.
-func FS() fs.FS { return files }
-
 // advisoryLockKey is the pg_advisory_lock key every run holds ("loregate"
 // in ASCII, truncated to fit a bigint).
 const advisoryLockKey int64 = 0x6c6f726567617465
@@ -87,18 +84,6 @@ func All() ([]Migration, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Version < out[j].Version })
 	return out, nil
-}
-
-// Latest returns the highest embedded version.
-func Latest() (int, error) {
-	all, err := All()
-	if err != nil {
-		return 0, err
-	}
-	if len(all) == 0 {
-		return 0, nil
-	}
-	return all[len(all)-1].Version, nil
 }
 
 // Status is one migration and whether and when it was applied.

@@ -282,10 +282,6 @@ func (c *config) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func (c *config) String() string {
-	return fmt.Sprint(c.logAttrs()...)
-}
-
 // testDatabaseURL is TEST_DATABASE_URL: with-postgres starts no cluster
 // when it is set (the tests use that database).
 func testDatabaseURL(getenv func(string) string) string {

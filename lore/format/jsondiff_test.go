@@ -127,14 +127,3 @@ func walkDiff(path string, a, b any, out *[]jsonDiff) {
 	}
 	*out = append(*out, jsonDiff{path, "changed", compact(a), compact(b)})
 }
-
-// normPath replaces array indexes and entry keys with "*".
-func normPath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, s := range parts {
-		if _, err := strconv.Atoi(s); err == nil {
-			parts[i] = "*"
-		}
-	}
-	return strings.Join(parts, "/")
-}

@@ -27,9 +27,9 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	require.Equal(t, set, got.Settings)
 
 	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false)}
-	out, err := b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{ScanDepth: ptr(ptr(6))})
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{ScanDepth: ptr(ptr(6))})
 	require.NoError(t, err)
-	out, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{Recursive: ptr(ptr(false))})
+	out, err := b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{Recursive: ptr(ptr(false))})
 	require.NoError(t, err)
 	require.Equal(t, pset, out, "a patch keeps the settings it does not name")
 	require.Equal(t, v+3, b.loreVersion(t))

@@ -2,6 +2,8 @@ package doccheck
 
 import (
 	"bufio"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +18,16 @@ var (
 	anchorRE = regexp.MustCompile(`<a\s+(?:id|name)="([^"]+)"`)
 	headRE   = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
 	// Citations of documents outside the repository.
-	outside = []string{"seed 00", "design.md", "reference/", "/work/shared", "formats.md section"}
+	outside = []string{"seed 00", "design.md", "reference/", "/work/shared", "formats.md section", ".md §"}
+	// bugRE is a bug-case id; in a test comment it needs a description.
+	bugRE = regexp.MustCompile(`BUG-[0-9.*]+`)
+	// wordRE counts the words of a description.
+	wordRE = regexp.MustCompile(`[\pL]{2,}`)
 )
+
+// minBugWords is how many words a comment line citing bug-case ids must
+// have besides them: the one-line description of the fault.
+const minBugWords = 4
 
 // repoRoot finds the directory holding go.mod above the working directory.
 func repoRoot(t *testing.T) string {
@@ -38,8 +48,8 @@ func repoRoot(t *testing.T) string {
 	}
 }
 
-// checkedFiles lists the tracked files the check reads: Go sources (not
-// tests, not graph/generated), docs/*.md and README.md.
+// checkedFiles lists the tracked files the check reads: Go sources (tests
+// too, not graph/generated), docs/*.md and README.md.
 func checkedFiles(t *testing.T, root string) []string {
 	t.Helper()
 	cmd := exec.Command("git", "ls-files", "-z")
@@ -53,7 +63,7 @@ func checkedFiles(t *testing.T, root string) []string {
 		switch {
 		case f == "":
 		case strings.HasSuffix(f, ".go"):
-			if strings.HasSuffix(f, "_test.go") || strings.HasPrefix(f, "graph/generated/") {
+			if strings.HasPrefix(f, "graph/generated/") {
 				continue
 			}
 			files = append(files, f)
@@ -158,12 +168,8 @@ func TestCitationsResolve(t *testing.T) {
 		return a, true
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(root, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(data), "\n") {
-			pos := f + ":" + itoa(i+1)
+		for _, l := range checkedLines(t, filepath.Join(root, f)) {
+			pos, line := f+":"+itoa(l.n), l.text
 			for _, m := range citeRE.FindAllStringSubmatch(line, -1) {
 				a, ok := exists(m[1])
 				if !ok {
@@ -180,8 +186,54 @@ func TestCitationsResolve(t *testing.T) {
 					t.Errorf("%s: cites a document outside the repository (%q): %s", pos, s, strings.TrimSpace(line))
 				}
 			}
+			if l.comment && bugRE.MatchString(line) {
+				rest := bugRE.ReplaceAllString(line, "")
+				if len(wordRE.FindAllString(rest, -1)) < minBugWords {
+					t.Errorf("%s: a bug-case id needs a one-line description of the fault: %s", pos, strings.TrimSpace(line))
+				}
+			}
 		}
 	}
+}
+
+// line is one checked line of a file; comment is set for comment lines of
+// test files.
+type line struct {
+	n       int
+	text    string
+	comment bool
+}
+
+// checkedLines returns the lines the check reads: every line of a source or
+// doc, only the comments of a test file (tests name outside material they
+// read, such as the shared cases, in code).
+func checkedLines(t *testing.T, path string) []line {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []line
+	if !strings.HasSuffix(path, "_test.go") {
+		for i, text := range strings.Split(string(data), "\n") {
+			out = append(out, line{n: i + 1, text: text})
+		}
+		return out
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, data, parser.ParseComments)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	for _, g := range f.Comments {
+		for _, c := range g.List {
+			first := fset.Position(c.Pos()).Line
+			for i, text := range strings.Split(c.Text, "\n") {
+				out = append(out, line{n: first + i, text: text, comment: true})
+			}
+		}
+	}
+	return out
 }
 
 func TestSlug(t *testing.T) {

@@ -35,9 +35,6 @@ func NewBuilder(kind Kind, opts Options) *Builder {
 	return &Builder{Report: Report{Format: kind}, opts: opts.WithDefaults()}
 }
 
-// Options returns the options with defaults applied.
-func (b *Builder) Options() Options { return b.opts }
-
 // MissingEnabled records an entry whose source had no enabled flag; Finish
 // turns the count into one warning (issue 5: missing enabled imports as
 // enabled, with a warning; docs/formats.md).

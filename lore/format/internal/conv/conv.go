@@ -152,9 +152,6 @@ type Report struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Added is the number of entries in the converted book.
-func (r *Report) Added() int { return r.Entries }
-
 // Warnf appends a warning.
 func (r *Report) Warnf(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
