@@ -47,6 +47,21 @@ type HistorySnapshot struct {
 	// BookSettings are the target book's settings before a Replace that
 	// stored the file's (nil when the import kept them).
 	BookSettings *BookSettings `json:"bookSettings,omitempty"`
+	// ChangedCollections are the Serverwide collections the operation kept
+	// but changed (enabled flag, channels, book settings: a backup import
+	// sets the backup's), as they were before it; an undo puts that state
+	// back on the collection of the same name.
+	ChangedCollections []Collection `json:"changedCollections,omitempty"`
+	// CreatedCollections name the Serverwide collections the operation
+	// created (a backup import); an undo removes each one that is empty
+	// again.
+	CreatedCollections []string `json:"createdCollections,omitempty"`
+}
+
+// Empty reports whether the snapshot holds nothing to restore.
+func (s *HistorySnapshot) Empty() bool {
+	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
+		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,
@@ -75,6 +90,10 @@ type HistoryRecord struct {
 	// CreatedCollection is a Serverwide collection the operation created
 	// ("" when none); an undo removes it again when it is empty.
 	CreatedCollection string
+	// CreatedPersona is the persona a persona card import created (0 when
+	// none); an undo removes it with its book unless entries were written
+	// in that book since (docs/imports.md "Undo").
+	CreatedPersona int64
 	// Snapshot is nil once pruned by the retention setting (SnapshotPruned)
 	// or when the operation removed nothing.
 	Snapshot       *HistorySnapshot
@@ -97,6 +116,26 @@ type UndoResult struct {
 	// Removed entries the undone operation had created were deleted (edited
 	// or not). Missing counts created entries already deleted since.
 	Restored, Removed, Missing int
+	// Collections counts the collections whose enabled flag, channels and
+	// book settings were put back (HistorySnapshot.ChangedCollections).
+	Collections int
+	// Persona is set when the undone import created a persona.
+	Persona *UndoPersona
+}
+
+// UndoPersona is what an undo did with the persona the undone import
+// created. The persona and its book (settings and kept card) are removed,
+// unless entries were written in the book since the import (AuthoredSince:
+// lore authored since stays, docs/imports.md "Undo"), or the persona was
+// moved to another lineage since (Moved); then both stay.
+type UndoPersona struct {
+	ID      int64
+	Lineage Lineage
+	Removed bool
+	// AuthoredSince counts the book's entries the import did not create.
+	AuthoredSince int
+	// Moved: the persona is no longer on the lineage the import gave it.
+	Moved bool
 }
 
 // HistoryStore is the import history of a [Store] (lore/postgres implements

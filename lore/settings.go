@@ -177,3 +177,14 @@ func (b BookSettings) IsZero() bool {
 	return b.ScanDepth == nil && b.BudgetLimit == nil && b.Recursive == nil &&
 		b.MaxRecursionSteps == nil && b.CaseSensitive == nil && b.WholeWords == nil
 }
+
+// Equal reports whether b and o hold the same settings (values, not
+// pointers).
+func (b BookSettings) Equal(o BookSettings) bool {
+	return eqPtr(b.ScanDepth, o.ScanDepth) && eqPtr(b.BudgetLimit, o.BudgetLimit) && eqPtr(b.Recursive, o.Recursive) &&
+		eqPtr(b.MaxRecursionSteps, o.MaxRecursionSteps) && eqPtr(b.CaseSensitive, o.CaseSensitive) && eqPtr(b.WholeWords, o.WholeWords)
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}

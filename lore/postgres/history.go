@@ -21,12 +21,12 @@ var _ lore.HistoryStore = (*Store)(nil)
 
 const historyColumns = `id, server_id::text, kind, actor, created_at, source_name, source_sha256, mode,
     target, report, created_ids, removed_ids, coalesce(created_collection, ''), snapshot, snapshot_pruned,
-    coalesce(undo_of, 0), coalesce(undone_by, 0), undone_at`
+    coalesce(undo_of, 0), coalesce(undone_by, 0), undone_at, coalesce(created_persona, 0)`
 
 const (
 	historyInsert = `INSERT INTO import_history (server_id, kind, actor, source_name, source_sha256, mode, target,
-    report, created_ids, removed_ids, created_collection, snapshot, undo_of)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, NULLIF($13, 0))
+    report, created_ids, removed_ids, created_collection, snapshot, undo_of, created_persona)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), $12, NULLIF($13, 0), NULLIF($14, 0))
 RETURNING id, created_at`
 
 	historyList = `SELECT ` + historyColumns + ` FROM import_history
@@ -60,6 +60,18 @@ SELECT $1, s, $2 FROM unnest($3::text[]) s ON CONFLICT DO NOTHING`
 
 	lorebookDeleteIfEmpty = `DELETE FROM lorebooks b WHERE b.server_id = $1 AND b.name = $2
 AND NOT EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.server_id = $1 AND e.lorebook_name = $2)`
+
+	// lorebookRestoreFlags puts back a collection's enabled flag and
+	// channels (an undo of an operation that changed them).
+	lorebookRestoreFlags = `UPDATE lorebooks SET enabled = $3, channel_ids = $4::text[] WHERE server_id = $1 AND name = $2`
+
+	// personaDeleteOnLineage deletes a persona an undone import created,
+	// while it is still on the lineage the import gave it.
+	personaDeleteOnLineage = `DELETE FROM personas WHERE server_id = $1 AND id = $2 AND lineage_id = $3`
+
+	personaExists = `SELECT EXISTS (SELECT 1 FROM personas WHERE server_id = $1 AND id = $2)`
+
+	bookCardDeleteLineage = `DELETE FROM book_cards WHERE server_id = $1 AND lineage_id = $2`
 )
 
 // entryRestore inserts an entry with its original id and timestamps (an
@@ -115,7 +127,7 @@ func (s *Store) RecordHistory(ctx context.Context, r lore.HistoryRecord) (lore.H
 		report = json.RawMessage("{}")
 	}
 	var snap []byte
-	if r.Snapshot != nil && (len(r.Snapshot.Entries) > 0 || len(r.Snapshot.Collections) > 0 || r.Snapshot.BookSettings != nil) {
+	if !r.Snapshot.Empty() {
 		if snap, err = json.Marshal(r.Snapshot); err != nil {
 			return r, fmt.Errorf("lore/postgres: %s: encode snapshot: %w", op, err)
 		}
@@ -123,7 +135,7 @@ func (s *Store) RecordHistory(ctx context.Context, r lore.HistoryRecord) (lore.H
 	r.Actor = truncateRunes(r.Actor, 200)
 	r.SourceName = truncateRunes(r.SourceName, 300)
 	err = s.db.QueryRow(ctx, historyInsert, r.Server, string(r.Kind), r.Actor, r.SourceName, r.SourceSHA256, r.Mode,
-		target, report, nonNilIDs(r.CreatedIDs), nonNilIDs(r.RemovedIDs), r.CreatedCollection, snap, r.UndoOf).Scan(&r.ID, &r.CreatedAt)
+		target, report, nonNilIDs(r.CreatedIDs), nonNilIDs(r.RemovedIDs), r.CreatedCollection, snap, r.UndoOf, r.CreatedPersona).Scan(&r.ID, &r.CreatedAt)
 	if err != nil {
 		return r, wrapErr(op, err)
 	}
@@ -148,7 +160,7 @@ func scanHistory(row pgx.Row) (lore.HistoryRecord, error) {
 	var target, report, snap []byte
 	err := row.Scan(&r.ID, &r.Server, &kind, &r.Actor, &r.CreatedAt, &r.SourceName, &r.SourceSHA256, &r.Mode,
 		&target, &report, &r.CreatedIDs, &r.RemovedIDs, &r.CreatedCollection, &snap, &r.SnapshotPruned,
-		&r.UndoOf, &r.UndoneBy, &r.UndoneAt)
+		&r.UndoOf, &r.UndoneBy, &r.UndoneAt, &r.CreatedPersona)
 	if err != nil {
 		return r, err
 	}
@@ -356,8 +368,36 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 				return err
 			}
 		}
-		if rec.CreatedCollection != "" {
-			if _, err := tx.Exec(ctx, lorebookDeleteIfEmpty, server, rec.CreatedCollection); err != nil {
+		for _, c := range snap.ChangedCollections {
+			cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, c.Name))
+			if errors.Is(err, pgx.ErrNoRows) {
+				continue // deleted or renamed since: nothing to put back
+			}
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, lorebookRestoreFlags, server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)); err != nil {
+				return err
+			}
+			// Settings only when they differ: unchanged ones need no
+			// validation against a budget unit changed since.
+			if !cur.Settings.Equal(c.Settings) {
+				if err := setCollectionBookTx(ctx, tx, server, c.Name, c.Settings); err != nil {
+					return err
+				}
+			}
+			res.Collections++
+		}
+		for _, name := range append(snap.CreatedCollections, rec.CreatedCollection) {
+			if name == "" {
+				continue
+			}
+			if _, err := tx.Exec(ctx, lorebookDeleteIfEmpty, server, name); err != nil {
+				return err
+			}
+		}
+		if rec.CreatedPersona != 0 {
+			if res.Persona, err = undoCreatedPersonaTx(ctx, tx, server, rec.CreatedPersona, rec.Target.Lineage); err != nil {
 				return err
 			}
 		}
@@ -371,7 +411,14 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 		}
 		st.wrote(server)
 		res.Restored, res.Removed, res.Missing = len(snap.Entries), len(removed), len(rec.CreatedIDs)-len(removed)
-		report, _ := json.Marshal(map[string]int{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing})
+		rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
+		if res.Collections > 0 {
+			rep["collections"] = res.Collections
+		}
+		if p := res.Persona; p != nil {
+			rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}
+		}
+		report, _ := json.Marshal(rep)
 		undo, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryUndo, Actor: actor,
 			SourceName: fmt.Sprintf("undo of %d", id), Target: rec.Target, Report: report,
 			CreatedIDs: ids, RemovedIDs: removed, UndoOf: id})
@@ -388,6 +435,49 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 		return lore.UndoResult{}, wrapErr(op, err)
 	}
 	return res, nil
+}
+
+// undoCreatedPersonaTx removes the persona an undone import created, with
+// its book's settings and kept card, after the import's entries were
+// removed. Lore authored since stays: when the lineage still holds
+// entries, the persona and its book are kept and counted. A persona moved
+// to another lineage since is kept too. The book goes only when no other
+// persona shares the lineage.
+func undoCreatedPersonaTx(ctx context.Context, tx pgx.Tx, server string, id int64, lineage lore.Lineage) (*lore.UndoPersona, error) {
+	out := &lore.UndoPersona{ID: id, Lineage: lineage}
+	n, err := countScopeTx(ctx, tx, server, lineage)
+	if err != nil {
+		return nil, err
+	}
+	if out.AuthoredSince = n; n > 0 {
+		return out, nil
+	}
+	tag, err := tx.Exec(ctx, personaDeleteOnLineage, server, id, int64(lineage))
+	if err != nil {
+		return nil, err
+	}
+	if tag.RowsAffected() == 0 {
+		var exists bool
+		if err := tx.QueryRow(ctx, personaExists, server, id).Scan(&exists); err != nil {
+			return nil, err
+		}
+		out.Moved = exists
+		if exists {
+			return out, nil
+		}
+	}
+	out.Removed = true
+	var shared bool
+	if err := tx.QueryRow(ctx, personaLineageKnown, server, int64(lineage)).Scan(&shared); err != nil || shared {
+		return out, err
+	}
+	if _, err := tx.Exec(ctx, personaBookDelete, server, int64(lineage)); err != nil {
+		return nil, err
+	}
+	if _, err := tx.Exec(ctx, bookCardDeleteLineage, server, int64(lineage)); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // restoreBookSettingsTx puts back the settings of a record's target book:

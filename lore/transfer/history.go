@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"loregate/lore"
 	"loregate/lore/backup"
@@ -173,7 +174,7 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryBackup, Actor: actor,
 			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Whole: true},
 			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed),
-			Snapshot: &lore.HistorySnapshot{Entries: removed, Collections: goneCollections(colsBefore, colsAfter)}})
+			Snapshot: collectionSnapshot(removed, colsBefore, colsAfter)})
 		rep.ImportID = rec.ID
 		return err
 	})
@@ -183,20 +184,33 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 	return rep, nil
 }
 
-// goneCollections returns the collections of before missing from after (by
-// name).
-func goneCollections(before, after []lore.Collection) []lore.Collection {
-	has := make(map[string]bool, len(after))
+// collectionSnapshot is a whole-server write's snapshot: the entries it
+// removed, and by name the collections of before missing from after (with
+// their settings), those in both whose enabled flag, channels or book
+// settings changed (as they were before), and those only in after.
+func collectionSnapshot(removed []lore.Entry, before, after []lore.Collection) *lore.HistorySnapshot {
+	snap := &lore.HistorySnapshot{Entries: removed}
+	now := make(map[string]lore.Collection, len(after))
 	for _, c := range after {
-		has[c.Name] = true
+		now[c.Name] = c
 	}
-	var out []lore.Collection
+	was := make(map[string]bool, len(before))
 	for _, c := range before {
-		if !has[c.Name] {
-			out = append(out, c)
+		was[c.Name] = true
+		a, kept := now[c.Name]
+		switch {
+		case !kept:
+			snap.Collections = append(snap.Collections, c)
+		case a.Enabled != c.Enabled || !slices.Equal(a.ChannelIDs, c.ChannelIDs) || !a.Settings.Equal(c.Settings):
+			snap.ChangedCollections = append(snap.ChangedCollections, c)
 		}
 	}
-	return out
+	for _, c := range after {
+		if !was[c.Name] {
+			snap.CreatedCollections = append(snap.CreatedCollections, c.Name)
+		}
+	}
+	return snap
 }
 
 // appendConverted appends converted legacy memories to a scope (Append:
@@ -221,8 +235,10 @@ func appendConverted(ctx context.Context, st lore.Store, server string, lineage 
 // ImportPersonaCard: a new persona or an existing one, its book replaced
 // by the card's), keeps the card with the persona's book when the card had
 // a book (card exports), and records the import with the created entries
-// and a snapshot of the replaced book, in one transaction. Undoing it
-// restores the book; a persona the import created stays registered.
+// and a snapshot of the replaced book and its settings, in one
+// transaction. Undoing it restores the book; a persona the import created
+// is removed with its book unless entries were written in that book since
+// (lore.UndoPersona).
 func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.PersonaCardImport, card *format.SourceCard, fileName string, data []byte, actor string) (lore.Persona, lore.ImportResult, int64, error) {
 	var p lore.Persona
 	var res lore.ImportResult
@@ -231,6 +247,20 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 		before, err := st.ListServerEntries(ctx, c.Server)
 		if err != nil {
 			return err
+		}
+		snap := &lore.HistorySnapshot{}
+		if c.PersonaID != 0 && c.Entries != nil && c.Settings != nil {
+			ps, err := st.ListPersonas(ctx, c.Server)
+			if err != nil {
+				return err
+			}
+			if i := slices.IndexFunc(ps, func(p lore.Persona) bool { return p.ID == c.PersonaID }); i >= 0 {
+				set, err := st.PersonaBookSettings(ctx, c.Server, ps[i].Lineage)
+				if err != nil {
+					return err
+				}
+				snap.BookSettings = &set
+			}
 		}
 		if p, res, err = st.ImportPersonaCard(ctx, c); err != nil {
 			return err
@@ -246,11 +276,16 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 			return err
 		}
 		created, removed := diff(before, after)
+		snap.Entries = removed
 		report, _ := json.Marshal(map[string]any{"persona": p.ID, "created": c.PersonaID == 0, "added": res.Added,
 			"replaced": res.Replaced, "bookIncluded": c.Entries != nil})
+		var createdPersona int64
+		if c.PersonaID == 0 {
+			createdPersona = p.ID
+		}
 		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: c.Server, Kind: lore.HistoryFile, Actor: actor,
 			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Lineage: p.Lineage},
-			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed}})
+			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), CreatedPersona: createdPersona, Snapshot: snap})
 		recID = rec.ID
 		return err
 	})

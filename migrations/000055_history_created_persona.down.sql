@@ -1,0 +1,3 @@
+-- 000055_history_created_persona (down): undoing a persona card import no
+-- longer knows which persona it created; the persona then stays.
+ALTER TABLE import_history DROP COLUMN created_persona;
