@@ -67,13 +67,15 @@ func renderBackups(w *builder, p *panel) {
 	}
 	w.text(t.S("**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).") + "\n" +
 		t.S("**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.") + "\n" +
-		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**."))
+		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.") + "\n" +
+		t.S("**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there."))
 	if !p.canManage {
 		w.text("-# " + t.S("Only members with the Manage Server permission can export or import backups."))
 	}
 	w.row(
 		discordgo.Button{Label: t.S("Export workspace"), Style: discordgo.PrimaryButton, CustomID: route{action: actBackupExp}.encode(), Disabled: !p.canManage},
 		discordgo.Button{Label: t.S("Import backup"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackupImp}.encode(), Disabled: !p.canManage},
+		historyButton(p),
 	)
 }
 

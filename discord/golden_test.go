@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,7 +78,7 @@ func goldenPanels(t tr) map[string]*panel {
 	pv.Memories.Total, pv.Memories.Converted = 3, 2
 	withReceipt := sw(viewMain, true)
 	withReceipt.receipt = []string{t.S("Imported into %s: %s added, %d skipped", "**Book 00**", t.N("%d entries", 3), 1)}
-	return map[string]*panel{
+	states := map[string]*panel{
 		"serverwide-empty":          base(panel{canManage: false}),
 		"serverwide-book":           withReceipt,
 		"serverwide-member":         sw(viewMain, false),
@@ -94,7 +95,10 @@ func goldenPanels(t tr) map[string]*panel {
 		"backups":                   base(panel{canManage: true, view: viewBackups}),
 		"backup-preview":            base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
 		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &backupPreview{PreviewID: "42", failed: true}}),
+		"backups-member":            base(panel{canManage: false, view: viewBackups}),
 	}
+	maps.Copy(states, historyGoldenPanels(t, groups))
+	return states
 }
 
 // TestGoldenRenderings renders every panel state in both locales, checks
@@ -130,7 +134,7 @@ var verbs = regexp.MustCompile(`%[-+# 0-9.]*[a-zA-Z%]`)
 // the same order, no key twice, and locales map as documented.
 func TestCatalog(t *testing.T) {
 	seen := map[string]bool{}
-	for _, x := range texts {
+	for _, x := range allTexts() {
 		require.False(t, seen[x[0]], "duplicate key %q", x[0])
 		seen[x[0]] = true
 		require.NotEmpty(t, strings.TrimSpace(x[1]), "no translation for %q", x[0])

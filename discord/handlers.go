@@ -78,6 +78,9 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		modalBookSet:   b.submitBookSettings,
 		actBudget:      b.openModal(modalBudget),
 		modalBudget:    b.submitBudget,
+		actHistory:     b.showHistory,
+		actHistoryPick: b.pickHistory,
+		actHistoryUndo: b.undoHistory,
 	}
 }
 

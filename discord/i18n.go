@@ -52,8 +52,8 @@ func (t tr) N(key string, n int) string { return t.S(key, n) }
 
 // catalogKeys holds every key of the catalog.
 var catalogKeys = func() map[string]struct{} {
-	m := make(map[string]struct{}, len(texts)+len(plurals))
-	for _, x := range texts {
+	m := make(map[string]struct{}, len(texts)+len(historyTexts)+len(plurals))
+	for _, x := range allTexts() {
 		m[x[0]] = struct{}{}
 	}
 	for _, x := range plurals {
@@ -65,7 +65,7 @@ var catalogKeys = func() map[string]struct{} {
 // newCatalog builds the catalog of texts and plurals.
 func newCatalog() catalog.Catalog {
 	b := catalog.NewBuilder(catalog.Fallback(langEN))
-	for _, x := range texts {
+	for _, x := range allTexts() {
 		_ = b.SetString(langEN, x[0], x[0])
 		_ = b.SetString(langPT, x[0], x[1])
 	}
@@ -74,6 +74,12 @@ func newCatalog() catalog.Catalog {
 		_ = b.Set(langPT, x.key, plural.Selectf(1, "%d", "=1", x.ptOne, "other", x.ptMany))
 	}
 	return b
+}
+
+// allTexts returns every text of the catalog: the panel's (texts) and the
+// import history's (historyTexts).
+func allTexts() [][2]string {
+	return append(texts[:len(texts):len(texts)], historyTexts[:]...)
 }
 
 // localeTag maps a Discord locale to a catalog language.

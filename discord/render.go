@@ -40,8 +40,8 @@ const (
 //     entries + Add + Import Entries) and Export Lorebook;
 //   - Persona: persona picker above the heading, the counter, the entry
 //     picker (23 + Add + Import Lorebook), Export and Import Persona Card;
-//   - an entry, the settings view or the backups view instead of the
-//     pickers when one is open.
+//   - an entry, the settings view, the backups view or the import history
+//     (discord/history.go) instead of the pickers when one is open.
 func render(p *panel) []discordgo.MessageComponent {
 	w := &builder{t: p.t}
 	w.row(scopeRow(p)...)
@@ -57,6 +57,8 @@ func render(p *panel) []discordgo.MessageComponent {
 		renderSettings(w, p)
 	case p.view == viewBackups || p.view == viewBackupPreview:
 		renderBackups(w, p)
+	case (p.view == viewHistory || p.view == viewHistoryConfirm) && p.history != nil:
+		renderHistory(w, p)
 	case p.view == viewEntry || p.view == viewConfirmEntry:
 		renderEntry(w, p)
 	case p.persona:
@@ -268,7 +270,7 @@ func scopeRow(p *panel) []discordgo.MessageComponent {
 		return b
 	}
 	inSettings := p.view == viewSettings
-	inBackups := p.view == viewBackups || p.view == viewBackupPreview
+	inBackups := p.view == viewBackups || p.view == viewBackupPreview || p.view == viewHistory || p.view == viewHistoryConfirm
 	return []discordgo.MessageComponent{
 		button(t.S("Serverwide"), actServerwide, !p.persona && !inSettings && !inBackups),
 		button(t.S("Persona"), actPersona, p.persona && !inSettings && !inBackups),

@@ -159,6 +159,8 @@ type panel struct {
 	last lastActivation
 	// preview is the workspace backup preview shown before its import.
 	preview *backupPreview
+	// history is the import history page (history views).
+	history *historyView
 }
 
 // route returns the panel position as a route with action act.

@@ -56,7 +56,12 @@ func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*
 	r.Logger.InfoContext(ctx, "import undone", "request_id", RequestID(ctx), "server", in.ServerDiscordID,
 		"import_id", id, "restored", res.Restored, "removed", res.Removed, "missing", res.Missing)
 	undo := strconv.FormatInt(res.Record.ID, 10)
-	return &model.UndoImportPayload{Restored: res.Restored, Removed: res.Removed, ImportID: &undo}, nil
+	out := &model.UndoImportPayload{Restored: res.Restored, Removed: res.Removed, ImportID: &undo, CollectionsRestored: res.Collections}
+	if p := res.Persona; p != nil {
+		out.Persona = &model.UndoPersona{PersonaID: p.ID, LineageID: int64(p.Lineage), Removed: p.Removed,
+			AuthoredSince: p.AuthoredSince, Moved: p.Moved}
+	}
+	return out, nil
 }
 
 // importHistory answers importHistory (managers only: snapshots hold every
@@ -119,6 +124,9 @@ func recordToModel(rec lore.HistoryRecord) *model.ImportRecord {
 		UndoneBy: id(rec.UndoneBy), UndoneAt: rec.UndoneAt, UndoOf: id(rec.UndoOf)}
 	if rec.Target.Collection != "" {
 		m.CollectionName = &rec.Target.Collection
+	}
+	if rec.CreatedPersona != 0 {
+		m.CreatedPersonaID = &rec.CreatedPersona
 	}
 	var obj map[string]any
 	if json.Unmarshal(rec.Report, &obj) == nil {

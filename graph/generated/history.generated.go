@@ -759,6 +759,29 @@ func (ec *executionContext) fieldContext_ImportRecord_undoOf(_ context.Context, 
 	return graphql.NewScalarFieldContext("ImportRecord", field, false, false, "ID")
 }
 
+func (ec *executionContext) _ImportRecord_createdPersonaId(ctx context.Context, field graphql.CollectedField, obj *model.ImportRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportRecord_createdPersonaId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedPersonaID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ImportRecord_createdPersonaId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportRecord", field, false, false, "Int64")
+}
+
 func (ec *executionContext) _ImportRecordEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ImportRecordEdge) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -883,6 +906,61 @@ func (ec *executionContext) fieldContext_UndoImportPayload_importId(_ context.Co
 	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "ID")
 }
 
+func (ec *executionContext) _UndoImportPayload_collectionsRestored(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_collectionsRestored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CollectionsRestored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_collectionsRestored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UndoImportPayload_persona(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_persona(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Persona, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.UndoPersona) graphql.Marshaler {
+			return ec.marshalOUndoPersona2ᚖloregateᚋgraphᚋmodelᚐUndoPersona(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_persona(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "UndoImportPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_UndoPersona(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _UndoImportPayload_error(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -913,6 +991,121 @@ func (ec *executionContext) fieldContext_UndoImportPayload_error(_ context.Conte
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _UndoPersona_personaId(ctx context.Context, field graphql.CollectedField, obj *model.UndoPersona) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoPersona_personaId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PersonaID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoPersona_personaId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoPersona", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _UndoPersona_lineageId(ctx context.Context, field graphql.CollectedField, obj *model.UndoPersona) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoPersona_lineageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LineageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt642int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoPersona_lineageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoPersona", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _UndoPersona_removed(ctx context.Context, field graphql.CollectedField, obj *model.UndoPersona) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoPersona_removed(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Removed, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoPersona_removed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoPersona", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _UndoPersona_authoredSince(ctx context.Context, field graphql.CollectedField, obj *model.UndoPersona) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoPersona_authoredSince(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AuthoredSince, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoPersona_authoredSince(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoPersona", field, false, false, "Int")
+}
+
+func (ec *executionContext) _UndoPersona_moved(ctx context.Context, field graphql.CollectedField, obj *model.UndoPersona) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoPersona_moved(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Moved, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoPersona_moved(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoPersona", field, false, false, "Boolean")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -1228,6 +1421,11 @@ func (ec *executionContext) _ImportRecord(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createdPersonaId":
+			out.Values[i] = ec._ImportRecord_createdPersonaId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1309,9 +1507,72 @@ func (ec *executionContext) _UndoImportPayload(ctx context.Context, sel ast.Sele
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "collectionsRestored":
+			out.Values[i] = ec._UndoImportPayload_collectionsRestored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "persona":
+			out.Values[i] = ec._UndoImportPayload_persona(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "error":
 			out.Values[i] = ec._UndoImportPayload_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var undoPersonaImplementors = []string{"UndoPersona"}
+
+func (ec *executionContext) _UndoPersona(ctx context.Context, sel ast.SelectionSet, obj *model.UndoPersona) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, undoPersonaImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("UndoPersona")
+		case "personaId":
+			out.Values[i] = ec._UndoPersona_personaId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lineageId":
+			out.Values[i] = ec._UndoPersona_lineageId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removed":
+			out.Values[i] = ec._UndoPersona_removed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "authoredSince":
+			out.Values[i] = ec._UndoPersona_authoredSince(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "moved":
+			out.Values[i] = ec._UndoPersona_moved(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -1407,6 +1668,13 @@ func (ec *executionContext) marshalOImportPlan2ᚖloregateᚋgraphᚋmodelᚐImp
 		return graphql.Null
 	}
 	return ec._ImportPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOUndoPersona2ᚖloregateᚋgraphᚋmodelᚐUndoPersona(ctx context.Context, sel ast.SelectionSet, v *model.UndoPersona) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._UndoPersona(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -254,22 +254,23 @@ type ComplexityRoot struct {
 	}
 
 	ImportRecord struct {
-		Actor          func(childComplexity int) int
-		CollectionName func(childComplexity int) int
-		Created        func(childComplexity int) int
-		CreatedAt      func(childComplexity int) int
-		ID             func(childComplexity int) int
-		Kind           func(childComplexity int) int
-		LineageID      func(childComplexity int) int
-		Mode           func(childComplexity int) int
-		Removed        func(childComplexity int) int
-		Report         func(childComplexity int) int
-		SnapshotKept   func(childComplexity int) int
-		SourceName     func(childComplexity int) int
-		SourceSha256   func(childComplexity int) int
-		UndoOf         func(childComplexity int) int
-		UndoneAt       func(childComplexity int) int
-		UndoneBy       func(childComplexity int) int
+		Actor            func(childComplexity int) int
+		CollectionName   func(childComplexity int) int
+		Created          func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		CreatedPersonaID func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Kind             func(childComplexity int) int
+		LineageID        func(childComplexity int) int
+		Mode             func(childComplexity int) int
+		Removed          func(childComplexity int) int
+		Report           func(childComplexity int) int
+		SnapshotKept     func(childComplexity int) int
+		SourceName       func(childComplexity int) int
+		SourceSha256     func(childComplexity int) int
+		UndoOf           func(childComplexity int) int
+		UndoneAt         func(childComplexity int) int
+		UndoneBy         func(childComplexity int) int
 	}
 
 	ImportRecordEdge struct {
@@ -510,10 +511,20 @@ type ComplexityRoot struct {
 	}
 
 	UndoImportPayload struct {
-		Error    func(childComplexity int) int
-		ImportID func(childComplexity int) int
-		Removed  func(childComplexity int) int
-		Restored func(childComplexity int) int
+		CollectionsRestored func(childComplexity int) int
+		Error               func(childComplexity int) int
+		ImportID            func(childComplexity int) int
+		Persona             func(childComplexity int) int
+		Removed             func(childComplexity int) int
+		Restored            func(childComplexity int) int
+	}
+
+	UndoPersona struct {
+		AuthoredSince func(childComplexity int) int
+		LineageID     func(childComplexity int) int
+		Moved         func(childComplexity int) int
+		PersonaID     func(childComplexity int) int
+		Removed       func(childComplexity int) int
 	}
 }
 
@@ -1443,6 +1454,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportRecord.CreatedAt(childComplexity), true
+	case "ImportRecord.createdPersonaId":
+		if e.ComplexityRoot.ImportRecord.CreatedPersonaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportRecord.CreatedPersonaID(childComplexity), true
 	case "ImportRecord.id":
 		if e.ComplexityRoot.ImportRecord.ID == nil {
 			break
@@ -2631,6 +2648,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceItem.Verdict(childComplexity), true
 
+	case "UndoImportPayload.collectionsRestored":
+		if e.ComplexityRoot.UndoImportPayload.CollectionsRestored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.CollectionsRestored(childComplexity), true
 	case "UndoImportPayload.error":
 		if e.ComplexityRoot.UndoImportPayload.Error == nil {
 			break
@@ -2643,6 +2666,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UndoImportPayload.ImportID(childComplexity), true
+	case "UndoImportPayload.persona":
+		if e.ComplexityRoot.UndoImportPayload.Persona == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.Persona(childComplexity), true
 	case "UndoImportPayload.removed":
 		if e.ComplexityRoot.UndoImportPayload.Removed == nil {
 			break
@@ -2655,6 +2684,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UndoImportPayload.Restored(childComplexity), true
+
+	case "UndoPersona.authoredSince":
+		if e.ComplexityRoot.UndoPersona.AuthoredSince == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoPersona.AuthoredSince(childComplexity), true
+	case "UndoPersona.lineageId":
+		if e.ComplexityRoot.UndoPersona.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoPersona.LineageID(childComplexity), true
+	case "UndoPersona.moved":
+		if e.ComplexityRoot.UndoPersona.Moved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoPersona.Moved(childComplexity), true
+	case "UndoPersona.personaId":
+		if e.ComplexityRoot.UndoPersona.PersonaID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoPersona.PersonaID(childComplexity), true
+	case "UndoPersona.removed":
+		if e.ComplexityRoot.UndoPersona.Removed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoPersona.Removed(childComplexity), true
 
 	}
 	return 0, false
@@ -3356,6 +3416,8 @@ type ImportRecord {
   undoneAt: Time
   "Set on an undo: the record it undid."
   undoOf: ID
+  "The persona a persona card import created (its undo removes it with its book unless lore was written in that book since)."
+  createdPersonaId: Int64
 }
 
 type ImportRecordEdge {
@@ -3383,7 +3445,22 @@ type UndoImportPayload {
   removed: Int!
   "The undo's own history record."
   importId: ID
+  "Serverwide collections whose enabled flag, channels and book settings were put back (a backup import changed them)."
+  collectionsRestored: Int!
+  "Set when the undone import created a persona (a persona card import)."
+  persona: UndoPersona
   error: MutationError
+}
+
+"What an undo did with the persona the undone import created: removed with its book (settings, kept card), or kept because entries were written in its book since or it was moved to another lineage since."
+type UndoPersona {
+  personaId: Int64!
+  lineageId: Int64!
+  removed: Boolean!
+  "Entries of its book the import did not create (lore authored since stays, and the persona with it)."
+  authoredSince: Int!
+  "The persona is no longer on the lineage the import gave it, so it stays."
+  moved: Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../jobs.graphqls", Input: `# Background jobs (River): large imports, workspace backups. Jobs belong to
@@ -4494,6 +4571,8 @@ func (ec *executionContext) childFields_ImportRecord(ctx context.Context, field 
 		return ec.fieldContext_ImportRecord_undoneAt(ctx, field)
 	case "undoOf":
 		return ec.fieldContext_ImportRecord_undoOf(ctx, field)
+	case "createdPersonaId":
+		return ec.fieldContext_ImportRecord_createdPersonaId(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportRecord", field.Name)
 }
@@ -4902,10 +4981,30 @@ func (ec *executionContext) childFields_UndoImportPayload(ctx context.Context, f
 		return ec.fieldContext_UndoImportPayload_removed(ctx, field)
 	case "importId":
 		return ec.fieldContext_UndoImportPayload_importId(ctx, field)
+	case "collectionsRestored":
+		return ec.fieldContext_UndoImportPayload_collectionsRestored(ctx, field)
+	case "persona":
+		return ec.fieldContext_UndoImportPayload_persona(ctx, field)
 	case "error":
 		return ec.fieldContext_UndoImportPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UndoImportPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_UndoPersona(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "personaId":
+		return ec.fieldContext_UndoPersona_personaId(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_UndoPersona_lineageId(ctx, field)
+	case "removed":
+		return ec.fieldContext_UndoPersona_removed(ctx, field)
+	case "authoredSince":
+		return ec.fieldContext_UndoPersona_authoredSince(ctx, field)
+	case "moved":
+		return ec.fieldContext_UndoPersona_moved(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type UndoPersona", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

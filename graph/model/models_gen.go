@@ -549,6 +549,8 @@ type ImportRecord struct {
 	UndoneAt *time.Time `json:"undoneAt,omitempty"`
 	// Set on an undo: the record it undid.
 	UndoOf *string `json:"undoOf,omitempty"`
+	// The persona a persona card import created (its undo removes it with its book unless lore was written in that book since).
+	CreatedPersonaID *int64 `json:"createdPersonaId,omitempty"`
 }
 
 type ImportRecordEdge struct {
@@ -891,8 +893,23 @@ type UndoImportPayload struct {
 	// Entries the undone operation had created, removed now.
 	Removed int `json:"removed"`
 	// The undo's own history record.
-	ImportID *string        `json:"importId,omitempty"`
-	Error    *MutationError `json:"error,omitempty"`
+	ImportID *string `json:"importId,omitempty"`
+	// Serverwide collections whose enabled flag, channels and book settings were put back (a backup import changed them).
+	CollectionsRestored int `json:"collectionsRestored"`
+	// Set when the undone import created a persona (a persona card import).
+	Persona *UndoPersona   `json:"persona,omitempty"`
+	Error   *MutationError `json:"error,omitempty"`
+}
+
+// What an undo did with the persona the undone import created: removed with its book (settings, kept card), or kept because entries were written in its book since or it was moved to another lineage since.
+type UndoPersona struct {
+	PersonaID int64 `json:"personaId"`
+	LineageID int64 `json:"lineageId"`
+	Removed   bool  `json:"removed"`
+	// Entries of its book the import did not create (lore authored since stays, and the persona with it).
+	AuthoredSince int `json:"authoredSince"`
+	// The persona is no longer on the lineage the import gave it, so it stays.
+	Moved bool `json:"moved"`
 }
 
 type UpdateCollectionSettingsInput struct {
