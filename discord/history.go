@@ -122,7 +122,7 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 		receipt = in.t.S(msgNeedHistory)
 	case err != nil:
 		return err
-	case e != nil && string(e.Code) == string(model.ErrorCodeInvalidInput):
+	case e != nil && e.Code == model.ErrorCodeInvalidInput:
 		// The API's reason, without its "invalid importId: " prefix.
 		reason := e.Message
 		if e.Field != nil {

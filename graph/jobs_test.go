@@ -226,7 +226,12 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	mk(9, "", "orphan", nil, []string{"General Chat"}) // lore-only lineage
 
 	// Destination: lineage 7 holds something else (replaced), lineage 12 is
-	// absent from the backup (preserved).
+	// absent from the backup (preserved); its own "World" is enabled for
+	// every channel (the backup's state replaces that until an undo).
+	_, err = store.CreateCollection(ctx, lore.Collection{Server: serverB, Name: "World", Enabled: true})
+	require.NoError(t, err)
+	colsB, err := store.ListCollections(ctx, serverB)
+	require.NoError(t, err)
 	e := lore.NewEntry()
 	e.Server, e.Lineage, e.Title, e.Content = serverB, 7, "old", "old content"
 	_, err = store.InsertEntry(ctx, e)
@@ -335,6 +340,28 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	a.must(serviceKey, qImportBackup, map[string]any{"input": map[string]any{"serverDiscordId": serverB, "previewId": pv.Preview.PreviewID}}, "importWorkspaceBackup", &im)
 	require.NotNil(t, im.Error)
 	require.Equal(t, "NOT_FOUND", im.Error.Code)
+
+	// Undo: the replaced scopes come back, "World" gets its own state
+	// back, the collection the backup created goes.
+	var h historyConn
+	a.must(serviceKey, qHistory, map[string]any{"s": serverB, "first": 1}, "importHistory", &h)
+	require.Equal(t, "BACKUP", h.Edges[0].Node.Kind)
+	var u struct {
+		Restored, Removed, CollectionsRestored int
+		Error                                  *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!, $id: ID!) { undoImport(input: {serverDiscordId: $s, importId: $id}) {
+		restored removed collectionsRestored error { code message } } }`, map[string]any{"s": serverB, "id": h.Edges[0].Node.ID}, "undoImport", &u)
+	require.Nil(t, u.Error)
+	require.Equal(t, 1, u.CollectionsRestored)
+	require.Equal(t, 1, u.Restored)
+	require.Equal(t, 5, u.Removed)
+	after, err := store.CountByScope(ctx, serverB)
+	require.NoError(t, err)
+	require.Equal(t, before, after)
+	gotCols, err = store.ListCollections(ctx, serverB)
+	require.NoError(t, err)
+	require.Equal(t, collectionSettings(colsB), collectionSettings(gotCols), "World as it was, Empty gone")
 }
 
 // comparable drops what legitimately differs between servers (ids, server,
