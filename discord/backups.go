@@ -12,6 +12,7 @@ import (
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
+	"loregate/lore"
 )
 
 // Workspace backups from the panel (docs/discord.md "Backups"): export the
@@ -247,7 +248,7 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 	default:
 		reason := in.t.S("the store could not complete it")
 		if job.State == "CANCELLED" && job.Error != nil {
-			reason = clip(*job.Error, 300)
+			reason = lore.ClipRunes(*job.Error, 300)
 		}
 		p.addReceipt("The import failed and nothing was changed: %s", reason)
 		if job.State == "RETRYABLE" {

@@ -100,7 +100,7 @@ func triSelect(t tr, id, text, on, off string, v *bool) label {
 		{Label: on, Value: valueOn, Default: v != nil && *v},
 		{Label: off, Value: valueOff, Default: v != nil && !*v},
 	}
-	return label{Label: clip(text, maxLabelText), Component: modalSelect{CustomID: id, Options: opts}}
+	return label{Label: lore.ClipRunes(text, maxLabelText), Component: modalSelect{CustomID: id, Options: opts}}
 }
 
 func intText(v *int) string {
@@ -112,7 +112,7 @@ func intText(v *int) string {
 
 // bookSettingsModal is the form of a book's settings.
 func bookSettingsModal(t tr, r route, name string, s bookSettings) discordgo.InteractionResponseData {
-	return modal(r, clip(t.S("Settings: %s", name), maxModalTitle),
+	return modal(r, lore.ClipRunes(t.S("Settings: %s", name), maxModalTitle),
 		input(fieldDepth, t.S("Scan depth, 0-100 (blank = inherit)"), intText(s.ScanDepth), discordgo.TextInputShort, false, 3),
 		input(fieldBudget, t.S("Budget in the server's unit (blank = inherit)"), intText(s.BudgetLimit), discordgo.TextInputShort, false, 7),
 		triSelect(t, fieldRecursive, t.S("Recursion: lore can activate lore"), t.S("On"), t.S("Off"), s.Recursive),

@@ -37,6 +37,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/lore"
 )
 
 // Defaults of Config.
@@ -359,7 +360,7 @@ func (b *Bot) reply(ctx context.Context, in *request, text string) error {
 	}
 	return b.respond(ctx, in, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
-		Data: &discordgo.InteractionResponseData{Content: clip(text, maxContentLen), Flags: discordgo.MessageFlagsEphemeral},
+		Data: &discordgo.InteractionResponseData{Content: lore.ClipRunes(text, maxContentLen), Flags: discordgo.MessageFlagsEphemeral},
 	})
 }
 
@@ -375,7 +376,7 @@ func (in *request) panelMessage() bool {
 
 // v2Text is a Components V2 message holding one text.
 func v2Text(text string) []discordgo.MessageComponent {
-	return []discordgo.MessageComponent{discordgo.Container{Components: []discordgo.MessageComponent{discordgo.TextDisplay{Content: clip(text, textBudget)}}}}
+	return []discordgo.MessageComponent{discordgo.Container{Components: []discordgo.MessageComponent{discordgo.TextDisplay{Content: lore.ClipRunes(text, textBudget)}}}}
 }
 
 // respond sends the interaction's first response. Rate-limit retries are
@@ -472,7 +473,7 @@ func (b *Bot) editOriginal(ctx context.Context, in *request, comps []discordgo.M
 
 // editText replaces a (legacy) reply's text, keeping its components.
 func (b *Bot) editText(ctx context.Context, in *request, text string) error {
-	text = clip(text, maxContentLen)
+	text = lore.ClipRunes(text, maxContentLen)
 	if err := b.checkPayload(ctx, &discordgo.WebhookEdit{Content: &text}, false); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
+	"loregate/lore"
 )
 
 // Receipts shown to members.
@@ -283,7 +284,7 @@ func failure(t tr, e *model.MutationError) string {
 	case model.ErrorCodeDuplicateName:
 		return t.S("Not saved: a lorebook with that name already exists on this server.")
 	case codeJobCancelled:
-		return t.S("Not imported, nothing was changed: %s", clip(e.Message, 300))
+		return t.S("Not imported, nothing was changed: %s", lore.ClipRunes(e.Message, 300))
 	case model.ErrorCodeNotFound, model.ErrorCodeStaleTarget:
 		return t.S("Not saved: it was changed or deleted meanwhile.")
 	default:
@@ -444,7 +445,7 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	return b.respond(ctx, in, &discordgo.InteractionResponse{
 		Type: discordgo.InteractionResponseChannelMessageWithSource,
 		Data: &discordgo.InteractionResponseData{
-			Content: clip(in.t.S("Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", in.t.N("%d entries", ex.Entries)), maxContentLen),
+			Content: lore.ClipRunes(in.t.S("Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", in.t.N("%d entries", ex.Entries)), maxContentLen),
 			Flags:   discordgo.MessageFlagsEphemeral,
 			Files:   []*discordgo.File{{Name: *ex.FileName, ContentType: "application/json", Reader: stringsReader(*ex.JSON)}},
 		},

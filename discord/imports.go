@@ -17,6 +17,7 @@ import (
 	"loregate/graph"
 	"loregate/graph/auth"
 	"loregate/graph/model"
+	"loregate/lore"
 )
 
 // ImportRequest is one attachment import, downloaded and resolved to its
@@ -302,7 +303,7 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 			}
 		}
 		if req.Collection == "" {
-			return in.t.S("Not imported: there is no Serverwide lorebook named **%s**. Omit `book` to create a new one.", escape(clip(book, 100))), nil
+			return in.t.S("Not imported: there is no Serverwide lorebook named **%s**. Omit `book` to create a new one.", escape(lore.ClipRunes(book, 100))), nil
 		}
 	}
 	if req.Lineage == 0 && req.Collection == "" && req.Replace {
@@ -345,7 +346,7 @@ func (b *Bot) runImporter(ctx context.Context, in *request, req ImportRequest) (
 func (b *Bot) download1(ctx context.Context, in *request, att *discordgo.MessageAttachment) (name string, data []byte, receipt string, err error) {
 	budget := downloadBudget(att)
 	if int64(att.Size) > budget {
-		return "", nil, in.t.S("Not imported: %s is %s; this kind of file may be at most %s.", escape(clip(att.Filename, 80)), sizeText(int64(att.Size)), sizeText(budget)), nil
+		return "", nil, in.t.S("Not imported: %s is %s; this kind of file may be at most %s.", escape(lore.ClipRunes(att.Filename, 80)), sizeText(int64(att.Size)), sizeText(budget)), nil
 	}
 	data, err = b.fetch(ctx, att.URL, budget)
 	if errors.Is(err, errTooLarge) {
@@ -641,14 +642,14 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 	w.WriteString(".\n")
 	if r := res.Report; r != nil {
 		if len(r.UnsupportedKeys) > 0 {
-			w.WriteString(t.S("Unsupported keywords (%d): %s", len(r.UnsupportedKeys), escape(clip(strings.Join(r.UnsupportedKeys, "; "), 500))) + "\n")
+			w.WriteString(t.S("Unsupported keywords (%d): %s", len(r.UnsupportedKeys), escape(lore.ClipRunes(strings.Join(r.UnsupportedKeys, "; "), 500))) + "\n")
 		}
 		if len(r.IgnoredSettings) > 0 {
 			parts := make([]string, len(r.IgnoredSettings))
 			for i, s := range r.IgnoredSettings {
 				parts[i] = fmt.Sprintf("%s ×%d", s.Name, s.Count)
 			}
-			w.WriteString(t.S("Ignored settings: %s", escape(clip(strings.Join(parts, ", "), 500))) + "\n")
+			w.WriteString(t.S("Ignored settings: %s", escape(lore.ClipRunes(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.CollapsedPlacements > 0 {
 			w.WriteString(t.S("Collapsed placements: %d (world info positions 2-7 now sit before the persona)", r.CollapsedPlacements) + "\n")
@@ -658,7 +659,7 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 			for i, sp := range r.Split {
 				parts[i] = fmt.Sprintf("%s ×%d", orUntitled(t, sp.Title), sp.Parts)
 			}
-			w.WriteString(t.S("Split into linked parts (longer than the content limit): %s", escape(clip(strings.Join(parts, ", "), 500))) + "\n")
+			w.WriteString(t.S("Split into linked parts (longer than the content limit): %s", escape(lore.ClipRunes(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.Dropped > 0 {
 			limit := maxScopeEntries
@@ -674,7 +675,7 @@ func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *pa
 // deliver edits the receipt into the deferred reply while the interaction
 // token is valid, and sends it by DM otherwise.
 func (b *Bot) deliver(ctx context.Context, in *request, receipt string) {
-	receipt = clip(receipt, maxContentLen)
+	receipt = lore.ClipRunes(receipt, maxContentLen)
 	if sentAt, terr := discordgo.SnowflakeTimestamp(in.i.ID); terr != nil || b.now().Sub(sentAt) < tokenWindow {
 		if b.editText(ctx, in, receipt) == nil {
 			return

@@ -101,7 +101,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 			opts := []discordgo.SelectMenuOption{{Label: t.S("A new persona (alter)"), Value: valueNew, Default: true}}
 			for _, g := range p.groups {
 				if g.lineage == p.lineage {
-					opts = append(opts, discordgo.SelectMenuOption{Label: clip(t.S("Replace the book of %s", g.label()), maxLabelLen), Value: valueReplace})
+					opts = append(opts, discordgo.SelectMenuOption{Label: lore.ClipRunes(t.S("Replace the book of %s", g.label()), maxLabelLen), Value: valueReplace})
 				}
 			}
 			fields = append(fields, label{Label: t.S("Import as"), Component: modalSelect{CustomID: fieldMode, Options: opts}})
@@ -167,7 +167,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 }
 
 func modal(r route, title string, fields ...discordgo.MessageComponent) discordgo.InteractionResponseData {
-	return discordgo.InteractionResponseData{CustomID: r.encode(), Title: clip(title, maxModalTitle), Components: fields}
+	return discordgo.InteractionResponseData{CustomID: r.encode(), Title: lore.ClipRunes(title, maxModalTitle), Components: fields}
 }
 
 // input is one labelled text input. Values longer than maxLen (an
@@ -175,14 +175,14 @@ func modal(r route, title string, fields ...discordgo.MessageComponent) discordg
 // keeps stored fields the member did not change by comparing against the
 // stored value, not the cut one.
 func input(id, text, value string, style discordgo.TextInputStyle, required bool, maxLen int) label {
-	return label{Label: clip(text, maxLabelText), Component: textInput{
-		CustomID: id, Style: style, Value: clip(value, maxLen), Required: required, MaxLength: maxLen,
+	return label{Label: lore.ClipRunes(text, maxLabelText), Component: textInput{
+		CustomID: id, Style: style, Value: lore.ClipRunes(value, maxLen), Required: required, MaxLength: maxLen,
 	}}
 }
 
 // fileField is a labelled single-file upload.
 func fileField(text, description string) label {
-	return label{Label: clip(text, maxLabelText), Description: clip(description, maxLabelDesc),
+	return label{Label: lore.ClipRunes(text, maxLabelText), Description: lore.ClipRunes(description, maxLabelDesc),
 		Component: fileUpload{CustomID: fieldFile, MinValues: 1, MaxValues: 1, Required: true}}
 }
 
@@ -203,7 +203,7 @@ func logicField(t tr, current string) label {
 // modeField is the replace checkbox of an import into an existing book:
 // unticked appends (the default), ticked replaces only the selected book.
 func modeField(t tr) label {
-	return label{Label: t.S("Replace this lorebook"), Description: clip(t.S("Only the selected book; other books stay intact. Unticked, entries not already present are appended."), maxLabelDesc),
+	return label{Label: t.S("Replace this lorebook"), Description: lore.ClipRunes(t.S("Only the selected book; other books stay intact. Unticked, entries not already present are appended."), maxLabelDesc),
 		Component: checkbox{CustomID: fieldMode}}
 }
 
@@ -292,7 +292,7 @@ func (b *Bot) submitEntryEdit(ctx context.Context, in *request) error {
 			patch["content"] = c
 		}
 		keys := splitList(in.fields[fieldKeys])
-		if !slices.Equal(keys, e.Keys) && strings.Join(keys, ", ") != clip(strings.Join(e.Keys, ", "), maxInputLen) {
+		if !slices.Equal(keys, e.Keys) && strings.Join(keys, ", ") != lore.ClipRunes(strings.Join(e.Keys, ", "), maxInputLen) {
 			patch["keys"] = keys
 		}
 		if constant := len(keys) == 0; constant != e.Constant {
@@ -325,7 +325,7 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 		// was prefilled (keys holding commas split, a long list clipped) is
 		// unchanged, so saving other rules never rewrites it.
 		if sk := splitList(in.fields[fieldSecKeys]); !slices.Equal(sk, e.SecondaryKeys) &&
-			strings.Join(sk, ", ") != clip(strings.Join(e.SecondaryKeys, ", "), maxInputLen) {
+			strings.Join(sk, ", ") != lore.ClipRunes(strings.Join(e.SecondaryKeys, ", "), maxInputLen) {
 			patch["secondaryKeys"] = sk
 		}
 		picked := first(in.modal.Values[fieldLogic])
@@ -391,7 +391,7 @@ func (b *Bot) checkChannels(ctx context.Context, in *request, field string) (ids
 	for _, tok := range strings.FieldsFunc(field, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }) {
 		id := strings.TrimSuffix(strings.TrimPrefix(tok, "<#"), ">")
 		if !lore.ValidSnowflake(id) {
-			return nil, in.t.S("Not saved: %q is not a channel id or channel mention.", clip(tok, 40)), nil
+			return nil, in.t.S("Not saved: %q is not a channel id or channel mention.", lore.ClipRunes(tok, 40)), nil
 		}
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
@@ -473,7 +473,7 @@ func foreign(ids []string, existing map[string]bool) []string {
 	return out
 }
 
-func channelOrID(id string) string { return "`" + clip(id, 25) + "`" }
+func channelOrID(id string) string { return "`" + lore.ClipRunes(id, 25) + "`" }
 
 func sameSet(a, b []string) bool {
 	a, b = slices.Clone(a), slices.Clone(b)

@@ -50,7 +50,7 @@ func render(p *panel) []discordgo.MessageComponent {
 		for _, line := range p.receipt {
 			r.WriteString("> " + strings.ReplaceAll(line, "\n", "\n> ") + "\n")
 		}
-		w.text(clip(r.String(), textBudget/3))
+		w.text(lore.ClipRunes(r.String(), textBudget/3))
 	}
 	switch {
 	case p.view == viewSettings:
@@ -114,7 +114,7 @@ func (w *builder) fit() []discordgo.MessageComponent {
 		}
 		td := w.comps[longest].(discordgo.TextDisplay)
 		n := utf8.RuneCountInString(td.Content)
-		w.comps[longest] = discordgo.TextDisplay{Content: clip(td.Content, max(1, n-(total-textBudget)))}
+		w.comps[longest] = discordgo.TextDisplay{Content: lore.ClipRunes(td.Content, max(1, n-(total-textBudget)))}
 	}
 }
 
@@ -213,10 +213,10 @@ func renderEntry(w *builder, p *panel) {
 	if e.Constant || len(e.Keys) == 0 {
 		fmt.Fprintf(&s, "%s · %s\n", state, t.S("Always On"))
 	} else {
-		fmt.Fprintf(&s, "%s · %s\n", state, t.S("Keywords: %s", escape(clip(strings.Join(e.Keys, ", "), 300))))
+		fmt.Fprintf(&s, "%s · %s\n", state, t.S("Keywords: %s", escape(lore.ClipRunes(strings.Join(e.Keys, ", "), 300))))
 	}
 	if len(e.SecondaryKeys) > 0 {
-		s.WriteString(t.S("Secondary (%s): %s", logicLabel(e.SelectiveLogic), escape(clip(strings.Join(e.SecondaryKeys, ", "), 200))) + "\n")
+		s.WriteString(t.S("Secondary (%s): %s", logicLabel(e.SelectiveLogic), escape(lore.ClipRunes(strings.Join(e.SecondaryKeys, ", "), 200))) + "\n")
 	}
 	depth := t.S("default")
 	if e.ScanDepth != nil {
@@ -233,7 +233,7 @@ func renderEntry(w *builder, p *panel) {
 	// Pending names widen persona entries only; a Serverwide entry follows
 	// its collection's channels whatever names it carries.
 	if p.persona && len(e.LegacyChannelTags) > 0 {
-		s.WriteString("⚠ " + t.S("Unresolved channel names (%s): active in every channel until channels are saved.", escape(clip(strings.Join(e.LegacyChannelTags, ", "), 200))) + "\n")
+		s.WriteString("⚠ " + t.S("Unresolved channel names (%s): active in every channel until channels are saved.", escape(lore.ClipRunes(strings.Join(e.LegacyChannelTags, ", "), 200))) + "\n")
 	}
 	if l := lastActivationText(t, p.last); l != "" {
 		s.WriteString("-# " + l + "\n")
@@ -248,7 +248,7 @@ func renderEntry(w *builder, p *panel) {
 	if tooLong(e) {
 		w.text("-# " + t.S("This entry is longer than the %d characters a Discord form holds, so it is read-only here. Edit it through the loregate API or a dashboard.", maxInputLen))
 	}
-	w.text(clip(e.Content, 1500))
+	w.text(lore.ClipRunes(e.Content, 1500))
 	w.row(entryActionRow(p)...)
 }
 
@@ -318,9 +318,9 @@ func bookPicker(p *panel) discordgo.ActionsRow {
 	opts := make([]discordgo.SelectMenuOption, 0, end-start+2)
 	for _, c := range p.books[start:end] {
 		opts = append(opts, discordgo.SelectMenuOption{
-			Label:       clip(c.Name, maxLabelLen),
+			Label:       lore.ClipRunes(c.Name, maxLabelLen),
 			Value:       c.ID,
-			Description: clip(fmt.Sprintf("%s · %s", bookState(t, c.Enabled), t.N("%d entries", c.EntryCount)), maxLabelLen),
+			Description: lore.ClipRunes(fmt.Sprintf("%s · %s", bookState(t, c.Enabled), t.N("%d entries", c.EntryCount)), maxLabelLen),
 			Default:     p.book != nil && p.book.ID == c.ID,
 		})
 	}
@@ -337,9 +337,9 @@ func personaPicker(p *panel) discordgo.ActionsRow {
 	opts := make([]discordgo.SelectMenuOption, 0, end-start)
 	for _, g := range p.groups[start:end] {
 		opts = append(opts, discordgo.SelectMenuOption{
-			Label:       clip(g.label(), maxLabelLen),
+			Label:       lore.ClipRunes(g.label(), maxLabelLen),
 			Value:       strconv.FormatInt(g.lineage, 10),
-			Description: clip(t.S("Lineage %s", strconv.FormatInt(g.lineage, 10))+" · "+t.N("%d entries", g.entries), maxLabelLen),
+			Description: lore.ClipRunes(t.S("Lineage %s", strconv.FormatInt(g.lineage, 10))+" · "+t.N("%d entries", g.entries), maxLabelLen),
 			Default:     g.lineage == p.lineage,
 		})
 	}
@@ -359,7 +359,7 @@ func entryPicker(p *panel, importLabel string) discordgo.ActionsRow {
 		if !e.Enabled {
 			desc = t.S("Disabled") + " · " + desc
 		}
-		opts = append(opts, discordgo.SelectMenuOption{Label: clip(orUntitled(t, e.Title), maxLabelLen), Value: e.ID, Description: clip(desc, maxLabelLen)})
+		opts = append(opts, discordgo.SelectMenuOption{Label: lore.ClipRunes(orUntitled(t, e.Title), maxLabelLen), Value: e.ID, Description: lore.ClipRunes(desc, maxLabelLen)})
 	}
 	opts = append(opts,
 		discordgo.SelectMenuOption{Label: t.S("+ Add Entry"), Value: valueAdd},
@@ -392,7 +392,7 @@ func bookControls(p *panel) []discordgo.MessageComponent {
 
 func confirmBookRow(p *panel) []discordgo.MessageComponent {
 	return []discordgo.MessageComponent{
-		discordgo.Button{Label: clip(p.t.S("Delete %s", p.book.Name), maxButtonLen), Style: discordgo.DangerButton, CustomID: p.route(actBookDelOK).encode()},
+		discordgo.Button{Label: lore.ClipRunes(p.t.S("Delete %s", p.book.Name), maxButtonLen), Style: discordgo.DangerButton, CustomID: p.route(actBookDelOK).encode()},
 		discordgo.Button{Label: p.t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
 	}
 }
@@ -470,7 +470,7 @@ func channelList(t tr, ids []string) string {
 	for i, id := range ids {
 		parts[i] = "<#" + id + ">"
 	}
-	return clip(strings.Join(parts, " "), 500)
+	return lore.ClipRunes(strings.Join(parts, " "), 500)
 }
 
 func logicLabel(l string) string {
@@ -492,15 +492,6 @@ func orUntitled(t tr, s string) string {
 		return t.S("(untitled)")
 	}
 	return s
-}
-
-// clip cuts s to at most n characters (runes), ending with "…" when cut.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
 
 // escape neutralises markdown and mentions in member-written names.

@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"loregate/lore"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,9 +56,9 @@ func TestParseRouteRejectsOldAndMalformed(t *testing.T) {
 }
 
 func TestClipAndEscape(t *testing.T) {
-	require.Equal(t, "abc", clip("abc", 3))
-	require.Equal(t, "ab…", clip("abcd", 3))
-	require.Equal(t, 100, len([]rune(clip(strings.Repeat("é", 150), 100))))
+	require.Equal(t, "abc", lore.ClipRunes("abc", 3))
+	require.Equal(t, "ab…", lore.ClipRunes("abcd", 3))
+	require.Equal(t, 100, len([]rune(lore.ClipRunes(strings.Repeat("é", 150), 100))))
 	require.Equal(t, `\*bold\* @`+"\u200b"+`everyone`, escape("*bold* @everyone"))
 }
 

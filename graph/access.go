@@ -14,7 +14,7 @@ import (
 func (r *Resolver) visibleServer(ctx context.Context, id string) (lore.Server, *auth.Principal, error) {
 	p := auth.FromContext(ctx)
 	if !p.CanRead(id) {
-		return lore.Server{}, p, fmt.Errorf("server %s: %w", lore.Clip(id, 24), lore.ErrNotFound)
+		return lore.Server{}, p, fmt.Errorf("server %s: %w", lore.ClipBytes(id, 24), lore.ErrNotFound)
 	}
 	s, err := r.Store.GetServer(ctx, id)
 	return s, p, err

@@ -86,7 +86,7 @@ func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*mode
 // cache is read.
 func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, traced bool) (*turn, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
-		return nil, fmt.Errorf("server %s: %w", lore.Clip(in.ServerDiscordID, 24), lore.ErrNotFound)
+		return nil, fmt.Errorf("server %s: %w", lore.ClipBytes(in.ServerDiscordID, 24), lore.ErrNotFound)
 	}
 	if len(in.Messages) > MaxActivateMessages {
 		return nil, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
@@ -444,7 +444,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 		case prompt.MarkerChatHistory:
 			anchored = true
 		default:
-			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i), "%q is not worldInfoBefore, worldInfoAfter or chatHistory", lore.Clip(name, 40))
+			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i), "%q is not worldInfoBefore, worldInfoAfter or chatHistory", lore.ClipBytes(name, 40))
 		}
 		req.Preset = append(req.Preset, prompt.PresetItem{Marker: m})
 	}

@@ -90,7 +90,7 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 			Extensions: map[string]any{"code": CodeIdempotencyKeyReused},
 		}
 	case errors.Is(err, lore.ErrInvalid):
-		return nil, &gqlerror.Error{Message: lore.Clip(err.Error(), 200), Extensions: map[string]any{"code": CodeBadInput}}
+		return nil, &gqlerror.Error{Message: lore.ClipBytes(err.Error(), 200), Extensions: map[string]any{"code": CodeBadInput}}
 	case err != nil:
 		return nil, err
 	case !replayed:

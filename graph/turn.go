@@ -88,7 +88,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 		}
 		var res model.Activation
 		if err := json.Unmarshal(t.Retry().Response, &res); err != nil {
-			return fmt.Errorf("recorded turn %q: %w", lore.Clip(rec.in.TurnID, 40), err)
+			return fmt.Errorf("recorded turn %q: %w", lore.ClipBytes(rec.in.TurnID, 40), err)
 		}
 		rec.replay = &res
 		return errReplayed
@@ -232,7 +232,7 @@ func conversation(server string, lineageID *int64, channel string) (turnstate.Co
 // activationLog lists a conversation's recorded turns.
 func (r *Resolver) activationLog(ctx context.Context, server string, lineageID *int64, channel string, last *int) ([]*model.ActivationLogEntry, error) {
 	if !auth.FromContext(ctx).CanRead(server) {
-		return nil, fmt.Errorf("server %s: %w", lore.Clip(server, 24), lore.ErrNotFound)
+		return nil, fmt.Errorf("server %s: %w", lore.ClipBytes(server, 24), lore.ErrNotFound)
 	}
 	c, err := conversation(server, lineageID, channel)
 	if err != nil {
@@ -291,7 +291,7 @@ func (r *Resolver) lastActivatedAt(ctx context.Context, obj *model.Entry) (*time
 	}
 	id, err := strconv.ParseInt(obj.ID, 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("entry id %q: %w", lore.Clip(obj.ID, 24), err)
+		return nil, fmt.Errorf("entry id %q: %w", lore.ClipBytes(obj.ID, 24), err)
 	}
 	l, _ := ctx.Value(loadersKey{}).(*loaders)
 	if l == nil {

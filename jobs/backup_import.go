@@ -2,12 +2,8 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"loregate/lore"
@@ -70,37 +66,19 @@ func (w *BackupImportWorker) Timeout(*river.Job[BackupImportArgs]) time.Duration
 // Work imports the backup.
 func (w *BackupImportWorker) Work(ctx context.Context, job *river.Job[BackupImportArgs]) error {
 	a := job.Args
-	blob, err := w.Store.GetBlob(ctx, a.BlobID)
-	if errors.Is(err, lore.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("backup upload %d is gone (expired or already imported)", a.BlobID))
-	}
+	blob, err := loadBlob(ctx, w.Deps, blobRef{ID: a.BlobID, Server: a.ServerID, Kind: postgres.BlobBackup,
+		Name: "backup upload", Expect: "a backup"})
 	if err != nil {
 		return err
 	}
-	if blob.Server != a.ServerID || blob.Kind != postgres.BlobBackup {
-		return river.JobCancel(fmt.Errorf("upload %d is not a backup of this server", a.BlobID))
-	}
 	var rep BackupImportReport
-	err = w.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
+	err = commitBlobJob(ctx, w.Deps, job, blob, "workspace backup import", func(ctx context.Context, st *postgres.Store) (any, error) {
 		var err error
-		if rep, err = transfer.ImportBackup(ctx, st, a.ServerID, blob.FileName, blob.Data, a.LineageMap(), a.Actor); err != nil {
-			return err
-		}
-		raw, err := json.Marshal(rep)
-		if err != nil {
-			return err
-		}
-		if err := st.PutJobReport(ctx, postgres.JobReport{JobID: job.ID, Server: a.ServerID, Kind: job.Kind, Report: raw}); err != nil {
-			return err
-		}
-		if err := st.DeleteBlob(ctx, blob.ID); err != nil {
-			return err
-		}
-		return completeTx(ctx, tx, job)
-	})
+		rep, err = transfer.ImportBackup(ctx, st, a.ServerID, blob.FileName, blob.Data, a.LineageMap(), a.Actor)
+		return rep, err
+	}, nil)
 	if err != nil {
-		w.Logger.WarnContext(ctx, "workspace backup import failed", "job_id", job.ID, "server", a.ServerID, "attempt", job.Attempt, "err", err)
-		return outcome(err)
+		return err
 	}
 	w.Logger.InfoContext(ctx, "workspace backup imported", "job_id", job.ID, "server", a.ServerID,
 		"scopes", len(rep.Scopes), "converted", rep.ConvertedAdded, "converted_duplicates", rep.ConvertedDuplicates)

@@ -2,12 +2,8 @@ package jobs
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"loregate/lore"
@@ -81,15 +77,10 @@ func (w *ImportWorker) Timeout(*river.Job[ImportArgs]) time.Duration { return w.
 // reason; database failures are retried.
 func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) error {
 	a := job.Args
-	blob, err := w.Store.GetBlob(ctx, a.BlobID)
-	if errors.Is(err, lore.ErrNotFound) {
-		return river.JobCancel(fmt.Errorf("upload %d is gone (expired or already imported)", a.BlobID))
-	}
+	blob, err := loadBlob(ctx, w.Deps, blobRef{ID: a.BlobID, Server: a.ServerID, Kind: postgres.BlobLorebook,
+		Name: "upload", Expect: "a lorebook upload"})
 	if err != nil {
 		return err
-	}
-	if blob.Server != a.ServerID || blob.Kind != postgres.BlobLorebook {
-		return river.JobCancel(fmt.Errorf("upload %d is not a lorebook upload of this server", a.BlobID))
 	}
 	req := transfer.Request{Target: a.Target(), FileName: blob.FileName, Data: blob.Data,
 		LongEntries: format.LongEntries(a.LongEntries), Actor: a.Actor}
@@ -98,29 +89,13 @@ func (w *ImportWorker) Work(ctx context.Context, job *river.Job[ImportArgs]) err
 		return outcome(err)
 	}
 	var rep ImportReport
-	err = w.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
+	err = commitBlobJob(ctx, w.Deps, job, blob, "lorebook import", func(ctx context.Context, st *postgres.Store) (any, error) {
 		var err error
-		if rep, err = transfer.Write(ctx, st, req, conv); err != nil {
-			return err
-		}
-		raw, err := json.Marshal(rep)
-		if err != nil {
-			return fmt.Errorf("encode report: %w", err)
-		}
-		if err := st.PutJobReport(ctx, postgres.JobReport{JobID: job.ID, Server: a.ServerID, Kind: a.Kind(), Report: raw}); err != nil {
-			return err
-		}
-		if err := st.DeleteBlob(ctx, blob.ID); err != nil {
-			return err
-		}
-		if w.BeforeCommitFunc != nil {
-			w.BeforeCommitFunc(ctx, job.ID)
-		}
-		return completeTx(ctx, tx, job)
-	})
+		rep, err = transfer.Write(ctx, st, req, conv)
+		return rep, err
+	}, w.BeforeCommitFunc)
 	if err != nil {
-		w.Logger.WarnContext(ctx, "lorebook import failed", "job_id", job.ID, "server", a.ServerID, "attempt", job.Attempt, "err", err)
-		return outcome(err)
+		return err
 	}
 	w.Logger.InfoContext(ctx, "lorebook import done", "job_id", job.ID, "server", a.ServerID, "format", conv.Format,
 		"entries", len(conv.Book.Entries), "skipped", len(conv.Report.Skipped), "import_id", rep.ImportID)

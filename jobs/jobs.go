@@ -89,8 +89,10 @@ type Deps struct {
 	NowFunc func() time.Time
 }
 
-func (d *Deps) withDefaults() Deps {
-	out := *d
+// WithDefaults returns a copy of d with every zero field set to its
+// default (the field docs name them); Store is left as is.
+func (d Deps) WithDefaults() Deps {
+	out := d
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -124,7 +126,7 @@ func Register(workers *river.Workers, deps Deps) error {
 	if deps.Store == nil {
 		return errors.New("jobs: Deps.Store is required")
 	}
-	d := deps.withDefaults()
+	d := deps.WithDefaults()
 	for _, add := range []func() error{
 		func() error { return river.AddWorkerSafely(workers, &ImportWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &BackupExportWorker{Deps: d}) },
@@ -170,6 +172,25 @@ type Config struct {
 	ConfigFunc func(*river.Config)
 }
 
+// WithDefaults returns a copy of c with every zero field set to its default
+// (the field docs name them; Deps by Deps.WithDefaults). A zero
+// RescueStuckJobsAfter becomes RescueAfter of the two timeouts.
+func (c Config) WithDefaults() Config {
+	c.Deps = c.Deps.WithDefaults()
+	if c.MaxWorkers <= 0 {
+		c.MaxWorkers = DefaultMaxWorkers
+	}
+	if c.BackfillInterval <= 0 {
+		c.BackfillInterval = DefaultBackfillInterval
+	}
+	if c.CleanupInterval <= 0 {
+		c.CleanupInterval = DefaultCleanupInterval
+	}
+	c.JobTimeout = cmp.Or(c.JobTimeout, DefaultJobTimeout)
+	c.RescueStuckJobsAfter = cmp.Or(c.RescueStuckJobsAfter, RescueAfter(c.ImportTimeout, c.JobTimeout))
+	return c
+}
+
 // NewClient builds a River client on pool with every worker registered and,
 // when cfg.Work, the periodic jobs (backfill schedule when cfg.Discord is
 // set, cleanup). The caller starts it (Start) and stops it (Stop, then
@@ -178,29 +199,23 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 	if cfg.Store == nil {
 		cfg.Store = postgres.New(pool)
 	}
-	d := cfg.withDefaults()
-	jobTimeout := cmp.Or(cfg.JobTimeout, DefaultJobTimeout)
-	rescue := cmp.Or(cfg.RescueStuckJobsAfter, RescueAfter(d.ImportTimeout, jobTimeout))
-	if longest := max(d.ImportTimeout, jobTimeout); rescue < longest {
-		return nil, fmt.Errorf("jobs: the rescue delay %v must not be shorter than the longest job timeout %v, or a job still running would run twice", rescue, longest)
+	cfg = cfg.WithDefaults()
+	if longest := max(cfg.ImportTimeout, cfg.JobTimeout); cfg.RescueStuckJobsAfter < longest {
+		return nil, fmt.Errorf("jobs: the rescue delay %v must not be shorter than the longest job timeout %v, or a job still running would run twice", cfg.RescueStuckJobsAfter, longest)
 	}
 	rc := &river.Config{
-		Logger:               d.Logger,
+		Logger:               cfg.Logger,
 		ID:                   cfg.ID,
-		RescueStuckJobsAfter: rescue,
-		JobTimeout:           jobTimeout,
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		JobTimeout:           cfg.JobTimeout,
 	}
 	if cfg.Work {
 		workers := river.NewWorkers()
-		if err := Register(workers, d); err != nil {
+		if err := Register(workers, cfg.Deps); err != nil {
 			return nil, err
 		}
 		rc.Workers = workers
-		n := cfg.MaxWorkers
-		if n <= 0 {
-			n = DefaultMaxWorkers
-		}
-		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}}
+		rc.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}}
 		rc.PeriodicJobs = PeriodicJobs(cfg)
 	}
 	if cfg.ConfigFunc != nil {
@@ -219,14 +234,8 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 // client becomes leader (the start-up run). River inserts periodic jobs
 // from the elected leader only.
 func PeriodicJobs(cfg Config) []*river.PeriodicJob {
-	backfill := cfg.BackfillInterval
-	if backfill <= 0 {
-		backfill = DefaultBackfillInterval
-	}
-	cleanup := cfg.CleanupInterval
-	if cleanup <= 0 {
-		cleanup = DefaultCleanupInterval
-	}
+	cfg = cfg.WithDefaults()
+	backfill, cleanup := cfg.BackfillInterval, cfg.CleanupInterval
 	var out []*river.PeriodicJob
 	if cfg.Discord != nil {
 		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(backfill),

@@ -392,10 +392,10 @@ func (s ServerSettings) Limit() int {
 // or tokenizer.
 func (s ServerSettings) Validate() error {
 	if s.BudgetUnit != "" && !s.BudgetUnit.Valid() {
-		return Invalid("budgetUnit", "%q is not characters or tokens", truncateForError(string(s.BudgetUnit)))
+		return Invalid("budgetUnit", "%q is not characters or tokens", clipForError(string(s.BudgetUnit)))
 	}
 	if s.Tokenizer != "" && !s.Tokenizer.Valid() {
-		return Invalid("tokenizer", "%q is not o200k_base or cl100k_base", truncateForError(string(s.Tokenizer)))
+		return Invalid("tokenizer", "%q is not o200k_base or cl100k_base", clipForError(string(s.Tokenizer)))
 	}
 	if s.BudgetLimit != 0 {
 		return s.Unit().CheckLimit("budgetLimit", s.BudgetLimit)

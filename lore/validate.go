@@ -66,20 +66,6 @@ func UTF16Len(s string) int {
 	return n
 }
 
-// TruncateUTF16 returns the longest prefix of s, cut on a character
-// boundary, that is at most max UTF-16 code units long. One pass; s is
-// returned unchanged when it fits.
-func TruncateUTF16(s string, max int) string {
-	n := 0
-	for i, r := range s {
-		n += utf16.RuneLen(r)
-		if n > max {
-			return s[:i]
-		}
-	}
-	return s
-}
-
 // ValidSnowflake reports whether s has Discord snowflake syntax: 17 to 20
 // ASCII digits without a leading zero. It checks syntax only; resolution
 // against a guild is the caller's job (docs/contract.md#permissions).
@@ -104,7 +90,7 @@ func ValidateChannelIDs(field string, ids []string) error {
 	seen := make(map[string]struct{}, len(ids))
 	for i, id := range ids {
 		if !ValidSnowflake(id) {
-			return Invalid(indexField(field, i), "%q is not a Discord snowflake", truncateForError(id))
+			return Invalid(indexField(field, i), "%q is not a Discord snowflake", clipForError(id))
 		}
 		if _, dup := seen[id]; dup {
 			return Invalid(indexField(field, i), "duplicate channel id %s", id)
@@ -171,7 +157,7 @@ func (e *Entry) ValidateWith(lim Limits) error {
 		return Invalid("collection", "persona entries have no collection")
 	}
 	if e.Server != "" && !ValidSnowflake(e.Server) {
-		return Invalid("server", "%q is not a Discord snowflake", truncateForError(e.Server))
+		return Invalid("server", "%q is not a Discord snowflake", clipForError(e.Server))
 	}
 	if !utf8.ValidString(e.Title) {
 		return Invalid("title", "is not valid UTF-8")
@@ -200,7 +186,7 @@ func (e *Entry) ValidateWith(lim Limits) error {
 		return err
 	}
 	if e.Logic != "" && !e.Logic.Valid() {
-		return Invalid("selectiveLogic", "%q is not one of AND_ANY, AND_ALL, NOT_ANY, NOT_ALL", truncateForError(string(e.Logic)))
+		return Invalid("selectiveLogic", "%q is not one of AND_ANY, AND_ALL, NOT_ANY, NOT_ALL", clipForError(string(e.Logic)))
 	}
 	if e.ScanDepth != nil && (*e.ScanDepth < MinScanDepth || *e.ScanDepth > MaxScanDepth) {
 		return Invalid("scanDepth", "%d is outside %d-%d", *e.ScanDepth, MinScanDepth, MaxScanDepth)
@@ -215,10 +201,10 @@ func (e *Entry) ValidateWith(lim Limits) error {
 		return Invalid("probability", "%d is outside 0-100", e.Probability)
 	}
 	if !e.Placement.Valid() {
-		return Invalid("placement", "%q is not before or after", truncateForError(string(e.Placement)))
+		return Invalid("placement", "%q is not before or after", clipForError(string(e.Placement)))
 	}
 	if e.Role != "" && !e.Role.Valid() {
-		return Invalid("role", "%q is not system, user or assistant", truncateForError(string(e.Role)))
+		return Invalid("role", "%q is not system, user or assistant", clipForError(string(e.Role)))
 	}
 	if err := e.validateGroupAndTiming(); err != nil {
 		return err
@@ -240,10 +226,10 @@ func (e *Entry) ValidateWith(lim Limits) error {
 		// Stored as jsonb: valid JSON, and no NUL anywhere (Postgres text and
 		// jsonb cannot hold U+0000).
 		if !json.Valid(v) {
-			return Invalid("extensions", "value of %q is not valid JSON", truncateForError(k))
+			return Invalid("extensions", "value of %q is not valid JSON", clipForError(k))
 		}
 		if strings.IndexByte(k, 0) >= 0 || bytes.Contains(v, []byte(`\u0000`)) {
-			return Invalid("extensions", "%q must not contain NUL characters", truncateForError(k))
+			return Invalid("extensions", "%q must not contain NUL characters", clipForError(k))
 		}
 	}
 	if size > MaxExtensionsBytes {
@@ -301,19 +287,5 @@ func indexField(field string, i int) string {
 	return field + "[" + strconv.Itoa(i) + "]"
 }
 
-// Clip shortens s to at most maxBytes bytes, cut on a character boundary,
-// with "…" appended when it was cut. It is for echoing user input in error
-// and report messages, which never carry whole file contents.
-func Clip(s string, maxBytes int) string {
-	if len(s) <= maxBytes {
-		return s
-	}
-	cut := maxBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-// truncateForError shortens user input quoted in an error message.
-func truncateForError(s string) string { return Clip(s, 40) }
+// clipForError shortens user input quoted in an error message.
+func clipForError(s string) string { return ClipBytes(s, 40) }

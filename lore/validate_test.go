@@ -111,18 +111,3 @@ func TestDuplicateKey(t *testing.T) {
 	d.Title, d.Content = "tc", "" // field boundaries are length-prefixed
 	require.NotEqual(t, lore.DuplicateKey(a), lore.DuplicateKey(d))
 }
-
-func TestTruncateUTF16(t *testing.T) {
-	require.Equal(t, "abc", lore.TruncateUTF16("abc", 5))
-	require.Equal(t, "ab", lore.TruncateUTF16("abc", 2))
-	require.Equal(t, "a", lore.TruncateUTF16("a😀b", 2), "a surrogate pair is never split")
-	require.Equal(t, "a😀", lore.TruncateUTF16("a😀b", 3))
-	long := strings.Repeat("名", 1<<20)
-	require.Len(t, []rune(lore.TruncateUTF16(long, 100)), 100)
-}
-
-func TestClip(t *testing.T) {
-	require.Equal(t, "abc", lore.Clip("abc", 3))
-	require.Equal(t, "ab…", lore.Clip("abc", 2))
-	require.Equal(t, "a…", lore.Clip("aé", 2), "a character is never split")
-}

@@ -96,7 +96,7 @@ func loadLimits(getenv func(string) string) (lore.Limits, error) {
 		}
 		n, err := strconv.ParseInt(s, 10, 32)
 		if err != nil || n <= 0 {
-			return l, cli.Usagef("%s=%q is not a positive whole number", v.env, lore.Clip(s, 24))
+			return l, cli.Usagef("%s=%q is not a positive whole number", v.env, lore.ClipBytes(s, 24))
 		}
 		v.set(n)
 	}

@@ -240,7 +240,7 @@ func (p *ImportPlan) convert(m Memory, lineage lore.Lineage, opts Options) {
 		if src == "" {
 			src = fmt.Sprintf("memory %d", p.Memories.Total)
 		}
-		p.Memories.NotConverted = append(p.Memories.NotConverted, NotConverted{Source: lore.Clip(src, 64), Reason: outcome.String()})
+		p.Memories.NotConverted = append(p.Memories.NotConverted, NotConverted{Source: lore.ClipBytes(src, 64), Reason: outcome.String()})
 	}
 }
 
@@ -345,5 +345,5 @@ func ConvertMemory(m Memory, server string, lineage lore.Lineage, alwaysOn bool)
 // memoryTitle is the first line of content, at most 60 characters.
 func memoryTitle(content string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(content), "\n")
-	return lore.Clip(strings.TrimSpace(line), 60)
+	return lore.ClipBytes(strings.TrimSpace(line), 60)
 }

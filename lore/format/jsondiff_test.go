@@ -3,6 +3,7 @@ package format_test
 import (
 	"encoding/json"
 	"fmt"
+	"loregate/lore"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,18 +21,11 @@ type jsonDiff struct {
 func (d jsonDiff) String() string {
 	switch d.Kind {
 	case "missing":
-		return fmt.Sprintf("%s: missing (source %s)", d.Path, clip(d.Src))
+		return fmt.Sprintf("%s: missing (source %s)", d.Path, lore.ClipBytes(d.Src, 60))
 	case "added":
-		return fmt.Sprintf("%s: added %s", d.Path, clip(d.Got))
+		return fmt.Sprintf("%s: added %s", d.Path, lore.ClipBytes(d.Got, 60))
 	}
-	return fmt.Sprintf("%s: %s -> %s", d.Path, clip(d.Src), clip(d.Got))
-}
-
-func clip(s string) string {
-	if len(s) > 60 {
-		return s[:60] + "…"
-	}
-	return s
+	return fmt.Sprintf("%s: %s -> %s", d.Path, lore.ClipBytes(d.Src, 60), lore.ClipBytes(d.Got, 60))
 }
 
 // diffJSON compares a and b (JSON documents) structurally: objects by

@@ -132,8 +132,8 @@ func (s *Store) RecordHistory(ctx context.Context, r lore.HistoryRecord) (lore.H
 			return r, fmt.Errorf("lore/postgres: %s: encode snapshot: %w", op, err)
 		}
 	}
-	r.Actor = truncateRunes(r.Actor, 200)
-	r.SourceName = truncateRunes(r.SourceName, 300)
+	r.Actor = lore.TruncateRunes(r.Actor, 200)
+	r.SourceName = lore.TruncateRunes(r.SourceName, 300)
 	err = s.db.QueryRow(ctx, historyInsert, r.Server, string(r.Kind), r.Actor, r.SourceName, r.SourceSHA256, r.Mode,
 		target, report, nonNilIDs(r.CreatedIDs), nonNilIDs(r.RemovedIDs), r.CreatedCollection, snap, r.UndoOf, r.CreatedPersona).Scan(&r.ID, &r.CreatedAt)
 	if err != nil {

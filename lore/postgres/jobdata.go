@@ -49,7 +49,7 @@ func (s *Store) PutBlob(ctx context.Context, b Blob) (Blob, error) {
 	if len(meta) == 0 {
 		meta = json.RawMessage(`{}`)
 	}
-	err := s.db.QueryRow(ctx, blobInsert, b.Server, b.Kind, truncateRunes(b.FileName, 255), b.Size, b.SHA256, b.Data, b.ExpiresAt, meta).
+	err := s.db.QueryRow(ctx, blobInsert, b.Server, b.Kind, lore.TruncateRunes(b.FileName, 255), b.Size, b.SHA256, b.Data, b.ExpiresAt, meta).
 		Scan(&b.ID, &b.CreatedAt)
 	return b, wrapErr(op, err)
 }
@@ -80,7 +80,7 @@ func (s *Store) PutArtifact(ctx context.Context, a Artifact) (Artifact, error) {
 		return Artifact{}, wrapErr(op, err)
 	}
 	a.Size, a.SHA256 = int64(len(a.Data)), sha256Hex(a.Data)
-	err := s.db.QueryRow(ctx, artifactInsert, a.Server, a.JobID, a.Kind, truncateRunes(a.FileName, 255), a.ContentType, a.Size, a.SHA256, a.Data, a.ExpiresAt).
+	err := s.db.QueryRow(ctx, artifactInsert, a.Server, a.JobID, a.Kind, lore.TruncateRunes(a.FileName, 255), a.ContentType, a.Size, a.SHA256, a.Data, a.ExpiresAt).
 		Scan(&a.ID, &a.CreatedAt)
 	return a, wrapErr(op, err)
 }
@@ -340,14 +340,6 @@ func (s *Store) ResolveLegacyTags(ctx context.Context, server string, resolution
 		return 0, err
 	}
 	return resolved, nil
-}
-
-func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
 }
 
 func sha256Hex(b []byte) string {

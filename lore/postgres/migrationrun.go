@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"loregate/lore"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -44,8 +45,8 @@ WHERE id = $1`
 // PutMigrationRun stores a queued run (SourceName, SourceSHA256, Apply,
 // Actor, Data) and returns it with its id.
 func (s *Store) PutMigrationRun(ctx context.Context, r MigrationRun) (MigrationRun, error) {
-	r.SourceName = truncateRunes(r.SourceName, 300)
-	r.Actor = truncateRunes(r.Actor, 200)
+	r.SourceName = lore.TruncateRunes(r.SourceName, 300)
+	r.Actor = lore.TruncateRunes(r.Actor, 200)
 	err := s.db.QueryRow(ctx, runInsert, r.SourceName, r.SourceSHA256, r.Apply, r.Actor, r.Data).Scan(&r.ID, &r.CreatedAt)
 	return r, wrapErr("put migration run", err)
 }

@@ -146,15 +146,22 @@ type Cache struct {
 	listening atomic.Bool
 }
 
+// WithDefaults returns a copy of c with every zero field set to its
+// default: MaxBytes DefaultMaxBytes, Logger one that discards.
+func (c Config) WithDefaults() Config {
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
 // New returns a Cache reading through loader. Until Listen has connected,
 // every cached turn checks the server's lore_version.
 func New(loader Loader, cfg Config) *Cache {
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = DefaultMaxBytes
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.New(slog.DiscardHandler)
-	}
+	cfg = cfg.WithDefaults()
 	c := &Cache{
 		loader: loader, maxBytes: cfg.MaxBytes, logger: cfg.Logger,
 		lru: list.New(), byServer: map[string]map[lore.Lineage]*list.Element{}, flights: map[scopeKey]*flight{},

@@ -248,7 +248,7 @@ func migrateServer(ctx context.Context, st lore.HistoryStore, server string, ms 
 			switch outcome {
 			case backup.Converted:
 				if err := e.ValidateWith(lim); err != nil {
-					return lore.WithFieldPrefix("memory "+lore.Clip(id, 64), err)
+					return lore.WithFieldPrefix("memory "+lore.ClipBytes(id, 64), err)
 				}
 				out.Converted++
 				conv[lineage] = append(conv[lineage], e)
@@ -260,7 +260,7 @@ func migrateServer(ctx context.Context, st lore.HistoryStore, server string, ms 
 				out.Untagged++
 			}
 			if len(out.NotConverted) < 100 {
-				out.NotConverted = append(out.NotConverted, backup.NotConverted{Source: lore.Clip(id, 64), Reason: outcome.String()})
+				out.NotConverted = append(out.NotConverted, backup.NotConverted{Source: lore.ClipBytes(id, 64), Reason: outcome.String()})
 			}
 		}
 		if len(sources) == 0 {

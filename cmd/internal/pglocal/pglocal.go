@@ -63,6 +63,19 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// WithDefaults returns a copy of o with every zero field set to its
+// default: Database "loregate", Logger one that discards (BinDir stays
+// empty: Start discovers the binaries).
+func (o Options) WithDefaults() Options {
+	if o.Database == "" {
+		o.Database = "loregate"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
 // Cluster is a running private cluster.
 type Cluster struct {
 	opts     Options
@@ -112,12 +125,7 @@ func isExec(p string) bool {
 // launcher holds the directory. A server left running by a launcher that
 // died is stopped and restarted.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
-	if opts.Database == "" {
-		opts.Database = "loregate"
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
+	opts = opts.WithDefaults()
 	bin := opts.BinDir
 	if bin == "" {
 		var err error

@@ -270,7 +270,7 @@ func Title(s string) (string, bool) {
 
 // Snippet quotes at most 40 bytes of s for an error or report message.
 func Snippet(s string) string {
-	return fmt.Sprintf("%q", lore.Clip(s, 40))
+	return fmt.Sprintf("%q", lore.ClipBytes(s, 40))
 }
 
 // SortedKeys returns the keys of m in sorted order.
