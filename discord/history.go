@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"loregate/graph/model"
+	"loregate/lore"
 )
 
 // The import history view (docs/discord.md "Import history"): managers
@@ -128,7 +129,7 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 		if e.Field != nil {
 			reason = strings.TrimPrefix(reason, "invalid "+*e.Field+": ")
 		}
-		receipt = in.t.S("Not undone, nothing was changed: %s", clip(reason, 300))
+		receipt = in.t.S("Not undone, nothing was changed: %s", lore.ClipRunes(reason, 300))
 	case e != nil:
 		receipt = failure(in.t, e)
 	default:
@@ -246,9 +247,9 @@ func renderHistory(w *builder, p *panel) {
 			continue
 		}
 		opts = append(opts, discordgo.SelectMenuOption{
-			Label:       clip(t.S("Undo #%s · %s", r.ID, kindLabel(t, r)), maxLabelLen),
+			Label:       lore.ClipRunes(t.S("Undo #%s · %s", r.ID, kindLabel(t, r)), maxLabelLen),
 			Value:       r.ID,
-			Description: clip(r.SourceName+" · "+r.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), maxLabelLen),
+			Description: lore.ClipRunes(r.SourceName+" · "+r.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), maxLabelLen),
 		})
 	}
 	if len(opts) > 0 {
@@ -294,7 +295,7 @@ func historyLine(p *panel, r model.ImportRecord) string {
 	}
 	// Undos, deletes and wipes have no source beyond their target.
 	if r.SourceName != "" && (r.Kind == model.ImportKindFile || r.Kind == model.ImportKindBackup || r.Kind == model.ImportKindMigration) {
-		parts = append(parts, "`"+strings.ReplaceAll(clip(r.SourceName, 60), "`", "'")+"`")
+		parts = append(parts, "`"+strings.ReplaceAll(lore.ClipRunes(r.SourceName, 60), "`", "'")+"`")
 	}
 	target := "→ " + targetText(p, r)
 	switch r.Mode {
@@ -341,13 +342,13 @@ func actorText(t tr, actor string) string {
 	case kind == "user" && rest != "" && strings.Trim(rest, "0123456789") == "":
 		return "<@" + rest + ">"
 	case kind == "service" && rest != "":
-		return escape(clip(rest, 40))
+		return escape(lore.ClipRunes(rest, 40))
 	case actor == "cli":
 		return t.S("command line")
 	case actor == "":
 		return t.S("unknown")
 	}
-	return escape(clip(actor, 40))
+	return escape(lore.ClipRunes(actor, 40))
 }
 
 // targetText names where a record wrote: a Serverwide book, a persona's
@@ -359,12 +360,12 @@ func targetText(p *panel, r model.ImportRecord) string {
 	case r.LineageID != 0:
 		for _, g := range p.groups {
 			if g.lineage == r.LineageID {
-				return escape(clip(g.label(), 60))
+				return escape(lore.ClipRunes(g.label(), 60))
 			}
 		}
 		return t.S("Lineage %s", strconv.FormatInt(r.LineageID, 10))
 	case r.CollectionName != nil:
-		return t.S("Serverwide") + " › " + escape(clip(*r.CollectionName, 60))
+		return t.S("Serverwide") + " › " + escape(lore.ClipRunes(*r.CollectionName, 60))
 	}
 	return t.S("whole server")
 }
