@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"loregate/lore"
 	"path"
 	"strings"
 )
@@ -122,11 +123,9 @@ func checkName(name string) error {
 	return nil
 }
 
+// quote quotes an archive path for an error message, clipped to 40 bytes.
 func quote(s string) string {
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", lore.ClipBytes(s, 40))
 }
 
 // Build writes a CHARX archive holding card.json (deflated) and the given
