@@ -32,30 +32,6 @@ const (
 	qJobState     = `query($id: ID!) { job(id: $id) { state error } }`
 )
 
-// backupPreview is what previewWorkspaceBackup reported (or, after a
-// failed import, only its id and the failure).
-type backupPreview struct {
-	PreviewID string         `json:"previewId"`
-	Scopes    []scopePreview `json:"scopes"`
-	Memories  struct {
-		Total     int `json:"total"`
-		Converted int `json:"converted"`
-	} `json:"memories"`
-	// failed is set after a failed import: the upload is kept for a retry.
-	failed bool
-}
-
-// scopePreview is one scope of a backup preview: lineage nil is
-// Serverwide; an included scope's current entries are replaced by the
-// incoming ones, others are kept (plus converted legacy memories).
-type scopePreview struct {
-	LineageID *int64 `json:"lineageId"`
-	Included  bool   `json:"included"`
-	Incoming  int    `json:"incoming"`
-	Current   int    `json:"current"`
-	Converted int    `json:"converted"`
-}
-
 // maxAttachmentBytes is Discord's default per-file limit for bot uploads.
 const maxAttachmentBytes = 10 << 20
 
@@ -85,7 +61,7 @@ func renderPreview(w *builder, p *panel) {
 	pv := p.preview
 	id, _ := strconv.ParseInt(pv.PreviewID, 10, 64)
 	confirm := route{action: actBackupOK, entry: id}.encode()
-	if pv.failed {
+	if p.previewFailed {
 		w.text(t.S("The upload is kept: press **Try again** to import it again, or **Cancel**."))
 		w.row(
 			discordgo.Button{Label: t.S("Try again"), Style: discordgo.DangerButton, CustomID: confirm},
@@ -132,11 +108,7 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 	if done {
 		return err
 	}
-	var out struct {
-		Job *struct {
-			ID string `json:"id"`
-		} `json:"job"`
-	}
+	var out model.JobPayload
 	if done, err := b.mutateOrRepaint(ctx, in, p, mExportBackup, "exportWorkspaceBackup", map[string]any{"serverDiscordId": in.guild}, &out); done {
 		return err
 	}
@@ -151,7 +123,7 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 		return err
 	}
 	a := job.Artifact
-	if job.State != "COMPLETED" || a == nil || a.Content == nil {
+	if job.State != model.JobStateCompleted || a == nil || a.Content == nil {
 		b.log.ErrorContext(ctx, "discord: workspace export failed", "guild", in.guild, "state", job.State)
 		p.addReceipt("The export failed. Nothing was changed; try again in a moment.")
 		return b.paint(rctx, in, p)
@@ -189,10 +161,7 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 		return err
 	}
 	var out struct {
-		PreviewWorkspaceBackup struct {
-			Preview *backupPreview       `json:"preview"`
-			Error   *model.MutationError `json:"error"`
-		} `json:"previewWorkspaceBackup"`
+		PreviewWorkspaceBackup model.BackupPreviewPayload `json:"previewWorkspaceBackup"`
 	}
 	err = b.api.upload(ctx, in.p, mPreviewBackup, map[string]any{"serverDiscordId": in.guild}, name, data, &out)
 	switch {
@@ -206,7 +175,7 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 		p.receipt = append(p.receipt, failure(in.t, e))
 		return b.paint(ctx, in, p)
 	}
-	p.preview = out.PreviewWorkspaceBackup.Preview
+	p.preview, p.previewFailed = out.PreviewWorkspaceBackup.Preview, false
 	p.view = viewBackupPreview
 	p.addReceipt("Nothing has changed yet. Check the preview and press **Confirm import**.")
 	return b.paint(ctx, in, p)
@@ -220,11 +189,7 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 		return err
 	}
 	id := strconv.FormatInt(in.rt.entry, 10)
-	var out struct {
-		Job *struct {
-			ID string `json:"id"`
-		} `json:"job"`
-	}
+	var out model.JobPayload
 	// An expired or already imported preview is a receipt: upload again.
 	if done, err := b.mutateOrRepaint(ctx, in, p, mImportBackup, "importWorkspaceBackup", map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out); done {
 		return err
@@ -243,18 +208,18 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 	switch {
 	case pending:
 		p.addReceipt("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
-	case job.State == "COMPLETED":
+	case job.State == model.JobStateCompleted:
 		p.addReceipt("Backup imported: the included books replaced their scopes; the others were kept.")
 	default:
 		reason := in.t.S("the store could not complete it")
-		if job.State == "CANCELLED" && job.Error != nil {
+		if job.State == model.JobStateCancelled && job.Error != nil {
 			reason = lore.ClipRunes(*job.Error, 300)
 		}
 		p.addReceipt("The import failed and nothing was changed: %s", reason)
-		if job.State == "RETRYABLE" {
+		if job.State == model.JobStateRetryable {
 			p.addReceipt("It is tried again automatically in a while.")
 		}
-		p.view, p.preview = viewBackupPreview, &backupPreview{PreviewID: id, failed: true}
+		p.view, p.preview, p.previewFailed = viewBackupPreview, &model.BackupPreview{PreviewID: id}, true
 	}
 	return b.paint(rctx, in, p)
 }
@@ -262,26 +227,19 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 // terminalJob reports whether a polled job's state ends the wait: final
 // states, and RETRYABLE (an attempt failed; River tries again later, and
 // the member is told at once rather than after the handler's time).
-func terminalJob(state string) bool {
-	return state == "COMPLETED" || state == "CANCELLED" || state == "DISCARDED" || state == "RETRYABLE"
-}
-
-// polledJob is a job as qJobState and qJobArtifact read it.
-type polledJob struct {
-	State    string  `json:"state"`
-	Error    *string `json:"error"`
-	Artifact *struct {
-		FileName  string  `json:"fileName"`
-		SizeBytes int     `json:"sizeBytes"`
-		Content   *string `json:"content"`
-	} `json:"artifact"`
+func terminalJob(state model.JobState) bool {
+	switch state {
+	case model.JobStateCompleted, model.JobStateCancelled, model.JobStateDiscarded, model.JobStateRetryable:
+		return true
+	}
+	return false
 }
 
 // waitJob polls job id with query (variable $id) until its state ends the
 // wait (terminalJob), within the handler's time less what a receipt needs
 // (then errJobPending): first after pollMin, then doubling up to pollMax.
 // A job that vanished is errJobFailed.
-func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) (*polledJob, error) {
+func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) (*model.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
 	defer cancel()
 	wait := b.pollMin
@@ -290,7 +248,7 @@ func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) 
 	}
 	for {
 		var out struct {
-			Job *polledJob `json:"job"`
+			Job *model.Job `json:"job"`
 		}
 		if err := b.api.do(ctx, p, query, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {

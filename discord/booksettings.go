@@ -7,22 +7,13 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
 // Book settings (per collection or persona book) and the server's budget:
 // managers edit them in forms; blank fields inherit the layer below
 // (docs/authoring.md).
-
-// bookSettings are a book's settings as the API gives them; nil fields
-// inherit.
-type bookSettings struct {
-	ScanDepth         *int  `json:"scanDepth"`
-	BudgetLimit       *int  `json:"budgetLimit"`
-	Recursive         *bool `json:"recursive"`
-	MaxRecursionSteps *int  `json:"maxRecursionSteps"`
-	WholeWords        *bool `json:"wholeWords"`
-}
 
 const (
 	bookSettingsFields     = `bookSettings { scanDepth budgetLimit recursive maxRecursionSteps wholeWords }`
@@ -41,23 +32,21 @@ const (
 	valueInherit    = "inherit"
 	valueOn         = "on"
 	valueOff        = "off"
-	unitCharacters  = "CHARACTERS"
-	unitTokens      = "TOKENS"
 )
 
 // tokenizers are the tokenizers a token budget can count with.
 var tokenizers = [...]string{"o200k_base", "cl100k_base"}
 
 // budgetText describes a budget in a unit.
-func budgetText(t tr, limit int, unit, tokenizer string) string {
-	if unit == unitTokens {
+func budgetText(t tr, limit int, unit model.BudgetUnit, tokenizer string) string {
+	if unit == model.BudgetUnitTokens {
 		return t.S("%d tokens (%s)", limit, tokenizer)
 	}
 	return t.S("%d characters", limit)
 }
 
 // bookSettingsText summarises a book's settings.
-func bookSettingsText(t tr, s bookSettings) string {
+func bookSettingsText(t tr, s model.BookSettings) string {
 	var parts []string
 	if s.ScanDepth != nil {
 		parts = append(parts, t.S("scan depth %d", *s.ScanDepth))
@@ -111,7 +100,7 @@ func intText(v *int) string {
 }
 
 // bookSettingsModal is the form of a book's settings.
-func bookSettingsModal(t tr, r route, name string, s bookSettings) discordgo.InteractionResponseData {
+func bookSettingsModal(t tr, r route, name string, s model.BookSettings) discordgo.InteractionResponseData {
 	return modal(r, lore.ClipRunes(t.S("Settings: %s", name), maxModalTitle),
 		input(fieldDepth, t.S("Scan depth, 0-100 (blank = inherit)"), intText(s.ScanDepth), discordgo.TextInputShort, false, 3),
 		input(fieldBudget, t.S("Budget in the server's unit (blank = inherit)"), intText(s.BudgetLimit), discordgo.TextInputShort, false, 7),
@@ -122,10 +111,10 @@ func bookSettingsModal(t tr, r route, name string, s bookSettings) discordgo.Int
 }
 
 // budgetModal is the form of the server's budget.
-func budgetModal(t tr, s serverSettings) discordgo.InteractionResponseData {
+func budgetModal(t tr, s model.ServerSettings) discordgo.InteractionResponseData {
 	unit := []discordgo.SelectMenuOption{
-		{Label: t.S("Characters"), Value: unitCharacters, Default: s.BudgetUnit != unitTokens},
-		{Label: t.S("Tokens"), Value: unitTokens, Default: s.BudgetUnit == unitTokens},
+		{Label: t.S("Characters"), Value: string(model.BudgetUnitCharacters), Default: s.BudgetUnit != model.BudgetUnitTokens},
+		{Label: t.S("Tokens"), Value: string(model.BudgetUnitTokens), Default: s.BudgetUnit == model.BudgetUnitTokens},
 	}
 	var toks []discordgo.SelectMenuOption
 	for _, tk := range tokenizers {
@@ -213,7 +202,7 @@ func (b *Bot) submitBudget(ctx context.Context, in *request) error {
 			return in.rt, o, t.S("Not saved: the budget must be a whole number (0 for the unit's default)."), nil
 		}
 		input := map[string]any{"serverDiscordId": in.guild, "budgetLimit": limit}
-		if u := first(in.modal.Values[fieldUnit]); u == unitCharacters || u == unitTokens {
+		if u := model.BudgetUnit(first(in.modal.Values[fieldUnit])); u.IsValid() {
 			input["budgetUnit"] = u
 		}
 		if tk := first(in.modal.Values[fieldTokenizer]); tk != "" {

@@ -6,12 +6,25 @@
 // discordgo v0.29.0.
 //
 // The adapter is a client of the GraphQL API like any other: every read and
-// write goes through the resolvers of graph.NewServer, executed in-process
-// with the interaction's member as principal (guild id plus whether the
-// member's permissions include Manage Server or Administrator). It never
-// opens SQL. Behaviour follows docs/contract.md; the panel, imports,
-// settings, backups, languages and the gateway are described in
-// docs/discord.md.
+// write is a GraphQL operation run in-process by graph.Executor (the schema
+// with NewServer's limits, loaders, idempotency and error presenter, without
+// HTTP), with the interaction's member as principal (guild id plus whether
+// the member's permissions include Manage Server or Administrator). It never
+// opens SQL. Operations rather than direct resolver calls, because the panel
+// reads nested fields (a server's personas, collections and their entries)
+// in one operation, which the executor resolves with one store read per
+// scope (the per-operation loaders), and because limits, permission
+// failures and error codes then come out exactly as a remote client sees
+// them. Results decode into graph/model types and switches use
+// the schema's enum constants (model.ErrorCodeInvalidInput,
+// model.JobStateCompleted); inputs are variable maps keyed by the schema's
+// field names, since gqlgen's input models cannot tell an omitted field from
+// null when encoded.
+//
+// Behaviour follows docs/contract.md; the panel, imports, settings,
+// backups, languages and the gateway are described in docs/discord.md.
+// REST (rest.go) is the Discord REST client of the channel-name backfill
+// job (jobs.ChannelLister).
 //
 // Handlers are found in a table keyed by command name or route action
 // (route.go). Each runs with a timeout context and recovers panics; Discord
@@ -80,9 +93,6 @@ type Config struct {
 	// Download fetches attachments from Discord's CDN; nil = a client with
 	// DefaultDownloadTimeout.
 	Download *http.Client
-	// Importer, when set, runs imports (for example as background jobs);
-	// nil imports inline through the importLorebook mutation.
-	Importer Importer
 	// Backoff bounds gateway reconnect delays; zero = DefaultBackoff.
 	Backoff Backoff
 	// Registerer, when set, receives the gateway metrics
@@ -98,7 +108,7 @@ type Bot struct {
 	guild    string
 	timeout  time.Duration
 	download *http.Client
-	importer Importer
+	importer inlineImporter
 	// now is the clock (tests may replace it).
 	now func() time.Time
 	// guildName returns a guild's name from the gateway cache, or "".
@@ -160,7 +170,6 @@ func New(cfg Config) (*Bot, error) {
 		guild:    cfg.GuildID,
 		timeout:  cfg.HandlerTimeout,
 		download: cfg.Download,
-		importer: cfg.Importer,
 		now:      time.Now,
 		backoff:  cfg.Backoff,
 		cat:      newCatalog(),
@@ -178,9 +187,7 @@ func New(cfg Config) (*Bot, error) {
 			return checkAttachmentURL(req.URL.String())
 		}}
 	}
-	if b.importer == nil {
-		b.importer = inlineImporter{api: b.api}
-	}
+	b.importer = inlineImporter{api: b.api}
 	b.guildName = func(id string) string {
 		if g, err := s.State.Guild(id); err == nil {
 			return g.Name

@@ -29,11 +29,11 @@ func cardJSON(name string, contents ...string) []byte {
 	return b
 }
 
-func (h *harness) personas() []apiPersona {
+func (h *harness) personas() []model.Persona {
 	h.t.Helper()
 	var out struct {
 		Server struct {
-			Personas []apiPersona `json:"personas"`
+			Personas []model.Persona `json:"personas"`
 		} `json:"server"`
 	}
 	h.gql(`query($s: String!) { server(discordId: $s) { personas { id lineageId name removed } } }`, map[string]any{"s": testGuild}, &out)
@@ -92,10 +92,10 @@ func TestPersonaCardImport(t *testing.T) {
 func TestSettingsControls(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h)
-	settings := func() serverSettings {
+	settings := func() model.ServerSettings {
 		var out struct {
 			Server struct {
-				Settings serverSettings `json:"settings"`
+				Settings model.ServerSettings `json:"settings"`
 			} `json:"server"`
 		}
 		h.gql(`query($s: String!) { server(discordId: $s) { settings { channelScoping memoryTagging regexKeys } } }`, map[string]any{"s": testGuild}, &out)
@@ -113,12 +113,12 @@ func TestSettingsControls(t *testing.T) {
 	tests := []struct {
 		which int64
 		name  string
-		get   func(serverSettings) bool
+		get   func(model.ServerSettings) bool
 		on    string
 	}{
-		{settingRegexKeys, "Regex keys", func(s serverSettings) bool { return s.RegexKeys }, "act as regular expressions"},
-		{settingChannelScoping, "Channel scoping", func(s serverSettings) bool { return s.ChannelScoping }, "appear only in their channels"},
-		{settingMemoryTagging, "Memory tagging", func(s serverSettings) bool { return s.MemoryTagging }, "convert to keyword entries"},
+		{settingRegexKeys, "Regex keys", func(s model.ServerSettings) bool { return s.RegexKeys }, "act as regular expressions"},
+		{settingChannelScoping, "Channel scoping", func(s model.ServerSettings) bool { return s.ChannelScoping }, "appear only in their channels"},
+		{settingMemoryTagging, "Memory tagging", func(s model.ServerSettings) bool { return s.MemoryTagging }, "convert to keyword entries"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,7 +174,7 @@ func TestBackups(t *testing.T) {
 
 	// The workspace changes; importing the backup previews, then restores.
 	for _, l := range []int64{0, 7} {
-		res, err := h.bot.importer.Import(context.Background(), ImportRequest{Principal: servicePrincipal(), Server: testGuild,
+		res, err := h.bot.importer.Import(context.Background(), importRequest{Principal: servicePrincipal(), Server: testGuild,
 			Lineage: l, Collection: map[bool]string{true: h.books()[0].ID}[l == 0], FileName: "more.json", Data: worldInfoFrom(10, 3)})
 		require.NoError(t, err)
 		require.Equal(t, 3, res.Added)
@@ -294,10 +294,10 @@ func TestBookSettingsControls(t *testing.T) {
 	})
 
 	t.Run("server budget", func(t *testing.T) {
-		settings := func() serverSettings {
+		settings := func() model.ServerSettings {
 			var out struct {
 				Server struct {
-					Settings serverSettings `json:"settings"`
+					Settings model.ServerSettings `json:"settings"`
 				} `json:"server"`
 			}
 			h.gql(`query($s: String!) { server(discordId: $s) { settings { budgetUnit budgetLimit tokenizer } } }`, map[string]any{"s": testGuild}, &out)
@@ -306,7 +306,7 @@ func TestBookSettingsControls(t *testing.T) {
 		before := settings()
 		m := h.click(permManager, h.need(h.clickID(permManager, route{action: actSettings}.encode()).panel(), actBudget)).modal()
 		require.Equal(t, []string{fieldUnit, fieldBudget, fieldTokenizer}, fieldIDs(m))
-		picks := map[string][]string{fieldUnit: {unitTokens}, fieldTokenizer: {"cl100k_base"}}
+		picks := map[string][]string{fieldUnit: {string(model.BudgetUnitTokens)}, fieldTokenizer: {"cl100k_base"}}
 
 		o := h.submitForm(permMember, m, map[string]string{fieldBudget: "3000"}, picks, nil)
 		require.Contains(t, o.content(), "Only members with the Manage Server permission")
@@ -318,7 +318,7 @@ func TestBookSettingsControls(t *testing.T) {
 		require.Contains(t, o.content(), "Saved the budget.")
 		require.Contains(t, o.content(), "3,000 tokens (cl100k_base)")
 		got := settings()
-		require.Equal(t, unitTokens, got.BudgetUnit)
+		require.Equal(t, model.BudgetUnitTokens, got.BudgetUnit)
 		require.Equal(t, 3000, got.BudgetLimit)
 		require.Equal(t, "cl100k_base", got.Tokenizer)
 	})

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"loregate/graph/model"
 	"maps"
 	"os"
 	"path/filepath"
@@ -22,28 +23,28 @@ var update = flag.Bool("update", false, "rewrite the golden renderings in testda
 // goldenPanels are the panel states the golden renderings cover, built
 // without a database (render is pure).
 func goldenPanels(t tr) map[string]*panel {
-	entries := func(n int) []apiEntry {
-		out := make([]apiEntry, n)
+	entries := func(n int) []model.Entry {
+		out := make([]model.Entry, n)
 		for i := range out {
-			out[i] = apiEntry{ID: strconv.Itoa(100 + i), Title: fmt.Sprintf("Entry %03d", i), Enabled: i%5 != 4,
+			out[i] = model.Entry{ID: strconv.Itoa(100 + i), Title: fmt.Sprintf("Entry %03d", i), Enabled: i%5 != 4,
 				Keys: []string{fmt.Sprintf("key %d", i)}, Content: fmt.Sprintf("Content of entry %d.", i), Probability: 100, InsertionOrder: 100}
 		}
 		out[0].Constant, out[0].Keys = true, nil
 		return out
 	}
-	books := func(n int) []apiCollection {
-		out := make([]apiCollection, n)
+	books := func(n int) []model.Collection {
+		out := make([]model.Collection, n)
 		for i := range out {
-			out[i] = apiCollection{ID: strconv.Itoa(10 + i), Name: fmt.Sprintf("Book %02d", i), Enabled: i != 1, EntryCount: i * 3}
+			out[i] = model.Collection{ID: strconv.Itoa(10 + i), Name: fmt.Sprintf("Book %02d", i), Enabled: i != 1, EntryCount: i * 3}
 		}
-		out[0].ChannelIDs = []string{chanA, chanB}
+		out[0].ChannelIds = []string{chanA, chanB}
 		return out
 	}
 	groups := []lineageGroup{{lineage: 7, personaID: 1, names: []string{"Aria", "Aria (alt)"}, entries: 3}, {lineage: 9, personaID: 2, names: []string{"Bram"}}}
 	depth := 4
-	entry := apiEntry{ID: "300", Title: "The Glade", Enabled: true, Keys: []string{"glade", "clearing"}, SecondaryKeys: []string{"night"},
-		SelectiveLogic: "NOT_ANY", ScanDepth: &depth, Probability: 75, InsertionOrder: 50, Placement: "BEFORE",
-		ChannelIDs: []string{chanA}, LegacyChannelTags: []string{"#old-woods"}, Content: "A quiet clearing where {{char}} rests."}
+	entry := model.Entry{ID: "300", Title: "The Glade", Enabled: true, Keys: []string{"glade", "clearing"}, SecondaryKeys: []string{"night"},
+		SelectiveLogic: model.SelectiveLogicNotAny, ScanDepth: &depth, Probability: 75, InsertionOrder: 50, Placement: model.PlacementBefore,
+		ChannelIds: []string{chanA}, LegacyChannelTags: []string{"#old-woods"}, Content: "A quiet clearing where {{char}} rests."}
 	long := entry
 	long.Content = strings.Repeat("A very long entry. ", 300)
 
@@ -62,19 +63,23 @@ func goldenPanels(t tr) map[string]*panel {
 	paged.book = &paged.books[0]
 	pe := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: entries(3)})
 	four, yes := 4, true
-	pe.bookSettings = bookSettings{ScanDepth: &four, Recursive: &yes}
-	ev := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewEntry})
+	pe.bookSettings = model.BookSettings{ScanDepth: &four, Recursive: &yes}
+	ev := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []model.Entry{entry}, view: viewEntry})
 	ev.entry = &ev.entries[0]
 	ev.last = lastActivation{checked: true, at: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	el := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{long}, view: viewEntry})
+	el := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []model.Entry{long}, view: viewEntry})
 	el.entry = &el.entries[0]
 	el.last = lastActivation{checked: true}
-	ec := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []apiEntry{entry}, view: viewConfirmEntry})
+	ec := base(panel{canManage: true, persona: true, lineage: 7, groups: groups, entries: []model.Entry{entry}, view: viewConfirmEntry})
 	ec.entry = &ec.entries[0]
 	l7 := int64(7)
 	l9 := int64(9)
-	pv := &backupPreview{PreviewID: "42"}
-	pv.Scopes = []scopePreview{{nil, true, 12, 5, 0}, {&l7, true, 4, 3, 0}, {&l9, false, 0, 2, 0}}
+	pv := &model.BackupPreview{PreviewID: "42"}
+	pv.Scopes = []*model.ScopePreview{
+		{LineageID: nil, Included: true, Incoming: 12, Current: 5},
+		{LineageID: &l7, Included: true, Incoming: 4, Current: 3},
+		{LineageID: &l9, Included: false, Incoming: 0, Current: 2},
+	}
 	pv.Memories.Total, pv.Memories.Converted = 3, 2
 	withReceipt := sw(viewMain, true)
 	withReceipt.receipt = []string{t.S("Imported into %s: %s added, %d skipped", "**Book 00**", t.N("%d entries", 3), 1)}
@@ -90,11 +95,11 @@ func goldenPanels(t tr) map[string]*panel {
 		"entry":                     ev,
 		"entry-long":                el,
 		"entry-confirm-delete":      ec,
-		"settings-manager":          base(panel{canManage: true, view: viewSettings, settings: serverSettings{ChannelScoping: true, BudgetUnit: unitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
-		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: serverSettings{RegexKeys: true, BudgetUnit: unitTokens, BudgetLimit: 2000, Tokenizer: "cl100k_base"}}),
+		"settings-manager":          base(panel{canManage: true, view: viewSettings, settings: model.ServerSettings{ChannelScoping: true, BudgetUnit: model.BudgetUnitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
+		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: model.ServerSettings{RegexKeys: true, BudgetUnit: model.BudgetUnitTokens, BudgetLimit: 2000, Tokenizer: "cl100k_base"}}),
 		"backups":                   base(panel{canManage: true, view: viewBackups}),
 		"backup-preview":            base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
-		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &backupPreview{PreviewID: "42", failed: true}}),
+		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &model.BackupPreview{PreviewID: "42"}, previewFailed: true}),
 		"backups-member":            base(panel{canManage: false, view: viewBackups}),
 	}
 	maps.Copy(states, historyGoldenPanels(t, groups))

@@ -335,7 +335,7 @@ func (b *Bot) bookChannels(ctx context.Context, in *request) error {
 			break
 		}
 		p.view = viewChannels
-		p.channels = filterExisting(p.book.ChannelIDs, existing)
+		p.channels = filterExisting(p.book.ChannelIds, existing)
 	}
 	return b.paint(ctx, in, p)
 }
@@ -423,12 +423,7 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 		input["collectionId"] = p.book.ID
 	}
 	var data struct {
-		ExportLorebook struct {
-			FileName *string              `json:"fileName"`
-			JSON     *string              `json:"json"`
-			Entries  int                  `json:"entries"`
-			Error    *model.MutationError `json:"error"`
-		} `json:"exportLorebook"`
+		ExportLorebook model.ExportPayload `json:"exportLorebook"`
 	}
 	if err := b.api.do(ctx, in.p, qExport, map[string]any{"in": input}, &data); err != nil {
 		if errors.Is(err, errForbidden) {

@@ -160,7 +160,7 @@ func (h *harness) book(name string, n int, channels ...string) string {
 // (lineage 0) or a persona book.
 func (h *harness) importEntries(lineage int64, collection string, n int) {
 	h.t.Helper()
-	res, err := h.bot.importer.Import(context.Background(), ImportRequest{
+	res, err := h.bot.importer.Import(context.Background(), importRequest{
 		Principal: servicePrincipal(), Server: testGuild, Lineage: lineage, Collection: collection,
 		FileName: "gen.json", Data: worldInfo(n),
 	})
@@ -188,13 +188,13 @@ func worldInfoFrom(start, n int) []byte {
 }
 
 // scope reads a scope's entries (all fields) through the API as the service.
-func (h *harness) scope(lineage int64, collection string) []apiEntry {
+func (h *harness) scope(lineage int64, collection string) []model.Entry {
 	h.t.Helper()
-	var conn entryConn
+	var conn model.EntryConnection
 	if lineage == 0 {
 		var out struct {
 			Server struct {
-				Collection *struct{ Entries entryConn } `json:"collection"`
+				Collection *struct{ Entries model.EntryConnection } `json:"collection"`
 			} `json:"server"`
 		}
 		h.gql(qBookEntries, map[string]any{"s": testGuild, "n": collection, "full": true}, &out)
@@ -205,7 +205,7 @@ func (h *harness) scope(lineage int64, collection string) []apiEntry {
 	} else {
 		var out struct {
 			Server struct {
-				PersonaBook *struct{ Entries entryConn } `json:"personaBook"`
+				PersonaBook *struct{ Entries model.EntryConnection } `json:"personaBook"`
 			} `json:"server"`
 		}
 		h.gql(qPersonaEntries, map[string]any{"s": testGuild, "l": lineage, "full": true}, &out)
@@ -214,7 +214,7 @@ func (h *harness) scope(lineage int64, collection string) []apiEntry {
 		}
 		conn = out.Server.PersonaBook.Entries
 	}
-	var es []apiEntry
+	var es []model.Entry
 	for _, e := range conn.Edges {
 		es = append(es, e.Node)
 	}
@@ -222,17 +222,17 @@ func (h *harness) scope(lineage int64, collection string) []apiEntry {
 }
 
 // books reads the server's collections as the service.
-func (h *harness) books() []apiCollection {
+func (h *harness) books() []model.Collection {
 	h.t.Helper()
 	var out struct {
 		Server struct {
 			Collections struct {
-				Edges []struct{ Node apiCollection } `json:"edges"`
+				Edges []struct{ Node model.Collection } `json:"edges"`
 			} `json:"collections"`
 		} `json:"server"`
 	}
 	h.gql(qServer, map[string]any{"s": testGuild}, &out)
-	var cs []apiCollection
+	var cs []model.Collection
 	for _, e := range out.Server.Collections.Edges {
 		cs = append(cs, e.Node)
 	}

@@ -143,11 +143,11 @@ func TestImportHistoryPanel(t *testing.T) {
 
 	t.Run("a later import blocks the undo", func(t *testing.T) {
 		lore := h.books()[0].ID
-		_, err := h.bot.importer.Import(context.Background(), ImportRequest{Principal: servicePrincipal(), Server: testGuild,
+		_, err := h.bot.importer.Import(context.Background(), importRequest{Principal: servicePrincipal(), Server: testGuild,
 			Collection: lore, FileName: "first.json", Data: worldInfoFrom(40, 1)})
 		require.NoError(t, err)
 		first := h.lastImportID()
-		_, err = h.bot.importer.Import(context.Background(), ImportRequest{Principal: servicePrincipal(), Server: testGuild,
+		_, err = h.bot.importer.Import(context.Background(), importRequest{Principal: servicePrincipal(), Server: testGuild,
 			Collection: lore, Replace: true, FileName: "later.json", Data: worldInfoFrom(50, 2)})
 		require.NoError(t, err)
 		later := h.lastImportID()
@@ -174,7 +174,7 @@ func TestImportHistoryPanel(t *testing.T) {
 
 	t.Run("pages", func(t *testing.T) {
 		for i := range 12 {
-			_, err := h.bot.importer.Import(context.Background(), ImportRequest{Principal: servicePrincipal(), Server: testGuild,
+			_, err := h.bot.importer.Import(context.Background(), importRequest{Principal: servicePrincipal(), Server: testGuild,
 				Lineage: 7, FileName: "more.json", Data: worldInfoFrom(100+i, 1)})
 			require.NoError(t, err)
 		}

@@ -20,9 +20,9 @@ import (
 	"loregate/lore"
 )
 
-// ImportRequest is one attachment import, downloaded and resolved to its
+// importRequest is one attachment import, downloaded and resolved to its
 // target.
-type ImportRequest struct {
+type importRequest struct {
 	// Principal is the member the import runs as.
 	Principal *auth.Principal
 	// Server is the guild snowflake.
@@ -40,57 +40,6 @@ type ImportRequest struct {
 	// graph.MaxUploadBytes).
 	FileName string
 	Data     []byte
-}
-
-// ImportResult is what an import did, as the importLorebook payload reports
-// it.
-type ImportResult struct {
-	// Added is the number of entries written; Duplicates were skipped as
-	// already present (append); Replaced were removed by a replace.
-	Added      int `json:"added"`
-	Duplicates int `json:"duplicates"`
-	Replaced   int `json:"replaced"`
-	// Collection is the Serverwide collection written to.
-	Collection *struct {
-		ID   string `json:"id"`
-		Name string `json:"name"`
-	} `json:"collection"`
-	// Report is the converter's report: skipped entries, unsupported keys,
-	// ignored settings (with counts), collapsed placements.
-	Report *ConversionReport `json:"report"`
-	// Error is the payload's typed error; nothing was written when set.
-	Error *model.MutationError `json:"error"`
-}
-
-// ConversionReport is the converter's report as the API gives it:
-// skipped entries, unsupported keys, ignored settings (with counts),
-// collapsed placements and entries dropped past the persona limit.
-type ConversionReport struct {
-	Format  string `json:"format"`
-	Entries int    `json:"entries"`
-	Skipped []struct {
-		Title  string `json:"title"`
-		Reason string `json:"reason"`
-	} `json:"skipped"`
-	UnsupportedKeys []string `json:"unsupportedKeys"`
-	IgnoredSettings []struct {
-		Name  string `json:"name"`
-		Count int    `json:"count"`
-	} `json:"ignoredSettings"`
-	CollapsedPlacements int `json:"collapsedPlacements"`
-	Dropped             int `json:"dropped"`
-	// Split are entries over the content limit stored as split groups.
-	Split []struct {
-		Title string `json:"title"`
-		Parts int    `json:"parts"`
-	} `json:"split"`
-}
-
-// Importer runs an import and waits for its result. The default imports
-// inline through the importLorebook mutation; a job-backed Importer can
-// enqueue it and follow the job.
-type Importer interface {
-	Import(ctx context.Context, req ImportRequest) (ImportResult, error)
 }
 
 const (
@@ -112,7 +61,7 @@ const (
 // import job finished; the job keeps running.
 var errJobPending = errors.New("import job still running")
 
-// codeJobCancelled marks an ImportResult error from a cancelled job. It is
+// codeJobCancelled marks an import result's error from a cancelled job. It is
 // the adapter's own marker, not a value of the schema's ErrorCode.
 const codeJobCancelled model.ErrorCode = "JOB_CANCELLED"
 
@@ -129,10 +78,10 @@ type inlineImporter struct {
 	pollMin time.Duration
 }
 
-func (x inlineImporter) Import(ctx context.Context, req ImportRequest) (ImportResult, error) {
-	input := map[string]any{"serverDiscordId": req.Server, "lineageId": req.Lineage, "mode": "APPEND"}
+func (x inlineImporter) Import(ctx context.Context, req importRequest) (model.ImportPayload, error) {
+	input := map[string]any{"serverDiscordId": req.Server, "lineageId": req.Lineage, "mode": model.ImportModeAppend}
 	if req.Replace {
-		input["mode"] = "REPLACE"
+		input["mode"] = model.ImportModeReplace
 	}
 	if req.Collection != "" {
 		input["collection"] = req.Collection
@@ -141,69 +90,60 @@ func (x inlineImporter) Import(ctx context.Context, req ImportRequest) (ImportRe
 		input["name"] = req.Name
 	}
 	var out struct {
-		ImportLorebook struct {
-			ImportResult
-			Job *struct {
-				ID string `json:"id"`
-			} `json:"job"`
-		} `json:"importLorebook"`
+		ImportLorebook model.ImportPayload `json:"importLorebook"`
 	}
 	if err := x.api.upload(ctx, req.Principal, mImport, input, req.FileName, req.Data, &out); err != nil {
-		return ImportResult{}, fmt.Errorf("import lorebook: %w", err)
+		return model.ImportPayload{}, fmt.Errorf("import lorebook: %w", err)
 	}
 	if job := out.ImportLorebook.Job; job != nil && out.ImportLorebook.Error == nil {
 		return x.follow(ctx, req.Principal, job.ID)
 	}
-	return out.ImportLorebook.ImportResult, nil
+	return out.ImportLorebook, nil
 }
 
 // follow polls job id until it completes, fails or ctx ends.
-func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string) (ImportResult, error) {
+func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string) (model.ImportPayload, error) {
 	wait := x.pollMin
 	if wait <= 0 {
 		wait = pollMin
 	}
 	for {
 		var out struct {
-			Job *struct {
-				State        string        `json:"state"`
-				Error        *string       `json:"error"`
-				ImportResult *ImportResult `json:"importResult"`
-			} `json:"job"`
+			Job *model.Job `json:"job"`
 		}
 		if err := x.api.do(ctx, p, qJob, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {
 				// Out of time while the job runs on: it may still succeed.
-				return ImportResult{}, errJobPending
+				return model.ImportPayload{}, errJobPending
 			}
-			return ImportResult{}, fmt.Errorf("import job %s: %w", id, err)
+			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, err)
 		}
 		if out.Job == nil {
-			return ImportResult{}, fmt.Errorf("import job %s: %w", id, errJobFailed)
+			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, errJobFailed)
 		}
 		switch out.Job.State {
-		case "COMPLETED":
+		case model.JobStateCompleted:
 			if out.Job.ImportResult == nil {
-				return ImportResult{}, fmt.Errorf("import job %s: completed without a result: %w", id, errJobFailed)
+				return model.ImportPayload{}, fmt.Errorf("import job %s: completed without a result: %w", id, errJobFailed)
 			}
 			return *out.Job.ImportResult, nil
-		case "CANCELLED":
+		case model.JobStateCancelled:
 			// A cancelled import stopped on a contract error (invalid file,
 			// full scope, stale target, duplicate name): safe to show.
 			reason := "the file could not be imported"
 			if out.Job.Error != nil {
 				reason = *out.Job.Error
 			}
-			return ImportResult{Error: &model.MutationError{Code: codeJobCancelled, Message: reason}}, nil
-		case "DISCARDED":
+			return model.ImportPayload{Error: &model.MutationError{Code: codeJobCancelled, Message: reason}}, nil
+		case model.JobStateDiscarded:
 			// Internal failures after every retry: logged by the worker.
-			return ImportResult{}, fmt.Errorf("import job %s discarded: %w", id, errJobFailed)
+			return model.ImportPayload{}, fmt.Errorf("import job %s discarded: %w", id, errJobFailed)
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return ImportResult{}, fmt.Errorf("import job %s: %w", id, errJobPending)
+			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, errJobPending)
 		case <-t.C:
 		}
 		wait = min(wait*2, pollMax)
@@ -263,7 +203,7 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 		return in.t.S("Only members with the Manage Server permission can import lorebooks. Nothing was changed."), nil
 	}
 	d := in.i.ApplicationCommandData()
-	req := ImportRequest{Principal: in.p, Server: in.guild}
+	req := importRequest{Principal: in.p, Server: in.guild}
 	var att *discordgo.MessageAttachment
 	var book string
 	for _, o := range d.Options {
@@ -324,7 +264,7 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 // runImporter runs req through the importer and logs the conversion's
 // counts (never file content). A nil result with a nil error means the API
 // refused the member.
-func (b *Bot) runImporter(ctx context.Context, in *request, req ImportRequest) (*ImportResult, error) {
+func (b *Bot) runImporter(ctx context.Context, in *request, req importRequest) (*model.ImportPayload, error) {
 	res, err := b.importer.Import(ctx, req)
 	switch {
 	case errors.Is(err, errForbidden):
@@ -441,7 +381,7 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 		p.addReceipt("That item changed meanwhile, so nothing was changed.")
 		return b.paint(ctx, in, p)
 	}
-	req := ImportRequest{Principal: in.p, Server: in.guild, Lineage: p.lineage, Replace: first(in.modal.Values[fieldMode]) == "true"}
+	req := importRequest{Principal: in.p, Server: in.guild, Lineage: p.lineage, Replace: first(in.modal.Values[fieldMode]) == "true"}
 	book := ""
 	if !p.persona && in.rt.collection != 0 {
 		req.Collection, book = p.book.ID, p.book.Name
@@ -515,19 +455,7 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 		return err
 	}
 	var out struct {
-		ImportPersonaCard struct {
-			Persona *struct {
-				ID        int64  `json:"id"`
-				LineageID int64  `json:"lineageId"`
-				Name      string `json:"name"`
-			} `json:"persona"`
-			Created      bool                 `json:"created"`
-			BookIncluded bool                 `json:"bookIncluded"`
-			Added        int                  `json:"added"`
-			Replaced     int                  `json:"replaced"`
-			Report       *ConversionReport    `json:"report"`
-			Error        *model.MutationError `json:"error"`
-		} `json:"importPersonaCard"`
+		ImportPersonaCard model.PersonaCardPayload `json:"importPersonaCard"`
 	}
 	err = b.api.upload(ctx, in.p, mImportCard, input, name, data, &out)
 	if errors.Is(err, errForbidden) {
@@ -539,7 +467,7 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 	}
 	c := out.ImportPersonaCard
 	if c.Error != nil || c.Persona == nil {
-		p.receipt = append(p.receipt, importReceipt(in.t, ImportResult{Error: c.Error}, ImportRequest{}, "", p))
+		p.receipt = append(p.receipt, importReceipt(in.t, model.ImportPayload{Error: c.Error}, importRequest{}, "", p))
 		return b.paint(ctx, in, p)
 	}
 	var w strings.Builder
@@ -551,7 +479,7 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 	}
 	w.WriteByte('\n')
 	if c.BookIncluded {
-		w.WriteString(importReceipt(in.t, ImportResult{Added: c.Added, Replaced: c.Replaced, Report: c.Report}, ImportRequest{Lineage: c.Persona.LineageID}, c.Persona.Name, p))
+		w.WriteString(importReceipt(in.t, model.ImportPayload{Added: c.Added, Replaced: c.Replaced, Report: c.Report}, importRequest{Lineage: c.Persona.LineageID}, c.Persona.Name, p))
 	} else {
 		w.WriteString(in.t.S("The card has no Character Book, so no lore was changed."))
 	}
@@ -610,7 +538,7 @@ func (b *Bot) fetch(ctx context.Context, rawURL string, limit int64) ([]byte, er
 // importReceipt says what an import did: added, skipped (duplicates plus
 // entries the converter could not use), unsupported keywords, ignored
 // settings and collapsed placements.
-func importReceipt(t tr, res ImportResult, req ImportRequest, book string, p *panel) string {
+func importReceipt(t tr, res model.ImportPayload, req importRequest, book string, p *panel) string {
 	var w strings.Builder
 	if res.Error != nil {
 		if res.Error.Code == model.ErrorCodeInvalidInput && res.Error.Field != nil && *res.Error.Field == "file" {

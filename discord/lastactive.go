@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"fmt"
+	"loregate/graph/model"
 	"time"
 )
 
@@ -31,12 +32,7 @@ func (b *Bot) loadLastActivation(ctx context.Context, in *request, pn *panel) {
 		vars["l"] = pn.lineage
 	}
 	var out struct {
-		ActivationLog []struct {
-			At       time.Time `json:"at"`
-			Admitted []struct {
-				ID string `json:"id"`
-			} `json:"admitted"`
-		} `json:"activationLog"`
+		ActivationLog []model.ActivationLogEntry `json:"activationLog"`
 	}
 	if err := b.api.do(ctx, in.p, qActivationLog, vars, &out); err != nil {
 		b.log.WarnContext(ctx, "discord: read activation log", "guild", pn.guild, "err", redact(err))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
@@ -124,7 +125,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 	case modalBackup:
 		m = modal(r, t.S("Import a workspace backup"), fileField(t.S("Backup file"), t.S("A workspace backup (All Personas). You see what it replaces before anything changes.")))
 	case modalEntryAdd, modalEntryEdit:
-		var e apiEntry
+		var e model.Entry
 		title := t.S("New entry")
 		if kind == modalEntryEdit {
 			e, title = *p.entry, t.S("Edit entry")
@@ -142,7 +143,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 					p.addReceipt("The server's channels could not be read right now. Try again in a moment.")
 					return b.paint(ctx, in, p)
 				}
-				prefill = filterExisting(e.ChannelIDs, existing)
+				prefill = filterExisting(e.ChannelIds, existing)
 			}
 			rows = append(rows, input(fieldChannels, t.S("Channel ids (blank = every channel)"), strings.Join(prefill, ", "), discordgo.TextInputParagraph, false, maxInputLen))
 		}
@@ -212,17 +213,16 @@ func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {
 	// a selection deleted meanwhile must not make the add look stale.
 	in.rt.collection, in.rt.entry, in.rt.entryPage = 0, 0, 0
 	return b.write(ctx, in, loadOpts{}, nil, func(p *panel) (route, loadOpts, string, error) {
-		var out struct {
-			Collection struct {
-				ID string `json:"id"`
-			} `json:"collection"`
-		}
+		var out model.CollectionPayload
 		name := in.fields[fieldName]
 		e, err := b.mutate(ctx, in.p, mCreateCollection, "createCollection", map[string]any{"serverDiscordId": in.guild, "name": name}, &out)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
-		id, _ := strconv.ParseInt(out.Collection.ID, 10, 64)
+		var id int64
+		if out.Collection != nil {
+			id, _ = strconv.ParseInt(out.Collection.ID, 10, 64)
+		}
 		return route{collection: id}, loadOpts{}, in.t.S("Created **%s**.", escape(name)), nil
 	})
 }
@@ -249,7 +249,7 @@ func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
 		keys := splitList(in.fields[fieldKeys])
 		entry := map[string]any{
 			"title": in.fields[fieldTitle], "content": in.fields[fieldContent], "keys": keys,
-			"constant": len(keys) == 0, "placement": "AFTER",
+			"constant": len(keys) == 0, "placement": model.PlacementAfter,
 		}
 		input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entry": entry}
 		if p.persona {
@@ -261,17 +261,15 @@ func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
 		} else {
 			input["collectionId"] = p.book.ID
 		}
-		var out struct {
-			Entry struct {
-				ID string `json:"id"`
-			} `json:"entry"`
-		}
+		var out model.EntryPayload
 		e, err := b.mutate(ctx, in.p, mCreateEntry, "createEntry", input, &out)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{persona: p.persona}, receiptOf(in.t, e), err
 		}
 		next := p.route("")
-		next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
+		if out.Entry != nil {
+			next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
+		}
 		return next, loadOpts{full: true}, in.t.S("Added **%s**.", escape(orUntitled(in.t, in.fields[fieldTitle]))), nil
 	})
 }
@@ -307,7 +305,7 @@ func (b *Bot) submitEntryEdit(ctx context.Context, in *request) error {
 			if err != nil || msg != "" {
 				return in.rt, loadOpts{full: true}, msg, err
 			}
-			if !sameSet(ids, filterExisting(e.ChannelIDs, existing)) {
+			if !sameSet(ids, filterExisting(e.ChannelIds, existing)) {
 				patch["channelIds"] = ids
 			}
 		}
@@ -336,7 +334,7 @@ func (b *Bot) submitRules(ctx context.Context, in *request) error {
 		if !ok {
 			return in.rt, loadOpts{full: true}, in.t.S("Not saved: secondary logic must be OR, AND, NOR or NAND."), nil
 		}
-		if logic != e.SelectiveLogic && !(e.SelectiveLogic == "" && logic == "AND_ANY") {
+		if logic != e.SelectiveLogic && !(e.SelectiveLogic == "" && logic == model.SelectiveLogicAndAny) {
 			patch["selectiveLogic"] = logic
 		}
 		if d := in.fields[fieldDepth]; d == "" {
@@ -496,7 +494,7 @@ func splitList(s string) []string {
 
 // parseLogic maps OR/AND/NOR/NAND (blank = OR) to the API's selective
 // logic.
-func parseLogic(s string) (string, bool) {
+func parseLogic(s string) (model.SelectiveLogic, bool) {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	if s == "" {
 		s = "OR"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
@@ -143,7 +144,7 @@ func renderServerwide(w *builder, p *panel) {
 		return
 	}
 	w.row(bookControls(p)...)
-	w.text(t.S("Channels: %s", channelList(t, p.book.ChannelIDs)))
+	w.text(t.S("Channels: %s", channelList(t, p.book.ChannelIds)))
 	w.separator()
 	writeEntryRange(w, p, p.serverwideCount)
 	w.add(entryPicker(p, t.S("+ Import Entries")))
@@ -223,12 +224,12 @@ func renderEntry(w *builder, p *panel) {
 		depth = strconv.Itoa(*e.ScanDepth)
 	}
 	placement := t.S("after persona")
-	if e.Placement == "BEFORE" {
+	if e.Placement == model.PlacementBefore {
 		placement = t.S("before persona")
 	}
 	s.WriteString(t.S("Scan depth %s · Chance %d%% · Order %d · %s", depth, e.Probability, e.InsertionOrder, placement) + "\n")
 	if p.persona {
-		s.WriteString(t.S("Channels: %s", channelList(t, e.ChannelIDs)) + "\n")
+		s.WriteString(t.S("Channels: %s", channelList(t, e.ChannelIds)) + "\n")
 	}
 	// Pending names widen persona entries only; a Serverwide entry follows
 	// its collection's channels whatever names it carries.
@@ -255,7 +256,7 @@ func renderEntry(w *builder, p *panel) {
 // tooLong reports whether an entry's content or keys do not fit Discord's
 // text inputs (4,000 characters, counted in UTF-16 code units as Discord's
 // clients count): such an entry is read-only in the panel.
-func tooLong(e *apiEntry) bool {
+func tooLong(e *model.Entry) bool {
 	return lore.UTF16Len(e.Content) > maxInputLen || lore.UTF16Len(strings.Join(e.Keys, ", ")) > maxInputLen
 }
 
@@ -473,7 +474,7 @@ func channelList(t tr, ids []string) string {
 	return lore.ClipRunes(strings.Join(parts, " "), 500)
 }
 
-func logicLabel(l string) string {
+func logicLabel(l model.SelectiveLogic) string {
 	for _, m := range logicNames {
 		if m.api == l {
 			return m.panel
@@ -483,8 +484,11 @@ func logicLabel(l string) string {
 }
 
 // logicNames maps the panel's secondary-key logic words to the API's.
-var logicNames = [...]struct{ panel, api string }{
-	{"OR", "AND_ANY"}, {"AND", "AND_ALL"}, {"NOR", "NOT_ANY"}, {"NAND", "NOT_ALL"},
+var logicNames = [...]struct {
+	panel string
+	api   model.SelectiveLogic
+}{
+	{"OR", model.SelectiveLogicAndAny}, {"AND", model.SelectiveLogicAndAll}, {"NOR", model.SelectiveLogicNotAny}, {"NAND", model.SelectiveLogicNotAll},
 }
 
 func orUntitled(t tr, s string) string {

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"loregate/graph/model"
 
 	"github.com/bwmarrin/discordgo"
 )
@@ -25,20 +26,20 @@ var settingDefs = [...]struct {
 	on, off string
 	turnOn  string
 	turnOff string
-	get     func(serverSettings) bool
+	get     func(model.ServerSettings) bool
 }{
 	{settingRegexKeys, "regexKeys", "Regex keys",
 		"On: keys written as /pattern/flags act as regular expressions (RE2: no backreferences or lookaround, and no catastrophic backtracking). Regex keys in imported cards start matching; a pattern that does not compile stays inert and is reported.",
 		"Off (the default for new servers): every key is literal text, so a key such as /a+/ matches only those characters. Turning it on makes keys written as /pattern/flags act as regular expressions, including the ones in imported cards.",
-		"Turn regex keys on", "Turn regex keys off", func(s serverSettings) bool { return s.RegexKeys }},
+		"Turn regex keys on", "Turn regex keys off", func(s model.ServerSettings) bool { return s.RegexKeys }},
 	{settingChannelScoping, "channelScoping", "Channel scoping",
 		"On: Serverwide books and persona entries appear only in their channels (threads follow their parent).",
 		"Off: channel restrictions are ignored; scope, keywords and enabled states still apply.",
-		"Turn channel scoping on", "Turn channel scoping off", func(s serverSettings) bool { return s.ChannelScoping }},
+		"Turn channel scoping on", "Turn channel scoping off", func(s model.ServerSettings) bool { return s.ChannelScoping }},
 	{settingMemoryTagging, "memoryTagging", "Memory tagging",
 		"On: older backups' keyword memories convert to keyword entries.",
 		"Off: older backups' keyword memories convert to Always On entries.",
-		"Turn memory tagging on", "Turn memory tagging off", func(s serverSettings) bool { return s.MemoryTagging }},
+		"Turn memory tagging on", "Turn memory tagging off", func(s model.ServerSettings) bool { return s.MemoryTagging }},
 }
 
 // renderSettings draws the settings view: each switch with its state, what

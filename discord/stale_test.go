@@ -127,7 +127,7 @@ func TestForeignChannels(t *testing.T) {
 		seedScopes(h)
 		m := h.click(permManager, h.need(h.personaPanel(false), actEntryPick), valueAdd).modal()
 		h.submit(permManager, m, map[string]string{fieldTitle: "T", fieldContent: "c", fieldChannels: threadA})
-		require.Equal(t, []string{threadA}, byTitle(t, h.scope(7, ""), "T").ChannelIDs)
+		require.Equal(t, []string{threadA}, byTitle(t, h.scope(7, ""), "T").ChannelIds)
 	})
 }
 

@@ -48,46 +48,6 @@ const (
 	qUpsertServer = `mutation($id: String!, $name: String!) { upsertServer(input: {discordId: $id, name: $name}) { error { code message } } }`
 )
 
-type apiPersona struct {
-	ID        int64  `json:"id"`
-	LineageID int64  `json:"lineageId"`
-	Name      string `json:"name"`
-	Removed   bool   `json:"removed"`
-}
-
-type apiCollection struct {
-	ID           string       `json:"id"`
-	Name         string       `json:"name"`
-	Enabled      bool         `json:"enabled"`
-	ChannelIDs   []string     `json:"channelIds"`
-	EntryCount   int          `json:"entryCount"`
-	BookSettings bookSettings `json:"bookSettings"`
-}
-
-type apiEntry struct {
-	ID                string   `json:"id"`
-	Title             string   `json:"title"`
-	Enabled           bool     `json:"enabled"`
-	Constant          bool     `json:"constant"`
-	Keys              []string `json:"keys"`
-	Content           string   `json:"content"`
-	SecondaryKeys     []string `json:"secondaryKeys"`
-	SelectiveLogic    string   `json:"selectiveLogic"`
-	ScanDepth         *int     `json:"scanDepth"`
-	Probability       int      `json:"probability"`
-	InsertionOrder    int      `json:"insertionOrder"`
-	Placement         string   `json:"placement"`
-	ChannelIDs        []string `json:"channelIds"`
-	LegacyChannelTags []string `json:"legacyChannelTags"`
-}
-
-type entryConn struct {
-	TotalCount int `json:"totalCount"`
-	Edges      []struct {
-		Node apiEntry `json:"node"`
-	} `json:"edges"`
-}
-
 // lineageGroup is one persona lineage with the names of its active personas.
 type lineageGroup struct {
 	lineage int64
@@ -113,16 +73,6 @@ const (
 	viewBackupPreview
 )
 
-// serverSettings are the server settings the settings view shows.
-type serverSettings struct {
-	ChannelScoping bool   `json:"channelScoping"`
-	MemoryTagging  bool   `json:"memoryTagging"`
-	RegexKeys      bool   `json:"regexKeys"`
-	BudgetUnit     string `json:"budgetUnit"`
-	BudgetLimit    int    `json:"budgetLimit"`
-	Tokenizer      string `json:"tokenizer"`
-}
-
 // panel is the state one paint renders: everything read through the API
 // for one member, plus the route position.
 type panel struct {
@@ -137,10 +87,10 @@ type panel struct {
 	page      int
 	entryPage int
 	groups    []lineageGroup
-	books     []apiCollection
-	book      *apiCollection
-	entries   []apiEntry
-	entry     *apiEntry
+	books     []model.Collection
+	book      *model.Collection
+	entries   []model.Entry
+	entry     *model.Entry
 	view      viewKind
 	// stale is set when the route named a persona, collection or entry
 	// that no longer exists; receipt then says what changed.
@@ -152,13 +102,16 @@ type panel struct {
 	serverwideCount int
 	// scopeLimit is the deployment's entries per scope (default 250).
 	scopeLimit int
-	settings   serverSettings
+	settings   model.ServerSettings
 	// bookSettings are the selected book's settings.
-	bookSettings bookSettings
+	bookSettings model.BookSettings
 	// last is the entry's last activation in this channel (entry view).
 	last lastActivation
-	// preview is the workspace backup preview shown before its import.
-	preview *backupPreview
+	// preview is the workspace backup preview shown before its import;
+	// previewFailed is set after a failed import (only PreviewID is then
+	// known): the upload is kept for a retry.
+	preview       *model.BackupPreview
+	previewFailed bool
 	// history is the import history page (history views).
 	history *historyView
 }
@@ -199,21 +152,12 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 	p, guild := in.p, in.guild
 	var data struct {
 		Server *struct {
-			CanManage bool           `json:"canManage"`
-			Settings  serverSettings `json:"settings"`
-			Limits    struct {
-				EntriesPerScope int `json:"entriesPerScope"`
-			} `json:"limits"`
-			Personas    []apiPersona `json:"personas"`
-			EntryCounts []struct {
-				LineageID *int64 `json:"lineageId"`
-				Count     int    `json:"count"`
-			} `json:"entryCounts"`
-			Collections struct {
-				Edges []struct {
-					Node apiCollection `json:"node"`
-				} `json:"edges"`
-			} `json:"collections"`
+			CanManage   bool                       `json:"canManage"`
+			Settings    model.ServerSettings       `json:"settings"`
+			Limits      model.Limits               `json:"limits"`
+			Personas    []model.Persona            `json:"personas"`
+			EntryCounts []model.ScopeCount         `json:"entryCounts"`
+			Collections model.CollectionConnection `json:"collections"`
 		} `json:"server"`
 	}
 	vars := map[string]any{"s": guild}
@@ -280,8 +224,8 @@ func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt 
 	var data struct {
 		Server *struct {
 			PersonaBook *struct {
-				BookSettings bookSettings `json:"bookSettings"`
-				Entries      entryConn    `json:"entries"`
+				BookSettings model.BookSettings    `json:"bookSettings"`
+				Entries      model.EntryConnection `json:"entries"`
 			} `json:"personaBook"`
 		} `json:"server"`
 	}
@@ -300,7 +244,7 @@ func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt 
 func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, rt route, o loadOpts) error {
 	if rt.collection != 0 {
 		id := strconv.FormatInt(rt.collection, 10)
-		i := slices.IndexFunc(pn.books, func(c apiCollection) bool { return c.ID == id })
+		i := slices.IndexFunc(pn.books, func(c model.Collection) bool { return c.ID == id })
 		if i < 0 {
 			pn.stale = true
 			pn.addReceipt("That lorebook was deleted, so nothing was changed. Showing the current lorebooks.")
@@ -323,7 +267,7 @@ func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, 
 	var data struct {
 		Server *struct {
 			Collection *struct {
-				Entries entryConn `json:"entries"`
+				Entries model.EntryConnection `json:"entries"`
 			} `json:"collection"`
 		} `json:"server"`
 	}
@@ -344,14 +288,14 @@ func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, 
 }
 
 // setEntries stores a scope's entries and resolves the selected one.
-func (pn *panel) setEntries(conn entryConn, entry int64) {
-	pn.entries = make([]apiEntry, 0, len(conn.Edges))
+func (pn *panel) setEntries(conn model.EntryConnection, entry int64) {
+	pn.entries = make([]model.Entry, 0, len(conn.Edges))
 	for _, e := range conn.Edges {
 		pn.entries = append(pn.entries, e.Node)
 	}
 	if entry != 0 {
 		id := strconv.FormatInt(entry, 10)
-		i := slices.IndexFunc(pn.entries, func(e apiEntry) bool { return e.ID == id })
+		i := slices.IndexFunc(pn.entries, func(e model.Entry) bool { return e.ID == id })
 		if i < 0 {
 			pn.stale = true
 			pn.addReceipt("That entry was deleted, so nothing was changed.")
@@ -368,7 +312,7 @@ func (pn *panel) setEntries(conn entryConn, entry int64) {
 // lineage share its book), ordered by lineage id. Lineages whose personas
 // were all removed are left out: their lore survives, but a route to them is
 // stale.
-func groupPersonas(ps []apiPersona, counts map[int64]int) []lineageGroup {
+func groupPersonas(ps []model.Persona, counts map[int64]int) []lineageGroup {
 	idx := map[int64]int{}
 	var out []lineageGroup
 	for _, p := range ps {
@@ -408,9 +352,7 @@ func (b *Bot) registerServer(ctx context.Context, guild string) error {
 		}
 	}
 	var out struct {
-		UpsertServer struct {
-			Error *model.MutationError `json:"error"`
-		} `json:"upsertServer"`
+		UpsertServer model.ServerPayload `json:"upsertServer"`
 	}
 	if err := b.api.do(ctx, servicePrincipal(), qUpsertServer, map[string]any{"id": guild, "name": name}, &out); err != nil {
 		return fmt.Errorf("register server: %w", err)

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"encoding/json"
+	"loregate/graph/model"
 	"strings"
 	"testing"
 
@@ -75,7 +76,7 @@ func TestWritePaths(t *testing.T) {
 			return step{
 				act: func(h *harness, perms int64) outcome { return h.click(perms, sel, chanA, threadA) },
 				check: func(t *testing.T, h *harness, o outcome) {
-					require.Equal(t, []string{chanA, threadA}, h.books()[0].ChannelIDs)
+					require.Equal(t, []string{chanA, threadA}, h.books()[0].ChannelIds)
 					require.Contains(t, o.panel().text(), "<#"+chanA+">")
 				},
 			}
@@ -87,7 +88,7 @@ func TestWritePaths(t *testing.T) {
 			return step{
 				act: func(h *harness, perms int64) outcome { return h.click(perms, all) },
 				check: func(t *testing.T, h *harness, o outcome) {
-					require.Empty(t, h.books()[0].ChannelIDs)
+					require.Empty(t, h.books()[0].ChannelIds)
 				},
 			}
 		},
@@ -143,7 +144,7 @@ func TestWritePaths(t *testing.T) {
 					e := byTitle(t, es, "Dragons")
 					require.Equal(t, []string{"dragon", "wyrm"}, e.Keys)
 					require.False(t, e.Constant)
-					require.Equal(t, "AFTER", e.Placement, "new entries go after the persona")
+					require.Equal(t, model.PlacementAfter, e.Placement, "new entries go after the persona")
 					require.Contains(t, o.panel().text(), "Dragons hoard.")
 				},
 			}
@@ -160,8 +161,8 @@ func TestWritePaths(t *testing.T) {
 					require.Len(t, es, 3)
 					e := byTitle(t, es, "Aria's sword")
 					require.True(t, e.Constant, "blank keywords make the entry Always On")
-					require.Equal(t, []string{chanB}, e.ChannelIDs)
-					require.Equal(t, "AFTER", e.Placement)
+					require.Equal(t, []string{chanB}, e.ChannelIds)
+					require.Equal(t, model.PlacementAfter, e.Placement)
 				},
 			}
 		},
@@ -177,7 +178,7 @@ func TestWritePaths(t *testing.T) {
 					require.Equal(t, "Rewritten.", e.Content)
 					require.Equal(t, "Entry 000", e.Title)
 					require.Equal(t, []string{"key 0"}, e.Keys)
-					require.Equal(t, "BEFORE", e.Placement, "imported placement is kept")
+					require.Equal(t, model.PlacementBefore, e.Placement, "imported placement is kept")
 				},
 			}
 		},
@@ -191,7 +192,7 @@ func TestWritePaths(t *testing.T) {
 				check: func(t *testing.T, h *harness, o outcome) {
 					e := h.scope(0, "Lore")[0]
 					require.Equal(t, []string{"night", "moon"}, e.SecondaryKeys)
-					require.Equal(t, "NOT_ALL", e.SelectiveLogic)
+					require.Equal(t, model.SelectiveLogicNotAll, e.SelectiveLogic)
 					require.NotNil(t, e.ScanDepth)
 					require.Equal(t, 12, *e.ScanDepth)
 					require.Equal(t, 40, e.Probability)
@@ -325,12 +326,12 @@ func TestEditKeepsUntouchedFields(t *testing.T) {
 	require.Contains(t, o.content(), "Saved")
 	got := h.scope(7, "")[0]
 	require.Equal(t, "Only the content changed.", got.Content)
-	require.Equal(t, []string{chanA, chanGone}, got.ChannelIDs, "untouched channels are kept as stored")
+	require.Equal(t, []string{chanA, chanGone}, got.ChannelIds, "untouched channels are kept as stored")
 	require.Equal(t, 9, *got.ScanDepth)
 	require.Equal(t, 0, got.Probability, "an explicit 0% chance survives")
 	require.Equal(t, []string{"x"}, got.SecondaryKeys)
-	require.Equal(t, "NOT_ANY", got.SelectiveLogic)
-	require.Equal(t, "BEFORE", got.Placement)
+	require.Equal(t, model.SelectiveLogicNotAny, got.SelectiveLogic)
+	require.Equal(t, model.PlacementBefore, got.Placement)
 
 	// Blank keywords turn the entry Always On; the rest stays.
 	m = h.click(permManager, h.need(h.personaPanel(true), actEntryEdit)).modal()
@@ -363,7 +364,7 @@ func TestInvalidRulesRefused(t *testing.T) {
 	}
 }
 
-func byTitle(t *testing.T, es []apiEntry, title string) apiEntry {
+func byTitle(t *testing.T, es []model.Entry, title string) model.Entry {
 	t.Helper()
 	for _, e := range es {
 		if e.Title == title {
@@ -371,7 +372,7 @@ func byTitle(t *testing.T, es []apiEntry, title string) apiEntry {
 		}
 	}
 	require.Failf(t, "no entry", "titled %q", title)
-	return apiEntry{}
+	return model.Entry{}
 }
 
 // TestRulesKeepUntouchedSecondaryKeys: saving the activation-rules modal

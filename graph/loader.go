@@ -34,8 +34,8 @@ type scopeLoad struct {
 }
 
 // withLoaders is the operation middleware that gives each operation its own
-// loaders (installed by NewServer with AroundOperations, so in-process
-// callers such as the Discord adapter get them too).
+// loaders (installed by NewServer and NewExecutor with AroundOperations, so
+// in-process callers such as the Discord adapter get them too).
 func withLoaders(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
 	return next(context.WithValue(ctx, loadersKey{}, &loaders{serverwide: map[string]*scopeLoad{}}))
 }
