@@ -120,8 +120,8 @@ func envOr(getenv func(string) string) func(key, def string) string {
 
 // loadConfig reads the environment through getenv (the only place a
 // LOREGATE_* variable is read: library packages get their values through
-// their config structs) and registers the shared flags on fs. Call
-// validate after fs.Parse.
+// their config structs) and registers the shared flags on fs (none when fs
+// is nil). Call validate after fs.Parse.
 func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	or := envOr(getenv)
 	c := &config{
@@ -144,6 +144,9 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.Jobs.Limits = c.Limits
 	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
 	c.TextCacheBytes = c.bytesVar(or, "LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
+	if fs == nil {
+		return c
+	}
 	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "directory of the local Postgres cluster, used when DATABASE_URL is unset (env LOREGATE_DATA_DIR)")
 	fs.StringVar(&c.LogLevel, "log-level", c.LogLevel, "debug, info, warn or error (env LOREGATE_LOG_LEVEL)")
 	return c

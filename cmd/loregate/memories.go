@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -39,8 +38,7 @@ The report is JSON on stdout; progress goes to stderr.`
 // runMigrateMemories is `loregate migrate-memories`.
 func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
 	stdout, stderr := env.Stdout, env.Stderr
-	fs := flag.NewFlagSet("migrate-memories", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("migrate-memories")
 	fs.Usage = func() { fmt.Fprintln(stderr, memoriesUsage) }
 	cfg := loadConfig(env.Getenv, fs)
 	from := fs.String("from", "", "input file: JSON lines or a workspace backup bundle")

@@ -40,8 +40,7 @@ func migrateUp(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) err
 
 func runMigrate(ctx context.Context, env cli.Env, args []string) error {
 	stdout, stderr := env.Stdout, env.Stderr
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("migrate")
 	fs.Usage = func() { fmt.Fprintln(stderr, migrateUsage) }
 	cfg := loadConfig(env.Getenv, fs)
 	yes := fs.Bool("yes", false, "with down: execute instead of previewing")

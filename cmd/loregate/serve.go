@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,8 +29,7 @@ import (
 
 func runServe(ctx context.Context, env cli.Env, args []string) error {
 	stderr := env.Stderr
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("serve")
 	cfg := loadConfig(env.Getenv, fs)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "HTTP listen address (env LOREGATE_ADDR)")
 	if err := fs.Parse(args); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -35,9 +34,7 @@ func (g guildFlags) Set(v string) error {
 // runToken mints a member token for development (signed with
 // LOREGATE_JWT_SECRET) and prints it.
 func runToken(_ context.Context, env cli.Env, args []string) error {
-	stdout, stderr := env.Stdout, env.Stderr
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("token")
 	user := fs.String("user", "", "Discord user id (the token's subject)")
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
 	guilds := guildFlags{}
@@ -48,7 +45,7 @@ func runToken(_ context.Context, env cli.Env, args []string) error {
 	if *user == "" {
 		return cli.Usagef("token needs --user")
 	}
-	a, err := auth.NewAuthenticator(nil, loadConfig(env.Getenv, flag.NewFlagSet("token", flag.ContinueOnError)).JWTSecret)
+	a, err := auth.NewAuthenticator(nil, loadConfig(env.Getenv, nil).JWTSecret)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
@@ -56,6 +53,6 @@ func runToken(_ context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	fmt.Fprintln(stdout, tok)
+	fmt.Fprintln(env.Stdout, tok)
 	return nil
 }

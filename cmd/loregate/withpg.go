@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 
@@ -18,8 +17,7 @@ import (
 // is how `make test` gives the whole test run one Postgres.
 func runWithPostgres(ctx context.Context, env cli.Env, args []string) error {
 	stderr := env.Stderr
-	fs := flag.NewFlagSet("with-postgres", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("with-postgres")
 	dir := fs.String("dir", "", "cluster directory to use and keep (default: a temporary one, removed afterwards)")
 	if err := fs.Parse(args); err != nil {
 		return cli.FlagError(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"loregate/cmd/internal/cli"
 )
 
@@ -15,8 +14,7 @@ import (
 // the pool closes.
 func runWorker(ctx context.Context, env cli.Env, args []string) error {
 	stderr := env.Stderr
-	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := env.FlagSet("worker")
 	cfg := loadConfig(env.Getenv, fs)
 	if err := fs.Parse(args); err != nil {
 		return cli.FlagError(err)

@@ -40,6 +40,14 @@ func OS() Env {
 	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 }
 
+// FlagSet returns the flag set of command name: it prints its usage and
+// parse errors on e.Stderr and returns the error (FlagError maps it).
+func (e Env) FlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.Stderr)
+	return fs
+}
+
 // Func is a subcommand: args are the arguments after its name.
 type Func func(ctx context.Context, env Env, args []string) error
 
