@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -119,35 +118,35 @@ func importPayload(res transfer.Result) *model.ImportPayload {
 	return out
 }
 
+// reportToModel is format.Summarize in the model's types (the CLI prints
+// the same summary as JSON).
 func reportToModel(r *format.Report) *model.ConversionReport {
+	sum := format.Summarize(r)
 	m := &model.ConversionReport{
-		Format:              string(r.Format),
-		Entries:             r.Entries,
-		Skipped:             make([]*model.SkippedEntry, len(r.Skipped)),
-		UnsupportedKeys:     make([]string, len(r.UnsupportedKeys)),
-		IgnoredSettings:     make([]*model.SettingCount, 0, len(r.IgnoredSettings)),
-		CollapsedPlacements: r.CollapsedPlacements,
-		Inert:               len(r.Inert),
-		Dropped:             r.Dropped,
-		Split:               make([]*model.SplitEntry, len(r.Split)),
-		Warnings:            append([]string{}, r.Warnings...),
+		Format:              sum.Format,
+		Entries:             sum.Entries,
+		Skipped:             make([]*model.SkippedEntry, len(sum.Skipped)),
+		UnsupportedKeys:     sum.UnsupportedKeys,
+		IgnoredSettings:     make([]*model.SettingCount, len(sum.IgnoredSettings)),
+		CollapsedPlacements: sum.CollapsedPlacements,
+		Inert:               sum.Inert,
+		InertEntries:        make([]*model.InertEntry, len(sum.InertEntries)),
+		Dropped:             sum.Dropped,
+		Split:               make([]*model.SplitEntry, len(sum.Split)),
+		Warnings:            sum.Warnings,
 	}
-	for i, s := range r.Split {
+	for i, s := range sum.Split {
 		m.Split[i] = &model.SplitEntry{Index: s.Index, Title: s.Title, Characters: s.Characters, Parts: s.Parts}
 	}
-	if r.Container != "" && string(r.Container) != "json" {
-		m.Format = string(r.Container) + "/" + m.Format
-	}
-	for i, s := range r.Skipped {
+	for i, s := range sum.Skipped {
 		m.Skipped[i] = &model.SkippedEntry{Index: s.Index, Title: s.Title, Reason: s.Reason}
 	}
-	for i, k := range r.UnsupportedKeys {
-		m.UnsupportedKeys[i] = fmt.Sprintf("entry %d (%s): %s: %s", k.Index, k.Title, k.Key, k.Reason)
+	for i, s := range sum.IgnoredSettings {
+		m.IgnoredSettings[i] = &model.SettingCount{Name: s.Name, Count: s.Count}
 	}
-	for name, n := range r.IgnoredSettings {
-		m.IgnoredSettings = append(m.IgnoredSettings, &model.SettingCount{Name: name, Count: n})
+	for i, e := range sum.InertEntries {
+		m.InertEntries[i] = &model.InertEntry{Index: e.Index, Title: e.Title}
 	}
-	sort.Slice(m.IgnoredSettings, func(i, j int) bool { return m.IgnoredSettings[i].Name < m.IgnoredSettings[j].Name })
 	return m
 }
 

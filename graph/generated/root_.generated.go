@@ -146,6 +146,7 @@ type ComplexityRoot struct {
 		Format              func(childComplexity int) int
 		IgnoredSettings     func(childComplexity int) int
 		Inert               func(childComplexity int) int
+		InertEntries        func(childComplexity int) int
 		Skipped             func(childComplexity int) int
 		Split               func(childComplexity int) int
 		UnsupportedKeys     func(childComplexity int) int
@@ -276,6 +277,11 @@ type ComplexityRoot struct {
 	ImportRecordEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	InertEntry struct {
+		Index func(childComplexity int) int
+		Title func(childComplexity int) int
 	}
 
 	Job struct {
@@ -969,6 +975,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversionReport.Inert(childComplexity), true
+	case "ConversionReport.inertEntries":
+		if e.ComplexityRoot.ConversionReport.InertEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversionReport.InertEntries(childComplexity), true
 	case "ConversionReport.skipped":
 		if e.ComplexityRoot.ConversionReport.Skipped == nil {
 			break
@@ -1545,6 +1557,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportRecordEdge.Node(childComplexity), true
+
+	case "InertEntry.index":
+		if e.ComplexityRoot.InertEntry.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InertEntry.Index(childComplexity), true
+	case "InertEntry.title":
+		if e.ComplexityRoot.InertEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InertEntry.Title(childComplexity), true
 
 	case "Job.artifact":
 		if e.ComplexityRoot.Job.Artifact == nil {
@@ -3933,6 +3958,8 @@ type ConversionReport {
   collapsedPlacements: Int!
   "Entries imported that no key can activate (not constant)."
   inert: Int!
+  "The inert entries (inert counts them)."
+  inertEntries: [InertEntry!]!
   "Entries dropped past the scope limit (persona card conversion)."
   dropped: Int!
   "Entries over the content limit stored as the parts of a split group."
@@ -3948,6 +3975,13 @@ type SplitEntry {
   "Content length in UTF-16 code units."
   characters: Int!
   parts: Int!
+}
+
+"An imported entry that no key can activate."
+type InertEntry {
+  "0-based position in the file."
+  index: Int!
+  title: String!
 }
 
 type SkippedEntry {
@@ -4325,6 +4359,8 @@ func (ec *executionContext) childFields_ConversionReport(ctx context.Context, fi
 		return ec.fieldContext_ConversionReport_collapsedPlacements(ctx, field)
 	case "inert":
 		return ec.fieldContext_ConversionReport_inert(ctx, field)
+	case "inertEntries":
+		return ec.fieldContext_ConversionReport_inertEntries(ctx, field)
 	case "dropped":
 		return ec.fieldContext_ConversionReport_dropped(ctx, field)
 	case "split":
@@ -4585,6 +4621,16 @@ func (ec *executionContext) childFields_ImportRecordEdge(ctx context.Context, fi
 		return ec.fieldContext_ImportRecordEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportRecordEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_InertEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_InertEntry_index(ctx, field)
+	case "title":
+		return ec.fieldContext_InertEntry_title(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InertEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

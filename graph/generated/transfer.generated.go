@@ -202,6 +202,38 @@ func (ec *executionContext) fieldContext_ConversionReport_inert(_ context.Contex
 	return graphql.NewScalarFieldContext("ConversionReport", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ConversionReport_inertEntries(ctx context.Context, field graphql.CollectedField, obj *model.ConversionReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversionReport_inertEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InertEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.InertEntry) graphql.Marshaler {
+			return ec.marshalNInertEntry2ᚕᚖloregateᚋgraphᚋmodelᚐInertEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversionReport_inertEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversionReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InertEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ConversionReport_dropped(ctx context.Context, field graphql.CollectedField, obj *model.ConversionReport) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -631,6 +663,52 @@ func (ec *executionContext) fieldContext_ImportPayload_error(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _InertEntry_index(ctx context.Context, field graphql.CollectedField, obj *model.InertEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InertEntry_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InertEntry_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InertEntry", field, false, false, "Int")
+}
+
+func (ec *executionContext) _InertEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.InertEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InertEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InertEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InertEntry", field, false, false, "String")
 }
 
 func (ec *executionContext) _SettingCount_name(ctx context.Context, field graphql.CollectedField, obj *model.SettingCount) (ret graphql.Marshaler) {
@@ -1063,6 +1141,11 @@ func (ec *executionContext) _ConversionReport(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "inertEntries":
+			out.Values[i] = ec._ConversionReport_inertEntries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "dropped":
 			out.Values[i] = ec._ConversionReport_dropped(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -1197,6 +1280,44 @@ func (ec *executionContext) _ImportPayload(ctx context.Context, sel ast.Selectio
 		case "error":
 			out.Values[i] = ec._ImportPayload_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var inertEntryImplementors = []string{"InertEntry"}
+
+func (ec *executionContext) _InertEntry(ctx context.Context, sel ast.SelectionSet, obj *model.InertEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inertEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InertEntry")
+		case "index":
+			out.Values[i] = ec._InertEntry_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._InertEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -1387,6 +1508,30 @@ func (ec *executionContext) marshalNImportPayload2ᚖloregateᚋgraphᚋmodelᚐ
 		return graphql.Null
 	}
 	return ec._ImportPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNInertEntry2ᚕᚖloregateᚋgraphᚋmodelᚐInertEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.InertEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInertEntry2ᚖloregateᚋgraphᚋmodelᚐInertEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInertEntry2ᚖloregateᚋgraphᚋmodelᚐInertEntry(ctx context.Context, sel ast.SelectionSet, v *model.InertEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "InertEntry!")
+		return graphql.Null
+	}
+	return ec._InertEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSettingCount2ᚕᚖloregateᚋgraphᚋmodelᚐSettingCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SettingCount) graphql.Marshaler {

@@ -234,6 +234,8 @@ type ConversionReport struct {
 	CollapsedPlacements int `json:"collapsedPlacements"`
 	// Entries imported that no key can activate (not constant).
 	Inert int `json:"inert"`
+	// The inert entries (inert counts them).
+	InertEntries []*InertEntry `json:"inertEntries"`
 	// Entries dropped past the scope limit (persona card conversion).
 	Dropped int `json:"dropped"`
 	// Entries over the content limit stored as the parts of a split group.
@@ -566,6 +568,13 @@ type ImportWorkspaceBackupInput struct {
 	LineageMap graphql.Omittable[[]*LineageMappingInput] `json:"lineageMap,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// An imported entry that no key can activate.
+type InertEntry struct {
+	// 0-based position in the file.
+	Index int    `json:"index"`
+	Title string `json:"title"`
 }
 
 type Job struct {

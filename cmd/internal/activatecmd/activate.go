@@ -495,14 +495,22 @@ func title(t string) string {
 	return strconv.Quote(t)
 }
 
+// count returns "1 entry", "2 entries".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
 func renderText(res activation.Result, blocks []prompt.Block) []byte {
 	var b strings.Builder
 	limit := strconv.Itoa(res.Budget.Limit)
 	if res.Budget.Limit < 0 {
 		limit = "unlimited"
 	}
-	fmt.Fprintf(&b, "%d of %d entries admitted in %d passes; budget %d of %s %s used\n",
-		len(res.Admitted), len(res.Trace), res.Passes, res.Budget.Used, limit, res.Budget.Unit)
+	fmt.Fprintf(&b, "%d of %s admitted in %s; budget %d of %s %s used\n",
+		len(res.Admitted), count(len(res.Trace), "entry", "entries"), count(res.Passes, "pass", "passes"), res.Budget.Used, limit, res.Budget.Unit)
 	if len(res.Admitted) > 0 {
 		b.WriteString("\nAdmitted (insertion order):\n")
 		for _, t := range res.Trace {
@@ -520,7 +528,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 		}
 	}
 	for _, s := range prompt.Inspect(blocks, nil) {
-		fmt.Fprintf(&b, "\n%s: %d entries, %d characters\n", s.Label, s.Entries, s.Chars)
+		fmt.Fprintf(&b, "\n%s: %s, %s\n", s.Label, count(s.Entries, "entry", "entries"), count(s.Chars, "character", "characters"))
 		for _, bl := range blocks {
 			if bl.Tag == s.Tag {
 				fmt.Fprintf(&b, "  %s block, %s role:\n", bl.Group, bl.Role)

@@ -171,11 +171,12 @@ func TestTextFormat(t *testing.T) {
 	needEldoria(t)
 	code, stdout, stderr := runCmd(t, `["the glade"]`, "--book", eldoria, "--chat", "-", "--format", "text", "--seed", "7")
 	require.Equal(t, 0, code, stderr)
-	require.Contains(t, stdout, "1 of 4 entries admitted")
 	require.Contains(t, stdout, `+ #3 `)
 	require.Contains(t, stdout, `key "glade"`)
 	require.Contains(t, stdout, "no_key_match")
-	require.Contains(t, stdout, "Lorebook (Before): 1 entries")
+	require.Contains(t, stdout, "Lorebook (Before): 1 entry,")
+	require.Contains(t, stdout, "1 of 4 entries admitted in 1 pass;")
+	require.True(t, strings.HasSuffix(stdout, "\n"), "the text ends with a newline")
 }
 
 func TestBadInput(t *testing.T) {

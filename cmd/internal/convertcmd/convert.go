@@ -97,7 +97,7 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 		// report lists the ones it drops.
 		res.Report.Warnings = append(res.Report.Warnings, format.DecoratorNotes(res.Book)...)
 	}
-	report, _ := json.MarshalIndent(res.Report, "", "  ")
+	report, _ := json.MarshalIndent(newReport(&res.Report), "", "  ")
 	report = append(report, '\n')
 	if *reportOnly {
 		if _, err := stdout.Write(report); err != nil {
@@ -164,4 +164,20 @@ func readInput(in string, stdin io.Reader) ([]byte, string, error) {
 		return nil, "", fmt.Errorf("input is too large: over %d bytes", maxInput)
 	}
 	return data, name, nil
+}
+
+// report is the JSON report of convert: format.Summary, the GraphQL
+// ConversionReport's fields and names, plus the keys of earlier releases
+// (docs/changes.md).
+type report struct {
+	format.Summary
+	Container      format.Container        `json:"container,omitempty"`
+	OldUnsupported []format.UnsupportedKey `json:"unsupported_keys"`
+	OldIgnored     map[string]int          `json:"ignored_settings"`
+	OldCollapsed   int                     `json:"collapsed_placements"`
+}
+
+func newReport(r *format.Report) report {
+	return report{Summary: format.Summarize(r), Container: r.Container,
+		OldUnsupported: r.UnsupportedKeys, OldIgnored: r.IgnoredSettings, OldCollapsed: r.CollapsedPlacements}
 }
