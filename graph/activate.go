@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -433,24 +434,11 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 	for _, d := range docs {
 		req.Documents = append(req.Documents, prompt.Message{Kind: prompt.KindDocument, Role: lore.RoleSystem, Content: d})
 	}
-	if sp := get(in.SystemPrompt, ""); sp != "" {
-		req.Preset = append(req.Preset, prompt.PresetItem{Message: prompt.Message{Kind: prompt.KindPreset, Role: lore.RoleSystem, Content: sp}})
+	preset, err := presetOf(in, t.opts)
+	if err != nil {
+		return nil, err
 	}
-	anchored := false
-	for i, name := range in.PresetMarkers.Value() {
-		m := prompt.Marker(name)
-		switch m {
-		case prompt.MarkerWorldInfoBefore, prompt.MarkerWorldInfoAfter:
-		case prompt.MarkerChatHistory:
-			anchored = true
-		default:
-			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i), "%q is not worldInfoBefore, worldInfoAfter or chatHistory", lore.ClipBytes(name, 40))
-		}
-		req.Preset = append(req.Preset, prompt.PresetItem{Marker: m})
-	}
-	if !anchored {
-		req.Preset = append(req.Preset, prompt.PresetItem{Marker: prompt.MarkerChatHistory})
-	}
+	req.Preset = preset
 	msgs := prompt.Assemble(req)
 	out := &model.AssembledPrompt{
 		Messages:   make([]*model.PromptMessage, len(msgs)),
@@ -473,6 +461,47 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 		out.Inspection = append(out.Inspection, &model.PromptInspection{Label: s.Label, Characters: s.Chars, Tokens: &tokens})
 	}
 	return out, nil
+}
+
+// presetOf builds the preset of assemblePrompt: the system prompt, its
+// identity macros resolved with the turn's names as in entry content, at
+// the first main marker (first when there is none), then the markers in
+// order, chatHistory appended when missing. A name that is not a
+// SillyTavern prompt identifier (prompt.Markers) is bad input.
+func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.PresetItem, error) {
+	var system []prompt.PresetItem
+	if sp := get(in.SystemPrompt, ""); sp != "" {
+		sp = activation.ResolveIdentity(sp, opts.UserName, opts.CharName, opts.BotName)
+		system = []prompt.PresetItem{{Message: prompt.Message{Kind: prompt.KindPreset, Role: lore.RoleSystem, Content: sp}}}
+	}
+	names, first := in.PresetMarkers.Value(), 0 // names[first] is presetMarkers[0]
+	if !slices.Contains(names, string(prompt.MarkerMain)) {
+		names, first = append([]string{string(prompt.MarkerMain)}, names...), 1
+	}
+	var preset []prompt.PresetItem
+	anchored := false
+	for i, name := range names {
+		m := prompt.Marker(name)
+		switch {
+		case !m.Known():
+			known := make([]string, len(prompt.Markers))
+			for j, k := range prompt.Markers {
+				known[j] = string(k)
+			}
+			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i-first),
+				"%q is not a SillyTavern prompt identifier (%s)", lore.ClipBytes(name, 40), strings.Join(known, ", "))
+		case m == prompt.MarkerMain:
+			preset, system = append(preset, system...), nil
+			continue
+		case m == prompt.MarkerChatHistory:
+			anchored = true
+		}
+		preset = append(preset, prompt.PresetItem{Marker: m})
+	}
+	if !anchored {
+		preset = append(preset, prompt.PresetItem{Marker: prompt.MarkerChatHistory})
+	}
+	return preset, nil
 }
 
 // idOrNil returns an entry id as an API id, nil for 0.

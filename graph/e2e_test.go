@@ -488,6 +488,14 @@ func TestAssemblePrompt(t *testing.T) {
 	last := out.Messages[len(out.Messages)-1]
 	require.NotNil(t, last.Tag, "%+v", out.Messages)
 	require.Equal(t, "KNOWLEDGE_LOREBOOK_BEFORE", *last.Tag)
+	// SillyTavern's identifiers: main places the system prompt, whose
+	// identity macros resolve; the caller's own prompts place nothing.
+	input["presetMarkers"] = []string{"worldInfoBefore", "main", "charDescription", "chatHistory", "jailbreak"}
+	input["systemPrompt"] = "You narrate for {{user}}."
+	a.must(serviceKey, q, map[string]any{"input": input}, "assemblePrompt", &out)
+	require.Equal(t, "KNOWLEDGE_LOREBOOK_BEFORE", *out.Messages[0].Tag)
+	require.Equal(t, "You narrate for Ann.", out.Messages[1].Content)
+	require.Len(t, out.Messages, 10, "two preset messages, the history and its lore and document")
 	// Unknown markers are bad input.
 	input["presetMarkers"] = []string{"nope"}
 	r := a.do(serviceKey, q, map[string]any{"input": input})

@@ -3678,16 +3678,24 @@ type PersonaCardPayload {
 input AssemblePromptInput {
   "The turn to activate lore for; its messages are the chat history, oldest first."
   activation: ActivateInput!
-  "System prompt placed first."
+  """
+  System prompt, placed at the main marker (first without one). Its identity
+  macros ({{user}}, {{char}}, {{bot}}) resolve to activation.names as in entry
+  content; other macros stay literal.
+  """
   systemPrompt: String
   "Retrieved documents, placed after activated lore at the tail slot."
   documents: [String!]
   """
   The caller's preset as an ordered list of SillyTavern prompt identifiers:
-  worldInfoBefore and worldInfoAfter receive the Always On lore blocks,
-  chatHistory is the dialogue anchor (appended when missing). Omitted: no
-  preset; Always On lore is flushed before the first dialogue message, as it
-  is for a marker the preset lacks.
+  main receives systemPrompt, worldInfoBefore and worldInfoAfter receive the
+  Always On lore blocks, chatHistory is the dialogue anchor (appended when
+  missing). charDescription, charPersonality, scenario, personaDescription,
+  dialogueExamples, jailbreak (or postHistoryInstructions), nsfw and
+  enhanceDefinitions are accepted and place nothing (their text is the
+  caller's). Any other name is bad input. Omitted: no preset; Always On lore
+  is flushed before the first dialogue message, as it is for a marker the
+  preset lacks.
   """
   presetMarkers: [String!]
 }

@@ -18,6 +18,7 @@
 package prompt
 
 import (
+	"slices"
 	"strings"
 
 	"loregate/lore"
@@ -124,7 +125,25 @@ const (
 	MarkerWorldInfoAfter Marker = "worldInfoAfter"
 	// MarkerChatHistory is the dialogue anchor: the history goes here.
 	MarkerChatHistory Marker = "chatHistory"
+	// MarkerMain is the main prompt: the caller's system prompt goes here
+	// (the caller places it as a fixed PresetItem; Assemble adds nothing).
+	MarkerMain Marker = "main"
 )
+
+// Markers are every SillyTavern Chat Completion prompt identifier a preset
+// may hold (its prompt_order): the markers above, and the ones whose text
+// is the caller's (character description, persona, examples, post-history
+// instructions under both names, auxiliary and enhance-definitions
+// prompts), which Assemble accepts and places nothing at.
+var Markers = []Marker{
+	MarkerMain, MarkerWorldInfoBefore, MarkerWorldInfoAfter, "charDescription", "charPersonality",
+	"scenario", "personaDescription", "dialogueExamples", MarkerChatHistory, "jailbreak",
+	"postHistoryInstructions", "nsfw", "enhanceDefinitions",
+}
+
+// Known reports whether m is one of Markers (case-sensitive, as
+// SillyTavern writes them).
+func (m Marker) Known() bool { return slices.Contains(Markers, m) }
 
 // PresetItem is a fixed message (Marker "") or a marker.
 type PresetItem struct {
