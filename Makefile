@@ -18,6 +18,12 @@ help: ## Show this list
 build: ## Build bin/loregate
 	$(GO) build -o $(BIN) ./cmd/loregate
 
+.PHONY: install
+install: ## Install loregate into GOBIN (default: GOPATH/bin; put it on PATH)
+	$(GO) install ./cmd/loregate
+	@d=$$($(GO) env GOBIN); test -n "$$d" || d=$$($(GO) env GOPATH)/bin; echo "installed $$d/loregate"; \
+		case ":$$PATH:" in *":$$d:"*) ;; *) echo "$$d is not on PATH: export PATH=\"$$d:\$$PATH\"";; esac
+
 .PHONY: run
 run: build ## Start the service on a local Postgres it launches itself (data in ./.loregate)
 	./$(BIN) serve

@@ -63,7 +63,7 @@ func selectsIn(oc *graphql.OperationContext, fields []graphql.CollectedField, pa
 
 // activate runs a dry-run turn (the activate query). When the trace is
 // selected it is a preview: it lists every entry of the scope
-// (traceHidden) and names near misses; otherwise (the bot's per-turn
+// (hiddenEntries) and names near misses; otherwise (the bot's per-turn
 // query) it reads only the cached scope and builds no trace.
 func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*model.Activation, error) {
 	traced := selects(ctx, "trace")

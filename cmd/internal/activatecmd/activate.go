@@ -495,14 +495,6 @@ func title(t string) string {
 	return strconv.Quote(t)
 }
 
-// count returns "1 entry", "2 entries".
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 func renderText(res activation.Result, blocks []prompt.Block) []byte {
 	var b strings.Builder
 	limit := strconv.Itoa(res.Budget.Limit)
@@ -510,7 +502,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 		limit = "unlimited"
 	}
 	fmt.Fprintf(&b, "%d of %s admitted in %s; budget %d of %s %s used\n",
-		len(res.Admitted), count(len(res.Trace), "entry", "entries"), count(res.Passes, "pass", "passes"), res.Budget.Used, limit, res.Budget.Unit)
+		len(res.Admitted), lore.Count(len(res.Trace), "entry", "entries"), lore.Count(res.Passes, "pass", "passes"), res.Budget.Used, limit, res.Budget.Unit)
 	if len(res.Admitted) > 0 {
 		b.WriteString("\nAdmitted (insertion order):\n")
 		for _, t := range res.Trace {
@@ -528,7 +520,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 		}
 	}
 	for _, s := range prompt.Inspect(blocks, nil) {
-		fmt.Fprintf(&b, "\n%s: %s, %s\n", s.Label, count(s.Entries, "entry", "entries"), count(s.Chars, "character", "characters"))
+		fmt.Fprintf(&b, "\n%s: %s, %s\n", s.Label, lore.Count(s.Entries, "entry", "entries"), lore.Count(s.Chars, "character", "characters"))
 		for _, bl := range blocks {
 			if bl.Tag == s.Tag {
 				fmt.Fprintf(&b, "  %s block, %s role:\n", bl.Group, bl.Role)

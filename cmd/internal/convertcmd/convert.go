@@ -140,7 +140,7 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 	}
 	_, _ = stderr.Write(report)
 	if n := len(res.Report.Skipped); n > 0 {
-		fmt.Fprintf(stderr, "convert: %d entries skipped (see \"skipped\" in the report above)\n", n)
+		fmt.Fprintf(stderr, "convert: %s skipped (see \"skipped\" in the report above)\n", lore.Count(n, "entry", "entries"))
 	}
 	return nil
 }

@@ -190,7 +190,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	}
 	folders.Finish(&b.Report)
 	if camel > 0 {
-		b.Report.Warnf("%d entries spell fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields", camel)
+		b.Report.Warnf("%s fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields", lore.Count(camel, "entry spells", "entries spell"))
 	}
 	if v, ok := o.Get("enabled"); ok {
 		if en, isB := conv.Bool(v); isB && !en {

@@ -134,7 +134,11 @@ func hasUsableKey(keys []string) bool {
 // and report.
 func (b *Builder) Finish() (Book, Report) {
 	if b.missingEnabled > 0 {
-		b.Report.Warnf("%d entries have no enabled flag; imported as enabled", b.missingEnabled)
+		if b.missingEnabled == 1 {
+			b.Report.Warnf("1 entry has no enabled flag; imported as enabled")
+		} else {
+			b.Report.Warnf("%d entries have no enabled flag; imported as enabled", b.missingEnabled)
+		}
 	}
 	if max := b.opts.Limits.ScopeEntries; b.opts.PersonaCard && len(b.Book.Entries) > max {
 		// Keep the first max entries after splitting, never a part of a
@@ -145,7 +149,7 @@ func (b *Builder) Finish() (Book, Report) {
 		}
 		b.Report.Dropped = len(b.Book.Entries) - keep
 		b.Book.Entries = b.Book.Entries[:keep:keep]
-		b.Report.Warnf("persona books hold %d entries; %d later entries were dropped", max, b.Report.Dropped)
+		b.Report.Warnf("persona books hold %s; %s dropped", lore.Count(max, "entry", "entries"), lore.Count(b.Report.Dropped, "later entry was", "later entries were"))
 	}
 	if b.Book.Entries == nil {
 		b.Book.Entries = []lore.Entry{}
