@@ -52,8 +52,10 @@ var page = template.Must(template.New("explorer").Parse(`<!doctype html>
 // request needs a bearer credential (docs/api.md#principals).
 const defaultHeaders = `{"Authorization": "Bearer <your LOREGATE_SERVICE_KEYS key or a member token>"}`
 
-const defaultQuery = `# loregate GraphQL API (docs/api.md). Put your key in the Headers tab
-# below (a LOREGATE_SERVICE_KEYS key), then press the run button.
+const defaultQuery = `# loregate GraphQL API: docs/api.md.
+# 1. Headers tab below: your LOREGATE_SERVICE_KEYS key.
+# 2. Re-fetch the schema (lower left), for the Docs.
+# 3. Press the run button.
 mutation Setup {
   upsertServer(input: {discordId: "123456789012345678", name: "My server"}) {
     server { discordId name }
