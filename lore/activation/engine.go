@@ -176,8 +176,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	n := len(in.Entries)
 	sc := m.getScratch()
 	defer m.pool.Put(sc)
-	st := sc.states[:n]
-	clear(st)
+	st := sc.states[:n] // each reset by the gate loop below, which visits every entry
 	sc.admitted = sc.admitted[:0]
 	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages),
 		trace: !opts.SkipTrace || opts.baseline}
@@ -196,6 +195,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 		e := &in.Entries[i]
 		ce := &m.entries[i]
 		s := &st[i]
+		*s = entryState{}
 		if v, d := gc.gate(e, &in); v != "" {
 			s.verdict, s.detail = v, d
 			continue
@@ -204,8 +204,13 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 		if e.Lineage.IsServerwide() {
 			book = gc.coll.Settings
 		}
-		es := in.State[e.ID]
-		if v, d := preGate(e, ce, es, msgCount); v != "" {
+		var es EntryState
+		if len(in.State) > 0 {
+			es = in.State[e.ID]
+		}
+		if ce.gateFree && e.Delay <= 0 && !es.Cooldown && !opts.baseline {
+			// preGate passes it (see compiledEntry.gateFree).
+		} else if v, d := preGate(e, ce, es, msgCount); v != "" {
 			s.verdict, s.detail = v, d
 			continue
 		}

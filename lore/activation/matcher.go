@@ -61,7 +61,18 @@ type keyRef struct {
 }
 
 type compiledEntry struct {
-	primary   []keyRef
+	// litOnly: every primary key is a literal without macros and the
+	// entry has no @@exclude_keys(_all), so a first pass in which none of
+	// its primary keys' terminal nodes was reached decides no_key_match
+	// without evaluate.
+	litOnly bool
+	// gateFree: no decorator of preGate applies and the chance is above
+	// 0, so preGate passes the entry unless its Delay or an open cooldown
+	// stops it.
+	gateFree bool
+	// hasPrimary: at least one primary key can match.
+	hasPrimary bool
+	primary    []keyRef
 	secondary []keyRef
 	// exclude and excludeAll are the @@exclude_keys and @@exclude_keys_all
 	// keys.
@@ -73,13 +84,6 @@ type compiledEntry struct {
 	sens, whole bool
 	// autos has bit 1<<slot set when a literal key uses that automaton.
 	autos uint8
-	// hasPrimary: at least one primary key can match.
-	hasPrimary bool
-	// litOnly: every primary key is a literal without macros and the
-	// entry has no @@exclude_keys(_all), so a first pass in which none of
-	// its primary keys' terminal nodes was reached decides no_key_match
-	// without evaluate.
-	litOnly bool
 	// secondaryN counts non-blank secondary keys (regex errors included).
 	secondaryN int
 	// regexErr is the first regex compile error of the entry, for the trace.
@@ -482,6 +486,8 @@ func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	if d.KeepActivateAfterMatch || d.DontActivateAfterMatch {
 		ce.state |= UsesMatched
 	}
+	ce.gateFree = !d.DontActivate && !d.IsGreeting && d.ActivateOnlyAfter == nil && d.ActivateOnlyEvery == nil &&
+		!d.DontActivateAfterMatch && ce.probability > 0
 	if e.Delay > 0 || d.ActivateOnlyAfter != nil || d.ActivateOnlyEvery != nil || d.IsGreeting {
 		ce.state |= UsesMessageCount
 	}

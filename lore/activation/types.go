@@ -109,7 +109,8 @@ type Options struct {
 
 	// baseline runs the turn as the engine did before the per-turn work
 	// of docs/benchmarks.md "Activation engine" was trimmed (trace always
-	// built, every entry's keys looked up): the benchmarks' old code path.
+	// built, every entry's keys and decorator gates read): the benchmarks'
+	// old code path.
 	baseline bool
 }
 
