@@ -73,7 +73,7 @@ type compiledEntry struct {
 	// hasPrimary: at least one primary key can match.
 	hasPrimary bool
 	primary    []keyRef
-	secondary []keyRef
+	secondary  []keyRef
 	// exclude and excludeAll are the @@exclude_keys and @@exclude_keys_all
 	// keys.
 	exclude, excludeAll []keyRef

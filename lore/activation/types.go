@@ -104,7 +104,8 @@ type Options struct {
 	// SkipTrace leaves Result.Trace nil and skips building the trace's
 	// details; everything else of the Result is the same. Set it when the
 	// caller does not read the trace (a bot's per-turn request): with a
-	// few messages, the trace is about a third of a turn's time.
+	// few messages, building the trace is about half of a turn (250
+	// entries, docs/benchmarks.md "Activation engine").
 	SkipTrace bool
 
 	// baseline runs the turn as the engine did before the per-turn work

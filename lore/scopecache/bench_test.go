@@ -18,7 +18,7 @@ import (
 // BenchmarkScopeScale measures one persona scope of 250, 1,000 and 5,000
 // entries (the deployment limit raised to the 5,000 ceiling) of 1,000
 // characters and 4 keys each: a cached turn (Load from memory, matcher,
-// 20 messages of ~150 characters, bot-sized options) as ns/op, the first
+// 20 messages of ~150 characters, the bot's options: no trace) as ns/op, the first
 // (uncached) load and compile as load-ns, the estimated bytes the cached
 // scope holds with its matcher, and how many such scopes a 256 MiB budget
 // keeps. Run with:
@@ -52,7 +52,7 @@ func BenchmarkScopeScale(b *testing.B) {
 			c := New(store, Config{})
 			c.listening.Store(true) // pushed invalidation: no per-turn check
 			depth := 20
-			opts := activation.Options{ScanDepth: &depth, Texts: activation.NewTextCache(0)}
+			opts := activation.Options{ScanDepth: &depth, Texts: activation.NewTextCache(0), SkipTrace: true}
 			turn := func() activation.Result {
 				s, err := c.Load(ctx, serverA, lineage)
 				require.NoError(b, err)
