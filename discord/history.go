@@ -50,7 +50,7 @@ const (
 		edges { node { id kind actor createdAt sourceName mode lineageId collectionName created removed snapshotKept undoneBy undoOf createdPersonaId } }
 		pageInfo { hasNextPage } } }`
 	mUndoImport = `mutation($in: UndoImportInput!) { undoImport(input: $in) {
-		restored removed importId collectionsRestored persona { personaId lineageId removed authoredSince moved }
+		restored removed importId collectionsRestored collectionsKept persona { personaId lineageId removed authoredSince moved }
 		error { code message field limit } } }`
 )
 
@@ -152,6 +152,9 @@ func undoReceipt(t tr, id int64, u *model.UndoImportPayload) string {
 	s.WriteString(t.S("Undid import #%d: %s restored, %s removed.", id, t.N("%d entries", u.Restored), t.N("%d entries", u.Removed)))
 	if u.CollectionsRestored > 0 {
 		s.WriteString(" " + t.S("Lorebook states put back: %d.", u.CollectionsRestored))
+	}
+	if u.CollectionsKept > 0 {
+		s.WriteString(" " + t.S("Lorebooks changed since keep their current state: %d.", u.CollectionsKept))
 	}
 	if pr := u.Persona; pr != nil {
 		switch {

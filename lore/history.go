@@ -3,6 +3,7 @@ package lore
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -49,9 +50,13 @@ type HistorySnapshot struct {
 	BookSettings *BookSettings `json:"bookSettings,omitempty"`
 	// ChangedCollections are the Serverwide collections the operation kept
 	// but changed (enabled flag, channels, book settings: a backup import
-	// sets the backup's), as they were before it; an undo puts that state
-	// back on the collection of the same name.
+	// sets the backup's), as they were before it, and CollectionsAfter the
+	// same collections as it left them. An undo puts the state before back
+	// on the collection of the same name while that collection is still as
+	// the operation left it; one changed since keeps its current state
+	// (UndoResult.CollectionsKept).
 	ChangedCollections []Collection `json:"changedCollections,omitempty"`
+	CollectionsAfter   []Collection `json:"collectionsAfter,omitempty"`
 	// CreatedCollections name the Serverwide collections the operation
 	// created (a backup import); an undo removes each one that is empty
 	// again.
@@ -117,8 +122,10 @@ type UndoResult struct {
 	// or not). Missing counts created entries already deleted since.
 	Restored, Removed, Missing int
 	// Collections counts the collections whose enabled flag, channels and
-	// book settings were put back (HistorySnapshot.ChangedCollections).
-	Collections int
+	// book settings were put back (HistorySnapshot.ChangedCollections);
+	// CollectionsKept those left as they are because they were changed
+	// since the operation.
+	Collections, CollectionsKept int
 	// Persona is set when the undone import created a persona.
 	Persona *UndoPersona
 }
@@ -170,4 +177,11 @@ type HistoryStore interface {
 	// PruneSnapshots drops the snapshots of records created before
 	// olderThan (they can no longer be undone) and returns how many.
 	PruneSnapshots(ctx context.Context, olderThan time.Time) (int64, error)
+}
+
+// SameCollectionState reports whether a and b have the same enabled flag,
+// channels (in order) and book settings: the collection state an undo puts
+// back.
+func SameCollectionState(a, b Collection) bool {
+	return a.Enabled == b.Enabled && slices.Equal(a.ChannelIDs, b.ChannelIDs) && a.Settings.Equal(b.Settings)
 }

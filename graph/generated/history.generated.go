@@ -929,6 +929,29 @@ func (ec *executionContext) fieldContext_UndoImportPayload_collectionsRestored(_
 	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Int")
 }
 
+func (ec *executionContext) _UndoImportPayload_collectionsKept(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_collectionsKept(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CollectionsKept, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_collectionsKept(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Int")
+}
+
 func (ec *executionContext) _UndoImportPayload_persona(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1509,6 +1532,11 @@ func (ec *executionContext) _UndoImportPayload(ctx context.Context, sel ast.Sele
 			}
 		case "collectionsRestored":
 			out.Values[i] = ec._UndoImportPayload_collectionsRestored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "collectionsKept":
+			out.Values[i] = ec._UndoImportPayload_collectionsKept(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

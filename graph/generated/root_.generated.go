@@ -517,6 +517,7 @@ type ComplexityRoot struct {
 	}
 
 	UndoImportPayload struct {
+		CollectionsKept     func(childComplexity int) int
 		CollectionsRestored func(childComplexity int) int
 		Error               func(childComplexity int) int
 		ImportID            func(childComplexity int) int
@@ -2673,6 +2674,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceItem.Verdict(childComplexity), true
 
+	case "UndoImportPayload.collectionsKept":
+		if e.ComplexityRoot.UndoImportPayload.CollectionsKept == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.CollectionsKept(childComplexity), true
 	case "UndoImportPayload.collectionsRestored":
 		if e.ComplexityRoot.UndoImportPayload.CollectionsRestored == nil {
 			break
@@ -3472,6 +3479,8 @@ type UndoImportPayload {
   importId: ID
   "Serverwide collections whose enabled flag, channels and book settings were put back (a backup import changed them)."
   collectionsRestored: Int!
+  "Serverwide collections a backup import changed that were changed again since: they keep their current state."
+  collectionsKept: Int!
   "Set when the undone import created a persona (a persona card import)."
   persona: UndoPersona
   error: MutationError
@@ -5037,6 +5046,8 @@ func (ec *executionContext) childFields_UndoImportPayload(ctx context.Context, f
 		return ec.fieldContext_UndoImportPayload_importId(ctx, field)
 	case "collectionsRestored":
 		return ec.fieldContext_UndoImportPayload_collectionsRestored(ctx, field)
+	case "collectionsKept":
+		return ec.fieldContext_UndoImportPayload_collectionsKept(ctx, field)
 	case "persona":
 		return ec.fieldContext_UndoImportPayload_persona(ctx, field)
 	case "error":

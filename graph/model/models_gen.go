@@ -911,6 +911,8 @@ type UndoImportPayload struct {
 	ImportID *string `json:"importId,omitempty"`
 	// Serverwide collections whose enabled flag, channels and book settings were put back (a backup import changed them).
 	CollectionsRestored int `json:"collectionsRestored"`
+	// Serverwide collections a backup import changed that were changed again since: they keep their current state.
+	CollectionsKept int `json:"collectionsKept"`
 	// Set when the undone import created a persona (a persona card import).
 	Persona *UndoPersona   `json:"persona,omitempty"`
 	Error   *MutationError `json:"error,omitempty"`

@@ -259,8 +259,11 @@ func (s *Store) PruneSnapshots(ctx context.Context, olderThan time.Time) (int64,
 //     entries deleted since count as Missing), the snapshot's collections
 //     that no longer exist are recreated with their settings, its entries
 //     are inserted with their ids and timestamps, book settings a Replace
-//     stored are put back, a collection the record
-//     created is removed when empty, a migration's source ids are
+//     stored are put back, collections the record changed get their
+//     enabled flag, channels and settings back unless changed since, a
+//     collection the record created is removed when empty, a persona it
+//     created is removed with its book unless entries were written in that
+//     book since (undoCreatedPersonaTx), a migration's source ids are
 //     forgotten (a rerun migrates them again), and the undo is recorded.
 //
 // Lore written since that the record did not create stays. A server deleted
@@ -368,13 +371,18 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 				return err
 			}
 		}
-		for _, c := range snap.ChangedCollections {
+		for i, c := range snap.ChangedCollections {
 			cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, c.Name))
 			if errors.Is(err, pgx.ErrNoRows) {
 				continue // deleted or renamed since: nothing to put back
 			}
 			if err != nil {
 				return err
+			}
+			if i < len(snap.CollectionsAfter) && !lore.SameCollectionState(cur, snap.CollectionsAfter[i]) {
+				// Changed since the operation: a manager's later choice stays.
+				res.CollectionsKept++
+				continue
 			}
 			if _, err := tx.Exec(ctx, lorebookRestoreFlags, server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)); err != nil {
 				return err
@@ -412,8 +420,8 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 		st.wrote(server)
 		res.Restored, res.Removed, res.Missing = len(snap.Entries), len(removed), len(rec.CreatedIDs)-len(removed)
 		rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
-		if res.Collections > 0 {
-			rep["collections"] = res.Collections
+		if res.Collections > 0 || res.CollectionsKept > 0 {
+			rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
 		}
 		if p := res.Persona; p != nil {
 			rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}

@@ -187,7 +187,8 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 // collectionSnapshot is a whole-server write's snapshot: the entries it
 // removed, and by name the collections of before missing from after (with
 // their settings), those in both whose enabled flag, channels or book
-// settings changed (as they were before), and those only in after.
+// settings changed (as they were before and after), and those only in
+// after.
 func collectionSnapshot(removed []lore.Entry, before, after []lore.Collection) *lore.HistorySnapshot {
 	snap := &lore.HistorySnapshot{Entries: removed}
 	now := make(map[string]lore.Collection, len(after))
@@ -201,8 +202,9 @@ func collectionSnapshot(removed []lore.Entry, before, after []lore.Collection) *
 		switch {
 		case !kept:
 			snap.Collections = append(snap.Collections, c)
-		case a.Enabled != c.Enabled || !slices.Equal(a.ChannelIDs, c.ChannelIDs) || !a.Settings.Equal(c.Settings):
+		case !lore.SameCollectionState(a, c):
 			snap.ChangedCollections = append(snap.ChangedCollections, c)
+			snap.CollectionsAfter = append(snap.CollectionsAfter, a)
 		}
 	}
 	for _, c := range after {

@@ -155,7 +155,8 @@ func TestUndoCreatedPersona(t *testing.T) {
 // collections' enabled flags and channels, deletes a collection and
 // creates one is undone with every collection as it was: flags and
 // channels put back, the deleted one recreated with its settings, the
-// created one removed.
+// created one removed; a collection a manager changed again after the
+// import keeps that later state (reported).
 func TestUndoBackupRestoresCollections(t *testing.T) {
 	b := setup(t)
 	s := b.server(t)
@@ -171,6 +172,9 @@ func TestUndoBackupRestoresCollections(t *testing.T) {
 	b.hand(t, src, lore.Serverwide, "Kept", "backup kept")
 	b.collection(t, src, "Fresh")
 	b.hand(t, src, lore.Serverwide, "Fresh", "backup fresh")
+	also := b.collection(t, src, "Also")
+	_, err = b.store.SetCollectionEnabled(b.ctx, src, also.ID, false)
+	require.NoError(t, err)
 	data := exportBackup(t, b, src)
 
 	// The destination: "Kept" enabled for chanB with its own settings,
@@ -182,6 +186,7 @@ func TestUndoBackupRestoresCollections(t *testing.T) {
 	p5 := &five
 	_, err = b.store.UpdateCollectionSettings(b.ctx, s, dk.ID, lore.BookSettingsPatch{ScanDepth: &p5})
 	require.NoError(t, err)
+	destAlso := b.collection(t, s, "Also")
 	gone := b.collection(t, s, "Gone")
 	_, err = b.store.SetCollectionEnabled(b.ctx, s, gone.ID, false)
 	require.NoError(t, err)
@@ -199,10 +204,20 @@ func TestUndoBackupRestoresCollections(t *testing.T) {
 	require.Equal(t, []string{chanA}, got.ChannelIDs, "the backup's channels")
 	_, err = b.store.GetCollectionByName(b.ctx, s, "Fresh")
 	require.NoError(t, err)
+	// A manager changes "Also" after the import: that choice stays.
+	later, err := b.store.SetCollectionChannels(b.ctx, s, destAlso.ID, []string{chanB})
+	require.NoError(t, err)
+	require.False(t, later.Enabled, "the backup disabled it")
 
 	u, err := transfer.Undo(b.ctx, b.store, s, rep.ImportID, "user:1")
 	require.NoError(t, err)
 	require.Equal(t, 1, u.Collections, "one kept collection's state put back")
+	require.Equal(t, 1, u.CollectionsKept, "one changed since: kept")
+	for i, c := range colsBefore {
+		if c.Name == "Also" {
+			colsBefore[i] = later // the manager's later state, not the one before the import
+		}
+	}
 	require.Equal(t, entryIDs(before), entryIDs(b.all(t, s)))
 	colsAfter, err := b.store.ListCollections(b.ctx, s)
 	require.NoError(t, err)
