@@ -69,6 +69,8 @@ type config struct {
 	// (LOREGATE_TEXT_CACHE_BYTES, default 16 MiB; 0 turns it off).
 	TextCacheBytes int64
 	err            error
+	// Dashboard configures the web dashboard (docs/dashboard.md).
+	Dashboard dashboardConfig
 	// Limits are the deployment's lore limits (LOREGATE_MAX_SCOPE_ENTRIES,
 	// LOREGATE_MAX_CONTENT_CHARS, LOREGATE_MAX_JSON_BYTES); Jobs.Limits
 	// is the same value.
@@ -140,6 +142,12 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.DiscordGuildID = getenv("LOREGATE_DISCORD_GUILD_ID")
 	c.Jobs = loadJobsConfig(getenv)
 	c.DiscordToken = c.Jobs.DiscordToken
+	c.Dashboard = dashboardConfig{
+		ClientID:     getenv("LOREGATE_DISCORD_CLIENT_ID"),
+		ClientSecret: getenv("LOREGATE_DISCORD_CLIENT_SECRET"),
+		PublicURL:    getenv("LOREGATE_PUBLIC_URL"),
+		OAuthURL:     getenv("LOREGATE_DISCORD_OAUTH_URL"),
+	}
 	c.Limits, c.limitsErr = loadLimits(getenv)
 	c.Jobs.Limits = c.Limits
 	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
@@ -174,6 +182,12 @@ func (c *config) validate() error {
 	}
 	if c.err != nil {
 		return c.err
+	}
+	if (c.Dashboard.ClientID == "") != (c.Dashboard.ClientSecret == "") {
+		return cli.Usagef("set both LOREGATE_DISCORD_CLIENT_ID and LOREGATE_DISCORD_CLIENT_SECRET (Discord sign-in), or neither")
+	}
+	if c.Dashboard.ClientID != "" && c.JWTSecret == "" {
+		return cli.Usagef("Discord sign-in (LOREGATE_DISCORD_CLIENT_ID) needs LOREGATE_JWT_SECRET to sign member tokens")
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return cli.Usagef("set DATABASE_URL or a data directory (--data-dir)")
@@ -240,7 +254,8 @@ func (c *config) logAttrs() []any {
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ","),
 		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes,
-		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr}
+		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr,
+		"public_url", c.Dashboard.publicURL(c.Addr), "discord_sign_in", c.Dashboard.ClientID != ""}
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
 		"max_json_bytes", c.Limits.JSONBytes)
@@ -289,4 +304,29 @@ func (c *config) logger(w io.Writer) *slog.Logger {
 // when it is set (the tests use that database).
 func testDatabaseURL(getenv func(string) string) string {
 	return getenv("TEST_DATABASE_URL")
+}
+
+// dashboardConfig is the web dashboard's configuration (docs/dashboard.md).
+type dashboardConfig struct {
+	// ClientID and ClientSecret are the Discord application's OAuth2
+	// credentials (LOREGATE_DISCORD_CLIENT_ID,
+	// LOREGATE_DISCORD_CLIENT_SECRET; the secret is never logged). Unset:
+	// only the development sign-in with a member token.
+	ClientID     string
+	ClientSecret string
+	// PublicURL is where browsers reach the service (LOREGATE_PUBLIC_URL,
+	// default http://LOREGATE_ADDR); the Discord redirect URL is
+	// PublicURL/dashboard/callback.
+	PublicURL string
+	// OAuthURL replaces https://discord.com/ for the sign-in
+	// (LOREGATE_DISCORD_OAUTH_URL; tests point it at a fake).
+	OAuthURL string
+}
+
+// publicURL is PublicURL or, unset, http://addr.
+func (d dashboardConfig) publicURL(addr string) string {
+	if d.PublicURL != "" {
+		return d.PublicURL
+	}
+	return "http://" + addr
 }

@@ -21,6 +21,7 @@ import (
 	"loregate/discord"
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/dashboard"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
@@ -115,6 +116,21 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		Introspection:  cfg.Introspection,
 		AllowedOrigins: cfg.CORSOrigins,
 	})
+	dash, err := dashboard.New(dashboard.Config{
+		API:  mux,
+		Auth: authn,
+		Pool: pool,
+		OAuth: dashboard.OAuth{ClientID: cfg.Dashboard.ClientID, ClientSecret: cfg.Dashboard.ClientSecret,
+			BaseURL: cfg.Dashboard.OAuthURL},
+		PublicURL:  cfg.Dashboard.publicURL(ln.Addr().String()),
+		SigningKey: []byte(cfg.JWTSecret),
+		Logger:     logger,
+	})
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	dash.Mount(mux)
+	logger.Info("dashboard serving", "url", cfg.Dashboard.publicURL(ln.Addr().String())+"/dashboard/", "discord_redirect_url", dash.RedirectURL())
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	// On the API listener /metrics needs a service key; an operator address
 	// (LOREGATE_METRICS_ADDR) serves it openly, for a scraper on a private

@@ -1,0 +1,258 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/graph/dashboard"
+	"loregate/jobs"
+	"loregate/lore/activation"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+const (
+	serviceKey = "dashboard-test-service-key"
+	jwtSecret  = "dashboard-test-jwt-secret-0123456789abcdef"
+	serverA    = "111111111111111111"
+	serverB    = "222222222222222222"
+	// the fake Discord user
+	discordUser = "333333333333333333"
+	clientID    = "test-client-id"
+	secret      = "test-client-secret"
+)
+
+// env is a running loregate API with the dashboard on a fresh database,
+// and a fake Discord OAuth server.
+type env struct {
+	t      testing.TB
+	srv    *httptest.Server
+	authn  *auth.Authenticator
+	store  *postgres.Store
+	oauth  *fakeDiscord
+	public string
+}
+
+// newEnv starts the API, background jobs and the dashboard on a fresh
+// database; servers A and B are registered.
+func newEnv(t testing.TB) *env {
+	t.Helper()
+	pool := postgrestest.NewPool(t)
+	store := postgres.New(pool)
+	logger := slog.New(slog.DiscardHandler)
+	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true})
+	require.NoError(t, err)
+	require.NoError(t, client.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = client.Stop(ctx)
+	})
+	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
+	require.NoError(t, err)
+	fd := newFakeDiscord(t)
+	mux := http.NewServeMux()
+	graph.Mount(mux, graph.Config{
+		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16),
+			Jobs: &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 1 << 20}},
+		Auth:    authn,
+		Logger:  logger,
+		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
+	})
+	srv := httptest.NewUnstartedServer(mux)
+	public := "http://" + srv.Listener.Addr().String()
+	d, err := dashboard.New(dashboard.Config{API: mux, Auth: authn, Pool: pool, PublicURL: public,
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		OAuth:  dashboard.OAuth{ClientID: clientID, ClientSecret: secret, BaseURL: fd.srv.URL}})
+	require.NoError(t, err)
+	d.Mount(mux)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	e := &env{t: t, srv: srv, authn: authn, store: store, oauth: fd, public: public}
+	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
+		map[string]any{"id": serverA, "n": "Glade Keepers"}, nil)
+	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
+		map[string]any{"id": serverB, "n": "Other Realm"}, nil)
+	return e
+}
+
+// must runs a GraphQL operation with the service key and decodes data.
+func (e *env) must(query string, vars map[string]any, out any) {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+serviceKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage
+		Errors []map[string]any
+	}
+	require.NoError(e.t, json.NewDecoder(resp.Body).Decode(&r))
+	require.Empty(e.t, r.Errors, "query %s", query)
+	if out != nil {
+		require.NoError(e.t, json.Unmarshal(r.Data, out))
+	}
+}
+
+// collection creates a Serverwide collection and returns its id.
+func (e *env) collection(server, name string) string {
+	e.t.Helper()
+	var out struct {
+		CreateCollection struct{ Collection struct{ ID string } }
+	}
+	e.must(`mutation($s: String!, $n: String!) { createCollection(input: {serverDiscordId: $s, name: $n}) { collection { id } error { message } } }`,
+		map[string]any{"s": server, "n": name}, &out)
+	require.NotEmpty(e.t, out.CreateCollection.Collection.ID)
+	return out.CreateCollection.Collection.ID
+}
+
+// entry creates a Serverwide entry and returns its id.
+func (e *env) entry(server, coll string, fields map[string]any) string {
+	e.t.Helper()
+	var out struct {
+		CreateEntry struct {
+			Entry *struct{ ID string }
+			Error *struct{ Message string }
+		}
+	}
+	e.must(`mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id } error { message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": server, "lineageId": 0, "collectionId": coll, "entry": fields}}, &out)
+	require.Nil(e.t, out.CreateEntry.Error)
+	return out.CreateEntry.Entry.ID
+}
+
+// token mints a member token for user with the guild memberships.
+func (e *env) token(user string, guilds map[string]bool) string {
+	e.t.Helper()
+	m := map[string]auth.Membership{}
+	for g, manage := range guilds {
+		m[g] = auth.Membership{Manage: manage}
+	}
+	tok, err := e.authn.Mint(user, m, time.Hour, time.Now())
+	require.NoError(e.t, err)
+	return tok
+}
+
+// httpClient is a cookie-keeping client that does not follow redirects.
+func (e *env) httpClient() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// devSignIn signs c in with a pasted token.
+func (e *env) devSignIn(c *http.Client, token string) {
+	e.t.Helper()
+	resp, err := c.Get(e.srv.URL + "/dashboard/")
+	require.NoError(e.t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	pre := between(string(body), `name="csrf" value="`, `"`)
+	resp, err = c.PostForm(e.srv.URL+"/dashboard/dev-login", url.Values{"csrf": {pre}, "token": {token}, "next": {"/dashboard/"}})
+	require.NoError(e.t, err)
+	resp.Body.Close()
+	require.Equal(e.t, http.StatusSeeOther, resp.StatusCode)
+}
+
+func between(s, a, b string) string {
+	i := strings.Index(s, a)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(a):]
+	j := strings.Index(s, b)
+	if j < 0 {
+		return ""
+	}
+	return s[:j]
+}
+
+// fakeDiscord is Discord's OAuth2 authorize page, token endpoint and user
+// and guild reads, checking the PKCE exchange as Discord does.
+type fakeDiscord struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	// codes maps an issued code to its challenge and redirect URI.
+	codes map[string][2]string
+	// guilds is what /users/@me/guilds answers.
+	guilds []map[string]any
+	// scopes records the scope of the last authorize request.
+	scope string
+}
+
+func newFakeDiscord(t testing.TB) *fakeDiscord {
+	f := &fakeDiscord{codes: map[string][2]string{}, guilds: []map[string]any{
+		{"id": serverA, "name": "Glade Keepers", "owner": false, "permissions": fmt.Sprint(1 << 5)},
+		{"id": serverB, "name": "Other Realm", "owner": false, "permissions": "1024"},
+		{"id": "444444444444444444", "name": "No Bot Here", "owner": true, "permissions": "0"},
+	}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /oauth2/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("client_id") != clientID || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+			http.Error(w, "bad authorize request", http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		code := fmt.Sprintf("code-%d", len(f.codes)+1)
+		f.codes[code] = [2]string{q.Get("code_challenge"), q.Get("redirect_uri")}
+		f.scope = q.Get("scope")
+		f.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+	})
+	mux.HandleFunc("POST /api/oauth2/token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		c, ok := f.codes[r.PostForm.Get("code")]
+		delete(f.codes, r.PostForm.Get("code"))
+		f.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		id, sec, _ := r.BasicAuth()
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != c[0] || r.PostForm.Get("redirect_uri") != c[1] ||
+			id != clientID || sec != secret || r.PostForm.Get("grant_type") != "authorization_code" {
+			http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "access-1", "token_type": "Bearer", "scope": "identify guilds"})
+	})
+	bearer := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer access-1" {
+				http.Error(w, "401", http.StatusUnauthorized)
+				return
+			}
+			h(w, r)
+		}
+	}
+	mux.HandleFunc("GET /api/v10/users/@me", bearer(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": discordUser, "username": "ann", "global_name": "Ann of the Glade"})
+	}))
+	mux.HandleFunc("GET /api/v10/users/@me/guilds", bearer(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(f.guilds)
+	}))
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}

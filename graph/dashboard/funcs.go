@@ -1,0 +1,175 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"html/template"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fieldArgs is what the editor's field templates get.
+type fieldArgs struct {
+	Root        view
+	Name, Label string
+	Value       any
+	Err         string
+}
+
+// funcs are the templates' helpers. Names that translate take the
+// request's tr as their first argument.
+var funcs = template.FuncMap{
+	"join": strings.Join,
+	"list": func(s ...string) []string { return s },
+	"dict": func() map[string]string { return map[string]string{} },
+	"args": func(root view, name, label string, value any, rest ...string) fieldArgs {
+		a := fieldArgs{Root: root, Name: name, Label: label, Value: value}
+		if len(rest) > 0 {
+			a.Err = rest[0]
+		}
+		return a
+	},
+	"intp": func(p *int) string {
+		if p == nil {
+			return ""
+		}
+		return strconv.Itoa(*p)
+	},
+	"deref": func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	},
+	"yesno": func(t tr, b bool) string {
+		if b {
+			return t.S("yes")
+		}
+		return t.S("no")
+	},
+	// tri is a select of inherit / yes / no for an optional boolean.
+	"tri": func(t tr, name, id string, v *bool) template.HTML {
+		opt := func(val, label string, sel bool) string {
+			s := `<option value="` + val + `"`
+			if sel {
+				s += " selected"
+			}
+			return s + ">" + template.HTMLEscapeString(label) + "</option>"
+		}
+		return template.HTML(`<select id="` + template.HTMLEscapeString(id) + `" name="` + template.HTMLEscapeString(name) + `">` +
+			opt("", t.S("inherit"), v == nil) + opt("true", t.S("yes"), v != nil && *v) + opt("false", t.S("no"), v != nil && !*v) + `</select>`)
+	},
+	"shortTime": func(s string) string {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return s
+		}
+		return tm.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	"jsonText": func(v any) string {
+		b, _ := json.Marshal(v)
+		return clip(string(b), 2000)
+	},
+	"formatName": func(t tr, f string) string {
+		switch f {
+		case "ST_WORLD_INFO":
+			return t.S("SillyTavern world info (JSON)")
+		case "CCV3_LOREBOOK":
+			return t.S("Character Card V3 lorebook (JSON)")
+		case "CARD_JSON":
+			return t.S("Character card (JSON)")
+		case "CARD_PNG":
+			return t.S("Character card (PNG)")
+		case "CARD_CHARX":
+			return t.S("Character card (CHARX)")
+		}
+		return f
+	},
+	"logicName": func(t tr, l string) string {
+		switch l {
+		case "AND_ANY":
+			return t.S("AND ANY: at least one secondary key")
+		case "AND_ALL":
+			return t.S("AND ALL: every secondary key")
+		case "NOT_ANY":
+			return t.S("NOT ANY: no secondary key")
+		case "NOT_ALL":
+			return t.S("NOT ALL: not every secondary key")
+		}
+		return l
+	},
+	"kindName": func(t tr, k string) string {
+		switch k {
+		case "FILE":
+			return t.S("File import")
+		case "BACKUP":
+			return t.S("Backup import")
+		case "MIGRATION":
+			return t.S("Memory migration")
+		case "COLLECTION_DELETE":
+			return t.S("Collection deleted")
+		case "SCOPE_WIPE":
+			return t.S("Lore wiped")
+		case "UNDO":
+			return t.S("Undo")
+		}
+		return k
+	},
+	"groupName": func(t tr, g string) string {
+		if g == "ALWAYS_ON" {
+			return t.S("Always On")
+		}
+		return t.S("activated by a key")
+	},
+	"placementName": func(t tr, p string) string {
+		if p == "BEFORE" {
+			return t.S("Before the persona")
+		}
+		return t.S("After the persona")
+	},
+	"verdictName": func(t tr, v string) string {
+		if s, ok := verdicts[v]; ok {
+			return t.S(s)
+		}
+		return v
+	},
+}
+
+// verdicts names the trace's verdicts (TraceItem.verdict).
+var verdicts = map[string]string{
+	"admitted":                "fired",
+	"disabled":                "disabled",
+	"gated_server":            "other server",
+	"gated_lineage":           "other persona",
+	"gated_collection":        "collection disabled",
+	"gated_channel":           "not in this channel",
+	"no_key_match":            "no key matched",
+	"secondary_logic_failed":  "secondary keys failed",
+	"chance_failed":           "chance roll failed",
+	"over_budget":             "over the budget",
+	"group_lost":              "lost its group",
+	"excluded_from_recursion": "excluded from recursion",
+	"delayed_until_recursion": "waits for recursion",
+	"decorator_blocked":       "blocked by a decorator",
+	"cooldown":                "cooling down",
+	"delayed":                 "delayed",
+}
+
+// flashText is the notice of a ?done= redirect.
+func flashText(t tr, done string) string {
+	switch done {
+	case "saved":
+		return t.S("Saved.")
+	case "deleted":
+		return t.S("Deleted.")
+	case "settings":
+		return t.S("Settings saved.")
+	case "undone":
+		return t.S("Undone.")
+	case "signedout":
+		return t.S("You are signed out.")
+	case "expired":
+		return t.S("Your session has ended. Sign in again.")
+	}
+	return ""
+}

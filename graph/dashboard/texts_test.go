@@ -1,0 +1,69 @@
+package dashboard
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+
+	"loregate/lore/i18n"
+)
+
+// textCalls find the catalog keys used in templates (.T.S "...", $t.S
+// "...") and in Go (t.S("..."), verdict names).
+var textCalls = []*regexp.Regexp{
+	regexp.MustCompile(`\.S "((?:[^"\\]|\\.)*)"`),
+	regexp.MustCompile(`\bt\.S\("((?:[^"\\]|\\.)*)"`),
+}
+
+// TestEveryTextIsTranslated: every text the pages and handlers use is in
+// the catalog with a Portuguese translation, and the catalog has no text
+// nothing uses.
+func TestEveryTextIsTranslated(t *testing.T) {
+	used := map[string]bool{}
+	files, _ := filepath.Glob("templates/*.html")
+	gos, _ := filepath.Glob("*.go")
+	for _, f := range append(files, gos...) {
+		if filepath.Ext(f) == ".go" && (f == "texts.go" || filepath.Base(f) != f || len(f) > 8 && f[len(f)-8:] == "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, re := range textCalls {
+			for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+				used[m[1]] = true
+			}
+		}
+	}
+	for _, v := range verdicts {
+		used[v] = true
+	}
+	keys := i18n.Keys(texts)
+	var missing, unused []string
+	for k := range used {
+		if _, ok := keys[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	for k := range keys {
+		if !used[k] {
+			unused = append(unused, k)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(unused)
+	for _, k := range missing {
+		t.Errorf("not in the catalog: %q", k)
+	}
+	for _, k := range unused {
+		t.Errorf("in the catalog but unused: %q", k)
+	}
+	for _, x := range texts.Texts {
+		if x[1] == "" {
+			t.Errorf("no Portuguese for %q", x[0])
+		}
+	}
+}
