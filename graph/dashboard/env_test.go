@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -53,31 +54,38 @@ type env struct {
 	public string
 }
 
-// newEnv starts the API, background jobs and the dashboard on a fresh
-// database; servers A and B are registered.
-func newEnv(t testing.TB) *env {
+// newEnv starts the API and the dashboard on a fresh database; servers A
+// and B are registered.
+func newEnv(t testing.TB) *env { return newEnvJobs(t, 0) }
+
+// newEnvJobs is newEnv with background jobs when inline > 0: imports
+// larger than inline bytes become jobs.
+func newEnvJobs(t testing.TB, inline int) *env {
 	t.Helper()
 	pool := postgrestest.NewPool(t)
 	store := postgres.New(pool)
 	logger := slog.New(slog.DiscardHandler)
-	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true})
-	require.NoError(t, err)
-	require.NoError(t, client.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = client.Stop(ctx)
-	})
+	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16)}
+	if inline > 0 {
+		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true})
+		require.NoError(t, err)
+		require.NoError(t, client.Start(context.Background()))
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = client.Stop(ctx)
+		})
+		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: inline}
+	}
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)
 	fd := newFakeDiscord(t)
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16),
-			Jobs: &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 1 << 20}},
-		Auth:    authn,
-		Logger:  logger,
-		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
+		Resolver: resolver,
+		Auth:     authn,
+		Logger:   logger,
+		Metrics:  graph.NewMetrics(prometheus.NewRegistry()),
 	})
 	srv := httptest.NewUnstartedServer(mux)
 	public := "http://" + srv.Listener.Addr().String()
@@ -255,4 +263,140 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
+}
+
+// apiEntry is what the tests read back through the API.
+type apiEntry struct {
+	Title, Content string
+	Probability    int
+	SecondaryKeys  []string
+}
+
+// getEntry reads an entry of a collection with the service key.
+func (e *env) getEntry(server, coll, id string) apiEntry {
+	e.t.Helper()
+	var out struct {
+		Server struct {
+			Collection struct {
+				Entries struct {
+					Edges []struct {
+						Node struct {
+							ID string
+							apiEntry
+						}
+					}
+				}
+			}
+		}
+	}
+	e.must(`query($s: String!, $n: String!) { server(discordId: $s) { collection(name: $n) { entries(first: 250) { edges { node { id title content probability secondaryKeys } } } } } }`,
+		map[string]any{"s": server, "n": coll}, &out)
+	for _, ed := range out.Server.Collection.Entries.Edges {
+		if ed.Node.ID == id {
+			return ed.Node.apiEntry
+		}
+	}
+	e.t.Fatalf("entry %s not found", id)
+	return apiEntry{}
+}
+
+// requireCollections checks the server's collection count.
+func (e *env) requireCollections(server string, n int) {
+	e.t.Helper()
+	var out struct {
+		Server struct{ Collections struct{ TotalCount int } }
+	}
+	e.must(`query($s: String!) { server(discordId: $s) { collections { totalCount } } }`, map[string]any{"s": server}, &out)
+	require.Equal(e.t, n, out.Server.Collections.TotalCount)
+}
+
+// requireEntries checks the server's Serverwide entry count.
+func (e *env) requireEntries(server string, n int) {
+	e.t.Helper()
+	var out struct {
+		Server struct {
+			EntryCounts []struct {
+				LineageID *int64
+				Count     int
+			}
+		}
+	}
+	e.must(`query($s: String!) { server(discordId: $s) { entryCounts { lineageId count } } }`, map[string]any{"s": server}, &out)
+	got := 0
+	for _, c := range out.Server.EntryCounts {
+		if c.LineageID == nil {
+			got = c.Count
+		}
+	}
+	require.Equal(e.t, n, got)
+}
+
+// httpClientSignedIn is a client signed in with token.
+func (e *env) httpClientSignedIn(token string) *http.Client {
+	c := e.httpClient()
+	e.devSignIn(c, token)
+	return c
+}
+
+// importBook imports a SillyTavern world info book of the entries (title,
+// content, key) into a new collection named name, with the service key,
+// and returns the collection's id.
+func (e *env) importBook(server, name string, entries [][3]string) string {
+	e.t.Helper()
+	book := map[string]any{}
+	for i, x := range entries {
+		book[fmt.Sprint(i)] = map[string]any{"uid": i, "comment": x[0], "content": x[1], "key": []string{x[2]}, "order": i}
+	}
+	file, _ := json.Marshal(map[string]any{"entries": book})
+	ops, _ := json.Marshal(map[string]any{"query": `mutation($in: ImportLorebookInput!) { importLorebook(input: $in) { collection { id } error { message } } }`,
+		"variables": map[string]any{"in": map[string]any{"serverDiscordId": server, "lineageId": 0, "name": name, "file": nil}}})
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	_ = mw.WriteField("operations", string(ops))
+	_ = mw.WriteField("map", `{"0":["variables.in.file"]}`)
+	fw, _ := mw.CreateFormFile("0", name+".json")
+	_, _ = fw.Write(file)
+	_ = mw.Close()
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+serviceKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			ImportLorebook struct {
+				Collection *struct{ ID string }
+				Error      *struct{ Message string }
+			}
+		}
+		Errors []map[string]any
+	}
+	require.NoError(e.t, json.NewDecoder(resp.Body).Decode(&out))
+	require.Empty(e.t, out.Errors)
+	require.Nil(e.t, out.Data.ImportLorebook.Error)
+	return out.Data.ImportLorebook.Collection.ID
+}
+
+// entryID finds an entry of a collection by title.
+func (e *env) entryID(server, coll, title string) string {
+	e.t.Helper()
+	var out struct {
+		Server struct {
+			Collection struct {
+				Entries struct {
+					Edges []struct{ Node struct{ ID, Title string } }
+				}
+			}
+		}
+	}
+	e.must(`query($s: String!, $n: String!) { server(discordId: $s) { collection(name: $n) { entries(first: 250) { edges { node { id title } } } } } }`,
+		map[string]any{"s": server, "n": coll}, &out)
+	for _, ed := range out.Server.Collection.Entries.Edges {
+		if ed.Node.Title == title {
+			return ed.Node.ID
+		}
+	}
+	e.t.Fatalf("no entry %q", title)
+	return ""
 }

@@ -1,0 +1,378 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/sharedtest"
+)
+
+// One headless Chromium (Debian's chromium package) serves every browser
+// test of the package: it starts with the first test that needs it and
+// stops when the package's tests end (TestMain). Each test gets a fresh
+// browser context (its own cookies).
+var browser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	err    error
+	skip   string
+}
+
+// chromiumPath finds the browser binary.
+func chromiumPath() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.cancel != nil {
+		browser.cancel()
+	}
+	os.Exit(code)
+}
+
+// startBrowser launches Chromium once.
+func startBrowser() {
+	path := chromiumPath()
+	if path == "" {
+		browser.skip = "chromium is not installed (apt-get install chromium): the browser tests need it"
+		return
+	}
+	dir, err := os.MkdirTemp("", "loregate-chromium-")
+	if err != nil {
+		browser.err = err
+		return
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(dir), chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	if err := chromedp.Do(bctx); err != nil {
+		cancelBrowser()
+		cancelAlloc()
+		browser.err = fmt.Errorf("start chromium: %w", err)
+		return
+	}
+	browser.ctx = bctx
+	browser.cancel = func() { cancelBrowser(); cancelAlloc(); _ = os.RemoveAll(dir) }
+}
+
+// tab returns a browser context of its own (fresh cookies) for the test:
+// the test fails under CI (CI set) when Chromium is missing, and is
+// skipped elsewhere.
+func tab(t *testing.T) context.Context {
+	t.Helper()
+	browser.once.Do(startBrowser)
+	if browser.skip != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s; it must be there under CI (.ci/run installs it)", browser.skip)
+		}
+		t.Skip(browser.skip)
+	}
+	require.NoError(t, browser.err)
+	ctx, cancel := chromedp.NewContext(browser.ctx, chromedp.WithNewBrowserContext())
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel() })
+	return ctx
+}
+
+// shotDir is where the tests write their screenshots for review:
+// LOREGATE_SCREENSHOTS, else a folder in the system's temporary directory.
+func shotDir(t *testing.T) string {
+	dir := os.Getenv("LOREGATE_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "loregate-dashboard-screenshots")
+	}
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+// shot saves a full-page PNG screenshot named name.
+func shot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	buf, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	p := filepath.Join(shotDir(t), name+".png")
+	require.NoError(t, os.WriteFile(p, buf, 0o644))
+	t.Logf("screenshot %s", p)
+}
+
+// text returns the text of the first element matching sel.
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(sel))))
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	require.NoError(t, err)
+	return s
+}
+
+// browserSignIn signs the tab in with a member token through the sign-in
+// page's operator form.
+func (e *env) browserSignIn(t *testing.T, ctx context.Context, token string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(e.srv.URL+"/dashboard/"),
+		chromedp.WaitReady(chromedp.CSS("#token")),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector("details").open = true`),
+		chromedp.SetValue(chromedp.CSS("#token"), token),
+		chromedp.Click(chromedp.CSS("#dev-login")),
+		chromedp.WaitVisible(chromedp.CSS("#servers")),
+	))
+}
+
+// acceptConfirms makes window.confirm answer yes on the current page.
+var acceptConfirms = chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`)
+
+// TestBrowserSignInWithDiscord signs in through the Discord OAuth2 flow
+// (authorization code with PKCE, against a fake Discord): the servers list
+// shows where the member may write (Manage Server), where they may only
+// read, and a server without lore.
+func TestBrowserSignInWithDiscord(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#discord-login"))))
+	shot(t, ctx, "01-signin")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#discord-login")), chromedp.WaitVisible(chromedp.CSS("#servers"))))
+	require.Equal(t, "identify guilds", e.oauth.scope)
+	list := text(t, ctx, "#servers")
+	require.Contains(t, list, "Glade Keepers")
+	require.Contains(t, list, "Other Realm")
+	require.Contains(t, list, "No Bot Here")
+	write, err := chromedp.Run(ctx, chromedp.Text(`//li[contains(., "Glade Keepers")]/span`))
+	require.NoError(t, err)
+	read, err := chromedp.Run(ctx, chromedp.Text(`//li[contains(., "Other Realm")]/span`))
+	require.NoError(t, err)
+	require.Equal(t, "Read and write (Manage Server)", write)
+	require.Equal(t, "Read only", read)
+	require.Contains(t, text(t, ctx, ".who"), "Ann of the Glade")
+	shot(t, ctx, "02-servers")
+
+	// The session works against the API with the minted token: the
+	// server page shows the member's write access.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/")))
+	require.Contains(t, text(t, ctx, "main"), "Read and write (Manage Server)")
+}
+
+// TestBrowserBrowseAndEdit browses a 120-entry collection (search, sort,
+// paging), edits an entry into a validation error shown next to its field,
+// saves it, and then meets a conflict when someone else saved meanwhile.
+func TestBrowserBrowseAndEdit(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	book := make([][3]string, 120)
+	for i := range book {
+		book[i] = [3]string{fmt.Sprintf("Place %03d", i), fmt.Sprintf("Place number %d.", i), fmt.Sprintf("place%d", i)}
+	}
+	book[77] = [3]string{"The glade", "A quiet glade where travellers rest.", "glade"}
+	coll := e.importBook(serverA, "World", book)
+	glade := e.entryID(serverA, "World", "The glade")
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#collections"))))
+	require.Contains(t, text(t, ctx, "#collections"), "World")
+	require.Contains(t, text(t, ctx, "main"), "Entries: 120 of 250")
+	shot(t, ctx, "03-server")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//a[text()="World"]`), chromedp.WaitVisible(chromedp.CSS("#entries"))))
+	require.Equal(t, "120 of 120 entries match", text(t, ctx, "#count"))
+	shot(t, ctx, "04-book")
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
+	require.NoError(t, err)
+	require.Equal(t, 50, rows, "50 entries a page")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.Click(chromedp.CSS(`a[rel="next"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.pager [aria-current="page"]`))))
+	require.Equal(t, "3", text(t, ctx, `.pager [aria-current="page"]`))
+	rows, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
+	require.NoError(t, err)
+	require.Equal(t, 20, rows, "the last page holds the rest")
+
+	// Search by content, then sort by title descending.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#q"), "travellers"), chromedp.Submit(chromedp.CSS("#q")),
+		chromedp.WaitVisible(chromedp.CSS("#count"))))
+	require.Equal(t, "1 of 120 entries match", text(t, ctx, "#count"))
+	require.Contains(t, text(t, ctx, "#entries"), "The glade")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/?sort=title&dir=desc")))
+	require.Contains(t, text(t, ctx, "#entries tbody tr:first-child"), "The glade")
+
+	// Edit: a chance of 150 is refused by the API next to its field.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//a[text()="The glade"]`), chromedp.WaitVisible(chromedp.CSS("#entry-form"))))
+	shot(t, ctx, "05-entry")
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "150"), chromedp.Click(chromedp.CSS("#save")),
+		chromedp.WaitVisible(chromedp.CSS("#probability-err"))))
+	require.Contains(t, text(t, ctx, "#probability-err"), "probability")
+	invalid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-probability").getAttribute("aria-invalid")`))
+	require.NoError(t, err)
+	require.Equal(t, "true", invalid)
+	shot(t, ctx, "06-entry-invalid")
+
+	// Fix it and add a secondary key: saved.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "50"),
+		chromedp.SetValue(chromedp.CSS("#f-secondaryKeys"), "rest\nquiet"), chromedp.Click(chromedp.CSS("#save")),
+		chromedp.WaitVisible(chromedp.CSS(".flash"))))
+	require.Equal(t, "Saved.", text(t, ctx, ".flash"))
+	got := e.getEntry(serverA, "World", glade)
+	require.Equal(t, 50, got.Probability)
+	require.Equal(t, []string{"rest", "quiet"}, got.SecondaryKeys)
+
+	// Conflict: someone else renames the entry while the form is open.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/e/"+glade), chromedp.WaitVisible(chromedp.CSS("#entry-form"))))
+	time.Sleep(5 * time.Millisecond) // updatedAt has microsecond resolution; the other write must be later
+	e.must(`mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { error { message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "entryId": glade, "patch": map[string]any{"title": "The old glade"}}}, nil)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-content"), "My own version."), chromedp.Click(chromedp.CSS("#save")),
+		chromedp.WaitVisible(chromedp.CSS("#conflict"))))
+	require.Contains(t, text(t, ctx, "#conflict"), "Someone else changed this entry")
+	kept, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS("#f-content")))
+	require.NoError(t, err)
+	require.Equal(t, "My own version.", kept, "the member's text stays in the form")
+	got = e.getEntry(serverA, "World", glade)
+	require.Equal(t, "The old glade", got.Title)
+	require.Equal(t, "A quiet glade where travellers rest.", got.Content, "the conflicting save wrote nothing")
+	shot(t, ctx, "07-entry-conflict")
+}
+
+// TestBrowserImportPreviewUndo drops a world info file on the import page
+// (preview: nothing written), imports a corpus file from the file input
+// as a background job (progress page, then the conversion report), and
+// undoes it from the result.
+func TestBrowserImportPreviewUndo(t *testing.T) {
+	ctx := tab(t)
+	e := newEnvJobs(t, 4<<10) // the corpus file (about 8 KB) becomes a job; the dropped one does not
+	eldoria := sharedtest.Path(t, "corpus", "st-worldinfo", "sillytavern__Eldoria.json")
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/import"), chromedp.WaitVisible(chromedp.CSS("#drop"))))
+
+	// Drag and drop a small world info book: the preview appears.
+	drop := `(() => {
+		const book = JSON.stringify({entries: {"0": {uid: 0, key: ["moon"], content: "The moon is pale.", comment: "Moon"},
+			"1": {uid: 1, key: ["sun"], content: "The sun is warm.", comment: "Sun"}}});
+		const dt = new DataTransfer();
+		dt.items.add(new File([book], "Sky.json", {type: "application/json"}));
+		document.getElementById("drop").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+	})()`
+	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](drop), chromedp.WaitVisible(chromedp.CSS("#plan-added"))))
+	require.Equal(t, "2", text(t, ctx, "#plan-added"))
+	require.Contains(t, text(t, ctx, "#preview"), "Sky")
+	e.requireCollections(serverA, 0)
+
+	// The corpus file from the file input: preview, then import.
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/import"), chromedp.WaitVisible(chromedp.CSS("#file")),
+		chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{eldoria}),
+		chromedp.WaitVisible(chromedp.CSS("#plan-added"))))
+	require.Equal(t, "4", text(t, ctx, "#plan-added"))
+	require.Contains(t, text(t, ctx, "#preview"), "st-worldinfo")
+	shot(t, ctx, "08-import-preview")
+	e.requireCollections(serverA, 0)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#import-button")), chromedp.WaitVisible(chromedp.CSS("#job-progress"))))
+	shot(t, ctx, "09-import-job")
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#result-added"))))
+	require.Equal(t, "4", text(t, ctx, "#result-added"))
+	require.Equal(t, "COMPLETED", text(t, ctx, "#job-state"))
+	require.Contains(t, text(t, ctx, "#result"), "Conversion report")
+	shot(t, ctx, "10-import-result")
+	e.requireCollections(serverA, 1)
+
+	// Undo from the result: the collection is gone; the history says so.
+	require.NoError(t, chromedp.Do(ctx, acceptConfirms, chromedp.Click(chromedp.CSS("#undo-import")), chromedp.WaitVisible(chromedp.CSS(".flash"))))
+	require.Equal(t, "Undone.", text(t, ctx, ".flash"))
+	require.Contains(t, text(t, ctx, "#history"), "undone")
+	shot(t, ctx, "11-history")
+	e.requireEntries(serverA, 0)
+}
+
+// TestBrowserPlaygroundWhyNot runs a chat in the playground: the fired
+// entry is listed, and the trace says why another entry did not fire.
+func TestBrowserPlaygroundWhyNot(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	coll := e.collection(serverA, "World")
+	e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	e.entry(serverA, coll, map[string]any{"title": "The tower", "content": "A dark tower.", "keys": []string{"tower"}})
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: false}))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/play"), chromedp.WaitVisible(chromedp.CSS("#chat")),
+		chromedp.SetValue(chromedp.CSS("#chat"), "Ann: Let us rest in the glade.\nBo: Gladly."),
+		chromedp.SetValue(chromedp.CSS("#user"), "Ann"),
+		chromedp.Click(chromedp.CSS("#run")), chromedp.WaitVisible(chromedp.CSS("#trace"))))
+	require.Contains(t, text(t, ctx, "#fired"), "The glade")
+	require.NotContains(t, text(t, ctx, "#fired"), "The tower")
+	require.Contains(t, text(t, ctx, `#trace tr[data-title="The tower"]`), "no key matched")
+	require.Contains(t, text(t, ctx, `#trace tr[data-title="The glade"]`), "fired")
+	require.Contains(t, text(t, ctx, "#prompt"), "A quiet glade.")
+	shot(t, ctx, "12-playground")
+}
+
+// TestBrowserReadOnlyMember: a member without Manage Server sees the lore
+// and no write control on any page (phone-sized screen), and a write sent
+// anyway is refused.
+func TestBrowserReadOnlyMember(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	coll := e.collection(serverA, "World")
+	id := e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	e.browserSignIn(t, ctx, e.token("43", map[string]bool{serverA: false}))
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 844)))
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	for i, p := range []string{base, base + "b/c" + coll + "/", base + "b/c" + coll + "/e/" + id, base + "play"} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p), chromedp.WaitVisible(chromedp.CSS("main h1"))))
+		writes, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("form[method=post]")].filter(f => !f.action.endsWith("/logout") && !f.action.endsWith("/play")).length
+				+ document.querySelectorAll("#new-entry, #save, #delete, a[href$='/import']").length`))
+		require.NoError(t, err)
+		require.Zero(t, writes, "write controls on %s", p)
+		shot(t, ctx, fmt.Sprintf("13-readonly-%d", i))
+	}
+	require.Contains(t, text(t, ctx, "header"), "Playground")
+
+	// A write sent anyway (with a valid CSRF token) is refused.
+	c := e.httpClient()
+	e.devSignIn(c, e.token("43", map[string]bool{serverA: false}))
+	_, page := get(t, c, base+"b/c"+coll+"/e/"+id)
+	csrf := between(page, `name="csrf" value="`, `"`)
+	require.NotEmpty(t, csrf)
+	resp, err := c.PostForm(base+"b/c"+coll+"/e/"+id, url.Values{"csrf": {csrf}, "title": {"Mine"}, "content": {"Mine."}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, "The glade", e.getEntry(serverA, "World", id).Title)
+}
+
+// TestBrowserCrossServerRefused: a member of server A opening server B's
+// pages, or B's collection under A's URL, is refused.
+func TestBrowserCrossServerRefused(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	other := e.collection(serverB, "Secrets")
+	e.entry(serverB, other, map[string]any{"title": "Hidden", "content": "Not for A.", "keys": []string{"x"}})
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	for _, p := range []string{"/dashboard/s/" + serverB + "/", "/dashboard/s/" + serverB + "/b/c" + other + "/", "/dashboard/s/" + serverA + "/b/c" + other + "/"} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+p), chromedp.WaitVisible(chromedp.CSS(".error"))))
+		msg := text(t, ctx, ".error")
+		require.True(t, strings.Contains(msg, "not a member") || strings.Contains(msg, "does not exist"), "%s: %s", p, msg)
+		require.NotContains(t, text(t, ctx, "main"), "Hidden")
+	}
+	shot(t, ctx, "14-cross-server")
+	status, _ := get(t, e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true})), e.srv.URL+"/dashboard/s/"+serverB+"/")
+	require.Equal(t, http.StatusNotFound, status)
+}
