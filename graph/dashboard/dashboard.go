@@ -18,7 +18,9 @@
 package dashboard
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -106,6 +108,11 @@ func New(cfg Config) (*Dashboard, error) {
 	if len(d.key) == 0 {
 		d.key = make([]byte, 32)
 		_, _ = rand.Read(d.key)
+	} else {
+		// A key of its own, derived from the given secret.
+		m := hmac.New(sha256.New, d.key)
+		m.Write([]byte("loregate dashboard sign-in cookie"))
+		d.key = m.Sum(nil)
 	}
 	if d.hc == nil {
 		d.hc = &http.Client{Timeout: 15 * time.Second}

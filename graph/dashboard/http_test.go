@@ -11,7 +11,7 @@ import (
 )
 
 // get fetches a dashboard path and returns the status and body.
-func get(t *testing.T, c *http.Client, u string) (int, string) {
+func get(t testing.TB, c *http.Client, u string) (int, string) {
 	t.Helper()
 	resp, err := c.Get(u)
 	require.NoError(t, err)
