@@ -4,27 +4,32 @@ import (
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
-	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
+
+	"loregate/lore/i18n"
 )
 
 // Every member-facing text of the adapter comes from one message catalog
-// (golang.org/x/text/message) in English and Brazilian Portuguese, the
-// language of the user guide, whose labels the Portuguese texts use. The
-// interaction's locale picks the language (pt-BR and pt → Portuguese,
-// anything else → English). Message keys are the English texts, with fmt
-// verbs; plural messages select on their first argument.
+// in English and Brazilian Portuguese, the language of the user guide,
+// whose labels the Portuguese texts use; the catalog mechanism is shared
+// with the web dashboard (lore/i18n). The interaction's locale picks the
+// language (pt-BR and pt → Portuguese, anything else → English). Message
+// keys are the English texts, with fmt verbs; plural messages select on
+// their first argument.
 
 var (
-	langEN = language.English
-	langPT = language.BrazilianPortuguese
+	langEN = i18n.EN
+	langPT = i18n.PT
 )
 
 // pluralMsg is a message that selects on a count: one form for 1, another
 // for every other number.
-type pluralMsg struct{ key, enOne, enMany, ptOne, ptMany string }
+type pluralMsg = i18n.Plural
+
+// textSet is the adapter's texts and plurals.
+func textSet() i18n.Set { return i18n.Set{Texts: allTexts(), Plurals: plurals[:]} }
 
 // tr translates for one interaction.
 type tr struct {
@@ -51,30 +56,10 @@ func (t tr) S(key string, args ...any) string {
 func (t tr) N(key string, n int) string { return t.S(key, n) }
 
 // catalogKeys holds every key of the catalog.
-var catalogKeys = func() map[string]struct{} {
-	m := make(map[string]struct{}, len(texts)+len(historyTexts)+len(plurals))
-	for _, x := range allTexts() {
-		m[x[0]] = struct{}{}
-	}
-	for _, x := range plurals {
-		m[x.key] = struct{}{}
-	}
-	return m
-}()
+var catalogKeys = i18n.Keys(textSet())
 
 // newCatalog builds the catalog of texts and plurals.
-func newCatalog() catalog.Catalog {
-	b := catalog.NewBuilder(catalog.Fallback(langEN))
-	for _, x := range allTexts() {
-		_ = b.SetString(langEN, x[0], x[0])
-		_ = b.SetString(langPT, x[0], x[1])
-	}
-	for _, x := range plurals {
-		_ = b.Set(langEN, x.key, plural.Selectf(1, "%d", "=1", x.enOne, "other", x.enMany))
-		_ = b.Set(langPT, x.key, plural.Selectf(1, "%d", "=1", x.ptOne, "other", x.ptMany))
-	}
-	return b
-}
+func newCatalog() catalog.Catalog { return i18n.NewCatalog(textSet()) }
 
 // allTexts returns every text of the catalog: the panel's (texts) and the
 // import history's (historyTexts).
