@@ -45,15 +45,13 @@ func (d *Dashboard) findEntry(rq *req) (book, entry, bool, bool) {
 	if id == "new" {
 		return b, newEntry(), true, true
 	}
-	entries, _, err := d.bookEntries(rq.r.Context(), rq.s.Token, rq.sid, b)
+	e, found, err := d.bookEntry(rq.r.Context(), rq.s.Token, rq.sid, b, id)
 	if err != nil {
 		d.apiFailed(rq, err)
 		return b, entry{}, false, false
 	}
-	for _, e := range entries {
-		if e.ID == id {
-			return b, e, false, true
-		}
+	if found {
+		return b, e, false, true
 	}
 	d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This entry does not exist in this book (it may have been deleted)."))
 	return b, entry{}, false, false

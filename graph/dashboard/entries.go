@@ -42,72 +42,109 @@ const entryFields = `id lineageId collection title content keys secondaryKeys se
 	groupWeight useGroupScoring excludeRecursion preventRecursion delayUntilRecursion sticky cooldown delay
 	channelIds legacyChannelTags extensions createdAt updatedAt lastActivatedAt`
 
+// entryListFields are the fields the entries list shows and searches.
+const entryListFields = `id title content keys secondaryKeys enabled constant insertionOrder priority updatedAt`
+
 type entryConn struct {
 	TotalCount int
 	PageInfo   struct {
 		HasNextPage bool
 		EndCursor   *string
 	}
-	Edges []struct{ Node entry }
+	Edges []struct {
+		Cursor string
+		Node   entry
+	}
 }
 
-// bookEntries reads every entry of a book (pages of 250, the API's
-// largest) with its settings.
+// entriesPage reads one page of a book's entries with the given fields,
+// and the book's settings.
+func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, fields string, first int, after *string) (entryConn, bookSettings, error) {
+	vars := map[string]any{"s": sid, "a": after, "f": first}
+	sel := bookSettingsFields + ` entries(first: $f, after: $a) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ` + fields + ` } } }`
+	var book *struct {
+		BookSettings bookSettings
+		Entries      entryConn
+	}
+	var q string
+	if b.Collection != nil {
+		vars["n"] = b.Collection.Name
+		q = `query($s: String!, $n: String!, $a: String, $f: Int) { server(discordId: $s) { book: collection(name: $n) { ` + sel + ` } } }`
+	} else {
+		vars["l"] = b.LineageID
+		q = `query($s: String!, $l: Int64!, $a: String, $f: Int) { server(discordId: $s) { book: personaBook(lineageId: $l) { ` + sel + ` } } }`
+	}
+	var out struct {
+		Server *struct {
+			Book *struct {
+				BookSettings bookSettings
+				Entries      entryConn
+			}
+		}
+	}
+	if err := d.api.do(ctx, token, q, vars, &out); err != nil {
+		return entryConn{}, bookSettings{}, err
+	}
+	if out.Server == nil || out.Server.Book == nil {
+		return entryConn{}, bookSettings{}, errBookGone
+	}
+	book = out.Server.Book
+	return book.Entries, book.BookSettings, nil
+}
+
+// bookEntries reads every entry of a book with the list's fields (pages of
+// 250, the API's largest) and the book's settings.
 func (d *Dashboard) bookEntries(ctx context.Context, token, sid string, b book) ([]entry, bookSettings, error) {
 	var all []entry
 	var settings bookSettings
-	var after any
+	var after *string
 	for range 64 { // bounded: 64 pages of 250 is far past any scope limit
-		var conn entryConn
-		vars := map[string]any{"s": sid, "a": after}
-		if b.Collection != nil {
-			vars["n"] = b.Collection.Name
-			var out struct {
-				Server *struct {
-					Collection *struct {
-						BookSettings bookSettings
-						Entries      entryConn
-					}
-				}
-			}
-			q := `query($s: String!, $n: String!, $a: String) { server(discordId: $s) { collection(name: $n) { ` +
-				bookSettingsFields + ` entries(first: 250, after: $a) { totalCount pageInfo { hasNextPage endCursor } edges { node { ` + entryFields + ` } } } } } }`
-			if err := d.api.do(ctx, token, q, vars, &out); err != nil {
-				return nil, settings, err
-			}
-			if out.Server == nil || out.Server.Collection == nil {
-				return nil, settings, errBookGone
-			}
-			conn, settings = out.Server.Collection.Entries, out.Server.Collection.BookSettings
-		} else {
-			vars["l"] = b.LineageID
-			var out struct {
-				Server *struct {
-					PersonaBook *struct {
-						BookSettings bookSettings
-						Entries      entryConn
-					}
-				}
-			}
-			q := `query($s: String!, $l: Int64!, $a: String) { server(discordId: $s) { personaBook(lineageId: $l) { ` +
-				bookSettingsFields + ` entries(first: 250, after: $a) { totalCount pageInfo { hasNextPage endCursor } edges { node { ` + entryFields + ` } } } } } }`
-			if err := d.api.do(ctx, token, q, vars, &out); err != nil {
-				return nil, settings, err
-			}
-			if out.Server == nil || out.Server.PersonaBook == nil {
-				return nil, settings, errBookGone
-			}
-			conn, settings = out.Server.PersonaBook.Entries, out.Server.PersonaBook.BookSettings
+		conn, st, err := d.entriesPage(ctx, token, sid, b, entryListFields, 250, after)
+		if err != nil {
+			return nil, settings, err
 		}
+		settings = st
 		for _, e := range conn.Edges {
 			all = append(all, e.Node)
 		}
 		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
 			break
 		}
-		after = *conn.PageInfo.EndCursor
+		after = conn.PageInfo.EndCursor
 	}
 	return all, settings, nil
+}
+
+// bookEntry reads one entry of a book with every field: it finds the
+// entry's position among the ids, then reads the single entry after the
+// previous one's cursor. ok is false when the book has no such entry.
+func (d *Dashboard) bookEntry(ctx context.Context, token, sid string, b book, id string) (entry, bool, error) {
+	var after, prev *string
+	for range 64 {
+		conn, _, err := d.entriesPage(ctx, token, sid, b, "id", 250, after)
+		if err != nil {
+			return entry{}, false, err
+		}
+		for _, e := range conn.Edges {
+			if e.Node.ID == id {
+				one, _, err := d.entriesPage(ctx, token, sid, b, entryFields, 1, prev)
+				if err != nil {
+					return entry{}, false, err
+				}
+				if len(one.Edges) == 1 && one.Edges[0].Node.ID == id {
+					return one.Edges[0].Node, true, nil
+				}
+				return entry{}, false, errBookGone // changed between the two reads
+			}
+			c := e.Cursor
+			prev = &c
+		}
+		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
+			return entry{}, false, nil
+		}
+		after = conn.PageInfo.EndCursor
+	}
+	return entry{}, false, nil
 }
 
 // errBookGone is a book that disappeared between two reads.
