@@ -100,10 +100,10 @@ func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, ve
 		Scope       string `json:"scope"`
 	}
 	if err := getJSON(hc, req, &tok); err != nil {
-		return nil, fmt.Errorf("Discord token exchange: %w", err)
+		return nil, fmt.Errorf("discord token exchange: %w", err)
 	}
 	if tok.AccessToken == "" {
-		return nil, fmt.Errorf("Discord token exchange: no access token in the answer")
+		return nil, fmt.Errorf("discord token exchange: no access token in the answer")
 	}
 	var me struct {
 		ID         string `json:"id"`
@@ -114,7 +114,7 @@ func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, ve
 		return nil, err
 	}
 	if me.ID == "" {
-		return nil, fmt.Errorf("Discord user: no id in the answer")
+		return nil, fmt.Errorf("discord user: no id in the answer")
 	}
 	var gs []struct {
 		ID          string `json:"id"`
@@ -140,11 +140,11 @@ func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, ve
 func (o OAuth) get(ctx context.Context, hc *http.Client, token, path string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.base()+path, nil)
 	if err != nil {
-		return fmt.Errorf("Discord %s: %w", path, err)
+		return fmt.Errorf("discord %s: %w", path, err)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	if err := getJSON(hc, req, out); err != nil {
-		return fmt.Errorf("Discord %s: %w", path, err)
+		return fmt.Errorf("discord %s: %w", path, err)
 	}
 	return nil
 }

@@ -1,0 +1,96 @@
+package dashboard
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestParseChat: "Name: text" lines start messages, other lines continue
+// them, blank lines end them.
+func TestParseChat(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		chat string
+		want []map[string]any
+	}{
+		{"empty", "  \n\n", nil},
+		{"speakers", "Ann: hello\r\nBo: hi there", []map[string]any{{"name": "Ann", "content": "hello"}, {"name": "Bo", "content": "hi there"}}},
+		{"continuation", "Ann: first line\nsecond line\n\nplain text", []map[string]any{{"name": "Ann", "content": "first line\nsecond line"}, {"content": "plain text"}}},
+		{"a link is not a speaker", "see https://example.com/a", []map[string]any{{"content": "see https://example.com/a"}}},
+		{"empty message dropped", "Ann:\nBo: yes", []map[string]any{{"name": "Bo", "content": "yes"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, parseChat(tc.chat))
+		})
+	}
+}
+
+// FuzzParseChat: any pasted text gives messages with non-empty, trimmed
+// content whose total length does not exceed the input's.
+func FuzzParseChat(f *testing.F) {
+	f.Add("Ann: hello\nBo: hi")
+	f.Add("x:\n\n: y\r\n")
+	f.Fuzz(func(t *testing.T, chat string) {
+		total := 0
+		for _, m := range parseChat(chat) {
+			c := m["content"].(string)
+			if c == "" || c != trimmed(c) {
+				t.Fatalf("content %q", c)
+			}
+			total += len(c)
+		}
+		if total > len(chat) {
+			t.Fatalf("%d bytes of content from %d bytes of chat", total, len(chat))
+		}
+	})
+}
+
+func trimmed(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t' || s[0] == '\n' || s[0] == '\r' || s[0] == '\v' || s[0] == '\f') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\n' || s[len(s)-1] == '\r' || s[len(s)-1] == '\v' || s[len(s)-1] == '\f') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// TestFilterSort: search matches title, keys and content case-insensitively;
+// sorts are stable with the id as the tie-break.
+func TestFilterSort(t *testing.T) {
+	es := []entry{
+		{ID: "1", Title: "Glade", Keys: []string{"forest"}, InsertionOrder: 3, Priority: 1, UpdatedAt: "2026-01-03"},
+		{ID: "2", Title: "apple", Content: "A FOREST fruit", InsertionOrder: 1, Priority: 5, UpdatedAt: "2026-01-01"},
+		{ID: "3", Title: "Tower", SecondaryKeys: []string{"stone"}, InsertionOrder: 2, Priority: 5, UpdatedAt: "2026-01-02"},
+	}
+	ids := func(es []entry) (out []string) {
+		for _, e := range es {
+			out = append(out, e.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		q    listQuery
+		want []string
+	}{
+		{listQuery{Sort: "order"}, []string{"2", "3", "1"}},
+		{listQuery{Sort: "order", Desc: true}, []string{"1", "3", "2"}},
+		{listQuery{Sort: "title"}, []string{"2", "1", "3"}},
+		{listQuery{Sort: "updated", Desc: true}, []string{"1", "3", "2"}},
+		{listQuery{Sort: "priority"}, []string{"1", "2", "3"}},
+		{listQuery{Q: "forest", Sort: "order"}, []string{"2", "1"}},
+		{listQuery{Q: "STONE", Sort: "order"}, []string{"3"}},
+		{listQuery{Q: "nothing", Sort: "order"}, nil},
+	} {
+		require.Equal(t, tc.want, ids(filterSort(es, tc.q)), "%+v", tc.q)
+	}
+}
+
+// TestFieldOf maps the API's error fields to form fields.
+func TestFieldOf(t *testing.T) {
+	for in, want := range map[string]string{"probability": "probability", "keys[2]": "keys", "patch.content": "content", "entry.keys[0]": "keys"} {
+		require.Equal(t, want, fieldOf(&in))
+	}
+	require.Equal(t, "", fieldOf(nil))
+}
