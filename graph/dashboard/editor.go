@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"loregate/lore"
 )
 
 // editorView is the entry editor's data.
@@ -121,7 +123,7 @@ func formEntry(t tr, f url.Values, persona bool) (entry, map[string]any, map[str
 		s := strings.TrimSpace(f.Get(name))
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			errs[name] = t.S("%q is not a whole number", clip(s, 20))
+			errs[name] = t.S("%q is not a whole number", lore.ClipRunes(s, 20))
 			return
 		}
 		*dst = n
@@ -137,7 +139,7 @@ func formEntry(t tr, f url.Values, persona bool) (entry, map[string]any, map[str
 	if s := strings.TrimSpace(f.Get("scanDepth")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			errs["scanDepth"] = t.S("%q is not a whole number", clip(s, 20))
+			errs["scanDepth"] = t.S("%q is not a whole number", lore.ClipRunes(s, 20))
 		} else {
 			e.ScanDepth = &n
 		}

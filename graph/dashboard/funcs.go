@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"loregate/lore"
 )
 
 // fieldArgs is what the editor's field templates get.
@@ -68,7 +70,7 @@ var funcs = template.FuncMap{
 	},
 	"jsonText": func(v any) string {
 		b, _ := json.Marshal(v)
-		return clip(string(b), 2000)
+		return lore.ClipRunes(string(b), 2000)
 	},
 	"formatName": func(t tr, f string) string {
 		switch f {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"loregate/graph/auth"
+	"loregate/lore"
 )
 
 // req is one member request: the session, the translator and, under
@@ -91,7 +92,7 @@ func (d *Dashboard) apiFailed(rq *req, err error) {
 	msg := rq.t.S("The lore service could not answer. Try again in a moment.")
 	var ae *apiError
 	if errors.As(err, &ae) && len(ae.Errors) > 0 {
-		msg += " (" + clip(ae.Errors[0].Message, 300) + ")"
+		msg += " (" + lore.ClipRunes(ae.Errors[0].Message, 300) + ")"
 	}
 	d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusBadGateway, msg)
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"loregate/lore"
 )
 
 // Sessions are server-side, one row per sign-in in the dashboard_sessions
@@ -89,7 +91,7 @@ func (st *sessionStore) create(ctx context.Context, s *session) (string, error) 
 			return err
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO dashboard_sessions (id_hash, user_id, user_name, token, guilds, csrf, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, hashID(id), s.UserID, clip(s.UserName, 200), s.Token, guilds, s.CSRF, s.ExpiresAt)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, hashID(id), s.UserID, lore.TruncateRunes(s.UserName, 200), s.Token, guilds, s.CSRF, s.ExpiresAt)
 		return err
 	})
 	if err != nil {
@@ -128,14 +130,6 @@ func (st *sessionStore) delete(ctx context.Context, id string) error {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n])
-	}
-	return s
 }
 
 // cookie returns a dashboard cookie: HttpOnly, SameSite=Lax, Secure when

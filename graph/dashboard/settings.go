@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"loregate/lore"
 )
 
 const (
@@ -23,7 +25,7 @@ func (d *Dashboard) serverSettings(_ *Dashboard, rq *req) {
 	if s := strings.TrimSpace(f.Get("budgetLimit")); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			errs["budgetLimit"] = rq.t.S("%q is not a whole number", clip(s, 20))
+			errs["budgetLimit"] = rq.t.S("%q is not a whole number", lore.ClipRunes(s, 20))
 		}
 		in["budgetLimit"] = n
 	} else {
@@ -56,7 +58,7 @@ func optInt(t tr, errs map[string]string, name, s string) any {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		errs[name] = t.S("%q is not a whole number", clip(s, 20))
+		errs[name] = t.S("%q is not a whole number", lore.ClipRunes(s, 20))
 		return nil
 	}
 	return n

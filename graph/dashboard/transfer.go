@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"loregate/lore"
 )
 
 const reportFields = `report { format entries skipped { index title reason } unsupportedKeys ignoredSettings { name count }
@@ -245,7 +247,7 @@ func (d *Dashboard) importCommit(_ *Dashboard, rq *req) {
 // apiMessage is the text of a failed upload.
 func apiMessage(t tr, err error) string {
 	if ae, ok := err.(*apiError); ok && len(ae.Errors) > 0 {
-		return clip(ae.Errors[0].Message, 300)
+		return lore.ClipRunes(ae.Errors[0].Message, 300)
 	}
 	return t.S("The lore service could not answer. Try again in a moment.")
 }
