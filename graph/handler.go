@@ -55,6 +55,15 @@ type Config struct {
 	AllowedOrigins []string
 }
 
+// WithDefaults returns a copy of c with every zero field that has a
+// default set: Logger one that discards. Resolver and Auth are required.
+func (c Config) WithDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
 // NewServer builds the gqlgen server: POST, GET and multipart transports,
 // a query cache bounded in bytes, automatic persisted queries, the
 // document, complexity and depth limits (limits.go), the error presenter
@@ -88,6 +97,7 @@ type configurable interface {
 // when enabled, the limits, metrics, the error presenter and panic
 // recovery.
 func configure(srv configurable, cfg Config) {
+	cfg = cfg.WithDefaults()
 	srv.AroundOperations(withLoaders)
 	srv.AroundOperations(withTextBudget)
 	srv.AroundFields(cfg.Resolver.idempotent)
@@ -109,6 +119,7 @@ func configure(srv configurable, cfg Config) {
 // / with its embedded assets under /explorer/ (package explorer), and, when the resolver has Jobs, GET /artifacts/{id} (authenticated
 // backup downloads, artifact.go). Every request gets a request id, an access log line and a timeout.
 func Mount(mux *http.ServeMux, cfg Config) {
+	cfg = cfg.WithDefaults()
 	api := NewServer(cfg)
 	var h http.Handler = api
 	h = cfg.Auth.Middleware(h)
