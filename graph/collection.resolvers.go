@@ -11,15 +11,12 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/transfer"
+	"time"
 )
 
 // Entries is the resolver for the entries field.
-func (r *collectionResolver) Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error) {
-	entries, err := r.collectionEntries(ctx, obj.ServerID, obj.Name)
-	if err != nil {
-		return nil, err
-	}
-	return entryConnection(entries, first, after, includeDisabled)
+func (r *collectionResolver) Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) (*model.EntryConnection, error) {
+	return r.bookEntries(ctx, obj.ServerID, lore.Serverwide, obj.Name, first, after, includeDisabled, search, orderBy)
 }
 
 // CreateCollection is the resolver for the createCollection field.
@@ -83,7 +80,7 @@ func (r *mutationResolver) UpdateCollectionSettings(ctx context.Context, input m
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
 		var c lore.Collection
-		c, err = r.Store.UpdateCollectionSettings(ctx, input.ServerDiscordID, id, bookPatchFromInput(&input.Settings))
+		c, err = r.Store.UpdateCollectionSettings(ctx, input.ServerDiscordID, id, bookPatchExpecting(&input.Settings, input.ExpectedUpdatedAt))
 		return collectionPayload(c, err)
 	}
 	return collectionPayload(lore.Collection{}, err)
@@ -98,7 +95,7 @@ func (r *mutationResolver) UpdatePersonaBookSettings(ctx context.Context, input 
 	}
 	var book *model.PersonaBook
 	if err == nil {
-		if _, err = r.Store.UpdatePersonaBookSettings(ctx, input.ServerDiscordID, lineage, bookPatchFromInput(&input.Settings)); err == nil {
+		if _, err = r.Store.UpdatePersonaBookSettings(ctx, input.ServerDiscordID, lineage, bookPatchExpecting(&input.Settings, input.ExpectedUpdatedAt)); err == nil {
 			book, err = r.personaBook(ctx, input.ServerDiscordID, lineage)
 		}
 	}
@@ -118,13 +115,14 @@ func (r *personaBookResolver) BookSettings(ctx context.Context, obj *model.Perso
 	return &m, nil
 }
 
+// UpdatedAt is the resolver for the updatedAt field.
+func (r *personaBookResolver) UpdatedAt(ctx context.Context, obj *model.PersonaBook) (*time.Time, error) {
+	return r.personaBookUpdatedAt(ctx, obj)
+}
+
 // Entries is the resolver for the entries field.
-func (r *personaBookResolver) Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error) {
-	entries, err := r.Store.ListScope(ctx, obj.ServerID, lore.Lineage(obj.LineageID), "")
-	if err != nil {
-		return nil, err
-	}
-	return entryConnection(entries, first, after, includeDisabled)
+func (r *personaBookResolver) Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) (*model.EntryConnection, error) {
+	return r.bookEntries(ctx, obj.ServerID, lore.Lineage(obj.LineageID), "", first, after, includeDisabled, search, orderBy)
 }
 
 // Collection returns generated.CollectionResolver implementation.

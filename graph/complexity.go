@@ -1,6 +1,9 @@
 package graph
 
-import "loregate/graph/generated"
+import (
+	"loregate/graph/generated"
+	"loregate/graph/model"
+)
 
 // complexity prices list fields by the page size they may return, so that
 // MaxComplexity bounds the rows an operation can make the server produce.
@@ -16,7 +19,12 @@ func complexity() generated.ComplexityRoot {
 		return 1 + n*child
 	}
 	c.Server.Collections = func(child int, first *int, _ *string) int { return pageCost(child, first, 25) }
-	c.Collection.Entries = func(child int, first *int, _ *string, _ *bool) int { return pageCost(child, first, 50) }
-	c.PersonaBook.Entries = func(child int, first *int, _ *string, _ *bool) int { return pageCost(child, first, 50) }
+	c.Collection.Entries = func(child int, first *int, _ *string, _ *bool, _ *string, _ *model.EntryOrder) int {
+		return pageCost(child, first, 50)
+	}
+	c.PersonaBook.Entries = func(child int, first *int, _ *string, _ *bool, _ *string, _ *model.EntryOrder) int {
+		return pageCost(child, first, 50)
+	}
+	c.Viewer.Servers = func(child int, first *int, _ *string) int { return pageCost(child, first, 100) }
 	return c
 }

@@ -28,6 +28,7 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 			BudgetUnit:     model.BudgetUnit(strings.ToUpper(string(s.Settings.Unit()))),
 			BudgetLimit:    s.Settings.Limit(),
 			Tokenizer:      string(s.Settings.TokenizerOrDefault()),
+			UpdatedAt:      s.SettingsUpdatedAt,
 		},
 		Limits:    limitsModel(lim),
 		CanManage: canManage,
@@ -312,6 +313,7 @@ func settingsPatchFromInput(in *model.UpdateServerSettingsInput) lore.SettingsPa
 		RegexKeys:      boolPtr(in.RegexKeys),
 		BudgetLimit:    intPtr(in.BudgetLimit),
 	}
+	p.ExpectedUpdatedAt = expected(in.ExpectedUpdatedAt)
 	if v, ok := in.BudgetUnit.ValueOK(); ok && v != nil {
 		u := lore.BudgetUnit(strings.ToLower(string(*v)))
 		p.BudgetUnit = &u

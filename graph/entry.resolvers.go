@@ -57,7 +57,7 @@ func (r *mutationResolver) UpdateEntry(ctx context.Context, input model.UpdateEn
 	if err != nil {
 		return entryPayload(lore.Entry{}, err)
 	}
-	patch, err := patchFromInput(&input.Patch)
+	patch, err := entryPatchOf(&input)
 	if err != nil {
 		return entryPayload(lore.Entry{}, err)
 	}

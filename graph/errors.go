@@ -76,6 +76,11 @@ func mutationError(err error) *model.MutationError {
 		}
 	case errors.Is(err, lore.ErrStaleTarget):
 		me.Code = model.ErrorCodeStaleTarget
+		var stale *lore.StaleError
+		if errors.As(err, &stale) {
+			field := "expectedUpdatedAt"
+			me.Field = &field
+		}
 	case errors.Is(err, lore.ErrUnavailable):
 		me.Code = model.ErrorCodeUnavailable
 	}

@@ -296,6 +296,10 @@ type Server struct {
 	// LoreVersion increases on every successful lore write of the server;
 	// caches of compiled matchers key on it.
 	LoreVersion int64
+	// SettingsUpdatedAt is when the settings were last written (the
+	// server's creation before that); edits of the settings may expect it
+	// (SettingsPatch.ExpectedUpdatedAt).
+	SettingsUpdatedAt time.Time
 }
 
 // ServerSettings are the per-server switches of the contract.
@@ -329,6 +333,10 @@ type SettingsPatch struct {
 	BudgetUnit                               *BudgetUnit
 	BudgetLimit                              *int
 	Tokenizer                                *TokenizerName
+	// ExpectedUpdatedAt, when set, is Server.SettingsUpdatedAt as the
+	// caller read it: a different stored value fails the write with a
+	// *StaleError (CheckUpdatedAt). Apply ignores it.
+	ExpectedUpdatedAt *time.Time
 }
 
 // Apply returns s with p applied (see SettingsPatch for the budget rule).

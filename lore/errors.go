@@ -22,7 +22,9 @@ var (
 	// ErrDuplicateName reports a collection name already used on the server.
 	ErrDuplicateName = errors.New("duplicate name")
 	// ErrStaleTarget reports a write prepared against a collection that was
-	// renamed or removed before the write took its lock (docs/contract.md#locks).
+	// renamed or removed before the write took its lock (docs/contract.md#locks),
+	// or an edit whose expected UpdatedAt no longer matches its target (a
+	// *StaleError, docs/api.md "Conflicts").
 	ErrStaleTarget = errors.New("stale target")
 	// ErrIdempotencyKeyReused reports an idempotency key used within its
 	// lifetime by another operation or caller (docs/api.md "Idempotency
@@ -119,9 +121,12 @@ func Explain(err error) (msg string, ok bool) {
 	var inv *InvalidError
 	var full *ScopeFullError
 	var dup *DuplicateNameError
+	var stale *StaleError
 	switch {
 	case errors.As(err, &inv):
 		return inv.Error(), true
+	case errors.As(err, &stale):
+		return stale.Error(), true
 	case errors.As(err, &full):
 		return full.Error(), true
 	case errors.As(err, &dup):

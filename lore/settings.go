@@ -1,5 +1,7 @@
 package lore
 
+import "time"
+
 // BudgetUnit names what the activation budget of a server counts.
 type BudgetUnit string
 
@@ -152,6 +154,11 @@ func clonePtr[T any](p *T) *T {
 type BookSettingsPatch struct {
 	ScanDepth, BudgetLimit, MaxRecursionSteps **int
 	Recursive, CaseSensitive, WholeWords      **bool
+	// ExpectedUpdatedAt, when set, is the book's UpdatedAt as the caller
+	// read it (the collection's, or the persona book settings'): a
+	// different stored value fails the write with a *StaleError
+	// (CheckUpdatedAt). Apply ignores it.
+	ExpectedUpdatedAt *time.Time
 }
 
 // Apply returns a copy of b with p applied.

@@ -1,6 +1,9 @@
 package lore
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Snapshot is what the per-turn read returns for one (server, lineage):
 // the enabled entries of enabled Serverwide collections plus the enabled
@@ -60,6 +63,10 @@ type EntryPatch struct {
 	// stored one, pending LegacyChannelTags are cleared deliberately; when it
 	// is equal (as a set) they survive.
 	ChannelIDs *[]string
+	// ExpectedUpdatedAt, when set, is the entry's UpdatedAt as the caller
+	// read it: under the server lock a different stored value fails the
+	// edit with a *StaleError and nothing is written (CheckUpdatedAt).
+	ExpectedUpdatedAt *time.Time
 }
 
 // ImportMode selects how an import writes into an existing book.
@@ -194,6 +201,9 @@ type Store interface {
 	// PersonaBookSettings returns a persona lineage's book settings (zero
 	// when none are stored).
 	PersonaBookSettings(ctx context.Context, server string, lineage Lineage) (BookSettings, error)
+	// PersonaBookUpdatedAt returns when a persona lineage's book settings
+	// were last written; zero when none are stored.
+	PersonaBookUpdatedAt(ctx context.Context, server string, lineage Lineage) (time.Time, error)
 	// UpdatePersonaBookSettings applies p to a persona lineage's book
 	// settings like UpdateCollectionSettings. The lineage need not be
 	// registered.
@@ -228,6 +238,14 @@ type Store interface {
 	// ErrInvalid. Failure wraps ErrUnavailable, so the panel can show
 	// "unavailable" instead of an empty scope.
 	ListScope(ctx context.Context, server string, lineage Lineage, collection string) ([]Entry, error)
+	// ListEntries returns one page of one book's entries, filtered,
+	// sorted and counted in the database (see EntryQuery); the work is
+	// bounded by the scope's size and the page's limit. ErrInvalid for a
+	// bad query; an unknown server, lineage or collection is an empty page.
+	ListEntries(ctx context.Context, q EntryQuery) (EntryPage, error)
+	// ListServers returns one page of servers by name, then id (see
+	// ServerQuery); ids that are not snowflakes are ignored.
+	ListServers(ctx context.Context, q ServerQuery) (ServerPage, error)
 	// CountByScope returns entry counts keyed by lineage (see ScopeCounts);
 	// nil and an ErrUnavailable error on failure.
 	CountByScope(ctx context.Context, server string) (ScopeCounts, error)

@@ -17,11 +17,12 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type CollectionResolver interface {
-	Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error)
+	Entries(ctx context.Context, obj *model.Collection, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) (*model.EntryConnection, error)
 }
 type PersonaBookResolver interface {
 	BookSettings(ctx context.Context, obj *model.PersonaBook) (*model.BookSettings, error)
-	Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool) (*model.EntryConnection, error)
+	UpdatedAt(ctx context.Context, obj *model.PersonaBook) (*time.Time, error)
+	Entries(ctx context.Context, obj *model.PersonaBook, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) (*model.EntryConnection, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -55,6 +56,22 @@ func (ec *executionContext) field_Collection_entries_args(ctx context.Context, r
 		return nil, err
 	}
 	args["includeDisabled"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.EntryOrder, error) {
+			return ec.unmarshalOEntryOrder2ᚖloregateᚋgraphᚋmodelᚐEntryOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
 	return args, nil
 }
 
@@ -85,6 +102,22 @@ func (ec *executionContext) field_PersonaBook_entries_args(ctx context.Context, 
 		return nil, err
 	}
 	args["includeDisabled"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "search",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["search"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.EntryOrder, error) {
+			return ec.unmarshalOEntryOrder2ᚖloregateᚋgraphᚋmodelᚐEntryOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg4
 	return args, nil
 }
 
@@ -387,7 +420,7 @@ func (ec *executionContext) _Collection_entries(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Collection().Entries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeDisabled"].(*bool))
+			return ec.Resolvers.Collection().Entries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeDisabled"].(*bool), fc.Args["search"].(*string), fc.Args["orderBy"].(*model.EntryOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryConnection) graphql.Marshaler {
@@ -829,6 +862,29 @@ func (ec *executionContext) fieldContext_PersonaBook_bookSettings(_ context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _PersonaBook_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonaBook_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PersonaBook().UpdatedAt(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PersonaBook_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonaBook", field, true, true, "Time")
+}
+
 func (ec *executionContext) _PersonaBook_entries(ctx context.Context, field graphql.CollectedField, obj *model.PersonaBook) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -839,7 +895,7 @@ func (ec *executionContext) _PersonaBook_entries(ctx context.Context, field grap
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.PersonaBook().Entries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeDisabled"].(*bool))
+			return ec.Resolvers.PersonaBook().Entries(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["includeDisabled"].(*bool), fc.Args["search"].(*string), fc.Args["orderBy"].(*model.EntryOrder))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryConnection) graphql.Marshaler {
@@ -1348,7 +1404,7 @@ func (ec *executionContext) unmarshalInputUpdateCollectionSettingsInput(ctx cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "settings", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "settings", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1376,6 +1432,13 @@ func (ec *executionContext) unmarshalInputUpdateCollectionSettingsInput(ctx cont
 				return it, err
 			}
 			it.Settings = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1411,7 +1474,7 @@ func (ec *executionContext) unmarshalInputUpdatePersonaBookSettingsInput(ctx con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "settings", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "settings", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1439,6 +1502,13 @@ func (ec *executionContext) unmarshalInputUpdatePersonaBookSettingsInput(ctx con
 				return it, err
 			}
 			it.Settings = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1791,6 +1861,12 @@ func (ec *executionContext) _PersonaBook(ctx context.Context, sel ast.SelectionS
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._PersonaBook_bookSettings(ctx, field, obj)
+				})
+		case "updatedAt":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PersonaBook_updatedAt(ctx, field, obj)
 				})
 		case "entries":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

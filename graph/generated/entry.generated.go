@@ -1392,6 +1392,62 @@ func UnmarshalEntryInput(ctx context.Context, raw any) (model.EntryInput, error)
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputEntryOrder(ctx context.Context, obj any) (model.EntryOrder, error) {
+	var it model.EntryOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["field"]; !present {
+		asMap["field"] = "INSERTION_ORDER"
+	}
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNEntryOrderField2loregateᚋgraphᚋmodelᚐEntryOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalNOrderDirection2loregateᚋgraphᚋmodelᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEntryOrder unmarshals raw into the EntryOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEntryOrder(ctx context.Context, raw any) (model.EntryOrder, error) {
+	var out model.EntryOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EntryOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, obj any) (model.EntryPatchInput, error) {
 	var it model.EntryPatchInput
 	if obj == nil {
@@ -1823,7 +1879,7 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "patch", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "patch", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1858,6 +1914,13 @@ func (ec *executionContext) unmarshalInputUpdateEntryInput(ctx context.Context, 
 				return it, err
 			}
 			it.Patch = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -2320,6 +2383,16 @@ func (ec *executionContext) unmarshalNEntryInput2ᚖloregateᚋgraphᚋmodelᚐE
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNEntryOrderField2loregateᚋgraphᚋmodelᚐEntryOrderField(ctx context.Context, v any) (model.EntryOrderField, error) {
+	var res model.EntryOrderField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNEntryOrderField2loregateᚋgraphᚋmodelᚐEntryOrderField(ctx context.Context, sel ast.SelectionSet, v model.EntryOrderField) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNEntryPatchInput2loregateᚋgraphᚋmodelᚐEntryPatchInput(ctx context.Context, v any) (model.EntryPatchInput, error) {
 	res, err := ec.unmarshalInputEntryPatchInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -2336,6 +2409,16 @@ func (ec *executionContext) marshalNEntryPayload2ᚖloregateᚋgraphᚋmodelᚐE
 func (ec *executionContext) unmarshalNEntryRefInput2loregateᚋgraphᚋmodelᚐEntryRefInput(ctx context.Context, v any) (model.EntryRefInput, error) {
 	res, err := ec.unmarshalInputEntryRefInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNOrderDirection2loregateᚋgraphᚋmodelᚐOrderDirection(ctx context.Context, v any) (model.OrderDirection, error) {
+	var res model.OrderDirection
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOrderDirection2loregateᚋgraphᚋmodelᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v model.OrderDirection) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNPlacement2loregateᚋgraphᚋmodelᚐPlacement(ctx context.Context, v any) (model.Placement, error) {
@@ -2396,6 +2479,14 @@ func (ec *executionContext) marshalOEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ct
 		return graphql.Null
 	}
 	return ec._Entry(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOEntryOrder2ᚖloregateᚋgraphᚋmodelᚐEntryOrder(ctx context.Context, v any) (*model.EntryOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOPlacement2ᚖloregateᚋgraphᚋmodelᚐPlacement(ctx context.Context, v any) (*model.Placement, error) {

@@ -29,6 +29,7 @@ type ResolverRoot interface {
 	PersonaBook() PersonaBookResolver
 	Query() QueryResolver
 	Server() ServerResolver
+	Viewer() ViewerResolver
 }
 
 type DirectiveRoot struct {
@@ -116,7 +117,7 @@ type ComplexityRoot struct {
 		ChannelIds   func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
 		Enabled      func(childComplexity int) int
-		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool) int
+		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) int
 		EntryCount   func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Name         func(childComplexity int) int
@@ -390,10 +391,11 @@ type ComplexityRoot struct {
 
 	PersonaBook struct {
 		BookSettings func(childComplexity int) int
-		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool) int
+		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) int
 		EntryCount   func(childComplexity int) int
 		LineageID    func(childComplexity int) int
 		Personas     func(childComplexity int) int
+		UpdatedAt    func(childComplexity int) int
 	}
 
 	PersonaBookPayload struct {
@@ -442,6 +444,7 @@ type ComplexityRoot struct {
 		ImportHistory  func(childComplexity int, serverDiscordID string, first *int, after *string) int
 		Job            func(childComplexity int, id string) int
 		Server         func(childComplexity int, discordID string) int
+		Viewer         func(childComplexity int) int
 	}
 
 	ReplacePayload struct {
@@ -475,6 +478,17 @@ type ComplexityRoot struct {
 		Settings    func(childComplexity int) int
 	}
 
+	ServerConnection struct {
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	ServerEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	ServerPayload struct {
 		Error  func(childComplexity int) int
 		Server func(childComplexity int) int
@@ -487,6 +501,7 @@ type ComplexityRoot struct {
 		MemoryTagging  func(childComplexity int) int
 		RegexKeys      func(childComplexity int) int
 		Tokenizer      func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
 	}
 
 	SettingCount struct {
@@ -532,6 +547,12 @@ type ComplexityRoot struct {
 		Moved         func(childComplexity int) int
 		PersonaID     func(childComplexity int) int
 		Removed       func(childComplexity int) int
+	}
+
+	Viewer struct {
+		ID      func(childComplexity int) int
+		Kind    func(childComplexity int) int
+		Servers func(childComplexity int, first *int, after *string) int
 	}
 }
 
@@ -869,7 +890,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Collection.Entries(childComplexity, args["first"].(*int), args["after"].(*string), args["includeDisabled"].(*bool)), true
+		return e.ComplexityRoot.Collection.Entries(childComplexity, args["first"].(*int), args["after"].(*string), args["includeDisabled"].(*bool), args["search"].(*string), args["orderBy"].(*model.EntryOrder)), true
 	case "Collection.entryCount":
 		if e.ComplexityRoot.Collection.EntryCount == nil {
 			break
@@ -2172,7 +2193,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.PersonaBook.Entries(childComplexity, args["first"].(*int), args["after"].(*string), args["includeDisabled"].(*bool)), true
+		return e.ComplexityRoot.PersonaBook.Entries(childComplexity, args["first"].(*int), args["after"].(*string), args["includeDisabled"].(*bool), args["search"].(*string), args["orderBy"].(*model.EntryOrder)), true
 	case "PersonaBook.entryCount":
 		if e.ComplexityRoot.PersonaBook.EntryCount == nil {
 			break
@@ -2191,6 +2212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaBook.Personas(childComplexity), true
+	case "PersonaBook.updatedAt":
+		if e.ComplexityRoot.PersonaBook.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBook.UpdatedAt(childComplexity), true
 
 	case "PersonaBookPayload.error":
 		if e.ComplexityRoot.PersonaBookPayload.Error == nil {
@@ -2396,6 +2423,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Server(childComplexity, args["discordId"].(string)), true
+	case "Query.viewer":
+		if e.ComplexityRoot.Query.Viewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
 	case "ReplacePayload.count":
 		if e.ComplexityRoot.ReplacePayload.Count == nil {
@@ -2530,6 +2563,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Server.Settings(childComplexity), true
 
+	case "ServerConnection.edges":
+		if e.ComplexityRoot.ServerConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerConnection.Edges(childComplexity), true
+	case "ServerConnection.pageInfo":
+		if e.ComplexityRoot.ServerConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerConnection.PageInfo(childComplexity), true
+	case "ServerConnection.totalCount":
+		if e.ComplexityRoot.ServerConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerConnection.TotalCount(childComplexity), true
+
+	case "ServerEdge.cursor":
+		if e.ComplexityRoot.ServerEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerEdge.Cursor(childComplexity), true
+	case "ServerEdge.node":
+		if e.ComplexityRoot.ServerEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerEdge.Node(childComplexity), true
+
 	case "ServerPayload.error":
 		if e.ComplexityRoot.ServerPayload.Error == nil {
 			break
@@ -2579,6 +2644,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ServerSettings.Tokenizer(childComplexity), true
+	case "ServerSettings.updatedAt":
+		if e.ComplexityRoot.ServerSettings.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.UpdatedAt(childComplexity), true
 
 	case "SettingCount.count":
 		if e.ComplexityRoot.SettingCount.Count == nil {
@@ -2748,6 +2819,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.UndoPersona.Removed(childComplexity), true
 
+	case "Viewer.id":
+		if e.ComplexityRoot.Viewer.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.ID(childComplexity), true
+	case "Viewer.kind":
+		if e.ComplexityRoot.Viewer.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Viewer.Kind(childComplexity), true
+	case "Viewer.servers":
+		if e.ComplexityRoot.Viewer.Servers == nil {
+			break
+		}
+
+		args, err := ec.field_Viewer_servers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Viewer.Servers(childComplexity, args["first"].(*int), args["after"].(*string)), true
+
 	}
 	return 0, false
 }
@@ -2766,6 +2861,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
 			graphql.NewInputUnmarshaler("EntryInput", ec.unmarshalInputEntryInput),
+			graphql.NewInputUnmarshaler("EntryOrder", ec.unmarshalInputEntryOrder),
 			graphql.NewInputUnmarshaler("EntryPatchInput", ec.unmarshalInputEntryPatchInput),
 			graphql.NewInputUnmarshaler("EntryRefInput", ec.unmarshalInputEntryRefInput),
 			graphql.NewInputUnmarshaler("ExportLorebookInput", ec.unmarshalInputExportLorebookInput),
@@ -3011,7 +3107,15 @@ type Collection {
   entryCount: Int!
   "The collection's book settings; null fields inherit the server's."
   bookSettings: BookSettings!
-  entries(first: Int = 50, after: String, includeDisabled: Boolean = true): EntryConnection!
+  """
+  The collection's entries, by insertionOrder then id unless orderBy is
+  given. search keeps entries whose title, a key, a secondary key or content
+  contains it, case-insensitively (1-200 characters, matched literally). With
+  search or orderBy the page is read in SQL (LIMIT first + 1) and cursors are
+  keyset positions valid only for the same orderBy; totalCount counts the
+  filtered set.
+  """
+  entries(first: Int = 50, after: String, includeDisabled: Boolean = true, search: String, orderBy: EntryOrder): EntryConnection!
   createdAt: Time!
   updatedAt: Time!
 }
@@ -3039,7 +3143,17 @@ type PersonaBook {
   entryCount: Int!
   "The persona book's settings; null fields inherit the server's."
   bookSettings: BookSettings!
-  entries(first: Int = 50, after: String, includeDisabled: Boolean = true): EntryConnection!
+  "When bookSettings were last written; null while none are stored. updatePersonaBookSettings may expect it."
+  updatedAt: Time
+  """
+  The collection's entries, by insertionOrder then id unless orderBy is
+  given. search keeps entries whose title, a key, a secondary key or content
+  contains it, case-insensitively (1-200 characters, matched literally). With
+  search or orderBy the page is read in SQL (LIMIT first + 1) and cursors are
+  keyset positions valid only for the same orderBy; totalCount counts the
+  filtered set.
+  """
+  entries(first: Int = 50, after: String, includeDisabled: Boolean = true, search: String, orderBy: EntryOrder): EntryConnection!
 }
 
 type CollectionPayload {
@@ -3123,6 +3237,8 @@ input UpdateCollectionSettingsInput {
   serverDiscordId: String!
   collectionId: ID!
   settings: BookSettingsInput!
+  "Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3132,6 +3248,8 @@ input UpdatePersonaBookSettingsInput {
   "A persona lineage (> 0) known on the server: a persona reads it or it holds lore."
   lineageId: Int64!
   settings: BookSettingsInput!
+  "Optimistic concurrency: the persona book's updatedAt as read (a book whose updatedAt is null has no stored settings: omit it); when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3232,6 +3350,30 @@ type Entry {
   updatedAt: Time!
   "The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md)."
   lastActivatedAt: Time
+}
+
+"""
+How an entries connection is sorted. Ties are broken by entry id in the same
+direction, so the order is total and cursors stay valid while entries change.
+"""
+input EntryOrder {
+  field: EntryOrderField! = INSERTION_ORDER
+  direction: OrderDirection! = ASC
+}
+
+enum EntryOrderField {
+  "Title, case-insensitive (lower-cased)."
+  TITLE
+  "insertionOrder (the default order of the connection)."
+  INSERTION_ORDER
+  PRIORITY
+  UPDATED_AT
+  CREATED_AT
+}
+
+enum OrderDirection {
+  ASC
+  DESC
 }
 
 type EntryConnection {
@@ -3342,6 +3484,8 @@ input UpdateEntryInput {
   lineageId: Int64!
   entryId: ID!
   patch: EntryPatchInput!
+  "Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3758,7 +3902,7 @@ enum ErrorCode {
   NOT_FOUND
   "The collection name is already used on the server."
   DUPLICATE_NAME
-  "The target collection was renamed or removed after the write was prepared."
+  "The target changed after it was read: a collection renamed or removed after the write was prepared, or an expectedUpdatedAt that no longer matches (field expectedUpdatedAt)."
   STALE_TARGET
   "The store could not be reached; nothing was written. Retry later."
   UNAVAILABLE
@@ -3824,6 +3968,8 @@ type ServerSettings {
   budgetLimit: Int!
   "The tokenizer of token budgets: o200k_base (default) or cl100k_base."
   tokenizer: String!
+  "When the settings were last written (the server's registration before that); updateServerSettings may expect it. Lore writes do not change it."
+  updatedAt: Time!
 }
 
 "What the activation budget counts."
@@ -3891,6 +4037,8 @@ input UpdateServerSettingsInput {
   budgetLimit: Int
   "o200k_base or cl100k_base."
   tokenizer: String
+  "Optimistic concurrency: settings.updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -4143,6 +4291,49 @@ type LoggedEntry {
   pass: Int!
   "What it took from the budget (0 for entries outside the budget)."
   budgetShare: Int!
+}
+`, BuiltIn: false},
+	{Name: "../viewer.graphqls", Input: `# The signed-in caller and the servers it may read and write (docs/api.md
+# "Viewer"): what a dashboard shows first.
+
+extend type Query {
+  "The caller of this request. Reads the store only for servers."
+  viewer: Viewer!
+}
+
+"How the caller authenticated."
+enum PrincipalKind {
+  "A Discord member: a member token, or the Discord adapter in process."
+  MEMBER
+  "A service key: reads and writes every server."
+  SERVICE
+}
+
+"The authenticated caller."
+type Viewer {
+  kind: PrincipalKind!
+  "The Discord user snowflake (members) or the service key's label, service#N (services)."
+  id: String!
+  """
+  The servers loregate knows that the caller may read, by name then
+  discordId: for a member, the guilds of its token that are registered
+  (upsertServer; a guild without the bot is absent); for a service key,
+  every server. Each Server's canManage says whether the caller may write
+  there (Manage Server, Administrator or a service key).
+  """
+  servers(first: Int = 100, after: String): ServerConnection!
+}
+
+type ServerConnection {
+  edges: [ServerEdge!]!
+  pageInfo: PageInfo!
+  "Readable servers in all, over every page."
+  totalCount: Int!
+}
+
+type ServerEdge {
+  cursor: String!
+  node: Server!
 }
 `, BuiltIn: false},
 }
@@ -4810,6 +5001,8 @@ func (ec *executionContext) childFields_PersonaBook(ctx context.Context, field g
 		return ec.fieldContext_PersonaBook_entryCount(ctx, field)
 	case "bookSettings":
 		return ec.fieldContext_PersonaBook_bookSettings(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_PersonaBook_updatedAt(ctx, field)
 	case "entries":
 		return ec.fieldContext_PersonaBook_entries(ctx, field)
 	}
@@ -4954,6 +5147,28 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Server", field.Name)
 }
 
+func (ec *executionContext) childFields_ServerConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ServerConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ServerConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ServerConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ServerConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ServerEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ServerEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ServerEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ServerEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_ServerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "server":
@@ -4978,6 +5193,8 @@ func (ec *executionContext) childFields_ServerSettings(ctx context.Context, fiel
 		return ec.fieldContext_ServerSettings_budgetLimit(ctx, field)
 	case "tokenizer":
 		return ec.fieldContext_ServerSettings_tokenizer(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_ServerSettings_updatedAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ServerSettings", field.Name)
 }
@@ -5070,6 +5287,18 @@ func (ec *executionContext) childFields_UndoPersona(ctx context.Context, field g
 		return ec.fieldContext_UndoPersona_moved(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type UndoPersona", field.Name)
+}
+
+func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Viewer_kind(ctx, field)
+	case "id":
+		return ec.fieldContext_Viewer_id(ctx, field)
+	case "servers":
+		return ec.fieldContext_Viewer_servers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

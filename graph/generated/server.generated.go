@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -1044,6 +1045,29 @@ func (ec *executionContext) fieldContext_ServerSettings_tokenizer(_ context.Cont
 	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "String")
 }
 
+func (ec *executionContext) _ServerSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_updatedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.UpdatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Time")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1115,7 +1139,7 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1171,6 +1195,13 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 				return it, err
 			}
 			it.Tokenizer = graphql.OmittableOf(data)
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1749,6 +1780,11 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "updatedAt":
+			out.Values[i] = ec._ServerSettings_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1827,6 +1863,10 @@ func (ec *executionContext) marshalNScopeCount2ᚖloregateᚋgraphᚋmodelᚐSco
 		return graphql.Null
 	}
 	return ec._ScopeCount(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNServer2loregateᚋgraphᚋmodelᚐServer(ctx context.Context, sel ast.SelectionSet, v model.Server) graphql.Marshaler {
+	return ec._Server(ctx, sel, &v)
 }
 
 func (ec *executionContext) marshalNServerPayload2ᚖloregateᚋgraphᚋmodelᚐServerPayload(ctx context.Context, sel ast.SelectionSet, v *model.ServerPayload) graphql.Marshaler {

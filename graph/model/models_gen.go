@@ -379,6 +379,13 @@ type EntryInput struct {
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 }
 
+// How an entries connection is sorted. Ties are broken by entry id in the same
+// direction, so the order is total and cursors stay valid while entries change.
+type EntryOrder struct {
+	Field     EntryOrderField `json:"field"`
+	Direction OrderDirection  `json:"direction"`
+}
+
 // An edit: omitted fields keep their stored values.
 type EntryPatchInput struct {
 	Title          graphql.Omittable[*string]         `json:"title,omitempty"`
@@ -813,6 +820,18 @@ type ScopePreview struct {
 	Converted int `json:"converted"`
 }
 
+type ServerConnection struct {
+	Edges    []*ServerEdge `json:"edges"`
+	PageInfo PageInfo      `json:"pageInfo"`
+	// Readable servers in all, over every page.
+	TotalCount int `json:"totalCount"`
+}
+
+type ServerEdge struct {
+	Cursor string `json:"cursor"`
+	Node   Server `json:"node"`
+}
+
 type ServerPayload struct {
 	Server *Server        `json:"server,omitempty"`
 	Error  *MutationError `json:"error,omitempty"`
@@ -831,6 +850,8 @@ type ServerSettings struct {
 	BudgetLimit int `json:"budgetLimit"`
 	// The tokenizer of token budgets: o200k_base (default) or cl100k_base.
 	Tokenizer string `json:"tokenizer"`
+	// When the settings were last written (the server's registration before that); updateServerSettings may expect it. Lore writes do not change it.
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 type SetCollectionChannelsInput struct {
@@ -933,6 +954,8 @@ type UpdateCollectionSettingsInput struct {
 	ServerDiscordID string            `json:"serverDiscordId"`
 	CollectionID    string            `json:"collectionId"`
 	Settings        BookSettingsInput `json:"settings"`
+	// Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -942,6 +965,8 @@ type UpdateEntryInput struct {
 	LineageID       int64           `json:"lineageId"`
 	EntryID         string          `json:"entryId"`
 	Patch           EntryPatchInput `json:"patch"`
+	// Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -951,6 +976,8 @@ type UpdatePersonaBookSettingsInput struct {
 	// A persona lineage (> 0) known on the server: a persona reads it or it holds lore.
 	LineageID int64             `json:"lineageId"`
 	Settings  BookSettingsInput `json:"settings"`
+	// Optimistic concurrency: the persona book's updatedAt as read (a book whose updatedAt is null has no stored settings: omit it); when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -967,6 +994,8 @@ type UpdateServerSettingsInput struct {
 	BudgetLimit graphql.Omittable[*int] `json:"budgetLimit,omitempty"`
 	// o200k_base or cl100k_base.
 	Tokenizer graphql.Omittable[*string] `json:"tokenizer,omitempty"`
+	// Optimistic concurrency: settings.updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -985,6 +1014,19 @@ type UpsertServerInput struct {
 	Name      string `json:"name"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// The authenticated caller.
+type Viewer struct {
+	Kind PrincipalKind `json:"kind"`
+	// The Discord user snowflake (members) or the service key's label, service#N (services).
+	ID string `json:"id"`
+	// The servers loregate knows that the caller may read, by name then
+	// discordId: for a member, the guilds of its token that are registered
+	// (upsertServer; a guild without the bot is absent); for a service key,
+	// every server. Each Server's canManage says whether the caller may write
+	// there (Manage Server, Administrator or a service key).
+	Servers ServerConnection `json:"servers"`
 }
 
 type WipeServerLoreInput struct {
@@ -1108,6 +1150,69 @@ func (e BudgetUnit) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type EntryOrderField string
+
+const (
+	// Title, case-insensitive (lower-cased).
+	EntryOrderFieldTitle EntryOrderField = "TITLE"
+	// insertionOrder (the default order of the connection).
+	EntryOrderFieldInsertionOrder EntryOrderField = "INSERTION_ORDER"
+	EntryOrderFieldPriority       EntryOrderField = "PRIORITY"
+	EntryOrderFieldUpdatedAt      EntryOrderField = "UPDATED_AT"
+	EntryOrderFieldCreatedAt      EntryOrderField = "CREATED_AT"
+)
+
+var AllEntryOrderField = []EntryOrderField{
+	EntryOrderFieldTitle,
+	EntryOrderFieldInsertionOrder,
+	EntryOrderFieldPriority,
+	EntryOrderFieldUpdatedAt,
+	EntryOrderFieldCreatedAt,
+}
+
+func (e EntryOrderField) IsValid() bool {
+	switch e {
+	case EntryOrderFieldTitle, EntryOrderFieldInsertionOrder, EntryOrderFieldPriority, EntryOrderFieldUpdatedAt, EntryOrderFieldCreatedAt:
+		return true
+	}
+	return false
+}
+
+func (e EntryOrderField) String() string {
+	return string(e)
+}
+
+func (e *EntryOrderField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = EntryOrderField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid EntryOrderField", str)
+	}
+	return nil
+}
+
+func (e EntryOrderField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *EntryOrderField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e EntryOrderField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // What kind of failure a mutation reports; clients switch on it.
 type ErrorCode string
 
@@ -1120,7 +1225,7 @@ const (
 	ErrorCodeNotFound ErrorCode = "NOT_FOUND"
 	// The collection name is already used on the server.
 	ErrorCodeDuplicateName ErrorCode = "DUPLICATE_NAME"
-	// The target collection was renamed or removed after the write was prepared.
+	// The target changed after it was read: a collection renamed or removed after the write was prepared, or an expectedUpdatedAt that no longer matches (field expectedUpdatedAt).
 	ErrorCodeStaleTarget ErrorCode = "STALE_TARGET"
 	// The store could not be reached; nothing was written. Retry later.
 	ErrorCodeUnavailable ErrorCode = "UNAVAILABLE"
@@ -1492,6 +1597,61 @@ func (e LongEntries) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+type OrderDirection string
+
+const (
+	OrderDirectionAsc  OrderDirection = "ASC"
+	OrderDirectionDesc OrderDirection = "DESC"
+)
+
+var AllOrderDirection = []OrderDirection{
+	OrderDirectionAsc,
+	OrderDirectionDesc,
+}
+
+func (e OrderDirection) IsValid() bool {
+	switch e {
+	case OrderDirectionAsc, OrderDirectionDesc:
+		return true
+	}
+	return false
+}
+
+func (e OrderDirection) String() string {
+	return string(e)
+}
+
+func (e *OrderDirection) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderDirection(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderDirection", str)
+	}
+	return nil
+}
+
+func (e OrderDirection) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderDirection) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type Placement string
 
 const (
@@ -1542,6 +1702,64 @@ func (e *Placement) UnmarshalJSON(b []byte) error {
 }
 
 func (e Placement) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// How the caller authenticated.
+type PrincipalKind string
+
+const (
+	// A Discord member: a member token, or the Discord adapter in process.
+	PrincipalKindMember PrincipalKind = "MEMBER"
+	// A service key: reads and writes every server.
+	PrincipalKindService PrincipalKind = "SERVICE"
+)
+
+var AllPrincipalKind = []PrincipalKind{
+	PrincipalKindMember,
+	PrincipalKindService,
+}
+
+func (e PrincipalKind) IsValid() bool {
+	switch e {
+	case PrincipalKindMember, PrincipalKindService:
+		return true
+	}
+	return false
+}
+
+func (e PrincipalKind) String() string {
+	return string(e)
+}
+
+func (e *PrincipalKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PrincipalKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PrincipalKind", str)
+	}
+	return nil
+}
+
+func (e PrincipalKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PrincipalKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PrincipalKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -70,7 +72,9 @@ func checkBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, b lore.B
 // collection addressed by (server, id), as a lore write: under the
 // server-row lock, the result validated with lore.BookSettings.Validate in
 // the server's budget unit (ErrInvalid naming "settings.<field>"), and
-// lore_version increments. ErrNotFound for an unknown server or collection.
+// lore_version increments. ErrNotFound for an unknown server or collection;
+// a *lore.StaleError (ErrStaleTarget) when p.ExpectedUpdatedAt is set and
+// differs from the collection's UpdatedAt under the lock.
 func (s *Store) UpdateCollectionSettings(ctx context.Context, server string, id int64, p lore.BookSettingsPatch) (lore.Collection, error) {
 	var out lore.Collection
 	err := s.write(ctx, "update collection settings", server, func(tx pgx.Tx) error {
@@ -79,6 +83,9 @@ func (s *Store) UpdateCollectionSettings(ctx context.Context, server string, id 
 			return notFound("collection %d", id)
 		}
 		if err != nil {
+			return err
+		}
+		if err := lore.CheckUpdatedAt(fmt.Sprintf("collection %d", id), p.ExpectedUpdatedAt, cur.UpdatedAt); err != nil {
 			return err
 		}
 		next := p.Apply(cur.Settings)
@@ -116,12 +123,30 @@ func (s *Store) PersonaBookSettings(ctx context.Context, server string, lineage 
 	return r.settings(), nil
 }
 
+// PersonaBookUpdatedAt returns when a persona lineage's book settings were
+// last written; zero when none are stored.
+func (s *Store) PersonaBookUpdatedAt(ctx context.Context, server string, lineage lore.Lineage) (time.Time, error) {
+	const op = "persona book updated at"
+	if err := checkServerID(server); err != nil {
+		return time.Time{}, wrapErr(op, err)
+	}
+	var r bookSettingsRow
+	var at time.Time
+	err := s.db.QueryRow(ctx, personaBookGetAt, server, int64(lineage)).Scan(append(r.dests(), &at)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	return at, wrapErr(op, err)
+}
+
 // UpdatePersonaBookSettings applies p to the book settings of a persona
 // lineage (> 0), as a lore write: under the server-row lock, the result
 // validated like UpdateCollectionSettings, and lore_version increments.
 // Settings that end all unset delete the stored row. The lineage need not
 // be registered (lore is keyed by lineage). Returns the stored settings.
-// ErrNotFound for an unknown server.
+// ErrNotFound for an unknown server; a *lore.StaleError (ErrStaleTarget)
+// when p.ExpectedUpdatedAt is set and differs from the stored settings'
+// time under the lock (no stored settings never match).
 func (s *Store) UpdatePersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage, p lore.BookSettingsPatch) (lore.BookSettings, error) {
 	const op = "update persona book settings"
 	if lineage <= 0 {
@@ -130,8 +155,12 @@ func (s *Store) UpdatePersonaBookSettings(ctx context.Context, server string, li
 	var out lore.BookSettings
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
 		var r bookSettingsRow
-		err := tx.QueryRow(ctx, personaBookGet, server, int64(lineage)).Scan(r.dests()...)
+		var at time.Time
+		err := tx.QueryRow(ctx, personaBookGetAt, server, int64(lineage)).Scan(append(r.dests(), &at)...)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if err := lore.CheckUpdatedAt(fmt.Sprintf("persona book %d", int64(lineage)), p.ExpectedUpdatedAt, at); err != nil {
 			return err
 		}
 		out = p.Apply(r.settings())

@@ -274,7 +274,9 @@ func requireCollectionTx(ctx context.Context, tx pgx.Tx, server, name string) er
 // from the stored channel ids as a set, the entry's pending legacy channel
 // names are cleared (the member chose channels deliberately); an equal set
 // keeps them. ErrNotFound when the entry is not in that scope of that
-// server.
+// server; a *lore.StaleError (ErrStaleTarget) when p.ExpectedUpdatedAt is
+// set and differs from the entry's UpdatedAt under the lock (the split
+// siblings' times are not compared: they follow the addressed part).
 func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lineage, id int64, p lore.EntryPatch) (lore.Entry, error) {
 	const op = "update entry"
 	if err := checkLineage(lineage); err != nil {
@@ -287,6 +289,9 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 			return notFound("entry %d", id)
 		}
 		if err != nil {
+			return err
+		}
+		if err := lore.CheckUpdatedAt(fmt.Sprintf("entry %d", id), p.ExpectedUpdatedAt, cur.UpdatedAt); err != nil {
 			return err
 		}
 		next, clearTags := applyPatch(cur, p)

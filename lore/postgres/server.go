@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -19,7 +20,7 @@ func scanServer(row pgx.Row) (lore.Server, error) {
 	var unit, tokenizer string
 	var limit int32
 	err := row.Scan(&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion)
+		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt)
 	sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tokenizer)
 	return sv, err
 }
@@ -62,24 +63,30 @@ func (s *Store) GetServer(ctx context.Context, id string) (lore.Server, error) {
 // is a lore write: under the server-row lock, and lore_version increments
 // (matcher caches rebuild). ErrNotFound for an unknown server.
 func (s *Store) UpdateServerSettings(ctx context.Context, id string, set lore.ServerSettings) (lore.Server, error) {
-	return s.writeSettings(ctx, "update server settings", id, func(lore.ServerSettings) lore.ServerSettings { return set })
+	return s.writeSettings(ctx, "update server settings", id, nil, func(lore.ServerSettings) lore.ServerSettings { return set })
 }
 
 // PatchServerSettings changes the settings p sets (see lore.SettingsPatch
 // for the budget rule) under the server-row lock, so concurrent partial
 // updates never undo each other, validates the result and increments
-// lore_version. ErrNotFound for an unknown server.
+// lore_version. ErrNotFound for an unknown server; a *lore.StaleError
+// (ErrStaleTarget) when p.ExpectedUpdatedAt is set and differs from
+// SettingsUpdatedAt under the lock.
 func (s *Store) PatchServerSettings(ctx context.Context, id string, p lore.SettingsPatch) (lore.Server, error) {
-	return s.writeSettings(ctx, "patch server settings", id, p.Apply)
+	return s.writeSettings(ctx, "patch server settings", id, p.ExpectedUpdatedAt, p.Apply)
 }
 
-// writeSettings reads the server's settings under the row lock, applies
-// change, validates and stores the result as one lore write.
-func (s *Store) writeSettings(ctx context.Context, op, id string, change func(lore.ServerSettings) lore.ServerSettings) (lore.Server, error) {
+// writeSettings reads the server's settings under the row lock, checks
+// expect against SettingsUpdatedAt (nil: no check), applies change,
+// validates and stores the result as one lore write.
+func (s *Store) writeSettings(ctx context.Context, op, id string, expect *time.Time, change func(lore.ServerSettings) lore.ServerSettings) (lore.Server, error) {
 	var out lore.Server
 	err := s.write(ctx, op, id, func(tx pgx.Tx) error {
 		cur, err := scanServer(tx.QueryRow(ctx, serverGet, id)) // s.write holds the row lock
 		if err != nil {
+			return err
+		}
+		if err := lore.CheckUpdatedAt("server settings", expect, cur.SettingsUpdatedAt); err != nil {
 			return err
 		}
 		next := change(cur.Settings)
@@ -87,11 +94,13 @@ func (s *Store) writeSettings(ctx context.Context, op, id string, change func(lo
 			return err
 		}
 		next.BudgetUnit, next.Tokenizer = next.Unit(), next.TokenizerOrDefault()
-		if _, err := tx.Exec(ctx, serverUpdateSettings, id, next.ChannelScoping, next.MemoryTagging, next.RegexKeys,
-			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer)); err != nil {
+		var at time.Time
+		if err := tx.QueryRow(ctx, serverUpdateSettings, id, next.ChannelScoping, next.MemoryTagging, next.RegexKeys,
+			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer)).Scan(&at); err != nil {
 			return err
 		}
 		out = cur
+		out.SettingsUpdatedAt = at
 		out.Settings = next
 		out.LoreVersion = cur.LoreVersion + 1 // write bumps it before commit
 		return nil

@@ -64,6 +64,9 @@ WHERE server_id = $1 AND name = $2`
 
 	personaBookGet = `SELECT ` + bookSettingsColumns + ` FROM persona_books b WHERE b.server_id = $1 AND b.lineage_id = $2`
 
+	// personaBookGetAt is personaBookGet with the row's updated_at.
+	personaBookGetAt = `SELECT ` + bookSettingsColumns + `, b.updated_at FROM persona_books b WHERE b.server_id = $1 AND b.lineage_id = $2`
+
 	// personaBookUpsert stores a lineage's settings; a row whose settings
 	// are all NULL is deleted instead (personaBookDelete).
 	personaBookUpsert = `INSERT INTO persona_books AS b (server_id, lineage_id, scan_depth, budget_limit, recursive,

@@ -4,7 +4,7 @@ package postgres
 // output so pgx never sees the domain types.
 
 const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
-    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version`
+    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at`
 
 const (
 	// serverUpsert creates a server with the given settings or renames an
@@ -18,11 +18,15 @@ RETURNING ` + serverColumns
 	serverGet = `SELECT ` + serverColumns + ` FROM servers WHERE id = $1`
 
 	// serverUpdateSettings writes every setting; a budget_limit of 0 is
-	// stored as NULL (the unit's default). Callers hold the row lock.
+	// stored as NULL (the unit's default). settings_updated_at moves
+	// strictly forward, like every updated_at (migration 000045). Callers
+	// hold the row lock.
 	serverUpdateSettings = `UPDATE servers
 SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
-    budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7
-WHERE id = $1`
+    budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7,
+    settings_updated_at = GREATEST(clock_timestamp(), settings_updated_at + interval '1 microsecond')
+WHERE id = $1
+RETURNING settings_updated_at`
 
 	serverDelete = `DELETE FROM servers WHERE id = $1`
 

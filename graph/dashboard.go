@@ -1,0 +1,234 @@
+package graph
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"loregate/graph/auth"
+	"loregate/graph/model"
+	"loregate/lore"
+)
+
+// What a dashboard client needs beyond the Discord panel's operations
+// (docs/api.md "Viewer", "Entry listings" and "Conflicts"): the caller's
+// servers, searched and sorted entry pages, and optimistic concurrency on
+// edits.
+
+// expected returns the expectedUpdatedAt of an input; nil when omitted or
+// null (no precondition).
+func expected(o graphql.Omittable[*time.Time]) *time.Time {
+	v, _ := o.ValueOK()
+	return v
+}
+
+// entryPatchOf maps updateEntry's input to a store patch carrying its
+// expectedUpdatedAt.
+func entryPatchOf(in *model.UpdateEntryInput) (lore.EntryPatch, error) {
+	p, err := patchFromInput(&in.Patch)
+	p.ExpectedUpdatedAt = expected(in.ExpectedUpdatedAt)
+	return p, err
+}
+
+// bookPatchExpecting maps book settings to a patch that expects the book's
+// updatedAt (nil: no check).
+func bookPatchExpecting(in *model.BookSettingsInput, expect graphql.Omittable[*time.Time]) lore.BookSettingsPatch {
+	p := bookPatchFromInput(in)
+	p.ExpectedUpdatedAt = expected(expect)
+	return p
+}
+
+// personaBookUpdatedAt resolves PersonaBook.updatedAt: null while the book
+// has no stored settings.
+func (r *Resolver) personaBookUpdatedAt(ctx context.Context, obj *model.PersonaBook) (*time.Time, error) {
+	at, err := r.Store.PersonaBookUpdatedAt(ctx, obj.ServerID, lore.Lineage(obj.LineageID))
+	if err != nil || at.IsZero() {
+		return nil, err
+	}
+	return &at, nil
+}
+
+// viewer resolves Query.viewer from the request's principal.
+func viewer(ctx context.Context) (*model.Viewer, error) {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return nil, errForbidden
+	}
+	v := &model.Viewer{Kind: model.PrincipalKindMember, ID: p.UserID}
+	if p.Kind == auth.Service {
+		v.Kind = model.PrincipalKindService
+	}
+	return v, nil
+}
+
+// serverCursor is the keyset position of Viewer.servers: the last name and
+// discordId of the previous page.
+type serverCursor struct {
+	Name string `json:"n"`
+	ID   string `json:"i"`
+}
+
+// viewerServers resolves Viewer.servers: the servers the principal may
+// read, by name then id, one SQL page at a time.
+func (r *Resolver) viewerServers(ctx context.Context, first *int, after *string) (*model.ServerConnection, error) {
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return nil, errForbidden
+	}
+	size, err := pageSize(first, 100)
+	if err != nil {
+		return nil, err
+	}
+	q := lore.ServerQuery{All: p.Kind == auth.Service, Limit: max(size, 1)}
+	if !q.All {
+		for id := range p.Guilds {
+			q.IDs = append(q.IDs, id)
+		}
+	}
+	if after != nil && *after != "" {
+		var c serverCursor
+		if err := decodeKeyset(*after, "s:", &c); err != nil || c.ID == "" {
+			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+		}
+		q.AfterName, q.AfterID = c.Name, c.ID
+	}
+	page, err := r.Store.ListServers(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.ServerConnection{TotalCount: page.Total, Edges: []*model.ServerEdge{}}
+	if size == 0 {
+		conn.PageInfo.HasNextPage = page.Total > 0 && q.AfterID == ""
+		return conn, nil
+	}
+	for _, s := range page.Servers {
+		cursor := encodeKeyset("s:", serverCursor{Name: s.Name, ID: s.ID})
+		conn.Edges = append(conn.Edges, &model.ServerEdge{Cursor: cursor, Node: *serverToModel(s, p.CanManage(s.ID), r.Limits)})
+		conn.PageInfo.EndCursor = &cursor
+	}
+	conn.PageInfo.HasNextPage = page.HasMore
+	return conn, nil
+}
+
+// entryCursor is the keyset position of a searched or sorted entries
+// connection, with the order it belongs to.
+type entryCursor struct {
+	Order string `json:"o"`
+	Key   string `json:"k"`
+	ID    int64  `json:"i"`
+}
+
+// entryOrderOf maps the API's orderBy (nil: insertion order, ascending).
+func entryOrderOf(in *model.EntryOrder) lore.EntryOrder {
+	o := lore.EntryOrder{Field: lore.OrderInsertionOrder}
+	if in == nil {
+		return o
+	}
+	o.Field = lore.EntryOrderField(strings.ToLower(string(in.Field)))
+	o.Desc = in.Direction == model.OrderDirectionDesc
+	return o
+}
+
+// bookEntries resolves the entries connection of one book (collection ""
+// for a persona lineage). Without search and orderBy it pages the whole
+// book as before (offset cursors; Serverwide books from the operation's
+// one scope read, loader.go); with either, one SQL page (lore.EntryQuery)
+// with keyset cursors tied to the order.
+func (r *Resolver) bookEntries(ctx context.Context, server string, lineage lore.Lineage, collection string,
+	first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) (*model.EntryConnection, error) {
+	if search == nil && orderBy == nil {
+		var entries []lore.Entry
+		var err error
+		if lineage.IsServerwide() {
+			entries, err = r.collectionEntries(ctx, server, collection)
+		} else {
+			entries, err = r.Store.ListScope(ctx, server, lineage, "")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return entryConnection(entries, first, after, includeDisabled)
+	}
+	size, err := pageSize(first, 50)
+	if err != nil {
+		return nil, err
+	}
+	q := lore.EntryQuery{
+		Server: server, Lineage: lineage, Collection: collection,
+		EnabledOnly: includeDisabled != nil && !*includeDisabled,
+		Order:       entryOrderOf(orderBy),
+		Limit:       max(size, 1),
+		Count:       selects(ctx, "totalCount"),
+	}
+	if search != nil {
+		q.Search = *search
+	}
+	if after != nil && *after != "" {
+		var c entryCursor
+		if err := decodeKeyset(*after, "k:", &c); err != nil || c.ID <= 0 {
+			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+		}
+		if c.Order != q.Order.String() {
+			return nil, lore.Invalid("after", "is a cursor of another orderBy (%s); page with the orderBy it came from", c.Order)
+		}
+		q.After = &lore.EntryPosition{Key: c.Key, ID: c.ID}
+	}
+	page, err := r.Store.ListEntries(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	conn := &model.EntryConnection{TotalCount: max(page.Total, 0), Edges: []*model.EntryEdge{}}
+	if size == 0 {
+		conn.PageInfo.HasNextPage = len(page.Entries) > 0
+		return conn, nil
+	}
+	for i, e := range page.Entries {
+		pos := page.Positions[i]
+		cursor := encodeKeyset("k:", entryCursor{Order: q.Order.String(), Key: pos.Key, ID: pos.ID})
+		conn.Edges = append(conn.Edges, &model.EntryEdge{Cursor: cursor, Node: *entryToModel(e)})
+		conn.PageInfo.EndCursor = &cursor
+	}
+	conn.PageInfo.HasNextPage = page.HasMore
+	return conn, nil
+}
+
+// pageSize returns first (def when nil) after checking it against
+// MaxPageSize.
+func pageSize(first *int, def int) (int, error) {
+	size := def
+	if first != nil {
+		size = *first
+	}
+	if size < 0 || size > MaxPageSize {
+		return 0, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+	}
+	return size, nil
+}
+
+// maxCursorLen bounds a keyset cursor (a position carries at most a
+// lower-cased title).
+const maxCursorLen = 4096
+
+func encodeKeyset(prefix string, v any) string {
+	b, _ := json.Marshal(v) // plain structs of strings and ints
+	return base64.RawURLEncoding.EncodeToString(append([]byte(prefix), b...))
+}
+
+func decodeKeyset(s, prefix string, v any) error {
+	if len(s) > maxCursorLen {
+		return lore.Invalid("after", "is too long")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return err
+	}
+	rest, ok := strings.CutPrefix(string(b), prefix)
+	if !ok {
+		return lore.Invalid("after", "is not a cursor of this connection")
+	}
+	return json.Unmarshal([]byte(rest), v)
+}
