@@ -387,12 +387,9 @@ func page(n int, first *int, after *string, def int) (start, end int, err error)
 	if err != nil {
 		return 0, 0, err
 	}
-	size := def
-	if first != nil {
-		size = *first
-	}
-	if size < 0 || size > MaxPageSize {
-		return 0, 0, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+	size, err := pageSize(first, def)
+	if err != nil {
+		return 0, 0, err
 	}
 	start = min(start, n)
 	end = min(start+size, n)
