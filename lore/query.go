@@ -82,7 +82,7 @@ func (q EntryQuery) Validate() error {
 	switch q.Order.Field {
 	case OrderTitle, OrderInsertionOrder, OrderPriority, OrderUpdatedAt, OrderCreatedAt:
 	default:
-		return Invalid("orderBy", "unknown sort field %q", Clip(string(q.Order.Field), 24))
+		return Invalid("orderBy", "unknown sort field %q", ClipBytes(string(q.Order.Field), 24))
 	}
 	if q.Limit < 1 {
 		return Invalid("first", "must be at least 1")
