@@ -185,12 +185,7 @@ func (b *Bot) loadHistory(ctx context.Context, in *request, page int, pick int64
 	}
 	page = min(max(page, 0), historyMaxRecords/historyPageSize-1)
 	var data struct {
-		ImportHistory *struct {
-			Edges []struct {
-				Node model.ImportRecord `json:"node"`
-			} `json:"edges"`
-			PageInfo model.PageInfo `json:"pageInfo"`
-		} `json:"importHistory"`
+		ImportHistory *model.ImportHistoryConnection `json:"importHistory"`
 	}
 	err = b.api.do(ctx, in.p, qImportHistory, map[string]any{"s": in.guild, "first": (page + 1) * historyPageSize}, &data)
 	switch {
