@@ -32,7 +32,8 @@ import (
 // several concurrencies. Two queries: http-bot selects what the bot reads per
 // turn (admitted entries, blocks, budget); http-full adds the 250-item
 // per-entry trace of the dashboard preview; http-turn is the bot's query on
-// activateTurn (a recorded turn). The -cached variants use the in-memory
+// activateTurn (a recorded turn); http-bot1 is http-bot with only the
+// newest message. The -cached variants use the in-memory
 // scope cache. Each sub-benchmark reports p50 and p99 latency in
 // microseconds and requests per second. Run with:
 //
@@ -68,9 +69,15 @@ func BenchmarkActivateHTTP(b *testing.B) {
 	// full: the dashboard preview (admitted, blocks, budget and the
 	// 250-item trace); bot: what the bot reads per turn.
 	full, _ := json.Marshal(map[string]any{"query": qActivate, "variables": vars})
-	bot, _ := json.Marshal(map[string]any{"variables": vars,
-		"query": `query($input: ActivateInput!) { activate(input: $input) { admitted { id title placement group } blocks { tag role text } budget { used limit } } }`})
+	const botQuery = `query($input: ActivateInput!) { activate(input: $input) { admitted { id title placement group } blocks { tag role text } budget { used limit } } }`
+	bot, _ := json.Marshal(map[string]any{"variables": vars, "query": botQuery})
 
+	// bot1: the same turn with only the newest message, what a client
+	// sending only new messages would post (the upper bound of what a
+	// delta-messages input could save per turn).
+	vars1 := map[string]any{"input": map[string]any{
+		"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333", "messages": msgs[len(msgs)-1:]}}
+	bot1, _ := json.Marshal(map[string]any{"variables": vars1, "query": botQuery})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	httpCall := func(a *api, body []byte) func() error {
 		return func() error {
@@ -129,6 +136,7 @@ func BenchmarkActivateHTTP(b *testing.B) {
 		b.Run(fmt.Sprintf("http-bot/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, bot)) })
 		b.Run(fmt.Sprintf("http-turn/c=%d", c), func(b *testing.B) { measure(b, c, turnCall(a)) })
 		b.Run(fmt.Sprintf("http-bot-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, bot)) })
+		b.Run(fmt.Sprintf("http-bot1-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, bot1)) })
 		b.Run(fmt.Sprintf("http-turn-cached/c=%d", c), func(b *testing.B) { measure(b, c, turnCall(cached)) })
 		b.Run(fmt.Sprintf("http-full/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(a, full)) })
 		b.Run(fmt.Sprintf("http-full-cached/c=%d", c), func(b *testing.B) { measure(b, c, httpCall(cached, full)) })
