@@ -37,9 +37,9 @@ func (r *mutationResolver) CreateCollection(ctx context.Context, input model.Cre
 func (r *mutationResolver) RenameCollection(ctx context.Context, input model.RenameCollectionInput) (*model.CollectionPayload, error) {
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
-		var c lore.Collection
-		c, err = r.Store.RenameCollection(ctx, input.ServerDiscordID, id, input.Name)
-		return collectionPayload(c, err)
+		return collectionPayload(r.collectionEdit(ctx, input.ServerDiscordID, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) (lore.Collection, error) {
+			return st.RenameCollection(ctx, input.ServerDiscordID, id, input.Name)
+		}))
 	}
 	return collectionPayload(lore.Collection{}, err)
 }
@@ -48,7 +48,10 @@ func (r *mutationResolver) RenameCollection(ctx context.Context, input model.Ren
 func (r *mutationResolver) DeleteCollection(ctx context.Context, input model.CollectionRefInput) (*model.DeletePayload, error) {
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
-		_, err = transfer.DeleteCollection(ctx, r.Store, input.ServerDiscordID, id, actor(ctx))
+		_, err = r.collectionEdit(ctx, input.ServerDiscordID, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) (lore.Collection, error) {
+			_, err := transfer.DeleteCollection(ctx, st, input.ServerDiscordID, id, actor(ctx))
+			return lore.Collection{}, err
+		})
 	}
 	return deletePayload(err)
 }
@@ -57,9 +60,9 @@ func (r *mutationResolver) DeleteCollection(ctx context.Context, input model.Col
 func (r *mutationResolver) SetCollectionEnabled(ctx context.Context, input model.SetCollectionEnabledInput) (*model.CollectionPayload, error) {
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
-		var c lore.Collection
-		c, err = r.Store.SetCollectionEnabled(ctx, input.ServerDiscordID, id, input.Enabled)
-		return collectionPayload(c, err)
+		return collectionPayload(r.collectionEdit(ctx, input.ServerDiscordID, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) (lore.Collection, error) {
+			return st.SetCollectionEnabled(ctx, input.ServerDiscordID, id, input.Enabled)
+		}))
 	}
 	return collectionPayload(lore.Collection{}, err)
 }
@@ -68,9 +71,9 @@ func (r *mutationResolver) SetCollectionEnabled(ctx context.Context, input model
 func (r *mutationResolver) SetCollectionChannels(ctx context.Context, input model.SetCollectionChannelsInput) (*model.CollectionPayload, error) {
 	id, err := r.writableCollection(ctx, input.ServerDiscordID, input.CollectionID)
 	if err == nil {
-		var c lore.Collection
-		c, err = r.Store.SetCollectionChannels(ctx, input.ServerDiscordID, id, nonNil(input.ChannelIds))
-		return collectionPayload(c, err)
+		return collectionPayload(r.collectionEdit(ctx, input.ServerDiscordID, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) (lore.Collection, error) {
+			return st.SetCollectionChannels(ctx, input.ServerDiscordID, id, nonNil(input.ChannelIds))
+		}))
 	}
 	return collectionPayload(lore.Collection{}, err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -231,4 +232,58 @@ func decodeKeyset(s, prefix string, v any) error {
 		return lore.Invalid("after", "is not a cursor of this connection")
 	}
 	return json.Unmarshal([]byte(rest), v)
+}
+
+// expecting runs write as the lore write of an edit that may expect its
+// target's updatedAt. With an expectation, current reads the target's
+// updatedAt and write runs in one transaction holding the server-row lock
+// (HistoryStore.Atomic), so no other writer can change the target between
+// the check and the write; a mismatch is a *lore.StaleError and nothing is
+// written. Without one, write runs on the Store as before.
+func (r *Resolver) expecting(ctx context.Context, server string, expect graphql.Omittable[*time.Time], target string,
+	current func(ctx context.Context, st lore.HistoryStore) (time.Time, error),
+	write func(ctx context.Context, st lore.HistoryStore) error) error {
+	at := expected(expect)
+	if at == nil {
+		return write(ctx, r.Store)
+	}
+	return r.Store.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		cur, err := current(ctx, st)
+		if err != nil {
+			return err
+		}
+		if err := lore.CheckUpdatedAt(target, at, cur); err != nil {
+			return err
+		}
+		return write(ctx, st)
+	})
+}
+
+// collectionEdit runs write on collection id of server, expecting its
+// updatedAt when expect is set (see expecting), and returns what write
+// returned.
+func (r *Resolver) collectionEdit(ctx context.Context, server string, id int64, expect graphql.Omittable[*time.Time],
+	write func(ctx context.Context, st lore.HistoryStore) (lore.Collection, error)) (lore.Collection, error) {
+	var c lore.Collection
+	err := r.expecting(ctx, server, expect, fmt.Sprintf("collection %d", id),
+		func(ctx context.Context, st lore.HistoryStore) (time.Time, error) {
+			cur, err := st.GetCollection(ctx, server, id)
+			return cur.UpdatedAt, err
+		},
+		func(ctx context.Context, st lore.HistoryStore) (err error) {
+			c, err = write(ctx, st)
+			return err
+		})
+	return c, err
+}
+
+// entryEdit runs write on entry id of (server, lineage), expecting its
+// updatedAt when expect is set (see expecting).
+func (r *Resolver) entryEdit(ctx context.Context, server string, lineage lore.Lineage, id int64, expect graphql.Omittable[*time.Time],
+	write func(ctx context.Context, st lore.HistoryStore) error) error {
+	return r.expecting(ctx, server, expect, fmt.Sprintf("entry %d", id),
+		func(ctx context.Context, st lore.HistoryStore) (time.Time, error) {
+			cur, err := st.GetEntry(ctx, server, lineage, id)
+			return cur.UpdatedAt, err
+		}, write)
 }

@@ -3,6 +3,8 @@ package graph_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -267,4 +269,190 @@ func TestEntriesSearchAndOrderAPI(t *testing.T) {
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])
 	require.Contains(t, r.Errors[0].Message, "search")
+}
+
+// TestExpectedUpdatedAtSetters: the single-purpose edits of a collection
+// or an entry and the deletes take expectedUpdatedAt too; a stale one
+// changes and deletes nothing.
+func TestExpectedUpdatedAtSetters(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var cp struct {
+		Collection struct{ ID string }
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "C0"}) { collection { id } } }`,
+		map[string]any{"s": serverA}, "createCollection", &cp)
+	newEntry := func() string {
+		var ep struct {
+			Entry struct{ ID string }
+		}
+		a.must(serviceKey, `mutation($s: String!, $c: ID) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, entry: {content: "x"}}) { entry { id } } }`,
+			map[string]any{"s": serverA, "c": cp.Collection.ID}, "createEntry", &ep)
+		return ep.Entry.ID
+	}
+	entryID := newEntry()
+	// state returns the collection's and the entry's updatedAt and a
+	// summary of what the edits change.
+	state := func(entry string) (col, ent, summary string) {
+		var d struct {
+			Collections struct {
+				Edges []struct {
+					Node struct {
+						UpdatedAt, Name string
+						Enabled         bool
+						ChannelIds      []string
+						Entries         struct {
+							Edges []struct {
+								Node struct {
+									ID, UpdatedAt string
+									Enabled       bool
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+		a.must(serviceKey, `query($s: String!) { server(discordId: $s) { collections { edges { node { updatedAt name enabled channelIds entries { edges { node { id updatedAt enabled } } } } } } } }`,
+			map[string]any{"s": serverA}, "server", &d)
+		if len(d.Collections.Edges) == 0 {
+			return "", "", "no collection"
+		}
+		c := d.Collections.Edges[0].Node
+		var ids []string
+		for _, e := range c.Entries.Edges {
+			ids = append(ids, e.Node.ID)
+			if e.Node.ID == entry {
+				ent = e.Node.UpdatedAt
+				summary = fmt.Sprintf("entry enabled=%v ", e.Node.Enabled)
+			}
+		}
+		return c.UpdatedAt, ent, summary + fmt.Sprintf("%s %v %v %v", c.Name, c.Enabled, c.ChannelIds, ids)
+	}
+	cases := []struct {
+		name, field, mutation string
+		entry                 bool // expects the entry's updatedAt, else the collection's
+		vars                  func(v int) map[string]any
+	}{
+		{"setEntryEnabled", "setEntryEnabled", `mutation($s: String!, $e: ID!, $b: Boolean!, $at: Time) { setEntryEnabled(input: {serverDiscordId: $s, lineageId: 0, entryId: $e, enabled: $b, expectedUpdatedAt: $at}) { error { code field } } }`,
+			true, func(v int) map[string]any { return map[string]any{"b": v%2 == 0} }},
+		{"renameCollection", "renameCollection", `mutation($s: String!, $c: ID!, $n: String!, $at: Time) { renameCollection(input: {serverDiscordId: $s, collectionId: $c, name: $n, expectedUpdatedAt: $at}) { error { code field } } }`,
+			false, func(v int) map[string]any { return map[string]any{"n": fmt.Sprintf("C%d", v)} }},
+		{"setCollectionEnabled", "setCollectionEnabled", `mutation($s: String!, $c: ID!, $b: Boolean!, $at: Time) { setCollectionEnabled(input: {serverDiscordId: $s, collectionId: $c, enabled: $b, expectedUpdatedAt: $at}) { error { code field } } }`,
+			false, func(v int) map[string]any { return map[string]any{"b": v%2 == 0} }},
+		{"setCollectionChannels", "setCollectionChannels", `mutation($s: String!, $c: ID!, $ch: [String!]!, $at: Time) { setCollectionChannels(input: {serverDiscordId: $s, collectionId: $c, channelIds: $ch, expectedUpdatedAt: $at}) { error { code field } } }`,
+			false, func(v int) map[string]any { return map[string]any{"ch": []string{fmt.Sprintf("3%017d", v)}} }},
+		{"deleteEntry", "deleteEntry", `mutation($s: String!, $e: ID!, $at: Time) { deleteEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $e, expectedUpdatedAt: $at}) { ok error { code field } } }`,
+			true, func(int) map[string]any { return map[string]any{} }},
+		{"deleteCollection", "deleteCollection", `mutation($s: String!, $c: ID!, $at: Time) { deleteCollection(input: {serverDiscordId: $s, collectionId: $c, expectedUpdatedAt: $at}) { ok error { code field } } }`,
+			false, func(int) map[string]any { return map[string]any{} }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			write := func(at any, v int) *mutationError {
+				vars := tc.vars(v)
+				vars["s"], vars["at"] = serverA, at
+				if strings.Contains(tc.mutation, "$c:") {
+					vars["c"] = cp.Collection.ID
+				}
+				if strings.Contains(tc.mutation, "$e:") {
+					vars["e"] = entryID
+				}
+				var p struct{ Error *mutationError }
+				a.must(serviceKey, tc.mutation, vars, tc.field, &p)
+				return p.Error
+			}
+			version := func() string {
+				col, ent, _ := state(entryID)
+				if tc.entry {
+					return ent
+				}
+				return col
+			}
+			old := version()
+			switch tc.name {
+			case "deleteEntry": // another manager edits the entry meanwhile
+				var p struct{ Error *mutationError }
+				a.must(serviceKey, `mutation($s: String!, $e: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $e, patch: {title: "edited"}}) { error { code } } }`,
+					map[string]any{"s": serverA, "e": entryID}, "updateEntry", &p)
+				require.Nil(t, p.Error)
+			case "deleteCollection":
+				var p struct{ Error *mutationError }
+				a.must(serviceKey, `mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {scanDepth: 3}}) { error { code } } }`,
+					map[string]any{"s": serverA, "c": cp.Collection.ID}, "updateCollectionSettings", &p)
+				require.Nil(t, p.Error)
+			default:
+				require.Nil(t, write(nil, 1), "omitted: no check")
+			}
+			_, _, before := state(entryID)
+			me := write(old, 2)
+			require.NotNil(t, me, "the version before the first write is stale")
+			require.Equal(t, "STALE_TARGET", me.Code)
+			require.Equal(t, "expectedUpdatedAt", *me.Field)
+			_, _, after := state(entryID)
+			require.Equal(t, before, after, "a stale write changes nothing")
+			if tc.name == "deleteEntry" || tc.name == "deleteCollection" {
+				require.Contains(t, after, entryID, "a stale delete deletes nothing")
+			}
+			require.Nil(t, write(version(), 3), "the current version is accepted")
+			if tc.name == "deleteEntry" {
+				_, _, after = state(entryID)
+				require.NotContains(t, after, entryID)
+				entryID = newEntry()
+			}
+		})
+	}
+	_, _, s := state(entryID)
+	require.Equal(t, "no collection", s, "deleteCollection ran last, with the current version")
+}
+
+// TestExpectedUpdatedAtRaceAPI: two managers rename one collection at once,
+// both expecting the version they read: exactly one rename wins, the other
+// is STALE_TARGET (the check and the write share the server-row lock).
+func TestExpectedUpdatedAtRaceAPI(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var cp struct {
+		Collection struct{ ID, UpdatedAt string }
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "R"}) { collection { id updatedAt } } }`,
+		map[string]any{"s": serverA}, "createCollection", &cp)
+	at := cp.Collection.UpdatedAt
+	for round := range 5 {
+		type result struct {
+			Collection *struct{ Name, UpdatedAt string }
+			Error      *mutationError
+		}
+		results := make([]result, 2)
+		replies := make([]gqlResponse, 2)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				replies[w] = a.do(serviceKey, `mutation($s: String!, $c: ID!, $n: String!, $at: Time) { renameCollection(input: {serverDiscordId: $s, collectionId: $c, name: $n, expectedUpdatedAt: $at}) { collection { name updatedAt } error { code field } } }`,
+					map[string]any{"s": serverA, "c": cp.Collection.ID, "n": fmt.Sprintf("R%d-%d", round, w), "at": at})
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for w, r := range replies {
+			require.Empty(t, r.Errors)
+			require.NoError(t, json.Unmarshal(r.Data["renameCollection"], &results[w]))
+		}
+		won := -1
+		for w, r := range results {
+			if r.Error == nil {
+				require.Equal(t, -1, won, "round %d: both renames won", round)
+				won = w
+				continue
+			}
+			require.Equal(t, "STALE_TARGET", r.Error.Code)
+		}
+		require.NotEqual(t, -1, won, "round %d: one rename wins", round)
+		require.Equal(t, fmt.Sprintf("R%d-%d", round, won), results[won].Collection.Name)
+		at = results[won].Collection.UpdatedAt
+	}
 }

@@ -70,7 +70,9 @@ func (r *mutationResolver) DeleteEntry(ctx context.Context, input model.EntryRef
 	lineage := lore.Lineage(input.LineageID)
 	id, err := r.writableEntry(ctx, input.ServerDiscordID, lineage, input.EntryID)
 	if err == nil {
-		err = r.Store.DeleteEntry(ctx, input.ServerDiscordID, lineage, id)
+		err = r.entryEdit(ctx, input.ServerDiscordID, lineage, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) error {
+			return st.DeleteEntry(ctx, input.ServerDiscordID, lineage, id)
+		})
 	}
 	return deletePayload(err)
 }
@@ -82,7 +84,11 @@ func (r *mutationResolver) SetEntryEnabled(ctx context.Context, input model.SetE
 	if err != nil {
 		return entryPayload(lore.Entry{}, err)
 	}
-	e, err := r.Store.SetEntryEnabled(ctx, input.ServerDiscordID, lineage, id, input.Enabled)
+	var e lore.Entry
+	err = r.entryEdit(ctx, input.ServerDiscordID, lineage, id, input.ExpectedUpdatedAt, func(ctx context.Context, st lore.HistoryStore) (err error) {
+		e, err = st.SetEntryEnabled(ctx, input.ServerDiscordID, lineage, id, input.Enabled)
+		return err
+	})
 	return entryPayload(e, err)
 }
 

@@ -1085,7 +1085,7 @@ func (ec *executionContext) unmarshalInputCollectionRefInput(ctx context.Context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1106,6 +1106,13 @@ func (ec *executionContext) unmarshalInputCollectionRefInput(ctx context.Context
 				return it, err
 			}
 			it.CollectionID = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1215,7 +1222,7 @@ func (ec *executionContext) unmarshalInputRenameCollectionInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "name", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "name", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1243,6 +1250,13 @@ func (ec *executionContext) unmarshalInputRenameCollectionInput(ctx context.Cont
 				return it, err
 			}
 			it.Name = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1278,7 +1292,7 @@ func (ec *executionContext) unmarshalInputSetCollectionChannelsInput(ctx context
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "channelIds", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "channelIds", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1306,6 +1320,13 @@ func (ec *executionContext) unmarshalInputSetCollectionChannelsInput(ctx context
 				return it, err
 			}
 			it.ChannelIds = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1341,7 +1362,7 @@ func (ec *executionContext) unmarshalInputSetCollectionEnabledInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "enabled", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "collectionId", "enabled", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1369,6 +1390,13 @@ func (ec *executionContext) unmarshalInputSetCollectionEnabledInput(ctx context.
 				return it, err
 			}
 			it.Enabled = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)

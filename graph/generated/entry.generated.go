@@ -1683,7 +1683,7 @@ func (ec *executionContext) unmarshalInputEntryRefInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1711,6 +1711,13 @@ func (ec *executionContext) unmarshalInputEntryRefInput(ctx context.Context, obj
 				return it, err
 			}
 			it.EntryID = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
@@ -1809,7 +1816,7 @@ func (ec *executionContext) unmarshalInputSetEntryEnabledInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "enabled", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "entryId", "enabled", "expectedUpdatedAt", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1844,6 +1851,13 @@ func (ec *executionContext) unmarshalInputSetEntryEnabledInput(ctx context.Conte
 				return it, err
 			}
 			it.Enabled = data
+		case "expectedUpdatedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
+			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ExpectedUpdatedAt = graphql.OmittableOf(data)
 		case "idempotencyKey":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
 			data, err := ec.unmarshalOString2ᚖstring(ctx, v)

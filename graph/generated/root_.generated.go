@@ -3173,6 +3173,8 @@ input CreateCollectionInput {
 input CollectionRefInput {
   serverDiscordId: String!
   collectionId: ID!
+  "Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3181,6 +3183,8 @@ input RenameCollectionInput {
   serverDiscordId: String!
   collectionId: ID!
   name: String!
+  "Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3189,6 +3193,8 @@ input SetCollectionEnabledInput {
   serverDiscordId: String!
   collectionId: ID!
   enabled: Boolean!
+  "Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3197,6 +3203,8 @@ input SetCollectionChannelsInput {
   serverDiscordId: String!
   collectionId: ID!
   channelIds: [String!]!
+  "Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3475,6 +3483,8 @@ input EntryRefInput {
   "0 = Serverwide."
   lineageId: Int64!
   entryId: ID!
+  "Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }
@@ -3495,6 +3505,8 @@ input SetEntryEnabledInput {
   lineageId: Int64!
   entryId: ID!
   enabled: Boolean!
+  "Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
 }

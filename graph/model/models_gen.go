@@ -221,6 +221,8 @@ type CollectionPayload struct {
 type CollectionRefInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
+	// Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -432,6 +434,8 @@ type EntryRefInput struct {
 	// 0 = Serverwide.
 	LineageID int64  `json:"lineageId"`
 	EntryID   string `json:"entryId"`
+	// Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -775,6 +779,8 @@ type RenameCollectionInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
 	Name            string `json:"name"`
+	// Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -858,6 +864,8 @@ type SetCollectionChannelsInput struct {
 	ServerDiscordID string   `json:"serverDiscordId"`
 	CollectionID    string   `json:"collectionId"`
 	ChannelIds      []string `json:"channelIds"`
+	// Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -866,6 +874,8 @@ type SetCollectionEnabledInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	CollectionID    string `json:"collectionId"`
 	Enabled         bool   `json:"enabled"`
+	// Optimistic concurrency: the collection's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -875,6 +885,8 @@ type SetEntryEnabledInput struct {
 	LineageID       int64  `json:"lineageId"`
 	EntryID         string `json:"entryId"`
 	Enabled         bool   `json:"enabled"`
+	// Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
