@@ -140,7 +140,7 @@ func TestRequestLimits(t *testing.T) {
 	deepFrags := `query { __schema { types { ...A } } }
 		fragment A on __Type { fields { type { ...B } } }
 		fragment B on __Type { ofType { ofType { ...C } } }
-		fragment C on __Type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } }`
+		fragment C on __Type { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } } }`
 	r = ia.do(serviceKey, deepFrags, nil)
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "QUERY_TOO_DEEP", r.Errors[0].Extensions["code"], r.Errors[0].Message)

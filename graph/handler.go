@@ -37,6 +37,12 @@ const (
 	MaxBodyBytes = 4 << 20
 	// MaxQueryDepth bounds the nesting of a selection set.
 	MaxQueryDepth = 12
+	// MaxIntrospectionDepth bounds the nesting of an operation that selects
+	// only introspection fields (__schema, __type, __typename): the
+	// standard introspection query of graphql-js 16, which GraphiQL sends
+	// for its docs and completion, is 15 deep (nine nested ofType), and
+	// the schema bounds its answer.
+	MaxIntrospectionDepth = 16
 	// MaxComplexity bounds the computed cost of an operation.
 	MaxComplexity = 25000
 	// RequestTimeout bounds one GraphQL request.
@@ -149,13 +155,29 @@ func (d depthLimit) MutateOperationContext(ctx context.Context, oc *graphql.Oper
 	if oc.Operation == nil {
 		return nil
 	}
-	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > d.max {
+	limit := d.max
+	if introspectionOnly(oc.Operation.SelectionSet) {
+		limit = max(limit, MaxIntrospectionDepth)
+	}
+	if depth := selectionDepth(oc.Operation.SelectionSet, oc.Doc.Fragments, 0); depth > limit {
 		return &gqlerror.Error{
-			Message:    fmt.Sprintf("operation is nested %d levels deep, at most %d allowed", depth, d.max),
+			Message:    fmt.Sprintf("operation is nested %d levels deep, at most %d allowed", depth, limit),
 			Extensions: map[string]any{"code": "QUERY_TOO_DEEP"},
 		}
 	}
 	return nil
+}
+
+// introspectionOnly reports whether every root selection of set is an
+// introspection field (a fragment at the root is not counted as one).
+func introspectionOnly(set ast.SelectionSet) bool {
+	for _, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if !ok || !strings.HasPrefix(f.Name, "__") {
+			return false
+		}
+	}
+	return len(set) > 0
 }
 
 func selectionDepth(set ast.SelectionSet, frags ast.FragmentDefinitionList, seen int) int {
