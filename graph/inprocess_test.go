@@ -29,7 +29,7 @@ func TestExecutorDo(t *testing.T) {
 	}{
 		{name: "data", query: `{ __typename }`, wantData: `{"__typename":"Query"}`},
 		{name: "validation error", query: `{ nope }`, wantErr: `Cannot query field "nope" on type "Query".`},
-		{name: "depth limit", query: "{ __schema { types { fields { type " + strings.Repeat("{ ofType ", 9) + "{ name }" + strings.Repeat(" }", 13), wantErr: "levels deep"},
+		{name: "depth limit", query: "{ __schema { types { fields { type " + strings.Repeat("{ ofType ", 12) + "{ name }" + strings.Repeat(" }", 16), wantErr: "levels deep"},
 		{name: "no principal: no server", query: `query($s: String!) { server(discordId: $s) { name } }`, vars: map[string]any{"s": "1"}, wantData: `{"server":null}`},
 		{name: "file under a missing object", query: `{ __typename }`, files: file, wantErr: `file input.file: "input" is not an object variable`},
 	} {
