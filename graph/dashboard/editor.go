@@ -251,6 +251,11 @@ func (d *Dashboard) entrySave(_ *Dashboard, rq *req) {
 			return
 		}
 		vars := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "entryId": stored.ID, "patch": in}
+		if e.UpdatedAt != "" {
+			// The API checks it again under the server lock: of two
+			// editors who loaded the same version, one saves.
+			vars["expectedUpdatedAt"] = e.UpdatedAt
+		}
 		var out struct {
 			UpdateEntry *struct {
 				Entry *struct{ ID, UpdatedAt string }
