@@ -66,3 +66,52 @@ func BenchmarkLoadEnabledForScope(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkListEntries measures a dashboard's entry page of a 250-entry
+// persona book (~1,000 characters of content each): the whole book read
+// (ListScope, what the unsorted connection pages in memory) beside one SQL
+// page of 50 sorted by title with its count, and a search page.
+//
+//	make bench BENCH=ListEntries PKGS=./lore/postgres/
+func BenchmarkListEntries(b *testing.B) {
+	tb := setup(b)
+	const lineage lore.Lineage = 3
+	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	var book []lore.Entry
+	for i := range lore.MaxEntriesPerScope {
+		e := entry(tb.server, lineage, "", fmt.Sprintf("%d %s", i, content))
+		e.Title = fmt.Sprintf("Entry %d", (i*37)%lore.MaxEntriesPerScope)
+		e.Keys = []string{fmt.Sprintf("key%d", i), "dragon", "northern peaks"}
+		book = append(book, e)
+	}
+	_, err := tb.store.ReplacePersonaBook(tb.ctx, tb.server, lineage, book)
+	require.NoError(b, err)
+	_, err = tb.pool.Exec(tb.ctx, `ANALYZE`)
+	require.NoError(b, err)
+	b.Run("scope-read-250", func(b *testing.B) {
+		for b.Loop() {
+			if es, err := tb.store.ListScope(tb.ctx, tb.server, lineage, ""); err != nil || len(es) != 250 {
+				b.Fatalf("got %d entries, err %v", len(es), err)
+			}
+		}
+	})
+	for _, bc := range []struct {
+		name   string
+		search string
+		want   int
+	}{
+		{"page-50-by-title+count", "", 50},
+		{"search-page+count", "entry 1", 50}, // Entry 1, 10-19, 100-199: 111 match
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			q := lore.EntryQuery{Server: tb.server, Lineage: lineage, Search: bc.search,
+				Order: lore.EntryOrder{Field: lore.OrderTitle}, Limit: 50, Count: true}
+			for b.Loop() {
+				page, err := tb.store.ListEntries(tb.ctx, q)
+				if err != nil || len(page.Entries) != bc.want {
+					b.Fatalf("got %d entries, err %v", len(page.Entries), err)
+				}
+			}
+		})
+	}
+}
