@@ -222,9 +222,5 @@ func (d *Dashboard) setLang(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, d.cookie("loregate_lang", lang, 365*24*time.Hour))
-	back := r.URL.Query().Get("back")
-	if !strings.HasPrefix(back, "/dashboard/") || strings.HasPrefix(back, "//") {
-		back = "/dashboard/"
-	}
-	http.Redirect(w, r, back, http.StatusSeeOther)
+	http.Redirect(w, r, safeNext(r.URL.Query().Get("back")), http.StatusSeeOther)
 }

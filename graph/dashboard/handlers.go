@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -175,12 +177,21 @@ func urlQueryEscape(s string) string {
 	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B", " ", "%20", "?", "%3F").Replace(s)
 }
 
-// safeNext returns a local dashboard path to go to after signing in.
+// safeNext returns next when it is a path under /dashboard/ (a sign-in's
+// next, a language switch's back), else "/dashboard/". The path is judged
+// as http.Redirect cleans it ("/dashboard/../x" is "/x"), and a backslash
+// or control character refuses it: browsers read "\\" as "/" and drop tabs,
+// so "/dashboard/../\\evil.example" would leave the site.
 func safeNext(next string) string {
-	if strings.HasPrefix(next, "/dashboard/") && !strings.HasPrefix(next, "//") && !strings.ContainsAny(next, "\\\r\n") {
-		return next
+	const home = "/dashboard/"
+	if strings.ContainsFunc(next, func(r rune) bool { return r == '\\' || r < 0x20 || r == 0x7f }) {
+		return home
 	}
-	return "/dashboard/"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || !strings.HasPrefix(path.Clean(u.Path)+"/", home) {
+		return home
+	}
+	return next
 }
 
 // home is the sign-in page, or the servers list once signed in.
