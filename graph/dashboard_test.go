@@ -1,6 +1,8 @@
 package graph_test
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -265,6 +267,23 @@ func TestEntriesSearchAndOrderAPI(t *testing.T) {
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])
 	require.Contains(t, r.Errors[0].Message, "orderBy")
+	// A cursor whose position does not parse for its order (edited by
+	// hand) is bad input naming after, not a failed SQL cast.
+	byPriority := map[string]any{"field": "PRIORITY"}
+	first, _ = list(map[string]any{"first": 1, "order": byPriority})
+	raw, err := base64.RawURLEncoding.DecodeString(*first.PageInfo.EndCursor)
+	require.NoError(t, err)
+	var pos map[string]any
+	require.NoError(t, json.Unmarshal(bytes.TrimPrefix(raw, []byte("k:")), &pos))
+	for _, key := range []string{"x", "99999999999", ""} {
+		pos["k"] = key
+		b, err := json.Marshal(pos)
+		require.NoError(t, err)
+		_, r = list(map[string]any{"after": base64.RawURLEncoding.EncodeToString(append([]byte("k:"), b...)), "order": byPriority})
+		require.NotEmpty(t, r.Errors, "key %q", key)
+		require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"], "key %q: %s", key, r.Errors[0].Message)
+		require.Contains(t, r.Errors[0].Message, "after")
+	}
 	_, r = list(map[string]any{"search": fmt.Sprintf("%0201d", 0)})
 	require.NotEmpty(t, r.Errors)
 	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"])

@@ -1,7 +1,9 @@
 package lore
 
 import (
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -71,7 +73,7 @@ type EntryQuery struct {
 }
 
 // Validate checks the query's own fields (field names as the API spells
-// them: "search", "orderBy", "first").
+// them: "search", "orderBy", "first", "after").
 func (q EntryQuery) Validate() error {
 	if !utf8.ValidString(q.Search) || strings.IndexByte(q.Search, 0) >= 0 {
 		return Invalid("search", "must be valid UTF-8 without NUL characters")
@@ -87,7 +89,25 @@ func (q EntryQuery) Validate() error {
 	if q.Limit < 1 {
 		return Invalid("first", "must be at least 1")
 	}
+	if q.After != nil && !q.Order.Field.validKey(q.After.Key) {
+		return Invalid("after", "is not a position of this orderBy (%s)", q.Order)
+	}
 	return nil
+}
+
+// validKey reports whether key is a sort key of f as a store renders it
+// (EntryPosition.Key): a 32-bit integer, a UTC time with microseconds
+// ("2006-01-02T15:04:05.000000Z"), or text without NUL characters.
+func (f EntryOrderField) validKey(key string) bool {
+	switch f {
+	case OrderInsertionOrder, OrderPriority:
+		_, err := strconv.ParseInt(key, 10, 32)
+		return err == nil
+	case OrderUpdatedAt, OrderCreatedAt:
+		_, err := time.Parse("2006-01-02T15:04:05.000000Z", key)
+		return err == nil
+	}
+	return utf8.ValidString(key) && strings.IndexByte(key, 0) < 0
 }
 
 // EntryPage is one page of an EntryQuery.
