@@ -475,3 +475,37 @@ func TestExpectedUpdatedAtRaceAPI(t *testing.T) {
 		at = results[won].Collection.UpdatedAt
 	}
 }
+
+// TestExpectedUpdatedAtIdempotent: a retry with the same idempotencyKey
+// replays the first answer even though its expectedUpdatedAt is stale by
+// then (the first call changed the target); the write is not run again.
+func TestExpectedUpdatedAtIdempotent(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var cp struct {
+		Collection struct{ ID, UpdatedAt string }
+	}
+	a.must(serviceKey, `mutation($s: String!) { createCollection(input: {serverDiscordId: $s, name: "I"}) { collection { id updatedAt } } }`,
+		map[string]any{"s": serverA}, "createCollection", &cp)
+	for _, m := range []struct{ field, query string }{
+		{"setCollectionEnabled", `mutation($s: String!, $c: ID!, $at: Time) { setCollectionEnabled(input: {serverDiscordId: $s, collectionId: $c, enabled: false, expectedUpdatedAt: $at, idempotencyKey: "k1"}) { collection { updatedAt enabled } error { code } } }`},
+		{"updateCollectionSettings", `mutation($s: String!, $c: ID!, $at: Time) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {scanDepth: 2}, expectedUpdatedAt: $at, idempotencyKey: "k2"}) { collection { updatedAt enabled } error { code } } }`},
+	} {
+		var first, again struct {
+			Collection *struct {
+				UpdatedAt string
+				Enabled   bool
+			}
+			Error *mutationError
+		}
+		vars := map[string]any{"s": serverA, "c": cp.Collection.ID, "at": cp.Collection.UpdatedAt}
+		a.must(serviceKey, m.query, vars, m.field, &first)
+		require.Nil(t, first.Error, m.field)
+		a.must(serviceKey, m.query, vars, m.field, &again)
+		require.Nil(t, again.Error, "%s: the retry replays the first answer", m.field)
+		var now struct{ Collection struct{ UpdatedAt string } }
+		a.must(serviceKey, `query($s: String!) { server(discordId: $s) { collection(name: "I") { updatedAt } } }`, map[string]any{"s": serverA}, "server", &now)
+		require.Equal(t, first.Collection.UpdatedAt, now.Collection.UpdatedAt, "%s: the write ran once", m.field)
+		cp.Collection.UpdatedAt = first.Collection.UpdatedAt
+	}
+}
