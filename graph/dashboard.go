@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -286,4 +287,23 @@ func (r *Resolver) entryEdit(ctx context.Context, server string, lineage lore.Li
 			cur, err := st.GetEntry(ctx, server, lineage, id)
 			return cur.UpdatedAt, err
 		}, write)
+}
+
+// serverEntry resolves Server.entry: the entry addressed by (server,
+// lineage, id), or null when it is not in that scope (a malformed id or a
+// negative lineage included). The server was read through visibleServer,
+// so the caller may read it.
+func (r *Resolver) serverEntry(ctx context.Context, server string, lineage int64, id string) (*model.Entry, error) {
+	eid, err := parseID("entry", id)
+	if err != nil || lineage < 0 {
+		return nil, nil
+	}
+	e, err := r.Store.GetEntry(ctx, server, lore.Lineage(lineage), eid)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return entryToModel(e), nil
 }

@@ -509,3 +509,62 @@ func TestExpectedUpdatedAtIdempotent(t *testing.T) {
 		cp.Collection.UpdatedAt = first.Collection.UpdatedAt
 	}
 }
+
+// TestServerEntry: an editor reads one entry by scope and id; an id of
+// another scope or server, or a malformed id, is null.
+func TestServerEntry(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	setupServer(t, a, serverB)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 1, "l": 5, "n": "Iris"}, "upsertPersona", &pp)
+	var ep struct {
+		Entry struct{ ID string }
+	}
+	a.must(serviceKey, `mutation($s: String!) { createEntry(input: {serverDiscordId: $s, lineageId: 5, entry: {title: "Moon", content: "Silver", keys: ["moon"], sticky: 2}}) { entry { id } } }`,
+		map[string]any{"s": serverA}, "createEntry", &ep)
+	const q = `query($s: String!, $l: Int64!, $id: ID!) { server(discordId: $s) { entry(lineageId: $l, id: $id) { id title content keys sticky updatedAt } } }`
+	cases := []struct {
+		name   string
+		bearer string
+		server string
+		l      int64
+		id     string
+		want   string // title, "" = null entry, "-" = null server
+	}{
+		{"persona entry", serviceKey, serverA, 5, ep.Entry.ID, "Moon"},
+		{"reader member", a.member("9", map[string]auth.Membership{serverA: {}}), serverA, 5, ep.Entry.ID, "Moon"},
+		{"wrong scope", serviceKey, serverA, 0, ep.Entry.ID, ""},
+		{"other lineage", serviceKey, serverA, 6, ep.Entry.ID, ""},
+		{"other server", serviceKey, serverB, 5, ep.Entry.ID, ""},
+		{"malformed id", serviceKey, serverA, 5, "x1", ""},
+		{"negative lineage", serviceKey, serverA, -1, ep.Entry.ID, ""},
+		{"member of another server", a.member("9", map[string]auth.Membership{serverB: {}}), serverA, 5, ep.Entry.ID, "-"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *struct {
+				Entry *struct {
+					ID, Title, Content, UpdatedAt string
+					Keys                          []string
+					Sticky                        int
+				}
+			}
+			a.must(tc.bearer, q, map[string]any{"s": tc.server, "l": tc.l, "id": tc.id}, "server", &srv)
+			switch tc.want {
+			case "-":
+				require.Nil(t, srv)
+			case "":
+				require.NotNil(t, srv)
+				require.Nil(t, srv.Entry)
+			default:
+				require.NotNil(t, srv.Entry)
+				require.Equal(t, tc.want, srv.Entry.Title)
+				require.Equal(t, "Silver", srv.Entry.Content)
+				require.Equal(t, []string{"moon"}, srv.Entry.Keys)
+				require.Equal(t, 2, srv.Entry.Sticky)
+				require.NotEmpty(t, srv.Entry.UpdatedAt)
+			}
+		})
+	}
+}

@@ -148,6 +148,11 @@ func (r *serverResolver) PersonaBook(ctx context.Context, obj *model.Server, lin
 	return r.personaBook(ctx, obj.DiscordID, lineage)
 }
 
+// Entry is the resolver for the entry field.
+func (r *serverResolver) Entry(ctx context.Context, obj *model.Server, lineageID int64, id string) (*model.Entry, error) {
+	return r.serverEntry(ctx, obj.DiscordID, lineageID, id)
+}
+
 // EntryCounts is the resolver for the entryCounts field.
 func (r *serverResolver) EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error) {
 	counts, err := r.Store.CountByScope(ctx, obj.DiscordID)

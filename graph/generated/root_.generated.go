@@ -470,6 +470,7 @@ type ComplexityRoot struct {
 		Collection  func(childComplexity int, name string) int
 		Collections func(childComplexity int, first *int, after *string) int
 		DiscordID   func(childComplexity int) int
+		Entry       func(childComplexity int, lineageID int64, id string) int
 		EntryCounts func(childComplexity int) int
 		Limits      func(childComplexity int) int
 		Name        func(childComplexity int) int
@@ -2521,6 +2522,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.DiscordID(childComplexity), true
+	case "Server.entry":
+		if e.ComplexityRoot.Server.Entry == nil {
+			break
+		}
+
+		args, err := ec.field_Server_entry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.Entry(childComplexity, args["lineageId"].(int64), args["id"].(string)), true
 	case "Server.entryCounts":
 		if e.ComplexityRoot.Server.EntryCounts == nil {
 			break
@@ -3963,6 +3975,8 @@ type Server {
   collection(name: String!): Collection
   "One persona lineage's book; null when the lineage is unknown on this server."
   personaBook(lineageId: Int64!): PersonaBook
+  "One entry by scope (lineageId 0 = Serverwide, else a persona lineage) and id, with every field; null when no such entry is in that scope of this server (an editor's read)."
+  entry(lineageId: Int64!, id: ID!): Entry
   "Entry counts per scope (lineageId null = Serverwide), or null when the store is unavailable."
   entryCounts: [ScopeCount!]
 }
@@ -5153,6 +5167,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_collection(ctx, field)
 	case "personaBook":
 		return ec.fieldContext_Server_personaBook(ctx, field)
+	case "entry":
+		return ec.fieldContext_Server_entry(ctx, field)
 	case "entryCounts":
 		return ec.fieldContext_Server_entryCounts(ctx, field)
 	}

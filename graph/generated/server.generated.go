@@ -21,6 +21,7 @@ type ServerResolver interface {
 	Collections(ctx context.Context, obj *model.Server, first *int, after *string) (*model.CollectionConnection, error)
 	Collection(ctx context.Context, obj *model.Server, name string) (*model.Collection, error)
 	PersonaBook(ctx context.Context, obj *model.Server, lineageID int64) (*model.PersonaBook, error)
+	Entry(ctx context.Context, obj *model.Server, lineageID int64, id string) (*model.Entry, error)
 	EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error)
 }
 
@@ -61,6 +62,28 @@ func (ec *executionContext) field_Server_collections_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Server_entry_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "lineageId",
+		func(ctx context.Context, v any) (int64, error) {
+			return ec.unmarshalNInt642int64(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["lineageId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg1
 	return args, nil
 }
 
@@ -805,6 +828,50 @@ func (ec *executionContext) fieldContext_Server_personaBook(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Server_personaBook_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Server_entry(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Server().Entry(ctx, obj, fc.Args["lineageId"].(int64), fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Entry) graphql.Marshaler {
+			return ec.marshalOEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Server_entry(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Entry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Server_entry_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -1677,6 +1744,12 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Server_personaBook(ctx, field, obj)
+				})
+		case "entry":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_entry(ctx, field, obj)
 				})
 		case "entryCounts":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
