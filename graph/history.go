@@ -70,12 +70,9 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
 		return nil, err
 	}
-	n := 20
-	if first != nil {
-		n = *first
-	}
-	if n < 0 || n > MaxPageSize {
-		return nil, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+	n, err := pageSize(first, 20)
+	if err != nil {
+		return nil, err
 	}
 	var before int64
 	if after != nil && *after != "" {
