@@ -484,8 +484,8 @@ func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.
 		m := prompt.Marker(name)
 		switch {
 		case !m.Known():
-			known := make([]string, len(prompt.Markers))
-			for j, k := range prompt.Markers {
+			known := make([]string, len(prompt.Markers()))
+			for j, k := range prompt.Markers() {
 				known[j] = string(k)
 			}
 			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i-first),

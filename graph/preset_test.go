@@ -41,7 +41,7 @@ func TestPresetOf(t *testing.T) {
 		{"unknown", []string{"main", "worldinfoBefore"}, "S", nil, "presetMarkers[1]"},
 		{"unknown without main", []string{"chatHistory", "Main"}, "S", nil, "presetMarkers[1]"},
 	}
-	for _, m := range prompt.Markers {
+	for _, m := range prompt.Markers() {
 		if m == prompt.MarkerMain || m == prompt.MarkerChatHistory {
 			continue
 		}

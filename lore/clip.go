@@ -1,6 +1,7 @@
 package lore
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -38,10 +39,28 @@ func ClipRunes(s string, maxRunes int) string {
 // characters (runes) long; s itself when it fits (an invalid byte counts
 // as one character and becomes U+FFFD when s is cut).
 func TruncateRunes(s string, maxRunes int) string {
-	if utf8.RuneCountInString(s) <= maxRunes {
+	n := 0
+	for i := range s {
+		if n == maxRunes {
+			return validRunes(s[:i])
+		}
+		n++
+	}
+	return s
+}
+
+// validRunes returns s with each invalid byte replaced by U+FFFD, as a
+// []rune conversion would, without copying a valid s.
+func validRunes(s string) string {
+	if utf8.ValidString(s) {
 		return s
 	}
-	return string([]rune(s)[:maxRunes])
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // TruncateUTF16 returns the longest prefix of s, cut on a character

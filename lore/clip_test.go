@@ -26,6 +26,8 @@ func TestClipAndTruncate(t *testing.T) {
 		{"runes cut: the mark is one of them", lore.ClipRunes, "éèêë", 3, "éè…"},
 		{"truncate runes", lore.TruncateRunes, "龙胆主人", 2, "龙胆"},
 		{"truncate runes fits", lore.TruncateRunes, "龙胆", 2, "龙胆"},
+		{"truncate runes: invalid bytes count one each", lore.TruncateRunes, "a\xff\xfeb", 3, "a\uFFFD\uFFFD"},
+		{"truncate runes to nothing", lore.TruncateRunes, "ab", 0, ""},
 		{"utf16 counts a surrogate pair as two", lore.TruncateUTF16, "a😀b", 2, "a"},
 		{"utf16 keeps the pair when it fits", lore.TruncateUTF16, "a😀b", 3, "a😀"},
 		{"utf16 fits", lore.TruncateUTF16, "abc", 5, "abc"},

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/sharedtest"
 )
 
 var (
@@ -173,8 +174,7 @@ func faultRun(t *testing.T, kills []syscall.Signal, env []string, importDeadline
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	bin := loregateBinary(t)
-	book, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "st-worldinfo", "archkrrr__Date_a_Live_12.0.0.json"))
-	require.NoError(t, err)
+	book := sharedtest.Read(t, "corpus", "st-worldinfo", "archkrrr__Date_a_Live_12.0.0.json")
 	addr := freeAddr(t)
 	env = append([]string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + faultKey, "LOREGATE_INLINE_IMPORT_BYTES=1024",
 		"LOREGATE_LOG_LEVEL=warn", "LOREGATE_SHUTDOWN_TIMEOUT=5s"}, env...)

@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/sharedtest"
 )
 
 // servingAddr matches serve's start-up line.
@@ -147,11 +147,7 @@ func TestTwoServeProcessesShareJobs(t *testing.T) {
 		"LOREGATE_DISCORD_TOKEN=test-token", "LOREGATE_DISCORD_API_URL=" + discord.URL, "LOREGATE_LOG_LEVEL=info"}
 	procs := []*serveProcess{startServe(t, bin, env), startServe(t, bin, env)}
 
-	book, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "corpus", "st-worldinfo", "bronya-rand__Eorzea.json"))
-	if os.IsNotExist(err) {
-		t.Skip("corpus absent: skipping")
-	}
-	require.NoError(t, err)
+	book := sharedtest.Read(t, "corpus", "st-worldinfo", "bronya-rand__Eorzea.json")
 	const imports = 8
 	for i := range imports {
 		procs[i%2].importFile(t, key, servers[0], fmt.Sprintf("Book %d", i), book)

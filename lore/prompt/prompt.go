@@ -130,20 +130,25 @@ const (
 	MarkerMain Marker = "main"
 )
 
-// Markers are every SillyTavern Chat Completion prompt identifier a preset
-// may hold (its prompt_order): the markers above, and the ones whose text
-// is the caller's (character description, persona, examples, post-history
-// instructions under both names, auxiliary and enhance-definitions
-// prompts), which Assemble accepts and places nothing at.
-var Markers = []Marker{
+// markers are every SillyTavern Chat Completion prompt identifier a preset
+// may hold (its prompt_order); see Markers.
+var markers = [...]Marker{
 	MarkerMain, MarkerWorldInfoBefore, MarkerWorldInfoAfter, "charDescription", "charPersonality",
 	"scenario", "personaDescription", "dialogueExamples", MarkerChatHistory, "jailbreak",
 	"postHistoryInstructions", "nsfw", "enhanceDefinitions",
 }
 
+// Markers returns every SillyTavern Chat Completion prompt identifier a
+// preset may hold (its prompt_order), 13 in SillyTavern's order: the
+// markers above, and the ones whose text is the caller's (character
+// description, persona, examples, post-history instructions under both
+// names, auxiliary and enhance-definitions prompts), which Assemble
+// accepts and places nothing at. The slice is a fresh copy.
+func Markers() []Marker { return slices.Clone(markers[:]) }
+
 // Known reports whether m is one of Markers (case-sensitive, as
 // SillyTavern writes them).
-func (m Marker) Known() bool { return slices.Contains(Markers, m) }
+func (m Marker) Known() bool { return slices.Contains(markers[:], m) }
 
 // PresetItem is a fixed message (Marker "") or a marker.
 type PresetItem struct {

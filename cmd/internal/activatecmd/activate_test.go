@@ -14,16 +14,14 @@ import (
 
 	"loregate/cmd/internal/activatecmd"
 	"loregate/cmd/internal/cli"
+	"loregate/lore/sharedtest"
 )
 
-// eldoria is the SillyTavern default book of the shared corpus, relative to
-// this package (the corpus lives at ../shared/corpus from the repo root).
-var eldoria = filepath.Join("..", "..", "..", "..", "shared", "corpus", "st-worldinfo", "sillytavern__Eldoria.json")
-
-func needEldoria(t *testing.T) {
-	if _, err := os.Stat(eldoria); err != nil {
-		t.Skipf("corpus file %s not available: %v", eldoria, err)
-	}
+// eldoriaBook returns the path of the SillyTavern default book of the
+// shared corpus (sharedtest: fails under CI when it is missing).
+func eldoriaBook(t *testing.T) string {
+	t.Helper()
+	return sharedtest.Path(t, "corpus", "st-worldinfo", "sillytavern__Eldoria.json")
 }
 
 func writeChat(t *testing.T, chat string) string {
@@ -66,7 +64,7 @@ type output struct {
 }
 
 func TestEldoriaGlade(t *testing.T) {
-	needEldoria(t)
+	eldoria := eldoriaBook(t)
 	chat := writeChat(t, `["Hello there.", {"name":"Ana","role":"user","content":"Is there somewhere safe to rest? Maybe the glade?"}]`)
 	code, stdout, stderr := runCmd(t, "", "--book", eldoria, "--chat", chat, "--user", "Ana", "--char", "Seraphina")
 	require.Equal(t, 0, code, stderr)
@@ -113,7 +111,7 @@ func keys(m map[string]json.RawMessage) []string {
 }
 
 func TestAdmittedItemKeys(t *testing.T) {
-	needEldoria(t)
+	eldoria := eldoriaBook(t)
 	code, stdout, stderr := runCmd(t, `["the glade and the forest"]`, "--book", eldoria, "--chat", "-")
 	require.Equal(t, 0, code, stderr)
 	var out struct {
@@ -131,7 +129,7 @@ func TestAdmittedItemKeys(t *testing.T) {
 }
 
 func TestSeveralBooksAndOptions(t *testing.T) {
-	needEldoria(t)
+	eldoria := eldoriaBook(t)
 	chat := writeChat(t, `["the GLADE", "nothing", "nothing"]`)
 	code, stdout, stderr := runCmd(t, "", "--book", eldoria, "--book", eldoria, "--chat", chat, "--scan-depth", "3")
 	require.Equal(t, 0, code, stderr)
@@ -168,7 +166,7 @@ func TestSeveralBooksAndOptions(t *testing.T) {
 }
 
 func TestTextFormat(t *testing.T) {
-	needEldoria(t)
+	eldoria := eldoriaBook(t)
 	code, stdout, stderr := runCmd(t, `["the glade"]`, "--book", eldoria, "--chat", "-", "--format", "text", "--seed", "7")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, `+ #3 `)
@@ -180,7 +178,7 @@ func TestTextFormat(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	needEldoria(t)
+	eldoria := eldoriaBook(t)
 	dir := t.TempDir()
 	notJSON := filepath.Join(dir, "bad.json")
 	require.NoError(t, os.WriteFile(notJSON, []byte("{not json"), 0o600))
