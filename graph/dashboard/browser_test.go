@@ -321,6 +321,7 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	require.Contains(t, text(t, ctx, `#trace tr[data-title="The tower"]`), "no key matched")
 	require.Contains(t, text(t, ctx, `#trace tr[data-title="The glade"]`), "fired")
 	require.Contains(t, text(t, ctx, "#prompt"), "A quiet glade.")
+	require.Regexp(t, `Lorebook \(After\): \d+ characters, \d{1,3} tokens`, text(t, ctx, "#inspection"))
 	shot(t, ctx, "12-playground")
 }
 

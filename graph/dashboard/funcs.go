@@ -37,6 +37,12 @@ var funcs = template.FuncMap{
 		}
 		return strconv.Itoa(*p)
 	},
+	"derefInt": func(p *int) int {
+		if p == nil {
+			return 0
+		}
+		return *p
+	},
 	"deref": func(p *string) string {
 		if p == nil {
 			return ""
