@@ -339,7 +339,7 @@ func TestBrowserReadOnlyMember(t *testing.T) {
 	for i, p := range []string{base, base + "b/c" + coll + "/", base + "b/c" + coll + "/e/" + id, base + "play"} {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(p), chromedp.WaitVisible(chromedp.CSS("main h1"))))
 		writes, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("form[method=post]")].filter(f => !f.action.endsWith("/logout") && !f.action.endsWith("/play")).length
-				+ document.querySelectorAll("#new-entry, #save, #delete, a[href$='/import']").length`))
+				+ document.querySelectorAll("#new-entry, #save, #delete, a[href$='/import'], a[href*='/export']").length`))
 		require.NoError(t, err)
 		require.Zero(t, writes, "write controls on %s", p)
 		shot(t, ctx, fmt.Sprintf("13-readonly-%d", i))

@@ -97,3 +97,70 @@ func TestSessionCookie(t *testing.T) {
 	}
 	require.True(t, found, "a session cookie is set")
 }
+
+// TestExportEveryFormat downloads a collection in every export format: the
+// JSON formats as attachments, the card files through the artifact route.
+func TestExportEveryFormat(t *testing.T) {
+	e := newEnvJobs(t, 1<<20)
+	coll := e.collection(serverA, "World")
+	e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true}))
+	c.CheckRedirect = nil // follow the card files' redirect to the artifact
+	for _, tc := range []struct{ format, want string }{
+		{"ST_WORLD_INFO", `"A quiet glade."`},
+		{"CCV3_LOREBOOK", `"A quiet glade."`},
+		{"CARD_JSON", `"A quiet glade."`},
+		{"CARD_PNG", "\x89PNG"},
+		{"CARD_CHARX", "PK"},
+	} {
+		resp, err := c.Get(e.srv.URL + "/dashboard/s/" + serverA + "/b/c" + coll + "/export?format=" + tc.format)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", tc.format, body)
+		require.Contains(t, resp.Header.Get("Content-Disposition"), "attachment", tc.format)
+		require.Contains(t, string(body), tc.want, tc.format)
+	}
+	status, _ := get(t, c, e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/export?format=NOPE")
+	require.Equal(t, http.StatusBadRequest, status)
+}
+
+// TestDiscordSignInRefusals: a callback whose state does not match the
+// sign-in this browser started, or that Discord answered with an error, or
+// a pasted service key, starts no session.
+func TestDiscordSignInRefusals(t *testing.T) {
+	e := newEnv(t)
+	c := e.httpClient()
+	login := func() url.Values {
+		resp, err := c.Get(e.srv.URL + "/dashboard/login")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+		authorize, err := url.Parse(resp.Header.Get("Location"))
+		require.NoError(t, err)
+		return authorize.Query()
+	}
+	q := login()
+	require.Equal(t, "identify guilds", q.Get("scope"))
+	require.Equal(t, "S256", q.Get("code_challenge_method"))
+	require.Equal(t, e.public+"/dashboard/callback", q.Get("redirect_uri"))
+	for _, tc := range []struct {
+		name  string
+		query func(state string) string
+	}{
+		{"forged state", func(string) string { return "code=code-1&state=forged" }},
+		{"Discord refused", func(state string) string { return "error=access_denied&state=" + url.QueryEscape(state) }},
+		{"unknown code", func(state string) string { return "code=never-issued&state=" + url.QueryEscape(state) }},
+	} {
+		state := login().Get("state")
+		status, body := get(t, c, e.srv.URL+"/dashboard/callback?"+tc.query(state))
+		require.Contains(t, []int{http.StatusBadRequest, http.StatusBadGateway}, status, tc.name)
+		require.NotContains(t, body, "Sign out", tc.name)
+	}
+	// A service key is not a member token.
+	pre := between(func() string { _, b := get(t, c, e.srv.URL+"/dashboard/"); return b }(), `name="csrf" value="`, `"`)
+	resp, err := c.PostForm(e.srv.URL+"/dashboard/dev-login", url.Values{"csrf": {pre}, "token": {serviceKey}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+}
