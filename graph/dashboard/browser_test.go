@@ -204,7 +204,7 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 	require.Equal(t, 50, rows, "50 entries a page")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.Click(chromedp.CSS(`a[rel="next"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`.pager [aria-current="page"]`))))
-	require.Equal(t, "3", text(t, ctx, `.pager [aria-current="page"]`))
+	require.Equal(t, "Page 3 of 3", text(t, ctx, `.pager [aria-current="page"]`))
 	rows, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
 	require.NoError(t, err)
 	require.Equal(t, 20, rows, "the last page holds the rest")

@@ -242,18 +242,11 @@ func (d *Dashboard) entrySave(_ *Dashboard, rq *req) {
 		}
 		payload.Entry, payload.Error = out.CreateEntry.Entry, out.CreateEntry.Error
 	} else {
-		if e.UpdatedAt != stored.UpdatedAt {
-			// Changed since the form was loaded: keep the member's text
-			// in the form, save nothing.
-			v.Conflict = true
-			v.Entry.UpdatedAt = stored.UpdatedAt
-			d.renderStatus(rq, "entry", e.Title, http.StatusConflict, v)
-			return
-		}
+		// The API refuses the write with STALE_TARGET when the entry
+		// changed since the form was loaded (checked under the server
+		// lock: of two editors who loaded the same version, one saves).
 		vars := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "entryId": stored.ID, "patch": in}
 		if e.UpdatedAt != "" {
-			// The API checks it again under the server lock: of two
-			// editors who loaded the same version, one saves.
 			vars["expectedUpdatedAt"] = e.UpdatedAt
 		}
 		var out struct {
@@ -270,7 +263,10 @@ func (d *Dashboard) entrySave(_ *Dashboard, rq *req) {
 	}
 	if payload.Error != nil {
 		if payload.Error.Code == "STALE_TARGET" {
+			// Keep the member's text; the next save overwrites the version
+			// read just now.
 			v.Conflict = true
+			v.Entry.UpdatedAt = stored.UpdatedAt
 			d.renderStatus(rq, "entry", e.Title, http.StatusConflict, v)
 			return
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
+
+	"loregate/lore"
 )
 
 // entry is an entry with every field of the model (Entry in the schema).
@@ -59,24 +59,31 @@ type entryConn struct {
 
 // entriesPage reads one page of a book's entries with the given fields,
 // and the book's settings.
-func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, fields string, first int, after *string) (entryConn, bookSettings, error) {
-	vars := map[string]any{"s": sid, "a": after, "f": first}
-	sel := bookSettingsFields + ` entries(first: $f, after: $a) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ` + fields + ` } } }`
-	var book *struct {
-		BookSettings bookSettings
-		Entries      entryConn
+func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, fields string, first int, after *string, lq *listQuery) (entryConn, bookSettings, error) {
+	vars := map[string]any{"s": sid, "a": after, "f": first, "q": nil, "o": nil}
+	if lq != nil {
+		if lq.Q != "" {
+			vars["q"] = lq.Q
+		}
+		dir := "ASC"
+		if lq.Desc {
+			dir = "DESC"
+		}
+		vars["o"] = map[string]any{"field": sortFields[lq.Sort], "direction": dir}
 	}
+	sel := `updatedAt ` + bookSettingsFields + ` entries(first: $f, after: $a, search: $q, orderBy: $o) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ` + fields + ` } } }`
 	var q string
 	if b.Collection != nil {
 		vars["n"] = b.Collection.Name
-		q = `query($s: String!, $n: String!, $a: String, $f: Int) { server(discordId: $s) { book: collection(name: $n) { ` + sel + ` } } }`
+		q = `query($s: String!, $n: String!, $a: String, $f: Int, $q: String, $o: EntryOrder) { server(discordId: $s) { book: collection(name: $n) { ` + sel + ` } } }`
 	} else {
 		vars["l"] = b.LineageID
-		q = `query($s: String!, $l: Int64!, $a: String, $f: Int) { server(discordId: $s) { book: personaBook(lineageId: $l) { ` + sel + ` } } }`
+		q = `query($s: String!, $l: Int64!, $a: String, $f: Int, $q: String, $o: EntryOrder) { server(discordId: $s) { book: personaBook(lineageId: $l) { ` + sel + ` } } }`
 	}
 	var out struct {
 		Server *struct {
 			Book *struct {
+				UpdatedAt    *string
 				BookSettings bookSettings
 				Entries      entryConn
 			}
@@ -88,31 +95,10 @@ func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, 
 	if out.Server == nil || out.Server.Book == nil {
 		return entryConn{}, bookSettings{}, errBookGone
 	}
-	book = out.Server.Book
-	return book.Entries, book.BookSettings, nil
-}
-
-// bookEntries reads every entry of a book with the list's fields (pages of
-// 250, the API's largest) and the book's settings.
-func (d *Dashboard) bookEntries(ctx context.Context, token, sid string, b book) ([]entry, bookSettings, error) {
-	var all []entry
-	var settings bookSettings
-	var after *string
-	for range 64 { // bounded: 64 pages of 250 is far past any scope limit
-		conn, st, err := d.entriesPage(ctx, token, sid, b, entryListFields, 250, after)
-		if err != nil {
-			return nil, settings, err
-		}
-		settings = st
-		for _, e := range conn.Edges {
-			all = append(all, e.Node)
-		}
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			break
-		}
-		after = conn.PageInfo.EndCursor
-	}
-	return all, settings, nil
+	book := out.Server.Book
+	settings := book.BookSettings
+	settings.UpdatedAt = book.UpdatedAt
+	return book.Entries, settings, nil
 }
 
 // bookEntry reads one entry of a book with every field: it finds the
@@ -121,13 +107,13 @@ func (d *Dashboard) bookEntries(ctx context.Context, token, sid string, b book) 
 func (d *Dashboard) bookEntry(ctx context.Context, token, sid string, b book, id string) (entry, bool, error) {
 	var after, prev *string
 	for range 64 {
-		conn, _, err := d.entriesPage(ctx, token, sid, b, "id", 250, after)
+		conn, _, err := d.entriesPage(ctx, token, sid, b, "id", 250, after, nil)
 		if err != nil {
 			return entry{}, false, err
 		}
 		for _, e := range conn.Edges {
 			if e.Node.ID == id {
-				one, _, err := d.entriesPage(ctx, token, sid, b, entryFields, 1, prev)
+				one, _, err := d.entriesPage(ctx, token, sid, b, entryFields, 1, prev, nil)
 				if err != nil {
 					return entry{}, false, err
 				}
@@ -153,32 +139,48 @@ var errBookGone = errors.New("the book no longer exists")
 // pageSize is the entries listed per page.
 const pageSize = 50
 
-// listQuery is the entries list's search, sort and page.
+// listQuery is the entries list's search, sort and position: After is
+// the API cursor the page starts after, Trail the cursors of the pages
+// before it ("-" for the first), so that Previous can go back.
 type listQuery struct {
-	Q    string
-	Sort string
-	Desc bool
-	Page int
+	Q     string
+	Sort  string
+	Desc  bool
+	After string
+	Trail []string
 }
 
-// sortKeys are the list's sort orders.
-var sortKeys = []string{"order", "title", "updated", "priority"}
+// sortFields maps the list's sort orders to EntryOrderField.
+var sortFields = map[string]string{"order": "INSERTION_ORDER", "title": "TITLE", "updated": "UPDATED_AT", "priority": "PRIORITY"}
+
+// maxTrail bounds the pages remembered for Previous.
+const maxTrail = 100
 
 func parseListQuery(v url.Values) listQuery {
-	q := listQuery{Q: strings.TrimSpace(v.Get("q")), Sort: v.Get("sort"), Desc: v.Get("dir") == "desc"}
-	if !slices.Contains(sortKeys, q.Sort) {
+	q := listQuery{Q: strings.TrimSpace(v.Get("q")), Sort: v.Get("sort"), Desc: v.Get("dir") == "desc", After: v.Get("after")}
+	if _, ok := sortFields[q.Sort]; !ok {
 		q.Sort = "order"
 	}
-	q.Page, _ = strconv.Atoi(v.Get("page"))
-	q.Page = max(q.Page, 1)
-	if len(q.Q) > 200 {
-		q.Q = q.Q[:200]
+	if t := v.Get("trail"); t != "" && q.After != "" {
+		q.Trail = strings.Split(t, " ")
+		if len(q.Trail) > maxTrail {
+			q.Trail = q.Trail[len(q.Trail)-maxTrail:]
+		}
 	}
+	q.Q = lore.TruncateRunes(q.Q, 200)
 	return q
 }
 
-// URL returns the list URL with page p and the same search and sort.
-func (q listQuery) URL(p int) string {
+// Page is the 1-based number of the page.
+func (q listQuery) Page() int {
+	if q.After == "" {
+		return 1
+	}
+	return len(q.Trail) + 1
+}
+
+// url returns the list URL starting after the cursor, with the trail.
+func (q listQuery) url(after string, trail []string) string {
 	v := url.Values{}
 	if q.Q != "" {
 		v.Set("q", q.Q)
@@ -189,49 +191,16 @@ func (q listQuery) URL(p int) string {
 	if q.Desc {
 		v.Set("dir", "desc")
 	}
-	if p > 1 {
-		v.Set("page", strconv.Itoa(p))
+	if after != "" && after != "-" {
+		v.Set("after", after)
+		if len(trail) > 0 {
+			v.Set("trail", strings.Join(trail, " "))
+		}
 	}
 	if len(v) == 0 {
 		return "?"
 	}
 	return "?" + v.Encode()
-}
-
-// filterSort applies the search (title, keys and content, case
-// insensitive) and the sort to entries.
-func filterSort(entries []entry, q listQuery) []entry {
-	out := entries[:0:0]
-	needle := strings.ToLower(q.Q)
-	for _, e := range entries {
-		if needle == "" || strings.Contains(strings.ToLower(e.Title), needle) || strings.Contains(strings.ToLower(e.Content), needle) ||
-			slices.ContainsFunc(e.Keys, func(k string) bool { return strings.Contains(strings.ToLower(k), needle) }) ||
-			slices.ContainsFunc(e.SecondaryKeys, func(k string) bool { return strings.Contains(strings.ToLower(k), needle) }) {
-			out = append(out, e)
-		}
-	}
-	cmp := func(a, b entry) int {
-		switch q.Sort {
-		case "title":
-			return strings.Compare(strings.ToLower(a.Title), strings.ToLower(b.Title))
-		case "updated":
-			return strings.Compare(a.UpdatedAt, b.UpdatedAt)
-		case "priority":
-			return a.Priority - b.Priority
-		}
-		return a.InsertionOrder - b.InsertionOrder
-	}
-	slices.SortStableFunc(out, func(a, b entry) int {
-		c := cmp(a, b)
-		if q.Desc {
-			c = -c
-		}
-		if c == 0 {
-			c = strings.Compare(a.ID, b.ID)
-		}
-		return c
-	})
-	return out
 }
 
 // bookView is the book page's data.
@@ -240,15 +209,15 @@ type bookView struct {
 	Scope    scopeCount
 	Settings bookSettings
 	Entries  []entry
-	Total    int
-	Matched  int
-	Query    listQuery
-	Pages    []int
-	Page     int
-	Prev     string
-	Next     string
-	Formats  []string
-	Errors   map[string]string
+	// Matched is the entries the search keeps, Total the book's.
+	Matched, Total int
+	Query          listQuery
+	Page, Pages    int
+	First          string
+	Prev           string
+	Next           string
+	Formats        []string
+	Errors         map[string]string
 }
 
 // exportFormats are ExportFormat's values.
@@ -271,30 +240,47 @@ func (d *Dashboard) bookPage(_ *Dashboard, rq *req) {
 	if !ok {
 		return
 	}
-	entries, settings, err := d.bookEntries(rq.r.Context(), rq.s.Token, rq.sid, b)
-	if err != nil {
-		d.apiFailed(rq, err)
-		return
-	}
-	d.renderBook(rq, b, entries, settings, nil, http.StatusOK)
+	d.renderBook(rq, b, nil, http.StatusOK)
 }
 
-func (d *Dashboard) renderBook(rq *req, b book, entries []entry, settings bookSettings, errs map[string]string, status int) {
+// renderBook shows one page of the book's entries, searched and sorted by
+// the API.
+func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status int) {
 	q := parseListQuery(rq.r.URL.Query())
-	matched := filterSort(entries, q)
-	pages := max(1, (len(matched)+pageSize-1)/pageSize)
-	q.Page = min(q.Page, pages)
-	start := (q.Page - 1) * pageSize
-	v := bookView{Book: b, Scope: rq.srv.Scope(b), Settings: settings, Total: len(entries), Matched: len(matched),
-		Query: q, Page: q.Page, Entries: matched[start:min(start+pageSize, len(matched))], Formats: exportFormats, Errors: errs}
-	for p := 1; p <= pages; p++ {
-		v.Pages = append(v.Pages, p)
+	var after *string
+	if q.After != "" {
+		after = &q.After
 	}
-	if q.Page > 1 {
-		v.Prev = q.URL(q.Page - 1)
+	conn, settings, err := d.entriesPage(rq.r.Context(), rq.s.Token, rq.sid, b, entryListFields, pageSize, after, &q)
+	if err != nil {
+		var ae *apiError
+		if after == nil || !errors.As(err, &ae) {
+			d.apiFailed(rq, err)
+			return
+		}
+		// A cursor from an older page (the book changed): start over.
+		q.After, q.Trail = "", nil
+		if conn, settings, err = d.entriesPage(rq.r.Context(), rq.s.Token, rq.sid, b, entryListFields, pageSize, nil, &q); err != nil {
+			d.apiFailed(rq, err)
+			return
+		}
 	}
-	if q.Page < pages {
-		v.Next = q.URL(q.Page + 1)
+	v := bookView{Book: b, Scope: rq.srv.Scope(b), Settings: settings, Total: b.Count, Matched: conn.TotalCount,
+		Query: q, Page: q.Page(), Pages: max(1, (conn.TotalCount+pageSize-1)/pageSize), Formats: exportFormats, Errors: errs}
+	for _, e := range conn.Edges {
+		v.Entries = append(v.Entries, e.Node)
+	}
+	if v.Page > 1 {
+		v.First = q.url("", nil)
+		prev := q.Trail[len(q.Trail)-1]
+		v.Prev = q.url(prev, q.Trail[:len(q.Trail)-1])
+	}
+	if conn.PageInfo.HasNextPage && conn.PageInfo.EndCursor != nil {
+		cur := q.After
+		if cur == "" {
+			cur = "-"
+		}
+		v.Next = q.url(*conn.PageInfo.EndCursor, append(q.Trail[:len(q.Trail):len(q.Trail)], cur))
 	}
 	d.renderStatus(rq, "book", b.Name, status, v)
 }

@@ -164,3 +164,71 @@ func TestDiscordSignInRefusals(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
+
+// TestSettingsSaveAndConflict saves server and book settings from their
+// forms; a form loaded before someone else's change is refused and
+// changes nothing.
+func TestSettingsSaveAndConflict(t *testing.T) {
+	e := newEnv(t)
+	coll := e.collection(serverA, "World")
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true}))
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	_, page := get(t, c, base)
+	csrf := between(page, `name="csrf" value="`, `"`)
+	version := between(page, `name="updatedAt" value="`, `"`)
+	require.NotEmpty(t, version)
+	form := url.Values{"csrf": {csrf}, "updatedAt": {version}, "budgetUnit": {"TOKENS"}, "budgetLimit": {"3000"}, "tokenizer": {"cl100k_base"}, "regexKeys": {"on"}}
+	resp, err := c.PostForm(base+"settings", form)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	var out struct {
+		Server struct {
+			Settings struct {
+				BudgetUnit, Tokenizer string
+				BudgetLimit           int
+				RegexKeys             bool
+			}
+		}
+	}
+	q := `query($s: String!) { server(discordId: $s) { settings { budgetUnit budgetLimit tokenizer regexKeys } } }`
+	e.must(q, map[string]any{"s": serverA}, &out)
+	require.Equal(t, "TOKENS", out.Server.Settings.BudgetUnit)
+	require.Equal(t, 3000, out.Server.Settings.BudgetLimit)
+	require.Equal(t, "cl100k_base", out.Server.Settings.Tokenizer)
+	require.True(t, out.Server.Settings.RegexKeys)
+
+	// The same (now old) version again: a conflict, nothing written.
+	form.Set("budgetLimit", "4000")
+	resp, err = c.PostForm(base+"settings", form)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+	require.Contains(t, string(body), "Someone else changed these settings")
+	e.must(q, map[string]any{"s": serverA}, &out)
+	require.Equal(t, 3000, out.Server.Settings.BudgetLimit)
+
+	// Book settings: blank inherits, a value is stored.
+	_, page = get(t, c, base+"b/c"+coll+"/")
+	bookVersion := between(between(page, `id="book-settings"`, `</form>`), `name="updatedAt" value="`, `"`)
+	resp, err = c.PostForm(base+"b/c"+coll+"/settings", url.Values{"csrf": {csrf}, "updatedAt": {bookVersion}, "scanDepth": {"4"}, "recursive": {"true"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	var bs struct {
+		Server struct {
+			Collection struct {
+				BookSettings struct {
+					ScanDepth   *int
+					BudgetLimit *int
+					Recursive   *bool
+				}
+			}
+		}
+	}
+	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "World") { bookSettings { scanDepth budgetLimit recursive } } } }`, map[string]any{"s": serverA}, &bs)
+	require.Equal(t, 4, *bs.Server.Collection.BookSettings.ScanDepth)
+	require.Nil(t, bs.Server.Collection.BookSettings.BudgetLimit)
+	require.True(t, *bs.Server.Collection.BookSettings.Recursive)
+}

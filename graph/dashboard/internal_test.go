@@ -60,37 +60,6 @@ func trimmed(s string) string {
 	return s
 }
 
-// TestFilterSort: search matches title, keys and content case-insensitively;
-// sorts are stable with the id as the tie-break.
-func TestFilterSort(t *testing.T) {
-	es := []entry{
-		{ID: "1", Title: "Glade", Keys: []string{"forest"}, InsertionOrder: 3, Priority: 1, UpdatedAt: "2026-01-03"},
-		{ID: "2", Title: "apple", Content: "A FOREST fruit", InsertionOrder: 1, Priority: 5, UpdatedAt: "2026-01-01"},
-		{ID: "3", Title: "Tower", SecondaryKeys: []string{"stone"}, InsertionOrder: 2, Priority: 5, UpdatedAt: "2026-01-02"},
-	}
-	ids := func(es []entry) (out []string) {
-		for _, e := range es {
-			out = append(out, e.ID)
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		q    listQuery
-		want []string
-	}{
-		{listQuery{Sort: "order"}, []string{"2", "3", "1"}},
-		{listQuery{Sort: "order", Desc: true}, []string{"1", "3", "2"}},
-		{listQuery{Sort: "title"}, []string{"2", "1", "3"}},
-		{listQuery{Sort: "updated", Desc: true}, []string{"1", "3", "2"}},
-		{listQuery{Sort: "priority"}, []string{"1", "2", "3"}},
-		{listQuery{Q: "forest", Sort: "order"}, []string{"2", "1"}},
-		{listQuery{Q: "STONE", Sort: "order"}, []string{"3"}},
-		{listQuery{Q: "nothing", Sort: "order"}, nil},
-	} {
-		require.Equal(t, tc.want, ids(filterSort(es, tc.q)), "%+v", tc.q)
-	}
-}
-
 // TestFieldOf maps the API's error fields to form fields.
 func TestFieldOf(t *testing.T) {
 	for in, want := range map[string]string{"probability": "probability", "keys[2]": "keys", "patch.content": "content", "entry.keys[0]": "keys"} {

@@ -22,6 +22,9 @@ type serverInfo struct {
 		BudgetUnit                               string
 		BudgetLimit                              int
 		Tokenizer                                string
+		// UpdatedAt is the settings' version (updateServerSettings'
+		// expectedUpdatedAt).
+		UpdatedAt string
 	}
 	Limits struct {
 		EntriesPerScope, ContentLength, TitleLength, KeysPerEntry, KeyLength int
@@ -50,22 +53,27 @@ type collection struct {
 	ChannelIDs   []string
 	EntryCount   int
 	BookSettings bookSettings
+	UpdatedAt    string
 }
 
 // bookSettings mirrors BookSettings: nil inherits.
 type bookSettings struct {
 	ScanDepth, BudgetLimit, MaxRecursionSteps *int
 	Recursive, CaseSensitive, WholeWords      *bool
+	// UpdatedAt is the book's version, the expectedUpdatedAt of a
+	// settings change (Collection.updatedAt, PersonaBook.updatedAt: nil
+	// while a persona book has no stored settings).
+	UpdatedAt *string `json:"-"`
 }
 
 const bookSettingsFields = `bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords }`
 
 const qServer = `query($s: String!) { server(discordId: $s) { discordId name canManage
-	settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer }
+	settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer updatedAt }
 	limits { entriesPerScope contentLength titleLength keysPerEntry keyLength collectionNameLength channelIds scanDepthMin scanDepthMax jsonUploadBytes }
 	personas { id lineageId name removed }
 	entryCounts { lineageId count }
-	collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount ` + bookSettingsFields + ` } } } } }`
+	collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount updatedAt ` + bookSettingsFields + ` } } } } }`
 
 // loadServer reads the server; nil when the API does not show it to the
 // member (unknown, or not one of the member's servers).

@@ -21,6 +21,9 @@ func (d *Dashboard) serverSettings(_ *Dashboard, rq *req) {
 	in := map[string]any{"serverDiscordId": rq.sid,
 		"channelScoping": f.Get("channelScoping") == "on", "memoryTagging": f.Get("memoryTagging") == "on",
 		"regexKeys": f.Get("regexKeys") == "on", "budgetUnit": f.Get("budgetUnit"), "tokenizer": f.Get("tokenizer")}
+	if v := f.Get("updatedAt"); v != "" {
+		in["expectedUpdatedAt"] = v
+	}
 	errs := map[string]string{}
 	if s := strings.TrimSpace(f.Get("budgetLimit")); s != "" {
 		n, err := strconv.Atoi(s)
@@ -40,7 +43,7 @@ func (d *Dashboard) serverSettings(_ *Dashboard, rq *req) {
 			return
 		}
 		if e := out.UpdateServerSettings.Error; e != nil {
-			errs[fieldOf(e.Field)] = e.Message
+			errs[settingsErrorField(e)] = settingsErrorText(rq.t, e)
 		}
 	}
 	if len(errs) > 0 {
@@ -88,6 +91,9 @@ func (d *Dashboard) bookSettings(_ *Dashboard, rq *req) {
 				UpdateCollectionSettings struct{ Error *mutationError }
 			}
 			in := map[string]any{"serverDiscordId": rq.sid, "collectionId": b.Collection.ID, "settings": settings}
+			if v := f.Get("updatedAt"); v != "" {
+				in["expectedUpdatedAt"] = v
+			}
 			if err := d.api.do(rq.r.Context(), rq.s.Token, qCollSettings, map[string]any{"in": in}, &out); err != nil {
 				d.apiFailed(rq, err)
 				return
@@ -98,6 +104,9 @@ func (d *Dashboard) bookSettings(_ *Dashboard, rq *req) {
 				UpdatePersonaBookSettings struct{ Error *mutationError }
 			}
 			in := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "settings": settings}
+			if v := f.Get("updatedAt"); v != "" {
+				in["expectedUpdatedAt"] = v
+			}
 			if err := d.api.do(rq.r.Context(), rq.s.Token, qBookSettings, map[string]any{"in": in}, &out); err != nil {
 				d.apiFailed(rq, err)
 				return
@@ -105,17 +114,29 @@ func (d *Dashboard) bookSettings(_ *Dashboard, rq *req) {
 			e = out.UpdatePersonaBookSettings.Error
 		}
 		if e != nil {
-			errs[fieldOf(e.Field)] = e.Message
+			errs[settingsErrorField(e)] = settingsErrorText(rq.t, e)
 		}
 	}
 	if len(errs) > 0 {
-		entries, stored, err := d.bookEntries(rq.r.Context(), rq.s.Token, rq.sid, b)
-		if err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		d.renderBook(rq, b, entries, stored, errs, http.StatusUnprocessableEntity)
+		d.renderBook(rq, b, errs, http.StatusUnprocessableEntity)
 		return
 	}
 	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"?done=settings", http.StatusSeeOther)
+}
+
+// settingsErrorField is the form field a settings error belongs to: a
+// conflict (STALE_TARGET) belongs to the whole form.
+func settingsErrorField(e *mutationError) string {
+	if e.Code == "STALE_TARGET" {
+		return ""
+	}
+	return fieldOf(e.Field)
+}
+
+// settingsErrorText is the message of a settings error.
+func settingsErrorText(t tr, e *mutationError) string {
+	if e.Code == "STALE_TARGET" {
+		return t.S("Someone else changed these settings after you opened the page, so nothing was saved. Reload the page to see their version.")
+	}
+	return e.Message
 }
