@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/url"
@@ -33,6 +34,19 @@ func BenchmarkPages(b *testing.B) {
 	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
 	_, page := get(b, c, base+"play")
 	csrf := between(page, `name="csrf" value="`, `"`)
+	// Page 3 of a search sorted by title, descending: follow Next twice.
+	page3 := base + "b/c" + coll + "/?q=river&sort=title&dir=desc"
+	for range 2 {
+		_, body := get(b, c, page3)
+		next := between(body, `<a href="`, `" rel="next">`)
+		if i := strings.LastIndex(next, `<a href="`); i >= 0 {
+			next = next[i+len(`<a href="`):]
+		}
+		if next == "" {
+			b.Fatal("no next page")
+		}
+		page3 = base + "b/c" + coll + "/" + html.UnescapeString(next)
+	}
 	chat := url.Values{"csrf": {csrf}, "chat": {"Ann: we walk to place12 and place200 along the road.\nBo: and then place7."}}
 	for _, p := range []struct {
 		name string
@@ -42,7 +56,7 @@ func BenchmarkPages(b *testing.B) {
 		{"servers", e.srv.URL + "/dashboard/", nil},
 		{"server", base, nil},
 		{"book", base + "b/c" + coll + "/", nil},
-		{"book-search-sort-page3", base + "b/c" + coll + "/?q=river&sort=title&dir=desc&page=3", nil},
+		{"book-search-sort-page3", page3, nil},
 		{"entry", base + "b/c" + coll + "/e/" + entry, nil},
 		{"import", base + "import", nil},
 		{"history", base + "history", nil},
