@@ -169,6 +169,8 @@ func (d *Dashboard) Mount(mux *http.ServeMux) {
 	s := "/dashboard/s/{server}/"
 	mux.Handle("GET "+s+"{$}", d.member(d.serverPage))
 	mux.Handle("POST "+s+"settings", d.member(d.serverSettings))
+	mux.Handle("POST "+s+"collections", d.member(d.createCollection))
+	mux.Handle("POST "+s+"b/{book}/state", d.member(d.collectionState))
 	mux.Handle("GET "+s+"b/{book}/{$}", d.member(d.bookPage))
 	mux.Handle("POST "+s+"b/{book}/settings", d.member(d.bookSettings))
 	mux.Handle("GET "+s+"b/{book}/export", d.member(d.export))

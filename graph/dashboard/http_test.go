@@ -232,3 +232,48 @@ func TestSettingsSaveAndConflict(t *testing.T) {
 	require.Nil(t, bs.Server.Collection.BookSettings.BudgetLimit)
 	require.True(t, *bs.Server.Collection.BookSettings.Recursive)
 }
+
+// TestCollectionLifecycle creates a collection from the server page (a
+// taken name is refused next to the field), disables it, deletes it and
+// brings it back from the import history.
+func TestCollectionLifecycle(t *testing.T) {
+	e := newEnv(t)
+	e.collection(serverA, "Taken")
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true}))
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	_, page := get(t, c, base)
+	csrf := between(page, `name="csrf" value="`, `"`)
+	post := func(path string, v url.Values) (*http.Response, string) {
+		v.Set("csrf", csrf)
+		resp, err := c.PostForm(base+path, v)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	resp, body := post("collections", url.Values{"name": {"Taken"}})
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+	require.Contains(t, body, `id="collection-name-err"`)
+	resp, _ = post("collections", url.Values{"name": {"Lore"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	book := strings.TrimPrefix(resp.Header.Get("Location"), "/dashboard/s/"+serverA+"/")
+	require.True(t, strings.HasPrefix(book, "b/c"), book)
+	e.requireCollections(serverA, 2)
+
+	resp, _ = post(book+"state", url.Values{"action": {"disable"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	var out struct{ Server struct{ Collection struct{ Enabled bool } } }
+	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { enabled } } }`, map[string]any{"s": serverA}, &out)
+	require.False(t, out.Server.Collection.Enabled)
+
+	resp, _ = post(book+"state", url.Values{"action": {"delete"}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	e.requireCollections(serverA, 1)
+	_, hist := get(t, c, base+"history")
+	require.Contains(t, hist, "Collection deleted")
+	id := between(hist, `class="undo" data-id="`, `"`)
+	require.NotEmpty(t, id)
+	resp, _ = post("history/"+id+"/undo", url.Values{})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	e.requireCollections(serverA, 2)
+}

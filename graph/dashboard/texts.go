@@ -8,6 +8,14 @@ import "loregate/lore/i18n"
 // Importar Lorebook, Ativa / Desativada...). TestEveryTextIsTranslated
 // checks that every text the pages use is here.
 var texts = i18n.Set{Texts: [][2]string{
+	{"New collection", "Nova coleção"},
+	{"Create", "Criar"},
+	{"Disabled: its entries stay out of the prompt", "Desativada: suas entradas ficam fora do prompt"},
+	{"Disable", "Desativar"},
+	{"Enable", "Ativar"},
+	{"Delete this collection and its entries? The import history can undo it.", "Excluir esta coleção e suas entradas? O histórico de importações pode desfazer isso."},
+	{"Delete collection", "Excluir coleção"},
+	{"Unknown action.", "Ação desconhecida."},
 	{"%d characters", "%d caracteres"},
 	{"%d of %d", "%d de %d"},
 	{"%d of %d entries match", "%d de %d entradas correspondem"},
