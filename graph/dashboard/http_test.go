@@ -262,7 +262,9 @@ func TestCollectionLifecycle(t *testing.T) {
 
 	resp, _ = post(book+"state", url.Values{"action": {"disable"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
-	var out struct{ Server struct{ Collection struct{ Enabled bool } } }
+	var out struct {
+		Server struct{ Collection struct{ Enabled bool } }
+	}
 	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { enabled } } }`, map[string]any{"s": serverA}, &out)
 	require.False(t, out.Server.Collection.Enabled)
 
