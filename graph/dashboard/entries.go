@@ -101,36 +101,23 @@ func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, 
 	return book.Entries, settings, nil
 }
 
-// bookEntry reads one entry of a book with every field: it finds the
-// entry's position among the ids, then reads the single entry after the
-// previous one's cursor. ok is false when the book has no such entry.
-func (d *Dashboard) bookEntry(ctx context.Context, token, sid string, b book, id string) (entry, bool, error) {
-	var after, prev *string
-	for range 64 {
-		conn, _, err := d.entriesPage(ctx, token, sid, b, "id", 250, after, nil)
-		if err != nil {
-			return entry{}, false, err
-		}
-		for _, e := range conn.Edges {
-			if e.Node.ID == id {
-				one, _, err := d.entriesPage(ctx, token, sid, b, entryFields, 1, prev, nil)
-				if err != nil {
-					return entry{}, false, err
-				}
-				if len(one.Edges) == 1 && one.Edges[0].Node.ID == id {
-					return one.Edges[0].Node, true, nil
-				}
-				return entry{}, false, errBookGone // changed between the two reads
-			}
-			c := e.Cursor
-			prev = &c
-		}
-		if !conn.PageInfo.HasNextPage || conn.PageInfo.EndCursor == nil {
-			return entry{}, false, nil
-		}
-		after = conn.PageInfo.EndCursor
+// bookEntry reads one entry of a book with every field (Server.entry);
+// found is false when the book has no such entry (another scope's or
+// another collection's id included).
+func (d *Dashboard) bookEntry(ctx context.Context, token, sid string, b book, id string) (e entry, found bool, err error) {
+	var out struct{ Server *struct{ Entry *entry } }
+	q := `query($s: String!, $l: Int64!, $id: ID!) { server(discordId: $s) { entry(lineageId: $l, id: $id) { ` + entryFields + ` } } }`
+	if err := d.api.do(ctx, token, q, map[string]any{"s": sid, "l": b.LineageID, "id": id}, &out); err != nil {
+		return entry{}, false, err
 	}
-	return entry{}, false, nil
+	if out.Server == nil || out.Server.Entry == nil {
+		return entry{}, false, nil
+	}
+	got := out.Server.Entry
+	if b.Collection != nil && (got.Collection == nil || *got.Collection != b.Collection.Name) {
+		return entry{}, false, nil
+	}
+	return *got, true, nil
 }
 
 // errBookGone is a book that disappeared between two reads.

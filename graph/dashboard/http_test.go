@@ -45,6 +45,10 @@ func TestPagesAnswer(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "%s: %s", tc.path, body)
 		require.Contains(t, body, tc.want, tc.path)
 	}
+	// The entry under another collection's URL is not found.
+	other := e.collection(serverA, "Other")
+	status, _ := get(t, c, base+"b/c"+other+"/e/"+id)
+	require.Equal(t, http.StatusNotFound, status)
 	req, _ := http.NewRequest(http.MethodGet, base, nil)
 	req.Header.Set("Accept-Language", "pt-BR,pt;q=0.9")
 	resp, err := c.Do(req)
