@@ -239,7 +239,6 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 
 	// Conflict: someone else renames the entry while the form is open.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/e/"+glade), chromedp.WaitVisible(chromedp.CSS("#entry-form"))))
-	time.Sleep(5 * time.Millisecond) // updatedAt has microsecond resolution; the other write must be later
 	e.must(`mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { error { message } } }`,
 		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "entryId": glade, "patch": map[string]any{"title": "The old glade"}}}, nil)
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-content"), "My own version."), chromedp.Click(chromedp.CSS("#save")),

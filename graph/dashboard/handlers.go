@@ -203,13 +203,10 @@ func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s == nil {
-		pre := ""
-		if c, err := r.Cookie(preCookie); err == nil && len(c.Value) == 43 {
-			pre = c.Value
-		} else {
-			pre = randomToken()
-			http.SetCookie(w, d.cookie(preCookie, pre, loginTTL))
-		}
+		// A fresh value on every render: a value planted in the browser by
+		// someone else (login CSRF) is never reused.
+		pre := randomToken()
+		http.SetCookie(w, d.cookie(preCookie, pre, loginTTL))
 		d.render(w, r, t, lang, nil, nil, "signin", t.S("Sign in"), http.StatusOK, map[string]any{
 			"Discord": d.cfg.OAuth.ClientID != "", "Pre": pre, "Next": safeNext(r.URL.Query().Get("next")),
 			"Redirect": d.redirect}, "")

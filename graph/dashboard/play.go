@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // playView is the playground's data.
@@ -63,7 +64,8 @@ type assembled struct {
 // speaker matches "Name: text", a chat line with its speaker.
 var speaker = regexp.MustCompile(`^([^:\n]{1,40}):\s?(.*)$`)
 
-// maxChatChars bounds the pasted chat (the API bounds it again).
+// maxChatChars bounds the pasted chat, in characters (runes); the API
+// bounds it again.
 const maxChatChars = 200_000
 
 // parseChat turns a pasted chat into messages, oldest first: a line
@@ -115,7 +117,7 @@ func (d *Dashboard) playPage(_ *Dashboard, rq *req) {
 	f := rq.r.PostForm
 	v.Chat, v.Channel, v.Lineage = f.Get("chat"), strings.TrimSpace(f.Get("channel")), f.Get("lineage")
 	v.User, v.Char = strings.TrimSpace(f.Get("user")), strings.TrimSpace(f.Get("char"))
-	if len(v.Chat) > maxChatChars {
+	if utf8.RuneCountInString(v.Chat) > maxChatChars {
 		v.Error = rq.t.S("The chat is too long: at most %d characters.", maxChatChars)
 		d.renderStatus(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
 		return
