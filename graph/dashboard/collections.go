@@ -8,6 +8,7 @@ import (
 const (
 	qCreateCollection = `mutation($in: CreateCollectionInput!) { createCollection(input: $in) { collection { id } error { code message field } } }`
 	qCollEnabled      = `mutation($in: SetCollectionEnabledInput!) { setCollectionEnabled(input: $in) { collection { id } error { code message field } } }`
+	qCollChannels     = `mutation($in: SetCollectionChannelsInput!) { setCollectionChannels(input: $in) { collection { id } error { code message field } } }`
 	qDeleteCollection = `mutation($in: CollectionRefInput!) { deleteCollection(input: $in) { ok error { code message field } } }`
 )
 
@@ -32,8 +33,11 @@ func (d *Dashboard) createCollection(_ *Dashboard, rq *req) {
 	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/b/c"+out.CreateCollection.Collection.ID+"/", http.StatusSeeOther)
 }
 
-// collectionState enables or disables a collection, or deletes it (the
-// deletion is recorded in the import history and can be undone there).
+// collectionState enables or disables a collection, sets its channels
+// (Discord channel ids, one per line or comma-separated; none = every
+// channel), or deletes it (the deletion is recorded in the import history
+// and can be undone there). Channel changes carry the collection's
+// updatedAt as read, so a change made meanwhile is a conflict.
 func (d *Dashboard) collectionState(_ *Dashboard, rq *req) {
 	b, ok := d.bookFromURL(rq)
 	if !ok {
@@ -57,6 +61,19 @@ func (d *Dashboard) collectionState(_ *Dashboard, rq *req) {
 			return
 		}
 		e = out.SetCollectionEnabled.Error
+	case "channels":
+		in["channelIds"] = nonNil(lines(strings.ReplaceAll(rq.r.PostFormValue("channelIds"), ",", "\n")))
+		if v := rq.r.PostFormValue("updatedAt"); v != "" {
+			in["expectedUpdatedAt"] = v
+		}
+		var out struct {
+			SetCollectionChannels struct{ Error *mutationError }
+		}
+		if err := d.api.do(rq.r.Context(), rq.s.Token, qCollChannels, map[string]any{"in": in}, &out); err != nil {
+			d.apiFailed(rq, err)
+			return
+		}
+		e = out.SetCollectionChannels.Error
 	case "delete":
 		var out struct {
 			DeleteCollection struct{ Error *mutationError }

@@ -272,6 +272,27 @@ func TestCollectionLifecycle(t *testing.T) {
 	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { enabled } } }`, map[string]any{"s": serverA}, &out)
 	require.False(t, out.Server.Collection.Enabled)
 
+	// Channels: the book page shows the form; ids are saved one per line
+	// or comma-separated, a bad id is refused with the API's message, and
+	// a stale version is a conflict.
+	_, bookPage := get(t, c, base+book)
+	require.Contains(t, bookPage, `id="collection-channels"`)
+	version := between(bookPage, `name="updatedAt" value="`, `"`)
+	require.NotEmpty(t, version)
+	resp, _ = post(book+"state", url.Values{"action": {"channels"}, "channelIds": {"111111111111111111, 222222222222222222\n"}, "updatedAt": {version}})
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	var chans struct {
+		Server struct{ Collection struct{ ChannelIds []string } }
+	}
+	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { channelIds } } }`, map[string]any{"s": serverA}, &chans)
+	require.Equal(t, []string{"111111111111111111", "222222222222222222"}, chans.Server.Collection.ChannelIds)
+	resp, body = post(book+"state", url.Values{"action": {"channels"}, "channelIds": {"333333333333333333"}, "updatedAt": {version}})
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "the version read before the first save is stale")
+	require.Contains(t, body, "was changed at")
+	resp, body = post(book+"state", url.Values{"action": {"channels"}, "channelIds": {"not-a-channel"}})
+	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
+	require.Contains(t, body, "channel")
+
 	resp, _ = post(book+"state", url.Values{"action": {"delete"}})
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	e.requireCollections(serverA, 1)

@@ -15,6 +15,8 @@ var texts = i18n.Set{Texts: [][2]string{
 	{"Enable", "Ativar"},
 	{"Delete this collection and its entries? The import history can undo it.", "Excluir esta coleção e suas entradas? O histórico de importações pode desfazer isso."},
 	{"Delete collection", "Excluir coleção"},
+	{"Channels (Discord channel ids, one per line; empty = every channel)", "Canais (ids de canais do Discord, um por linha; vazio = todos os canais)"},
+	{"Save channels", "Salvar canais"},
 	{"Unknown action.", "Ação desconhecida."},
 	{"%d characters", "%d caracteres"},
 	{"%d of %d", "%d de %d"},
