@@ -220,7 +220,12 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 	// Edit: a chance of 150 is refused by the API next to its field.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//a[text()="The glade"]`), chromedp.WaitVisible(chromedp.CSS("#entry-form"))))
 	shot(t, ctx, "05-entry")
-	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "150"), chromedp.Click(chromedp.CSS("#save")),
+	// The live check names the range as the member types, before any save.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "150"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("f-probability").dispatchEvent(new Event("input")); undefined`),
+		chromedp.WaitVisible(chromedp.CSS("#f-probability-live"))))
+	require.Contains(t, text(t, ctx, "#f-probability-live"), "from 0 to 100")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#save")),
 		chromedp.WaitVisible(chromedp.CSS("#probability-err"))))
 	require.Contains(t, text(t, ctx, "#probability-err"), "probability")
 	invalid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-probability").getAttribute("aria-invalid")`))

@@ -18,6 +18,29 @@ type fieldArgs struct {
 	Err         string
 }
 
+// intRange is the range the API accepts for a numeric entry field.
+type intRange struct{ Min, Max int }
+
+// numRange gives the editor's live check the range lore.Validate applies
+// to entry field name (the API refuses values outside it with INVALID_INPUT
+// naming the field); nil for fields without one (insertion order and
+// priority take any 32-bit value).
+func numRange(name string) *intRange {
+	switch name {
+	case "scanDepth":
+		return &intRange{lore.MinScanDepth, lore.MaxScanDepth}
+	case "probability":
+		return &intRange{0, 100}
+	case "groupWeight":
+		return &intRange{0, lore.MaxGroupWeight}
+	case "delayUntilRecursion":
+		return &intRange{0, lore.MaxDelayUntilRecursion}
+	case "sticky", "cooldown", "delay":
+		return &intRange{0, lore.MaxTimedEffect}
+	}
+	return nil
+}
+
 // funcs are the templates' helpers. Names that translate take the
 // request's tr as their first argument.
 var funcs = template.FuncMap{
@@ -31,6 +54,7 @@ var funcs = template.FuncMap{
 		}
 		return a
 	},
+	"numRange": numRange,
 	"intp": func(p *int) string {
 		if p == nil {
 			return ""

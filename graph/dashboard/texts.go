@@ -17,6 +17,7 @@ var texts = i18n.Set{Texts: [][2]string{
 	{"Delete collection", "Excluir coleção"},
 	{"Channels (Discord channel ids, one per line; empty = every channel)", "Canais (ids de canais do Discord, um por linha; vazio = todos os canais)"},
 	{"Save channels", "Salvar canais"},
+	{"Enter a whole number from %d to %d.", "Digite um número inteiro de %d a %d."},
 	{"Unknown action.", "Ação desconhecida."},
 	{"%d characters", "%d caracteres"},
 	{"%d of %d", "%d de %d"},

@@ -18,6 +18,30 @@
     update();
   });
 
+  // Live check of numeric fields against the range the API accepts
+  // (data-min, data-max): the message shows as the member types; the API
+  // still judges the save.
+  document.querySelectorAll("input[data-range-msg]").forEach(function (inp) {
+    var id = inp.id + "-live";
+    var check = function () {
+      var v = inp.value.trim();
+      var bad = v !== "" && (!/^-?[0-9]+$/.test(v) || +v < +inp.dataset.min || +v > +inp.dataset.max);
+      var msg = document.getElementById(id);
+      if (bad && !msg) {
+        msg = document.createElement("p");
+        msg.id = id;
+        msg.className = "field-error";
+        msg.setAttribute("role", "status");
+        msg.textContent = inp.dataset.rangeMsg;
+        inp.insertAdjacentElement("afterend", msg);
+      } else if (!bad && msg) {
+        msg.remove();
+      }
+      if (bad) inp.setAttribute("aria-invalid", "true"); else if (!document.getElementById(inp.name + "-err")) inp.removeAttribute("aria-invalid");
+    };
+    inp.addEventListener("input", check);
+  });
+
   // Import: drag and drop onto the file input, and a preview on every choice.
   var form = document.getElementById("import-form");
   if (form) {
