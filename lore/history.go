@@ -48,6 +48,12 @@ type HistorySnapshot struct {
 	// BookSettings are the target book's settings before a Replace that
 	// stored the file's (nil when the import kept them).
 	BookSettings *BookSettings `json:"bookSettings,omitempty"`
+	// BookSettingsAfter are the target book's settings as the operation
+	// left them (set with BookSettings). An undo puts BookSettings back only
+	// while the book still has these; settings changed since stay
+	// (UndoResult.BookSettingsKept), as lore written since does. Records
+	// from before this field restore BookSettings unconditionally.
+	BookSettingsAfter *BookSettings `json:"bookSettingsAfter,omitempty"`
 	// ChangedCollections are the Serverwide collections the operation kept
 	// but changed (enabled flag, channels, book settings: a backup import
 	// sets the backup's), as they were before it, and CollectionsAfter the
@@ -126,6 +132,10 @@ type UndoResult struct {
 	// CollectionsKept those left as they are because they were changed
 	// since the operation.
 	Collections, CollectionsKept int
+	// BookSettingsKept: the target book's settings were changed since the
+	// operation, so the undo left them as they are
+	// (HistorySnapshot.BookSettingsAfter).
+	BookSettingsKept bool
 	// Persona is set when the undone import created a persona.
 	Persona *UndoPersona
 }

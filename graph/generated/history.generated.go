@@ -952,6 +952,29 @@ func (ec *executionContext) fieldContext_UndoImportPayload_collectionsKept(_ con
 	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Int")
 }
 
+func (ec *executionContext) _UndoImportPayload_bookSettingsKept(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_bookSettingsKept(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BookSettingsKept, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_bookSettingsKept(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _UndoImportPayload_persona(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1537,6 +1560,11 @@ func (ec *executionContext) _UndoImportPayload(ctx context.Context, sel ast.Sele
 			}
 		case "collectionsKept":
 			out.Values[i] = ec._UndoImportPayload_collectionsKept(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bookSettingsKept":
+			out.Values[i] = ec._UndoImportPayload_bookSettingsKept(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

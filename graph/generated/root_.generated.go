@@ -533,6 +533,7 @@ type ComplexityRoot struct {
 	}
 
 	UndoImportPayload struct {
+		BookSettingsKept    func(childComplexity int) int
 		CollectionsKept     func(childComplexity int) int
 		CollectionsRestored func(childComplexity int) int
 		Error               func(childComplexity int) int
@@ -2757,6 +2758,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.TraceItem.Verdict(childComplexity), true
 
+	case "UndoImportPayload.bookSettingsKept":
+		if e.ComplexityRoot.UndoImportPayload.BookSettingsKept == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.BookSettingsKept(childComplexity), true
 	case "UndoImportPayload.collectionsKept":
 		if e.ComplexityRoot.UndoImportPayload.CollectionsKept == nil {
 			break
@@ -3649,6 +3656,8 @@ type UndoImportPayload {
   collectionsRestored: Int!
   "Serverwide collections a backup import changed that were changed again since: they keep their current state."
   collectionsKept: Int!
+  "True when the undone import replaced the target book's settings and they were changed again since: they keep their current state (otherwise the settings from before the import are put back)."
+  bookSettingsKept: Boolean!
   "Set when the undone import created a persona (a persona card import)."
   persona: UndoPersona
   error: MutationError
@@ -5293,6 +5302,8 @@ func (ec *executionContext) childFields_UndoImportPayload(ctx context.Context, f
 		return ec.fieldContext_UndoImportPayload_collectionsRestored(ctx, field)
 	case "collectionsKept":
 		return ec.fieldContext_UndoImportPayload_collectionsKept(ctx, field)
+	case "bookSettingsKept":
+		return ec.fieldContext_UndoImportPayload_bookSettingsKept(ctx, field)
 	case "persona":
 		return ec.fieldContext_UndoImportPayload_persona(ctx, field)
 	case "error":

@@ -259,7 +259,7 @@ func (s *Store) PruneSnapshots(ctx context.Context, olderThan time.Time) (int64,
 //     entries deleted since count as Missing), the snapshot's collections
 //     that no longer exist are recreated with their settings, its entries
 //     are inserted with their ids and timestamps, book settings a Replace
-//     stored are put back, collections the record changed get their
+//     stored are put back unless changed since (BookSettingsKept), collections the record changed get their
 //     enabled flag, channels and settings back unless changed since, a
 //     collection the record created is removed when empty, a persona it
 //     created is removed with its book unless entries were written in that
@@ -367,9 +367,11 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 			return err
 		}
 		if b := snap.BookSettings; b != nil {
-			if err := restoreBookSettingsTx(ctx, tx, server, rec.Target, *b); err != nil {
+			kept, err := restoreBookSettingsTx(ctx, tx, server, rec.Target, *b, snap.BookSettingsAfter)
+			if err != nil {
 				return err
 			}
+			res.BookSettingsKept = kept
 		}
 		for i, c := range snap.ChangedCollections {
 			cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, c.Name))
@@ -490,15 +492,34 @@ func undoCreatedPersonaTx(ctx context.Context, tx pgx.Tx, server string, id int6
 
 // restoreBookSettingsTx puts back the settings of a record's target book:
 // its persona lineage, or its collection when one of that name exists.
-func restoreBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, t lore.HistoryTarget, b lore.BookSettings) error {
+// With after set (the settings the operation left), a book whose settings
+// differ from after was changed since and keeps them: kept is true and
+// nothing is written.
+func restoreBookSettingsTx(ctx context.Context, tx pgx.Tx, server string, t lore.HistoryTarget, b lore.BookSettings, after *lore.BookSettings) (kept bool, err error) {
 	if !t.Lineage.IsServerwide() {
-		return setPersonaBookTx(ctx, tx, server, t.Lineage, b)
+		if after != nil {
+			var r bookSettingsRow
+			err := tx.QueryRow(ctx, personaBookGet, server, int64(t.Lineage)).Scan(r.dests()...)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return false, err
+			}
+			if !r.settings().Equal(*after) {
+				return true, nil
+			}
+		}
+		return false, setPersonaBookTx(ctx, tx, server, t.Lineage, b)
 	}
-	var exists bool
-	if err := tx.QueryRow(ctx, lorebookExists, server, t.Collection).Scan(&exists); err != nil || !exists {
-		return err
+	cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, t.Collection))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
 	}
-	return setCollectionBookTx(ctx, tx, server, t.Collection, b)
+	if err != nil {
+		return false, err
+	}
+	if after != nil && !cur.Settings.Equal(*after) {
+		return true, nil
+	}
+	return false, setCollectionBookTx(ctx, tx, server, t.Collection, b)
 }
 
 // restoreCollectionTx creates collection c (by name, with its flag,

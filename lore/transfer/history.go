@@ -279,6 +279,13 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 		}
 		created, removed := diff(before, after)
 		snap.Entries = removed
+		if snap.BookSettings != nil {
+			set, err := st.PersonaBookSettings(ctx, c.Server, p.Lineage)
+			if err != nil {
+				return err
+			}
+			snap.BookSettingsAfter = &set
+		}
 		report, _ := json.Marshal(map[string]any{"persona": p.ID, "created": c.PersonaID == 0, "added": res.Added,
 			"replaced": res.Replaced, "bookIncluded": c.Entries != nil})
 		var createdPersona int64

@@ -245,6 +245,14 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 		return out, err
 	}
 	created, removed := diff(before, after)
+	var newSettings *lore.BookSettings
+	if oldSettings != nil {
+		tAfter := t
+		tAfter.CollectionID = out.CollectionID
+		if newSettings, err = bookSettings(ctx, st, tAfter); err != nil {
+			return out, err
+		}
+	}
 	report, err := json.Marshal(out)
 	if err != nil {
 		return out, fmt.Errorf("encode import report: %w", err)
@@ -252,7 +260,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	rec := lore.HistoryRecord{Server: t.Server, Kind: lore.HistoryFile, Actor: req.Actor, SourceName: req.FileName,
 		SourceSHA256: Hash(req.Data), Mode: modeName(t.Mode), Report: report,
 		Target:     lore.HistoryTarget{Lineage: t.Lineage, CollectionID: out.CollectionID, Collection: out.CollectionName},
-		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings}}
+		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings}}
 	if out.NewCollection {
 		rec.CreatedCollection = out.CollectionName
 	}

@@ -435,9 +435,36 @@ func TestUndoRestoresBookSettings(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, got.ScanDepth)
 	require.Equal(t, 7, *got.ScanDepth, "the file's settings replaced the book's")
-	_, err = transfer.Undo(b.ctx, b.store, s, res.ImportID, "cli")
+	u, err := transfer.Undo(b.ctx, b.store, s, res.ImportID, "cli")
 	require.NoError(t, err)
+	require.False(t, u.BookSettingsKept)
 	got, err = b.store.PersonaBookSettings(b.ctx, s, 9)
 	require.NoError(t, err)
 	require.Equal(t, 3, *got.ScanDepth, "the undo put the book's settings back")
+}
+
+// TestUndoKeepsBookSettingsChangedSince: settings a manager changed after
+// a Replace import stay when the import is undone (as lore written since
+// does), and the undo says so; its entries still go.
+func TestUndoKeepsBookSettingsChangedSince(t *testing.T) {
+	b := setup(t)
+	s := b.server(t)
+	three, five := 3, 5
+	p3, p5 := &three, &five
+	_, err := b.store.UpdatePersonaBookSettings(b.ctx, s, 9, lore.BookSettingsPatch{ScanDepth: &p3})
+	require.NoError(t, err)
+	card := []byte(`{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Card",
+		"character_book": {"scan_depth": 7, "entries": [{"keys": ["a"], "content": "from the card", "enabled": true, "insertion_order": 0}]}}}`)
+	res, err := transfer.Import(b.ctx, b.store, transfer.Request{Target: lore.ImportTarget{Server: s, Lineage: 9, Mode: lore.Replace},
+		FileName: "card.json", Data: card})
+	require.NoError(t, err)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, s, 9, lore.BookSettingsPatch{ScanDepth: &p5})
+	require.NoError(t, err)
+	u, err := transfer.Undo(b.ctx, b.store, s, res.ImportID, "cli")
+	require.NoError(t, err)
+	require.True(t, u.BookSettingsKept)
+	require.Equal(t, 1, u.Removed)
+	got, err := b.store.PersonaBookSettings(b.ctx, s, 9)
+	require.NoError(t, err)
+	require.Equal(t, 5, *got.ScanDepth, "the manager's later settings stay")
 }
