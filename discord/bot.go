@@ -100,6 +100,27 @@ type Config struct {
 	Registerer prometheus.Registerer
 }
 
+// WithDefaults returns a copy of c with its unset or invalid fields filled:
+// HandlerTimeout <= 0 becomes DefaultHandlerTimeout, a nil Download a
+// client with DefaultDownloadTimeout that follows only redirects to
+// Discord's attachment hosts, and a Backoff with Min <= 0 or Max < Min
+// DefaultBackoff. Token, API and Logger have no default (New refuses them
+// missing).
+func (c Config) WithDefaults() Config {
+	if c.HandlerTimeout <= 0 {
+		c.HandlerTimeout = DefaultHandlerTimeout
+	}
+	if c.Download == nil {
+		c.Download = &http.Client{Timeout: DefaultDownloadTimeout, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
+			return checkAttachmentURL(req.URL.String())
+		}}
+	}
+	if c.Backoff.Min <= 0 || c.Backoff.Max < c.Backoff.Min {
+		c.Backoff = DefaultBackoff
+	}
+	return c
+}
+
 // Bot is the Discord adapter. Build it with New and start it with Run.
 type Bot struct {
 	session  *discordgo.Session
@@ -158,6 +179,7 @@ func New(cfg Config) (*Bot, error) {
 	if cfg.API == nil || cfg.Logger == nil {
 		return nil, errors.New("discord: API and Logger are required")
 	}
+	cfg = cfg.WithDefaults()
 	s, err := discordgo.New("Bot " + cfg.Token)
 	if err != nil {
 		return nil, fmt.Errorf("discord session: %w", err)
@@ -175,18 +197,7 @@ func New(cfg Config) (*Bot, error) {
 		cat:      newCatalog(),
 		rnd:      randFloat,
 	}
-	if b.backoff.Min <= 0 || b.backoff.Max < b.backoff.Min {
-		b.backoff = DefaultBackoff
-	}
 	b.gw = newGateway(cfg.Registerer, func() time.Time { return b.now() })
-	if b.timeout <= 0 {
-		b.timeout = DefaultHandlerTimeout
-	}
-	if b.download == nil {
-		b.download = &http.Client{Timeout: DefaultDownloadTimeout, CheckRedirect: func(req *http.Request, _ []*http.Request) error {
-			return checkAttachmentURL(req.URL.String())
-		}}
-	}
 	b.importer = inlineImporter{api: b.api}
 	b.guildName = func(id string) string {
 		if g, err := s.State.Guild(id); err == nil {
