@@ -137,7 +137,7 @@ func entryOrderOf(in *model.EntryOrder) lore.EntryOrder {
 
 // bookEntries resolves the entries connection of one book (collection ""
 // for a persona lineage). Without search and orderBy it pages the whole
-// book as before (offset cursors; Serverwide books from the operation's
+// book with offset cursors (Serverwide books from the operation's
 // one scope read, loader.go); with either, one SQL page (lore.EntryQuery)
 // with keyset cursors tied to the order.
 func (r *Resolver) bookEntries(ctx context.Context, server string, lineage lore.Lineage, collection string,
@@ -240,7 +240,7 @@ func decodeKeyset(s, prefix string, v any) error {
 // updatedAt and write runs in one transaction holding the server-row lock
 // (HistoryStore.Atomic), so no other writer can change the target between
 // the check and the write; a mismatch is a *lore.StaleError and nothing is
-// written. Without one, write runs on the Store as before.
+// written. Without one, write runs directly on the Store, unchecked.
 func (r *Resolver) expecting(ctx context.Context, server string, expect graphql.Omittable[*time.Time], target string,
 	current func(ctx context.Context, st lore.HistoryStore) (time.Time, error),
 	write func(ctx context.Context, st lore.HistoryStore) error) error {

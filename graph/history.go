@@ -2,10 +2,8 @@ package graph
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"loregate/graph/model"
 	"loregate/lore"
@@ -76,11 +74,7 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 	}
 	var before int64
 	if after != nil && *after != "" {
-		b, err := base64.RawURLEncoding.DecodeString(*after)
-		if err == nil && strings.HasPrefix(string(b), "h:") {
-			before, err = strconv.ParseInt(string(b[2:]), 10, 64)
-		}
-		if err != nil || before <= 0 {
+		if err := decodeKeyset(*after, "h:", &before); err != nil || before <= 0 {
 			return nil, lore.Invalid("after", "is not a cursor returned by this API")
 		}
 	}
@@ -93,7 +87,7 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 		return nil, err
 	}
 	for _, rec := range recs {
-		cursor := base64.RawURLEncoding.EncodeToString([]byte("h:" + strconv.FormatInt(rec.ID, 10)))
+		cursor := encodeKeyset("h:", rec.ID)
 		conn.Edges = append(conn.Edges, &model.ImportRecordEdge{Cursor: cursor, Node: *recordToModel(rec)})
 		conn.PageInfo.EndCursor = &cursor
 	}

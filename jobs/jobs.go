@@ -37,8 +37,9 @@ const (
 	// DefaultMaxWorkers is the number of jobs one client works at once.
 	DefaultMaxWorkers = 4
 	// DefaultImportTimeout bounds one attempt of an import job (lorebook
-	// imports and workspace backup imports and exports); the largest
-	// allowed book imports in seconds.
+	// imports, workspace backup imports and exports, legacy memory
+	// migrations); the largest allowed book imports in seconds. Today it
+	// equals DefaultJobTimeout; it is its own setting so either can change.
 	DefaultImportTimeout = time.Minute
 	// DefaultJobTimeout bounds one attempt of every other job (River's
 	// default).

@@ -127,7 +127,7 @@ func (d *Dashboard) member(h func(*Dashboard, *req)) http.Handler {
 		}
 		if s == nil {
 			if r.Method == http.MethodGet {
-				http.Redirect(w, r, "/dashboard/?next="+urlQueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				http.Redirect(w, r, "/dashboard/?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 				return
 			}
 			d.fail(w, r, t, lang, nil, http.StatusUnauthorized, t.S("Your session has ended. Sign in again."))
@@ -172,10 +172,6 @@ func (d *Dashboard) member(h func(*Dashboard, *req)) http.Handler {
 // maxUploadForm bounds an import form: the largest upload (a 16 MiB card)
 // and the form's fields.
 const maxUploadForm = 17 << 20
-
-func urlQueryEscape(s string) string {
-	return strings.NewReplacer("%", "%25", "&", "%26", "#", "%23", "+", "%2B", " ", "%20", "?", "%3F").Replace(s)
-}
 
 // safeNext returns next when it is a path under /dashboard/ (a sign-in's
 // next, a language switch's back), else "/dashboard/". The path is judged

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bwmarrin/discordgo"
 )
 
 // OAuth configures "Sign in with Discord": the OAuth2 authorization-code
@@ -31,12 +33,6 @@ type OAuth struct {
 
 // DefaultDiscordURL is Discord's origin.
 const DefaultDiscordURL = "https://discord.com/"
-
-// Discord permission bits (https://discord.com/developers/docs/topics/permissions).
-const (
-	permAdministrator = 1 << 3
-	permManageGuild   = 1 << 5
-)
 
 func (o OAuth) base() string {
 	b := o.BaseURL
@@ -132,7 +128,7 @@ func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, ve
 	for _, g := range gs {
 		perms, _ := strconv.ParseUint(g.Permissions, 10, 64)
 		u.Guilds = append(u.Guilds, guild{ID: g.ID, Name: g.Name,
-			Manage: g.Owner || perms&permAdministrator != 0 || perms&permManageGuild != 0})
+			Manage: g.Owner || perms&(discordgo.PermissionAdministrator|discordgo.PermissionManageGuild) != 0})
 	}
 	return u, nil
 }

@@ -73,13 +73,17 @@ const maxChatChars = 200_000
 // message; a blank line ends it.
 func parseChat(chat string) []map[string]any {
 	var msgs []map[string]any
-	var cur map[string]any
+	var name string
+	var lines []string // the current message's lines; nil = no message
 	flush := func() {
-		if cur != nil && strings.TrimSpace(cur["content"].(string)) != "" {
-			cur["content"] = strings.TrimSpace(cur["content"].(string))
-			msgs = append(msgs, cur)
+		if content := strings.TrimSpace(strings.Join(lines, "\n")); content != "" {
+			m := map[string]any{"content": content}
+			if name != "" {
+				m["name"] = name
+			}
+			msgs = append(msgs, m)
 		}
-		cur = nil
+		name, lines = "", nil
 	}
 	for _, line := range strings.Split(strings.ReplaceAll(chat, "\r\n", "\n"), "\n") {
 		if strings.TrimSpace(line) == "" {
@@ -88,14 +92,10 @@ func parseChat(chat string) []map[string]any {
 		}
 		if m := speaker.FindStringSubmatch(line); m != nil && !strings.Contains(m[1], "http") {
 			flush()
-			cur = map[string]any{"name": strings.TrimSpace(m[1]), "content": m[2]}
+			name, lines = strings.TrimSpace(m[1]), []string{m[2]}
 			continue
 		}
-		if cur == nil {
-			cur = map[string]any{"content": line}
-			continue
-		}
-		cur["content"] = cur["content"].(string) + "\n" + line
+		lines = append(lines, line)
 	}
 	flush()
 	return msgs

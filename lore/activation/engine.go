@@ -351,7 +351,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 // probability-0 block of rule 2; "" means the entry passes.
 func preGate(e *lore.Entry, ce *compiledEntry, es EntryState, msgCount int) (Verdict, string) {
 	d := &ce.dec
-	has := func() string { return ": the conversation has " + messagesN(msgCount) }
+	has := func() string { return ": the conversation has " + lore.Count(msgCount, "message", "messages") }
 	switch {
 	case d.DontActivate:
 		return VerdictDecoratorBlocked, "@@dont_activate"
@@ -791,21 +791,13 @@ func containsKey(text, key string, sens bool) bool {
 // with recursion text, built once.
 var noKeyDetails = func() (d [2][lore.MaxScanDepth + 1]string) {
 	for i := range d[0] {
-		d[0][i] = "no key in the last " + messagesN(i)
+		d[0][i] = "no key in the last " + lore.Count(i, "message", "messages")
 		d[1][i] = d[0][i] + noKeyRecSuffix
 	}
 	return d
 }()
 
 const noKeyRecSuffix = " nor in recursion text"
-
-// messagesN is "1 message" or "N messages".
-func messagesN(n int) string {
-	if n == 1 {
-		return "1 message"
-	}
-	return strconv.Itoa(n) + " messages"
-}
 
 // noKeyDetail returns the no_key_match detail for a depth.
 func noKeyDetail(depth int, rec bool) string {
@@ -816,7 +808,7 @@ func noKeyDetail(depth int, rec bool) string {
 	if depth >= 0 && depth < len(noKeyDetails[r]) {
 		return noKeyDetails[r][depth]
 	}
-	d := "no key in the last " + messagesN(depth)
+	d := "no key in the last " + lore.Count(depth, "message", "messages")
 	if rec {
 		d += noKeyRecSuffix
 	}

@@ -21,8 +21,8 @@ const (
 	// token budgets).
 	DefaultTokenBudget = 2048
 	// DefaultMaxRecursionSteps is the number of passes of a recursive turn
-	// when no layer sets one: the first pass and two recursive ones (seed
-	// 001 "hasta 3 pasadas").
+	// when no layer sets one: the first pass and two recursive ones
+	// (docs/contract.md#recursion).
 	DefaultMaxRecursionSteps = 3
 	// MaxPasses is the engine's hard cap on passes per turn, recursion
 	// included; a maxRecursionSteps of 0 ("no limit") means this.
