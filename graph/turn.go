@@ -3,12 +3,10 @@ package graph
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -98,7 +96,7 @@ func (r *Resolver) applyTurnState(ctx context.Context, in *model.ActivateInput, 
 	rec.state, flags = turnstate.Derive(t.Stored(), snap.Entries, count)
 	input.State = engineState(flags)
 	if !overridesRandom(rec.in.Overrides) {
-		opts.Random = turnRandom(rec.in.TurnID)
+		opts.Random = turnstate.Random(rec.in.TurnID)
 	}
 	return nil
 }
@@ -130,15 +128,6 @@ func overridesRandom(o interface {
 	}
 	r, _ := v.Random.ValueOK()
 	return r != nil
-}
-
-// turnRandom is the chance-roll source of a recorded turn: a PCG seeded
-// from the turn id, so a turn's rolls are stable (a retry or another
-// replica draws the same) and the same turn ids and input give the same
-// rolls in any conversation.
-func turnRandom(turnID string) func() float64 {
-	h := sha256.Sum256([]byte(turnID))
-	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(h[:8]), binary.LittleEndian.Uint64(h[8:16]))).Float64
 }
 
 // activateTurn runs and records one turn (see the schema).

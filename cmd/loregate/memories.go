@@ -161,7 +161,7 @@ func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	if rep.Failed > 0 {
-		return &cli.ExitError{Code: 1, Msg: fmt.Sprintf("%d server blocks were aborted (see their error in the report); the other servers are done", rep.Failed)}
+		return cli.Failf("%d server blocks were aborted (see their error in the report); the other servers are done", rep.Failed)
 	}
 	return nil
 }
@@ -203,7 +203,7 @@ func readLegacyDB(ctx context.Context, url, query string) ([]byte, error) {
 		}
 		defer rows.Close()
 		fields := rows.FieldDescriptions()
-		for rows.Next() {
+		for row := 1; rows.Next(); row++ {
 			vals, err := rows.Values()
 			if err != nil {
 				return err
@@ -218,7 +218,7 @@ func readLegacyDB(ctx context.Context, url, query string) ([]byte, error) {
 			}
 			line, err := json.Marshal(obj)
 			if err != nil {
-				return fmt.Errorf("row %d: %w", len(out), err)
+				return fmt.Errorf("row %d: %w", row, err)
 			}
 			if len(out)+len(line)+1 > transfer.MaxMigrationBytes {
 				return fmt.Errorf("the query returns more than %d bytes; narrow it (e.g. by server)", transfer.MaxMigrationBytes)

@@ -175,3 +175,23 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("Diff: upsert %v delete %v, want [2 4] and [3]", ids, del)
 	}
 }
+
+// TestRandomIsStablePerTurn: the same turn id draws the same rolls (a retry,
+// another replica, the offline CLI), another id different ones, all in [0, 1).
+func TestRandomIsStablePerTurn(t *testing.T) {
+	a, b, c := Random("turn-1"), Random("turn-1"), Random("turn-2")
+	same := true
+	for range 8 {
+		x, y, z := a(), b(), c()
+		if x != y {
+			t.Fatalf("the same turn id drew %v and %v", x, y)
+		}
+		if x < 0 || x >= 1 || z < 0 || z >= 1 {
+			t.Fatalf("rolls %v, %v outside [0, 1)", x, z)
+		}
+		same = same && x == z
+	}
+	if same {
+		t.Fatal("another turn id drew the same rolls")
+	}
+}

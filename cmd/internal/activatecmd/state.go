@@ -1,13 +1,10 @@
 package activatecmd
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -75,8 +72,7 @@ func applyState(s stateFile, turnID string, in *activation.Input, opts *activati
 		}
 	}
 	if turnID != "" && !seeded {
-		h := sha256.Sum256([]byte(turnID))
-		opts.Random = rand.New(rand.NewPCG(binary.LittleEndian.Uint64(h[:8]), binary.LittleEndian.Uint64(h[8:16]))).Float64
+		opts.Random = turnstate.Random(turnID)
 	}
 	return next, nil
 }
