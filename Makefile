@@ -62,12 +62,12 @@ verify: generate ## Check that generated code is up to date
 	@test -z "$$(git status --porcelain -- migrations graph)" || { echo "make generate created untracked files:"; git status --porcelain -- migrations graph; exit 1; }
 
 .PHONY: lint
-lint: ## go vet, gofmt, staticcheck, deadcode (versions pinned by go.mod's tool lines) and the citation check
+lint: ## go vet, gofmt, staticcheck, deadcode (versions pinned by go.mod's tool lines) the citation check and the lore/ function length check
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$out" || { echo "gofmt needed:"; echo "$$out"; exit 1; }
 	$(GO) tool staticcheck ./...
 	@out=$$($(GO) tool deadcode -test ./...) && test -z "$$out" || { echo "deadcode: unreachable functions (remove them):"; echo "$$out"; exit 1; }
-	$(GO) test -count=1 -run '^TestCitationsResolve$$' ./cmd/internal/doccheck
+	$(GO) test -count=1 -run '^(TestCitationsResolve|TestLoreFunctionLength)$$' ./cmd/internal/doccheck
 
 .PHONY: tidy
 tidy: ## go mod tidy

@@ -53,6 +53,19 @@ const (
 // denseCap bounds the dense table in cells (maxDenseCells in production).
 func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, []int32) {
 	a := &automaton{}
+	a.classes(patterns, fold)
+	tr, ends := a.trie(patterns)
+	newID := a.layout(tr)
+	for i := range ends {
+		ends[i] = newID[ends[i]]
+	}
+	a.links(denseCap)
+	return a, ends
+}
+
+// classes assigns a byte class to every byte that occurs in patterns (and
+// to the boundary byte) and fills the ASCII path's table.
+func (a *automaton) classes(patterns [][]byte, fold bool) {
 	var used [256]bool
 	used[boundaryByte] = true
 	for _, p := range patterns {
@@ -80,46 +93,62 @@ func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, 
 		}
 		a.ascii[b] = v
 	}
+}
 
-	// Trie with provisional ids; children found through a map, listed
-	// through first-child/next-sibling links.
-	type edge struct {
-		node int32
-		c    uint8
-	}
-	kids := map[edge]int32{}
-	firstKid := []int32{-1}
-	nextSib := []int32{-1}
-	kidCls := []uint8{0}
-	term := []bool{false}
+// provisionalTrie is the trie of the patterns with provisional ids
+// (insertion order), children listed through first-child/next-sibling
+// links.
+type provisionalTrie struct {
+	firstKid, nextSib []int32
+	kidCls            []uint8
+	term              []bool
+}
+
+// trieEdge is a child of node by class c, for finding children while the
+// trie grows.
+type trieEdge struct {
+	node int32
+	c    uint8
+}
+
+// trie builds the provisionalTrie of patterns (classes assigned) and the
+// provisional terminal node of each.
+func (a *automaton) trie(patterns [][]byte) (*provisionalTrie, []int32) {
+	kids := map[trieEdge]int32{}
+	tr := &provisionalTrie{firstKid: []int32{-1}, nextSib: []int32{-1}, kidCls: []uint8{0}, term: []bool{false}}
 	ends := make([]int32, len(patterns))
 	for i, p := range patterns {
 		cur := int32(0)
 		for _, b := range p {
 			c := a.cls[b]
-			nx, ok := kids[edge{cur, c}]
+			nx, ok := kids[trieEdge{cur, c}]
 			if !ok {
-				nx = int32(len(firstKid))
-				kids[edge{cur, c}] = nx
-				firstKid = append(firstKid, -1)
-				nextSib = append(nextSib, firstKid[cur])
-				kidCls = append(kidCls, c)
-				term = append(term, false)
-				firstKid[cur] = nx
+				nx = int32(len(tr.firstKid))
+				kids[trieEdge{cur, c}] = nx
+				tr.firstKid = append(tr.firstKid, -1)
+				tr.nextSib = append(tr.nextSib, tr.firstKid[cur])
+				tr.kidCls = append(tr.kidCls, c)
+				tr.term = append(tr.term, false)
+				tr.firstKid[cur] = nx
 			}
 			cur = nx
 		}
-		term[cur] = true
+		tr.term[cur] = true
 		ends[i] = cur
 	}
-	total := len(firstKid)
+	return tr, ends
+}
 
-	// Breadth-first ids: a failure link always points to a smaller id.
+// layout gives the trie's nodes breadth-first ids (a failure link always
+// points to a smaller id), stores their children in compressed rows sorted
+// by class and returns the new id of each provisional node.
+func (a *automaton) layout(tr *provisionalTrie) []int32 {
+	total := len(tr.firstKid)
 	order := make([]int32, 0, total)
 	newID := make([]int32, total)
 	order = append(order, 0)
 	for i := 0; i < len(order); i++ {
-		for k := firstKid[order[i]]; k >= 0; k = nextSib[k] {
+		for k := tr.firstKid[order[i]]; k >= 0; k = tr.nextSib[k] {
 			newID[k] = int32(len(order))
 			order = append(order, k)
 		}
@@ -127,9 +156,9 @@ func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, 
 	a.childStart = make([]int32, total+1)
 	a.term = make([]bool, total)
 	for id, old := range order {
-		a.term[id] = term[old]
+		a.term[id] = tr.term[old]
 		cnt := int32(0)
-		for k := firstKid[old]; k >= 0; k = nextSib[k] {
+		for k := tr.firstKid[old]; k >= 0; k = tr.nextSib[k] {
 			cnt++
 		}
 		a.childStart[id+1] = a.childStart[id] + cnt
@@ -138,21 +167,24 @@ func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, 
 	a.childNext = make([]int32, a.childStart[total])
 	for id, old := range order {
 		pos := a.childStart[id]
-		for k := firstKid[old]; k >= 0; k = nextSib[k] {
+		for k := tr.firstKid[old]; k >= 0; k = tr.nextSib[k] {
 			// Insertion sort by class inside the row.
 			j := pos
-			for j > a.childStart[id] && a.childCls[j-1] > kidCls[k] {
+			for j > a.childStart[id] && a.childCls[j-1] > tr.kidCls[k] {
 				a.childCls[j], a.childNext[j] = a.childCls[j-1], a.childNext[j-1]
 				j--
 			}
-			a.childCls[j], a.childNext[j] = kidCls[k], newID[k]
+			a.childCls[j], a.childNext[j] = tr.kidCls[k], newID[k]
 			pos++
 		}
 	}
-	for i := range ends {
-		ends[i] = newID[ends[i]]
-	}
+	return newID
+}
 
+// links computes the failure and dictionary links of every node
+// breadth-first and the dense rows of the first denseCap/stride states.
+func (a *automaton) links(denseCap uint32) {
+	total := len(a.term)
 	dense := denseCap / a.stride
 	if dense > uint32(total) {
 		dense = uint32(total)
@@ -197,7 +229,6 @@ func buildAutomaton(patterns [][]byte, fold bool, denseCap uint32) (*automaton, 
 			a.ascii[b] |= asciiRootStay
 		}
 	}
-	return a, ends
 }
 
 // value is the row entry for a transition into node id.

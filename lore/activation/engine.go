@@ -79,6 +79,10 @@ type turn struct {
 	// trace: the Result carries the trace (not Options.SkipTrace), so the
 	// details are built.
 	trace bool
+	// recursion: some book of the turn scans recursively; maxPasses: the
+	// turn's pass limit (turnRecursion).
+	recursion bool
+	maxPasses int
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -146,176 +150,190 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	if !m.fits(in.Entries) {
-		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
-	}
-	if opts.MatchOptions() != m.mo {
-		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("options", "match options differ from the compiled matcher's"))
-	}
-	if bookSignature(&in) != m.books {
-		return Result{}, fmt.Errorf("activation: %w", lore.Invalid("input", "book case or whole-word settings differ from the compiled matcher's"))
+	if err := m.checkInput(&in, &opts); err != nil {
+		return Result{}, err
 	}
 	budget, err := turnBudget(&in, &opts)
 	if err != nil {
 		return Result{}, err
 	}
-	recursion, maxPasses := turnRecursion(&in, &opts)
-	defDepth := DefaultScanDepth
-	if opts.ScanDepth != nil {
-		defDepth = max(*opts.ScanDepth, 0)
-	}
 	random := opts.Random
 	if random == nil {
 		random = rand.Float64
 	}
-	msgCount := in.MessageCount
-	if msgCount <= 0 {
-		msgCount = len(in.Messages)
-	}
-
 	n := len(in.Entries)
 	sc := m.getScratch()
 	defer m.pool.Put(sc)
-	st := sc.states[:n] // each reset by the gate loop below, which visits every entry
 	sc.admitted = sc.admitted[:0]
-	t := &turn{m: m, in: &in, opts: &opts, st: st, random: random, budget: budget, nmsg: len(in.Messages),
+	// Each state is reset by gateAll, which visits every entry.
+	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], random: random, budget: budget, nmsg: len(in.Messages),
 		trace: !opts.SkipTrace || opts.baseline}
+	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	t.ts.texts = opts.Texts
+	minLevel, err := t.gateAll(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	passes, err := t.runPasses(ctx, minLevel)
+	if err != nil {
+		return Result{}, err
+	}
+	return t.result(passes), nil
+}
+
+// checkInput reports (wrapping lore.ErrInvalid) when in or opts do not fit
+// the compiled matcher: other entries, other match options, other book case
+// or whole-word settings.
+func (m *Matcher) checkInput(in *Input, opts *Options) error {
+	if !m.fits(in.Entries) {
+		return fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
+	}
+	if opts.MatchOptions() != m.mo {
+		return fmt.Errorf("activation: %w", lore.Invalid("options", "match options differ from the compiled matcher's"))
+	}
+	if bookSignature(in) != m.books {
+		return fmt.Errorf("activation: %w", lore.Invalid("input", "book case or whole-word settings differ from the compiled matcher's"))
+	}
+	return nil
+}
+
+// gateAll is the first step of a turn: it resets every entry's state,
+// applies the gates of rules 1-3 (gateEntry), then scans the chat window
+// the pending entries need. It returns the lowest delay-until-recursion
+// level among the entries (0 none).
+func (t *turn) gateAll(ctx context.Context) (int, error) {
+	defDepth := DefaultScanDepth
+	if t.opts.ScanDepth != nil {
+		defDepth = max(*t.opts.ScanDepth, 0)
+	}
+	msgCount := t.in.MessageCount
+	if msgCount <= 0 {
+		msgCount = len(t.in.Messages)
+	}
 	var gc gateCache
 	window := 0
 	var need [numAutos]bool
 	minLevel := 0
-	for k, i := range m.order {
+	for k, i := range t.m.order {
 		if k%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return Result{}, err
+				return 0, err
 			}
 		}
-		e := &in.Entries[i]
-		ce := &m.entries[i]
-		s := &st[i]
-		*s = entryState{}
-		if v, d := gc.gate(e, &in); v != "" {
-			s.verdict, s.detail = v, d
-			continue
+		if l := t.gateEntry(i, &gc, msgCount, defDepth); l > 0 && (minLevel == 0 || l < minLevel) {
+			minLevel = l
 		}
-		book := in.PersonaBook
-		if e.Lineage.IsServerwide() {
-			book = gc.coll.Settings
-		}
-		var es EntryState
-		if len(in.State) > 0 {
-			es = in.State[e.ID]
-		}
-		if ce.gateFree && e.Delay <= 0 && !es.Cooldown && !opts.baseline {
-			// preGate passes it (see compiledEntry.gateFree).
-		} else if v, d := preGate(e, ce, es, msgCount); v != "" {
-			s.verdict, s.detail = v, d
-			continue
-		}
-		switch {
-		case es.Sticky:
-			s.mode = modeSticky
-		case e.Constant:
-			s.mode = modeConstant
-		case ce.dec.Activate:
-			s.mode = modeActivate
-		case ce.dec.KeepActivateAfterMatch && es.Matched:
-			s.mode = modeKept
-		}
-		s.recBook = opts.Recursive
-		if book.Recursive != nil {
-			s.recBook = *book.Recursive
-		}
-		s.recBook = s.recBook && recursion
-		s.recOK, s.feeds = s.recBook && !ce.excludeRec, s.recBook && !ce.preventRec
-		if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
-			s.level = e.DelayUntilRecursion
-			if !recursion {
-				s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
-				continue
-			}
-			if minLevel == 0 || s.level < minLevel {
-				minLevel = s.level
-			}
-		}
-		if s.mode == modeKeys && !ce.hasPrimary {
-			s.verdict = VerdictNoKeyMatch
-			s.detail = "no usable key"
-			if ce.regexErr != "" {
-				s.detail += "; " + ce.regexErr
-			}
-			continue
-		}
-		s.stage = stagePending
-		s.tokens = -1
-		d := defDepth
-		for _, p := range []*int{book.ScanDepth, e.ScanDepth, ce.dec.ScanDepth} {
-			if p != nil {
-				d = max(*p, 0)
-			}
-		}
-		s.depth = d
-		if s.mode == modeKeys || len(ce.exclude) > 0 || len(ce.excludeAll) > 0 {
-			window = max(window, min(d, len(in.Messages)))
+		s, ce := &t.st[i], &t.m.entries[i]
+		if s.stage == stagePending && (s.mode == modeKeys || len(ce.exclude) > 0 || len(ce.excludeAll) > 0) {
+			window = max(window, min(s.depth, len(t.in.Messages)))
 			t.ts.usesAutos(ce, &need)
 		}
 	}
 	t.ts.scanWindow(window, need)
 	t.ts.markCandidates()
+	return minLevel, nil
+}
 
+// gateEntry resets entry i's state and decides its gates (rule 1, with
+// preGate), its mode, its recursion flags, its delay-until-recursion level
+// and its scan depth (rule 3). An entry that passes is left pending. It
+// returns the delay-until-recursion level it waits for while recursion is
+// on (0 none).
+func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
+	in, opts := t.in, t.opts
+	e := &in.Entries[i]
+	ce := &t.m.entries[i]
+	s := &t.st[i]
+	*s = entryState{}
+	if v, d := gc.gate(e, in); v != "" {
+		s.verdict, s.detail = v, d
+		return 0
+	}
+	book := in.PersonaBook
+	if e.Lineage.IsServerwide() {
+		book = gc.coll.Settings
+	}
+	var es EntryState
+	if len(in.State) > 0 {
+		es = in.State[e.ID]
+	}
+	if ce.gateFree && e.Delay <= 0 && !es.Cooldown && !opts.baseline {
+		// preGate passes it (see compiledEntry.gateFree).
+	} else if v, d := preGate(e, ce, es, msgCount); v != "" {
+		s.verdict, s.detail = v, d
+		return 0
+	}
+	switch {
+	case es.Sticky:
+		s.mode = modeSticky
+	case e.Constant:
+		s.mode = modeConstant
+	case ce.dec.Activate:
+		s.mode = modeActivate
+	case ce.dec.KeepActivateAfterMatch && es.Matched:
+		s.mode = modeKept
+	}
+	s.recBook = opts.Recursive
+	if book.Recursive != nil {
+		s.recBook = *book.Recursive
+	}
+	s.recBook = s.recBook && t.recursion
+	s.recOK, s.feeds = s.recBook && !ce.excludeRec, s.recBook && !ce.preventRec
+	level := 0
+	if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
+		s.level = e.DelayUntilRecursion
+		if !t.recursion {
+			s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
+			return 0
+		}
+		level = s.level
+	}
+	if s.mode == modeKeys && !ce.hasPrimary {
+		s.verdict = VerdictNoKeyMatch
+		s.detail = "no usable key"
+		if ce.regexErr != "" {
+			s.detail += "; " + ce.regexErr
+		}
+		return level
+	}
+	s.stage = stagePending
+	s.tokens = -1
+	d := defDepth
+	for _, p := range []*int{book.ScanDepth, e.ScanDepth, ce.dec.ScanDepth} {
+		if p != nil {
+			d = max(*p, 0)
+		}
+	}
+	s.depth = d
+	return level
+}
+
+// runPasses is the second step of a turn: passes (rule 4) each followed by
+// inclusion groups (rule 5) and the budget (rule 6), while recursion goes
+// on (rule 7). minLevel is gateAll's lowest delay level. It returns how
+// many passes ran.
+func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 	passes := 0
 	curLevel, visited := minLevel, 0
 	var passed, order []int32
 	for p := 1; ; p++ {
 		if p > 1 {
 			if err := ctx.Err(); err != nil {
-				return Result{}, err
+				return 0, err
 			}
 			visited = curLevel
 		}
 		passes = p
 		items := len(t.ts.items)
-		passed = passed[:0]
-		pending := 0
-		for k, i := range m.order {
-			if k%checkEvery == checkEvery-1 {
-				if err := ctx.Err(); err != nil {
-					return Result{}, err
-				}
-			}
-			s := &st[i]
-			if s.stage != stagePending {
-				continue
-			}
-			s.pass = p
-			if s.level > 0 && (p == 1 || s.level > curLevel) {
-				s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
-				pending++
-				continue
-			}
-			if p == 1 && s.mode == modeKeys && m.entries[i].litOnly && !opts.baseline && !t.ts.candidate(i) {
-				// What evaluate concludes for an entry whose literal keys
-				// occur nowhere in the scanned chat, without its per-key
-				// walk: most entries of a turn.
-				s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
-				pending++
-				continue
-			}
-			ok, err := t.evaluate(i, p)
-			if err != nil {
-				return Result{}, err
-			}
-			if ok {
-				passed = append(passed, i)
-			} else if s.stage == stagePending {
-				pending++
-			}
+		var pending int
+		var err error
+		if passed, pending, err = t.pass(ctx, p, curLevel, passed[:0]); err != nil {
+			return 0, err
 		}
-		if m.hasGroups && len(passed) > 1 || t.won != nil {
+		if t.m.hasGroups && len(passed) > 1 || t.won != nil {
 			if passed, err = t.groups(passed, p); err != nil {
-				return Result{}, err
+				return 0, err
 			}
 		}
 		order = t.claimOrder(append(order[:0], passed...))
@@ -323,28 +341,77 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 			t.admit(i, p)
 		}
 		for _, i := range passed {
-			if st[i].verdict == VerdictAdmitted {
+			if t.st[i].verdict == VerdictAdmitted {
 				t.markWon(i)
 			}
 		}
-		if !recursion || p >= maxPasses || pending == 0 {
+		if !t.recursion || p >= t.maxPasses || pending == 0 {
 			break
 		}
 		if len(t.ts.items) > items {
 			continue
 		}
-		next := 0
-		for i := range st {
-			if l := st[i].level; st[i].stage == stagePending && l > visited && (next == 0 || l < next) {
-				next = l
-			}
-		}
+		next := t.nextLevel(visited)
 		if next == 0 {
 			break
 		}
 		curLevel = max(curLevel, next)
 	}
-	return t.result(passes), nil
+	return passes, nil
+}
+
+// pass evaluates the pending entries in pass p (rule 4) at delay level
+// curLevel. It appends the entries that passed to passed and returns them
+// with how many entries are still pending.
+func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int32, int, error) {
+	pending := 0
+	for k, i := range t.m.order {
+		if k%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		s := &t.st[i]
+		if s.stage != stagePending {
+			continue
+		}
+		s.pass = p
+		if s.level > 0 && (p == 1 || s.level > curLevel) {
+			s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
+			pending++
+			continue
+		}
+		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && !t.ts.candidate(i) {
+			// What evaluate concludes for an entry whose literal keys
+			// occur nowhere in the scanned chat, without its per-key
+			// walk: most entries of a turn.
+			s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
+			pending++
+			continue
+		}
+		ok, err := t.evaluate(i, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			passed = append(passed, i)
+		} else if s.stage == stagePending {
+			pending++
+		}
+	}
+	return passed, pending, nil
+}
+
+// nextLevel is the lowest delay-until-recursion level above visited among
+// the pending entries (0 none).
+func (t *turn) nextLevel(visited int) int {
+	next := 0
+	for i := range t.st {
+		if l := t.st[i].level; t.st[i].stage == stagePending && l > visited && (next == 0 || l < next) {
+			next = l
+		}
+	}
+	return next
 }
 
 // preGate applies the decorator and turn-state gates of rule 1 and the
@@ -470,27 +537,10 @@ func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) 
 // rule 4 to entry i in pass p and reports whether it passed. A failure that
 // later recursion text may change leaves it pending.
 func (t *turn) evaluate(i int32, p int) (bool, error) {
-	e := &t.in.Entries[i]
 	ce := &t.m.entries[i]
 	s := &t.st[i]
-	if ce.exclude != nil || ce.excludeAll != nil {
-		for j := range ce.exclude {
-			if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
-				s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
-				return false, nil
-			}
-		}
-		all := len(ce.excludeAll) > 0
-		for j := range ce.excludeAll {
-			if chat, item := t.visible(&ce.excludeAll[j], s, p); !chat && item < 0 {
-				all = false
-				break
-			}
-		}
-		if all {
-			s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "every @@exclude_keys_all key is present"
-			return false, nil
-		}
+	if (ce.exclude != nil || ce.excludeAll != nil) && t.excluded(ce, s, p) {
+		return false, nil
 	}
 	switch s.mode {
 	case modeConstant:
@@ -502,109 +552,167 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 	case modeSticky:
 		s.detail = "sticky"
 	default:
-		skips := t.ts.reSkips
-		if s.chatChecked && !s.chatHit {
-			// Only recursion text can bring a primary key now.
-			found := false
-			for j := range ce.primary {
-				if t.ts.recHit(&ce.primary[j]) >= 0 {
-					found = true
-					break
-				}
-			}
-			if !found {
-				s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
-				if t.ts.reSkips > skips {
-					s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
-				}
-				return false, nil
-			}
-		}
-		matched, trig, recOnly := -1, -1, false
-		for j := range ce.primary {
-			chat, item := t.visible(&ce.primary[j], s, p)
-			if chat {
-				matched, trig = j, -1
-				break
-			}
-			if item >= 0 && matched < 0 {
-				matched, trig = j, item
-			}
-			if !recOnly && p > 1 && s.recBook && ce.excludeRec && t.ts.recHit(&ce.primary[j]) >= 0 {
-				recOnly = true
-			}
-		}
-		s.chatChecked, s.chatHit = true, matched >= 0 && trig < 0
-		if matched < 0 {
-			switch {
-			case t.ts.reSkips > skips:
-				s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
-			case recOnly:
-				s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
-			default:
-				s.verdict, s.detail = VerdictNoKeyMatch, "" // detail in result
-				s.noKeyRec = p > 1 && s.recOK
-			}
+		if !t.matchKeys(i, p) {
 			return false, nil
-		}
-		if ce.secondaryN > 0 {
-			hits := 0
-			for j := range ce.secondary {
-				if chat, item := t.visible(&ce.secondary[j], s, p); chat || item >= 0 {
-					hits++
-				}
-			}
-			logic := e.Logic
-			if logic == "" {
-				logic = lore.AndAny
-			}
-			var ok bool
-			switch logic {
-			case lore.AndAny:
-				ok = hits > 0
-			case lore.AndAll:
-				ok = hits == ce.secondaryN
-			case lore.NotAny:
-				ok = hits == 0
-			case lore.NotAll:
-				ok = hits < ce.secondaryN
-			}
-			if t.ts.reSkips > skips {
-				s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
-				return false, nil
-			}
-			if !ok {
-				s.verdict = VerdictSecondaryLogicFailed
-				s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
-				return false, nil
-			}
-		}
-		s.trig = 0
-		if trig >= 0 {
-			s.trig = t.ts.items[trig].src + 1
-		}
-		if t.trace {
-			s.detail = "key " + strconv.Quote(ce.primaryText[matched])
-			if trig >= 0 {
-				s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10)
-			}
 		}
 	}
 	if s.mode != modeSticky && s.mode != modeConstant && ce.probability < 100 {
-		r := t.random()
-		if !(r >= 0 && r < 1) {
-			return false, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
-		}
-		if !(r*100 < float64(ce.probability)) {
-			s.stage, s.verdict = stageDone, VerdictChanceFailed
-			s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
-			return false, nil
-		}
-		if t.trace {
-			s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+		if ok, err := t.roll(ce, s); !ok || err != nil {
+			return false, err
 		}
 	}
 	s.stage = stagePassed
+	return true, nil
+}
+
+// excluded reports whether an @@exclude_keys key, or every
+// @@exclude_keys_all key, of entry s is present in pass p, deciding it
+// decorator_blocked.
+func (t *turn) excluded(ce *compiledEntry, s *entryState, p int) bool {
+	for j := range ce.exclude {
+		if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
+			s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
+			return true
+		}
+	}
+	all := len(ce.excludeAll) > 0
+	for j := range ce.excludeAll {
+		if chat, item := t.visible(&ce.excludeAll[j], s, p); !chat && item < 0 {
+			all = false
+			break
+		}
+	}
+	if all {
+		s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "every @@exclude_keys_all key is present"
+	}
+	return all
+}
+
+// matchKeys applies the primary keys and the secondary logic of rule 4 to
+// keyed entry i in pass p. On a failure it sets the verdict and reports
+// false; on a match it records the triggering entry and the detail.
+func (t *turn) matchKeys(i int32, p int) bool {
+	ce := &t.m.entries[i]
+	s := &t.st[i]
+	skips := t.ts.reSkips
+	if s.chatChecked && !s.chatHit && !t.recursionHit(ce) {
+		// Only recursion text can bring a primary key now, and none did.
+		s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
+		if t.ts.reSkips > skips {
+			s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+		}
+		return false
+	}
+	matched, trig, recOnly := -1, -1, false
+	for j := range ce.primary {
+		chat, item := t.visible(&ce.primary[j], s, p)
+		if chat {
+			matched, trig = j, -1
+			break
+		}
+		if item >= 0 && matched < 0 {
+			matched, trig = j, item
+		}
+		if !recOnly && p > 1 && s.recBook && ce.excludeRec && t.ts.recHit(&ce.primary[j]) >= 0 {
+			recOnly = true
+		}
+	}
+	s.chatChecked, s.chatHit = true, matched >= 0 && trig < 0
+	if matched < 0 {
+		switch {
+		case t.ts.reSkips > skips:
+			s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+		case recOnly:
+			s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
+		default:
+			s.verdict, s.detail = VerdictNoKeyMatch, "" // detail in result
+			s.noKeyRec = p > 1 && s.recOK
+		}
+		return false
+	}
+	if ce.secondaryN > 0 && !t.secondary(i, p, skips) {
+		return false
+	}
+	s.trig = 0
+	if trig >= 0 {
+		s.trig = t.ts.items[trig].src + 1
+	}
+	if t.trace {
+		s.detail = "key " + strconv.Quote(ce.primaryText[matched])
+		if trig >= 0 {
+			s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10)
+		}
+	}
+	return true
+}
+
+// recursionHit reports whether a primary key of ce occurs in the recursion
+// text.
+func (t *turn) recursionHit(ce *compiledEntry) bool {
+	for j := range ce.primary {
+		if t.ts.recHit(&ce.primary[j]) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// secondary applies the selective logic of entry i over its non-blank
+// secondary keys in pass p; skips is the regex-budget skip count before
+// the entry's keys were looked up. On a failure it sets the verdict.
+func (t *turn) secondary(i int32, p, skips int) bool {
+	e := &t.in.Entries[i]
+	ce := &t.m.entries[i]
+	s := &t.st[i]
+	hits := 0
+	for j := range ce.secondary {
+		if chat, item := t.visible(&ce.secondary[j], s, p); chat || item >= 0 {
+			hits++
+		}
+	}
+	logic := e.Logic
+	if logic == "" {
+		logic = lore.AndAny
+	}
+	var ok bool
+	switch logic {
+	case lore.AndAny:
+		ok = hits > 0
+	case lore.AndAll:
+		ok = hits == ce.secondaryN
+	case lore.NotAny:
+		ok = hits == 0
+	case lore.NotAll:
+		ok = hits < ce.secondaryN
+	}
+	if t.ts.reSkips > skips {
+		s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+		return false
+	}
+	if !ok {
+		s.verdict = VerdictSecondaryLogicFailed
+		s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
+		return false
+	}
+	return true
+}
+
+// roll draws entry s's chance (rule 4); a failed draw decides it
+// chance_failed. The error (wrapping lore.ErrInvalid) is a draw outside
+// [0, 1).
+func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
+	r := t.random()
+	if !(r >= 0 && r < 1) {
+		return false, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
+	}
+	if !(r*100 < float64(ce.probability)) {
+		s.stage, s.verdict = stageDone, VerdictChanceFailed
+		s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
+		return false, nil
+	}
+	if t.trace {
+		s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+	}
 	return true, nil
 }
 

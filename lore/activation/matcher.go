@@ -256,131 +256,178 @@ func hasIdentityMacro(s string) bool {
 	return strings.Contains(s, "{{") && ResolveIdentity(s, "u", "c", "b") != s
 }
 
+// compile is CompileInput with the dense tables capped at denseCap cells.
 func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	entries := in.Entries
 	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries)), books: bookSignature(in)}
-	nz := newNormalizer()
-	var pats [2][][]byte
-	idx := [2]map[string]int32{{}, {}}
-	reIdx := map[string]int32{}
-	var reErrs []string
-	regexLeft := int64(MaxMatcherRegexProgram)
-	compileKey := func(sens, whole bool, key string) (keyRef, string) {
-		ref := keyRef{}
-		if strings.TrimSpace(key) == "" {
-			return ref, ""
+	kc := &keyCompiler{m: m, nz: newNormalizer(), idx: [2]map[string]int32{{}, {}}, reIdx: map[string]int32{},
+		regexLeft: int64(MaxMatcherRegexProgram)}
+	for i := range entries {
+		kc.entry(i, in)
+	}
+	m.buildAutomata(&kc.pats, denseCap)
+	m.sortOrder(entries)
+	return m
+}
+
+// keyCompiler is the state of compiling the keys of one Matcher: the
+// literal patterns of each automaton, the regexes and what is left of
+// their program budget.
+type keyCompiler struct {
+	m  *Matcher
+	nz *normalizer
+	// pats are the marked literal patterns of each automaton slot; idx
+	// maps a pattern to its index in pats.
+	pats [2][][]byte
+	idx  [2]map[string]int32
+	// reIdx maps a regex source to its index in m.regexes; reErrs holds
+	// the reason each one that did not compile never matches.
+	reIdx  map[string]int32
+	reErrs []string
+	// regexLeft is what is left of MaxMatcherRegexProgram.
+	regexLeft int64
+}
+
+// entry compiles the decorators, key settings, keys and groups of entry i
+// of in.
+func (kc *keyCompiler) entry(i int, in *Input) {
+	m := kc.m
+	e := &in.Entries[i]
+	m.ids[i] = e.ID
+	ce := &m.entries[i]
+	ce.compileDecorators(e)
+	book := bookOf(e, in)
+	sens := m.mo.CaseSensitive
+	if book.CaseSensitive != nil {
+		sens = *book.CaseSensitive
+	}
+	if e.CaseSensitive != nil {
+		sens = *e.CaseSensitive
+	}
+	whole := !m.mo.Substring
+	for _, p := range []*bool{book.WholeWords, e.WholeWords, ce.dec.WholeWords} {
+		if p != nil {
+			whole = *p
 		}
-		if hasIdentityMacro(key) {
-			ref.kind, ref.node = keyMacro, int32(len(m.macros))
-			m.macros = append(m.macros, macroKey{text: key, sens: sens, whole: whole})
-			return ref, ""
+	}
+	ce.sens, ce.whole = sens, whole
+	kc.addKeys(ce, e.Keys, &ce.primary, true)
+	kc.addKeys(ce, ce.dec.AdditionalKeys, &ce.primary, true)
+	kc.addKeys(ce, e.SecondaryKeys, &ce.secondary, false)
+	ce.secondaryN = len(ce.secondary)
+	kc.addKeys(ce, ce.dec.ExcludeKeys, &ce.exclude, false)
+	kc.addKeys(ce, ce.dec.ExcludeKeysAll, &ce.excludeAll, false)
+	ce.litOnly = len(ce.exclude) == 0 && len(ce.excludeAll) == 0
+	for _, r := range ce.primary {
+		ce.litOnly = ce.litOnly && r.kind == keyLiteral
+	}
+	m.stateful = m.stateful || ce.state != 0
+	for _, g := range strings.Split(e.Group, ",") {
+		if g = strings.TrimSpace(g); g != "" && !slices.Contains(ce.groups, g) {
+			ce.groups = append(ce.groups, g)
 		}
-		if mo.RegexKeys {
-			if src, bodyLen, ok := lore.RegexKeySource(key); ok {
-				i, seen := reIdx[src]
-				if !seen {
-					i = int32(len(m.regexes))
-					reIdx[src] = i
-					var re *regexp.Regexp
-					var size int64
-					err := regexTotalDetail
-					if regexLeft > 0 {
-						var n int
-						re, n, err, _ = lore.CompileRegexKey(src, bodyLen)
-						if size = int64(n); re != nil && size > regexLeft {
-							re, size, err = nil, 0, regexTotalDetail
-						}
-						// Once one key does not fit, no later one is
-						// compiled: the rule does not depend on sizes.
-						regexLeft = max(regexLeft-size, 0)
-						if re == nil && err == regexTotalDetail {
-							regexLeft = 0
-						}
-					}
-					m.regexes = append(m.regexes, re)
-					m.regexCost = append(m.regexCost, size)
-					reErrs = append(reErrs, err)
-				}
-				ref.node = i
-				if m.regexes[i] == nil {
-					ref.kind = keyBadRegex
-					return ref, reErrs[i]
-				}
-				ref.kind = keyRegex
-				return ref, ""
-			}
+	}
+	m.hasGroups = m.hasGroups || len(ce.groups) > 0
+}
+
+// addKeys compiles keys under ce's case and whole-word settings and
+// appends the non-blank ones to dst; primary keys also count towards
+// ce.hasPrimary and ce.primaryText.
+func (kc *keyCompiler) addKeys(ce *compiledEntry, keys []string, dst *[]keyRef, primary bool) {
+	for _, k := range keys {
+		r, rerr := kc.key(ce.sens, ce.whole, k)
+		if r.kind == keyBlank {
+			continue
 		}
-		slot := autoFold
-		if sens {
-			slot = autoSens
+		if rerr != "" && ce.regexErr == "" {
+			ce.regexErr = rerr
 		}
-		p := mark(nil, nz.normalize(key, !sens), whole)
-		i, seen := idx[slot][string(p)]
-		if !seen {
-			i = int32(len(pats[slot]))
-			idx[slot][string(p)] = i
-			pats[slot] = append(pats[slot], p)
+		if r.kind == keyLiteral {
+			ce.autos |= 1 << r.auto
 		}
-		ref.kind, ref.auto, ref.node = keyLiteral, uint8(slot), i
+		if primary {
+			ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
+			ce.primaryText = append(ce.primaryText, k)
+		}
+		*dst = append(*dst, r)
+	}
+}
+
+// key compiles one key: blank, an identity macro (resolved per turn), a
+// regex (when MatchOptions.RegexKeys) or a literal. The string is why a
+// regex key never matches ("" otherwise).
+func (kc *keyCompiler) key(sens, whole bool, key string) (keyRef, string) {
+	m := kc.m
+	ref := keyRef{}
+	if strings.TrimSpace(key) == "" {
 		return ref, ""
 	}
-	for i := range entries {
-		e := &entries[i]
-		m.ids[i] = e.ID
-		ce := &m.entries[i]
-		ce.compileDecorators(e)
-		book := bookOf(e, in)
-		sens := mo.CaseSensitive
-		if book.CaseSensitive != nil {
-			sens = *book.CaseSensitive
-		}
-		if e.CaseSensitive != nil {
-			sens = *e.CaseSensitive
-		}
-		whole := !mo.Substring
-		for _, p := range []*bool{book.WholeWords, e.WholeWords, ce.dec.WholeWords} {
-			if p != nil {
-				whole = *p
-			}
-		}
-		ce.sens, ce.whole = sens, whole
-		addKeys := func(keys []string, dst *[]keyRef, primary bool) {
-			for _, k := range keys {
-				r, rerr := compileKey(sens, whole, k)
-				if r.kind == keyBlank {
-					continue
-				}
-				if rerr != "" && ce.regexErr == "" {
-					ce.regexErr = rerr
-				}
-				if r.kind == keyLiteral {
-					ce.autos |= 1 << r.auto
-				}
-				if primary {
-					ce.hasPrimary = ce.hasPrimary || r.kind != keyBadRegex
-					ce.primaryText = append(ce.primaryText, k)
-				}
-				*dst = append(*dst, r)
-			}
-		}
-		addKeys(e.Keys, &ce.primary, true)
-		addKeys(ce.dec.AdditionalKeys, &ce.primary, true)
-		addKeys(e.SecondaryKeys, &ce.secondary, false)
-		ce.secondaryN = len(ce.secondary)
-		addKeys(ce.dec.ExcludeKeys, &ce.exclude, false)
-		addKeys(ce.dec.ExcludeKeysAll, &ce.excludeAll, false)
-		ce.litOnly = len(ce.exclude) == 0 && len(ce.excludeAll) == 0
-		for _, r := range ce.primary {
-			ce.litOnly = ce.litOnly && r.kind == keyLiteral
-		}
-		m.stateful = m.stateful || ce.state != 0
-		for _, g := range strings.Split(e.Group, ",") {
-			if g = strings.TrimSpace(g); g != "" && !slices.Contains(ce.groups, g) {
-				ce.groups = append(ce.groups, g)
-			}
-		}
-		m.hasGroups = m.hasGroups || len(ce.groups) > 0
+	if hasIdentityMacro(key) {
+		ref.kind, ref.node = keyMacro, int32(len(m.macros))
+		m.macros = append(m.macros, macroKey{text: key, sens: sens, whole: whole})
+		return ref, ""
 	}
+	if m.mo.RegexKeys {
+		if src, bodyLen, ok := lore.RegexKeySource(key); ok {
+			return kc.regex(src, bodyLen)
+		}
+	}
+	slot := autoFold
+	if sens {
+		slot = autoSens
+	}
+	p := mark(nil, kc.nz.normalize(key, !sens), whole)
+	i, seen := kc.idx[slot][string(p)]
+	if !seen {
+		i = int32(len(kc.pats[slot]))
+		kc.idx[slot][string(p)] = i
+		kc.pats[slot] = append(kc.pats[slot], p)
+	}
+	ref.kind, ref.auto, ref.node = keyLiteral, uint8(slot), i
+	return ref, ""
+}
+
+// regex compiles the regex key of source src (body bodyLen bytes) once
+// per Matcher, within what is left of the program budget.
+func (kc *keyCompiler) regex(src string, bodyLen int) (keyRef, string) {
+	m := kc.m
+	ref := keyRef{}
+	i, seen := kc.reIdx[src]
+	if !seen {
+		i = int32(len(m.regexes))
+		kc.reIdx[src] = i
+		var re *regexp.Regexp
+		var size int64
+		err := regexTotalDetail
+		if kc.regexLeft > 0 {
+			var n int
+			re, n, err, _ = lore.CompileRegexKey(src, bodyLen)
+			if size = int64(n); re != nil && size > kc.regexLeft {
+				re, size, err = nil, 0, regexTotalDetail
+			}
+			// Once one key does not fit, no later one is
+			// compiled: the rule does not depend on sizes.
+			kc.regexLeft = max(kc.regexLeft-size, 0)
+			if re == nil && err == regexTotalDetail {
+				kc.regexLeft = 0
+			}
+		}
+		m.regexes = append(m.regexes, re)
+		m.regexCost = append(m.regexCost, size)
+		kc.reErrs = append(kc.reErrs, err)
+	}
+	ref.node = i
+	if m.regexes[i] == nil {
+		ref.kind = keyBadRegex
+		return ref, kc.reErrs[i]
+	}
+	ref.kind = keyRegex
+	return ref, ""
+}
+
+// buildAutomata builds the automaton of each slot with patterns and points
+// every literal key at its terminal node.
+func (m *Matcher) buildAutomata(pats *[2][][]byte, denseCap uint32) {
 	for slot := range pats {
 		if len(pats[slot]) == 0 {
 			continue
@@ -399,6 +446,11 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 			}
 		}
 	}
+}
+
+// sortOrder sets m.order (the positions of entries in effective insertion
+// order, then id) and m.rank (each position's place in it).
+func (m *Matcher) sortOrder(entries []lore.Entry) {
 	m.order = make([]int32, len(entries))
 	for i := range m.order {
 		m.order[i] = int32(i)
@@ -413,7 +465,6 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	for k, i := range m.order {
 		m.rank[i] = int32(k)
 	}
-	return m
 }
 
 // indexKeys builds the nodeEntries of slot (an automaton of nodes nodes)

@@ -90,7 +90,6 @@ type recOutcome struct {
 // 100, groups with overrides and weights, no decorators), written as
 // directly as possible: every pass re-reads every text it may scan.
 func naiveRecursive(c recCase) map[int64]recOutcome {
-	depthDefault := DefaultScanDepth
 	steps := DefaultMaxRecursionSteps
 	if c.opts.MaxRecursionSteps != nil {
 		steps = *c.opts.MaxRecursionSteps
@@ -106,7 +105,6 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 	if limit == 0 {
 		limit = DefaultCharBudget
 	}
-	has := func(text, key string) bool { return slices.Contains(strings.Fields(text), key) }
 	order := make([]int, len(c.entries))
 	for i := range order {
 		order[i] = i
@@ -136,136 +134,13 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 	used := 0
 	random := c.draws()
 	won := map[string]bool{}
-	groupsOf := func(e lore.Entry) []string {
-		var gs []string
-		for _, g := range strings.Split(e.Group, ",") {
-			if g = strings.TrimSpace(g); g != "" {
-				gs = append(gs, g)
-			}
-		}
-		return gs
-	}
 	cur, visited := minLevel, 0
 	for p := 1; ; p++ {
 		if p > 1 {
 			visited = cur
 		}
-		var passed []int
-		for _, i := range order {
-			if !pending[i] {
-				continue
-			}
-			e := c.entries[i]
-			if e.DelayUntilRecursion > 0 && (p == 1 || e.DelayUntilRecursion > cur) {
-				continue
-			}
-			ok := e.Constant
-			d := depthDefault
-			if e.ScanDepth != nil {
-				d = *e.ScanDepth
-			}
-			for _, k := range e.Keys {
-				for j := max(len(c.msgs)-d, 0); j < len(c.msgs); j++ {
-					ok = ok || has(c.msgs[j], k)
-				}
-				if p > 1 && !e.ExcludeRecursion {
-					for _, t := range recText {
-						ok = ok || has(t, k)
-					}
-				}
-			}
-			if ok {
-				passed = append(passed, i)
-				delete(pending, i)
-			}
-		}
-		// Groups, in name order; a member must win each of its groups; the
-		// members a winner beat take part again when it lost elsewhere and
-		// their group has nobody left.
-		lost := map[int]bool{}
-		type beat struct {
-			group  string
-			winner int
-		}
-		beaten := map[int]beat{}
-		for round := 0; round <= len(passed); round++ {
-			for _, g := range []string{"g1", "g2"} {
-				var members []int
-				for _, i := range passed {
-					if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
-						members = append(members, i)
-					}
-				}
-				if len(members) == 0 {
-					continue
-				}
-				if won[g] {
-					for _, i := range members {
-						lost[i] = true
-					}
-					continue
-				}
-				if len(members) == 1 {
-					continue
-				}
-				winner := -1
-				for _, i := range members {
-					if c.entries[i].GroupOverride && (winner < 0 || c.entries[i].Order > c.entries[winner].Order) {
-						winner = i
-					}
-				}
-				if winner < 0 {
-					weight := func(i int) int { return c.entries[i].GroupWeight }
-					total := 0
-					for _, i := range members {
-						total += weight(i)
-					}
-					if total == 0 { // all weights 0: an even draw
-						weight = func(int) int { return 1 }
-						total = len(members)
-					}
-					x := random() * float64(total)
-					acc := 0
-					for _, i := range members {
-						acc += weight(i)
-						if x < float64(acc) && winner < 0 {
-							winner = i
-						}
-					}
-					if winner < 0 {
-						winner = members[len(members)-1]
-					}
-				}
-				for _, i := range members {
-					if i != winner {
-						lost[i] = true
-						beaten[i] = beat{g, winner}
-					}
-				}
-			}
-			reopened := false
-			for _, g := range []string{"g1", "g2"} {
-				inPlay := false
-				for _, i := range passed {
-					if !lost[i] && slices.Contains(groupsOf(c.entries[i]), g) {
-						inPlay = true
-					}
-				}
-				if inPlay {
-					continue
-				}
-				for _, i := range passed {
-					if b, ok := beaten[i]; ok && b.group == g && lost[b.winner] {
-						delete(beaten, i)
-						delete(lost, i)
-						reopened = true
-					}
-				}
-			}
-			if !reopened {
-				break
-			}
-		}
+		passed := naivePass(c, order, pending, p, cur, recText)
+		lost := naiveGroups(c, passed, won, random)
 		for i := range lost {
 			out[c.entries[i].ID] = recOutcome{VerdictGroupLost, p}
 		}
@@ -291,7 +166,7 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 				used += cost
 			}
 			out[e.ID] = recOutcome{VerdictAdmitted, p}
-			for _, g := range groupsOf(e) {
+			for _, g := range naiveGroupsOf(e) {
 				won[g] = true
 			}
 			if !e.PreventRecursion {
@@ -317,6 +192,147 @@ func naiveRecursive(c recCase) map[int64]recOutcome {
 		cur = max(cur, next)
 	}
 	return out
+}
+
+// naiveGroupsOf lists the inclusion groups of e.
+func naiveGroupsOf(e lore.Entry) []string {
+	var gs []string
+	for _, g := range strings.Split(e.Group, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			gs = append(gs, g)
+		}
+	}
+	return gs
+}
+
+// naivePass returns the pending entries (in order) whose keys occur in
+// pass p at delay level cur, and takes them off pending.
+func naivePass(c recCase, order []int, pending map[int]bool, p, cur int, recText []string) []int {
+	depthDefault := DefaultScanDepth
+	has := func(text, key string) bool { return slices.Contains(strings.Fields(text), key) }
+	var passed []int
+	for _, i := range order {
+		if !pending[i] {
+			continue
+		}
+		e := c.entries[i]
+		if e.DelayUntilRecursion > 0 && (p == 1 || e.DelayUntilRecursion > cur) {
+			continue
+		}
+		ok := e.Constant
+		d := depthDefault
+		if e.ScanDepth != nil {
+			d = *e.ScanDepth
+		}
+		for _, k := range e.Keys {
+			for j := max(len(c.msgs)-d, 0); j < len(c.msgs); j++ {
+				ok = ok || has(c.msgs[j], k)
+			}
+			if p > 1 && !e.ExcludeRecursion {
+				for _, t := range recText {
+					ok = ok || has(t, k)
+				}
+			}
+		}
+		if ok {
+			passed = append(passed, i)
+			delete(pending, i)
+		}
+	}
+	return passed
+}
+
+// naiveGroups settles the inclusion groups among passed and returns the
+// entries that lost; won holds the groups won in earlier passes.
+func naiveGroups(c recCase, passed []int, won map[string]bool, random func() float64) map[int]bool {
+	// Groups, in name order; a member must win each of its groups; the
+	// members a winner beat take part again when it lost elsewhere and
+	// their group has nobody left.
+	lost := map[int]bool{}
+	type beat struct {
+		group  string
+		winner int
+	}
+	beaten := map[int]beat{}
+	for round := 0; round <= len(passed); round++ {
+		for _, g := range []string{"g1", "g2"} {
+			var members []int
+			for _, i := range passed {
+				if !lost[i] && slices.Contains(naiveGroupsOf(c.entries[i]), g) {
+					members = append(members, i)
+				}
+			}
+			if len(members) == 0 {
+				continue
+			}
+			if won[g] {
+				for _, i := range members {
+					lost[i] = true
+				}
+				continue
+			}
+			if len(members) == 1 {
+				continue
+			}
+			winner := -1
+			for _, i := range members {
+				if c.entries[i].GroupOverride && (winner < 0 || c.entries[i].Order > c.entries[winner].Order) {
+					winner = i
+				}
+			}
+			if winner < 0 {
+				weight := func(i int) int { return c.entries[i].GroupWeight }
+				total := 0
+				for _, i := range members {
+					total += weight(i)
+				}
+				if total == 0 { // all weights 0: an even draw
+					weight = func(int) int { return 1 }
+					total = len(members)
+				}
+				x := random() * float64(total)
+				acc := 0
+				for _, i := range members {
+					acc += weight(i)
+					if x < float64(acc) && winner < 0 {
+						winner = i
+					}
+				}
+				if winner < 0 {
+					winner = members[len(members)-1]
+				}
+			}
+			for _, i := range members {
+				if i != winner {
+					lost[i] = true
+					beaten[i] = beat{g, winner}
+				}
+			}
+		}
+		reopened := false
+		for _, g := range []string{"g1", "g2"} {
+			inPlay := false
+			for _, i := range passed {
+				if !lost[i] && slices.Contains(naiveGroupsOf(c.entries[i]), g) {
+					inPlay = true
+				}
+			}
+			if inPlay {
+				continue
+			}
+			for _, i := range passed {
+				if b, ok := beaten[i]; ok && b.group == g && lost[b.winner] {
+					delete(beaten, i)
+					delete(lost, i)
+					reopened = true
+				}
+			}
+		}
+		if !reopened {
+			break
+		}
+	}
+	return lost
 }
 
 // checkRecursion compares the engine with naiveRecursive on one case.

@@ -27,12 +27,7 @@ func TestExpectedUpdatedAtRace(t *testing.T) {
 
 	// Each case reads the version, writes value v expecting it, and reads
 	// back the stored value.
-	cases := []struct {
-		name  string
-		read  func(t *testing.T) time.Time
-		write func(at time.Time, v int) error
-		value func(t *testing.T) int
-	}{
+	cases := []raceCase{
 		{
 			name: "entry",
 			read: func(t *testing.T) time.Time {
@@ -106,45 +101,61 @@ func TestExpectedUpdatedAtRace(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for round := range 5 {
-				at := tc.read(t)
-				var wg sync.WaitGroup
-				start := make(chan struct{})
-				errs := make([]error, 2)
-				for w := range 2 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						<-start
-						errs[w] = tc.write(at, 10*round+w+1)
-					}()
-				}
-				close(start)
-				wg.Wait()
-				won := -1
-				for w, err := range errs {
-					if err == nil {
-						require.Equal(t, -1, won, "round %d: both writers won", round)
-						won = w
-						continue
-					}
-					require.ErrorIs(t, err, lore.ErrStaleTarget, "round %d", round)
-					var stale *lore.StaleError
-					require.True(t, errors.As(err, &stale))
-					require.True(t, stale.Expected.Equal(at))
-					require.True(t, stale.Current.After(at), "the stored version moved forward")
-				}
-				require.NotEqual(t, -1, won, "round %d: one writer wins", round)
-				require.Equal(t, 10*round+won+1, tc.value(t), "the winner's value is stored")
-				after := tc.read(t)
-				require.True(t, after.After(at))
-				// The old version is stale now; the new one is accepted.
-				require.ErrorIs(t, tc.write(at, 99), lore.ErrStaleTarget)
-				require.Equal(t, 10*round+won+1, tc.value(t), "a stale write changes nothing")
+				raceRound(t, tc, round)
 			}
 			require.NoError(t, tc.write(tc.read(t), 7))
 			require.Equal(t, 7, tc.value(t))
 		})
 	}
+}
+
+// raceCase is one kind of edit raced by TestExpectedUpdatedAtRace: read
+// the version, write value v expecting it, read back the stored value.
+type raceCase struct {
+	name  string
+	read  func(t *testing.T) time.Time
+	write func(at time.Time, v int) error
+	value func(t *testing.T) int
+}
+
+// raceRound races two writers of tc expecting the same version: exactly
+// one wins with its value, the other gets a *lore.StaleError, and the old
+// version is stale afterwards.
+func raceRound(t *testing.T, tc raceCase, round int) {
+	at := tc.read(t)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	errs := make([]error, 2)
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[w] = tc.write(at, 10*round+w+1)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	won := -1
+	for w, err := range errs {
+		if err == nil {
+			require.Equal(t, -1, won, "round %d: both writers won", round)
+			won = w
+			continue
+		}
+		require.ErrorIs(t, err, lore.ErrStaleTarget, "round %d", round)
+		var stale *lore.StaleError
+		require.True(t, errors.As(err, &stale))
+		require.True(t, stale.Expected.Equal(at))
+		require.True(t, stale.Current.After(at), "the stored version moved forward")
+	}
+	require.NotEqual(t, -1, won, "round %d: one writer wins", round)
+	require.Equal(t, 10*round+won+1, tc.value(t), "the winner's value is stored")
+	after := tc.read(t)
+	require.True(t, after.After(at))
+	// The old version is stale now; the new one is accepted.
+	require.ErrorIs(t, tc.write(at, 99), lore.ErrStaleTarget)
+	require.Equal(t, 10*round+won+1, tc.value(t), "a stale write changes nothing")
 }
 
 // TestExpectedUpdatedAtOmitted: without an expectation the write behaves

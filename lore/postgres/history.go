@@ -277,174 +277,263 @@ func (s *Store) Undo(ctx context.Context, server string, id int64, actor string)
 		if !ok {
 			return errors.New("atomic store is not bound to a transaction")
 		}
-		rec, err := scanHistory(tx.QueryRow(ctx, historyGetForUpdate, server, id))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("import %d", id)
-		}
-		if err != nil {
-			return err
-		}
-		switch {
-		case rec.Kind == lore.HistoryUndo:
-			return lore.Invalid("importId", "%d is itself an undo and cannot be undone", id)
-		case rec.UndoneBy != 0:
-			return lore.Invalid("importId", "%d was already undone (by %d)", id, rec.UndoneBy)
-		case rec.SnapshotPruned && len(rec.RemovedIDs) > 0:
-			return lore.Invalid("importId", "%d is older than the snapshot retention: what it replaced is no longer kept", id)
-		}
-		if len(rec.CreatedIDs) > 0 {
-			var later int64
-			err := tx.QueryRow(ctx, historyLaterRemover, server, id, rec.CreatedIDs).Scan(&later)
-			if err == nil {
-				return lore.Invalid("importId", "%d replaced or removed entries that %d created: undo %d first", later, id, later)
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-		}
-		var snap lore.HistorySnapshot
-		if rec.Snapshot != nil {
-			snap = *rec.Snapshot
-		}
-		ids := make([]int64, len(snap.Entries))
-		for i, e := range snap.Entries {
-			ids[i] = e.ID
-		}
-		if len(ids) > 0 {
-			var taken int64
-			err := tx.QueryRow(ctx, entryIDsTaken, ids).Scan(&taken)
-			if err == nil {
-				return lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, id)
-			}
-			if !errors.Is(err, pgx.ErrNoRows) {
-				return err
-			}
-		}
-		// Remove what the record created.
-		var removed []int64
-		if len(rec.CreatedIDs) > 0 {
-			rows, err := tx.Query(ctx, entryDeleteIDs, server, rec.CreatedIDs)
-			if err != nil {
-				return err
-			}
-			if removed, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
-				return err
-			}
-		}
-		// Capacity per scope after the removal.
-		adding := map[lore.Lineage]int{}
-		for _, e := range snap.Entries {
-			adding[e.Lineage]++
-		}
-		lineages := make([]lore.Lineage, 0, len(adding))
-		for l := range adding {
-			lineages = append(lineages, l)
-		}
-		slices.Sort(lineages)
-		for _, l := range lineages {
-			n, err := countScopeTx(ctx, tx, server, l)
-			if err != nil {
-				return err
-			}
-			if err := st.checkCapacity(server, l, n, adding[l]); err != nil {
-				return err
-			}
-		}
-		// Collections first (the entries reference them by name).
-		for _, c := range snap.Collections {
-			if err := restoreCollectionTx(ctx, tx, server, c); err != nil {
-				return err
-			}
-		}
-		for _, e := range snap.Entries {
-			if e.Lineage.IsServerwide() {
-				if err := restoreCollectionTx(ctx, tx, server, lore.Collection{Name: e.Collection, Enabled: true}); err != nil {
-					return err
-				}
-			}
-		}
-		if err := restoreEntriesTx(ctx, tx, server, snap.Entries); err != nil {
-			return err
-		}
-		if b := snap.BookSettings; b != nil {
-			kept, err := restoreBookSettingsTx(ctx, tx, server, rec.Target, *b, snap.BookSettingsAfter)
-			if err != nil {
-				return err
-			}
-			res.BookSettingsKept = kept
-		}
-		for i, c := range snap.ChangedCollections {
-			cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, c.Name))
-			if errors.Is(err, pgx.ErrNoRows) {
-				continue // deleted or renamed since: nothing to put back
-			}
-			if err != nil {
-				return err
-			}
-			if i < len(snap.CollectionsAfter) && !lore.SameCollectionState(cur, snap.CollectionsAfter[i]) {
-				// Changed since the operation: a manager's later choice stays.
-				res.CollectionsKept++
-				continue
-			}
-			if _, err := tx.Exec(ctx, lorebookRestoreFlags, server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)); err != nil {
-				return err
-			}
-			// Settings only when they differ: unchanged ones need no
-			// validation against a budget unit changed since.
-			if !cur.Settings.Equal(c.Settings) {
-				if err := setCollectionBookTx(ctx, tx, server, c.Name, c.Settings); err != nil {
-					return err
-				}
-			}
-			res.Collections++
-		}
-		for _, name := range append(snap.CreatedCollections, rec.CreatedCollection) {
-			if name == "" {
-				continue
-			}
-			if _, err := tx.Exec(ctx, lorebookDeleteIfEmpty, server, name); err != nil {
-				return err
-			}
-		}
-		if rec.CreatedPersona != 0 {
-			if res.Persona, err = undoCreatedPersonaTx(ctx, tx, server, rec.CreatedPersona, rec.Target.Lineage); err != nil {
-				return err
-			}
-		}
-		if rec.Kind == lore.HistoryMigration {
-			if _, err := tx.Exec(ctx, legacySourcesDelete, rec.ID); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, serverBumpLoreVersion, server); err != nil {
-			return err
-		}
-		st.wrote(server)
-		res.Restored, res.Removed, res.Missing = len(snap.Entries), len(removed), len(rec.CreatedIDs)-len(removed)
-		rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
-		if res.Collections > 0 || res.CollectionsKept > 0 {
-			rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
-		}
-		if p := res.Persona; p != nil {
-			rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}
-		}
-		report, _ := json.Marshal(rep)
-		undo, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryUndo, Actor: actor,
-			SourceName: fmt.Sprintf("undo of %d", id), Target: rec.Target, Report: report,
-			CreatedIDs: ids, RemovedIDs: removed, UndoOf: id})
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, historyMarkUndone, id, undo.ID); err != nil {
-			return err
-		}
-		res.Record = undo
-		return nil
+		u := &undoTx{st: st, tx: tx, server: server, id: id}
+		var err error
+		res, err = u.run(ctx, actor)
+		return err
 	})
 	if err != nil {
 		return lore.UndoResult{}, wrapErr(op, err)
 	}
 	return res, nil
+}
+
+// undoTx is one Undo inside its transaction: record id of server.
+type undoTx struct {
+	st     *Store
+	tx     pgx.Tx
+	server string
+	id     int64
+	rec    lore.HistoryRecord
+	snap   lore.HistorySnapshot
+	res    lore.UndoResult
+}
+
+// run undoes the record in named steps: check, remove what it created,
+// restore what it replaced, put back changed collections, clean up, record
+// the undo.
+func (u *undoTx) run(ctx context.Context, actor string) (lore.UndoResult, error) {
+	if err := u.load(ctx); err != nil {
+		return lore.UndoResult{}, err
+	}
+	ids, err := u.checkFree(ctx)
+	if err != nil {
+		return lore.UndoResult{}, err
+	}
+	// Remove what the record created.
+	removed, err := u.removeCreated(ctx)
+	if err != nil {
+		return lore.UndoResult{}, err
+	}
+	if err := u.restoreSnapshot(ctx); err != nil {
+		return lore.UndoResult{}, err
+	}
+	if err := u.restoreChangedCollections(ctx); err != nil {
+		return lore.UndoResult{}, err
+	}
+	if err := u.cleanUp(ctx); err != nil {
+		return lore.UndoResult{}, err
+	}
+	if err := u.record(ctx, actor, ids, removed); err != nil {
+		return lore.UndoResult{}, err
+	}
+	return u.res, nil
+}
+
+// load reads and locks the record and refuses one that cannot be undone:
+// an undo, one already undone, one whose snapshot was pruned, one whose
+// created entries a later import replaced or removed.
+func (u *undoTx) load(ctx context.Context) error {
+	tx, server, id := u.tx, u.server, u.id
+	rec, err := scanHistory(tx.QueryRow(ctx, historyGetForUpdate, server, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("import %d", id)
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case rec.Kind == lore.HistoryUndo:
+		return lore.Invalid("importId", "%d is itself an undo and cannot be undone", id)
+	case rec.UndoneBy != 0:
+		return lore.Invalid("importId", "%d was already undone (by %d)", id, rec.UndoneBy)
+	case rec.SnapshotPruned && len(rec.RemovedIDs) > 0:
+		return lore.Invalid("importId", "%d is older than the snapshot retention: what it replaced is no longer kept", id)
+	}
+	if len(rec.CreatedIDs) > 0 {
+		var later int64
+		err := tx.QueryRow(ctx, historyLaterRemover, server, id, rec.CreatedIDs).Scan(&later)
+		if err == nil {
+			return lore.Invalid("importId", "%d replaced or removed entries that %d created: undo %d first", later, id, later)
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+	}
+	u.rec = rec
+	if rec.Snapshot != nil {
+		u.snap = *rec.Snapshot
+	}
+	return nil
+}
+
+// checkFree returns the ids of the snapshot's entries and refuses when one
+// of them is occupied again.
+func (u *undoTx) checkFree(ctx context.Context) ([]int64, error) {
+	ids := make([]int64, len(u.snap.Entries))
+	for i, e := range u.snap.Entries {
+		ids[i] = e.ID
+	}
+	if len(ids) > 0 {
+		var taken int64
+		err := u.tx.QueryRow(ctx, entryIDsTaken, ids).Scan(&taken)
+		if err == nil {
+			return nil, lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, u.id)
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// removeCreated deletes the entries the record created that still exist
+// and returns their ids.
+func (u *undoTx) removeCreated(ctx context.Context) ([]int64, error) {
+	if len(u.rec.CreatedIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := u.tx.Query(ctx, entryDeleteIDs, u.server, u.rec.CreatedIDs)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// restoreSnapshot checks the capacity of every scope after the removal,
+// then restores the snapshot's collections (the entries reference them by
+// name), entries and book settings.
+func (u *undoTx) restoreSnapshot(ctx context.Context) error {
+	tx, server, snap := u.tx, u.server, &u.snap
+	adding := map[lore.Lineage]int{}
+	for _, e := range snap.Entries {
+		adding[e.Lineage]++
+	}
+	lineages := make([]lore.Lineage, 0, len(adding))
+	for l := range adding {
+		lineages = append(lineages, l)
+	}
+	slices.Sort(lineages)
+	for _, l := range lineages {
+		n, err := countScopeTx(ctx, tx, server, l)
+		if err != nil {
+			return err
+		}
+		if err := u.st.checkCapacity(server, l, n, adding[l]); err != nil {
+			return err
+		}
+	}
+	for _, c := range snap.Collections {
+		if err := restoreCollectionTx(ctx, tx, server, c); err != nil {
+			return err
+		}
+	}
+	for _, e := range snap.Entries {
+		if e.Lineage.IsServerwide() {
+			if err := restoreCollectionTx(ctx, tx, server, lore.Collection{Name: e.Collection, Enabled: true}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := restoreEntriesTx(ctx, tx, server, snap.Entries); err != nil {
+		return err
+	}
+	if b := snap.BookSettings; b != nil {
+		kept, err := restoreBookSettingsTx(ctx, tx, server, u.rec.Target, *b, snap.BookSettingsAfter)
+		if err != nil {
+			return err
+		}
+		u.res.BookSettingsKept = kept
+	}
+	return nil
+}
+
+// restoreChangedCollections puts back the flags and settings of the
+// collections the record changed, unless a manager changed them since.
+func (u *undoTx) restoreChangedCollections(ctx context.Context) error {
+	tx, server, snap := u.tx, u.server, &u.snap
+	for i, c := range snap.ChangedCollections {
+		cur, err := scanCollection(tx.QueryRow(ctx, lorebookGetByName, server, c.Name))
+		if errors.Is(err, pgx.ErrNoRows) {
+			continue // deleted or renamed since: nothing to put back
+		}
+		if err != nil {
+			return err
+		}
+		if i < len(snap.CollectionsAfter) && !lore.SameCollectionState(cur, snap.CollectionsAfter[i]) {
+			// Changed since the operation: a manager's later choice stays.
+			u.res.CollectionsKept++
+			continue
+		}
+		if _, err := tx.Exec(ctx, lorebookRestoreFlags, server, c.Name, c.Enabled, emptyIfNil(c.ChannelIDs)); err != nil {
+			return err
+		}
+		// Settings only when they differ: unchanged ones need no
+		// validation against a budget unit changed since.
+		if !cur.Settings.Equal(c.Settings) {
+			if err := setCollectionBookTx(ctx, tx, server, c.Name, c.Settings); err != nil {
+				return err
+			}
+		}
+		u.res.Collections++
+	}
+	return nil
+}
+
+// cleanUp deletes the collections the record created when empty, the
+// persona it created, and a migration's legacy sources.
+func (u *undoTx) cleanUp(ctx context.Context) error {
+	tx, server, rec := u.tx, u.server, &u.rec
+	for _, name := range append(u.snap.CreatedCollections, rec.CreatedCollection) {
+		if name == "" {
+			continue
+		}
+		if _, err := tx.Exec(ctx, lorebookDeleteIfEmpty, server, name); err != nil {
+			return err
+		}
+	}
+	if rec.CreatedPersona != 0 {
+		var err error
+		if u.res.Persona, err = undoCreatedPersonaTx(ctx, tx, server, rec.CreatedPersona, rec.Target.Lineage); err != nil {
+			return err
+		}
+	}
+	if rec.Kind == lore.HistoryMigration {
+		if _, err := tx.Exec(ctx, legacySourcesDelete, rec.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record bumps the lore version and records the undo (restored entry ids,
+// removed ids) with its report, marking the record undone.
+func (u *undoTx) record(ctx context.Context, actor string, ids, removed []int64) error {
+	tx, server, st, res := u.tx, u.server, u.st, &u.res
+	if _, err := tx.Exec(ctx, serverBumpLoreVersion, server); err != nil {
+		return err
+	}
+	st.wrote(server)
+	res.Restored, res.Removed, res.Missing = len(u.snap.Entries), len(removed), len(u.rec.CreatedIDs)-len(removed)
+	rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
+	if res.Collections > 0 || res.CollectionsKept > 0 {
+		rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
+	}
+	if p := res.Persona; p != nil {
+		rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}
+	}
+	report, _ := json.Marshal(rep)
+	undo, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryUndo, Actor: actor,
+		SourceName: fmt.Sprintf("undo of %d", u.id), Target: u.rec.Target, Report: report,
+		CreatedIDs: ids, RemovedIDs: removed, UndoOf: u.id})
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, historyMarkUndone, u.id, undo.ID); err != nil {
+		return err
+	}
+	res.Record = undo
+	return nil
 }
 
 // undoCreatedPersonaTx removes the persona an undone import created, with

@@ -262,86 +262,136 @@ func allRegex(keys []string) bool {
 // from a world info source under their card spelling, then the canonical
 // fields ST always writes.
 func entryExtensions(e *lore.Entry) json.RawMessage {
-	ext := e.Extensions
-	o := conv.NewObject()
-	var c conv.STCtx
-	if u, ok := conv.Bool(firstOf(ext, "useProbability")); ok {
-		c.UseProbability = &u
+	x := &extEncoder{e: e, ext: e.Extensions, o: conv.NewObject()}
+	if u, ok := conv.Bool(firstOf(x.ext, "useProbability")); ok {
+		x.c.UseProbability = &u
 	}
-	canonicalOK := func(wi string, raw json.RawMessage) bool {
-		f, ok := conv.STFieldByName(wi)
+	x.keptCardKeys()
+	x.keptSTKeys()
+	// A card-sourced entry gets only the fields its source had, plus those
+	// whose canonical value changed from the value of an absent field; other
+	// entries get every field ST writes (docs/formats.md).
+	_, fromCard := x.ext[conv.PrefixCard+"_fields"]
+	fromST := x.worldInfoRest()
+	x.canonical(fromCard || fromST) // only the fields the source had
+	// Order like ST, then the rest.
+	out := conv.NewObject()
+	for _, n := range stCardExtOrder {
+		if v, ok := x.o.Get(n); ok {
+			out.Set(n, v)
+		}
+	}
+	for _, f := range x.o.Fields {
+		if !out.Has(f.Name) {
+			out.Set(f.Name, f.Value)
+		}
+	}
+	b, _ := out.MarshalJSON()
+	return b
+}
+
+// extEncoder is the state of entryExtensions: the entry, its kept
+// extensions and the object being built.
+type extEncoder struct {
+	e   *lore.Entry
+	ext map[string]json.RawMessage
+	c   conv.STCtx
+	o   *conv.Object
+}
+
+// canonicalOK reports whether raw, as the value of world info field wi,
+// still decodes to the entry's canonical value (true for a field that is
+// not canonical).
+func (x *extEncoder) canonicalOK(wi string, raw json.RawMessage) bool {
+	e := x.e
+	f, ok := conv.STFieldByName(wi)
+	if !ok {
+		return true
+	}
+	if wi == "position" {
+		var cc conv.STCtx
+		// The top-level position string is written too: the kept
+		// source value, else the canonical one.
+		pos, ok := x.ext[conv.PrefixCard+"position"]
 		if !ok {
-			return true
+			pos = conv.MustMarshal(placementString(e.Placement))
 		}
-		if wi == "position" {
-			var cc conv.STCtx
-			// The top-level position string is written too: the kept
-			// source value, else the canonical one.
-			pos, ok := ext[conv.PrefixCard+"position"]
-			if !ok {
-				pos = conv.MustMarshal(placementString(e.Placement))
-			}
-			return DecPlacement(pos, raw, &cc) == e.Placement
-		}
-		s := e.Clone()
-		cc := conv.STCtx{UseProbability: c.UseProbability}
-		f.Dec(&s, raw, &cc)
-		return f.Eq(&s, e)
+		return DecPlacement(pos, raw, &cc) == e.Placement
 	}
-	encodeWI := func(wi string) json.RawMessage {
-		if wi == "position" {
-			if e.Placement == lore.After {
-				return json.RawMessage(`1`)
-			}
-			return json.RawMessage(`0`)
+	s := e.Clone()
+	cc := conv.STCtx{UseProbability: x.c.UseProbability}
+	f.Dec(&s, raw, &cc)
+	return f.Eq(&s, e)
+}
+
+// encodeWI is the canonical value of world info field wi.
+func (x *extEncoder) encodeWI(wi string) json.RawMessage {
+	if wi == "position" {
+		if x.e.Placement == lore.After {
+			return json.RawMessage(`1`)
 		}
-		f, _ := conv.STFieldByName(wi)
-		return conv.MustMarshal(f.Enc(e))
+		return json.RawMessage(`0`)
 	}
-	for _, k := range conv.SortedKeys(ext) {
+	f, _ := conv.STFieldByName(wi)
+	return conv.MustMarshal(f.Enc(x.e))
+}
+
+// has reports whether the object holds the card extension field snake
+// under any spelling.
+func (x *extEncoder) has(snake string) bool {
+	for _, f := range x.o.Fields {
+		if wi, ok := conv.WIName(f.Name); ok {
+			if s, _ := conv.CardExtName(wi); s == snake {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keptCardKeys sets the kept card extension keys, canonical ones
+// re-encoded when no longer consistent.
+func (x *extEncoder) keptCardKeys() {
+	for _, k := range conv.SortedKeys(x.ext) {
 		n, ok := strings.CutPrefix(k, conv.PrefixCardExt)
 		if !ok {
 			continue
 		}
-		v := ext[k]
-		if wi, known := conv.WIName(n); known && !canonicalOK(wi, v) {
-			v = encodeWI(wi)
+		v := x.ext[k]
+		if wi, known := conv.WIName(n); known && !x.canonicalOK(wi, v) {
+			v = x.encodeWI(wi)
 		}
-		o.Set(n, v)
+		x.o.Set(n, v)
 	}
-	has := func(snake string) bool {
-		for _, f := range o.Fields {
-			if wi, ok := conv.WIName(f.Name); ok {
-				if s, _ := conv.CardExtName(wi); s == snake {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for _, k := range conv.SortedKeys(ext) {
+}
+
+// keptSTKeys sets the kept world info fields a card has a field for, under
+// their card spelling, unless already set.
+func (x *extEncoder) keptSTKeys() {
+	for _, k := range conv.SortedKeys(x.ext) {
 		wi, ok := strings.CutPrefix(k, conv.PrefixST)
 		if !ok {
 			continue
 		}
 		snake, known := conv.CardExtName(wi)
-		if !known || has(snake) {
+		if !known || x.has(snake) {
 			continue
 		}
-		v := ext[k]
-		if !canonicalOK(wi, v) {
-			v = encodeWI(wi)
+		v := x.ext[k]
+		if !x.canonicalOK(wi, v) {
+			v = x.encodeWI(wi)
 		}
-		o.Set(snake, v)
+		x.o.Set(snake, v)
 	}
-	// A card-sourced entry gets only the fields its source had, plus those
-	// whose canonical value changed from the value of an absent field; other
-	// entries get every field ST writes (docs/formats.md).
-	_, fromCard := ext[conv.PrefixCard+"_fields"]
-	// World info fields a card has no field for travel in KeyWorldInfo.
+}
+
+// worldInfoRest sets KeyWorldInfo to the kept world info fields a card has
+// no field for, and reports whether the entry came from a world info
+// source.
+func (x *extEncoder) worldInfoRest() bool {
 	fromST := false
 	var wiRest *conv.Object
-	for _, k := range conv.SortedKeys(ext) {
+	for _, k := range conv.SortedKeys(x.ext) {
 		wi, ok := strings.CutPrefix(k, conv.PrefixST)
 		if !ok {
 			continue
@@ -356,43 +406,35 @@ func entryExtensions(e *lore.Entry) json.RawMessage {
 		if wiRest == nil {
 			wiRest = conv.NewObject()
 		}
-		wiRest.Set(wi, ext[k])
+		wiRest.Set(wi, x.ext[k])
 	}
-	if wiRest != nil && !o.Has(conv.KeyWorldInfo) {
+	if wiRest != nil && !x.o.Has(conv.KeyWorldInfo) {
 		raw, _ := wiRest.MarshalJSON()
-		o.Set(conv.KeyWorldInfo, raw)
+		x.o.Set(conv.KeyWorldInfo, raw)
 	}
-	fromCard = fromCard || fromST // only the fields the source had
+	return fromST
+}
+
+// canonical sets the canonical fields ST writes that are not set yet; for
+// an entry whose source had its own fields (fromSource) only those whose
+// value differs from the value of an absent field.
+func (x *extEncoder) canonical(fromSource bool) {
 	for _, wi := range extCanonical {
 		snake, _ := conv.CardExtName(wi)
-		if has(snake) {
+		if x.has(snake) {
 			continue
 		}
-		if fromCard && canonicalOK(wi, nil) {
+		if fromSource && x.canonicalOK(wi, nil) {
 			continue
 		}
-		o.Set(snake, encodeWI(wi))
+		x.o.Set(snake, x.encodeWI(wi))
 	}
-	if !has("useProbability") && (!fromCard || e.Probability != 100) {
-		o.SetValue("useProbability", e.Probability != 100)
+	if !x.has("useProbability") && (!fromSource || x.e.Probability != 100) {
+		x.o.SetValue("useProbability", x.e.Probability != 100)
 	}
-	if !has("depth") && !fromCard {
-		o.SetValue("depth", 4)
+	if !x.has("depth") && !fromSource {
+		x.o.SetValue("depth", 4)
 	}
-	// Order like ST, then the rest.
-	out := conv.NewObject()
-	for _, n := range stCardExtOrder {
-		if v, ok := o.Get(n); ok {
-			out.Set(n, v)
-		}
-	}
-	for _, f := range o.Fields {
-		if !out.Has(f.Name) {
-			out.Set(f.Name, f.Value)
-		}
-	}
-	b, _ := out.MarshalJSON()
-	return b
 }
 
 func firstOf(ext map[string]json.RawMessage, wi string) json.RawMessage {
