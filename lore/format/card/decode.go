@@ -142,8 +142,8 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 			if eo, err := conv.ParseObject(f.Value); err == nil {
 				items = conv.OrderedMembers(eo)
 			} else {
-				var arr []json.RawMessage
-				if err := json.Unmarshal(f.Value, &arr); err != nil {
+				arr, err := conv.SplitArray(f.Value)
+				if err != nil && json.Unmarshal(f.Value, &arr) != nil { // null reads as no entries
 					return conv.Book{}, conv.Report{}, fmt.Errorf("character_book: field entries is neither an array nor an object")
 				}
 				for i, it := range arr {
@@ -234,21 +234,15 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 
 	// extensions object: kept verbatim, key by key.
 	extObj, _ := conv.ParseObject(get("extensions"))
-	extVal := func(wi string) json.RawMessage {
-		if extObj == nil {
-			return nil
-		}
-		for _, f := range extObj.Fields {
-			if n, ok := conv.WIName(f.Name); ok && n == wi {
-				return f.Value
-			}
-		}
-		return nil
-	}
+	byWI := map[string]json.RawMessage{} // world info field -> the first extensions member spelling it
+	extVal := func(wi string) json.RawMessage { return byWI[wi] }
 	if extObj != nil {
 		for _, f := range extObj.Fields {
 			ext[conv.PrefixCardExt+f.Name] = f.Value
 			if wi, ok := conv.WIName(f.Name); ok {
+				if _, seen := byWI[wi]; !seen {
+					byWI[wi] = f.Value
+				}
 				if name := conv.IgnoredSTSetting(wi, f.Value); name != "" && rep != nil {
 					rep.Ignore(name)
 				}

@@ -1,6 +1,7 @@
 package conv
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -246,6 +247,50 @@ func splitObject(data []byte) ([]Field, error) {
 	return fields, nil
 }
 
+// SplitArray validates data as one JSON array (surrounding space allowed,
+// nothing after it) and returns its elements in order as sub-slices of
+// data, without decoding them; a book's entries array is split this way.
+func SplitArray(data []byte) ([]json.RawMessage, error) {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return nil, errors.New("invalid json: unexpected end of JSON input")
+	}
+	if data[i] != '[' {
+		if _, err := scanValue(data, i, 0); err != nil {
+			return nil, fmt.Errorf("invalid json: %w", err)
+		}
+		return nil, errors.New("not a json array")
+	}
+	items := []json.RawMessage{}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		i++
+	} else {
+		for {
+			vs := i
+			var err error
+			if i, err = scanValue(data, vs, 1); err != nil {
+				return nil, fmt.Errorf("invalid json in element %d: %w", len(items), err)
+			}
+			items = append(items, json.RawMessage(data[vs:i:i]))
+			i = skipSpace(data, i)
+			if i < len(data) && data[i] == ',' {
+				i = skipSpace(data, i+1)
+				continue
+			}
+			if i < len(data) && data[i] == ']' {
+				i++
+				break
+			}
+			return nil, fmt.Errorf("invalid json: %w", &errJSON{i, "invalid character after array element"})
+		}
+	}
+	if i = skipSpace(data, i); i != len(data) {
+		return nil, errors.New("invalid json: data after the top-level array")
+	}
+	return items, nil
+}
+
 // keyString decodes a scanned JSON string token.
 func keyString(tok []byte) (string, error) {
 	for _, c := range tok[1 : len(tok)-1] {
@@ -270,54 +315,78 @@ func unquote(raw []byte) (string, bool) {
 	}
 	in := raw[1 : len(raw)-1]
 	b := make([]byte, 0, len(in))
-	for i := 0; i < len(in); {
-		c := in[i]
-		switch {
-		case c == '\\':
-			switch in[i+1] {
-			case 'n':
-				b = append(b, '\n')
-			case 't':
-				b = append(b, '\t')
-			case 'r':
-				b = append(b, '\r')
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'u':
-				r := hex4(in[i+2 : i+6])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if i+6 <= len(in) && in[i] == '\\' && in[i+1] == 'u' {
-						if r2 := utf16.DecodeRune(r, hex4(in[i+2:i+6])); r2 != utf8.RuneError {
-							b = utf8.AppendRune(b, r2)
-							i += 6
-							continue
-						}
-					}
-					r = utf8.RuneError
-				}
-				b = utf8.AppendRune(b, r)
-				continue
-			default: // " \ /
-				b = append(b, in[i+1])
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(in[i:])
-			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
-			} else {
-				b = append(b, in[i:i+size]...)
-			}
-			i += size
+	for len(in) > 0 {
+		// Copy the run up to the next escape whole: only a run that is not
+		// valid UTF-8 goes rune by rune.
+		j := bytes.IndexByte(in, '\\')
+		if j < 0 {
+			j = len(in)
 		}
+		b = appendUTF8(b, in[:j])
+		if in = in[j:]; len(in) == 0 {
+			break
+		}
+		n := 2
+		switch in[1] {
+		case 'n':
+			b = append(b, '\n')
+		case 't':
+			b = append(b, '\t')
+		case 'r':
+			b = append(b, '\r')
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'u':
+			r, size := escapedRune(in)
+			b = utf8.AppendRune(b, r)
+			n = size
+		default: // " \ /
+			b = append(b, in[1])
+		}
+		in = in[n:]
 	}
 	return string(b), true
+}
+
+// escapedRune decodes the \uXXXX escape at the start of in (a surrogate
+// pair as one rune, a lone surrogate as U+FFFD) and returns the bytes it
+// took.
+func escapedRune(in []byte) (rune, int) {
+	r := hex4(in[2:6])
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(in) >= 12 && in[6] == '\\' && in[7] == 'u' {
+		if r2 := utf16.DecodeRune(r, hex4(in[8:12])); r2 != utf8.RuneError {
+			return r2, 12
+		}
+	}
+	return utf8.RuneError, 6
+}
+
+// appendUTF8 appends run to b with every invalid UTF-8 byte replaced by
+// U+FFFD, as encoding/json does.
+func appendUTF8(b, run []byte) []byte {
+	if utf8.Valid(run) {
+		return append(b, run...)
+	}
+	for i := 0; i < len(run); {
+		if run[i] < utf8.RuneSelf {
+			b = append(b, run[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(run[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, run[i:i+size]...)
+		}
+		i += size
+	}
+	return b
 }
 
 func hex4(h []byte) rune {
@@ -368,4 +437,45 @@ func FirstValue(raw []byte) (json.RawMessage, bool) {
 		return nil, false
 	}
 	return raw[i:end:end], true
+}
+
+// stringArrayEqual reports whether raw is one JSON array of strings only
+// (space allowed around the tokens) whose elements decode to want, in
+// order. Anything else (another type, a null element, a syntax error) is
+// false, so a caller falls back to a full comparison.
+func stringArrayEqual(raw []byte, want []string) bool {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return false
+	}
+	i = skipSpace(raw, i+1)
+	n := 0
+	if i < len(raw) && raw[i] == ']' {
+		i++
+	} else {
+		for {
+			if n >= len(want) || i >= len(raw) || raw[i] != '"' {
+				return false
+			}
+			end, err := scanString(raw, i)
+			if err != nil {
+				return false
+			}
+			if s, ok := String(raw[i:end]); !ok || s != want[n] {
+				return false
+			}
+			n++
+			i = skipSpace(raw, end)
+			if i < len(raw) && raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+				continue
+			}
+			if i < len(raw) && raw[i] == ']' {
+				i++
+				break
+			}
+			return false
+		}
+	}
+	return n == len(want) && skipSpace(raw, i) == len(raw)
 }

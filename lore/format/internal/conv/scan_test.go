@@ -8,11 +8,14 @@ import (
 )
 
 // FuzzScanner checks the scanner against encoding/json: ParseObject
-// accepts exactly the valid JSON objects, keeps every member, and String
-// decodes strings as json.Unmarshal does.
+// accepts exactly the valid JSON objects, keeps every member, SplitArray
+// accepts exactly the arrays and keeps every element, String decodes
+// strings as json.Unmarshal does, and stringArrayEqual agrees with a
+// decode into []string.
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1,"b":[true,false,null],"c":{"d":"e\n\u00e9\ud83d\ude00"}}`,
-		`{"a":1,}`, `{"a":01}`, `{"a":"\x01"}`, `{"a":-1.5e+3}`, `["x"]`, `{"a":"\ud800"}`, `{"a":1} x`, "\"\xff\""} {
+		`{"a":1,}`, `{"a":01}`, `{"a":"\x01"}`, `{"a":-1.5e+3}`, `["x"]`, `{"a":"\ud800"}`, `{"a":1} x`, "\"\xff\"",
+		`["a", "b\u00e9"]`, `[1, "x"]`, `[]`, `[null]`, `["\ud83d\ude00 \ud800x\"\\/"]`, "[\"\xffa\\n\"]", `["a",]`, `[] 1`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -22,6 +25,27 @@ func FuzzScanner(f *testing.F) {
 		require.Equal(t, wantErr, err != nil, "ParseObject(%q): %v", data, err)
 		if err == nil {
 			require.Len(t, o.Fields, len(m))
+		}
+		var arr []json.RawMessage
+		wantArrErr := json.Unmarshal(data, &arr) != nil || arr == nil
+		items, err := SplitArray(data)
+		require.Equal(t, wantArrErr, err != nil, "SplitArray(%q): %v", data, err)
+		if err == nil {
+			require.Len(t, items, len(arr))
+			for i := range items {
+				require.JSONEq(t, string(arr[i]), string(items[i]))
+			}
+		}
+		var strs []string
+		if json.Unmarshal(data, &strs) == nil && strs != nil {
+			onlyStrings := true
+			for _, it := range arr {
+				onlyStrings = onlyStrings && it[0] == '"'
+			}
+			require.Equal(t, onlyStrings, stringArrayEqual(data, strs), "stringArrayEqual(%q, %q)", data, strs)
+			if len(strs) > 0 {
+				require.False(t, stringArrayEqual(data, strs[1:]), "one element fewer")
+			}
 		}
 		var s string
 		errS := json.Unmarshal(data, &s)

@@ -82,14 +82,26 @@ func CardExtName(wiName string) (string, bool) {
 // WIName returns the world info field for a card extensions key. Both the
 // spelling ST writes and the other casing are accepted (issue 5: read both
 // spellings), so "selective_logic" and "matchWholeWords" resolve too.
+// One map lookup: a card entry's every extensions key goes through it
+// (docs/benchmarks.md "Import of a large card").
 func WIName(cardName string) (string, bool) {
-	for _, p := range stCardNames {
-		if p[1] == cardName || p[0] == cardName || snake(p[0]) == cardName {
-			return p[0], true
-		}
-	}
-	return "", false
+	wi, ok := wiNames[cardName]
+	return wi, ok
 }
+
+// wiNames maps every accepted spelling of a card extensions key (the one ST
+// writes, the world info one and its snake_case form) to the world info
+// field, built once from stCardNames.
+var wiNames = func() map[string]string {
+	m := make(map[string]string, 3*len(stCardNames))
+	for i := len(stCardNames) - 1; i >= 0; i-- { // the first row wins, as a scan in order would
+		p := stCardNames[i]
+		m[snake(p[0])] = p[0]
+		m[p[0]] = p[0]
+		m[p[1]] = p[0]
+	}
+	return m
+}()
 
 func snake(s string) string {
 	var b strings.Builder

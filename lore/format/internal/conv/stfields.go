@@ -390,8 +390,15 @@ func Shadow(ext map[string]json.RawMessage, key string, raw json.RawMessage, can
 	if raw == nil {
 		return
 	}
-	if s, ok := canonical.(string); ok && plainString(raw) && string(raw[1:len(raw)-1]) == s {
-		return // fast path: the same string without escapes
+	switch c := canonical.(type) {
+	case string:
+		if s, ok := String(raw); ok && s == c {
+			return // fast path: a JSON string that decodes to the same text
+		}
+	case []string:
+		if c != nil && stringArrayEqual(raw, c) {
+			return // fast path: an array of strings that decode to the same keys
+		}
 	}
 	enc := marshalNoEscape(canonical)
 	if bytes.Equal(bytes.TrimSpace(raw), enc) {
