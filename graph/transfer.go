@@ -145,7 +145,7 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 		m.IgnoredSettings[i] = &model.SettingCount{Name: s.Name, Count: s.Count}
 	}
 	for i, e := range sum.InertEntries {
-		m.InertEntries[i] = &model.InertEntry{Index: e.Index, Title: e.Title}
+		m.InertEntries[i] = &model.InertEntry{Index: e.Index, Title: e.Title, Reason: e.Reason}
 	}
 	return m
 }

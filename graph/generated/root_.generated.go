@@ -281,8 +281,9 @@ type ComplexityRoot struct {
 	}
 
 	InertEntry struct {
-		Index func(childComplexity int) int
-		Title func(childComplexity int) int
+		Index  func(childComplexity int) int
+		Reason func(childComplexity int) int
+		Title  func(childComplexity int) int
 	}
 
 	Job struct {
@@ -1588,6 +1589,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InertEntry.Index(childComplexity), true
+	case "InertEntry.reason":
+		if e.ComplexityRoot.InertEntry.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InertEntry.Reason(childComplexity), true
 	case "InertEntry.title":
 		if e.ComplexityRoot.InertEntry.Title == nil {
 			break
@@ -4182,6 +4189,8 @@ type InertEntry {
   "0-based position in the file."
   index: Int!
   title: String!
+  "Why no key can act, e.g. 'no keys and not constant' or 'no usable key: keys are not text (a number)'."
+  reason: String!
 }
 
 type SkippedEntry {
@@ -4872,6 +4881,8 @@ func (ec *executionContext) childFields_InertEntry(ctx context.Context, field gr
 		return ec.fieldContext_InertEntry_index(ctx, field)
 	case "title":
 		return ec.fieldContext_InertEntry_title(ctx, field)
+	case "reason":
+		return ec.fieldContext_InertEntry_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InertEntry", field.Name)
 }

@@ -711,6 +711,29 @@ func (ec *executionContext) fieldContext_InertEntry_title(_ context.Context, fie
 	return graphql.NewScalarFieldContext("InertEntry", field, false, false, "String")
 }
 
+func (ec *executionContext) _InertEntry_reason(ctx context.Context, field graphql.CollectedField, obj *model.InertEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InertEntry_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InertEntry_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InertEntry", field, false, false, "String")
+}
+
 func (ec *executionContext) _SettingCount_name(ctx context.Context, field graphql.CollectedField, obj *model.SettingCount) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1317,6 +1340,11 @@ func (ec *executionContext) _InertEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "title":
 			out.Values[i] = ec._InertEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._InertEntry_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

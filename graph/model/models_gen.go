@@ -592,6 +592,8 @@ type InertEntry struct {
 	// 0-based position in the file.
 	Index int    `json:"index"`
 	Title string `json:"title"`
+	// Why no key can act, e.g. 'no keys and not constant' or 'no usable key: keys are not text (a number)'.
+	Reason string `json:"reason"`
 }
 
 type Job struct {

@@ -391,7 +391,11 @@ func TestImportReport(t *testing.T) {
 	require.Len(t, rep.UnsupportedKeys, 2)
 	require.Equal(t, "empty key", rep.UnsupportedKeys[0].Reason)
 	require.Contains(t, rep.UnsupportedKeys[1].Reason, "regex does not compile")
-	require.Equal(t, []format.Inert{{Index: 1, Title: "badkeys"}, {Index: 2, Title: "inert"}}, rep.Inert)
+	require.Len(t, rep.Inert, 2)
+	require.Equal(t, 1, rep.Inert[0].Index)
+	require.Equal(t, "badkeys", rep.Inert[0].Title)
+	require.Contains(t, rep.Inert[0].Reason, "no usable key: empty key; regex does not compile")
+	require.Equal(t, format.Inert{Index: 2, Title: "inert", Reason: "no keys and not constant"}, rep.Inert[1])
 	require.True(t, containsSub(rep.Warnings, "no enabled flag"))
 	e := res.Book.Entries
 	require.Equal(t, lore.Before, e[0].Placement)

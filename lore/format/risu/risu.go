@@ -86,6 +86,7 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 	// RisuAI writes decorators inline at the top of the content (docs/formats.md);
 	// they stay there and act at run time.
 	e.Content, _ = conv.String(get("content"))
+	c.ContentNotText = conv.NotText(get("content"))
 	t, _ := conv.String(get("comment"))
 	e.Title, _ = conv.Title(t)
 	e.Constant, _ = conv.Bool(get("alwaysActive"))

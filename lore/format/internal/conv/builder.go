@@ -2,6 +2,7 @@ package conv
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"loregate/lore"
@@ -20,6 +21,8 @@ type Builder struct {
 	missingEnabled int
 	// settingsExt is the book's SettingsKey object, applied by Finish.
 	settingsExt *settingsJSON
+	// contentNotText is STCtx.ContentNotText of the entry being added.
+	contentNotText string
 }
 
 // KeyBookScanDepth marks, in an entry's extensions, that its ScanDepth came
@@ -54,7 +57,11 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	var parts []string
 	switch n := lore.UTF16Len(e.Content); {
 	case strings.TrimSpace(e.Content) == "":
-		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, "no content"})
+		reason := "no content"
+		if b.contentNotText != "" {
+			reason = "content is not text (" + b.contentNotText + ")"
+		}
+		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title, reason})
 		return
 	case n > lim.ContentChars && b.opts.LongEntries == LongSkip:
 		b.Report.Skipped = append(b.Report.Skipped, Skip{index, e.Title,
@@ -86,7 +93,7 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 			UnsupportedKey{Index: index, Title: e.Title, Key: Snippet(p.Key), Reason: p.Reason})
 	}
 	if !e.Constant && !hasUsableKey(e.Keys) {
-		b.Report.Inert = append(b.Report.Inert, Inert{index, e.Title})
+		b.Report.Inert = append(b.Report.Inert, Inert{index, e.Title, inertReason(e.Keys, probs)})
 	}
 	// One shape for "no keys": Keys empty and non-nil, SecondaryKeys nil.
 	if e.Keys == nil {
@@ -115,6 +122,24 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 		p.SetSplit(lore.SplitRef{Group: group, Part: i, Parts: len(parts)})
 		b.Book.Entries = append(b.Book.Entries, p)
 	}
+}
+
+// inertReason says why an entry has no usable key: the problems the
+// decoder found with its keys, else that it has none.
+func inertReason(keys []string, probs []KeyProblem) string {
+	if len(probs) > 0 {
+		var rs []string
+		for _, p := range probs {
+			if !slices.Contains(rs, p.Reason) {
+				rs = append(rs, p.Reason)
+			}
+		}
+		return "no usable key: " + strings.Join(rs, "; ")
+	}
+	if len(keys) == 0 {
+		return "no keys and not constant"
+	}
+	return "no usable key"
 }
 
 func hasUsableKey(keys []string) bool {

@@ -5,6 +5,7 @@
 package conv
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"loregate/lore/activation"
@@ -102,6 +103,9 @@ type Skip struct {
 type Inert struct {
 	Index int    `json:"index"`
 	Title string `json:"title"`
+	// Reason says why no key can act: "no keys", or the problem of the
+	// keys the file had (for example "keys are not text (a number)").
+	Reason string `json:"reason"`
 }
 
 // UnsupportedKey is a key the engine cannot use: blank, over a limit, or a
@@ -186,6 +190,28 @@ func (r *Report) Normalize() {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+}
+
+// NotText names the JSON kind of raw when it is a value but not a string
+// ("a number", "true or false", "a list", "an object"), else "" (a string,
+// null or an absent field). Decoders use it to say why a text field was
+// not read (BUG-62: content 42 is "not text", not "no content").
+func NotText(raw json.RawMessage) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return ""
+	}
+	switch t[0] {
+	case '"', 'n':
+		return ""
+	case 't', 'f':
+		return "true or false"
+	case '[':
+		return "a list"
+	case '{':
+		return "an object"
+	}
+	return "a number"
 }
 
 // KeyProblem is a key removed or flagged by CleanKeys.

@@ -81,7 +81,9 @@ func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
 		b.Report.Warnf("entry %d: %s", i, w)
 	}
 	before := len(b.Book.Entries)
+	b.contentNotText = c.ContentNotText
 	b.Add(i, e, c.Probs...)
+	b.contentNotText = ""
 	added := len(b.Book.Entries) > before
 	if !added {
 		// The report counts ignored settings of imported entries only:

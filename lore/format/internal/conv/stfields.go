@@ -26,6 +26,10 @@ type STCtx struct {
 	Ignored        []string
 	MissingEnabled bool
 	Warnings       []string
+	// ContentNotText is NotText of the source content ("a number", ...),
+	// "" when the content was text or absent: the skip reason then says
+	// "not text" rather than "no content".
+	ContentNotText string
 }
 
 // STField decodes and encodes one canonical field in its SillyTavern world
@@ -61,7 +65,10 @@ var STFields = [...]STField{
 		e.Title, _ = Title(s)
 	}, func(e *lore.Entry) any { return e.Title },
 		func(a, b *lore.Entry) bool { return a.Title == b.Title }},
-	{"content", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.Content, _ = String(raw) },
+	{"content", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		e.Content, _ = String(raw)
+		c.ContentNotText = NotText(raw)
+	},
 		func(e *lore.Entry) any { return e.Content },
 		func(a, b *lore.Entry) bool { return a.Content == b.Content }},
 	{"constant", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.Constant, _ = Bool(raw) },
@@ -240,6 +247,10 @@ func decKeys(field func(*lore.Entry) *[]string) func(*lore.Entry, json.RawMessag
 		if !ok {
 			if s, isStr := String(raw); isStr {
 				keys = SplitKeyString(s)
+			} else if kind := NotText(raw); kind != "" {
+				// A number or an object where the key list belongs: not
+				// read as a key, and the report says so (BUG-62).
+				c.Probs = append(c.Probs, KeyProblem{string(bytes.TrimSpace(raw)), "keys are not text (" + kind + ")"})
 			}
 		}
 		// SillyTavern trims keys before matching (docs/formats.md),
