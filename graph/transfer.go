@@ -231,6 +231,9 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 	case model.ExportFormatCardCharx:
 		data, err = format.ExportCardCHARX(book)
 		ext, contentType = ".charx", "application/zip"
+	case model.ExportFormatWorldbook:
+		data, err = format.ExportWorldbook(book)
+		ext = ".worldbook.json"
 	default:
 		data, err = format.ExportST(book)
 	}

@@ -208,7 +208,7 @@ type bookView struct {
 }
 
 // exportFormats are ExportFormat's values.
-var exportFormats = []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX"}
+var exportFormats = []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX", "WORLDBOOK"}
 
 func (d *Dashboard) serverPage(_ *Dashboard, rq *req) {
 	rq.page(d, "server", rq.srv.Name, map[string]any{"Errors": map[string]string{}})

@@ -114,6 +114,8 @@ var funcs = template.FuncMap{
 			return t.S("Character card (PNG)")
 		case "CARD_CHARX":
 			return t.S("Character card (CHARX)")
+		case "WORLDBOOK":
+			return t.S("Tavern Helper worldbook (JSON)")
 		}
 		return f
 	},

@@ -116,6 +116,7 @@ func TestExportEveryFormat(t *testing.T) {
 		{"CARD_JSON", `"A quiet glade."`},
 		{"CARD_PNG", "\x89PNG"},
 		{"CARD_CHARX", "PK"},
+		{"WORLDBOOK", `"strategy"`},
 	} {
 		resp, err := c.Get(e.srv.URL + "/dashboard/s/" + serverA + "/b/c" + coll + "/export?format=" + tc.format)
 		require.NoError(t, err)

@@ -62,6 +62,7 @@ var texts = i18n.Set{Texts: [][2]string{
 	{"Character card (CHARX)", "Cartão de personagem (CHARX)"},
 	{"Character card (JSON)", "Cartão de personagem (JSON)"},
 	{"Character card (PNG)", "Cartão de personagem (PNG)"},
+	{"Tavern Helper worldbook (JSON)", "Worldbook do Tavern Helper (JSON)"},
 	{"Characters", "Caracteres"},
 	{"Chat", "Chat"},
 	{"Choose a file to import.", "Escolha um arquivo para importar."},

@@ -4232,6 +4232,8 @@ enum ExportFormat {
   CARD_PNG
   "The character card as CHARX (the imported archive's assets kept); a download."
   CARD_CHARX
+  "Tavern Helper (JS-Slash-Runner) worldbook JSON, entries keyed \"0\", \"1\", ... (docs/formats.md \"Worldbook\")."
+  WORLDBOOK
 }
 
 input ExportLorebookInput {

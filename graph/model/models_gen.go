@@ -1312,6 +1312,8 @@ const (
 	ExportFormatCardPng ExportFormat = "CARD_PNG"
 	// The character card as CHARX (the imported archive's assets kept); a download.
 	ExportFormatCardCharx ExportFormat = "CARD_CHARX"
+	// Tavern Helper (JS-Slash-Runner) worldbook JSON, entries keyed "0", "1", ... (docs/formats.md "Worldbook").
+	ExportFormatWorldbook ExportFormat = "WORLDBOOK"
 )
 
 var AllExportFormat = []ExportFormat{
@@ -1320,11 +1322,12 @@ var AllExportFormat = []ExportFormat{
 	ExportFormatCardJSON,
 	ExportFormatCardPng,
 	ExportFormatCardCharx,
+	ExportFormatWorldbook,
 }
 
 func (e ExportFormat) IsValid() bool {
 	switch e {
-	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook, ExportFormatCardJSON, ExportFormatCardPng, ExportFormatCardCharx:
+	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook, ExportFormatCardJSON, ExportFormatCardPng, ExportFormatCardCharx, ExportFormatWorldbook:
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
 	"loregate/lore/format/sillytavern"
+	"loregate/lore/format/worldbook"
 )
 
 // Signatures of the carriers (JSON, PNG, CHARX; docs/formats.md).
@@ -133,6 +134,9 @@ func detectObject(o *conv.Object) (Kind, error) {
 		return "", fmt.Errorf("%w: a RisuAI module holds scripts; export the lorebook from RisuAI instead", ErrUnknownFormat)
 	}
 	if o.Has("entries") {
+		if worldbook.Looks(o) {
+			return KindWorldbook, nil
+		}
 		if sillytavern.IsHybrid(o) {
 			return KindChubHybrid, nil
 		}

@@ -2,11 +2,14 @@ package format_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/lore"
 	"loregate/lore/format"
 	"loregate/lore/sharedtest"
 )
@@ -88,4 +91,104 @@ func TestBadEntriesNamedInReport(t *testing.T) {
 	for _, in := range res.Report.Inert {
 		require.NotEmpty(t, strings.TrimSpace(in.Reason))
 	}
+}
+
+// TestWorldbookImport: the Tavern Helper worldbook the team wrote in that
+// shape (testdata/tavern_helper_worldbook.json) is detected, read field by
+// field, and exports back equal to its source.
+func TestWorldbookImport(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "tavern_helper_worldbook.json"))
+	require.NoError(t, err)
+	res, err := format.Import("harbor.json", src, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindWorldbook, res.Format)
+	require.Equal(t, "Saltmarsh Harbor", res.Book.Name)
+	rep := res.Report
+	require.Equal(t, 8, rep.Entries)
+	require.Empty(t, rep.Skipped)
+	require.Empty(t, rep.Warnings)
+	require.Equal(t, map[string]int{"vectorized": 1}, rep.IgnoredSettings)
+	require.Equal(t, 6, rep.CollapsedPlacements, "author's note, depth, examples and outlet positions")
+	e := res.Book.Entries
+	require.True(t, e[0].Constant)
+	require.Equal(t, 10, e[0].Order)
+	require.True(t, e[0].ExcludeRecursion)
+	require.True(t, e[0].PreventRecursion)
+	require.Nil(t, e[0].ScanDepth, "same_as_global inherits")
+	require.Equal(t, []string{"lighthouse", "beacon"}, e[1].Keys)
+	require.Equal(t, []string{"night", "storm"}, e[1].SecondaryKeys)
+	require.Equal(t, lore.AndAll, e[1].Logic)
+	require.Equal(t, 3, *e[1].ScanDepth)
+	require.Equal(t, lore.After, e[1].Placement)
+	require.Equal(t, 80, e[1].Probability)
+	require.Equal(t, 2, e[1].DelayUntilRecursion)
+	require.Equal(t, 2, e[1].Sticky)
+	require.Equal(t, 1, e[1].Cooldown)
+	require.Equal(t, lore.NotAny, e[2].Logic)
+	require.Equal(t, lore.Before, e[2].Placement)
+	require.Equal(t, lore.RoleAssistant, e[2].Role)
+	require.Equal(t, 3, e[2].Delay)
+	require.JSONEq(t, `"at_depth"`, string(e[2].Extensions["worldbook/position.type"]))
+	require.JSONEq(t, `2`, string(e[2].Extensions["worldbook/position.depth"]))
+	require.False(t, e[3].Enabled)
+	require.Equal(t, lore.NotAll, e[3].Logic)
+	require.False(t, e[4].Constant, "vectorized reads as keywords")
+	require.Equal(t, 50, e[4].Probability)
+	require.JSONEq(t, `"songs"`, string(e[5].Extensions["worldbook/outletName"]))
+	require.JSONEq(t, `{"tags":["music"]}`, string(e[5].Extensions["worldbook/extra"]))
+
+	out, err := format.ExportWorldbook(res.Book)
+	require.NoError(t, err)
+	require.JSONEq(t, string(src), string(out), "the same-format export is the source")
+
+	// An edit reaches the export; the untouched members keep the source.
+	e[2].Placement = lore.After
+	e[1].Constant = true
+	e[3].ScanDepth = nil
+	out, err = format.ExportWorldbook(res.Book)
+	require.NoError(t, err)
+	var wb struct {
+		Entries map[string]struct {
+			Strategy struct {
+				Type      string          `json:"type"`
+				ScanDepth json.RawMessage `json:"scan_depth"`
+			} `json:"strategy"`
+			Position struct {
+				Type  string `json:"type"`
+				Depth int    `json:"depth"`
+			} `json:"position"`
+			UID int `json:"uid"`
+		} `json:"entries"`
+	}
+	require.NoError(t, json.Unmarshal(out, &wb))
+	require.Equal(t, "after_character_definition", wb.Entries["2"].Position.Type)
+	require.Equal(t, 2, wb.Entries["2"].Position.Depth)
+	require.Equal(t, "constant", wb.Entries["1"].Strategy.Type)
+	require.JSONEq(t, `"same_as_global"`, string(wb.Entries["3"].Strategy.ScanDepth))
+	require.Equal(t, 13, wb.Entries["3"].UID)
+}
+
+// TestWorldbookFromWorldInfo: a world info book exported as a worldbook
+// keeps its richer positions and depths, its uids and its name.
+func TestWorldbookFromWorldInfo(t *testing.T) {
+	wi := `{"name":"Coast","entries":{"5":{"uid":5,"key":["reef"],"keysecondary":[],"comment":"reef","content":"Sharp reef.","position":4,"depth":2,"role":2,"disable":false,"selectiveLogic":3,"scanDepth":null,"probability":100},
+	  "6":{"uid":6,"key":["gull"],"keysecondary":[],"comment":"gull","content":"Gulls.","position":1,"disable":true,"constant":true}}}`
+	res, err := format.Import("coast.json", []byte(wi), format.Options{})
+	require.NoError(t, err)
+	out, err := format.ExportWorldbook(res.Book)
+	require.NoError(t, err)
+	var wb map[string]any
+	require.NoError(t, json.Unmarshal(out, &wb))
+	require.Equal(t, "Coast", wb["name"])
+	e0 := wb["entries"].(map[string]any)["0"].(map[string]any)
+	require.EqualValues(t, 5, e0["uid"])
+	require.Equal(t, map[string]any{"type": "at_depth", "role": "assistant", "order": float64(100), "depth": float64(2)}, e0["position"])
+	require.Equal(t, "and_all", e0["strategy"].(map[string]any)["keys_secondary"].(map[string]any)["logic"])
+	e1 := wb["entries"].(map[string]any)["1"].(map[string]any)
+	require.Equal(t, "constant", e1["strategy"].(map[string]any)["type"])
+	require.Equal(t, false, e1["enabled"])
+	back, err := format.Import("w.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindWorldbook, back.Format)
+	require.Equal(t, lore.RoleAssistant, back.Book.Entries[0].Role)
 }

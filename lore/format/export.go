@@ -13,6 +13,7 @@ import (
 	"loregate/lore/format/novelai"
 	"loregate/lore/format/risu"
 	"loregate/lore/format/sillytavern"
+	"loregate/lore/format/worldbook"
 )
 
 // sourceView returns book with the parts of split entries joined back into
@@ -69,6 +70,11 @@ func ExportRisu(book Book) ([]byte, error) { return risu.Encode(sourceView(book)
 // ExportAgnai writes book as an Agnai memory book (docs/formats.md). Agnai
 // has no decorators: they are mapped as for ExportNovelAI.
 func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(withoutDecorators(sourceView(book))) }
+
+// ExportWorldbook writes book as a Tavern Helper worldbook, entries keyed
+// "0", "1", ... (docs/formats.md "Worldbook"). Decorator lines stay in the
+// content, as for world info.
+func ExportWorldbook(book Book) ([]byte, error) { return worldbook.Encode(sourceView(book)) }
 
 // HasDecorators reports whether kind is a format whose entries carry
 // decorator lines in their content (CCv3 cards and books, RisuAI, and

@@ -1,6 +1,7 @@
 // Package format detects lorebook file formats and converts them to and
 // from the canonical entries of package lore. One sub-package per format
-// holds the codec (sillytavern, card, png, charx, novelai, risu, agnai);
+// holds the codec (sillytavern, card, png, charx, novelai, risu, agnai,
+// worldbook);
 // this package detects the carrier and shape (docs/formats.md) and
 // dispatches.
 //
@@ -34,6 +35,7 @@ const (
 	KindNovelAI       = conv.KindNovelAI
 	KindRisu          = conv.KindRisu
 	KindAgnai         = conv.KindAgnai
+	KindWorldbook     = conv.KindWorldbook
 )
 
 // Container names the carrier of the JSON: json, png or charx.

@@ -12,6 +12,7 @@ import (
 	"loregate/lore/format/internal/conv"
 	"loregate/lore/format/png"
 	"loregate/lore/format/sillytavern"
+	"loregate/lore/format/worldbook"
 )
 
 func importJSON(name string, data []byte, container Container, opts Options) (Result, error) {
@@ -37,6 +38,8 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 		book, rep, err = risu.Decode(name, data, opts)
 	case KindAgnai:
 		book, rep, err = agnai.Decode(name, data, opts)
+	case KindWorldbook:
+		book, rep, err = worldbook.Decode(name, data, opts)
 	default:
 		err = fmt.Errorf("%w: %s", ErrUnknownFormat, kind)
 	}

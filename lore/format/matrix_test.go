@@ -56,8 +56,24 @@ func entryLosses(a, b lore.Entry) []string {
 	return out
 }
 
+// localTestdata marks a source of the matrix that lives in this package's
+// testdata (a format the shared corpus has no file of).
+const localTestdata = "testdata:"
+
+// readSource reads a corpus file, or a file of testdata/ for a name with
+// the localTestdata prefix.
+func readSource(t *testing.T, rel string) []byte {
+	t.Helper()
+	if name, ok := strings.CutPrefix(rel, localTestdata); ok {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(t, err)
+		return data
+	}
+	return readCorpus(t, rel)
+}
+
 // TestFormatMatrix exports corpus books of every source format to every
-// format (st, ccv3, card JSON, PNG, CHARX, risu, novelai), imports the
+// format (st, ccv3, card JSON, PNG, CHARX, risu, novelai, worldbook), imports the
 // result and compares the canonical books: what each hop loses must be
 // exactly the list in docs/formats.md. World info -> CCv3 -> world info
 // must give the source file back.
@@ -74,6 +90,7 @@ func TestFormatMatrix(t *testing.T) {
 		{"charx", ".charx", format.ExportCardCHARX},
 		{"risu", ".json", format.ExportRisu},
 		{"novelai", ".lorebook", format.ExportNovelAI},
+		{"worldbook", ".json", format.ExportWorldbook},
 	}
 	for _, h := range hops {
 		require.Contains(t, allowed, h.name, "docs/formats.md lists hop %s", h.name)
@@ -89,11 +106,12 @@ func TestFormatMatrix(t *testing.T) {
 		"risu/dootaang__lorebook_export_risu_ko.json",
 		"novelai/travelingrobot__the_descriptor_v1_2.lorebook",
 		"novelai/wbrown__white_samurai.scenario",
+		localTestdata + "tavern_helper_worldbook.json",
 	}
 	seen := map[string]map[string]bool{}
 	opts := format.Options{Limits: lore.CeilingLimits()}
 	for _, rel := range sources {
-		src := readCorpus(t, rel)
+		src := readSource(t, rel)
 		res, err := format.Import("book"+filepath.Ext(rel), src, opts)
 		require.NoError(t, err, rel)
 		for _, h := range hops {

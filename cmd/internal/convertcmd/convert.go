@@ -1,6 +1,6 @@
 // Package convertcmd implements `loregate convert`:
 //
-//	loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]
+//	loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|worldbook|canonical] [--long-entries split|skip] [--report-only]
 //
 // It imports IN with lore/format (any detected format), writes the
 // converted book to OUT (stdout when omitted or "-") and the conversion
@@ -8,7 +8,7 @@
 // JSON to stdout. --to selects the output: st (SillyTavern world info, the
 // default), ccv3 (standalone lorebook_v3), card, png or charx (the whole
 // character card with the book inside: the card the file came in, image
-// and assets kept, or a minimal card), novelai, risu, agnai or canonical
+// and assets kept, or a minimal card), novelai, risu, agnai, worldbook or canonical
 // (the canonical book as JSON). Conversion applies no store limit, only
 // the safety ceilings of lore.CeilingLimits (docs/configuration.md
 // "Limits"), so any file within them converts; --long-entries says what to
@@ -44,10 +44,10 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "output file (default stdout)")
-	to := fs.String("to", "st", "output format: st, ccv3, card, png, charx, novelai, risu, agnai or canonical")
+	to := fs.String("to", "st", "output format: st, ccv3, card, png, charx, novelai, risu, agnai, worldbook or canonical")
 	reportOnly := fs.Bool("report-only", false, "print only the report JSON to stdout")
 	long := fs.String("long-entries", "split", "entries over the content ceiling: split or skip")
-	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|canonical] [--long-entries split|skip] [--report-only]"
+	usage := "usage: loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|worldbook|canonical] [--long-entries split|skip] [--report-only]"
 	// Accept flags before and after IN.
 	var in string
 	rest := args
@@ -72,9 +72,9 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Usagef("missing input file\n%s", usage)
 	}
 	switch *to {
-	case "st", "ccv3", "card", "png", "charx", "novelai", "risu", "agnai", "canonical":
+	case "st", "ccv3", "card", "png", "charx", "novelai", "risu", "agnai", "worldbook", "canonical":
 	default:
-		return cli.Usagef("--to %q is not one of st, ccv3, card, png, charx, novelai, risu, agnai, canonical", *to)
+		return cli.Usagef("--to %q is not one of st, ccv3, card, png, charx, novelai, risu, agnai, worldbook, canonical", *to)
 	}
 	if *long != "split" && *long != "skip" {
 		return cli.Usagef("--long-entries %q is not split or skip", *long)
@@ -123,6 +123,8 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 		body, err = format.ExportRisu(res.Book)
 	case "agnai":
 		body, err = format.ExportAgnai(res.Book)
+	case "worldbook":
+		body, err = format.ExportWorldbook(res.Book)
 	case "canonical":
 		body, err = json.MarshalIndent(res.Book, "", "  ")
 		body = append(body, '\n')

@@ -38,6 +38,7 @@ func TestRun(t *testing.T) {
 		{"novelai", []string{in, "--to", "novelai"}, 0, `"lorebookVersion"`, `"format": "st-worldinfo"`, false},
 		{"risu", []string{in, "--to", "risu"}, 0, `"type": "risu"`, `"format": "st-worldinfo"`, false},
 		{"agnai", []string{in, "--to", "agnai"}, 0, `"kind": "memory"`, `"format": "st-worldinfo"`, false},
+		{"worldbook", []string{in, "--to", "worldbook"}, 0, `"type": "at_depth"`, `"format": "st-worldinfo"`, false},
 		{"minimal card", []string{in, "--to", "card"}, 0, `"spec": "chara_card_v3"`, `"format": "st-worldinfo"`, false},
 		{"png card", []string{in, "--to", "png"}, 0, "\x89PNG", `"format": "st-worldinfo"`, false},
 		{"charx card", []string{in, "--to", "charx"}, 0, "card.json", `"format": "st-worldinfo"`, false},

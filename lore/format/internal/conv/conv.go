@@ -32,6 +32,7 @@ const (
 	KindNovelAI       Kind = "novelai"        // .lorebook, or the book in .scenario/.story (docs/formats.md)
 	KindRisu          Kind = "risu"           // {type:"risu"} export (docs/formats.md)
 	KindAgnai         Kind = "agnai"          // {kind:"memory"} book (docs/formats.md)
+	KindWorldbook     Kind = "worldbook"      // Tavern Helper worldbook (docs/formats.md)
 )
 
 // Container names the carrier the JSON came in.
