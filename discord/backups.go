@@ -11,6 +11,7 @@ import (
 	"github.com/bwmarrin/discordgo"
 
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -21,16 +22,6 @@ import (
 // replacement preview, and confirming. A failed import keeps the upload, so
 // Confirm can be pressed again. One persona's book is exported with Export
 // Lorebook in Persona scope.
-
-const (
-	mExportBackup  = `mutation($in: ExportWorkspaceBackupInput!) { exportWorkspaceBackup(input: $in) { job { id state } error { code message field limit } } }`
-	mPreviewBackup = `mutation($input: PreviewWorkspaceBackupInput!) { previewWorkspaceBackup(input: $input) {
-		preview { previewId scopes { lineageId included incoming current converted } memories { total converted } }
-		error { code message field limit } } }`
-	mImportBackup = `mutation($in: ImportWorkspaceBackupInput!) { importWorkspaceBackup(input: $in) { job { id state } error { code message field limit } } }`
-	qJobArtifact  = `query($id: ID!) { job(id: $id) { state error artifact { fileName sizeBytes content } } }`
-	qJobState     = `query($id: ID!) { job(id: $id) { state error } }`
-)
 
 // maxAttachmentBytes is Discord's default per-file limit for bot uploads.
 const maxAttachmentBytes = 10 << 20
@@ -109,10 +100,10 @@ func (b *Bot) backupExport(ctx context.Context, in *request) error {
 		return err
 	}
 	var out model.JobPayload
-	if done, err := b.mutateOrRepaint(ctx, in, p, mExportBackup, "exportWorkspaceBackup", map[string]any{"serverDiscordId": in.guild}, &out); done {
+	if done, err := b.mutateOrRepaint(ctx, in, p, client.OpExportWorkspaceBackup, map[string]any{"serverDiscordId": in.guild}, &out); done {
 		return err
 	}
-	job, err := b.waitJob(ctx, in.p, qJobArtifact, out.Job.ID)
+	job, err := b.waitJob(ctx, in.p, client.OpJobArtifact, out.Job.ID)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer rcancel()
 	switch {
@@ -160,22 +151,19 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 	if done {
 		return err
 	}
-	var out struct {
-		PreviewWorkspaceBackup model.BackupPreviewPayload `json:"previewWorkspaceBackup"`
-	}
-	err = b.api.upload(ctx, in.p, mPreviewBackup, map[string]any{"serverDiscordId": in.guild}, name, data, &out)
+	var out model.BackupPreviewPayload
+	e, err := refused(b.api.Upload(ctx, in.p, client.OpPreviewWorkspaceBackup, map[string]any{"serverDiscordId": in.guild}, client.File{Name: name, Data: data}, &out))
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		p.addReceipt(msgNeedManage)
 		return b.paint(ctx, in, p)
 	case err != nil:
 		return err
-	}
-	if e := out.PreviewWorkspaceBackup.Error; e != nil {
+	case e != nil:
 		p.receipt = append(p.receipt, failure(in.t, e))
 		return b.paint(ctx, in, p)
 	}
-	p.preview, p.previewFailed = out.PreviewWorkspaceBackup.Preview, false
+	p.preview, p.previewFailed = out.Preview, false
 	p.view = viewBackupPreview
 	p.addReceipt("Nothing has changed yet. Check the preview and press **Confirm import**.")
 	return b.paint(ctx, in, p)
@@ -191,10 +179,10 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 	id := strconv.FormatInt(in.rt.entry, 10)
 	var out model.JobPayload
 	// An expired or already imported preview is a receipt: upload again.
-	if done, err := b.mutateOrRepaint(ctx, in, p, mImportBackup, "importWorkspaceBackup", map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out); done {
+	if done, err := b.mutateOrRepaint(ctx, in, p, client.OpImportWorkspaceBackup, map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out); done {
 		return err
 	}
-	job, err := b.waitJob(ctx, in.p, qJobState, out.Job.ID)
+	job, err := b.waitJob(ctx, in.p, client.OpJobState, out.Job.ID)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer rcancel()
 	pending := errors.Is(err, errJobPending)
@@ -235,11 +223,11 @@ func terminalJob(state model.JobState) bool {
 	return false
 }
 
-// waitJob polls job id with query (variable $id) until its state ends the
+// waitJob polls job id with op (variable $id) until its state ends the
 // wait (terminalJob), within the handler's time less what a receipt needs
 // (then errJobPending): first after pollMin, then doubling up to pollMax.
 // A job that vanished is errJobFailed.
-func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) (*model.Job, error) {
+func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, op client.Op, id string) (*model.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
 	defer cancel()
 	wait := b.pollMin
@@ -250,7 +238,7 @@ func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, query, id string) 
 		var out struct {
 			Job *model.Job `json:"job"`
 		}
-		if err := b.api.do(ctx, p, query, map[string]any{"id": id}, &out); err != nil {
+		if err := b.api.Do(ctx, p, op, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {
 				return nil, errJobPending
 			}

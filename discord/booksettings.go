@@ -7,6 +7,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -14,12 +15,6 @@ import (
 // Book settings (per collection or persona book) and the server's budget:
 // managers edit them in forms; blank fields inherit the layer below
 // (docs/authoring.md).
-
-const (
-	bookSettingsFields     = `bookSettings { scanDepth budgetLimit recursive maxRecursionSteps wholeWords }`
-	mUpdateBookSettings    = `mutation($in: UpdateCollectionSettingsInput!) { updateCollectionSettings(input: $in) { collection { id } error { code message field limit } } }`
-	mUpdatePersonaSettings = `mutation($in: UpdatePersonaBookSettingsInput!) { updatePersonaBookSettings(input: $in) { personaBook { lineageId } error { code message field limit } } }`
-)
 
 // Form field ids and select values of the settings forms.
 const (
@@ -169,10 +164,10 @@ func (b *Bot) submitBookSettings(ctx context.Context, in *request) error {
 		}
 		settings := map[string]any{"scanDepth": depth, "budgetLimit": budget, "maxRecursionSteps": steps,
 			"recursive": triValue(first(in.modal.Values[fieldRecursive])), "wholeWords": triValue(first(in.modal.Values[fieldWholeWords]))}
-		query, field, input := mUpdateBookSettings, "updateCollectionSettings", map[string]any{"serverDiscordId": in.guild, "settings": settings}
+		op, input := client.OpUpdateCollectionSettings, map[string]any{"serverDiscordId": in.guild, "settings": settings}
 		name := ""
 		if p.persona {
-			query, field = mUpdatePersonaSettings, "updatePersonaBookSettings"
+			op = client.OpUpdatePersonaBookSettings
 			input["lineageId"] = p.lineage
 			for _, g := range p.groups {
 				if g.lineage == p.lineage {
@@ -183,7 +178,7 @@ func (b *Bot) submitBookSettings(ctx context.Context, in *request) error {
 			input["collectionId"] = p.book.ID
 			name = p.book.Name
 		}
-		e, err := b.mutate(ctx, in.p, query, field, input, nil)
+		e, err := b.mutate(ctx, in.p, op, input, nil)
 		if err != nil || e != nil {
 			return in.rt, o, receiptOf(t, e), err
 		}
@@ -208,7 +203,7 @@ func (b *Bot) submitBudget(ctx context.Context, in *request) error {
 		if tk := first(in.modal.Values[fieldTokenizer]); tk != "" {
 			input["tokenizer"] = tk
 		}
-		e, err := b.mutate(ctx, in.p, mUpdateSettings, "updateServerSettings", input, nil)
+		e, err := b.mutate(ctx, in.p, client.OpUpdateServerSettings, input, nil)
 		if err != nil || e != nil {
 			return in.rt, o, receiptOf(t, e), err
 		}

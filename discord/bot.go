@@ -6,7 +6,8 @@
 // discordgo v0.29.0.
 //
 // The adapter is a client of the GraphQL API like any other: every read and
-// write is a GraphQL operation run in-process by graph.Executor (the schema
+// write is a named operation of the typed client graph/client, run
+// in-process (the schema
 // with NewServer's limits, loaders, idempotency and error presenter, without
 // HTTP), with the interaction's member as principal (guild id plus whether
 // the member's permissions include Manage Server or Administrator). It never
@@ -48,8 +49,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/text/message/catalog"
 
-	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/lore"
 )
 
@@ -80,9 +81,10 @@ type Config struct {
 	// Token is the bot token from the Discord developer portal, without the
 	// "Bot " prefix (LOREGATE_DISCORD_TOKEN). Secret.
 	Token string
-	// API runs the GraphQL schema in-process (graph.NewExecutor): the bot
-	// supplies principals itself.
-	API *graph.Executor
+	// API is the typed client of the GraphQL API, run in-process
+	// (client.New over graph.NewExecutor): the bot supplies principals
+	// itself.
+	API *client.Client
 	// Logger receives handler, Discord and import logs. Required.
 	Logger *slog.Logger
 	// GuildID, when set, registers the commands in that guild only
@@ -124,7 +126,7 @@ func (c Config) WithDefaults() Config {
 // Bot is the Discord adapter. Build it with New and start it with Run.
 type Bot struct {
 	session  *discordgo.Session
-	api      *executor
+	api      *client.Client
 	log      *slog.Logger
 	guild    string
 	timeout  time.Duration
@@ -187,7 +189,7 @@ func New(cfg Config) (*Bot, error) {
 	s.Identify.Intents = discordgo.IntentsGuilds
 	b := &Bot{
 		session:  s,
-		api:      &executor{x: cfg.API},
+		api:      cfg.API,
 		log:      cfg.Logger,
 		guild:    cfg.GuildID,
 		timeout:  cfg.HandlerTimeout,

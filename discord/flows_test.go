@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/postgres/postgrestest"
@@ -236,7 +237,7 @@ func TestBookSettingsControls(t *testing.T) {
 				} `json:"collection"`
 			} `json:"server"`
 		}
-		h.gql(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { `+bookSettingsFields+` } } }`, map[string]any{"s": testGuild}, &out)
+		h.gql(`query($s: String!) { server(discordId: $s) { collection(name: "Lore") { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps wholeWords } } } }`, map[string]any{"s": testGuild}, &out)
 		return out.Server.Collection.BookSettings
 	}
 	personaBook := func() stored {
@@ -247,7 +248,7 @@ func TestBookSettingsControls(t *testing.T) {
 				} `json:"personaBook"`
 			} `json:"server"`
 		}
-		h.gql(`query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { `+bookSettingsFields+` } } }`, map[string]any{"s": testGuild}, &out)
+		h.gql(`query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { bookSettings { scanDepth budgetLimit recursive maxRecursionSteps wholeWords } } } }`, map[string]any{"s": testGuild}, &out)
 		return out.Server.PersonaBook.BookSettings
 	}
 	four, three, budget, yes := 4, 3, 3000, true
@@ -362,7 +363,7 @@ func TestLongEntryReadOnly(t *testing.T) {
 	var out struct {
 		CreateEntry struct{ Error *model.MutationError } `json:"createEntry"`
 	}
-	h.gql(mCreateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7,
+	h.op(client.OpCreateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7,
 		"entry": map[string]any{"title": "Chronicle", "content": strings.Repeat("𝔸", 2100), "keys": []string{"chronicle"}}}}, &out)
 	require.Nil(t, out.CreateEntry.Error)
 

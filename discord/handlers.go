@@ -2,14 +2,13 @@ package discord
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/bwmarrin/discordgo"
 
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -22,18 +21,7 @@ const (
 
 // Mutations the panel makes. Every one re-resolves scope and permission in
 // the resolver; the payload's typed error becomes the receipt.
-const (
-	mCreateCollection = `mutation($in: CreateCollectionInput!) { createCollection(input: $in) { collection { id name } error { code message field limit } } }`
-	mRenameCollection = `mutation($in: RenameCollectionInput!) { renameCollection(input: $in) { collection { id name } error { code message field limit } } }`
-	mDeleteCollection = `mutation($in: CollectionRefInput!) { deleteCollection(input: $in) { ok error { code message field limit } } }`
-	mSetBookEnabled   = `mutation($in: SetCollectionEnabledInput!) { setCollectionEnabled(input: $in) { collection { id enabled } error { code message field limit } } }`
-	mSetBookChannels  = `mutation($in: SetCollectionChannelsInput!) { setCollectionChannels(input: $in) { collection { id channelIds } error { code message field limit } } }`
-	mCreateEntry      = `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id title } error { code message field limit } } }`
-	mUpdateEntry      = `mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { entry { id title } error { code message field limit } } }`
-	mDeleteEntry      = `mutation($in: EntryRefInput!) { deleteEntry(input: $in) { ok error { code message field limit } } }`
-	mSetEntryEnabled  = `mutation($in: SetEntryEnabledInput!) { setEntryEnabled(input: $in) { entry { id enabled } error { code message field limit } } }`
-	qExport           = `query($in: ExportLorebookInput!) { exportLorebook(input: $in) { fileName json entries error { code message field limit } } }`
-)
+const ()
 
 // routeTable maps route actions to handlers.
 func (b *Bot) routeTable() map[string]handlerFunc {
@@ -226,7 +214,7 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 	}
 	next, no, receipt, err := op(p)
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		receipt, next, no = in.t.S(msgNeedManage), in.rt, o
 	case err != nil:
 		return err
@@ -245,34 +233,29 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 }
 
 // mutate runs one mutation with input $in as principal p and returns the
-// payload's typed error.
-func (b *Bot) mutate(ctx context.Context, p *auth.Principal, query, field string, input map[string]any, out any) (*model.MutationError, error) {
-	var data map[string]json.RawMessage
-	if err := b.api.do(ctx, p, query, map[string]any{"in": input}, &data); err != nil {
-		return nil, err
+// payload's typed error apart from the other failures.
+func (b *Bot) mutate(ctx context.Context, p *auth.Principal, op client.Op, input map[string]any, out any) (*client.Error, error) {
+	return refused(b.api.Mutate(ctx, p, op, input, out))
+}
+
+// refused splits a client error: a payload's typed error (nothing was
+// written; the member gets a receipt) apart from every other failure.
+func refused(err error) (*client.Error, error) {
+	var e *client.Error
+	if errors.As(err, &e) && e.Payload {
+		return e, nil
 	}
-	var payload struct {
-		Error *model.MutationError `json:"error"`
-	}
-	if err := json.Unmarshal(data[field], &payload); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", field, err)
-	}
-	if out != nil && payload.Error == nil {
-		if err := json.Unmarshal(data[field], out); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", field, err)
-		}
-	}
-	return payload.Error, nil
+	return nil, err
 }
 
 // failure turns a payload error into a receipt. The API's own message
 // (INVALID_INPUT, a cancelled job's reason) is English.
-func failure(t tr, e *model.MutationError) string {
-	switch e.Code {
+func failure(t tr, e *client.Error) string {
+	switch model.ErrorCode(e.Code) {
 	case model.ErrorCodeInvalidInput:
 		field := ""
-		if e.Field != nil && *e.Field != "" {
-			field = *e.Field + ": "
+		if e.Field != "" {
+			field = e.Field + ": "
 		}
 		return t.S("Not saved: %s", field+e.Message)
 	case model.ErrorCodeScopeFull:
@@ -298,7 +281,7 @@ func hasEntry(p *panel) bool { return p.entry != nil }
 func (b *Bot) bookToggle(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
 		enabled := !p.book.Enabled
-		e, err := b.mutate(ctx, in.p, mSetBookEnabled, "setCollectionEnabled", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "enabled": enabled}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpSetCollectionEnabled, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "enabled": enabled}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
@@ -310,7 +293,7 @@ func (b *Bot) bookToggle(ctx context.Context, in *request) error {
 	})
 }
 
-func receiptOf(t tr, e *model.MutationError) string {
+func receiptOf(t tr, e *client.Error) string {
 	if e == nil {
 		return ""
 	}
@@ -358,7 +341,7 @@ func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 				return in.rt, loadOpts{}, in.t.S("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
 			}
 		}
-		e, err := b.mutate(ctx, in.p, mSetBookChannels, "setCollectionChannels", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpSetCollectionChannels, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
@@ -368,7 +351,7 @@ func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 
 func (b *Bot) bookDelete(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
-		e, err := b.mutate(ctx, in.p, mDeleteCollection, "deleteCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpDeleteCollection, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
@@ -379,7 +362,7 @@ func (b *Bot) bookDelete(ctx context.Context, in *request) error {
 func (b *Bot) entryToggle(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
 		enabled := !p.entry.Enabled
-		e, err := b.mutate(ctx, in.p, mSetEntryEnabled, "setEntryEnabled", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "enabled": enabled}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpSetEntryEnabled, map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "enabled": enabled}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 		}
@@ -393,7 +376,7 @@ func (b *Bot) entryToggle(ctx context.Context, in *request) error {
 
 func (b *Bot) entryDelete(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{full: true}, hasEntry, func(p *panel) (route, loadOpts, string, error) {
-		e, err := b.mutate(ctx, in.p, mDeleteEntry, "deleteEntry", map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpDeleteEntry, map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 		}
@@ -425,8 +408,8 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	var data struct {
 		ExportLorebook model.ExportPayload `json:"exportLorebook"`
 	}
-	if err := b.api.do(ctx, in.p, qExport, map[string]any{"in": input}, &data); err != nil {
-		if errors.Is(err, errForbidden) {
+	if err := b.api.Do(ctx, in.p, client.OpExportLorebook, map[string]any{"in": input}, &data); err != nil {
+		if errors.Is(err, client.ErrForbidden) {
 			p.addReceipt(msgNeedManage)
 			return b.paint(ctx, in, p)
 		}
@@ -434,7 +417,11 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	}
 	ex := data.ExportLorebook
 	if ex.Error != nil || ex.JSON == nil || ex.FileName == nil {
-		p.receipt = append(p.receipt, receiptOf(in.t, ex.Error))
+		receipt := "" // a file-less answer: the panel repaints as it was
+		if ex.Error != nil {
+			receipt = failure(in.t, client.PayloadError(client.OpExportLorebook, ex.Error))
+		}
+		p.receipt = append(p.receipt, receipt)
 		return b.paint(ctx, in, p)
 	}
 	return b.respond(ctx, in, &discordgo.InteractionResponse{

@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/jobs"
 	"loregate/lore"
@@ -44,8 +46,10 @@ const (
 // harness runs the bot's handlers against fakeDiscord and a real API on a
 // fresh Postgres database.
 type harness struct {
-	t    *testing.T
-	bot  *Bot
+	t   *testing.T
+	bot *Bot
+	// x runs the test's own queries (gql).
+	x    *graph.Executor
 	fake *fakeDiscord
 	now  time.Time
 	seq  int64
@@ -90,13 +94,15 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 64}
 		jobClient = client
 	}
-	api := graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger})
+	x := graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger})
+	api, err := client.New(x, nil)
+	require.NoError(t, err)
 	fake := newFakeDiscord(t)
 	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client()})
 	require.NoError(t, err)
 	b.session.Client = fake.client()
 	b.importer = inlineImporter{api: b.api, pollMin: 10 * time.Millisecond}
-	h := &harness{t: t, bot: b, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient, pool: pool, locale: "en-US"}
+	h := &harness{t: t, bot: b, x: x, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient, pool: pool, locale: "en-US"}
 	b.pollMin = 10 * time.Millisecond
 	b.missingText = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
 	b.now = func() time.Time { return h.now }
@@ -107,10 +113,21 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 	return h
 }
 
-// gql runs an operation as the service (test seeding and assertions).
+// gql runs a query of the test's own as the service (test seeding and
+// assertions), on the executor the bot's client runs on.
 func (h *harness) gql(query string, vars map[string]any, out any) {
 	h.t.Helper()
-	require.NoError(h.t, h.bot.api.do(context.Background(), servicePrincipal(), query, vars, out))
+	resp := h.x.Do(auth.WithPrincipal(context.Background(), servicePrincipal()), query, vars, nil)
+	require.Empty(h.t, resp.Errors, "query %s", query)
+	if out != nil {
+		require.NoError(h.t, json.Unmarshal(resp.Data, out))
+	}
+}
+
+// op runs one of the client's operations as the service.
+func (h *harness) op(op client.Op, vars map[string]any, out any) {
+	h.t.Helper()
+	require.NoError(h.t, h.bot.api.Do(context.Background(), servicePrincipal(), op, vars, out))
 }
 
 func (h *harness) registerServer() {
@@ -147,7 +164,7 @@ func (h *harness) book(name string, n int, channels ...string) string {
 	if channels == nil {
 		channels = []string{}
 	}
-	h.gql(mCreateCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "name": name, "channelIds": channels}}, &out)
+	h.op(client.OpCreateCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "name": name, "channelIds": channels}}, &out)
 	require.Nil(h.t, out.CreateCollection.Error)
 	id := out.CreateCollection.Collection.ID
 	if n > 0 {
@@ -197,7 +214,7 @@ func (h *harness) scope(lineage int64, collection string) []model.Entry {
 				Collection *struct{ Entries model.EntryConnection } `json:"collection"`
 			} `json:"server"`
 		}
-		h.gql(qBookEntries, map[string]any{"s": testGuild, "n": collection, "full": true}, &out)
+		h.op(client.OpPanelCollectionEntries, map[string]any{"s": testGuild, "n": collection, "full": true}, &out)
 		if out.Server.Collection == nil {
 			return nil
 		}
@@ -208,7 +225,7 @@ func (h *harness) scope(lineage int64, collection string) []model.Entry {
 				PersonaBook *struct{ Entries model.EntryConnection } `json:"personaBook"`
 			} `json:"server"`
 		}
-		h.gql(qPersonaEntries, map[string]any{"s": testGuild, "l": lineage, "full": true}, &out)
+		h.op(client.OpPanelPersonaEntries, map[string]any{"s": testGuild, "l": lineage, "full": true}, &out)
 		if out.Server.PersonaBook == nil {
 			return nil
 		}
@@ -231,7 +248,7 @@ func (h *harness) books() []model.Collection {
 			} `json:"collections"`
 		} `json:"server"`
 	}
-	h.gql(qServer, map[string]any{"s": testGuild}, &out)
+	h.op(client.OpServer, map[string]any{"s": testGuild}, &out)
 	var cs []model.Collection
 	for _, e := range out.Server.Collections.Edges {
 		cs = append(cs, e.Node)

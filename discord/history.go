@@ -10,6 +10,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -45,14 +46,7 @@ const (
 	historyMaxRecords = 100
 )
 
-const (
-	qImportHistory = `query($s: String!, $first: Int!) { importHistory(serverDiscordId: $s, first: $first) {
-		edges { node { id kind actor createdAt sourceName mode lineageId collectionName created removed snapshotKept undoneBy undoOf createdPersonaId } }
-		pageInfo { hasNextPage } } }`
-	mUndoImport = `mutation($in: UndoImportInput!) { undoImport(input: $in) {
-		restored removed importId collectionsRestored collectionsKept persona { personaId lineageId removed authoredSince moved }
-		error { code message field limit } } }`
-)
+const ()
 
 // historyView is the history part of a panel: one page of records and,
 // on the confirmation, the record to undo.
@@ -115,19 +109,19 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 		return b.paint(ctx, in, p)
 	}
 	var out model.UndoImportPayload
-	e, err := b.mutate(ctx, in.p, mUndoImport, "undoImport", map[string]any{"serverDiscordId": in.guild,
+	e, err := b.mutate(ctx, in.p, client.OpUndoImport, map[string]any{"serverDiscordId": in.guild,
 		"importId": strconv.FormatInt(id, 10), "idempotencyKey": in.i.ID}, &out)
 	var receipt string
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		receipt = in.t.S(msgNeedHistory)
 	case err != nil:
 		return err
-	case e != nil && e.Code == model.ErrorCodeInvalidInput:
+	case e != nil && e.Code == string(model.ErrorCodeInvalidInput):
 		// The API's reason, without its "invalid importId: " prefix.
 		reason := e.Message
-		if e.Field != nil {
-			reason = strings.TrimPrefix(reason, "invalid "+*e.Field+": ")
+		if e.Field != "" {
+			reason = strings.TrimPrefix(reason, "invalid "+e.Field+": ")
 		}
 		receipt = in.t.S("Not undone, nothing was changed: %s", lore.ClipRunes(reason, 300))
 	case e != nil:
@@ -187,9 +181,9 @@ func (b *Bot) loadHistory(ctx context.Context, in *request, page int, pick int64
 	var data struct {
 		ImportHistory *model.ImportHistoryConnection `json:"importHistory"`
 	}
-	err = b.api.do(ctx, in.p, qImportHistory, map[string]any{"s": in.guild, "first": (page + 1) * historyPageSize}, &data)
+	err = b.api.Do(ctx, in.p, client.OpImportHistory, map[string]any{"s": in.guild, "first": (page + 1) * historyPageSize}, &data)
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		p.addReceipt(msgNeedHistory)
 		return p, nil
 	case err != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
 )
 
@@ -72,7 +73,7 @@ func (h *harness) lastImportID() string {
 			Edges []struct{ Node model.ImportRecord } `json:"edges"`
 		} `json:"importHistory"`
 	}
-	h.gql(qImportHistory, map[string]any{"s": testGuild, "first": 1}, &out)
+	h.op(client.OpImportHistory, map[string]any{"s": testGuild, "first": 1}, &out)
 	require.NotEmpty(h.t, out.ImportHistory.Edges)
 	return out.ImportHistory.Edges[0].Node.ID
 }

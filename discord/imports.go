@@ -16,6 +16,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -42,14 +43,6 @@ type importRequest struct {
 	Data     []byte
 }
 
-const (
-	importFields = `added duplicates replaced collection { id name }
-	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped split { title parts } }
-	error { code message field limit }`
-	mImport = `mutation($input: ImportLorebookInput!) { importLorebook(input: $input) { ` + importFields + ` job { id state } } }`
-	qJob    = `query($id: ID!) { job(id: $id) { id state error importResult { ` + importFields + ` } } }`
-)
-
 // Job polling: the first poll comes after pollMin, then the interval
 // doubles up to pollMax. The handler's timeout bounds the wait.
 const (
@@ -73,7 +66,7 @@ var errJobFailed = errors.New("import job failed")
 // background job, it follows that job through the job query until it
 // finishes, and returns the job's import result.
 type inlineImporter struct {
-	api *executor
+	api *client.Client
 	// pollMin is the first polling interval (pollMin when 0).
 	pollMin time.Duration
 }
@@ -89,16 +82,15 @@ func (x inlineImporter) Import(ctx context.Context, req importRequest) (model.Im
 	if req.Name != "" {
 		input["name"] = req.Name
 	}
-	var out struct {
-		ImportLorebook model.ImportPayload `json:"importLorebook"`
-	}
-	if err := x.api.upload(ctx, req.Principal, mImport, input, req.FileName, req.Data, &out); err != nil {
+	// A payload's typed error stays in the payload, for the receipt.
+	var out model.ImportPayload
+	if _, err := refused(x.api.Upload(ctx, req.Principal, client.OpImportLorebook, input, client.File{Name: req.FileName, Data: req.Data}, &out)); err != nil {
 		return model.ImportPayload{}, fmt.Errorf("import lorebook: %w", err)
 	}
-	if job := out.ImportLorebook.Job; job != nil && out.ImportLorebook.Error == nil {
+	if job := out.Job; job != nil && out.Error == nil {
 		return x.follow(ctx, req.Principal, job.ID)
 	}
-	return out.ImportLorebook, nil
+	return out, nil
 }
 
 // follow polls job id until it completes, fails or ctx ends.
@@ -111,7 +103,7 @@ func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string
 		var out struct {
 			Job *model.Job `json:"job"`
 		}
-		if err := x.api.do(ctx, p, qJob, map[string]any{"id": id}, &out); err != nil {
+		if err := x.api.Do(ctx, p, client.OpJob, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {
 				// Out of time while the job runs on: it may still succeed.
 				return model.ImportPayload{}, errJobPending
@@ -267,7 +259,7 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 func (b *Bot) runImporter(ctx context.Context, in *request, req importRequest) (*model.ImportPayload, error) {
 	res, err := b.importer.Import(ctx, req)
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		return nil, nil
 	case err != nil:
 		return nil, err
@@ -324,10 +316,10 @@ func (b *Bot) startWrite(ctx context.Context, in *request, rt route, o loadOpts)
 
 // mutateOrRepaint runs a mutation; a refusal or the payload's typed error
 // repaints p with its receipt (done true).
-func (b *Bot) mutateOrRepaint(ctx context.Context, in *request, p *panel, query, field string, input map[string]any, out any) (done bool, err error) {
-	e, err := b.mutate(ctx, in.p, query, field, input, out)
+func (b *Bot) mutateOrRepaint(ctx context.Context, in *request, p *panel, op client.Op, input map[string]any, out any) (done bool, err error) {
+	e, err := b.mutate(ctx, in.p, op, input, out)
 	switch {
-	case errors.Is(err, errForbidden):
+	case errors.Is(err, client.ErrForbidden):
 		p.addReceipt(msgNeedManage)
 		return true, b.paint(ctx, in, p)
 	case err != nil:
@@ -423,11 +415,6 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 	return b.paint(rctx, in, np)
 }
 
-const mImportCard = `mutation($input: ImportPersonaCardInput!) { importPersonaCard(input: $input) {
-	persona { id lineageId name } created added replaced bookIncluded
-	report { format entries skipped { title reason } unsupportedKeys ignoredSettings { name count } collapsedPlacements dropped split { title parts } }
-	error { code message field limit } } }`
-
 // submitCard imports a character card as a new persona (an alter) or into
 // the selected persona's book, through importPersonaCard (persona and lore
 // in one transaction), and shows the persona's book with the receipt.
@@ -454,18 +441,15 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 	if done {
 		return err
 	}
-	var out struct {
-		ImportPersonaCard model.PersonaCardPayload `json:"importPersonaCard"`
-	}
-	err = b.api.upload(ctx, in.p, mImportCard, input, name, data, &out)
-	if errors.Is(err, errForbidden) {
+	var c model.PersonaCardPayload
+	_, err = refused(b.api.Upload(ctx, in.p, client.OpImportPersonaCard, input, client.File{Name: name, Data: data}, &c))
+	if errors.Is(err, client.ErrForbidden) {
 		p.addReceipt(msgNeedManage)
 		return b.paint(ctx, in, p)
 	}
 	if err != nil {
 		return err
 	}
-	c := out.ImportPersonaCard
 	if c.Error != nil || c.Persona == nil {
 		p.receipt = append(p.receipt, importReceipt(in.t, model.ImportPayload{Error: c.Error}, importRequest{}, "", p))
 		return b.paint(ctx, in, p)
@@ -544,7 +528,7 @@ func importReceipt(t tr, res model.ImportPayload, req importRequest, book string
 		if res.Error.Code == model.ErrorCodeInvalidInput && res.Error.Field != nil && *res.Error.Field == "file" {
 			return t.S("Not imported: %s", res.Error.Message)
 		}
-		return failure(t, res.Error)
+		return failure(t, client.PayloadError(client.OpImportLorebook, res.Error))
 	}
 	target := t.S("this persona's book")
 	switch {

@@ -3,12 +3,10 @@ package discord
 import (
 	"context"
 	"fmt"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"time"
 )
-
-// qActivationLog reads a conversation's recorded turns, newest first.
-const qActivationLog = `query($s: String!, $l: Int64, $c: String!) { activationLog(serverDiscordId: $s, lineageId: $l, channelId: $c, last: 200) { at admitted { id } } }`
 
 // lastActivation is when the panel's entry last entered a recorded turn of
 // this channel's conversation (the persona's lineage in Persona scope,
@@ -27,14 +25,14 @@ func (b *Bot) loadLastActivation(ctx context.Context, in *request, pn *panel) {
 	if pn.entry == nil || in.i.ChannelID == "" {
 		return
 	}
-	vars := map[string]any{"s": pn.guild, "c": in.i.ChannelID}
+	vars := map[string]any{"s": pn.guild, "c": in.i.ChannelID, "last": 200}
 	if pn.persona && pn.lineage != 0 {
 		vars["l"] = pn.lineage
 	}
 	var out struct {
 		ActivationLog []model.ActivationLogEntry `json:"activationLog"`
 	}
-	if err := b.api.do(ctx, in.p, qActivationLog, vars, &out); err != nil {
+	if err := b.api.Do(ctx, in.p, client.OpActivationLog, vars, &out); err != nil {
 		b.log.WarnContext(ctx, "discord: read activation log", "guild", pn.guild, "err", redact(err))
 		return
 	}

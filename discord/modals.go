@@ -11,6 +11,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -215,7 +216,7 @@ func (b *Bot) submitBookAdd(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, nil, func(p *panel) (route, loadOpts, string, error) {
 		var out model.CollectionPayload
 		name := in.fields[fieldName]
-		e, err := b.mutate(ctx, in.p, mCreateCollection, "createCollection", map[string]any{"serverDiscordId": in.guild, "name": name}, &out)
+		e, err := b.mutate(ctx, in.p, client.OpCreateCollection, map[string]any{"serverDiscordId": in.guild, "name": name}, &out)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
@@ -233,7 +234,7 @@ func (b *Bot) submitRename(ctx context.Context, in *request) error {
 		if name == p.book.Name {
 			return in.rt, loadOpts{}, in.t.S("The name is unchanged."), nil
 		}
-		e, err := b.mutate(ctx, in.p, mRenameCollection, "renameCollection", map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "name": name}, nil)
+		e, err := b.mutate(ctx, in.p, client.OpRenameCollection, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "name": name}, nil)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
@@ -262,7 +263,7 @@ func (b *Bot) submitEntryAdd(ctx context.Context, in *request) error {
 			input["collectionId"] = p.book.ID
 		}
 		var out model.EntryPayload
-		e, err := b.mutate(ctx, in.p, mCreateEntry, "createEntry", input, &out)
+		e, err := b.mutate(ctx, in.p, client.OpCreateEntry, input, &out)
 		if err != nil || e != nil {
 			return in.rt, loadOpts{persona: p.persona}, receiptOf(in.t, e), err
 		}
@@ -373,7 +374,7 @@ func (b *Bot) patchEntry(ctx context.Context, in *request, p *panel, patch map[s
 		return in.rt, loadOpts{full: true}, in.t.S("Nothing changed."), nil
 	}
 	input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage, "entryId": p.entry.ID, "patch": patch}
-	e, err := b.mutate(ctx, in.p, mUpdateEntry, "updateEntry", input, nil)
+	e, err := b.mutate(ctx, in.p, client.OpUpdateEntry, input, nil)
 	if err != nil || e != nil {
 		return in.rt, loadOpts{full: true}, receiptOf(in.t, e), err
 	}

@@ -2,6 +2,7 @@ package discord
 
 import (
 	"context"
+	"loregate/graph/client"
 	"loregate/graph/model"
 
 	"github.com/bwmarrin/discordgo"
@@ -14,8 +15,6 @@ const (
 	settingChannelScoping
 	settingMemoryTagging
 )
-
-const mUpdateSettings = `mutation($in: UpdateServerSettingsInput!) { updateServerSettings(input: $in) { server { discordId } error { code message field limit } } }`
 
 // settingDefs lists the switches: the API field, the name and what each
 // state means, in the order the view shows them.
@@ -80,7 +79,7 @@ func (b *Bot) settingToggle(ctx context.Context, in *request) error {
 				continue
 			}
 			on := !d.get(p.settings)
-			e, err := b.mutate(ctx, in.p, mUpdateSettings, "updateServerSettings", map[string]any{"serverDiscordId": in.guild, d.field: on}, nil)
+			e, err := b.mutate(ctx, in.p, client.OpUpdateServerSettings, map[string]any{"serverDiscordId": in.guild, d.field: on}, nil)
 			if err != nil || e != nil {
 				return in.rt, o, receiptOf(in.t, e), err
 			}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"loregate/graph/client"
 )
 
 // TestStaleRoutes: a route naming a removed persona, a deleted collection
@@ -29,7 +31,7 @@ func TestStaleRoutes(t *testing.T) {
 		"deleted collection": {
 			prepare: func(h *harness) func() outcome {
 				c := h.need(h.open(permManager).panel(), actBookToggle)
-				h.gql(mDeleteCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID}}, nil)
+				h.op(client.OpDeleteCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID}}, nil)
 				h.book("Other", 1)
 				return func() outcome { return h.click(permManager, c) }
 			},
@@ -38,7 +40,7 @@ func TestStaleRoutes(t *testing.T) {
 		"deleted entry": {
 			prepare: func(h *harness) func() outcome {
 				m := h.click(permManager, h.need(h.serverwideEntry(), actEntryEdit)).modal()
-				h.gql(mDeleteEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 0, "entryId": h.scope(0, "Lore")[0].ID}}, nil)
+				h.op(client.OpDeleteEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 0, "entryId": h.scope(0, "Lore")[0].ID}}, nil)
 				return func() outcome { return h.submit(permManager, m, map[string]string{fieldContent: "lost edit"}) }
 			},
 			receipt: "entry was deleted", scope: "Lorebooks · Serverwide",
@@ -46,7 +48,7 @@ func TestStaleRoutes(t *testing.T) {
 		"deleted entry, modal open": {
 			prepare: func(h *harness) func() outcome {
 				c := h.need(h.personaPanel(true), actEntryRules)
-				h.gql(mDeleteEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": h.scope(7, "")[0].ID}}, nil)
+				h.op(client.OpDeleteEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": h.scope(7, "")[0].ID}}, nil)
 				return func() outcome { return h.click(permManager, c) }
 			},
 			receipt: "entry was deleted", scope: "Lorebooks · Persona",
@@ -182,7 +184,7 @@ func TestBookAddIgnoresDeletedSelection(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h)
 	m := h.click(permManager, h.need(h.open(permManager).panel(), actBookPick), valueAdd).modal()
-	h.gql(mDeleteCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID}}, nil)
+	h.op(client.OpDeleteCollection, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID}}, nil)
 	o := h.submit(permManager, m, map[string]string{fieldName: "Atlas"})
 	require.Contains(t, o.content(), "Created")
 	names := []string{}

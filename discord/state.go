@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
 )
@@ -27,26 +28,9 @@ const (
 	personaPageSize = 25
 )
 
-// The adapter's GraphQL operations. Lists are read whole (at most 250 light
-// rows) and paged here, so page buttons never depend on cursor internals.
-const (
-	qServer = `query($s: String!) { server(discordId: $s) {
-		canManage
-		settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer }
-		limits { entriesPerScope }
-		personas { id lineageId name removed }
-		entryCounts { lineageId count }
-		collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount ` + bookSettingsFields + ` } } } } }`
-	entryFields = `id title enabled constant keys
-		content @include(if: $full) secondaryKeys @include(if: $full) selectiveLogic @include(if: $full)
-		scanDepth @include(if: $full) probability @include(if: $full) insertionOrder @include(if: $full)
-		placement @include(if: $full) channelIds @include(if: $full) legacyChannelTags @include(if: $full)`
-	qBookEntries = `query($s: String!, $n: String!, $full: Boolean!) { server(discordId: $s) {
-		collection(name: $n) { id entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
-	qPersonaEntries = `query($s: String!, $l: Int64!, $full: Boolean!) { server(discordId: $s) {
-		personaBook(lineageId: $l) { lineageId ` + bookSettingsFields + ` entries(first: 250) { totalCount edges { node { ` + entryFields + ` } } } } } }`
-	qUpsertServer = `mutation($id: String!, $name: String!) { upsertServer(input: {discordId: $id, name: $name}) { error { code message } } }`
-)
+// The adapter reads lists whole (at most 250 light rows: the operations
+// OpPanelCollectionEntries and OpPanelPersonaEntries of graph/client) and
+// pages them here, so page buttons never depend on cursor internals.
 
 // lineageGroup is one persona lineage with the names of its active personas.
 type lineageGroup struct {
@@ -150,25 +134,16 @@ type loadOpts struct {
 // back to a safe scope with a changed-state receipt.
 func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*panel, error) {
 	p, guild := in.p, in.guild
-	var data struct {
-		Server *struct {
-			CanManage   bool                       `json:"canManage"`
-			Settings    model.ServerSettings       `json:"settings"`
-			Limits      model.Limits               `json:"limits"`
-			Personas    []model.Persona            `json:"personas"`
-			EntryCounts []model.ScopeCount         `json:"entryCounts"`
-			Collections model.CollectionConnection `json:"collections"`
-		} `json:"server"`
-	}
+	var data client.ServerData
 	vars := map[string]any{"s": guild}
-	if err := b.api.do(ctx, p, qServer, vars, &data); err != nil {
+	if err := b.api.Do(ctx, p, client.OpServer, vars, &data); err != nil {
 		return nil, fmt.Errorf("read server: %w", err)
 	}
 	if data.Server == nil {
 		if err := b.registerServer(ctx, guild); err != nil {
 			return nil, err
 		}
-		if err := b.api.do(ctx, p, qServer, vars, &data); err != nil {
+		if err := b.api.Do(ctx, p, client.OpServer, vars, &data); err != nil {
 			return nil, fmt.Errorf("read server: %w", err)
 		}
 		if data.Server == nil {
@@ -221,15 +196,8 @@ func (b *Bot) loadPersona(ctx context.Context, p *auth.Principal, pn *panel, rt 
 		}
 		pn.lineage = pn.groups[pn.page*personaPageSize].lineage
 	}
-	var data struct {
-		Server *struct {
-			PersonaBook *struct {
-				BookSettings model.BookSettings    `json:"bookSettings"`
-				Entries      model.EntryConnection `json:"entries"`
-			} `json:"personaBook"`
-		} `json:"server"`
-	}
-	err := b.api.do(ctx, p, qPersonaEntries, map[string]any{"s": pn.guild, "l": pn.lineage, "full": o.full || rt.entry != 0}, &data)
+	var data client.ServerData
+	err := b.api.Do(ctx, p, client.OpPanelPersonaEntries, map[string]any{"s": pn.guild, "l": pn.lineage, "full": o.full || rt.entry != 0}, &data)
 	if err != nil {
 		return fmt.Errorf("read persona book: %w", err)
 	}
@@ -264,14 +232,8 @@ func (b *Bot) loadServerwide(ctx context.Context, p *auth.Principal, pn *panel, 
 	if pn.book == nil {
 		return nil
 	}
-	var data struct {
-		Server *struct {
-			Collection *struct {
-				Entries model.EntryConnection `json:"entries"`
-			} `json:"collection"`
-		} `json:"server"`
-	}
-	err := b.api.do(ctx, p, qBookEntries, map[string]any{"s": pn.guild, "n": pn.book.Name, "full": o.full || rt.entry != 0}, &data)
+	var data client.ServerData
+	err := b.api.Do(ctx, p, client.OpPanelCollectionEntries, map[string]any{"s": pn.guild, "n": pn.book.Name, "full": o.full || rt.entry != 0}, &data)
 	if err != nil {
 		return fmt.Errorf("read collection: %w", err)
 	}
@@ -351,13 +313,11 @@ func (b *Bot) registerServer(ctx context.Context, guild string) error {
 			name = n
 		}
 	}
-	var out struct {
-		UpsertServer model.ServerPayload `json:"upsertServer"`
-	}
-	if err := b.api.do(ctx, servicePrincipal(), qUpsertServer, map[string]any{"id": guild, "name": name}, &out); err != nil {
+	e, err := refused(b.api.Mutate(ctx, servicePrincipal(), client.OpUpsertServer, map[string]any{"discordId": guild, "name": name}, nil))
+	if err != nil {
 		return fmt.Errorf("register server: %w", err)
 	}
-	if e := out.UpsertServer.Error; e != nil {
+	if e != nil {
 		return fmt.Errorf("register server: %s: %w", e.Code, errUnavailable)
 	}
 	return nil

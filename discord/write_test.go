@@ -2,6 +2,7 @@ package discord
 
 import (
 	"encoding/json"
+	"loregate/graph/client"
 	"loregate/graph/model"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestWritePaths(t *testing.T) {
 			}
 		},
 		"collection all channels": func(h *harness) step {
-			h.gql(mSetBookChannels, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID, "channelIds": []string{chanA}}}, nil)
+			h.op(client.OpSetCollectionChannels, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "collectionId": h.books()[0].ID, "channelIds": []string{chanA}}}, nil)
 			view := h.click(permManager, h.need(h.open(permManager).panel(), actBookChans)).panel()
 			all := h.need(view, actBookChanAll)
 			return step{
@@ -316,7 +317,7 @@ func TestEditKeepsUntouchedFields(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h)
 	e := h.scope(7, "")[0]
-	h.gql(mUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
+	h.op(client.OpUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
 		"channelIds": []string{chanA, chanGone}, "scanDepth": 9, "probability": 0, "secondaryKeys": []string{"x"}, "selectiveLogic": "NOT_ANY",
 	}}}, nil)
 	m := h.click(permManager, h.need(h.personaPanel(true), actEntryEdit)).modal()
@@ -381,7 +382,7 @@ func TestRulesKeepUntouchedSecondaryKeys(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h)
 	e := h.scope(7, "")[0]
-	h.gql(mUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
+	h.op(client.OpUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
 		"secondaryKeys": []string{"Smith, John", "Doe"},
 	}}}, nil)
 	m := h.click(permManager, h.need(h.personaPanel(true), actEntryRules)).modal()

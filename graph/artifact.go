@@ -29,16 +29,7 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 			http.NotFound(w, r)
 			return
 		}
-		// Check access on the metadata first: the file is read only for a
-		// caller who may have it.
-		meta, err := jobs.Queue.Artifact(ctx, id)
-		if err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(jobs.now())) {
-			err = lore.ErrNotFound
-		}
-		var a lore.Artifact
-		if err == nil {
-			a, err = jobs.Queue.ArtifactData(ctx, id)
-		}
+		a, err := readArtifact(ctx, jobs, id)
 		switch {
 		case errors.Is(err, lore.ErrNotFound):
 			http.NotFound(w, r)
@@ -57,6 +48,25 @@ func artifactHandler(jobs *Jobs, logger *slog.Logger) http.Handler {
 		h.Set("Expires", a.ExpiresAt.UTC().Format(time.RFC1123))
 		_, _ = w.Write(a.Data)
 	})
+}
+
+// readArtifact returns artifact id for the principal in ctx: the rule of
+// the download route, for it and for in-process callers
+// (Executor.Artifact). Unknown, expired and invisible artifacts, and a
+// deployment without jobs, are all lore.ErrNotFound. Access is checked on
+// the metadata first: the file is read only for a caller who may have it.
+func readArtifact(ctx context.Context, jobs *Jobs, id int64) (lore.Artifact, error) {
+	if jobs == nil {
+		return lore.Artifact{}, lore.ErrNotFound
+	}
+	meta, err := jobs.Queue.Artifact(ctx, id)
+	if err == nil && (!auth.FromContext(ctx).CanManage(meta.Server) || !meta.ExpiresAt.After(jobs.now())) {
+		err = lore.ErrNotFound
+	}
+	if err != nil {
+		return lore.Artifact{}, err
+	}
+	return jobs.Queue.ArtifactData(ctx, id)
 }
 
 // artifactContent is Artifact.content: the file as text for a caller who

@@ -10,22 +10,34 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/executor"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"loregate/lore"
 )
 
 // Executor runs GraphQL operations in-process, for clients inside the
-// binary (the Discord adapter): the schema, extensions, limits, error
+// binary (package graph/client, which the Discord adapter and the
+// dashboard use): the schema, extensions, limits, error
 // presenter and panic recovery of NewServer, without HTTP. The caller puts
 // the acting principal in the context (auth.WithPrincipal); nothing
 // authenticates it again. It is safe for concurrent use.
 type Executor struct {
 	exec *executor.Executor
+	res  *Resolver
 }
 
 // NewExecutor builds an Executor from the same configuration as NewServer.
 func NewExecutor(cfg Config) *Executor {
 	exec := executor.New(newSchema(cfg))
 	configure(exec, cfg)
-	return &Executor{exec: exec}
+	return &Executor{exec: exec, res: cfg.Resolver}
+}
+
+// Artifact returns the file of artifact id (a job's or an export's) for
+// the principal in ctx, by the rule of GET /artifacts/{id}: only a manager
+// of the artifact's server, only until it expires. Unknown, expired and
+// invisible artifacts are lore.ErrNotFound.
+func (x *Executor) Artifact(ctx context.Context, id int64) (lore.Artifact, error) {
+	return readArtifact(ctx, x.res.Jobs, id)
 }
 
 // Do runs query with vars and returns gqlgen's response: data as JSON and

@@ -21,6 +21,7 @@ import (
 	"loregate/discord"
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/dashboard"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
@@ -101,7 +102,12 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	stopJobs = sync.OnceFunc(stopJobs)
 	defer stopJobs() // before pool.Close (deferred earlier, runs later); gracefulStop runs it first
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
-	gateway, stopBot, err := startDiscord(ctx, cfg, resolver, metrics, reg, logger)
+	// In-process callers (the bot, the dashboard) share one typed client.
+	api, err := client.New(graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger, Metrics: metrics}), authn)
+	if err != nil {
+		return err
+	}
+	gateway, stopBot, err := startDiscord(ctx, cfg, api, reg, logger)
 	if err != nil {
 		return err
 	}

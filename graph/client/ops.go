@@ -1,0 +1,45 @@
+package client
+
+// Op names one operation of operations/*.graphql (its operation name).
+// TestEveryOp checks that every Op constant has its document and every
+// document's operation its constant.
+type Op string
+
+// The operations, by file: servers.graphql, transfer.graphql,
+// activation.graphql.
+const (
+	OpServer                    Op = "Server"
+	OpViewerServers             Op = "ViewerServers"
+	OpUpsertServer              Op = "UpsertServer"
+	OpUpdateServerSettings      Op = "UpdateServerSettings"
+	OpPanelCollectionEntries    Op = "PanelCollectionEntries"
+	OpPanelPersonaEntries       Op = "PanelPersonaEntries"
+	OpCollectionEntriesPage     Op = "CollectionEntriesPage"
+	OpPersonaEntriesPage        Op = "PersonaEntriesPage"
+	OpEntry                     Op = "Entry"
+	OpCreateCollection          Op = "CreateCollection"
+	OpRenameCollection          Op = "RenameCollection"
+	OpDeleteCollection          Op = "DeleteCollection"
+	OpSetCollectionEnabled      Op = "SetCollectionEnabled"
+	OpSetCollectionChannels     Op = "SetCollectionChannels"
+	OpUpdateCollectionSettings  Op = "UpdateCollectionSettings"
+	OpUpdatePersonaBookSettings Op = "UpdatePersonaBookSettings"
+	OpCreateEntry               Op = "CreateEntry"
+	OpUpdateEntry               Op = "UpdateEntry"
+	OpDeleteEntry               Op = "DeleteEntry"
+	OpSetEntryEnabled           Op = "SetEntryEnabled"
+	OpExportLorebook            Op = "ExportLorebook"
+	OpPreviewImport             Op = "PreviewImport"
+	OpImportLorebook            Op = "ImportLorebook"
+	OpImportPersonaCard         Op = "ImportPersonaCard"
+	OpJob                       Op = "Job"
+	OpJobState                  Op = "JobState"
+	OpJobArtifact               Op = "JobArtifact"
+	OpExportWorkspaceBackup     Op = "ExportWorkspaceBackup"
+	OpPreviewWorkspaceBackup    Op = "PreviewWorkspaceBackup"
+	OpImportWorkspaceBackup     Op = "ImportWorkspaceBackup"
+	OpImportHistory             Op = "ImportHistory"
+	OpUndoImport                Op = "UndoImport"
+	OpAssemblePrompt            Op = "AssemblePrompt"
+	OpActivationLog             Op = "ActivationLog"
+)

@@ -1,0 +1,51 @@
+package client
+
+import (
+	"time"
+
+	"loregate/graph/model"
+)
+
+// The model types hold the fields a type stores; the fields served by
+// their own resolvers (gqlgen.yml) are added here, so that an operation's
+// data decodes whole into one type.
+
+// Server is a Server with its resolver fields: what OpServer selects, and
+// the entry or book of OpEntry, OpPanelCollectionEntries,
+// OpPanelPersonaEntries, OpCollectionEntriesPage and OpPersonaEntriesPage.
+type Server struct {
+	model.Server
+	Personas    []model.Persona            `json:"personas"`
+	EntryCounts []model.ScopeCount         `json:"entryCounts"`
+	Collections model.CollectionConnection `json:"collections"`
+	Collection  *Book                      `json:"collection"`
+	PersonaBook *Book                      `json:"personaBook"`
+	// Book is the collection or persona book of the *EntriesPage
+	// operations (aliased book).
+	Book  *Book  `json:"book"`
+	Entry *Entry `json:"entry"`
+}
+
+// ServerData is the data of the operations whose root field is server.
+type ServerData struct {
+	Server *Server `json:"server"`
+}
+
+// Book is a collection or a persona book with its entries.
+type Book struct {
+	// ID is the collection's id ("" for a persona book).
+	ID string `json:"id"`
+	// LineageID is the persona book's lineage (0 for a collection).
+	LineageID    int64              `json:"lineageId"`
+	BookSettings model.BookSettings `json:"bookSettings"`
+	// UpdatedAt is the book's version (nil while a persona book has no
+	// stored settings).
+	UpdatedAt *time.Time            `json:"updatedAt"`
+	Entries   model.EntryConnection `json:"entries"`
+}
+
+// Entry is an Entry with lastActivatedAt.
+type Entry struct {
+	model.Entry
+	LastActivatedAt *time.Time `json:"lastActivatedAt"`
+}
