@@ -58,7 +58,7 @@ func TestOperationsValidate(t *testing.T) {
 	for op, text := range docs {
 		doc, perr := gqlparse.ParseQuery(&gqlast.Source{Name: string(op), Input: text})
 		require.Nil(t, perr, "%s", op)
-		require.Empty(t, validator.Validate(schema, doc), "operation %s:\n%s", op, text)
+		require.Empty(t, validator.ValidateWithRules(schema, doc, nil), "operation %s:\n%s", op, text)
 	}
 }
 
@@ -70,7 +70,7 @@ func TestOperationsFailOnRename(t *testing.T) {
 	schema := loadSchemaFiles(t)
 	doc, err := Document()
 	require.NoError(t, err)
-	require.Empty(t, validator.Validate(schema, doc), "the operations are valid before any rename")
+	require.Empty(t, validator.ValidateWithRules(schema, doc, nil), "the operations are valid before any rename")
 	fields := selectedFields(doc)
 	t.Logf("%d fields selected", len(fields))
 	require.Greater(t, len(fields), 100, "the operations select many fields")
@@ -78,7 +78,7 @@ func TestOperationsFailOnRename(t *testing.T) {
 		def := schema.Types[f.typ].Fields.ForName(f.name)
 		require.NotNil(t, def, "%s.%s", f.typ, f.name)
 		def.Name = f.name + "Renamed"
-		errs := validator.Validate(schema, doc)
+		errs := validator.ValidateWithRules(schema, doc, nil)
 		def.Name = f.name
 		require.NotEmpty(t, errs, "renaming %s.%s must fail validation", f.typ, f.name)
 		require.Contains(t, errs.Error(), `Cannot query field "`+f.name+`" on type "`+f.typ+`"`)

@@ -22,8 +22,8 @@ type Server struct {
 	PersonaBook *Book                      `json:"personaBook"`
 	// Book is the collection or persona book of the *EntriesPage
 	// operations (aliased book).
-	Book  *Book  `json:"book"`
-	Entry *Entry `json:"entry"`
+	Book  *Book        `json:"book"`
+	Entry *model.Entry `json:"entry"`
 }
 
 // ServerData is the data of the operations whose root field is server.
@@ -42,10 +42,4 @@ type Book struct {
 	// stored settings).
 	UpdatedAt *time.Time            `json:"updatedAt"`
 	Entries   model.EntryConnection `json:"entries"`
-}
-
-// Entry is an Entry with lastActivatedAt.
-type Entry struct {
-	model.Entry
-	LastActivatedAt *time.Time `json:"lastActivatedAt"`
 }
