@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"loregate/graph/model"
+	"loregate/lore/i18n"
 	"maps"
 	"os"
 	"path/filepath"
@@ -106,12 +107,12 @@ func goldenPanels(t tr) map[string]*panel {
 	return states
 }
 
-// TestGoldenRenderings renders every panel state in both locales, checks
+// TestGoldenRenderings renders every panel state in each language, checks
 // each against Discord's limits and compares it with its golden file
 // (go test -run TestGoldenRenderings -update rewrites them).
 func TestGoldenRenderings(t *testing.T) {
 	b := &Bot{cat: newCatalog()}
-	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR} {
+	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.SpanishES} {
 		tr := b.translator(locale)
 		tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
 		for name, p := range goldenPanels(tr) {
@@ -145,6 +146,13 @@ func TestCatalog(t *testing.T) {
 		require.NotEmpty(t, strings.TrimSpace(x[1]), "no translation for %q", x[0])
 		require.Equal(t, verbs.FindAllString(x[0], -1), verbs.FindAllString(x[1], -1), "verbs of %q", x[0])
 	}
+	require.Empty(t, i18n.Missing(textSet()), "every text needs its Portuguese and its Spanish (i18n_es.go)")
+	seenEs := map[string]bool{}
+	for _, x := range esTexts {
+		require.False(t, seenEs[x[0]], "duplicate Spanish key %q", x[0])
+		seenEs[x[0]] = true
+		require.Equal(t, verbs.FindAllString(x[0], -1), verbs.FindAllString(x[1], -1), "verbs of the Spanish %q", x[0])
+	}
 	b := &Bot{cat: newCatalog()}
 	tests := []struct {
 		locale discordgo.Locale
@@ -160,6 +168,10 @@ func TestCatalog(t *testing.T) {
 		{discordgo.EnglishGB, "%d entries", []any{3}, "3 entries"},
 		{discordgo.PortugueseBR, "%d entries", []any{1}, "1 entrada"},
 		{discordgo.PortugueseBR, "%d entries", []any{250}, "250 entradas"},
+		{discordgo.SpanishES, "Serverwide", nil, "Todo el servidor"},
+		{discordgo.SpanishLATAM, "Replace this lorebook", nil, "Reemplazar este lorebook"},
+		{discordgo.SpanishLATAM, "%d entries", []any{1}, "1 entrada"},
+		{discordgo.SpanishES, "%d entries", []any{7}, "7 entradas"},
 		{discordgo.French, "Serverwide", nil, "Serverwide"},
 	}
 	for _, tc := range tests {
@@ -168,14 +180,18 @@ func TestCatalog(t *testing.T) {
 }
 
 // TestCommandLocalizations: every command and option description has a
-// Brazilian Portuguese localization; names stay as the guide writes them.
+// Brazilian Portuguese and a Spanish (es-ES, es-419) localization; names
+// stay as the guide writes them.
 func TestCommandLocalizations(t *testing.T) {
 	for _, c := range commandDefs() {
 		require.NotNil(t, c.DescriptionLocalizations, c.Name)
 		require.NotEmpty(t, (*c.DescriptionLocalizations)[discordgo.PortugueseBR], c.Name)
+		require.NotEmpty(t, (*c.DescriptionLocalizations)[discordgo.SpanishES], c.Name)
+		require.NotEmpty(t, (*c.DescriptionLocalizations)[discordgo.SpanishLATAM], c.Name)
 		require.Nil(t, c.NameLocalizations, "command names are not translated")
 		for _, o := range c.Options {
 			require.NotEmpty(t, o.DescriptionLocalizations[discordgo.PortugueseBR], "%s %s", c.Name, o.Name)
+			require.NotEmpty(t, o.DescriptionLocalizations[discordgo.SpanishES], "%s %s", c.Name, o.Name)
 		}
 	}
 	require.Equal(t, CommandMemories, commandDefs()[0].Name)
@@ -202,7 +218,7 @@ func TestModalTextsFit(t *testing.T) {
 		"Only the selected book; other books stay intact. Unticked, entries not already present are appended.",
 	}
 	b := &Bot{cat: newCatalog()}
-	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR} {
+	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.SpanishES} {
 		tr := b.translator(locale)
 		tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
 		for _, k := range labels {

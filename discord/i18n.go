@@ -12,16 +12,18 @@ import (
 )
 
 // Every member-facing text of the adapter comes from one message catalog
-// in English and Brazilian Portuguese, the language of the user guide,
-// whose labels the Portuguese texts use; the catalog mechanism is shared
-// with the web dashboard (lore/i18n). The interaction's locale picks the
-// language (pt-BR and pt → Portuguese, anything else → English). Message
-// keys are the English texts, with fmt verbs; plural messages select on
-// their first argument.
+// in English, Brazilian Portuguese (the language of the user guide, whose
+// labels the Portuguese texts use) and Spanish (i18n_es.go); the catalog
+// mechanism is shared with the web dashboard (lore/i18n). The
+// interaction's locale picks the language (pt-BR and pt → Portuguese,
+// es-ES and es-419 → Spanish, anything else → English). Message keys are
+// the English texts, with fmt verbs; plural messages select on their
+// first argument.
 
 var (
 	langEN = i18n.EN
 	langPT = i18n.PT
+	langES = i18n.ES
 )
 
 // pluralMsg is a message that selects on a count: one form for 1, another
@@ -29,7 +31,7 @@ var (
 type pluralMsg = i18n.Plural
 
 // textSet is the adapter's texts and plurals.
-func textSet() i18n.Set { return i18n.Set{Texts: allTexts(), Plurals: plurals[:]} }
+func textSet() i18n.Set { return i18n.Set{Texts: allTexts(), Es: esTexts[:], Plurals: plurals[:]} }
 
 // tr translates for one interaction.
 type tr struct {
@@ -69,8 +71,11 @@ func allTexts() [][2]string {
 
 // localeTag maps a Discord locale to a catalog language.
 func localeTag(l discordgo.Locale) language.Tag {
-	if strings.HasPrefix(string(l), "pt") {
+	switch {
+	case strings.HasPrefix(string(l), "pt"):
 		return langPT
+	case strings.HasPrefix(string(l), "es"):
+		return langES
 	}
 	return langEN
 }
@@ -81,13 +86,20 @@ func (b *Bot) translator(l discordgo.Locale) tr {
 	return tr{p: message.NewPrinter(tag, message.Catalog(b.cat)), miss: b.missingText, lang: tag}
 }
 
-// commandLocalizations are the Portuguese command and option descriptions
-// (command names stay /memories as the guide writes them).
+// commandLocalizations are the Portuguese and Spanish command and option
+// descriptions (command names stay /memories as the guide writes them).
 func commandLocalizations(en string) *map[discordgo.Locale]string {
 	for _, x := range texts {
-		if x[0] == en {
-			return &map[discordgo.Locale]string{discordgo.PortugueseBR: x[1]}
+		if x[0] != en {
+			continue
 		}
+		m := map[discordgo.Locale]string{discordgo.PortugueseBR: x[1]}
+		for _, y := range esTexts {
+			if y[0] == en {
+				m[discordgo.SpanishES], m[discordgo.SpanishLATAM] = y[1], y[1]
+			}
+		}
+		return &m
 	}
 	return nil
 }

@@ -248,5 +248,5 @@ var texts = [...][2]string{
 
 // plurals are the catalog's count messages.
 var plurals = [...]pluralMsg{
-	{Key: "%d entries", EnOne: "1 entry", EnMany: "%d entries", PtOne: "1 entrada", PtMany: "%d entradas"},
+	{Key: "%d entries", EnOne: "1 entry", EnMany: "%d entries", PtOne: "1 entrada", PtMany: "%d entradas", EsOne: "1 entrada", EsMany: "%d entradas"},
 }

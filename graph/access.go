@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
@@ -14,7 +13,7 @@ import (
 func (r *Resolver) visibleServer(ctx context.Context, id string) (lore.Server, *auth.Principal, error) {
 	p := auth.FromContext(ctx)
 	if !p.CanRead(id) {
-		return lore.Server{}, p, fmt.Errorf("server %s: %w", lore.ClipBytes(id, 24), lore.ErrNotFound)
+		return lore.Server{}, p, lore.NotFound("server", id)
 	}
 	s, err := r.Store.GetServer(ctx, id)
 	return s, p, err
@@ -45,7 +44,7 @@ func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lo
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("lineage %d: %w", int64(lineage), errUnknownLineage)
+		return lore.NotFound("lineage", int64(lineage))
 	}
 	return nil
 }

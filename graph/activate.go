@@ -87,7 +87,7 @@ func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*mode
 // cache is read.
 func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, traced bool) (*turn, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
-		return nil, fmt.Errorf("server %s: %w", lore.ClipBytes(in.ServerDiscordID, 24), lore.ErrNotFound)
+		return nil, lore.NotFound("server", in.ServerDiscordID)
 	}
 	if len(in.Messages) > MaxActivateMessages {
 		return nil, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
@@ -392,10 +392,12 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 	if !t.skipTrace {
 		out.Trace = make([]*model.TraceItem, len(res.Trace))
 	}
+	byID := entriesByID(t.snapshot.Entries, out.Trace != nil)
 	for i := range out.Trace {
 		tr := res.Trace[i]
 		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict),
 			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy)}
+		item.Reason, item.Params = tr.Reason(byID[tr.ID])
 		if tr.Detail != "" {
 			d := tr.Detail
 			item.Detail = &d

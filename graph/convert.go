@@ -3,7 +3,6 @@ package graph
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -352,7 +351,7 @@ func intPtr(o graphql.Omittable[*int]) *int {
 func parseID(kind, s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("%s %q: %w", kind, lore.ClipBytes(s, 24), lore.ErrNotFound)
+		return 0, lore.NotFound(kind, s)
 	}
 	return id, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Errors are translated once, here. Mutations report the contract's
@@ -30,61 +31,107 @@ const (
 	CodeNotFound        = "NOT_FOUND"
 )
 
-// errUnknownLineage marks a persona write to a lineage the server does not
-// know; it wraps lore.ErrNotFound.
-var errUnknownLineage = fmt.Errorf("unknown lineage: %w", lore.ErrNotFound)
-
 // errForbidden is returned by writes the principal may not make.
 var errForbidden = errors.New("forbidden: managing this server's lore needs the Manage Server permission")
 
-// mutationError maps a contract error to a payload error. It returns nil
-// for errors outside the contract, which the caller returns as internal.
+// mutationError maps a contract error to a payload error with its reason
+// key and params (docs/api.md "Reason keys"). It returns nil for errors
+// outside the contract, which the caller returns as internal.
 func mutationError(err error) *model.MutationError {
 	msg, ok := lore.Explain(err)
 	if !ok {
 		return nil
 	}
-	me := &model.MutationError{Message: msg}
+	me := &model.MutationError{Message: msg, Params: map[string]any{}}
 	var inv *lore.InvalidError
 	var full *lore.ScopeFullError
 	var dup *lore.DuplicateNameError
+	var stale *lore.StaleError
 	switch {
 	case errors.As(err, &inv):
 		me.Code = model.ErrorCodeInvalidInput
-		field := apiField(inv.Field)
-		me.Field = &field
-		me.Message = (&lore.InvalidError{Field: field, Reason: inv.Reason}).Error()
+		inv = inv.WithField(apiField)
+		me.Field = &inv.Field
+		me.Message = inv.Error()
+		me.Fields = fieldErrors(inv)
+		me.Reason, me.Params = me.Fields[0].Reason, me.Fields[0].Params
 	case errors.Is(err, lore.ErrInvalid):
-		me.Code = model.ErrorCodeInvalidInput
+		me.Code, me.Reason, me.Params = model.ErrorCodeInvalidInput, i18n.Invalid, map[string]any{"detail": msg}
 	case errors.Is(err, lore.ErrScopeFull):
-		me.Code = model.ErrorCodeScopeFull
+		me.Code, me.Reason = model.ErrorCodeScopeFull, i18n.ScopeFull
 		limit := lore.MaxEntriesPerScope
+		total := 0
 		if errors.As(err, &full) {
-			limit = full.Limit
+			limit, total = full.Limit, full.Existing+full.Adding
 		}
 		me.Limit = &limit
+		me.Params = map[string]any{"limit": limit, "total": total, "over": max(total-limit, 0)}
 	case errors.Is(err, lore.ErrNotFound):
 		me.Code = model.ErrorCodeNotFound
-		if errors.Is(err, errUnknownLineage) {
-			me.Message = "this lineage is not registered on the server"
-		}
+		notFoundReason(err, me)
 	case errors.Is(err, lore.ErrDuplicateName):
-		me.Code = model.ErrorCodeDuplicateName
+		me.Code, me.Reason = model.ErrorCodeDuplicateName, i18n.DuplicateName
 		if errors.As(err, &dup) {
 			field := "name"
 			me.Field = &field
+			me.Params["name"] = dup.Name
 		}
+	case errors.As(err, &stale):
+		me.Code, me.Reason = model.ErrorCodeStaleTarget, i18n.StaleVersion
+		field := "expectedUpdatedAt"
+		me.Field = &field
+		me.Params["target"] = stale.Target
 	case errors.Is(err, lore.ErrStaleTarget):
-		me.Code = model.ErrorCodeStaleTarget
-		var stale *lore.StaleError
-		if errors.As(err, &stale) {
-			field := "expectedUpdatedAt"
-			me.Field = &field
-		}
+		me.Code, me.Reason = model.ErrorCodeStaleTarget, i18n.StaleTarget
 	case errors.Is(err, lore.ErrUnavailable):
-		me.Code = model.ErrorCodeUnavailable
+		me.Code, me.Reason = model.ErrorCodeUnavailable, i18n.Unavailable
 	}
 	return me
+}
+
+// fieldErrors lists every field error of inv (its own and its Others).
+func fieldErrors(inv *lore.InvalidError) []*model.FieldError {
+	all := inv.All()
+	out := make([]*model.FieldError, len(all))
+	for i, e := range all {
+		key, params := e.ReasonKey()
+		if params == nil {
+			params = lore.Params{}
+		}
+		out[i] = &model.FieldError{Field: e.Field, Reason: key, Message: e.Error(), Params: params}
+	}
+	return out
+}
+
+// notFoundArgs maps the kind of a *lore.NotFoundError to the API argument
+// that names it (the inputs spell them alike everywhere).
+var notFoundArgs = map[string]string{
+	"server": "serverDiscordId", "collection": "collectionId", "collection name": "collection",
+	"entry": "entryId", "persona": "personaId", "lineage": "lineageId", "import": "importId",
+	"previewId": "previewId", "artifact of job": "jobId", "report of job": "jobId", "job": "jobId",
+}
+
+// notFoundReason fills a NOT_FOUND payload error: field names the argument
+// that did not resolve, the message and reason say which value.
+func notFoundReason(err error, me *model.MutationError) {
+	var nf *lore.NotFoundError
+	if !errors.As(err, &nf) {
+		me.Reason = i18n.NotFound
+		me.Params = map[string]any{"argument": "an id", "id": ""}
+		return
+	}
+	arg := notFoundArgs[nf.Kind]
+	if arg == "" {
+		arg = nf.Kind
+	}
+	me.Field = &arg
+	me.Params = map[string]any{"argument": arg, "id": nf.ID}
+	me.Reason = i18n.NotFound
+	if nf.Kind == "lineage" {
+		me.Reason = i18n.UnknownLineage
+		me.Params = map[string]any{"id": nf.ID}
+	}
+	me.Message = i18n.Text(i18n.EN, me.Reason, me.Params)
 }
 
 // classify splits a resolver failure: contract errors become the payload's
@@ -154,11 +201,23 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, lore.ErrNotFound):
 			code = CodeNotFound
 			gqlErr.Message = "not found: it does not exist or is not visible to you"
+			me := &model.MutationError{}
+			notFoundReason(err, me)
+			if me.Field != nil {
+				gqlErr.Message = "not found: " + *me.Field + " " + me.Params["id"].(string) + " does not exist or is not visible to you"
+				gqlErr.Extensions = map[string]any{"argument": *me.Field}
+			}
+			gqlErr.Extensions = withReason(gqlErr.Extensions, me.Reason, me.Params)
 		case errors.Is(err, lore.ErrInvalid):
 			code = CodeBadInput
 			var inv *lore.InvalidError
 			if errors.As(err, &inv) {
-				gqlErr.Message = (&lore.InvalidError{Field: apiField(inv.Field), Reason: inv.Reason}).Error()
+				inv = inv.WithField(apiField)
+				gqlErr.Message = inv.Error()
+				fields := fieldErrors(inv)
+				gqlErr.Extensions = withReason(gqlErr.Extensions, fields[0].Reason, fields[0].Params)
+				gqlErr.Extensions["field"] = inv.Field
+				gqlErr.Extensions["fields"] = fields
 			}
 		case errors.Is(err, lore.ErrUnavailable):
 			code = "UNAVAILABLE"
@@ -174,6 +233,17 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 		gqlErr.Extensions["code"] = code
 		return gqlErr
 	}
+}
+
+// withReason adds a reason key and its params to a GraphQL error's
+// extensions (docs/api.md "Reason keys").
+func withReason(ext map[string]any, reason string, params map[string]any) map[string]any {
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext["reason"] = reason
+	ext["params"] = params
+	return ext
 }
 
 // explainOperationChoice rewrites gqlgen's "operation X not found" (the

@@ -221,7 +221,7 @@ func conversation(server string, lineageID *int64, channel string) (turnstate.Co
 // activationLog lists a conversation's recorded turns.
 func (r *Resolver) activationLog(ctx context.Context, server string, lineageID *int64, channel string, last *int) ([]*model.ActivationLogEntry, error) {
 	if !auth.FromContext(ctx).CanRead(server) {
-		return nil, fmt.Errorf("server %s: %w", lore.ClipBytes(server, 24), lore.ErrNotFound)
+		return nil, lore.NotFound("server", server)
 	}
 	c, err := conversation(server, lineageID, channel)
 	if err != nil {

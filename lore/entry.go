@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"loregate/lore/i18n"
 )
 
 // Lineage identifies a persona lineage inside a server. The zero value,
@@ -397,16 +399,17 @@ func (s ServerSettings) Limit() int {
 
 // Validate checks the budget unit, limit and tokenizer; "" and 0 mean the
 // defaults. The error is an *InvalidError naming budgetUnit, budgetLimit
-// or tokenizer.
+// or tokenizer, with every other failing one in its Others.
 func (s ServerSettings) Validate() error {
+	var fe FieldErrors
 	if s.BudgetUnit != "" && !s.BudgetUnit.Valid() {
-		return Invalid("budgetUnit", "%q is not characters or tokens", clipForError(string(s.BudgetUnit)))
+		fe.Add(Reject("budgetUnit", i18n.NotOneOf, Params{"value": clipForError(string(s.BudgetUnit)), "allowed": "characters, tokens"}))
 	}
 	if s.Tokenizer != "" && !s.Tokenizer.Valid() {
-		return Invalid("tokenizer", "%q is not o200k_base or cl100k_base", clipForError(string(s.Tokenizer)))
+		fe.Add(Reject("tokenizer", i18n.NotOneOf, Params{"value": clipForError(string(s.Tokenizer)), "allowed": "o200k_base, cl100k_base"}))
 	}
-	if s.BudgetLimit != 0 {
-		return s.Unit().CheckLimit("budgetLimit", s.BudgetLimit)
+	if s.BudgetLimit != 0 && (s.BudgetUnit == "" || s.BudgetUnit.Valid()) {
+		fe.Add(s.Unit().CheckLimit("budgetLimit", s.BudgetLimit))
 	}
-	return nil
+	return fe.Err()
 }

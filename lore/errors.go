@@ -3,6 +3,8 @@ package lore
 import (
 	"errors"
 	"fmt"
+
+	"loregate/lore/i18n"
 )
 
 // Sentinel errors. Every error returned by a [Store] or a validator wraps
@@ -37,14 +39,32 @@ var (
 )
 
 // InvalidError names the field that failed validation and why. It matches
-// ErrInvalid with errors.Is.
+// ErrInvalid with errors.Is. A write that breaks several rules returns one
+// InvalidError for its first failing field with the others in Others, so
+// the API reports them all at once (MutationError.fields).
 type InvalidError struct {
 	// Field is the input field, in the canonical spelling ("content",
 	// "keys[3]", "entries[12].title", "channelIds[0]").
 	Field string
-	// Reason says what is wrong, in lower case, without the field name.
+	// Reason says what is wrong, in lower case, without the field name, in
+	// English.
 	Reason string
+	// Key is the reason key of lore/i18n (docs/api.md "Reason keys") and
+	// Params its params; "" (as from Invalid) is i18n.Invalid with the
+	// English Reason as its detail.
+	Key    i18n.Key
+	Params Params
+	// Others are the further failures of the same write, in field order
+	// (at most MaxFieldErrors in all); their own Others are empty.
+	Others []*InvalidError
 }
+
+// Params are the params of a reason key: a JSON object whose values are
+// strings, numbers or lists of strings.
+type Params = map[string]any
+
+// MaxFieldErrors bounds the field errors one write reports.
+const MaxFieldErrors = 50
 
 func (e *InvalidError) Error() string {
 	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
@@ -53,20 +73,122 @@ func (e *InvalidError) Error() string {
 // Is makes errors.Is(err, ErrInvalid) true.
 func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
-// Invalid returns an *InvalidError for field with a formatted reason.
+// Invalid returns an *InvalidError for field with a formatted English
+// reason and the generic reason key i18n.Invalid. Prefer Reject with a
+// reason key, which clients can render in the member's language.
 func Invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }
 
+// Reject returns an *InvalidError for field with a reason key of
+// lore/i18n (add new keys there, in reasons.go) and its params; the
+// English Reason is the key's English text.
+func Reject(field string, key i18n.Key, params Params) error {
+	return &InvalidError{Field: field, Reason: i18n.Text(i18n.EN, key, params), Key: key, Params: params}
+}
+
+// ReasonKey returns the reason key and params of e: i18n.Invalid with the
+// English reason as detail when e has no key.
+func (e *InvalidError) ReasonKey() (i18n.Key, Params) {
+	if e.Key == "" {
+		return i18n.Invalid, Params{"detail": e.Reason}
+	}
+	return e.Key, e.Params
+}
+
+// All returns e and its Others: every field error of the write.
+func (e *InvalidError) All() []*InvalidError {
+	out := make([]*InvalidError, 0, 1+len(e.Others))
+	out = append(out, e)
+	return append(out, e.Others...)
+}
+
+// WithField returns a copy of e (and of its Others) whose fields are
+// renamed by f.
+func (e *InvalidError) WithField(f func(string) string) *InvalidError {
+	c := *e
+	c.Field = f(e.Field)
+	c.Others = nil
+	for _, o := range e.Others {
+		c.Others = append(c.Others, o.WithField(f))
+	}
+	return &c
+}
+
 // WithFieldPrefix returns err with prefix prepended to the field of the
-// *InvalidError it carries ("entries[3]" + "title" = "entries[3].title").
-// Other errors are returned unchanged.
+// *InvalidError it carries ("entries[3]" + "title" = "entries[3].title"),
+// and to the fields of its Others. Other errors are returned unchanged.
 func WithFieldPrefix(prefix string, err error) error {
 	var ie *InvalidError
 	if !errors.As(err, &ie) {
 		return err
 	}
-	return &InvalidError{Field: prefix + "." + ie.Field, Reason: ie.Reason}
+	return ie.WithField(func(f string) string { return prefix + "." + f })
+}
+
+// FieldErrors collects the field errors of one write, so that a validator
+// reports every failing field at once. The zero value is ready.
+type FieldErrors struct{ list []*InvalidError }
+
+// Add records err: an *InvalidError (with its Others) is collected up to
+// MaxFieldErrors; nil is ignored. It reports whether err was an
+// *InvalidError or nil; any other error is not collected and the caller
+// returns it.
+func (f *FieldErrors) Add(err error) bool {
+	if err == nil {
+		return true
+	}
+	var ie *InvalidError
+	if !errors.As(err, &ie) {
+		return false
+	}
+	for _, e := range ie.All() {
+		if len(f.list) < MaxFieldErrors {
+			c := *e
+			c.Others = nil
+			f.list = append(f.list, &c)
+		}
+	}
+	return true
+}
+
+// Err returns nil when nothing was collected, else the first error with
+// the rest as its Others.
+func (f *FieldErrors) Err() error {
+	if len(f.list) == 0 {
+		return nil
+	}
+	first := *f.list[0]
+	first.Others = f.list[1:]
+	return &first
+}
+
+// NotFoundError names what a write or read did not find: Kind is the
+// domain name ("server", "collection", "entry", "persona", "lineage",
+// "import", ...) and ID the value asked for. It matches ErrNotFound with
+// errors.Is; the API names the argument that did not resolve from Kind.
+type NotFoundError struct {
+	Kind string
+	ID   string
+}
+
+func (e *NotFoundError) Error() string {
+	if e.ID == "" {
+		return e.Kind + ": not found"
+	}
+	return e.Kind + " " + e.ID + ": not found"
+}
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// NotFound returns a *NotFoundError for kind and id (formatted with %v).
+func NotFound(kind string, id any) error {
+	s := ""
+	if id != nil {
+		s = ClipBytes(fmt.Sprint(id), 40)
+	}
+	return &NotFoundError{Kind: kind, ID: s}
 }
 
 // DuplicateNameError names the collection name a write found taken. It

@@ -1,6 +1,10 @@
 package lore
 
-import "time"
+import (
+	"time"
+
+	"loregate/lore/i18n"
+)
 
 // BudgetUnit names what the activation budget of a server counts.
 type BudgetUnit string
@@ -58,11 +62,11 @@ func (u BudgetUnit) LimitRange() (lo, hi int) {
 func (u BudgetUnit) CheckLimit(field string, n int) error {
 	lo, hi := u.LimitRange()
 	if n < lo || n > hi {
-		unit := u
-		if unit == "" {
-			unit = BudgetCharacters
+		key := i18n.OutOfRangeCharacters
+		if u == BudgetTokens {
+			key = i18n.OutOfRangeTokens
 		}
-		return Invalid(field, "%d is outside %d-%d %s", n, lo, hi, unit)
+		return Reject(field, key, Params{"value": n, "min": lo, "max": hi})
 	}
 	return nil
 }
@@ -115,20 +119,19 @@ type BookSettings struct {
 // BudgetLimit in unit's LimitRange (the server's unit: a book limit counts
 // what the server counts), MaxRecursionSteps 0..MaxRecursionSteps. The
 // error is an *InvalidError naming the field (scanDepth, budgetLimit,
-// maxRecursionSteps).
+// maxRecursionSteps), with every other failing one in its Others.
 func (b BookSettings) Validate(unit BudgetUnit) error {
+	var fe FieldErrors
 	if b.ScanDepth != nil && (*b.ScanDepth < MinScanDepth || *b.ScanDepth > MaxScanDepth) {
-		return Invalid("scanDepth", "%d is outside %d-%d", *b.ScanDepth, MinScanDepth, MaxScanDepth)
+		fe.Add(outOfRange("scanDepth", *b.ScanDepth, MinScanDepth, MaxScanDepth))
 	}
 	if b.BudgetLimit != nil {
-		if err := unit.CheckLimit("budgetLimit", *b.BudgetLimit); err != nil {
-			return err
-		}
+		fe.Add(unit.CheckLimit("budgetLimit", *b.BudgetLimit))
 	}
 	if b.MaxRecursionSteps != nil && (*b.MaxRecursionSteps < 0 || *b.MaxRecursionSteps > MaxRecursionSteps) {
-		return Invalid("maxRecursionSteps", "%d is outside 0-%d", *b.MaxRecursionSteps, MaxRecursionSteps)
+		fe.Add(outOfRange("maxRecursionSteps", *b.MaxRecursionSteps, 0, MaxRecursionSteps))
 	}
-	return nil
+	return fe.Err()
 }
 
 // Clone returns a deep copy of b.

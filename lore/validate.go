@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"loregate/lore/i18n"
 )
 
 // Limits of the storage contract. Lengths are UTF-16 code units (see
@@ -82,22 +84,25 @@ func ValidSnowflake(s string) bool {
 }
 
 // ValidateChannelIDs checks a channel id list: at most MaxChannelIDs
-// snowflakes, no duplicates. field names the list in the error.
+// snowflakes, no duplicates. field names the list in the error; every
+// failing id is reported (Others).
 func ValidateChannelIDs(field string, ids []string) error {
 	if len(ids) > MaxChannelIDs {
-		return Invalid(field, "%d channel ids, at most %d allowed", len(ids), MaxChannelIDs)
+		return Reject(field, i18n.TooManyChannelIDs, Params{"count": len(ids), "max": MaxChannelIDs})
 	}
+	var fe FieldErrors
 	seen := make(map[string]struct{}, len(ids))
 	for i, id := range ids {
 		if !ValidSnowflake(id) {
-			return Invalid(indexField(field, i), "%q is not a Discord snowflake", clipForError(id))
+			fe.Add(Reject(indexField(field, i), i18n.NotSnowflake, Params{"value": clipForError(id)}))
+			continue
 		}
 		if _, dup := seen[id]; dup {
-			return Invalid(indexField(field, i), "duplicate channel id %s", id)
+			fe.Add(Reject(indexField(field, i), i18n.DuplicateChannel, Params{"value": id}))
 		}
 		seen[id] = struct{}{}
 	}
-	return nil
+	return fe.Err()
 }
 
 // ValidateCollectionName checks a Serverwide collection name: not blank,
@@ -116,15 +121,15 @@ func ValidatePersonaName(name string) error {
 func validateName(field, name string, max int) error {
 	switch {
 	case strings.TrimSpace(name) == "":
-		return Invalid(field, "must not be blank")
+		return Reject(field, i18n.Blank, nil)
 	case !utf8.ValidString(name):
-		return Invalid(field, "is not valid UTF-8")
+		return Reject(field, i18n.InvalidUTF8, nil)
 	case strings.TrimSpace(name) != name:
-		return Invalid(field, "must not start or end with whitespace")
+		return Reject(field, i18n.SurroundingSpace, nil)
 	case UTF16Len(name) > max:
-		return Invalid(field, "is %d characters long, at most %d allowed", UTF16Len(name), max)
+		return Reject(field, i18n.TooLong, Params{"length": UTF16Len(name), "max": max})
 	case strings.ContainsFunc(name, isControl):
-		return Invalid(field, "must not contain control characters")
+		return Reject(field, i18n.HasControl, nil)
 	}
 	return nil
 }
@@ -137,115 +142,141 @@ func (e *Entry) Validate() error { return e.ValidateWith(DefaultLimits()) }
 
 // ValidateWith checks e against the limits and shapes of the contract, with
 // the content length limit of lim (zero fields mean defaults), and returns
-// an *InvalidError naming the first field that fails. It does not check
+// an *InvalidError naming the first field that fails, with every other
+// failing field in its Others (one error per field). It does not check
 // scope capacity, which needs the store's lock. A Serverwide entry must
 // have a valid Collection name and no ChannelIDs; a persona entry must have
 // no Collection.
 func (e *Entry) ValidateWith(lim Limits) error {
 	lim = lim.WithDefaults()
+	var fe FieldErrors
+	fe.Add(e.validateScope())
+	fe.Add(validateText("title", e.Title, MaxTitleLen, false))
+	fe.Add(validateText("content", e.Content, lim.ContentChars, true))
+	fe.Add(validateKeys("keys", e.Keys))
+	fe.Add(validateKeys("secondaryKeys", e.SecondaryKeys))
+	e.validateChoices(&fe)
+	e.validateGroupAndTiming(&fe)
+	fe.Add(ValidateChannelIDs("channelIds", e.ChannelIDs))
+	fe.Add(e.validateLegacyTags())
+	fe.Add(e.validateExtensions())
+	return fe.Err()
+}
+
+// validateScope checks lineage, collection, channels and server.
+func (e *Entry) validateScope() error {
+	var fe FieldErrors
 	if e.Lineage < 0 {
-		return Invalid("lineage", "must be 0 (Serverwide) or a positive lineage id")
-	}
-	if e.Lineage.IsServerwide() {
+		fe.Add(Reject("lineage", i18n.BadLineage, nil))
+	} else if e.Lineage.IsServerwide() {
 		if err := ValidateCollectionName(e.Collection); err != nil {
-			return &InvalidError{Field: "collection", Reason: err.(*InvalidError).Reason}
+			ie := err.(*InvalidError)
+			fe.Add(&InvalidError{Field: "collection", Reason: ie.Reason, Key: ie.Key, Params: ie.Params})
 		}
 		if len(e.ChannelIDs) > 0 {
-			return Invalid("channelIds", "Serverwide entries use their collection's channels")
+			fe.Add(Reject("channelIds", i18n.NoChannelsServerwide, nil))
 		}
 	} else if e.Collection != "" {
-		return Invalid("collection", "persona entries have no collection")
+		fe.Add(Reject("collection", i18n.NoCollectionPersona, nil))
 	}
 	if e.Server != "" && !ValidSnowflake(e.Server) {
-		return Invalid("server", "%q is not a Discord snowflake", clipForError(e.Server))
+		fe.Add(Reject("server", i18n.NotSnowflake, Params{"value": clipForError(e.Server)}))
 	}
-	if !utf8.ValidString(e.Title) {
-		return Invalid("title", "is not valid UTF-8")
+	return fe.Err()
+}
+
+// validateText checks a title or content: valid UTF-8, no NUL, at most max
+// UTF-16 units, and not blank when required.
+func validateText(field, v string, max int, required bool) error {
+	switch {
+	case !utf8.ValidString(v):
+		return Reject(field, i18n.InvalidUTF8, nil)
+	case strings.IndexByte(v, 0) >= 0:
+		return Reject(field, i18n.HasNUL, nil)
+	case required && strings.TrimSpace(v) == "":
+		return Reject(field, i18n.Empty, nil)
 	}
-	for field, v := range map[string]string{"title": e.Title, "content": e.Content} {
-		if strings.IndexByte(v, 0) >= 0 {
-			return Invalid(field, "must not contain NUL characters")
-		}
+	if n := UTF16Len(v); n > max {
+		return Reject(field, i18n.TooLong, Params{"length": n, "max": max})
 	}
-	if n := UTF16Len(e.Title); n > MaxTitleLen {
-		return Invalid("title", "is %d characters long, at most %d allowed", n, MaxTitleLen)
-	}
-	if !utf8.ValidString(e.Content) {
-		return Invalid("content", "is not valid UTF-8")
-	}
-	if strings.TrimSpace(e.Content) == "" {
-		return Invalid("content", "must not be empty")
-	}
-	if n := UTF16Len(e.Content); n > lim.ContentChars {
-		return Invalid("content", "is %d characters long, at most %d allowed", n, lim.ContentChars)
-	}
-	if err := validateKeys("keys", e.Keys); err != nil {
-		return err
-	}
-	if err := validateKeys("secondaryKeys", e.SecondaryKeys); err != nil {
-		return err
-	}
+	return nil
+}
+
+// validateChoices checks the enumerations and numeric fields of the
+// activation rules.
+func (e *Entry) validateChoices(fe *FieldErrors) {
 	if e.Logic != "" && !e.Logic.Valid() {
-		return Invalid("selectiveLogic", "%q is not one of AND_ANY, AND_ALL, NOT_ANY, NOT_ALL", clipForError(string(e.Logic)))
+		fe.Add(Reject("selectiveLogic", i18n.NotOneOf, Params{"value": clipForError(string(e.Logic)), "allowed": "AND_ANY, AND_ALL, NOT_ANY, NOT_ALL"}))
 	}
 	if e.ScanDepth != nil && (*e.ScanDepth < MinScanDepth || *e.ScanDepth > MaxScanDepth) {
-		return Invalid("scanDepth", "%d is outside %d-%d", *e.ScanDepth, MinScanDepth, MaxScanDepth)
+		fe.Add(outOfRange("scanDepth", *e.ScanDepth, MinScanDepth, MaxScanDepth))
 	}
 	if e.Order < math.MinInt32 || e.Order > math.MaxInt32 {
-		return Invalid("insertionOrder", "%d is outside the 32-bit range", e.Order)
+		fe.Add(Reject("insertionOrder", i18n.Not32Bit, Params{"value": e.Order}))
 	}
 	if e.Priority < math.MinInt32 || e.Priority > math.MaxInt32 {
-		return Invalid("priority", "%d is outside the 32-bit range", e.Priority)
+		fe.Add(Reject("priority", i18n.Not32Bit, Params{"value": e.Priority}))
 	}
 	if e.Probability < 0 || e.Probability > 100 {
-		return Invalid("probability", "%d is outside 0-100", e.Probability)
+		fe.Add(outOfRange("probability", e.Probability, 0, 100))
 	}
 	if !e.Placement.Valid() {
-		return Invalid("placement", "%q is not before or after", clipForError(string(e.Placement)))
+		fe.Add(Reject("placement", i18n.NotOneOf, Params{"value": clipForError(string(e.Placement)), "allowed": "before, after"}))
 	}
 	if e.Role != "" && !e.Role.Valid() {
-		return Invalid("role", "%q is not system, user or assistant", clipForError(string(e.Role)))
+		fe.Add(Reject("role", i18n.NotOneOf, Params{"value": clipForError(string(e.Role)), "allowed": "system, user, assistant"}))
 	}
-	if err := e.validateGroupAndTiming(); err != nil {
-		return err
-	}
-	if err := ValidateChannelIDs("channelIds", e.ChannelIDs); err != nil {
-		return err
-	}
+}
+
+// outOfRange is the error of a number outside lo-hi.
+func outOfRange(field string, v, lo, hi int) error {
+	return Reject(field, i18n.OutOfRange, Params{"value": v, "min": lo, "max": hi})
+}
+
+// validateLegacyTags checks the pending legacy channel names.
+func (e *Entry) validateLegacyTags() error {
 	if len(e.LegacyChannelTags) > MaxChannelIDs {
-		return Invalid("legacyChannelTags", "%d names, at most %d allowed", len(e.LegacyChannelTags), MaxChannelIDs)
+		return Reject("legacyChannelTags", i18n.TooManyNames, Params{"count": len(e.LegacyChannelTags), "max": MaxChannelIDs})
 	}
+	var fe FieldErrors
 	for i, tag := range e.LegacyChannelTags {
 		if strings.TrimSpace(tag) == "" || !utf8.ValidString(tag) || UTF16Len(tag) > MaxLegacyTagLen || strings.IndexByte(tag, 0) >= 0 {
-			return Invalid(indexField("legacyChannelTags", i), "must be a non-blank name of at most %d characters", MaxLegacyTagLen)
+			fe.Add(Reject(indexField("legacyChannelTags", i), i18n.BadLegacyTag, Params{"max": MaxLegacyTagLen}))
 		}
 	}
+	return fe.Err()
+}
+
+// validateExtensions checks the source-format fields: valid JSON without
+// NUL (stored as jsonb, which cannot hold U+0000), at most
+// MaxExtensionsBytes together.
+func (e *Entry) validateExtensions() error {
 	size := 0
 	for k, v := range e.Extensions {
 		size += len(k) + len(v)
-		// Stored as jsonb: valid JSON, and no NUL anywhere (Postgres text and
-		// jsonb cannot hold U+0000).
 		if !json.Valid(v) {
-			return Invalid("extensions", "value of %q is not valid JSON", clipForError(k))
+			return Reject("extensions", i18n.ExtensionNotJSON, Params{"name": clipForError(k)})
 		}
 		if strings.IndexByte(k, 0) >= 0 || bytes.Contains(v, []byte(`\u0000`)) {
-			return Invalid("extensions", "%q must not contain NUL characters", clipForError(k))
+			return Reject("extensions", i18n.ExtensionHasNUL, Params{"name": clipForError(k)})
 		}
 	}
 	if size > MaxExtensionsBytes {
-		return Invalid("extensions", "%d bytes, at most %d allowed", size, MaxExtensionsBytes)
+		return Reject("extensions", i18n.TooManyBytes, Params{"size": size, "max": MaxExtensionsBytes})
 	}
 	return nil
 }
 
 // validateGroupAndTiming checks the inclusion-group, recursion and timed
 // effect fields.
-func (e *Entry) validateGroupAndTiming() error {
-	if !utf8.ValidString(e.Group) || strings.IndexByte(e.Group, 0) >= 0 {
-		return Invalid("group", "must be valid UTF-8 without NUL characters")
-	}
-	if n := UTF16Len(e.Group); n > MaxGroupLen {
-		return Invalid("group", "is %d characters long, at most %d allowed", n, MaxGroupLen)
+func (e *Entry) validateGroupAndTiming(fe *FieldErrors) {
+	switch {
+	case !utf8.ValidString(e.Group):
+		fe.Add(Reject("group", i18n.InvalidUTF8, nil))
+	case strings.IndexByte(e.Group, 0) >= 0:
+		fe.Add(Reject("group", i18n.HasNUL, nil))
+	case UTF16Len(e.Group) > MaxGroupLen:
+		fe.Add(Reject("group", i18n.TooLong, Params{"length": UTF16Len(e.Group), "max": MaxGroupLen}))
 	}
 	ranges := []struct {
 		field string
@@ -259,28 +290,28 @@ func (e *Entry) validateGroupAndTiming() error {
 	}
 	for _, r := range ranges {
 		if r.v < 0 || r.v > r.hi {
-			return Invalid(r.field, "%d is outside 0-%d", r.v, r.hi)
+			fe.Add(outOfRange(r.field, r.v, 0, r.hi))
 		}
 	}
-	return nil
 }
 
 func validateKeys(field string, keys []string) error {
 	if len(keys) > MaxKeysPerEntry {
-		return Invalid(field, "%d keys, at most %d allowed", len(keys), MaxKeysPerEntry)
+		return Reject(field, i18n.TooManyKeys, Params{"count": len(keys), "max": MaxKeysPerEntry})
 	}
+	var fe FieldErrors
 	for i, k := range keys {
-		if !utf8.ValidString(k) {
-			return Invalid(indexField(field, i), "is not valid UTF-8")
-		}
-		if strings.IndexByte(k, 0) >= 0 {
-			return Invalid(indexField(field, i), "must not contain NUL characters")
-		}
-		if n := UTF16Len(k); n > MaxKeyLen {
-			return Invalid(indexField(field, i), "is %d characters long, at most %d allowed", n, MaxKeyLen)
+		f := indexField(field, i)
+		switch {
+		case !utf8.ValidString(k):
+			fe.Add(Reject(f, i18n.InvalidUTF8, nil))
+		case strings.IndexByte(k, 0) >= 0:
+			fe.Add(Reject(f, i18n.HasNUL, nil))
+		case UTF16Len(k) > MaxKeyLen:
+			fe.Add(Reject(f, i18n.TooLong, Params{"length": UTF16Len(k), "max": MaxKeyLen}))
 		}
 	}
-	return nil
+	return fe.Err()
 }
 
 func indexField(field string, i int) string {

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
 
@@ -197,7 +198,14 @@ func cacheStatic(h http.Handler) http.Handler {
 }
 
 // tr translates for one request.
-type tr struct{ p *message.Printer }
+type tr struct {
+	p   *message.Printer
+	tag language.Tag
+}
+
+// Reason renders an API reason key with its params in the request's
+// language (lore/i18n's reasons).
+func (t tr) Reason(key string, params map[string]any) string { return i18n.Text(t.tag, key, params) }
 
 // S formats the message key with args in the request's language.
 func (t tr) S(key string, args ...any) string { return t.p.Sprintf(key, args...) }
@@ -206,20 +214,20 @@ func (t tr) S(key string, args ...any) string { return t.p.Sprintf(key, args...)
 // Accept-Language.
 func (d *Dashboard) translator(r *http.Request) (tr, string) {
 	pref := r.Header.Get("Accept-Language")
-	if c, err := r.Cookie("loregate_lang"); err == nil && (c.Value == "en" || c.Value == "pt-BR") {
+	if c, err := r.Cookie("loregate_lang"); err == nil && dashboardLang(c.Value) {
 		pref = c.Value
 	}
 	tag := i18n.Tag(pref)
-	lang := "en"
-	if tag == i18n.PT {
-		lang = "pt-BR"
-	}
-	return tr{p: i18n.Printer(d.cat, tag)}, lang
+	return tr{p: i18n.Printer(d.cat, tag), tag: tag}, i18n.Code(tag)
 }
+
+// dashboardLang reports whether lang is one of the dashboard's languages
+// (GET /dashboard/lang/{lang}): en, pt-BR, es.
+func dashboardLang(lang string) bool { return lang == "en" || lang == "pt-BR" || lang == "es" }
 
 func (d *Dashboard) setLang(w http.ResponseWriter, r *http.Request) {
 	lang := r.PathValue("lang")
-	if lang != "en" && lang != "pt-BR" {
+	if !dashboardLang(lang) {
 		http.NotFound(w, r)
 		return
 	}

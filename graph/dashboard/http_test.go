@@ -56,6 +56,28 @@ func TestPagesAnswer(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	require.Contains(t, string(b), "Todo o Servidor")
+	// GET /dashboard/lang/es switches to Spanish (a cookie, kept across
+	// pages); es-419 and es-ES browsers get Spanish too.
+	status, _ = get(t, c, e.srv.URL+"/dashboard/lang/es?back="+url.QueryEscape("/dashboard/s/"+serverA+"/"))
+	require.Equal(t, http.StatusSeeOther, status)
+	_, body := get(t, c, base)
+	require.Contains(t, body, "Todo el servidor")
+	require.Contains(t, body, `<html lang="es">`)
+	_, body = get(t, c, base+"play")
+	require.Contains(t, body, "Zona de pruebas de activación")
+	_, _ = get(t, c, e.srv.URL+"/dashboard/lang/en?back=/dashboard/")
+	for _, al := range []string{"es-419,es;q=0.9", "es-ES"} {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/dashboard/", nil)
+		req.Header.Set("Accept-Language", al)
+		jar := c.Jar
+		c.Jar = nil // no language cookie: Accept-Language decides
+		resp, err := c.Do(req)
+		c.Jar = jar
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Contains(t, string(b), `<html lang="es">`, al)
+	}
 }
 
 // TestWritesNeedCSRF: a write without the session's CSRF token is refused

@@ -611,6 +611,52 @@ func (ec *executionContext) fieldContext_TraceItem_detail(_ context.Context, fie
 	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "String")
 }
 
+func (ec *executionContext) _TraceItem_reason(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceItem_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_TraceItem_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "String")
+}
+
+func (ec *executionContext) _TraceItem_params(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceItem_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOJSON2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceItem_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "JSON")
+}
+
 func (ec *executionContext) _TraceItem_pass(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1210,6 +1256,16 @@ func (ec *executionContext) _TraceItem(ctx context.Context, sel ast.SelectionSet
 			}
 		case "detail":
 			out.Values[i] = ec._TraceItem_detail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._TraceItem_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "params":
+			out.Values[i] = ec._TraceItem_params(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

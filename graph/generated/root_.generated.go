@@ -221,6 +221,13 @@ type ComplexityRoot struct {
 		JSON     func(childComplexity int) int
 	}
 
+	FieldError struct {
+		Field   func(childComplexity int) int
+		Message func(childComplexity int) int
+		Params  func(childComplexity int) int
+		Reason  func(childComplexity int) int
+	}
+
 	ImportHistoryConnection struct {
 		Edges    func(childComplexity int) int
 		PageInfo func(childComplexity int) int
@@ -369,8 +376,11 @@ type ComplexityRoot struct {
 	MutationError struct {
 		Code    func(childComplexity int) int
 		Field   func(childComplexity int) int
+		Fields  func(childComplexity int) int
 		Limit   func(childComplexity int) int
 		Message func(childComplexity int) int
+		Params  func(childComplexity int) int
+		Reason  func(childComplexity int) int
 	}
 
 	NotConvertedMemory struct {
@@ -527,7 +537,9 @@ type ComplexityRoot struct {
 	TraceItem struct {
 		Detail      func(childComplexity int) int
 		ID          func(childComplexity int) int
+		Params      func(childComplexity int) int
 		Pass        func(childComplexity int) int
+		Reason      func(childComplexity int) int
 		Title       func(childComplexity int) int
 		TriggeredBy func(childComplexity int) int
 		Verdict     func(childComplexity int) int
@@ -1331,6 +1343,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ExportPayload.JSON(childComplexity), true
 
+	case "FieldError.field":
+		if e.ComplexityRoot.FieldError.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldError.Field(childComplexity), true
+	case "FieldError.message":
+		if e.ComplexityRoot.FieldError.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldError.Message(childComplexity), true
+	case "FieldError.params":
+		if e.ComplexityRoot.FieldError.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldError.Params(childComplexity), true
+	case "FieldError.reason":
+		if e.ComplexityRoot.FieldError.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FieldError.Reason(childComplexity), true
+
 	case "ImportHistoryConnection.edges":
 		if e.ComplexityRoot.ImportHistoryConnection.Edges == nil {
 			break
@@ -2122,6 +2159,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MutationError.Field(childComplexity), true
+	case "MutationError.fields":
+		if e.ComplexityRoot.MutationError.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MutationError.Fields(childComplexity), true
 	case "MutationError.limit":
 		if e.ComplexityRoot.MutationError.Limit == nil {
 			break
@@ -2134,6 +2177,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MutationError.Message(childComplexity), true
+	case "MutationError.params":
+		if e.ComplexityRoot.MutationError.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MutationError.Params(childComplexity), true
+	case "MutationError.reason":
+		if e.ComplexityRoot.MutationError.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MutationError.Reason(childComplexity), true
 
 	case "NotConvertedMemory.reason":
 		if e.ComplexityRoot.NotConvertedMemory.Reason == nil {
@@ -2740,12 +2795,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TraceItem.ID(childComplexity), true
+	case "TraceItem.params":
+		if e.ComplexityRoot.TraceItem.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceItem.Params(childComplexity), true
 	case "TraceItem.pass":
 		if e.ComplexityRoot.TraceItem.Pass == nil {
 			break
 		}
 
 		return e.ComplexityRoot.TraceItem.Pass(childComplexity), true
+	case "TraceItem.reason":
+		if e.ComplexityRoot.TraceItem.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceItem.Reason(childComplexity), true
 	case "TraceItem.title":
 		if e.ComplexityRoot.TraceItem.Title == nil {
 			break
@@ -3089,7 +3156,15 @@ type TraceItem {
   decorator_blocked, cooldown, delayed.
   """
   verdict: String!
+  "Why, in English."
   detail: String
+  """
+  The verdict's stable reason key (docs/api.md "Reason keys"; today the verdict's name), to
+  render in the member's language with params.
+  """
+  reason: String!
+  "The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget)."
+  params: JSON
   "The pass in which the verdict was reached; 0 when a gate decided before any pass."
   pass: Int!
   "The admitted entry whose content activated this one in a recursive pass."
@@ -3951,11 +4026,38 @@ enum ErrorCode {
 "A typed mutation failure. Nothing was written when a payload carries one."
 type MutationError {
   code: ErrorCode!
+  "What went wrong, in English (render reason and params for other languages)."
   message: String!
-  "The input field at fault (INVALID_INPUT)."
+  """
+  The input field at fault: the first failing field (INVALID_INPUT; every one is in fields),
+  the argument that did not resolve (NOT_FOUND: serverDiscordId, collectionId, entryId,
+  lineageId, personaId, importId...), name (DUPLICATE_NAME), expectedUpdatedAt (STALE_TARGET).
+  """
   field: String
   "The scope limit (SCOPE_FULL)."
   limit: Int
+  """
+  A stable lower_snake key of what went wrong (docs/api.md "Reason keys"), e.g. too_long,
+  out_of_range, not_found, scope_full: clients render it in the member's language with params.
+  For INVALID_INPUT it is the first field error's reason.
+  """
+  reason: String!
+  "The reason's params: a JSON object (e.g. {\"length\": 250, \"max\": 200}); {} when it has none."
+  params: JSON
+  "Every field error of the write at once, the first one (field) included; null for other codes."
+  fields: [FieldError!]
+}
+
+"One failing input field of a write (MutationError.fields)."
+type FieldError {
+  "The input field, as MutationError.field spells it (title, keys[3], entries[2].content)."
+  field: String!
+  "A stable lower_snake reason key (docs/api.md \"Reason keys\")."
+  reason: String!
+  "What is wrong with the field, in English, e.g. \"invalid title: is 250 characters long, at most 200 allowed\"."
+  message: String!
+  "The reason's params: a JSON object; {} when it has none."
+  params: JSON
 }
 
 type DeletePayload {
@@ -4759,6 +4861,20 @@ func (ec *executionContext) childFields_ExportPayload(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type ExportPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_FieldError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_FieldError_field(ctx, field)
+	case "reason":
+		return ec.fieldContext_FieldError_reason(ctx, field)
+	case "message":
+		return ec.fieldContext_FieldError_message(ctx, field)
+	case "params":
+		return ec.fieldContext_FieldError_params(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FieldError", field.Name)
+}
+
 func (ec *executionContext) childFields_ImportHistoryConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "edges":
@@ -5001,6 +5117,12 @@ func (ec *executionContext) childFields_MutationError(ctx context.Context, field
 		return ec.fieldContext_MutationError_field(ctx, field)
 	case "limit":
 		return ec.fieldContext_MutationError_limit(ctx, field)
+	case "reason":
+		return ec.fieldContext_MutationError_reason(ctx, field)
+	case "params":
+		return ec.fieldContext_MutationError_params(ctx, field)
+	case "fields":
+		return ec.fieldContext_MutationError_fields(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MutationError", field.Name)
 }
@@ -5295,6 +5417,10 @@ func (ec *executionContext) childFields_TraceItem(ctx context.Context, field gra
 		return ec.fieldContext_TraceItem_verdict(ctx, field)
 	case "detail":
 		return ec.fieldContext_TraceItem_detail(ctx, field)
+	case "reason":
+		return ec.fieldContext_TraceItem_reason(ctx, field)
+	case "params":
+		return ec.fieldContext_TraceItem_params(ctx, field)
 	case "pass":
 		return ec.fieldContext_TraceItem_pass(ctx, field)
 	case "triggeredBy":

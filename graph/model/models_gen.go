@@ -464,6 +464,18 @@ type ExportWorkspaceBackupInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+// One failing input field of a write (MutationError.fields).
+type FieldError struct {
+	// The input field, as MutationError.field spells it (title, keys[3], entries[2].content).
+	Field string `json:"field"`
+	// A stable lower_snake reason key (docs/api.md "Reason keys").
+	Reason string `json:"reason"`
+	// What is wrong with the field, in English, e.g. "invalid title: is 250 characters long, at most 200 allowed".
+	Message string `json:"message"`
+	// The reason's params: a JSON object; {} when it has none.
+	Params map[string]any `json:"params,omitempty"`
+}
+
 type ImportHistoryConnection struct {
 	Edges    []*ImportRecordEdge `json:"edges"`
 	PageInfo PageInfo            `json:"pageInfo"`
@@ -680,12 +692,23 @@ type Mutation struct {
 
 // A typed mutation failure. Nothing was written when a payload carries one.
 type MutationError struct {
-	Code    ErrorCode `json:"code"`
-	Message string    `json:"message"`
-	// The input field at fault (INVALID_INPUT).
+	Code ErrorCode `json:"code"`
+	// What went wrong, in English (render reason and params for other languages).
+	Message string `json:"message"`
+	// The input field at fault: the first failing field (INVALID_INPUT; every one is in fields),
+	// the argument that did not resolve (NOT_FOUND: serverDiscordId, collectionId, entryId,
+	// lineageId, personaId, importId...), name (DUPLICATE_NAME), expectedUpdatedAt (STALE_TARGET).
 	Field *string `json:"field,omitempty"`
 	// The scope limit (SCOPE_FULL).
 	Limit *int `json:"limit,omitempty"`
+	// A stable lower_snake key of what went wrong (docs/api.md "Reason keys"), e.g. too_long,
+	// out_of_range, not_found, scope_full: clients render it in the member's language with params.
+	// For INVALID_INPUT it is the first field error's reason.
+	Reason string `json:"reason"`
+	// The reason's params: a JSON object (e.g. {"length": 250, "max": 200}); {} when it has none.
+	Params map[string]any `json:"params,omitempty"`
+	// Every field error of the write at once, the first one (field) included; null for other codes.
+	Fields []*FieldError `json:"fields,omitempty"`
 }
 
 type NamesInput struct {
@@ -921,8 +944,14 @@ type TraceItem struct {
 	// gated_channel, no_key_match, secondary_logic_failed, chance_failed,
 	// over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
 	// decorator_blocked, cooldown, delayed.
-	Verdict string  `json:"verdict"`
-	Detail  *string `json:"detail,omitempty"`
+	Verdict string `json:"verdict"`
+	// Why, in English.
+	Detail *string `json:"detail,omitempty"`
+	// The verdict's stable reason key (docs/api.md "Reason keys"; today the verdict's name), to
+	// render in the member's language with params.
+	Reason string `json:"reason"`
+	// The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget).
+	Params map[string]any `json:"params,omitempty"`
 	// The pass in which the verdict was reached; 0 when a gate decided before any pass.
 	Pass int `json:"pass"`
 	// The admitted entry whose content activated this one in a recursive pass.

@@ -39,7 +39,7 @@ func (s *Store) PutBookCard(ctx context.Context, c BookCard) error {
 		if c.CollectionID != 0 {
 			tag, err := tx.Exec(ctx, bookCardUpsertLorebook, c.Server, c.CollectionID, c.Container, c.Card, c.File)
 			if err == nil && tag.RowsAffected() == 0 {
-				err = notFound("collection %d", c.CollectionID)
+				err = notFound("collection", c.CollectionID)
 			}
 			return err
 		}
@@ -65,7 +65,7 @@ func (s *Store) GetBookCard(ctx context.Context, server string, lineage lore.Lin
 	}
 	err := row.Scan(&c.Container, &c.Card, &c.File, &c.UpdatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return BookCard{}, wrapErr(op, notFound("card of this book"))
+		return BookCard{}, wrapErr(op, notFound("card", nil))
 	}
 	return c, wrapErr(op, err)
 }

@@ -80,7 +80,7 @@ func (s *Store) UpdateCollectionSettings(ctx context.Context, server string, id 
 	err := s.write(ctx, "update collection settings", server, func(tx pgx.Tx) error {
 		cur, err := scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("collection %d", id)
+			return notFound("collection", id)
 		}
 		if err != nil {
 			return err

@@ -113,7 +113,7 @@ func (s *Store) DeleteCollection(ctx context.Context, server string, id int64) e
 	return s.write(ctx, op, server, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, lorebookDelete, server, id)
 		if err == nil && tag.RowsAffected() == 0 {
-			err = notFound("collection %d", id)
+			err = notFound("collection", id)
 		}
 		return err
 	})
@@ -146,7 +146,7 @@ func (s *Store) updateCollection(ctx context.Context, op, server string, id int6
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("collection %d", id)
+			return notFound("collection", id)
 		}
 		out, err = scanCollection(tx.QueryRow(ctx, lorebookGet, server, id))
 		return err
@@ -162,7 +162,7 @@ func (s *Store) GetCollection(ctx context.Context, server string, id int64) (lor
 	}
 	c, err := scanCollection(s.db.QueryRow(ctx, lorebookGet, server, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("collection %d", id)
+		err = notFound("collection", id)
 	}
 	return c, wrapErr("get collection", err)
 }
@@ -175,7 +175,7 @@ func (s *Store) GetCollectionByName(ctx context.Context, server, name string) (l
 	}
 	c, err := scanCollection(s.db.QueryRow(ctx, lorebookGetByName, server, name))
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("collection %q", name)
+		err = notFound("collection name", name)
 	}
 	return c, wrapErr("get collection by name", err)
 }

@@ -261,7 +261,7 @@ func requireCollectionTx(ctx context.Context, tx pgx.Tx, server, name string) er
 		return err
 	}
 	if !ok {
-		return notFound("collection %q", name)
+		return notFound("collection name", name)
 	}
 	return nil
 }
@@ -286,7 +286,7 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
 		cur, err := scanEntry(tx.QueryRow(ctx, entryGetForUpdate, server, lineageParam(lineage), id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("entry %d", id)
+			return notFound("entry", id)
 		}
 		if err != nil {
 			return err
@@ -437,7 +437,7 @@ func (s *Store) DeleteEntry(ctx context.Context, server string, lineage lore.Lin
 		}
 		tag, err := tx.Exec(ctx, entryDelete, server, lineageParam(lineage), id)
 		if err == nil && tag.RowsAffected() == 0 {
-			err = notFound("entry %d", id)
+			err = notFound("entry", id)
 		}
 		return err
 	})
@@ -458,7 +458,7 @@ func (s *Store) SetEntryEnabled(ctx context.Context, server string, lineage lore
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return notFound("entry %d", id)
+			return notFound("entry", id)
 		}
 		err = s.forSplitSiblingsTx(ctx, tx, server, lineage, id, func(sid int64) error {
 			_, err := tx.Exec(ctx, entrySetEnabled, server, lineageParam(lineage), sid, enabled)
@@ -485,7 +485,7 @@ func (s *Store) GetEntry(ctx context.Context, server string, lineage lore.Lineag
 	}
 	e, err := scanEntry(s.db.QueryRow(ctx, entryGet, server, lineageParam(lineage), id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("entry %d", id)
+		err = notFound("entry", id)
 	}
 	return e, wrapErr(op, err)
 }

@@ -75,7 +75,9 @@ func wrapErr(op string, err error) error {
 	return fmt.Errorf("lore/postgres: %s: %w", op, interpretError(err))
 }
 
-// notFound returns an ErrNotFound naming what is missing.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), lore.ErrNotFound)
+// notFound returns a *lore.NotFoundError naming what is missing: kind
+// ("server", "collection", "collection name", "entry", "persona",
+// "import"...) and the id asked for (nil when there is none).
+func notFound(kind string, id any) error {
+	return lore.NotFound(kind, id)
 }

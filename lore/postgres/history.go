@@ -91,7 +91,7 @@ func (s *Store) Atomic(ctx context.Context, server string, fn func(ctx context.C
 		var version int64
 		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return wrapErr("atomic write", notFound("server %s", server))
+				return wrapErr("atomic write", notFound("server", server))
 			}
 			return wrapErr("atomic write", err)
 		}
@@ -209,7 +209,7 @@ func (s *Store) HistoryRecord(ctx context.Context, server string, id int64) (lor
 	}
 	r, err := scanHistory(s.db.QueryRow(ctx, historyGet, server, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("import %d", id)
+		err = notFound("import", id)
 	}
 	return r, wrapErr(op, err)
 }
@@ -337,7 +337,7 @@ func (u *undoTx) load(ctx context.Context) error {
 	tx, server, id := u.tx, u.server, u.id
 	rec, err := scanHistory(tx.QueryRow(ctx, historyGetForUpdate, server, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return notFound("import %d", id)
+		return notFound("import", id)
 	}
 	if err != nil {
 		return err

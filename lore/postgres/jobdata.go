@@ -59,7 +59,7 @@ func (s *Store) GetBlob(ctx context.Context, id int64) (Blob, error) {
 	var b Blob
 	err := s.db.QueryRow(ctx, blobGet, id).Scan(&b.ID, &b.Server, &b.Kind, &b.FileName, &b.Size, &b.SHA256, &b.Data, &b.CreatedAt, &b.ExpiresAt, &b.Meta)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Blob{}, wrapErr("get blob", notFound("blob %d", id))
+		return Blob{}, wrapErr("get blob", notFound("blob", id))
 	}
 	return b, wrapErr("get blob", err)
 }
@@ -100,7 +100,7 @@ func scanArtifact(row pgx.Row, withData bool) (Artifact, error) {
 func (s *Store) GetArtifactByJob(ctx context.Context, jobID int64) (Artifact, error) {
 	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGetByJob, jobID), false)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Artifact{}, wrapErr("get artifact", notFound("artifact of job %d", jobID))
+		return Artifact{}, wrapErr("get artifact", notFound("artifact of job", jobID))
 	}
 	return a, wrapErr("get artifact", err)
 }
@@ -110,7 +110,7 @@ func (s *Store) GetArtifactByJob(ctx context.Context, jobID int64) (Artifact, er
 func (s *Store) GetArtifact(ctx context.Context, id int64) (Artifact, error) {
 	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGet, id), false)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Artifact{}, wrapErr("get artifact", notFound("artifact %d", id))
+		return Artifact{}, wrapErr("get artifact", notFound("artifact", id))
 	}
 	return a, wrapErr("get artifact", err)
 }
@@ -120,7 +120,7 @@ func (s *Store) GetArtifact(ctx context.Context, id int64) (Artifact, error) {
 func (s *Store) GetArtifactData(ctx context.Context, id int64) (Artifact, error) {
 	a, err := scanArtifact(s.db.QueryRow(ctx, artifactGetData, id), true)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Artifact{}, wrapErr("get artifact", notFound("artifact %d", id))
+		return Artifact{}, wrapErr("get artifact", notFound("artifact", id))
 	}
 	return a, wrapErr("get artifact", err)
 }
@@ -137,7 +137,7 @@ func (s *Store) GetJobReport(ctx context.Context, jobID int64) (JobReport, error
 	var r JobReport
 	err := s.db.QueryRow(ctx, reportGet, jobID).Scan(&r.JobID, &r.Server, &r.Kind, &r.Report, &r.CreatedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return JobReport{}, wrapErr("get job report", notFound("report of job %d", jobID))
+		return JobReport{}, wrapErr("get job report", notFound("report of job", jobID))
 	}
 	return r, wrapErr("get job report", err)
 }
@@ -199,7 +199,7 @@ func (s *Store) ReadWorkspace(ctx context.Context, server string) (Workspace, er
 		var err error
 		if w.Server, err = scanServer(tx.QueryRow(ctx, serverGet, server)); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("server %s", server)
+				return notFound("server", server)
 			}
 			return err
 		}

@@ -57,7 +57,7 @@ func (s *Store) GetMigrationRun(ctx context.Context, id int64) (MigrationRun, er
 	err := s.db.QueryRow(ctx, runGet, id).Scan(&r.ID, &r.SourceName, &r.SourceSHA256, &r.Apply, &r.Actor, &r.Data,
 		&r.Done, &r.Total, &r.Report, &r.Error, &r.CreatedAt, &r.FinishedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("migration run %d", id)
+		err = notFound("migration run", id)
 	}
 	return r, wrapErr("get migration run", err)
 }
@@ -81,7 +81,7 @@ func (s *Store) HistoryServer(ctx context.Context, id int64) (string, error) {
 	var server string
 	err := s.db.QueryRow(ctx, historyServerOf, id).Scan(&server)
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = notFound("import %d", id)
+		err = notFound("import", id)
 	}
 	return server, wrapErr("get history record", err)
 }

@@ -73,7 +73,7 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 		} else {
 			p, err = scanPersona(tx.QueryRow(ctx, personaGet, c.Server, c.PersonaID))
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("persona %d", c.PersonaID)
+				return notFound("persona", c.PersonaID)
 			}
 			if err != nil {
 				return err

@@ -79,7 +79,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		return empty, wrapErr(op, err)
 	}
 	if !found {
-		return empty, wrapErr(op, notFound("server %s", server))
+		return empty, wrapErr(op, notFound("server", server))
 	}
 	// The engine sees a split group as one entry (docs/formats.md "Long
 	// entries").
@@ -130,7 +130,7 @@ func (s *Store) ListScope(ctx context.Context, server string, lineage lore.Linea
 			return nil, wrapErr(op, err)
 		}
 		if !ok {
-			return nil, wrapErr(op, notFound("collection %q", collection))
+			return nil, wrapErr(op, notFound("collection name", collection))
 		}
 	}
 	return out, nil

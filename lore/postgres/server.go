@@ -52,7 +52,7 @@ func (s *Store) GetServer(ctx context.Context, id string) (lore.Server, error) {
 	}
 	sv, err := scanServer(s.db.QueryRow(ctx, serverGet, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return lore.Server{}, wrapErr("get server", notFound("server %s", id))
+		return lore.Server{}, wrapErr("get server", notFound("server", id))
 	}
 	return sv, wrapErr("get server", err)
 }
@@ -121,7 +121,7 @@ func (s *Store) DeleteServer(ctx context.Context, id string) error {
 	defer s.wrote(id)
 	tag, err := s.db.Exec(ctx, serverDelete, id)
 	if err == nil && tag.RowsAffected() == 0 {
-		err = notFound("server %s", id)
+		err = notFound("server", id)
 	}
 	return wrapErr("delete server", err)
 }
@@ -165,7 +165,7 @@ func (s *Store) RemovePersona(ctx context.Context, server string, id int64) erro
 	}
 	tag, err := s.db.Exec(ctx, personaRemove, server, id)
 	if err == nil && tag.RowsAffected() == 0 {
-		err = notFound("persona %d", id)
+		err = notFound("persona", id)
 	}
 	return wrapErr("remove persona", err)
 }

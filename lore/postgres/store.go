@@ -125,7 +125,7 @@ func (s *Store) write(ctx context.Context, op, server string, fn func(tx pgx.Tx)
 		var version int64
 		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("server %s", server)
+				return notFound("server", server)
 			}
 			return err
 		}

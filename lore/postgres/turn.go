@@ -149,7 +149,7 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 			return err
 		}
 		if err := br.QueryRow().Scan(&t.id); errors.Is(err, pgx.ErrNoRows) {
-			return notFound("server %s", c.Server)
+			return notFound("server", c.Server)
 		} else if err != nil {
 			return err
 		}

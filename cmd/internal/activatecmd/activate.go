@@ -44,7 +44,7 @@
 //	 "blocks":[{"tag","role","text"}],
 //	 "budget":{"unit","limit","used"},
 //	 "passes":N,
-//	 "trace":[{"id","title","verdict","detail","pass","triggeredBy"}]}
+//	 "trace":[{"id","title","verdict","detail","reason","params","pass","triggeredBy"}]}
 //
 // tokens is the admitted content's token count with --tokenizer;
 // triggeredBy is the id of the entry whose content activated this one in a
@@ -285,7 +285,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 	if c.format == "text" {
 		return renderText(res, blocks), warnings, nil
 	}
-	out, err := renderJSON(res, blocks)
+	out, err := renderJSON(res, blocks, entries)
 	return out, warnings, err
 }
 
@@ -437,12 +437,14 @@ type jsonBudget struct {
 }
 
 type jsonTrace struct {
-	ID          int64  `json:"id"`
-	Title       string `json:"title"`
-	Verdict     string `json:"verdict"`
-	Detail      string `json:"detail"`
-	Pass        int    `json:"pass"`
-	TriggeredBy *int64 `json:"triggeredBy"`
+	ID          int64          `json:"id"`
+	Title       string         `json:"title"`
+	Verdict     string         `json:"verdict"`
+	Detail      string         `json:"detail"`
+	Reason      string         `json:"reason"`
+	Params      map[string]any `json:"params"`
+	Pass        int            `json:"pass"`
+	TriggeredBy *int64         `json:"triggeredBy"`
 }
 
 type jsonOutput struct {
@@ -461,7 +463,7 @@ func idOrNil(id int64) *int64 {
 	return &id
 }
 
-func renderJSON(res activation.Result, blocks []prompt.Block) ([]byte, error) {
+func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Entry) ([]byte, error) {
 	out := jsonOutput{
 		Admitted: []jsonAdmitted{},
 		Blocks:   []jsonBlock{},
@@ -477,9 +479,14 @@ func renderJSON(res activation.Result, blocks []prompt.Block) ([]byte, error) {
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text})
 	}
+	byID := make(map[int64]*lore.Entry, len(entries))
+	for i := range entries {
+		byID[entries[i].ID] = &entries[i]
+	}
 	for _, t := range res.Trace {
+		reason, params := t.Reason(byID[t.ID])
 		out.Trace = append(out.Trace, jsonTrace{ID: t.ID, Title: t.Title, Verdict: string(t.Verdict), Detail: t.Detail,
-			Pass: t.Pass, TriggeredBy: idOrNil(t.TriggeredBy)})
+			Reason: reason, Params: params, Pass: t.Pass, TriggeredBy: idOrNil(t.TriggeredBy)})
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {

@@ -125,7 +125,7 @@ func TestAdmittedItemKeys(t *testing.T) {
 	require.Equal(t, []string{"content", "group", "id", "pass", "placement", "title", "tokens", "triggeredBy"}, keys(out.Admitted[0]))
 	require.Equal(t, []string{"role", "tag", "text"}, keys(out.Blocks[0]))
 	require.Equal(t, []string{"limit", "unit", "used"}, keys(out.Budget))
-	require.Equal(t, []string{"detail", "id", "pass", "title", "triggeredBy", "verdict"}, keys(out.Trace[0]))
+	require.Equal(t, []string{"detail", "id", "params", "pass", "reason", "title", "triggeredBy", "verdict"}, keys(out.Trace[0]))
 }
 
 func TestSeveralBooksAndOptions(t *testing.T) {

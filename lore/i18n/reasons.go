@@ -1,0 +1,221 @@
+package i18n
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/text/language"
+)
+
+// Key is a reason key: a stable lower_snake name of one failure or one
+// trace verdict that clients switch on and render in the member's
+// language with the reason's params (docs/api.md "Reason keys"). A key
+// never changes meaning; a new meaning gets a new key.
+type Key = string
+
+// Reason is one reason key with its texts. Texts are predicates that
+// follow the name of the field at fault ("is 300 characters long, ..."),
+// or whole sentences for mutation-level and trace reasons; {name} marks a
+// param, filled from the reason's params.
+type Reason struct{ Key, En, Pt, Es string }
+
+// The reason keys raised from Go code. A key used from Go gets a constant
+// here and its line in the reasons table below; trace verdict keys are
+// the verdict names of lore/activation and need only their line.
+const (
+	Invalid              Key = "invalid"
+	Required             Key = "required"
+	Blank                Key = "blank"
+	Empty                Key = "empty"
+	InvalidUTF8          Key = "invalid_utf8"
+	HasNUL               Key = "has_nul"
+	HasControl           Key = "has_control"
+	SurroundingSpace     Key = "surrounding_space"
+	TooLong              Key = "too_long"
+	TooManyKeys          Key = "too_many_keys"
+	TooManyChannelIDs    Key = "too_many_channel_ids"
+	TooManyNames         Key = "too_many_names"
+	TooManyBytes         Key = "too_many_bytes"
+	OutOfRange           Key = "out_of_range"
+	OutOfRangeCharacters Key = "out_of_range_characters"
+	OutOfRangeTokens     Key = "out_of_range_tokens"
+	Not32Bit             Key = "not_32bit"
+	NotSnowflake         Key = "not_snowflake"
+	DuplicateChannel     Key = "duplicate_channel"
+	NotOneOf             Key = "not_one_of"
+	BadLineage           Key = "bad_lineage"
+	NoChannelsServerwide Key = "serverwide_uses_collection_channels"
+	NoCollectionPersona  Key = "persona_has_no_collection"
+	BadLegacyTag         Key = "bad_legacy_tag"
+	ExtensionNotJSON     Key = "extension_not_json"
+	ExtensionHasNUL      Key = "extension_has_nul"
+	NotACursor           Key = "not_a_cursor"
+	AtLeast              Key = "at_least"
+	UnknownSortField     Key = "unknown_sort_field"
+	RejectedByDatabase   Key = "rejected_by_database"
+	ScopeFull            Key = "scope_full"
+	NotFound             Key = "not_found"
+	UnknownLineage       Key = "unknown_lineage"
+	DuplicateName        Key = "duplicate_name"
+	StaleTarget          Key = "stale_target"
+	StaleVersion         Key = "stale_version"
+	Unavailable          Key = "unavailable"
+)
+
+// reasons is every reason key with its English, Brazilian Portuguese and
+// Spanish texts: the one place to add a key (then list it in docs/api.md
+// "Reason keys"; TestReasons checks both). Field reasons first, then
+// mutation-level reasons, then trace verdicts.
+var reasons = [...]Reason{
+	// Field reasons (FieldError.reason, MutationError.reason of INVALID_INPUT).
+	{Invalid, "{detail}", "é inválido: {detail}", "no es válido: {detail}"},
+	{Required, "is required", "é obrigatório", "es obligatorio"},
+	{Blank, "must not be blank", "não pode ficar em branco", "no puede quedar en blanco"},
+	{Empty, "must not be empty", "não pode ficar vazio", "no puede quedar vacío"},
+	{InvalidUTF8, "is not valid UTF-8", "não é UTF-8 válido", "no es UTF-8 válido"},
+	{HasNUL, "must not contain NUL characters", "não pode conter caracteres NUL", "no puede contener caracteres NUL"},
+	{HasControl, "must not contain control characters", "não pode conter caracteres de controle", "no puede contener caracteres de control"},
+	{SurroundingSpace, "must not start or end with whitespace", "não pode começar nem terminar com espaço", "no puede empezar ni terminar con espacios"},
+	{TooLong, "is {length} characters long, at most {max} allowed", "tem {length} caracteres; o máximo é {max}", "tiene {length} caracteres; el máximo es {max}"},
+	{TooManyKeys, "{count} keys, at most {max} allowed", "{count} chaves; o máximo é {max}", "{count} claves; el máximo es {max}"},
+	{TooManyChannelIDs, "{count} channel ids, at most {max} allowed", "{count} ids de canal; o máximo é {max}", "{count} ids de canal; el máximo es {max}"},
+	{TooManyNames, "{count} names, at most {max} allowed", "{count} nomes; o máximo é {max}", "{count} nombres; el máximo es {max}"},
+	{TooManyBytes, "{size} bytes, at most {max} allowed", "{size} bytes; o máximo é {max}", "{size} bytes; el máximo es {max}"},
+	{OutOfRange, "{value} is outside {min}-{max}", "{value} está fora do intervalo {min}-{max}", "{value} está fuera del rango {min}-{max}"},
+	{OutOfRangeCharacters, "{value} is outside {min}-{max} characters", "{value} está fora do intervalo de {min}-{max} caracteres", "{value} está fuera del rango de {min}-{max} caracteres"},
+	{OutOfRangeTokens, "{value} is outside {min}-{max} tokens", "{value} está fora do intervalo de {min}-{max} tokens", "{value} está fuera del rango de {min}-{max} tokens"},
+	{Not32Bit, "{value} is outside the 32-bit range", "{value} está fora do intervalo de 32 bits", "{value} está fuera del rango de 32 bits"},
+	{NotSnowflake, "\"{value}\" is not a Discord snowflake", "\"{value}\" não é um id do Discord", "\"{value}\" no es un id de Discord"},
+	{DuplicateChannel, "duplicate channel id {value}", "id de canal repetido: {value}", "id de canal repetido: {value}"},
+	{NotOneOf, "\"{value}\" is not one of {allowed}", "\"{value}\" não é um de {allowed}", "\"{value}\" no es uno de {allowed}"},
+	{BadLineage, "must be 0 (Serverwide) or a positive lineage id", "deve ser 0 (Todo o Servidor) ou o id positivo de uma linhagem", "debe ser 0 (todo el servidor) o el id positivo de un linaje"},
+	{NoChannelsServerwide, "Serverwide entries use their collection's channels", "entradas de Todo o Servidor usam os canais da sua coleção", "las entradas de todo el servidor usan los canales de su colección"},
+	{NoCollectionPersona, "persona entries have no collection", "entradas de persona não têm coleção", "las entradas de una persona no tienen colección"},
+	{BadLegacyTag, "must be a non-blank name of at most {max} characters", "deve ser um nome não vazio de no máximo {max} caracteres", "debe ser un nombre no vacío de como máximo {max} caracteres"},
+	{ExtensionNotJSON, "value of \"{name}\" is not valid JSON", "o valor de \"{name}\" não é JSON válido", "el valor de \"{name}\" no es JSON válido"},
+	{ExtensionHasNUL, "\"{name}\" must not contain NUL characters", "\"{name}\" não pode conter caracteres NUL", "\"{name}\" no puede contener caracteres NUL"},
+	{NotACursor, "is not a cursor returned by this API", "não é um cursor devolvido por esta API", "no es un cursor devuelto por esta API"},
+	{AtLeast, "must be at least {min}", "deve ser pelo menos {min}", "debe ser al menos {min}"},
+	{UnknownSortField, "unknown sort field \"{value}\"", "campo de ordenação desconhecido: \"{value}\"", "campo de orden desconocido: \"{value}\""},
+	{RejectedByDatabase, "rejected by the database", "recusado pelo banco de dados", "rechazado por la base de datos"},
+
+	// Mutation-level reasons (MutationError.reason of the other codes).
+	{ScopeFull, "the scope would hold {total} entries, {over} over the limit of {limit}", "o escopo ficaria com {total} entradas, {over} acima do limite de {limit}", "el ámbito tendría {total} entradas, {over} por encima del límite de {limit}"},
+	{NotFound, "{argument} {id} was not found: it does not exist, was deleted, or belongs to another server or scope", "{argument} {id} não foi encontrado: não existe, foi excluído ou pertence a outro servidor ou escopo", "{argument} {id} no se encontró: no existe, se eliminó o pertenece a otro servidor o ámbito"},
+	{UnknownLineage, "lineage {id} is not registered on the server", "a linhagem {id} não está registrada no servidor", "el linaje {id} no está registrado en el servidor"},
+	{DuplicateName, "a collection named \"{name}\" already exists on this server", "já existe uma coleção chamada \"{name}\" neste servidor", "ya existe una colección llamada \"{name}\" en este servidor"},
+	{StaleTarget, "the collection was renamed or deleted after this write was prepared; nothing was written", "a coleção foi renomeada ou excluída depois que esta gravação foi preparada; nada foi gravado", "la colección se renombró o eliminó después de preparar esta escritura; no se guardó nada"},
+	{StaleVersion, "{target} was changed after you read it; nothing was written, read it again", "{target} foi alterado depois que você o leu; nada foi gravado, leia de novo", "{target} cambió después de que lo leyeras; no se guardó nada, vuelve a leerlo"},
+	{Unavailable, "the lore store is unavailable; nothing was written, try again", "o armazenamento de lore está indisponível; nada foi gravado, tente novamente", "el almacén de lore no está disponible; no se guardó nada, inténtalo de nuevo"},
+
+	// Trace verdicts (TraceItem.reason; the keys are lore/activation's
+	// verdict names). Params: the entry's pass, and where the verdict has
+	// them: chance (percent), priority.
+	{"admitted", "entered the prompt", "entrou no prompt", "entró en el prompt"},
+	{"disabled", "the entry is disabled", "a entrada está desativada", "la entrada está desactivada"},
+	{"gated_server", "the entry belongs to another server", "a entrada pertence a outro servidor", "la entrada pertenece a otro servidor"},
+	{"gated_lineage", "the entry belongs to another persona", "a entrada pertence a outra persona", "la entrada pertenece a otra persona"},
+	{"gated_collection", "its collection is disabled", "sua coleção está desativada", "su colección está desactivada"},
+	{"gated_channel", "the entry is not active in this channel", "a entrada não está ativa neste canal", "la entrada no está activa en este canal"},
+	{"no_key_match", "no key matched the scanned messages", "nenhuma chave correspondeu às mensagens pesquisadas", "ninguna clave coincidió con los mensajes revisados"},
+	{"secondary_logic_failed", "the secondary keys did not satisfy its logic", "as chaves secundárias não satisfizeram a lógica", "las claves secundarias no cumplieron su lógica"},
+	{"chance_failed", "the chance roll failed (chance {chance}%)", "a rolagem de chance falhou (chance de {chance}%)", "la tirada de probabilidad falló (probabilidad {chance}%)"},
+	{"over_budget", "it did not fit in the remaining budget (priority {priority})", "não coube no orçamento restante (prioridade {priority})", "no cupo en el presupuesto restante (prioridad {priority})"},
+	{"group_lost", "another entry won its inclusion group", "outra entrada venceu seu grupo de inclusão", "otra entrada ganó su grupo de inclusión"},
+	{"excluded_from_recursion", "only recursion text matched and the entry is excluded from recursion", "só o texto de recursão correspondeu e a entrada está excluída da recursão", "solo coincidió texto de recursión y la entrada está excluida de la recursión"},
+	{"delayed_until_recursion", "it waits for a recursion level this turn did not reach", "espera um nível de recursão que este turno não alcançou", "espera un nivel de recursión que este turno no alcanzó"},
+	{"decorator_blocked", "a decorator line blocked it", "uma linha de decorador a bloqueou", "una línea de decorador la bloqueó"},
+	{"cooldown", "its cooldown is still running", "seu tempo de espera ainda está correndo", "su enfriamiento sigue en curso"},
+	{"delayed", "the conversation has fewer messages than its delay", "a conversa tem menos mensagens que seu atraso", "la conversación tiene menos mensajes que su retraso"},
+	{"regex_budget_exhausted", "the turn's regex budget ran out before its keys were checked", "o orçamento de regex do turno acabou antes de suas chaves serem verificadas", "el presupuesto de regex del turno se agotó antes de revisar sus claves"},
+}
+
+// reasonIndex maps a key to its line of reasons.
+var reasonIndex = func() map[Key]int {
+	m := make(map[Key]int, len(reasons))
+	for i, r := range reasons {
+		m[r.Key] = i
+	}
+	return m
+}()
+
+// Reasons returns every reason of the table, in its order.
+func Reasons() []Reason { return append([]Reason(nil), reasons[:]...) }
+
+// Known reports whether key is in the table.
+func Known(key Key) bool {
+	_, ok := reasonIndex[key]
+	return ok
+}
+
+// Text renders a reason in the language of tag (English for any other
+// language) with params: each {name} becomes the param's value. An
+// unknown key renders as itself; a param the params lack stays {name}.
+func Text(tag language.Tag, key Key, params map[string]any) string {
+	i, ok := reasonIndex[key]
+	if !ok {
+		return key
+	}
+	r := reasons[i]
+	s := r.En
+	switch tag {
+	case PT:
+		s = r.Pt
+	case ES:
+		s = r.Es
+	}
+	return fill(s, params)
+}
+
+// fill replaces the {name} placeholders of s.
+func fill(s string, params map[string]any) string {
+	if len(params) == 0 || !strings.Contains(s, "{") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '{')
+		j := strings.IndexByte(s[i+1:], '}')
+		if i < 0 || j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		name := s[i+1 : i+1+j]
+		b.WriteString(s[:i])
+		if v, ok := params[name]; ok {
+			b.WriteString(paramText(v))
+		} else {
+			b.WriteString(s[i : i+2+j])
+		}
+		s = s[i+2+j:]
+	}
+}
+
+// paramText is a param's text: strings as they are, lists joined with
+// ", ", other values as fmt prints them.
+func paramText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []string:
+		return strings.Join(x, ", ")
+	}
+	return fmt.Sprint(v)
+}
+
+// Placeholders returns the {name} params a text uses, in order.
+func Placeholders(s string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(s[i+1:], '}')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[i+1:i+1+j])
+		s = s[i+2+j:]
+	}
+}
