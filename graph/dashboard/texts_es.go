@@ -199,6 +199,7 @@ var esTexts = [][2]string{
 	{"Sign in with the token", "Iniciar sesión con el token"},
 	{"Sign out", "Cerrar sesión"},
 	{"SillyTavern world info (JSON)", "World info de SillyTavern (JSON)"},
+	{"Tavern Helper worldbook (JSON)", "Worldbook de Tavern Helper (JSON)"},
 	{"Skip and report", "Omitir e informar"},
 	{"Skip to content", "Saltar al contenido"},
 	{"Skipped", "Omitidas"},
