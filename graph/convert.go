@@ -89,6 +89,7 @@ func entryToModel(e lore.Entry) *model.Entry {
 		CaseSensitive:       e.CaseSensitive,
 		WholeWords:          e.WholeWords,
 		IgnoreBudget:        e.IgnoreBudget,
+		Vectorized:          e.Vectorized,
 		Group:               e.Group,
 		GroupOverride:       e.GroupOverride,
 		GroupWeight:         e.GroupWeight,
@@ -186,6 +187,7 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 		e.WholeWords = &b
 	}
 	e.IgnoreBudget = get(in.IgnoreBudget, false)
+	e.Vectorized = get(in.Vectorized, false)
 	e.Group = get(in.Group, "")
 	e.GroupOverride = get(in.GroupOverride, false)
 	e.GroupWeight = get(in.GroupWeight, e.GroupWeight)
@@ -236,6 +238,7 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	}
 	p.Constant = boolPtr(in.Constant)
 	p.IgnoreBudget = boolPtr(in.IgnoreBudget)
+	p.Vectorized = boolPtr(in.Vectorized)
 	p.Enabled = boolPtr(in.Enabled)
 	if v, ok := in.ScanDepth.ValueOK(); ok {
 		p.ScanDepth = &v

@@ -177,6 +177,11 @@ type Entry struct {
 	Cooldown int `json:"cooldown,omitempty"`
 	Delay    int `json:"delay,omitempty"`
 
+	// Vectorized marks the entry as a candidate for retrieval by meaning
+	// (SillyTavern's vectorized flag): admitted, without keys, when the
+	// chat is similar enough to its content (docs/contract.md#semantic).
+	Vectorized bool `json:"vectorized,omitempty"`
+
 	// Extensions holds every source field the model does not act on, keyed
 	// by a namespaced name chosen by the importer, values kept verbatim.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`

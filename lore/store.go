@@ -47,6 +47,7 @@ type EntryPatch struct {
 	CaseSensitive **bool
 	WholeWords    **bool
 	IgnoreBudget  *bool
+	Vectorized    *bool
 	// Inclusion groups, recursion flags and timed effects (see Entry).
 	// UseGroupScoring: a non-nil pointer to nil clears the override.
 	Group               *string

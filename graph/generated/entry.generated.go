@@ -833,6 +833,29 @@ func (ec *executionContext) fieldContext_Entry_lastActivatedAt(_ context.Context
 	return graphql.NewScalarFieldContext("Entry", field, true, true, "Time")
 }
 
+func (ec *executionContext) _Entry_vectorized(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_vectorized(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Vectorized, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_vectorized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _EntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1179,7 +1202,7 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1375,6 +1398,13 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.ChannelIds = graphql.OmittableOf(data)
+		case "vectorized":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vectorized"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Vectorized = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1459,7 +1489,7 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1655,6 +1685,13 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 				return it, err
 			}
 			it.ChannelIds = graphql.OmittableOf(data)
+		case "vectorized":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vectorized"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Vectorized = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -2154,6 +2191,11 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Entry_lastActivatedAt(ctx, field, obj)
 				})
+		case "vectorized":
+			out.Values[i] = ec._Entry_vectorized(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -194,6 +194,7 @@ type ComplexityRoot struct {
 		Title               func(childComplexity int) int
 		UpdatedAt           func(childComplexity int) int
 		UseGroupScoring     func(childComplexity int) int
+		Vectorized          func(childComplexity int) int
 		WholeWords          func(childComplexity int) int
 	}
 
@@ -1260,6 +1261,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.UseGroupScoring(childComplexity), true
+	case "Entry.vectorized":
+		if e.ComplexityRoot.Entry.Vectorized == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Vectorized(childComplexity), true
 	case "Entry.wholeWords":
 		if e.ComplexityRoot.Entry.WholeWords == nil {
 			break
@@ -4065,6 +4072,23 @@ type DeletePayload {
   error: MutationError
 }
 `, BuiltIn: false},
+	{Name: "../semantic.graphqls", Input: `# Retrieval by meaning: vectorized entries, the lexical ranker and the
+# embeddings provider (docs/contract.md#semantic).
+
+extend type Entry {
+  "A candidate for retrieval by meaning (SillyTavern's vectorized flag): admitted without keys when the chat is similar enough to its content (docs/contract.md#semantic)."
+  vectorized: Boolean!
+}
+
+extend input EntryInput {
+  "A candidate for retrieval by meaning (default false)."
+  vectorized: Boolean
+}
+
+extend input EntryPatchInput {
+  vectorized: Boolean
+}
+`, BuiltIn: false},
 	{Name: "../server.graphqls", Input: `extend type Query {
   "The server with this Discord guild snowflake, or null if unknown or not visible to the caller."
   server(discordId: String!): Server
@@ -4809,6 +4833,8 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_updatedAt(ctx, field)
 	case "lastActivatedAt":
 		return ec.fieldContext_Entry_lastActivatedAt(ctx, field)
+	case "vectorized":
+		return ec.fieldContext_Entry_vectorized(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Entry", field.Name)
 }

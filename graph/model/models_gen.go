@@ -336,6 +336,8 @@ type Entry struct {
 	UpdatedAt  time.Time      `json:"updatedAt"`
 	// The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md).
 	LastActivatedAt *time.Time `json:"lastActivatedAt,omitempty"`
+	// A candidate for retrieval by meaning (SillyTavern's vectorized flag): admitted without keys when the chat is similar enough to its content (docs/contract.md#semantic).
+	Vectorized bool `json:"vectorized"`
 }
 
 type EntryConnection struct {
@@ -379,6 +381,8 @@ type EntryInput struct {
 	Delay               graphql.Omittable[*int]            `json:"delay,omitempty"`
 	// Persona entries only.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
+	// A candidate for retrieval by meaning (default false).
+	Vectorized graphql.Omittable[*bool] `json:"vectorized,omitempty"`
 }
 
 // How an entries connection is sorted. Ties are broken by entry id in the same
@@ -422,6 +426,7 @@ type EntryPatchInput struct {
 	Delay               graphql.Omittable[*int]  `json:"delay,omitempty"`
 	// Persona entries only. A changed set clears pending legacy channel names.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
+	Vectorized graphql.Omittable[*bool]    `json:"vectorized,omitempty"`
 }
 
 type EntryPayload struct {

@@ -384,18 +384,18 @@ func TestImportReport(t *testing.T) {
 	require.Equal(t, 5, rep.Entries)
 	require.Equal(t, []format.Skip{{Index: 3, Title: "empty", Reason: "no content"}}, rep.Skipped)
 	require.Equal(t, 1, rep.CollapsedPlacements)
-	require.Equal(t, map[string]int{"vectorized": 1}, rep.IgnoredSettings, "groups and timed effects have fields now")
+	require.Empty(t, rep.IgnoredSettings, "groups, timed effects and vectorized have fields now")
+	require.True(t, res.Book.Entries[2].Vectorized, "vectorized is an entry field")
 	require.Equal(t, "g", res.Book.Entries[1].Group)
 	require.Equal(t, 2, res.Book.Entries[1].Sticky)
 	require.Equal(t, lore.DefaultGroupWeight, res.Book.Entries[1].GroupWeight)
 	require.Len(t, rep.UnsupportedKeys, 2)
 	require.Equal(t, "empty key", rep.UnsupportedKeys[0].Reason)
 	require.Contains(t, rep.UnsupportedKeys[1].Reason, "regex does not compile")
-	require.Len(t, rep.Inert, 2)
+	require.Len(t, rep.Inert, 1, "a keyless vectorized entry is not inert")
 	require.Equal(t, 1, rep.Inert[0].Index)
 	require.Equal(t, "badkeys", rep.Inert[0].Title)
 	require.Contains(t, rep.Inert[0].Reason, "no usable key: empty key; regex does not compile")
-	require.Equal(t, format.Inert{Index: 2, Title: "inert", Reason: "no keys and not constant"}, rep.Inert[1])
 	require.True(t, containsSub(rep.Warnings, "no enabled flag"))
 	e := res.Book.Entries
 	require.Equal(t, lore.Before, e[0].Placement)
@@ -530,13 +530,13 @@ func TestKeyDialects(t *testing.T) {
 // TestReportCountsImportedEntriesOnly: settings of a skipped entry are not
 // counted as ignored, and every report list is a list, failures included.
 func TestReportCountsImportedEntriesOnly(t *testing.T) {
-	wi := `{"entries":{"0":{"uid":0,"key":["a"],"content":"","vectorized":true,"comment":"empty"},` +
-		`"1":{"uid":1,"key":["b"],"content":"B lore.","vectorized":true,"comment":"b"},` +
+	wi := `{"entries":{"0":{"uid":0,"key":["a"],"content":"","automationId":"x","comment":"empty"},` +
+		`"1":{"uid":1,"key":["b"],"content":"B lore.","automationId":"x","comment":"b"},` +
 		`"2":{"uid":2,"key":["c"],"content":"C lore.","comment":"c"}}}`
 	res, err := format.Import("r.json", []byte(wi), format.Options{})
 	require.NoError(t, err)
 	require.Len(t, res.Report.Skipped, 1)
-	require.Equal(t, 1, res.Report.IgnoredSettings["vectorized"], "only the imported entry's setting counts")
+	require.Equal(t, 1, res.Report.IgnoredSettings["automation"], "only the imported entry's setting counts")
 
 	res, err = format.Import("bad.json", []byte(`{"hello":1}`), format.Options{})
 	require.Error(t, err)

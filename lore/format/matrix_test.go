@@ -100,6 +100,7 @@ func TestFormatMatrix(t *testing.T) {
 		"st-worldinfo/bronya-rand__GI-Core.json",
 		"st-worldinfo/archkrrr__Date_a_Live_12.0.0.json",
 		"card-json/lide4144__ai_v3_zh.json",
+		"st-worldinfo/archkrrr__Date_a_Live_12.0.0_Vectorized.json",
 		"card-json/bronya-rand__Natasha_v2.json",
 		"png/sillytavern-content__contest_Assistant_Sakana.png",
 		"charx/woduseh__Veil_of_Night_v2.charx",

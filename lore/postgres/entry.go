@@ -34,6 +34,7 @@ type entryRow struct {
 	useGroupScoring                          *bool
 	groupWeight, delayRec                    *int32
 	sticky, cooldown, delay                  *int32
+	vectorized                               *bool
 }
 
 // dests returns the scan destinations in entryColumns order.
@@ -43,7 +44,7 @@ func (r *entryRow) dests() []any {
 		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords, &r.ignoreBudget,
 		&r.channels, &r.extensions, &r.created, &r.updated,
 		&r.group, &r.groupOverride, &r.groupWeight, &r.useGroupScoring, &r.excludeRec,
-		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.tags}
+		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.vectorized, &r.tags}
 }
 
 // entry converts a scanned row; ok is false for the all-NULL row.
@@ -63,6 +64,7 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		Group: *r.group, GroupOverride: *r.groupOverride, GroupWeight: int(*r.groupWeight),
 		UseGroupScoring: r.useGroupScoring, ExcludeRecursion: *r.excludeRec, PreventRecursion: *r.preventRec,
 		DelayUntilRecursion: int(*r.delayRec), Sticky: int(*r.sticky), Cooldown: int(*r.cooldown), Delay: int(*r.delay),
+		Vectorized: *r.vectorized,
 	}
 	if r.lineage != nil {
 		e.Lineage = lore.Lineage(*r.lineage)
@@ -122,7 +124,7 @@ func (s *Store) prepareEntry(e lore.Entry) (lore.Entry, error) {
 	return e, e.ValidateWith(s.lim)
 }
 
-// entryArgs returns the parameters $4..$31 of entryInsert/entryUpdate.
+// entryArgs returns the parameters $4..$32 of entryInsert/entryUpdate.
 func entryArgs(e lore.Entry) ([]any, error) {
 	ext := []byte("{}")
 	if len(e.Extensions) > 0 {
@@ -140,7 +142,7 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		e.Constant, e.Enabled, scanDepth, int32(e.Probability), int32(e.Order), int32(e.Priority),
 		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext, e.IgnoreBudget,
 		e.Group, e.GroupOverride, int32(e.GroupWeight), e.UseGroupScoring, e.ExcludeRecursion, e.PreventRecursion,
-		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay)}, nil
+		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay), e.Vectorized}, nil
 }
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
@@ -384,6 +386,7 @@ func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	setIf(&next.CaseSensitive, p.CaseSensitive)
 	setIf(&next.WholeWords, p.WholeWords)
 	setIf(&next.IgnoreBudget, p.IgnoreBudget)
+	setIf(&next.Vectorized, p.Vectorized)
 	setIf(&next.Group, p.Group)
 	setIf(&next.GroupOverride, p.GroupOverride)
 	setIf(&next.GroupWeight, p.GroupWeight)

@@ -27,6 +27,7 @@ func TestInsertRoundTripsEveryField(t *testing.T) {
 		CaseSensitive: ptr(true), WholeWords: ptr(false),
 		Group: "weather,mood", GroupOverride: true, GroupWeight: 7, UseGroupScoring: ptr(false),
 		ExcludeRecursion: true, PreventRecursion: true, DelayUntilRecursion: 2, Sticky: 3, Cooldown: 4, Delay: 5,
+		Vectorized:        true,
 		ChannelIDs:        []string{"323456789012345678", "223456789012345678"},
 		LegacyChannelTags: []string{"tavern", "lore"},
 		Extensions: map[string]json.RawMessage{

@@ -9,7 +9,7 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
     e.insertion_order, e.priority, e.placement, e.role, e.case_sensitive, e.whole_words, e.ignore_budget,
     e.channel_ids::text[], e.extensions, e.created_at, e.updated_at,
     e.group_names, e.group_override, e.group_weight, e.use_group_scoring, e.exclude_recursion,
-    e.prevent_recursion, e.delay_until_recursion, e.sticky, e.cooldown, e.delay,
+    e.prevent_recursion, e.delay_until_recursion, e.sticky, e.cooldown, e.delay, e.vectorized,
     ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
 
 // entryScopeMatch addresses one entry by (server, lineage or NULL, id)
@@ -21,9 +21,9 @@ const (
     secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,
     placement, role, case_sensitive, whole_words, channel_ids, extensions, ignore_budget,
     group_names, group_override, group_weight, use_group_scoring, exclude_recursion, prevent_recursion,
-    delay_until_recursion, sticky, cooldown, delay)
+    delay_until_recursion, sticky, cooldown, delay, vectorized)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21,
-    $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)
+    $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
 RETURNING id, created_at, updated_at`
 
 	// entryGetForUpdate reads one addressed entry and locks its row.
@@ -38,7 +38,7 @@ RETURNING id, created_at, updated_at`
     whole_words = $18, channel_ids = $19::text[], extensions = $20, ignore_budget = $21,
     group_names = $22, group_override = $23, group_weight = $24, use_group_scoring = $25,
     exclude_recursion = $26, prevent_recursion = $27, delay_until_recursion = $28, sticky = $29,
-    cooldown = $30, delay = $31
+    cooldown = $30, delay = $31, vectorized = $32
 WHERE ` + entryScopeMatch + `
 RETURNING e.updated_at`
 

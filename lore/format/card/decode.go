@@ -218,7 +218,7 @@ func isCanonicalTop(name string) bool {
 // canonical fields.
 var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position", "ignoreBudget",
 	"group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion",
-	"sticky", "cooldown", "delay"}
+	"sticky", "cooldown", "delay", "vectorized"}
 
 // DecodeEntry converts one card book entry. Mapping (docs/formats.md):
 // title = comment, else name; secondary keys only

@@ -15,7 +15,6 @@ import (
 // that have no canonical home (docs/formats.md); Encode writes them for
 // entries whose source did not carry the field.
 var stDefaults = [...]conv.Field{
-	{Name: "vectorized", Value: json.RawMessage(`false`)},
 	{Name: "selective", Value: json.RawMessage(`true`)},
 	{Name: "useProbability", Value: json.RawMessage(`true`)},
 	{Name: "depth", Value: json.RawMessage(`4`)},
@@ -36,7 +35,7 @@ func Defaults() map[string]json.RawMessage {
 		"preventRecursion": json.RawMessage(`false`), "delayUntilRecursion": json.RawMessage(`false`),
 		"group": json.RawMessage(`""`), "groupOverride": json.RawMessage(`false`), "groupWeight": json.RawMessage(`100`),
 		"useGroupScoring": json.RawMessage(`null`), "sticky": json.RawMessage(`null`), "cooldown": json.RawMessage(`null`),
-		"delay": json.RawMessage(`null`),
+		"delay": json.RawMessage(`null`), "vectorized": json.RawMessage(`false`),
 	}
 	for _, f := range stDefaults {
 		m[f.Name] = f.Value

@@ -92,7 +92,7 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 		b.Report.UnsupportedKeys = append(b.Report.UnsupportedKeys,
 			UnsupportedKey{Index: index, Title: e.Title, Key: Snippet(p.Key), Reason: p.Reason})
 	}
-	if !e.Constant && !hasUsableKey(e.Keys) {
+	if !e.Constant && !e.Vectorized && !hasUsableKey(e.Keys) {
 		b.Report.Inert = append(b.Report.Inert, Inert{index, e.Title, inertReason(e.Keys, probs)})
 	}
 	// One shape for "no keys": Keys empty and non-nil, SecondaryKeys nil.

@@ -99,8 +99,9 @@ type Skip struct {
 	Reason string `json:"reason"`
 }
 
-// Inert is an imported entry that keywords can never activate: no usable key
-// and not constant (for example vectorized SillyTavern entries).
+// Inert is an imported entry that nothing can activate: no usable key, not
+// constant and not vectorized (a vectorized entry is admitted by
+// similarity, docs/contract.md#semantic).
 type Inert struct {
 	Index int    `json:"index"`
 	Title string `json:"title"`

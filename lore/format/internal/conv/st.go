@@ -140,10 +140,6 @@ func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
 		return false
 	}
 	switch wiName {
-	case "vectorized":
-		if truthy() {
-			return wiName
-		}
 	case "triggers":
 		if nonEmpty() {
 			return "triggers"

@@ -118,6 +118,9 @@ var STFields = [...]STField{
 	{"ignoreBudget", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.IgnoreBudget, _ = Bool(raw) },
 		func(e *lore.Entry) any { return e.IgnoreBudget },
 		func(a, b *lore.Entry) bool { return a.IgnoreBudget == b.IgnoreBudget }},
+	{"vectorized", func(e *lore.Entry, raw json.RawMessage, c *STCtx) { e.Vectorized, _ = Bool(raw) },
+		func(e *lore.Entry) any { return e.Vectorized },
+		func(a, b *lore.Entry) bool { return a.Vectorized == b.Vectorized }},
 	// Inclusion groups, recursion flags and timed effects (docs/formats.md
 	// "Entry fields").
 	{"group", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
