@@ -145,3 +145,26 @@ func BenchmarkCosine(b *testing.B) {
 		})
 	}
 }
+
+// TestSizes: the sizes the scope cache charges grow with what is held.
+func TestSizes(t *testing.T) {
+	v := semantic.NewVectors(1024, 10)
+	if v.Dims() != 1024 || v.Len() != 0 || v.Bytes() < 10*1024*4 {
+		t.Fatalf("empty set: dims %d len %d bytes %d", v.Dims(), v.Len(), v.Bytes())
+	}
+	small := semantic.NewLexical([]semantic.Doc{{ID: 1, Text: "Tohka eats kinako bread"}})
+	large := semantic.NewLexical([]semantic.Doc{{ID: 1, Text: "Tohka eats kinako bread"}, {ID: 2, Text: "Kurumi fires Zafkiel's bullets"}})
+	if small.Len() != 1 || large.Len() != 2 || large.Bytes() <= small.Bytes() || small.Bytes() <= 0 {
+		t.Fatalf("lexical sizes: %d/%d entries, %d/%d bytes", small.Len(), large.Len(), small.Bytes(), large.Bytes())
+	}
+}
+
+func TestTextHash(t *testing.T) {
+	// SHA-256 of "abc" (FIPS 180-2's test vector).
+	if got := semantic.TextHash("abc"); got != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" {
+		t.Fatalf("TextHash(abc) = %s", got)
+	}
+	if semantic.EmbedText("@@depth 2\n  Lore about {{char}}.  ") != "Lore about {{char}}." {
+		t.Fatalf("EmbedText keeps decorators or spaces: %q", semantic.EmbedText("@@depth 2\n  Lore about {{char}}.  "))
+	}
+}
