@@ -40,8 +40,8 @@ func CheckVector(v []float32, dims int) error {
 
 // Vectors are one scope's candidate embeddings, kept scaled to unit length
 // in one flat float32 array so that scoring a query is one dot product per
-// candidate (exact float32 cosine; docs/operations.md#embeddings gives the
-// memory). Build with NewVectors and Add, then share read-only: Score is
+// candidate (exact float32 cosine, docs/contract.md#semantic; 4 bytes per
+// dimension and candidate). Build with NewVectors and Add, then share read-only: Score is
 // safe for concurrent use.
 type Vectors struct {
 	dims int
