@@ -118,7 +118,7 @@ func TestAttachmentImportInline(t *testing.T) {
 		require.Contains(t, o.content(), "may be at most 2.0 MiB")
 	})
 	t.Run("report details", func(t *testing.T) {
-		file := []byte(`{"entries":{"0":{"uid":0,"key":["a"],"content":"x","comment":"A","position":4,"group":"g","sticky":2,"vectorized":true},"1":{"uid":1,"key":["b"],"content":"","comment":"empty"}}}`)
+		file := []byte(`{"entries":{"0":{"uid":0,"key":["a"],"content":"x","comment":"A","position":4,"group":"g","sticky":2,"automationId":"hook"},"1":{"uid":1,"key":["b"],"content":"","comment":"empty"}}}`)
 		o := h.importCommand(permManager, "details.json", file, map[string]any{"name": "Details " + strconv.Itoa(1)})
 		receipt := o.content()
 		require.Contains(t, receipt, "Imported into **Details 1**: 1 entry added, 1 skipped")

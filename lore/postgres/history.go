@@ -75,11 +75,11 @@ AND NOT EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.server_id = $1 AND e.lo
 )
 
 // entryRestore inserts an entry with its original id and timestamps (an
-// undo restoring a snapshot): entryInsert plus $32 id, $33 created_at and
-// $34 updated_at.
+// undo restoring a snapshot): entryInsert plus three parameters after
+// entryInsert's entryInsertParams: id, created_at and updated_at.
 var entryRestore = strings.Replace(strings.Replace(entryInsert,
 	"INSERT INTO lorebook_entries (", "INSERT INTO lorebook_entries (id, created_at, updated_at, ", 1),
-	"VALUES (", "OVERRIDING SYSTEM VALUE VALUES ($32, $33, $34, ", 1)
+	"VALUES (", fmt.Sprintf("OVERRIDING SYSTEM VALUE VALUES ($%d, $%d, $%d, ", entryInsertParams+1, entryInsertParams+2, entryInsertParams+3), 1)
 
 // Atomic runs fn in one transaction (a savepoint when s is bound to one)
 // that first locks server's row; see lore.HistoryStore.

@@ -16,6 +16,9 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
 // together: an id of another server or scope matches nothing.
 const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM $2 AND e.id = $3`
 
+// entryInsertParams is the number of parameters of entryInsert.
+const entryInsertParams = 32
+
 const (
 	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
     secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,

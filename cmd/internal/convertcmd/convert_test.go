@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const wi = `{"entries":{"0":{"uid":0,"key":["moon"],"content":"Moon lore.","comment":"moon","position":4,"depth":2,"sticky":3,"vectorized":true}}}`
+const wi = `{"entries":{"0":{"uid":0,"key":["moon"],"content":"Moon lore.","comment":"moon","position":4,"depth":2,"sticky":3,"automationId":"moon-hook"}}}`
 
 func TestRun(t *testing.T) {
 	dir := t.TempDir()
@@ -65,7 +65,7 @@ func TestRun(t *testing.T) {
 				for _, k := range []string{"format", "entries", "skipped", "unsupported_keys", "ignored_settings", "collapsed_placements", "warnings"} {
 					require.Contains(t, rep, k)
 				}
-				require.Equal(t, map[string]any{"vectorized": float64(1)}, rep["ignored_settings"], "sticky has a field now; vectorized has none")
+				require.Equal(t, map[string]any{"automation": float64(1)}, rep["ignored_settings"], "sticky and vectorized have fields now; automationId has none")
 			}
 		})
 	}

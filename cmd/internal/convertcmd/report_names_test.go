@@ -39,5 +39,5 @@ func TestReportNamesAreTheAPIs(t *testing.T) {
 	for _, old := range []string{"unsupported_keys", "ignored_settings", "collapsed_placements"} {
 		require.Contains(t, rep, old, "earlier key kept")
 	}
-	require.Equal(t, []any{map[string]any{"name": "vectorized", "count": float64(1)}}, rep["ignoredSettings"])
+	require.Equal(t, []any{map[string]any{"name": "automation", "count": float64(1)}}, rep["ignoredSettings"])
 }
