@@ -107,7 +107,7 @@ func TestWorldbookImport(t *testing.T) {
 	require.Equal(t, 8, rep.Entries)
 	require.Empty(t, rep.Skipped)
 	require.Empty(t, rep.Warnings)
-	require.Equal(t, map[string]int{"vectorized": 1}, rep.IgnoredSettings)
+	require.Empty(t, rep.IgnoredSettings, "vectorized is an entry field")
 	require.Equal(t, 6, rep.CollapsedPlacements, "author's note, depth, examples and outlet positions")
 	e := res.Book.Entries
 	require.True(t, e[0].Constant)
@@ -133,6 +133,8 @@ func TestWorldbookImport(t *testing.T) {
 	require.False(t, e[3].Enabled)
 	require.Equal(t, lore.NotAll, e[3].Logic)
 	require.False(t, e[4].Constant, "vectorized reads as keywords")
+	require.True(t, e[4].Vectorized, "and as the vectorized flag")
+	require.False(t, e[1].Vectorized)
 	require.Equal(t, 50, e[4].Probability)
 	require.JSONEq(t, `"songs"`, string(e[5].Extensions["worldbook/outletName"]))
 	require.JSONEq(t, `{"tags":["music"]}`, string(e[5].Extensions["worldbook/extra"]))

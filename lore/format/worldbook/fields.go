@@ -85,6 +85,9 @@ var fields = []field{
 		if e.Constant {
 			return "constant"
 		}
+		if e.Vectorized {
+			return "vectorized"
+		}
 		return "selective"
 	}},
 	{path: "strategy.keys", st: "key", toST: same, enc: func(e *lore.Entry) any { return conv.NonNil(e.Keys) }},

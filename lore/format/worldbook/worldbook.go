@@ -8,8 +8,8 @@
 // Each field is read through its SillyTavern world info twin (a worldbook
 // entry is world info with nested, named fields), so the two formats share
 // defaults, ranges and clamping: strategy.type constant = Always On,
-// selective = keywords, vectorized = keywords and reported as the ignored
-// setting "vectorized"; keys_secondary.logic and_any, and_all, not_all,
+// selective = keywords, vectorized = the entry's Vectorized flag (keys
+// still act; docs/contract.md#semantic); keys_secondary.logic and_any, and_all, not_all,
 // not_any; scan_depth "same_as_global" = inherit; position.type
 // before_character_definition and after_character_definition are the two
 // placements, the six others (before/after_example_messages,
@@ -147,12 +147,13 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	leaves := flatten(eo, "", nil)
 	st := map[string]json.RawMessage{}
 	ext := map[string]json.RawMessage{}
+	vectorized := false
 	for _, l := range leaves {
 		if f, ok := fieldByPath(l.path); ok {
 			st[f.st] = f.toST(l.raw)
 			if l.path == "strategy.type" {
-				if s, _ := conv.String(l.raw); s == "vectorized" && rep != nil {
-					rep.Ignore("vectorized")
+				if s, _ := conv.String(l.raw); s == "vectorized" {
+					vectorized = true
 				} else if s != "constant" && s != "selective" {
 					c.Warnings = append(c.Warnings, fmt.Sprintf("strategy.type %s is not constant, selective or vectorized; read as selective", conv.Snippet(string(l.raw))))
 				}
@@ -169,6 +170,7 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	for _, f := range conv.STFields {
 		f.Dec(&e, st[f.Name], &c)
 	}
+	e.Vectorized = vectorized && !e.Constant
 	// Keep each source value the canonical value does not reproduce.
 	for _, l := range leaves {
 		if f, ok := fieldByPath(l.path); ok && !conv.Equal(l.raw, conv.MustMarshal(f.enc(&e))) {
