@@ -2,12 +2,12 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -17,6 +17,8 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/prompt"
 	"loregate/lore/scopecache"
+	"loregate/lore/turn"
+	"loregate/lore/turnstate"
 )
 
 // MaxActivateMessages bounds the messages of one activation and
@@ -26,18 +28,6 @@ const (
 	MaxActivateMessages = 400
 	MaxActivateChars    = 1 << 20
 )
-
-// turn is one evaluated chat turn.
-type turn struct {
-	snapshot lore.Snapshot
-	opts     activation.Options
-	result   activation.Result
-	// unavailable is set when the store read failed and no lore was used.
-	unavailable bool
-	// skipTrace leaves the per-entry trace out of the model (the caller
-	// did not select it: the bot's per-turn query).
-	skipTrace bool
-}
 
 // selects reports whether the current field's selection set includes the
 // field path (a name, or names nested in one another: "result", "trace"),
@@ -75,40 +65,47 @@ func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*mode
 	return activationToModel(t, r.blocks(t)), nil
 }
 
-// runActivation authorises the caller, reads the scope once and runs the
-// engine (through the matcher cache) for input. rec is nil for a dry run
-// (activate, assemblePrompt) and carries a recorded turn for activateTurn
-// (turn.go), which then owns the open transaction in rec.
+// turnRun is one evaluated chat turn.
+type turnRun struct {
+	snapshot lore.Snapshot
+	opts     activation.Options
+	result   activation.Result
+	// unavailable is set when the store read failed and no lore was used.
+	unavailable bool
+	// skipTrace leaves the per-entry trace out of the model (the caller
+	// did not select it: the bot's per-turn query).
+	skipTrace bool
+	// replayed is set for a retried recorded turn: response is the
+	// recorded result and the engine did not run.
+	replayed bool
+	response json.RawMessage
+}
+
+// recording is a recorded turn's part of runActivation (activateTurn,
+// turn.go); nil is a dry run.
+type recording struct {
+	conv turnstate.Conversation
+	rec  turn.Recording
+}
+
+// runActivation authorises the caller, reads the scope once, prepares the
+// turn (lore/turn) and runs it through the matcher cache: a dry run for
+// activate and assemblePrompt (rec nil), a recorded run for activateTurn.
 //
 // With traced (the caller selected the trace: a preview) the engine names
 // near misses and the trace also lists, after the turn's entries, the
 // scope's entries the per-turn read leaves out (hiddenEntries) with the
 // verdicts of the engine's gates; without it nothing more than the scope
 // cache is read.
-func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *turnRecorder, traced bool) (*turn, error) {
+func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *recording, traced bool) (*turnRun, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
 		return nil, lore.NotFound("server", in.ServerDiscordID)
 	}
-	if len(in.Messages) > MaxActivateMessages {
-		return nil, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
-	}
-	msgs := make([]string, len(in.Messages))
-	size := 0
-	for i, m := range in.Messages {
-		msgs[i] = m.Content
-		size += len(m.Content)
-	}
-	if size > MaxActivateChars {
-		return nil, lore.Invalid("messages", "%d bytes of text, at most %d allowed", size, MaxActivateChars)
-	}
-	if err := chargeText(ctx, size); err != nil {
+	req, err := turnRequest(ctx, in, traced)
+	if err != nil {
 		return nil, err
 	}
-	lineage := lore.Lineage(get(in.LineageID, 0))
-	if lineage < 0 {
-		return nil, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
-	}
-	snap, scope, err := r.loadScope(ctx, in.ServerDiscordID, lineage)
+	snap, scope, err := r.loadScope(ctx, in.ServerDiscordID, req.Lineage)
 	unavailable := false
 	switch {
 	case errors.Is(err, lore.ErrUnavailable):
@@ -125,56 +122,102 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		hiddenCols map[string]lore.Collection
 	)
 	if traced && !unavailable {
-		if hidden, hiddenCols, err = r.hiddenEntries(ctx, snap, lineage); err != nil {
+		if hidden, hiddenCols, err = r.hiddenEntries(ctx, snap, req.Lineage); err != nil {
 			return nil, err
 		}
 	}
-	opts, scoping, err := engineOptions(snap.Server.Settings, in)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Tokenizer, err = r.tokenizers.Get(snap.Server.Settings.TokenizerOrDefault()); err != nil {
+	if req.Tokenizer, err = r.tokenizers.Get(snap.Server.Settings.TokenizerOrDefault()); err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	unit := lore.BudgetCharacters
-	if opts.TokenBudget > 0 {
-		unit = lore.BudgetTokens
-	}
-	input := activation.Input{
-		Entries:        snap.Entries,
-		Collections:    clampBookBudgets(snap.Collections, unit),
-		Messages:       msgs,
-		Server:         in.ServerDiscordID,
-		Lineage:        lineage,
-		Channel:        get(in.ChannelID, ""),
-		ParentChannel:  get(in.ParentChannelID, ""),
-		ChannelScoping: scoping,
-		PersonaBook:    clampBudget(snap.PersonaBook, unit),
-	}
-	opts.Texts = r.Texts
-	opts.NearMisses = traced
-	// A dry run whose caller did not select the trace (the bot's turn)
-	// skips building it; a recorded turn keeps it for its stored response.
-	opts.SkipTrace = !traced && rec == nil
-	key := activation.CacheKey{Server: snap.Server.ID, Lineage: lineage, Version: snap.Server.LoreVersion}
-	m := r.matcher(scope, key, &input, opts.MatchOptions())
-	if err := r.applyTurnState(ctx, in, rec, m, snap, unavailable, &input, &opts); err != nil {
+	t, err := turn.Prepare(snap, req)
+	if err != nil {
 		return nil, err
 	}
-	start := time.Now()
-	res, err := m.Activate(ctx, input, opts)
-	if r.Metrics != nil {
-		r.Metrics.Activation.Observe(time.Since(start).Seconds())
-	}
-	if err != nil {
-		return nil, fmt.Errorf("activation: %w", err)
-	}
+	t.Options.Texts = r.Texts
 	if len(hidden) > 0 {
-		gates := input
-		gates.Collections = hiddenCols
-		res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates)...)
+		t.Finish = func(res *activation.Result) {
+			gates := t.Input
+			gates.Collections = hiddenCols
+			res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates)...)
+		}
 	}
-	return &turn{snapshot: snap, opts: opts, result: res, unavailable: unavailable}, nil
+	key := activation.CacheKey{Server: snap.Server.ID, Lineage: req.Lineage, Version: snap.Server.LoreVersion}
+	m := r.matcher(scope, key, &t.Input, t.Options.MatchOptions())
+	out, err := r.runTurn(ctx, m, t, rec, unavailable)
+	if err != nil {
+		return nil, err
+	}
+	return &turnRun{snapshot: snap, opts: t.Options, result: out.Result, unavailable: unavailable,
+		replayed: out.Replayed, response: out.Response}, nil
+}
+
+// turnRequest checks the request's messages (count, size, the request's
+// text budget) and lineage, and converts in to the request layer of
+// lore/turn.
+func turnRequest(ctx context.Context, in *model.ActivateInput, traced bool) (turn.Request, error) {
+	if len(in.Messages) > MaxActivateMessages {
+		return turn.Request{}, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
+	}
+	msgs := make([]string, len(in.Messages))
+	size := 0
+	for i, m := range in.Messages {
+		msgs[i] = m.Content
+		size += len(m.Content)
+	}
+	if size > MaxActivateChars {
+		return turn.Request{}, lore.Invalid("messages", "%d bytes of text, at most %d allowed", size, MaxActivateChars)
+	}
+	if err := chargeText(ctx, size); err != nil {
+		return turn.Request{}, err
+	}
+	lineage := lore.Lineage(get(in.LineageID, 0))
+	if lineage < 0 {
+		return turn.Request{}, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+	}
+	req := turn.Request{Lineage: lineage, Channel: get(in.ChannelID, ""), ParentChannel: get(in.ParentChannelID, ""),
+		Messages: msgs, Bounds: turn.APIBounds, Trace: traced}
+	if v, ok := in.MessageCount.ValueOK(); ok && v != nil {
+		req.MessageCount = v
+	}
+	if names, _ := in.Names.ValueOK(); names != nil {
+		req.Names = turn.Names{User: get(names.User, ""), Char: get(names.Char, ""), Bot: get(names.Bot, "")}
+	}
+	if o, _ := in.Overrides.ValueOK(); o != nil {
+		req.Overrides = *o
+	}
+	return req, nil
+}
+
+// runTurn runs the prepared turn: a dry run reading the conversation's
+// state when a channel is given (rec nil), else the recorded run, which
+// needs the store's lore (unavailable refuses it).
+func (r *Resolver) runTurn(ctx context.Context, m *activation.Matcher, t *turn.Turn, rec *recording, unavailable bool) (turn.Outcome, error) {
+	var (
+		out turn.Outcome
+		err error
+	)
+	if rec == nil {
+		var states turn.StateReader
+		if r.Turns != nil && lore.ValidSnowflake(t.Input.Channel) {
+			states = r.Turns
+		}
+		conv := turnstate.Conversation{Server: t.Input.Server, Lineage: t.Input.Lineage, Channel: t.Input.Channel}
+		out, err = turn.DryRun(ctx, m, t, states, conv)
+		if out.StateErr != nil {
+			// A runtime read failure: the dry run goes on without state.
+			r.Logger.WarnContext(ctx, "turn state unavailable for a dry run; using none",
+				"request_id", RequestID(ctx), "server", t.Input.Server, "err", out.StateErr)
+		}
+	} else {
+		if unavailable {
+			return turn.Outcome{}, fmt.Errorf("activate turn: %w", lore.ErrUnavailable)
+		}
+		out, err = turn.Record(ctx, m, t, r.Turns, rec.conv, rec.rec)
+	}
+	if r.Metrics != nil && !out.Replayed {
+		r.Metrics.Activation.Observe(out.Elapsed.Seconds())
+	}
+	return out, err
 }
 
 // hiddenEntries returns the entries of the turn's scope that the
@@ -262,108 +305,9 @@ func (r *Resolver) matcher(scope *scopecache.Scope, key activation.CacheKey, in 
 	return r.Cache.Matcher(key, in, mo)
 }
 
-// engineOptions derives the engine options, the server layer, from the
-// server's settings (regex keys, budget unit and limit) and the request's
-// overrides. The tokenizer is set by the caller. Book settings travel in
-// the engine input and win over these.
-func engineOptions(set lore.ServerSettings, in *model.ActivateInput) (activation.Options, bool, error) {
-	opts := activation.Options{RegexKeys: set.RegexKeys}
-	if set.Unit() == lore.BudgetTokens {
-		opts.TokenBudget = set.Limit()
-	} else {
-		opts.CharBudget = set.Limit()
-	}
-	scoping := set.ChannelScoping
-	if names, _ := in.Names.ValueOK(); names != nil {
-		opts.UserName = get(names.User, "")
-		opts.CharName = get(names.Char, "")
-		opts.BotName = get(names.Bot, "")
-	}
-	o, _ := in.Overrides.ValueOK()
-	if o == nil {
-		return opts, scoping, nil
-	}
-	if v, ok := o.ScanDepth.ValueOK(); ok && v != nil {
-		d := *v
-		if d < lore.MinScanDepth || d > lore.MaxScanDepth {
-			return opts, false, lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", d, lore.MinScanDepth, lore.MaxScanDepth)
-		}
-		opts.ScanDepth = &d
-	}
-	chars, charsSet := o.Budget.ValueOK()
-	toks, toksSet := o.BudgetTokens.ValueOK()
-	charsSet, toksSet = charsSet && chars != nil, toksSet && toks != nil
-	switch {
-	case charsSet && toksSet:
-		return opts, false, lore.Invalid("overrides.budgetTokens", "give budget or budgetTokens, not both")
-	case charsSet:
-		if err := lore.BudgetCharacters.CheckLimit("overrides.budget", *chars); err != nil {
-			return opts, false, err
-		}
-		opts.CharBudget, opts.TokenBudget = *chars, 0
-	case toksSet:
-		if err := lore.BudgetTokens.CheckLimit("overrides.budgetTokens", *toks); err != nil {
-			return opts, false, err
-		}
-		opts.TokenBudget = *toks
-	}
-	opts.Recursive = get(o.Recursive, false)
-	if v, ok := o.MaxRecursionSteps.ValueOK(); ok && v != nil {
-		n := *v
-		if n < 0 || n > lore.MaxRecursionSteps {
-			return opts, false, lore.Invalid("overrides.maxRecursionSteps", "%d is outside 0-%d", n, lore.MaxRecursionSteps)
-		}
-		opts.MaxRecursionSteps = &n
-	}
-	opts.Substring = !get(o.WholeWords, true)
-	opts.CaseSensitive = get(o.CaseSensitive, false)
-	scoping = get(o.ChannelScoping, scoping)
-	if v, ok := o.Random.ValueOK(); ok && v != nil {
-		draw := *v
-		if draw < 0 || draw >= 1 {
-			return opts, false, lore.Invalid("overrides.random", "must be in [0, 1)")
-		}
-		opts.Random = func() float64 { return draw }
-	}
-	return opts, scoping, nil
-}
-
-// clampBudget returns s with a budget limit outside the unit's range
-// (stored before the server changed unit) moved into it.
-func clampBudget(s lore.BookSettings, unit lore.BudgetUnit) lore.BookSettings {
-	if s.BudgetLimit == nil || unit.ClampLimit(*s.BudgetLimit) == *s.BudgetLimit {
-		return s
-	}
-	s = s.Clone()
-	*s.BudgetLimit = unit.ClampLimit(*s.BudgetLimit)
-	return s
-}
-
-// clampBookBudgets applies clampBudget to every collection, copying the
-// map only when one changes.
-func clampBookBudgets(cols map[string]lore.Collection, unit lore.BudgetUnit) map[string]lore.Collection {
-	var out map[string]lore.Collection
-	for name, c := range cols {
-		s := clampBudget(c.Settings, unit)
-		if s.BudgetLimit == c.Settings.BudgetLimit {
-			continue
-		}
-		if out == nil {
-			out = make(map[string]lore.Collection, len(cols))
-			for k, v := range cols {
-				out[k] = v
-			}
-		}
-		c.Settings = s
-		out[name] = c
-	}
-	if out == nil {
-		return cols
-	}
-	return out
-}
-
-func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
+// activationToModel is the API's Activation of a turn with its prompt
+// blocks.
+func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activation {
 	res := t.result
 	out := &model.Activation{
 		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
@@ -409,7 +353,7 @@ func activationToModel(t *turn, blocks []*model.PromptBlock) *model.Activation {
 
 // blocks renders the admitted entries as the prompt blocks of
 // docs/contract.md#prompt.
-func (r *Resolver) blocks(t *turn) []*model.PromptBlock {
+func (r *Resolver) blocks(t *turnRun) []*model.PromptBlock {
 	return r.blocksOf(prompt.Blocks(t.result.Admitted))
 }
 

@@ -5,6 +5,7 @@ package generated
 import (
 	"context"
 	"loregate/graph/model"
+	"loregate/lore/turn"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -769,7 +770,7 @@ func (ec *executionContext) unmarshalInputActivateInput(ctx context.Context, obj
 			it.Names = graphql.OmittableOf(data)
 		case "overrides":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("overrides"))
-			data, err := ec.unmarshalOActivationOverrides2ᚖloregateᚋgraphᚋmodelᚐActivationOverrides(ctx, v)
+			data, err := ec.unmarshalOActivationOverrides2ᚖloregateᚋloreᚋturnᚐOverrides(ctx, v)
 			if err != nil {
 				return it, err
 			}
@@ -798,8 +799,8 @@ func UnmarshalActivateInput(ctx context.Context, raw any) (model.ActivateInput, 
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Context, obj any) (model.ActivationOverrides, error) {
-	var it model.ActivationOverrides
+func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Context, obj any) (turn.Overrides, error) {
+	var it turn.Overrides
 	if obj == nil {
 		return it, nil
 	}
@@ -822,63 +823,63 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 			if err != nil {
 				return it, err
 			}
-			it.ScanDepth = graphql.OmittableOf(data)
+			it.ScanDepth = data
 		case "budget":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budget"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Budget = graphql.OmittableOf(data)
+			it.Budget = data
 		case "budgetTokens":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("budgetTokens"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.BudgetTokens = graphql.OmittableOf(data)
+			it.BudgetTokens = data
 		case "recursive":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recursive"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Recursive = graphql.OmittableOf(data)
+			it.Recursive = data
 		case "maxRecursionSteps":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxRecursionSteps"))
 			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.MaxRecursionSteps = graphql.OmittableOf(data)
+			it.MaxRecursionSteps = data
 		case "wholeWords":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("wholeWords"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.WholeWords = graphql.OmittableOf(data)
+			it.WholeWords = data
 		case "caseSensitive":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseSensitive"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.CaseSensitive = graphql.OmittableOf(data)
+			it.CaseSensitive = data
 		case "channelScoping":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("channelScoping"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.ChannelScoping = graphql.OmittableOf(data)
+			it.ChannelScoping = data
 		case "random":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("random"))
 			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
 			if err != nil {
 				return it, err
 			}
-			it.Random = graphql.OmittableOf(data)
+			it.Random = data
 		}
 	}
 	return it, nil
@@ -890,8 +891,8 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalActivationOverrides(ctx context.Context, raw any) (model.ActivationOverrides, error) {
-	var out model.ActivationOverrides
+func UnmarshalActivationOverrides(ctx context.Context, raw any) (turn.Overrides, error) {
+	var out turn.Overrides
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ActivationOverrides", raw, &out)
 	return out, err
 }
@@ -1429,7 +1430,7 @@ func (ec *executionContext) marshalOActivation2ᚖloregateᚋgraphᚋmodelᚐAct
 	return ec._Activation(ctx, sel, v)
 }
 
-func (ec *executionContext) unmarshalOActivationOverrides2ᚖloregateᚋgraphᚋmodelᚐActivationOverrides(ctx context.Context, v any) (*model.ActivationOverrides, error) {
+func (ec *executionContext) unmarshalOActivationOverrides2ᚖloregateᚋloreᚋturnᚐOverrides(ctx context.Context, v any) (*turn.Overrides, error) {
 	if v == nil {
 		return nil, nil
 	}

@@ -402,7 +402,7 @@ func (ec *executionContext) unmarshalInputActivateTurnInput(ctx context.Context,
 			it.Names = graphql.OmittableOf(data)
 		case "overrides":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("overrides"))
-			data, err := ec.unmarshalOActivationOverrides2ᚖloregateᚋgraphᚋmodelᚐActivationOverrides(ctx, v)
+			data, err := ec.unmarshalOActivationOverrides2ᚖloregateᚋloreᚋturnᚐOverrides(ctx, v)
 			if err != nil {
 				return it, err
 			}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"loregate/lore/turn"
 	"strconv"
 	"time"
 
@@ -15,12 +16,12 @@ import (
 type ActivateInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// Omitted or 0 = Serverwide lore only.
-	LineageID       graphql.Omittable[*int64]               `json:"lineageId,omitempty"`
-	ChannelID       graphql.Omittable[*string]              `json:"channelId,omitempty"`
-	ParentChannelID graphql.Omittable[*string]              `json:"parentChannelId,omitempty"`
-	Messages        []*MessageInput                         `json:"messages"`
-	Names           graphql.Omittable[*NamesInput]          `json:"names,omitempty"`
-	Overrides       graphql.Omittable[*ActivationOverrides] `json:"overrides,omitempty"`
+	LineageID       graphql.Omittable[*int64]          `json:"lineageId,omitempty"`
+	ChannelID       graphql.Omittable[*string]         `json:"channelId,omitempty"`
+	ParentChannelID graphql.Omittable[*string]         `json:"parentChannelId,omitempty"`
+	Messages        []*MessageInput                    `json:"messages"`
+	Names           graphql.Omittable[*NamesInput]     `json:"names,omitempty"`
+	Overrides       graphql.Omittable[*turn.Overrides] `json:"overrides,omitempty"`
 	// Messages in the conversation up to and including the newest; omitted =
 	// len(messages). Entry delays and timed effects count messages
 	// (docs/turns.md); a dry run reads the conversation's turn state with it.
@@ -33,11 +34,11 @@ type ActivateTurnInput struct {
 	// Omitted or 0 = Serverwide lore only.
 	LineageID graphql.Omittable[*int64] `json:"lineageId,omitempty"`
 	// The conversation's channel or thread (required: a conversation is a channel).
-	ChannelID       graphql.Omittable[*string]              `json:"channelId,omitempty"`
-	ParentChannelID graphql.Omittable[*string]              `json:"parentChannelId,omitempty"`
-	Messages        []*MessageInput                         `json:"messages"`
-	Names           graphql.Omittable[*NamesInput]          `json:"names,omitempty"`
-	Overrides       graphql.Omittable[*ActivationOverrides] `json:"overrides,omitempty"`
+	ChannelID       graphql.Omittable[*string]         `json:"channelId,omitempty"`
+	ParentChannelID graphql.Omittable[*string]         `json:"parentChannelId,omitempty"`
+	Messages        []*MessageInput                    `json:"messages"`
+	Names           graphql.Omittable[*NamesInput]     `json:"names,omitempty"`
+	Overrides       graphql.Omittable[*turn.Overrides] `json:"overrides,omitempty"`
 	// The caller's id of this turn, 1-128 characters, unique in the conversation; reuse it only to retry.
 	TurnID string `json:"turnId"`
 	// Messages in the conversation up to and including the newest (at least
@@ -74,25 +75,6 @@ type ActivationLogEntry struct {
 	// The admitted entries in insertion order.
 	Admitted []*LoggedEntry `json:"admitted"`
 	Budget   Budget         `json:"budget"`
-}
-
-// Per-request engine overrides; omitted = the server's settings and the defaults.
-type ActivationOverrides struct {
-	// Scan depth for entries and books without their own, 0-100 (0 scans no chat message).
-	ScanDepth graphql.Omittable[*int] `json:"scanDepth,omitempty"`
-	// Character budget in UTF-16 code units, 1-2000000, whatever the server's unit (not with budgetTokens).
-	Budget graphql.Omittable[*int] `json:"budget,omitempty"`
-	// Token budget, 100-32000, counted with the server's tokenizer (not with budget).
-	BudgetTokens graphql.Omittable[*int] `json:"budgetTokens,omitempty"`
-	// Recursive scanning for books that do not set it.
-	Recursive graphql.Omittable[*bool] `json:"recursive,omitempty"`
-	// Passes including the first, 0-10 (0 = the engine's cap of 10), for books that do not set it; does not turn recursion on.
-	MaxRecursionSteps graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
-	WholeWords        graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
-	CaseSensitive     graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
-	ChannelScoping    graphql.Omittable[*bool] `json:"channelScoping,omitempty"`
-	// A fixed chance draw in [0, 1), for reproducible previews.
-	Random graphql.Omittable[*float64] `json:"random,omitempty"`
 }
 
 type AdmittedEntry struct {

@@ -69,6 +69,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"loregate/cmd/internal/cli"
 	"loregate/lore"
@@ -76,6 +77,7 @@ import (
 	"loregate/lore/format"
 	"loregate/lore/prompt"
 	"loregate/lore/tokens"
+	"loregate/lore/turn"
 	"loregate/lore/turnstate"
 )
 
@@ -126,42 +128,70 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 }
 
 type config struct {
-	books        bookList
-	chat         string
-	format       string
-	opts         activation.Options
+	books  bookList
+	chat   string
+	format string
+	// settings is the server layer: the offline defaults, --regex-keys,
+	// and a book's token budget (bookBudgets).
+	settings lore.ServerSettings
+	// over holds the override flags (lore/turn registers them).
+	over         turn.Overrides
 	messageCount int
-	// state and turnID are --state and --turn-id (state.go); seeded is set
-	// by --random or --seed.
+	names        turn.Names
+	tokenizer    activation.Tokenizer
+	// seed is --seed's draw source (nil without it).
+	seed func() float64
+	// state and turnID are --state and --turn-id (state.go).
 	state, turnID string
-	seeded        bool
-	// unitSet: --budget or --budget-tokens was given.
-	unitSet bool
+}
+
+// flagOf maps a field of lore/turn's errors to its flag.
+func flagOf(field string) string {
+	if field == "messageCount" {
+		return "message-count"
+	}
+	var o turn.Overrides
+	for _, f := range turn.Flags(&o) {
+		if f.Field == field {
+			return f.Name
+		}
+	}
+	return field
+}
+
+// asFlagError turns an *lore.InvalidError of lore/turn or the engine into
+// bad arguments or input (exit 2), naming the flag of an override or the
+// message count; other errors (writing the state file) are returned as
+// they are.
+func asFlagError(err error) error {
+	var ie *lore.InvalidError
+	switch {
+	case !errors.As(err, &ie):
+		return err
+	case strings.HasPrefix(ie.Field, "overrides.") || ie.Field == "messageCount":
+		return bad("--%s %s", flagOf(ie.Field), ie.Reason)
+	}
+	return bad("%v", err)
 }
 
 func parseArgs(args []string) (config, error) {
-	var c config
+	c := config{settings: lore.ServerSettings{BudgetUnit: lore.BudgetCharacters, BudgetLimit: activation.DefaultCharBudget}}
 	fs := flag.NewFlagSet("activate", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(&c.books, "book", "lorebook file (repeatable)")
 	fs.StringVar(&c.chat, "chat", "", "chat JSON file, - for stdin")
-	scanDepth := fs.Int("scan-depth", activation.DefaultScanDepth, "default scan depth")
-	whole := fs.Bool("whole-words", true, "whole-word matching")
-	sens := fs.Bool("case-sensitive", false, "case-sensitive matching")
-	budget := fs.Int("budget", activation.DefaultCharBudget, "budget in UTF-16 code units, negative = unlimited")
-	budgetTokens := fs.Int("budget-tokens", 0, "budget in tokens (exclusive with --budget)")
+	for _, f := range turn.Flags(&c.over) {
+		fs.Var(f.Value, f.Name, f.Usage)
+	}
 	tokenizer := fs.String("tokenizer", string(lore.TokenizerO200k), "tokenizer: o200k_base or cl100k_base")
-	fs.BoolVar(&c.opts.Recursive, "recursive", false, "recursive scanning")
-	steps := fs.Int("max-recursion-steps", activation.DefaultMaxRecursionSteps, "passes including the first, 0 = the engine's cap")
 	fs.IntVar(&c.messageCount, "message-count", 0, "messages in the conversation (default: the chat's length)")
 	fs.StringVar(&c.state, "state", "", "turn-state JSON file: read, and rewritten with --turn-id")
 	fs.StringVar(&c.turnID, "turn-id", "", "record this turn in the --state file (chance rolls seeded from it)")
-	random := fs.String("random", "", "fixed draw in [0, 1)")
 	seed := fs.String("seed", "", "seed of the random source")
 	regex := fs.Bool("regex-keys", true, "regex keys: /pattern/flags keys are RE2 expressions")
 	fs.BoolVar(regex, "regex", true, "alias of --regex-keys")
-	fs.StringVar(&c.opts.UserName, "user", "User", "{{user}} name")
-	fs.StringVar(&c.opts.CharName, "char", "Character", "{{char}} and {{bot}} name")
+	fs.StringVar(&c.names.User, "user", "User", "{{user}} name")
+	fs.StringVar(&c.names.Char, "char", "Character", "{{char}} and {{bot}} name")
 	fs.StringVar(&c.format, "format", "json", "json or text")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		var b strings.Builder
@@ -183,64 +213,44 @@ func parseArgs(args []string) (config, error) {
 	if c.format != "json" && c.format != "text" {
 		return c, bad("--format %q is not json or text", c.format)
 	}
-	if *scanDepth < 0 {
-		return c, bad("--scan-depth %d is negative", *scanDepth)
+	// --scan-depth 0 scans no chat message (case BUG-36).
+	if err := c.over.Check(turn.OfflineBounds); err != nil {
+		return c, asFlagError(err)
 	}
-	c.opts.ScanDepth = scanDepth // 0 scans no chat message (case BUG-36)
-	c.opts.Substring, c.opts.CaseSensitive, c.opts.RegexKeys = !*whole, *sens, *regex
-	c.opts.NearMisses = true // the CLI is a preview: its trace names near misses
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	c.unitSet = set["budget"] || set["budget-tokens"]
-	if *budget == 0 {
-		return c, bad("--budget 0 would admit nothing; give a positive budget, or a negative one for no limit")
-	}
-	c.opts.CharBudget = *budget
-	if set["budget-tokens"] {
-		if set["budget"] {
-			return c, bad("--budget and --budget-tokens are exclusive: a budget counts characters or tokens")
-		}
-		if *budgetTokens <= 0 {
-			return c, bad("--budget-tokens %d must be positive", *budgetTokens)
-		}
-		c.opts.TokenBudget = *budgetTokens
-	}
+	c.settings.RegexKeys = *regex
 	tok, err := tokens.New(lore.TokenizerName(*tokenizer))
 	if err != nil {
 		return c, bad("--tokenizer %q is not o200k_base or cl100k_base", *tokenizer)
 	}
-	c.opts.Tokenizer = tok
-	if *steps < 0 {
-		return c, bad("--max-recursion-steps %d is negative", *steps)
-	}
-	if set["max-recursion-steps"] {
-		c.opts.MaxRecursionSteps = steps
-	}
+	c.tokenizer = tok
 	if c.messageCount < 0 {
 		return c, bad("--message-count %d is negative", c.messageCount)
 	}
-	if *random != "" && *seed != "" {
+	if c.over.Random != nil && *seed != "" {
 		return c, bad("--random and --seed are exclusive")
 	}
 	if c.turnID != "" && c.state == "" {
 		return c, bad("--turn-id needs --state (the file the turn is recorded in)")
-	}
-	c.seeded = *random != "" || *seed != ""
-	if *random != "" {
-		r, err := strconv.ParseFloat(*random, 64)
-		if err != nil || !(r >= 0 && r < 1) {
-			return c, bad("--random %q is not a number in [0, 1)", *random)
-		}
-		c.opts.Random = func() float64 { return r }
 	}
 	if *seed != "" {
 		s, err := strconv.ParseUint(*seed, 10, 64)
 		if err != nil {
 			return c, bad("--seed %q is not a non-negative integer", *seed)
 		}
-		c.opts.Random = rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15)).Float64
+		c.seed = rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15)).Float64
 	}
 	return c, nil
+}
+
+// request is the request layer of the turn (lore/turn) for msgs.
+func (c *config) request(msgs []string) turn.Request {
+	req := turn.Request{Messages: msgs, Names: c.names, Overrides: c.over, Bounds: turn.OfflineBounds,
+		Random: c.seed, Tokenizer: c.tokenizer, Trace: true} // the CLI is a preview: its trace names near misses
+	if c.messageCount > 0 {
+		n := c.messageCount
+		req.MessageCount = &n
+	}
+	return req
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string, error) {
@@ -257,36 +267,37 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 	if err != nil {
 		return nil, nil, err
 	}
-	in := activation.Input{Entries: entries, Collections: collections, Messages: msgs, MessageCount: c.messageCount}
-	var st stateFile
-	var next turnstate.State
+	var states *stateStore
 	if c.state != "" {
-		if st, err = readState(c.state); err != nil {
-			return nil, nil, err
-		}
-		if next, err = applyState(st, c.turnID, &in, &c.opts, c.seeded); err != nil {
+		if states, err = readState(c.state); err != nil {
 			return nil, nil, err
 		}
 	}
-	res, err := activation.Activate(ctx, in, c.opts)
+	t, err := turn.Prepare(lore.Snapshot{Server: lore.Server{Settings: c.settings}, Entries: entries, Collections: collections}, c.request(msgs))
 	if err != nil {
-		return nil, nil, bad("%v", err)
+		return nil, nil, asFlagError(err)
 	}
-	if c.turnID != "" {
-		count := c.messageCount
-		if count == 0 {
-			count = len(msgs)
-		}
-		if err := writeState(c.state, st, next, entries, res, count, c.turnID); err != nil {
-			return nil, nil, err
-		}
+	m := activation.CompileInput(&t.Input, t.Options.MatchOptions())
+	var out turn.Outcome
+	switch {
+	case c.turnID != "":
+		out, err = turn.Record(ctx, m, t, states, turnstate.Conversation{}, turn.Recording{TurnID: c.turnID,
+			Now: func() time.Time { return time.Now().UTC() }})
+	case states != nil:
+		out, err = turn.DryRun(ctx, m, t, states, turnstate.Conversation{})
+	default:
+		out, err = turn.DryRun(ctx, m, t, nil, turnstate.Conversation{})
 	}
+	if err != nil {
+		return nil, nil, asFlagError(err)
+	}
+	res := out.Result
 	blocks := prompt.Blocks(res.Admitted)
 	if c.format == "text" {
 		return renderText(res, blocks), warnings, nil
 	}
-	out, err := renderJSON(res, blocks, entries)
-	return out, warnings, err
+	data, err := renderJSON(res, blocks, entries)
+	return data, warnings, err
 }
 
 // bookBudgets reconciles the books' budget limits with the budget unit,
@@ -296,17 +307,23 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 // the other unit is not used, and the returned warning says so.
 func bookBudgets(c *config, collections map[string]lore.Collection, units map[string]lore.BudgetUnit) []string {
 	names := slices.Sorted(maps.Keys(units))
-	if !c.unitSet {
+	unitSet := c.over.Budget != nil || c.over.BudgetTokens != nil
+	if !unitSet {
 		for _, name := range names {
-			if l := collections[name].Settings.BudgetLimit; l != nil && units[name] == lore.BudgetTokens {
-				c.opts.TokenBudget = *l // the engine takes the highest book limit
+			if l := collections[name].Settings.BudgetLimit; l != nil && units[name] == lore.BudgetTokens && *l > 0 {
+				// The server layer counts tokens; the engine takes the
+				// highest book limit.
+				c.settings.BudgetUnit, c.settings.BudgetLimit = lore.BudgetTokens, *l
 				break
 			}
 		}
 	}
-	unit := lore.BudgetCharacters
-	if c.opts.TokenBudget > 0 {
+	unit := c.settings.Unit()
+	switch {
+	case c.over.BudgetTokens != nil:
 		unit = lore.BudgetTokens
+	case c.over.Budget != nil:
+		unit = lore.BudgetCharacters
 	}
 	var warnings []string
 	for _, name := range names {

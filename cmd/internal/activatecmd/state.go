@@ -1,6 +1,7 @@
 package activatecmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,10 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
-	"loregate/lore"
-	"loregate/lore/activation"
 	"loregate/lore/turnstate"
 )
 
@@ -32,60 +30,61 @@ type stateFile struct {
 	Turns   []string        `json:"turns"`
 }
 
+// stateStore is the --state file as lore/turn's StateReader and
+// Recorder: the conversation is the file.
+type stateStore struct {
+	path string
+	file stateFile
+}
+
 // readState reads path; a missing file is an empty state.
-func readState(path string) (stateFile, error) {
-	var s stateFile
+func readState(path string) (*stateStore, error) {
+	st := &stateStore{path: path, file: stateFile{Entries: turnstate.State{}}}
 	data, err := readFile(path, nil)
 	if errors.Is(err, fs.ErrNotExist) {
-		return stateFile{Entries: turnstate.State{}}, nil
+		return st, nil
 	}
 	if err != nil {
-		return s, bad("state %s: %v", path, err)
+		return nil, bad("state %s: %v", path, err)
 	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return s, bad("state %s: not a state file written by loregate activate: %v", path, err)
+	if err := json.Unmarshal(data, &st.file); err != nil {
+		return nil, bad("state %s: not a state file written by loregate activate: %v", path, err)
 	}
-	if s.Entries == nil {
-		s.Entries = turnstate.State{}
+	if st.file.Entries == nil {
+		st.file.Entries = turnstate.State{}
 	}
-	return s, nil
+	return st, nil
 }
 
-// applyState sets the turn-state fields of in from the state file: the
-// flags of the start-of-turn rules and, for a recorded turn (turnID not
-// empty) without --random or --seed, chance rolls seeded from the turn id
-// as activateTurn seeds them. It returns the state to advance after the
-// turn.
-func applyState(s stateFile, turnID string, in *activation.Input, opts *activation.Options, seeded bool) (turnstate.State, error) {
-	if turnID != "" && slices.Contains(s.Turns, turnID) {
+// TurnState is the file's state (a dry run).
+func (s *stateStore) TurnState(context.Context, turnstate.Conversation) (turnstate.State, error) {
+	return s.file.Entries, nil
+}
+
+// BeginTurn starts recording turnID; a turn id the file already holds is
+// refused (the file keeps no responses to replay).
+func (s *stateStore) BeginTurn(_ context.Context, _ turnstate.Conversation, turnID string) (turnstate.Turn, error) {
+	if slices.Contains(s.file.Turns, turnID) {
 		return nil, bad("--turn-id %q was already recorded in the state file; use a new turn id", turnID)
 	}
-	count := in.MessageCount
-	if count == 0 {
-		count = len(in.Messages)
-	}
-	next, flags := turnstate.Derive(s.Entries, in.Entries, count)
-	if len(flags) > 0 {
-		in.State = make(map[int64]activation.EntryState, len(flags))
-		for id, f := range flags {
-			in.State[id] = activation.EntryState{Sticky: f.Sticky, Cooldown: f.Cooldown, Matched: f.Matched}
-		}
-	}
-	if turnID != "" && !seeded {
-		opts.Random = turnstate.Random(turnID)
-	}
-	return next, nil
+	return &fileTurn{s: s}, nil
 }
 
-// writeState records turn turnID: the state after the end-of-turn rules,
-// written to path through a temporary file and a rename.
-func writeState(path string, s stateFile, next turnstate.State, entries []lore.Entry, res activation.Result,
-	count int, turnID string) error {
-	ids := make([]int64, len(res.Admitted))
-	for i, a := range res.Admitted {
-		ids[i] = a.Entry.ID
-	}
-	out := stateFile{Entries: turnstate.Advance(next, entries, ids, count, time.Now().UTC()), Turns: append(s.Turns, turnID)}
+// fileTurn is a turn being recorded in the state file.
+type fileTurn struct{ s *stateStore }
+
+func (t *fileTurn) Stored() turnstate.State      { return t.s.file.Entries }
+func (t *fileTurn) Retry() *turnstate.LoggedTurn { return nil }
+func (t *fileTurn) Rollback(context.Context)     {}
+
+// Commit writes the next state and the turn id to the file.
+func (t *fileTurn) Commit(_ context.Context, next turnstate.State, log turnstate.LoggedTurn) error {
+	return writeState(t.s.path, stateFile{Entries: next, Turns: append(t.s.file.Turns, log.TurnID)})
+}
+
+// writeState writes out (its newest maxStateTurns turn ids) to path
+// through a temporary file and a rename.
+func writeState(path string, out stateFile) error {
 	if len(out.Turns) > maxStateTurns {
 		out.Turns = out.Turns[len(out.Turns)-maxStateTurns:]
 	}

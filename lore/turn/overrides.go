@@ -1,0 +1,221 @@
+package turn
+
+import (
+	"flag"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"loregate/lore"
+	"loregate/lore/activation"
+)
+
+// Overrides are a request's engine overrides: the request layer, which
+// replaces the server's settings for one turn (book settings still win).
+// A nil field keeps the server's setting or the engine's default. It is
+// the GraphQL input ActivationOverrides (gqlgen binds it; json tags are the
+// field names) and the override flags of `loregate activate` (flag tags).
+// See the package documentation to add one.
+type Overrides struct {
+	// ScanDepth is the scan depth for entries and books without their
+	// own: 0-100 (APIBounds), >= 0 (OfflineBounds); 0 scans no chat
+	// message.
+	ScanDepth *int `json:"scanDepth" flag:"scan-depth" usage:"default scan depth (default 4)"`
+	// Budget is a character budget in UTF-16 code units, whatever the
+	// server's unit: lore.BudgetCharacters' range (APIBounds), not 0 and
+	// negative = no limit (OfflineBounds). Not with BudgetTokens.
+	Budget *int `json:"budget" flag:"budget" usage:"budget in UTF-16 code units, negative = unlimited (default 8000)"`
+	// BudgetTokens is a token budget counted with the turn's tokenizer:
+	// lore.BudgetTokens' range (APIBounds), > 0 (OfflineBounds). Not with
+	// Budget.
+	BudgetTokens *int `json:"budgetTokens" flag:"budget-tokens" usage:"budget in tokens (exclusive with --budget)"`
+	// Recursive turns recursive scanning on for books that do not set it.
+	Recursive *bool `json:"recursive" flag:"recursive" usage:"recursive scanning"`
+	// MaxRecursionSteps counts passes including the first for books that
+	// do not set it, 0 = the engine's cap: 0-10 (APIBounds), >= 0
+	// (OfflineBounds). It does not turn recursion on.
+	MaxRecursionSteps *int `json:"maxRecursionSteps" flag:"max-recursion-steps" usage:"passes including the first, 0 = the engine's cap (default 3)"`
+	// WholeWords is the whole-word rule for keys without their own
+	// (default true).
+	WholeWords *bool `json:"wholeWords" flag:"whole-words" usage:"whole-word matching (default true)"`
+	// CaseSensitive is case-sensitive matching for keys without their own
+	// (default false).
+	CaseSensitive *bool `json:"caseSensitive" flag:"case-sensitive" usage:"case-sensitive matching"`
+	// ChannelScoping replaces the server's channel scoping switch (API
+	// only: the CLI has no channels).
+	ChannelScoping *bool `json:"channelScoping"`
+	// Random fixes every chance draw to this value in [0, 1), for
+	// reproducible previews; a recorded turn then draws it too.
+	Random *float64 `json:"random" flag:"random" usage:"fixed draw in [0, 1)"`
+}
+
+// Bounds says which ranges overrides are checked against.
+type Bounds uint8
+
+const (
+	// APIBounds are the deployment's ranges, those of server and book
+	// settings (lore.MinScanDepth..lore.MaxScanDepth, the budget units'
+	// ranges, lore.MaxRecursionSteps).
+	APIBounds Bounds = iota
+	// OfflineBounds are the offline tools' safety ceilings only
+	// (docs/authoring.md): non-negative depths and steps, a negative
+	// character budget for no limit.
+	OfflineBounds
+)
+
+// Check reports the first value of o out of b's range, as apply would (an
+// *lore.InvalidError naming "overrides.<json name>"): callers check bad
+// arguments before any work.
+func (o *Overrides) Check(b Bounds) error {
+	var opts activation.Options
+	var scoping bool
+	return o.apply(&opts, &scoping, b)
+}
+
+// apply checks o against b and sets the engine options it overrides;
+// scoping is the channel scoping switch. A value out of range is an
+// *lore.InvalidError naming "overrides.<json name>".
+func (o *Overrides) apply(opts *activation.Options, scoping *bool, b Bounds) error {
+	if v := o.ScanDepth; v != nil {
+		switch {
+		case b == APIBounds && (*v < lore.MinScanDepth || *v > lore.MaxScanDepth):
+			return lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", *v, lore.MinScanDepth, lore.MaxScanDepth)
+		case *v < 0:
+			return lore.Invalid("overrides.scanDepth", "%d is negative", *v)
+		}
+		d := *v
+		opts.ScanDepth = &d
+	}
+	if err := o.applyBudget(opts, b); err != nil {
+		return err
+	}
+	if o.Recursive != nil {
+		opts.Recursive = *o.Recursive
+	}
+	if v := o.MaxRecursionSteps; v != nil {
+		switch {
+		case b == APIBounds && (*v < 0 || *v > lore.MaxRecursionSteps):
+			return lore.Invalid("overrides.maxRecursionSteps", "%d is outside 0-%d", *v, lore.MaxRecursionSteps)
+		case *v < 0:
+			return lore.Invalid("overrides.maxRecursionSteps", "%d is negative", *v)
+		}
+		n := *v
+		opts.MaxRecursionSteps = &n
+	}
+	if o.WholeWords != nil {
+		opts.Substring = !*o.WholeWords
+	}
+	if o.CaseSensitive != nil {
+		opts.CaseSensitive = *o.CaseSensitive
+	}
+	if o.ChannelScoping != nil {
+		*scoping = *o.ChannelScoping
+	}
+	if v := o.Random; v != nil {
+		draw := *v
+		if !(draw >= 0 && draw < 1) {
+			return lore.Invalid("overrides.random", "must be in [0, 1)")
+		}
+		opts.Random = func() float64 { return draw }
+	}
+	return nil
+}
+
+// applyBudget applies Budget or BudgetTokens (not both).
+func (o *Overrides) applyBudget(opts *activation.Options, b Bounds) error {
+	chars, toks := o.Budget, o.BudgetTokens
+	switch {
+	case chars != nil && toks != nil:
+		if b == OfflineBounds {
+			return lore.Invalid("overrides.budgetTokens", "and --budget are exclusive: a budget counts characters or tokens")
+		}
+		return lore.Invalid("overrides.budgetTokens", "give budget or budgetTokens, not both")
+	case chars != nil:
+		if b == OfflineBounds && *chars == 0 {
+			return lore.Invalid("overrides.budget", "0 would admit nothing; give a positive budget, or a negative one for no limit")
+		}
+		if b == APIBounds {
+			if err := lore.BudgetCharacters.CheckLimit("overrides.budget", *chars); err != nil {
+				return err
+			}
+		}
+		opts.CharBudget, opts.TokenBudget = *chars, 0
+	case toks != nil:
+		if b == OfflineBounds && *toks <= 0 {
+			return lore.Invalid("overrides.budgetTokens", "%d must be positive", *toks)
+		}
+		if b == APIBounds {
+			if err := lore.BudgetTokens.CheckLimit("overrides.budgetTokens", *toks); err != nil {
+				return err
+			}
+		}
+		opts.TokenBudget = *toks
+	}
+	return nil
+}
+
+// Flag is the command-line flag of one override: Value sets the field of
+// the Overrides it was made from.
+type Flag struct {
+	// Name is the flag without dashes, Usage its help.
+	Name, Usage string
+	Value       flag.Value
+	// Field is the override's field in errors, "overrides.<json name>".
+	Field string
+}
+
+// Flags returns a flag for every field of o with a flag tag, in field
+// order; setting one sets the field (nil until set).
+func Flags(o *Overrides) []Flag {
+	v := reflect.ValueOf(o).Elem()
+	var out []Flag
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		name := f.Tag.Get("flag")
+		if name == "" {
+			continue
+		}
+		json, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		out = append(out, Flag{Name: name, Usage: f.Tag.Get("usage"), Value: &ptrFlag{p: v.Field(i)}, Field: "overrides." + json})
+	}
+	return out
+}
+
+// ptrFlag is a flag.Value setting a pointer field (*int, *bool or
+// *float64).
+type ptrFlag struct{ p reflect.Value }
+
+func (f *ptrFlag) String() string {
+	if !f.p.IsValid() || f.p.IsNil() {
+		return ""
+	}
+	return fmt.Sprint(f.p.Elem().Interface())
+}
+
+func (f *ptrFlag) Set(s string) error {
+	var v any
+	var err error
+	switch f.p.Type().Elem().Kind() {
+	case reflect.Int:
+		var n int64
+		n, err = strconv.ParseInt(s, 10, 0)
+		v = int(n)
+	case reflect.Bool:
+		v, err = strconv.ParseBool(s)
+	case reflect.Float64:
+		v, err = strconv.ParseFloat(s, 64)
+	default:
+		return fmt.Errorf("unsupported override type %s", f.p.Type())
+	}
+	if err != nil {
+		return err
+	}
+	p := reflect.New(f.p.Type().Elem())
+	p.Elem().Set(reflect.ValueOf(v))
+	f.p.Set(p)
+	return nil
+}
+
+// IsBoolFlag lets a bool override be given as --name alone.
+func (f *ptrFlag) IsBoolFlag() bool { return f.p.Type().Elem().Kind() == reflect.Bool }

@@ -1,0 +1,327 @@
+package turn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/turnstate"
+)
+
+// MaxMessageCount bounds a request's MessageCount under APIBounds.
+const MaxMessageCount = 1_000_000_000
+
+// Names are the identity macro names of a turn ({{user}}, {{char}},
+// {{bot}}; an empty Bot falls back to Char in the engine).
+type Names struct{ User, Char, Bot string }
+
+// Request is the request layer of one turn.
+type Request struct {
+	// Lineage is the active persona lineage (Serverwide for none); Channel
+	// and ParentChannel the conversation's channel and a thread's parent.
+	Lineage                lore.Lineage
+	Channel, ParentChannel string
+	// Messages are the chat message texts, oldest first.
+	Messages []string
+	// MessageCount is the conversation's message count, nil (or 0
+	// offline) = len(Messages): len(Messages)..MaxMessageCount under
+	// APIBounds, >= 0 offline. Delays and timed effects count it
+	// (docs/turns.md).
+	MessageCount *int
+	Names        Names
+	Overrides    Overrides
+	// Bounds are the ranges Overrides and MessageCount are checked
+	// against.
+	Bounds Bounds
+	// Random, when set, is the caller's own draw source (the CLI's
+	// --seed); Overrides.Random wins over it. Either keeps a recorded
+	// turn's draws (otherwise they are seeded from the turn id).
+	Random func() float64
+	// Tokenizer counts tokens (token budgets, Admitted.Tokens); nil counts
+	// none (a token budget then fails).
+	Tokenizer activation.Tokenizer
+	// Trace is set when the caller reads the trace (a preview): near
+	// misses are named; a dry run without it builds no trace, a recorded
+	// run always does (its stored response).
+	Trace bool
+}
+
+// Turn is a prepared turn: the engine input and options. A caller may set
+// Options.Texts and Finish before running it.
+type Turn struct {
+	Input   activation.Input
+	Options activation.Options
+	// Finish, when set, completes the engine's result before it is
+	// returned or recorded (the API appends the gate verdicts of the
+	// entries the per-turn read leaves out).
+	Finish func(*activation.Result)
+	// seeded: the request fixes the draws (Overrides.Random or
+	// Request.Random).
+	seeded bool
+}
+
+// Prepare builds the turn of req over snap, the scope's enabled entries,
+// collections (with their book settings), persona book and server
+// settings: the engine's server layer from snap.Server.Settings (regex
+// keys, budget unit and limit, channel scoping), then req's names and
+// overrides (checked against req.Bounds; errors are *lore.InvalidError).
+// Under APIBounds a book budget stored in the other unit (before the
+// server changed unit) is clamped into the turn's unit's range.
+func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
+	set := snap.Server.Settings
+	opts := activation.Options{RegexKeys: set.RegexKeys, Tokenizer: req.Tokenizer,
+		UserName: req.Names.User, CharName: req.Names.Char, BotName: req.Names.Bot, NearMisses: req.Trace}
+	if set.Unit() == lore.BudgetTokens {
+		opts.TokenBudget = set.Limit()
+	} else {
+		opts.CharBudget = set.Limit()
+	}
+	scoping := set.ChannelScoping
+	if err := req.Overrides.apply(&opts, &scoping, req.Bounds); err != nil {
+		return nil, err
+	}
+	if req.Overrides.Random == nil && req.Random != nil {
+		opts.Random = req.Random
+	}
+	count, err := checkMessageCount(req)
+	if err != nil {
+		return nil, err
+	}
+	// A dry run whose caller does not read the trace (the bot's turn)
+	// skips building it; Record turns it back on.
+	opts.SkipTrace = !req.Trace
+	in := activation.Input{
+		Entries:        snap.Entries,
+		Collections:    snap.Collections,
+		Messages:       req.Messages,
+		Server:         snap.Server.ID,
+		Lineage:        req.Lineage,
+		Channel:        req.Channel,
+		ParentChannel:  req.ParentChannel,
+		ChannelScoping: scoping,
+		PersonaBook:    snap.PersonaBook,
+		MessageCount:   count,
+	}
+	if req.Bounds == APIBounds {
+		unit := lore.BudgetCharacters
+		if opts.TokenBudget > 0 {
+			unit = lore.BudgetTokens
+		}
+		in.Collections, in.PersonaBook = clampBookBudgets(in.Collections, unit), clampBudget(in.PersonaBook, unit)
+	}
+	return &Turn{Input: in, Options: opts, seeded: opts.Random != nil}, nil
+}
+
+// checkMessageCount checks req.MessageCount against req.Bounds and
+// returns it (0 for nil: the engine counts the messages sent).
+func checkMessageCount(req Request) (int, error) {
+	if req.MessageCount == nil {
+		return 0, nil
+	}
+	n := *req.MessageCount
+	switch {
+	case req.Bounds == APIBounds && (n < len(req.Messages) || n > MaxMessageCount):
+		return 0, lore.Invalid("messageCount", "%d is outside %d (the messages sent) to %d", n, len(req.Messages), MaxMessageCount)
+	case n < 0:
+		return 0, lore.Invalid("messageCount", "%d is negative", n)
+	}
+	return n, nil
+}
+
+// Outcome is what a run gives back.
+type Outcome struct {
+	// Result is the engine's result (Finish applied); empty on a replay.
+	Result activation.Result
+	// Replayed: Record found the turn id already recorded with the same
+	// input; the engine did not run, and Response is the response recorded
+	// then, to return unchanged.
+	Replayed bool
+	// Response is the recorded response: Recording.Encode's, or on a
+	// replay the stored one. Nil for a dry run.
+	Response json.RawMessage
+	// StateErr is set when a dry run could not read the conversation's
+	// turn state and ran without it (a runtime read failure, for the
+	// caller to log).
+	StateErr error
+	// Elapsed is the engine's time.
+	Elapsed time.Duration
+}
+
+// StateReader reads a conversation's turn state without locking it
+// (turnstate.Store has it).
+type StateReader interface {
+	TurnState(ctx context.Context, c turnstate.Conversation) (turnstate.State, error)
+}
+
+// DryRun runs t once and records nothing. With states (nil: none) and a
+// matcher m with stateful entries it reads conversation c's turn state
+// first; a failure to read it leaves the turn without state (Outcome's
+// StateErr). m must be compiled from t.Input with t.Options'
+// MatchOptions.
+func DryRun(ctx context.Context, m *activation.Matcher, t *Turn, states StateReader, c turnstate.Conversation) (Outcome, error) {
+	var out Outcome
+	if states != nil && m.Stateful() {
+		st, err := states.TurnState(ctx, c)
+		if err != nil {
+			out.StateErr = err
+		} else {
+			_, flags := turnstate.Derive(st, t.Input.Entries, messageCount(&t.Input))
+			t.Input.State = engineState(flags)
+		}
+	}
+	err := t.run(ctx, m, &out)
+	return out, err
+}
+
+// Recorder opens recorded turns (turnstate.Store has it).
+type Recorder interface {
+	BeginTurn(ctx context.Context, c turnstate.Conversation, turnID string) (turnstate.Turn, error)
+}
+
+// Recording is what Record needs besides the turn.
+type Recording struct {
+	// TurnID is the caller's id of the turn, unique in the conversation.
+	TurnID string
+	// InputSHA256 is the hex digest of the request, telling a retry (same
+	// input: replayed) from another turn under a used id (refused).
+	InputSHA256 string
+	// Encode gives the response stored with the log row and returned to
+	// retries; nil stores none (the CLI's state file keeps no responses).
+	Encode func(activation.Result) (json.RawMessage, error)
+	// Now is the clock of the end-of-turn rules (nil: time.Now).
+	Now func() time.Time
+}
+
+// Record runs t as the recorded turn rec.TurnID of conversation c
+// (docs/turns.md): it opens the turn (the conversation's lock and state),
+// replays a retry (same turn id and input: Outcome.Replayed, the engine
+// does not run) or refuses a used id with another input (an
+// *lore.InvalidError naming turnId), applies the start-of-turn rules,
+// seeds the chance draws from the turn id unless the request fixes them
+// (turnstate.Random), runs the engine with the trace, encodes the response
+// and commits the next state with the log row. Nothing is written on an
+// error.
+func Record(ctx context.Context, m *activation.Matcher, t *Turn, turns Recorder, c turnstate.Conversation, rec Recording) (Outcome, error) {
+	tx, err := turns.BeginTurn(ctx, c, rec.TurnID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer tx.Rollback(ctx) // a no-op after Commit
+	if r := tx.Retry(); r != nil {
+		if r.InputSHA256 != rec.InputSHA256 {
+			return Outcome{}, lore.Invalid("turnId", "was already used in this conversation for a different turn; use a new turn id")
+		}
+		return Outcome{Replayed: true, Response: r.Response}, nil
+	}
+	count := messageCount(&t.Input)
+	state, flags := turnstate.Derive(tx.Stored(), t.Input.Entries, count)
+	t.Input.State = engineState(flags)
+	if !t.seeded {
+		t.Options.Random = turnstate.Random(rec.TurnID)
+	}
+	t.Options.SkipTrace = false
+	var out Outcome
+	if err := t.run(ctx, m, &out); err != nil {
+		return Outcome{}, err
+	}
+	if rec.Encode != nil {
+		if out.Response, err = rec.Encode(out.Result); err != nil {
+			return Outcome{}, fmt.Errorf("record turn: encode result: %w", err)
+		}
+	}
+	now := time.Now()
+	if rec.Now != nil {
+		now = rec.Now()
+	}
+	res := &out.Result
+	admitted := make([]int64, len(res.Admitted))
+	logged := make([]turnstate.LoggedEntry, len(res.Admitted))
+	for i, a := range res.Admitted {
+		admitted[i] = a.Entry.ID
+		logged[i] = turnstate.LoggedEntry{ID: a.Entry.ID, Group: string(a.Group), Placement: string(a.Placement), Pass: a.Pass, Cost: a.Cost}
+	}
+	next := turnstate.Advance(state, t.Input.Entries, admitted, count, now)
+	err = tx.Commit(ctx, next, turnstate.LoggedTurn{
+		TurnID: rec.TurnID, MessageCount: count, InputSHA256: rec.InputSHA256, Admitted: logged,
+		BudgetUnit: string(res.Budget.Unit), BudgetLimit: res.Budget.Limit, BudgetUsed: res.Budget.Used,
+		Response: out.Response, CreatedAt: now,
+	})
+	if err != nil {
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// run runs the engine and Finish into out.
+func (t *Turn) run(ctx context.Context, m *activation.Matcher, out *Outcome) error {
+	start := time.Now()
+	res, err := m.Activate(ctx, t.Input, t.Options)
+	out.Elapsed = time.Since(start)
+	if err != nil {
+		return err // the engine's errors name it
+	}
+	if t.Finish != nil {
+		t.Finish(&res)
+	}
+	out.Result = res
+	return nil
+}
+
+// messageCount is the turn's message count: Input.MessageCount, else the
+// messages sent.
+func messageCount(in *activation.Input) int {
+	if in.MessageCount > 0 {
+		return in.MessageCount
+	}
+	return len(in.Messages)
+}
+
+// engineState is the engine's view of the start-of-turn flags.
+func engineState(flags map[int64]turnstate.Flags) map[int64]activation.EntryState {
+	if len(flags) == 0 {
+		return nil
+	}
+	out := make(map[int64]activation.EntryState, len(flags))
+	for id, f := range flags {
+		out[id] = activation.EntryState{Sticky: f.Sticky, Cooldown: f.Cooldown, Matched: f.Matched}
+	}
+	return out
+}
+
+// clampBudget returns s with a budget limit outside the unit's range
+// (stored before the server changed unit) moved into it.
+func clampBudget(s lore.BookSettings, unit lore.BudgetUnit) lore.BookSettings {
+	if s.BudgetLimit == nil || unit.ClampLimit(*s.BudgetLimit) == *s.BudgetLimit {
+		return s
+	}
+	s = s.Clone()
+	*s.BudgetLimit = unit.ClampLimit(*s.BudgetLimit)
+	return s
+}
+
+// clampBookBudgets applies clampBudget to every collection, copying the
+// map only when one changes.
+func clampBookBudgets(cols map[string]lore.Collection, unit lore.BudgetUnit) map[string]lore.Collection {
+	var out map[string]lore.Collection
+	for name, c := range cols {
+		s := clampBudget(c.Settings, unit)
+		if s.BudgetLimit == c.Settings.BudgetLimit {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]lore.Collection, len(cols))
+			for k, v := range cols {
+				out[k] = v
+			}
+		}
+		c.Settings = s
+		out[name] = c
+	}
+	if out == nil {
+		return cols
+	}
+	return out
+}
