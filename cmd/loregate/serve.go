@@ -123,9 +123,9 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		AllowedOrigins: cfg.CORSOrigins,
 	})
 	dash, err := dashboard.New(dashboard.Config{
-		API:  mux,
-		Auth: authn,
-		Pool: pool,
+		API:      api,
+		Auth:     authn,
+		Sessions: store,
 		OAuth: dashboard.OAuth{ClientID: cfg.Dashboard.ClientID, ClientSecret: cfg.Dashboard.ClientSecret,
 			BaseURL: cfg.Dashboard.OAuthURL},
 		PublicURL:  cfg.Dashboard.publicURL(ln.Addr().String()),

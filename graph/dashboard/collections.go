@@ -1,96 +1,64 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"strings"
-)
 
-const (
-	qCreateCollection = `mutation($in: CreateCollectionInput!) { createCollection(input: $in) { collection { id } error { code message field } } }`
-	qCollEnabled      = `mutation($in: SetCollectionEnabledInput!) { setCollectionEnabled(input: $in) { collection { id } error { code message field } } }`
-	qCollChannels     = `mutation($in: SetCollectionChannelsInput!) { setCollectionChannels(input: $in) { collection { id } error { code message field } } }`
-	qDeleteCollection = `mutation($in: CollectionRefInput!) { deleteCollection(input: $in) { ok error { code message field } } }`
+	"loregate/graph/client"
+	"loregate/graph/model"
 )
 
 // createCollection makes a new Serverwide collection and opens it.
-func (d *Dashboard) createCollection(_ *Dashboard, rq *req) {
+func (d *Dashboard) createCollection(rq *req) error {
 	in := map[string]any{"serverDiscordId": rq.sid, "name": strings.TrimSpace(rq.r.PostFormValue("name"))}
-	var out struct {
-		CreateCollection struct {
-			Collection *struct{ ID string }
-			Error      *mutationError
-		}
+	var out model.CollectionPayload
+	err := d.api.Mutate(rq.ctx(), rq.p, client.OpCreateCollection, in, &out)
+	if ce := (*client.Error)(nil); errors.As(err, &ce) && ce.Payload {
+		d.render(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity,
+			map[string]any{"Errors": map[string]string{"collection-" + fieldOf(ce.Field): ce.Message}})
+		return nil
 	}
-	if err := d.api.do(rq.r.Context(), rq.s.Token, qCreateCollection, map[string]any{"in": in}, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
+	if err != nil {
+		return err
 	}
-	if e := out.CreateCollection.Error; e != nil {
-		d.renderStatus(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity,
-			map[string]any{"Errors": map[string]string{"collection-" + fieldOf(e.Field): e.Message}})
-		return
-	}
-	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/b/c"+out.CreateCollection.Collection.ID+"/", http.StatusSeeOther)
+	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/b/c"+out.Collection.ID+"/", http.StatusSeeOther)
+	return nil
 }
 
 // collectionState enables or disables a collection, sets its channels
 // (Discord channel ids, one per line or comma-separated; none = every
 // channel), or deletes it (the deletion is recorded in the import history
 // and can be undone there). Channel changes carry the collection's
-// updatedAt as read, so a change made meanwhile is a conflict.
-func (d *Dashboard) collectionState(_ *Dashboard, rq *req) {
-	b, ok := d.bookFromURL(rq)
-	if !ok {
-		return
+// updatedAt as read, so a change made meanwhile is a conflict. A payload
+// error is the error page with the API's message.
+func (d *Dashboard) collectionState(rq *req) error {
+	b, err := bookFromURL(rq)
+	if err != nil {
+		return err
 	}
 	if b.Collection == nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This book does not exist on this server."))
-		return
+		return fail(http.StatusNotFound, rq.t.S("This book does not exist on this server."))
 	}
 	in := map[string]any{"serverDiscordId": rq.sid, "collectionId": b.Collection.ID}
-	var e *mutationError
 	next := bookURL(rq.sid, b) + "?done=saved"
+	var op client.Op
 	switch rq.r.PostFormValue("action") {
 	case "enable", "disable":
-		in["enabled"] = rq.r.PostFormValue("action") == "enable"
-		var out struct {
-			SetCollectionEnabled struct{ Error *mutationError }
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qCollEnabled, map[string]any{"in": in}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		e = out.SetCollectionEnabled.Error
+		op, in["enabled"] = client.OpSetCollectionEnabled, rq.r.PostFormValue("action") == "enable"
 	case "channels":
-		in["channelIds"] = nonNil(lines(strings.ReplaceAll(rq.r.PostFormValue("channelIds"), ",", "\n")))
+		op, in["channelIds"] = client.OpSetCollectionChannels, nonNil(lines(strings.ReplaceAll(rq.r.PostFormValue("channelIds"), ",", "\n")))
 		if v := rq.r.PostFormValue("updatedAt"); v != "" {
 			in["expectedUpdatedAt"] = v
 		}
-		var out struct {
-			SetCollectionChannels struct{ Error *mutationError }
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qCollChannels, map[string]any{"in": in}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		e = out.SetCollectionChannels.Error
 	case "delete":
-		var out struct {
-			DeleteCollection struct{ Error *mutationError }
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qDeleteCollection, map[string]any{"in": in}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		e = out.DeleteCollection.Error
-		next = "/dashboard/s/" + rq.sid + "/?done=deleted"
+		op, next = client.OpDeleteCollection, "/dashboard/s/"+rq.sid+"/?done=deleted"
 	default:
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusBadRequest, rq.t.S("Unknown action."))
-		return
+		return fail(http.StatusBadRequest, rq.t.S("Unknown action."))
 	}
-	if e != nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusUnprocessableEntity, e.Message)
-		return
+	if err := d.api.Mutate(rq.ctx(), rq.p, op, in, nil); err != nil {
+		return err
 	}
 	http.Redirect(rq.w, rq.r, next, http.StatusSeeOther)
+	return nil
 }

@@ -5,11 +5,16 @@
 // model, change book and server settings, import with a preview and undo,
 // export in every format, and try activation in a playground.
 //
-// It is the public GraphQL API's first client and uses nothing else for
-// lore: every page is built from API calls made in-process on the
-// service's own /graphql handler with the signed-in member's token, so the
-// member gets exactly the authorisation any caller gets (client.go). Its
-// own state is the sign-in sessions (session.go).
+// It is a client of the public GraphQL API and uses nothing else for lore:
+// every page is built from the named operations of the typed client
+// graph/client, run in-process as the principal of the signed-in member's
+// token (checked on every request as the API's middleware checks it), so
+// the member gets exactly the authorisation any caller with that token
+// gets. Its own state is the sign-in sessions (session.go; their SQL is in
+// lore/postgres).
+//
+// Every handler returns an error and one wrapper renders it
+// (handlers.go).
 //
 // Pages are server-rendered html/template with a small hand-written script
 // (drag and drop, import preview, job progress); every asset is embedded,
@@ -32,13 +37,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 	"golang.org/x/text/message/catalog"
 
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/lore/i18n"
+	"loregate/lore/postgres"
 )
 
 //go:embed templates/*.html
@@ -49,14 +55,15 @@ var staticFS embed.FS
 
 // Config configures the dashboard.
 type Config struct {
-	// API serves /graphql and /artifacts/{id}: the service's own mux,
-	// called in-process with the member's bearer token.
-	API http.Handler
-	// Auth verifies pasted development tokens and mints the member token
-	// after a Discord sign-in (it needs LOREGATE_JWT_SECRET).
+	// API is the typed client of the GraphQL API (client.New with the
+	// service's authenticator): it checks the members' tokens and runs
+	// their operations in-process.
+	API *client.Client
+	// Auth mints the member token after a Discord sign-in (it needs
+	// LOREGATE_JWT_SECRET).
 	Auth *auth.Authenticator
-	// Pool holds the sessions table (migrations/000050).
-	Pool *pgxpool.Pool
+	// Sessions holds the sign-in sessions (migrations/000050).
+	Sessions *postgres.Store
 	// OAuth is the Discord application; an empty ClientID leaves only the
 	// development sign-in.
 	OAuth OAuth
@@ -79,8 +86,7 @@ type Config struct {
 // Dashboard is the /dashboard/ handler set.
 type Dashboard struct {
 	cfg      Config
-	api      client
-	sessions sessionStore
+	api      *client.Client
 	cat      catalog.Catalog
 	pages    map[string]*template.Template
 	key      []byte
@@ -92,8 +98,8 @@ type Dashboard struct {
 
 // New returns the dashboard for cfg.
 func New(cfg Config) (*Dashboard, error) {
-	if cfg.API == nil || cfg.Auth == nil || cfg.Pool == nil {
-		return nil, errors.New("dashboard: API, Auth and Pool are required")
+	if cfg.API == nil || cfg.Auth == nil || cfg.Sessions == nil {
+		return nil, errors.New("dashboard: API, Auth and Sessions are required")
 	}
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = 12 * time.Hour
@@ -103,7 +109,7 @@ func New(cfg Config) (*Dashboard, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("dashboard: public URL %q is not an http(s) URL such as https://lore.example.com", cfg.PublicURL)
 	}
-	d := &Dashboard{cfg: cfg, api: client{api: cfg.API}, sessions: sessionStore{pool: cfg.Pool},
+	d := &Dashboard{cfg: cfg, api: cfg.API,
 		cat: i18n.NewCatalog(texts), key: cfg.SigningKey, secure: u.Scheme == "https",
 		redirect: pub + "/dashboard/callback", hc: cfg.HTTPClient, log: cfg.Logger}
 	if len(d.key) == 0 {
@@ -156,16 +162,16 @@ func parsePages() (map[string]*template.Template, error) {
 // Mount registers the dashboard's routes on mux under /dashboard/.
 func (d *Dashboard) Mount(mux *http.ServeMux) {
 	static, _ := fs.Sub(staticFS, "static")
-	mux.Handle("GET /dashboard/static/", http.StripPrefix("/dashboard/static/", cacheStatic(http.FileServerFS(static))))
-	mux.HandleFunc("GET /dashboard/{$}", d.home)
+	mux.HandleFunc("GET /dashboard/static/{file...}", serveStatic(static))
+	mux.Handle("GET /dashboard/{$}", d.handle(d.home))
 	mux.HandleFunc("GET /dashboard", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/dashboard/", http.StatusMovedPermanently)
 	})
-	mux.HandleFunc("GET /dashboard/login", d.login)
-	mux.HandleFunc("GET /dashboard/callback", d.callback)
-	mux.HandleFunc("POST /dashboard/dev-login", d.devLogin)
-	mux.HandleFunc("POST /dashboard/logout", d.logout)
-	mux.HandleFunc("GET /dashboard/lang/{lang}", d.setLang)
+	mux.Handle("GET /dashboard/login", d.handle(d.login))
+	mux.Handle("GET /dashboard/callback", d.handle(d.callback))
+	mux.Handle("POST /dashboard/dev-login", d.handle(d.devLogin))
+	mux.Handle("POST /dashboard/logout", d.handle(d.logout))
+	mux.Handle("GET /dashboard/lang/{lang}", d.handle(d.setLang))
 
 	s := "/dashboard/s/{server}/"
 	mux.Handle("GET "+s+"{$}", d.member(d.serverPage))
@@ -190,11 +196,12 @@ func (d *Dashboard) Mount(mux *http.ServeMux) {
 	mux.Handle("GET "+s+"artifacts/{id}", d.member(d.artifact))
 }
 
-func cacheStatic(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+// serveStatic serves an embedded asset, cached for an hour.
+func serveStatic(static fs.FS) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=3600")
-		h.ServeHTTP(w, r)
-	})
+		http.ServeFileFS(w, r, static, r.PathValue("file"))
+	}
 }
 
 // tr translates for one request.
@@ -225,12 +232,14 @@ func (d *Dashboard) translator(r *http.Request) (tr, string) {
 // (GET /dashboard/lang/{lang}): en, pt-BR, es.
 func dashboardLang(lang string) bool { return lang == "en" || lang == "pt-BR" || lang == "es" }
 
-func (d *Dashboard) setLang(w http.ResponseWriter, r *http.Request) {
-	lang := r.PathValue("lang")
+// setLang keeps the chosen language in a cookie and goes back.
+func (d *Dashboard) setLang(rq *req) error {
+	lang := rq.r.PathValue("lang")
 	if !dashboardLang(lang) {
-		http.NotFound(w, r)
-		return
+		http.NotFound(rq.w, rq.r)
+		return nil
 	}
-	http.SetCookie(w, d.cookie("loregate_lang", lang, 365*24*time.Hour))
-	http.Redirect(w, r, safeNext(r.URL.Query().Get("back")), http.StatusSeeOther)
+	http.SetCookie(rq.w, d.cookie("loregate_lang", lang, 365*24*time.Hour))
+	http.Redirect(rq.w, rq.r, safeNext(rq.r.URL.Query().Get("back")), http.StatusSeeOther)
+	return nil
 }

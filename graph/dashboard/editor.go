@@ -1,18 +1,22 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"loregate/graph/client"
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
 // editorView is the entry editor's data.
 type editorView struct {
 	Book  book
-	Entry entry
+	Entry model.Entry
 	New   bool
 	// Errors maps a form field (the API's input name) to its message;
 	// "" holds a message for no field.
@@ -25,50 +29,48 @@ type editorView struct {
 type limitsView struct{ ContentLength, TitleLength, ScanDepthMin, ScanDepthMax int }
 
 // newEntry is the canonical defaults of a new entry (lore.NewEntry).
-func newEntry() entry {
-	return entry{SelectiveLogic: "AND_ANY", Enabled: true, Probability: 100, Priority: 100, GroupWeight: 100,
-		Placement: "AFTER", Role: "SYSTEM", InsertionOrder: 100}
+func newEntry() model.Entry {
+	return model.Entry{SelectiveLogic: model.SelectiveLogicAndAny, Enabled: true, Probability: 100, Priority: 100, GroupWeight: 100,
+		Placement: model.PlacementAfter, Role: model.RoleSystem, InsertionOrder: 100}
 }
 
-func (d *Dashboard) editorData(rq *req, b book, e entry, isNew bool) editorView {
+func editorData(rq *req, b book, e model.Entry, isNew bool) editorView {
 	l := rq.srv.Limits
 	return editorView{Book: b, Entry: e, New: isNew, Errors: map[string]string{},
 		Limits: limitsView{ContentLength: l.ContentLength, TitleLength: l.TitleLength, ScanDepthMin: l.ScanDepthMin, ScanDepthMax: l.ScanDepthMax}}
 }
 
-// findEntry loads the book and the entry of the URL; ok false when the
-// page was answered.
-func (d *Dashboard) findEntry(rq *req) (book, entry, bool, bool) {
-	b, ok := d.bookFromURL(rq)
-	if !ok {
-		return b, entry{}, false, false
+// findEntry loads the book and the entry of the URL ("new": a new
+// entry's defaults, isNew true).
+func (d *Dashboard) findEntry(rq *req) (b book, e model.Entry, isNew bool, err error) {
+	if b, err = bookFromURL(rq); err != nil {
+		return b, e, false, err
 	}
 	id := rq.r.PathValue("entry")
 	if id == "new" {
-		return b, newEntry(), true, true
+		return b, newEntry(), true, nil
 	}
-	e, found, err := d.bookEntry(rq.r.Context(), rq.s.Token, rq.sid, b, id)
+	got, err := d.bookEntry(rq, b, id)
 	if err != nil {
-		d.apiFailed(rq, err)
-		return b, entry{}, false, false
+		return b, e, false, err
 	}
-	if found {
-		return b, e, false, true
+	if got == nil {
+		return b, e, false, fail(http.StatusNotFound, rq.t.S("This entry does not exist in this book (it may have been deleted)."))
 	}
-	d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This entry does not exist in this book (it may have been deleted)."))
-	return b, entry{}, false, false
+	return b, *got, false, nil
 }
 
-func (d *Dashboard) entryPage(_ *Dashboard, rq *req) {
-	b, e, isNew, ok := d.findEntry(rq)
-	if !ok {
-		return
+func (d *Dashboard) entryPage(rq *req) error {
+	b, e, isNew, err := d.findEntry(rq)
+	if err != nil {
+		return err
 	}
 	title := e.Title
 	if isNew {
 		title = rq.t.S("New entry")
 	}
-	rq.page(d, "entry", title, d.editorData(rq, b, e, isNew))
+	d.page(rq, "entry", title, editorData(rq, b, e, isNew))
+	return nil
 }
 
 // lines splits a textarea into trimmed, non-empty lines.
@@ -96,19 +98,21 @@ func triState(v string) *bool {
 }
 
 // formEntry reads the editor form into an entry and the API input fields.
-// Numbers that do not parse are reported per field.
-func formEntry(t tr, f url.Values, persona bool) (entry, map[string]any, map[string]string) {
+// Numbers that do not parse are reported per field. The form's updatedAt
+// (the version the form was loaded at) is read into e.UpdatedAt; the API
+// gets it as sent (entrySave).
+func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, map[string]string) {
 	errs := map[string]string{}
-	e := entry{
+	e := model.Entry{
 		Title:            strings.TrimSpace(f.Get("title")),
 		Content:          strings.ReplaceAll(f.Get("content"), "\r\n", "\n"),
 		Keys:             lines(f.Get("keys")),
 		SecondaryKeys:    lines(f.Get("secondaryKeys")),
-		SelectiveLogic:   f.Get("selectiveLogic"),
+		SelectiveLogic:   model.SelectiveLogic(f.Get("selectiveLogic")),
 		Constant:         f.Get("constant") == "on",
 		Enabled:          f.Get("enabled") == "on",
-		Placement:        f.Get("placement"),
-		Role:             f.Get("role"),
+		Placement:        model.Placement(f.Get("placement")),
+		Role:             model.Role(f.Get("role")),
 		CaseSensitive:    triState(f.Get("caseSensitive")),
 		WholeWords:       triState(f.Get("wholeWords")),
 		IgnoreBudget:     f.Get("ignoreBudget") == "on",
@@ -117,8 +121,8 @@ func formEntry(t tr, f url.Values, persona bool) (entry, map[string]any, map[str
 		UseGroupScoring:  triState(f.Get("useGroupScoring")),
 		ExcludeRecursion: f.Get("excludeRecursion") == "on",
 		PreventRecursion: f.Get("preventRecursion") == "on",
-		UpdatedAt:        f.Get("updatedAt"),
 	}
+	e.UpdatedAt, _ = time.Parse(time.RFC3339Nano, f.Get("updatedAt"))
 	num := func(name string, dst *int) {
 		s := strings.TrimSpace(f.Get(name))
 		n, err := strconv.Atoi(s)
@@ -154,8 +158,8 @@ func formEntry(t tr, f url.Values, persona bool) (entry, map[string]any, map[str
 		"delayUntilRecursion": e.DelayUntilRecursion, "sticky": e.Sticky, "cooldown": e.Cooldown, "delay": e.Delay,
 	}
 	if persona {
-		e.ChannelIDs = lines(f.Get("channelIds"))
-		in["channelIds"] = nonNil(e.ChannelIDs)
+		e.ChannelIds = lines(f.Get("channelIds"))
+		in["channelIds"] = nonNil(e.ChannelIds)
 	}
 	return e, in, errs
 }
@@ -167,21 +171,9 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// mutationError is the API's typed mutation failure.
-type mutationError struct {
-	Code    string
-	Message string
-	Field   *string
-	Limit   *int
-}
-
 // fieldOf maps an API error field ("keys[2]", "patch.content") to the form
 // field it belongs to.
-func fieldOf(f *string) string {
-	if f == nil {
-		return ""
-	}
-	s := *f
+func fieldOf(s string) string {
 	if i := strings.LastIndexByte(s, '.'); i >= 0 {
 		s = s[i+1:]
 	}
@@ -191,120 +183,80 @@ func fieldOf(f *string) string {
 	return s
 }
 
-const (
-	qCreateEntry = `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id updatedAt } error { code message field limit } } }`
-	qUpdateEntry = `mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { entry { id updatedAt } error { code message field limit } } }`
-	qDeleteEntry = `mutation($in: EntryRefInput!) { deleteEntry(input: $in) { ok error { code message field } } }`
-)
-
 // entrySave creates or updates the entry from the editor form. The API's
 // typed errors are shown next to their field; an entry someone else saved
 // since the form was loaded is not overwritten (conflict message).
-func (d *Dashboard) entrySave(_ *Dashboard, rq *req) {
-	b, stored, isNew, ok := d.findEntry(rq)
-	if !ok {
-		return
+func (d *Dashboard) entrySave(rq *req) error {
+	b, stored, isNew, err := d.findEntry(rq)
+	if err != nil {
+		return err
 	}
 	e, in, errs := formEntry(rq.t, rq.r.PostForm, b.Collection == nil)
 	e.ID, e.CreatedAt, e.LastActivatedAt, e.LegacyChannelTags, e.Extensions = stored.ID, stored.CreatedAt, stored.LastActivatedAt, stored.LegacyChannelTags, stored.Extensions
 	if b.Collection != nil {
-		e.ChannelIDs = stored.ChannelIDs
+		e.ChannelIds = stored.ChannelIds
 	}
-	v := d.editorData(rq, b, e, isNew)
+	v := editorData(rq, b, e, isNew)
 	if !rq.srv.CanManage {
 		v.Errors[""] = rq.t.S("Only members with the Manage Server permission can change lore.")
-		d.renderStatus(rq, "entry", e.Title, http.StatusForbidden, v)
-		return
+		d.render(rq, "entry", e.Title, http.StatusForbidden, v)
+		return nil
 	}
 	if len(errs) > 0 {
 		v.Errors = errs
-		d.renderStatus(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
-		return
+		d.render(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
+		return nil
 	}
-	var payload struct {
-		Entry *struct{ ID, UpdatedAt string }
-		Error *mutationError
-	}
+	var saved model.EntryPayload
 	if isNew {
 		vars := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "entry": in}
 		if b.Collection != nil {
 			vars["collectionId"] = b.Collection.ID
 		}
-		var out struct {
-			CreateEntry *struct {
-				Entry *struct{ ID, UpdatedAt string }
-				Error *mutationError
-			}
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qCreateEntry, map[string]any{"in": vars}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		payload.Entry, payload.Error = out.CreateEntry.Entry, out.CreateEntry.Error
+		err = d.api.Mutate(rq.ctx(), rq.p, client.OpCreateEntry, vars, &saved)
 	} else {
 		// The API refuses the write with STALE_TARGET when the entry
 		// changed since the form was loaded (checked under the server
 		// lock: of two editors who loaded the same version, one saves).
 		vars := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "entryId": stored.ID, "patch": in}
-		if e.UpdatedAt != "" {
-			vars["expectedUpdatedAt"] = e.UpdatedAt
+		if at := rq.r.PostForm.Get("updatedAt"); at != "" {
+			vars["expectedUpdatedAt"] = at
 		}
-		var out struct {
-			UpdateEntry *struct {
-				Entry *struct{ ID, UpdatedAt string }
-				Error *mutationError
-			}
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qUpdateEntry, map[string]any{"in": vars}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		payload.Entry, payload.Error = out.UpdateEntry.Entry, out.UpdateEntry.Error
+		err = d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateEntry, vars, &saved)
 	}
-	if payload.Error != nil {
-		if payload.Error.Code == "STALE_TARGET" {
-			// Keep the member's text; the next save overwrites the version
-			// read just now.
-			v.Conflict = true
-			v.Entry.UpdatedAt = stored.UpdatedAt
-			d.renderStatus(rq, "entry", e.Title, http.StatusConflict, v)
-			return
-		}
-		v.Errors[fieldOf(payload.Error.Field)] = payload.Error.Message
-		d.renderStatus(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
-		return
+	var ce *client.Error
+	switch {
+	case client.Is(err, model.ErrorCodeStaleTarget):
+		// Keep the member's text; the next save overwrites the version
+		// read just now.
+		v.Conflict = true
+		v.Entry.UpdatedAt = stored.UpdatedAt
+		d.render(rq, "entry", e.Title, http.StatusConflict, v)
+		return nil
+	case errors.As(err, &ce) && ce.Payload:
+		v.Errors[fieldOf(ce.Field)] = ce.Message
+		d.render(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
+		return nil
+	case err != nil:
+		return err
 	}
-	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"e/"+payload.Entry.ID+"?done=saved", http.StatusSeeOther)
+	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"e/"+saved.Entry.ID+"?done=saved", http.StatusSeeOther)
+	return nil
 }
 
-func (d *Dashboard) entryDelete(_ *Dashboard, rq *req) {
-	b, stored, isNew, ok := d.findEntry(rq)
-	if !ok {
-		return
+func (d *Dashboard) entryDelete(rq *req) error {
+	b, stored, isNew, err := d.findEntry(rq)
+	if err != nil {
+		return err
 	}
 	if isNew {
 		http.Redirect(rq.w, rq.r, bookURL(rq.sid, b), http.StatusSeeOther)
-		return
-	}
-	var out struct {
-		DeleteEntry struct {
-			OK    bool
-			Error *mutationError
-		}
+		return nil
 	}
 	in := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "entryId": stored.ID}
-	if err := d.api.do(rq.r.Context(), rq.s.Token, qDeleteEntry, map[string]any{"in": in}, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
-	}
-	if out.DeleteEntry.Error != nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusUnprocessableEntity, out.DeleteEntry.Error.Message)
-		return
+	if err := d.api.Mutate(rq.ctx(), rq.p, client.OpDeleteEntry, in, nil); err != nil {
+		return err
 	}
 	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"?done=deleted", http.StatusSeeOther)
-}
-
-// renderStatus renders a member page with an HTTP status other than 200.
-func (d *Dashboard) renderStatus(rq *req, name, title string, status int, data any) {
-	d.render(rq.w, rq.r, rq.t, rq.lang, rq.s, rq.srv, name, title, status, data, "")
+	return nil
 }

@@ -1,123 +1,61 @@
 package dashboard
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"loregate/graph/client"
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
-// entry is an entry with every field of the model (Entry in the schema).
-type entry struct {
-	ID                                           string
-	LineageID                                    *int64
-	Collection                                   *string
-	Title, Content                               string
-	Keys, SecondaryKeys                          []string
-	SelectiveLogic                               string
-	Constant, Enabled                            bool
-	ScanDepth                                    *int
-	Probability, InsertionOrder, Priority        int
-	Placement, Role                              string
-	CaseSensitive, WholeWords                    *bool
-	IgnoreBudget                                 bool
-	Group                                        string
-	GroupOverride                                bool
-	GroupWeight                                  int
-	UseGroupScoring                              *bool
-	ExcludeRecursion, PreventRecursion           bool
-	DelayUntilRecursion, Sticky, Cooldown, Delay int
-	ChannelIDs, LegacyChannelTags                []string
-	Extensions                                   map[string]any
-	CreatedAt, UpdatedAt                         string
-	LastActivatedAt                              *string
-}
-
-const entryFields = `id lineageId collection title content keys secondaryKeys selectiveLogic constant enabled scanDepth
-	probability insertionOrder priority placement role caseSensitive wholeWords ignoreBudget group groupOverride
-	groupWeight useGroupScoring excludeRecursion preventRecursion delayUntilRecursion sticky cooldown delay
-	channelIds legacyChannelTags extensions createdAt updatedAt lastActivatedAt`
-
-// entryListFields are the fields the entries list shows and searches.
-const entryListFields = `id title content keys secondaryKeys enabled constant insertionOrder priority updatedAt`
-
-type entryConn struct {
-	TotalCount int
-	PageInfo   struct {
-		HasNextPage bool
-		EndCursor   *string
+// entriesPage reads one page of a book's entries, searched and sorted by
+// lq, with the book's settings and version.
+func (d *Dashboard) entriesPage(rq *req, b book, after *string, lq listQuery) (*client.Book, error) {
+	dir := "ASC"
+	if lq.Desc {
+		dir = "DESC"
 	}
-	Edges []struct {
-		Cursor string
-		Node   entry
+	vars := map[string]any{"s": rq.sid, "a": after, "f": pageSize, "q": nil,
+		"o": map[string]any{"field": sortFields[lq.Sort], "direction": dir}}
+	if lq.Q != "" {
+		vars["q"] = lq.Q
 	}
-}
-
-// entriesPage reads one page of a book's entries with the given fields,
-// and the book's settings.
-func (d *Dashboard) entriesPage(ctx context.Context, token, sid string, b book, fields string, first int, after *string, lq *listQuery) (entryConn, bookSettings, error) {
-	vars := map[string]any{"s": sid, "a": after, "f": first, "q": nil, "o": nil}
-	if lq != nil {
-		if lq.Q != "" {
-			vars["q"] = lq.Q
-		}
-		dir := "ASC"
-		if lq.Desc {
-			dir = "DESC"
-		}
-		vars["o"] = map[string]any{"field": sortFields[lq.Sort], "direction": dir}
-	}
-	sel := `updatedAt ` + bookSettingsFields + ` entries(first: $f, after: $a, search: $q, orderBy: $o) { totalCount pageInfo { hasNextPage endCursor } edges { cursor node { ` + fields + ` } } }`
-	var q string
+	op := client.OpPersonaEntriesPage
 	if b.Collection != nil {
-		vars["n"] = b.Collection.Name
-		q = `query($s: String!, $n: String!, $a: String, $f: Int, $q: String, $o: EntryOrder) { server(discordId: $s) { book: collection(name: $n) { ` + sel + ` } } }`
+		op, vars["n"] = client.OpCollectionEntriesPage, b.Collection.Name
 	} else {
 		vars["l"] = b.LineageID
-		q = `query($s: String!, $l: Int64!, $a: String, $f: Int, $q: String, $o: EntryOrder) { server(discordId: $s) { book: personaBook(lineageId: $l) { ` + sel + ` } } }`
 	}
-	var out struct {
-		Server *struct {
-			Book *struct {
-				UpdatedAt    *string
-				BookSettings bookSettings
-				Entries      entryConn
-			}
-		}
-	}
-	if err := d.api.do(ctx, token, q, vars, &out); err != nil {
-		return entryConn{}, bookSettings{}, err
+	var out client.ServerData
+	if err := d.api.Do(rq.ctx(), rq.p, op, vars, &out); err != nil {
+		return nil, err
 	}
 	if out.Server == nil || out.Server.Book == nil {
-		return entryConn{}, bookSettings{}, errBookGone
+		return nil, errBookGone
 	}
-	book := out.Server.Book
-	settings := book.BookSettings
-	settings.UpdatedAt = book.UpdatedAt
-	return book.Entries, settings, nil
+	return out.Server.Book, nil
 }
 
 // bookEntry reads one entry of a book with every field (Server.entry);
-// found is false when the book has no such entry (another scope's or
-// another collection's id included).
-func (d *Dashboard) bookEntry(ctx context.Context, token, sid string, b book, id string) (e entry, found bool, err error) {
-	var out struct{ Server *struct{ Entry *entry } }
-	q := `query($s: String!, $l: Int64!, $id: ID!) { server(discordId: $s) { entry(lineageId: $l, id: $id) { ` + entryFields + ` } } }`
-	if err := d.api.do(ctx, token, q, map[string]any{"s": sid, "l": b.LineageID, "id": id}, &out); err != nil {
-		return entry{}, false, err
+// nil when the book has no such entry (another scope's or another
+// collection's id included).
+func (d *Dashboard) bookEntry(rq *req, b book, id string) (*model.Entry, error) {
+	var out client.ServerData
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpEntry, map[string]any{"s": rq.sid, "l": b.LineageID, "id": id}, &out); err != nil {
+		return nil, err
 	}
 	if out.Server == nil || out.Server.Entry == nil {
-		return entry{}, false, nil
+		return nil, nil
 	}
 	got := out.Server.Entry
 	if b.Collection != nil && (got.Collection == nil || *got.Collection != b.Collection.Name) {
-		return entry{}, false, nil
+		return nil, nil
 	}
-	return *got, true, nil
+	return got, nil
 }
 
 // errBookGone is a book that disappeared between two reads.
@@ -192,10 +130,11 @@ func (q listQuery) url(after string, trail []string) string {
 
 // bookView is the book page's data.
 type bookView struct {
-	Book     book
-	Scope    scopeCount
-	Settings bookSettings
-	Entries  []entry
+	Book  book
+	Scope scopeCount
+	// Settings are the book's settings and version.
+	Settings *client.Book
+	Entries  []model.Entry
 	// Matched is the entries the search keeps, Total the book's.
 	Matched, Total int
 	Query          listQuery
@@ -210,49 +149,50 @@ type bookView struct {
 // exportFormats are ExportFormat's values.
 var exportFormats = []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX", "WORLDBOOK"}
 
-func (d *Dashboard) serverPage(_ *Dashboard, rq *req) {
-	rq.page(d, "server", rq.srv.Name, map[string]any{"Errors": map[string]string{}})
+func (d *Dashboard) serverPage(rq *req) error {
+	d.page(rq, "server", rq.srv.Name, map[string]any{"Errors": map[string]string{}})
+	return nil
 }
 
-func (d *Dashboard) bookFromURL(rq *req) (book, bool) {
+// bookFromURL is the book the URL names, or the 404 page's error.
+func bookFromURL(rq *req) (book, error) {
 	b, ok := rq.srv.findBook(rq.r.PathValue("book"))
 	if !ok {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This book does not exist on this server."))
+		return b, fail(http.StatusNotFound, rq.t.S("This book does not exist on this server."))
 	}
-	return b, ok
+	return b, nil
 }
 
-func (d *Dashboard) bookPage(_ *Dashboard, rq *req) {
-	b, ok := d.bookFromURL(rq)
-	if !ok {
-		return
+func (d *Dashboard) bookPage(rq *req) error {
+	b, err := bookFromURL(rq)
+	if err != nil {
+		return err
 	}
-	d.renderBook(rq, b, nil, http.StatusOK)
+	return d.renderBook(rq, b, nil, http.StatusOK)
 }
 
 // renderBook shows one page of the book's entries, searched and sorted by
 // the API.
-func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status int) {
+func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status int) error {
 	q := parseListQuery(rq.r.URL.Query())
 	var after *string
 	if q.After != "" {
 		after = &q.After
 	}
-	conn, settings, err := d.entriesPage(rq.r.Context(), rq.s.Token, rq.sid, b, entryListFields, pageSize, after, &q)
+	bk, err := d.entriesPage(rq, b, after, q)
 	if err != nil {
-		var ae *apiError
-		if after == nil || !errors.As(err, &ae) {
-			d.apiFailed(rq, err)
-			return
+		var ce *client.Error
+		if after == nil || !errors.As(err, &ce) {
+			return err
 		}
 		// A cursor from an older page (the book changed): start over.
 		q.After, q.Trail = "", nil
-		if conn, settings, err = d.entriesPage(rq.r.Context(), rq.s.Token, rq.sid, b, entryListFields, pageSize, nil, &q); err != nil {
-			d.apiFailed(rq, err)
-			return
+		if bk, err = d.entriesPage(rq, b, nil, q); err != nil {
+			return err
 		}
 	}
-	v := bookView{Book: b, Scope: rq.srv.Scope(b), Settings: settings, Total: b.Count, Matched: conn.TotalCount,
+	conn := bk.Entries
+	v := bookView{Book: b, Scope: rq.srv.Scope(b), Settings: bk, Total: b.Count, Matched: conn.TotalCount,
 		Query: q, Page: q.Page(), Pages: max(1, (conn.TotalCount+pageSize-1)/pageSize), Formats: exportFormats, Errors: errs}
 	for _, e := range conn.Edges {
 		v.Entries = append(v.Entries, e.Node)
@@ -269,7 +209,8 @@ func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status i
 		}
 		v.Next = q.url(*conn.PageInfo.EndCursor, append(q.Trail[:len(q.Trail):len(q.Trail)], cur))
 	}
-	d.renderStatus(rq, "book", b.Name, status, v)
+	d.render(rq, "book", b.Name, status, v)
+	return nil
 }
 
 // bookURL is the book page's path.

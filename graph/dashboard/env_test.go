@@ -25,6 +25,7 @@ import (
 
 	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/graph/dashboard"
 	"loregate/jobs"
 	"loregate/lore/activation"
@@ -89,7 +90,9 @@ func newEnvJobs(t testing.TB, inline int) *env {
 	})
 	srv := httptest.NewUnstartedServer(mux)
 	public := "http://" + srv.Listener.Addr().String()
-	d, err := dashboard.New(dashboard.Config{API: mux, Auth: authn, Pool: pool, PublicURL: public,
+	api, err := client.New(graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger}), authn)
+	require.NoError(t, err)
+	d, err := dashboard.New(dashboard.Config{API: api, Auth: authn, Sessions: store, PublicURL: public,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OAuth:  dashboard.OAuth{ClientID: clientID, ClientSecret: secret, BaseURL: fd.srv.URL}})
 	require.NoError(t, err)

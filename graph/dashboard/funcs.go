@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"strconv"
 	"strings"
@@ -91,18 +92,36 @@ var funcs = template.FuncMap{
 		return template.HTML(`<select id="` + template.HTMLEscapeString(id) + `" name="` + template.HTMLEscapeString(name) + `">` +
 			opt("", t.S("inherit"), v == nil) + opt("true", t.S("yes"), v != nil && *v) + opt("false", t.S("no"), v != nil && !*v) + `</select>`)
 	},
-	"shortTime": func(s string) string {
-		tm, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return s
+	"shortTime": func(v any) string {
+		tm, ok := timeOf(v)
+		if !ok {
+			return ""
 		}
 		return tm.UTC().Format("2006-01-02 15:04 UTC")
+	},
+	// stamp is a time as the API writes it (RFC 3339 with nanoseconds):
+	// datetime attributes, and the version a form sends back as
+	// expectedUpdatedAt. A zero or nil time is "".
+	"stamp": func(v any) string {
+		tm, ok := timeOf(v)
+		if !ok {
+			return ""
+		}
+		return tm.Format(time.RFC3339Nano)
+	},
+	// percent is used of limit in percent (0-100).
+	"percent": func(used, limit int) int {
+		if limit <= 0 {
+			return 0
+		}
+		return min(100, used*100/limit)
 	},
 	"jsonText": func(v any) string {
 		b, _ := json.Marshal(v)
 		return lore.ClipRunes(string(b), 2000)
 	},
-	"formatName": func(t tr, f string) string {
+	"formatName": func(t tr, value any) string {
+		f := fmt.Sprint(value)
 		switch f {
 		case "ST_WORLD_INFO":
 			return t.S("SillyTavern world info (JSON)")
@@ -119,7 +138,8 @@ var funcs = template.FuncMap{
 		}
 		return f
 	},
-	"logicName": func(t tr, l string) string {
+	"logicName": func(t tr, value any) string {
+		l := fmt.Sprint(value)
 		switch l {
 		case "AND_ANY":
 			return t.S("AND ANY: at least one secondary key")
@@ -132,7 +152,8 @@ var funcs = template.FuncMap{
 		}
 		return l
 	},
-	"kindName": func(t tr, k string) string {
+	"kindName": func(t tr, value any) string {
+		k := fmt.Sprint(value)
 		switch k {
 		case "FILE":
 			return t.S("File import")
@@ -149,24 +170,41 @@ var funcs = template.FuncMap{
 		}
 		return k
 	},
-	"groupName": func(t tr, g string) string {
+	"groupName": func(t tr, value any) string {
+		g := fmt.Sprint(value)
 		if g == "ALWAYS_ON" {
 			return t.S("Always On")
 		}
 		return t.S("activated by a key")
 	},
-	"placementName": func(t tr, p string) string {
+	"placementName": func(t tr, value any) string {
+		p := fmt.Sprint(value)
 		if p == "BEFORE" {
 			return t.S("Before the persona")
 		}
 		return t.S("After the persona")
 	},
-	"verdictName": func(t tr, v string) string {
+	"verdictName": func(t tr, value any) string {
+		v := fmt.Sprint(value)
 		if s, ok := verdicts[v]; ok {
 			return t.S(s)
 		}
 		return v
 	},
+}
+
+// timeOf reads a time.Time or a *time.Time; false for nil and zero.
+func timeOf(v any) (time.Time, bool) {
+	var tm time.Time
+	switch x := v.(type) {
+	case time.Time:
+		tm = x
+	case *time.Time:
+		if x != nil {
+			tm = *x
+		}
+	}
+	return tm, !tm.IsZero()
 }
 
 // verdicts names the trace's verdicts (TraceItem.verdict).

@@ -13,21 +13,34 @@ import (
 	"time"
 
 	"loregate/graph/auth"
+	"loregate/graph/client"
 	"loregate/lore"
 )
 
-// req is one member request: the session, the translator and, under
-// /dashboard/s/{server}/, the server as the API shows it to the member.
+// Every handler has one shape (pkgsite's): it gets the request as a *req
+// and returns an error, and the wrapper (handle, member) renders a failure
+// once (serveError). A handler that answers (a page, a redirect, a
+// download) returns nil.
+
+// req is one request: the writer and request, the translator and, once
+// signed in, the session and the member's principal; under
+// /dashboard/s/{server}/ the server as the API shows it to the member.
 type req struct {
 	w    http.ResponseWriter
 	r    *http.Request
-	s    *session
 	t    tr
 	lang string
+	s    *session
+	// p is the principal of the session's member token, checked on every
+	// request as the API's middleware checks a bearer token.
+	p *auth.Principal
 	// sid is the server's Discord id from the URL; srv its API view.
 	sid string
-	srv *serverInfo
+	srv *serverView
 }
+
+// ctx is the request's context.
+func (rq *req) ctx() context.Context { return rq.r.Context() }
 
 // view is what every page template gets.
 type view struct {
@@ -36,7 +49,7 @@ type view struct {
 	Path    string
 	Session *session
 	CSRF    string
-	Server  *serverInfo
+	Server  *serverView
 	Title   string
 	// Flash is a one-line notice (?done=...); Error a page-level error.
 	Flash string
@@ -46,127 +59,187 @@ type view struct {
 
 var snowflake = regexp.MustCompile(`^[0-9]{1,20}$`)
 
-// render executes the page template name with data.
-func (d *Dashboard) render(w http.ResponseWriter, r *http.Request, t tr, lang string, s *session, srv *serverInfo, name, title string, status int, data any, errMsg string) {
-	v := view{T: t, Lang: lang, Path: r.URL.RequestURI(), Session: s, Server: srv, Title: title, Data: data, Error: errMsg}
-	if s != nil {
-		v.CSRF = s.CSRF
+// pageError is a failure shown to the member as the error page: its
+// status and message (already translated).
+type pageError struct {
+	status int
+	msg    string
+}
+
+func (e *pageError) Error() string { return e.msg }
+
+// fail returns the error page with status and msg.
+func fail(status int, msg string) error { return &pageError{status: status, msg: msg} }
+
+// render executes the page template name with data and status.
+func (d *Dashboard) render(rq *req, name, title string, status int, data any) {
+	d.renderError(rq, name, title, status, data, "")
+}
+
+// page renders a member page with status 200.
+func (d *Dashboard) page(rq *req, name, title string, data any) {
+	d.render(rq, name, title, http.StatusOK, data)
+}
+
+// renderError renders a page with a page-level error message.
+func (d *Dashboard) renderError(rq *req, name, title string, status int, data any, errMsg string) {
+	v := view{T: rq.t, Lang: rq.lang, Path: rq.r.URL.RequestURI(), Session: rq.s, Server: rq.srv, Title: title, Data: data, Error: errMsg}
+	if rq.s != nil {
+		v.CSRF = rq.s.CSRF
 	}
-	if done := r.URL.Query().Get("done"); done != "" {
-		v.Flash = flashText(t, done)
+	if done := rq.r.URL.Query().Get("done"); done != "" {
+		v.Flash = flashText(rq.t, done)
 	}
 	var buf bytes.Buffer
 	if err := d.pages[name].ExecuteTemplate(&buf, "layout", v); err != nil {
-		d.log.ErrorContext(r.Context(), "dashboard template", "page", name, "err", err)
-		http.Error(w, "internal error rendering the page", http.StatusInternalServerError)
+		d.log.ErrorContext(rq.ctx(), "dashboard template", "page", name, "err", err)
+		http.Error(rq.w, "internal error rendering the page", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
+	h := rq.w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self' "+d.cfg.OAuth.base())
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	rq.w.WriteHeader(status)
+	_, _ = rq.w.Write(buf.Bytes())
 }
 
-// page renders a member page with the request's context.
-func (rq *req) page(d *Dashboard, name, title string, data any) {
-	d.render(rq.w, rq.r, rq.t, rq.lang, rq.s, rq.srv, name, title, http.StatusOK, data, "")
-}
-
-// fail renders the error page with status and a message.
-func (d *Dashboard) fail(w http.ResponseWriter, r *http.Request, t tr, lang string, s *session, status int, msg string) {
-	d.render(w, r, t, lang, s, nil, "error", t.S("Error"), status, nil, msg)
-}
-
-// apiFailed answers a failed API call: a refused token ends the session,
-// anything else is an error page (details in the log, not the page).
-func (d *Dashboard) apiFailed(rq *req, err error) {
-	if errors.Is(err, errUnauthenticated) {
+// serveError answers a handler's failure, once:
+//   - a refused member token ends the session (back to sign-in);
+//   - a pageError is the error page with its status and message;
+//   - a mutation payload's typed error is the error page (422) with the
+//     API's message: nothing was written;
+//   - anything else is the lore service failing: 502, details in the log,
+//     the API's message (if it gave one) on the page.
+func (d *Dashboard) serveError(rq *req, err error) {
+	var pe *pageError
+	var ce *client.Error
+	switch {
+	case errors.Is(err, client.ErrUnauthenticated):
 		http.SetCookie(rq.w, d.cookie(sessionCookie, "", 0))
 		http.Redirect(rq.w, rq.r, "/dashboard/?done=expired", http.StatusSeeOther)
 		return
+	case errors.As(err, &pe):
+		d.renderError(rq, "error", rq.t.S("Error"), pe.status, nil, pe.msg)
+		return
+	case errors.As(err, &ce) && ce.Payload:
+		d.renderError(rq, "error", rq.t.S("Error"), http.StatusUnprocessableEntity, nil, ce.Message)
+		return
 	}
-	d.log.WarnContext(rq.r.Context(), "dashboard API call failed", "path", rq.r.URL.Path, "err", err)
+	d.log.WarnContext(rq.ctx(), "dashboard API call failed", "path", rq.r.URL.Path, "err", err)
 	msg := rq.t.S("The lore service could not answer. Try again in a moment.")
-	var ae *apiError
-	if errors.As(err, &ae) && len(ae.Errors) > 0 {
-		msg += " (" + lore.ClipRunes(ae.Errors[0].Message, 300) + ")"
+	if errors.As(err, &ce) {
+		msg += " (" + lore.ClipRunes(ce.Message, 300) + ")"
 	}
-	d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusBadGateway, msg)
+	d.renderError(rq, "error", rq.t.S("Error"), http.StatusBadGateway, nil, msg)
 }
 
-// session returns the request's session, or nil.
-func (d *Dashboard) session(r *http.Request) (*session, string, error) {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil {
-		return nil, "", nil
-	}
-	s, err := d.sessions.get(r.Context(), c.Value)
-	if errors.Is(err, errNoSession) {
-		return nil, "", nil
-	}
-	return s, c.Value, err
+// unavailable is the failure of the dashboard's own store (the sessions).
+func unavailable(rq *req) error {
+	return fail(http.StatusServiceUnavailable, rq.t.S("The lore service could not answer. Try again in a moment."))
 }
 
-// member wraps a page that needs a signed-in member. Under
-// /dashboard/s/{server}/ it loads the server through the API: a server the
-// member cannot see (another server's URL) is refused with 404. Every POST
-// must carry the session's CSRF token.
-func (d *Dashboard) member(h func(*Dashboard, *req)) http.Handler {
+// handle wraps a handler that needs no session.
+func (d *Dashboard) handle(h func(*req) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t, lang := d.translator(r)
-		s, _, err := d.session(r)
-		if err != nil {
-			d.log.ErrorContext(r.Context(), "dashboard session", "err", err)
-			d.fail(w, r, t, lang, nil, http.StatusServiceUnavailable, t.S("The lore service could not answer. Try again in a moment."))
-			return
+		rq := &req{w: w, r: r}
+		rq.t, rq.lang = d.translator(r)
+		if err := h(rq); err != nil {
+			d.serveError(rq, err)
 		}
-		if s == nil {
-			if r.Method == http.MethodGet {
-				http.Redirect(w, r, "/dashboard/?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
-				return
-			}
-			d.fail(w, r, t, lang, nil, http.StatusUnauthorized, t.S("Your session has ended. Sign in again."))
-			return
+	})
+}
+
+// member wraps a handler that needs a signed-in member. The session's
+// token is checked as the API checks it (an expired token ends the
+// session). Under /dashboard/s/{server}/ it loads the server through the
+// API: a server the member cannot see (another server's URL) is refused
+// with 404. Every POST must carry the session's CSRF token.
+func (d *Dashboard) member(h func(*req) error) http.Handler {
+	return d.handle(func(rq *req) error {
+		if err := d.signedIn(rq); err != nil {
+			return err
 		}
-		if r.Method == http.MethodPost {
-			if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-				r.Body = http.MaxBytesReader(w, r.Body, maxUploadForm)
-				if err := r.ParseMultipartForm(8 << 20); err != nil {
-					d.fail(w, r, t, lang, s, http.StatusRequestEntityTooLarge, t.S("The file is too large or the form is damaged."))
-					return
-				}
-			} else {
-				r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		if rq.s == nil {
+			if rq.r.Method == http.MethodGet {
+				http.Redirect(rq.w, rq.r, "/dashboard/?next="+url.QueryEscape(rq.r.URL.RequestURI()), http.StatusSeeOther)
+				return nil
 			}
-			if !checkCSRF(r, s.CSRF) {
-				d.fail(w, r, t, lang, s, http.StatusForbidden, t.S("This form has expired or did not come from the dashboard. Reload the page and try again."))
-				return
+			return fail(http.StatusUnauthorized, rq.t.S("Your session has ended. Sign in again."))
+		}
+		if rq.r.Method == http.MethodPost {
+			if err := d.readForm(rq); err != nil {
+				return err
 			}
 		}
-		rq := &req{w: w, r: r, s: s, t: t, lang: lang, sid: r.PathValue("server")}
+		if err := d.authorize(rq); err != nil {
+			return err
+		}
+		rq.sid = rq.r.PathValue("server")
 		if rq.sid != "" {
+			notMember := fail(http.StatusNotFound, rq.t.S("This server does not exist or you are not a member of it."))
 			if !snowflake.MatchString(rq.sid) {
-				d.fail(w, r, t, lang, s, http.StatusNotFound, t.S("This server does not exist or you are not a member of it."))
-				return
+				return notMember
 			}
-			srv, err := d.loadServer(r.Context(), s.Token, rq.sid)
+			srv, err := d.loadServer(rq)
 			if err != nil {
-				d.apiFailed(rq, err)
-				return
+				return err
 			}
 			if srv == nil {
-				d.fail(w, r, t, lang, s, http.StatusNotFound, t.S("This server does not exist or you are not a member of it."))
-				return
+				return notMember
 			}
 			rq.srv = srv
 		}
-		h(d, rq)
+		return h(rq)
 	})
+}
+
+// signedIn sets the request's session (nil when not signed in).
+func (d *Dashboard) signedIn(rq *req) error {
+	s, _, err := d.session(rq.r)
+	if err != nil {
+		d.log.ErrorContext(rq.ctx(), "dashboard session", "err", err)
+		return unavailable(rq)
+	}
+	rq.s = s
+	return nil
+}
+
+// authorize sets the principal of the session's member token, checked as
+// the API's middleware checks a bearer token: an expired or revoked token
+// is client.ErrUnauthenticated, which ends the session.
+func (d *Dashboard) authorize(rq *req) error {
+	p, err := d.api.Principal(rq.s.Token)
+	if err != nil {
+		return err
+	}
+	rq.p = p
+	return nil
+}
+
+// readForm bounds and parses a POST's form and checks its CSRF token.
+func (d *Dashboard) readForm(rq *req) error {
+	w, r := rq.w, rq.r
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+		r.Body = http.MaxBytesReader(w, r.Body, maxUploadForm)
+		if err := r.ParseMultipartForm(8 << 20); err != nil {
+			return fail(http.StatusRequestEntityTooLarge, rq.t.S("The file is too large or the form is damaged."))
+		}
+	} else {
+		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+	}
+	if !checkCSRF(r, rq.s.CSRF) {
+		return errForgedForm(rq)
+	}
+	return nil
+}
+
+// errForgedForm refuses a form without the expected CSRF token.
+func errForgedForm(rq *req) error {
+	return fail(http.StatusForbidden, rq.t.S("This form has expired or did not come from the dashboard. Reload the page and try again."))
 }
 
 // maxUploadForm bounds an import form: the largest upload (a 16 MiB card)
@@ -191,73 +264,67 @@ func safeNext(next string) string {
 }
 
 // home is the sign-in page, or the servers list once signed in.
-func (d *Dashboard) home(w http.ResponseWriter, r *http.Request) {
-	t, lang := d.translator(r)
-	s, _, err := d.session(r)
-	if err != nil {
-		d.fail(w, r, t, lang, nil, http.StatusServiceUnavailable, t.S("The lore service could not answer. Try again in a moment."))
-		return
+func (d *Dashboard) home(rq *req) error {
+	if err := d.signedIn(rq); err != nil {
+		return err
 	}
-	if s == nil {
+	if rq.s == nil {
 		// A fresh value on every render: a value planted in the browser by
 		// someone else (login CSRF) is never reused.
 		pre := randomToken()
-		http.SetCookie(w, d.cookie(preCookie, pre, loginTTL))
-		d.render(w, r, t, lang, nil, nil, "signin", t.S("Sign in"), http.StatusOK, map[string]any{
-			"Discord": d.cfg.OAuth.ClientID != "", "Pre": pre, "Next": safeNext(r.URL.Query().Get("next")),
-			"Redirect": d.redirect}, "")
-		return
+		http.SetCookie(rq.w, d.cookie(preCookie, pre, loginTTL))
+		d.page(rq, "signin", rq.t.S("Sign in"), map[string]any{
+			"Discord": d.cfg.OAuth.ClientID != "", "Pre": pre, "Next": safeNext(rq.r.URL.Query().Get("next")),
+			"Redirect": d.redirect})
+		return nil
 	}
-	rq := &req{w: w, r: r, s: s, t: t, lang: lang}
-	servers, err := d.loadServers(r.Context(), s)
+	if err := d.authorize(rq); err != nil {
+		return err
+	}
+	servers, err := d.loadServers(rq)
 	if err != nil {
-		d.apiFailed(rq, err)
-		return
+		return err
 	}
-	rq.page(d, "servers", t.S("Servers"), servers)
+	d.page(rq, "servers", rq.t.S("Servers"), servers)
+	return nil
 }
 
 // login starts the Discord sign-in: a signed, short-lived cookie keeps the
 // OAuth state and the PKCE verifier for the callback.
-func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
-	t, lang := d.translator(r)
+func (d *Dashboard) login(rq *req) error {
 	if d.cfg.OAuth.ClientID == "" {
-		d.fail(w, r, t, lang, nil, http.StatusNotFound, t.S("Discord sign-in is not configured on this deployment (LOREGATE_DISCORD_CLIENT_ID)."))
-		return
+		return fail(http.StatusNotFound, rq.t.S("Discord sign-in is not configured on this deployment (LOREGATE_DISCORD_CLIENT_ID)."))
 	}
 	state, verifier := randomToken(), randomToken()
-	next := safeNext(r.URL.Query().Get("next"))
-	http.SetCookie(w, d.cookie(loginCookie, d.signed(state+"|"+verifier+"|"+next), loginTTL))
-	http.Redirect(w, r, d.cfg.OAuth.authorizeURL(d.redirect, state, verifier), http.StatusSeeOther)
+	next := safeNext(rq.r.URL.Query().Get("next"))
+	http.SetCookie(rq.w, d.cookie(loginCookie, d.signed(state+"|"+verifier+"|"+next), loginTTL))
+	http.Redirect(rq.w, rq.r, d.cfg.OAuth.authorizeURL(d.redirect, state, verifier), http.StatusSeeOther)
+	return nil
 }
 
 // callback finishes the Discord sign-in: checks the state, exchanges the
 // code with the PKCE verifier, reads the member's guilds, mints the member
 // token the API understands and starts a session.
-func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
-	t, lang := d.translator(r)
-	c, err := r.Cookie(loginCookie)
-	http.SetCookie(w, d.cookie(loginCookie, "", 0))
+func (d *Dashboard) callback(rq *req) error {
+	c, err := rq.r.Cookie(loginCookie)
+	http.SetCookie(rq.w, d.cookie(loginCookie, "", 0))
 	var parts []string
 	if err == nil {
 		if v, ok := d.verify(c.Value); ok {
 			parts = strings.SplitN(v, "|", 3)
 		}
 	}
-	q := r.URL.Query()
+	q := rq.r.URL.Query()
 	if len(parts) != 3 || q.Get("state") == "" || q.Get("state") != parts[0] {
-		d.fail(w, r, t, lang, nil, http.StatusBadRequest, t.S("The sign-in could not be completed (it expired or was started elsewhere). Try again."))
-		return
+		return fail(http.StatusBadRequest, rq.t.S("The sign-in could not be completed (it expired or was started elsewhere). Try again."))
 	}
 	if e := q.Get("error"); e != "" || q.Get("code") == "" {
-		d.fail(w, r, t, lang, nil, http.StatusBadRequest, t.S("Discord did not authorise the sign-in. Try again."))
-		return
+		return fail(http.StatusBadRequest, rq.t.S("Discord did not authorise the sign-in. Try again."))
 	}
-	u, err := d.cfg.OAuth.exchange(r.Context(), d.hc, q.Get("code"), d.redirect, parts[1])
+	u, err := d.cfg.OAuth.exchange(rq.ctx(), d.hc, q.Get("code"), d.redirect, parts[1])
 	if err != nil {
-		d.log.WarnContext(r.Context(), "dashboard Discord sign-in failed", "err", err)
-		d.fail(w, r, t, lang, nil, http.StatusBadGateway, t.S("Discord could not be reached to complete the sign-in. Try again in a moment."))
-		return
+		d.log.WarnContext(rq.ctx(), "dashboard Discord sign-in failed", "err", err)
+		return fail(http.StatusBadGateway, rq.t.S("Discord could not be reached to complete the sign-in. Try again in a moment."))
 	}
 	memberships := make(map[string]auth.Membership, len(u.Guilds))
 	for _, g := range u.Guilds {
@@ -266,27 +333,23 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 	now := time.Now()
 	token, err := d.cfg.Auth.Mint(u.ID, memberships, d.cfg.SessionTTL, now)
 	if err != nil {
-		d.fail(w, r, t, lang, nil, http.StatusServiceUnavailable, t.S("Member tokens are not configured on this deployment (LOREGATE_JWT_SECRET)."))
-		return
+		return fail(http.StatusServiceUnavailable, rq.t.S("Member tokens are not configured on this deployment (LOREGATE_JWT_SECRET)."))
 	}
-	d.start(w, r, t, lang, &session{UserID: u.ID, UserName: u.Name, Token: token, Guilds: u.Guilds, ExpiresAt: now.Add(d.cfg.SessionTTL)}, parts[2])
+	return d.start(rq, &session{UserID: u.ID, UserName: u.Name, Token: token, Guilds: u.Guilds, ExpiresAt: now.Add(d.cfg.SessionTTL)}, parts[2])
 }
 
 // devLogin signs in with a member token pasted by an operator (the output
 // of `loregate token`); it is checked exactly as the API checks it.
-func (d *Dashboard) devLogin(w http.ResponseWriter, r *http.Request) {
-	t, lang := d.translator(r)
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	c, err := r.Cookie(preCookie)
-	if err != nil || !checkCSRF(r, c.Value) {
-		d.fail(w, r, t, lang, nil, http.StatusForbidden, t.S("This form has expired or did not come from the dashboard. Reload the page and try again."))
-		return
+func (d *Dashboard) devLogin(rq *req) error {
+	rq.r.Body = http.MaxBytesReader(rq.w, rq.r.Body, 64<<10)
+	c, err := rq.r.Cookie(preCookie)
+	if err != nil || !checkCSRF(rq.r, c.Value) {
+		return errForgedForm(rq)
 	}
-	token := strings.TrimSpace(r.PostFormValue("token"))
-	p, err := d.cfg.Auth.Authenticate(token)
+	token := strings.TrimSpace(rq.r.PostFormValue("token"))
+	p, err := d.api.Principal(token)
 	if err != nil || p.Kind != auth.Member {
-		d.fail(w, r, t, lang, nil, http.StatusUnauthorized, t.S("That is not a valid, unexpired member token. Mint one with loregate token --user USER_ID --guild GUILD_ID:manage."))
-		return
+		return fail(http.StatusUnauthorized, rq.t.S("That is not a valid, unexpired member token. Mint one with loregate token --user USER_ID --guild GUILD_ID:manage."))
 	}
 	exp := time.Now().Add(d.cfg.SessionTTL)
 	if claims, err := tokenExpiry(token); err == nil && claims.Before(exp) {
@@ -297,31 +360,33 @@ func (d *Dashboard) devLogin(w http.ResponseWriter, r *http.Request) {
 		guilds = append(guilds, guild{ID: id, Manage: m.Manage})
 	}
 	slices.SortFunc(guilds, func(a, b guild) int { return strings.Compare(a.ID, b.ID) })
-	d.start(w, r, t, lang, &session{UserID: p.UserID, Token: token, Guilds: guilds, ExpiresAt: exp}, r.PostFormValue("next"))
+	return d.start(rq, &session{UserID: p.UserID, Token: token, Guilds: guilds, ExpiresAt: exp}, rq.r.PostFormValue("next"))
 }
 
-func (d *Dashboard) start(w http.ResponseWriter, r *http.Request, t tr, lang string, s *session, next string) {
-	id, err := d.sessions.create(r.Context(), s)
+// start stores the session and sends the browser on to next.
+func (d *Dashboard) start(rq *req, s *session, next string) error {
+	id, err := d.createSession(rq.ctx(), s)
 	if err != nil {
-		d.log.ErrorContext(r.Context(), "dashboard session", "err", err)
-		d.fail(w, r, t, lang, nil, http.StatusServiceUnavailable, t.S("The lore service could not answer. Try again in a moment."))
-		return
+		d.log.ErrorContext(rq.ctx(), "dashboard session", "err", err)
+		return unavailable(rq)
 	}
-	http.SetCookie(w, d.cookie(sessionCookie, id, time.Until(s.ExpiresAt)))
-	http.Redirect(w, r, safeNext(next), http.StatusSeeOther)
+	http.SetCookie(rq.w, d.cookie(sessionCookie, id, time.Until(s.ExpiresAt)))
+	http.Redirect(rq.w, rq.r, safeNext(next), http.StatusSeeOther)
+	return nil
 }
 
-func (d *Dashboard) logout(w http.ResponseWriter, r *http.Request) {
-	t, lang := d.translator(r)
-	s, id, err := d.session(r)
+// logout ends the session (a form with the session's CSRF token).
+func (d *Dashboard) logout(rq *req) error {
+	s, id, err := d.session(rq.r)
 	if err == nil && s != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if !checkCSRF(r, s.CSRF) {
-			d.fail(w, r, t, lang, s, http.StatusForbidden, t.S("This form has expired or did not come from the dashboard. Reload the page and try again."))
-			return
+		rq.s = s
+		rq.r.Body = http.MaxBytesReader(rq.w, rq.r.Body, 64<<10)
+		if !checkCSRF(rq.r, s.CSRF) {
+			return errForgedForm(rq)
 		}
-		_ = d.sessions.delete(context.WithoutCancel(r.Context()), id)
+		_ = d.cfg.Sessions.DeleteDashboardSession(context.WithoutCancel(rq.ctx()), id)
 	}
-	http.SetCookie(w, d.cookie(sessionCookie, "", 0))
-	http.Redirect(w, r, "/dashboard/?done=signedout", http.StatusSeeOther)
+	http.SetCookie(rq.w, d.cookie(sessionCookie, "", 0))
+	http.Redirect(rq.w, rq.r, "/dashboard/?done=signedout", http.StatusSeeOther)
+	return nil
 }

@@ -327,3 +327,27 @@ func TestCollectionLifecycle(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
 	e.requireCollections(serverA, 2)
 }
+
+// TestStaticAssets: the embedded script and style sheet are served with a
+// cache lifetime; a path outside them is not found.
+func TestStaticAssets(t *testing.T) {
+	e := newEnv(t)
+	for _, tc := range []struct {
+		path, contentType string
+		status            int
+	}{
+		{"app.js", "text/javascript; charset=utf-8", http.StatusOK},
+		{"app.css", "text/css; charset=utf-8", http.StatusOK},
+		{"nope.js", "", http.StatusNotFound},
+		{"../templates/layout.html", "", http.StatusNotFound},
+	} {
+		resp, err := http.Get(e.srv.URL + "/dashboard/static/" + tc.path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, tc.status, resp.StatusCode, tc.path)
+		if tc.status == http.StatusOK {
+			require.Equal(t, tc.contentType, resp.Header.Get("Content-Type"), tc.path)
+			require.Equal(t, "public, max-age=3600", resp.Header.Get("Cache-Control"), tc.path)
+		}
+	}
+}

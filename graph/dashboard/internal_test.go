@@ -63,9 +63,9 @@ func trimmed(s string) string {
 // TestFieldOf maps the API's error fields to form fields.
 func TestFieldOf(t *testing.T) {
 	for in, want := range map[string]string{"probability": "probability", "keys[2]": "keys", "patch.content": "content", "entry.keys[0]": "keys"} {
-		require.Equal(t, want, fieldOf(&in))
+		require.Equal(t, want, fieldOf(in))
 	}
-	require.Equal(t, "", fieldOf(nil))
+	require.Equal(t, "", fieldOf(""))
 }
 
 // TestRedirectsStayLocal: a sign-in's next and a language switch's back
@@ -101,7 +101,7 @@ func TestRedirectsStayLocal(t *testing.T) {
 			w = httptest.NewRecorder()
 			r = httptest.NewRequest(http.MethodGet, "/dashboard/lang/en?back="+url.QueryEscape(target), nil)
 			r.SetPathValue("lang", "en")
-			(&Dashboard{}).setLang(w, r)
+			require.NoError(t, (&Dashboard{}).setLang(&req{w: w, r: r}))
 			require.Equal(t, http.StatusSeeOther, w.Code)
 			requireLocal(t, w.Header().Get("Location"))
 		})

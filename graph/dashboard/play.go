@@ -6,59 +6,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"loregate/graph/client"
+	"loregate/graph/model"
 )
 
 // playView is the playground's data.
 type playView struct {
 	Chat, Channel, Lineage, User, Char string
 	Personas                           []book
-	Result                             *assembled
+	Result                             *model.AssembledPrompt
 	Error                              string
-}
-
-type traceItem struct {
-	ID, Title, Verdict string
-	Detail             *string
-	Pass               int
-	TriggeredBy        *string
-}
-
-type activation struct {
-	Admitted []struct {
-		ID, Title, Placement, Group, Content string
-		Tokens                               *int
-		Pass                                 int
-		TriggeredBy                          *string
-	}
-	Blocks []struct{ Tag, Role, Text string }
-	Budget struct {
-		Unit        string
-		Limit, Used int
-	}
-	Trace            []traceItem
-	Passes           int
-	StoreUnavailable bool
-}
-
-// BudgetPercent is the budget's fill in percent (0-100).
-func (a activation) BudgetPercent() int {
-	if a.Budget.Limit <= 0 {
-		return 0
-	}
-	return min(100, a.Budget.Used*100/a.Budget.Limit)
-}
-
-type assembled struct {
-	Messages []struct {
-		Role, Content string
-		Tag           *string
-	}
-	Inspection []struct {
-		Label      string
-		Characters int
-		Tokens     *int
-	}
-	Activation activation
 }
 
 // speaker matches "Name: text", a chat line with its speaker.
@@ -101,32 +59,29 @@ func parseChat(chat string) []map[string]any {
 	return msgs
 }
 
-const activationFields = `admitted { id title placement group content tokens pass triggeredBy } blocks { tag role text }
-	budget { unit limit used } trace { id title verdict detail pass triggeredBy } passes storeUnavailable`
-
 // playPage is the activation playground: a pasted chat, a channel and a
 // persona run through assemblePrompt (a dry run: nothing is recorded),
 // showing the fired entries, the trace of every entry with why not, the
 // budget and the assembled prompt blocks.
-func (d *Dashboard) playPage(_ *Dashboard, rq *req) {
+func (d *Dashboard) playPage(rq *req) error {
 	v := playView{Personas: rq.srv.PersonaBooks()}
 	if rq.r.Method == http.MethodGet {
-		rq.page(d, "play", rq.t.S("Playground"), v)
-		return
+		d.page(rq, "play", rq.t.S("Playground"), v)
+		return nil
 	}
 	f := rq.r.PostForm
 	v.Chat, v.Channel, v.Lineage = f.Get("chat"), strings.TrimSpace(f.Get("channel")), f.Get("lineage")
 	v.User, v.Char = strings.TrimSpace(f.Get("user")), strings.TrimSpace(f.Get("char"))
 	if utf8.RuneCountInString(v.Chat) > maxChatChars {
 		v.Error = rq.t.S("The chat is too long: at most %d characters.", maxChatChars)
-		d.renderStatus(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
-		return
+		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
+		return nil
 	}
 	msgs := parseChat(v.Chat)
 	if len(msgs) == 0 {
 		v.Error = rq.t.S("Paste or type a chat first.")
-		d.renderStatus(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
-		return
+		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
+		return nil
 	}
 	act := map[string]any{"serverDiscordId": rq.sid, "messages": msgs}
 	if l, err := strconv.ParseInt(v.Lineage, 10, 64); err == nil && l > 0 {
@@ -143,51 +98,36 @@ func (d *Dashboard) playPage(_ *Dashboard, rq *req) {
 		names["char"] = v.Char
 	}
 	act["names"] = names
-	var out struct{ AssemblePrompt assembled }
-	q := `query($in: AssemblePromptInput!) { assemblePrompt(input: $in) { messages { role content tag }
-		inspection { label characters tokens } activation { ` + activationFields + ` } } }`
-	if err := d.api.do(rq.r.Context(), rq.s.Token, q, map[string]any{"in": map[string]any{"activation": act}}, &out); err != nil {
+	var out struct{ AssemblePrompt model.AssembledPrompt }
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpAssemblePrompt, map[string]any{"in": map[string]any{"activation": act}}, &out); err != nil {
 		v.Error = apiMessage(rq.t, err)
-		d.renderStatus(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
-		return
+		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
+		return nil
 	}
 	v.Result = &out.AssemblePrompt
-	rq.page(d, "play", rq.t.S("Playground"), v)
+	d.page(rq, "play", rq.t.S("Playground"), v)
+	return nil
 }
 
 // logPage is the activation log of a recorded conversation (a channel and
 // a persona lineage).
-func (d *Dashboard) logPage(_ *Dashboard, rq *req) {
+func (d *Dashboard) logPage(rq *req) error {
 	qv := rq.r.URL.Query()
 	data := map[string]any{"Channel": qv.Get("channel"), "Lineage": qv.Get("lineage"), "Personas": rq.srv.PersonaBooks()}
 	ch := strings.TrimSpace(qv.Get("channel"))
 	if ch != "" {
-		vars := map[string]any{"s": rq.sid, "c": ch, "l": nil}
+		vars := map[string]any{"s": rq.sid, "c": ch, "l": nil, "last": 50}
 		if l, err := strconv.ParseInt(qv.Get("lineage"), 10, 64); err == nil && l > 0 {
 			vars["l"] = l
 		}
-		var out struct {
-			ActivationLog []struct {
-				TurnID, At   string
-				MessageCount int
-				Admitted     []struct {
-					ID, Group, Placement string
-					Pass, BudgetShare    int
-				}
-				Budget struct {
-					Unit        string
-					Limit, Used int
-				}
-			}
-		}
-		q := `query($s: String!, $c: String!, $l: Int64) { activationLog(serverDiscordId: $s, channelId: $c, lineageId: $l, last: 50) {
-			turnId at messageCount admitted { id group placement pass budgetShare } budget { unit limit used } } }`
-		if err := d.api.do(rq.r.Context(), rq.s.Token, q, vars, &out); err != nil {
+		var out struct{ ActivationLog []model.ActivationLogEntry }
+		if err := d.api.Do(rq.ctx(), rq.p, client.OpActivationLog, vars, &out); err != nil {
 			data["Error"] = apiMessage(rq.t, err)
 		} else {
 			data["Turns"] = out.ActivationLog
 			data["Searched"] = true
 		}
 	}
-	rq.page(d, "log", rq.t.S("Activation log"), data)
+	d.page(rq, "log", rq.t.S("Activation log"), data)
+	return nil
 }

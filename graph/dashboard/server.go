@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,79 +9,26 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"loregate/graph/client"
+	"loregate/graph/model"
 )
 
-// serverInfo is a server as the API shows it to the member.
-type serverInfo struct {
-	DiscordID string
-	Name      string
-	CanManage bool
-	Settings  struct {
-		ChannelScoping, MemoryTagging, RegexKeys bool
-		BudgetUnit                               string
-		BudgetLimit                              int
-		Tokenizer                                string
-		// UpdatedAt is the settings' version (updateServerSettings'
-		// expectedUpdatedAt).
-		UpdatedAt string
-	}
-	Limits struct {
-		EntriesPerScope, ContentLength, TitleLength, KeysPerEntry, KeyLength int
-		CollectionNameLength, ChannelIDs, ScanDepthMin, ScanDepthMax         int
-		JSONUploadBytes                                                      int
-	}
-	Personas []struct {
-		ID, LineageID int64
-		Name          string
-		Removed       bool
-	}
-	EntryCounts []struct {
-		LineageID *int64
-		Count     int
-	}
-	Collections struct {
-		TotalCount int
-		Edges      []struct{ Node collection }
-	}
-}
+// serverView is a server as the API shows it to the member (OpServer),
+// with the books and counts the pages show.
+type serverView struct{ client.Server }
 
-type collection struct {
-	ID           string
-	Name         string
-	Enabled      bool
-	ChannelIDs   []string
-	EntryCount   int
-	BookSettings bookSettings
-	UpdatedAt    string
-}
-
-// bookSettings mirrors BookSettings: nil inherits.
-type bookSettings struct {
-	ScanDepth, BudgetLimit, MaxRecursionSteps *int
-	Recursive, CaseSensitive, WholeWords      *bool
-	// UpdatedAt is the book's version, the expectedUpdatedAt of a
-	// settings change (Collection.updatedAt, PersonaBook.updatedAt: nil
-	// while a persona book has no stored settings).
-	UpdatedAt *string `json:"-"`
-}
-
-const bookSettingsFields = `bookSettings { scanDepth budgetLimit recursive maxRecursionSteps caseSensitive wholeWords }`
-
-const qServer = `query($s: String!) { server(discordId: $s) { discordId name canManage
-	settings { channelScoping memoryTagging regexKeys budgetUnit budgetLimit tokenizer updatedAt }
-	limits { entriesPerScope contentLength titleLength keysPerEntry keyLength collectionNameLength channelIds scanDepthMin scanDepthMax jsonUploadBytes }
-	personas { id lineageId name removed }
-	entryCounts { lineageId count }
-	collections(first: 250) { totalCount edges { node { id name enabled channelIds entryCount updatedAt ` + bookSettingsFields + ` } } } } }`
-
-// loadServer reads the server; nil when the API does not show it to the
-// member (unknown, or not one of the member's servers).
-func (d *Dashboard) loadServer(ctx context.Context, token, sid string) (*serverInfo, error) {
-	var out struct{ Server *serverInfo }
-	if err := d.api.do(ctx, token, qServer, map[string]any{"s": sid}, &out); err != nil {
+// loadServer reads the server of the URL; nil when the API does not show
+// it to the member (unknown, or not one of the member's servers).
+func (d *Dashboard) loadServer(rq *req) (*serverView, error) {
+	var out client.ServerData
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpServer, map[string]any{"s": rq.sid}, &out); err != nil {
 		return nil, err
 	}
-	return out.Server, nil
+	if out.Server == nil {
+		return nil, nil
+	}
+	return &serverView{*out.Server}, nil
 }
 
 // book is a collection or a persona lineage's book.
@@ -90,7 +36,7 @@ type book struct {
 	// Ref is the URL segment: c<collection id> or p<lineage id>.
 	Ref        string
 	Name       string
-	Collection *collection
+	Collection *model.Collection
 	LineageID  int64
 	Personas   []string
 	Count      int
@@ -108,7 +54,7 @@ func (s scopeCount) Percent() int {
 }
 
 // serverwideCount is the entries of all collections together.
-func (s *serverInfo) serverwideCount() scopeCount {
+func (s *serverView) serverwideCount() scopeCount {
 	n := 0
 	for _, c := range s.EntryCounts {
 		if c.LineageID == nil {
@@ -119,7 +65,7 @@ func (s *serverInfo) serverwideCount() scopeCount {
 }
 
 // Collection returns the server's collections as books.
-func (s *serverInfo) CollectionBooks() []book {
+func (s *serverView) CollectionBooks() []book {
 	out := make([]book, 0, len(s.Collections.Edges))
 	for i := range s.Collections.Edges {
 		c := &s.Collections.Edges[i].Node
@@ -130,7 +76,7 @@ func (s *serverInfo) CollectionBooks() []book {
 
 // PersonaBooks returns one book per lineage that a persona reads or that
 // holds lore, by lineage id.
-func (s *serverInfo) PersonaBooks() []book {
+func (s *serverView) PersonaBooks() []book {
 	byLineage := map[int64]*book{}
 	var order []int64
 	get := func(l int64) *book {
@@ -169,10 +115,10 @@ func (s *serverInfo) PersonaBooks() []book {
 }
 
 // Serverwide is the Serverwide scope's count against the limit.
-func (s *serverInfo) Serverwide() scopeCount { return s.serverwideCount() }
+func (s *serverView) Serverwide() scopeCount { return s.serverwideCount() }
 
 // Scope returns the count of a persona book against the limit.
-func (s *serverInfo) Scope(b book) scopeCount {
+func (s *serverView) Scope(b book) scopeCount {
 	if b.Collection != nil {
 		return s.serverwideCount()
 	}
@@ -180,7 +126,7 @@ func (s *serverInfo) Scope(b book) scopeCount {
 }
 
 // findBook resolves a book reference of the URL on the server.
-func (s *serverInfo) findBook(ref string) (book, bool) {
+func (s *serverView) findBook(ref string) (book, bool) {
 	if id, ok := strings.CutPrefix(ref, "c"); ok {
 		for _, b := range s.CollectionBooks() {
 			if b.Collection.ID == id {
@@ -211,45 +157,45 @@ type serverListItem struct {
 	Known, CanManage bool
 }
 
-// maxListedGuilds bounds the servers looked up for the list.
-const maxListedGuilds = 200
+// maxListedGuilds bounds the servers listed; viewerPage is the servers
+// read per Viewer.servers page (its maximum).
+const (
+	maxListedGuilds = 200
+	viewerPage      = 100
+)
 
-// loadServers looks up the member's servers in one API call (one aliased
-// server field per guild); known servers first, then by name.
-func (d *Dashboard) loadServers(ctx context.Context, s *session) ([]serverListItem, error) {
-	gs := s.Guilds
+// loadServers lists the member's servers: the guilds of the session, each
+// known when the API shows it to the member (Viewer.servers: the
+// registered servers among the token's guilds, one call per page of
+// viewerPage); known servers first, then by name.
+func (d *Dashboard) loadServers(rq *req) ([]serverListItem, error) {
+	gs := rq.s.Guilds
 	if len(gs) > maxListedGuilds {
 		gs = gs[:maxListedGuilds]
 	}
 	if len(gs) == 0 {
 		return nil, nil
 	}
-	var q strings.Builder
-	vars := map[string]any{}
-	q.WriteString("query(")
-	for i := range gs {
-		if i > 0 {
-			q.WriteString(", ")
+	known := map[string]model.Server{}
+	var after *string
+	for range (len(rq.p.Guilds) + viewerPage - 1) / viewerPage {
+		var out struct{ Viewer model.Viewer }
+		if err := d.api.Do(rq.ctx(), rq.p, client.OpViewerServers, map[string]any{"first": viewerPage, "after": after}, &out); err != nil {
+			return nil, err
 		}
-		fmt.Fprintf(&q, "$g%d: String!", i)
-		vars[fmt.Sprintf("g%d", i)] = gs[i].ID
-	}
-	q.WriteString(") {")
-	for i := range gs {
-		fmt.Fprintf(&q, " g%d: server(discordId: $g%d) { discordId name canManage }", i, i)
-	}
-	q.WriteString(" }")
-	var out map[string]*struct {
-		DiscordID, Name string
-		CanManage       bool
-	}
-	if err := d.api.do(ctx, s.Token, q.String(), vars, &out); err != nil {
-		return nil, err
+		for _, e := range out.Viewer.Servers.Edges {
+			known[e.Node.DiscordID] = e.Node
+		}
+		pi := out.Viewer.Servers.PageInfo
+		if !pi.HasNextPage || pi.EndCursor == nil {
+			break
+		}
+		after = pi.EndCursor
 	}
 	items := make([]serverListItem, 0, len(gs))
-	for i, g := range gs {
+	for _, g := range gs {
 		it := serverListItem{ID: g.ID, Name: g.Name, CanManage: g.Manage}
-		if srv := out[fmt.Sprintf("g%d", i)]; srv != nil {
+		if srv, ok := known[g.ID]; ok {
 			it.Known, it.Name, it.CanManage = true, srv.Name, srv.CanManage
 		}
 		if it.Name == "" {

@@ -14,14 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"loregate/lore"
+	"loregate/lore/postgres"
 )
 
 // Sessions are server-side, one row per sign-in in the dashboard_sessions
-// table (migrations/000050), and the browser holds only a random id in an
+// table (migrations/000050, read and written by lore/postgres), and the browser holds only a random id in an
 // HttpOnly, SameSite=Lax cookie (Secure when the public URL is https).
 // Server-side rather than a signed cookie because:
 //   - the member token carries every guild the member is in: for members of
@@ -61,75 +59,48 @@ type guild struct {
 	Manage bool   `json:"manage"`
 }
 
-// sessionStore keeps sessions in Postgres.
-type sessionStore struct {
-	pool *pgxpool.Pool
-}
-
 func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func hashID(id string) []byte {
-	s := sha256.Sum256([]byte(id))
-	return s[:]
-}
-
-// create stores s and returns the cookie value naming it. Expired rows are
-// deleted in the same transaction.
-func (st *sessionStore) create(ctx context.Context, s *session) (string, error) {
+// createSession stores s (with a fresh CSRF token) and returns the cookie
+// value naming it.
+func (d *Dashboard) createSession(ctx context.Context, s *session) (string, error) {
 	id := randomToken()
 	s.CSRF = randomToken()
 	guilds, err := json.Marshal(s.Guilds)
 	if err != nil {
 		return "", fmt.Errorf("encode guilds: %w", err)
 	}
-	err = pgx.BeginFunc(ctx, st.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM dashboard_sessions WHERE expires_at < now()`); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO dashboard_sessions (id_hash, user_id, user_name, token, guilds, csrf, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, hashID(id), s.UserID, lore.TruncateRunes(s.UserName, 200), s.Token, guilds, s.CSRF, s.ExpiresAt)
-		return err
-	})
+	err = d.cfg.Sessions.CreateDashboardSession(ctx, id, postgres.DashboardSession{UserID: s.UserID, UserName: s.UserName,
+		Token: s.Token, Guilds: guilds, CSRF: s.CSRF, ExpiresAt: s.ExpiresAt})
 	if err != nil {
-		return "", fmt.Errorf("store session: %w", err)
+		return "", err
 	}
 	return id, nil
 }
 
-// errNoSession is returned for a missing, unknown or expired session.
-var errNoSession = errors.New("no session")
-
-// get returns the session named by the cookie value id.
-func (st *sessionStore) get(ctx context.Context, id string) (*session, error) {
-	if id == "" || len(id) > 100 {
-		return nil, errNoSession
+// session returns the request's session and its cookie value; nil when
+// there is none (no cookie, unknown, expired or ended).
+func (d *Dashboard) session(r *http.Request) (*session, string, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil {
+		return nil, "", nil
 	}
-	var s session
-	var guilds []byte
-	err := st.pool.QueryRow(ctx, `SELECT user_id, user_name, token, guilds, csrf, expires_at FROM dashboard_sessions
-		WHERE id_hash = $1 AND expires_at > now()`, hashID(id)).Scan(&s.UserID, &s.UserName, &s.Token, &guilds, &s.CSRF, &s.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, errNoSession
+	ds, err := d.cfg.Sessions.DashboardSession(r.Context(), c.Value)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, "", nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read session: %w", err)
+		return nil, "", err
 	}
-	if err := json.Unmarshal(guilds, &s.Guilds); err != nil {
-		return nil, fmt.Errorf("decode session guilds: %w", err)
+	s := &session{UserID: ds.UserID, UserName: ds.UserName, Token: ds.Token, CSRF: ds.CSRF, ExpiresAt: ds.ExpiresAt}
+	if err := json.Unmarshal(ds.Guilds, &s.Guilds); err != nil {
+		return nil, "", fmt.Errorf("decode session guilds: %w", err)
 	}
-	return &s, nil
-}
-
-// delete ends the session named by id.
-func (st *sessionStore) delete(ctx context.Context, id string) error {
-	if _, err := st.pool.Exec(ctx, `DELETE FROM dashboard_sessions WHERE id_hash = $1`, hashID(id)); err != nil {
-		return fmt.Errorf("delete session: %w", err)
-	}
-	return nil
+	return s, c.Value, nil
 }
 
 // cookie returns a dashboard cookie: HttpOnly, SameSite=Lax, Secure when

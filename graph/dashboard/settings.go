@@ -1,22 +1,19 @@
 package dashboard
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"loregate/graph/client"
+	"loregate/graph/model"
 	"loregate/lore"
-)
-
-const (
-	qServerSettings = `mutation($in: UpdateServerSettingsInput!) { updateServerSettings(input: $in) { server { discordId } error { code message field } } }`
-	qCollSettings   = `mutation($in: UpdateCollectionSettingsInput!) { updateCollectionSettings(input: $in) { collection { id } error { code message field } } }`
-	qBookSettings   = `mutation($in: UpdatePersonaBookSettingsInput!) { updatePersonaBookSettings(input: $in) { personaBook { lineageId } error { code message field } } }`
 )
 
 // serverSettings changes the server's settings (budget unit and limit,
 // tokenizer, regex keys, channel scoping, memory tagging).
-func (d *Dashboard) serverSettings(_ *Dashboard, rq *req) {
+func (d *Dashboard) serverSettings(rq *req) error {
 	f := rq.r.PostForm
 	in := map[string]any{"serverDiscordId": rq.sid,
 		"channelScoping": f.Get("channelScoping") == "on", "memoryTagging": f.Get("memoryTagging") == "on",
@@ -35,22 +32,16 @@ func (d *Dashboard) serverSettings(_ *Dashboard, rq *req) {
 		in["budgetLimit"] = 0
 	}
 	if len(errs) == 0 {
-		var out struct {
-			UpdateServerSettings struct{ Error *mutationError }
-		}
-		if err := d.api.do(rq.r.Context(), rq.s.Token, qServerSettings, map[string]any{"in": in}, &out); err != nil {
-			d.apiFailed(rq, err)
-			return
-		}
-		if e := out.UpdateServerSettings.Error; e != nil {
-			errs[settingsErrorField(e)] = settingsErrorText(rq.t, e)
+		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateServerSettings, in, nil), errs); err != nil {
+			return err
 		}
 	}
 	if len(errs) > 0 {
-		d.renderStatus(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity, map[string]any{"Errors": errs})
-		return
+		d.render(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity, map[string]any{"Errors": errs})
+		return nil
 	}
 	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/?done=settings", http.StatusSeeOther)
+	return nil
 }
 
 // optInt reads an optional whole number: blank is null (inherit).
@@ -69,10 +60,10 @@ func optInt(t tr, errs map[string]string, name, s string) any {
 
 // bookSettings changes a collection's or persona book's settings; blank
 // fields inherit the server's.
-func (d *Dashboard) bookSettings(_ *Dashboard, rq *req) {
-	b, ok := d.bookFromURL(rq)
-	if !ok {
-		return
+func (d *Dashboard) bookSettings(rq *req) error {
+	b, err := bookFromURL(rq)
+	if err != nil {
+		return err
 	}
 	f := rq.r.PostForm
 	errs := map[string]string{}
@@ -85,58 +76,36 @@ func (d *Dashboard) bookSettings(_ *Dashboard, rq *req) {
 		"wholeWords":        triState(f.Get("wholeWords")),
 	}
 	if len(errs) == 0 {
-		var e *mutationError
+		op, in := client.OpUpdatePersonaBookSettings, map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "settings": settings}
 		if b.Collection != nil {
-			var out struct {
-				UpdateCollectionSettings struct{ Error *mutationError }
-			}
-			in := map[string]any{"serverDiscordId": rq.sid, "collectionId": b.Collection.ID, "settings": settings}
-			if v := f.Get("updatedAt"); v != "" {
-				in["expectedUpdatedAt"] = v
-			}
-			if err := d.api.do(rq.r.Context(), rq.s.Token, qCollSettings, map[string]any{"in": in}, &out); err != nil {
-				d.apiFailed(rq, err)
-				return
-			}
-			e = out.UpdateCollectionSettings.Error
-		} else {
-			var out struct {
-				UpdatePersonaBookSettings struct{ Error *mutationError }
-			}
-			in := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "settings": settings}
-			if v := f.Get("updatedAt"); v != "" {
-				in["expectedUpdatedAt"] = v
-			}
-			if err := d.api.do(rq.r.Context(), rq.s.Token, qBookSettings, map[string]any{"in": in}, &out); err != nil {
-				d.apiFailed(rq, err)
-				return
-			}
-			e = out.UpdatePersonaBookSettings.Error
+			op, in = client.OpUpdateCollectionSettings, map[string]any{"serverDiscordId": rq.sid, "collectionId": b.Collection.ID, "settings": settings}
 		}
-		if e != nil {
-			errs[settingsErrorField(e)] = settingsErrorText(rq.t, e)
+		if v := f.Get("updatedAt"); v != "" {
+			in["expectedUpdatedAt"] = v
+		}
+		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, op, in, nil), errs); err != nil {
+			return err
 		}
 	}
 	if len(errs) > 0 {
-		d.renderBook(rq, b, errs, http.StatusUnprocessableEntity)
-		return
+		return d.renderBook(rq, b, errs, http.StatusUnprocessableEntity)
 	}
 	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"?done=settings", http.StatusSeeOther)
+	return nil
 }
 
-// settingsErrorField is the form field a settings error belongs to: a
-// conflict (STALE_TARGET) belongs to the whole form.
-func settingsErrorField(e *mutationError) string {
-	if e.Code == "STALE_TARGET" {
-		return ""
+// settingsError puts a settings save's payload error into errs, by the
+// form field it belongs to (a conflict, STALE_TARGET, belongs to the whole
+// form and gets its own text), and returns any other failure.
+func settingsError(rq *req, err error, errs map[string]string) error {
+	var ce *client.Error
+	switch {
+	case client.Is(err, model.ErrorCodeStaleTarget):
+		errs[""] = rq.t.S("Someone else changed these settings after you opened the page, so nothing was saved. Reload the page to see their version.")
+	case errors.As(err, &ce) && ce.Payload:
+		errs[fieldOf(ce.Field)] = ce.Message
+	default:
+		return err
 	}
-	return fieldOf(e.Field)
-}
-
-// settingsErrorText is the message of a settings error.
-func settingsErrorText(t tr, e *mutationError) string {
-	if e.Code == "STALE_TARGET" {
-		return t.S("Someone else changed these settings after you opened the page, so nothing was saved. Reload the page to see their version.")
-	}
-	return e.Message
+	return nil
 }

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -10,71 +11,33 @@ import (
 	"strconv"
 	"strings"
 
+	"loregate/graph/client"
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
-const reportFields = `report { format entries skipped { index title reason } unsupportedKeys ignoredSettings { name count }
-	collapsedPlacements inert dropped split { index title characters parts } warnings }`
-
-// conversionReport mirrors ConversionReport.
-type conversionReport struct {
-	Format  string
-	Entries int
-	Skipped []struct {
-		Index         int
-		Title, Reason string
-	}
-	UnsupportedKeys []string
-	IgnoredSettings []struct {
-		Name  string
-		Count int
-	}
-	CollapsedPlacements, Inert, Dropped int
-	Split                               []struct {
-		Index             int
-		Title             string
-		Characters, Parts int
-	}
-	Warnings []string
-}
-
 // export answers an export: JSON formats as a download of the JSON text,
 // card files through the artifact route.
-func (d *Dashboard) export(_ *Dashboard, rq *req) {
-	b, ok := d.bookFromURL(rq)
-	if !ok {
-		return
+func (d *Dashboard) export(rq *req) error {
+	b, err := bookFromURL(rq)
+	if err != nil {
+		return err
 	}
 	format := rq.r.URL.Query().Get("format")
 	if !slices.Contains(exportFormats, format) {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusBadRequest, rq.t.S("Unknown export format."))
-		return
+		return fail(http.StatusBadRequest, rq.t.S("Unknown export format."))
 	}
 	in := map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "format": format}
 	if b.Collection != nil {
 		in["collectionId"] = b.Collection.ID
 	}
-	var out struct {
-		ExportLorebook struct {
-			FileName *string
-			JSON     *string
-			Download *struct{ ID, URL string }
-			Error    *mutationError
-		}
-	}
-	q := `query($in: ExportLorebookInput!) { exportLorebook(input: $in) { fileName json download { id url } error { code message field } } }`
-	if err := d.api.do(rq.r.Context(), rq.s.Token, q, map[string]any{"in": in}, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
-	}
-	x := out.ExportLorebook
-	if x.Error != nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusUnprocessableEntity, x.Error.Message)
-		return
+	var x model.ExportPayload
+	if err := d.api.Mutate(rq.ctx(), rq.p, client.OpExportLorebook, in, &x); err != nil {
+		return err
 	}
 	if x.Download != nil {
 		http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/artifacts/"+x.Download.ID, http.StatusSeeOther)
-		return
+		return nil
 	}
 	name := "lorebook.json"
 	if x.FileName != nil && *x.FileName != "" {
@@ -85,19 +48,30 @@ func (d *Dashboard) export(_ *Dashboard, rq *req) {
 	if x.JSON != nil {
 		_, _ = io.WriteString(rq.w, *x.JSON)
 	}
+	return nil
 }
 
-// artifact streams a job's or export's file through the API's authorised
-// download route.
-func (d *Dashboard) artifact(_ *Dashboard, rq *req) {
+// artifact streams a job's or export's file, by the rule of the API's
+// download route (managers of its server, until it expires).
+func (d *Dashboard) artifact(rq *req) error {
 	id := rq.r.PathValue("id")
 	if _, err := strconv.ParseInt(id, 10, 64); err != nil {
 		http.NotFound(rq.w, rq.r)
-		return
+		return nil
 	}
-	if err := d.api.download(rq.r.Context(), rq.s.Token, "/artifacts/"+id, rq.w); err != nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This download does not exist or has expired."))
+	a, err := d.api.Artifact(rq.ctx(), rq.p, id)
+	if err != nil {
+		if !errors.Is(err, lore.ErrNotFound) {
+			d.log.WarnContext(rq.ctx(), "dashboard download failed", "artifact", id, "err", err)
+		}
+		return fail(http.StatusNotFound, rq.t.S("This download does not exist or has expired."))
 	}
+	h := rq.w.Header()
+	h.Set("Content-Type", a.ContentType)
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
+	h.Set("Content-Length", strconv.FormatInt(a.Size, 10))
+	_, _ = rq.w.Write(a.Data)
+	return nil
 }
 
 // importView is the import page's data.
@@ -108,32 +82,13 @@ type importView struct {
 	Mode        string
 	Long        string
 	Name        string
-	Plan        *importPlan
-	Result      *importResult
+	Plan        *model.ImportPlan
+	Result      *model.ImportPayload
 	Error       string
 	MaxBytes    int
 }
 
-type importPlan struct {
-	Report                      conversionReport
-	Added, Duplicates, Replaced int
-	Mode                        string
-	LineageID                   int64
-	CollectionName              *string
-	NewCollection               bool
-	ScopeBefore, ScopeAfter     int
-}
-
-type importResult struct {
-	Report                      *conversionReport
-	Added, Duplicates, Replaced int
-	Collection                  *struct{ ID, Name string }
-	Job                         *struct{ ID string }
-	ImportID                    *string
-	Error                       *mutationError
-}
-
-func (d *Dashboard) importData(rq *req) importView {
+func importData(rq *req) importView {
 	v := importView{Collections: rq.srv.CollectionBooks(), Personas: rq.srv.PersonaBooks(), Target: "new", Mode: "APPEND", Long: "SPLIT",
 		MaxBytes: 16 << 20}
 	if t := rq.r.URL.Query().Get("target"); t != "" {
@@ -142,13 +97,14 @@ func (d *Dashboard) importData(rq *req) importView {
 	return v
 }
 
-func (d *Dashboard) importPage(_ *Dashboard, rq *req) {
-	rq.page(d, "import", rq.t.S("Import"), d.importData(rq))
+func (d *Dashboard) importPage(rq *req) error {
+	d.page(rq, "import", rq.t.S("Import"), importData(rq))
+	return nil
 }
 
 // importInput reads the import form: the target (new, c<id>, p<lineage>),
 // mode, long-entry policy, name and the file.
-func (d *Dashboard) importInput(rq *req, v *importView) (map[string]any, string, []byte, bool) {
+func importInput(rq *req, v *importView) (map[string]any, client.File, bool) {
 	f := rq.r.MultipartForm
 	get := func(k string) string {
 		if f == nil || len(f.Value[k]) == 0 {
@@ -167,7 +123,7 @@ func (d *Dashboard) importInput(rq *req, v *importView) (map[string]any, string,
 		b, ok := rq.srv.findBook(v.Target)
 		if !ok {
 			v.Error = rq.t.S("This book does not exist on this server.")
-			return nil, "", nil, false
+			return nil, client.File{}, false
 		}
 		if b.Collection != nil {
 			in["collection"] = b.Collection.ID
@@ -176,186 +132,146 @@ func (d *Dashboard) importInput(rq *req, v *importView) (map[string]any, string,
 		}
 	default:
 		v.Error = rq.t.S("Choose where to import.")
-		return nil, "", nil, false
+		return nil, client.File{}, false
 	}
 	if f == nil || len(f.File["file"]) == 0 {
 		v.Error = rq.t.S("Choose a file to import.")
-		return nil, "", nil, false
+		return nil, client.File{}, false
 	}
 	fh := f.File["file"][0]
 	file, err := fh.Open()
 	if err != nil {
 		v.Error = rq.t.S("The file could not be read.")
-		return nil, "", nil, false
+		return nil, client.File{}, false
 	}
 	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, maxUploadForm))
 	if err != nil {
 		v.Error = rq.t.S("The file could not be read.")
-		return nil, "", nil, false
+		return nil, client.File{}, false
 	}
-	return in, fh.Filename, data, true
+	return in, client.File{Name: fh.Filename, Data: data}, true
 }
 
 // importPreview runs previewImport: what the import would do, nothing
 // written. The page's script shows the #preview part of the answer in
 // place; without script the whole page is shown.
-func (d *Dashboard) importPreview(_ *Dashboard, rq *req) {
-	v := d.importData(rq)
-	in, name, data, ok := d.importInput(rq, &v)
-	if ok {
-		var out struct {
-			PreviewImport struct {
-				Plan  *importPlan
-				Error *mutationError
-			}
-		}
-		q := `mutation($input: ImportLorebookInput!) { previewImport(input: $input) { plan { ` + reportFields + ` added duplicates replaced mode lineageId collectionName newCollection scopeBefore scopeAfter } error { code message field limit } } }`
-		if err := d.api.upload(rq.r.Context(), rq.s.Token, q, in, name, data, &out); err != nil {
+func (d *Dashboard) importPreview(rq *req) error {
+	v := importData(rq)
+	if in, file, ok := importInput(rq, &v); ok {
+		var out model.ImportPreviewPayload
+		if err := d.api.Upload(rq.ctx(), rq.p, client.OpPreviewImport, in, file, &out); err != nil {
 			v.Error = apiMessage(rq.t, err)
-		} else if out.PreviewImport.Error != nil {
-			v.Error = out.PreviewImport.Error.Message
 		} else {
-			v.Plan = out.PreviewImport.Plan
+			v.Plan = out.Plan
 		}
 	}
-	rq.page(d, "import", rq.t.S("Import"), v)
+	d.page(rq, "import", rq.t.S("Import"), v)
+	return nil
 }
 
 // importCommit runs importLorebook; a large upload becomes a job whose
 // progress page follows.
-func (d *Dashboard) importCommit(_ *Dashboard, rq *req) {
-	v := d.importData(rq)
-	in, name, data, ok := d.importInput(rq, &v)
-	if ok {
-		var out struct{ ImportLorebook importResult }
-		q := `mutation($input: ImportLorebookInput!) { importLorebook(input: $input) { ` + reportFields + ` added duplicates replaced collection { id name } job { id } importId error { code message field limit } } }`
-		if err := d.api.upload(rq.r.Context(), rq.s.Token, q, in, name, data, &out); err != nil {
+func (d *Dashboard) importCommit(rq *req) error {
+	v := importData(rq)
+	if in, file, ok := importInput(rq, &v); ok {
+		var out model.ImportPayload
+		switch err := d.api.Upload(rq.ctx(), rq.p, client.OpImportLorebook, in, file, &out); {
+		case err != nil:
 			v.Error = apiMessage(rq.t, err)
-		} else if r := out.ImportLorebook; r.Error != nil {
-			v.Error = r.Error.Message
-		} else if r.Job != nil {
-			http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/jobs/"+r.Job.ID, http.StatusSeeOther)
-			return
-		} else {
-			v.Result = &r
+		case out.Job != nil:
+			http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/jobs/"+out.Job.ID, http.StatusSeeOther)
+			return nil
+		default:
+			v.Result = &out
 		}
 	}
-	rq.page(d, "import", rq.t.S("Import"), v)
+	d.page(rq, "import", rq.t.S("Import"), v)
+	return nil
 }
 
-// apiMessage is the text of a failed upload.
+// apiMessage is the text of a failed upload or dry run: the API's message
+// (a payload's or a GraphQL error's), else the generic one.
 func apiMessage(t tr, err error) string {
-	if ae, ok := err.(*apiError); ok && len(ae.Errors) > 0 {
-		return lore.ClipRunes(ae.Errors[0].Message, 300)
+	var ce *client.Error
+	switch {
+	case errors.As(err, &ce) && ce.Payload:
+		return ce.Message
+	case errors.As(err, &ce):
+		return lore.ClipRunes(ce.Message, 300)
 	}
 	return t.S("The lore service could not answer. Try again in a moment.")
 }
 
 // jobView is the job page's data.
 type jobView struct {
-	ID, Kind, State string
-	Progress        float64
-	Error           *string
-	CreatedAt       string
-	FinalizedAt     *string
-	ImportResult    *importResult
-	Artifact        *struct{ ID, FileName string }
-	Done            bool
+	*model.Job
+	// Done is set once the job ended (completed, cancelled or discarded).
+	Done bool
 }
 
 // Percent is the progress in percent.
 func (j jobView) Percent() int { return int(j.Progress * 100) }
 
-func (d *Dashboard) jobPage(_ *Dashboard, rq *req) {
-	id := rq.r.PathValue("job")
-	var out struct{ Job *jobView }
-	q := `query($id: ID!) { job(id: $id) { id kind serverDiscordId state progress error createdAt finalizedAt
-		importResult { ` + reportFields + ` added duplicates replaced collection { id name } importId } artifact { id fileName } } }`
-	if err := d.api.do(rq.r.Context(), rq.s.Token, q, map[string]any{"id": id}, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
+func (d *Dashboard) jobPage(rq *req) error {
+	var out struct{ Job *model.Job }
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpJob, map[string]any{"id": rq.r.PathValue("job")}, &out); err != nil {
+		return err
 	}
 	if out.Job == nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusNotFound, rq.t.S("This job does not exist on this server."))
-		return
+		return fail(http.StatusNotFound, rq.t.S("This job does not exist on this server."))
 	}
-	j := out.Job
+	j := jobView{Job: out.Job}
 	switch j.State {
-	case "COMPLETED", "CANCELLED", "DISCARDED":
+	case model.JobStateCompleted, model.JobStateCancelled, model.JobStateDiscarded:
 		j.Done = true
 	}
 	if rq.r.URL.Query().Get("format") == "json" {
 		rq.w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(rq.w).Encode(map[string]any{"state": j.State, "progress": j.Progress, "done": j.Done})
-		return
+		return nil
 	}
-	rq.page(d, "job", rq.t.S("Import job"), j)
+	d.page(rq, "job", rq.t.S("Import job"), j)
+	return nil
 }
 
-// historyRecord mirrors ImportRecord.
-type historyRecord struct {
-	ID, Kind, Actor, CreatedAt, SourceName, Mode string
-	LineageID                                    int64
-	CollectionName                               *string
-	Created, Removed                             int
-	SnapshotKept                                 bool
-	UndoneBy, UndoneAt, UndoOf                   *string
-}
+// historyPageSize is the records one history page lists.
+const historyPageSize = 20
 
-func (d *Dashboard) historyPage(_ *Dashboard, rq *req) {
+func (d *Dashboard) historyPage(rq *req) error {
 	if !rq.srv.CanManage {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusForbidden, rq.t.S("Only members with the Manage Server permission can see the import history."))
-		return
+		return fail(http.StatusForbidden, rq.t.S("Only members with the Manage Server permission can see the import history."))
 	}
-	var out struct {
-		ImportHistory struct {
-			Edges    []struct{ Node historyRecord }
-			PageInfo struct {
-				HasNextPage bool
-				EndCursor   *string
-			}
-		}
-	}
-	vars := map[string]any{"s": rq.sid, "a": nil}
+	vars := map[string]any{"s": rq.sid, "first": historyPageSize, "after": nil}
 	if a := rq.r.URL.Query().Get("after"); a != "" {
-		vars["a"] = a
+		vars["after"] = a
 	}
-	q := `query($s: String!, $a: String) { importHistory(serverDiscordId: $s, first: 20, after: $a) { edges { node {
-		id kind actor createdAt sourceName mode lineageId collectionName created removed snapshotKept undoneBy undoneAt undoOf } }
-		pageInfo { hasNextPage endCursor } } }`
-	if err := d.api.do(rq.r.Context(), rq.s.Token, q, vars, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
+	var out struct{ ImportHistory model.ImportHistoryConnection }
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpImportHistory, vars, &out); err != nil {
+		return err
 	}
-	recs := make([]historyRecord, 0, len(out.ImportHistory.Edges))
+	recs := make([]model.ImportRecord, 0, len(out.ImportHistory.Edges))
 	for _, e := range out.ImportHistory.Edges {
 		recs = append(recs, e.Node)
 	}
 	next := ""
-	if out.ImportHistory.PageInfo.HasNextPage && out.ImportHistory.PageInfo.EndCursor != nil {
-		next = "?after=" + *out.ImportHistory.PageInfo.EndCursor
+	if pi := out.ImportHistory.PageInfo; pi.HasNextPage && pi.EndCursor != nil {
+		next = "?after=" + *pi.EndCursor
 	}
-	rq.page(d, "history", rq.t.S("Import history"), map[string]any{"Records": recs, "Next": next})
+	d.page(rq, "history", rq.t.S("Import history"), map[string]any{"Records": recs, "Next": next})
+	return nil
 }
 
-func (d *Dashboard) undo(_ *Dashboard, rq *req) {
-	var out struct {
-		UndoImport struct {
-			Restored, Removed int
-			ImportID          *string
-			Error             *mutationError
-		}
-	}
+func (d *Dashboard) undo(rq *req) error {
+	var out model.UndoImportPayload
 	in := map[string]any{"serverDiscordId": rq.sid, "importId": rq.r.PathValue("id")}
-	q := `mutation($in: UndoImportInput!) { undoImport(input: $in) { restored removed importId error { code message field } } }`
-	if err := d.api.do(rq.r.Context(), rq.s.Token, q, map[string]any{"in": in}, &out); err != nil {
-		d.apiFailed(rq, err)
-		return
+	err := d.api.Mutate(rq.ctx(), rq.p, client.OpUndoImport, in, &out)
+	if ce := (*client.Error)(nil); errors.As(err, &ce) && ce.Payload {
+		return fail(http.StatusUnprocessableEntity, rq.t.S("Not undone, nothing was changed: %s", ce.Message))
 	}
-	if e := out.UndoImport.Error; e != nil {
-		d.fail(rq.w, rq.r, rq.t, rq.lang, rq.s, http.StatusUnprocessableEntity, rq.t.S("Not undone, nothing was changed: %s", e.Message))
-		return
+	if err != nil {
+		return err
 	}
-	http.Redirect(rq.w, rq.r, fmt.Sprintf("/dashboard/s/%s/history?done=undone&restored=%d&removed=%d", rq.sid, out.UndoImport.Restored, out.UndoImport.Removed), http.StatusSeeOther)
+	http.Redirect(rq.w, rq.r, fmt.Sprintf("/dashboard/s/%s/history?done=undone&restored=%d&removed=%d", rq.sid, out.Restored, out.Removed), http.StatusSeeOther)
+	return nil
 }
