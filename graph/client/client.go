@@ -149,9 +149,7 @@ func (c *Client) run(ctx context.Context, p *auth.Principal, op Op, vars map[str
 	defer cancel()
 	resp := c.x.Do(ctx, doc, vars, files)
 	if len(resp.Errors) > 0 {
-		e := resp.Errors[0]
-		code, _ := e.Extensions["code"].(string)
-		return nil, &Error{Op: op, Code: code, Message: e.Message}
+		return nil, requestError(op, resp.Errors[0].Message, resp.Errors[0].Extensions)
 	}
 	return resp.Data, nil
 }

@@ -74,8 +74,14 @@ func TestClient(t *testing.T) {
 			require.Equal(t, tc.payload, ce.Payload)
 			require.Equal(t, tc.op, ce.Op)
 			require.NotEmpty(t, ce.Message)
+			if tc.payload {
+				require.NotEmpty(t, ce.Reason, "a payload error carries its reason key")
+			}
 			if tc.code == string(model.ErrorCodeInvalidInput) {
 				require.NotEmpty(t, ce.Field)
+				require.NotEmpty(t, ce.Fields)
+				require.Equal(t, ce.Field, ce.Fields[0].Field)
+				require.Equal(t, ce.Reason, ce.Fields[0].Reason)
 			}
 			if tc.is != nil {
 				require.ErrorIs(t, err, tc.is)

@@ -16,10 +16,14 @@ import (
 //     graph.CodeInternal, QUERY_TOO_DEEP, ...; graph.CodeUnauthenticated
 //     from Principal), Message the presented message, which never holds
 //     SQL, paths or file content.
-//   - A mutation payload's typed error (Payload true, docs/api.md "Errors"):
-//     Code is a model.ErrorCode value, Field the input field at fault
-//     (INVALID_INPUT, STALE_TARGET's expectedUpdatedAt), Limit the scope
-//     limit (SCOPE_FULL). Nothing was written.
+//   - A mutation payload's typed error (Payload true, docs/api.md "Results
+//     and errors"): Code is a model.ErrorCode value, Field the input field at
+//     fault (INVALID_INPUT, STALE_TARGET's expectedUpdatedAt), Limit the
+//     scope limit (SCOPE_FULL). Nothing was written.
+//
+// Both carry the reason key and its params (docs/api.md "Reason keys"),
+// for a message in the member's language, and for invalid input every
+// failing field (Fields).
 type Error struct {
 	// Op is the operation that failed ("" for Principal).
 	Op      Op
@@ -29,6 +33,12 @@ type Error struct {
 	Field string
 	// Limit is the scope limit of SCOPE_FULL (nil otherwise).
 	Limit *int
+	// Reason is the stable lower_snake reason key ("" when the API gave
+	// none, e.g. for FORBIDDEN); Params its params.
+	Reason string
+	Params map[string]any
+	// Fields are every field error of an invalid write, Field's first.
+	Fields []*model.FieldError
 	// Payload is set for a payload's typed error.
 	Payload bool
 }
@@ -75,9 +85,22 @@ func Is(err error, code model.ErrorCode) bool {
 	return errors.As(err, &e) && e.Payload && e.Code == string(code)
 }
 
+// requestError is the *Error of a GraphQL error's message and extensions
+// (as the error presenter set them: code, reason, params, field, fields).
+func requestError(op Op, msg string, ext map[string]any) *Error {
+	e := &Error{Op: op, Message: msg}
+	e.Code, _ = ext["code"].(string)
+	e.Reason, _ = ext["reason"].(string)
+	e.Params, _ = ext["params"].(map[string]any)
+	e.Field, _ = ext["field"].(string)
+	e.Fields, _ = ext["fields"].([]*model.FieldError)
+	return e
+}
+
 // PayloadError is the *Error of a payload's typed error me, reported by op.
 func PayloadError(op Op, me *model.MutationError) *Error {
-	e := &Error{Op: op, Code: string(me.Code), Message: me.Message, Limit: me.Limit, Payload: true}
+	e := &Error{Op: op, Code: string(me.Code), Message: me.Message, Limit: me.Limit, Payload: true,
+		Reason: me.Reason, Params: me.Params, Fields: me.Fields}
 	if me.Field != nil {
 		e.Field = *me.Field
 	}
