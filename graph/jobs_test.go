@@ -43,17 +43,26 @@ const (
 // turned into jobs.
 func newJobsAPI(t *testing.T, inline int) (*api, *postgres.Store) {
 	t.Helper()
+	return newJobsAPIWork(t, inline, true)
+}
+
+// newJobsAPIWork is newJobsAPI whose River client works the jobs only when
+// work is set (else they wait, queued, for ever).
+func newJobsAPIWork(t *testing.T, inline int, work bool) (*api, *postgres.Store) {
+	t.Helper()
 	pool := postgrestest.NewPool(t)
 	store := postgres.New(pool)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true})
+	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: work})
 	require.NoError(t, err)
-	require.NoError(t, client.Start(context.Background()))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		require.NoError(t, client.Stop(ctx))
-	})
+	if work { // an insert-only client is not started
+		require.NoError(t, client.Start(context.Background()))
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			require.NoError(t, client.Stop(ctx))
+		})
+	}
 	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
 	require.NoError(t, err)
 	mux := http.NewServeMux()

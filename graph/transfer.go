@@ -79,6 +79,10 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 		p.Report = report
 		return p, err
 	}
+	wait, err := waitSeconds(in.WaitSeconds)
+	if err != nil {
+		return fail(err, nil)
+	}
 	req, err := r.importRequest(ctx, in)
 	if err != nil {
 		return fail(err, nil)
@@ -90,7 +94,7 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 		if err != nil {
 			return fail(err, nil)
 		}
-		return &model.ImportPayload{Job: job}, nil
+		return r.awaitImport(ctx, job, req.Target.Server, wait)
 	}
 	res, err := transfer.Import(ctx, r.Store, req)
 	report := reportToModel(&res.Conversion)

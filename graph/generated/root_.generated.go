@@ -4266,6 +4266,13 @@ input ImportLorebookInput {
   longEntries: LongEntries = SPLIT
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
   idempotencyKey: String
+  """
+  Seconds to wait, 0-10 (default 0), for an upload large enough to become a job: when the job
+  finishes in time the payload carries its report, counts, collection and importId as an inline
+  import does; job is set whenever a job ran (poll job(id) when it did not finish in time).
+  Uploads imported inline ignore it.
+  """
+  waitSeconds: Int = 0
 }
 
 "The policy for entries over the content limit (docs/formats.md \"Long entries\")."
@@ -4340,9 +4347,13 @@ type ImportPayload {
   replaced: Int!
   "Serverwide: the collection written to."
   collection: Collection
-  "Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes."
+  """
+  Set when the upload was large enough to be imported by a background job: poll job(id). The
+  counts above are 0 until it completes, unless the job finished within waitSeconds: then they
+  and report are the job's result.
+  """
   job: Job
-  "The import's history record (undoImport takes it); null when queued as a job (job.importResult has it once completed)."
+  "The import's history record (undoImport takes it); null while a job has not completed (job.importResult has it once completed)."
   importId: ID
   error: MutationError
 }

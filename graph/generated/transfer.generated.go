@@ -1029,8 +1029,11 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 	if _, present := asMap["longEntries"]; !present {
 		asMap["longEntries"] = "SPLIT"
 	}
+	if _, present := asMap["waitSeconds"]; !present {
+		asMap["waitSeconds"] = 0
+	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file", "longEntries", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "collection", "name", "mode", "file", "longEntries", "idempotencyKey", "waitSeconds"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1093,6 +1096,13 @@ func (ec *executionContext) unmarshalInputImportLorebookInput(ctx context.Contex
 				return it, err
 			}
 			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "waitSeconds":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("waitSeconds"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.WaitSeconds = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

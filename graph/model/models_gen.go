@@ -483,6 +483,11 @@ type ImportLorebookInput struct {
 	LongEntries graphql.Omittable[*LongEntries] `json:"longEntries,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	// Seconds to wait, 0-10 (default 0), for an upload large enough to become a job: when the job
+	// finishes in time the payload carries its report, counts, collection and importId as an inline
+	// import does; job is set whenever a job ran (poll job(id) when it did not finish in time).
+	// Uploads imported inline ignore it.
+	WaitSeconds graphql.Omittable[*int] `json:"waitSeconds,omitempty"`
 }
 
 type ImportPayload struct {
@@ -495,9 +500,11 @@ type ImportPayload struct {
 	Replaced int `json:"replaced"`
 	// Serverwide: the collection written to.
 	Collection *Collection `json:"collection,omitempty"`
-	// Set when the upload was large enough to be imported by a background job: poll job(id); the counts above are then 0 until it completes.
+	// Set when the upload was large enough to be imported by a background job: poll job(id). The
+	// counts above are 0 until it completes, unless the job finished within waitSeconds: then they
+	// and report are the job's result.
 	Job *Job `json:"job,omitempty"`
-	// The import's history record (undoImport takes it); null when queued as a job (job.importResult has it once completed).
+	// The import's history record (undoImport takes it); null while a job has not completed (job.importResult has it once completed).
 	ImportID *string        `json:"importId,omitempty"`
 	Error    *MutationError `json:"error,omitempty"`
 }

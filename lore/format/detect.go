@@ -46,8 +46,17 @@ func Import(name string, data []byte, opts Options) (res Result, err error) {
 		return Result{}, fmt.Errorf("%w: a JPEG image without an appended zip archive", ErrUnknownFormat)
 	case len(data) > 5 && data[0] == 0x6F && data[1] == 0x00:
 		return Result{}, fmt.Errorf("%w: a RisuAI module (.risum) holds scripts; export the lorebook from RisuAI instead", ErrUnknownFormat)
+	case !looksJSON(data):
+		return Result{}, ErrNotLorebookFile
 	}
 	return importJSON(name, data, ContainerJSON, opts)
+}
+
+// looksJSON reports whether data, after a byte order mark and white
+// space, starts as a JSON object or array does.
+func looksJSON(data []byte) bool {
+	t := bytes.TrimLeft(conv.StripBOM(data), " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
 }
 
 // carrierOf tells a file's carrier from its first bytes: PNG, CHARX (a zip,

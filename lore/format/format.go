@@ -15,8 +15,9 @@ package format
 
 import (
 	"errors"
-	"loregate/lore"
+	"fmt"
 
+	"loregate/lore"
 	"loregate/lore/format/internal/conv"
 )
 
@@ -108,7 +109,16 @@ var (
 	// ErrTooLarge: the file or a part of it is over a limit of Options; the
 	// error names the limit.
 	ErrTooLarge = conv.ErrTooLarge
+	// ErrNotLorebookFile: the file is neither JSON, PNG nor a zip (CHARX):
+	// plain text, a document, an image of another kind. It wraps
+	// ErrUnknownFormat and its text lists Readable.
+	ErrNotLorebookFile = fmt.Errorf("%w: this is not a lorebook file; loregate reads %s", ErrUnknownFormat, Readable)
 )
+
+// Readable lists the files Import reads, for messages that name them
+// (docs/formats.md).
+const Readable = "SillyTavern world info (JSON), Tavern Helper worldbooks (JSON), character cards (JSON, PNG, CHARX), " +
+	"Character Card V3 lorebooks (JSON), NovelAI lorebooks, scenarios and stories, RisuAI exports and Agnai memory books (JSON)"
 
 // DescribeSettings lists the set book settings of s for a report line, e.g.
 // "scan depth 5, budget 2048 tokens, recursive true".

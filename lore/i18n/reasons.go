@@ -53,6 +53,9 @@ const (
 	AtLeast              Key = "at_least"
 	UnknownSortField     Key = "unknown_sort_field"
 	RejectedByDatabase   Key = "rejected_by_database"
+	NotALorebook         Key = "not_a_lorebook"
+	NoLorebookInCard     Key = "no_lorebook_in_card"
+	NoImportableEntries  Key = "no_importable_entries"
 	ScopeFull            Key = "scope_full"
 	NotFound             Key = "not_found"
 	UnknownLineage       Key = "unknown_lineage"
@@ -98,6 +101,9 @@ var reasons = [...]Reason{
 	{AtLeast, "must be at least {min}", "deve ser pelo menos {min}", "debe ser al menos {min}"},
 	{UnknownSortField, "unknown sort field \"{value}\"", "campo de ordenação desconhecido: \"{value}\"", "campo de orden desconocido: \"{value}\""},
 	{RejectedByDatabase, "rejected by the database", "recusado pelo banco de dados", "rechazado por la base de datos"},
+	{NotALorebook, "this is not a lorebook file; loregate reads {formats}", "este não é um arquivo de lorebook; o loregate lê {formats}", "este no es un archivo de lorebook; loregate lee {formats}"},
+	{NoLorebookInCard, "no lorebook in this card: nothing was changed", "este cartão não tem lorebook: nada foi alterado", "esta tarjeta no tiene lorebook: no se cambió nada"},
+	{NoImportableEntries, "has no importable entries ({skipped} skipped): nothing was changed", "não tem entradas importáveis ({skipped} puladas): nada foi alterado", "no tiene entradas importables ({skipped} omitidas): no se cambió nada"},
 
 	// Mutation-level reasons (MutationError.reason of the other codes).
 	{ScopeFull, "the scope would hold {total} entries, {over} over the limit of {limit}", "o escopo ficaria com {total} entradas, {over} acima do limite de {limit}", "el ámbito tendría {total} entradas, {over} por encima del límite de {limit}"},

@@ -21,6 +21,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 )
 
 // Request is one file import: where it goes and the file.
@@ -86,7 +87,10 @@ func CheckSize(data []byte, opts format.Options) error {
 func Convert(req Request, lim lore.Limits) (format.Result, error) {
 	res, err := format.Import(req.FileName, req.Data, req.Options(lim))
 	if errors.Is(err, format.ErrNoLorebook) {
-		return res, lore.Invalid("file", "no lorebook in this card: nothing was changed")
+		return res, lore.Reject("file", i18n.NoLorebookInCard, nil)
+	}
+	if errors.Is(err, format.ErrNotLorebookFile) {
+		return res, lore.Reject("file", i18n.NotALorebook, lore.Params{"formats": format.Readable})
 	}
 	if err != nil {
 		return res, &lore.InvalidError{Field: "file", Reason: err.Error()}
@@ -168,7 +172,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	// empties an existing one (a card without a book keeps the selected
 	// book unchanged). Appending nothing is a harmless no-op.
 	if len(entries) == 0 && (t.Mode == lore.Replace || (t.Lineage.IsServerwide() && t.CollectionID == 0)) {
-		return out, lore.Invalid("file", "has no importable entries (%d skipped): nothing was changed", len(conv.Report.Skipped))
+		return out, lore.Reject("file", i18n.NoImportableEntries, lore.Params{"skipped": len(conv.Report.Skipped)})
 	}
 	for i := range entries {
 		entries[i].Server, entries[i].Lineage = t.Server, t.Lineage
