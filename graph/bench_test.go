@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
+	"loregate/graph/graphtest"
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
@@ -159,8 +160,8 @@ func newCachedAPI(b testing.TB, pool *pgxpool.Pool) *api {
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, func() bool { return scopes.Stats().Listening }, 10*time.Second, time.Millisecond)
 	store := postgres.New(pool).WithLoreWriteHook(scopes.Invalidate)
-	return mountAPI(b, &graph.Resolver{Store: store, Turns: store.TurnStore(),
-		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, false)
+	return wrap(b, graphtest.Serve(b, &graph.Resolver{Store: store, Turns: store.TurnStore(),
+		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}, graphtest.Options{}, store, pool))
 }
 
 // cpuTime returns the CPU time (user and system) this process has used.

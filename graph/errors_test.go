@@ -3,10 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,9 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
-	"loregate/graph/auth"
+	"loregate/graph/graphtest"
 	"loregate/lore"
-	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 )
@@ -49,33 +45,7 @@ func newAPIWithStore(t testing.TB, store lore.HistoryStore) *api {
 
 func newAPIWith(t testing.TB, store lore.HistoryStore, introspection bool) *api {
 	t.Helper()
-	r := &graph.Resolver{Store: store, Cache: activation.NewCache(4)}
-	ps, _ := store.(*postgres.Store)
-	if ps != nil {
-		r.Turns = ps.TurnStore()
-	}
-	a := mountAPI(t, r, introspection)
-	a.store = ps
-	return a
-}
-
-// mountAPI serves r (its Logger set to a discarding one) on a test server.
-func mountAPI(t testing.TB, r *graph.Resolver, introspection bool) *api {
-	t.Helper()
-	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
-	require.NoError(t, err)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r.Logger = logger
-	mux := http.NewServeMux()
-	graph.Mount(mux, graph.Config{
-		Resolver:      r,
-		Auth:          authn,
-		Logger:        logger,
-		Introspection: introspection,
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &api{t: t, srv: srv, authn: authn}
+	return wrap(t, graphtest.New(t, graphtest.Options{Store: store, Introspection: introspection}))
 }
 
 func TestStaleTargetOverHTTP(t *testing.T) {

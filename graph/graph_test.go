@@ -4,29 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"log/slog"
-	"loregate/lore/sharedtest"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
 	"loregate/graph/auth"
+	"loregate/graph/graphtest"
 	"loregate/lore"
-	"loregate/lore/activation"
 	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
-	"loregate/lore/scopecache"
+	"loregate/lore/sharedtest"
 )
 
 const (
-	serviceKey = "test-service-key-0123456789"
-	jwtSecret  = "test-jwt-secret-0123456789abcdef0123456789"
+	serviceKey = graphtest.ServiceKey
+	jwtSecret  = graphtest.JWTSecret
 	serverA    = "111111111111111111"
 	serverB    = "222222222222222222"
 )
@@ -49,25 +44,12 @@ func newAPI(t *testing.T) *api {
 // defaults), enforced by the store and the importers.
 func newAPILimits(t *testing.T, lim lore.Limits) *api {
 	t.Helper()
-	pool := postgrestest.NewPool(t)
-	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
-	require.NoError(t, err)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mux := http.NewServeMux()
-	// Turns go through a scope cache (without a listener, so every cached
-	// turn checks the lore version) and the text cache, as in `serve`.
-	scopes := scopecache.New(postgres.New(pool).WithLimits(lim), scopecache.Config{})
-	store := postgres.New(pool).WithLimits(lim).WithLoreWriteHook(scopes.Invalidate)
-	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(16),
-			Scopes: scopes, Texts: activation.NewTextCache(0), Limits: lim},
-		Auth:    authn,
-		Logger:  logger,
-		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &api{t: t, srv: srv, authn: authn, store: store}
+	return wrap(t, graphtest.New(t, graphtest.Options{Limits: lim, ScopeCache: true}))
+}
+
+// wrap is the test client of a graphtest API.
+func wrap(t testing.TB, g *graphtest.API) *api {
+	return &api{t: t, srv: g.Server, authn: g.Auth, store: g.Store}
 }
 
 // token returns a bearer credential: "" (anonymous), the service key, or a

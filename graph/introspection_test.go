@@ -6,8 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
-	"loregate/lore/activation"
+	"loregate/graph/graphtest"
 )
 
 // graphiqlIntrospection is the schema query GraphiQL 3 sends (graphql-js
@@ -35,7 +34,7 @@ fragment TypeRef on __Type { kind name ofType { kind name ofType { kind name ofT
 // query passes the request limits (its docs and completion work), while
 // an ordinary operation keeps the ordinary depth limit.
 func TestExplorerIntrospection(t *testing.T) {
-	a := mountAPI(t, &graph.Resolver{Cache: activation.NewCache(1)}, true)
+	a := wrap(t, graphtest.New(t, graphtest.Options{NoStore: true, Introspection: true}))
 	r := a.do(serviceKey, graphiqlIntrospection, nil)
 	require.Empty(t, r.Errors)
 	require.Contains(t, string(r.Data["__schema"]), `"name":"Query"`)

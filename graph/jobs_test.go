@@ -7,23 +7,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"sort"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
 	"loregate/graph/auth"
-	"loregate/jobs"
+	"loregate/graph/graphtest"
 	"loregate/lore"
-	"loregate/lore/activation"
 	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
 )
 
 const (
@@ -50,32 +44,8 @@ func newJobsAPI(t *testing.T, inline int) (*api, *postgres.Store) {
 // work is set (else they wait, queued, for ever).
 func newJobsAPIWork(t *testing.T, inline int, work bool) (*api, *postgres.Store) {
 	t.Helper()
-	pool := postgrestest.NewPool(t)
-	store := postgres.New(pool)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: work})
-	require.NoError(t, err)
-	if work { // an insert-only client is not started
-		require.NoError(t, client.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			require.NoError(t, client.Stop(ctx))
-		})
-	}
-	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
-	require.NoError(t, err)
-	mux := http.NewServeMux()
-	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16),
-			Jobs: &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: inline}},
-		Auth:    authn,
-		Logger:  logger,
-		Metrics: graph.NewMetrics(prometheus.NewRegistry()),
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &api{t: t, srv: srv, authn: authn}, store
+	g := graphtest.New(t, graphtest.Options{Jobs: true, JobsIdle: !work, InlineImportBytes: inline})
+	return wrap(t, g), g.Store
 }
 
 type jobView struct {

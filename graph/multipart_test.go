@@ -8,14 +8,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
-	"loregate/lore/activation"
+	"loregate/graph/graphtest"
 )
 
 // TestMultipartErrorsSayWhatToSend: a malformed upload request gets an
 // error naming the form field at fault and how an upload is sent.
 func TestMultipartErrorsSayWhatToSend(t *testing.T) {
-	a := mountAPI(t, &graph.Resolver{Cache: activation.NewCache(1)}, false)
+	a := wrap(t, graphtest.New(t, graphtest.Options{NoStore: true}))
 	const ops = `{"query":"mutation($file: Upload!) { importLorebook(input: {serverDiscordId: \"1\", lineageId: 0, file: $file}) { added } }","variables":{"file":null}}`
 	type field struct{ name, value string }
 	for _, tc := range []struct {

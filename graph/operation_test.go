@@ -6,15 +6,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
-	"loregate/lore/activation"
+	"loregate/graph/graphtest"
 )
 
 // TestOperationChoice: a document whose operation cannot be chosen gets an
 // error naming the problem and the document's operations, not gqlgen's
 // "operation  not found".
 func TestOperationChoice(t *testing.T) {
-	a := mountAPI(t, &graph.Resolver{Cache: activation.NewCache(1)}, false)
+	a := wrap(t, graphtest.New(t, graphtest.Options{NoStore: true}))
 	const two = `query A { __typename } mutation B { __typename }`
 	for _, tc := range []struct {
 		name, doc, op, want string

@@ -9,6 +9,7 @@
 package graph
 
 //go:generate sh -c "cd .. && go tool gqlgen generate"
+//go:generate go run ./internal/printschema -o ../docs/schema.graphql
 
 import (
 	"log/slog"

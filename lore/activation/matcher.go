@@ -572,15 +572,6 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 	return true
 }
 
-// CheckRegexKey reports whether key has the /pattern/flags shape of a regex
-// key and, if so, why the engine cannot use it: "" when it compiles with
-// RE2 within the bounds of lore.CompileRegexKey, else the reason (over a
-// bound, or RE2 cannot compile it: lookaround, backreferences). Importers
-// use it to report unsupported keys with exactly the engine's rules.
-func CheckRegexKey(key string) (isRegex bool, problem string) {
-	return lore.CheckRegexKey(key)
-}
-
 // Bytes estimates the memory m holds (automata, compiled keys, regexes,
 // plus the per-turn match arrays of one pooled scratch), for caches with a
 // byte budget. Entry bodies share the entries' content strings and are not

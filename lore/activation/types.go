@@ -12,7 +12,7 @@ const (
 	// DefaultCharBudget is the shared content budget of both placements in
 	// UTF-16 code units, JavaScript string length (docs/contract.md#budget: "The default content budget is 8,000 JavaScript string
 	// characters across both placements").
-	DefaultCharBudget = 8000
+	DefaultCharBudget = lore.DefaultBudgetCharacters
 	// MaxRegexLen bounds the body of a regex key in bytes; a longer body
 	// never matches and is reported in the trace (lore.MaxRegexLen).
 	MaxRegexLen = lore.MaxRegexLen

@@ -21,7 +21,7 @@ type Overrides struct {
 	// ScanDepth is the scan depth for entries and books without their
 	// own: 0-100 (APIBounds), >= 0 (OfflineBounds); 0 scans no chat
 	// message.
-	ScanDepth *int `json:"scanDepth" flag:"scan-depth" usage:"default scan depth (default 4)"`
+	ScanDepth *int `json:"scanDepth" flag:"scan-depth" usage:"default scan depth (default 2)"`
 	// Budget is a character budget in UTF-16 code units, whatever the
 	// server's unit: lore.BudgetCharacters' range (APIBounds), not 0 and
 	// negative = no limit (OfflineBounds). Not with BudgetTokens.

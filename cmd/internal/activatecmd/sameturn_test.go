@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -14,13 +12,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"loregate/graph/graphtest"
 
-	"loregate/graph"
-	"loregate/graph/auth"
-	"loregate/lore/activation"
-	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
+	"github.com/stretchr/testify/require"
 )
 
 // scriptBook is a SillyTavern world info file whose entries exercise what
@@ -139,7 +133,7 @@ func TestActivateTurnMatchesCLI(t *testing.T) {
 	}
 }
 
-// testAPI is a real GraphQL API (graph.Mount) on a fresh database.
+// testAPI is a real GraphQL API (graphtest) on a fresh database.
 type testAPI struct {
 	srv *httptest.Server
 	key string
@@ -147,20 +141,7 @@ type testAPI struct {
 
 func newTestAPI(t *testing.T) *testAPI {
 	t.Helper()
-	const key = "test-service-key-0123456789abcdef"
-	store := postgres.New(postgrestest.NewPool(t))
-	authn, err := auth.NewAuthenticator([]string{key}, "test-jwt-secret-0123456789abcdef0123456789")
-	require.NoError(t, err)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mux := http.NewServeMux()
-	graph.Mount(mux, graph.Config{
-		Resolver: &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(4)},
-		Auth:     authn,
-		Logger:   logger,
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return &testAPI{srv: srv, key: key}
+	return &testAPI{srv: graphtest.New(t, graphtest.Options{}).Server, key: graphtest.ServiceKey}
 }
 
 // call posts query as the service, fails on any GraphQL error and decodes

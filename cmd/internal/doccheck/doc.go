@@ -4,6 +4,7 @@
 // and an anchor of this repository, and no comment or doc may cite a
 // document outside it. In test files only comments are read (tests name
 // the shared material they read in code); there a bug-case id (BUG-nn)
-// needs a one-line description of the fault beside it. A second test
-// keeps every function in lore/ at most 120 lines. `make lint` runs both.
+// needs a one-line description of the fault beside it. Two more tests keep
+// every function in lore/ at most 120 lines and the codecs (lore/format)
+// depending on lore only. `make lint` runs the three.
 package doccheck

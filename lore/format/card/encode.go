@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"loregate/lore"
-	"loregate/lore/activation"
 	"loregate/lore/decorator"
 	"loregate/lore/format/internal/conv"
 )
@@ -253,7 +252,7 @@ func allRegex(keys []string) bool {
 		return false
 	}
 	for _, k := range keys {
-		if isRegex, _ := activation.CheckRegexKey(k); !isRegex {
+		if isRegex, _ := lore.CheckRegexKey(k); !isRegex {
 			return false
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"loregate/lore"
-	"loregate/lore/activation"
 )
 
 // Builder collects converted entries and the report of one import. Codecs
@@ -111,9 +110,9 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	}
 	n := lore.UTF16Len(e.Content)
 	b.Report.Split = append(b.Report.Split, Split{Index: index, Title: e.Title, Characters: n, Parts: len(parts)})
-	if n > activation.DefaultCharBudget {
+	if n > lore.DefaultBudgetCharacters {
 		b.Report.Warnf("entry %d %s has %d characters: it can never fit the default budget of %d characters",
-			index, Snippet(e.Title), n, activation.DefaultCharBudget)
+			index, Snippet(e.Title), n, lore.DefaultBudgetCharacters)
 	}
 	group := NewSplitGroup()
 	for i, c := range parts {
@@ -147,7 +146,7 @@ func hasUsableKey(keys []string) bool {
 		if strings.TrimSpace(k) == "" {
 			continue
 		}
-		if isRegex, problem := activation.CheckRegexKey(k); isRegex && problem != "" {
+		if isRegex, problem := lore.CheckRegexKey(k); isRegex && problem != "" {
 			continue
 		}
 		return true

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"loregate/lore/activation"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -248,7 +247,7 @@ func CleanKeys(keys []string) ([]string, []KeyProblem) {
 			probs = append(probs, KeyProblem{k, fmt.Sprintf("more than %d keys in the entry", lore.MaxKeysPerEntry)})
 			continue
 		}
-		if isRegex, problem := activation.CheckRegexKey(k); isRegex && problem != "" {
+		if isRegex, problem := lore.CheckRegexKey(k); isRegex && problem != "" {
 			probs = append(probs, KeyProblem{k, problem})
 		}
 		kept = append(kept, k)

@@ -1,0 +1,172 @@
+// Package graphtest builds the GraphQL API for tests in one place: a
+// resolver over a fresh database (lore/postgres/postgrestest) with the
+// caches `serve` uses, River workers when asked, mounted on a test HTTP
+// server with the service key ServiceKey and member tokens signed with
+// JWTSecret. Every test of the API, the CLI and the adapters that needs a
+// handler uses New (or NewResolver for an in-process executor) instead of
+// wiring graph.Resolver by hand.
+package graphtest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph"
+	"loregate/graph/auth"
+	"loregate/jobs"
+	"loregate/lore"
+	"loregate/lore/activation"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/scopecache"
+)
+
+// ServiceKey is the service credential of every test API; JWTSecret signs
+// its member tokens.
+const (
+	ServiceKey = "test-service-key-0123456789"
+	JWTSecret  = "test-jwt-secret-0123456789abcdef0123456789"
+)
+
+// Options shape the API; the zero value is a store on a fresh database
+// with the matcher cache, turn state and metrics.
+type Options struct {
+	// Pool is the database; nil creates a fresh one.
+	Pool *pgxpool.Pool
+	// Limits are the deployment's limits (zero fields: the defaults),
+	// enforced by the store and the importers.
+	Limits lore.Limits
+	// Store, when set without Pool, is the resolver's store (a wrapper
+	// injecting faults) and no database is created; its turn state is its
+	// own when it is a *postgres.Store, else none.
+	Store lore.HistoryStore
+	// NoStore builds a resolver without a store or database (schema and
+	// transport tests).
+	NoStore bool
+	// ScopeCache sends turns through a scope cache (without a listener,
+	// so every cached turn checks the lore version) and the text cache,
+	// as in `serve`.
+	ScopeCache bool
+	// Jobs starts River workers for every job kind on the database; an
+	// import upload above InlineImportBytes becomes a job. JobConfig, when
+	// set, adjusts River's configuration (poll intervals).
+	// JobsIdle makes the River client insert only: jobs wait, queued.
+	Jobs              bool
+	JobsIdle          bool
+	InlineImportBytes int
+	JobConfig         func(*river.Config)
+	// Logger is the resolver's and handler's logger (nil: discard).
+	Logger *slog.Logger
+	// Introspection turns the schema explorer's introspection on.
+	Introspection bool
+	// Unstarted leaves the test server unstarted (API.Server.Start), for
+	// a caller that mounts more on API.Mux knowing the server's address.
+	Unstarted bool
+}
+
+// API is a running test API.
+type API struct {
+	Server   *httptest.Server
+	Mux      *http.ServeMux
+	Auth     *auth.Authenticator
+	Resolver *graph.Resolver
+	// Store is the resolver's store over Pool (for setup the API does not
+	// offer); nil with NoStore.
+	Store *postgres.Store
+	Pool  *pgxpool.Pool
+}
+
+// NewResolver builds the resolver of o (see Options) and returns it with
+// the store over the database (nil with NoStore) and the database.
+func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pgxpool.Pool) {
+	t.Helper()
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	r := &graph.Resolver{Logger: logger, Cache: activation.NewCache(16), Limits: o.Limits}
+	if o.NoStore {
+		return r, nil, nil
+	}
+	if o.Store != nil && o.Pool == nil {
+		r.Store = o.Store
+		ps, _ := o.Store.(*postgres.Store)
+		if ps != nil {
+			r.Turns = ps.TurnStore()
+		}
+		return r, ps, nil
+	}
+	pool := o.Pool
+	if pool == nil {
+		pool = postgrestest.NewPool(t)
+	}
+	store := postgres.New(pool).WithLimits(o.Limits)
+	if o.ScopeCache {
+		scopes := scopecache.New(postgres.New(pool).WithLimits(o.Limits), scopecache.Config{})
+		store = store.WithLoreWriteHook(scopes.Invalidate)
+		r.Scopes, r.Texts = scopes, activation.NewTextCache(0)
+	}
+	r.Store, r.Turns = store, store.TurnStore()
+	if o.Jobs {
+		r.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: startJobs(t, pool, store, logger, !o.JobsIdle, o.JobConfig)},
+			InlineImportBytes: o.InlineImportBytes}
+	}
+	return r, store, pool
+}
+
+// startJobs starts River workers for every job kind (or, without work, an
+// insert-only client), stopped when the test ends.
+func startJobs(t testing.TB, pool *pgxpool.Pool, store *postgres.Store, logger *slog.Logger, work bool, adjust func(*river.Config)) *river.Client[pgx.Tx] {
+	t.Helper()
+	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: work, ConfigFunc: adjust})
+	require.NoError(t, err)
+	if !work { // an insert-only client is not started
+		return client
+	}
+	require.NoError(t, client.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = client.StopAndCancel(ctx)
+	})
+	return client
+}
+
+// New builds the resolver of o and serves it (graph.Mount, with metrics)
+// on a test server closed when the test ends.
+func New(t testing.TB, o Options) *API {
+	t.Helper()
+	r, store, pool := NewResolver(t, o)
+	return Serve(t, r, o, store, pool)
+}
+
+// Serve mounts a resolver the caller built (a benchmark's listening scope
+// cache) like New; store and pool are reported in the API as given.
+func Serve(t testing.TB, r *graph.Resolver, o Options, store *postgres.Store, pool *pgxpool.Pool) *API {
+	t.Helper()
+	authn, err := auth.NewAuthenticator([]string{ServiceKey}, JWTSecret)
+	require.NoError(t, err)
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	mux := http.NewServeMux()
+	graph.Mount(mux, graph.Config{Resolver: r, Auth: authn, Logger: r.Logger, Introspection: o.Introspection,
+		Metrics: graph.NewMetrics(prometheus.NewRegistry())})
+	srv := httptest.NewUnstartedServer(mux)
+	if !o.Unstarted {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	return &API{Server: srv, Mux: mux, Auth: authn, Resolver: r, Store: store, Pool: pool}
+}
