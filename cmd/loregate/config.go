@@ -68,6 +68,10 @@ type config struct {
 	// TextCacheBytes is the memory budget of the non-ASCII message cache
 	// (LOREGATE_TEXT_CACHE_BYTES, default 16 MiB; 0 turns it off).
 	TextCacheBytes int64
+	// TurnCommit is async (default: a recorded turn is answered before its
+	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
+	// docs/turns.md#durability).
+	TurnCommit string
 	err            error
 	// Dashboard configures the web dashboard (docs/dashboard.md).
 	Dashboard dashboardConfig
@@ -152,6 +156,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.Jobs.Limits = c.Limits
 	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
 	c.TextCacheBytes = c.bytesVar(or, "LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
+	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	if fs == nil {
 		return c
 	}
@@ -170,6 +175,11 @@ func (c *config) validate() error {
 	case "json", "text":
 	default:
 		return cli.Usagef("log format %q is not json or text", c.LogFormat)
+	}
+	switch c.TurnCommit {
+	case "async", "sync":
+	default:
+		return cli.Usagef("LOREGATE_TURN_COMMIT=%q is not async or sync", lore.ClipBytes(c.TurnCommit, 24))
 	}
 	if c.ShutdownTimeout <= 0 {
 		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")

@@ -127,6 +127,29 @@ func TestCacheBudgets(t *testing.T) {
 	}
 }
 
+// TestTurnCommit: LOREGATE_TURN_COMMIT is async (the default) or sync;
+// anything else stops start-up naming the variable (docs/turns.md#durability).
+func TestTurnCommit(t *testing.T) {
+	for _, tt := range []struct{ value, want, err string }{
+		{"", "async", ""},
+		{"async", "async", ""},
+		{"sync", "sync", ""},
+		{"durable", "", `LOREGATE_TURN_COMMIT="durable" is not async or sync`},
+	} {
+		t.Run(tt.value, func(t *testing.T) {
+			t.Setenv("LOREGATE_TURN_COMMIT", tt.value)
+			c := loadConfig(os.Getenv, flag.NewFlagSet("t", flag.ContinueOnError))
+			err := c.validate()
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, c.TurnCommit)
+		})
+	}
+}
+
 // TestRescueDelayFollowsTimeouts: the rescue delay defaults to the longest
 // job timeout plus a margin, and a setting at or below a timeout stops
 // start-up with an error naming both variables and the bound.

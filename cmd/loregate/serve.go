@@ -75,6 +75,9 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 
 	store := postgres.New(pool).WithLimits(cfg.Limits)
+	if cfg.TurnCommit == "sync" {
+		store = store.WithDurableTurns()
+	}
 	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
 	if cfg.TextCacheBytes > 0 {

@@ -40,7 +40,7 @@ type serveProcess struct {
 	log  bytes.Buffer
 }
 
-func startServe(t *testing.T, bin string, env []string) *serveProcess {
+func startServe(t testing.TB, bin string, env []string) *serveProcess {
 	t.Helper()
 	p := &serveProcess{cmd: exec.Command(bin, "serve", "--addr", "127.0.0.1:0"), done: make(chan error, 1)}
 	p.cmd.Env = append(os.Environ(), env...)

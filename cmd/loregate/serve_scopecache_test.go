@@ -23,7 +23,7 @@ import (
 )
 
 // gql posts one GraphQL operation to p and decodes data into out.
-func (p *serveProcess) gql(t *testing.T, key, query string, vars map[string]any, out any) {
+func (p *serveProcess) gql(t testing.TB, key, query string, vars map[string]any, out any) {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req, err := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", bytes.NewReader(body))
@@ -47,7 +47,7 @@ func (p *serveProcess) gql(t *testing.T, key, query string, vars map[string]any,
 const scopeCacheTestKey = "scope-cache-test-key-0123456789"
 
 // metric returns the value of an unlabelled metric from p's /metrics.
-func (p *serveProcess) metric(t *testing.T, name string) float64 {
+func (p *serveProcess) metric(t testing.TB, name string) float64 {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
 	require.NoError(t, err)

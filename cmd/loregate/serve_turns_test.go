@@ -30,7 +30,7 @@ var built struct {
 }
 
 // buildBinary builds loregate once per test process.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	built.once.Do(func() {
 		built.dir, built.err = os.MkdirTemp("", "loregate-bin-")

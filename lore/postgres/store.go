@@ -33,6 +33,9 @@ type Store struct {
 	// onWrite, when set, is called with the server of every lore write
 	// this Store made (see WithLoreWriteHook).
 	onWrite func(server string)
+	// durableTurns makes a recorded turn's commit wait for its WAL flush
+	// (see WithDurableTurns).
+	durableTurns bool
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -48,7 +51,7 @@ func New(pool *pgxpool.Pool) *Store {
 // validated against lim.ContentChars and every write that adds entries is
 // refused past lim.ScopeEntries. The caller validates lim (Limits.Validate).
 func (s *Store) WithLimits(lim lore.Limits) *Store {
-	return &Store{db: s.db, lim: lim.WithDefaults(), onWrite: s.onWrite}
+	return &Store{db: s.db, lim: lim.WithDefaults(), onWrite: s.onWrite, durableTurns: s.durableTurns}
 }
 
 // Limits returns the limits the store enforces.
@@ -60,7 +63,7 @@ func (s *Store) Limits() lore.Limits { return s.lim }
 // part of a larger transaction, e.g. a River job worker's, or a write plus
 // the job it enqueues with River's InsertTx.
 func (s *Store) InTx(tx pgx.Tx) *Store {
-	return &Store{db: tx, lim: s.lim, onWrite: s.onWrite}
+	return &Store{db: tx, lim: s.lim, onWrite: s.onWrite, durableTurns: s.durableTurns}
 }
 
 // WithLoreWriteHook returns a Store that calls fn(server) after each of its
@@ -74,6 +77,16 @@ func (s *Store) InTx(tx pgx.Tx) *Store {
 func (s *Store) WithLoreWriteHook(fn func(server string)) *Store {
 	c := *s
 	c.onWrite = fn
+	return &c
+}
+
+// WithDurableTurns returns a Store whose recorded turns (BeginTurn on a
+// pool) commit with the database's synchronous_commit setting, waiting for
+// the WAL flush, instead of the default asynchronous commit that answers a
+// turn before its state is on disk (docs/turns.md#durability).
+func (s *Store) WithDurableTurns() *Store {
+	c := *s
+	c.durableTurns = true
 	return &c
 }
 

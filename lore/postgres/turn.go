@@ -61,7 +61,10 @@ const turnStateColumns = `entry_id, sticky_start, sticky_end, cooldown_start, co
     first_count, first_at, last_count, last_at`
 
 const (
-	turnLockServer = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
+	// turnAsyncCommit: the turn's COMMIT does not wait for its WAL flush
+	// (docs/turns.md#durability); the transaction stays atomic.
+	turnAsyncCommit = `SET LOCAL synchronous_commit = off`
+	turnLockServer  = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
 	// turnLockConversation creates the conversation or locks its row; no
 	// row when the server is unknown.
 	turnLockConversation = `INSERT INTO turn_conversations (server_id, lineage_id, channel_id)
@@ -103,7 +106,10 @@ WHERE l.id = r.id AND r.n > $1`
 // BeginTurn starts recording turn turnID of conversation c: in one round
 // trip it begins a transaction, locks the server row (shared) and the
 // conversation (created on its first turn), and reads the conversation's
-// state and the log row of turnID if that id was used. ErrNotFound for an
+// state and the log row of turnID if that id was used. On a pool the turn
+// commits without waiting for its WAL flush unless the Store was made with
+// WithDurableTurns (docs/turns.md#durability); bound to a caller's
+// transaction, the caller's commit decides. ErrNotFound for an
 // unknown server; ErrInvalid for a bad conversation or turn id.
 func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*Turn, error) {
 	const op = "begin turn"
@@ -125,6 +131,9 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		}
 		t.conn, q = conn, conn
 		b.Queue("BEGIN")
+		if !s.durableTurns {
+			b.Queue(turnAsyncCommit)
+		}
 	} else {
 		tx, err := s.db.Begin(ctx)
 		if err != nil {
@@ -143,6 +152,11 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		if t.conn != nil {
 			if _, err := br.Exec(); err != nil {
 				return err
+			}
+			if !s.durableTurns {
+				if _, err := br.Exec(); err != nil {
+					return err
+				}
 			}
 		}
 		if _, err := br.Exec(); err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore"
@@ -39,6 +41,40 @@ func record(t testing.TB, st *postgres.Store, c postgres.Conversation, turnID st
 		BudgetUnit: "utf16", BudgetLimit: 8000, BudgetUsed: 4 * len(ids), Response: json.RawMessage(`{"turn":"` + turnID + `"}`),
 	}))
 	return next
+}
+
+// TestTurnCommitDurability: a recorded turn's transaction commits
+// asynchronously unless the Store was made WithDurableTurns, and the
+// setting ends with the transaction (docs/turns.md#durability).
+func TestTurnCommitDurability(t *testing.T) {
+	b := setup(t)
+	c := b.conversation(t)
+	// The test cluster runs with synchronous_commit off: turn it on for
+	// this database, on a pool of new connections.
+	var db string
+	require.NoError(t, b.pool.QueryRow(b.ctx, "SELECT current_database()").Scan(&db))
+	_, err := b.pool.Exec(b.ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" SET synchronous_commit = on")
+	require.NoError(t, err)
+	pool, err := pgxpool.NewWithConfig(b.ctx, b.pool.Config().Copy())
+	require.NoError(t, err)
+	defer pool.Close()
+	store := postgres.New(pool)
+	for _, tc := range []struct {
+		store *postgres.Store
+		want  string
+	}{{store, "off"}, {store.WithDurableTurns(), "on"}} {
+		turn, err := tc.store.BeginTurn(b.ctx, c, "durability-"+tc.want)
+		require.NoError(t, err)
+		defer turn.Rollback(b.ctx) // a no-op after Commit
+		got, err := turn.SyncCommit(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got)
+		require.NoError(t, turn.Commit(b.ctx, turn.State, postgres.LoggedTurn{TurnID: "durability-" + tc.want,
+			MessageCount: 1, InputSHA256: strings.Repeat("a", 64)}))
+	}
+	var after string
+	require.NoError(t, pool.QueryRow(b.ctx, "SHOW synchronous_commit").Scan(&after))
+	require.Equal(t, "on", after, "SET LOCAL ends with the turn's transaction")
 }
 
 func TestTurnRecordRetryAndLog(t *testing.T) {

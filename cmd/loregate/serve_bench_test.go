@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+// BenchmarkServeTurn measures the bot's turn against `loregate serve` as
+// deployed: the built binary in its own process, posted over loopback HTTP
+// with the full query text, on a Serverwide scope of 250 entries x 4 keys
+// with 400-character contents and 20 messages of 55 words (every third
+// naming a key), selecting `admitted { title placement } budget { used
+// limit }`. Rows: `activate` (a cached dry run) at concurrency 1, 4 and 16
+// and `activateTurn` (recorded: one conversation per worker, a new turn id
+// and message count per call) at 1 and 4. Each row reports serve's CPU per
+// turn (serve-cpu-us/op, from /proc), Postgres' (pg-cpu-us/op: every
+// process of the cluster in pg_stat_activity), serve's allocations per turn
+// (serve-B/op: go_memstats_alloc_bytes_total over the run) and the p50/p99
+// latency. CPU per turn is what other load on a shared machine inflates
+// least.
+//
+// LOREGATE_BENCH_BASELINE names an older loregate binary: its rows
+// (`.../base`) then run before each of this build's (`.../new`), so that
+// -count N interleaves them in one run (docs/benchmarks.md "Turns over
+// HTTP"). Run under `loregate with-postgres --dir DIR` for a durable
+// cluster (fsync on); `make bench`'s throwaway cluster runs with fsync off.
+func BenchmarkServeTurn(b *testing.B) {
+	ctx := context.Background()
+	const server = "111111111111111111"
+	bins := []struct{ name, path string }{{"new", buildBinary(b)}}
+	if base := os.Getenv("LOREGATE_BENCH_BASELINE"); base != "" {
+		bins = append([]struct{ name, path string }{{"base", base}}, bins...)
+	}
+	// Each binary on its own database, migrated by its own serve, same book.
+	procs := make([]*serveProcess, len(bins))
+	var pool *pgxpool.Pool
+	var msgs []map[string]any
+	for i, bin := range bins {
+		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", bin.name, "_", time.Now().UnixNano()))
+		var err error
+		pool, err = pgxpool.New(ctx, dbURL)
+		require.NoError(b, err)
+		b.Cleanup(pool.Close)
+		procs[i] = startServe(b, bin.path, []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
+			"LOREGATE_JOB_WORKERS=0"})
+		store := postgres.New(pool)
+		_, err = store.UpsertServer(ctx, server, "bench")
+		require.NoError(b, err)
+		msgs = benchBook(b, ctx, store, server)
+	}
+	const sel = `admitted { title placement } budget { used limit }`
+	dry, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
+		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs}}})
+	var seq atomic.Int64
+	seq.Store(100)
+	turn := func(worker int) []byte {
+		n := seq.Add(1)
+		body, _ := json.Marshal(map[string]any{
+			"query": `mutation($i:ActivateTurnInput!){activateTurn(input:$i){result{` + sel + `} error{code message}}}`,
+			"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs,
+				"channelId": fmt.Sprint(333333333333333333+worker), "turnId": fmt.Sprint("t-", n), "messageCount": n}}})
+		return body
+	}
+	rows := []struct {
+		name string
+		c    int
+		body func(worker int) []byte
+	}{
+		{"activate/c=1", 1, func(int) []byte { return dry }},
+		{"activate/c=4", 4, func(int) []byte { return dry }},
+		{"activate/c=16", 16, func(int) []byte { return dry }},
+		{"activateTurn/c=1", 1, turn},
+		{"activateTurn/c=4", 4, turn},
+	}
+	for _, row := range rows {
+		for i, bin := range bins {
+			p := procs[i]
+			b.Run(row.name+"/"+bin.name, func(b *testing.B) { serveRun(b, ctx, pool, p, row.c, row.body) })
+		}
+	}
+}
+
+// benchBook stores the 250-entry Serverwide book and returns the chat.
+func benchBook(b *testing.B, ctx context.Context, store *postgres.Store, server string) []map[string]any {
+	rnd := rand.New(rand.NewPCG(42, 42))
+	syl := []string{"ka", "ri", "to", "mel", "var", "qui", "os", "den", "lu", "zar", "fen", "ith", "mo", "rak", "sel", "tor"}
+	seen := map[string]bool{}
+	var names []string
+	for len(names) < 1000 {
+		n := syl[rnd.IntN(len(syl))] + syl[rnd.IntN(len(syl))] + syl[rnd.IntN(len(syl))]
+		n = strings.ToUpper(n[:1]) + n[1:]
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	entries := make([]lore.Entry, 250)
+	for i := range entries {
+		e := lore.NewEntry()
+		e.Server, e.Lineage, e.Title = server, lore.Serverwide, fmt.Sprint("e", i)
+		e.Keys = names[i*4 : i*4+4]
+		e.Content = strings.Repeat(e.Keys[0]+" is a place of note. ", 20)[:400]
+		entries[i] = e
+	}
+	_, _, err := store.CreateCollectionWithEntries(ctx, lore.Collection{Server: server, Name: "bench", Enabled: true}, entries)
+	require.NoError(b, err)
+	words := []string{"the", "a", "we", "went", "to", "see", "old", "road", "and", "then", "rain", "fell"}
+	msgs := make([]map[string]any, 20)
+	for m := range msgs {
+		w := make([]string, 55)
+		for i := range w {
+			w[i] = words[rnd.IntN(len(words))]
+		}
+		if m%3 == 0 {
+			w[10] = names[rnd.IntN(len(names))]
+		}
+		msgs[m] = map[string]any{"content": strings.Join(w, " ")}
+	}
+	return msgs
+}
+
+// serveRun posts b.N requests to p from c workers and reports the figures
+// BenchmarkServeTurn describes.
+func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *serveProcess, c int, body func(worker int) []byte) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c}}
+	post := func(w int) error {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", bytes.NewReader(body(w)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		reply, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || bytes.Contains(reply, []byte(`"errors"`)) || bytes.Contains(reply, []byte(`"error":{`)) {
+			return fmt.Errorf("status %d: %.300s", resp.StatusCode, reply)
+		}
+		return nil
+	}
+	for w := range c { // warm: connections, the scope cache, the conversations
+		require.NoError(b, post(w))
+	}
+	alloc0 := p.metric(b, "go_memstats_alloc_bytes_total")
+	serve0, pg0 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
+	lat := make([]time.Duration, 0, b.N)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	var firstErr error
+	b.ResetTimer()
+	for w := range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				err := post(w)
+				d := time.Since(t0)
+				mu.Lock()
+				lat = append(lat, d)
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	serve1, pg1 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
+	alloc1 := p.metric(b, "go_memstats_alloc_bytes_total")
+	require.NoError(b, firstErr)
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
+	n := float64(b.N)
+	b.ReportMetric(float64((serve1-serve0).Microseconds())/n, "serve-cpu-us/op")
+	b.ReportMetric(float64((pg1-pg0).Microseconds())/n, "pg-cpu-us/op")
+	b.ReportMetric((alloc1-alloc0)/n, "serve-B/op")
+	b.ReportMetric(pct(0.5), "p50-us")
+	b.ReportMetric(pct(0.99), "p99-us")
+}
+
+// clockTick is the unit of /proc/PID/stat times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// procCPU returns the user and system CPU time of process pid so far (0
+// once it has exited).
+func procCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * clockTick
+}
+
+// pgCPU returns the CPU time so far of every process of the cluster that
+// pg_stat_activity lists (backends and background workers).
+func pgCPU(b *testing.B, ctx context.Context, pool *pgxpool.Pool) time.Duration {
+	rows, err := pool.Query(ctx, `SELECT pid FROM pg_stat_activity`)
+	require.NoError(b, err)
+	defer rows.Close()
+	var sum time.Duration
+	for rows.Next() {
+		var pid int
+		require.NoError(b, rows.Scan(&pid))
+		sum += procCPU(pid)
+	}
+	require.NoError(b, rows.Err())
+	return sum
+}
+
+// emptyDatabase creates database name on the test cluster, dropped when b
+// ends (after the serve processes started later are stopped).
+func emptyDatabase(b *testing.B, ctx context.Context, name string) string {
+	u, err := url.Parse(postgrestest.ServerURL(b))
+	require.NoError(b, err)
+	admin, err := pgx.Connect(ctx, u.String())
+	require.NoError(b, err)
+	defer admin.Close(ctx)
+	_, err = admin.Exec(ctx, "CREATE DATABASE "+name)
+	require.NoError(b, err)
+	b.Cleanup(func() {
+		if c, err := pgx.Connect(ctx, u.String()); err == nil {
+			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+			_ = c.Close(ctx)
+		}
+	})
+	u.Path = "/" + name
+	return u.String()
+}
