@@ -72,7 +72,7 @@ type config struct {
 	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
 	// docs/turns.md#durability).
 	TurnCommit string
-	err            error
+	err        error
 	// Dashboard configures the web dashboard (docs/dashboard.md).
 	Dashboard dashboardConfig
 	// Limits are the deployment's lore limits (LOREGATE_MAX_SCOPE_ENTRIES,

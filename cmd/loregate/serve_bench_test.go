@@ -80,7 +80,7 @@ func BenchmarkServeTurn(b *testing.B) {
 		body, _ := json.Marshal(map[string]any{
 			"query": `mutation($i:ActivateTurnInput!){activateTurn(input:$i){result{` + sel + `} error{code message}}}`,
 			"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs,
-				"channelId": fmt.Sprint(333333333333333333+worker), "turnId": fmt.Sprint("t-", n), "messageCount": n}}})
+				"channelId": fmt.Sprint(333333333333333333 + worker), "turnId": fmt.Sprint("t-", n), "messageCount": n}}})
 		return body
 	}
 	rows := []struct {
