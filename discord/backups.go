@@ -225,12 +225,19 @@ func terminalJob(state model.JobState) bool {
 
 // waitJob polls job id with op (variable $id) until its state ends the
 // wait (terminalJob), within the handler's time less what a receipt needs
-// (then errJobPending): first after pollMin, then doubling up to pollMax.
-// A job that vanished is errJobFailed.
+// (then errJobPending). A job that vanished is errJobFailed.
 func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, op client.Op, id string) (*model.Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(b.timeout-receiptTime, b.timeout/2))
 	defer cancel()
-	wait := b.pollMin
+	return pollJob(ctx, b.api, p, op, id, b.pollMin, terminalJob)
+}
+
+// pollJob polls job id with op (variable $id) until done says its state
+// ends the wait: first after first (pollMin when 0), then doubling up to
+// pollMax. When ctx ends first it is errJobPending (the job runs on and
+// may still succeed); a job that vanished is errJobFailed.
+func pollJob(ctx context.Context, api *client.Client, p *auth.Principal, op client.Op, id string, first time.Duration, done func(model.JobState) bool) (*model.Job, error) {
+	wait := first
 	if wait <= 0 {
 		wait = pollMin
 	}
@@ -238,7 +245,7 @@ func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, op client.Op, id s
 		var out struct {
 			Job *model.Job `json:"job"`
 		}
-		if err := b.api.Do(ctx, p, op, map[string]any{"id": id}, &out); err != nil {
+		if err := api.Do(ctx, p, op, map[string]any{"id": id}, &out); err != nil {
 			if ctx.Err() != nil {
 				return nil, errJobPending
 			}
@@ -247,7 +254,7 @@ func (b *Bot) waitJob(ctx context.Context, p *auth.Principal, op client.Op, id s
 		if out.Job == nil {
 			return nil, fmt.Errorf("job %s: %w", id, errJobFailed)
 		}
-		if terminalJob(out.Job.State) {
+		if done(out.Job.State) {
 			return out.Job, nil
 		}
 		t := time.NewTimer(wait)

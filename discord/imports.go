@@ -95,51 +95,32 @@ func (x inlineImporter) Import(ctx context.Context, req importRequest) (model.Im
 
 // follow polls job id until it completes, fails or ctx ends.
 func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string) (model.ImportPayload, error) {
-	wait := x.pollMin
-	if wait <= 0 {
-		wait = pollMin
+	job, err := pollJob(ctx, x.api, p, client.OpJob, id, x.pollMin, func(s model.JobState) bool {
+		return s == model.JobStateCompleted || s == model.JobStateCancelled || s == model.JobStateDiscarded
+	})
+	if err != nil {
+		if !errors.Is(err, errJobPending) {
+			err = fmt.Errorf("import %w", err)
+		}
+		return model.ImportPayload{}, err
 	}
-	for {
-		var out struct {
-			Job *model.Job `json:"job"`
+	switch job.State {
+	case model.JobStateCompleted:
+		if job.ImportResult == nil {
+			return model.ImportPayload{}, fmt.Errorf("import job %s: completed without a result: %w", id, errJobFailed)
 		}
-		if err := x.api.Do(ctx, p, client.OpJob, map[string]any{"id": id}, &out); err != nil {
-			if ctx.Err() != nil {
-				// Out of time while the job runs on: it may still succeed.
-				return model.ImportPayload{}, errJobPending
-			}
-			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, err)
+		return *job.ImportResult, nil
+	case model.JobStateCancelled:
+		// A cancelled import stopped on a contract error (invalid file,
+		// full scope, stale target, duplicate name): safe to show.
+		reason := "the file could not be imported"
+		if job.Error != nil {
+			reason = *job.Error
 		}
-		if out.Job == nil {
-			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, errJobFailed)
-		}
-		switch out.Job.State {
-		case model.JobStateCompleted:
-			if out.Job.ImportResult == nil {
-				return model.ImportPayload{}, fmt.Errorf("import job %s: completed without a result: %w", id, errJobFailed)
-			}
-			return *out.Job.ImportResult, nil
-		case model.JobStateCancelled:
-			// A cancelled import stopped on a contract error (invalid file,
-			// full scope, stale target, duplicate name): safe to show.
-			reason := "the file could not be imported"
-			if out.Job.Error != nil {
-				reason = *out.Job.Error
-			}
-			return model.ImportPayload{Error: &model.MutationError{Code: codeJobCancelled, Message: reason}}, nil
-		case model.JobStateDiscarded:
-			// Internal failures after every retry: logged by the worker.
-			return model.ImportPayload{}, fmt.Errorf("import job %s discarded: %w", id, errJobFailed)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return model.ImportPayload{}, fmt.Errorf("import job %s: %w", id, errJobPending)
-		case <-t.C:
-		}
-		wait = min(wait*2, pollMax)
+		return model.ImportPayload{Error: &model.MutationError{Code: codeJobCancelled, Message: reason}}, nil
 	}
+	// Discarded: internal failures after every retry, logged by the worker.
+	return model.ImportPayload{}, fmt.Errorf("import job %s discarded: %w", id, errJobFailed)
 }
 
 // downloadBudget is the initial download budget chosen from the

@@ -70,7 +70,7 @@ func TestOperationsFailOnRename(t *testing.T) {
 	schema := loadSchemaFiles(t)
 	doc, err := Document()
 	require.NoError(t, err)
-	require.Empty(t, validator.ValidateWithRules(schema, doc, nil), "the operations are valid before any rename")
+	require.Empty(t, validator.ValidateWithRules(schema, doc, nil), "every operation must be valid against graph/*.graphqls: the errors name the operation file and the field a schema change broke")
 	fields := selectedFields(doc)
 	t.Logf("%d fields selected", len(fields))
 	require.Greater(t, len(fields), 100, "the operations select many fields")

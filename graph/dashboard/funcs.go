@@ -42,9 +42,9 @@ func numRange(name string) *intRange {
 	return nil
 }
 
-// funcs are the templates' helpers. Names that translate take the
-// request's tr as their first argument.
-var funcs = template.FuncMap{
+// funcs are the templates' helpers, the labels of valueNames included.
+// Names that translate take the request's tr as their first argument.
+var funcs = withValueNames(template.FuncMap{
 	"join": strings.Join,
 	"list": func(s ...string) []string { return s },
 	"dict": func() map[string]string { return map[string]string{} },
@@ -120,56 +120,6 @@ var funcs = template.FuncMap{
 		b, _ := json.Marshal(v)
 		return lore.ClipRunes(string(b), 2000)
 	},
-	"formatName": func(t tr, value any) string {
-		f := fmt.Sprint(value)
-		switch f {
-		case "ST_WORLD_INFO":
-			return t.S("SillyTavern world info (JSON)")
-		case "CCV3_LOREBOOK":
-			return t.S("Character Card V3 lorebook (JSON)")
-		case "CARD_JSON":
-			return t.S("Character card (JSON)")
-		case "CARD_PNG":
-			return t.S("Character card (PNG)")
-		case "CARD_CHARX":
-			return t.S("Character card (CHARX)")
-		case "WORLDBOOK":
-			return t.S("Tavern Helper worldbook (JSON)")
-		}
-		return f
-	},
-	"logicName": func(t tr, value any) string {
-		l := fmt.Sprint(value)
-		switch l {
-		case "AND_ANY":
-			return t.S("AND ANY: at least one secondary key")
-		case "AND_ALL":
-			return t.S("AND ALL: every secondary key")
-		case "NOT_ANY":
-			return t.S("NOT ANY: no secondary key")
-		case "NOT_ALL":
-			return t.S("NOT ALL: not every secondary key")
-		}
-		return l
-	},
-	"kindName": func(t tr, value any) string {
-		k := fmt.Sprint(value)
-		switch k {
-		case "FILE":
-			return t.S("File import")
-		case "BACKUP":
-			return t.S("Backup import")
-		case "MIGRATION":
-			return t.S("Memory migration")
-		case "COLLECTION_DELETE":
-			return t.S("Collection deleted")
-		case "SCOPE_WIPE":
-			return t.S("Lore wiped")
-		case "UNDO":
-			return t.S("Undo")
-		}
-		return k
-	},
 	"groupName": func(t tr, value any) string {
 		g := fmt.Sprint(value)
 		if g == "ALWAYS_ON" {
@@ -184,13 +134,51 @@ var funcs = template.FuncMap{
 		}
 		return t.S("After the persona")
 	},
-	"verdictName": func(t tr, value any) string {
-		v := fmt.Sprint(value)
-		if s, ok := verdicts[v]; ok {
-			return t.S(s)
-		}
-		return v
+})
+
+// valueNames are the labels (catalog keys) of the schema values the pages
+// name, by template function: formatName (ExportFormat), logicName
+// (SelectiveLogic), kindName (ImportKind), verdictName (TraceItem.verdict).
+// A value without a label shows as itself.
+var valueNames = map[string]map[string]string{
+	"formatName": {
+		"ST_WORLD_INFO": "SillyTavern world info (JSON)",
+		"CCV3_LOREBOOK": "Character Card V3 lorebook (JSON)",
+		"CARD_JSON":     "Character card (JSON)",
+		"CARD_PNG":      "Character card (PNG)",
+		"CARD_CHARX":    "Character card (CHARX)",
+		"WORLDBOOK":     "Tavern Helper worldbook (JSON)",
 	},
+	"logicName": {
+		"AND_ANY": "AND ANY: at least one secondary key",
+		"AND_ALL": "AND ALL: every secondary key",
+		"NOT_ANY": "NOT ANY: no secondary key",
+		"NOT_ALL": "NOT ALL: not every secondary key",
+	},
+	"kindName": {
+		"FILE":              "File import",
+		"BACKUP":            "Backup import",
+		"MIGRATION":         "Memory migration",
+		"COLLECTION_DELETE": "Collection deleted",
+		"SCOPE_WIPE":        "Lore wiped",
+		"UNDO":              "Undo",
+	},
+	"verdictName": verdicts,
+}
+
+// withValueNames adds a template function per valueNames entry: its label
+// of a value, translated.
+func withValueNames(fm template.FuncMap) template.FuncMap {
+	for name, labels := range valueNames {
+		fm[name] = func(t tr, value any) string {
+			v := fmt.Sprint(value)
+			if label, ok := labels[v]; ok {
+				return t.S(label)
+			}
+			return v
+		}
+	}
+	return fm
 }
 
 // timeOf reads a time.Time or a *time.Time; false for nil and zero.
@@ -227,21 +215,20 @@ var verdicts = map[string]string{
 	"delayed":                 "delayed",
 }
 
-// flashText is the notice of a ?done= redirect.
+// flashTexts are the notices of a ?done= redirect (catalog keys).
+var flashTexts = map[string]string{
+	"saved":     "Saved.",
+	"deleted":   "Deleted.",
+	"settings":  "Settings saved.",
+	"undone":    "Undone.",
+	"signedout": "You are signed out.",
+	"expired":   "Your session has ended. Sign in again.",
+}
+
+// flashText is the notice of a ?done= redirect ("" for an unknown one).
 func flashText(t tr, done string) string {
-	switch done {
-	case "saved":
-		return t.S("Saved.")
-	case "deleted":
-		return t.S("Deleted.")
-	case "settings":
-		return t.S("Settings saved.")
-	case "undone":
-		return t.S("Undone.")
-	case "signedout":
-		return t.S("You are signed out.")
-	case "expired":
-		return t.S("Your session has ended. Sign in again.")
+	if key, ok := flashTexts[done]; ok {
+		return t.S(key)
 	}
 	return ""
 }

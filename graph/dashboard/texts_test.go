@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +12,7 @@ import (
 )
 
 // textCalls find the catalog keys used in templates (.T.S "...", $t.S
-// "...") and in Go (t.S("..."), verdict names).
+// "...") and in Go (t.S("..."); the labels of valueNames and flashTexts).
 var textCalls = []*regexp.Regexp{
 	regexp.MustCompile(`\.S "((?:[^"\\]|\\.)*)"`),
 	regexp.MustCompile(`\bt\.S\("((?:[^"\\]|\\.)*)"`),
@@ -38,8 +39,10 @@ func TestEveryTextIsTranslated(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range verdicts {
-		used[v] = true
+	for _, labels := range append(slices.Collect(maps.Values(valueNames)), flashTexts) {
+		for _, v := range labels {
+			used[v] = true
+		}
 	}
 	keys := i18n.Keys(texts)
 	var missing, unused []string
