@@ -100,6 +100,9 @@ type Config struct {
 	// Registerer, when set, receives the gateway metrics
 	// (loregate_discord_gateway_state, loregate_discord_gateway_reconnects_total).
 	Registerer prometheus.Registerer
+	// Channels, when set, is the directory behind Server.channels: the bot
+	// drops a guild's listing on each of its channel and thread events.
+	Channels *ChannelDirectory
 }
 
 // WithDefaults returns a copy of c with its unset or invalid fields filled:
@@ -125,6 +128,8 @@ func (c Config) WithDefaults() Config {
 
 // Bot is the Discord adapter. Build it with New and start it with Run.
 type Bot struct {
+	// channels is the Server.channels directory events refresh (nil none).
+	channels *ChannelDirectory
 	session  *discordgo.Session
 	api      *client.Client
 	log      *slog.Logger
@@ -198,6 +203,7 @@ func New(cfg Config) (*Bot, error) {
 		backoff:  cfg.Backoff,
 		cat:      newCatalog(),
 		rnd:      randFloat,
+		channels: cfg.Channels,
 	}
 	b.gw = newGateway(cfg.Registerer, func() time.Time { return b.now() })
 	b.importer = inlineImporter{api: b.api}
@@ -274,6 +280,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 	})
 	defer removeGuild()
+	defer b.watchChannels(s)()
 	registered := false
 	err := b.connect(ctx, func(ctx context.Context) error {
 		if registered {

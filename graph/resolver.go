@@ -47,6 +47,9 @@ type Resolver struct {
 	// Jobs, when set, turns large imports into background jobs and serves
 	// the job query, backups and artifact downloads (jobs.go).
 	Jobs *Jobs
+	// Channels, when set, lists a guild's Discord channels (Server.channels;
+	// discord.ChannelDirectory, with the bot token); nil answers null.
+	Channels ChannelSource
 	// Limits are the deployment's limits (zero fields: the contract
 	// defaults). Store must enforce the same (postgres.Store.WithLimits).
 	Limits lore.Limits

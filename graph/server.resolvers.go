@@ -181,6 +181,11 @@ func (r *serverResolver) EntryCounts(ctx context.Context, obj *model.Server) ([]
 	return out, nil
 }
 
+// Channels is the resolver for the channels field.
+func (r *serverResolver) Channels(ctx context.Context, obj *model.Server) ([]*model.DiscordChannel, error) {
+	return r.serverChannels(ctx, obj.DiscordID)
+}
+
 // Server returns generated.ServerResolver implementation.
 func (r *Resolver) Server() generated.ServerResolver { return &serverResolver{r} }
 

@@ -15,12 +15,13 @@ import (
 // startDiscord starts the Discord adapter when LOREGATE_DISCORD_TOKEN is
 // set (LOREGATE_DISCORD_GUILD_ID registers the commands in one guild, for
 // development). The bot calls the same resolvers as /graphql, in-process,
-// through api (the typed client the dashboard uses too).
+// through api (the typed client the dashboard uses too); its channel
+// events refresh channels, the directory behind Server.channels.
 // A bot that cannot connect retries with backoff and does not stop the
 // HTTP service; a rejected token stops the bot only. gateway (nil when the
 // bot is off) reports the connection state for /healthz. The returned stop
 // waits (bounded) for the session to close after ctx ends.
-func startDiscord(ctx context.Context, cfg *config, api *client.Client, reg prometheus.Registerer, logger *slog.Logger) (gateway discord.GatewayReporter, stop func(), err error) {
+func startDiscord(ctx context.Context, cfg *config, api *client.Client, channels *discord.ChannelDirectory, reg prometheus.Registerer, logger *slog.Logger) (gateway discord.GatewayReporter, stop func(), err error) {
 	token := cfg.DiscordToken
 	if token == "" {
 		logger.Info("discord: LOREGATE_DISCORD_TOKEN unset, the bot is off")
@@ -32,6 +33,7 @@ func startDiscord(ctx context.Context, cfg *config, api *client.Client, reg prom
 		Logger:     logger,
 		GuildID:    cfg.DiscordGuildID,
 		Registerer: reg,
+		Channels:   channels,
 	})
 	if err != nil {
 		return nil, nil, cli.Usagef("%v", err)

@@ -105,12 +105,21 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	stopJobs = sync.OnceFunc(stopJobs)
 	defer stopJobs() // before pool.Close (deferred earlier, runs later); gracefulStop runs it first
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)
+	var channels *discord.ChannelDirectory
+	if cfg.DiscordToken != "" { // Server.channels: the guild's channels by name
+		rest, err := discord.NewREST(cfg.DiscordToken, discord.RESTOptions{APIBase: cfg.Jobs.DiscordAPIURL})
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		channels = discord.NewChannelDirectory(rest)
+		resolver.Channels = channels
+	}
 	// In-process callers (the bot, the dashboard) share one typed client.
 	api, err := client.New(graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger, Metrics: metrics}), authn)
 	if err != nil {
 		return err
 	}
-	gateway, stopBot, err := startDiscord(ctx, cfg, api, reg, logger)
+	gateway, stopBot, err := startDiscord(ctx, cfg, api, channels, reg, logger)
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,13 @@ type ComplexityRoot struct {
 		Ok    func(childComplexity int) int
 	}
 
+	DiscordChannel struct {
+		ID       func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Name     func(childComplexity int) int
+		ParentID func(childComplexity int) int
+	}
+
 	Entry struct {
 		CaseSensitive       func(childComplexity int) int
 		ChannelIds          func(childComplexity int) int
@@ -479,6 +486,7 @@ type ComplexityRoot struct {
 
 	Server struct {
 		CanManage   func(childComplexity int) int
+		Channels    func(childComplexity int) int
 		Collection  func(childComplexity int, name string) int
 		Collections func(childComplexity int, first *int, after *string) int
 		DiscordID   func(childComplexity int) int
@@ -1056,6 +1064,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeletePayload.Ok(childComplexity), true
+
+	case "DiscordChannel.id":
+		if e.ComplexityRoot.DiscordChannel.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscordChannel.ID(childComplexity), true
+	case "DiscordChannel.kind":
+		if e.ComplexityRoot.DiscordChannel.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscordChannel.Kind(childComplexity), true
+	case "DiscordChannel.name":
+		if e.ComplexityRoot.DiscordChannel.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscordChannel.Name(childComplexity), true
+	case "DiscordChannel.parentId":
+		if e.ComplexityRoot.DiscordChannel.ParentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DiscordChannel.ParentID(childComplexity), true
 
 	case "Entry.caseSensitive":
 		if e.ComplexityRoot.Entry.CaseSensitive == nil {
@@ -2564,6 +2597,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.CanManage(childComplexity), true
+	case "Server.channels":
+		if e.ComplexityRoot.Server.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Server.Channels(childComplexity), true
 	case "Server.collection":
 		if e.ComplexityRoot.Server.Collection == nil {
 			break
@@ -4121,6 +4160,25 @@ type Server {
   entry(lineageId: Int64!, id: ID!): Entry
   "Entry counts per scope (lineageId null = Serverwide), or null when the store is unavailable."
   entryCounts: [ScopeCount!]
+  """
+  The guild's channels, categories and active public threads as the bot sees them, read from
+  Discord's REST API with the bot token (cached per guild for up to 5 minutes and refreshed on
+  the gateway's channel and thread events; at most 1,000). Null when no bot token is configured
+  (channel pickers then take ids); a GraphQL UNAVAILABLE error when Discord cannot be read and
+  nothing is cached.
+  """
+  channels: [DiscordChannel!]
+}
+
+"A Discord channel or thread of a server (Server.channels)."
+type DiscordChannel {
+  "The channel's snowflake."
+  id: String!
+  name: String!
+  "The category of a channel, the channel of a thread; null when it has none."
+  parentId: String
+  "Discord's channel type name: GUILD_TEXT, GUILD_VOICE, GUILD_CATEGORY, GUILD_ANNOUNCEMENT, GUILD_FORUM, GUILD_MEDIA, GUILD_STAGE_VOICE, PUBLIC_THREAD, ANNOUNCEMENT_THREAD..."
+  kind: String!
 }
 
 type ServerSettings {
@@ -4772,6 +4830,20 @@ func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type DeletePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DiscordChannel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_DiscordChannel_id(ctx, field)
+	case "name":
+		return ec.fieldContext_DiscordChannel_name(ctx, field)
+	case "parentId":
+		return ec.fieldContext_DiscordChannel_parentId(ctx, field)
+	case "kind":
+		return ec.fieldContext_DiscordChannel_kind(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DiscordChannel", field.Name)
+}
+
 func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5352,6 +5424,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_entry(ctx, field)
 	case "entryCounts":
 		return ec.fieldContext_Server_entryCounts(ctx, field)
+	case "channels":
+		return ec.fieldContext_Server_channels(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Server", field.Name)
 }

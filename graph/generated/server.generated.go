@@ -23,6 +23,7 @@ type ServerResolver interface {
 	PersonaBook(ctx context.Context, obj *model.Server, lineageID int64) (*model.PersonaBook, error)
 	Entry(ctx context.Context, obj *model.Server, lineageID int64, id string) (*model.Entry, error)
 	EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error)
+	Channels(ctx context.Context, obj *model.Server) ([]*model.DiscordChannel, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -104,6 +105,98 @@ func (ec *executionContext) field_Server_personaBook_args(ctx context.Context, r
 // endregion ***************************** args.gotpl *****************************
 
 // region    **************************** field.gotpl *****************************
+
+func (ec *executionContext) _DiscordChannel_id(ctx context.Context, field graphql.CollectedField, obj *model.DiscordChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscordChannel_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscordChannel_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscordChannel", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscordChannel_name(ctx context.Context, field graphql.CollectedField, obj *model.DiscordChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscordChannel_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscordChannel_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscordChannel", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscordChannel_parentId(ctx context.Context, field graphql.CollectedField, obj *model.DiscordChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscordChannel_parentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ParentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DiscordChannel_parentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscordChannel", field, false, false, "String")
+}
+
+func (ec *executionContext) _DiscordChannel_kind(ctx context.Context, field graphql.CollectedField, obj *model.DiscordChannel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DiscordChannel_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DiscordChannel_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DiscordChannel", field, false, false, "String")
+}
 
 func (ec *executionContext) _Limits_entriesPerScope(ctx context.Context, field graphql.CollectedField, obj *model.Limits) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
@@ -910,6 +1003,38 @@ func (ec *executionContext) fieldContext_Server_entryCounts(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Server_channels(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_channels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Server().Channels(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DiscordChannel) graphql.Marshaler {
+			return ec.marshalODiscordChannel2ᚕᚖloregateᚋgraphᚋmodelᚐDiscordChannelᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Server_channels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DiscordChannel(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ServerPayload_server(ctx context.Context, field graphql.CollectedField, obj *model.ServerPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1483,6 +1608,54 @@ func UnmarshalWipeServerLoreInput(ctx context.Context, raw any) (model.WipeServe
 
 // region    **************************** object.gotpl ****************************
 
+var discordChannelImplementors = []string{"DiscordChannel"}
+
+func (ec *executionContext) _DiscordChannel(ctx context.Context, sel ast.SelectionSet, obj *model.DiscordChannel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, discordChannelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DiscordChannel")
+		case "id":
+			out.Values[i] = ec._DiscordChannel_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._DiscordChannel_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "parentId":
+			out.Values[i] = ec._DiscordChannel_parentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._DiscordChannel_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var limitsImplementors = []string{"Limits"}
 
 func (ec *executionContext) _Limits(ctx context.Context, sel ast.SelectionSet, obj *model.Limits) graphql.Marshaler {
@@ -1757,6 +1930,12 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Server_entryCounts(ctx, field, obj)
 				})
+		case "channels":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_channels(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1889,6 +2068,14 @@ func (ec *executionContext) marshalNBudgetUnit2loregateᚋgraphᚋmodelᚐBudget
 	return v
 }
 
+func (ec *executionContext) marshalNDiscordChannel2ᚖloregateᚋgraphᚋmodelᚐDiscordChannel(ctx context.Context, sel ast.SelectionSet, v *model.DiscordChannel) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DiscordChannel!")
+		return graphql.Null
+	}
+	return ec._DiscordChannel(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNLimits2loregateᚋgraphᚋmodelᚐLimits(ctx context.Context, sel ast.SelectionSet, v model.Limits) graphql.Marshaler {
 	return ec._Limits(ctx, sel, &v)
 }
@@ -1988,6 +2175,25 @@ func (ec *executionContext) marshalOBudgetUnit2ᚖloregateᚋgraphᚋmodelᚐBud
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalODiscordChannel2ᚕᚖloregateᚋgraphᚋmodelᚐDiscordChannelᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DiscordChannel) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDiscordChannel2ᚖloregateᚋgraphᚋmodelᚐDiscordChannel(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOPersona2ᚖloregateᚋgraphᚋmodelᚐPersona(ctx context.Context, sel ast.SelectionSet, v *model.Persona) graphql.Marshaler {

@@ -257,6 +257,17 @@ type DeletePayload struct {
 	Error *MutationError `json:"error,omitempty"`
 }
 
+// A Discord channel or thread of a server (Server.channels).
+type DiscordChannel struct {
+	// The channel's snowflake.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// The category of a channel, the channel of a thread; null when it has none.
+	ParentID *string `json:"parentId,omitempty"`
+	// Discord's channel type name: GUILD_TEXT, GUILD_VOICE, GUILD_CATEGORY, GUILD_ANNOUNCEMENT, GUILD_FORUM, GUILD_MEDIA, GUILD_STAGE_VOICE, PUBLIC_THREAD, ANNOUNCEMENT_THREAD...
+	Kind string `json:"kind"`
+}
+
 // A lorebook entry in its canonical form.
 type Entry struct {
 	ID string `json:"id"`
