@@ -75,7 +75,7 @@ var texts = [...][2]string{
 	{", %d replaced", ", %d substituídas"},
 	{"Unsupported keywords (%d): %s", "Palavras-chave não suportadas (%d): %s"},
 	{"Ignored settings: %s", "Configurações ignoradas: %s"},
-	{"Collapsed placements: %d (world info positions 2-7 now sit before the persona)", "Posicionamentos recolhidos: %d (as posições de world info 2 a 7 agora entram antes da persona)"},
+	{"Collapsed placements: %d (positions with no kind in loregate, placed at the nearest one)", "Posicionamentos recolhidos: %d (posições sem equivalente no loregate, colocadas na mais próxima)"},
 	{"Dropped past the %d-entry limit: %d", "Descartadas além do limite de %d entradas: %d"},
 	{"This entry is longer than the %d characters a Discord form holds, so it is read-only here. Edit it through the loregate API or a dashboard.", "Esta entrada tem mais que os %d caracteres que um formulário do Discord comporta, então aqui ela é somente leitura. Edite-a pela API do loregate ou por um painel web."},
 	{"New lorebook", "Novo lorebook"},

@@ -123,7 +123,7 @@ func TestAttachmentImportInline(t *testing.T) {
 		receipt := o.content()
 		require.Contains(t, receipt, "Imported into **Details 1**: 1 entry added, 1 skipped")
 		require.Contains(t, receipt, "Ignored settings:")
-		require.Contains(t, receipt, "Collapsed placements: 1")
+		require.NotContains(t, receipt, "Collapsed placements", "world info positions are kept, not collapsed")
 	})
 	t.Run("long entry split", func(t *testing.T) {
 		long := strings.Repeat(strings.Repeat("The river bends. ", 40)+"\n\n", 12)

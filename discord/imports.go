@@ -545,7 +545,7 @@ func importReceipt(t tr, res model.ImportPayload, req importRequest, book string
 			w.WriteString(t.S("Ignored settings: %s", escape(lore.ClipRunes(strings.Join(parts, ", "), 500))) + "\n")
 		}
 		if r.CollapsedPlacements > 0 {
-			w.WriteString(t.S("Collapsed placements: %d (world info positions 2-7 now sit before the persona)", r.CollapsedPlacements) + "\n")
+			w.WriteString(t.S("Collapsed placements: %d (positions with no kind in loregate, placed at the nearest one)", r.CollapsedPlacements) + "\n")
 		}
 		if len(r.Split) > 0 {
 			parts := make([]string, len(r.Split))

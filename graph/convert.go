@@ -105,6 +105,7 @@ func entryToModel(e lore.Entry) *model.Entry {
 		CreatedAt:           e.CreatedAt,
 		UpdatedAt:           e.UpdatedAt,
 	}
+	setPositionFields(m, e)
 	if !e.Lineage.IsServerwide() {
 		l := int64(e.Lineage)
 		m.LineageID = &l
@@ -152,8 +153,9 @@ func get[T any](o graphql.Omittable[*T], def T) T {
 }
 
 // entryFromInput builds a new entry in scope from an API input, starting
-// from the canonical defaults.
-func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, collection string) lore.Entry {
+// from the canonical defaults. The error is an *lore.InvalidError on
+// "position" when the position fields disagree (positionInput.patch).
+func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, collection string) (lore.Entry, error) {
 	e := lore.NewEntry()
 	e.Server, e.Lineage, e.Collection = server, lineage, collection
 	e.Title = get(in.Title, "")
@@ -172,12 +174,11 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 	e.Probability = get(in.Probability, e.Probability)
 	e.Order = get(in.InsertionOrder, e.Order)
 	e.Priority = get(in.Priority, e.Priority)
-	if v := get(in.Placement, ""); v != "" {
-		e.Placement = lore.Placement(strings.ToLower(string(v)))
+	var pp lore.EntryPatch
+	if err := inputPositionFields(in).patch(&pp); err != nil {
+		return e, err
 	}
-	if v := get(in.Role, ""); v != "" {
-		e.Role = lore.Role(strings.ToLower(string(v)))
-	}
+	applyPatchToNew(&e, pp)
 	if v, ok := in.CaseSensitive.ValueOK(); ok && v != nil {
 		b := *v
 		e.CaseSensitive = &b
@@ -202,7 +203,7 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 	e.Cooldown = get(in.Cooldown, 0)
 	e.Delay = get(in.Delay, 0)
 	e.ChannelIDs = in.ChannelIds.Value()
-	return e
+	return e, nil
 }
 
 // patchFromInput maps an API patch to a store patch: omitted fields stay
@@ -246,13 +247,8 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	p.Probability = intPtr(in.Probability)
 	p.Order = intPtr(in.InsertionOrder)
 	p.Priority = intPtr(in.Priority)
-	if v, ok := in.Placement.ValueOK(); ok && v != nil {
-		pl := lore.Placement(strings.ToLower(string(*v)))
-		p.Placement = &pl
-	}
-	if v, ok := in.Role.ValueOK(); ok && v != nil {
-		r := lore.Role(strings.ToLower(string(*v)))
-		p.Role = &r
+	if err := patchPositionFields(in).patch(&p); err != nil {
+		return p, err
 	}
 	if v, ok := in.CaseSensitive.ValueOK(); ok {
 		p.CaseSensitive = &v

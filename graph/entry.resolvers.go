@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
@@ -42,11 +43,14 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	} else if cid, ok := input.CollectionID.ValueOK(); ok && cid != nil {
 		return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "persona entries have no collection"))
 	}
-	e := entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection)
+	e, err := entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection)
+	if err != nil {
+		return entryPayload(lore.Entry{}, err)
+	}
 	if err := e.ValidateRegexBounds(); err != nil {
 		return entryPayload(lore.Entry{}, err)
 	}
-	e, err := r.Store.InsertEntry(ctx, e)
+	e, err = r.Store.InsertEntry(ctx, e)
 	return entryPayload(e, err)
 }
 
@@ -104,7 +108,11 @@ func (r *mutationResolver) ReplacePersonaBook(ctx context.Context, input model.R
 	}
 	entries := make([]lore.Entry, len(input.Entries))
 	for i, in := range input.Entries {
-		entries[i] = entryFromInput(in, input.ServerDiscordID, lineage, "")
+		e, err := entryFromInput(in, input.ServerDiscordID, lineage, "")
+		if err != nil {
+			return fail(lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err))
+		}
+		entries[i] = e
 		if err := entries[i].ValidateRegexBounds(); err != nil {
 			return fail(err)
 		}

@@ -54,8 +54,8 @@ func (s SelectiveLogic) Valid() bool {
 }
 
 // Placement is where an admitted entry goes relative to the persona
-// definition. Richer source positions (world info positions 2-7, depth) are
-// collapsed to the nearest placement on import and kept in Extensions.
+// definition, derived from the entry's Position: After for AFTER_CHAR,
+// Before for every other kind (docs/contract.md#prompt: the two slots).
 type Placement string
 
 // The two placements of docs/contract.md#prompt (placement 0 = before, 1 = after).
@@ -67,10 +67,10 @@ const (
 // Valid reports whether p is Before or After.
 func (p Placement) Valid() bool { return p == Before || p == After }
 
-// Role is the chat role an entry speaks as when a format places it as its
-// own message. The prompt assembler (docs/contract.md#prompt) uses the group's role
-// (system for Always On, user for activated) and keeps this for formats
-// and exports that honour it.
+// Role is the chat role an entry speaks as when it is placed as its own
+// message: the role of an AT_DEPTH injection. Other kinds take the role of
+// their block (docs/contract.md#prompt: system for Always On, user for
+// activated).
 type Role string
 
 // The three chat roles (SillyTavern role 0-2).
@@ -130,8 +130,31 @@ type Entry struct {
 	Priority int `json:"priority"`
 	// Placement is before or after the persona definition.
 	Placement Placement `json:"placement"`
-	// Role is the chat role for formats that inject entries as messages.
+	// Role is the chat role of an AT_DEPTH entry's message (SillyTavern
+	// role 0-2); other kinds take their block's role.
 	Role Role `json:"role"`
+	// Position is where the entry goes (SillyTavern positions 0-7;
+	// docs/authoring.md "Positions"); Placement is derived from it (After
+	// for AFTER_CHAR, Before for every other kind). "" only on entries
+	// built before positions existed: NormalizePosition fills it.
+	Position PositionKind `json:"position,omitempty"`
+	// Depth is the AT_DEPTH injection depth, 0..MaxDepth messages before
+	// the end of the history (0 = after the last message); other kinds
+	// keep their source's value without using it. DefaultDepth when the
+	// source has none.
+	Depth int `json:"depth,omitempty"`
+	// Outlet is the outlet name of an OUTLET entry (SillyTavern
+	// outletName), at most MaxOutletLen; other kinds keep it unused.
+	Outlet string `json:"outlet,omitempty"`
+	// Match adds context texts of the request to the text the entry's keys
+	// are matched against (SillyTavern's match* flags).
+	Match MatchSources `json:"match,omitzero"`
+	// CharacterFilter limits the entry to (or excludes it from) characters
+	// by name and tag; the zero value admits all.
+	CharacterFilter CharacterFilter `json:"characterFilter,omitzero"`
+	// GenerationTypes limits the entry to these generation types
+	// (SillyTavern triggers); empty admits every type.
+	GenerationTypes []GenerationType `json:"generationTypes,omitempty"`
 	// CaseSensitive overrides the default (insensitive) rule; nil inherits.
 	CaseSensitive *bool `json:"caseSensitive"`
 	// WholeWords overrides the default word-boundary rule; false means
@@ -200,8 +223,10 @@ const DefaultGroupWeight = 100
 const DefaultPriority = 100
 
 // NewEntry returns an entry with the canonical defaults: enabled, AND_ANY,
-// probability 100, default priority and group weight, placed after the persona (the panel's
-// default for new entries, docs/contract.md#panel) with the system role.
+// probability 100, default priority and group weight, placed after the
+// persona (Position "" derives AFTER_CHAR from it, the panel's default for
+// new entries, docs/contract.md#panel), depth DefaultDepth, with the
+// system role.
 func NewEntry() Entry {
 	return Entry{
 		Logic:       AndAny,
@@ -210,6 +235,7 @@ func NewEntry() Entry {
 		Priority:    DefaultPriority,
 		GroupWeight: DefaultGroupWeight,
 		Placement:   After,
+		Depth:       DefaultDepth,
 		Role:        RoleSystem,
 	}
 }
@@ -222,6 +248,11 @@ func (e Entry) Clone() Entry {
 	c.SecondaryKeys = cloneStrings(e.SecondaryKeys)
 	c.ChannelIDs = cloneStrings(e.ChannelIDs)
 	c.LegacyChannelTags = cloneStrings(e.LegacyChannelTags)
+	c.CharacterFilter.Names = cloneStrings(e.CharacterFilter.Names)
+	c.CharacterFilter.Tags = cloneStrings(e.CharacterFilter.Tags)
+	if e.GenerationTypes != nil {
+		c.GenerationTypes = append([]GenerationType(nil), e.GenerationTypes...)
+	}
 	if e.ScanDepth != nil {
 		v := *e.ScanDepth
 		c.ScanDepth = &v

@@ -38,16 +38,32 @@ type EntryPatch struct {
 	Constant      *bool
 	Enabled       *bool
 	// ScanDepth: a non-nil pointer to nil clears the override.
-	ScanDepth     **int
-	Probability   *int
-	Order         *int
-	Priority      *int
-	Placement     *Placement
-	Role          *Role
-	CaseSensitive **bool
-	WholeWords    **bool
-	IgnoreBudget  *bool
-	Vectorized    *bool
+	ScanDepth   **int
+	Probability *int
+	Order       *int
+	Priority    *int
+	// Placement without Position sets Position to BEFORE_CHAR or
+	// AFTER_CHAR when it changes the entry's placement (an unchanged
+	// placement keeps the position, so a client that knows only
+	// placements never loses one); with Position it must agree with it
+	// (else the edit fails on "position").
+	Placement *Placement
+	Role      *Role
+	// Position sets the kind (and the derived placement); Depth and Outlet
+	// replace those fields.
+	Position *PositionKind
+	Depth    *int
+	Outlet   *string
+	// Match sets the flags that are non-nil.
+	Match MatchPatch
+	// CharacterFilter sets the parts that are non-nil.
+	CharacterFilter CharacterFilterPatch
+	// GenerationTypes replaces the list (empty = every type).
+	GenerationTypes *[]GenerationType
+	CaseSensitive   **bool
+	WholeWords      **bool
+	IgnoreBudget    *bool
+	Vectorized      *bool
 	// Inclusion groups, recursion flags and timed effects (see Entry).
 	// UseGroupScoring: a non-nil pointer to nil clears the override.
 	Group               *string

@@ -157,6 +157,7 @@ func (e *Entry) ValidateWith(lim Limits) error {
 	fe.Add(validateKeys("secondaryKeys", e.SecondaryKeys))
 	e.validateChoices(&fe)
 	e.validateGroupAndTiming(&fe)
+	e.validatePosition(&fe)
 	fe.Add(ValidateChannelIDs("channelIds", e.ChannelIDs))
 	fe.Add(e.validateLegacyTags())
 	fe.Add(e.validateExtensions())

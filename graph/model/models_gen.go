@@ -184,6 +184,22 @@ type Budget struct {
 	Used  int    `json:"used"`
 }
 
+// Limits an entry to characters (SillyTavern's characterFilter; docs/authoring.md "Filters"). Empty names and tags admit every character.
+type CharacterFilter struct {
+	// Character names (context.character.name), compared exactly.
+	Names []string `json:"names"`
+	// Character tags (context.character.tags), compared exactly.
+	Tags []string `json:"tags"`
+	// true: the listed names and tags exclude instead of include.
+	Exclude bool `json:"exclude"`
+}
+
+type CharacterFilterInput struct {
+	Names   graphql.Omittable[[]string] `json:"names,omitempty"`
+	Tags    graphql.Omittable[[]string] `json:"tags,omitempty"`
+	Exclude graphql.Omittable[*bool]    `json:"exclude,omitempty"`
+}
+
 type CollectionConnection struct {
 	Edges      []*CollectionEdge `json:"edges"`
 	PageInfo   PageInfo          `json:"pageInfo"`
@@ -290,9 +306,28 @@ type Entry struct {
 	// Lower appears earlier.
 	InsertionOrder int `json:"insertionOrder"`
 	// Higher survives a priority budget.
-	Priority  int       `json:"priority"`
+	Priority int `json:"priority"`
+	// Derived from position: AFTER for AFTER_CHAR, BEFORE for every other kind.
 	Placement Placement `json:"placement"`
 	Role      Role      `json:"role"`
+	// Where the entry goes (SillyTavern positions 0-7).
+	Position EntryPosition `json:"position"`
+	// The character's description (context.character.description) joins the text this entry's keys are matched against.
+	MatchCharacterDescription bool `json:"matchCharacterDescription"`
+	// The character's personality joins the scanned text.
+	MatchCharacterPersonality bool `json:"matchCharacterPersonality"`
+	// The scenario joins the scanned text.
+	MatchScenario bool `json:"matchScenario"`
+	// The creator notes join the scanned text.
+	MatchCreatorNotes bool `json:"matchCreatorNotes"`
+	// The character's depth prompt joins the scanned text.
+	MatchCharacterDepthPrompt bool `json:"matchCharacterDepthPrompt"`
+	// The persona description (context.persona.description) joins the scanned text.
+	MatchPersonaDescription bool `json:"matchPersonaDescription"`
+	// Characters the entry is for (or, with exclude, not for).
+	CharacterFilter CharacterFilter `json:"characterFilter"`
+	// Generation types the entry fires on; empty = all.
+	GenerationTypes []GenerationType `json:"generationTypes"`
 	// null inherits the default (insensitive).
 	CaseSensitive *bool `json:"caseSensitive,omitempty"`
 	// null inherits the default (whole words); false = substring.
@@ -346,32 +381,43 @@ type EntryEdge struct {
 
 // The fields of a new or replacing entry. Omitted fields take the canonical defaults.
 type EntryInput struct {
-	Title               graphql.Omittable[*string]         `json:"title,omitempty"`
-	Content             string                             `json:"content"`
-	Keys                graphql.Omittable[[]string]        `json:"keys,omitempty"`
-	SecondaryKeys       graphql.Omittable[[]string]        `json:"secondaryKeys,omitempty"`
-	SelectiveLogic      graphql.Omittable[*SelectiveLogic] `json:"selectiveLogic,omitempty"`
-	Constant            graphql.Omittable[*bool]           `json:"constant,omitempty"`
-	Enabled             graphql.Omittable[*bool]           `json:"enabled,omitempty"`
-	ScanDepth           graphql.Omittable[*int]            `json:"scanDepth,omitempty"`
-	Probability         graphql.Omittable[*int]            `json:"probability,omitempty"`
-	InsertionOrder      graphql.Omittable[*int]            `json:"insertionOrder,omitempty"`
-	Priority            graphql.Omittable[*int]            `json:"priority,omitempty"`
-	Placement           graphql.Omittable[*Placement]      `json:"placement,omitempty"`
-	Role                graphql.Omittable[*Role]           `json:"role,omitempty"`
-	CaseSensitive       graphql.Omittable[*bool]           `json:"caseSensitive,omitempty"`
-	WholeWords          graphql.Omittable[*bool]           `json:"wholeWords,omitempty"`
-	IgnoreBudget        graphql.Omittable[*bool]           `json:"ignoreBudget,omitempty"`
-	Group               graphql.Omittable[*string]         `json:"group,omitempty"`
-	GroupOverride       graphql.Omittable[*bool]           `json:"groupOverride,omitempty"`
-	GroupWeight         graphql.Omittable[*int]            `json:"groupWeight,omitempty"`
-	UseGroupScoring     graphql.Omittable[*bool]           `json:"useGroupScoring,omitempty"`
-	ExcludeRecursion    graphql.Omittable[*bool]           `json:"excludeRecursion,omitempty"`
-	PreventRecursion    graphql.Omittable[*bool]           `json:"preventRecursion,omitempty"`
-	DelayUntilRecursion graphql.Omittable[*int]            `json:"delayUntilRecursion,omitempty"`
-	Sticky              graphql.Omittable[*int]            `json:"sticky,omitempty"`
-	Cooldown            graphql.Omittable[*int]            `json:"cooldown,omitempty"`
-	Delay               graphql.Omittable[*int]            `json:"delay,omitempty"`
+	Title          graphql.Omittable[*string]         `json:"title,omitempty"`
+	Content        string                             `json:"content"`
+	Keys           graphql.Omittable[[]string]        `json:"keys,omitempty"`
+	SecondaryKeys  graphql.Omittable[[]string]        `json:"secondaryKeys,omitempty"`
+	SelectiveLogic graphql.Omittable[*SelectiveLogic] `json:"selectiveLogic,omitempty"`
+	Constant       graphql.Omittable[*bool]           `json:"constant,omitempty"`
+	Enabled        graphql.Omittable[*bool]           `json:"enabled,omitempty"`
+	ScanDepth      graphql.Omittable[*int]            `json:"scanDepth,omitempty"`
+	Probability    graphql.Omittable[*int]            `json:"probability,omitempty"`
+	InsertionOrder graphql.Omittable[*int]            `json:"insertionOrder,omitempty"`
+	Priority       graphql.Omittable[*int]            `json:"priority,omitempty"`
+	// Sets BEFORE_CHAR or AFTER_CHAR when position is omitted.
+	Placement graphql.Omittable[*Placement] `json:"placement,omitempty"`
+	Role      graphql.Omittable[*Role]      `json:"role,omitempty"`
+	// Wins over placement (which must then agree with it).
+	Position                  graphql.Omittable[*EntryPositionInput]   `json:"position,omitempty"`
+	MatchCharacterDescription graphql.Omittable[*bool]                 `json:"matchCharacterDescription,omitempty"`
+	MatchCharacterPersonality graphql.Omittable[*bool]                 `json:"matchCharacterPersonality,omitempty"`
+	MatchScenario             graphql.Omittable[*bool]                 `json:"matchScenario,omitempty"`
+	MatchCreatorNotes         graphql.Omittable[*bool]                 `json:"matchCreatorNotes,omitempty"`
+	MatchCharacterDepthPrompt graphql.Omittable[*bool]                 `json:"matchCharacterDepthPrompt,omitempty"`
+	MatchPersonaDescription   graphql.Omittable[*bool]                 `json:"matchPersonaDescription,omitempty"`
+	CharacterFilter           graphql.Omittable[*CharacterFilterInput] `json:"characterFilter,omitempty"`
+	GenerationTypes           graphql.Omittable[[]GenerationType]      `json:"generationTypes,omitempty"`
+	CaseSensitive             graphql.Omittable[*bool]                 `json:"caseSensitive,omitempty"`
+	WholeWords                graphql.Omittable[*bool]                 `json:"wholeWords,omitempty"`
+	IgnoreBudget              graphql.Omittable[*bool]                 `json:"ignoreBudget,omitempty"`
+	Group                     graphql.Omittable[*string]               `json:"group,omitempty"`
+	GroupOverride             graphql.Omittable[*bool]                 `json:"groupOverride,omitempty"`
+	GroupWeight               graphql.Omittable[*int]                  `json:"groupWeight,omitempty"`
+	UseGroupScoring           graphql.Omittable[*bool]                 `json:"useGroupScoring,omitempty"`
+	ExcludeRecursion          graphql.Omittable[*bool]                 `json:"excludeRecursion,omitempty"`
+	PreventRecursion          graphql.Omittable[*bool]                 `json:"preventRecursion,omitempty"`
+	DelayUntilRecursion       graphql.Omittable[*int]                  `json:"delayUntilRecursion,omitempty"`
+	Sticky                    graphql.Omittable[*int]                  `json:"sticky,omitempty"`
+	Cooldown                  graphql.Omittable[*int]                  `json:"cooldown,omitempty"`
+	Delay                     graphql.Omittable[*int]                  `json:"delay,omitempty"`
 	// Persona entries only.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
 	// A candidate for retrieval by meaning (default false).
@@ -395,12 +441,23 @@ type EntryPatchInput struct {
 	Constant       graphql.Omittable[*bool]           `json:"constant,omitempty"`
 	Enabled        graphql.Omittable[*bool]           `json:"enabled,omitempty"`
 	// Explicit null clears the override.
-	ScanDepth      graphql.Omittable[*int]       `json:"scanDepth,omitempty"`
-	Probability    graphql.Omittable[*int]       `json:"probability,omitempty"`
-	InsertionOrder graphql.Omittable[*int]       `json:"insertionOrder,omitempty"`
-	Priority       graphql.Omittable[*int]       `json:"priority,omitempty"`
-	Placement      graphql.Omittable[*Placement] `json:"placement,omitempty"`
-	Role           graphql.Omittable[*Role]      `json:"role,omitempty"`
+	ScanDepth      graphql.Omittable[*int] `json:"scanDepth,omitempty"`
+	Probability    graphql.Omittable[*int] `json:"probability,omitempty"`
+	InsertionOrder graphql.Omittable[*int] `json:"insertionOrder,omitempty"`
+	Priority       graphql.Omittable[*int] `json:"priority,omitempty"`
+	// Sets BEFORE_CHAR or AFTER_CHAR when position is omitted.
+	Placement graphql.Omittable[*Placement] `json:"placement,omitempty"`
+	Role      graphql.Omittable[*Role]      `json:"role,omitempty"`
+	// Wins over placement (which must then agree with it).
+	Position                  graphql.Omittable[*EntryPositionInput]   `json:"position,omitempty"`
+	MatchCharacterDescription graphql.Omittable[*bool]                 `json:"matchCharacterDescription,omitempty"`
+	MatchCharacterPersonality graphql.Omittable[*bool]                 `json:"matchCharacterPersonality,omitempty"`
+	MatchScenario             graphql.Omittable[*bool]                 `json:"matchScenario,omitempty"`
+	MatchCreatorNotes         graphql.Omittable[*bool]                 `json:"matchCreatorNotes,omitempty"`
+	MatchCharacterDepthPrompt graphql.Omittable[*bool]                 `json:"matchCharacterDepthPrompt,omitempty"`
+	MatchPersonaDescription   graphql.Omittable[*bool]                 `json:"matchPersonaDescription,omitempty"`
+	CharacterFilter           graphql.Omittable[*CharacterFilterInput] `json:"characterFilter,omitempty"`
+	GenerationTypes           graphql.Omittable[[]GenerationType]      `json:"generationTypes,omitempty"`
 	// Explicit null clears the override.
 	CaseSensitive graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
 	// Explicit null clears the override.
@@ -425,6 +482,28 @@ type EntryPatchInput struct {
 type EntryPayload struct {
 	Entry *Entry         `json:"entry,omitempty"`
 	Error *MutationError `json:"error,omitempty"`
+}
+
+// An entry's position. depth and role are null unless kind is AT_DEPTH; outlet is null unless kind is OUTLET.
+type EntryPosition struct {
+	Kind PositionKind `json:"kind"`
+	// Messages before the end of the history, 0-10000 (0 = after the last message).
+	Depth *int `json:"depth,omitempty"`
+	// The role of the injected message (the entry's role).
+	Role   *Role   `json:"role,omitempty"`
+	Outlet *string `json:"outlet,omitempty"`
+}
+
+// A position to set. Omitted depth, role and outlet keep the stored values
+// (a new entry: depth 4, role SYSTEM). depth and role only with AT_DEPTH,
+// outlet only with OUTLET (and OUTLET needs one); a placement that disagrees
+// with kind, or a role that differs from the entry's role field in the same
+// input, is INVALID_INPUT on position.
+type EntryPositionInput struct {
+	Kind   PositionKind               `json:"kind"`
+	Depth  graphql.Omittable[*int]    `json:"depth,omitempty"`
+	Role   graphql.Omittable[*Role]   `json:"role,omitempty"`
+	Outlet graphql.Omittable[*string] `json:"outlet,omitempty"`
 }
 
 type EntryRefInput struct {
@@ -1402,6 +1481,70 @@ func (e ExportFormat) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The kind of generation a turn is for (SillyTavern's triggers).
+type GenerationType string
+
+const (
+	GenerationTypeNormal      GenerationType = "NORMAL"
+	GenerationTypeContinue    GenerationType = "CONTINUE"
+	GenerationTypeImpersonate GenerationType = "IMPERSONATE"
+	GenerationTypeSwipe       GenerationType = "SWIPE"
+	GenerationTypeRegenerate  GenerationType = "REGENERATE"
+	GenerationTypeQuiet       GenerationType = "QUIET"
+)
+
+var AllGenerationType = []GenerationType{
+	GenerationTypeNormal,
+	GenerationTypeContinue,
+	GenerationTypeImpersonate,
+	GenerationTypeSwipe,
+	GenerationTypeRegenerate,
+	GenerationTypeQuiet,
+}
+
+func (e GenerationType) IsValid() bool {
+	switch e {
+	case GenerationTypeNormal, GenerationTypeContinue, GenerationTypeImpersonate, GenerationTypeSwipe, GenerationTypeRegenerate, GenerationTypeQuiet:
+		return true
+	}
+	return false
+}
+
+func (e GenerationType) String() string {
+	return string(e)
+}
+
+func (e *GenerationType) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = GenerationType(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid GenerationType", str)
+	}
+	return nil
+}
+
+func (e GenerationType) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *GenerationType) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e GenerationType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type ImportKind string
 
 const (
@@ -1755,6 +1898,82 @@ func (e *Placement) UnmarshalJSON(b []byte) error {
 }
 
 func (e Placement) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where an entry's text goes: SillyTavern's world info positions 0-7, in this order (docs/authoring.md "Positions").
+type PositionKind string
+
+const (
+	// Before the character definition (placement BEFORE).
+	PositionKindBeforeChar PositionKind = "BEFORE_CHAR"
+	// After the character definition (placement AFTER); the kind of a new entry.
+	PositionKindAfterChar PositionKind = "AFTER_CHAR"
+	// Above the author's note.
+	PositionKindAnTop PositionKind = "AN_TOP"
+	// Below the author's note.
+	PositionKindAnBottom PositionKind = "AN_BOTTOM"
+	// Its own message, depth messages before the end of the history, with its role.
+	PositionKindAtDepth PositionKind = "AT_DEPTH"
+	// Before the example messages.
+	PositionKindEmTop PositionKind = "EM_TOP"
+	// After the example messages.
+	PositionKindEmBottom PositionKind = "EM_BOTTOM"
+	// The named outlet, read where {{outlet::NAME}} appears.
+	PositionKindOutlet PositionKind = "OUTLET"
+)
+
+var AllPositionKind = []PositionKind{
+	PositionKindBeforeChar,
+	PositionKindAfterChar,
+	PositionKindAnTop,
+	PositionKindAnBottom,
+	PositionKindAtDepth,
+	PositionKindEmTop,
+	PositionKindEmBottom,
+	PositionKindOutlet,
+}
+
+func (e PositionKind) IsValid() bool {
+	switch e {
+	case PositionKindBeforeChar, PositionKindAfterChar, PositionKindAnTop, PositionKindAnBottom, PositionKindAtDepth, PositionKindEmTop, PositionKindEmBottom, PositionKindOutlet:
+		return true
+	}
+	return false
+}
+
+func (e PositionKind) String() string {
+	return string(e)
+}
+
+func (e *PositionKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = PositionKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid PositionKind", str)
+	}
+	return nil
+}
+
+func (e PositionKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *PositionKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e PositionKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -516,11 +516,8 @@ func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	if !ce.placement.Valid() {
 		ce.placement = lore.After
 	}
-	if d.Depth != nil {
-		ce.placement = lore.Before
-	}
-	if d.Placement != nil {
-		ce.placement = *d.Placement
+	if k := d.Kind(""); k != "" {
+		ce.placement = k.Placement()
 	}
 	ce.role = e.Role
 	if d.Role != "" {

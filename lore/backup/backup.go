@@ -114,19 +114,28 @@ type Collection struct {
 // the canonical defaults (lore.NewEntry): enabled, probability 100, default
 // priority, AND_ANY, after the persona, system role.
 type Entry struct {
-	Title             string                     `json:"title"`
-	Content           string                     `json:"content"`
-	Keys              []string                   `json:"keys"`
-	SecondaryKeys     []string                   `json:"secondary_keys"`
-	SelectiveLogic    string                     `json:"selective_logic"`
-	Constant          bool                       `json:"constant"`
-	Enabled           *bool                      `json:"enabled"`
-	ScanDepth         *int                       `json:"scan_depth"`
-	Probability       *int                       `json:"probability"`
-	InsertionOrder    int                        `json:"insertion_order"`
-	Priority          *int                       `json:"priority"`
-	Placement         string                     `json:"placement"`
-	Role              string                     `json:"role"`
+	Title          string   `json:"title"`
+	Content        string   `json:"content"`
+	Keys           []string `json:"keys"`
+	SecondaryKeys  []string `json:"secondary_keys"`
+	SelectiveLogic string   `json:"selective_logic"`
+	Constant       bool     `json:"constant"`
+	Enabled        *bool    `json:"enabled"`
+	ScanDepth      *int     `json:"scan_depth"`
+	Probability    *int     `json:"probability"`
+	InsertionOrder int      `json:"insertion_order"`
+	Priority       *int     `json:"priority"`
+	Placement      string   `json:"placement"`
+	Role           string   `json:"role"`
+	// Position fields (docs/authoring.md "Positions"); absent in backups
+	// written before them, whose entries take the position their source
+	// kept in extensions (lore.Entry.NormalizePosition).
+	Position          string                     `json:"position,omitempty"`
+	Depth             *int                       `json:"depth,omitempty"`
+	Outlet            string                     `json:"outlet,omitempty"`
+	MatchSources      *lore.MatchSources         `json:"match_sources,omitempty"`
+	CharacterFilter   *lore.CharacterFilter      `json:"character_filter,omitempty"`
+	GenerationTypes   []string                   `json:"generation_types,omitempty"`
 	CaseSensitive     *bool                      `json:"case_sensitive"`
 	WholeWords        *bool                      `json:"whole_words"`
 	ChannelDiscIDs    []string                   `json:"channel_disc_ids,omitempty"`
@@ -262,13 +271,24 @@ func Decode(data []byte) (Document, error) {
 }
 
 func fromEntry(e lore.Entry) Entry {
-	return Entry{
+	b := Entry{
 		Title: e.Title, Content: e.Content, Keys: nonNil(e.Keys), SecondaryKeys: nonNil(e.SecondaryKeys),
 		SelectiveLogic: string(e.Logic), Constant: e.Constant, Enabled: &e.Enabled, ScanDepth: e.ScanDepth,
 		Probability: &e.Probability, InsertionOrder: e.Order, Priority: &e.Priority,
 		Placement: string(e.Placement), Role: string(e.Role), CaseSensitive: e.CaseSensitive, WholeWords: e.WholeWords,
 		ChannelDiscIDs: e.ChannelIDs, LegacyChannelTags: e.LegacyChannelTags, Extensions: e.Extensions,
+		Position: string(e.PositionKindOrDerived()), Depth: &e.Depth, Outlet: e.Outlet,
 	}
+	if e.Match.Any() {
+		b.MatchSources = &e.Match
+	}
+	if !e.CharacterFilter.IsZero() || e.CharacterFilter.Exclude {
+		b.CharacterFilter = &e.CharacterFilter
+	}
+	for _, g := range e.GenerationTypes {
+		b.GenerationTypes = append(b.GenerationTypes, string(g))
+	}
+	return b
 }
 
 // toEntry converts a backup entry into lineage (collection for Serverwide).
@@ -295,6 +315,7 @@ func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
 	if b.Role != "" {
 		e.Role = lore.Role(b.Role)
 	}
+	b.positionTo(&e)
 	if lineage.IsServerwide() {
 		e.Collection = lore.DefaultCollection
 		if b.LorebookName != nil && *b.LorebookName != "" {
@@ -304,6 +325,32 @@ func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
 		e.ChannelIDs = b.ChannelDiscIDs
 	}
 	return e
+}
+
+// positionTo sets e's position fields from b; a backup without them
+// leaves Position empty, so the store takes the one the extensions kept.
+func (b Entry) positionTo(e *lore.Entry) {
+	if b.Position != "" {
+		e.Position = lore.PositionKind(b.Position)
+		if e.Position.Valid() {
+			e.Placement = e.Position.Placement()
+		}
+	} else {
+		e.Position = ""
+	}
+	if b.Depth != nil {
+		e.Depth = *b.Depth
+	}
+	e.Outlet = b.Outlet
+	if b.MatchSources != nil {
+		e.Match = *b.MatchSources
+	}
+	if b.CharacterFilter != nil {
+		e.CharacterFilter = *b.CharacterFilter
+	}
+	for _, g := range b.GenerationTypes {
+		e.GenerationTypes = append(e.GenerationTypes, lore.GenerationType(g))
+	}
 }
 
 func nonNil(s []string) []string {

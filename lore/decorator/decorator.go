@@ -105,13 +105,21 @@ type Set struct {
 	// 0-100), Order (@@order N) and Priority (@@priority N) override the
 	// entry field.
 	ScanDepth, Probability, Order, Priority *int
-	// Depth (@@depth N, N >= 0): messages from the newest; the placement is
-	// then Before unless @@position says otherwise.
-	Depth *int
-	// Placement (@@position P): before_desc and before_char mean Before;
-	// after_desc, after_char, personality and scenario mean After (the
-	// nearest of the two placements).
-	Placement *lore.Placement
+	// Depth (@@depth N, N >= 0): messages from the newest; the position is
+	// then AT_DEPTH unless @@position says otherwise. ReverseDepth
+	// (@@reverse_depth N, N >= 0): N messages after the oldest, resolved per
+	// turn to AT_DEPTH at depth (message count - N); ignored when @@depth
+	// or @@position is present (the CCv3 rule).
+	Depth, ReverseDepth *int
+	// Position (@@position P): before_desc and before_char mean
+	// BEFORE_CHAR, after_desc and after_char AFTER_CHAR, and a kind's own
+	// name (at_depth, an_top, ...; not outlet, which needs a name) that
+	// kind. Values with no kind here (personality, scenario, RisuAI's
+	// pt_* prompt-template slots) are kept in the content and placed at
+	// AFTER_CHAR, where RisuAI's lore goes by default; PositionCollapsed
+	// says so (import reports count it as a collapsed placement).
+	Position          *lore.PositionKind
+	PositionCollapsed bool
 	// Role (@@role R): system, user or assistant; "" when absent.
 	Role lore.Role
 	// AdditionalKeys (@@additional_keys a,b, repeatable): extra primary keys.
@@ -158,7 +166,7 @@ type Ignored struct {
 // IsZero reports whether s holds no decorator at all.
 func (s *Set) IsZero() bool {
 	return !s.Activate && !s.DontActivate && s.ScanDepth == nil && s.Probability == nil && s.Order == nil &&
-		s.Priority == nil && s.Depth == nil && s.Placement == nil && s.Role == "" && s.AdditionalKeys == nil &&
+		s.Priority == nil && s.Depth == nil && s.ReverseDepth == nil && s.Position == nil && s.Role == "" && s.AdditionalKeys == nil &&
 		s.ExcludeKeys == nil && s.ExcludeKeysAll == nil && !s.IsGreeting && !s.IgnoreOnMaxContext &&
 		s.ActivateOnlyAfter == nil && s.ActivateOnlyEvery == nil && !s.KeepActivateAfterMatch &&
 		!s.DontActivateAfterMatch && s.WholeWords == nil && !s.ExcludeRecursion && !s.PreventRecursion &&
@@ -217,6 +225,7 @@ var handlers = map[string]handler{
 	"order":                     number(-maxInt32-1, maxInt32, func(s *Set, n int) { s.Order = &n }),
 	"priority":                  number(-maxInt32-1, maxInt32, func(s *Set, n int) { s.Priority = &n }),
 	"depth":                     number(0, maxInt32, func(s *Set, n int) { s.Depth = &n }),
+	"reverse_depth":             number(0, maxInt32, func(s *Set, n int) { s.ReverseDepth = &n }),
 	"activate_only_after":       number(0, maxInt32, func(s *Set, n int) { s.ActivateOnlyAfter = &n }),
 	"activate_only_every":       number(1, maxInt32, func(s *Set, n int) { s.ActivateOnlyEvery = &n }),
 	"is_greeting":               flag(func(s *Set) { s.IsGreeting = true }),
@@ -239,18 +248,44 @@ var handlers = map[string]handler{
 		return true
 	},
 	"position": func(s *Set, d *Decorator) bool {
-		var p lore.Placement
-		switch strings.ToLower(d.Value) {
-		case "before_desc", "before_char":
-			p = lore.Before
-		case "after_desc", "after_char", "personality", "scenario":
-			p = lore.After
-		default:
+		p, collapsed, ok := positionValue(d.Value)
+		if !ok {
 			return false
 		}
-		s.Placement = &p
+		s.Position, s.PositionCollapsed = &p, collapsed
 		return true
 	},
+}
+
+// positionValue reads a @@position value (see Set.Position).
+func positionValue(v string) (k lore.PositionKind, collapsed, ok bool) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch {
+	case v == "before_desc" || v == "before_char":
+		return lore.PositionBeforeChar, false, true
+	case v == "after_desc" || v == "after_char":
+		return lore.PositionAfterChar, false, true
+	case v == "personality" || v == "scenario" || strings.HasPrefix(v, "pt_") && len(v) > 3:
+		return lore.PositionAfterChar, true, true
+	}
+	k = lore.PositionKind(strings.ToUpper(v))
+	if k.Valid() && k != lore.PositionOutlet {
+		return k, false, true
+	}
+	return "", false, false
+}
+
+// Kind returns the position kind the decorators give an entry whose own
+// kind is own: @@position, else AT_DEPTH for @@depth or @@reverse_depth,
+// else own.
+func (s *Set) Kind(own lore.PositionKind) lore.PositionKind {
+	switch {
+	case s.Position != nil:
+		return *s.Position
+	case s.Depth != nil || s.ReverseDepth != nil:
+		return lore.PositionAtDepth
+	}
+	return own
 }
 
 // repeatable decorators accumulate; every other one counts once (the first

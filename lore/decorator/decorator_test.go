@@ -57,7 +57,8 @@ func TestResolve(t *testing.T) {
 	require.Equal(t, 7, *set.Order)
 	require.Equal(t, -3, *set.Priority)
 	require.Equal(t, 2, *set.Depth)
-	require.Equal(t, lore.After, *set.Placement)
+	require.Equal(t, lore.PositionAfterChar, *set.Position)
+	require.False(t, set.PositionCollapsed)
 	require.Equal(t, lore.RoleAssistant, set.Role)
 	require.Equal(t, []string{"a", "b", "c"}, set.AdditionalKeys)
 	require.Equal(t, []string{"x"}, set.ExcludeKeys)
@@ -75,9 +76,9 @@ func TestResolve(t *testing.T) {
 		check   func(*testing.T, Set)
 	}{
 		{"unknown is reported", "@@sparkle\nx", []Ignored{{"@@sparkle", ReasonUnknown}}, nil},
-		{"invalid value", "@@scan_depth 101\n@@probability x\n@@role narrator\n@@position pt_main\nx",
+		{"invalid value", "@@scan_depth 101\n@@probability x\n@@role narrator\n@@position sideways\n@@position outlet\nx",
 			[]Ignored{{"@@scan_depth 101", ReasonInvalid}, {"@@probability x", ReasonInvalid},
-				{"@@role narrator", ReasonInvalid}, {"@@position pt_main", ReasonInvalid}},
+				{"@@role narrator", ReasonInvalid}, {"@@position sideways", ReasonInvalid}, {"@@position outlet", ReasonInvalid}},
 			func(t *testing.T, s Set) { require.Nil(t, s.ScanDepth); require.Empty(t, s.Role) }},
 		{"first scalar wins", "@@order 1\n@@order 2\nx", []Ignored{{"@@order 2", ReasonRepeated}},
 			func(t *testing.T, s Set) { require.Equal(t, 1, *s.Order) }},
@@ -90,7 +91,22 @@ func TestResolve(t *testing.T) {
 			func(t *testing.T, s Set) { require.Equal(t, 2, *s.Depth) }},
 		{"flag takes no value check", "@@is_greeting 0\nx", nil, func(t *testing.T, s Set) { require.True(t, s.IsGreeting) }},
 		{"empty keys are invalid", "@@additional_keys , \nx", []Ignored{{"@@additional_keys , ", ReasonInvalid}}, nil},
-		{"before placement", "@@position before_desc\nx", nil, func(t *testing.T, s Set) { require.Equal(t, lore.Before, *s.Placement) }},
+		{"before placement", "@@position before_desc\nx", nil, func(t *testing.T, s Set) {
+			require.Equal(t, lore.PositionBeforeChar, *s.Position)
+			require.False(t, s.PositionCollapsed)
+		}},
+		{"prompt-template slot: kept at the nearest kind, collapsed", "@@position pt_main\nx", nil, func(t *testing.T, s Set) {
+			require.Equal(t, lore.PositionAfterChar, *s.Position)
+			require.True(t, s.PositionCollapsed)
+			require.Equal(t, lore.PositionAfterChar, s.Kind(lore.PositionBeforeChar))
+		}},
+		{"a kind by name", "@@position an_bottom\nx", nil, func(t *testing.T, s Set) { require.Equal(t, lore.PositionANBottom, *s.Position) }},
+		{"depth is AT_DEPTH", "@@depth 3\nx", nil, func(t *testing.T, s Set) { require.Equal(t, lore.PositionAtDepth, s.Kind(lore.PositionAfterChar)) }},
+		{"reverse depth is AT_DEPTH", "@@reverse_depth 1\nx", nil, func(t *testing.T, s Set) {
+			require.Equal(t, 1, *s.ReverseDepth)
+			require.Equal(t, lore.PositionAtDepth, s.Kind(lore.PositionAfterChar))
+		}},
+		{"no decorator keeps the entry's kind", "x", nil, func(t *testing.T, s Set) { require.Equal(t, lore.PositionEMTop, s.Kind(lore.PositionEMTop)) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

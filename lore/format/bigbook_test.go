@@ -2,6 +2,8 @@ package format_test
 
 import (
 	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -37,6 +39,37 @@ func TestLargeChineseWorldInfo(t *testing.T) {
 	requireSameWorldInfo(t, src, out)
 
 	joined := lore.JoinSplit(res.Book.Entries)
+	// Its 814 depth entries keep their position, depth and role (null =
+	// system), and nothing is reported collapsed.
+	require.Zero(t, res.Report.CollapsedPlacements)
+	var wi struct {
+		Entries map[string]struct {
+			Position int  `json:"position"`
+			Depth    int  `json:"depth"`
+			Role     *int `json:"role"`
+		} `json:"entries"`
+	}
+	require.NoError(t, json.Unmarshal(src, &wi))
+	atDepth := 0
+	for _, e := range joined {
+		var uid int
+		require.NoError(t, json.Unmarshal(e.Extensions["st/uid"], &uid))
+		want := wi.Entries[strconv.Itoa(uid)]
+		kind, _ := lore.PositionFromST(want.Position)
+		require.Equal(t, kind, e.Position, "uid %d", uid)
+		require.Equal(t, want.Depth, e.Depth, "uid %d", uid)
+		role := lore.RoleSystem
+		if want.Role != nil && *want.Role == 1 {
+			role = lore.RoleUser
+		} else if want.Role != nil && *want.Role == 2 {
+			role = lore.RoleAssistant
+		}
+		require.Equal(t, role, e.Role, "uid %d", uid)
+		if e.Position == lore.PositionAtDepth {
+			atDepth++
+		}
+	}
+	require.Equal(t, 814, atDepth)
 	entries := make([]lore.Entry, len(joined))
 	for i, e := range joined {
 		e.ID, e.Collection = int64(i+1), lore.DefaultCollection

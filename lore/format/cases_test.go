@@ -383,7 +383,12 @@ func TestImportReport(t *testing.T) {
 	rep := res.Report
 	require.Equal(t, 5, rep.Entries)
 	require.Equal(t, []format.Skip{{Index: 3, Title: "empty", Reason: "no content"}}, rep.Skipped)
-	require.Equal(t, 1, rep.CollapsedPlacements)
+	require.Equal(t, 0, rep.CollapsedPlacements, "positions are kept, not collapsed")
+	pos4 := res.Book.Entries[0]
+	require.Equal(t, lore.PositionAtDepth, pos4.Position)
+	require.Equal(t, lore.Before, pos4.Placement, "the placement is derived from the position")
+	require.Equal(t, 0, pos4.Depth)
+	require.Equal(t, lore.RoleUser, pos4.Role)
 	require.Empty(t, rep.IgnoredSettings, "groups, timed effects and vectorized have fields now")
 	require.True(t, res.Book.Entries[2].Vectorized, "vectorized is an entry field")
 	require.Equal(t, "g", res.Book.Entries[1].Group)
@@ -400,8 +405,8 @@ func TestImportReport(t *testing.T) {
 	e := res.Book.Entries
 	require.Equal(t, lore.Before, e[0].Placement)
 	require.Equal(t, lore.RoleUser, e[0].Role)
-	require.JSONEq(t, "4", string(e[0].Extensions["st/position"]))
-	require.JSONEq(t, "0", string(e[0].Extensions["st/depth"]))
+	require.NotContains(t, e[0].Extensions, "st/position", "the position is a field: no extension copy")
+	require.NotContains(t, e[0].Extensions, "st/depth")
 	require.Equal(t, []string{"/(?<=x)y/"}, e[1].Keys)
 	require.Equal(t, []string{"e, f"}, e[3].Keys, "array keys are never re-split")
 	require.True(t, e[3].Enabled)
@@ -410,7 +415,7 @@ func TestImportReport(t *testing.T) {
 	require.False(t, e[4].Enabled)
 
 	// Edits after import reach the export; untouched fields keep the source.
-	e[0].Placement = lore.After
+	e[0].Position, e[0].Placement = lore.PositionAfterChar, lore.After
 	e[4].Probability = 50
 	out, err := format.ExportST(res.Book)
 	require.NoError(t, err)

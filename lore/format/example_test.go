@@ -18,11 +18,11 @@ func ExampleImport() {
 	e := res.Book.Entries[0]
 	fmt.Println(res.Format, res.Container, res.Book.Name)
 	fmt.Println(e.Title, e.Keys, e.Placement, e.Probability, e.Enabled)
+	fmt.Println("position:", e.Position, "depth:", e.Depth, "role:", e.Role)
 	fmt.Println("collapsed:", res.Report.CollapsedPlacements, "skipped:", res.Report.Skipped[0].Reason)
-	fmt.Println("kept depth:", string(e.Extensions["st/depth"]))
 	// Output:
 	// st-worldinfo json Sky
 	// Moon [moon lunar] before 100 true
-	// collapsed: 1 skipped: no content
-	// kept depth: 2
+	// position: AT_DEPTH depth: 2 role: system
+	// collapsed: 0 skipped: no content
 }

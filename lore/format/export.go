@@ -128,10 +128,11 @@ func NativeDecorators(e lore.Entry) (lore.Entry, []string) {
 			*f.dst = *f.v
 		}
 	}
-	if set.Placement != nil {
-		e.Placement = *set.Placement
-	} else if set.Depth != nil {
-		e.Placement = lore.Before
+	if k := set.Kind(e.PositionKindOrDerived()); k != e.PositionKindOrDerived() || set.Depth != nil {
+		e.Position, e.Placement = k, k.Placement()
+		if set.Depth != nil && set.Position == nil {
+			e.Depth = min(*set.Depth, lore.MaxDepth)
+		}
 	}
 	if set.Role != "" {
 		e.Role = set.Role
@@ -153,8 +154,8 @@ func NativeDecorators(e lore.Entry) (lore.Entry, []string) {
 				continue
 			}
 		case "depth":
-			if set.Placement == nil && !ignoredLine(set, d.Line) {
-				continue // the placement carries it; the depth itself is lost
+			if set.Position == nil && !ignoredLine(set, d.Line) {
+				continue // the position and depth carry it
 			}
 		}
 		dropped = append(dropped, d.Line)

@@ -251,3 +251,26 @@ func TestWorldInfoCardSpelling(t *testing.T) {
 	require.Empty(t, res.Report.Inert)
 	require.True(t, containsSub(res.Report.Warnings, "entry 0 has keys/secondary_keys but no key/keysecondary"), "%v", res.Report.Warnings)
 }
+
+// TestDecoratorPositions: RisuAI and CCv3 position decorators stay in the
+// content (the engine acts on them each turn); a @@position value with no
+// kind of its own (pt_*) is counted as a collapsed placement; a format
+// without decorators gets the position, depth and role as fields.
+func TestDecoratorPositions(t *testing.T) {
+	risu := `{"type": "risu", "ver": 1, "data": [
+	 {"key": "a", "secondkey": "", "comment": "deep", "content": "@@depth 2\n@@role assistant\nA", "mode": "normal", "insertorder": 10, "alwaysActive": false, "selective": false},
+	 {"key": "b", "secondkey": "", "comment": "slot", "content": "@@position pt_main\nB", "mode": "normal", "insertorder": 20, "alwaysActive": false, "selective": false},
+	 {"key": "c", "secondkey": "", "comment": "old", "content": "@@reverse_depth 1\nC", "mode": "normal", "insertorder": 30, "alwaysActive": false, "selective": false}]}`
+	res, err := format.Import("r.json", []byte(risu), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, 1, res.Report.CollapsedPlacements, "only pt_main has no kind here")
+	require.Equal(t, "@@position pt_main\nB", res.Book.Entries[1].Content, "kept for the round trip")
+	require.Empty(t, res.Report.IgnoredSettings, "@@reverse_depth is acted on")
+
+	mapped, dropped := format.NativeDecorators(res.Book.Entries[0])
+	require.Empty(t, dropped)
+	require.Equal(t, lore.PositionAtDepth, mapped.Position)
+	require.Equal(t, 2, mapped.Depth)
+	require.Equal(t, lore.RoleAssistant, mapped.Role)
+	require.Equal(t, lore.Before, mapped.Placement)
+}

@@ -63,6 +63,7 @@ const (
 	StaleTarget          Key = "stale_target"
 	StaleVersion         Key = "stale_version"
 	Unavailable          Key = "unavailable"
+	PositionPlacement    Key = "position_placement_mismatch"
 )
 
 // reasons is every reason key with its English, Brazilian Portuguese and
@@ -100,6 +101,7 @@ var reasons = [...]Reason{
 	{NotACursor, "is not a cursor returned by this API", "não é um cursor devolvido por esta API", "no es un cursor devuelto por esta API"},
 	{AtLeast, "must be at least {min}", "deve ser pelo menos {min}", "debe ser al menos {min}"},
 	{UnknownSortField, "unknown sort field \"{value}\"", "campo de ordenação desconhecido: \"{value}\"", "campo de orden desconocido: \"{value}\""},
+	{PositionPlacement, "{kind} places the entry {placement}, but placement is \"{value}\"", "{kind} coloca a entrada em {placement}, mas o posicionamento é \"{value}\"", "{kind} coloca la entrada en {placement}, pero la ubicación es \"{value}\""},
 	{RejectedByDatabase, "rejected by the database", "recusado pelo banco de dados", "rechazado por la base de datos"},
 	{NotALorebook, "this is not a lorebook file; loregate reads {formats}", "este não é um arquivo de lorebook; o loregate lê {formats}", "este no es un archivo de lorebook; loregate lee {formats}"},
 	{NoLorebookInCard, "no lorebook in this card: nothing was changed", "este cartão não tem lorebook: nada foi alterado", "esta tarjeta no tiene lorebook: no se cambió nada"},

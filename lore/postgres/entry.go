@@ -35,6 +35,11 @@ type entryRow struct {
 	groupWeight, delayRec                    *int32
 	sticky, cooldown, delay                  *int32
 	vectorized                               *bool
+	position, outlet                         *string
+	depth                                    *int32
+	match                                    [6]*bool
+	charNames, charTags, genTypes            []string
+	charExclude                              *bool
 }
 
 // dests returns the scan destinations in entryColumns order.
@@ -44,7 +49,9 @@ func (r *entryRow) dests() []any {
 		&r.order, &r.priority, &r.placement, &r.role, &r.caseSensitive, &r.wholeWords, &r.ignoreBudget,
 		&r.channels, &r.extensions, &r.created, &r.updated,
 		&r.group, &r.groupOverride, &r.groupWeight, &r.useGroupScoring, &r.excludeRec,
-		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.vectorized, &r.tags}
+		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.vectorized,
+		&r.position, &r.depth, &r.outlet, &r.match[0], &r.match[1], &r.match[2], &r.match[3], &r.match[4], &r.match[5],
+		&r.charNames, &r.charTags, &r.charExclude, &r.genTypes, &r.tags}
 }
 
 // entry converts a scanned row; ok is false for the all-NULL row.
@@ -65,6 +72,13 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		UseGroupScoring: r.useGroupScoring, ExcludeRecursion: *r.excludeRec, PreventRecursion: *r.preventRec,
 		DelayUntilRecursion: int(*r.delayRec), Sticky: int(*r.sticky), Cooldown: int(*r.cooldown), Delay: int(*r.delay),
 		Vectorized: *r.vectorized,
+	}
+	e.Position, e.Depth, e.Outlet = lore.PositionKind(*r.position), int(*r.depth), *r.outlet
+	e.Match = lore.MatchSources{CharacterDescription: *r.match[0], CharacterPersonality: *r.match[1],
+		Scenario: *r.match[2], CreatorNotes: *r.match[3], CharacterDepthPrompt: *r.match[4], PersonaDescription: *r.match[5]}
+	e.CharacterFilter = lore.CharacterFilter{Names: nilIfEmpty(r.charNames), Tags: nilIfEmpty(r.charTags), Exclude: *r.charExclude}
+	for _, g := range r.genTypes {
+		e.GenerationTypes = append(e.GenerationTypes, lore.GenerationType(g))
 	}
 	if r.lineage != nil {
 		e.Lineage = lore.Lineage(*r.lineage)
@@ -121,10 +135,11 @@ func (s *Store) prepareEntry(e lore.Entry) (lore.Entry, error) {
 	if e.Role == "" {
 		e.Role = lore.RoleSystem
 	}
+	e.NormalizePosition()
 	return e, e.ValidateWith(s.lim)
 }
 
-// entryArgs returns the parameters $4..$32 of entryInsert/entryUpdate.
+// entryArgs returns the parameters $4..$45 of entryInsert/entryUpdate.
 func entryArgs(e lore.Entry) ([]any, error) {
 	ext := []byte("{}")
 	if len(e.Extensions) > 0 {
@@ -132,6 +147,11 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		if ext, err = json.Marshal(e.Extensions); err != nil {
 			return nil, lore.Invalid("extensions", "is not valid JSON")
 		}
+	}
+	m := e.Match
+	genTypes := make([]string, len(e.GenerationTypes))
+	for i, g := range e.GenerationTypes {
+		genTypes[i] = string(g)
 	}
 	var scanDepth *int32
 	if e.ScanDepth != nil {
@@ -142,7 +162,10 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		e.Constant, e.Enabled, scanDepth, int32(e.Probability), int32(e.Order), int32(e.Priority),
 		string(e.Placement), string(e.Role), e.CaseSensitive, e.WholeWords, emptyIfNil(e.ChannelIDs), ext, e.IgnoreBudget,
 		e.Group, e.GroupOverride, int32(e.GroupWeight), e.UseGroupScoring, e.ExcludeRecursion, e.PreventRecursion,
-		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay), e.Vectorized}, nil
+		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay), e.Vectorized,
+		string(e.PositionKindOrDerived()), int32(e.Depth), e.Outlet, m.CharacterDescription, m.CharacterPersonality,
+		m.Scenario, m.CreatorNotes, m.CharacterDepthPrompt, m.PersonaDescription,
+		emptyIfNil(e.CharacterFilter.Names), emptyIfNil(e.CharacterFilter.Tags), e.CharacterFilter.Exclude, genTypes}, nil
 }
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
@@ -397,12 +420,43 @@ func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	setIf(&next.Sticky, p.Sticky)
 	setIf(&next.Cooldown, p.Cooldown)
 	setIf(&next.Delay, p.Delay)
+	applyPositionPatch(&next, cur, p)
 	changed := false
 	if p.ChannelIDs != nil {
 		changed = !sameSet(cur.ChannelIDs, *p.ChannelIDs)
 		next.ChannelIDs = nilIfEmpty(slices.Clone(*p.ChannelIDs))
 	}
 	return next, changed
+}
+
+// applyPositionPatch applies the position fields of p to next (cur is the
+// stored entry): Position sets the kind (and, without Placement, the
+// derived placement); Placement alone sets BEFORE_CHAR or AFTER_CHAR when
+// it changes cur's placement. Position and Placement that disagree are
+// left for validation to refuse (field "position").
+func applyPositionPatch(next *lore.Entry, cur lore.Entry, p lore.EntryPatch) {
+	switch {
+	case p.Position != nil:
+		next.Position = *p.Position
+		if p.Placement == nil {
+			next.Placement = next.Position.Placement()
+		}
+	case p.Placement != nil && *p.Placement != cur.PositionKindOrDerived().Placement():
+		next.Position = lore.PositionAfterChar
+		if *p.Placement == lore.Before {
+			next.Position = lore.PositionBeforeChar
+		}
+	}
+	setIf(&next.Depth, p.Depth)
+	setIf(&next.Outlet, p.Outlet)
+	next.Match = p.Match.Apply(next.Match)
+	next.CharacterFilter = p.CharacterFilter.Apply(next.CharacterFilter)
+	if p.GenerationTypes != nil {
+		next.GenerationTypes = slices.Clone(*p.GenerationTypes)
+		if len(next.GenerationTypes) == 0 {
+			next.GenerationTypes = nil
+		}
+	}
 }
 
 // setIf stores *v in dst when the patch field v is set.

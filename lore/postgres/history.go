@@ -640,6 +640,8 @@ func restoreEntriesTx(ctx context.Context, tx pgx.Tx, server string, entries []l
 	batch := &pgx.Batch{}
 	tags := &pgx.Batch{}
 	for i, e := range entries {
+		// A snapshot taken before migration 000060 has no positions.
+		e.NormalizePosition()
 		args, err := entryArgs(e)
 		if err != nil {
 			return lore.WithFieldPrefix(fmt.Sprintf("snapshot[%d]", i), err)

@@ -10,6 +10,9 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
     e.channel_ids::text[], e.extensions, e.created_at, e.updated_at,
     e.group_names, e.group_override, e.group_weight, e.use_group_scoring, e.exclude_recursion,
     e.prevent_recursion, e.delay_until_recursion, e.sticky, e.cooldown, e.delay, e.vectorized,
+    e.position, e.depth, e.outlet, e.match_character_description, e.match_character_personality,
+    e.match_scenario, e.match_creator_notes, e.match_character_depth_prompt, e.match_persona_description,
+    e.character_names, e.character_tags, e.character_exclude, e.generation_types,
     ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
 
 // entryScopeMatch addresses one entry by (server, lineage or NULL, id)
@@ -17,16 +20,20 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
 const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM $2 AND e.id = $3`
 
 // entryInsertParams is the number of parameters of entryInsert.
-const entryInsertParams = 32
+const entryInsertParams = 45
 
 const (
 	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
     secondary_keys, selective_logic, constant, enabled, scan_depth, probability, insertion_order, priority,
     placement, role, case_sensitive, whole_words, channel_ids, extensions, ignore_budget,
     group_names, group_override, group_weight, use_group_scoring, exclude_recursion, prevent_recursion,
-    delay_until_recursion, sticky, cooldown, delay, vectorized)
+    delay_until_recursion, sticky, cooldown, delay, vectorized,
+    position, depth, outlet, match_character_description, match_character_personality, match_scenario,
+    match_creator_notes, match_character_depth_prompt, match_persona_description, character_names,
+    character_tags, character_exclude, generation_types)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21,
-    $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+    $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32,
+    $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45)
 RETURNING id, created_at, updated_at`
 
 	// entryGetForUpdate reads one addressed entry and locks its row.
@@ -41,7 +48,11 @@ RETURNING id, created_at, updated_at`
     whole_words = $18, channel_ids = $19::text[], extensions = $20, ignore_budget = $21,
     group_names = $22, group_override = $23, group_weight = $24, use_group_scoring = $25,
     exclude_recursion = $26, prevent_recursion = $27, delay_until_recursion = $28, sticky = $29,
-    cooldown = $30, delay = $31, vectorized = $32
+    cooldown = $30, delay = $31, vectorized = $32,
+    position = $33, depth = $34, outlet = $35, match_character_description = $36,
+    match_character_personality = $37, match_scenario = $38, match_creator_notes = $39,
+    match_character_depth_prompt = $40, match_persona_description = $41, character_names = $42,
+    character_tags = $43, character_exclude = $44, generation_types = $45
 WHERE ` + entryScopeMatch + `
 RETURNING e.updated_at`
 

@@ -31,7 +31,7 @@ func TestRun(t *testing.T) {
 		stderrHas  string
 		stderrLine bool // exactly one line on stderr
 	}{
-		{"st to stdout", []string{in}, 0, `"depth": 2`, `"collapsed_placements": 1`, false},
+		{"st to stdout", []string{in}, 0, `"depth": 2`, `"collapsed_placements": 0`, false},
 		{"ccv3", []string{in, "--to", "ccv3"}, 0, `"spec": "lorebook_v3"`, `"format": "st-worldinfo"`, false},
 		{"canonical", []string{"--to=canonical", in}, 0, `"content": "Moon lore."`, `"ignored_settings"`, false},
 		{"report only", []string{in, "--report-only"}, 0, `"unsupported_keys": []`, "", false},

@@ -218,14 +218,17 @@ func isCanonicalTop(name string) bool {
 // canonical fields.
 var extCanonical = [...]string{"selectiveLogic", "probability", "scanDepth", "caseSensitive", "matchWholeWords", "role", "position", "ignoreBudget",
 	"group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion",
-	"sticky", "cooldown", "delay", "vectorized"}
+	"sticky", "cooldown", "delay", "depth", "outletName", "matchPersonaDescription", "matchCharacterDescription",
+	"matchCharacterPersonality", "matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes", "triggers", "vectorized"}
 
 // DecodeEntry converts one card book entry. Mapping (docs/formats.md):
 // title = comment, else name; secondary keys only
 // when selective; enabled missing = enabled (+ warning via STCtx);
-// insertion_order missing = 100; priority missing = 100; placement from
-// extensions.position (2-7 collapse to before) else the position string
-// (before_char = before, else after).
+// insertion_order missing = 100; priority missing = 100; position from
+// extensions.position (0-7) else the position string (before_char =
+// BEFORE_CHAR, else AFTER_CHAR); depth, role, outlet_name, the match_*
+// flags and triggers from extensions; the character filter from the world
+// info fields a loregate export kept (extensions.loregate_world_info).
 func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	e := lore.NewEntry()
 	ext := map[string]json.RawMessage{}
@@ -297,8 +300,14 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	}
 	conv.Shadow(ext, conv.PrefixCard+"priority", get("priority"), e.Priority)
 
-	e.Placement = DecPlacement(get("position"), extVal("position"), &c)
+	e.Position = DecPosition(get("position"), extVal("position"), &c)
+	e.Placement = e.Position.Placement()
 	conv.Shadow(ext, conv.PrefixCard+"position", get("position"), placementString(e.Placement))
+	if wi, err := conv.ParseObject(extVal(conv.KeyWorldInfo)); err == nil {
+		if v, ok := wi.Get("characterFilter"); ok {
+			conv.DecSTCharacterFilter(&e, v, &c)
+		}
+	}
 
 	for _, wi := range extCanonical {
 		if wi == "position" {
@@ -327,18 +336,19 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	return e, c
 }
 
-// DecPlacement derives the placement from the ST extension position (wins;
-// 2-7 collapse to before) or the V2 position string.
-func DecPlacement(posString, extPos json.RawMessage, c *conv.STCtx) lore.Placement {
+// DecPosition derives the position kind from the ST extension position
+// (wins; 0-7) or the V2 position string (before_char = BEFORE_CHAR, else
+// AFTER_CHAR, as SillyTavern reads cards).
+func DecPosition(posString, extPos json.RawMessage, c *conv.STCtx) lore.PositionKind {
 	if n, ok := conv.Int(extPos); ok && !conv.IsNull(extPos) {
 		var e lore.Entry
 		conv.DecSTPosition(&e, conv.MustMarshal(n), c)
-		return e.Placement
+		return e.Position
 	}
 	if s, _ := conv.String(posString); s == "before_char" {
-		return lore.Before
+		return lore.PositionBeforeChar
 	}
-	return lore.After
+	return lore.PositionAfterChar
 }
 
 func placementString(p lore.Placement) string {

@@ -210,7 +210,7 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 	o.SetValue("constant", e.Constant)
 	o.Set("position", consistent("position", placementString(e.Placement), func(v json.RawMessage) bool {
 		var cc conv.STCtx
-		return DecPlacement(v, ext[conv.PrefixCardExt+"position"], &cc) == e.Placement
+		return DecPosition(v, ext[conv.PrefixCardExt+"position"], &cc) == e.PositionKindOrDerived()
 	}))
 	if v, ok := card("use_regex"); ok {
 		o.Set("use_regex", v)
@@ -318,7 +318,7 @@ func (x *extEncoder) canonicalOK(wi string, raw json.RawMessage) bool {
 		if !ok {
 			pos = conv.MustMarshal(placementString(e.Placement))
 		}
-		return DecPlacement(pos, raw, &cc) == e.Placement
+		return DecPosition(pos, raw, &cc) == e.PositionKindOrDerived()
 	}
 	s := e.Clone()
 	cc := conv.STCtx{UseProbability: x.c.UseProbability}
@@ -328,12 +328,6 @@ func (x *extEncoder) canonicalOK(wi string, raw json.RawMessage) bool {
 
 // encodeWI is the canonical value of world info field wi.
 func (x *extEncoder) encodeWI(wi string) json.RawMessage {
-	if wi == "position" {
-		if x.e.Placement == lore.After {
-			return json.RawMessage(`1`)
-		}
-		return json.RawMessage(`0`)
-	}
 	f, _ := conv.STFieldByName(wi)
 	return conv.MustMarshal(f.Enc(x.e))
 }
@@ -410,6 +404,14 @@ func (x *extEncoder) worldInfoRest() bool {
 		}
 		wiRest.Set(wi, x.ext[k])
 	}
+	if cf := characterFilterValue(x.e); cf != nil {
+		// SillyTavern never writes a character filter into a card; it
+		// travels with the other world info fields.
+		if wiRest == nil {
+			wiRest = conv.NewObject()
+		}
+		wiRest.Set("characterFilter", cf)
+	}
 	if wiRest != nil && !x.o.Has(conv.KeyWorldInfo) {
 		raw, _ := wiRest.MarshalJSON()
 		x.o.Set(conv.KeyWorldInfo, raw)
@@ -434,9 +436,25 @@ func (x *extEncoder) canonical(fromSource bool) {
 	if !x.has("useProbability") && (!fromSource || x.e.Probability != 100) {
 		x.o.SetValue("useProbability", x.e.Probability != 100)
 	}
-	if !x.has("depth") && !fromSource {
-		x.o.SetValue("depth", 4)
+}
+
+// characterFilterValue is the world info characterFilter of e: the kept
+// source value while it still reads as e's filter, else the canonical
+// one; nil when e has none and its source had none.
+func characterFilterValue(e *lore.Entry) json.RawMessage {
+	f, _ := conv.STFieldByName("characterFilter")
+	if v, ok := e.Extensions[conv.PrefixST+"characterFilter"]; ok {
+		s := e.Clone()
+		var cc conv.STCtx
+		f.Dec(&s, v, &cc)
+		if f.Eq(&s, e) {
+			return v
+		}
 	}
+	if conv.OmitST("characterFilter", e) {
+		return nil
+	}
+	return conv.MustMarshal(f.Enc(e))
 }
 
 func firstOf(ext map[string]json.RawMessage, wi string) json.RawMessage {

@@ -17,7 +17,6 @@ import (
 var stDefaults = [...]conv.Field{
 	{Name: "selective", Value: json.RawMessage(`true`)},
 	{Name: "useProbability", Value: json.RawMessage(`true`)},
-	{Name: "depth", Value: json.RawMessage(`4`)},
 	{Name: "automationId", Value: json.RawMessage(`""`)},
 }
 
@@ -35,7 +34,11 @@ func Defaults() map[string]json.RawMessage {
 		"preventRecursion": json.RawMessage(`false`), "delayUntilRecursion": json.RawMessage(`false`),
 		"group": json.RawMessage(`""`), "groupOverride": json.RawMessage(`false`), "groupWeight": json.RawMessage(`100`),
 		"useGroupScoring": json.RawMessage(`null`), "sticky": json.RawMessage(`null`), "cooldown": json.RawMessage(`null`),
-		"delay": json.RawMessage(`null`), "vectorized": json.RawMessage(`false`),
+		"delay": json.RawMessage(`null`), "vectorized": json.RawMessage(`false`), "depth": json.RawMessage(`4`), "outletName": json.RawMessage(`""`),
+		"triggers": json.RawMessage(`[]`), "characterFilter": json.RawMessage(`{"isExclude":false,"names":[],"tags":[]}`),
+		"matchPersonaDescription": json.RawMessage(`false`), "matchCharacterDescription": json.RawMessage(`false`),
+		"matchCharacterPersonality": json.RawMessage(`false`), "matchCharacterDepthPrompt": json.RawMessage(`false`),
+		"matchScenario": json.RawMessage(`false`), "matchCreatorNotes": json.RawMessage(`false`),
 	}
 	for _, f := range stDefaults {
 		m[f.Name] = f.Value
@@ -161,6 +164,9 @@ func EncodeEntry(e *lore.Entry, uid, index int) *conv.Object {
 	o := conv.NewObject()
 	o.SetValue("uid", uid)
 	for _, f := range conv.STFields {
+		if _, kept := ext[f.Name]; !kept && conv.OmitST(f.Name, e) {
+			continue
+		}
 		val := conv.MustMarshal(f.Enc(e))
 		if shadow, ok := ext[f.Name]; ok {
 			scratch := e.Clone()

@@ -53,6 +53,13 @@ func (b *Builder) MissingEnabled() { b.missingEnabled++ }
 // usable key that is not constant is imported and reported inert.
 func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	lim := b.opts.Limits
+	if e.Position == "" && e.Placement.Valid() {
+		// Formats without positions: the kind of the placement.
+		e.Position = lore.PositionAfterChar
+		if e.Placement == lore.Before {
+			e.Position = lore.PositionBeforeChar
+		}
+	}
 	var parts []string
 	switch n := lore.UTF16Len(e.Content); {
 	case strings.TrimSpace(e.Content) == "":

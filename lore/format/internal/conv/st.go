@@ -118,18 +118,10 @@ func snake(s string) string {
 // IgnoredSTSetting returns the report name of a SillyTavern entry setting
 // (world info spelling) that has no canonical destination when raw holds a
 // non-default value, or "" (counted in the report; the value is kept in
-// extensions). Groups, recursion flags and timed effects have canonical
-// fields (STFields) and are not reported.
+// extensions). Groups, recursion flags, timed effects, positions, match
+// flags, triggers and the character filter have canonical fields (STFields)
+// and are not reported.
 func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
-	truthy := func() bool {
-		if b, ok := Bool(raw); ok {
-			return b
-		}
-		if n, ok := Int(raw); ok {
-			return n != 0
-		}
-		return false
-	}
 	nonEmpty := func() bool {
 		if s, ok := String(raw); ok {
 			return strings.TrimSpace(s) != ""
@@ -140,30 +132,9 @@ func IgnoredSTSetting(wiName string, raw json.RawMessage) string {
 		return false
 	}
 	switch wiName {
-	case "triggers":
-		if nonEmpty() {
-			return "triggers"
-		}
 	case "automationId":
 		if nonEmpty() {
 			return "automation"
-		}
-	case "outletName":
-		if nonEmpty() {
-			return "outlet"
-		}
-	case "characterFilter":
-		var cf struct {
-			Names []string `json:"names"`
-			Tags  []string `json:"tags"`
-		}
-		if json.Unmarshal(raw, &cf) == nil && len(cf.Names)+len(cf.Tags) > 0 {
-			return "character filter"
-		}
-	case "matchPersonaDescription", "matchCharacterDescription", "matchCharacterPersonality",
-		"matchCharacterDepthPrompt", "matchScenario", "matchCreatorNotes":
-		if truthy() {
-			return "extra scan sources"
 		}
 	}
 	return ""

@@ -85,13 +85,19 @@ var STFields = [...]STField{
 	}, func(e *lore.Entry) any { return e.Order },
 		func(a, b *lore.Entry) bool { return a.Order == b.Order }},
 	{"position", DecSTPosition,
-		func(e *lore.Entry) any {
-			if e.Placement == lore.After {
-				return 1
-			}
-			return 0
-		},
-		func(a, b *lore.Entry) bool { return a.Placement == b.Placement }},
+		func(e *lore.Entry) any { return e.PositionKindOrDerived().ST() },
+		func(a, b *lore.Entry) bool { return a.PositionKindOrDerived() == b.PositionKindOrDerived() }},
+	{"depth", DecSTDepth,
+		func(e *lore.Entry) any { return e.Depth },
+		func(a, b *lore.Entry) bool { return a.Depth == b.Depth }},
+	{"outletName", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		e.Outlet, _ = String(raw)
+		if lore.UTF16Len(e.Outlet) > lore.MaxOutletLen {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("outlet name longer than %d characters; cut", lore.MaxOutletLen))
+			e.Outlet = lore.TruncateUTF16(e.Outlet, lore.MaxOutletLen)
+		}
+	}, func(e *lore.Entry) any { return e.Outlet },
+		func(a, b *lore.Entry) bool { return a.Outlet == b.Outlet }},
 	{"disable", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		d, ok := Bool(raw)
 		if !ok {
@@ -171,6 +177,109 @@ var STFields = [...]STField{
 	{"delay", decTimed("delay", func(e *lore.Entry) *int { return &e.Delay }),
 		func(e *lore.Entry) any { return timedValue(e.Delay) },
 		func(a, b *lore.Entry) bool { return a.Delay == b.Delay }},
+	// Context sources, generation types and the character filter
+	// (docs/authoring.md "Context sources", "Filters").
+	matchField("matchPersonaDescription", func(m *lore.MatchSources) *bool { return &m.PersonaDescription }),
+	matchField("matchCharacterDescription", func(m *lore.MatchSources) *bool { return &m.CharacterDescription }),
+	matchField("matchCharacterPersonality", func(m *lore.MatchSources) *bool { return &m.CharacterPersonality }),
+	matchField("matchCharacterDepthPrompt", func(m *lore.MatchSources) *bool { return &m.CharacterDepthPrompt }),
+	matchField("matchScenario", func(m *lore.MatchSources) *bool { return &m.Scenario }),
+	matchField("matchCreatorNotes", func(m *lore.MatchSources) *bool { return &m.CreatorNotes }),
+	{"triggers", DecSTTriggers,
+		func(e *lore.Entry) any {
+			out := make([]string, len(e.GenerationTypes))
+			for i, g := range e.GenerationTypes {
+				out[i] = string(g)
+			}
+			return out
+		},
+		func(a, b *lore.Entry) bool { return slices.Equal(a.GenerationTypes, b.GenerationTypes) }},
+	{"characterFilter", DecSTCharacterFilter, EncSTCharacterFilter,
+		func(a, b *lore.Entry) bool {
+			return a.CharacterFilter.Exclude == b.CharacterFilter.Exclude && slices.Equal(a.CharacterFilter.Names, b.CharacterFilter.Names) &&
+				slices.Equal(a.CharacterFilter.Tags, b.CharacterFilter.Tags)
+		}},
+}
+
+// OmitST reports whether the world info encoder leaves out field name of e
+// when no source value is kept: SillyTavern writes no characterFilter
+// until one is set.
+func OmitST(name string, e *lore.Entry) bool {
+	return name == "characterFilter" && e.CharacterFilter.IsZero() && !e.CharacterFilter.Exclude
+}
+
+func matchField(name string, field func(*lore.MatchSources) *bool) STField {
+	return STField{name, func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+		*field(&e.Match), _ = Bool(raw)
+	}, func(e *lore.Entry) any { return *field(&e.Match) },
+		func(a, b *lore.Entry) bool { return *field(&a.Match) == *field(&b.Match) }}
+}
+
+// DecSTDepth reads an injection depth: absent or null = lore.DefaultDepth,
+// clamped to 0..lore.MaxDepth with a warning.
+func DecSTDepth(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.Depth = lore.DefaultDepth
+	if n, ok := Int(raw); ok {
+		e.Depth = clampInt(c, "depth", n, 0, lore.MaxDepth)
+	}
+}
+
+// DecSTTriggers reads triggers, the generation types (SillyTavern's six
+// names); other values are dropped with a warning (the source array is
+// kept for the same-format export).
+func DecSTTriggers(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.GenerationTypes = nil
+	list, _ := Strings(raw)
+	for _, s := range list {
+		g := lore.GenerationType(strings.ToLower(strings.TrimSpace(s)))
+		switch {
+		case !g.Valid():
+			c.Warnings = append(c.Warnings, fmt.Sprintf("trigger %q is not a generation type; ignored", Snippet(s)))
+		case !slices.Contains(e.GenerationTypes, g):
+			e.GenerationTypes = append(e.GenerationTypes, g)
+		}
+	}
+}
+
+// stCharacterFilter is SillyTavern's characterFilter object.
+type stCharacterFilter struct {
+	IsExclude bool     `json:"isExclude"`
+	Names     []string `json:"names"`
+	Tags      []string `json:"tags"`
+}
+
+// DecSTCharacterFilter reads characterFilter {isExclude, names, tags};
+// blank items are dropped, lists cut to lore.MaxFilterItems with a warning.
+func DecSTCharacterFilter(e *lore.Entry, raw json.RawMessage, c *STCtx) {
+	e.CharacterFilter = lore.CharacterFilter{}
+	var f stCharacterFilter
+	if raw == nil || IsNull(raw) || json.Unmarshal(raw, &f) != nil {
+		return
+	}
+	clean := func(what string, in []string) []string {
+		var out []string
+		for _, s := range in {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, lore.TruncateUTF16(s, lore.MaxFilterItemLen))
+			}
+		}
+		if len(out) > lore.MaxFilterItems {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("character filter has %d %s, at most %d kept", len(out), what, lore.MaxFilterItems))
+			out = out[:lore.MaxFilterItems]
+		}
+		return out
+	}
+	e.CharacterFilter = lore.CharacterFilter{Names: clean("names", f.Names), Tags: clean("tags", f.Tags), Exclude: f.IsExclude}
+}
+
+// EncSTCharacterFilter writes characterFilter as SillyTavern does; nil
+// (null) for no filter, which the world info encoder leaves out (OmitST)
+// unless the source had the field.
+func EncSTCharacterFilter(e *lore.Entry) any {
+	if e.CharacterFilter.IsZero() && !e.CharacterFilter.Exclude {
+		return nil
+	}
+	return stCharacterFilter{IsExclude: e.CharacterFilter.Exclude, Names: NonNil(e.CharacterFilter.Names), Tags: NonNil(e.CharacterFilter.Tags)}
 }
 
 // DecSTDelayUntilRecursion reads delayUntilRecursion: false or absent = 0,
@@ -319,25 +428,21 @@ func normLogic(l lore.SelectiveLogic) lore.SelectiveLogic {
 	return l
 }
 
-// DecSTPosition reads a world info position: 0 before, 1 after, 2-7 collapse
-// to before (issue 5; docs/formats.md: positions 2 to 7 go before the persona),
-// absent = 0 (ST default). Other values become after with a warning.
+// DecSTPosition reads a world info position 0-7 into the position kind
+// (docs/formats.md "Positions") and its derived placement; absent or null
+// = 0 (ST default). Other values become AFTER_CHAR with a warning.
 func DecSTPosition(e *lore.Entry, raw json.RawMessage, c *STCtx) {
-	e.Placement = lore.Before
+	e.Position, e.Placement = lore.PositionBeforeChar, lore.Before
 	if IsNull(raw) {
 		return
 	}
 	n, ok := Int(raw)
-	switch {
-	case ok && n == 0:
-	case ok && n == 1:
-		e.Placement = lore.After
-	case ok && n >= 2 && n <= 7:
-		c.Collapsed = true
-	default:
-		e.Placement = lore.After
-		c.Warnings = append(c.Warnings, fmt.Sprintf("position %s is not 0-7; imported as after", Snippet(string(raw))))
+	if k, valid := lore.PositionFromST(n); ok && valid {
+		e.Position, e.Placement = k, k.Placement()
+		return
 	}
+	e.Position, e.Placement = lore.PositionAfterChar, lore.After
+	c.Warnings = append(c.Warnings, fmt.Sprintf("position %s is not 0-7; imported as after the character", Snippet(string(raw))))
 }
 
 // DecSTProbability reads probability: absent or null = 100, explicit 0
