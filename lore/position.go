@@ -345,6 +345,28 @@ func (e *Entry) liftFlagsAndFilters(ext map[string]json.RawMessage) {
 	}
 }
 
+// KeyPriorityFromOrder is the extension key (value true) of an entry whose
+// priority follows its insertion order: an entry imported from SillyTavern
+// world info or a card book without a priority of its own, where a higher
+// order claims the budget first (docs/formats.md "Budget order"). Exports
+// leave out a priority equal to the order of such an entry, and an edit of
+// the order moves a priority that still equals the old order.
+const KeyPriorityFromOrder = "loregate/priorityFromOrder"
+
+// PriorityFollowsOrder reports whether e's priority follows its order
+// (KeyPriorityFromOrder set and the two still equal).
+func (e *Entry) PriorityFollowsOrder() bool {
+	_, ok := e.Extensions[KeyPriorityFromOrder]
+	return ok && e.Priority == e.Order
+}
+
+// SetPriorityFromOrder makes e's priority its order and marks it so
+// (KeyPriorityFromOrder); e.Extensions must be non-nil.
+func (e *Entry) SetPriorityFromOrder() {
+	e.Priority = e.Order
+	e.Extensions[KeyPriorityFromOrder] = json.RawMessage("true")
+}
+
 // MatchPatch is a partial edit of MatchSources: nil flags keep their value.
 type MatchPatch struct {
 	CharacterDescription, CharacterPersonality, Scenario, CreatorNotes, CharacterDepthPrompt, PersonaDescription *bool

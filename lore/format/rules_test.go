@@ -2,12 +2,14 @@ package format_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore"
+	"loregate/lore/activation"
 	"loregate/lore/format"
 )
 
@@ -273,4 +275,46 @@ func TestDecoratorPositions(t *testing.T) {
 	require.Equal(t, 2, mapped.Depth)
 	require.Equal(t, lore.RoleAssistant, mapped.Role)
 	require.Equal(t, lore.Before, mapped.Placement)
+}
+
+// TestSillyTavernBudgetOrder: an imported world info book (and a card book
+// without priorities) keeps the entries SillyTavern keeps under budget
+// pressure: high order claims the budget first (docs/formats.md "Budget
+// order"), while the prompt order stays low order first. A native entry
+// keeps the default priority.
+func TestSillyTavernBudgetOrder(t *testing.T) {
+	text := strings.Repeat("x", 39)
+	wi := fmt.Sprintf(`{"entries":{
+	 "0":{"uid":0,"key":["k"],"content":"a%[1]s","comment":"o10","order":10},
+	 "1":{"uid":1,"key":["k"],"content":"b%[1]s","comment":"o50","order":50},
+	 "2":{"uid":2,"key":["k"],"content":"c%[1]s","comment":"o90","order":90}}}`, text)
+	card := fmt.Sprintf(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"C","character_book":{"entries":[
+	 {"keys":["k"],"content":"a%[1]s","comment":"o10","insertion_order":10,"enabled":true,"extensions":{}},
+	 {"keys":["k"],"content":"b%[1]s","comment":"o50","insertion_order":50,"enabled":true,"extensions":{}},
+	 {"keys":["k"],"content":"c%[1]s","comment":"o90","insertion_order":90,"enabled":true,"extensions":{}}]}}}`, text)
+	for name, src := range map[string]string{"world info": wi, "card": card} {
+		res, err := format.Import("b.json", []byte(src), format.Options{})
+		require.NoError(t, err, name)
+		entries := make([]lore.Entry, len(res.Book.Entries))
+		for i, e := range res.Book.Entries {
+			e.ID, e.Collection = int64(i+1), lore.DefaultCollection
+			require.Equal(t, e.Order, e.Priority, "%s: the priority follows the order", name)
+			entries[i] = e
+		}
+		r, err := activation.Activate(t.Context(), activation.Input{Entries: entries, Messages: []string{"k"},
+			Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}}},
+			activation.Options{CharBudget: 100})
+		require.NoError(t, err)
+		var got []string
+		for _, a := range r.Admitted {
+			got = append(got, a.Entry.Title)
+		}
+		require.Equal(t, []string{"o50", "o90"}, got, "%s: SillyTavern's choice, in insertion order", name)
+
+		// The same-format export writes no priority the source did not have.
+		out, err := format.ExportCardJSON(res.Book)
+		require.NoError(t, err)
+		require.NotContains(t, string(out), `"priority"`, name)
+	}
+	require.Equal(t, lore.DefaultPriority, lore.NewEntry().Priority, "native entries keep the default priority")
 }

@@ -402,6 +402,9 @@ func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	setIf(&next.Enabled, p.Enabled)
 	setIf(&next.ScanDepth, p.ScanDepth)
 	setIf(&next.Probability, p.Probability)
+	if p.Order != nil && p.Priority == nil && cur.PriorityFollowsOrder() {
+		next.Priority = *p.Order // the priority follows the order (lore.KeyPriorityFromOrder)
+	}
 	setIf(&next.Order, p.Order)
 	setIf(&next.Priority, p.Priority)
 	setIf(&next.Placement, p.Placement)

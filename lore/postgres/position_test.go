@@ -104,8 +104,8 @@ func TestPositionMigrationLifts(t *testing.T) {
 		raw, err := json.Marshal(ext)
 		require.NoError(t, err)
 		var id int64
-		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO lorebook_entries (server_id, lineage_id, content, placement, extensions)
-VALUES ($1, 9, 'c', $2, $3) RETURNING id`, b.server, placement, raw).Scan(&id))
+		require.NoError(t, b.pool.QueryRow(ctx, `INSERT INTO lorebook_entries (server_id, lineage_id, content, placement, extensions, insertion_order)
+VALUES ($1, 9, 'c', $2, $3, 42) RETURNING id`, b.server, placement, raw).Scan(&id))
 		return id
 	}
 	wi := ins("before", map[string]any{"st/position": 4, "st/depth": 2, "st/outletName": "", "st/matchScenario": true,
@@ -125,7 +125,9 @@ VALUES ($1, 9, 'c', $2, $3) RETURNING id`, b.server, placement, raw).Scan(&id))
 	require.True(t, e.Match.Scenario)
 	require.Equal(t, []lore.GenerationType{lore.GenContinue}, e.GenerationTypes)
 	require.Equal(t, lore.CharacterFilter{Names: []string{"Alice"}}, e.CharacterFilter)
-	require.Equal(t, map[string]json.RawMessage{"st/uid": json.RawMessage("7")}, e.Extensions, "the lifted copies are gone")
+	require.Equal(t, map[string]json.RawMessage{"st/uid": json.RawMessage("7"), lore.KeyPriorityFromOrder: json.RawMessage("true")},
+		e.Extensions, "the lifted copies are gone")
+	require.Equal(t, 42, e.Priority, "000061: a world info entry's priority follows its order")
 
 	c, err := b.store.GetEntry(ctx, b.server, 9, card)
 	require.NoError(t, err)
@@ -139,6 +141,8 @@ VALUES ($1, 9, 'c', $2, $3) RETURNING id`, b.server, placement, raw).Scan(&id))
 	require.NoError(t, err)
 	require.Equal(t, lore.PositionAfterChar, n.Position)
 	require.Equal(t, lore.DefaultDepth, n.Depth)
+	require.Equal(t, lore.DefaultPriority, n.Priority, "a native entry keeps the default priority")
+	require.Equal(t, lore.DefaultPriority, c.Priority, "a card entry without _fields is not known to lack a priority")
 
 	// Down puts the values back into extensions; up lifts them again.
 	_, err = migrations.Down(ctx, conn.Conn(), 60)
@@ -171,4 +175,25 @@ func TestNormalizePositionLiftsSnapshots(t *testing.T) {
 	plain.NormalizePosition()
 	require.Equal(t, lore.PositionAfterChar, plain.Position)
 	require.Equal(t, lore.DefaultDepth, plain.Depth)
+}
+
+// TestPriorityFollowsOrderEdit: an edit of the order of an entry whose
+// priority follows its order (an imported world info entry) moves the
+// priority too; an explicit priority, or one that no longer follows, stays.
+func TestPriorityFollowsOrderEdit(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	e := entry(b.server, 2, "", "st")
+	e.Order, e.Extensions = 30, map[string]json.RawMessage{}
+	e.SetPriorityFromOrder()
+	got := b.insert(t, e)[0]
+	moved, err := b.store.UpdateEntry(b.ctx, b.server, 2, got.ID, lore.EntryPatch{Order: ptr(70)})
+	require.NoError(t, err)
+	require.Equal(t, 70, moved.Priority)
+	set, err := b.store.UpdateEntry(b.ctx, b.server, 2, got.ID, lore.EntryPatch{Order: ptr(80), Priority: ptr(5)})
+	require.NoError(t, err)
+	require.Equal(t, 5, set.Priority, "an explicit priority wins")
+	kept, err := b.store.UpdateEntry(b.ctx, b.server, 2, got.ID, lore.EntryPatch{Order: ptr(90)})
+	require.NoError(t, err)
+	require.Equal(t, 5, kept.Priority, "a priority that no longer follows the order stays")
 }

@@ -295,8 +295,9 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 		e.Order = n
 	}
 	conv.Shadow(ext, conv.PrefixCard+"insertion_order", get("insertion_order"), e.Order)
-	if n, ok := conv.Int(get("priority")); ok {
-		e.Priority = n
+	priority, hasPriority := conv.Int(get("priority"))
+	if hasPriority {
+		e.Priority = priority
 	}
 	conv.Shadow(ext, conv.PrefixCard+"priority", get("priority"), e.Priority)
 
@@ -333,6 +334,11 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	}
 	ext[conv.PrefixCard+"_fields"] = conv.MustMarshal(order)
 	e.Extensions = ext
+	if !hasPriority {
+		// Without a priority a card's insertion order is SillyTavern's
+		// budget order (docs/formats.md "Budget order").
+		e.SetPriorityFromOrder()
+	}
 	return e, c
 }
 

@@ -186,7 +186,7 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 			o.Set("name", v)
 		}
 	}
-	if o.Has("priority") || e.Priority != lore.DefaultPriority {
+	if o.Has("priority") || e.Priority != lore.DefaultPriority && !e.PriorityFollowsOrder() {
 		o.Set("priority", consistent("priority", e.Priority, func(v json.RawMessage) bool { n, ok := conv.Int(v); return ok && n == e.Priority }))
 	}
 	if v, ok := card("id"); ok {

@@ -245,5 +245,8 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 		}
 	}
 	e.Extensions = ext
+	// SillyTavern gives the budget to high order first; world info has no
+	// priority of its own (docs/formats.md "Budget order").
+	e.SetPriorityFromOrder()
 	return e, c
 }
