@@ -108,7 +108,7 @@ func TestWorldbookImport(t *testing.T) {
 	require.Empty(t, rep.Skipped)
 	require.Empty(t, rep.Warnings)
 	require.Empty(t, rep.IgnoredSettings, "vectorized is an entry field")
-	require.Equal(t, 6, rep.CollapsedPlacements, "author's note, depth, examples and outlet positions")
+	require.Zero(t, rep.CollapsedPlacements, "author's note, depth, examples and outlet positions are kept")
 	e := res.Book.Entries
 	require.True(t, e[0].Constant)
 	require.Equal(t, 10, e[0].Order)
@@ -128,15 +128,21 @@ func TestWorldbookImport(t *testing.T) {
 	require.Equal(t, lore.Before, e[2].Placement)
 	require.Equal(t, lore.RoleAssistant, e[2].Role)
 	require.Equal(t, 3, e[2].Delay)
-	require.JSONEq(t, `"at_depth"`, string(e[2].Extensions["worldbook/position.type"]))
-	require.JSONEq(t, `2`, string(e[2].Extensions["worldbook/position.depth"]))
+	require.Equal(t, lore.PositionAtDepth, e[2].Position)
+	require.Equal(t, 2, e[2].Depth)
+	require.NotContains(t, e[2].Extensions, "worldbook/position.type", "the position is a field")
+	require.Equal(t, lore.PositionANTop, e[3].Position)
+	require.Equal(t, lore.PositionEMBottom, e[4].Position)
+	require.Equal(t, lore.PositionEMTop, e[6].Position)
+	require.Equal(t, lore.PositionANBottom, e[7].Position)
+	require.Equal(t, lore.PositionOutlet, e[5].Position)
+	require.Equal(t, "songs", e[5].Outlet)
 	require.False(t, e[3].Enabled)
 	require.Equal(t, lore.NotAll, e[3].Logic)
 	require.False(t, e[4].Constant, "vectorized reads as keywords")
 	require.True(t, e[4].Vectorized, "and as the vectorized flag")
 	require.False(t, e[1].Vectorized)
 	require.Equal(t, 50, e[4].Probability)
-	require.JSONEq(t, `"songs"`, string(e[5].Extensions["worldbook/outletName"]))
 	require.JSONEq(t, `{"tags":["music"]}`, string(e[5].Extensions["worldbook/extra"]))
 
 	out, err := format.ExportWorldbook(res.Book)
@@ -144,7 +150,7 @@ func TestWorldbookImport(t *testing.T) {
 	require.JSONEq(t, string(src), string(out), "the same-format export is the source")
 
 	// An edit reaches the export; the untouched members keep the source.
-	e[2].Placement = lore.After
+	e[2].Position, e[2].Placement = lore.PositionAfterChar, lore.After
 	e[1].Constant = true
 	e[3].ScanDepth = nil
 	out, err = format.ExportWorldbook(res.Book)

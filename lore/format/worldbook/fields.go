@@ -125,6 +125,7 @@ var fields = []field{
 		}
 		return string(lore.RoleSystem)
 	}},
+	{path: "position.depth", st: "depth", toST: same, enc: func(e *lore.Entry) any { return e.Depth }},
 	{path: "position.order", st: "order", toST: same, enc: func(e *lore.Entry) any { return e.Order }},
 	{path: "content", st: "content", toST: same, enc: func(e *lore.Entry) any { return e.Content }},
 	{path: "probability", st: "probability", toST: same, enc: func(e *lore.Entry) any { return e.Probability }},
@@ -141,6 +142,7 @@ var fields = []field{
 	{path: "groupOverride", st: "groupOverride", toST: same, enc: stField("groupOverride"), omit: func(e *lore.Entry) bool { return !e.GroupOverride }},
 	{path: "groupWeight", st: "groupWeight", toST: same, enc: stField("groupWeight"), omit: func(e *lore.Entry) bool { return e.GroupWeight == lore.DefaultGroupWeight }},
 	{path: "useGroupScoring", st: "useGroupScoring", toST: same, enc: stField("useGroupScoring"), omit: func(e *lore.Entry) bool { return e.UseGroupScoring == nil }},
+	{path: "outletName", st: "outletName", toST: same, enc: stField("outletName"), omit: func(e *lore.Entry) bool { return e.Outlet == "" }},
 	{path: "ignoreBudget", st: "ignoreBudget", toST: same, enc: stField("ignoreBudget"), omit: func(e *lore.Entry) bool { return !e.IgnoreBudget }},
 }
 
@@ -166,19 +168,9 @@ func (f field) consistent(kept json.RawMessage, e *lore.Entry) bool {
 	return sf.Eq(&s, e)
 }
 
-// encPosition is the worldbook position type of e: after the character
-// for After; for Before, the richer world info position of a world info
-// or card source when it has one, else before the character.
+// encPosition is the worldbook position type of e's position kind.
 func encPosition(e *lore.Entry) any {
-	if e.Placement == lore.After {
-		return positionNames[1]
-	}
-	for _, k := range []string{conv.PrefixST + "position", conv.PrefixCardExt + "position"} {
-		if n, ok := conv.Int(e.Extensions[k]); ok && n >= 2 && n < len(positionNames) {
-			return positionNames[n]
-		}
-	}
-	return positionNames[0]
+	return positionNames[e.PositionKindOrDerived().ST()]
 }
 
 // tree builds an entry object with its nested objects, members in the

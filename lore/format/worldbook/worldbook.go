@@ -10,16 +10,15 @@
 // defaults, ranges and clamping: strategy.type constant = Always On,
 // selective = keywords, vectorized = the entry's Vectorized flag (keys
 // still act; docs/contract.md#semantic); keys_secondary.logic and_any, and_all, not_all,
-// not_any; scan_depth "same_as_global" = inherit; position.type
-// before_character_definition and after_character_definition are the two
-// placements, the six others (before/after_example_messages,
-// before/after_author_note, at_depth, outlet) collapse to before and are
-// counted as collapsed placements, the source kept. Flat members spelled
+// not_any; scan_depth "same_as_global" = inherit; position.type is the
+// position kind (before/after_character_definition, before/after_author_note,
+// at_depth, before/after_example_messages, outlet: world info 0-7) with
+// position.depth and position.role. Flat members spelled
 // as world info fields (caseSensitive, matchWholeWords, group,
 // groupOverride, groupWeight, useGroupScoring, ignoreBudget) are read as
-// those fields. Every other member (uid, extra, position.depth, unknown
-// ones) and each source value the canonical value does not reproduce is
-// kept in Extensions as "worldbook/<path>" ("worldbook/position.depth"),
+// those fields. Every other member (uid, extra, unknown ones) and each
+// source value the canonical value does not reproduce is kept in
+// Extensions as "worldbook/<path>" ("worldbook/extra"),
 // so Encode gives the source back.
 package worldbook
 
@@ -178,6 +177,9 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 		}
 	}
 	e.Extensions = ext
+	// World info's budget order: high order first (docs/formats.md
+	// "Budget order").
+	e.SetPriorityFromOrder()
 	return e, c
 }
 
@@ -233,9 +235,6 @@ func EncodeEntry(e *lore.Entry, index int) (json.RawMessage, error) {
 	if _, ok := e.Extensions[Prefix+"uid"]; !ok {
 		t.set("uid", conv.MustMarshal(sourceUID(e, index)))
 	}
-	if _, ok := e.Extensions[Prefix+"position.depth"]; !ok {
-		t.set("position.depth", conv.MustMarshal(stDepth(e)))
-	}
 	for _, k := range conv.SortedKeys(e.Extensions) {
 		p, ok := strings.CutPrefix(k, Prefix)
 		if !ok {
@@ -278,13 +277,3 @@ func sourceUID(e *lore.Entry, index int) int {
 	return index
 }
 
-// stDepth is the depth of an entry whose worldbook depth is not kept: the
-// world info depth of a world info or card source, else 4 (ST's default).
-func stDepth(e *lore.Entry) int {
-	for _, k := range []string{conv.PrefixST + "depth", conv.PrefixCardExt + "depth"} {
-		if n, ok := conv.Int(e.Extensions[k]); ok {
-			return n
-		}
-	}
-	return 4
-}
