@@ -276,4 +276,3 @@ func sourceUID(e *lore.Entry, index int) int {
 	}
 	return index
 }
-
