@@ -28,6 +28,75 @@ type EntryResolver interface {
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _CharacterFilter_names(ctx context.Context, field graphql.CollectedField, obj *model.CharacterFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CharacterFilter_names(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Names, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CharacterFilter_names(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CharacterFilter", field, false, false, "String")
+}
+
+func (ec *executionContext) _CharacterFilter_tags(ctx context.Context, field graphql.CollectedField, obj *model.CharacterFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CharacterFilter_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CharacterFilter_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CharacterFilter", field, false, false, "String")
+}
+
+func (ec *executionContext) _CharacterFilter_exclude(ctx context.Context, field graphql.CollectedField, obj *model.CharacterFilter) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CharacterFilter_exclude(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exclude, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CharacterFilter_exclude(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CharacterFilter", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Entry_id(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -394,6 +463,231 @@ func (ec *executionContext) _Entry_role(ctx context.Context, field graphql.Colle
 }
 func (ec *executionContext) fieldContext_Entry_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Entry", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Entry_position(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryPosition) graphql.Marshaler {
+			return ec.marshalNEntryPosition2loregateᚋgraphᚋmodelᚐEntryPosition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryPosition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entry_matchCharacterDescription(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchCharacterDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchCharacterDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchCharacterDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_matchCharacterPersonality(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchCharacterPersonality(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchCharacterPersonality, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchCharacterPersonality(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_matchScenario(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchScenario(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchScenario, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchScenario(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_matchCreatorNotes(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchCreatorNotes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchCreatorNotes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchCreatorNotes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_matchCharacterDepthPrompt(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchCharacterDepthPrompt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchCharacterDepthPrompt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchCharacterDepthPrompt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_matchPersonaDescription(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_matchPersonaDescription(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchPersonaDescription, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_matchPersonaDescription(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_characterFilter(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_characterFilter(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CharacterFilter, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.CharacterFilter) graphql.Marshaler {
+			return ec.marshalNCharacterFilter2loregateᚋgraphᚋmodelᚐCharacterFilter(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_characterFilter(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Entry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CharacterFilter(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Entry_generationTypes(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_generationTypes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.GenerationTypes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.GenerationType) graphql.Marshaler {
+			return ec.marshalNGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_generationTypes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "GenerationType")
 }
 
 func (ec *executionContext) _Entry_caseSensitive(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
@@ -1062,6 +1356,98 @@ func (ec *executionContext) fieldContext_EntryPayload_error(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _EntryPosition_kind(ctx context.Context, field graphql.CollectedField, obj *model.EntryPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryPosition_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PositionKind) graphql.Marshaler {
+			return ec.marshalNPositionKind2loregateᚋgraphᚋmodelᚐPositionKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EntryPosition_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryPosition", field, false, false, "PositionKind")
+}
+
+func (ec *executionContext) _EntryPosition_depth(ctx context.Context, field graphql.CollectedField, obj *model.EntryPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryPosition_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EntryPosition_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryPosition", field, false, false, "Int")
+}
+
+func (ec *executionContext) _EntryPosition_role(ctx context.Context, field graphql.CollectedField, obj *model.EntryPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryPosition_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Role) graphql.Marshaler {
+			return ec.marshalORole2ᚖloregateᚋgraphᚋmodelᚐRole(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EntryPosition_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryPosition", field, false, false, "Role")
+}
+
+func (ec *executionContext) _EntryPosition_outlet(ctx context.Context, field graphql.CollectedField, obj *model.EntryPosition) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EntryPosition_outlet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outlet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EntryPosition_outlet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EntryPosition", field, false, false, "String")
+}
+
 func (ec *executionContext) _ReplacePayload_count(ctx context.Context, field graphql.CollectedField, obj *model.ReplacePayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1120,6 +1506,62 @@ func (ec *executionContext) fieldContext_ReplacePayload_error(_ context.Context,
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
+
+func (ec *executionContext) unmarshalInputCharacterFilterInput(ctx context.Context, obj any) (model.CharacterFilterInput, error) {
+	var it model.CharacterFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"names", "tags", "exclude"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "names":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("names"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Names = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "exclude":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("exclude"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Exclude = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCharacterFilterInput unmarshals raw into the CharacterFilterInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCharacterFilterInput(ctx context.Context, raw any) (model.CharacterFilterInput, error) {
+	var out model.CharacterFilterInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CharacterFilterInput", raw, &out)
+	return out, err
+}
 
 func (ec *executionContext) unmarshalInputCreateEntryInput(ctx context.Context, obj any) (model.CreateEntryInput, error) {
 	var it model.CreateEntryInput
@@ -1202,7 +1644,7 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1300,6 +1742,69 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.Role = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOEntryPositionInput2ᚖloregateᚋgraphᚋmodelᚐEntryPositionInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "matchCharacterDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterDescription"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterDescription = graphql.OmittableOf(data)
+		case "matchCharacterPersonality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterPersonality"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterPersonality = graphql.OmittableOf(data)
+		case "matchScenario":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchScenario"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchScenario = graphql.OmittableOf(data)
+		case "matchCreatorNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCreatorNotes"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCreatorNotes = graphql.OmittableOf(data)
+		case "matchCharacterDepthPrompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterDepthPrompt"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterDepthPrompt = graphql.OmittableOf(data)
+		case "matchPersonaDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchPersonaDescription"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchPersonaDescription = graphql.OmittableOf(data)
+		case "characterFilter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("characterFilter"))
+			data, err := ec.unmarshalOCharacterFilterInput2ᚖloregateᚋgraphᚋmodelᚐCharacterFilterInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CharacterFilter = graphql.OmittableOf(data)
+		case "generationTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generationTypes"))
+			data, err := ec.unmarshalOGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GenerationTypes = graphql.OmittableOf(data)
 		case "caseSensitive":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseSensitive"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -1489,7 +1994,7 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1587,6 +2092,69 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 				return it, err
 			}
 			it.Role = graphql.OmittableOf(data)
+		case "position":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("position"))
+			data, err := ec.unmarshalOEntryPositionInput2ᚖloregateᚋgraphᚋmodelᚐEntryPositionInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Position = graphql.OmittableOf(data)
+		case "matchCharacterDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterDescription"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterDescription = graphql.OmittableOf(data)
+		case "matchCharacterPersonality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterPersonality"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterPersonality = graphql.OmittableOf(data)
+		case "matchScenario":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchScenario"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchScenario = graphql.OmittableOf(data)
+		case "matchCreatorNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCreatorNotes"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCreatorNotes = graphql.OmittableOf(data)
+		case "matchCharacterDepthPrompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchCharacterDepthPrompt"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchCharacterDepthPrompt = graphql.OmittableOf(data)
+		case "matchPersonaDescription":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("matchPersonaDescription"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MatchPersonaDescription = graphql.OmittableOf(data)
+		case "characterFilter":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("characterFilter"))
+			data, err := ec.unmarshalOCharacterFilterInput2ᚖloregateᚋgraphᚋmodelᚐCharacterFilterInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CharacterFilter = graphql.OmittableOf(data)
+		case "generationTypes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generationTypes"))
+			data, err := ec.unmarshalOGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GenerationTypes = graphql.OmittableOf(data)
 		case "caseSensitive":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("caseSensitive"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -1706,6 +2274,69 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 func UnmarshalEntryPatchInput(ctx context.Context, raw any) (model.EntryPatchInput, error) {
 	var out model.EntryPatchInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "EntryPatchInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputEntryPositionInput(ctx context.Context, obj any) (model.EntryPositionInput, error) {
+	var it model.EntryPositionInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"kind", "depth", "role", "outlet"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "kind":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("kind"))
+			data, err := ec.unmarshalNPositionKind2loregateᚋgraphᚋmodelᚐPositionKind(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Kind = data
+		case "depth":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depth"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Depth = graphql.OmittableOf(data)
+		case "role":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("role"))
+			data, err := ec.unmarshalORole2ᚖloregateᚋgraphᚋmodelᚐRole(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Role = graphql.OmittableOf(data)
+		case "outlet":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("outlet"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Outlet = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEntryPositionInput unmarshals raw into the EntryPositionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEntryPositionInput(ctx context.Context, raw any) (model.EntryPositionInput, error) {
+	var out model.EntryPositionInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EntryPositionInput", raw, &out)
 	return out, err
 }
 
@@ -2004,6 +2635,49 @@ func UnmarshalUpdateEntryInput(ctx context.Context, raw any) (model.UpdateEntryI
 
 // region    **************************** object.gotpl ****************************
 
+var characterFilterImplementors = []string{"CharacterFilter"}
+
+func (ec *executionContext) _CharacterFilter(ctx context.Context, sel ast.SelectionSet, obj *model.CharacterFilter) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, characterFilterImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CharacterFilter")
+		case "names":
+			out.Values[i] = ec._CharacterFilter_names(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CharacterFilter_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "exclude":
+			out.Values[i] = ec._CharacterFilter_exclude(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var entryImplementors = []string{"Entry"}
 
 func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, obj *model.Entry) graphql.Marshaler {
@@ -2092,6 +2766,51 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 			}
 		case "role":
 			out.Values[i] = ec._Entry_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "position":
+			out.Values[i] = ec._Entry_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchCharacterDescription":
+			out.Values[i] = ec._Entry_matchCharacterDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchCharacterPersonality":
+			out.Values[i] = ec._Entry_matchCharacterPersonality(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchScenario":
+			out.Values[i] = ec._Entry_matchScenario(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchCreatorNotes":
+			out.Values[i] = ec._Entry_matchCreatorNotes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchCharacterDepthPrompt":
+			out.Values[i] = ec._Entry_matchCharacterDepthPrompt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "matchPersonaDescription":
+			out.Values[i] = ec._Entry_matchPersonaDescription(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "characterFilter":
+			out.Values[i] = ec._Entry_characterFilter(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "generationTypes":
+			out.Values[i] = ec._Entry_generationTypes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
@@ -2332,6 +3051,54 @@ func (ec *executionContext) _EntryPayload(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var entryPositionImplementors = []string{"EntryPosition"}
+
+func (ec *executionContext) _EntryPosition(ctx context.Context, sel ast.SelectionSet, obj *model.EntryPosition) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, entryPositionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EntryPosition")
+		case "kind":
+			out.Values[i] = ec._EntryPosition_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._EntryPosition_depth(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._EntryPosition_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outlet":
+			out.Values[i] = ec._EntryPosition_outlet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var replacePayloadImplementors = []string{"ReplacePayload"}
 
 func (ec *executionContext) _ReplacePayload(ctx context.Context, sel ast.SelectionSet, obj *model.ReplacePayload) graphql.Marshaler {
@@ -2373,6 +3140,10 @@ func (ec *executionContext) _ReplacePayload(ctx context.Context, sel ast.Selecti
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNCharacterFilter2loregateᚋgraphᚋmodelᚐCharacterFilter(ctx context.Context, sel ast.SelectionSet, v model.CharacterFilter) graphql.Marshaler {
+	return ec._CharacterFilter(ctx, sel, &v)
+}
 
 func (ec *executionContext) unmarshalNCreateEntryInput2loregateᚋgraphᚋmodelᚐCreateEntryInput(ctx context.Context, v any) (model.CreateEntryInput, error) {
 	res, err := ec.unmarshalInputCreateEntryInput(ctx, v)
@@ -2462,9 +3233,53 @@ func (ec *executionContext) marshalNEntryPayload2ᚖloregateᚋgraphᚋmodelᚐE
 	return ec._EntryPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNEntryPosition2loregateᚋgraphᚋmodelᚐEntryPosition(ctx context.Context, sel ast.SelectionSet, v model.EntryPosition) graphql.Marshaler {
+	return ec._EntryPosition(ctx, sel, &v)
+}
+
 func (ec *executionContext) unmarshalNEntryRefInput2loregateᚋgraphᚋmodelᚐEntryRefInput(ctx context.Context, v any) (model.EntryRefInput, error) {
 	res, err := ec.unmarshalInputEntryRefInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx context.Context, v any) (model.GenerationType, error) {
+	var res model.GenerationType
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx context.Context, sel ast.SelectionSet, v model.GenerationType) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx context.Context, v any) ([]model.GenerationType, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.GenerationType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.GenerationType) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNOrderDirection2loregateᚋgraphᚋmodelᚐOrderDirection(ctx context.Context, v any) (model.OrderDirection, error) {
@@ -2484,6 +3299,16 @@ func (ec *executionContext) unmarshalNPlacement2loregateᚋgraphᚋmodelᚐPlace
 }
 
 func (ec *executionContext) marshalNPlacement2loregateᚋgraphᚋmodelᚐPlacement(ctx context.Context, sel ast.SelectionSet, v model.Placement) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNPositionKind2loregateᚋgraphᚋmodelᚐPositionKind(ctx context.Context, v any) (model.PositionKind, error) {
+	var res model.PositionKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNPositionKind2loregateᚋgraphᚋmodelᚐPositionKind(ctx context.Context, sel ast.SelectionSet, v model.PositionKind) graphql.Marshaler {
 	return v
 }
 
@@ -2530,6 +3355,14 @@ func (ec *executionContext) unmarshalNUpdateEntryInput2loregateᚋgraphᚋmodel�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOCharacterFilterInput2ᚖloregateᚋgraphᚋmodelᚐCharacterFilterInput(ctx context.Context, v any) (*model.CharacterFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCharacterFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v *model.Entry) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -2543,6 +3376,50 @@ func (ec *executionContext) unmarshalOEntryOrder2ᚖloregateᚋgraphᚋmodelᚐE
 	}
 	res, err := ec.unmarshalInputEntryOrder(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOEntryPositionInput2ᚖloregateᚋgraphᚋmodelᚐEntryPositionInput(ctx context.Context, v any) (*model.EntryPositionInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryPositionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx context.Context, v any) ([]model.GenerationType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.GenerationType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOGenerationType2ᚕloregateᚋgraphᚋmodelᚐGenerationTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.GenerationType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNGenerationType2loregateᚋgraphᚋmodelᚐGenerationType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOPlacement2ᚖloregateᚋgraphᚋmodelᚐPlacement(ctx context.Context, v any) (*model.Placement, error) {

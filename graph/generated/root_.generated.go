@@ -112,6 +112,12 @@ type ComplexityRoot struct {
 		Used  func(childComplexity int) int
 	}
 
+	CharacterFilter struct {
+		Exclude func(childComplexity int) int
+		Names   func(childComplexity int) int
+		Tags    func(childComplexity int) int
+	}
+
 	Collection struct {
 		BookSettings func(childComplexity int) int
 		ChannelIds   func(childComplexity int) int
@@ -167,42 +173,51 @@ type ComplexityRoot struct {
 	}
 
 	Entry struct {
-		CaseSensitive       func(childComplexity int) int
-		ChannelIds          func(childComplexity int) int
-		Collection          func(childComplexity int) int
-		Constant            func(childComplexity int) int
-		Content             func(childComplexity int) int
-		Cooldown            func(childComplexity int) int
-		CreatedAt           func(childComplexity int) int
-		Delay               func(childComplexity int) int
-		DelayUntilRecursion func(childComplexity int) int
-		Enabled             func(childComplexity int) int
-		ExcludeRecursion    func(childComplexity int) int
-		Extensions          func(childComplexity int) int
-		Group               func(childComplexity int) int
-		GroupOverride       func(childComplexity int) int
-		GroupWeight         func(childComplexity int) int
-		ID                  func(childComplexity int) int
-		IgnoreBudget        func(childComplexity int) int
-		InsertionOrder      func(childComplexity int) int
-		Keys                func(childComplexity int) int
-		LastActivatedAt     func(childComplexity int) int
-		LegacyChannelTags   func(childComplexity int) int
-		LineageID           func(childComplexity int) int
-		Placement           func(childComplexity int) int
-		PreventRecursion    func(childComplexity int) int
-		Priority            func(childComplexity int) int
-		Probability         func(childComplexity int) int
-		Role                func(childComplexity int) int
-		ScanDepth           func(childComplexity int) int
-		SecondaryKeys       func(childComplexity int) int
-		SelectiveLogic      func(childComplexity int) int
-		Sticky              func(childComplexity int) int
-		Title               func(childComplexity int) int
-		UpdatedAt           func(childComplexity int) int
-		UseGroupScoring     func(childComplexity int) int
-		Vectorized          func(childComplexity int) int
-		WholeWords          func(childComplexity int) int
+		CaseSensitive             func(childComplexity int) int
+		ChannelIds                func(childComplexity int) int
+		CharacterFilter           func(childComplexity int) int
+		Collection                func(childComplexity int) int
+		Constant                  func(childComplexity int) int
+		Content                   func(childComplexity int) int
+		Cooldown                  func(childComplexity int) int
+		CreatedAt                 func(childComplexity int) int
+		Delay                     func(childComplexity int) int
+		DelayUntilRecursion       func(childComplexity int) int
+		Enabled                   func(childComplexity int) int
+		ExcludeRecursion          func(childComplexity int) int
+		Extensions                func(childComplexity int) int
+		GenerationTypes           func(childComplexity int) int
+		Group                     func(childComplexity int) int
+		GroupOverride             func(childComplexity int) int
+		GroupWeight               func(childComplexity int) int
+		ID                        func(childComplexity int) int
+		IgnoreBudget              func(childComplexity int) int
+		InsertionOrder            func(childComplexity int) int
+		Keys                      func(childComplexity int) int
+		LastActivatedAt           func(childComplexity int) int
+		LegacyChannelTags         func(childComplexity int) int
+		LineageID                 func(childComplexity int) int
+		MatchCharacterDepthPrompt func(childComplexity int) int
+		MatchCharacterDescription func(childComplexity int) int
+		MatchCharacterPersonality func(childComplexity int) int
+		MatchCreatorNotes         func(childComplexity int) int
+		MatchPersonaDescription   func(childComplexity int) int
+		MatchScenario             func(childComplexity int) int
+		Placement                 func(childComplexity int) int
+		Position                  func(childComplexity int) int
+		PreventRecursion          func(childComplexity int) int
+		Priority                  func(childComplexity int) int
+		Probability               func(childComplexity int) int
+		Role                      func(childComplexity int) int
+		ScanDepth                 func(childComplexity int) int
+		SecondaryKeys             func(childComplexity int) int
+		SelectiveLogic            func(childComplexity int) int
+		Sticky                    func(childComplexity int) int
+		Title                     func(childComplexity int) int
+		UpdatedAt                 func(childComplexity int) int
+		UseGroupScoring           func(childComplexity int) int
+		Vectorized                func(childComplexity int) int
+		WholeWords                func(childComplexity int) int
 	}
 
 	EntryConnection struct {
@@ -219,6 +234,13 @@ type ComplexityRoot struct {
 	EntryPayload struct {
 		Entry func(childComplexity int) int
 		Error func(childComplexity int) int
+	}
+
+	EntryPosition struct {
+		Depth  func(childComplexity int) int
+		Kind   func(childComplexity int) int
+		Outlet func(childComplexity int) int
+		Role   func(childComplexity int) int
 	}
 
 	ExportPayload struct {
@@ -880,6 +902,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Budget.Used(childComplexity), true
 
+	case "CharacterFilter.exclude":
+		if e.ComplexityRoot.CharacterFilter.Exclude == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CharacterFilter.Exclude(childComplexity), true
+	case "CharacterFilter.names":
+		if e.ComplexityRoot.CharacterFilter.Names == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CharacterFilter.Names(childComplexity), true
+	case "CharacterFilter.tags":
+		if e.ComplexityRoot.CharacterFilter.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CharacterFilter.Tags(childComplexity), true
+
 	case "Collection.bookSettings":
 		if e.ComplexityRoot.Collection.BookSettings == nil {
 			break
@@ -1102,6 +1143,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.ChannelIds(childComplexity), true
+	case "Entry.characterFilter":
+		if e.ComplexityRoot.Entry.CharacterFilter == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.CharacterFilter(childComplexity), true
 	case "Entry.collection":
 		if e.ComplexityRoot.Entry.Collection == nil {
 			break
@@ -1162,6 +1209,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.Extensions(childComplexity), true
+	case "Entry.generationTypes":
+		if e.ComplexityRoot.Entry.GenerationTypes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.GenerationTypes(childComplexity), true
 	case "Entry.group":
 		if e.ComplexityRoot.Entry.Group == nil {
 			break
@@ -1222,12 +1275,54 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.LineageID(childComplexity), true
+	case "Entry.matchCharacterDepthPrompt":
+		if e.ComplexityRoot.Entry.MatchCharacterDepthPrompt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchCharacterDepthPrompt(childComplexity), true
+	case "Entry.matchCharacterDescription":
+		if e.ComplexityRoot.Entry.MatchCharacterDescription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchCharacterDescription(childComplexity), true
+	case "Entry.matchCharacterPersonality":
+		if e.ComplexityRoot.Entry.MatchCharacterPersonality == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchCharacterPersonality(childComplexity), true
+	case "Entry.matchCreatorNotes":
+		if e.ComplexityRoot.Entry.MatchCreatorNotes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchCreatorNotes(childComplexity), true
+	case "Entry.matchPersonaDescription":
+		if e.ComplexityRoot.Entry.MatchPersonaDescription == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchPersonaDescription(childComplexity), true
+	case "Entry.matchScenario":
+		if e.ComplexityRoot.Entry.MatchScenario == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.MatchScenario(childComplexity), true
 	case "Entry.placement":
 		if e.ComplexityRoot.Entry.Placement == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Entry.Placement(childComplexity), true
+	case "Entry.position":
+		if e.ComplexityRoot.Entry.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Position(childComplexity), true
 	case "Entry.preventRecursion":
 		if e.ComplexityRoot.Entry.PreventRecursion == nil {
 			break
@@ -1351,6 +1446,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EntryPayload.Error(childComplexity), true
+
+	case "EntryPosition.depth":
+		if e.ComplexityRoot.EntryPosition.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryPosition.Depth(childComplexity), true
+	case "EntryPosition.kind":
+		if e.ComplexityRoot.EntryPosition.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryPosition.Kind(childComplexity), true
+	case "EntryPosition.outlet":
+		if e.ComplexityRoot.EntryPosition.Outlet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryPosition.Outlet(childComplexity), true
+	case "EntryPosition.role":
+		if e.ComplexityRoot.EntryPosition.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryPosition.Role(childComplexity), true
 
 	case "ExportPayload.download":
 		if e.ComplexityRoot.ExportPayload.Download == nil {
@@ -2996,12 +3116,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ActivationOverrides", ec.unmarshalInputActivationOverrides),
 			graphql.NewInputUnmarshaler("AssemblePromptInput", ec.unmarshalInputAssemblePromptInput),
 			graphql.NewInputUnmarshaler("BookSettingsInput", ec.unmarshalInputBookSettingsInput),
+			graphql.NewInputUnmarshaler("CharacterFilterInput", ec.unmarshalInputCharacterFilterInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
 			graphql.NewInputUnmarshaler("EntryInput", ec.unmarshalInputEntryInput),
 			graphql.NewInputUnmarshaler("EntryOrder", ec.unmarshalInputEntryOrder),
 			graphql.NewInputUnmarshaler("EntryPatchInput", ec.unmarshalInputEntryPatchInput),
+			graphql.NewInputUnmarshaler("EntryPositionInput", ec.unmarshalInputEntryPositionInput),
 			graphql.NewInputUnmarshaler("EntryRefInput", ec.unmarshalInputEntryRefInput),
 			graphql.NewInputUnmarshaler("ExportLorebookInput", ec.unmarshalInputExportLorebookInput),
 			graphql.NewInputUnmarshaler("ExportWorkspaceBackupInput", ec.unmarshalInputExportWorkspaceBackupInput),
@@ -3444,6 +3566,76 @@ enum Role {
   ASSISTANT
 }
 
+"Where an entry's text goes: SillyTavern's world info positions 0-7, in this order (docs/authoring.md \"Positions\")."
+enum PositionKind {
+  "Before the character definition (placement BEFORE)."
+  BEFORE_CHAR
+  "After the character definition (placement AFTER); the kind of a new entry."
+  AFTER_CHAR
+  "Above the author's note."
+  AN_TOP
+  "Below the author's note."
+  AN_BOTTOM
+  "Its own message, depth messages before the end of the history, with its role."
+  AT_DEPTH
+  "Before the example messages."
+  EM_TOP
+  "After the example messages."
+  EM_BOTTOM
+  "The named outlet, read where {{outlet::NAME}} appears."
+  OUTLET
+}
+
+"An entry's position. depth and role are null unless kind is AT_DEPTH; outlet is null unless kind is OUTLET."
+type EntryPosition {
+  kind: PositionKind!
+  "Messages before the end of the history, 0-10000 (0 = after the last message)."
+  depth: Int
+  "The role of the injected message (the entry's role)."
+  role: Role
+  outlet: String
+}
+
+"""
+A position to set. Omitted depth, role and outlet keep the stored values
+(a new entry: depth 4, role SYSTEM). depth and role only with AT_DEPTH,
+outlet only with OUTLET (and OUTLET needs one); a placement that disagrees
+with kind, or a role that differs from the entry's role field in the same
+input, is INVALID_INPUT on position.
+"""
+input EntryPositionInput {
+  kind: PositionKind!
+  depth: Int
+  role: Role
+  outlet: String
+}
+
+"The kind of generation a turn is for (SillyTavern's triggers)."
+enum GenerationType {
+  NORMAL
+  CONTINUE
+  IMPERSONATE
+  SWIPE
+  REGENERATE
+  QUIET
+}
+
+"Limits an entry to characters (SillyTavern's characterFilter; docs/authoring.md \"Filters\"). Empty names and tags admit every character."
+type CharacterFilter {
+  "Character names (context.character.name), compared exactly."
+  names: [String!]!
+  "Character tags (context.character.tags), compared exactly."
+  tags: [String!]!
+  "true: the listed names and tags exclude instead of include."
+  exclude: Boolean!
+}
+
+input CharacterFilterInput {
+  names: [String!]
+  tags: [String!]
+  exclude: Boolean
+}
+
 "A lorebook entry in its canonical form."
 type Entry {
   id: ID!
@@ -3467,8 +3659,27 @@ type Entry {
   insertionOrder: Int!
   "Higher survives a priority budget."
   priority: Int!
+  "Derived from position: AFTER for AFTER_CHAR, BEFORE for every other kind."
   placement: Placement!
   role: Role!
+  "Where the entry goes (SillyTavern positions 0-7)."
+  position: EntryPosition!
+  "The character's description (context.character.description) joins the text this entry's keys are matched against."
+  matchCharacterDescription: Boolean!
+  "The character's personality joins the scanned text."
+  matchCharacterPersonality: Boolean!
+  "The scenario joins the scanned text."
+  matchScenario: Boolean!
+  "The creator notes join the scanned text."
+  matchCreatorNotes: Boolean!
+  "The character's depth prompt joins the scanned text."
+  matchCharacterDepthPrompt: Boolean!
+  "The persona description (context.persona.description) joins the scanned text."
+  matchPersonaDescription: Boolean!
+  "Characters the entry is for (or, with exclude, not for)."
+  characterFilter: CharacterFilter!
+  "Generation types the entry fires on; empty = all."
+  generationTypes: [GenerationType!]!
   "null inherits the default (insensitive)."
   caseSensitive: Boolean
   "null inherits the default (whole words); false = substring."
@@ -3560,8 +3771,19 @@ input EntryInput {
   probability: Int
   insertionOrder: Int
   priority: Int
+  "Sets BEFORE_CHAR or AFTER_CHAR when position is omitted."
   placement: Placement
   role: Role
+  "Wins over placement (which must then agree with it)."
+  position: EntryPositionInput
+  matchCharacterDescription: Boolean
+  matchCharacterPersonality: Boolean
+  matchScenario: Boolean
+  matchCreatorNotes: Boolean
+  matchCharacterDepthPrompt: Boolean
+  matchPersonaDescription: Boolean
+  characterFilter: CharacterFilterInput
+  generationTypes: [GenerationType!]
   caseSensitive: Boolean
   wholeWords: Boolean
   ignoreBudget: Boolean
@@ -3603,8 +3825,19 @@ input EntryPatchInput {
   probability: Int
   insertionOrder: Int
   priority: Int
+  "Sets BEFORE_CHAR or AFTER_CHAR when position is omitted."
   placement: Placement
   role: Role
+  "Wins over placement (which must then agree with it)."
+  position: EntryPositionInput
+  matchCharacterDescription: Boolean
+  matchCharacterPersonality: Boolean
+  matchScenario: Boolean
+  matchCreatorNotes: Boolean
+  matchCharacterDepthPrompt: Boolean
+  matchPersonaDescription: Boolean
+  characterFilter: CharacterFilterInput
+  generationTypes: [GenerationType!]
   "Explicit null clears the override."
   caseSensitive: Boolean
   "Explicit null clears the override."
@@ -4736,6 +4969,18 @@ func (ec *executionContext) childFields_Budget(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Budget", field.Name)
 }
 
+func (ec *executionContext) childFields_CharacterFilter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "names":
+		return ec.fieldContext_CharacterFilter_names(ctx, field)
+	case "tags":
+		return ec.fieldContext_CharacterFilter_tags(ctx, field)
+	case "exclude":
+		return ec.fieldContext_CharacterFilter_exclude(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CharacterFilter", field.Name)
+}
+
 func (ec *executionContext) childFields_Collection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4878,6 +5123,24 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_placement(ctx, field)
 	case "role":
 		return ec.fieldContext_Entry_role(ctx, field)
+	case "position":
+		return ec.fieldContext_Entry_position(ctx, field)
+	case "matchCharacterDescription":
+		return ec.fieldContext_Entry_matchCharacterDescription(ctx, field)
+	case "matchCharacterPersonality":
+		return ec.fieldContext_Entry_matchCharacterPersonality(ctx, field)
+	case "matchScenario":
+		return ec.fieldContext_Entry_matchScenario(ctx, field)
+	case "matchCreatorNotes":
+		return ec.fieldContext_Entry_matchCreatorNotes(ctx, field)
+	case "matchCharacterDepthPrompt":
+		return ec.fieldContext_Entry_matchCharacterDepthPrompt(ctx, field)
+	case "matchPersonaDescription":
+		return ec.fieldContext_Entry_matchPersonaDescription(ctx, field)
+	case "characterFilter":
+		return ec.fieldContext_Entry_characterFilter(ctx, field)
+	case "generationTypes":
+		return ec.fieldContext_Entry_generationTypes(ctx, field)
 	case "caseSensitive":
 		return ec.fieldContext_Entry_caseSensitive(ctx, field)
 	case "wholeWords":
@@ -4952,6 +5215,20 @@ func (ec *executionContext) childFields_EntryPayload(ctx context.Context, field 
 		return ec.fieldContext_EntryPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EntryPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryPosition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_EntryPosition_kind(ctx, field)
+	case "depth":
+		return ec.fieldContext_EntryPosition_depth(ctx, field)
+	case "role":
+		return ec.fieldContext_EntryPosition_role(ctx, field)
+	case "outlet":
+		return ec.fieldContext_EntryPosition_outlet(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryPosition", field.Name)
 }
 
 func (ec *executionContext) childFields_ExportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
