@@ -38,13 +38,9 @@ const (
 	PositionOutlet PositionKind = "OUTLET"
 )
 
-// PositionKinds lists the kinds in SillyTavern's order (index = ST number).
+// positionKinds lists the kinds in SillyTavern's order (index = ST number).
 var positionKinds = [...]PositionKind{PositionBeforeChar, PositionAfterChar, PositionANTop, PositionANBottom,
 	PositionAtDepth, PositionEMTop, PositionEMBottom, PositionOutlet}
-
-// PositionKinds returns the eight kinds in SillyTavern's order: index i is
-// SillyTavern position i.
-func PositionKinds() []PositionKind { return slices.Clone(positionKinds[:]) }
 
 // PositionFromST returns the kind of SillyTavern position n (0-7).
 func PositionFromST(n int) (PositionKind, bool) {
