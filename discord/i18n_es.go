@@ -75,7 +75,7 @@ var esTexts = [...][2]string{
 	{", %d replaced", ", %d reemplazadas"},
 	{"Unsupported keywords (%d): %s", "Palabras clave no admitidas (%d): %s"},
 	{"Ignored settings: %s", "Ajustes ignorados: %s"},
-	{"Collapsed placements: %d (world info positions 2-7 now sit before the persona)", "Posiciones reducidas: %d (las posiciones 2-7 de world info quedan ahora antes de la persona)"},
+	{"Collapsed placements: %d (positions with no kind in loregate, placed at the nearest one)", "Posiciones reducidas: %d (posiciones sin equivalente en loregate, colocadas en la más cercana)"},
 	{"Dropped past the %d-entry limit: %d", "Descartadas por superar el límite de %d entradas: %d"},
 	{"This entry is longer than the %d characters a Discord form holds, so it is read-only here. Edit it through the loregate API or a dashboard.", "Esta entrada supera los %d caracteres que admite un formulario de Discord, así que aquí es de solo lectura. Edítala con la API de loregate o con un panel."},
 	{"New lorebook", "Nuevo lorebook"},
