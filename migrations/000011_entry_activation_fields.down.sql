@@ -1,6 +1,17 @@
 -- 000011_entry_activation_fields (down): drops the columns 000011 adds (their
 -- values are lost) and restores the 1-100 scan depth range. An explicit scan
 -- depth of 0 has no equivalent there and becomes 1, the nearest value.
+-- loses: rows lorebook_entries where scan_depth = 0
+-- loses: column lorebook_entries.group_names unless ''
+-- loses: column lorebook_entries.group_override unless false
+-- loses: column lorebook_entries.group_weight unless 100
+-- loses: column lorebook_entries.use_group_scoring unless NULL
+-- loses: column lorebook_entries.exclude_recursion unless false
+-- loses: column lorebook_entries.prevent_recursion unless false
+-- loses: column lorebook_entries.delay_until_recursion unless 0
+-- loses: column lorebook_entries.sticky unless 0
+-- loses: column lorebook_entries.cooldown unless 0
+-- loses: column lorebook_entries.delay unless 0
 UPDATE lorebook_entries SET scan_depth = 1 WHERE scan_depth = 0;
 
 ALTER TABLE lorebook_entries

@@ -1,5 +1,11 @@
 -- 000012_book_settings (down): drops exactly what 000012_book_settings.up.sql
 -- creates. Book settings are lost; entries are untouched.
+-- loses: column lorebooks.scan_depth unless NULL
+-- loses: column lorebooks.budget_limit unless NULL
+-- loses: column lorebooks.recursive unless NULL
+-- loses: column lorebooks.max_recursion_steps unless NULL
+-- loses: column lorebooks.case_sensitive unless NULL
+-- loses: column lorebooks.whole_words unless NULL
 DROP TABLE persona_books;
 
 ALTER TABLE lorebooks

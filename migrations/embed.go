@@ -207,11 +207,79 @@ func Up(ctx context.Context, conn *pgx.Conn) ([]Migration, error) {
 }
 
 // DownPlan is what `migrate down N` would undo: the applied migrations with
-// version >= N, newest first, and the tables their down files drop with the
-// rows each holds now.
+// version >= N, newest first, the tables their down files drop with the
+// rows each holds now, and what data would be lost (Losses: every table
+// dropped and every declared column and rewrite, with the rows affected).
 type DownPlan struct {
 	Migrations []Migration
 	Tables     []TableRows
+	Losses     []Loss
+}
+
+// Lossy reports whether undoing the plan would drop or rewrite data: a
+// dropped table with rows, a dropped column with a non-default value, a
+// rewritten row (docs/operations.md#rollbacks).
+func (p DownPlan) Lossy() bool {
+	for _, l := range p.Losses {
+		if l.Rows > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Loss is one thing a down file drops or rewrites and the rows it affects
+// now. Kind is "table" (every row of Table), "column" (rows of Table
+// whose Column is not Default) or "rows" (rows of Table matching Where,
+// which the down file rewrites or deletes).
+type Loss struct {
+	Version int
+	Kind    string
+	Table   string
+	Column  string
+	Default string
+	Where   string
+	Rows    int64
+}
+
+// String describes l for the preview, e.g. "column lorebook_entries.sticky
+// (not 0)".
+func (l Loss) String() string {
+	switch l.Kind {
+	case "column":
+		return fmt.Sprintf("column %s.%s (not %s)", l.Table, l.Column, l.Default)
+	case "rows":
+		return fmt.Sprintf("rows of %s where %s (rewritten or deleted)", l.Table, l.Where)
+	}
+	return "table " + l.Table
+}
+
+// Declarations are comment lines of a down file, one per loss
+// (docs/operations.md#rollbacks):
+//
+//	-- loses: column TABLE.COLUMN unless SQL_VALUE
+//	-- loses: rows TABLE where SQL_PREDICATE
+//	-- no loss: column TABLE.COLUMN (why)
+//
+// A dropped table needs none: every DROP TABLE is counted. Undeclared
+// lists what a down file drops or rewrites without a declaration.
+var (
+	declNoLoss = regexp.MustCompile(`(?m)^--\s*no loss:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)`)
+	declColumn = regexp.MustCompile(`(?m)^--\s*loses:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)\s+unless\s+(.+?)\s*$`)
+	declRows   = regexp.MustCompile(`(?m)^--\s*loses:\s*rows\s+([a-z0-9_]+)\s+where\s+(.+?)\s*$`)
+)
+
+// Declared returns the column and row losses the down file of m declares
+// (Rows not counted).
+func Declared(m Migration) []Loss {
+	var out []Loss
+	for _, d := range declColumn.FindAllStringSubmatch(m.Down, -1) {
+		out = append(out, Loss{Version: m.Version, Kind: "column", Table: d[1], Column: d[2], Default: d[3]})
+	}
+	for _, d := range declRows.FindAllStringSubmatch(m.Down, -1) {
+		out = append(out, Loss{Version: m.Version, Kind: "rows", Table: d[1], Where: d[2]})
+	}
+	return out
 }
 
 // TableRows is a table a down file drops and its current row count.
@@ -264,10 +332,93 @@ func PlanDown(ctx context.Context, conn *pgx.Conn, target int) (DownPlan, error)
 					return DownPlan{}, fmt.Errorf("count rows of %s: %w", name, err)
 				}
 				plan.Tables = append(plan.Tables, TableRows{Table: name, Rows: n})
+				if !bookkeeping[name] {
+					plan.Losses = append(plan.Losses, Loss{Version: m.Version, Kind: "table", Table: name, Rows: n})
+				}
+			}
+		}
+		for _, l := range Declared(m) {
+			if seen[l.Table] {
+				continue // the whole table goes, and is counted as such
+			}
+			n, ok, err := countLoss(ctx, conn, l)
+			if err != nil {
+				return DownPlan{}, fmt.Errorf("migration %06d: %s: %w", m.Version, l, err)
+			}
+			if ok {
+				l.Rows = n
+				plan.Losses = append(plan.Losses, l)
 			}
 		}
 	}
 	return plan, nil
+}
+
+var (
+	alterTable = regexp.MustCompile(`(?is)^\s*ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?([a-z0-9_]+)\s(.*)$`)
+	dropColumn = regexp.MustCompile(`(?i)DROP\s+COLUMN\s+(?:IF\s+EXISTS\s+)?([a-z0-9_]+)`)
+	rewrite    = regexp.MustCompile(`(?is)^\s*(?:UPDATE|DELETE\s+FROM)\s+([a-z0-9_]+)`)
+	sqlComment = regexp.MustCompile(`(?m)--.*$`)
+)
+
+// Undeclared returns the columns the down file of m drops and the tables
+// whose rows it updates or deletes without a declaration of the loss
+// ("table.column" or "rows of table"); nil when every one is declared.
+func Undeclared(m Migration) []string {
+	cols := map[string]bool{}
+	rows := map[string]bool{}
+	for _, l := range Declared(m) {
+		cols[l.Table+"."+l.Column] = l.Kind == "column"
+		rows[l.Table] = rows[l.Table] || l.Kind == "rows"
+	}
+	for _, d := range declNoLoss.FindAllStringSubmatch(m.Down, -1) {
+		cols[d[1]+"."+d[2]] = true
+	}
+	var out []string
+	for _, stmt := range strings.Split(sqlComment.ReplaceAllString(m.Down, ""), ";") {
+		if a := alterTable.FindStringSubmatch(stmt); a != nil {
+			for _, c := range dropColumn.FindAllStringSubmatch(a[2], -1) {
+				if !cols[a[1]+"."+c[1]] {
+					out = append(out, a[1]+"."+c[1])
+				}
+			}
+		}
+		if r := rewrite.FindStringSubmatch(stmt); r != nil && !rows[r[1]] && !bookkeeping[r[1]] {
+			out = append(out, "rows of "+r[1])
+		}
+	}
+	return out
+}
+
+// bookkeeping are tables whose rows record the schema itself (River's
+// applied versions): dropping them with the schema loses no data.
+var bookkeeping = map[string]bool{"river_migration": true}
+
+// countLoss counts the rows a declared loss affects; ok is false when the
+// table or column does not exist (a later migration already dropped it).
+// The declarations come from the embedded down files, never from input.
+func countLoss(ctx context.Context, conn *pgx.Conn, l Loss) (int64, bool, error) {
+	var exists bool
+	col := l.Column
+	if col == "" {
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", l.Table).Scan(&exists); err != nil {
+			return 0, false, err
+		}
+	} else if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = $1 AND column_name = $2)`, l.Table, col).Scan(&exists); err != nil {
+		return 0, false, err
+	}
+	if !exists {
+		return 0, false, nil
+	}
+	table := pgx.Identifier{l.Table}.Sanitize()
+	q := "SELECT count(*) FROM " + table + " WHERE " + l.Where
+	if col != "" {
+		q = "SELECT count(*) FROM " + table + " WHERE " + pgx.Identifier{col}.Sanitize() + " IS DISTINCT FROM (" + l.Default + ")"
+	}
+	var n int64
+	err := conn.QueryRow(ctx, q).Scan(&n)
+	return n, true, err
 }
 
 // ErrUnknownMigration reports a database migrated by a newer binary.

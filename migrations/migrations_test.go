@@ -2,6 +2,7 @@ package migrations_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -100,4 +101,57 @@ func TestPlanDownUnknownVersion(t *testing.T) {
 	defer conn.Close(ctx)
 	_, err = migrations.PlanDown(ctx, conn, 999)
 	require.ErrorContains(t, err, "no migration numbered 999")
+}
+
+// TestDownFilesDeclareLosses: every column a down file drops and every
+// table whose rows it rewrites or deletes is declared with a "-- loses:" (or
+// "-- no loss:") line, so `migrate down` can count it
+// (docs/operations.md#rollbacks). River's generated files (000002-000009)
+// are exempt: `make generate` writes them, and what they drop besides
+// tables is job bookkeeping (unique keys), counted with River's tables.
+func TestDownFilesDeclareLosses(t *testing.T) {
+	all, err := migrations.All()
+	require.NoError(t, err)
+	for _, m := range all {
+		if strings.HasPrefix(m.Name, "river_") {
+			continue
+		}
+		require.Empty(t, migrations.Undeclared(m), "%06d_%s: declare what its down file drops or rewrites", m.Version, m.Name)
+	}
+	// The rule sees what it is for.
+	bad := migrations.Migration{Down: "ALTER TABLE t DROP COLUMN a, DROP COLUMN b;\nUPDATE u SET x = 1;\n-- loses: column t.a unless 0\n"}
+	require.Equal(t, []string{"t.b", "rows of u"}, migrations.Undeclared(bad))
+}
+
+// TestLossyRollbackCounted: the preview of a rollback counts, per declared
+// column and rewrite, the rows that would lose a value, and is lossless
+// when every value is the default.
+func TestLossyRollbackCounted(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, postgrestest.NewDatabase(t))
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	plan, err := migrations.PlanDown(ctx, conn, 11)
+	require.NoError(t, err)
+	require.False(t, plan.Lossy(), "an empty database loses nothing: %v", plan.Losses)
+
+	_, err = conn.Exec(ctx, `INSERT INTO servers (id) VALUES ('100000000000000001');
+INSERT INTO lorebooks (server_id, name, scan_depth) VALUES ('100000000000000001', 'World', 3);
+INSERT INTO lorebook_entries (server_id, lorebook_name, content, scan_depth, sticky)
+VALUES ('100000000000000001', 'World', 'a', 0, 2), ('100000000000000001', 'World', 'b', 5, 0)`)
+	require.NoError(t, err)
+	plan, err = migrations.PlanDown(ctx, conn, 11)
+	require.NoError(t, err)
+	require.True(t, plan.Lossy())
+	got := map[string]int64{}
+	for _, l := range plan.Losses {
+		if l.Rows > 0 {
+			got[l.String()] = l.Rows
+		}
+	}
+	require.Equal(t, map[string]int64{
+		"rows of lorebook_entries where scan_depth = 0 (rewritten or deleted)": 1,
+		"column lorebook_entries.sticky (not 0)":                               1,
+		"column lorebooks.scan_depth (not NULL)":                               1,
+	}, got)
 }

@@ -177,3 +177,47 @@ func TestRescueDelayFollowsTimeouts(t *testing.T) {
 func testEnv(stdin io.Reader, stdout, stderr io.Writer) cli.Env {
 	return cli.Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv}
 }
+
+// TestMigrateDownRefusesLossyRollback: a rollback that would drop a value
+// (000011's down rewrites scan depth 0 and drops timed effects; 000012's
+// drops book settings) is refused with --yes, naming what would be lost per
+// column, and runs with --force; a rollback that loses nothing runs with
+// --yes.
+func TestMigrateDownRefusesLossyRollback(t *testing.T) {
+	url := postgrestest.NewDatabase(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `INSERT INTO servers (id) VALUES ('100000000000000001');
+INSERT INTO lorebooks (server_id, name, recursive) VALUES ('100000000000000001', 'World', true);
+INSERT INTO lorebook_entries (server_id, lorebook_name, content, scan_depth, cooldown)
+VALUES ('100000000000000001', 'World', 'a', 0, 3)`)
+	require.NoError(t, err)
+
+	var out, errb bytes.Buffer
+	before := countTables(t, url)
+	code := run(ctx, testEnv(nil, &out, &errb), []string{"migrate", "down", "11", "--yes"})
+	require.Equal(t, cli.ExitUsage, code, out.String()+errb.String())
+	for _, want := range []string{"REFUSED (nothing changed)", "--force", "rows of lorebook_entries where scan_depth = 0", "column lorebook_entries.cooldown (not 0)", "column lorebooks.recursive (not NULL)"} {
+		require.Contains(t, out.String(), want)
+	}
+	require.Equal(t, before, countTables(t, url), "the refusal changed nothing")
+	var depth int
+	require.NoError(t, conn.QueryRow(ctx, "SELECT scan_depth FROM lorebook_entries").Scan(&depth))
+	require.Equal(t, 0, depth)
+
+	// The newest migration's rollback loses nothing here: --yes runs it.
+	out.Reset()
+	code = run(ctx, testEnv(nil, &out, &errb), []string{"migrate", "down", "80", "--yes"})
+	require.Equal(t, 0, code, out.String()+errb.String())
+	require.Contains(t, out.String(), "undid 000080_server_lifecycle")
+
+	out.Reset()
+	code = run(ctx, testEnv(nil, &out, &errb), []string{"migrate", "down", "11", "--force"})
+	require.Equal(t, 0, code, out.String()+errb.String())
+	require.Contains(t, out.String(), "undid 000011_entry_activation_fields")
+	require.NoError(t, conn.QueryRow(ctx, "SELECT scan_depth FROM lorebook_entries").Scan(&depth))
+	require.Equal(t, 1, depth, "forced: scan depth 0 became 1 as the preview said")
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"text/tabwriter"
@@ -19,7 +20,9 @@ const migrateUsage = `usage:
   loregate migrate up             apply pending migrations
   loregate migrate status         list migrations and whether they are applied
   loregate migrate down N         preview undoing migration N and every later one (changes nothing)
-  loregate migrate down N --yes   undo them, newest first, running their down files`
+  loregate migrate down N --yes   undo them, newest first, running their down files; refused when
+                                  that would drop or rewrite data (the preview names it)
+  loregate migrate down N --force undo them even though data is lost`
 
 // migrateUp applies pending migrations on one pooled connection.
 func migrateUp(ctx context.Context, pool *pgxpool.Pool, logger *slog.Logger) error {
@@ -43,7 +46,8 @@ func runMigrate(ctx context.Context, env cli.Env, args []string) error {
 	fs := env.FlagSet("migrate")
 	fs.Usage = func() { fmt.Fprintln(stderr, migrateUsage) }
 	cfg := loadConfig(env.Getenv, fs)
-	yes := fs.Bool("yes", false, "with down: execute instead of previewing")
+	yes := fs.Bool("yes", false, "with down: execute instead of previewing (refused when data would be lost)")
+	force := fs.Bool("force", false, "with down: execute even when data would be lost")
 	if err := fs.Parse(args); err != nil {
 		return cli.FlagError(err)
 	}
@@ -131,17 +135,18 @@ func runMigrate(ctx context.Context, env cli.Env, args []string) error {
 			fmt.Fprintf(stdout, "nothing to undo: no applied migration numbered %d or later\n", target)
 			return nil
 		}
-		if !*yes {
-			fmt.Fprintln(stdout, "PREVIEW (nothing changed). `loregate migrate down", target, "--yes` would undo, in this order:")
-			for _, m := range plan.Migrations {
-				fmt.Fprintf(stdout, "  %06d_%s\n", m.Version, m.Name)
+		lossy := plan.Lossy()
+		if !*yes && !*force || lossy && !*force {
+			if *yes {
+				fmt.Fprintln(stdout, "REFUSED (nothing changed): undoing would lose the data listed below. Export what you need, then run `loregate migrate down", target, "--force`.")
+			} else {
+				fmt.Fprintln(stdout, "PREVIEW (nothing changed). `loregate migrate down", target, "--yes` would undo, in this order:")
 			}
-			fmt.Fprintln(stdout, "and drop these tables with the rows they hold now:")
-			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-			for _, t := range plan.Tables {
-				fmt.Fprintf(tw, "  %s\t%d rows\n", t.Table, t.Rows)
+			printDownPlan(stdout, plan)
+			if *yes {
+				return cli.Exit(cli.ExitUsage)
 			}
-			return tw.Flush()
+			return nil
 		}
 		done, err := migrations.Down(ctx, conn.Conn(), target)
 		if err != nil && !errors.Is(err, migrations.ErrNothingToUndo) {
@@ -153,6 +158,32 @@ func runMigrate(ctx context.Context, env cli.Env, args []string) error {
 		fmt.Fprintln(stdout, "note: `loregate serve` re-applies pending migrations at start; run the older binary to stay rolled back")
 	}
 	return nil
+}
+
+// printDownPlan writes the migrations a plan undoes, the tables it drops
+// and what it would lose, counted per table, column and rewrite.
+func printDownPlan(w io.Writer, plan migrations.DownPlan) {
+	for _, m := range plan.Migrations {
+		fmt.Fprintf(w, "  %06d_%s\n", m.Version, m.Name)
+	}
+	fmt.Fprintln(w, "and drop these tables with the rows they hold now:")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range plan.Tables {
+		fmt.Fprintf(tw, "  %s\t%d rows\n", t.Table, t.Rows)
+	}
+	_ = tw.Flush()
+	if !plan.Lossy() {
+		fmt.Fprintln(w, "data lost: none (every dropped table is empty, every dropped column holds its default)")
+		return
+	}
+	fmt.Fprintln(w, "data lost (rows per table, column and rewrite):")
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, l := range plan.Losses {
+		if l.Rows > 0 {
+			fmt.Fprintf(tw, "  %06d\t%s\t%d rows\n", l.Version, l, l.Rows)
+		}
+	}
+	_ = tw.Flush()
 }
 
 // parseInterleaved parses flags wherever they appear among args and returns
