@@ -281,6 +281,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	})
 	defer removeGuild()
 	defer b.watchChannels(s)()
+	defer b.watchMembership(ctx)()
 	registered := false
 	err := b.connect(ctx, func(ctx context.Context) error {
 		if registered {

@@ -29,6 +29,18 @@ type fakeGateway struct {
 	// ops are the first opcodes clients sent: 2 identify, 6 resume.
 	ops   []int
 	conns []*websocket.Conn
+	// guilds are the guild ids READY lists.
+	guilds []string
+	seq    int
+}
+
+// dispatch sends event t with payload d on the newest connection.
+func (g *fakeGateway) dispatch(t string, d any) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	require.NotEmpty(g.t, g.conns, "no open gateway connection")
+	g.seq++
+	require.NoError(g.t, g.conns[len(g.conns)-1].WriteJSON(map[string]any{"op": 0, "t": t, "s": 10 + g.seq, "d": d}))
 }
 
 func newFakeGateway(t *testing.T, plan ...string) *fakeGateway {
@@ -79,8 +91,14 @@ func (g *fakeGateway) serve(w http.ResponseWriter, r *http.Request) {
 	if first.Op == 6 {
 		_ = c.WriteJSON(map[string]any{"op": 0, "t": "RESUMED", "s": 2, "d": map[string]any{}})
 	} else {
+		g.mu.Lock()
+		guilds := []any{}
+		for _, id := range g.guilds {
+			guilds = append(guilds, map[string]any{"id": id, "unavailable": true})
+		}
+		g.mu.Unlock()
 		_ = c.WriteJSON(map[string]any{"op": 0, "t": "READY", "s": 1, "d": map[string]any{
-			"v": 9, "session_id": "session-1", "guilds": []any{},
+			"v": 9, "session_id": "session-1", "guilds": guilds,
 			"user": map[string]any{"id": "100000000000000001", "username": "loregate", "discriminator": "0"},
 		}})
 	}

@@ -31,6 +31,7 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 		},
 		Limits:    limitsModel(lim),
 		CanManage: canManage,
+		LeftAt:    s.LeftAt,
 	}
 }
 

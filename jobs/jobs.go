@@ -86,6 +86,10 @@ type Deps struct {
 	// SnapshotRetention is how long import history snapshots are kept
 	// (default DefaultSnapshotRetention).
 	SnapshotRetention time.Duration
+	// ServerRetention is how long a server the bot left keeps its lore
+	// before the server_purge job removes it (default
+	// DefaultServerRetention).
+	ServerRetention time.Duration
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -115,6 +119,9 @@ func (d Deps) WithDefaults() Deps {
 	if out.SnapshotRetention <= 0 {
 		out.SnapshotRetention = DefaultSnapshotRetention
 	}
+	if out.ServerRetention <= 0 {
+		out.ServerRetention = DefaultServerRetention
+	}
 	if out.NowFunc == nil {
 		out.NowFunc = time.Now
 	}
@@ -137,6 +144,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		func() error { return river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &ActivationLogPruneWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &MigrationWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &ServerPurgeWorker{Deps: d}) },
 	} {
 		if err := add(); err != nil {
 			return fmt.Errorf("jobs: register: %w", err)
@@ -230,8 +238,9 @@ func NewClient(pool *pgxpool.Pool, cfg Config) (*river.Client[pgx.Tx], error) {
 }
 
 // PeriodicJobs returns the periodic jobs: the channel-name backfill schedule
-// (only when cfg.Discord is set), the cleanup and the activation-log
-// pruning (on the cleanup's interval), each also run when a
+// (only when cfg.Discord is set), the cleanup, the activation-log
+// pruning and the purge of servers left past their retention (on the
+// cleanup's interval), each also run when a
 // client becomes leader (the start-up run). River inserts periodic jobs
 // from the elected leader only.
 func PeriodicJobs(cfg Config) []*river.PeriodicJob {
@@ -249,6 +258,9 @@ func PeriodicJobs(cfg Config) []*river.PeriodicJob {
 	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
 		func() (river.JobArgs, *river.InsertOpts) { return ActivationLogPruneArgs{}, nil },
 		&river.PeriodicJobOpts{ID: ActivationLogPruneArgs{}.Kind(), RunOnStart: true}))
+	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
+		func() (river.JobArgs, *river.InsertOpts) { return ServerPurgeArgs{}, nil },
+		&river.PeriodicJobOpts{ID: ServerPurgeArgs{}.Kind(), RunOnStart: true}))
 	return out
 }
 

@@ -338,6 +338,10 @@ type Server struct {
 	// server's creation before that); edits of the settings may expect it
 	// (SettingsPatch.ExpectedUpdatedAt).
 	SettingsUpdatedAt time.Time
+	// LeftAt is when the bot left the guild (nil while it is a member);
+	// the server is purged LOREGATE_SERVER_RETENTION later unless the bot
+	// rejoins (docs/servers.md).
+	LeftAt *time.Time
 }
 
 // ServerSettings are the per-server switches of the contract.

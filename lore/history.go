@@ -161,6 +161,7 @@ type UndoPersona struct {
 type HistoryStore interface {
 	Store
 	BookCardStore
+	LifecycleStore
 	// Limits are the deployment's limits the store enforces.
 	Limits() Limits
 	// Atomic runs fn in one transaction that holds server's row lock

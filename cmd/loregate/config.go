@@ -245,6 +245,7 @@ func loadJobsConfig(getenv func(string) string) jobsConfig {
 		}
 	}
 	c.SnapshotRetention = dur("LOREGATE_HISTORY_SNAPSHOT_RETENTION", jobs.DefaultSnapshotRetention)
+	c.ServerRetention = dur("LOREGATE_SERVER_RETENTION", jobs.DefaultServerRetention)
 	c.DiscordToken = getenv("LOREGATE_DISCORD_TOKEN")
 	c.DiscordAPIURL = getenv("LOREGATE_DISCORD_API_URL")
 	return c

@@ -61,6 +61,10 @@ type jobsConfig struct {
 	// SnapshotRetention is how long import history snapshots are kept
 	// (LOREGATE_HISTORY_SNAPSHOT_RETENTION, default 720h = 30 days).
 	SnapshotRetention time.Duration
+	// ServerRetention is how long a server the bot left keeps its lore
+	// before the purge (LOREGATE_SERVER_RETENTION, a Go duration, default
+	// 720h = 30 days; docs/servers.md).
+	ServerRetention time.Duration
 	// Limits are the deployment's lore limits (config.Limits).
 	Limits lore.Limits
 	err    error
@@ -75,7 +79,7 @@ func (c jobsConfig) logAttrs() []any {
 		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
 		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation,
 		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String(),
-		"history_snapshot_retention", c.SnapshotRetention.String()}
+		"history_snapshot_retention", c.SnapshotRetention.String(), "server_retention", c.ServerRetention.String()}
 }
 
 // startJobs builds and starts the River client. work=false gives an
@@ -85,7 +89,7 @@ func (c jobsConfig) logAttrs() []any {
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
 		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
-			SnapshotRetention: jc.SnapshotRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation},
+			SnapshotRetention: jc.SnapshotRetention, ServerRetention: jc.ServerRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}

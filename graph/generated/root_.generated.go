@@ -165,6 +165,12 @@ type ComplexityRoot struct {
 		Ok    func(childComplexity int) int
 	}
 
+	DeleteServerPayload struct {
+		Deleted func(childComplexity int) int
+		Error   func(childComplexity int) int
+		Rows    func(childComplexity int) int
+	}
+
 	DiscordChannel struct {
 		ID       func(childComplexity int) int
 		Kind     func(childComplexity int) int
@@ -380,12 +386,15 @@ type ComplexityRoot struct {
 		CreateEntry               func(childComplexity int, input model.CreateEntryInput) int
 		DeleteCollection          func(childComplexity int, input model.CollectionRefInput) int
 		DeleteEntry               func(childComplexity int, input model.EntryRefInput) int
+		DeleteServer              func(childComplexity int, input model.DeleteServerInput) int
 		ExportWorkspaceBackup     func(childComplexity int, input model.ExportWorkspaceBackupInput) int
 		ImportLorebook            func(childComplexity int, input model.ImportLorebookInput) int
 		ImportPersonaCard         func(childComplexity int, input model.ImportPersonaCardInput) int
 		ImportWorkspaceBackup     func(childComplexity int, input model.ImportWorkspaceBackupInput) int
+		MarkServerLeft            func(childComplexity int, input model.MarkServerLeftInput) int
 		PreviewImport             func(childComplexity int, input model.ImportLorebookInput) int
 		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
+		ReconcileServers          func(childComplexity int, input model.ReconcileServersInput) int
 		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
 		ReplacePersonaBook        func(childComplexity int, input model.ReplacePersonaBookInput) int
@@ -488,6 +497,11 @@ type ComplexityRoot struct {
 		Viewer         func(childComplexity int) int
 	}
 
+	ReconcileServersPayload struct {
+		Error      func(childComplexity int) int
+		MarkedLeft func(childComplexity int) int
+	}
+
 	ReplacePayload struct {
 		Count func(childComplexity int) int
 		Error func(childComplexity int) int
@@ -514,6 +528,7 @@ type ComplexityRoot struct {
 		DiscordID   func(childComplexity int) int
 		Entry       func(childComplexity int, lineageID int64, id string) int
 		EntryCounts func(childComplexity int) int
+		LeftAt      func(childComplexity int) int
 		Limits      func(childComplexity int) int
 		Name        func(childComplexity int) int
 		PersonaBook func(childComplexity int, lineageID int64) int
@@ -563,6 +578,11 @@ type ComplexityRoot struct {
 		Index      func(childComplexity int) int
 		Parts      func(childComplexity int) int
 		Title      func(childComplexity int) int
+	}
+
+	TableRowCount struct {
+		Rows  func(childComplexity int) int
+		Table func(childComplexity int) int
 	}
 
 	TraceItem struct {
@@ -1105,6 +1125,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeletePayload.Ok(childComplexity), true
+
+	case "DeleteServerPayload.deleted":
+		if e.ComplexityRoot.DeleteServerPayload.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteServerPayload.Deleted(childComplexity), true
+	case "DeleteServerPayload.error":
+		if e.ComplexityRoot.DeleteServerPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteServerPayload.Error(childComplexity), true
+	case "DeleteServerPayload.rows":
+		if e.ComplexityRoot.DeleteServerPayload.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeleteServerPayload.Rows(childComplexity), true
 
 	case "DiscordChannel.id":
 		if e.ComplexityRoot.DiscordChannel.ID == nil {
@@ -2075,6 +2114,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteEntry(childComplexity, args["input"].(model.EntryRefInput)), true
+	case "Mutation.deleteServer":
+		if e.ComplexityRoot.Mutation.DeleteServer == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteServer_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteServer(childComplexity, args["input"].(model.DeleteServerInput)), true
 	case "Mutation.exportWorkspaceBackup":
 		if e.ComplexityRoot.Mutation.ExportWorkspaceBackup == nil {
 			break
@@ -2119,6 +2169,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportWorkspaceBackup(childComplexity, args["input"].(model.ImportWorkspaceBackupInput)), true
+	case "Mutation.markServerLeft":
+		if e.ComplexityRoot.Mutation.MarkServerLeft == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markServerLeft_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkServerLeft(childComplexity, args["input"].(model.MarkServerLeftInput)), true
 	case "Mutation.previewImport":
 		if e.ComplexityRoot.Mutation.PreviewImport == nil {
 			break
@@ -2141,6 +2202,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PreviewWorkspaceBackup(childComplexity, args["input"].(model.PreviewWorkspaceBackupInput)), true
+	case "Mutation.reconcileServers":
+		if e.ComplexityRoot.Mutation.ReconcileServers == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reconcileServers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReconcileServers(childComplexity, args["input"].(model.ReconcileServersInput)), true
 	case "Mutation.removePersona":
 		if e.ComplexityRoot.Mutation.RemovePersona == nil {
 			break
@@ -2654,6 +2726,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
+	case "ReconcileServersPayload.error":
+		if e.ComplexityRoot.ReconcileServersPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReconcileServersPayload.Error(childComplexity), true
+	case "ReconcileServersPayload.markedLeft":
+		if e.ComplexityRoot.ReconcileServersPayload.MarkedLeft == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReconcileServersPayload.MarkedLeft(childComplexity), true
+
 	case "ReplacePayload.count":
 		if e.ComplexityRoot.ReplacePayload.Count == nil {
 			break
@@ -2768,6 +2853,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.EntryCounts(childComplexity), true
+	case "Server.leftAt":
+		if e.ComplexityRoot.Server.LeftAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Server.LeftAt(childComplexity), true
 	case "Server.limits":
 		if e.ComplexityRoot.Server.Limits == nil {
 			break
@@ -2949,6 +3040,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SplitEntry.Title(childComplexity), true
 
+	case "TableRowCount.rows":
+		if e.ComplexityRoot.TableRowCount.Rows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TableRowCount.Rows(childComplexity), true
+	case "TableRowCount.table":
+		if e.ComplexityRoot.TableRowCount.Table == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TableRowCount.Table(childComplexity), true
+
 	case "TraceItem.detail":
 		if e.ComplexityRoot.TraceItem.Detail == nil {
 			break
@@ -3120,6 +3224,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
+			graphql.NewInputUnmarshaler("DeleteServerInput", ec.unmarshalInputDeleteServerInput),
 			graphql.NewInputUnmarshaler("EntryInput", ec.unmarshalInputEntryInput),
 			graphql.NewInputUnmarshaler("EntryOrder", ec.unmarshalInputEntryOrder),
 			graphql.NewInputUnmarshaler("EntryPatchInput", ec.unmarshalInputEntryPatchInput),
@@ -3131,9 +3236,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ImportPersonaCardInput", ec.unmarshalInputImportPersonaCardInput),
 			graphql.NewInputUnmarshaler("ImportWorkspaceBackupInput", ec.unmarshalInputImportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("LineageMappingInput", ec.unmarshalInputLineageMappingInput),
+			graphql.NewInputUnmarshaler("MarkServerLeftInput", ec.unmarshalInputMarkServerLeftInput),
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
 			graphql.NewInputUnmarshaler("NamesInput", ec.unmarshalInputNamesInput),
 			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
+			graphql.NewInputUnmarshaler("ReconcileServersInput", ec.unmarshalInputReconcileServersInput),
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
@@ -4183,6 +4290,62 @@ type BackupPreviewPayload {
   error: MutationError
 }
 `, BuiltIn: false},
+	{Name: "../lifecycle.graphqls", Input: `extend type Mutation {
+  """
+  Removes a server and everything keyed by it (lore, history, turn state, jobs' files) in one
+  transaction, for operators (service keys only). With confirm false it only answers the rows it
+  would remove, per table, and changes nothing. Recorded in the server life cycle record
+  (docs/servers.md).
+  """
+  deleteServer(input: DeleteServerInput!): DeleteServerPayload!
+  "The bot was removed from the guild (Discord GUILD_DELETE without unavailable): marks the server left (service keys only). Its lore is kept LOREGATE_SERVER_RETENTION, restored if the bot rejoins (upsertServer)."
+  markServerLeft(input: MarkServerLeftInput!): ServerPayload!
+  "The guilds the bot is in (Discord READY, one shard): marks left every member server of that shard missing from the list (service keys only)."
+  reconcileServers(input: ReconcileServersInput!): ReconcileServersPayload!
+}
+
+extend type Server {
+  "When the bot left the guild; null while it is a member. The server is purged LOREGATE_SERVER_RETENTION after that unless the bot rejoins."
+  leftAt: Time
+}
+
+input DeleteServerInput {
+  serverDiscordId: String!
+  "false: answer the counts only; true: delete now."
+  confirm: Boolean!
+}
+
+type DeleteServerPayload {
+  "Whether the server was deleted (false with confirm false, or on error)."
+  deleted: Boolean!
+  "Rows removed (confirm true) or that would be removed (confirm false), per table."
+  rows: [TableRowCount!]!
+  error: MutationError
+}
+
+type TableRowCount {
+  table: String!
+  rows: Int!
+}
+
+input MarkServerLeftInput {
+  serverDiscordId: String!
+}
+
+input ReconcileServersInput {
+  "Every guild of the READY payload (unavailable ones included)."
+  presentServerDiscordIds: [String!]!
+  "The gateway shard (0 when not sharded) and the shard count (1 when not sharded)."
+  shardId: Int = 0
+  shardCount: Int = 1
+}
+
+type ReconcileServersPayload {
+  "The servers marked left."
+  markedLeft: [String!]!
+  error: MutationError
+}
+`, BuiltIn: false},
 	{Name: "../persona.graphqls", Input: `# Character cards imported as personas (docs/contract.md#imports).
 
 extend type Mutation {
@@ -5075,6 +5238,18 @@ func (ec *executionContext) childFields_DeletePayload(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type DeletePayload", field.Name)
 }
 
+func (ec *executionContext) childFields_DeleteServerPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deleted":
+		return ec.fieldContext_DeleteServerPayload_deleted(ctx, field)
+	case "rows":
+		return ec.fieldContext_DeleteServerPayload_rows(ctx, field)
+	case "error":
+		return ec.fieldContext_DeleteServerPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeleteServerPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_DiscordChannel(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5641,6 +5816,16 @@ func (ec *executionContext) childFields_PromptMessage(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type PromptMessage", field.Name)
 }
 
+func (ec *executionContext) childFields_ReconcileServersPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "markedLeft":
+		return ec.fieldContext_ReconcileServersPayload_markedLeft(ctx, field)
+	case "error":
+		return ec.fieldContext_ReconcileServersPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReconcileServersPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ReplacePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "count":
@@ -5703,6 +5888,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_entryCounts(ctx, field)
 	case "channels":
 		return ec.fieldContext_Server_channels(ctx, field)
+	case "leftAt":
+		return ec.fieldContext_Server_leftAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Server", field.Name)
 }
@@ -5793,6 +5980,16 @@ func (ec *executionContext) childFields_SplitEntry(ctx context.Context, field gr
 		return ec.fieldContext_SplitEntry_parts(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SplitEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_TableRowCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "table":
+		return ec.fieldContext_TableRowCount_table(ctx, field)
+	case "rows":
+		return ec.fieldContext_TableRowCount_rows(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type TableRowCount", field.Name)
 }
 
 func (ec *executionContext) childFields_TraceItem(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -13,6 +13,8 @@ type Server struct {
 	Settings  ServerSettings `json:"settings"`
 	Limits    Limits         `json:"limits"`
 	CanManage bool           `json:"canManage"`
+	// LeftAt is when the bot left the guild (nil while a member).
+	LeftAt *time.Time `json:"leftAt"`
 }
 
 // Collection is the API view of a lore.Collection. ServerID scopes the

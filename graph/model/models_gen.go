@@ -273,6 +273,20 @@ type DeletePayload struct {
 	Error *MutationError `json:"error,omitempty"`
 }
 
+type DeleteServerInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// false: answer the counts only; true: delete now.
+	Confirm bool `json:"confirm"`
+}
+
+type DeleteServerPayload struct {
+	// Whether the server was deleted (false with confirm false, or on error).
+	Deleted bool `json:"deleted"`
+	// Rows removed (confirm true) or that would be removed (confirm false), per table.
+	Rows  []*TableRowCount `json:"rows"`
+	Error *MutationError   `json:"error,omitempty"`
+}
+
 // A Discord channel or thread of a server (Server.channels).
 type DiscordChannel struct {
 	// The channel's snowflake.
@@ -751,6 +765,10 @@ type LoggedEntry struct {
 	BudgetShare int `json:"budgetShare"`
 }
 
+type MarkServerLeftInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+}
+
 // What the legacy keyword-memory mapping does with an older backup's memories.
 type MemoryConversion struct {
 	Total     int `json:"total"`
@@ -875,6 +893,20 @@ type PromptMessage struct {
 }
 
 type Query struct {
+}
+
+type ReconcileServersInput struct {
+	// Every guild of the READY payload (unavailable ones included).
+	PresentServerDiscordIds []string `json:"presentServerDiscordIds"`
+	// The gateway shard (0 when not sharded) and the shard count (1 when not sharded).
+	ShardID    graphql.Omittable[*int] `json:"shardId,omitempty"`
+	ShardCount graphql.Omittable[*int] `json:"shardCount,omitempty"`
+}
+
+type ReconcileServersPayload struct {
+	// The servers marked left.
+	MarkedLeft []string       `json:"markedLeft"`
+	Error      *MutationError `json:"error,omitempty"`
 }
 
 type RemovePersonaInput struct {
@@ -1019,6 +1051,11 @@ type SplitEntry struct {
 	// Content length in UTF-16 code units.
 	Characters int `json:"characters"`
 	Parts      int `json:"parts"`
+}
+
+type TableRowCount struct {
+	Table string `json:"table"`
+	Rows  int    `json:"rows"`
 }
 
 type TraceItem struct {

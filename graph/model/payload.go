@@ -49,3 +49,9 @@ func (p *ServerPayload) SetError(e *MutationError) { p.Error = e }
 
 // SetError records why the mutation failed.
 func (p *UndoImportPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError implements the payload interface of graph's failure helper.
+func (p *DeleteServerPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError implements the payload interface of graph's failure helper.
+func (p *ReconcileServersPayload) SetError(e *MutationError) { p.Error = e }

@@ -20,15 +20,16 @@ func scanServer(row pgx.Row) (lore.Server, error) {
 	var unit, tokenizer string
 	var limit int32
 	err := row.Scan(&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt)
+		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt, &sv.LeftAt)
 	sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tokenizer)
 	return sv, err
 }
 
 // UpsertServer creates the server with [lore.DefaultServerSettings] or
-// renames an existing one, keeping its settings. id must be a snowflake;
-// name is at most 100 UTF-16 code units. Not a lore write: lore_version is
-// unchanged.
+// renames an existing one, keeping its settings. A server the bot had left
+// is restored untouched (LeftAt cleared; the life cycle record gets a
+// "rejoined" step). id must be a snowflake; name is at most 100 UTF-16
+// code units. Not a lore write: lore_version is unchanged.
 func (s *Store) UpsertServer(ctx context.Context, id, name string) (lore.Server, error) {
 	if err := checkServerID(id); err != nil {
 		return lore.Server{}, wrapErr("upsert server", err)
@@ -40,8 +41,22 @@ func (s *Store) UpsertServer(ctx context.Context, id, name string) (lore.Server,
 		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "must be valid UTF-8 without NUL characters"))
 	}
 	d := lore.DefaultServerSettings()
-	sv, err := scanServer(s.db.QueryRow(ctx, serverUpsert, id, name, d.ChannelScoping, d.MemoryTagging, d.RegexKeys,
-		string(d.Unit()), string(d.TokenizerOrDefault())))
+	var sv lore.Server
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		var left *time.Time
+		if err := tx.QueryRow(ctx, serverLeftAtLock, id).Scan(&left); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		var err error
+		if sv, err = scanServer(tx.QueryRow(ctx, serverUpsert, id, name, d.ChannelScoping, d.MemoryTagging, d.RegexKeys,
+			string(d.Unit()), string(d.TokenizerOrDefault()))); err != nil {
+			return err
+		}
+		if left == nil {
+			return nil
+		}
+		return recordLifecycle(ctx, tx, id, lifecycleRejoined, "", nil)
+	})
 	return sv, wrapErr("upsert server", err)
 }
 

@@ -4,16 +4,20 @@ package postgres
 // output so pgx never sees the domain types.
 
 const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
-    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at`
+    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at, left_at`
 
 const (
 	// serverUpsert creates a server with the given settings or renames an
-	// existing one, keeping its settings.
+	// existing one, keeping its settings; a server the bot had left is a
+	// member again (left_at cleared, docs/servers.md).
 	serverUpsert = `INSERT INTO servers (id, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
     budget_unit, tokenizer)
 VALUES ($1, $2, $3, $4, $5, $6, $7)
-ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name
+ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, left_at = NULL
 RETURNING ` + serverColumns
+
+	// serverLeftAtLock reads left_at under the row lock (no row: a new server).
+	serverLeftAtLock = `SELECT left_at FROM servers WHERE id = $1 FOR UPDATE`
 
 	serverGet = `SELECT ` + serverColumns + ` FROM servers WHERE id = $1`
 
