@@ -26,13 +26,14 @@ import (
 
 const memoriesUsage = `usage:
   loregate migrate-memories --from FILE | --from-db URL --query SQL  (--preview | --apply) [--job]
-  loregate migrate-memories --undo ID[,ID...]
+  loregate migrate-memories --undo ID[,ID...] [--preview]
 
 Migrates a legacy bot's keyword memories into lore (docs/legacy-migration.md).
   --preview   plan every server block and roll it back: nothing is written
   --apply     write, one atomic block per server; memory ids already migrated are skipped
   --job       run as a background job (worked by serve or worker) and follow its progress
-  --undo      undo migration blocks by their history ids (from the report or importHistory)
+  --undo      undo migration blocks by their history ids (from the report or importHistory);
+              with --preview, show what each undo removes and keeps, and roll it back
 The report is JSON on stdout; progress goes to stderr.`
 
 // runMigrateMemories is `loregate migrate-memories`.
@@ -56,7 +57,7 @@ func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Usagef("migrate-memories takes no arguments, got %q\n%s", fs.Arg(0), memoriesUsage)
 	}
 	modes := 0
-	for _, on := range []bool{*preview, *apply, *undo != ""} {
+	for _, on := range []bool{*preview && *undo == "", *apply, *undo != ""} {
 		if on {
 			modes++
 		}
@@ -117,7 +118,10 @@ func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
 		for _, id := range undoIDs {
 			line := map[string]any{"import_id": id}
 			server, err := store.HistoryServer(ctx, id)
-			if err == nil {
+			if err == nil && *preview {
+				line["server"], line["preview"] = server, true
+				err = previewUndo(ctx, store, server, id, *actor, line)
+			} else if err == nil {
 				line["server"] = server
 				var u lore.UndoResult
 				if u, err = transfer.Undo(ctx, store, server, id, *actor); err == nil {
@@ -164,6 +168,47 @@ func runMigrateMemories(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Failf("%d server blocks were aborted (see their error in the report); the other servers are done", rep.Failed)
 	}
 	return nil
+}
+
+// errUndoPreview rolls back a previewed undo.
+var errUndoPreview = errors.New("undo preview")
+
+// previewUndo runs the undo of history record id in a transaction that is
+// rolled back, and describes it in line: the entries it would remove
+// (removed, with the first titles) and restore, and what stays (kept: the
+// server's entries after the undo, collections and settings changed since).
+func previewUndo(ctx context.Context, store *postgres.Store, server string, id int64, actor string, line map[string]any) error {
+	err := store.WithTx(ctx, func(ctx context.Context, _ pgx.Tx, st *postgres.Store) error {
+		before, err := st.ListServerEntries(ctx, server)
+		if err != nil {
+			return err
+		}
+		u, err := transfer.Undo(ctx, st, server, id, actor)
+		if err != nil {
+			return err
+		}
+		after, err := st.ListServerEntries(ctx, server)
+		if err != nil {
+			return err
+		}
+		left := make(map[int64]bool, len(after))
+		for _, e := range after {
+			left[e.ID] = true
+		}
+		titles := []string{}
+		for _, e := range before {
+			if !left[e.ID] && len(titles) < 50 {
+				titles = append(titles, e.Title)
+			}
+		}
+		line["removes"], line["removed_titles"], line["restores"], line["missing"] = u.Removed, titles, u.Restored, u.Missing
+		line["keeps"] = map[string]any{"entries": len(after), "collections_changed_since": u.CollectionsKept, "book_settings_changed_since": u.BookSettingsKept}
+		return errUndoPreview
+	})
+	if errors.Is(err, errUndoPreview) {
+		return nil
+	}
+	return err
 }
 
 // readBounded reads a file of at most transfer.MaxMigrationBytes.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
@@ -75,9 +76,29 @@ INSERT INTO legacy.memories VALUES (9001, '323456789012345678', 'The ferry runs 
 	require.Equal(t, 2, legacyRows, "the legacy source is only read")
 	block := rep.Servers[0].ImportID
 	require.NotZero(t, block)
+	var created time.Time
+	require.NoError(t, pool.QueryRow(ctx, "SELECT created_at FROM lorebook_entries WHERE content = 'The ferry runs at noon.'").Scan(&created))
+	require.True(t, created.Equal(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)), "the entry keeps the memory's creation time, got %v", created)
 
+	// --undo --preview says what the undo removes and keeps, and changes nothing.
 	var out, errb bytes.Buffer
-	code := run(ctx, testEnv(nil, &out, &errb), []string{"migrate-memories", "--undo", fmt.Sprint(block)})
+	code := run(ctx, testEnv(nil, &out, &errb), []string{"migrate-memories", "--undo", fmt.Sprint(block), "--preview"})
+	require.Equal(t, 0, code, errb.String())
+	var pv struct {
+		Preview       bool           `json:"preview"`
+		Removes       int            `json:"removes"`
+		RemovedTitles []string       `json:"removed_titles"`
+		Keeps         map[string]any `json:"keeps"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &pv), out.String())
+	require.True(t, pv.Preview)
+	require.Equal(t, 1, pv.Removes)
+	require.Equal(t, []string{"The ferry runs at noon."}, pv.RemovedTitles)
+	require.EqualValues(t, 1, pv.Keeps["entries"], "the server keeps the entry of the earlier file")
+	require.Equal(t, 4, entries(), "a previewed undo changes nothing")
+
+	out.Reset()
+	code = run(ctx, testEnv(nil, &out, &errb), []string{"migrate-memories", "--undo", fmt.Sprint(block)})
 	require.Equal(t, 0, code, errb.String())
 	require.Contains(t, out.String(), `"removed": 1`)
 	require.Equal(t, 3, entries())
@@ -92,6 +113,7 @@ INSERT INTO legacy.memories VALUES (9001, '323456789012345678', 'The ferry runs 
 		{"--preview"},
 		{"--from-db", url, "--preview"},
 		{"--undo", "x"},
+		{"--undo", "1", "--apply"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(ctx, testEnv(nil, &out, &errb), append([]string{"migrate-memories"}, bad...))

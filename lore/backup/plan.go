@@ -279,7 +279,8 @@ func (o Outcome) String() string {
 // off), keeps the memory's channel ids (persona lineages only: Serverwide
 // entries take their collection's channels and go to
 // lore.DefaultCollection), and records the source id and creation time
-// under LegacyExtension. Its title is derived from the content, so the same
+// under LegacyExtension; the memory's creation time is the entry's
+// CreatedAt. Its title is derived from the content, so the same
 // memory converts to the same duplicate identity (lore.DuplicateKey) every
 // time and repeated imports add it once. No text is truncated to fit a
 // limit: an over-long memory fails validation at commit.
@@ -334,6 +335,7 @@ func ConvertMemory(m Memory, server string, lineage lore.Lineage, alwaysOn bool)
 	}
 	if !m.CreatedAt.IsZero() {
 		ext["created_at"] = m.CreatedAt.UTC().Format(time.RFC3339Nano)
+		e.CreatedAt = m.CreatedAt // the entry is as old as the memory
 	}
 	if len(ext) > 0 {
 		raw, _ := json.Marshal(ext)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -168,9 +169,17 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		emptyIfNil(e.CharacterFilter.Names), emptyIfNil(e.CharacterFilter.Tags), e.CharacterFilter.Exclude, genTypes}, nil
 }
 
+// entryInsertDated is entryInsert for an entry whose CreatedAt is set (a
+// dated source, such as a legacy memory: docs/legacy-migration.md): $32 is
+// its created_at.
+var entryInsertDated = strings.Replace(strings.Replace(entryInsert,
+	"INSERT INTO lorebook_entries (", "INSERT INTO lorebook_entries (created_at, ", 1),
+	"VALUES (", "VALUES ($32, ", 1)
+
 // insertEntriesTx inserts prepared entries and their legacy tags in one
-// round trip each, filling ids and timestamps. The caller holds the server
-// lock and has checked capacity.
+// round trip each, filling ids and timestamps. An entry whose CreatedAt is
+// set keeps it as its creation time (no later than now); otherwise it is
+// now. The caller holds the server lock and has checked capacity.
 func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error {
 	if len(entries) == 0 {
 		return nil
@@ -187,7 +196,11 @@ func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error
 			collection = &e.Collection
 		}
 		args = append([]any{e.Server, lineageParam(e.Lineage), collection}, args...)
-		batch.Queue(entryInsert, args...).QueryRow(func(row pgx.Row) error {
+		q := entryInsert
+		if !e.CreatedAt.IsZero() && e.CreatedAt.Before(time.Now()) {
+			q, args = entryInsertDated, append(args, e.CreatedAt)
+		}
+		batch.Queue(q, args...).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&e.ID, &e.CreatedAt, &e.UpdatedAt)
 		})
 	}
