@@ -200,3 +200,36 @@ func TestWorldbookFromWorldInfo(t *testing.T) {
 	require.Equal(t, format.KindWorldbook, back.Format)
 	require.Equal(t, lore.RoleAssistant, back.Book.Entries[0].Role)
 }
+
+// TestAgnaiAlwaysOnMarker: Always On entries exported to Agnai carry
+// loregate's marker and come back Always On, with a report warning; an
+// Agnai entry with empty keywords and no marker stays inert.
+func TestAgnaiAlwaysOnMarker(t *testing.T) {
+	wi := `{"entries":{"0":{"uid":0,"key":[],"comment":"rules","content":"Always.","constant":true,"disable":false},
+	  "1":{"uid":1,"key":["moon"],"comment":"moon","content":"Moon.","disable":false}}}`
+	res, err := format.Import("b.json", []byte(wi), format.Options{})
+	require.NoError(t, err)
+	notes := format.AgnaiNotes(res.Book)
+	require.Len(t, notes, 1)
+	require.Contains(t, notes[0], "1 entry is Always On")
+	require.Contains(t, notes[0], "Agnai itself will not insert it")
+	out, err := format.ExportAgnai(res.Book)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"loregate": {`)
+	back, err := format.Import("b.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindAgnai, back.Format)
+	require.True(t, back.Book.Entries[0].Constant, "the marker reads back as Always On")
+	require.False(t, back.Book.Entries[1].Constant)
+	require.Empty(t, back.Report.Inert)
+	again, err := format.ExportAgnai(back.Book)
+	require.NoError(t, err)
+	require.JSONEq(t, string(out), string(again), "the marker is written once, not kept twice")
+
+	real := `{"kind":"memory","name":"n","entries":[{"name":"t","entry":"x","keywords":[],"priority":1,"weight":2,"enabled":true}]}`
+	res, err = format.Import("a.json", []byte(real), format.Options{})
+	require.NoError(t, err)
+	require.False(t, res.Book.Entries[0].Constant)
+	require.Equal(t, []format.Inert{{Index: 0, Title: "t", Reason: "no keys and not constant"}}, res.Report.Inert)
+	require.Nil(t, format.AgnaiNotes(res.Book))
+}

@@ -68,13 +68,20 @@ func ExportNovelAI(book Book) ([]byte, error) {
 func ExportRisu(book Book) ([]byte, error) { return risu.Encode(sourceView(book)) }
 
 // ExportAgnai writes book as an Agnai memory book (docs/formats.md). Agnai
-// has no decorators: they are mapped as for ExportNovelAI.
+// has no decorators: they are mapped as for ExportNovelAI. Agnai has no
+// Always On either: such entries carry loregate's marker (AgnaiNotes says
+// so in a report).
 func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(withoutDecorators(sourceView(book))) }
 
 // ExportWorldbook writes book as a Tavern Helper worldbook, entries keyed
 // "0", "1", ... (docs/formats.md "Worldbook"). Decorator lines stay in the
 // content, as for world info.
 func ExportWorldbook(book Book) ([]byte, error) { return worldbook.Encode(sourceView(book)) }
+
+// AgnaiNotes lists the report warnings of an export of book to Agnai: its
+// Always On entries are kept only as loregate's marker, which Agnai does not
+// act on. Nil when there is nothing to say.
+func AgnaiNotes(book Book) []string { return agnai.AlwaysOnNotes(book) }
 
 // HasDecorators reports whether kind is a format whose entries carry
 // decorator lines in their content (CCv3 cards and books, RisuAI, and

@@ -91,6 +91,7 @@ func TestFormatMatrix(t *testing.T) {
 		{"risu", ".json", format.ExportRisu},
 		{"novelai", ".lorebook", format.ExportNovelAI},
 		{"worldbook", ".json", format.ExportWorldbook},
+		{"agnai", ".json", format.ExportAgnai},
 	}
 	for _, h := range hops {
 		require.Contains(t, allowed, h.name, "docs/formats.md lists hop %s", h.name)

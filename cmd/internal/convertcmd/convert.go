@@ -97,6 +97,9 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 		// report lists the ones it drops.
 		res.Report.Warnings = append(res.Report.Warnings, format.DecoratorNotes(res.Book)...)
 	}
+	if *to == "agnai" {
+		res.Report.Warnings = append(res.Report.Warnings, format.AgnaiNotes(res.Book)...)
+	}
 	report, _ := json.MarshalIndent(newReport(&res.Report), "", "  ")
 	report = append(report, '\n')
 	if *reportOnly {

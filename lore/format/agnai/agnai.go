@@ -1,6 +1,8 @@
 // Package agnai reads and writes the Agnai memory book {kind:"memory", name,
 // description, entries[{name, entry, keywords[], priority, weight,
-// enabled}]} (docs/formats.md). keywords is an array and is never re-split;
+// enabled}]} (docs/formats.md). Agnai has no Always On: an exported Always
+// On entry carries {"loregate": {"constant": true}}, read back as Always
+// On; an Agnai entry without keywords and without the marker is inert. keywords is an array and is never re-split;
 // Agnai always matches whole words case-insensitively, so imported entries
 // get WholeWords = true and CaseSensitive = false. weight is the order,
 // priority the budget priority. Other fields are kept as "agnai/<name>".
@@ -88,8 +90,9 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 		yes, no := true, false
 		e.WholeWords, e.CaseSensitive = &yes, &no
 		e.Placement = lore.After
+		e.Constant = markedConstant(get(markerKey))
 		ext := map[string]json.RawMessage{}
-		conv.KeepRest(ext, eo, prefix, "name", "entry", "priority", "weight", "enabled")
+		conv.KeepRest(ext, eo, prefix, "name", "entry", "priority", "weight", "enabled", markerKey)
 		e.Extensions = ext
 		b.AddEntry(i, e, c)
 	}
@@ -97,7 +100,38 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	return book, rep, nil
 }
 
-// Encode writes book as an Agnai memory book.
+// markerKey is the member of an Agnai entry in which loregate marks an
+// Always On entry ({"constant": true}): Agnai has no such field, and an
+// entry without keywords is inert there (docs/formats.md "Agnai").
+const markerKey = "loregate"
+
+// markedConstant reports whether raw is a marker object with constant true.
+func markedConstant(raw json.RawMessage) bool {
+	var m struct {
+		Constant bool `json:"constant"`
+	}
+	return json.Unmarshal(raw, &m) == nil && m.Constant
+}
+
+// AlwaysOnNotes returns the report warning of an export to Agnai of a book
+// with Always On entries (nil when it has none): Agnai keeps them only as
+// loregate's marker and will not treat them as always on.
+func AlwaysOnNotes(book conv.Book) []string {
+	n := 0
+	for _, e := range book.Entries {
+		if e.Constant {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s Always On: Agnai has no such setting, so the export marks %s with \"loregate\": {\"constant\": true}, which loregate reads back as Always On; Agnai itself will not insert %s unless a keyword matches",
+		lore.Count(n, "entry is", "entries are"), map[bool]string{true: "it", false: "them"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1])}
+}
+
+// Encode writes book as an Agnai memory book; Always On entries carry
+// loregate's marker (markerKey).
 func Encode(book conv.Book) ([]byte, error) {
 	o := conv.NewObject()
 	o.SetValue("kind", "memory")
@@ -117,7 +151,10 @@ func Encode(book conv.Book) ([]byte, error) {
 		eo.SetValue("priority", e.Priority)
 		eo.SetValue("weight", e.Order)
 		eo.SetValue("enabled", e.Enabled)
-		conv.Rest(e.Extensions, prefix, eo, "keywords")
+		if e.Constant {
+			eo.Set(markerKey, json.RawMessage(`{"constant":true}`))
+		}
+		conv.Rest(e.Extensions, prefix, eo, "keywords", markerKey)
 		items[i], _ = eo.MarshalJSON()
 	}
 	o.SetValue("entries", items)
