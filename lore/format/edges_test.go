@@ -233,3 +233,29 @@ func TestAgnaiAlwaysOnMarker(t *testing.T) {
 	require.Equal(t, []format.Inert{{Index: 0, Title: "t", Reason: "no keys and not constant"}}, res.Report.Inert)
 	require.Nil(t, format.AgnaiNotes(res.Book))
 }
+
+// TestNovelAIKeySpacesSurviveWorldInfo: a NovelAI key's leading space is
+// meaningful; exported to world info and read back it is kept (the export
+// marks the entry), while a plain world info file's keys are trimmed as
+// SillyTavern trims them.
+func TestNovelAIKeySpacesSurviveWorldInfo(t *testing.T) {
+	nai := `{"lorebookVersion":5,"entries":[{"text":"Cats purr.","displayName":"cat","keys":[" cat","kitten"],"enabled":true}]}`
+	res, err := format.Import("n.lorebook", []byte(nai), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindNovelAI, res.Format)
+	require.Equal(t, []string{" cat", "kitten"}, res.Book.Entries[0].Keys)
+	out, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	back, err := format.Import("n.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindSTWorldInfo, back.Format)
+	require.Equal(t, []string{" cat", "kitten"}, back.Book.Entries[0].Keys, "the leading space survives")
+	again, err := format.ExportST(back.Book)
+	require.NoError(t, err)
+	require.JSONEq(t, string(out), string(again))
+
+	plain := `{"entries":{"0":{"uid":0,"key":[" cat "],"comment":"c","content":"C.","disable":false}}}`
+	res, err = format.Import("p.json", []byte(plain), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"cat"}, res.Book.Entries[0].Keys)
+}

@@ -224,6 +224,9 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 			c.UseProbability = &s
 		}
 	}
+	if v, ok := eo.Get(conv.KeyKeepSpaces); ok {
+		c.KeepKeySpaces, _ = conv.Bool(v)
+	}
 	canonical := map[string]bool{}
 	for _, f := range conv.STFields {
 		canonical[f.Name] = true

@@ -188,6 +188,9 @@ func EncodeEntry(e *lore.Entry, uid, index int) *conv.Object {
 	if !o.Has("addMemo") {
 		o.SetValue("addMemo", e.Title != "")
 	}
+	if spacedKey(e.Keys) || spacedKey(e.SecondaryKeys) {
+		o.SetValue(conv.KeyKeepSpaces, true)
+	}
 	if !o.Has("displayIndex") {
 		o.SetValue("displayIndex", index)
 	}
@@ -290,4 +293,15 @@ func withoutMember(o *conv.Object, name string) *conv.Object {
 		}
 	}
 	return out
+}
+
+// spacedKey reports whether a key has surrounding spaces (EncodeEntry then
+// writes conv.KeyKeepSpaces so that reading the file back keeps them).
+func spacedKey(keys []string) bool {
+	for _, k := range keys {
+		if strings.TrimSpace(k) != k {
+			return true
+		}
+	}
+	return false
 }

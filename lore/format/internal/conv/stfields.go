@@ -26,6 +26,10 @@ type STCtx struct {
 	Ignored        []string
 	MissingEnabled bool
 	Warnings       []string
+	// KeepKeySpaces: the entry carries KeyKeepSpaces, so its keys keep
+	// their surrounding spaces (a NovelAI key's leading space means
+	// something) instead of being trimmed as SillyTavern trims them.
+	KeepKeySpaces bool
 	// ContentNotText is NotText of the source content ("a number", ...),
 	// "" when the content was text or absent: the skip reason then says
 	// "not text" rather than "no content".
@@ -44,6 +48,12 @@ type STField struct {
 	// Eq reports whether a and b agree on the canonical field.
 	Eq func(a, b *lore.Entry) bool
 }
+
+// KeyKeepSpaces is the world info entry member loregate writes (true) on
+// an entry with a key that has surrounding spaces (from NovelAI, where a
+// leading space is meaningful): reading the file back keeps them rather
+// than trimming as SillyTavern does (docs/formats.md "Keys").
+const KeyKeepSpaces = "loregateKeepKeySpaces"
 
 // STFields are the SillyTavern fields with a canonical destination, in the
 // order ST writes them.
@@ -370,7 +380,9 @@ func decKeys(field func(*lore.Entry) *[]string) func(*lore.Entry, json.RawMessag
 		// card books: the canonical keys are trimmed, and the raw array is
 		// kept as a shadow for the same-format export.
 		for i := range keys {
-			keys[i] = strings.TrimSpace(keys[i])
+			if !c.KeepKeySpaces {
+				keys[i] = strings.TrimSpace(keys[i])
+			}
 		}
 		kept, probs := CleanKeys(keys)
 		*field(e) = kept
