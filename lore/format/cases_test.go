@@ -3,6 +3,7 @@ package format_test
 import (
 	"bytes"
 	"encoding/json"
+	stdpng "image/png"
 	"loregate/lore/sharedtest"
 	"path/filepath"
 	"strings"
@@ -462,7 +463,7 @@ func TestJSONLimitAndUnknown(t *testing.T) {
 
 // TestPNGDamagedImageKeepsCard: a PNG whose card chunks are intact but whose
 // image data is corrupt (bad CRC, garbage, or the file cut after the card)
-// still yields its card, with a warning.
+// still yields its card, with a warning, and exports as a valid PNG.
 func TestPNGDamagedImageKeepsCard(t *testing.T) {
 	sera := readCorpus(t, "png/sillytavern__default_Seraphina.png") // IHDR, IDAT, tEXt, IEND
 	flipIDAT := append([]byte(nil), sera...)
@@ -487,6 +488,17 @@ func TestPNGDamagedImageKeepsCard(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, res.Book.Entries, tc.entries)
 			require.True(t, containsSub(res.Report.Warnings, tc.warning), "warnings %q", res.Report.Warnings)
+
+			// It exports too: a valid PNG rebuilt from the chunks that
+			// decoded, which imports back without a warning.
+			out, err := format.ExportCardPNG(res.Book)
+			require.NoError(t, err)
+			_, err = stdpng.Decode(bytes.NewReader(out))
+			require.NoError(t, err, "the export's image decodes")
+			back, err := format.Import("y.png", out, format.Options{})
+			require.NoError(t, err)
+			require.Len(t, back.Book.Entries, tc.entries)
+			require.Empty(t, back.Report.Warnings)
 		})
 	}
 }

@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"image"
+	stdpng "image/png"
 	"io"
 	"strings"
 )
@@ -288,24 +290,75 @@ func Build(chunks ...Chunk) []byte {
 	return buf.Bytes()
 }
 
-// Embed returns data (a valid PNG) with every existing ccv3/chara chunk
-// removed and tEXt chunks for the given card JSON inserted before IEND
-// (docs/formats.md "Writing"). chara is written only when chara != nil.
+// Embed returns data with every existing ccv3/chara chunk removed and tEXt
+// chunks for the given card JSON inserted before IEND (docs/formats.md
+// "Writing"). chara is written only when chara != nil. A damaged file (a
+// chunk cut short, a bad CRC: a card Extract still reads) is rebuilt from
+// the chunks that decoded; when its image still does not decode, the card
+// goes into a 1x1 image instead, so the result is always a valid PNG.
 func Embed(data []byte, ccv3, chara []byte) ([]byte, error) {
 	if !bytes.HasPrefix(data, []byte(Signature)) {
 		return nil, errors.New("png: bad signature")
 	}
+	chunks, damaged := keptChunks(data)
+	if damaged && !decodes(Build(append(chunks, Chunk{"IEND", nil})...)) {
+		chunks = blankImage()
+	}
+	if chara != nil {
+		chunks = append(chunks, TextChunk("chara", chara))
+	}
+	if ccv3 != nil {
+		chunks = append(chunks, TextChunk("ccv3", ccv3))
+	}
+	chunks = append(chunks, Chunk{"IEND", nil})
+	return Build(chunks...), nil
+}
+
+// maxCheckPixels bounds the image a damaged file's rebuild decodes to check
+// it (64 MiB of RGBA); a larger one is replaced by the blank image.
+const maxCheckPixels = 16 << 20
+
+// decodes reports whether b is a PNG whose image decodes, within
+// maxCheckPixels.
+func decodes(b []byte) bool {
+	cfg, err := stdpng.DecodeConfig(bytes.NewReader(b))
+	if err != nil || int64(cfg.Width)*int64(cfg.Height) > maxCheckPixels {
+		return false
+	}
+	_, err = stdpng.Decode(bytes.NewReader(b))
+	return err == nil
+}
+
+// blankImage is the IHDR and IDAT of a 1x1 transparent image.
+func blankImage() []Chunk {
+	var buf bytes.Buffer
+	_ = stdpng.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, 1, 1)))
+	chunks, _ := keptChunks(buf.Bytes())
+	return chunks
+}
+
+// keptChunks returns the chunks of data before IEND that decoded (whole,
+// with a good CRC), without the ccv3/chara card chunks, and whether any
+// chunk was damaged (cut short, bad CRC) or IEND was missing.
+func keptChunks(data []byte) ([]Chunk, bool) {
 	var chunks []Chunk
+	damaged, bad := true, false // damaged until IEND is seen
 	p := len(Signature)
 	for p+12 <= len(data) {
 		length := int(binary.BigEndian.Uint32(data[p:]))
 		if length > len(data)-p-12 {
-			return nil, errors.New("png: truncated chunk")
+			break // cut short: the rest is lost
 		}
 		typ := string(data[p+4 : p+8])
 		body := data[p+8 : p+8+length]
+		crc := binary.BigEndian.Uint32(data[p+8+length:])
 		p += 12 + length
+		if crc32.ChecksumIEEE(data[p-8-length:p-4]) != crc {
+			bad = true // a damaged chunk is left out
+			continue
+		}
 		if typ == "IEND" {
+			damaged = false
 			break
 		}
 		if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" {
@@ -316,12 +369,5 @@ func Embed(data []byte, ccv3, chara []byte) ([]byte, error) {
 		}
 		chunks = append(chunks, Chunk{typ, body})
 	}
-	if chara != nil {
-		chunks = append(chunks, TextChunk("chara", chara))
-	}
-	if ccv3 != nil {
-		chunks = append(chunks, TextChunk("ccv3", ccv3))
-	}
-	chunks = append(chunks, Chunk{"IEND", nil})
-	return Build(chunks...), nil
+	return chunks, damaged || bad
 }
