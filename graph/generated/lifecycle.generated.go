@@ -226,7 +226,7 @@ func (ec *executionContext) unmarshalInputDeleteServerInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "confirm"}
+	fieldsInOrder := [...]string{"serverDiscordId", "confirm", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -247,6 +247,13 @@ func (ec *executionContext) unmarshalInputDeleteServerInput(ctx context.Context,
 				return it, err
 			}
 			it.Confirm = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -275,7 +282,7 @@ func (ec *executionContext) unmarshalInputMarkServerLeftInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId"}
+	fieldsInOrder := [...]string{"serverDiscordId", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -289,6 +296,13 @@ func (ec *executionContext) unmarshalInputMarkServerLeftInput(ctx context.Contex
 				return it, err
 			}
 			it.ServerDiscordID = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -324,7 +338,7 @@ func (ec *executionContext) unmarshalInputReconcileServersInput(ctx context.Cont
 		asMap["shardCount"] = 1
 	}
 
-	fieldsInOrder := [...]string{"presentServerDiscordIds", "shardId", "shardCount"}
+	fieldsInOrder := [...]string{"presentServerDiscordIds", "shardId", "shardCount", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -352,6 +366,13 @@ func (ec *executionContext) unmarshalInputReconcileServersInput(ctx context.Cont
 				return it, err
 			}
 			it.ShardCount = graphql.OmittableOf(data)
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -4313,6 +4313,8 @@ input DeleteServerInput {
   serverDiscordId: String!
   "false: answer the counts only; true: delete now."
   confirm: Boolean!
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"); the key goes with the deleted server. 1-200 characters."
+  idempotencyKey: String
 }
 
 type DeleteServerPayload {
@@ -4330,6 +4332,8 @@ type TableRowCount {
 
 input MarkServerLeftInput {
   serverDiscordId: String!
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 input ReconcileServersInput {
@@ -4338,6 +4342,8 @@ input ReconcileServersInput {
   "The gateway shard (0 when not sharded) and the shard count (1 when not sharded)."
   shardId: Int = 0
   shardCount: Int = 1
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 type ReconcileServersPayload {

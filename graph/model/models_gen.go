@@ -277,6 +277,8 @@ type DeleteServerInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// false: answer the counts only; true: delete now.
 	Confirm bool `json:"confirm"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"); the key goes with the deleted server. 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type DeleteServerPayload struct {
@@ -767,6 +769,8 @@ type LoggedEntry struct {
 
 type MarkServerLeftInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 // What the legacy keyword-memory mapping does with an older backup's memories.
@@ -901,6 +905,8 @@ type ReconcileServersInput struct {
 	// The gateway shard (0 when not sharded) and the shard count (1 when not sharded).
 	ShardID    graphql.Omittable[*int] `json:"shardId,omitempty"`
 	ShardCount graphql.Omittable[*int] `json:"shardCount,omitempty"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type ReconcileServersPayload struct {
