@@ -7,13 +7,8 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"loregate/graph/client"
 	"loregate/graph/model"
-)
-
-// Membership operations of the bot (service principal).
-const (
-	qMarkServerLeft  = `mutation($s: String!) { markServerLeft(input: {serverDiscordId: $s}) { error { code message } } }`
-	qReconcileServer = `mutation($p: [String!]!, $i: Int, $n: Int) { reconcileServers(input: {presentServerDiscordIds: $p, shardId: $i, shardCount: $n}) { markedLeft error { code message } } }`
 )
 
 // watchMembership follows the bot's guild membership (docs/servers.md): a
@@ -29,12 +24,9 @@ func (b *Bot) watchMembership(ctx context.Context) func() {
 		}
 		gctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		var out struct {
-			MarkServerLeft model.ServerPayload `json:"markServerLeft"`
-		}
-		err := b.api.do(gctx, servicePrincipal(), qMarkServerLeft, map[string]any{"s": g.ID}, &out)
-		if err == nil && out.MarkServerLeft.Error != nil {
-			err = fmt.Errorf("%s: %w", out.MarkServerLeft.Error.Code, errUnavailable)
+		e, err := refused(b.api.Mutate(gctx, servicePrincipal(), client.OpMarkServerLeft, map[string]any{"serverDiscordId": g.ID}, nil))
+		if err == nil && e != nil {
+			err = fmt.Errorf("%s: %w", e.Code, errUnavailable)
 		}
 		if err != nil {
 			b.log.WarnContext(gctx, "discord: mark guild left", "guild", g.ID, "err", redact(err))
@@ -55,18 +47,17 @@ func (b *Bot) watchMembership(ctx context.Context) func() {
 		}
 		gctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
-		var out struct {
-			ReconcileServers model.ReconcileServersPayload `json:"reconcileServers"`
-		}
-		err := b.api.do(gctx, servicePrincipal(), qReconcileServer, map[string]any{"p": present, "i": shard, "n": shards}, &out)
-		if err == nil && out.ReconcileServers.Error != nil {
-			err = fmt.Errorf("%s: %w", out.ReconcileServers.Error.Code, errUnavailable)
+		var out model.ReconcileServersPayload
+		e, err := refused(b.api.Mutate(gctx, servicePrincipal(), client.OpReconcileServers,
+			map[string]any{"presentServerDiscordIds": present, "shardId": shard, "shardCount": shards}, &out))
+		if err == nil && e != nil {
+			err = fmt.Errorf("%s: %w", e.Code, errUnavailable)
 		}
 		if err != nil {
 			b.log.WarnContext(gctx, "discord: reconcile guilds", "guilds", len(present), "err", redact(err))
 			return
 		}
-		if n := len(out.ReconcileServers.MarkedLeft); n > 0 {
+		if n := len(out.MarkedLeft); n > 0 {
 			b.log.WarnContext(gctx, "discord: guilds missing from READY marked left", "count", n, "guilds", len(present))
 		}
 	})

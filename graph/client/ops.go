@@ -11,6 +11,8 @@ const (
 	OpServer                    Op = "Server"
 	OpViewerServers             Op = "ViewerServers"
 	OpUpsertServer              Op = "UpsertServer"
+	OpMarkServerLeft            Op = "MarkServerLeft"
+	OpReconcileServers          Op = "ReconcileServers"
 	OpUpdateServerSettings      Op = "UpdateServerSettings"
 	OpPanelCollectionEntries    Op = "PanelCollectionEntries"
 	OpPanelPersonaEntries       Op = "PanelPersonaEntries"
