@@ -125,21 +125,30 @@ func jobToModel(row *rivertype.JobRow) *model.Job {
 	case rivertype.JobStateCompleted, rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
 		m.Progress = 1
 	}
-	if n := len(row.Errors); n > 0 {
-		// A cancellation carries a user-facing reason (jobs' outcome maps
-		// contract errors with lore.Explain), stored by River as
-		// "JobCancelError: <reason>". Any other error is internal (SQL,
-		// Discord URLs): clients get a generic line, the log has the rest.
-		msg := "the job hit an internal error and will be retried; see the service log"
-		switch row.State {
-		case rivertype.JobStateCancelled:
-			msg = strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
-		case rivertype.JobStateDiscarded:
-			msg = "the job failed after every retry; see the service log"
-		}
-		m.Error = &msg
-	}
+	m.Error = jobError(row)
 	return m
+}
+
+// jobError is Job.error: nil for a job without failed attempts and for a
+// completed one (an attempt that failed before a retry, or before the job
+// was rescued from a dead process, no longer matters once it completed).
+// A cancellation carries a user-facing reason (jobs' outcome maps contract
+// errors with lore.Explain), stored by River as "JobCancelError: <reason>".
+// Any other error is internal (SQL, Discord URLs): clients get a generic
+// line naming the attempt, the log has the rest.
+func jobError(row *rivertype.JobRow) *string {
+	n := len(row.Errors)
+	if n == 0 || row.State == rivertype.JobStateCompleted {
+		return nil
+	}
+	msg := fmt.Sprintf("attempt %d hit an internal error; the job is retried (see the service log)", row.Errors[n-1].Attempt)
+	switch row.State {
+	case rivertype.JobStateCancelled:
+		msg = strings.TrimPrefix(row.Errors[n-1].Error, "JobCancelError: ")
+	case rivertype.JobStateDiscarded:
+		msg = "the job failed after every retry; see the service log"
+	}
+	return &msg
 }
 
 // job answers the job query: the job when the caller may read its server.

@@ -4216,7 +4216,7 @@ type Job {
   maxAttempts: Int!
   createdAt: Time!
   finalizedAt: Time
-  "Why the last attempt failed (the reason a cancelled job stopped); null when none failed."
+  "Why the last attempt failed (the reason a cancelled job stopped); null when none failed, and for a completed job (an attempt that failed before a retry or a rescue no longer matters)."
   error: String
   "What the job did, once completed (shape per kind)."
   report: JSON

@@ -720,7 +720,7 @@ type Job struct {
 	MaxAttempts int        `json:"maxAttempts"`
 	CreatedAt   time.Time  `json:"createdAt"`
 	FinalizedAt *time.Time `json:"finalizedAt,omitempty"`
-	// Why the last attempt failed (the reason a cancelled job stopped); null when none failed.
+	// Why the last attempt failed (the reason a cancelled job stopped); null when none failed, and for a completed job (an attempt that failed before a retry or a rescue no longer matters).
 	Error *string `json:"error,omitempty"`
 	// What the job did, once completed (shape per kind).
 	Report map[string]any `json:"report,omitempty"`
