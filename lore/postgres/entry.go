@@ -170,11 +170,11 @@ func entryArgs(e lore.Entry) ([]any, error) {
 }
 
 // entryInsertDated is entryInsert for an entry whose CreatedAt is set (a
-// dated source, such as a legacy memory: docs/legacy-migration.md): $32 is
-// its created_at.
+// dated source, such as a legacy memory: docs/legacy-migration.md), with
+// its created_at, the parameter after entryInsert's entryInsertParams.
 var entryInsertDated = strings.Replace(strings.Replace(entryInsert,
 	"INSERT INTO lorebook_entries (", "INSERT INTO lorebook_entries (created_at, ", 1),
-	"VALUES (", "VALUES ($32, ", 1)
+	"VALUES (", fmt.Sprintf("VALUES ($%d, ", entryInsertParams+1), 1)
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
 // round trip each, filling ids and timestamps. An entry whose CreatedAt is
