@@ -102,3 +102,51 @@ func TestCardExports(t *testing.T) {
 	require.Equal(t, "Eldoria", card.Data.Name)
 	require.Len(t, card.Data.CharacterBook.Entries, 4)
 }
+
+// TestExportKeepsAuthorsOrder: a book whose list order is not its
+// insertion order exports through the API in the order offline convert
+// writes (the source's), CCv3 and CARD_JSON alike.
+func TestExportKeepsAuthorsOrder(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	src := []byte(`{"spec":"lorebook_v3","data":{"name":"Order","entries":[
+	  {"keys":["c"],"content":"third by order","enabled":true,"insertion_order":30,"comment":"c"},
+	  {"keys":["a"],"content":"first by order","enabled":true,"insertion_order":10,"comment":"a"},
+	  {"keys":["b"],"content":"second by order","enabled":true,"insertion_order":20,"comment":"b"}]}}`)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0}, "order.json", src)
+	require.Nil(t, imp.Error)
+	offline, err := format.Import("order.json", src, format.Options{})
+	require.NoError(t, err)
+	titles := func(js []byte, path ...string) []string {
+		var v any
+		require.NoError(t, json.Unmarshal(js, &v))
+		for _, p := range path {
+			v = v.(map[string]any)[p]
+		}
+		var out []string
+		for _, e := range v.([]any) {
+			out = append(out, e.(map[string]any)["comment"].(string))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		format string
+		export func(format.Book) ([]byte, error)
+		path   []string
+	}{
+		{"CCV3_LOREBOOK", format.ExportLorebookV3, []string{"data", "entries"}},
+		{"CARD_JSON", format.ExportCardJSON, []string{"data", "character_book", "entries"}},
+	} {
+		var p struct {
+			JSON  *string
+			Error *mutationError
+		}
+		a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+			map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collectionId": imp.Collection.ID, "format": tc.format}}, "exportLorebook", &p)
+		require.Nil(t, p.Error)
+		want, err := tc.export(offline.Book)
+		require.NoError(t, err)
+		require.Equal(t, []string{"c", "a", "b"}, titles(want, tc.path...), "offline convert keeps the source order")
+		require.Equal(t, titles(want, tc.path...), titles([]byte(*p.JSON), tc.path...), "%s: the API keeps it too", tc.format)
+	}
+}

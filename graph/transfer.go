@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -200,6 +202,11 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 	if err != nil {
 		return fail(err)
 	}
+	// The author's list order, as offline convert writes it: entries are
+	// stored in the order of their source file, so by id (the store lists
+	// them by insertion order, which array formats would re-sort).
+	entries = slices.Clone(entries)
+	slices.SortStableFunc(entries, func(a, b lore.Entry) int { return cmp.Compare(a.ID, b.ID) })
 	// The book's settings travel with it (docs/formats.md "Book settings");
 	// its budget counts the server's unit.
 	book := format.Book{Name: name, Entries: entries, Settings: settings}
