@@ -2,6 +2,20 @@
 -- columns. The values go back into extensions under their world info
 -- names, so a later up (or an export) still finds them; the placement
 -- column already holds the derived placement.
+-- no loss: rows lorebook_entries (the UPDATE copies the values into extensions)
+-- no loss: column lorebook_entries.position (kept in extensions)
+-- no loss: column lorebook_entries.depth (kept in extensions)
+-- no loss: column lorebook_entries.outlet (kept in extensions)
+-- no loss: column lorebook_entries.match_character_description (kept in extensions)
+-- no loss: column lorebook_entries.match_character_personality (kept in extensions)
+-- no loss: column lorebook_entries.match_scenario (kept in extensions)
+-- no loss: column lorebook_entries.match_creator_notes (kept in extensions)
+-- no loss: column lorebook_entries.match_character_depth_prompt (kept in extensions)
+-- no loss: column lorebook_entries.match_persona_description (kept in extensions)
+-- no loss: column lorebook_entries.character_names (kept in extensions)
+-- no loss: column lorebook_entries.character_tags (kept in extensions)
+-- no loss: column lorebook_entries.character_exclude (kept in extensions)
+-- no loss: column lorebook_entries.generation_types (kept in extensions)
 UPDATE lorebook_entries SET extensions = extensions
     || CASE WHEN position IN ('BEFORE_CHAR', 'AFTER_CHAR') THEN '{}'::jsonb ELSE jsonb_build_object('st/position',
         array_position(ARRAY['BEFORE_CHAR', 'AFTER_CHAR', 'AN_TOP', 'AN_BOTTOM', 'AT_DEPTH', 'EM_TOP', 'EM_BOTTOM', 'OUTLET'], position) - 1) END

@@ -260,13 +260,15 @@ func (l Loss) String() string {
 //	-- loses: column TABLE.COLUMN unless SQL_VALUE
 //	-- loses: rows TABLE where SQL_PREDICATE
 //	-- no loss: column TABLE.COLUMN (why)
+//	-- no loss: rows TABLE (why)
 //
 // A dropped table needs none: every DROP TABLE is counted. Undeclared
 // lists what a down file drops or rewrites without a declaration.
 var (
-	declNoLoss = regexp.MustCompile(`(?m)^--\s*no loss:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)`)
-	declColumn = regexp.MustCompile(`(?m)^--\s*loses:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)\s+unless\s+(.+?)\s*$`)
-	declRows   = regexp.MustCompile(`(?m)^--\s*loses:\s*rows\s+([a-z0-9_]+)\s+where\s+(.+?)\s*$`)
+	declNoLoss     = regexp.MustCompile(`(?m)^--\s*no loss:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)`)
+	declNoLossRows = regexp.MustCompile(`(?m)^--\s*no loss:\s*rows\s+([a-z0-9_]+)`)
+	declColumn     = regexp.MustCompile(`(?m)^--\s*loses:\s*column\s+([a-z0-9_]+)\.([a-z0-9_]+)\s+unless\s+(.+?)\s*$`)
+	declRows       = regexp.MustCompile(`(?m)^--\s*loses:\s*rows\s+([a-z0-9_]+)\s+where\s+(.+?)\s*$`)
 )
 
 // Declared returns the column and row losses the down file of m declares
@@ -373,6 +375,9 @@ func Undeclared(m Migration) []string {
 	}
 	for _, d := range declNoLoss.FindAllStringSubmatch(m.Down, -1) {
 		cols[d[1]+"."+d[2]] = true
+	}
+	for _, d := range declNoLossRows.FindAllStringSubmatch(m.Down, -1) {
+		rows[d[1]] = true
 	}
 	var out []string
 	for _, stmt := range strings.Split(sqlComment.ReplaceAllString(m.Down, ""), ";") {
