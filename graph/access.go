@@ -111,13 +111,5 @@ func (r *Resolver) personaBook(ctx context.Context, server string, lineage lore.
 // actor names the caller for the import history: "user:<discord id>" or
 // "service:<label>".
 func actor(ctx context.Context) string {
-	p := auth.FromContext(ctx)
-	switch {
-	case p == nil:
-		return ""
-	case p.Kind == auth.Service:
-		return "service:" + p.UserID
-	default:
-		return "user:" + p.UserID
-	}
+	return auth.FromContext(ctx).Actor()
 }

@@ -25,6 +25,8 @@ func complexity() generated.ComplexityRoot {
 	c.PersonaBook.Entries = func(child int, first *int, _ *string, _ *bool, _ *string, _ *model.EntryOrder) int {
 		return pageCost(child, first, 50)
 	}
+	c.Entry.Revisions = func(child int, first *int, _ *string) int { return pageCost(child, first, 10) }
+	c.Server.DeletedEntries = func(child int, first *int, _ *string) int { return pageCost(child, first, 20) }
 	c.Viewer.Servers = func(child int, first *int, _ *string) int { return pageCost(child, first, 100) }
 	return c
 }

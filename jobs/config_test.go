@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/jobs"
+	"loregate/lore"
 )
 
 // TestConfigWithDefaults: zero fields get the documented defaults, set ones
@@ -21,6 +22,8 @@ func TestConfigWithDefaults(t *testing.T) {
 	require.Equal(t, jobs.DefaultArtifactTTL, d.ArtifactTTL)
 	require.Equal(t, jobs.DefaultLogRowsPerConversation, d.LogRowsPerConversation)
 	require.Equal(t, jobs.RescueAfter(0, 0), d.RescueStuckJobsAfter)
+	require.Equal(t, lore.DefaultRevisionRetention, d.RevisionRetention)
+	require.Equal(t, lore.DefaultRevisionMaxAge, d.RevisionMaxAge)
 	require.NotNil(t, d.Logger)
 	require.NotNil(t, d.NowFunc)
 

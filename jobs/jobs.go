@@ -90,6 +90,11 @@ type Deps struct {
 	// before the server_purge job removes it (default
 	// DefaultServerRetention).
 	ServerRetention time.Duration
+	// RevisionRetention is how many revisions of each entry are kept and
+	// RevisionMaxAge how long (defaults lore.DefaultRevisionRetention,
+	// lore.DefaultRevisionMaxAge).
+	RevisionRetention int
+	RevisionMaxAge    time.Duration
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -122,6 +127,12 @@ func (d Deps) WithDefaults() Deps {
 	if out.ServerRetention <= 0 {
 		out.ServerRetention = DefaultServerRetention
 	}
+	if out.RevisionRetention <= 0 {
+		out.RevisionRetention = lore.DefaultRevisionRetention
+	}
+	if out.RevisionMaxAge <= 0 {
+		out.RevisionMaxAge = lore.DefaultRevisionMaxAge
+	}
 	if out.NowFunc == nil {
 		out.NowFunc = time.Now
 	}
@@ -143,6 +154,7 @@ func Register(workers *river.Workers, deps Deps) error {
 		func() error { return river.AddWorkerSafely(workers, &BackfillScheduleWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &CleanupWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &ActivationLogPruneWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &RevisionPruneWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &MigrationWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &ServerPurgeWorker{Deps: d}) },
 	} {
@@ -261,6 +273,9 @@ func PeriodicJobs(cfg Config) []*river.PeriodicJob {
 	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
 		func() (river.JobArgs, *river.InsertOpts) { return ServerPurgeArgs{}, nil },
 		&river.PeriodicJobOpts{ID: ServerPurgeArgs{}.Kind(), RunOnStart: true}))
+	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
+		func() (river.JobArgs, *river.InsertOpts) { return RevisionPruneArgs{}, nil },
+		&river.PeriodicJobOpts{ID: RevisionPruneArgs{}.Kind(), RunOnStart: true}))
 	return out
 }
 

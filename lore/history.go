@@ -162,6 +162,7 @@ type HistoryStore interface {
 	Store
 	BookCardStore
 	LifecycleStore
+	RevisionStore
 	// Limits are the deployment's limits the store enforces.
 	Limits() Limits
 	// Atomic runs fn in one transaction that holds server's row lock

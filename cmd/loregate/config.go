@@ -246,6 +246,11 @@ func loadJobsConfig(getenv func(string) string) jobsConfig {
 	}
 	c.SnapshotRetention = dur("LOREGATE_HISTORY_SNAPSHOT_RETENTION", jobs.DefaultSnapshotRetention)
 	c.ServerRetention = dur("LOREGATE_SERVER_RETENTION", jobs.DefaultServerRetention)
+	c.RevisionRetention = num("LOREGATE_REVISION_RETENTION", lore.DefaultRevisionRetention)
+	if c.RevisionRetention == 0 {
+		c.err = cli.Usagef("LOREGATE_REVISION_RETENTION must be at least 1")
+	}
+	c.RevisionMaxAge = dur("LOREGATE_REVISION_MAX_AGE", lore.DefaultRevisionMaxAge)
 	c.DiscordToken = getenv("LOREGATE_DISCORD_TOKEN")
 	c.DiscordAPIURL = getenv("LOREGATE_DISCORD_API_URL")
 	return c

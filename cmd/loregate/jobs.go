@@ -65,6 +65,11 @@ type jobsConfig struct {
 	// before the purge (LOREGATE_SERVER_RETENTION, a Go duration, default
 	// 720h = 30 days; docs/servers.md).
 	ServerRetention time.Duration
+	// RevisionRetention is how many revisions of each entry are kept
+	// (LOREGATE_REVISION_RETENTION, default 100) and RevisionMaxAge how
+	// long (LOREGATE_REVISION_MAX_AGE, default 2160h = 90 days).
+	RevisionRetention int
+	RevisionMaxAge    time.Duration
 	// Limits are the deployment's lore limits (config.Limits).
 	Limits lore.Limits
 	err    error
@@ -79,7 +84,8 @@ func (c jobsConfig) logAttrs() []any {
 		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
 		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation,
 		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String(),
-		"history_snapshot_retention", c.SnapshotRetention.String(), "server_retention", c.ServerRetention.String()}
+		"history_snapshot_retention", c.SnapshotRetention.String(), "server_retention", c.ServerRetention.String(),
+		"revision_retention", c.RevisionRetention, "revision_max_age", c.RevisionMaxAge.String()}
 }
 
 // startJobs builds and starts the River client. work=false gives an
@@ -89,7 +95,8 @@ func (c jobsConfig) logAttrs() []any {
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
 	cfg := jobs.Config{
 		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
-			SnapshotRetention: jc.SnapshotRetention, ServerRetention: jc.ServerRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation},
+			SnapshotRetention: jc.SnapshotRetention, ServerRetention: jc.ServerRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation,
+			RevisionRetention: jc.RevisionRetention, RevisionMaxAge: jc.RevisionMaxAge},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"loregate/lore"
 )
 
 // Kind says how a principal was authenticated.
@@ -79,9 +81,23 @@ func (p *Principal) CanManage(server string) bool {
 
 type ctxKey struct{}
 
-// WithPrincipal returns ctx carrying p.
+// WithPrincipal returns ctx carrying p; the lore writes of ctx are
+// recorded as p's (lore.WithActor, Principal.Actor).
 func WithPrincipal(ctx context.Context, p *Principal) context.Context {
-	return context.WithValue(ctx, ctxKey{}, p)
+	return lore.WithActor(context.WithValue(ctx, ctxKey{}, p), p.Actor())
+}
+
+// Actor names p in revisions and the import history: "user:<discord id>"
+// or "service:<label>" ("" for nil).
+func (p *Principal) Actor() string {
+	switch {
+	case p == nil:
+		return ""
+	case p.Kind == Service:
+		return "service:" + p.UserID
+	default:
+		return "user:" + p.UserID
+	}
 }
 
 // FromContext returns the principal in ctx, or nil.

@@ -214,6 +214,7 @@ type ComplexityRoot struct {
 		PreventRecursion          func(childComplexity int) int
 		Priority                  func(childComplexity int) int
 		Probability               func(childComplexity int) int
+		Revisions                 func(childComplexity int, first *int, after *string) int
 		Role                      func(childComplexity int) int
 		ScanDepth                 func(childComplexity int) int
 		SecondaryKeys             func(childComplexity int) int
@@ -247,6 +248,60 @@ type ComplexityRoot struct {
 		Kind   func(childComplexity int) int
 		Outlet func(childComplexity int) int
 		Role   func(childComplexity int) int
+	}
+
+	EntryRevision struct {
+		At                  func(childComplexity int) int
+		By                  func(childComplexity int) int
+		CaseSensitive       func(childComplexity int) int
+		ChangedFields       func(childComplexity int) int
+		ChannelIds          func(childComplexity int) int
+		Collection          func(childComplexity int) int
+		Constant            func(childComplexity int) int
+		Content             func(childComplexity int) int
+		Cooldown            func(childComplexity int) int
+		CreatedAt           func(childComplexity int) int
+		Delay               func(childComplexity int) int
+		DelayUntilRecursion func(childComplexity int) int
+		Deleted             func(childComplexity int) int
+		Enabled             func(childComplexity int) int
+		Entry               func(childComplexity int) int
+		EntryID             func(childComplexity int) int
+		ExcludeRecursion    func(childComplexity int) int
+		Extensions          func(childComplexity int) int
+		Group               func(childComplexity int) int
+		GroupOverride       func(childComplexity int) int
+		GroupWeight         func(childComplexity int) int
+		ID                  func(childComplexity int) int
+		IgnoreBudget        func(childComplexity int) int
+		InsertionOrder      func(childComplexity int) int
+		Keys                func(childComplexity int) int
+		Kind                func(childComplexity int) int
+		LegacyChannelTags   func(childComplexity int) int
+		LineageID           func(childComplexity int) int
+		Placement           func(childComplexity int) int
+		PreventRecursion    func(childComplexity int) int
+		Priority            func(childComplexity int) int
+		Probability         func(childComplexity int) int
+		Role                func(childComplexity int) int
+		ScanDepth           func(childComplexity int) int
+		SecondaryKeys       func(childComplexity int) int
+		SelectiveLogic      func(childComplexity int) int
+		Sticky              func(childComplexity int) int
+		Title               func(childComplexity int) int
+		UpdatedAt           func(childComplexity int) int
+		UseGroupScoring     func(childComplexity int) int
+		WholeWords          func(childComplexity int) int
+	}
+
+	EntryRevisionConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	EntryRevisionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	ExportPayload struct {
@@ -399,6 +454,7 @@ type ComplexityRoot struct {
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
 		ReplacePersonaBook        func(childComplexity int, input model.ReplacePersonaBookInput) int
 		ResetTurnState            func(childComplexity int, input model.ResetTurnStateInput) int
+		RestoreEntryRevision      func(childComplexity int, input model.RestoreEntryRevisionInput) int
 		SetCollectionChannels     func(childComplexity int, input model.SetCollectionChannelsInput) int
 		SetCollectionEnabled      func(childComplexity int, input model.SetCollectionEnabledInput) int
 		SetEntryEnabled           func(childComplexity int, input model.SetEntryEnabledInput) int
@@ -521,19 +577,20 @@ type ComplexityRoot struct {
 	}
 
 	Server struct {
-		CanManage   func(childComplexity int) int
-		Channels    func(childComplexity int) int
-		Collection  func(childComplexity int, name string) int
-		Collections func(childComplexity int, first *int, after *string) int
-		DiscordID   func(childComplexity int) int
-		Entry       func(childComplexity int, lineageID int64, id string) int
-		EntryCounts func(childComplexity int) int
-		LeftAt      func(childComplexity int) int
-		Limits      func(childComplexity int) int
-		Name        func(childComplexity int) int
-		PersonaBook func(childComplexity int, lineageID int64) int
-		Personas    func(childComplexity int) int
-		Settings    func(childComplexity int) int
+		CanManage      func(childComplexity int) int
+		Channels       func(childComplexity int) int
+		Collection     func(childComplexity int, name string) int
+		Collections    func(childComplexity int, first *int, after *string) int
+		DeletedEntries func(childComplexity int, first *int, after *string) int
+		DiscordID      func(childComplexity int) int
+		Entry          func(childComplexity int, lineageID int64, id string) int
+		EntryCounts    func(childComplexity int) int
+		LeftAt         func(childComplexity int) int
+		Limits         func(childComplexity int) int
+		Name           func(childComplexity int) int
+		PersonaBook    func(childComplexity int, lineageID int64) int
+		Personas       func(childComplexity int) int
+		Settings       func(childComplexity int) int
 	}
 
 	ServerConnection struct {
@@ -1380,6 +1437,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.Probability(childComplexity), true
+	case "Entry.revisions":
+		if e.ComplexityRoot.Entry.Revisions == nil {
+			break
+		}
+
+		args, err := ec.field_Entry_revisions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Entry.Revisions(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Entry.role":
 		if e.ComplexityRoot.Entry.Role == nil {
 			break
@@ -1510,6 +1578,279 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EntryPosition.Role(childComplexity), true
+
+	case "EntryRevision.at":
+		if e.ComplexityRoot.EntryRevision.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.At(childComplexity), true
+	case "EntryRevision.by":
+		if e.ComplexityRoot.EntryRevision.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.By(childComplexity), true
+	case "EntryRevision.caseSensitive":
+		if e.ComplexityRoot.EntryRevision.CaseSensitive == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.CaseSensitive(childComplexity), true
+	case "EntryRevision.changedFields":
+		if e.ComplexityRoot.EntryRevision.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.ChangedFields(childComplexity), true
+	case "EntryRevision.channelIds":
+		if e.ComplexityRoot.EntryRevision.ChannelIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.ChannelIds(childComplexity), true
+	case "EntryRevision.collection":
+		if e.ComplexityRoot.EntryRevision.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Collection(childComplexity), true
+	case "EntryRevision.constant":
+		if e.ComplexityRoot.EntryRevision.Constant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Constant(childComplexity), true
+	case "EntryRevision.content":
+		if e.ComplexityRoot.EntryRevision.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Content(childComplexity), true
+	case "EntryRevision.cooldown":
+		if e.ComplexityRoot.EntryRevision.Cooldown == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Cooldown(childComplexity), true
+	case "EntryRevision.createdAt":
+		if e.ComplexityRoot.EntryRevision.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.CreatedAt(childComplexity), true
+	case "EntryRevision.delay":
+		if e.ComplexityRoot.EntryRevision.Delay == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Delay(childComplexity), true
+	case "EntryRevision.delayUntilRecursion":
+		if e.ComplexityRoot.EntryRevision.DelayUntilRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.DelayUntilRecursion(childComplexity), true
+	case "EntryRevision.deleted":
+		if e.ComplexityRoot.EntryRevision.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Deleted(childComplexity), true
+	case "EntryRevision.enabled":
+		if e.ComplexityRoot.EntryRevision.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Enabled(childComplexity), true
+	case "EntryRevision.entry":
+		if e.ComplexityRoot.EntryRevision.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Entry(childComplexity), true
+	case "EntryRevision.entryId":
+		if e.ComplexityRoot.EntryRevision.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.EntryID(childComplexity), true
+	case "EntryRevision.excludeRecursion":
+		if e.ComplexityRoot.EntryRevision.ExcludeRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.ExcludeRecursion(childComplexity), true
+	case "EntryRevision.extensions":
+		if e.ComplexityRoot.EntryRevision.Extensions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Extensions(childComplexity), true
+	case "EntryRevision.group":
+		if e.ComplexityRoot.EntryRevision.Group == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Group(childComplexity), true
+	case "EntryRevision.groupOverride":
+		if e.ComplexityRoot.EntryRevision.GroupOverride == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.GroupOverride(childComplexity), true
+	case "EntryRevision.groupWeight":
+		if e.ComplexityRoot.EntryRevision.GroupWeight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.GroupWeight(childComplexity), true
+	case "EntryRevision.id":
+		if e.ComplexityRoot.EntryRevision.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.ID(childComplexity), true
+	case "EntryRevision.ignoreBudget":
+		if e.ComplexityRoot.EntryRevision.IgnoreBudget == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.IgnoreBudget(childComplexity), true
+	case "EntryRevision.insertionOrder":
+		if e.ComplexityRoot.EntryRevision.InsertionOrder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.InsertionOrder(childComplexity), true
+	case "EntryRevision.keys":
+		if e.ComplexityRoot.EntryRevision.Keys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Keys(childComplexity), true
+	case "EntryRevision.kind":
+		if e.ComplexityRoot.EntryRevision.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Kind(childComplexity), true
+	case "EntryRevision.legacyChannelTags":
+		if e.ComplexityRoot.EntryRevision.LegacyChannelTags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.LegacyChannelTags(childComplexity), true
+	case "EntryRevision.lineageId":
+		if e.ComplexityRoot.EntryRevision.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.LineageID(childComplexity), true
+	case "EntryRevision.placement":
+		if e.ComplexityRoot.EntryRevision.Placement == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Placement(childComplexity), true
+	case "EntryRevision.preventRecursion":
+		if e.ComplexityRoot.EntryRevision.PreventRecursion == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.PreventRecursion(childComplexity), true
+	case "EntryRevision.priority":
+		if e.ComplexityRoot.EntryRevision.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Priority(childComplexity), true
+	case "EntryRevision.probability":
+		if e.ComplexityRoot.EntryRevision.Probability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Probability(childComplexity), true
+	case "EntryRevision.role":
+		if e.ComplexityRoot.EntryRevision.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Role(childComplexity), true
+	case "EntryRevision.scanDepth":
+		if e.ComplexityRoot.EntryRevision.ScanDepth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.ScanDepth(childComplexity), true
+	case "EntryRevision.secondaryKeys":
+		if e.ComplexityRoot.EntryRevision.SecondaryKeys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.SecondaryKeys(childComplexity), true
+	case "EntryRevision.selectiveLogic":
+		if e.ComplexityRoot.EntryRevision.SelectiveLogic == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.SelectiveLogic(childComplexity), true
+	case "EntryRevision.sticky":
+		if e.ComplexityRoot.EntryRevision.Sticky == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Sticky(childComplexity), true
+	case "EntryRevision.title":
+		if e.ComplexityRoot.EntryRevision.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.Title(childComplexity), true
+	case "EntryRevision.updatedAt":
+		if e.ComplexityRoot.EntryRevision.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.UpdatedAt(childComplexity), true
+	case "EntryRevision.useGroupScoring":
+		if e.ComplexityRoot.EntryRevision.UseGroupScoring == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.UseGroupScoring(childComplexity), true
+	case "EntryRevision.wholeWords":
+		if e.ComplexityRoot.EntryRevision.WholeWords == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevision.WholeWords(childComplexity), true
+
+	case "EntryRevisionConnection.edges":
+		if e.ComplexityRoot.EntryRevisionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevisionConnection.Edges(childComplexity), true
+	case "EntryRevisionConnection.pageInfo":
+		if e.ComplexityRoot.EntryRevisionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevisionConnection.PageInfo(childComplexity), true
+
+	case "EntryRevisionEdge.cursor":
+		if e.ComplexityRoot.EntryRevisionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevisionEdge.Cursor(childComplexity), true
+	case "EntryRevisionEdge.node":
+		if e.ComplexityRoot.EntryRevisionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EntryRevisionEdge.Node(childComplexity), true
 
 	case "ExportPayload.download":
 		if e.ComplexityRoot.ExportPayload.Download == nil {
@@ -2257,6 +2598,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ResetTurnState(childComplexity, args["input"].(model.ResetTurnStateInput)), true
+	case "Mutation.restoreEntryRevision":
+		if e.ComplexityRoot.Mutation.RestoreEntryRevision == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_restoreEntryRevision_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RestoreEntryRevision(childComplexity, args["input"].(model.RestoreEntryRevisionInput)), true
 	case "Mutation.setCollectionChannels":
 		if e.ComplexityRoot.Mutation.SetCollectionChannels == nil {
 			break
@@ -2830,6 +3182,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.Collections(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Server.deletedEntries":
+		if e.ComplexityRoot.Server.DeletedEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Server_deletedEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.DeletedEntries(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Server.discordId":
 		if e.ComplexityRoot.Server.DiscordID == nil {
 			break
@@ -3245,6 +3608,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
 			graphql.NewInputUnmarshaler("ResetTurnStateInput", ec.unmarshalInputResetTurnStateInput),
+			graphql.NewInputUnmarshaler("RestoreEntryRevisionInput", ec.unmarshalInputRestoreEntryRevisionInput),
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
@@ -4436,6 +4800,115 @@ type AssembledPrompt {
   activation: Activation!
 }
 `, BuiltIn: false},
+	{Name: "../revision.graphqls", Input: `# Revision history of every entry (docs/workbench.md#revisions): every
+# entry write records the whole entry as the write left it; a revision can
+# be restored as a new write, a deleted entry included.
+
+extend type Entry {
+  "This entry's revisions, newest first (visible to whoever can read the entry). Priced by the query-complexity limits per revision. after: a previous page's endCursor."
+  revisions(first: Int = 10, after: String): EntryRevisionConnection!
+}
+
+extend type Server {
+  "The deleting revisions of this server's deleted entries, newest first (one per entry; entries moved to another scope are not listed). Restore one with restoreEntryRevision."
+  deletedEntries(first: Int = 20, after: String): EntryRevisionConnection!
+}
+
+extend type Mutation {
+  "Writes a revision's state as a new write (kind RESTORE, itself restorable): in place when the entry exists (its scope and collection stay), else the deleted entry comes back with its id in its scope (SCOPE_FULL when full, NOT_FOUND when its collection was deleted). Lore writers only."
+  restoreEntryRevision(input: RestoreEntryRevisionInput!): EntryPayload!
+}
+
+"What kind of write recorded a revision."
+enum RevisionKind {
+  CREATE
+  UPDATE
+  DELETE
+  "An import, backup import or replacement."
+  IMPORT
+  "An undo of the import history."
+  UNDO
+  "A move or copy between books (moveEntries, copyEntries, duplicateEntry)."
+  MOVE
+  "restoreEntryRevision."
+  RESTORE
+  "An approved proposal (reviewProposal)."
+  PROPOSAL
+  "A bulk edit (setEntriesEnabled, updateEntries, replaceInEntries, deleteEntries)."
+  BULK
+}
+
+"One recorded state of an entry: the entry's fields as they were after that write (a delete: its last state)."
+type EntryRevision {
+  "The revision id (restoreEntryRevision's revisionId)."
+  id: ID!
+  entryId: ID!
+  kind: RevisionKind!
+  "When the write committed."
+  at: Time!
+  "Who wrote: user:<discord id>, service:<label>, cli, job, or empty when unknown."
+  by: String!
+  "True when this write removed the entry."
+  deleted: Boolean!
+  "Fields (Entry field names) that differ from the previous revision; empty for the oldest kept."
+  changedFields: [String!]!
+  "The whole state as an Entry (id is the entry's id)."
+  entry: Entry!
+  lineageId: Int64
+  collection: String
+  title: String!
+  content: String!
+  keys: [String!]!
+  secondaryKeys: [String!]!
+  selectiveLogic: SelectiveLogic!
+  constant: Boolean!
+  enabled: Boolean!
+  scanDepth: Int
+  probability: Int!
+  insertionOrder: Int!
+  priority: Int!
+  placement: Placement!
+  role: Role!
+  caseSensitive: Boolean
+  wholeWords: Boolean
+  ignoreBudget: Boolean!
+  group: String!
+  groupOverride: Boolean!
+  groupWeight: Int!
+  useGroupScoring: Boolean
+  excludeRecursion: Boolean!
+  preventRecursion: Boolean!
+  delayUntilRecursion: Int!
+  sticky: Int!
+  cooldown: Int!
+  delay: Int!
+  channelIds: [String!]!
+  legacyChannelTags: [String!]!
+  extensions: JSON
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+type EntryRevisionEdge {
+  cursor: String!
+  node: EntryRevision!
+}
+
+type EntryRevisionConnection {
+  edges: [EntryRevisionEdge!]!
+  pageInfo: PageInfo!
+}
+
+input RestoreEntryRevisionInput {
+  serverDiscordId: String!
+  "EntryRevision.id."
+  revisionId: ID!
+  "Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock (or the entry is deleted), the payload error is STALE_TARGET and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
+  expectedUpdatedAt: Time
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+`, BuiltIn: false},
 	{Name: "../schema.graphqls", Input: `# loregate GraphQL API: lorebooks per Discord server, activation, prompt
 # assembly, imports and exports. Every member of a server may read; only
 # managers (Manage Server or Administrator) and service keys write.
@@ -5360,6 +5833,8 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_updatedAt(ctx, field)
 	case "lastActivatedAt":
 		return ec.fieldContext_Entry_lastActivatedAt(ctx, field)
+	case "revisions":
+		return ec.fieldContext_Entry_revisions(ctx, field)
 	case "vectorized":
 		return ec.fieldContext_Entry_vectorized(ctx, field)
 	}
@@ -5410,6 +5885,114 @@ func (ec *executionContext) childFields_EntryPosition(ctx context.Context, field
 		return ec.fieldContext_EntryPosition_outlet(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EntryPosition", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryRevision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_EntryRevision_id(ctx, field)
+	case "entryId":
+		return ec.fieldContext_EntryRevision_entryId(ctx, field)
+	case "kind":
+		return ec.fieldContext_EntryRevision_kind(ctx, field)
+	case "at":
+		return ec.fieldContext_EntryRevision_at(ctx, field)
+	case "by":
+		return ec.fieldContext_EntryRevision_by(ctx, field)
+	case "deleted":
+		return ec.fieldContext_EntryRevision_deleted(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_EntryRevision_changedFields(ctx, field)
+	case "entry":
+		return ec.fieldContext_EntryRevision_entry(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_EntryRevision_lineageId(ctx, field)
+	case "collection":
+		return ec.fieldContext_EntryRevision_collection(ctx, field)
+	case "title":
+		return ec.fieldContext_EntryRevision_title(ctx, field)
+	case "content":
+		return ec.fieldContext_EntryRevision_content(ctx, field)
+	case "keys":
+		return ec.fieldContext_EntryRevision_keys(ctx, field)
+	case "secondaryKeys":
+		return ec.fieldContext_EntryRevision_secondaryKeys(ctx, field)
+	case "selectiveLogic":
+		return ec.fieldContext_EntryRevision_selectiveLogic(ctx, field)
+	case "constant":
+		return ec.fieldContext_EntryRevision_constant(ctx, field)
+	case "enabled":
+		return ec.fieldContext_EntryRevision_enabled(ctx, field)
+	case "scanDepth":
+		return ec.fieldContext_EntryRevision_scanDepth(ctx, field)
+	case "probability":
+		return ec.fieldContext_EntryRevision_probability(ctx, field)
+	case "insertionOrder":
+		return ec.fieldContext_EntryRevision_insertionOrder(ctx, field)
+	case "priority":
+		return ec.fieldContext_EntryRevision_priority(ctx, field)
+	case "placement":
+		return ec.fieldContext_EntryRevision_placement(ctx, field)
+	case "role":
+		return ec.fieldContext_EntryRevision_role(ctx, field)
+	case "caseSensitive":
+		return ec.fieldContext_EntryRevision_caseSensitive(ctx, field)
+	case "wholeWords":
+		return ec.fieldContext_EntryRevision_wholeWords(ctx, field)
+	case "ignoreBudget":
+		return ec.fieldContext_EntryRevision_ignoreBudget(ctx, field)
+	case "group":
+		return ec.fieldContext_EntryRevision_group(ctx, field)
+	case "groupOverride":
+		return ec.fieldContext_EntryRevision_groupOverride(ctx, field)
+	case "groupWeight":
+		return ec.fieldContext_EntryRevision_groupWeight(ctx, field)
+	case "useGroupScoring":
+		return ec.fieldContext_EntryRevision_useGroupScoring(ctx, field)
+	case "excludeRecursion":
+		return ec.fieldContext_EntryRevision_excludeRecursion(ctx, field)
+	case "preventRecursion":
+		return ec.fieldContext_EntryRevision_preventRecursion(ctx, field)
+	case "delayUntilRecursion":
+		return ec.fieldContext_EntryRevision_delayUntilRecursion(ctx, field)
+	case "sticky":
+		return ec.fieldContext_EntryRevision_sticky(ctx, field)
+	case "cooldown":
+		return ec.fieldContext_EntryRevision_cooldown(ctx, field)
+	case "delay":
+		return ec.fieldContext_EntryRevision_delay(ctx, field)
+	case "channelIds":
+		return ec.fieldContext_EntryRevision_channelIds(ctx, field)
+	case "legacyChannelTags":
+		return ec.fieldContext_EntryRevision_legacyChannelTags(ctx, field)
+	case "extensions":
+		return ec.fieldContext_EntryRevision_extensions(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_EntryRevision_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_EntryRevision_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryRevision", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryRevisionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_EntryRevisionConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_EntryRevisionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryRevisionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_EntryRevisionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_EntryRevisionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_EntryRevisionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EntryRevisionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_ExportPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5896,6 +6479,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_channels(ctx, field)
 	case "leftAt":
 		return ec.fieldContext_Server_leftAt(ctx, field)
+	case "deletedEntries":
+		return ec.fieldContext_Server_deletedEntries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Server", field.Name)
 }

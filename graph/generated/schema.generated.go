@@ -39,6 +39,7 @@ type MutationResolver interface {
 	MarkServerLeft(ctx context.Context, input model.MarkServerLeftInput) (*model.ServerPayload, error)
 	ReconcileServers(ctx context.Context, input model.ReconcileServersInput) (*model.ReconcileServersPayload, error)
 	ImportPersonaCard(ctx context.Context, input model.ImportPersonaCardInput) (*model.PersonaCardPayload, error)
+	RestoreEntryRevision(ctx context.Context, input model.RestoreEntryRevisionInput) (*model.EntryPayload, error)
 	UpsertServer(ctx context.Context, input model.UpsertServerInput) (*model.ServerPayload, error)
 	UpdateServerSettings(ctx context.Context, input model.UpdateServerSettingsInput) (*model.ServerPayload, error)
 	UpsertPersona(ctx context.Context, input model.UpsertPersonaInput) (*model.PersonaPayload, error)
@@ -307,6 +308,20 @@ func (ec *executionContext) field_Mutation_resetTurnState_args(ctx context.Conte
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ResetTurnStateInput, error) {
 			return ec.unmarshalNResetTurnStateInput2loregateᚋgraphᚋmodelᚐResetTurnStateInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_restoreEntryRevision_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.RestoreEntryRevisionInput, error) {
+			return ec.unmarshalNRestoreEntryRevisionInput2loregateᚋgraphᚋmodelᚐRestoreEntryRevisionInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1696,6 +1711,50 @@ func (ec *executionContext) fieldContext_Mutation_importPersonaCard(ctx context.
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_restoreEntryRevision(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_restoreEntryRevision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RestoreEntryRevision(ctx, fc.Args["input"].(model.RestoreEntryRevisionInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EntryPayload) graphql.Marshaler {
+			return ec.marshalNEntryPayload2ᚖloregateᚋgraphᚋmodelᚐEntryPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_restoreEntryRevision(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_restoreEntryRevision_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_upsertServer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2894,6 +2953,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "importPersonaCard":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_importPersonaCard(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "restoreEntryRevision":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_restoreEntryRevision(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -380,6 +380,8 @@ type Entry struct {
 	UpdatedAt  time.Time      `json:"updatedAt"`
 	// The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md).
 	LastActivatedAt *time.Time `json:"lastActivatedAt,omitempty"`
+	// This entry's revisions, newest first (visible to whoever can read the entry). Priced by the query-complexity limits per revision. after: a previous page's endCursor.
+	Revisions EntryRevisionConnection `json:"revisions"`
 	// A candidate for retrieval by meaning (SillyTavern's vectorized flag): admitted without keys when the chat is similar enough to its content (docs/contract.md#semantic).
 	Vectorized bool `json:"vectorized"`
 }
@@ -531,6 +533,16 @@ type EntryRefInput struct {
 	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type EntryRevisionConnection struct {
+	Edges    []*EntryRevisionEdge `json:"edges"`
+	PageInfo PageInfo             `json:"pageInfo"`
+}
+
+type EntryRevisionEdge struct {
+	Cursor string        `json:"cursor"`
+	Node   EntryRevision `json:"node"`
 }
 
 type ExportLorebookInput struct {
@@ -950,6 +962,16 @@ type ResetTurnStateInput struct {
 	ServerDiscordID string                    `json:"serverDiscordId"`
 	LineageID       graphql.Omittable[*int64] `json:"lineageId,omitempty"`
 	ChannelID       string                    `json:"channelId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type RestoreEntryRevisionInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// EntryRevision.id.
+	RevisionID string `json:"revisionId"`
+	// Optimistic concurrency: the entry's updatedAt as read; when it no longer matches under the server lock (or the entry is deleted), the payload error is STALE_TARGET and nothing is written. Omitted = no check (docs/api.md "Conflicts").
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -2075,6 +2097,82 @@ func (e *PrincipalKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e PrincipalKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What kind of write recorded a revision.
+type RevisionKind string
+
+const (
+	RevisionKindCreate RevisionKind = "CREATE"
+	RevisionKindUpdate RevisionKind = "UPDATE"
+	RevisionKindDelete RevisionKind = "DELETE"
+	// An import, backup import or replacement.
+	RevisionKindImport RevisionKind = "IMPORT"
+	// An undo of the import history.
+	RevisionKindUndo RevisionKind = "UNDO"
+	// A move or copy between books (moveEntries, copyEntries, duplicateEntry).
+	RevisionKindMove RevisionKind = "MOVE"
+	// restoreEntryRevision.
+	RevisionKindRestore RevisionKind = "RESTORE"
+	// An approved proposal (reviewProposal).
+	RevisionKindProposal RevisionKind = "PROPOSAL"
+	// A bulk edit (setEntriesEnabled, updateEntries, replaceInEntries, deleteEntries).
+	RevisionKindBulk RevisionKind = "BULK"
+)
+
+var AllRevisionKind = []RevisionKind{
+	RevisionKindCreate,
+	RevisionKindUpdate,
+	RevisionKindDelete,
+	RevisionKindImport,
+	RevisionKindUndo,
+	RevisionKindMove,
+	RevisionKindRestore,
+	RevisionKindProposal,
+	RevisionKindBulk,
+}
+
+func (e RevisionKind) IsValid() bool {
+	switch e {
+	case RevisionKindCreate, RevisionKindUpdate, RevisionKindDelete, RevisionKindImport, RevisionKindUndo, RevisionKindMove, RevisionKindRestore, RevisionKindProposal, RevisionKindBulk:
+		return true
+	}
+	return false
+}
+
+func (e RevisionKind) String() string {
+	return string(e)
+}
+
+func (e *RevisionKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RevisionKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RevisionKind", str)
+	}
+	return nil
+}
+
+func (e RevisionKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RevisionKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RevisionKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -88,11 +88,7 @@ func (s *Store) Atomic(ctx context.Context, server string, fn func(ctx context.C
 		return wrapErr("atomic write", err)
 	}
 	return s.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *Store) error {
-		var version int64
-		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
-				return wrapErr("atomic write", notFound("server", server))
-			}
+		if err := lockServerTx(ctx, tx, server, ""); err != nil {
 			return wrapErr("atomic write", err)
 		}
 		return fn(ctx, st)
@@ -271,6 +267,7 @@ func (s *Store) PruneSnapshots(ctx context.Context, olderThan time.Time) (int64,
 func (s *Store) Undo(ctx context.Context, server string, id int64, actor string) (lore.UndoResult, error) {
 	const op = "undo import"
 	var res lore.UndoResult
+	ctx = lore.WithRevisionKind(lore.WithActor(ctx, actor), lore.RevisionUndo)
 	err := s.Atomic(ctx, server, func(ctx context.Context, hs lore.HistoryStore) error {
 		st := hs.(*Store)
 		tx, ok := st.db.(pgx.Tx)

@@ -37,6 +37,14 @@ RETURNING settings_updated_at`
 	// serverLock takes the row lock every lore write starts with.
 	serverLock = `SELECT lore_version FROM servers WHERE id = $1 FOR UPDATE`
 
+	// serverLockMeta is serverLock that also sets the revision actor ($2)
+	// and kind ($3) for the transaction; '' keeps the value already set
+	// (migration 000070).
+	serverLockMeta = `SELECT lore_version,
+    set_config('loregate.revision_actor', COALESCE(NULLIF($2, ''), current_setting('loregate.revision_actor', true), ''), true),
+    set_config('loregate.revision_kind', COALESCE(NULLIF($3, ''), current_setting('loregate.revision_kind', true), ''), true)
+FROM servers WHERE id = $1 FOR UPDATE`
+
 	// serverBumpLoreVersion ends every successful lore write.
 	serverBumpLoreVersion = `UPDATE servers SET lore_version = lore_version + 1 WHERE id = $1`
 )

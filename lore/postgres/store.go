@@ -135,11 +135,7 @@ func (s *Store) write(ctx context.Context, op, server string, fn func(tx pgx.Tx)
 	}
 	defer s.wrote(server)
 	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
-		var version int64
-		if err := tx.QueryRow(ctx, serverLock, server).Scan(&version); err != nil {
-			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("server", server)
-			}
+		if err := lockServerTx(ctx, tx, server, opRevisionKinds[op]); err != nil {
 			return err
 		}
 		if err := fn(tx); err != nil {
@@ -149,6 +145,40 @@ func (s *Store) write(ctx context.Context, op, server string, fn func(tx pgx.Tx)
 		return err
 	})
 	return wrapErr(op, err)
+}
+
+// opRevisionKinds are the revision kinds of the writes that are not a
+// plain create, update or delete of an entry (see lockServerTx).
+var opRevisionKinds = map[string]lore.RevisionKind{
+	"replace persona book":           lore.RevisionImport,
+	"import entries":                 lore.RevisionImport,
+	"create collection with entries": lore.RevisionImport,
+	"replace scopes":                 lore.RevisionImport,
+	"import persona card":            lore.RevisionImport,
+}
+
+// lockServerTx takes server's row lock (ErrNotFound for an unknown server)
+// and sets the transaction's revision settings that the entry revision
+// trigger reads (migration 000070): the actor and kind of ctx's
+// lore.WriteMeta, else def for the kind. An empty value keeps what an
+// enclosing write of the same transaction set.
+func lockServerTx(ctx context.Context, tx pgx.Tx, server string, def lore.RevisionKind) error {
+	m := lore.WriteMetaFrom(ctx)
+	if m.Kind == "" {
+		m.Kind = def
+	}
+	var version int64
+	var err error
+	if m.Actor == "" && m.Kind == "" {
+		err = tx.QueryRow(ctx, serverLock, server).Scan(&version)
+	} else {
+		var a, k string
+		err = tx.QueryRow(ctx, serverLockMeta, server, lore.TruncateRunes(m.Actor, 200), string(m.Kind)).Scan(&version, &a, &k)
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return notFound("server", server)
+	}
+	return err
 }
 
 // checkServerID validates a guild snowflake before it reaches SQL (where

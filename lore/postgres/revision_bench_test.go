@@ -1,0 +1,87 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+// cpuClock reads the CPU time (user + system) of this process and of one
+// Postgres backend (from /proc, Linux only; the benchmark runs Postgres
+// locally).
+type cpuClock struct{ backend int }
+
+func (c cpuClock) now(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	require.NoError(tb, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.backend))
+	require.NoError(tb, err, "the benchmark reads the local Postgres backend's CPU time")
+	fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	ut, _ := strconv.ParseInt(fields[11], 10, 64) // utime, field 14
+	st, _ := strconv.ParseInt(fields[12], 10, 64) // stime, field 15
+	const ticks = 100                             // USER_HZ
+	return self + time.Duration(ut+st)*time.Second/ticks
+}
+
+// BenchmarkRevisionWrite measures the CPU time (this process plus its one
+// Postgres backend) of an entry update (~1,000 characters of content, 5
+// keys) with the revision trigger of migration 000070 and an actor (the
+// revision settings set with the lock), and with neither; cpu-ns/op is
+// the figure to compare (issue 29: at most +20%).
+//
+//	./bin/loregate with-postgres -- go test -run '^$' -bench RevisionWrite -benchtime 3000x ./lore/postgres/
+func BenchmarkRevisionWrite(b *testing.B) {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(b))
+	require.NoError(b, err)
+	cfg.MaxConns, cfg.MinConns = 1, 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(b, err)
+	b.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	server := snowflake(b)
+	_, err = store.UpsertServer(ctx, server, "Bench")
+	require.NoError(b, err)
+	var pid int
+	require.NoError(b, pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
+	clock := cpuClock{backend: pid}
+	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	e := entry(server, 3, "", content)
+	e.Title = "Dragon"
+	e.Keys = []string{"dragon", "northern peaks", "old road", "wyrm", "gold"}
+	e, err = store.InsertEntry(ctx, e)
+	require.NoError(b, err)
+	for _, bc := range []struct {
+		name    string
+		trigger string
+		ctx     context.Context
+	}{{"update-without-revision", "DISABLE", ctx}, {"update-with-revision", "ENABLE", lore.WithActor(ctx, "user:42")}} {
+		b.Run(bc.name, func(b *testing.B) {
+			_, err := pool.Exec(ctx, `ALTER TABLE lorebook_entries `+bc.trigger+` TRIGGER lorebook_entries_revision_write`)
+			require.NoError(b, err)
+			start := clock.now(b)
+			i := 0
+			for b.Loop() {
+				i++
+				c := fmt.Sprintf("%d %s", i, content)
+				if _, err := store.UpdateEntry(bc.ctx, server, 3, e.ID, lore.EntryPatch{Content: &c}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(clock.now(b)-start)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
