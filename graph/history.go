@@ -99,6 +99,7 @@ var historyKinds = map[lore.HistoryKind]model.ImportKind{
 	lore.HistoryFile: model.ImportKindFile, lore.HistoryBackup: model.ImportKindBackup,
 	lore.HistoryMigration: model.ImportKindMigration, lore.HistoryCollectionDelete: model.ImportKindCollectionDelete,
 	lore.HistoryScopeWipe: model.ImportKindScopeWipe, lore.HistoryUndo: model.ImportKindUndo,
+	lore.HistoryBulk: model.ImportKindBulk,
 }
 
 func recordToModel(rec lore.HistoryRecord) *model.ImportRecord {

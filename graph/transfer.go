@@ -161,6 +161,11 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 // book as SillyTavern world info"). Exporting is a manager action (seed
 // 002).
 func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookInput) (*model.ExportPayload, error) {
+	return r.exportBook(ctx, in, nil)
+}
+
+// exportBook is exportLorebook of the entries keep selects (nil: all).
+func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput, keep func([]lore.Entry) ([]lore.Entry, error)) (*model.ExportPayload, error) {
 	fail := failure[model.ExportPayload]
 	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
 	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
@@ -199,6 +204,9 @@ func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookI
 		}
 	}
 	entries, err := r.Store.ListScope(ctx, server, lineage, collection)
+	if err == nil && keep != nil {
+		entries, err = keep(entries)
+	}
 	if err != nil {
 		return fail(err)
 	}

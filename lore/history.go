@@ -26,6 +26,11 @@ const (
 	HistoryScopeWipe HistoryKind = "scope_wipe"
 	// HistoryUndo is the undo of another record.
 	HistoryUndo HistoryKind = "undo"
+	// HistoryBulk is a bulk operation of the workbench (moves, copies,
+	// bulk edits and deletes; docs/workbench.md). A record of an edit in
+	// place lists the entries as created and removed: its undo removes
+	// them and restores the snapshot.
+	HistoryBulk HistoryKind = "bulk"
 )
 
 // HistoryTarget is where a recorded operation wrote: a persona lineage, one
@@ -163,6 +168,7 @@ type HistoryStore interface {
 	BookCardStore
 	LifecycleStore
 	RevisionStore
+	WorkbenchStore
 	// Limits are the deployment's limits the store enforces.
 	Limits() Limits
 	// Atomic runs fn in one transaction that holds server's row lock

@@ -3227,6 +3227,30 @@ func (ec *executionContext) marshalNEntry2loregateᚋgraphᚋmodelᚐEntry(ctx c
 	return ec._Entry(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNEntry2ᚕᚖloregateᚋgraphᚋmodelᚐEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Entry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ctx context.Context, sel ast.SelectionSet, v *model.Entry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Entry!")
+		return graphql.Null
+	}
+	return ec._Entry(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEntryConnection2ᚖloregateᚋgraphᚋmodelᚐEntryConnection(ctx context.Context, sel ast.SelectionSet, v *model.EntryConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "EntryConnection!")

@@ -112,6 +112,13 @@ type ComplexityRoot struct {
 		Used  func(childComplexity int) int
 	}
 
+	BulkEntriesPayload struct {
+		Count    func(childComplexity int) int
+		Entries  func(childComplexity int) int
+		Error    func(childComplexity int) int
+		ImportID func(childComplexity int) int
+	}
+
 	CharacterFilter struct {
 		Exclude func(childComplexity int) int
 		Names   func(childComplexity int) int
@@ -435,31 +442,53 @@ type ComplexityRoot struct {
 		Untagged                  func(childComplexity int) int
 	}
 
+	MoveEntriesPayload struct {
+		ChannelsFromCollection func(childComplexity int) int
+		ChannelsFromSource     func(childComplexity int) int
+		Entries                func(childComplexity int) int
+		Error                  func(childComplexity int) int
+		ImportID               func(childComplexity int) int
+		KeptIds                func(childComplexity int) int
+		Moved                  func(childComplexity int) int
+	}
+
+	MovedEntry struct {
+		FromID func(childComplexity int) int
+		ToID   func(childComplexity int) int
+	}
+
 	Mutation struct {
 		ActivateTurn              func(childComplexity int, input model.ActivateTurnInput) int
+		CopyEntries               func(childComplexity int, input model.MoveEntriesInput) int
 		CreateCollection          func(childComplexity int, input model.CreateCollectionInput) int
 		CreateEntry               func(childComplexity int, input model.CreateEntryInput) int
 		DeleteCollection          func(childComplexity int, input model.CollectionRefInput) int
+		DeleteEntries             func(childComplexity int, input model.DeleteEntriesInput) int
 		DeleteEntry               func(childComplexity int, input model.EntryRefInput) int
 		DeleteServer              func(childComplexity int, input model.DeleteServerInput) int
+		DuplicateEntry            func(childComplexity int, input model.DuplicateEntryInput) int
 		ExportWorkspaceBackup     func(childComplexity int, input model.ExportWorkspaceBackupInput) int
 		ImportLorebook            func(childComplexity int, input model.ImportLorebookInput) int
 		ImportPersonaCard         func(childComplexity int, input model.ImportPersonaCardInput) int
 		ImportWorkspaceBackup     func(childComplexity int, input model.ImportWorkspaceBackupInput) int
 		MarkServerLeft            func(childComplexity int, input model.MarkServerLeftInput) int
+		MoveEntries               func(childComplexity int, input model.MoveEntriesInput) int
 		PreviewImport             func(childComplexity int, input model.ImportLorebookInput) int
 		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
 		ReconcileServers          func(childComplexity int, input model.ReconcileServersInput) int
 		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
+		ReplaceInEntries          func(childComplexity int, input model.ReplaceInEntriesInput) int
 		ReplacePersonaBook        func(childComplexity int, input model.ReplacePersonaBookInput) int
 		ResetTurnState            func(childComplexity int, input model.ResetTurnStateInput) int
 		RestoreEntryRevision      func(childComplexity int, input model.RestoreEntryRevisionInput) int
 		SetCollectionChannels     func(childComplexity int, input model.SetCollectionChannelsInput) int
 		SetCollectionEnabled      func(childComplexity int, input model.SetCollectionEnabledInput) int
+		SetEntriesEnabled         func(childComplexity int, input model.SetEntriesEnabledInput) int
 		SetEntryEnabled           func(childComplexity int, input model.SetEntryEnabledInput) int
 		UndoImport                func(childComplexity int, input model.UndoImportInput) int
 		UpdateCollectionSettings  func(childComplexity int, input model.UpdateCollectionSettingsInput) int
+		UpdateEntries             func(childComplexity int, input model.UpdateEntriesInput) int
 		UpdateEntry               func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePersonaBookSettings func(childComplexity int, input model.UpdatePersonaBookSettingsInput) int
 		UpdateServerSettings      func(childComplexity int, input model.UpdateServerSettingsInput) int
@@ -546,6 +575,7 @@ type ComplexityRoot struct {
 		Activate       func(childComplexity int, input model.ActivateInput) int
 		ActivationLog  func(childComplexity int, serverDiscordID string, lineageID *int64, channelID string, last *int) int
 		AssemblePrompt func(childComplexity int, input model.AssemblePromptInput) int
+		ExportEntries  func(childComplexity int, input model.ExportEntriesInput) int
 		ExportLorebook func(childComplexity int, input model.ExportLorebookInput) int
 		ImportHistory  func(childComplexity int, serverDiscordID string, first *int, after *string) int
 		Job            func(childComplexity int, id string) int
@@ -556,6 +586,20 @@ type ComplexityRoot struct {
 	ReconcileServersPayload struct {
 		Error      func(childComplexity int) int
 		MarkedLeft func(childComplexity int) int
+	}
+
+	ReplaceChange struct {
+		After         func(childComplexity int) int
+		Before        func(childComplexity int) int
+		ChangedFields func(childComplexity int) int
+	}
+
+	ReplaceInEntriesPayload struct {
+		Changes  func(childComplexity int) int
+		Count    func(childComplexity int) int
+		Error    func(childComplexity int) int
+		ImportID func(childComplexity int) int
+		Preview  func(childComplexity int) int
 	}
 
 	ReplacePayload struct {
@@ -978,6 +1022,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Budget.Used(childComplexity), true
+
+	case "BulkEntriesPayload.count":
+		if e.ComplexityRoot.BulkEntriesPayload.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BulkEntriesPayload.Count(childComplexity), true
+	case "BulkEntriesPayload.entries":
+		if e.ComplexityRoot.BulkEntriesPayload.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BulkEntriesPayload.Entries(childComplexity), true
+	case "BulkEntriesPayload.error":
+		if e.ComplexityRoot.BulkEntriesPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BulkEntriesPayload.Error(childComplexity), true
+	case "BulkEntriesPayload.importId":
+		if e.ComplexityRoot.BulkEntriesPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BulkEntriesPayload.ImportID(childComplexity), true
 
 	case "CharacterFilter.exclude":
 		if e.ComplexityRoot.CharacterFilter.Exclude == nil {
@@ -2400,6 +2469,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.MemoryConversion.Untagged(childComplexity), true
 
+	case "MoveEntriesPayload.channelsFromCollection":
+		if e.ComplexityRoot.MoveEntriesPayload.ChannelsFromCollection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.ChannelsFromCollection(childComplexity), true
+	case "MoveEntriesPayload.channelsFromSource":
+		if e.ComplexityRoot.MoveEntriesPayload.ChannelsFromSource == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.ChannelsFromSource(childComplexity), true
+	case "MoveEntriesPayload.entries":
+		if e.ComplexityRoot.MoveEntriesPayload.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.Entries(childComplexity), true
+	case "MoveEntriesPayload.error":
+		if e.ComplexityRoot.MoveEntriesPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.Error(childComplexity), true
+	case "MoveEntriesPayload.importId":
+		if e.ComplexityRoot.MoveEntriesPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.ImportID(childComplexity), true
+	case "MoveEntriesPayload.keptIds":
+		if e.ComplexityRoot.MoveEntriesPayload.KeptIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.KeptIds(childComplexity), true
+	case "MoveEntriesPayload.moved":
+		if e.ComplexityRoot.MoveEntriesPayload.Moved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MoveEntriesPayload.Moved(childComplexity), true
+
+	case "MovedEntry.fromId":
+		if e.ComplexityRoot.MovedEntry.FromID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovedEntry.FromID(childComplexity), true
+	case "MovedEntry.toId":
+		if e.ComplexityRoot.MovedEntry.ToID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MovedEntry.ToID(childComplexity), true
+
 	case "Mutation.activateTurn":
 		if e.ComplexityRoot.Mutation.ActivateTurn == nil {
 			break
@@ -2411,6 +2536,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ActivateTurn(childComplexity, args["input"].(model.ActivateTurnInput)), true
+	case "Mutation.copyEntries":
+		if e.ComplexityRoot.Mutation.CopyEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_copyEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CopyEntries(childComplexity, args["input"].(model.MoveEntriesInput)), true
 	case "Mutation.createCollection":
 		if e.ComplexityRoot.Mutation.CreateCollection == nil {
 			break
@@ -2444,6 +2580,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteCollection(childComplexity, args["input"].(model.CollectionRefInput)), true
+	case "Mutation.deleteEntries":
+		if e.ComplexityRoot.Mutation.DeleteEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteEntries(childComplexity, args["input"].(model.DeleteEntriesInput)), true
 	case "Mutation.deleteEntry":
 		if e.ComplexityRoot.Mutation.DeleteEntry == nil {
 			break
@@ -2466,6 +2613,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteServer(childComplexity, args["input"].(model.DeleteServerInput)), true
+	case "Mutation.duplicateEntry":
+		if e.ComplexityRoot.Mutation.DuplicateEntry == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_duplicateEntry_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DuplicateEntry(childComplexity, args["input"].(model.DuplicateEntryInput)), true
 	case "Mutation.exportWorkspaceBackup":
 		if e.ComplexityRoot.Mutation.ExportWorkspaceBackup == nil {
 			break
@@ -2521,6 +2679,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.MarkServerLeft(childComplexity, args["input"].(model.MarkServerLeftInput)), true
+	case "Mutation.moveEntries":
+		if e.ComplexityRoot.Mutation.MoveEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_moveEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MoveEntries(childComplexity, args["input"].(model.MoveEntriesInput)), true
 	case "Mutation.previewImport":
 		if e.ComplexityRoot.Mutation.PreviewImport == nil {
 			break
@@ -2576,6 +2745,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RenameCollection(childComplexity, args["input"].(model.RenameCollectionInput)), true
+	case "Mutation.replaceInEntries":
+		if e.ComplexityRoot.Mutation.ReplaceInEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replaceInEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplaceInEntries(childComplexity, args["input"].(model.ReplaceInEntriesInput)), true
 	case "Mutation.replacePersonaBook":
 		if e.ComplexityRoot.Mutation.ReplacePersonaBook == nil {
 			break
@@ -2631,6 +2811,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SetCollectionEnabled(childComplexity, args["input"].(model.SetCollectionEnabledInput)), true
+	case "Mutation.setEntriesEnabled":
+		if e.ComplexityRoot.Mutation.SetEntriesEnabled == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_setEntriesEnabled_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SetEntriesEnabled(childComplexity, args["input"].(model.SetEntriesEnabledInput)), true
 	case "Mutation.setEntryEnabled":
 		if e.ComplexityRoot.Mutation.SetEntryEnabled == nil {
 			break
@@ -2664,6 +2855,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateCollectionSettings(childComplexity, args["input"].(model.UpdateCollectionSettingsInput)), true
+	case "Mutation.updateEntries":
+		if e.ComplexityRoot.Mutation.UpdateEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateEntries(childComplexity, args["input"].(model.UpdateEntriesInput)), true
 	case "Mutation.updateEntry":
 		if e.ComplexityRoot.Mutation.UpdateEntry == nil {
 			break
@@ -3026,6 +3228,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.AssemblePrompt(childComplexity, args["input"].(model.AssemblePromptInput)), true
+	case "Query.exportEntries":
+		if e.ComplexityRoot.Query.ExportEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_exportEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ExportEntries(childComplexity, args["input"].(model.ExportEntriesInput)), true
 	case "Query.exportLorebook":
 		if e.ComplexityRoot.Query.ExportLorebook == nil {
 			break
@@ -3090,6 +3303,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReconcileServersPayload.MarkedLeft(childComplexity), true
+
+	case "ReplaceChange.after":
+		if e.ComplexityRoot.ReplaceChange.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceChange.After(childComplexity), true
+	case "ReplaceChange.before":
+		if e.ComplexityRoot.ReplaceChange.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceChange.Before(childComplexity), true
+	case "ReplaceChange.changedFields":
+		if e.ComplexityRoot.ReplaceChange.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceChange.ChangedFields(childComplexity), true
+
+	case "ReplaceInEntriesPayload.changes":
+		if e.ComplexityRoot.ReplaceInEntriesPayload.Changes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceInEntriesPayload.Changes(childComplexity), true
+	case "ReplaceInEntriesPayload.count":
+		if e.ComplexityRoot.ReplaceInEntriesPayload.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceInEntriesPayload.Count(childComplexity), true
+	case "ReplaceInEntriesPayload.error":
+		if e.ComplexityRoot.ReplaceInEntriesPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceInEntriesPayload.Error(childComplexity), true
+	case "ReplaceInEntriesPayload.importId":
+		if e.ComplexityRoot.ReplaceInEntriesPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceInEntriesPayload.ImportID(childComplexity), true
+	case "ReplaceInEntriesPayload.preview":
+		if e.ComplexityRoot.ReplaceInEntriesPayload.Preview == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReplaceInEntriesPayload.Preview(childComplexity), true
 
 	case "ReplacePayload.count":
 		if e.ComplexityRoot.ReplacePayload.Count == nil {
@@ -3582,17 +3845,22 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ActivateTurnInput", ec.unmarshalInputActivateTurnInput),
 			graphql.NewInputUnmarshaler("ActivationOverrides", ec.unmarshalInputActivationOverrides),
 			graphql.NewInputUnmarshaler("AssemblePromptInput", ec.unmarshalInputAssemblePromptInput),
+			graphql.NewInputUnmarshaler("BookRefInput", ec.unmarshalInputBookRefInput),
 			graphql.NewInputUnmarshaler("BookSettingsInput", ec.unmarshalInputBookSettingsInput),
 			graphql.NewInputUnmarshaler("CharacterFilterInput", ec.unmarshalInputCharacterFilterInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
+			graphql.NewInputUnmarshaler("DeleteEntriesInput", ec.unmarshalInputDeleteEntriesInput),
 			graphql.NewInputUnmarshaler("DeleteServerInput", ec.unmarshalInputDeleteServerInput),
+			graphql.NewInputUnmarshaler("DuplicateEntryInput", ec.unmarshalInputDuplicateEntryInput),
 			graphql.NewInputUnmarshaler("EntryInput", ec.unmarshalInputEntryInput),
 			graphql.NewInputUnmarshaler("EntryOrder", ec.unmarshalInputEntryOrder),
 			graphql.NewInputUnmarshaler("EntryPatchInput", ec.unmarshalInputEntryPatchInput),
 			graphql.NewInputUnmarshaler("EntryPositionInput", ec.unmarshalInputEntryPositionInput),
 			graphql.NewInputUnmarshaler("EntryRefInput", ec.unmarshalInputEntryRefInput),
+			graphql.NewInputUnmarshaler("EntrySelection", ec.unmarshalInputEntrySelection),
+			graphql.NewInputUnmarshaler("ExportEntriesInput", ec.unmarshalInputExportEntriesInput),
 			graphql.NewInputUnmarshaler("ExportLorebookInput", ec.unmarshalInputExportLorebookInput),
 			graphql.NewInputUnmarshaler("ExportWorkspaceBackupInput", ec.unmarshalInputExportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ImportLorebookInput", ec.unmarshalInputImportLorebookInput),
@@ -3601,19 +3869,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("LineageMappingInput", ec.unmarshalInputLineageMappingInput),
 			graphql.NewInputUnmarshaler("MarkServerLeftInput", ec.unmarshalInputMarkServerLeftInput),
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
+			graphql.NewInputUnmarshaler("MoveEntriesInput", ec.unmarshalInputMoveEntriesInput),
 			graphql.NewInputUnmarshaler("NamesInput", ec.unmarshalInputNamesInput),
 			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ReconcileServersInput", ec.unmarshalInputReconcileServersInput),
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
+			graphql.NewInputUnmarshaler("ReplaceInEntriesInput", ec.unmarshalInputReplaceInEntriesInput),
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
 			graphql.NewInputUnmarshaler("ResetTurnStateInput", ec.unmarshalInputResetTurnStateInput),
 			graphql.NewInputUnmarshaler("RestoreEntryRevisionInput", ec.unmarshalInputRestoreEntryRevisionInput),
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
+			graphql.NewInputUnmarshaler("SetEntriesEnabledInput", ec.unmarshalInputSetEntriesEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
 			graphql.NewInputUnmarshaler("UndoImportInput", ec.unmarshalInputUndoImportInput),
 			graphql.NewInputUnmarshaler("UpdateCollectionSettingsInput", ec.unmarshalInputUpdateCollectionSettingsInput),
+			graphql.NewInputUnmarshaler("UpdateEntriesInput", ec.unmarshalInputUpdateEntriesInput),
 			graphql.NewInputUnmarshaler("UpdateEntryInput", ec.unmarshalInputUpdateEntryInput),
 			graphql.NewInputUnmarshaler("UpdatePersonaBookSettingsInput", ec.unmarshalInputUpdatePersonaBookSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateServerSettingsInput", ec.unmarshalInputUpdateServerSettingsInput),
@@ -4425,6 +4697,8 @@ enum ImportKind {
   COLLECTION_DELETE
   SCOPE_WIPE
   UNDO
+  "A workbench bulk operation: moveEntries, copyEntries, duplicateEntry, setEntriesEnabled, updateEntries, replaceInEntries, deleteEntries (docs/workbench.md)."
+  BULK
 }
 
 "One recorded operation."
@@ -5452,6 +5726,177 @@ type ServerEdge {
   node: Server!
 }
 `, BuiltIn: false},
+	{Name: "../workbench.graphqls", Input: `# The managers' workbench (docs/workbench.md): duplicate, move and copy
+# entries between books, bulk edits of a selection, export of a
+# selection. Each mutation is one transaction under the server lock,
+# validated whole against the target's limits, and recorded in the import
+# history (kind BULK) so that undoImport undoes it. Lore writers only.
+
+extend type Query {
+  "Exports a selection of one book's entries in any export format (as exportLorebook, restricted to entryIds; unknown ids are NOT_FOUND)."
+  exportEntries(input: ExportEntriesInput!): ExportPayload!
+}
+
+extend type Mutation {
+  "Copies one entry into the same or another book of the server (a new id). Answers the copy."
+  duplicateEntry(input: DuplicateEntryInput!): EntryPayload!
+  "Moves entries of one scope into a book. Between Serverwide collections the ids are kept; any other move is a delete plus a create with new ids (see moved: the old ids' turn state is dropped). Refused whole when the target scope would overflow (SCOPE_FULL, saying by how much)."
+  moveEntries(input: MoveEntriesInput!): MoveEntriesPayload!
+  "Copies entries of one scope into a book (new ids; the originals stay)."
+  copyEntries(input: MoveEntriesInput!): MoveEntriesPayload!
+  "Sets the enabled flag of many entries of one scope."
+  setEntriesEnabled(input: SetEntriesEnabledInput!): BulkEntriesPayload!
+  "Applies one patch (position, scan depth, chance, group, enabled...) to many entries of one scope. Content in the patch applies to the named entries only (not to the other parts of their split groups)."
+  updateEntries(input: UpdateEntriesInput!): BulkEntriesPayload!
+  "Finds and replaces text in one book's titles, keys and content (literal text, case-insensitive unless caseSensitive). preview: true answers what would change and writes nothing."
+  replaceInEntries(input: ReplaceInEntriesInput!): ReplaceInEntriesPayload!
+  "Deletes many entries of one scope (split groups whole). Each deleted entry is listed in Server.deletedEntries."
+  deleteEntries(input: DeleteEntriesInput!): BulkEntriesPayload!
+}
+
+"One entry of a selection, with the updatedAt the caller read (optional conflict check: STALE_TARGET naming the entry when it no longer matches; nothing is written)."
+input EntrySelection {
+  entryId: ID!
+  expectedUpdatedAt: Time
+}
+
+"A book of the server: a persona lineage, or a Serverwide collection (lineageId 0 and collectionId)."
+input BookRefInput {
+  lineageId: Int64!
+  collectionId: ID
+}
+
+input DuplicateEntryInput {
+  serverDiscordId: String!
+  "The entry's scope (0 = Serverwide)."
+  lineageId: Int64!
+  entryId: ID!
+  "Where the copy goes; omitted = the entry's own book."
+  target: BookRefInput
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+input MoveEntriesInput {
+  serverDiscordId: String!
+  "The entries' scope (0 = Serverwide: the entries may come from several collections)."
+  lineageId: Int64!
+  "At most 1000 entries, no repeats. A part of a split group brings the other parts."
+  entries: [EntrySelection!]!
+  target: BookRefInput!
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+"Where an entry went."
+type MovedEntry {
+  fromId: ID!
+  "The same as fromId when the id was kept."
+  toId: ID!
+}
+
+type MoveEntriesPayload {
+  "Old id to new id, one per entry (split parts included)."
+  moved: [MovedEntry!]!
+  "The entries as stored in the target."
+  entries: [Entry!]!
+  "True when the ids were kept (a move between Serverwide collections)."
+  keptIds: Boolean!
+  "True when the entries went into a collection: its channels gate them now and their own channel ids were dropped."
+  channelsFromCollection: Boolean!
+  "True when Serverwide entries went into a persona book and carry their collection's channels as their own."
+  channelsFromSource: Boolean!
+  "The import history record: undoImport(importId) undoes the move or copy."
+  importId: ID
+  error: MutationError
+}
+
+input SetEntriesEnabledInput {
+  serverDiscordId: String!
+  lineageId: Int64!
+  entries: [EntrySelection!]!
+  enabled: Boolean!
+  idempotencyKey: String
+}
+
+input UpdateEntriesInput {
+  serverDiscordId: String!
+  lineageId: Int64!
+  entries: [EntrySelection!]!
+  patch: EntryPatchInput!
+  idempotencyKey: String
+}
+
+input DeleteEntriesInput {
+  serverDiscordId: String!
+  lineageId: Int64!
+  entries: [EntrySelection!]!
+  idempotencyKey: String
+}
+
+type BulkEntriesPayload {
+  "Entries written (or deleted), split parts included."
+  count: Int!
+  "The entries after the write (empty for deleteEntries)."
+  entries: [Entry!]!
+  "The import history record: undoImport(importId) undoes the edit."
+  importId: ID
+  error: MutationError
+}
+
+enum ReplaceField {
+  TITLE
+  "Primary and secondary keys."
+  KEYS
+  CONTENT
+}
+
+input ReplaceInEntriesInput {
+  serverDiscordId: String!
+  lineageId: Int64!
+  "Serverwide: the collection (omitted = every collection)."
+  collectionId: ID
+  "Only these entries (omitted or empty = the whole book)."
+  entries: [EntrySelection!]
+  "Literal text, 1-200 characters."
+  find: String!
+  "At most 200 characters; may be empty."
+  replace: String!
+  fields: [ReplaceField!]! = [TITLE, KEYS, CONTENT]
+  caseSensitive: Boolean = false
+  "true: answer the changes and write nothing."
+  preview: Boolean = false
+  idempotencyKey: String
+}
+
+"One entry a replacement changes."
+type ReplaceChange {
+  before: Entry!
+  after: Entry!
+  "Fields that change."
+  changedFields: [String!]!
+}
+
+type ReplaceInEntriesPayload {
+  "Entries changed (or, previewed, that would change)."
+  count: Int!
+  changes: [ReplaceChange!]!
+  "Whether this answer is a preview (nothing written)."
+  preview: Boolean!
+  importId: ID
+  error: MutationError
+}
+
+input ExportEntriesInput {
+  serverDiscordId: String!
+  "0 = Serverwide (then collectionId is required)."
+  lineageId: Int64!
+  collectionId: ID
+  "The entries to export, at most 1000."
+  entryIds: [ID!]!
+  format: ExportFormat = ST_WORLD_INFO
+}
+`, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
 
@@ -5609,6 +6054,20 @@ func (ec *executionContext) childFields_Budget(ctx context.Context, field graphq
 		return ec.fieldContext_Budget_used(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Budget", field.Name)
+}
+
+func (ec *executionContext) childFields_BulkEntriesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_BulkEntriesPayload_count(ctx, field)
+	case "entries":
+		return ec.fieldContext_BulkEntriesPayload_entries(ctx, field)
+	case "importId":
+		return ec.fieldContext_BulkEntriesPayload_importId(ctx, field)
+	case "error":
+		return ec.fieldContext_BulkEntriesPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BulkEntriesPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_CharacterFilter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6257,6 +6716,36 @@ func (ec *executionContext) childFields_MemoryConversion(ctx context.Context, fi
 	return nil, fmt.Errorf("no field named %q was found under type MemoryConversion", field.Name)
 }
 
+func (ec *executionContext) childFields_MoveEntriesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "moved":
+		return ec.fieldContext_MoveEntriesPayload_moved(ctx, field)
+	case "entries":
+		return ec.fieldContext_MoveEntriesPayload_entries(ctx, field)
+	case "keptIds":
+		return ec.fieldContext_MoveEntriesPayload_keptIds(ctx, field)
+	case "channelsFromCollection":
+		return ec.fieldContext_MoveEntriesPayload_channelsFromCollection(ctx, field)
+	case "channelsFromSource":
+		return ec.fieldContext_MoveEntriesPayload_channelsFromSource(ctx, field)
+	case "importId":
+		return ec.fieldContext_MoveEntriesPayload_importId(ctx, field)
+	case "error":
+		return ec.fieldContext_MoveEntriesPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MoveEntriesPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_MovedEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "fromId":
+		return ec.fieldContext_MovedEntry_fromId(ctx, field)
+	case "toId":
+		return ec.fieldContext_MovedEntry_toId(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MovedEntry", field.Name)
+}
+
 func (ec *executionContext) childFields_MutationError(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "code":
@@ -6413,6 +6902,34 @@ func (ec *executionContext) childFields_ReconcileServersPayload(ctx context.Cont
 		return ec.fieldContext_ReconcileServersPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReconcileServersPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplaceChange(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "before":
+		return ec.fieldContext_ReplaceChange_before(ctx, field)
+	case "after":
+		return ec.fieldContext_ReplaceChange_after(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_ReplaceChange_changedFields(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplaceChange", field.Name)
+}
+
+func (ec *executionContext) childFields_ReplaceInEntriesPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_ReplaceInEntriesPayload_count(ctx, field)
+	case "changes":
+		return ec.fieldContext_ReplaceInEntriesPayload_changes(ctx, field)
+	case "preview":
+		return ec.fieldContext_ReplaceInEntriesPayload_preview(ctx, field)
+	case "importId":
+		return ec.fieldContext_ReplaceInEntriesPayload_importId(ctx, field)
+	case "error":
+		return ec.fieldContext_ReplaceInEntriesPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReplaceInEntriesPayload", field.Name)
 }
 
 func (ec *executionContext) childFields_ReplacePayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -147,6 +147,12 @@ type BackupPreviewPayload struct {
 	Error   *MutationError `json:"error,omitempty"`
 }
 
+// A book of the server: a persona lineage, or a Serverwide collection (lineageId 0 and collectionId).
+type BookRefInput struct {
+	LineageID    int64                      `json:"lineageId"`
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+}
+
 // The settings of one book (a Serverwide collection or a persona book). Layers,
 // least specific first: server settings (and a request's overrides), book
 // settings, entry fields, decorator lines; the more specific wins. null
@@ -182,6 +188,16 @@ type Budget struct {
 	Unit  string `json:"unit"`
 	Limit int    `json:"limit"`
 	Used  int    `json:"used"`
+}
+
+type BulkEntriesPayload struct {
+	// Entries written (or deleted), split parts included.
+	Count int `json:"count"`
+	// The entries after the write (empty for deleteEntries).
+	Entries []*Entry `json:"entries"`
+	// The import history record: undoImport(importId) undoes the edit.
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
 }
 
 // Limits an entry to characters (SillyTavern's characterFilter; docs/authoring.md "Filters"). Empty names and tags admit every character.
@@ -268,6 +284,13 @@ type CreateEntryInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+type DeleteEntriesInput struct {
+	ServerDiscordID string                     `json:"serverDiscordId"`
+	LineageID       int64                      `json:"lineageId"`
+	Entries         []*EntrySelection          `json:"entries"`
+	IdempotencyKey  graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type DeletePayload struct {
 	Ok    bool           `json:"ok"`
 	Error *MutationError `json:"error,omitempty"`
@@ -298,6 +321,17 @@ type DiscordChannel struct {
 	ParentID *string `json:"parentId,omitempty"`
 	// Discord's channel type name: GUILD_TEXT, GUILD_VOICE, GUILD_CATEGORY, GUILD_ANNOUNCEMENT, GUILD_FORUM, GUILD_MEDIA, GUILD_STAGE_VOICE, PUBLIC_THREAD, ANNOUNCEMENT_THREAD...
 	Kind string `json:"kind"`
+}
+
+type DuplicateEntryInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// The entry's scope (0 = Serverwide).
+	LineageID int64  `json:"lineageId"`
+	EntryID   string `json:"entryId"`
+	// Where the copy goes; omitted = the entry's own book.
+	Target graphql.Omittable[*BookRefInput] `json:"target,omitempty"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 // A lorebook entry in its canonical form.
@@ -543,6 +577,22 @@ type EntryRevisionConnection struct {
 type EntryRevisionEdge struct {
 	Cursor string        `json:"cursor"`
 	Node   EntryRevision `json:"node"`
+}
+
+// One entry of a selection, with the updatedAt the caller read (optional conflict check: STALE_TARGET naming the entry when it no longer matches; nothing is written).
+type EntrySelection struct {
+	EntryID           string                        `json:"entryId"`
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
+}
+
+type ExportEntriesInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// 0 = Serverwide (then collectionId is required).
+	LineageID    int64                      `json:"lineageId"`
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+	// The entries to export, at most 1000.
+	EntryIds []string                         `json:"entryIds"`
+	Format   graphql.Omittable[*ExportFormat] `json:"format,omitempty"`
 }
 
 type ExportLorebookInput struct {
@@ -805,6 +855,40 @@ type MessageInput struct {
 	Content string                     `json:"content"`
 }
 
+type MoveEntriesInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// The entries' scope (0 = Serverwide: the entries may come from several collections).
+	LineageID int64 `json:"lineageId"`
+	// At most 1000 entries, no repeats. A part of a split group brings the other parts.
+	Entries []*EntrySelection `json:"entries"`
+	Target  BookRefInput      `json:"target"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type MoveEntriesPayload struct {
+	// Old id to new id, one per entry (split parts included).
+	Moved []*MovedEntry `json:"moved"`
+	// The entries as stored in the target.
+	Entries []*Entry `json:"entries"`
+	// True when the ids were kept (a move between Serverwide collections).
+	KeptIds bool `json:"keptIds"`
+	// True when the entries went into a collection: its channels gate them now and their own channel ids were dropped.
+	ChannelsFromCollection bool `json:"channelsFromCollection"`
+	// True when Serverwide entries went into a persona book and carry their collection's channels as their own.
+	ChannelsFromSource bool `json:"channelsFromSource"`
+	// The import history record: undoImport(importId) undoes the move or copy.
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
+}
+
+// Where an entry went.
+type MovedEntry struct {
+	FromID string `json:"fromId"`
+	// The same as fromId when the id was kept.
+	ToID string `json:"toId"`
+}
+
 type Mutation struct {
 }
 
@@ -944,6 +1028,42 @@ type RenameCollectionInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+// One entry a replacement changes.
+type ReplaceChange struct {
+	Before Entry `json:"before"`
+	After  Entry `json:"after"`
+	// Fields that change.
+	ChangedFields []string `json:"changedFields"`
+}
+
+type ReplaceInEntriesInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	LineageID       int64  `json:"lineageId"`
+	// Serverwide: the collection (omitted = every collection).
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+	// Only these entries (omitted or empty = the whole book).
+	Entries graphql.Omittable[[]*EntrySelection] `json:"entries,omitempty"`
+	// Literal text, 1-200 characters.
+	Find string `json:"find"`
+	// At most 200 characters; may be empty.
+	Replace       string                   `json:"replace"`
+	Fields        []ReplaceField           `json:"fields"`
+	CaseSensitive graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
+	// true: answer the changes and write nothing.
+	Preview        graphql.Omittable[*bool]   `json:"preview,omitempty"`
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type ReplaceInEntriesPayload struct {
+	// Entries changed (or, previewed, that would change).
+	Count   int              `json:"count"`
+	Changes []*ReplaceChange `json:"changes"`
+	// Whether this answer is a preview (nothing written).
+	Preview  bool           `json:"preview"`
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
+}
+
 type ReplacePayload struct {
 	Count *int           `json:"count,omitempty"`
 	Error *MutationError `json:"error,omitempty"`
@@ -1049,6 +1169,14 @@ type SetCollectionEnabledInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+type SetEntriesEnabledInput struct {
+	ServerDiscordID string                     `json:"serverDiscordId"`
+	LineageID       int64                      `json:"lineageId"`
+	Entries         []*EntrySelection          `json:"entries"`
+	Enabled         bool                       `json:"enabled"`
+	IdempotencyKey  graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type SetEntryEnabledInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	LineageID       int64  `json:"lineageId"`
@@ -1152,6 +1280,14 @@ type UpdateCollectionSettingsInput struct {
 	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type UpdateEntriesInput struct {
+	ServerDiscordID string                     `json:"serverDiscordId"`
+	LineageID       int64                      `json:"lineageId"`
+	Entries         []*EntrySelection          `json:"entries"`
+	Patch           EntryPatchInput            `json:"patch"`
+	IdempotencyKey  graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpdateEntryInput struct {
@@ -1619,6 +1755,8 @@ const (
 	ImportKindCollectionDelete ImportKind = "COLLECTION_DELETE"
 	ImportKindScopeWipe        ImportKind = "SCOPE_WIPE"
 	ImportKindUndo             ImportKind = "UNDO"
+	// A workbench bulk operation: moveEntries, copyEntries, duplicateEntry, setEntriesEnabled, updateEntries, replaceInEntries, deleteEntries (docs/workbench.md).
+	ImportKindBulk ImportKind = "BULK"
 )
 
 var AllImportKind = []ImportKind{
@@ -1628,11 +1766,12 @@ var AllImportKind = []ImportKind{
 	ImportKindCollectionDelete,
 	ImportKindScopeWipe,
 	ImportKindUndo,
+	ImportKindBulk,
 }
 
 func (e ImportKind) IsValid() bool {
 	switch e {
-	case ImportKindFile, ImportKindBackup, ImportKindMigration, ImportKindCollectionDelete, ImportKindScopeWipe, ImportKindUndo:
+	case ImportKindFile, ImportKindBackup, ImportKindMigration, ImportKindCollectionDelete, ImportKindScopeWipe, ImportKindUndo, ImportKindBulk:
 		return true
 	}
 	return false
@@ -2097,6 +2236,64 @@ func (e *PrincipalKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e PrincipalKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ReplaceField string
+
+const (
+	ReplaceFieldTitle ReplaceField = "TITLE"
+	// Primary and secondary keys.
+	ReplaceFieldKeys    ReplaceField = "KEYS"
+	ReplaceFieldContent ReplaceField = "CONTENT"
+)
+
+var AllReplaceField = []ReplaceField{
+	ReplaceFieldTitle,
+	ReplaceFieldKeys,
+	ReplaceFieldContent,
+}
+
+func (e ReplaceField) IsValid() bool {
+	switch e {
+	case ReplaceFieldTitle, ReplaceFieldKeys, ReplaceFieldContent:
+		return true
+	}
+	return false
+}
+
+func (e ReplaceField) String() string {
+	return string(e)
+}
+
+func (e *ReplaceField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ReplaceField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ReplaceField", str)
+	}
+	return nil
+}
+
+func (e ReplaceField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ReplaceField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ReplaceField) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -368,12 +368,18 @@ func (u *undoTx) load(ctx context.Context) error {
 // of them is occupied again.
 func (u *undoTx) checkFree(ctx context.Context) ([]int64, error) {
 	ids := make([]int64, len(u.snap.Entries))
+	var check []int64
 	for i, e := range u.snap.Entries {
 		ids[i] = e.ID
+		// An id the record also created is freed by removeCreated first
+		// (a bulk edit in place, lore.HistoryBulk).
+		if !slices.Contains(u.rec.CreatedIDs, e.ID) {
+			check = append(check, e.ID)
+		}
 	}
-	if len(ids) > 0 {
+	if len(check) > 0 {
 		var taken int64
-		err := u.tx.QueryRow(ctx, entryIDsTaken, ids).Scan(&taken)
+		err := u.tx.QueryRow(ctx, entryIDsTaken, check).Scan(&taken)
 		if err == nil {
 			return nil, lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, u.id)
 		}

@@ -85,3 +85,72 @@ func BenchmarkRevisionWrite(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMove250 compares the CPU time (this process plus its Postgres
+// backend) of moving 250 entries between persona books in one
+// MoveEntries call with that of 250 single UpdateEntry calls on the same
+// entries (issue 29: the move at most 0.2x). Both record revisions.
+//
+//	./bin/loregate with-postgres -- go test -run '^$' -bench Move250 -benchtime 20x ./lore/postgres/
+func BenchmarkMove250(b *testing.B) {
+	ctx := context.Background()
+	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(b))
+	require.NoError(b, err)
+	cfg.MaxConns, cfg.MinConns = 1, 1
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(b, err)
+	b.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	server := snowflake(b)
+	_, err = store.UpsertServer(ctx, server, "Bench")
+	require.NoError(b, err)
+	var pid int
+	require.NoError(b, pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
+	clock := cpuClock{backend: pid}
+	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	book := make([]lore.Entry, lore.MaxEntriesPerScope)
+	for i := range book {
+		book[i] = entry(server, 1, "", fmt.Sprintf("%d %s", i, content))
+		book[i].Title = fmt.Sprintf("Entry %d", i)
+		book[i].Keys = []string{"dragon", "northern peaks", "old road", "wyrm", fmt.Sprint("k", i)}
+	}
+	_, err = store.ReplacePersonaBook(ctx, server, 1, book)
+	require.NoError(b, err)
+	ctx = lore.WithActor(ctx, "user:42")
+	b.Run("250-single-updates", func(b *testing.B) {
+		list, err := store.ListScope(ctx, server, 1, "")
+		require.NoError(b, err)
+		start := clock.now(b)
+		n := 0
+		for b.Loop() {
+			n++
+			for _, e := range list {
+				if _, err := store.UpdateEntry(ctx, server, 1, e.ID, lore.EntryPatch{Order: &n}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(clock.now(b)-start)/float64(b.N), "cpu-ns/op")
+	})
+	b.Run("move-250", func(b *testing.B) {
+		from, to := lore.Lineage(1), lore.Lineage(2)
+		var dur time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			list, err := store.ListScope(ctx, server, from, "")
+			require.NoError(b, err)
+			refs := make([]lore.EntryRef, len(list))
+			for i, e := range list {
+				refs[i] = lore.EntryRef{ID: e.ID}
+			}
+			b.StartTimer()
+			start := clock.now(b)
+			if _, err := store.MoveEntries(ctx, lore.MoveRequest{Server: server, From: from, Entries: refs, To: lore.BookRef{Lineage: to}}); err != nil {
+				b.Fatal(err)
+			}
+			dur += clock.now(b) - start
+			from, to = to, from
+		}
+		b.ReportMetric(float64(dur)/float64(b.N), "cpu-ns/op")
+	})
+}

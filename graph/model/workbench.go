@@ -16,3 +16,12 @@ type EntryRevision struct {
 	// At is when the write committed.
 	At time.Time `json:"at"`
 }
+
+// SetError records why the mutation failed (see payload.go).
+func (p *MoveEntriesPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *BulkEntriesPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *ReplaceInEntriesPayload) SetError(e *MutationError) { p.Error = e }
