@@ -169,6 +169,7 @@ type HistoryStore interface {
 	LifecycleStore
 	RevisionStore
 	WorkbenchStore
+	ProposalStore
 	// Limits are the deployment's limits the store enforces.
 	Limits() Limits
 	// Atomic runs fn in one transaction that holds server's row lock

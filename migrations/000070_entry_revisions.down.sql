@@ -1,3 +1,6 @@
+-- 000070_entry_revisions (down): drops the revisions; bulk records of the
+-- import history go (their kind did not exist before).
+-- loses: rows import_history where kind = 'bulk'
 DELETE FROM import_history WHERE kind = 'bulk';
 ALTER TABLE import_history DROP CONSTRAINT import_history_kind_check;
 ALTER TABLE import_history ADD CONSTRAINT import_history_kind_check

@@ -153,5 +153,7 @@ VALUES ('100000000000000001', 'World', 'a', 0, 2), ('100000000000000001', 'World
 		"rows of lorebook_entries where scan_depth = 0 (rewritten or deleted)": 1,
 		"column lorebook_entries.sticky (not 0)":                               1,
 		"column lorebooks.scan_depth (not NULL)":                               1,
+		// the two entries' revisions (migration 000070) go with their table.
+		"table entry_revisions": 2,
 	}, got)
 }

@@ -191,8 +191,8 @@ func TestTwoServeProcessesShareJobs(t *testing.T) {
 		{"channel_name_backfill_schedule", "completed", 1, 1},
 		{"job_data_cleanup", "completed", 1, 1},
 		{"lorebook_import", "completed", imports, 1},
-		{"server_purge", "completed", 1, 1},
 		{"revision_prune", "completed", 1, 1},
+		{"server_purge", "completed", 1, 1},
 	}, got, "every job ran once; the periodic jobs were inserted by one leader")
 	var reports, collections, entries int
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM job_reports`).Scan(&reports))

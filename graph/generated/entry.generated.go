@@ -3467,11 +3467,27 @@ func (ec *executionContext) marshalOEntry2ᚖloregateᚋgraphᚋmodelᚐEntry(ct
 	return ec._Entry(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOEntryInput2ᚖloregateᚋgraphᚋmodelᚐEntryInput(ctx context.Context, v any) (*model.EntryInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOEntryOrder2ᚖloregateᚋgraphᚋmodelᚐEntryOrder(ctx context.Context, v any) (*model.EntryOrder, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputEntryOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOEntryPatchInput2ᚖloregateᚋgraphᚋmodelᚐEntryPatchInput(ctx context.Context, v any) (*model.EntryPatchInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputEntryPatchInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

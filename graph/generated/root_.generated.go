@@ -475,6 +475,7 @@ type ComplexityRoot struct {
 		MoveEntries               func(childComplexity int, input model.MoveEntriesInput) int
 		PreviewImport             func(childComplexity int, input model.ImportLorebookInput) int
 		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
+		ProposeEntryChange        func(childComplexity int, input model.ProposeEntryChangeInput) int
 		ReconcileServers          func(childComplexity int, input model.ReconcileServersInput) int
 		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
@@ -482,6 +483,7 @@ type ComplexityRoot struct {
 		ReplacePersonaBook        func(childComplexity int, input model.ReplacePersonaBookInput) int
 		ResetTurnState            func(childComplexity int, input model.ResetTurnStateInput) int
 		RestoreEntryRevision      func(childComplexity int, input model.RestoreEntryRevisionInput) int
+		ReviewProposal            func(childComplexity int, input model.ReviewProposalInput) int
 		SetCollectionChannels     func(childComplexity int, input model.SetCollectionChannelsInput) int
 		SetCollectionEnabled      func(childComplexity int, input model.SetCollectionEnabledInput) int
 		SetEntriesEnabled         func(childComplexity int, input model.SetEntriesEnabledInput) int
@@ -492,9 +494,11 @@ type ComplexityRoot struct {
 		UpdateEntry               func(childComplexity int, input model.UpdateEntryInput) int
 		UpdatePersonaBookSettings func(childComplexity int, input model.UpdatePersonaBookSettingsInput) int
 		UpdateServerSettings      func(childComplexity int, input model.UpdateServerSettingsInput) int
+		UpdateWorkbenchSettings   func(childComplexity int, input model.UpdateWorkbenchSettingsInput) int
 		UpsertPersona             func(childComplexity int, input model.UpsertPersonaInput) int
 		UpsertServer              func(childComplexity int, input model.UpsertServerInput) int
 		WipeServerLore            func(childComplexity int, input model.WipeServerLoreInput) int
+		WithdrawProposal          func(childComplexity int, input model.WithdrawProposalInput) int
 	}
 
 	MutationError struct {
@@ -571,6 +575,47 @@ type ComplexityRoot struct {
 		Tag     func(childComplexity int) int
 	}
 
+	Proposal struct {
+		Base          func(childComplexity int) int
+		ChangedFields func(childComplexity int) int
+		Collection    func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		EntryID       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		Kind          func(childComplexity int) int
+		LineageID     func(childComplexity int) int
+		Note          func(childComplexity int) int
+		Proposed      func(childComplexity int) int
+		Proposer      func(childComplexity int) int
+		ReviewNote    func(childComplexity int) int
+		ReviewedAt    func(childComplexity int) int
+		Reviewer      func(childComplexity int) int
+		State         func(childComplexity int) int
+	}
+
+	ProposalConflict struct {
+		Base         func(childComplexity int) int
+		ChangedSince func(childComplexity int) int
+		Current      func(childComplexity int) int
+		Proposed     func(childComplexity int) int
+	}
+
+	ProposalConnection struct {
+		Edges    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ProposalEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	ProposalPayload struct {
+		Conflict func(childComplexity int) int
+		Error    func(childComplexity int) int
+		Proposal func(childComplexity int) int
+	}
+
 	Query struct {
 		Activate       func(childComplexity int, input model.ActivateInput) int
 		ActivationLog  func(childComplexity int, serverDiscordID string, lineageID *int64, channelID string, last *int) int
@@ -621,20 +666,22 @@ type ComplexityRoot struct {
 	}
 
 	Server struct {
-		CanManage      func(childComplexity int) int
-		Channels       func(childComplexity int) int
-		Collection     func(childComplexity int, name string) int
-		Collections    func(childComplexity int, first *int, after *string) int
-		DeletedEntries func(childComplexity int, first *int, after *string) int
-		DiscordID      func(childComplexity int) int
-		Entry          func(childComplexity int, lineageID int64, id string) int
-		EntryCounts    func(childComplexity int) int
-		LeftAt         func(childComplexity int) int
-		Limits         func(childComplexity int) int
-		Name           func(childComplexity int) int
-		PersonaBook    func(childComplexity int, lineageID int64) int
-		Personas       func(childComplexity int) int
-		Settings       func(childComplexity int) int
+		CanManage         func(childComplexity int) int
+		Channels          func(childComplexity int) int
+		Collection        func(childComplexity int, name string) int
+		Collections       func(childComplexity int, first *int, after *string) int
+		DeletedEntries    func(childComplexity int, first *int, after *string) int
+		DiscordID         func(childComplexity int) int
+		Entry             func(childComplexity int, lineageID int64, id string) int
+		EntryCounts       func(childComplexity int) int
+		LeftAt            func(childComplexity int) int
+		Limits            func(childComplexity int) int
+		Name              func(childComplexity int) int
+		PersonaBook       func(childComplexity int, lineageID int64) int
+		Personas          func(childComplexity int) int
+		Proposals         func(childComplexity int, state *model.ProposalState, first *int, after *string) int
+		Settings          func(childComplexity int) int
+		WorkbenchSettings func(childComplexity int) int
 	}
 
 	ServerConnection struct {
@@ -720,6 +767,18 @@ type ComplexityRoot struct {
 		ID      func(childComplexity int) int
 		Kind    func(childComplexity int) int
 		Servers func(childComplexity int, first *int, after *string) int
+	}
+
+	WorkbenchSettings struct {
+		LoreEditorRoleID  func(childComplexity int) int
+		ProposalChannelID func(childComplexity int) int
+		ProposalsEnabled  func(childComplexity int) int
+		UpdatedAt         func(childComplexity int) int
+	}
+
+	WorkbenchSettingsPayload struct {
+		Error    func(childComplexity int) int
+		Settings func(childComplexity int) int
 	}
 }
 
@@ -2712,6 +2771,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PreviewWorkspaceBackup(childComplexity, args["input"].(model.PreviewWorkspaceBackupInput)), true
+	case "Mutation.proposeEntryChange":
+		if e.ComplexityRoot.Mutation.ProposeEntryChange == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_proposeEntryChange_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ProposeEntryChange(childComplexity, args["input"].(model.ProposeEntryChangeInput)), true
 	case "Mutation.reconcileServers":
 		if e.ComplexityRoot.Mutation.ReconcileServers == nil {
 			break
@@ -2789,6 +2859,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RestoreEntryRevision(childComplexity, args["input"].(model.RestoreEntryRevisionInput)), true
+	case "Mutation.reviewProposal":
+		if e.ComplexityRoot.Mutation.ReviewProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reviewProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReviewProposal(childComplexity, args["input"].(model.ReviewProposalInput)), true
 	case "Mutation.setCollectionChannels":
 		if e.ComplexityRoot.Mutation.SetCollectionChannels == nil {
 			break
@@ -2899,6 +2980,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateServerSettings(childComplexity, args["input"].(model.UpdateServerSettingsInput)), true
+	case "Mutation.updateWorkbenchSettings":
+		if e.ComplexityRoot.Mutation.UpdateWorkbenchSettings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateWorkbenchSettings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateWorkbenchSettings(childComplexity, args["input"].(model.UpdateWorkbenchSettingsInput)), true
 	case "Mutation.upsertPersona":
 		if e.ComplexityRoot.Mutation.UpsertPersona == nil {
 			break
@@ -2932,6 +3024,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.WipeServerLore(childComplexity, args["input"].(model.WipeServerLoreInput)), true
+	case "Mutation.withdrawProposal":
+		if e.ComplexityRoot.Mutation.WithdrawProposal == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_withdrawProposal_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.WithdrawProposal(childComplexity, args["input"].(model.WithdrawProposalInput)), true
 
 	case "MutationError.code":
 		if e.ComplexityRoot.MutationError.Code == nil {
@@ -3194,6 +3297,167 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PromptMessage.Tag(childComplexity), true
+
+	case "Proposal.base":
+		if e.ComplexityRoot.Proposal.Base == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Base(childComplexity), true
+	case "Proposal.changedFields":
+		if e.ComplexityRoot.Proposal.ChangedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ChangedFields(childComplexity), true
+	case "Proposal.collection":
+		if e.ComplexityRoot.Proposal.Collection == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Collection(childComplexity), true
+	case "Proposal.createdAt":
+		if e.ComplexityRoot.Proposal.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.CreatedAt(childComplexity), true
+	case "Proposal.entryId":
+		if e.ComplexityRoot.Proposal.EntryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.EntryID(childComplexity), true
+	case "Proposal.id":
+		if e.ComplexityRoot.Proposal.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ID(childComplexity), true
+	case "Proposal.kind":
+		if e.ComplexityRoot.Proposal.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Kind(childComplexity), true
+	case "Proposal.lineageId":
+		if e.ComplexityRoot.Proposal.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.LineageID(childComplexity), true
+	case "Proposal.note":
+		if e.ComplexityRoot.Proposal.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Note(childComplexity), true
+	case "Proposal.proposed":
+		if e.ComplexityRoot.Proposal.Proposed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Proposed(childComplexity), true
+	case "Proposal.proposer":
+		if e.ComplexityRoot.Proposal.Proposer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Proposer(childComplexity), true
+	case "Proposal.reviewNote":
+		if e.ComplexityRoot.Proposal.ReviewNote == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ReviewNote(childComplexity), true
+	case "Proposal.reviewedAt":
+		if e.ComplexityRoot.Proposal.ReviewedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.ReviewedAt(childComplexity), true
+	case "Proposal.reviewer":
+		if e.ComplexityRoot.Proposal.Reviewer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.Reviewer(childComplexity), true
+	case "Proposal.state":
+		if e.ComplexityRoot.Proposal.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Proposal.State(childComplexity), true
+
+	case "ProposalConflict.base":
+		if e.ComplexityRoot.ProposalConflict.Base == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConflict.Base(childComplexity), true
+	case "ProposalConflict.changedSince":
+		if e.ComplexityRoot.ProposalConflict.ChangedSince == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConflict.ChangedSince(childComplexity), true
+	case "ProposalConflict.current":
+		if e.ComplexityRoot.ProposalConflict.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConflict.Current(childComplexity), true
+	case "ProposalConflict.proposed":
+		if e.ComplexityRoot.ProposalConflict.Proposed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConflict.Proposed(childComplexity), true
+
+	case "ProposalConnection.edges":
+		if e.ComplexityRoot.ProposalConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConnection.Edges(childComplexity), true
+	case "ProposalConnection.pageInfo":
+		if e.ComplexityRoot.ProposalConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalConnection.PageInfo(childComplexity), true
+
+	case "ProposalEdge.cursor":
+		if e.ComplexityRoot.ProposalEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalEdge.Cursor(childComplexity), true
+	case "ProposalEdge.node":
+		if e.ComplexityRoot.ProposalEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalEdge.Node(childComplexity), true
+
+	case "ProposalPayload.conflict":
+		if e.ComplexityRoot.ProposalPayload.Conflict == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalPayload.Conflict(childComplexity), true
+	case "ProposalPayload.error":
+		if e.ComplexityRoot.ProposalPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalPayload.Error(childComplexity), true
+	case "ProposalPayload.proposal":
+		if e.ComplexityRoot.ProposalPayload.Proposal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ProposalPayload.Proposal(childComplexity), true
 
 	case "Query.activate":
 		if e.ComplexityRoot.Query.Activate == nil {
@@ -3514,12 +3778,29 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.Personas(childComplexity), true
+	case "Server.proposals":
+		if e.ComplexityRoot.Server.Proposals == nil {
+			break
+		}
+
+		args, err := ec.field_Server_proposals_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.Proposals(childComplexity, args["state"].(*model.ProposalState), args["first"].(*int), args["after"].(*string)), true
 	case "Server.settings":
 		if e.ComplexityRoot.Server.Settings == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Server.Settings(childComplexity), true
+	case "Server.workbenchSettings":
+		if e.ComplexityRoot.Server.WorkbenchSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Server.WorkbenchSettings(childComplexity), true
 
 	case "ServerConnection.edges":
 		if e.ComplexityRoot.ServerConnection.Edges == nil {
@@ -3832,6 +4113,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Viewer.Servers(childComplexity, args["first"].(*int), args["after"].(*string)), true
 
+	case "WorkbenchSettings.loreEditorRoleId":
+		if e.ComplexityRoot.WorkbenchSettings.LoreEditorRoleID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettings.LoreEditorRoleID(childComplexity), true
+	case "WorkbenchSettings.proposalChannelId":
+		if e.ComplexityRoot.WorkbenchSettings.ProposalChannelID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettings.ProposalChannelID(childComplexity), true
+	case "WorkbenchSettings.proposalsEnabled":
+		if e.ComplexityRoot.WorkbenchSettings.ProposalsEnabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettings.ProposalsEnabled(childComplexity), true
+	case "WorkbenchSettings.updatedAt":
+		if e.ComplexityRoot.WorkbenchSettings.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettings.UpdatedAt(childComplexity), true
+
+	case "WorkbenchSettingsPayload.error":
+		if e.ComplexityRoot.WorkbenchSettingsPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettingsPayload.Error(childComplexity), true
+	case "WorkbenchSettingsPayload.settings":
+		if e.ComplexityRoot.WorkbenchSettingsPayload.Settings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.WorkbenchSettingsPayload.Settings(childComplexity), true
+
 	}
 	return 0, false
 }
@@ -3872,6 +4191,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MoveEntriesInput", ec.unmarshalInputMoveEntriesInput),
 			graphql.NewInputUnmarshaler("NamesInput", ec.unmarshalInputNamesInput),
 			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
+			graphql.NewInputUnmarshaler("ProposeEntryChangeInput", ec.unmarshalInputProposeEntryChangeInput),
 			graphql.NewInputUnmarshaler("ReconcileServersInput", ec.unmarshalInputReconcileServersInput),
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
@@ -3879,6 +4199,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ReplacePersonaBookInput", ec.unmarshalInputReplacePersonaBookInput),
 			graphql.NewInputUnmarshaler("ResetTurnStateInput", ec.unmarshalInputResetTurnStateInput),
 			graphql.NewInputUnmarshaler("RestoreEntryRevisionInput", ec.unmarshalInputRestoreEntryRevisionInput),
+			graphql.NewInputUnmarshaler("ReviewProposalInput", ec.unmarshalInputReviewProposalInput),
 			graphql.NewInputUnmarshaler("SetCollectionChannelsInput", ec.unmarshalInputSetCollectionChannelsInput),
 			graphql.NewInputUnmarshaler("SetCollectionEnabledInput", ec.unmarshalInputSetCollectionEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntriesEnabledInput", ec.unmarshalInputSetEntriesEnabledInput),
@@ -3889,9 +4210,11 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("UpdateEntryInput", ec.unmarshalInputUpdateEntryInput),
 			graphql.NewInputUnmarshaler("UpdatePersonaBookSettingsInput", ec.unmarshalInputUpdatePersonaBookSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateServerSettingsInput", ec.unmarshalInputUpdateServerSettingsInput),
+			graphql.NewInputUnmarshaler("UpdateWorkbenchSettingsInput", ec.unmarshalInputUpdateWorkbenchSettingsInput),
 			graphql.NewInputUnmarshaler("UpsertPersonaInput", ec.unmarshalInputUpsertPersonaInput),
 			graphql.NewInputUnmarshaler("UpsertServerInput", ec.unmarshalInputUpsertServerInput),
 			graphql.NewInputUnmarshaler("WipeServerLoreInput", ec.unmarshalInputWipeServerLoreInput),
+			graphql.NewInputUnmarshaler("WithdrawProposalInput", ec.unmarshalInputWithdrawProposalInput),
 		)
 	}
 	first := true
@@ -5072,6 +5395,159 @@ type AssembledPrompt {
   messages: [PromptMessage!]!
   inspection: [PromptInspection!]!
   activation: Activation!
+}
+`, BuiltIn: false},
+	{Name: "../proposal.graphqls", Input: `# Proposals (docs/workbench.md#proposals): any member who can read a
+# server's lore may propose a new entry, a change or a deletion; lore
+# writers (managers) review them. The workbench settings turn proposals
+# off and name the channel for notices.
+
+extend type Server {
+  "Proposals newest first, in state (omitted = every state). Managers see every proposal; other members see their own."
+  proposals(state: ProposalState, first: Int = 20, after: String): ProposalConnection!
+  "The workbench settings (proposals on/off, notice channel, lore editor role)."
+  workbenchSettings: WorkbenchSettings!
+}
+
+extend type Mutation {
+  "Proposes an entry change (any member of the server; 5 open proposals per member, 100 per server; entries checked like a write; SCOPE_FULL for a new entry into a full scope). INVALID_INPUT when the server turned proposals off."
+  proposeEntryChange(input: ProposeEntryChangeInput!): ProposalPayload!
+  "Approves or rejects an open proposal (lore writers only). Approval writes the proposer's changed fields onto the entry as it is now, through the store's entry writes (limits, lock, revision kind PROPOSAL); when the entry changed after the proposal, the answer is STALE_TARGET with conflict holding the three states: approve again with expectedUpdatedAt = conflict.current.updatedAt, or reject."
+  reviewProposal(input: ReviewProposalInput!): ProposalPayload!
+  "Withdraws one of the caller's own open proposals."
+  withdrawProposal(input: WithdrawProposalInput!): ProposalPayload!
+  "Changes the workbench settings (managers only: Manage Server or a service key)."
+  updateWorkbenchSettings(input: UpdateWorkbenchSettingsInput!): WorkbenchSettingsPayload!
+}
+
+enum ProposalState {
+  OPEN
+  APPROVED
+  REJECTED
+  WITHDRAWN
+}
+
+enum ProposalKind {
+  CREATE
+  UPDATE
+  DELETE
+}
+
+enum ProposalDecision {
+  APPROVE
+  REJECT
+}
+
+type Proposal {
+  id: ID!
+  kind: ProposalKind!
+  state: ProposalState!
+  "The proposing member's Discord user id."
+  proposer: String!
+  "The book: 0 = Serverwide (then collection)."
+  lineageId: Int64!
+  collection: String
+  "The entry changed or deleted; after an approved create, the entry made."
+  entryId: ID
+  "The entry when proposed (UPDATE, DELETE)."
+  base: Entry
+  "The entry as proposed (CREATE, UPDATE)."
+  proposed: Entry
+  "Fields the proposal changes (UPDATE)."
+  changedFields: [String!]!
+  note: String!
+  reviewer: String!
+  reviewNote: String!
+  createdAt: Time!
+  reviewedAt: Time
+}
+
+type ProposalEdge {
+  cursor: String!
+  node: Proposal!
+}
+
+type ProposalConnection {
+  edges: [ProposalEdge!]!
+  pageInfo: PageInfo!
+}
+
+"The three states of a proposal whose entry changed after it was proposed."
+type ProposalConflict {
+  base: Entry!
+  "null when the entry was deleted since."
+  current: Entry
+  "null for a deletion."
+  proposed: Entry
+  "Fields changed since the proposal (base to current)."
+  changedSince: [String!]!
+}
+
+type ProposalPayload {
+  proposal: Proposal
+  "Set with STALE_TARGET on reviewProposal."
+  conflict: ProposalConflict
+  error: MutationError
+}
+
+input ProposeEntryChangeInput {
+  serverDiscordId: String!
+  kind: ProposalKind!
+  "The book (0 = Serverwide)."
+  lineageId: Int64!
+  "CREATE into a Serverwide collection."
+  collectionId: ID
+  "UPDATE, DELETE: the entry."
+  entryId: ID
+  "CREATE: the new entry."
+  entry: EntryInput
+  "UPDATE: the change (omitted fields stay)."
+  patch: EntryPatchInput
+  "Why (at most 1000 characters)."
+  note: String
+  idempotencyKey: String
+}
+
+input ReviewProposalInput {
+  serverDiscordId: String!
+  proposalId: ID!
+  decision: ProposalDecision!
+  "At most 1000 characters, shown to the proposer."
+  note: String
+  "After a STALE_TARGET: the current entry's updatedAt the reviewer saw in conflict.current (a fresh decision)."
+  expectedUpdatedAt: Time
+  idempotencyKey: String
+}
+
+input WithdrawProposalInput {
+  serverDiscordId: String!
+  proposalId: ID!
+  idempotencyKey: String
+}
+
+type WorkbenchSettings {
+  "Members may propose entry changes (default true)."
+  proposalsEnabled: Boolean!
+  "The channel where the bot posts a notice when a proposal arrives; null = none."
+  proposalChannelId: String
+  "Members with this Discord role may write lore (not server settings); null = none."
+  loreEditorRoleId: String
+  updatedAt: Time!
+}
+
+input UpdateWorkbenchSettingsInput {
+  serverDiscordId: String!
+  proposalsEnabled: Boolean
+  "Empty string clears it."
+  proposalChannelId: String
+  "Empty string clears it."
+  loreEditorRoleId: String
+  idempotencyKey: String
+}
+
+type WorkbenchSettingsPayload {
+  settings: WorkbenchSettings
+  error: MutationError
 }
 `, BuiltIn: false},
 	{Name: "../revision.graphqls", Input: `# Revision history of every entry (docs/workbench.md#revisions): every
@@ -6894,6 +7370,88 @@ func (ec *executionContext) childFields_PromptMessage(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type PromptMessage", field.Name)
 }
 
+func (ec *executionContext) childFields_Proposal(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Proposal_id(ctx, field)
+	case "kind":
+		return ec.fieldContext_Proposal_kind(ctx, field)
+	case "state":
+		return ec.fieldContext_Proposal_state(ctx, field)
+	case "proposer":
+		return ec.fieldContext_Proposal_proposer(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_Proposal_lineageId(ctx, field)
+	case "collection":
+		return ec.fieldContext_Proposal_collection(ctx, field)
+	case "entryId":
+		return ec.fieldContext_Proposal_entryId(ctx, field)
+	case "base":
+		return ec.fieldContext_Proposal_base(ctx, field)
+	case "proposed":
+		return ec.fieldContext_Proposal_proposed(ctx, field)
+	case "changedFields":
+		return ec.fieldContext_Proposal_changedFields(ctx, field)
+	case "note":
+		return ec.fieldContext_Proposal_note(ctx, field)
+	case "reviewer":
+		return ec.fieldContext_Proposal_reviewer(ctx, field)
+	case "reviewNote":
+		return ec.fieldContext_Proposal_reviewNote(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Proposal_createdAt(ctx, field)
+	case "reviewedAt":
+		return ec.fieldContext_Proposal_reviewedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Proposal", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalConflict(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "base":
+		return ec.fieldContext_ProposalConflict_base(ctx, field)
+	case "current":
+		return ec.fieldContext_ProposalConflict_current(ctx, field)
+	case "proposed":
+		return ec.fieldContext_ProposalConflict_proposed(ctx, field)
+	case "changedSince":
+		return ec.fieldContext_ProposalConflict_changedSince(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalConflict", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ProposalConnection_edges(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ProposalConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ProposalEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ProposalEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_ProposalPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "proposal":
+		return ec.fieldContext_ProposalPayload_proposal(ctx, field)
+	case "conflict":
+		return ec.fieldContext_ProposalPayload_conflict(ctx, field)
+	case "error":
+		return ec.fieldContext_ProposalPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ProposalPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_ReconcileServersPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "markedLeft":
@@ -6996,6 +7554,10 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_channels(ctx, field)
 	case "leftAt":
 		return ec.fieldContext_Server_leftAt(ctx, field)
+	case "proposals":
+		return ec.fieldContext_Server_proposals(ctx, field)
+	case "workbenchSettings":
+		return ec.fieldContext_Server_workbenchSettings(ctx, field)
 	case "deletedEntries":
 		return ec.fieldContext_Server_deletedEntries(ctx, field)
 	}
@@ -7170,6 +7732,30 @@ func (ec *executionContext) childFields_Viewer(ctx context.Context, field graphq
 		return ec.fieldContext_Viewer_servers(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Viewer", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkbenchSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "proposalsEnabled":
+		return ec.fieldContext_WorkbenchSettings_proposalsEnabled(ctx, field)
+	case "proposalChannelId":
+		return ec.fieldContext_WorkbenchSettings_proposalChannelId(ctx, field)
+	case "loreEditorRoleId":
+		return ec.fieldContext_WorkbenchSettings_loreEditorRoleId(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_WorkbenchSettings_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkbenchSettings", field.Name)
+}
+
+func (ec *executionContext) childFields_WorkbenchSettingsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "settings":
+		return ec.fieldContext_WorkbenchSettingsPayload_settings(ctx, field)
+	case "error":
+		return ec.fieldContext_WorkbenchSettingsPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type WorkbenchSettingsPayload", field.Name)
 }
 
 func (ec *executionContext) childFields___Directive(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -25,6 +25,8 @@ type ServerResolver interface {
 	EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error)
 	Channels(ctx context.Context, obj *model.Server) ([]*model.DiscordChannel, error)
 
+	Proposals(ctx context.Context, obj *model.Server, state *model.ProposalState, first *int, after *string) (*model.ProposalConnection, error)
+	WorkbenchSettings(ctx context.Context, obj *model.Server) (*model.WorkbenchSettings, error)
 	DeletedEntries(ctx context.Context, obj *model.Server, first *int, after *string) (*model.EntryRevisionConnection, error)
 }
 
@@ -123,6 +125,36 @@ func (ec *executionContext) field_Server_personaBook_args(ctx context.Context, r
 		return nil, err
 	}
 	args["lineageId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Server_proposals_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "state",
+		func(ctx context.Context, v any) (*model.ProposalState, error) {
+			return ec.unmarshalOProposalState2ᚖloregateᚋgraphᚋmodelᚐProposalState(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["state"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -1082,6 +1114,82 @@ func (ec *executionContext) fieldContext_Server_leftAt(_ context.Context, field 
 	return graphql.NewScalarFieldContext("Server", field, false, false, "Time")
 }
 
+func (ec *executionContext) _Server_proposals(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_proposals(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Server().Proposals(ctx, obj, fc.Args["state"].(*model.ProposalState), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ProposalConnection) graphql.Marshaler {
+			return ec.marshalNProposalConnection2ᚖloregateᚋgraphᚋmodelᚐProposalConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Server_proposals(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ProposalConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Server_proposals_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Server_workbenchSettings(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_workbenchSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Server().WorkbenchSettings(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.WorkbenchSettings) graphql.Marshaler {
+			return ec.marshalNWorkbenchSettings2ᚖloregateᚋgraphᚋmodelᚐWorkbenchSettings(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Server_workbenchSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_WorkbenchSettings(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Server_deletedEntries(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2032,6 +2140,18 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "proposals":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_proposals(ctx, field, obj)
+				})
+		case "workbenchSettings":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_workbenchSettings(ctx, field, obj)
+				})
 		case "deletedEntries":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

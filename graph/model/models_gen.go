@@ -992,6 +992,76 @@ type PromptMessage struct {
 	Tag *string `json:"tag,omitempty"`
 }
 
+type Proposal struct {
+	ID    string        `json:"id"`
+	Kind  ProposalKind  `json:"kind"`
+	State ProposalState `json:"state"`
+	// The proposing member's Discord user id.
+	Proposer string `json:"proposer"`
+	// The book: 0 = Serverwide (then collection).
+	LineageID  int64   `json:"lineageId"`
+	Collection *string `json:"collection,omitempty"`
+	// The entry changed or deleted; after an approved create, the entry made.
+	EntryID *string `json:"entryId,omitempty"`
+	// The entry when proposed (UPDATE, DELETE).
+	Base *Entry `json:"base,omitempty"`
+	// The entry as proposed (CREATE, UPDATE).
+	Proposed *Entry `json:"proposed,omitempty"`
+	// Fields the proposal changes (UPDATE).
+	ChangedFields []string   `json:"changedFields"`
+	Note          string     `json:"note"`
+	Reviewer      string     `json:"reviewer"`
+	ReviewNote    string     `json:"reviewNote"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	ReviewedAt    *time.Time `json:"reviewedAt,omitempty"`
+}
+
+// The three states of a proposal whose entry changed after it was proposed.
+type ProposalConflict struct {
+	Base Entry `json:"base"`
+	// null when the entry was deleted since.
+	Current *Entry `json:"current,omitempty"`
+	// null for a deletion.
+	Proposed *Entry `json:"proposed,omitempty"`
+	// Fields changed since the proposal (base to current).
+	ChangedSince []string `json:"changedSince"`
+}
+
+type ProposalConnection struct {
+	Edges    []*ProposalEdge `json:"edges"`
+	PageInfo PageInfo        `json:"pageInfo"`
+}
+
+type ProposalEdge struct {
+	Cursor string   `json:"cursor"`
+	Node   Proposal `json:"node"`
+}
+
+type ProposalPayload struct {
+	Proposal *Proposal `json:"proposal,omitempty"`
+	// Set with STALE_TARGET on reviewProposal.
+	Conflict *ProposalConflict `json:"conflict,omitempty"`
+	Error    *MutationError    `json:"error,omitempty"`
+}
+
+type ProposeEntryChangeInput struct {
+	ServerDiscordID string       `json:"serverDiscordId"`
+	Kind            ProposalKind `json:"kind"`
+	// The book (0 = Serverwide).
+	LineageID int64 `json:"lineageId"`
+	// CREATE into a Serverwide collection.
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+	// UPDATE, DELETE: the entry.
+	EntryID graphql.Omittable[*string] `json:"entryId,omitempty"`
+	// CREATE: the new entry.
+	Entry graphql.Omittable[*EntryInput] `json:"entry,omitempty"`
+	// UPDATE: the change (omitted fields stay).
+	Patch graphql.Omittable[*EntryPatchInput] `json:"patch,omitempty"`
+	// Why (at most 1000 characters).
+	Note           graphql.Omittable[*string] `json:"note,omitempty"`
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type Query struct {
 }
 
@@ -1094,6 +1164,17 @@ type RestoreEntryRevisionInput struct {
 	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type ReviewProposalInput struct {
+	ServerDiscordID string           `json:"serverDiscordId"`
+	ProposalID      string           `json:"proposalId"`
+	Decision        ProposalDecision `json:"decision"`
+	// At most 1000 characters, shown to the proposer.
+	Note graphql.Omittable[*string] `json:"note,omitempty"`
+	// After a STALE_TARGET: the current entry's updatedAt the reviewer saw in conflict.current (a fresh decision).
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
+	IdempotencyKey    graphql.Omittable[*string]    `json:"idempotencyKey,omitempty"`
 }
 
 type ScopeCount struct {
@@ -1330,6 +1411,16 @@ type UpdateServerSettingsInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+type UpdateWorkbenchSettingsInput struct {
+	ServerDiscordID  string                   `json:"serverDiscordId"`
+	ProposalsEnabled graphql.Omittable[*bool] `json:"proposalsEnabled,omitempty"`
+	// Empty string clears it.
+	ProposalChannelID graphql.Omittable[*string] `json:"proposalChannelId,omitempty"`
+	// Empty string clears it.
+	LoreEditorRoleID graphql.Omittable[*string] `json:"loreEditorRoleId,omitempty"`
+	IdempotencyKey   graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type UpsertPersonaInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	ID              int64  `json:"id"`
@@ -1365,6 +1456,27 @@ type WipeServerLoreInput struct {
 	PreservePersonas bool `json:"preservePersonas"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type WithdrawProposalInput struct {
+	ServerDiscordID string                     `json:"serverDiscordId"`
+	ProposalID      string                     `json:"proposalId"`
+	IdempotencyKey  graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type WorkbenchSettings struct {
+	// Members may propose entry changes (default true).
+	ProposalsEnabled bool `json:"proposalsEnabled"`
+	// The channel where the bot posts a notice when a proposal arrives; null = none.
+	ProposalChannelID *string `json:"proposalChannelId,omitempty"`
+	// Members with this Discord role may write lore (not server settings); null = none.
+	LoreEditorRoleID *string   `json:"loreEditorRoleId,omitempty"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+type WorkbenchSettingsPayload struct {
+	Settings *WorkbenchSettings `json:"settings,omitempty"`
+	Error    *MutationError     `json:"error,omitempty"`
 }
 
 type ActivationGroup string
@@ -2236,6 +2348,177 @@ func (e *PrincipalKind) UnmarshalJSON(b []byte) error {
 }
 
 func (e PrincipalKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ProposalDecision string
+
+const (
+	ProposalDecisionApprove ProposalDecision = "APPROVE"
+	ProposalDecisionReject  ProposalDecision = "REJECT"
+)
+
+var AllProposalDecision = []ProposalDecision{
+	ProposalDecisionApprove,
+	ProposalDecisionReject,
+}
+
+func (e ProposalDecision) IsValid() bool {
+	switch e {
+	case ProposalDecisionApprove, ProposalDecisionReject:
+		return true
+	}
+	return false
+}
+
+func (e ProposalDecision) String() string {
+	return string(e)
+}
+
+func (e *ProposalDecision) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ProposalDecision(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ProposalDecision", str)
+	}
+	return nil
+}
+
+func (e ProposalDecision) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ProposalDecision) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ProposalDecision) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ProposalKind string
+
+const (
+	ProposalKindCreate ProposalKind = "CREATE"
+	ProposalKindUpdate ProposalKind = "UPDATE"
+	ProposalKindDelete ProposalKind = "DELETE"
+)
+
+var AllProposalKind = []ProposalKind{
+	ProposalKindCreate,
+	ProposalKindUpdate,
+	ProposalKindDelete,
+}
+
+func (e ProposalKind) IsValid() bool {
+	switch e {
+	case ProposalKindCreate, ProposalKindUpdate, ProposalKindDelete:
+		return true
+	}
+	return false
+}
+
+func (e ProposalKind) String() string {
+	return string(e)
+}
+
+func (e *ProposalKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ProposalKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ProposalKind", str)
+	}
+	return nil
+}
+
+func (e ProposalKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ProposalKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ProposalKind) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ProposalState string
+
+const (
+	ProposalStateOpen      ProposalState = "OPEN"
+	ProposalStateApproved  ProposalState = "APPROVED"
+	ProposalStateRejected  ProposalState = "REJECTED"
+	ProposalStateWithdrawn ProposalState = "WITHDRAWN"
+)
+
+var AllProposalState = []ProposalState{
+	ProposalStateOpen,
+	ProposalStateApproved,
+	ProposalStateRejected,
+	ProposalStateWithdrawn,
+}
+
+func (e ProposalState) IsValid() bool {
+	switch e {
+	case ProposalStateOpen, ProposalStateApproved, ProposalStateRejected, ProposalStateWithdrawn:
+		return true
+	}
+	return false
+}
+
+func (e ProposalState) String() string {
+	return string(e)
+}
+
+func (e *ProposalState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ProposalState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ProposalState", str)
+	}
+	return nil
+}
+
+func (e ProposalState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ProposalState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ProposalState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -25,3 +25,9 @@ func (p *BulkEntriesPayload) SetError(e *MutationError) { p.Error = e }
 
 // SetError records why the mutation failed.
 func (p *ReplaceInEntriesPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *ProposalPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *WorkbenchSettingsPayload) SetError(e *MutationError) { p.Error = e }

@@ -1,0 +1,2 @@
+DROP TABLE workbench_settings;
+DROP TABLE entry_proposals;
