@@ -3,37 +3,12 @@ package novelai
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
-	"loregate/lore/format/internal/conv"
+	"loregate/lore/format/internal/fuzzcodec"
 )
 
 // FuzzDecode: decode, encode, decode again; never panics; entries agree on
 // content, keys, enabled, constant and order.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{`{"lorebookVersion":4,"entries":[{"text":"x","displayName":"d","keys":[" spaced","b"],"contextConfig":{"budgetPriority":300}}]}`, `{"scenarioVersion":1,"lorebook":{"lorebookVersion":1,"entries":[{"text":"x","keys":["a"],"enabled":false}]}}`, `{"storyContainerVersion":1,"content":{"lorebook":{"entries":[]}}}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 64<<10 {
-			return
-		}
-		book, _, err := Decode("f.json", data, conv.Options{})
-		if err != nil {
-			return
-		}
-		out, err := Encode(book)
-		require.NoError(t, err)
-		book2, _, err := Decode("f.json", out, conv.Options{})
-		require.NoError(t, err)
-		require.Equal(t, len(book.Entries), len(book2.Entries))
-		for i := range book.Entries {
-			a, b := book.Entries[i], book2.Entries[i]
-			require.Equal(t, a.Content, b.Content)
-			require.Equal(t, a.Keys, b.Keys)
-			require.Equal(t, a.Enabled, b.Enabled)
-			require.Equal(t, a.Constant, b.Constant)
-			require.Equal(t, a.Order, b.Order)
-		}
-	})
+	fuzzcodec.RoundTrip(f, fuzzcodec.Codec{Decode: Decode, Encode: Encode},
+		[]string{`{"lorebookVersion":4,"entries":[{"text":"x","displayName":"d","keys":[" spaced","b"],"contextConfig":{"budgetPriority":300}}]}`, `{"scenarioVersion":1,"lorebook":{"lorebookVersion":1,"entries":[{"text":"x","keys":["a"],"enabled":false}]}}`, `{"storyContainerVersion":1,"content":{"lorebook":{"entries":[]}}}`}, fuzzcodec.SameBasics)
 }
