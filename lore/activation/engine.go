@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"strings"
 
 	"loregate/lore"
 )
@@ -83,6 +82,8 @@ type turn struct {
 	// turn's pass limit (turnRecursion).
 	recursion bool
 	maxPasses int
+	// near bounds the trace's near-miss search (nearmiss.go).
+	near nearMissScan
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -171,6 +172,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	t.ts.texts = opts.Texts
+	t.near = newNearMissScan(ctx, len(in.Messages))
 	minLevel, err := t.gateAll(ctx)
 	if err != nil {
 		return Result{}, err
@@ -837,6 +839,7 @@ func (t *turn) result(passes int) Result {
 		}
 		res.Admitted = append(res.Admitted, a)
 	}
+	res.nearMissWork = t.near.work
 	return res
 }
 
@@ -862,37 +865,6 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 		detail += "; " + ce.note
 	}
 	return TraceItem{ID: e.ID, Title: e.Title, Verdict: s.verdict, Detail: detail, Pass: s.pass, TriggeredBy: trig}
-}
-
-// nearMiss returns "; near miss: ..." naming the first literal primary key
-// of ce found inside a word of the newest depth chat messages (whole words
-// are on for ce, so it did not match there), or "".
-func (t *turn) nearMiss(ce *compiledEntry, depth int) string {
-	msgs := t.in.Messages[len(t.in.Messages)-depth:]
-	for j, ref := range ce.primary {
-		if ref.kind != keyLiteral || j >= len(ce.primaryText) {
-			continue
-		}
-		key := strings.TrimSpace(ce.primaryText[j])
-		if key == "" {
-			continue
-		}
-		for _, m := range msgs {
-			if containsKey(m, key, ce.sens) {
-				return "; near miss: key " + strconv.Quote(key) + " appears inside a word, and whole words are on"
-			}
-		}
-	}
-	return ""
-}
-
-// containsKey reports whether key occurs in text as a substring, folding
-// case unless sens.
-func containsKey(text, key string, sens bool) bool {
-	if sens {
-		return strings.Contains(text, key)
-	}
-	return strings.Contains(strings.ToLower(text), strings.ToLower(key))
 }
 
 // noKeyDetails are the no_key_match details of small depths, without and

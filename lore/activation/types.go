@@ -321,4 +321,8 @@ type Result struct {
 	Trace []TraceItem
 	// Passes is the number of passes run (1 without recursion).
 	Passes int
+
+	// nearMissWork is the near-miss search work of the turn, in the units
+	// of NearMissBudget (read by the package's tests).
+	nearMissWork int64
 }
