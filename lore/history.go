@@ -187,15 +187,69 @@ type HistoryStore interface {
 	History(ctx context.Context, server string, first int, before int64) (records []HistoryRecord, more bool, err error)
 	// HistoryRecord returns one record of the server (ErrNotFound).
 	HistoryRecord(ctx context.Context, server string, id int64) (HistoryRecord, error)
-	// Undo undoes record id of server, recorded as a HistoryUndo by actor;
-	// see lore/postgres for the rules.
-	Undo(ctx context.Context, server string, id int64, actor string) (UndoResult, error)
+	// UndoStore holds the statements of an undo (lore/transfer.Undo has
+	// its rules).
+	UndoStore
 	// MigratedSources returns which of ids a migration of server already
 	// recorded.
 	MigratedSources(ctx context.Context, server string, ids []string) (map[string]bool, error)
 	// PruneSnapshots drops the snapshots of records created before
 	// olderThan (they can no longer be undone) and returns how many.
 	PruneSnapshots(ctx context.Context, olderThan time.Time) (int64, error)
+}
+
+// UndoStore is the SQL of an undo, one step each, run inside Atomic (the
+// transaction holding the server's lock); lore/transfer.Undo decides what
+// an undo restores. Errors are the store's (ErrNotFound, ErrScopeFull,
+// ErrUnavailable).
+type UndoStore interface {
+	// LockHistoryRecord reads and locks record id of server (ErrNotFound).
+	LockHistoryRecord(ctx context.Context, server string, id int64) (HistoryRecord, error)
+	// LaterRemover returns a later record, not undone, that replaced or
+	// removed one of ids, which record id created (0: none).
+	LaterRemover(ctx context.Context, server string, id int64, ids []int64) (int64, error)
+	// TakenEntryID returns one of ids an entry holds (0: none).
+	TakenEntryID(ctx context.Context, ids []int64) (int64, error)
+	// DeleteEntryIDs deletes server's entries among ids and returns the
+	// ids it deleted.
+	DeleteEntryIDs(ctx context.Context, server string, ids []int64) ([]int64, error)
+	// CheckScopeRoom fails with ErrScopeFull when adding entries to
+	// lineage's scope would pass the limit.
+	CheckScopeRoom(ctx context.Context, server string, lineage Lineage, adding int) error
+	// CountScopeTx counts the entries of lineage's scope.
+	CountScopeTx(ctx context.Context, server string, lineage Lineage) (int, error)
+	// RestoreCollection creates c (flag, channels, settings) unless a
+	// collection of its name exists.
+	RestoreCollection(ctx context.Context, server string, c Collection) error
+	// RestoreEntries inserts entries with their ids, timestamps and pending
+	// legacy channel names.
+	RestoreEntries(ctx context.Context, server string, entries []Entry) error
+	// TargetBook returns the settings of the target's book: its persona
+	// book (empty when none is stored), or its collection by name (ok false
+	// when none of that name exists). SetTargetBook stores them.
+	TargetBook(ctx context.Context, server string, t HistoryTarget) (b BookSettings, ok bool, err error)
+	SetTargetBook(ctx context.Context, server string, t HistoryTarget, b BookSettings) error
+	// CollectionNamed returns server's collection name (ok false: none).
+	CollectionNamed(ctx context.Context, server, name string) (c Collection, ok bool, err error)
+	// RestoreCollectionState puts back c's enabled flag and channels, and
+	// its book settings when setBook.
+	RestoreCollectionState(ctx context.Context, server string, c Collection, setBook bool) error
+	// DeleteCollectionIfEmpty deletes collection name when it holds no
+	// entry.
+	DeleteCollectionIfEmpty(ctx context.Context, server, name string) error
+	// DeletePersonaOnLineage deletes persona id when it is on lineage;
+	// otherwise exists says whether it is on another lineage.
+	DeletePersonaOnLineage(ctx context.Context, server string, id int64, lineage Lineage) (deleted, exists bool, err error)
+	// DeleteUnsharedPersonaBook deletes lineage's book settings and kept
+	// card unless another persona is on the lineage.
+	DeleteUnsharedPersonaBook(ctx context.Context, server string, lineage Lineage) (bool, error)
+	// ForgetMigratedSources forgets the source ids migration record id
+	// recorded.
+	ForgetMigratedSources(ctx context.Context, id int64) error
+	// BumpLoreVersion ends a lore write of server (caches invalidated).
+	BumpLoreVersion(ctx context.Context, server string) error
+	// MarkUndone marks record id undone by record undoID.
+	MarkUndone(ctx context.Context, id, undoID int64) error
 }
 
 // SameCollectionState reports whether a and b have the same enabled flag,

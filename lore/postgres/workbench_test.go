@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore"
+	"loregate/lore/transfer"
 )
 
 func refs(es ...lore.Entry) []lore.EntryRef {
@@ -51,7 +52,7 @@ func TestMoveEntriesAcrossScopesAndUndo(t *testing.T) {
 	require.Empty(t, del)
 
 	// Undo puts the originals back with their ids and channels.
-	u, err := b.store.Undo(b.ctx, b.server, res.HistoryID, "user:7")
+	u, err := transfer.Undo(b.ctx, b.store, b.server, res.HistoryID, "user:7")
 	require.NoError(t, err)
 	require.Equal(t, 2, u.Restored)
 	require.Equal(t, 2, u.Removed)
@@ -59,6 +60,10 @@ func TestMoveEntriesAcrossScopesAndUndo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, p.ChannelIDs, back.ChannelIDs)
 	require.Zero(t, b.scopeCount(t, 0))
+	// The restore is recorded as the undo's revision, by its actor.
+	revs = b.revisions(t, back.ID)
+	require.Equal(t, lore.RevisionUndo, revs[0].Kind)
+	require.Equal(t, "user:7", revs[0].Actor)
 }
 
 func TestMoveBetweenCollectionsKeepsIds(t *testing.T) {
@@ -78,7 +83,7 @@ func TestMoveBetweenCollectionsKeepsIds(t *testing.T) {
 	_, err = b.store.MoveEntries(b.ctx, lore.MoveRequest{Server: b.server, Entries: refs(es...), To: lore.BookRef{CollectionID: dst.ID}})
 	requireInvalidField(t, err, "target")
 	// Undo moves them back (same ids).
-	_, err = b.store.Undo(b.ctx, b.server, res.HistoryID, "")
+	_, err = transfer.Undo(b.ctx, b.store, b.server, res.HistoryID, "")
 	require.NoError(t, err)
 	got, err = b.store.GetEntry(b.ctx, b.server, 0, es[0].ID)
 	require.NoError(t, err)
@@ -165,7 +170,7 @@ func TestEditEntriesAndUndo(t *testing.T) {
 		require.False(t, e.Enabled)
 	}
 	require.Equal(t, lore.RevisionBulk, b.revisions(t, es[0].ID)[0].Kind)
-	_, err = b.store.Undo(b.ctx, b.server, res.HistoryID, "")
+	_, err = transfer.Undo(b.ctx, b.store, b.server, res.HistoryID, "")
 	require.NoError(t, err)
 	got, err := b.store.GetEntry(b.ctx, b.server, 3, es[0].ID)
 	require.NoError(t, err)
@@ -209,7 +214,7 @@ func TestEditEntriesAndUndo(t *testing.T) {
 	del, _, err := b.store.DeletedEntries(b.ctx, b.server, 10, 0)
 	require.NoError(t, err)
 	require.Len(t, del, 3)
-	_, err = b.store.Undo(b.ctx, b.server, res.HistoryID, "")
+	_, err = transfer.Undo(b.ctx, b.store, b.server, res.HistoryID, "")
 	require.NoError(t, err)
 	require.Equal(t, 3, b.scopeCount(t, 3))
 	rec, err := b.store.HistoryRecord(b.ctx, b.server, res.HistoryID)

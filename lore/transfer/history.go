@@ -73,16 +73,6 @@ func WipeServerLore(ctx context.Context, st lore.HistoryStore, server string, pr
 	return recID, err
 }
 
-// Undo undoes history record id of server (lore.HistoryStore.Undo: the
-// rules are documented on lore/postgres's Store.Undo and in
-// docs/imports.md).
-func Undo(ctx context.Context, st lore.HistoryStore, server string, id int64, actor string) (lore.UndoResult, error) {
-	if id <= 0 {
-		return lore.UndoResult{}, lore.Invalid("importId", "must be a positive id")
-	}
-	return st.Undo(ctx, server, id, actor)
-}
-
 // BackupReport is a workspace backup import's report: the plan's per-scope
 // counts and memory report, plus what the conversions actually added.
 type BackupReport struct {

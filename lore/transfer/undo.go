@@ -1,0 +1,316 @@
+package transfer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"loregate/lore"
+)
+
+// Undo undoes history record id of server (docs/imports.md "History and
+// undo"), in one transaction under the server lock, recorded as a
+// lore.HistoryUndo by actor. The store (lore.UndoStore) runs the
+// statements; these are the rules:
+//
+//   - an undo record, a record already undone, and a record whose snapshot
+//     was pruned while it removed entries are refused (ErrInvalid, field
+//     "importId");
+//   - a record whose created entries a later record (not undone) replaced
+//     or removed is refused until that later record is undone;
+//   - when an entry id of the snapshot is taken again, or restoring would
+//     take a scope past the limit (ErrScopeFull), nothing changes;
+//   - otherwise the entries the record created are deleted (edited or not;
+//     entries deleted since count as Missing), the snapshot's collections
+//     that no longer exist are recreated with their settings, its entries
+//     are inserted with their ids and timestamps, book settings a Replace
+//     stored are put back unless changed since (BookSettingsKept),
+//     collections the record changed get their enabled flag, channels and
+//     settings back unless changed since (CollectionsKept), a collection
+//     the record created is removed when empty, a persona it created is
+//     removed with its book unless entries were written in that book since
+//     (undoCreatedPersona), a migration's source ids are forgotten (a rerun
+//     migrates them again), and the undo is recorded.
+//
+// Lore written since that the record did not create stays. A server deleted
+// since is ErrNotFound and nothing happens.
+func Undo(ctx context.Context, st lore.HistoryStore, server string, id int64, actor string) (lore.UndoResult, error) {
+	if id <= 0 {
+		return lore.UndoResult{}, lore.Invalid("importId", "must be a positive id")
+	}
+	var res lore.UndoResult
+	// The entry revisions the undo writes name its actor and kind.
+	ctx = lore.WithRevisionKind(lore.WithActor(ctx, actor), lore.RevisionUndo)
+	err := st.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
+		u := &undo{st: st, server: server, id: id}
+		var err error
+		res, err = u.run(ctx, actor)
+		return err
+	})
+	if err != nil {
+		return lore.UndoResult{}, fmt.Errorf("undo import: %w", err)
+	}
+	return res, nil
+}
+
+// undo is one Undo inside its transaction: record id of server.
+type undo struct {
+	st     lore.HistoryStore
+	server string
+	id     int64
+	rec    lore.HistoryRecord
+	snap   lore.HistorySnapshot
+	res    lore.UndoResult
+}
+
+// run undoes the record in named steps: check, remove what it created,
+// restore what it replaced, put back changed collections, clean up, record
+// the undo.
+func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
+	if err := u.load(ctx); err != nil {
+		return lore.UndoResult{}, err
+	}
+	restored, err := u.checkFree(ctx)
+	if err != nil {
+		return lore.UndoResult{}, err
+	}
+	var removed []int64
+	if len(u.rec.CreatedIDs) > 0 {
+		if removed, err = u.st.DeleteEntryIDs(ctx, u.server, u.rec.CreatedIDs); err != nil {
+			return lore.UndoResult{}, err
+		}
+	}
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreChangedCollections, u.cleanUp} {
+		if err := step(ctx); err != nil {
+			return lore.UndoResult{}, err
+		}
+	}
+	if err := u.record(ctx, actor, restored, removed); err != nil {
+		return lore.UndoResult{}, err
+	}
+	return u.res, nil
+}
+
+// load reads and locks the record and refuses one that cannot be undone.
+func (u *undo) load(ctx context.Context) error {
+	rec, err := u.st.LockHistoryRecord(ctx, u.server, u.id)
+	if err != nil {
+		return err
+	}
+	id := u.id
+	switch {
+	case rec.Kind == lore.HistoryUndo:
+		return lore.Invalid("importId", "%d is itself an undo and cannot be undone", id)
+	case rec.UndoneBy != 0:
+		return lore.Invalid("importId", "%d was already undone (by %d)", id, rec.UndoneBy)
+	case rec.SnapshotPruned && len(rec.RemovedIDs) > 0:
+		return lore.Invalid("importId", "%d is older than the snapshot retention: what it replaced is no longer kept", id)
+	}
+	if len(rec.CreatedIDs) > 0 {
+		later, err := u.st.LaterRemover(ctx, u.server, id, rec.CreatedIDs)
+		if err != nil {
+			return err
+		}
+		if later != 0 {
+			return lore.Invalid("importId", "%d replaced or removed entries that %d created: undo %d first", later, id, later)
+		}
+	}
+	u.rec = rec
+	if rec.Snapshot != nil {
+		u.snap = *rec.Snapshot
+	}
+	return nil
+}
+
+// checkFree returns the ids of the snapshot's entries and refuses when one
+// of them is taken again.
+func (u *undo) checkFree(ctx context.Context) ([]int64, error) {
+	ids := make([]int64, len(u.snap.Entries))
+	var check []int64
+	for i, e := range u.snap.Entries {
+		ids[i] = e.ID
+		// An id the record also created is freed by DeleteEntryIDs first
+		// (a bulk edit in place, lore.HistoryBulk).
+		if !slices.Contains(u.rec.CreatedIDs, e.ID) {
+			check = append(check, e.ID)
+		}
+	}
+	if len(check) > 0 {
+		taken, err := u.st.TakenEntryID(ctx, check)
+		if err != nil {
+			return nil, err
+		}
+		if taken != 0 {
+			return nil, lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, u.id)
+		}
+	}
+	return ids, nil
+}
+
+// restoreSnapshot checks every scope's room after the removal, then
+// restores the snapshot's collections (the entries reference them by
+// name), entries and book settings.
+func (u *undo) restoreSnapshot(ctx context.Context) error {
+	st, server, snap := u.st, u.server, &u.snap
+	adding := map[lore.Lineage]int{}
+	for _, e := range snap.Entries {
+		adding[e.Lineage]++
+	}
+	lineages := make([]lore.Lineage, 0, len(adding))
+	for l := range adding {
+		lineages = append(lineages, l)
+	}
+	slices.Sort(lineages)
+	for _, l := range lineages {
+		if err := st.CheckScopeRoom(ctx, server, l, adding[l]); err != nil {
+			return err
+		}
+	}
+	for _, c := range snap.Collections {
+		if err := st.RestoreCollection(ctx, server, c); err != nil {
+			return err
+		}
+	}
+	for _, e := range snap.Entries {
+		if e.Lineage.IsServerwide() {
+			if err := st.RestoreCollection(ctx, server, lore.Collection{Name: e.Collection, Enabled: true}); err != nil {
+				return err
+			}
+		}
+	}
+	if err := st.RestoreEntries(ctx, server, snap.Entries); err != nil {
+		return err
+	}
+	if snap.BookSettings != nil {
+		return u.restoreBookSettings(ctx)
+	}
+	return nil
+}
+
+// restoreBookSettings puts back the settings of the record's target book;
+// with the settings the operation left known (BookSettingsAfter), a book
+// changed since keeps its settings (BookSettingsKept). A collection gone
+// since gets nothing.
+func (u *undo) restoreBookSettings(ctx context.Context) error {
+	t := u.rec.Target
+	cur, ok, err := u.st.TargetBook(ctx, u.server, t)
+	if err != nil || !ok {
+		return err
+	}
+	if after := u.snap.BookSettingsAfter; after != nil && !cur.Equal(*after) {
+		u.res.BookSettingsKept = true
+		return nil
+	}
+	return u.st.SetTargetBook(ctx, u.server, t, *u.snap.BookSettings)
+}
+
+// restoreChangedCollections puts back the flags and settings of the
+// collections the record changed, unless a manager changed them since.
+func (u *undo) restoreChangedCollections(ctx context.Context) error {
+	snap := &u.snap
+	for i, c := range snap.ChangedCollections {
+		cur, ok, err := u.st.CollectionNamed(ctx, u.server, c.Name)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue // deleted or renamed since: nothing to put back
+		}
+		if i < len(snap.CollectionsAfter) && !lore.SameCollectionState(cur, snap.CollectionsAfter[i]) {
+			// Changed since the operation: a manager's later choice stays.
+			u.res.CollectionsKept++
+			continue
+		}
+		// Settings only when they differ: unchanged ones need no
+		// validation against a budget unit changed since.
+		if err := u.st.RestoreCollectionState(ctx, u.server, c, !cur.Settings.Equal(c.Settings)); err != nil {
+			return err
+		}
+		u.res.Collections++
+	}
+	return nil
+}
+
+// cleanUp deletes the collections the record created when empty, the
+// persona it created, and a migration's source ids.
+func (u *undo) cleanUp(ctx context.Context) error {
+	rec := &u.rec
+	for _, name := range append(u.snap.CreatedCollections, rec.CreatedCollection) {
+		if name == "" {
+			continue
+		}
+		if err := u.st.DeleteCollectionIfEmpty(ctx, u.server, name); err != nil {
+			return err
+		}
+	}
+	if rec.CreatedPersona != 0 {
+		var err error
+		if u.res.Persona, err = u.undoCreatedPersona(ctx, rec.CreatedPersona, rec.Target.Lineage); err != nil {
+			return err
+		}
+	}
+	if rec.Kind == lore.HistoryMigration {
+		return u.st.ForgetMigratedSources(ctx, rec.ID)
+	}
+	return nil
+}
+
+// undoCreatedPersona removes the persona an undone import created, with
+// its book's settings and kept card, after the import's entries were
+// removed. Lore authored since stays: when the lineage still holds
+// entries, the persona and its book are kept and counted. A persona moved
+// to another lineage since is kept too. The book goes only when no other
+// persona shares the lineage.
+func (u *undo) undoCreatedPersona(ctx context.Context, id int64, lineage lore.Lineage) (*lore.UndoPersona, error) {
+	out := &lore.UndoPersona{ID: id, Lineage: lineage}
+	n, err := u.st.CountScopeTx(ctx, u.server, lineage)
+	if err != nil {
+		return nil, err
+	}
+	if out.AuthoredSince = n; n > 0 {
+		return out, nil
+	}
+	deleted, exists, err := u.st.DeletePersonaOnLineage(ctx, u.server, id, lineage)
+	if err != nil {
+		return nil, err
+	}
+	if !deleted && exists {
+		out.Moved = true
+		return out, nil
+	}
+	out.Removed = true
+	if _, err := u.st.DeleteUnsharedPersonaBook(ctx, u.server, lineage); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// record bumps the lore version and records the undo (restored entry ids,
+// removed ids) with its report, marking the record undone.
+func (u *undo) record(ctx context.Context, actor string, restored, removed []int64) error {
+	st, res := u.st, &u.res
+	if err := st.BumpLoreVersion(ctx, u.server); err != nil {
+		return err
+	}
+	res.Restored, res.Removed, res.Missing = len(u.snap.Entries), len(removed), len(u.rec.CreatedIDs)-len(removed)
+	rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
+	if res.Collections > 0 || res.CollectionsKept > 0 {
+		rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
+	}
+	if p := res.Persona; p != nil {
+		rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}
+	}
+	report, _ := json.Marshal(rep)
+	undo, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: u.server, Kind: lore.HistoryUndo, Actor: actor,
+		SourceName: fmt.Sprintf("undo of %d", u.id), Target: u.rec.Target, Report: report,
+		CreatedIDs: restored, RemovedIDs: removed, UndoOf: u.id})
+	if err != nil {
+		return err
+	}
+	if err := st.MarkUndone(ctx, u.id, undo.ID); err != nil {
+		return err
+	}
+	res.Record = undo
+	return nil
+}
