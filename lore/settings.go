@@ -113,6 +113,10 @@ type BookSettings struct {
 	// whose own override is nil.
 	CaseSensitive *bool `json:"caseSensitive,omitempty"`
 	WholeWords    *bool `json:"wholeWords,omitempty"`
+	// MaxBudgetShare caps the book's entries at that percent (1-100) of
+	// the turn's shared budget, inside it (docs/authoring.md "Selection
+	// controls"); nil = no cap of its own.
+	MaxBudgetShare *int `json:"maxBudgetShare,omitempty"`
 }
 
 // Validate checks the ranges: ScanDepth MinScanDepth..MaxScanDepth,
@@ -131,6 +135,9 @@ func (b BookSettings) Validate(unit BudgetUnit) error {
 	if b.MaxRecursionSteps != nil && (*b.MaxRecursionSteps < 0 || *b.MaxRecursionSteps > MaxRecursionSteps) {
 		fe.Add(outOfRange("maxRecursionSteps", *b.MaxRecursionSteps, 0, MaxRecursionSteps))
 	}
+	if b.MaxBudgetShare != nil && (*b.MaxBudgetShare < 1 || *b.MaxBudgetShare > 100) {
+		fe.Add(outOfRange("maxBudgetShare", *b.MaxBudgetShare, 1, 100))
+	}
 	return fe.Err()
 }
 
@@ -140,6 +147,7 @@ func (b BookSettings) Clone() BookSettings {
 		ScanDepth: clonePtr(b.ScanDepth), BudgetLimit: clonePtr(b.BudgetLimit),
 		Recursive: clonePtr(b.Recursive), MaxRecursionSteps: clonePtr(b.MaxRecursionSteps),
 		CaseSensitive: clonePtr(b.CaseSensitive), WholeWords: clonePtr(b.WholeWords),
+		MaxBudgetShare: clonePtr(b.MaxBudgetShare),
 	}
 }
 
@@ -155,8 +163,8 @@ func clonePtr[T any](p *T) *T {
 // the stored value, a non-nil pointer to nil clears it (inherit), a
 // pointer to a value sets it.
 type BookSettingsPatch struct {
-	ScanDepth, BudgetLimit, MaxRecursionSteps **int
-	Recursive, CaseSensitive, WholeWords      **bool
+	ScanDepth, BudgetLimit, MaxRecursionSteps, MaxBudgetShare **int
+	Recursive, CaseSensitive, WholeWords                      **bool
 	// ExpectedUpdatedAt, when set, is the book's UpdatedAt as the caller
 	// read it (the collection's, or the persona book settings'): a
 	// different stored value fails the write with a *StaleError
@@ -173,6 +181,7 @@ func (p BookSettingsPatch) Apply(b BookSettings) BookSettings {
 	patchPtr(&out.Recursive, p.Recursive)
 	patchPtr(&out.CaseSensitive, p.CaseSensitive)
 	patchPtr(&out.WholeWords, p.WholeWords)
+	patchPtr(&out.MaxBudgetShare, p.MaxBudgetShare)
 	return out
 }
 
@@ -185,14 +194,15 @@ func patchPtr[T any](dst **T, v **T) {
 // IsZero reports whether no setting is set.
 func (b BookSettings) IsZero() bool {
 	return b.ScanDepth == nil && b.BudgetLimit == nil && b.Recursive == nil &&
-		b.MaxRecursionSteps == nil && b.CaseSensitive == nil && b.WholeWords == nil
+		b.MaxRecursionSteps == nil && b.CaseSensitive == nil && b.WholeWords == nil && b.MaxBudgetShare == nil
 }
 
 // Equal reports whether b and o hold the same settings (values, not
 // pointers).
 func (b BookSettings) Equal(o BookSettings) bool {
 	return eqPtr(b.ScanDepth, o.ScanDepth) && eqPtr(b.BudgetLimit, o.BudgetLimit) && eqPtr(b.Recursive, o.Recursive) &&
-		eqPtr(b.MaxRecursionSteps, o.MaxRecursionSteps) && eqPtr(b.CaseSensitive, o.CaseSensitive) && eqPtr(b.WholeWords, o.WholeWords)
+		eqPtr(b.MaxRecursionSteps, o.MaxRecursionSteps) && eqPtr(b.CaseSensitive, o.CaseSensitive) && eqPtr(b.WholeWords, o.WholeWords) &&
+		eqPtr(b.MaxBudgetShare, o.MaxBudgetShare)
 }
 
 func eqPtr[T comparable](a, b *T) bool {

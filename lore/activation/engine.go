@@ -60,6 +60,14 @@ type entryState struct {
 	// chatChecked: the primary keys were looked up in the chat (which does
 	// not change between passes); chatHit: one occurred there.
 	chatChecked, chatHit bool
+	// ctx is the entry's context-source scan (nil: its keys read the chat
+	// only; see context.go); widen: its depth comes from the server or
+	// book layer and widens in a min-activations pass (base is that
+	// depth); book indexes turn.books.
+	ctx   *turnScan
+	widen bool
+	base  int
+	book  int16
 }
 
 // turn is the state of one Activate call.
@@ -84,6 +92,13 @@ type turn struct {
 	maxPasses int
 	// near bounds the trace's near-miss search (nearmiss.go).
 	near nearMissScan
+	// sel holds the selection controls' state (selection.go); ctxScans the
+	// context-source scans by source mask (context.go).
+	sel      selection
+	ctxScans []ctxScan
+	// minPass: the pass being run widens the chat for min activations and
+	// reads no recursion text.
+	minPass bool
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -170,9 +185,10 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], random: random, budget: budget, nmsg: len(in.Messages),
 		trace: !opts.SkipTrace || opts.baseline}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
-	t.ts = m.newTurnScan(sc, in.Messages, m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
+	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	t.ts.texts = opts.Texts
 	t.near = newNearMissScan(ctx, len(in.Messages))
+	defer t.releaseContext()
 	minLevel, err := t.gateAll(ctx)
 	if err != nil {
 		return Result{}, err
@@ -180,6 +196,14 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	passes, err := t.runPasses(ctx, minLevel)
 	if err != nil {
 		return Result{}, err
+	}
+	if opts.MinActivations > 0 {
+		if passes, err = t.minActivations(ctx, passes); err != nil {
+			return Result{}, err
+		}
+	}
+	if opts.MaxEntries > 0 {
+		t.capEntries()
 	}
 	return t.result(passes), nil
 }
@@ -252,6 +276,12 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 		s.verdict, s.detail = v, d
 		return 0
 	}
+	if ce.filtered {
+		if v, d := filterGate(e, in); v != "" {
+			s.verdict, s.detail = v, d
+			return 0
+		}
+	}
 	book := in.PersonaBook
 	if e.Lineage.IsServerwide() {
 		book = gc.coll.Settings
@@ -308,6 +338,11 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 		}
 	}
 	s.depth = d
+	s.widen, s.base = e.ScanDepth == nil && ce.dec.ScanDepth == nil, d
+	if ce.match != 0 {
+		s.ctx = t.contextScan(ce.match)
+	}
+	t.bookOf(s, e, gc)
 	return level
 }
 
@@ -383,7 +418,7 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 			pending++
 			continue
 		}
-		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && !t.ts.candidate(i) {
+		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && !t.ts.candidate(i) && s.ctx == nil {
 			// What evaluate concludes for an entry whose literal keys
 			// occur nowhere in the scanned chat, without its per-key
 			// walk: most entries of a turn.
@@ -528,8 +563,11 @@ func eachBook(in *Input, f func(lore.BookSettings)) {
 func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) {
 	at := t.ts.hit(ref, s.depth)
 	chat = at >= 0 && at >= t.nmsg-s.depth
+	if !chat && s.ctx != nil && s.depth > 0 {
+		chat = s.ctx.hit(ref, 1) >= 0 // a context source joins the scanned text
+	}
 	item = -1
-	if p > 1 && s.recOK {
+	if p > 1 && s.recOK && !t.minPass {
 		item = t.ts.recHit(ref)
 	}
 	return chat, item
@@ -775,6 +813,8 @@ func (t *turn) admit(i int32, p int) {
 		if t.trace {
 			s.detail += "; ignores the budget"
 		}
+	case t.sel.books != nil && t.overShare(s, c, p):
+		return
 	case b.Limit >= 0 && b.Used+c > b.Limit:
 		s.verdict = VerdictOverBudget
 		s.detail = "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
@@ -786,6 +826,9 @@ func (t *turn) admit(i int32, p int) {
 	default:
 		b.Used += c
 		s.cost = c
+	}
+	if t.sel.books != nil {
+		t.sel.books[s.book].Used += s.cost
 	}
 	s.verdict, s.content = VerdictAdmitted, content
 	t.ts.s.admitted = append(t.ts.s.admitted, i)
@@ -832,7 +875,7 @@ func (t *turn) result(passes int) Result {
 			g = AlwaysOn
 		}
 		a := Admitted{Entry: *e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state}
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce)}
 		if s.tokens >= 0 {
 			n := int(s.tokens)
 			a.Tokens = &n
@@ -840,6 +883,8 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = append(res.Admitted, a)
 	}
 	res.nearMissWork = t.near.work
+	res.Injections, res.Outlets = injections(res.Admitted)
+	res.Budget.ByBook = t.byBook(res.Admitted)
 	return res
 }
 

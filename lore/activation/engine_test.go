@@ -353,7 +353,8 @@ func TestBudget(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := run(t, baseInput(entries, "at the gate"), tt.opts)
 			require.Equal(t, tt.want, verdicts(res))
-			require.Equal(t, Budget{Unit: tt.unit, Limit: tt.limit, Used: tt.used}, res.Budget)
+			require.Equal(t, Budget{Unit: tt.unit, Limit: tt.limit, Used: tt.used,
+				ByBook: []BookUse{{Collection: lore.DefaultCollection, Used: tt.used, Entries: len(tt.admits), Limit: -1}}}, res.Budget)
 			require.Equal(t, tt.admits, admittedIDs(res))
 		})
 	}

@@ -98,8 +98,18 @@ type compiledEntry struct {
 	order, priority, probability int
 	placement                    lore.Placement
 	role                         lore.Role
-	excludeRec, preventRec       bool
-	state                        StateUse
+	// kind, depth and outlet are the entry's position, decorators applied
+	// (revDepth >= 0: @@reverse_depth, resolved per turn); match is its
+	// context-source mask and filtered says it has a character filter or
+	// generation types (compilePosition).
+	kind                   lore.PositionKind
+	depth                  int
+	revDepth               int
+	outlet                 string
+	match                  uint8
+	filtered               bool
+	excludeRec, preventRec bool
+	state                  StateUse
 	// groups are the entry's inclusion groups (Entry.Group split on
 	// commas, trimmed, empty names dropped).
 	groups []string
@@ -523,6 +533,7 @@ func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	if d.Role != "" {
 		ce.role = d.Role
 	}
+	ce.compilePosition(e)
 	ce.excludeRec = e.ExcludeRecursion || d.ExcludeRecursion
 	ce.preventRec = e.PreventRecursion || d.PreventRecursion
 	if e.Sticky > 0 {

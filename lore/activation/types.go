@@ -101,6 +101,22 @@ type Options struct {
 	// turns (see TextCache); nil normalises every message every turn.
 	Texts *TextCache
 
+	// IncludeNames scans each message as "Name: content" where
+	// Input.Names has the message's speaker (SillyTavern's include names;
+	// off by default).
+	IncludeNames bool
+	// MinActivations, when > 0, widens the scan one message at a time
+	// after the passes until that many entries are admitted, the chat is
+	// exhausted or MinActivationsDepthMax messages are scanned (0 = the
+	// whole chat); entries with their own scan depth do not widen
+	// (docs/authoring.md "Selection controls").
+	MinActivations, MinActivationsDepthMax int
+	// MaxEntries, when > 0, caps the admitted keyword and chance entries
+	// at the end of the turn: the lowest in the claim order go first
+	// (over_entry_cap); constants, sticky, @@activate and ignoreBudget
+	// entries are not counted.
+	MaxEntries int
+
 	// SkipTrace leaves Result.Trace nil and skips building the trace's
 	// details; everything else of the Result is the same. Set it when the
 	// caller does not read the trace (a bot's per-turn request): with a
@@ -151,6 +167,34 @@ type Input struct {
 	// State is the conversation's turn state by entry id (issue 12's
 	// timed effects and match latches); nil means no state.
 	State map[int64]EntryState
+	// Names are the speakers of Messages (same length, "" unknown), read
+	// when Options.IncludeNames is on; nil means none known.
+	Names []string
+	// Character is the request's character (filters and match flags); nil
+	// means the request has none: an include character filter blocks its
+	// entry, an exclude filter lets it pass.
+	Character *Character
+	// Persona is the request's persona (matchPersonaDescription); nil
+	// means none.
+	Persona *Persona
+	// GenerationType is the kind of generation ("" = lore.GenNormal);
+	// entries whose GenerationTypes do not list it are
+	// filtered_generation_type.
+	GenerationType lore.GenerationType
+}
+
+// Character is the character of a request (docs/authoring.md "Context
+// sources"): the filters read Name and Tags; entries with match flags
+// also scan the texts.
+type Character struct {
+	Name                                                          string
+	Tags                                                          []string
+	Description, Personality, Scenario, CreatorNotes, DepthPrompt string
+}
+
+// Persona is the user's persona of a request.
+type Persona struct {
+	Name, Description string
 }
 
 // EntryState is one entry's state in a conversation, kept between turns by
@@ -236,6 +280,14 @@ const (
 	// VerdictDelayed: the conversation has fewer messages than the entry's
 	// Delay.
 	VerdictDelayed Verdict = "delayed"
+	// VerdictFilteredCharacter: the entry's character filter does not admit
+	// the request's character (the detail names the filter).
+	VerdictFilteredCharacter Verdict = "filtered_character"
+	// VerdictFilteredGenerationType: the entry's generation types do not
+	// list the request's.
+	VerdictFilteredGenerationType Verdict = "filtered_generation_type"
+	// VerdictOverEntryCap: admitted, then dropped by Options.MaxEntries.
+	VerdictOverEntryCap Verdict = "over_entry_cap"
 )
 
 // Admitted is an entry that enters the prompt.
@@ -263,6 +315,12 @@ type Admitted struct {
 	// Depth is the @@depth of the entry (messages from the newest), nil
 	// when it has none; the placement is then Before.
 	Depth *int
+	// Position is where the entry goes, decorators applied (@@position,
+	// @@depth, @@reverse_depth resolved for this turn, @@role): Depth and
+	// Role set only for AT_DEPTH, Outlet only for OUTLET. Entries of
+	// kinds other than BEFORE_CHAR and AFTER_CHAR are in
+	// Result.Injections, not in the two placements.
+	Position lore.Position
 	// Pass is the pass that admitted the entry: 1 for the chat scan, 2 and
 	// up for recursive passes.
 	Pass int
@@ -308,6 +366,46 @@ type Budget struct {
 	// Used is what the admitted entries took (IgnoreBudget entries are not
 	// counted).
 	Used int
+	// ByBook is what each book's admitted entries took, in the order the
+	// books first admitted an entry.
+	ByBook []BookUse
+}
+
+// BookUse is one book's part of the budget.
+type BookUse struct {
+	// Collection is the Serverwide collection's name and CollectionID its
+	// id; both zero for the persona book (Lineage).
+	Collection   string
+	CollectionID int64
+	Lineage      lore.Lineage
+	// Used is what the book's admitted entries took; Entries counts them
+	// (IgnoreBudget ones too); Limit is the book's own cap from
+	// MaxBudgetShare, -1 none.
+	Used, Entries, Limit int
+}
+
+// Injection is the joined text of the admitted entries of one (kind,
+// depth, role, outlet), for the kinds that leave the two placements
+// (docs/authoring.md "Positions"): AN_TOP, AN_BOTTOM, AT_DEPTH, EM_TOP,
+// EM_BOTTOM, OUTLET.
+type Injection struct {
+	Kind lore.PositionKind
+	// Depth and Role are set for AT_DEPTH; Outlet for OUTLET.
+	Depth *int
+	Role  *lore.Role
+	// Outlet is the outlet name of an OUTLET injection.
+	Outlet *string
+	// Text is the entries' contents joined with newlines in SillyTavern's
+	// order for the kind: ascending insertion order (highest last), but
+	// EM_TOP and OUTLET highest first.
+	Text string
+	// EntryIDs are the entries joined, in the order of Text.
+	EntryIDs []int64
+}
+
+// Outlet is the text of one named outlet ({{outlet::NAME}}).
+type Outlet struct {
+	Name, Text string
 }
 
 // Result is the outcome of one turn.
@@ -319,10 +417,19 @@ type Result struct {
 	// Trace has one item per input entry, in the same insertion order; nil
 	// with Options.SkipTrace.
 	Trace []TraceItem
-	// Passes is the number of passes run (1 without recursion).
+	// Passes is the number of passes run (1 without recursion), the
+	// min-activations passes included.
 	Passes int
 
 	// nearMissWork is the near-miss search work of the turn, in the units
 	// of NearMissBudget (read by the package's tests).
 	nearMissWork int64
+	// Injections are the admitted entries that leave the two placements,
+	// grouped by kind, depth, role and outlet, in kind order (AN_TOP,
+	// AN_BOTTOM, AT_DEPTH by depth then role, EM_TOP, EM_BOTTOM, OUTLET by
+	// name); nil when there are none.
+	Injections []Injection
+	// Outlets are the OUTLET injections by name, for callers that resolve
+	// {{outlet::NAME}} themselves.
+	Outlets []Outlet
 }

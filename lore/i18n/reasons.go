@@ -135,6 +135,9 @@ var reasons = [...]Reason{
 	{"decorator_blocked", "a decorator line blocked it", "uma linha de decorador a bloqueou", "una línea de decorador la bloqueó"},
 	{"cooldown", "its cooldown is still running", "seu tempo de espera ainda está correndo", "su enfriamiento sigue en curso"},
 	{"delayed", "the conversation has fewer messages than its delay", "a conversa tem menos mensagens que seu atraso", "la conversación tiene menos mensajes que su retraso"},
+	{"filtered_character", "its character filter does not admit this character", "seu filtro de personagem não admite este personagem", "su filtro de personaje no admite a este personaje"},
+	{"filtered_generation_type", "it is not set to fire on this generation type", "não está configurada para disparar neste tipo de geração", "no está configurada para activarse en este tipo de generación"},
+	{"over_entry_cap", "more entries were activated than the entry cap keeps (priority {priority})", "mais entradas foram ativadas do que o limite de entradas mantém (prioridade {priority})", "se activaron más entradas de las que mantiene el límite de entradas (prioridad {priority})"},
 	{"regex_budget_exhausted", "the turn's regex budget ran out before its keys were checked", "o orçamento de regex do turno acabou antes de suas chaves serem verificadas", "el presupuesto de regex del turno se agotó antes de revisar sus claves"},
 }
 

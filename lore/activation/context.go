@@ -1,0 +1,222 @@
+package activation
+
+import (
+	"slices"
+	"strings"
+
+	"loregate/lore"
+)
+
+// This file holds the request-side inputs of a turn (docs/authoring.md
+// "Context sources", "Filters"): speaker names, the character filter and
+// generation type gates, and the context texts an entry's match flags add
+// to its scanned text.
+
+// The context sources, as bits of compiledEntry.match, in the order they
+// join the scanned text (SillyTavern's: persona description, character
+// description, personality, depth prompt, scenario, creator notes).
+const (
+	srcPersonaDescription uint8 = 1 << iota
+	srcCharacterDescription
+	srcCharacterPersonality
+	srcCharacterDepthPrompt
+	srcScenario
+	srcCreatorNotes
+)
+
+// matchMask is the context-source mask of m.
+func matchMask(m lore.MatchSources) uint8 {
+	var b uint8
+	for _, f := range []struct {
+		on  bool
+		bit uint8
+	}{{m.PersonaDescription, srcPersonaDescription}, {m.CharacterDescription, srcCharacterDescription},
+		{m.CharacterPersonality, srcCharacterPersonality}, {m.CharacterDepthPrompt, srcCharacterDepthPrompt},
+		{m.Scenario, srcScenario}, {m.CreatorNotes, srcCreatorNotes}} {
+		if f.on {
+			b |= f.bit
+		}
+	}
+	return b
+}
+
+// compilePosition sets ce's position, context-source mask and filter flag
+// from e and its decorators: the kind is @@position, else AT_DEPTH for
+// @@depth or @@reverse_depth, else e's own kind; the depth is @@depth,
+// else @@reverse_depth (resolved per turn), else e's own.
+func (ce *compiledEntry) compilePosition(e *lore.Entry) {
+	d := &ce.dec
+	ce.kind = d.Kind(e.PositionKindOrDerived())
+	ce.depth, ce.revDepth, ce.outlet = e.Depth, -1, e.Outlet
+	switch {
+	case d.Depth != nil:
+		ce.depth = min(max(*d.Depth, 0), lore.MaxDepth)
+	case d.ReverseDepth != nil:
+		ce.revDepth = min(max(*d.ReverseDepth, 0), lore.MaxDepth)
+	}
+	ce.match = matchMask(e.Match)
+	ce.filtered = len(e.GenerationTypes) > 0 || !e.CharacterFilter.IsZero()
+}
+
+// position is the reported position of ce this turn (@@reverse_depth
+// counted from the oldest of the conversation's messages).
+func (t *turn) position(ce *compiledEntry) lore.Position {
+	depth := ce.depth
+	if ce.revDepth >= 0 {
+		n := t.in.MessageCount
+		if n <= 0 {
+			n = len(t.in.Messages)
+		}
+		depth = max(n-ce.revDepth, 0)
+	}
+	return lore.NewPosition(ce.kind, depth, ce.role, ce.outlet)
+}
+
+// messages returns the texts the turn scans: in.Messages, or with
+// Options.IncludeNames each one as "Name: content" where in.Names has
+// its speaker (SillyTavern's include names).
+func (t *turn) messages() []string {
+	in := t.in
+	if !t.opts.IncludeNames || len(in.Names) == 0 {
+		return in.Messages
+	}
+	out := make([]string, len(in.Messages))
+	for i, m := range in.Messages {
+		if i < len(in.Names) && in.Names[i] != "" {
+			m = in.Names[i] + ": " + m
+		}
+		out[i] = m
+	}
+	return out
+}
+
+// filterGate applies the generation type gate and the character filter of
+// an entry that has one (compiledEntry.filtered); "" means e passes.
+//
+// Rules (docs/authoring.md "Filters"; SillyTavern's where this is silent):
+// empty GenerationTypes admit every type; the request's type ("" =
+// normal) must be listed. A filter with names needs the character's name
+// listed, one with tags needs a listed tag, and one with both needs both
+// to include; with Exclude a listed name or a listed tag excludes. Names
+// and tags compare exactly. With no character in the request an include
+// filter blocks and an exclude filter lets the entry pass.
+func filterGate(e *lore.Entry, in *Input) (Verdict, string) {
+	if len(e.GenerationTypes) > 0 {
+		g := in.GenerationType
+		if g == "" {
+			g = lore.GenNormal
+		}
+		if !slices.Contains(e.GenerationTypes, g) {
+			return VerdictFilteredGenerationType, "generation type " + string(g) + " is not one of " + joinGens(e.GenerationTypes)
+		}
+	}
+	f := &e.CharacterFilter
+	if f.IsZero() {
+		return "", ""
+	}
+	c := in.Character
+	if c == nil {
+		if f.Exclude {
+			return "", ""
+		}
+		return VerdictFilteredCharacter, "the request has no character, and " + filterText(f) + " includes only those"
+	}
+	nameHit := len(f.Names) > 0 && slices.Contains(f.Names, c.Name)
+	tagHit := len(f.Tags) > 0 && slices.ContainsFunc(c.Tags, func(t string) bool { return slices.Contains(f.Tags, t) })
+	if f.Exclude {
+		if nameHit || tagHit {
+			return VerdictFilteredCharacter, "character " + quote(c.Name) + " is excluded by " + filterText(f)
+		}
+		return "", ""
+	}
+	if (len(f.Names) > 0 && !nameHit) || (len(f.Tags) > 0 && !tagHit) {
+		return VerdictFilteredCharacter, "character " + quote(c.Name) + " is not included by " + filterText(f)
+	}
+	return "", ""
+}
+
+func joinGens(gs []lore.GenerationType) string {
+	s := make([]string, len(gs))
+	for i, g := range gs {
+		s[i] = string(g)
+	}
+	return strings.Join(s, ", ")
+}
+
+// filterText names a character filter and its lists for a trace detail.
+func filterText(f *lore.CharacterFilter) string {
+	var parts []string
+	if len(f.Names) > 0 {
+		parts = append(parts, "names "+strings.Join(f.Names, ", "))
+	}
+	if len(f.Tags) > 0 {
+		parts = append(parts, "tags "+strings.Join(f.Tags, ", "))
+	}
+	return "the character filter (" + strings.Join(parts, " and ") + ")"
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// ctxScan is the scan of the context text of one source mask.
+type ctxScan struct {
+	mask uint8
+	ts   *turnScan
+	sc   *scratch
+}
+
+// contextText is the text of the sources in mask joined as SillyTavern
+// joins them (non-empty ones, newline-separated), "" when the request has
+// none of them.
+func (t *turn) contextText(mask uint8) string {
+	c, p := t.in.Character, t.in.Persona
+	if c == nil {
+		c = &Character{}
+	}
+	if p == nil {
+		p = &Persona{}
+	}
+	var parts []string
+	for _, s := range []struct {
+		bit  uint8
+		text string
+	}{{srcPersonaDescription, p.Description}, {srcCharacterDescription, c.Description},
+		{srcCharacterPersonality, c.Personality}, {srcCharacterDepthPrompt, c.DepthPrompt},
+		{srcScenario, c.Scenario}, {srcCreatorNotes, c.CreatorNotes}} {
+		if mask&s.bit != 0 && strings.TrimSpace(s.text) != "" {
+			parts = append(parts, s.text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// contextScan returns the scan of the context text of mask, made once per
+// turn and mask; nil when the request has no such text.
+func (t *turn) contextScan(mask uint8) *turnScan {
+	for i := range t.ctxScans {
+		if t.ctxScans[i].mask == mask {
+			return t.ctxScans[i].ts
+		}
+	}
+	cs := ctxScan{mask: mask}
+	if text := t.contextText(mask); text != "" {
+		cs.sc = t.m.getScratch()
+		cs.ts = t.m.newTurnScan(cs.sc, []string{text}, t.ts.dyn, 0)
+		cs.ts.texts = t.opts.Texts
+		var need [numAutos]bool
+		for slot, a := range cs.ts.autos {
+			need[slot] = a != nil
+		}
+		cs.ts.scanWindow(1, need)
+	}
+	t.ctxScans = append(t.ctxScans, cs)
+	return cs.ts
+}
+
+// releaseContext returns the context scans' scratch to the pool.
+func (t *turn) releaseContext() {
+	for _, cs := range t.ctxScans {
+		if cs.sc != nil {
+			t.m.pool.Put(cs.sc)
+		}
+	}
+}
