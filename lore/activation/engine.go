@@ -97,8 +97,11 @@ type turn struct {
 	sel      selection
 	ctxScans []ctxScan
 	// minPass: the pass being run widens the chat for min activations and
-	// reads no recursion text.
+	// reads no recursion text; level is the delay-until-recursion level
+	// runPasses ended at (recursive passes after a min-activations pass
+	// run at it).
 	minPass bool
+	level   int
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -394,6 +397,7 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		}
 		curLevel = max(curLevel, next)
 	}
+	t.level = curLevel
 	return passes, nil
 }
 

@@ -146,38 +146,61 @@ func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 	}
 	t.ts.scanWindow(limit, need) // once: every depth of the sweep reads it
 	t.ts.markCandidates()
-	t.minPass = true
-	defer func() { t.minPass = false }()
 	var passed, order []int32
 	for skew := 1; base+skew <= limit && len(t.ts.s.admitted) < t.opts.MinActivations; skew++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		passes++
-		passed = passed[:0]
-		for _, i := range t.m.order {
-			s := &t.st[i]
-			if s.stage != stagePending || !s.widen || s.base <= 0 || s.base+skew > limit || s.level > 0 {
-				continue
-			}
-			s.depth, s.chatChecked = s.base+skew, false
-			if s.mode == modeKeys && t.m.entries[i].litOnly && !t.ts.candidate(i) && s.ctx == nil {
-				continue // no key anywhere in the widest window
-			}
-			s.pass = passes
-			ok, err := t.evaluate(i, passes)
-			if err != nil {
-				return 0, err
-			}
-			if ok {
-				passed = append(passed, i)
-			}
+		items := len(t.ts.items)
+		var err error
+		if passed, err = t.minPassAt(skew, limit, passes, passed[:0]); err != nil {
+			return 0, err
 		}
 		if err := t.settle(passed, &order, passes); err != nil {
 			return 0, err
 		}
+		// SillyTavern: a min-activations pass that added recursion text
+		// is followed by recursive passes (at the widened depth).
+		for t.recursion && len(t.ts.items) > items && passes < t.maxPasses {
+			items = len(t.ts.items)
+			passes++
+			if passed, _, err = t.pass(ctx, passes, t.level, passed[:0]); err != nil {
+				return 0, err
+			}
+			if err := t.settle(passed, &order, passes); err != nil {
+				return 0, err
+			}
+		}
 	}
 	return passes, nil
+}
+
+// minPassAt evaluates, in min-activations pass p, the pending entries
+// that widen and reach no further than limit messages at skew extra
+// messages, without recursion text; it appends those that passed.
+func (t *turn) minPassAt(skew, limit, p int, passed []int32) ([]int32, error) {
+	t.minPass = true
+	defer func() { t.minPass = false }()
+	for _, i := range t.m.order {
+		s := &t.st[i]
+		if s.stage != stagePending || !s.widen || s.base <= 0 || s.base+skew > limit || s.level > 0 {
+			continue
+		}
+		s.depth, s.chatChecked = s.base+skew, false
+		if s.mode == modeKeys && t.m.entries[i].litOnly && !t.ts.candidate(i) && s.ctx == nil {
+			continue // no key anywhere in the widest window
+		}
+		s.pass = p
+		ok, err := t.evaluate(i, p)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			passed = append(passed, i)
+		}
+	}
+	return passed, nil
 }
 
 // settle runs the end of a pass over the entries that passed: inclusion
