@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
@@ -51,6 +52,7 @@ type env struct {
 	srv    *httptest.Server
 	authn  *auth.Authenticator
 	store  *postgres.Store
+	pool   *pgxpool.Pool
 	oauth  *fakeDiscord
 	public string
 }
@@ -99,7 +101,7 @@ func newEnvJobs(t testing.TB, inline int) *env {
 	d.Mount(mux)
 	srv.Start()
 	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, authn: authn, store: store, oauth: fd, public: public}
+	e := &env{t: t, srv: srv, authn: authn, store: store, pool: pool, oauth: fd, public: public}
 	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
 		map[string]any{"id": serverA, "n": "Glade Keepers"}, nil)
 	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
@@ -211,6 +213,10 @@ type fakeDiscord struct {
 	guilds []map[string]any
 	// scopes records the scope of the last authorize request.
 	scope string
+	// lenient makes the token endpoint accept a code more than once (a
+	// provider that does not enforce single-use codes, so only loregate's
+	// own state can stop a replayed callback).
+	lenient bool
 }
 
 func newFakeDiscord(t testing.TB) *fakeDiscord {
@@ -237,7 +243,9 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 		_ = r.ParseForm()
 		f.mu.Lock()
 		c, ok := f.codes[r.PostForm.Get("code")]
-		delete(f.codes, r.PostForm.Get("code"))
+		if !f.lenient {
+			delete(f.codes, r.PostForm.Get("code"))
+		}
 		f.mu.Unlock()
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 		id, sec, _ := r.BasicAuth()

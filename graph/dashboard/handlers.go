@@ -15,6 +15,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/client"
 	"loregate/lore"
+	"loregate/lore/postgres"
 )
 
 // Every handler has one shape (pkgsite's): it gets the request as a *req
@@ -289,18 +290,32 @@ func (d *Dashboard) home(rq *req) error {
 	return nil
 }
 
-// login starts the Discord sign-in: a signed, short-lived cookie keeps the
-// OAuth state and the PKCE verifier for the callback.
+// login starts the Discord sign-in: the OAuth state, the PKCE verifier and
+// the page to open afterwards are stored server-side for ten minutes
+// (dashboard_login_states, consumed by the one callback that may use them),
+// and a signed, short-lived cookie binds the state to this browser.
 func (d *Dashboard) login(rq *req) error {
 	if d.cfg.OAuth.ClientID == "" {
 		return fail(http.StatusNotFound, rq.t.S("Discord sign-in is not configured on this deployment (LOREGATE_DISCORD_CLIENT_ID)."))
 	}
 	state, verifier := randomToken(), randomToken()
 	next := safeNext(rq.r.URL.Query().Get("next"))
-	http.SetCookie(rq.w, d.cookie(loginCookie, d.signed(state+"|"+verifier+"|"+next), loginTTL))
+	if len(next) > maxNext {
+		next = "/dashboard/"
+	}
+	err := d.cfg.Sessions.CreateLoginState(rq.ctx(), state, postgres.LoginState{Verifier: verifier, Next: next, ExpiresAt: time.Now().Add(loginTTL)})
+	if err != nil {
+		d.log.WarnContext(rq.ctx(), "dashboard sign-in state", "err", err)
+		return fail(http.StatusServiceUnavailable, rq.t.S("The sign-in could not be started. Try again in a moment."))
+	}
+	http.SetCookie(rq.w, d.cookie(loginCookie, d.signed(state), loginTTL))
 	http.Redirect(rq.w, rq.r, d.cfg.OAuth.authorizeURL(d.redirect, state, verifier), http.StatusSeeOther)
 	return nil
 }
+
+// maxNext bounds the page a sign-in opens afterwards (a longer one opens
+// the servers list).
+const maxNext = 2048
 
 // callback finishes the Discord sign-in: checks the state, exchanges the
 // code with the PKCE verifier, reads the member's guilds, mints the member
@@ -308,20 +323,31 @@ func (d *Dashboard) login(rq *req) error {
 func (d *Dashboard) callback(rq *req) error {
 	c, err := rq.r.Cookie(loginCookie)
 	http.SetCookie(rq.w, d.cookie(loginCookie, "", 0))
-	var parts []string
+	var bound string
 	if err == nil {
 		if v, ok := d.verify(c.Value); ok {
-			parts = strings.SplitN(v, "|", 3)
+			bound = v
 		}
 	}
 	q := rq.r.URL.Query()
-	if len(parts) != 3 || q.Get("state") == "" || q.Get("state") != parts[0] {
-		return fail(http.StatusBadRequest, rq.t.S("The sign-in could not be completed (it expired or was started elsewhere). Try again."))
+	expired := fail(http.StatusBadRequest, rq.t.S("The sign-in could not be completed (it expired or was started elsewhere). Try again."))
+	if bound == "" || q.Get("state") != bound {
+		return expired
+	}
+	// Consumed before anything else: a replay of this callback, with or
+	// without the cookie, finds no state.
+	ls, err := d.cfg.Sessions.ConsumeLoginState(rq.ctx(), bound)
+	if errors.Is(err, lore.ErrNotFound) {
+		return expired
+	}
+	if err != nil {
+		d.log.ErrorContext(rq.ctx(), "dashboard sign-in state", "err", err)
+		return fail(http.StatusServiceUnavailable, rq.t.S("The sign-in could not be started. Try again in a moment."))
 	}
 	if e := q.Get("error"); e != "" || q.Get("code") == "" {
 		return fail(http.StatusBadRequest, rq.t.S("Discord did not authorise the sign-in. Try again."))
 	}
-	u, err := d.cfg.OAuth.exchange(rq.ctx(), d.hc, q.Get("code"), d.redirect, parts[1])
+	u, err := d.cfg.OAuth.exchange(rq.ctx(), d.hc, q.Get("code"), d.redirect, ls.Verifier)
 	if err != nil {
 		d.log.WarnContext(rq.ctx(), "dashboard Discord sign-in failed", "err", err)
 		return fail(http.StatusBadGateway, rq.t.S("Discord could not be reached to complete the sign-in. Try again in a moment."))
@@ -335,7 +361,7 @@ func (d *Dashboard) callback(rq *req) error {
 	if err != nil {
 		return fail(http.StatusServiceUnavailable, rq.t.S("Member tokens are not configured on this deployment (LOREGATE_JWT_SECRET)."))
 	}
-	return d.start(rq, &session{UserID: u.ID, UserName: u.Name, Token: token, Guilds: u.Guilds, ExpiresAt: now.Add(d.cfg.SessionTTL)}, parts[2])
+	return d.start(rq, &session{UserID: u.ID, UserName: u.Name, Token: token, Guilds: u.Guilds, ExpiresAt: now.Add(d.cfg.SessionTTL)}, ls.Next)
 }
 
 // devLogin signs in with a member token pasted by an operator (the output

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -190,6 +191,71 @@ func TestDiscordSignInRefusals(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+}
+
+// TestDiscordSignInReplay: against a provider that accepts a code twice, a
+// callback replayed with the same state cookie, state and code starts no
+// second session (the state is kept server-side and consumed once), and
+// neither does the replay from another browser holding a copy of the cookie.
+func TestDiscordSignInReplay(t *testing.T) {
+	e := newEnv(t)
+	e.oauth.lenient = true
+	c := e.httpClient()
+	resp, err := c.Get(e.srv.URL + "/dashboard/login?next=" + url.QueryEscape("/dashboard/s/"+serverA+"/"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	var loginCookie *http.Cookie
+	for _, sc := range resp.Cookies() {
+		if sc.Name == "loregate_login" {
+			loginCookie = sc
+		}
+	}
+	require.NotNil(t, loginCookie)
+	resp, err = c.Get(resp.Header.Get("Location")) // the fake's authorize page
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusFound, resp.StatusCode)
+	callback := resp.Header.Get("Location")
+	require.Contains(t, callback, "/dashboard/callback?code=")
+
+	session := func(resp *http.Response) bool {
+		for _, sc := range resp.Cookies() {
+			if sc.Name == "loregate_session" && sc.Value != "" {
+				return true
+			}
+		}
+		return false
+	}
+	resp, err = c.Get(callback)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/dashboard/s/"+serverA+"/", resp.Header.Get("Location"), "the stored next page")
+	require.True(t, session(resp), "the first callback signs in")
+	var sessions int
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM dashboard_sessions`).Scan(&sessions))
+	require.Equal(t, 1, sessions)
+
+	// The attacker replays the callback with the captured cookie.
+	for _, name := range []string{"same browser, cookie put back", "another browser"} {
+		replay := e.httpClient()
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, callback, nil)
+		require.NoError(t, err)
+		req.AddCookie(&http.Cookie{Name: loginCookie.Name, Value: loginCookie.Value})
+		resp, err := replay.Do(req)
+		require.NoError(t, err)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusBadRequest, resp.StatusCode, name)
+		require.Contains(t, string(body), "could not be completed", name)
+		require.False(t, session(resp), name)
+	}
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM dashboard_sessions`).Scan(&sessions))
+	require.Equal(t, 1, sessions, "no second session")
+	var states int
+	require.NoError(t, e.pool.QueryRow(context.Background(), `SELECT count(*) FROM dashboard_login_states`).Scan(&states))
+	require.Zero(t, states, "the state was consumed")
 }
 
 // TestSettingsSaveAndConflict saves server and book settings from their

@@ -28,9 +28,11 @@ import (
 //     while a signed cookie stays valid until it expires;
 //   - the token never reaches the browser, so page script cannot leak it.
 //
-// The Discord sign-in's short-lived state (OAuth state and PKCE verifier)
-// is the exception: it lives in an HMAC-signed cookie for ten minutes, so
-// anonymous visitors cause no database writes.
+// The Discord sign-in's short-lived state (OAuth state, PKCE verifier and
+// the page to open afterwards) is server-side too, a row of
+// dashboard_login_states (migrations/000081) for ten minutes that the
+// callback consumes, so a replayed callback finds nothing; the browser
+// holds the state in an HMAC-signed cookie that binds it to the sign-in.
 
 const (
 	sessionCookie = "loregate_session"

@@ -82,6 +82,7 @@ var texts = i18n.Set{Es: esTexts, Texts: [][2]string{
 	{"Disabled", "Desativada"},
 	{"Discord could not be reached to complete the sign-in. Try again in a moment.", "Não foi possível falar com o Discord para concluir o login. Tente novamente em instantes."},
 	{"Discord did not authorise the sign-in. Try again.", "O Discord não autorizou o login. Tente novamente."},
+	{"The sign-in could not be started. Try again in a moment.", "Não foi possível iniciar o login. Tente novamente em instantes."},
 	{"Discord sign-in is not configured on this deployment (LOREGATE_DISCORD_CLIENT_ID).", "O login com Discord não está configurado nesta instalação (LOREGATE_DISCORD_CLIENT_ID)."},
 	{"Download", "Baixar"},
 	{"Dropped past the scope limit", "Descartadas além do limite do escopo"},

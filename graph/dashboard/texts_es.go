@@ -77,6 +77,7 @@ var esTexts = [][2]string{
 	{"Disabled", "Desactivada"},
 	{"Discord could not be reached to complete the sign-in. Try again in a moment.", "No se pudo contactar con Discord para completar el inicio de sesión. Inténtalo de nuevo en un momento."},
 	{"Discord did not authorise the sign-in. Try again.", "Discord no autorizó el inicio de sesión. Inténtalo de nuevo."},
+	{"The sign-in could not be started. Try again in a moment.", "No se pudo iniciar el inicio de sesión. Inténtalo de nuevo en un momento."},
 	{"Discord sign-in is not configured on this deployment (LOREGATE_DISCORD_CLIENT_ID).", "El inicio de sesión con Discord no está configurado en esta instalación (LOREGATE_DISCORD_CLIENT_ID)."},
 	{"Download", "Descargar"},
 	{"Dropped past the scope limit", "Descartadas por superar el límite del ámbito"},

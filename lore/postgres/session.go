@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -77,4 +78,59 @@ func (s *Store) DeleteDashboardSession(ctx context.Context, id string) error {
 		return wrapErr("delete dashboard session", err)
 	}
 	return nil
+}
+
+// LoginState is a Discord sign-in in progress as stored (migration 000081,
+// docs/dashboard.md#sessions-and-forms): the PKCE verifier of the code
+// exchange and the dashboard page to open after it.
+type LoginState struct {
+	// Verifier is the PKCE code verifier (at most 128 characters).
+	Verifier string
+	// Next is the page to open after the sign-in (at most 2048 bytes).
+	Next string
+	// ExpiresAt ends the sign-in: an expired state is never consumed.
+	ExpiresAt time.Time
+}
+
+// MaxLoginStates bounds the unexpired sign-ins in progress, so anonymous
+// visitors starting sign-ins cannot grow the table without end.
+const MaxLoginStates = 10_000
+
+// CreateLoginState stores ls under state (the OAuth state parameter; only
+// its SHA-256 is kept) and deletes expired states in the same transaction.
+// With MaxLoginStates unexpired states already stored it stores nothing and
+// the error wraps lore.ErrUnavailable.
+func (s *Store) CreateLoginState(ctx context.Context, state string, ls LoginState) error {
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, loginStateDeleteExpired); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, loginStateInsert, sessionKey(state), ls.Verifier, ls.Next, ls.ExpiresAt, MaxLoginStates)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("%d sign-ins are in progress: %w", MaxLoginStates, lore.ErrUnavailable)
+		}
+		return nil
+	})
+	return wrapErr("store dashboard login state", err)
+}
+
+// ConsumeLoginState deletes the unexpired sign-in state names and returns
+// it: a state is good for one callback. lore.ErrNotFound when there is none
+// (unknown, expired, already consumed, or a state over 100 bytes).
+func (s *Store) ConsumeLoginState(ctx context.Context, state string) (LoginState, error) {
+	if state == "" || len(state) > maxSessionID {
+		return LoginState{}, notFound("dashboard login state", nil)
+	}
+	var ls LoginState
+	err := s.db.QueryRow(ctx, loginStateConsume, sessionKey(state)).Scan(&ls.Verifier, &ls.Next, &ls.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return LoginState{}, notFound("dashboard login state", nil)
+	}
+	if err != nil {
+		return LoginState{}, wrapErr("consume dashboard login state", err)
+	}
+	return ls, nil
 }

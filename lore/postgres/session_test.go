@@ -45,3 +45,35 @@ func TestDashboardSessions(t *testing.T) {
 	require.ErrorIs(t, err, lore.ErrNotFound)
 	require.NoError(t, st.DeleteDashboardSession(b.ctx, "live-id"), "deleting an ended session is no error")
 }
+
+// TestLoginStates: a sign-in state is consumed once (a second consume, as a
+// replayed callback does, finds nothing); an expired state is never
+// consumed and is deleted by the next sign-in; only the state's hash is
+// stored; with MaxLoginStates unexpired states a new one is refused.
+func TestLoginStates(t *testing.T) {
+	b := setup(t)
+	st := b.store
+	require.NoError(t, st.CreateLoginState(b.ctx, "old-state", postgres.LoginState{Verifier: "v0", ExpiresAt: time.Now().Add(-time.Minute)}))
+	ls := postgres.LoginState{Verifier: "verifier-1", Next: "/dashboard/s/1/", ExpiresAt: time.Now().Add(10 * time.Minute)}
+	require.NoError(t, st.CreateLoginState(b.ctx, "state-1", ls))
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM dashboard_login_states`), "the expired state was deleted")
+	require.Zero(t, b.count(t, `SELECT count(*) FROM dashboard_login_states WHERE state_hash = $1::bytea`, []byte("state-1")), "the state is stored hashed")
+
+	got, err := st.ConsumeLoginState(b.ctx, "state-1")
+	require.NoError(t, err)
+	require.Equal(t, ls.Verifier, got.Verifier)
+	require.Equal(t, ls.Next, got.Next)
+	require.WithinDuration(t, ls.ExpiresAt, got.ExpiresAt, time.Millisecond)
+	for _, state := range []string{"state-1", "old-state", "", "unknown", strings.Repeat("x", 101)} {
+		_, err := st.ConsumeLoginState(b.ctx, state)
+		require.ErrorIs(t, err, lore.ErrNotFound, state)
+	}
+
+	_, err = b.pool.Exec(b.ctx, `INSERT INTO dashboard_login_states (state_hash, verifier, expires_at)
+SELECT sha256(i::text::bytea), 'v', now() + interval '10 minutes' FROM generate_series(1, $1) i`, postgres.MaxLoginStates)
+	require.NoError(t, err)
+	err = st.CreateLoginState(b.ctx, "one-too-many", ls)
+	require.ErrorIs(t, err, lore.ErrUnavailable)
+	_, err = st.ConsumeLoginState(b.ctx, "one-too-many")
+	require.ErrorIs(t, err, lore.ErrNotFound, "a refused state is not stored")
+}
