@@ -25,7 +25,7 @@ const ()
 
 // routeTable maps route actions to handlers.
 func (b *Bot) routeTable() map[string]handlerFunc {
-	return map[string]handlerFunc{
+	t := map[string]handlerFunc{
 		actServerwide:  b.navigate(func(r *route) { *r = route{} }, loadOpts{}),
 		actPersona:     b.navigate(func(r *route) { *r = route{} }, loadOpts{persona: true}),
 		actPersonaPage: b.navigate(nil, loadOpts{persona: true}),
@@ -71,6 +71,8 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		actHistoryPick: b.pickHistory,
 		actHistoryUndo: b.undoHistory,
 	}
+	b.addChannelPageRoutes(t)
+	return t
 }
 
 // openPanel answers /memories with the Lorebooks tab in Serverwide scope.
@@ -319,27 +321,29 @@ func (b *Bot) bookChannels(ctx context.Context, in *request) error {
 		}
 		p.view = viewChannels
 		p.channels = filterExisting(p.book.ChannelIds, existing)
+		p.chanPage = min(chanPageOf(in.rt.action, actBookChans), channelPages(len(p.channels))-1)
 	}
 	return b.paint(ctx, in, p)
 }
 
-// bookChannelSet saves the channel select's choice (or All channels).
+// bookChannelSet saves the channel select's choice (or All channels): the
+// select shows one page of the collection's channels, and the choice
+// replaces that page only (chanpage.go).
 // Every id is checked against the guild's channels first: one from another
 // server refuses the whole write with a receipt.
 func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
 		ids := []string{}
-		if in.rt.action == actBookChanSet {
-			ids = append(ids, in.values...)
-		}
-		if len(ids) > 0 {
+		if in.rt.action != actBookChanAll && (len(in.values) > 0 || len(p.book.ChannelIds) > 0) {
 			existing, err := b.guildChannels(ctx, in.guild)
 			if err != nil {
 				return in.rt, loadOpts{}, in.t.S("The server's channels could not be read right now, so nothing was saved."), nil
 			}
-			if bad := foreign(ids, existing); len(bad) > 0 {
+			if bad := foreign(in.values, existing); len(bad) > 0 {
 				return in.rt, loadOpts{}, in.t.S("Not saved: %s is not a channel of this server.", channelOrID(bad[0])), nil
 			}
+			// The select showed one page of the channels: the others stay.
+			ids = mergeChannelPage(filterExisting(p.book.ChannelIds, existing), chanPageOf(in.rt.action, actBookChanSet), in.values)
 		}
 		e, err := b.mutate(ctx, in.p, client.OpSetCollectionChannels, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
 		if err != nil || e != nil {

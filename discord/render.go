@@ -135,6 +135,9 @@ func renderServerwide(w *builder, p *panel) {
 	switch p.view {
 	case viewChannels:
 		w.text(t.S("Pick the channels this book may appear in. Threads follow their parent channel; **All channels** removes the restriction."))
+		if line := channelPageText(p); line != "" {
+			w.text(line)
+		}
 		w.add(channelSelect(p))
 		w.row(channelViewRow(p)...)
 		return
@@ -412,23 +415,24 @@ func channelSelect(p *panel) discordgo.ActionsRow {
 	zero := 0
 	sel := discordgo.SelectMenu{
 		MenuType:     discordgo.ChannelSelectMenu,
-		CustomID:     p.route(actBookChanSet).encode(),
+		CustomID:     p.route(chanAction(actBookChanSet, p.chanPage)).encode(),
 		Placeholder:  p.t.S("Channels this book may appear in"),
 		MinValues:    &zero,
 		MaxValues:    maxSelectValues,
 		ChannelTypes: channelTypes[:],
 	}
-	for _, id := range p.channels[:min(len(p.channels), maxSelectValues)] {
+	lo, hi := channelPageBounds(p.chanPage, len(p.channels))
+	for _, id := range p.channels[lo:hi] {
 		sel.DefaultValues = append(sel.DefaultValues, discordgo.SelectMenuDefaultValue{ID: id, Type: discordgo.SelectMenuDefaultValueChannel})
 	}
 	return discordgo.ActionsRow{Components: []discordgo.MessageComponent{sel}}
 }
 
 func channelViewRow(p *panel) []discordgo.MessageComponent {
-	return []discordgo.MessageComponent{
+	return append([]discordgo.MessageComponent{
 		discordgo.Button{Label: p.t.S("All channels"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookChanAll).encode()},
 		discordgo.Button{Label: p.t.S("Back"), Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
-	}
+	}, channelPageRow(p)...)
 }
 
 func entryActionRow(p *panel) []discordgo.MessageComponent {

@@ -80,8 +80,10 @@ type panel struct {
 	// that no longer exists; receipt then says what changed.
 	stale   bool
 	receipt []string
-	// channels are the existing channels preselected in the channel view.
+	// channels are the collection's existing channels, for the channel
+	// view; chanPage is the page of them it shows (chanpage.go).
 	channels []string
+	chanPage int
 	// serverwideCount is the Serverwide scope's entry count (all books).
 	serverwideCount int
 	// scopeLimit is the deployment's entries per scope (default 250).
