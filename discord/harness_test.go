@@ -20,12 +20,9 @@ import (
 	"loregate/graph"
 	"loregate/graph/auth"
 	"loregate/graph/client"
+	"loregate/graph/graphtest"
 	"loregate/graph/model"
-	"loregate/jobs"
 	"loregate/lore"
-	"loregate/lore/activation"
-	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
 )
 
 const (
@@ -74,27 +71,16 @@ func newHarnessJobs(t *testing.T, withJobs bool) *harness {
 // fields: the defaults).
 func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 	t.Helper()
-	var jobClient *river.Client[pgx.Tx]
-	pool := postgrestest.NewPool(t)
 	logger := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	store := postgres.New(pool).WithLimits(lim)
-	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(16), Limits: lim}
+	o := graphtest.Options{Limits: lim, Logger: logger}
 	if withJobs {
-		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true,
-			ConfigFunc: func(rc *river.Config) {
-				rc.FetchCooldown, rc.FetchPollInterval = 5*time.Millisecond, 20*time.Millisecond
-			}})
-		require.NoError(t, err)
-		require.NoError(t, client.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = client.StopAndCancel(ctx)
-		})
-		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: 64}
-		jobClient = client
+		o.Jobs, o.InlineImportBytes = true, 64
+		o.JobConfig = func(rc *river.Config) {
+			rc.FetchCooldown, rc.FetchPollInterval = 5*time.Millisecond, 20*time.Millisecond
+		}
 	}
-	x := graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger})
+	a := graphtest.NewInProcess(t, o)
+	x := a.Executor
 	api, err := client.New(x, nil)
 	require.NoError(t, err)
 	fake := newFakeDiscord(t)
@@ -102,7 +88,7 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 	require.NoError(t, err)
 	b.session.Client = fake.client()
 	b.importer = inlineImporter{api: b.api, pollMin: 10 * time.Millisecond}
-	h := &harness{t: t, bot: b, x: x, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: jobClient, pool: pool, locale: "en-US"}
+	h := &harness{t: t, bot: b, x: x, fake: fake, now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), jobs: a.JobClient(), pool: a.Pool, locale: "en-US"}
 	b.pollMin = 10 * time.Millisecond
 	b.missingText = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
 	b.now = func() time.Time { return h.now }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -13,17 +12,12 @@ import (
 	"loregate/graph"
 	"loregate/graph/auth"
 	"loregate/graph/client"
+	"loregate/graph/graphtest"
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/activation"
-	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
 )
 
-const (
-	guild     = "424242424242424242"
-	jwtSecret = "client-test-jwt-secret-0123456789abcdef"
-)
+const guild = "424242424242424242"
 
 // TestClient: the client's calls against the real resolvers and store:
 // data decodes into the model types, a payload's typed error and a
@@ -31,13 +25,9 @@ const (
 // checked as the HTTP middleware checks them, and artifacts follow the
 // download route's rule.
 func TestClient(t *testing.T) {
-	pool := postgrestest.NewPool(t)
-	store := postgres.New(pool)
-	logger := slog.New(slog.DiscardHandler)
-	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(4)}
-	authn, err := auth.NewAuthenticator(nil, jwtSecret)
-	require.NoError(t, err)
-	c, err := client.New(graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger}), authn)
+	a := graphtest.NewInProcess(t, graphtest.Options{})
+	authn := a.Auth
+	c, err := client.New(a.Executor, authn)
 	require.NoError(t, err)
 	ctx := context.Background()
 	service := &auth.Principal{Kind: auth.Service, UserID: "service#test"}
@@ -124,6 +114,9 @@ func TestClient(t *testing.T) {
 		p, err := c.Principal(token)
 		require.NoError(t, err)
 		require.True(t, p.CanManage(guild))
+		p, err = c.Principal(graphtest.ServiceKey)
+		require.NoError(t, err)
+		require.Equal(t, auth.Service, p.Kind)
 		expired, err := authn.Mint("5", nil, time.Minute, time.Now().Add(-time.Hour))
 		require.NoError(t, err)
 		for _, bad := range []string{"", "not-a-token", expired} {

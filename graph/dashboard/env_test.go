@@ -2,7 +2,6 @@ package dashboard_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -21,22 +20,17 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 
-	"loregate/graph"
 	"loregate/graph/auth"
 	"loregate/graph/client"
 	"loregate/graph/dashboard"
-	"loregate/jobs"
-	"loregate/lore/activation"
+	"loregate/graph/graphtest"
 	"loregate/lore/postgres"
-	"loregate/lore/postgres/postgrestest"
 )
 
 const (
-	serviceKey = "dashboard-test-service-key"
-	jwtSecret  = "dashboard-test-jwt-secret-0123456789abcdef"
+	serviceKey = graphtest.ServiceKey
 	serverA    = "111111111111111111"
 	serverB    = "222222222222222222"
 	// the fake Discord user
@@ -65,43 +59,23 @@ func newEnv(t testing.TB) *env { return newEnvJobs(t, 0) }
 // larger than inline bytes become jobs.
 func newEnvJobs(t testing.TB, inline int) *env {
 	t.Helper()
-	pool := postgrestest.NewPool(t)
-	store := postgres.New(pool)
-	logger := slog.New(slog.DiscardHandler)
-	resolver := &graph.Resolver{Store: store, Logger: logger, Cache: activation.NewCache(16)}
+	o := graphtest.Options{Unstarted: true, Logger: slog.New(slog.DiscardHandler)}
 	if inline > 0 {
-		client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: true})
-		require.NoError(t, err)
-		require.NoError(t, client.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = client.Stop(ctx)
-		})
-		resolver.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: client}, InlineImportBytes: inline}
+		o.Jobs, o.InlineImportBytes = true, inline
 	}
-	authn, err := auth.NewAuthenticator([]string{serviceKey}, jwtSecret)
-	require.NoError(t, err)
+	a := graphtest.New(t, o)
+	srv, authn, store := a.Server, a.Auth, a.Store
 	fd := newFakeDiscord(t)
-	mux := http.NewServeMux()
-	graph.Mount(mux, graph.Config{
-		Resolver: resolver,
-		Auth:     authn,
-		Logger:   logger,
-		Metrics:  graph.NewMetrics(prometheus.NewRegistry()),
-	})
-	srv := httptest.NewUnstartedServer(mux)
 	public := "http://" + srv.Listener.Addr().String()
-	api, err := client.New(graph.NewExecutor(graph.Config{Resolver: resolver, Logger: logger}), authn)
+	api, err := client.New(a.Executor, authn)
 	require.NoError(t, err)
 	d, err := dashboard.New(dashboard.Config{API: api, Auth: authn, Sessions: store, PublicURL: public,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		OAuth:  dashboard.OAuth{ClientID: clientID, ClientSecret: secret, BaseURL: fd.srv.URL}})
 	require.NoError(t, err)
-	d.Mount(mux)
+	d.Mount(a.Mux)
 	srv.Start()
-	t.Cleanup(srv.Close)
-	e := &env{t: t, srv: srv, authn: authn, store: store, pool: pool, oauth: fd, public: public}
+	e := &env{t: t, srv: srv, authn: authn, store: store, pool: a.Pool, oauth: fd, public: public}
 	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
 		map[string]any{"id": serverA, "n": "Glade Keepers"}, nil)
 	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,

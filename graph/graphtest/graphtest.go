@@ -4,7 +4,9 @@
 // server with the service key ServiceKey and member tokens signed with
 // JWTSecret. Every test of the API, the CLI and the adapters that needs a
 // handler uses New (or NewResolver for an in-process executor) instead of
-// wiring graph.Resolver by hand.
+// wiring graph.Resolver by hand; in-process callers (the Discord adapter's
+// and the dashboard's tests) take the API's Executor (NewInProcess when
+// nothing is served over HTTP).
 package graphtest
 
 import (
@@ -77,9 +79,14 @@ type Options struct {
 
 // API is a running test API.
 type API struct {
-	Server   *httptest.Server
-	Mux      *http.ServeMux
-	Auth     *auth.Authenticator
+	// Server and Mux serve the API over HTTP (nil from NewInProcess).
+	Server *httptest.Server
+	Mux    *http.ServeMux
+	// Auth checks ServiceKey and the member tokens it mints (JWTSecret).
+	Auth *auth.Authenticator
+	// Executor runs operations in process over Resolver, as the Discord
+	// adapter and the dashboard do (graph/client.New).
+	Executor *graph.Executor
 	Resolver *graph.Resolver
 	// Store is the resolver's store over Pool (for setup the API does not
 	// offer); nil with NoStore.
@@ -151,15 +158,45 @@ func New(t testing.TB, o Options) *API {
 	return Serve(t, r, o, store, pool)
 }
 
-// Serve mounts a resolver the caller built (a benchmark's listening scope
-// cache) like New; store and pool are reported in the API as given.
-func Serve(t testing.TB, r *graph.Resolver, o Options, store *postgres.Store, pool *pgxpool.Pool) *API {
+// NewInProcess builds the resolver of o like New but serves nothing over
+// HTTP: the API's Executor is the way in (Server and Mux are nil).
+func NewInProcess(t testing.TB, o Options) *API {
+	t.Helper()
+	r, store, pool := NewResolver(t, o)
+	return inProcess(t, r, store, pool)
+}
+
+func inProcess(t testing.TB, r *graph.Resolver, store *postgres.Store, pool *pgxpool.Pool) *API {
 	t.Helper()
 	authn, err := auth.NewAuthenticator([]string{ServiceKey}, JWTSecret)
 	require.NoError(t, err)
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	x := graph.NewExecutor(graph.Config{Resolver: r, Logger: r.Logger})
+	return &API{Auth: authn, Executor: x, Resolver: r, Store: store, Pool: pool}
+}
+
+// JobClient is the River client of the API's workers (nil without
+// Options.Jobs).
+func (a *API) JobClient() *river.Client[pgx.Tx] {
+	if a.Resolver.Jobs == nil {
+		return nil
+	}
+	q, _ := a.Resolver.Jobs.Queue.(*jobs.Queue)
+	if q == nil {
+		return nil
+	}
+	c, _ := q.Client.(*river.Client[pgx.Tx])
+	return c
+}
+
+// Serve mounts a resolver the caller built (a benchmark's listening scope
+// cache) like New; store and pool are reported in the API as given.
+func Serve(t testing.TB, r *graph.Resolver, o Options, store *postgres.Store, pool *pgxpool.Pool) *API {
+	t.Helper()
+	a := inProcess(t, r, store, pool)
+	authn := a.Auth
 	mux := http.NewServeMux()
 	graph.Mount(mux, graph.Config{Resolver: r, Auth: authn, Logger: r.Logger, Introspection: o.Introspection,
 		Metrics: graph.NewMetrics(prometheus.NewRegistry())})
@@ -168,5 +205,6 @@ func Serve(t testing.TB, r *graph.Resolver, o Options, store *postgres.Store, po
 		srv.Start()
 	}
 	t.Cleanup(srv.Close)
-	return &API{Server: srv, Mux: mux, Auth: authn, Resolver: r, Store: store, Pool: pool}
+	a.Server, a.Mux = srv, mux
+	return a
 }
