@@ -56,13 +56,7 @@ func selectsIn(oc *graphql.OperationContext, fields []graphql.CollectedField, pa
 // (hiddenEntries) and names near misses; otherwise (the bot's per-turn
 // query) it reads only the cached scope and builds no trace.
 func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*model.Activation, error) {
-	traced := selects(ctx, "trace")
-	t, err := r.runActivation(ctx, in, nil, traced)
-	if err != nil {
-		return nil, err
-	}
-	t.skipTrace = !traced
-	return activationToModel(t, r.blocks(t)), nil
+	return r.activateAs(ctx, in, selects(ctx, "trace"), true)
 }
 
 // turnRun is one evaluated chat turn.

@@ -59,6 +59,10 @@ type Config struct {
 	Introspection bool
 	// AllowedOrigins lists the CORS origins of dashboards; empty = no CORS.
 	AllowedOrigins []string
+	// NoLeanTurns sends the bot's per-turn activate through gqlgen's
+	// general executor too (lean.go, docs/api.md "Lean turns"): for tests and
+	// A/B measurements.
+	NoLeanTurns bool
 }
 
 // WithDefaults returns a copy of c with every zero field that has a
@@ -128,6 +132,9 @@ func Mount(mux *http.ServeMux, cfg Config) {
 	cfg = cfg.WithDefaults()
 	api := NewServer(cfg)
 	var h http.Handler = api
+	if !cfg.NoLeanTurns {
+		h = newLeanHandler(api, cfg, newSchema(cfg).Schema())
+	}
 	h = cfg.Auth.Middleware(h)
 	h = cors(cfg.AllowedOrigins, h)
 	h = http.TimeoutHandler(h, RequestTimeout, `{"errors":[{"message":"request timed out","extensions":{"code":"TIMEOUT"}}]}`)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,8 +23,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
-	"loregate/lore"
-	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 )
 
@@ -53,10 +52,12 @@ func BenchmarkServeTurn(b *testing.B) {
 	if base := os.Getenv("LOREGATE_BENCH_BASELINE"); base != "" {
 		bins = append([]struct{ name, path string }{{"base", base}}, bins...)
 	}
-	// Each binary on its own database, migrated by its own serve, same book.
+	// Each binary on its own database, migrated by its own serve, the
+	// same book imported through its own API (an older binary's schema
+	// is not this build's store's).
 	procs := make([]*serveProcess, len(bins))
 	var pool *pgxpool.Pool
-	var msgs []map[string]any
+	book, msgs := benchBook()
 	for i, bin := range bins {
 		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", bin.name, "_", time.Now().UnixNano()))
 		var err error
@@ -65,10 +66,7 @@ func BenchmarkServeTurn(b *testing.B) {
 		b.Cleanup(pool.Close)
 		procs[i] = startServe(b, bin.path, []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
 			"LOREGATE_JOB_WORKERS=0"})
-		store := postgres.New(pool)
-		_, err = store.UpsertServer(ctx, server, "bench")
-		require.NoError(b, err)
-		msgs = benchBook(b, ctx, store, server)
+		importBenchBook(b, procs[i], server, book)
 	}
 	const sel = `admitted { title placement } budget { used limit }`
 	dry, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
@@ -102,8 +100,9 @@ func BenchmarkServeTurn(b *testing.B) {
 	}
 }
 
-// benchBook stores the 250-entry Serverwide book and returns the chat.
-func benchBook(b *testing.B, ctx context.Context, store *postgres.Store, server string) []map[string]any {
+// benchBook returns the 250-entry Serverwide book as SillyTavern world
+// info and the chat.
+func benchBook() ([]byte, []map[string]any) {
 	rnd := rand.New(rand.NewPCG(42, 42))
 	syl := []string{"ka", "ri", "to", "mel", "var", "qui", "os", "den", "lu", "zar", "fen", "ith", "mo", "rak", "sel", "tor"}
 	seen := map[string]bool{}
@@ -117,16 +116,13 @@ func benchBook(b *testing.B, ctx context.Context, store *postgres.Store, server 
 		}
 	}
 	sort.Strings(names)
-	entries := make([]lore.Entry, 250)
-	for i := range entries {
-		e := lore.NewEntry()
-		e.Server, e.Lineage, e.Title = server, lore.Serverwide, fmt.Sprint("e", i)
-		e.Keys = names[i*4 : i*4+4]
-		e.Content = strings.Repeat(e.Keys[0]+" is a place of note. ", 20)[:400]
-		entries[i] = e
+	entries := map[string]any{}
+	for i := range 250 {
+		keys := names[i*4 : i*4+4]
+		entries[fmt.Sprint(i)] = map[string]any{"uid": i, "comment": fmt.Sprint("e", i), "key": keys, "keysecondary": []string{},
+			"content": strings.Repeat(keys[0]+" is a place of note. ", 20)[:400], "order": 100, "position": 0}
 	}
-	_, _, err := store.CreateCollectionWithEntries(ctx, lore.Collection{Server: server, Name: "bench", Enabled: true}, entries)
-	require.NoError(b, err)
+	book, _ := json.Marshal(map[string]any{"entries": entries})
 	words := []string{"the", "a", "we", "went", "to", "see", "old", "road", "and", "then", "rain", "fell"}
 	msgs := make([]map[string]any, 20)
 	for m := range msgs {
@@ -139,7 +135,39 @@ func benchBook(b *testing.B, ctx context.Context, store *postgres.Store, server 
 		}
 		msgs[m] = map[string]any{"content": strings.Join(w, " ")}
 	}
-	return msgs
+	return book, msgs
+}
+
+// importBenchBook creates the server and imports book into a new
+// Serverwide collection "bench" through p's API (upsertServer,
+// importLorebook: mutations every measured build has).
+func importBenchBook(b *testing.B, p *serveProcess, server string, book []byte) {
+	do := func(body io.Reader, contentType string) {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", body)
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey)
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(b, err)
+		reply, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(b, http.StatusOK, resp.StatusCode, "%s", reply)
+		require.NotContains(b, string(reply), `"errors"`)
+		require.NotContains(b, string(reply), `"error":{`)
+	}
+	q, _ := json.Marshal(map[string]any{"query": `mutation($i:UpsertServerInput!){upsertServer(input:$i){error{code message}}}`,
+		"variables": map[string]any{"i": map[string]any{"discordId": server, "name": "bench"}}})
+	do(bytes.NewReader(q), "application/json")
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	ops, _ := json.Marshal(map[string]any{"query": `mutation($i:ImportLorebookInput!){importLorebook(input:$i){error{code message}}}`,
+		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "name": "bench", "file": nil}}})
+	require.NoError(b, mw.WriteField("operations", string(ops)))
+	require.NoError(b, mw.WriteField("map", `{"0":["variables.i.file"]}`))
+	fw, err := mw.CreateFormFile("0", "bench.json")
+	require.NoError(b, err)
+	_, _ = fw.Write(book)
+	require.NoError(b, mw.Close())
+	do(&form, mw.FormDataContentType())
 }
 
 // serveRun posts b.N requests to p from c workers and reports the figures

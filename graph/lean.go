@@ -1,0 +1,421 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
+	"github.com/vektah/gqlparser/v2/validator"
+
+	"loregate/graph/model"
+)
+
+// The lean turn (docs/api.md "Lean turns"): the bot's per-turn `activate`,
+// one known operation shape, served without gqlgen's general executor.
+// Everything else, and every request the lean path cannot answer exactly
+// as gqlgen would, goes to gqlgen unchanged.
+const (
+	// leanMaxQueryBytes is the longest document the lean path considers;
+	// longer ones go to gqlgen without being parsed here.
+	leanMaxQueryBytes = 1 << 10
+	// leanMaxPlans bounds the documents the lean path remembers (lean or
+	// not); a full table starts over.
+	leanMaxPlans = 256
+	// leanMaxFields bounds the selected fields of a lean document (so its
+	// depth, complexity and selection count stay far inside the limits of
+	// limits.go and handler.go).
+	leanMaxFields = 32
+)
+
+// leanHandler answers lean documents itself and passes every other
+// request to next (the gqlgen server) with its body intact.
+type leanHandler struct {
+	next   http.Handler
+	r      *Resolver
+	schema *ast.Schema
+	// ok and failed are the Metrics extension's series of the operation
+	// (nil without metrics); latency its histogram.
+	ok, failed prometheus.Counter
+	latency    prometheus.Observer
+
+	mu    sync.Mutex
+	plans map[string]*leanPlan // by document text; nil value: not lean
+}
+
+// leanPlan is a validated lean document: `activate(input: $var)` with a
+// selection of Activation's scalar fields and of admitted, blocks and
+// budget.
+type leanPlan struct {
+	operation string // the operation's name, "" when anonymous
+	variable  string // the variable passed as input
+	alias     string // the response key of activate
+	fields    []leanField
+	blocks    bool // blocks is selected: render the prompt blocks
+}
+
+// leanField is one selected field: its response key, its name and, for
+// admitted, blocks and budget, the selected subfields.
+type leanField struct {
+	key, name string
+	sub       []leanField
+}
+
+// leanFields are the fields a lean document may select: Activation's, and
+// under admitted, blocks and budget, theirs (trace and every field added
+// later go to gqlgen).
+var leanFields = map[string]map[string]bool{
+	"":         {"admitted": true, "blocks": true, "budget": true, "passes": true, "storeUnavailable": true, "__typename": true},
+	"admitted": {"id": true, "title": true, "placement": true, "group": true, "content": true, "tokens": true, "pass": true, "triggeredBy": true, "__typename": true},
+	"blocks":   {"tag": true, "role": true, "text": true, "__typename": true},
+	"budget":   {"unit": true, "limit": true, "used": true, "__typename": true},
+}
+
+var leanBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func newLeanHandler(next http.Handler, cfg Config, schema *ast.Schema) *leanHandler {
+	h := &leanHandler{next: next, r: cfg.Resolver, schema: schema, plans: map[string]*leanPlan{}}
+	if cfg.Metrics != nil {
+		const label = "query:activate" // operationLabel's name of the operation
+		h.ok = cfg.Metrics.Requests.WithLabelValues(label, "ok")
+		h.failed = cfg.Metrics.Requests.WithLabelValues(label, "error")
+		h.latency = cfg.Metrics.Latency.WithLabelValues(label)
+	}
+	return h
+}
+
+func (h *leanHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost || req.Header.Get("Upgrade") != "" || !leanContentTypes(req.Header) {
+		h.next.ServeHTTP(w, req)
+		return
+	}
+	body := leanBodies.Get().(*bytes.Buffer)
+	defer func() {
+		if body.Cap() <= 64<<10 { // keep small buffers only
+			body.Reset()
+			leanBodies.Put(body)
+		}
+	}()
+	body.Reset()
+	_, err := body.ReadFrom(req.Body)
+	raw := body.Bytes()
+	if err == nil && h.serve(w, req.Context(), raw) {
+		return
+	}
+	// gqlgen reads what this handler read, then the read's error if any.
+	var rest io.Reader = bytes.NewReader(raw)
+	if err != nil {
+		rest = io.MultiReader(rest, errorReader{err})
+	}
+	req.Body = io.NopCloser(rest)
+	h.next.ServeHTTP(w, req)
+}
+
+// serve answers the request when its body is a lean document with
+// variables the lean path decodes exactly as gqlgen would and its
+// activation succeeds; it reports whether it wrote the response.
+func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []byte) (served bool) {
+	start := time.Now()
+	lr, ok := decodeLeanRequest(raw)
+	if !ok {
+		return false
+	}
+	p := h.plan(lr.query)
+	if p == nil || (lr.operation != "" && lr.operation != p.operation) || len(lr.inputs) != 1 || lr.inputs[0].name != p.variable {
+		return false
+	}
+	defer func() {
+		// gqlgen answers a panicking resolver with its internal error: the
+		// request goes there.
+		if recover() != nil {
+			served = false
+		}
+	}()
+	act, err := h.r.activateAs(ctx, &lr.inputs[0].input, false, p.blocks)
+	if err != nil {
+		return false // gqlgen answers it again, with its errors
+	}
+	out := p.marshal(act)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(out)
+	if h.ok != nil {
+		h.ok.Inc()
+		h.latency.Observe(time.Since(start).Seconds())
+	}
+	return true
+}
+
+// leanContentTypes reports whether the request is JSON and its answer
+// would be application/json (gqlgen's POST transport: no Accept, or the
+// first Accept type it knows is JSON or a wildcard).
+func leanContentTypes(hdr http.Header) bool {
+	ct := hdr.Get("Content-Type")
+	if ct != "application/json" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return false
+		}
+	}
+	accept := hdr.Get("Accept")
+	if accept == "" {
+		return true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "*/*", "application/*", "application/json":
+			return true
+		case "application/graphql-response+json":
+			return false
+		}
+	}
+	return false
+}
+
+// plan returns the lean plan of a document text, nil when it is not lean
+// (then gqlgen parses, validates and caches it as before).
+func (h *leanHandler) plan(query []byte) *leanPlan {
+	if len(query) > leanMaxQueryBytes || !bytes.Contains(query, []byte("activate")) {
+		return nil
+	}
+	h.mu.Lock()
+	p, seen := h.plans[string(query)]
+	h.mu.Unlock()
+	if seen {
+		return p
+	}
+	p = compileLeanPlan(h.schema, string(query))
+	h.mu.Lock()
+	if len(h.plans) >= leanMaxPlans {
+		clear(h.plans)
+	}
+	h.plans[string(query)] = p
+	h.mu.Unlock()
+	return p
+}
+
+// compileLeanPlan parses and validates query against schema and returns
+// its plan when it is one lean operation: a query whose only root field
+// is activate(input: $v) with $v an ActivateInput(!) variable without a
+// default, selecting only leanFields without directives or fragments.
+func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxQueryTokens)
+	if err != nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
+		return nil
+	}
+	if errs := validator.ValidateWithRules(schema, doc, nil); len(errs) > 0 {
+		return nil
+	}
+	op := doc.Operations[0]
+	if op.Operation != ast.Query || len(op.Directives) != 0 || len(op.VariableDefinitions) != 1 || len(op.SelectionSet) != 1 {
+		return nil
+	}
+	v := op.VariableDefinitions[0]
+	if v.DefaultValue != nil || len(v.Directives) != 0 || v.Type.Name() != "ActivateInput" || v.Type.Elem != nil {
+		return nil
+	}
+	root, ok := op.SelectionSet[0].(*ast.Field)
+	if !ok || root.Name != "activate" || len(root.Directives) != 0 || len(root.Arguments) != 1 {
+		return nil
+	}
+	arg := root.Arguments[0]
+	if arg.Name != "input" || arg.Value.Kind != ast.Variable || arg.Value.Raw != v.Variable {
+		return nil
+	}
+	p := &leanPlan{operation: op.Name, variable: v.Variable, alias: root.Alias}
+	count := 0
+	p.fields, ok = leanSelection(root.SelectionSet, "", &count)
+	if !ok {
+		return nil
+	}
+	for _, f := range p.fields {
+		p.blocks = p.blocks || f.name == "blocks"
+	}
+	return p
+}
+
+// leanSelection returns the fields of set under parent ("" for
+// Activation), false when one is not a lean field, has arguments or
+// directives, or the document selects more than leanMaxFields.
+func leanSelection(set ast.SelectionSet, parent string, count *int) ([]leanField, bool) {
+	allowed := leanFields[parent]
+	out := make([]leanField, 0, len(set))
+	for _, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if *count++; !ok || *count > leanMaxFields || !allowed[f.Name] || len(f.Arguments) != 0 || len(f.Directives) != 0 {
+			return nil, false
+		}
+		lf := leanField{key: f.Alias, name: f.Name}
+		if len(f.SelectionSet) > 0 {
+			if parent != "" {
+				return nil, false
+			}
+			if lf.sub, ok = leanSelection(f.SelectionSet, f.Name, count); !ok {
+				return nil, false
+			}
+		}
+		out = append(out, lf)
+	}
+	return out, true
+}
+
+// activateAs is activate with the trace and the prompt blocks chosen by
+// the caller (the lean path has no operation context to read them from).
+func (r *Resolver) activateAs(ctx context.Context, in *model.ActivateInput, traced, blocks bool) (*model.Activation, error) {
+	t, err := r.runActivation(ctx, in, nil, traced)
+	if err != nil {
+		return nil, err
+	}
+	t.skipTrace = !traced
+	var bs []*model.PromptBlock
+	if blocks {
+		bs = r.blocks(t)
+	}
+	return activationToModel(t, bs), nil
+}
+
+// marshal writes the response of the plan's selection of a, byte for byte
+// what gqlgen's POST transport writes: {"data":{alias:{...}}}.
+func (p *leanPlan) marshal(a *model.Activation) []byte {
+	var data bytes.Buffer
+	data.Grow(256 + 128*len(a.Admitted))
+	data.WriteString(`{"`)
+	data.WriteString(p.alias)
+	data.WriteString(`":{`)
+	for i, f := range p.fields {
+		leanKey(&data, i, f.key)
+		switch f.name {
+		case "admitted":
+			data.WriteByte('[')
+			for j, e := range a.Admitted {
+				if j > 0 {
+					data.WriteByte(',')
+				}
+				marshalAdmitted(&data, f.sub, e)
+			}
+			data.WriteByte(']')
+		case "blocks":
+			data.WriteByte('[')
+			for j, b := range a.Blocks {
+				if j > 0 {
+					data.WriteByte(',')
+				}
+				marshalBlock(&data, f.sub, b)
+			}
+			data.WriteByte(']')
+		case "budget":
+			marshalBudget(&data, f.sub, &a.Budget)
+		case "passes":
+			graphql.MarshalInt(a.Passes).MarshalGQL(&data)
+		case "storeUnavailable":
+			graphql.MarshalBoolean(a.StoreUnavailable).MarshalGQL(&data)
+		case "__typename":
+			graphql.MarshalString("Activation").MarshalGQL(&data)
+		}
+	}
+	data.WriteString("}}")
+	// The transport's json.Marshal of graphql.Response (it also escapes
+	// HTML characters in the data).
+	out, err := json.Marshal(&graphql.Response{Data: data.Bytes()})
+	if err != nil {
+		panic(err) // the data above is valid JSON
+	}
+	return out
+}
+
+func leanKey(w *bytes.Buffer, i int, key string) {
+	if i > 0 {
+		w.WriteByte(',')
+	}
+	w.WriteByte('"')
+	w.WriteString(key) // a GraphQL name: no character to escape
+	w.WriteString(`":`)
+}
+
+func marshalAdmitted(w *bytes.Buffer, fields []leanField, e *model.AdmittedEntry) {
+	w.WriteByte('{')
+	for i, f := range fields {
+		leanKey(w, i, f.key)
+		switch f.name {
+		case "id":
+			graphql.MarshalID(e.ID).MarshalGQL(w)
+		case "title":
+			graphql.MarshalString(e.Title).MarshalGQL(w)
+		case "placement":
+			e.Placement.MarshalGQL(w)
+		case "group":
+			e.Group.MarshalGQL(w)
+		case "content":
+			graphql.MarshalString(e.Content).MarshalGQL(w)
+		case "tokens":
+			leanOptional(w, e.Tokens, graphql.MarshalInt)
+		case "pass":
+			graphql.MarshalInt(e.Pass).MarshalGQL(w)
+		case "triggeredBy":
+			leanOptional(w, e.TriggeredBy, graphql.MarshalID)
+		case "__typename":
+			graphql.MarshalString("AdmittedEntry").MarshalGQL(w)
+		}
+	}
+	w.WriteByte('}')
+}
+
+func marshalBlock(w *bytes.Buffer, fields []leanField, b *model.PromptBlock) {
+	w.WriteByte('{')
+	for i, f := range fields {
+		leanKey(w, i, f.key)
+		switch f.name {
+		case "tag":
+			graphql.MarshalString(b.Tag).MarshalGQL(w)
+		case "role":
+			graphql.MarshalString(b.Role).MarshalGQL(w)
+		case "text":
+			graphql.MarshalString(b.Text).MarshalGQL(w)
+		case "__typename":
+			graphql.MarshalString("PromptBlock").MarshalGQL(w)
+		}
+	}
+	w.WriteByte('}')
+}
+
+func marshalBudget(w *bytes.Buffer, fields []leanField, b *model.Budget) {
+	w.WriteByte('{')
+	for i, f := range fields {
+		leanKey(w, i, f.key)
+		switch f.name {
+		case "unit":
+			graphql.MarshalString(b.Unit).MarshalGQL(w)
+		case "limit":
+			graphql.MarshalInt(b.Limit).MarshalGQL(w)
+		case "used":
+			graphql.MarshalInt(b.Used).MarshalGQL(w)
+		case "__typename":
+			graphql.MarshalString("Budget").MarshalGQL(w)
+		}
+	}
+	w.WriteByte('}')
+}
+
+func leanOptional[T any](w *bytes.Buffer, v *T, m func(T) graphql.Marshaler) {
+	if v == nil {
+		w.WriteString("null")
+		return
+	}
+	m(*v).MarshalGQL(w)
+}
+
+// errorReader returns err on every read.
+type errorReader struct{ err error }
+
+func (e errorReader) Read([]byte) (int, error) { return 0, e.err }

@@ -1,0 +1,258 @@
+package graph
+
+import (
+	"bytes"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"loregate/graph/model"
+)
+
+// leanRequest is a POST body the lean path can answer: the document, the
+// operation name and one variable holding an ActivateInput.
+type leanRequest struct {
+	query     []byte
+	operation string
+	inputs    []leanInput
+}
+
+type leanInput struct {
+	name  string
+	input model.ActivateInput
+}
+
+// leanDecoder is one pooled JSON reader over a request body.
+type leanDecoder struct {
+	buf bytes.Buffer
+	dec jsontext.Decoder
+	req leanRequest
+	in  [1]leanInput
+}
+
+var leanDecoders = sync.Pool{New: func() any { return new(leanDecoder) }}
+
+// decodeLeanRequest decodes raw when it is a body whose every member the
+// lean path reads the way gqlgen's POST transport and variable coercion do
+// (query, operationName and variables, the variable an ActivateInput
+// object of the fields the bot sends, strings as strings and integers as
+// plain integer literals); ok is false for anything else, which gqlgen
+// then reads. The result stays valid while raw does.
+func decodeLeanRequest(raw []byte) (req leanRequest, ok bool) {
+	d := leanDecoders.Get().(*leanDecoder)
+	defer leanDecoders.Put(d)
+	d.buf = *bytes.NewBuffer(raw)
+	d.dec.Reset(&d.buf) // duplicate names and invalid UTF-8 are errors: gqlgen reads those
+	d.req = leanRequest{inputs: d.in[:0]}
+	defer func() { d.req, d.in, d.buf = leanRequest{}, [1]leanInput{}, bytes.Buffer{} }()
+	if !d.object(d.body) {
+		return leanRequest{}, false
+	}
+	if _, err := d.dec.ReadToken(); err != io.EOF {
+		return leanRequest{}, false // more after the body: gqlgen's
+	}
+	req = d.req
+	req.inputs = append([]leanInput(nil), d.req.inputs...)
+	return req, true
+}
+
+// object reads one JSON object, calling member for each of its names,
+// which must read the member's value.
+func (d *leanDecoder) object(member func(name string) bool) bool {
+	if tok, err := d.dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return false
+	}
+	for d.dec.PeekKind() != '}' {
+		name, err := d.dec.ReadValue()
+		if err != nil || name.Kind() != '"' || bytes.IndexByte(name, '\\') >= 0 || !member(string(name[1:len(name)-1])) {
+			return false
+		}
+	}
+	_, err := d.dec.ReadToken()
+	return err == nil
+}
+
+func (d *leanDecoder) body(name string) bool {
+	switch name {
+	case "query":
+		v, err := d.dec.ReadValue()
+		if err != nil || v.Kind() != '"' {
+			return false
+		}
+		if bytes.IndexByte(v, '\\') < 0 {
+			d.req.query = v[1 : len(v)-1]
+			return true
+		}
+		d.req.query, err = jsontext.AppendUnquote(nil, v)
+		return err == nil
+	case "operationName":
+		s, null, ok := d.optString()
+		d.req.operation = s
+		return ok && (null || s != "")
+	case "variables":
+		if d.dec.PeekKind() == 'n' {
+			_, err := d.dec.ReadValue()
+			return err == nil
+		}
+		return d.object(func(name string) bool {
+			if len(d.req.inputs) == len(d.in) {
+				return false
+			}
+			d.req.inputs = append(d.req.inputs, leanInput{name: name})
+			return d.activateInput(&d.req.inputs[len(d.req.inputs)-1].input)
+		})
+	}
+	return false // extensions (persisted queries) and anything else: gqlgen's
+}
+
+// activateInput reads an ActivateInput object without overrides.
+func (d *leanDecoder) activateInput(in *model.ActivateInput) bool {
+	var server, messages bool
+	ok := d.object(func(name string) bool {
+		switch name {
+		case "serverDiscordId":
+			s, null, ok := d.optString()
+			in.ServerDiscordID, server = s, ok && !null
+			return server
+		case "lineageId":
+			n, null, ok := d.optInt(64)
+			in.LineageID = omit(n, null)
+			return ok
+		case "channelId":
+			s, null, ok := d.optString()
+			in.ChannelID = omit(s, null)
+			return ok
+		case "parentChannelId":
+			s, null, ok := d.optString()
+			in.ParentChannelID = omit(s, null)
+			return ok
+		case "messageCount":
+			n, null, ok := d.optInt(32)
+			in.MessageCount = omit(int(n), null)
+			return ok
+		case "names":
+			return d.names(in)
+		case "messages":
+			messages = true
+			return d.messages(in)
+		}
+		return false
+	})
+	return ok && server && messages
+}
+
+func (d *leanDecoder) names(in *model.ActivateInput) bool {
+	if d.dec.PeekKind() == 'n' {
+		_, err := d.dec.ReadValue()
+		in.Names = graphql.OmittableOf[*model.NamesInput](nil)
+		return err == nil
+	}
+	n := &model.NamesInput{}
+	in.Names = graphql.OmittableOf(n)
+	return d.object(func(name string) bool {
+		var field *graphql.Omittable[*string]
+		switch name {
+		case "user":
+			field = &n.User
+		case "char":
+			field = &n.Char
+		case "bot":
+			field = &n.Bot
+		default:
+			return false
+		}
+		s, null, ok := d.optString()
+		*field = omit(s, null)
+		return ok
+	})
+}
+
+// messages reads the messages list (an array: gqlgen's coercion of a
+// single object to a list is left to it).
+func (d *leanDecoder) messages(in *model.ActivateInput) bool {
+	if tok, err := d.dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return false
+	}
+	msgs := make([]model.MessageInput, 0, 32)
+	for d.dec.PeekKind() != ']' {
+		var m model.MessageInput
+		content := false
+		ok := d.object(func(name string) bool {
+			var field *graphql.Omittable[*string]
+			switch name {
+			case "content":
+				s, null, ok := d.optString()
+				m.Content, content = s, ok && !null
+				return content
+			case "name":
+				field = &m.Name
+			case "role":
+				field = &m.Role
+			default:
+				return false
+			}
+			s, null, ok := d.optString()
+			*field = omit(s, null)
+			return ok
+		})
+		if !ok || !content {
+			return false
+		}
+		msgs = append(msgs, m)
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return false
+	}
+	in.Messages = make([]*model.MessageInput, len(msgs))
+	for i := range msgs {
+		in.Messages[i] = &msgs[i]
+	}
+	return true
+}
+
+// optString reads a string or null.
+func (d *leanDecoder) optString() (s string, null, ok bool) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return "", false, false
+	}
+	switch v.Kind() {
+	case 'n':
+		return "", true, true
+	case '"':
+		if bytes.IndexByte(v, '\\') < 0 {
+			return string(v[1 : len(v)-1]), false, true
+		}
+		b, err := jsontext.AppendUnquote(nil, v)
+		return string(b), false, err == nil
+	}
+	return "", false, false
+}
+
+// optInt reads null or an integer literal (digits, an optional minus) that
+// fits in bits.
+func (d *leanDecoder) optInt(bits int) (n int64, null, ok bool) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return 0, false, false
+	}
+	if v.Kind() == 'n' {
+		return 0, true, true
+	}
+	if v.Kind() != '0' || bytes.ContainsAny(v, ".eE") {
+		return 0, false, false
+	}
+	n, err = strconv.ParseInt(string(v), 10, bits)
+	return n, false, err == nil
+}
+
+// omit is the Omittable of a member read as v or null.
+func omit[T any](v T, null bool) graphql.Omittable[*T] {
+	if null {
+		return graphql.OmittableOf[*T](nil)
+	}
+	return graphql.OmittableOf(&v)
+}
