@@ -143,6 +143,10 @@ type ImportResult struct {
 	Collection *Collection
 }
 
+// MaxEntriesByID bounds the ids of one Store.EntriesByID read: two full
+// scopes (the Serverwide one and a persona book).
+const MaxEntriesByID = 2 * MaxEntriesPerScope
+
 // Store is loregate's persistence contract (docs/contract.md#storage). Every method takes a context first and is scoped by server
 // (a Discord snowflake; anything else is ErrInvalid with field "server");
 // entry methods address an entry by (server, lineage, id) together, so an id
@@ -240,6 +244,11 @@ type Store interface {
 	SetEntryEnabled(ctx context.Context, server string, lineage Lineage, id int64, enabled bool) (Entry, error)
 	// GetEntry returns the entry with its LegacyChannelTags.
 	GetEntry(ctx context.Context, server string, lineage Lineage, id int64) (Entry, error)
+	// EntriesByID returns the server's entries with these ids, in any
+	// scope, in the order of ids; an id of another server, an unknown id
+	// and a repeat are left out. At most MaxEntriesByID ids (more is
+	// ErrInvalid).
+	EntriesByID(ctx context.Context, server string, ids []int64) ([]Entry, error)
 
 	// LoadEnabledForScope is the per-turn read: one indexed query. On
 	// failure it returns an empty snapshot and the error (callers at run

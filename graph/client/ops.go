@@ -10,6 +10,7 @@ type Op string
 const (
 	OpServer                    Op = "Server"
 	OpViewerServers             Op = "ViewerServers"
+	OpServerChannels            Op = "ServerChannels"
 	OpUpsertServer              Op = "UpsertServer"
 	OpMarkServerLeft            Op = "MarkServerLeft"
 	OpReconcileServers          Op = "ReconcileServers"
@@ -44,4 +45,5 @@ const (
 	OpUndoImport                Op = "UndoImport"
 	OpAssemblePrompt            Op = "AssemblePrompt"
 	OpActivationLog             Op = "ActivationLog"
+	OpEntryNames                Op = "EntryNames"
 )

@@ -24,6 +24,11 @@ type Server struct {
 	// operations (aliased book).
 	Book  *Book        `json:"book"`
 	Entry *model.Entry `json:"entry"`
+	// Channels are the guild's channels (ServerChannels; nil without a
+	// bot token).
+	Channels []model.DiscordChannel `json:"channels"`
+	// EntriesByID are the entries EntryNames named.
+	EntriesByID []model.Entry `json:"entriesById"`
 }
 
 // ServerData is the data of the operations whose root field is server.

@@ -143,6 +143,27 @@ func (e *env) browserSignIn(t *testing.T, ctx context.Context, token string) {
 	))
 }
 
+// waitText waits until the first element matching sel holds want in its
+// text: a condition, not a sleep, so a slow page under load only takes
+// longer (the tab's timeout bounds it). A check that meets a page being
+// replaced (a click's navigation) is tried again on the next one.
+func waitText(sel, want string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => { const el = document.querySelector(%q); return !!el && el.innerText.includes(%q); })()`, sel, want)
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		for {
+			ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+			if err == nil && ok {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("waiting for %q in %s: %w (last error: %v)", want, sel, ctx.Err(), err)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	})
+}
+
 // acceptConfirms makes window.confirm answer yes on the current page.
 var acceptConfirms = chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`)
 
@@ -202,8 +223,10 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
 	require.NoError(t, err)
 	require.Equal(t, 50, rows, "50 entries a page")
-	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[rel="next"]`)), chromedp.Click(chromedp.CSS(`a[rel="next"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`.pager [aria-current="page"]`))))
+	// Each click waits for the page it opens (the old page's link is still
+	// there while the next one loads).
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`a[rel="next"]`)), waitText(`.pager [aria-current="page"]`, "Page 2 of 3"),
+		chromedp.Click(chromedp.CSS(`a[rel="next"]`)), waitText(`.pager [aria-current="page"]`, "Page 3 of 3")))
 	require.Equal(t, "Page 3 of 3", text(t, ctx, `.pager [aria-current="page"]`))
 	rows, err = chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
 	require.NoError(t, err)
@@ -211,7 +234,7 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 
 	// Search by content, then sort by title descending.
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#q"), "travellers"), chromedp.Submit(chromedp.CSS("#q")),
-		chromedp.WaitVisible(chromedp.CSS("#count"))))
+		waitText("#count", "1 of 120")))
 	require.Equal(t, "1 of 120 entries match", text(t, ctx, "#count"))
 	require.Contains(t, text(t, ctx, "#entries"), "The glade")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/?sort=title&dir=desc")))
@@ -294,7 +317,7 @@ func TestBrowserImportPreviewUndo(t *testing.T) {
 	shot(t, ctx, "09-import-job")
 	require.NoError(t, chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS("#result-added"))))
 	require.Equal(t, "4", text(t, ctx, "#result-added"))
-	require.Equal(t, "COMPLETED", text(t, ctx, "#job-state"))
+	require.Equal(t, "finished", text(t, ctx, "#job-state"))
 	require.Contains(t, text(t, ctx, "#result"), "Conversion report")
 	shot(t, ctx, "10-import-result")
 	e.requireCollections(serverA, 1)

@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -14,9 +13,8 @@ func (d *Dashboard) createCollection(rq *req) error {
 	in := map[string]any{"serverDiscordId": rq.sid, "name": strings.TrimSpace(rq.r.PostFormValue("name"))}
 	var out model.CollectionPayload
 	err := d.api.Mutate(rq.ctx(), rq.p, client.OpCreateCollection, in, &out)
-	if ce := (*client.Error)(nil); errors.As(err, &ce) && ce.Payload {
-		d.render(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity,
-			map[string]any{"Errors": map[string]string{"collection-" + fieldOf(ce.Field): ce.Message}})
+	if errs, ok := fieldErrors(rq, err, "collection-", func(string) string { return "collection-name" }); ok {
+		d.renderServer(rq, http.StatusUnprocessableEntity, errs)
 		return nil
 	}
 	if err != nil {
@@ -47,7 +45,7 @@ func (d *Dashboard) collectionState(rq *req) error {
 	case "enable", "disable":
 		op, in["enabled"] = client.OpSetCollectionEnabled, rq.r.PostFormValue("action") == "enable"
 	case "channels":
-		op, in["channelIds"] = client.OpSetCollectionChannels, nonNil(lines(strings.ReplaceAll(rq.r.PostFormValue("channelIds"), ",", "\n")))
+		op, in["channelIds"] = client.OpSetCollectionChannels, nonNil(formLines(rq.r.PostForm, "channelIds"))
 		if v := rq.r.PostFormValue("updatedAt"); v != "" {
 			in["expectedUpdatedAt"] = v
 		}
@@ -57,6 +55,9 @@ func (d *Dashboard) collectionState(rq *req) error {
 		return fail(http.StatusBadRequest, rq.t.S("Unknown action."))
 	}
 	if err := d.api.Mutate(rq.ctx(), rq.p, op, in, nil); err != nil {
+		if errs, ok := fieldErrors(rq, err, "channels-", func(string) string { return "f-channels" }); ok && op != client.OpDeleteCollection {
+			return d.renderBook(rq, b, errs, http.StatusUnprocessableEntity)
+		}
 		return err
 	}
 	http.Redirect(rq.w, rq.r, next, http.StatusSeeOther)

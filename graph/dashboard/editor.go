@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -24,6 +23,10 @@ type editorView struct {
 	// Conflict is set when someone else saved the entry meanwhile.
 	Conflict bool
 	Limits   limitsView
+	// Channels name a persona entry's channels (its picker).
+	Channels *channelList
+	// Heading is the stored title when a refused form shows another.
+	Heading string
 }
 
 type limitsView struct{ ContentLength, TitleLength, ScanDepthMin, ScanDepthMax int }
@@ -34,9 +37,13 @@ func newEntry() model.Entry {
 		Placement: model.PlacementAfter, Role: model.RoleSystem, InsertionOrder: 100}
 }
 
-func editorData(rq *req, b book, e model.Entry, isNew bool) editorView {
+func (d *Dashboard) editorData(rq *req, b book, e model.Entry, isNew bool) editorView {
 	l := rq.srv.Limits
-	return editorView{Book: b, Entry: e, New: isNew, Errors: map[string]string{},
+	var chs *channelList
+	if b.Collection == nil && rq.srv.CanManage {
+		chs = d.loadChannels(rq)
+	}
+	return editorView{Channels: chs, Book: b, Entry: e, New: isNew, Errors: map[string]string{},
 		Limits: limitsView{ContentLength: l.ContentLength, TitleLength: l.TitleLength, ScanDepthMin: l.ScanDepthMin, ScanDepthMax: l.ScanDepthMax}}
 }
 
@@ -69,7 +76,7 @@ func (d *Dashboard) entryPage(rq *req) error {
 	if isNew {
 		title = rq.t.S("New entry")
 	}
-	d.page(rq, "entry", title, editorData(rq, b, e, isNew))
+	d.page(rq, "entry", title, d.editorData(rq, b, e, isNew))
 	return nil
 }
 
@@ -82,6 +89,12 @@ func lines(s string) []string {
 		}
 	}
 	return out
+}
+
+// formLines reads a form field that a picker sends once per checked
+// channel, or a textarea sends as lines (commas also separate).
+func formLines(f url.Values, name string) []string {
+	return lines(strings.ReplaceAll(strings.Join(f[name], "\n"), ",", "\n"))
 }
 
 // triState reads a select of "", "true", "false": nil inherits.
@@ -158,7 +171,7 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		"delayUntilRecursion": e.DelayUntilRecursion, "sticky": e.Sticky, "cooldown": e.Cooldown, "delay": e.Delay,
 	}
 	if persona {
-		e.ChannelIds = lines(f.Get("channelIds"))
+		e.ChannelIds = formLines(f, "channelIds")
 		in["channelIds"] = nonNil(e.ChannelIds)
 	}
 	return e, in, errs
@@ -196,15 +209,21 @@ func (d *Dashboard) entrySave(rq *req) error {
 	if b.Collection != nil {
 		e.ChannelIds = stored.ChannelIds
 	}
-	v := editorData(rq, b, e, isNew)
+	v := d.editorData(rq, b, e, isNew)
+	v.Heading = stored.Title
+	title := stored.Title
+	if isNew {
+		title = rq.t.S("New entry")
+	}
 	if !rq.srv.CanManage {
 		v.Errors[""] = rq.t.S("Only members with the Manage Server permission can change lore.")
-		d.render(rq, "entry", e.Title, http.StatusForbidden, v)
+		d.render(rq, "entry", title, http.StatusForbidden, v)
 		return nil
 	}
 	if len(errs) > 0 {
 		v.Errors = errs
-		d.render(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
+		localProblems(rq, errs, editorAnchor)
+		d.render(rq, "entry", title, http.StatusUnprocessableEntity, v)
 		return nil
 	}
 	var saved model.EntryPayload
@@ -224,20 +243,20 @@ func (d *Dashboard) entrySave(rq *req) error {
 		}
 		err = d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateEntry, vars, &saved)
 	}
-	var ce *client.Error
 	switch {
 	case client.Is(err, model.ErrorCodeStaleTarget):
 		// Keep the member's text; the next save overwrites the version
 		// read just now.
 		v.Conflict = true
 		v.Entry.UpdatedAt = stored.UpdatedAt
-		d.render(rq, "entry", e.Title, http.StatusConflict, v)
-		return nil
-	case errors.As(err, &ce) && ce.Payload:
-		v.Errors[fieldOf(ce.Field)] = ce.Message
-		d.render(rq, "entry", e.Title, http.StatusUnprocessableEntity, v)
+		d.render(rq, "entry", title, http.StatusConflict, v)
 		return nil
 	case err != nil:
+		if errs, ok := fieldErrors(rq, err, "", editorAnchor); ok {
+			v.Errors = errs
+			d.render(rq, "entry", title, http.StatusUnprocessableEntity, v)
+			return nil
+		}
 		return err
 	}
 	http.Redirect(rq.w, rq.r, bookURL(rq.sid, b)+"e/"+saved.Entry.ID+"?done=saved", http.StatusSeeOther)

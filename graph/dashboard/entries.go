@@ -144,14 +144,37 @@ type bookView struct {
 	Next           string
 	Formats        []string
 	Errors         map[string]string
+	// Channels name the collection's channels (managers' picker);
+	// ChannelValues are the picker's checked ids (a refused change's
+	// as sent).
+	Channels      *channelList
+	ChannelValues []string
+	// Form is a refused settings form as sent (nil: show the stored
+	// settings).
+	Form url.Values
 }
 
 // exportFormats are ExportFormat's values.
 var exportFormats = []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX", "WORLDBOOK"}
 
 func (d *Dashboard) serverPage(rq *req) error {
-	d.page(rq, "server", rq.srv.Name, map[string]any{"Errors": map[string]string{}})
+	d.renderServer(rq, http.StatusOK, nil)
 	return nil
+}
+
+// renderServer shows the server page with the field errors of a refused
+// form (nil: none); a refused form's values stay in it (rq's form).
+func (d *Dashboard) renderServer(rq *req, status int, errs map[string]string) {
+	if errs == nil {
+		errs = map[string]string{}
+	}
+	data := map[string]any{"Errors": errs, "Channels": d.loadChannels(rq)}
+	var form url.Values
+	if rq.r.Method == http.MethodPost && strings.HasSuffix(rq.r.URL.Path, "/settings") {
+		form = rq.r.PostForm
+	}
+	data["Form"] = form
+	d.render(rq, "server", rq.srv.Name, status, data)
 }
 
 // bookFromURL is the book the URL names, or the 404 page's error.
@@ -194,6 +217,15 @@ func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status i
 	conn := bk.Entries
 	v := bookView{Book: b, Scope: rq.srv.Scope(b), Settings: bk, Total: b.Count, Matched: conn.TotalCount,
 		Query: q, Page: q.Page(), Pages: max(1, (conn.TotalCount+pageSize-1)/pageSize), Formats: exportFormats, Errors: errs}
+	if rq.r.Method == http.MethodPost && strings.HasSuffix(rq.r.URL.Path, "/settings") {
+		v.Form = rq.r.PostForm
+	}
+	if b.Collection != nil && rq.srv.CanManage {
+		v.Channels, v.ChannelValues = d.loadChannels(rq), b.Collection.ChannelIds
+		if rq.r.Method == http.MethodPost && rq.r.PostForm.Get("action") == "channels" {
+			v.ChannelValues = formLines(rq.r.PostForm, "channelIds")
+		}
+	}
 	for _, e := range conn.Edges {
 		v.Entries = append(v.Entries, e.Node)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"loregate/discord"
 	"loregate/graph/auth"
 	"loregate/graph/client"
 	"loregate/graph/dashboard"
@@ -36,7 +37,12 @@ const (
 	// the fake Discord user
 	discordUser = "333333333333333333"
 	clientID    = "test-client-id"
-	secret      = "test-client-secret"
+	// server A's channels on the fake Discord: #tavern and #forest in the
+	// Roleplay category, and the thread "the quest" of #tavern.
+	channelTavern = "900000000000000002"
+	channelForest = "900000000000000003"
+	channelQuest  = "900000000000000005"
+	secret        = "test-client-secret"
 )
 
 // env is a running loregate API with the dashboard on a fresh database,
@@ -53,11 +59,16 @@ type env struct {
 
 // newEnv starts the API and the dashboard on a fresh database; servers A
 // and B are registered.
-func newEnv(t testing.TB) *env { return newEnvJobs(t, 0) }
+func newEnv(t testing.TB) *env { return newEnvWith(t, 0, true) }
 
 // newEnvJobs is newEnv with background jobs when inline > 0: imports
 // larger than inline bytes become jobs.
-func newEnvJobs(t testing.TB, inline int) *env {
+func newEnvJobs(t testing.TB, inline int) *env { return newEnvWith(t, inline, true) }
+
+// newEnvWith is newEnvJobs whose API reads channel names from the fake
+// Discord's REST API (Server.channels, as with a bot token) when bot is
+// set, and has none (no bot token) otherwise.
+func newEnvWith(t testing.TB, inline int, bot bool) *env {
 	t.Helper()
 	o := graphtest.Options{Unstarted: true, Logger: slog.New(slog.DiscardHandler)}
 	if inline > 0 {
@@ -66,6 +77,11 @@ func newEnvJobs(t testing.TB, inline int) *env {
 	a := graphtest.New(t, o)
 	srv, authn, store := a.Server, a.Auth, a.Store
 	fd := newFakeDiscord(t)
+	if bot {
+		rest, err := discord.NewREST("test-bot-token", discord.RESTOptions{APIBase: fd.srv.URL})
+		require.NoError(t, err)
+		a.Resolver.Channels = discord.NewChannelDirectory(rest)
+	}
 	public := "http://" + srv.Listener.Addr().String()
 	api, err := client.New(a.Executor, authn)
 	require.NoError(t, err)
@@ -241,6 +257,36 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 	}
 	mux.HandleFunc("GET /api/v10/users/@me", bearer(func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"id": discordUser, "username": "ann", "global_name": "Ann of the Glade"})
+	}))
+	// The bot's REST reads of server A's channels (Server.channels).
+	bot := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bot test-bot-token" {
+				http.Error(w, `{"message": "401: Unauthorized", "code": 0}`, http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			h(w, r)
+		}
+	}
+	mux.HandleFunc("GET /api/v9/guilds/{guild}/channels", bot(func(w http.ResponseWriter, r *http.Request) {
+		var chs []map[string]any
+		if r.PathValue("guild") == serverA {
+			chs = []map[string]any{
+				{"id": "900000000000000001", "type": 4, "name": "Roleplay", "position": 0, "guild_id": serverA},
+				{"id": channelTavern, "type": 0, "name": "tavern", "parent_id": "900000000000000001", "position": 1, "guild_id": serverA},
+				{"id": channelForest, "type": 0, "name": "forest", "parent_id": "900000000000000001", "position": 2, "guild_id": serverA},
+				{"id": "900000000000000004", "type": 2, "name": "Voice chat", "position": 3, "guild_id": serverA},
+			}
+		}
+		_ = json.NewEncoder(w).Encode(chs)
+	}))
+	mux.HandleFunc("GET /api/v9/guilds/{guild}/threads/active", bot(func(w http.ResponseWriter, r *http.Request) {
+		threads := []map[string]any{}
+		if r.PathValue("guild") == serverA {
+			threads = append(threads, map[string]any{"id": channelQuest, "type": 11, "name": "the quest", "parent_id": channelTavern, "guild_id": serverA})
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"threads": threads, "members": []any{}})
 	}))
 	mux.HandleFunc("GET /api/v10/users/@me/guilds", bearer(func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(f.guilds)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +19,16 @@ type fieldArgs struct {
 	Name, Label string
 	Value       any
 	Err         string
+}
+
+// pickerArgs is what the channel picker template gets.
+type pickerArgs struct {
+	Root               view
+	Name, ID, Label    string
+	Channels           *channelList
+	Values             []string
+	Multiple, Required bool
+	Err                string
 }
 
 // intRange is the range the API accepts for a numeric entry field.
@@ -56,6 +68,44 @@ var funcs = withValueNames(template.FuncMap{
 		return a
 	},
 	"numRange": numRange,
+	// formOr, formCheck and formTri are a refused form's value as sent
+	// (f is its form; nil when the page shows the stored values).
+	"formOr": func(f url.Values, name string, stored any) string {
+		if _, ok := f[name]; ok {
+			return f.Get(name)
+		}
+		return fmt.Sprint(stored)
+	},
+	"formCheck": func(f url.Values, name string, stored bool) bool {
+		if f != nil {
+			return f.Get(name) == "on"
+		}
+		return stored
+	},
+	"formTri": func(f url.Values, name string, stored *bool) *bool {
+		if f != nil {
+			return triState(f.Get(name))
+		}
+		return stored
+	},
+	// picker is a channel picker's arguments (partials.html "picker"):
+	// one channel, or several (checkboxes) when multiple is set.
+	"picker": func(root view, name, id, label string, ch *channelList, values []string, multiple, required bool, rest ...string) pickerArgs {
+		if ch == nil {
+			ch = &channelList{}
+		}
+		a := pickerArgs{Root: root, Name: name, ID: id, Label: label, Channels: ch, Values: values, Multiple: multiple, Required: required}
+		if len(rest) > 0 {
+			a.Err = rest[0]
+		}
+		return a
+	},
+	"one": func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	},
 	"intp": func(p *int) string {
 		if p == nil {
 			return ""
@@ -73,6 +123,13 @@ var funcs = withValueNames(template.FuncMap{
 			return ""
 		}
 		return *p
+	},
+	// undoOf names an undo record's source ("undo of 9") in words.
+	"undoOf": func(t tr, source string) string {
+		if id, ok := strings.CutPrefix(source, "undo of "); ok {
+			return t.S("undoes record %s", id)
+		}
+		return source
 	},
 	"yesno": func(t tr, b bool) string {
 		if b {
@@ -139,7 +196,7 @@ var funcs = withValueNames(template.FuncMap{
 // valueNames are the labels (catalog keys) of the schema values the pages
 // name, by template function: formatName (ExportFormat), logicName
 // (SelectiveLogic), kindName (ImportKind), verdictName (TraceItem.verdict).
-// A value without a label shows as itself.
+// A value without a label shows as words (humanize).
 var valueNames = map[string]map[string]string{
 	"formatName": {
 		"ST_WORLD_INFO": "SillyTavern world info (JSON)",
@@ -162,23 +219,68 @@ var valueNames = map[string]map[string]string{
 		"COLLECTION_DELETE": "Collection deleted",
 		"SCOPE_WIPE":        "Lore wiped",
 		"UNDO":              "Undo",
+		"BULK":              "Bulk edit",
 	},
 	"verdictName": verdicts,
+	"jobStateName": {
+		"PENDING":   "waiting",
+		"SCHEDULED": "scheduled",
+		"AVAILABLE": "queued",
+		"RUNNING":   "running",
+		"RETRYABLE": "failed, will retry",
+		"COMPLETED": "finished",
+		"CANCELLED": "cancelled",
+		"DISCARDED": "failed",
+	},
+	"modeName": {
+		"APPEND":  "added",
+		"REPLACE": "replaced the book",
+	},
+	"roleName": {
+		"SYSTEM": "System", "USER": "User", "ASSISTANT": "Assistant",
+		"system": "System", "user": "User", "assistant": "Assistant",
+	},
+	"tagName": {
+		"KNOWLEDGE_LOREBOOK_BEFORE": "Lorebook, before the persona",
+		"KNOWLEDGE_LOREBOOK_AFTER":  "Lorebook, after the persona",
+	},
+	"unitName": {
+		"utf16": "characters", "tokens": "tokens", "CHARACTERS": "characters", "TOKENS": "tokens",
+	},
+}
+
+// enumSpelling is a schema value's spelling (KNOWLEDGE_LOREBOOK_AFTER):
+// pages never show one outside code (TestNoEnumSpellings).
+var enumSpelling = regexp.MustCompile(`[A-Z]{2,}_[A-Z_]+`)
+
+// humanize writes a value without a label as words: "AT_DEPTH" is
+// "at depth". Other values show as they are.
+func humanize(v string) string {
+	if !enumSpelling.MatchString(v) {
+		return v
+	}
+	return strings.ToLower(strings.ReplaceAll(v, "_", " "))
 }
 
 // withValueNames adds a template function per valueNames entry: its label
 // of a value, translated.
 func withValueNames(fm template.FuncMap) template.FuncMap {
-	for name, labels := range valueNames {
-		fm[name] = func(t tr, value any) string {
-			v := fmt.Sprint(value)
-			if label, ok := labels[v]; ok {
-				return t.S(label)
-			}
-			return v
-		}
+	for name := range valueNames {
+		fm[name] = func(t tr, value any) string { return valueLabel(t, name, value) }
 	}
 	return fm
+}
+
+// jobStateLabel is a job state in words (the job page's poll answer).
+func jobStateLabel(t tr, s any) string { return valueLabel(t, "jobStateName", s) }
+
+// valueLabel is the label of value by the valueNames table fn.
+func valueLabel(t tr, fn string, value any) string {
+	v := fmt.Sprint(value)
+	if label, ok := valueNames[fn][v]; ok {
+		return t.S(label)
+	}
+	return humanize(v)
 }
 
 // timeOf reads a time.Time or a *time.Time; false for nil and zero.

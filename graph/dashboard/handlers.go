@@ -38,6 +38,9 @@ type req struct {
 	// sid is the server's Discord id from the URL; srv its API view.
 	sid string
 	srv *serverView
+	// problems are a refused write's failures, shown in the page's error
+	// banner (problems.go).
+	problems []problem
 }
 
 // ctx is the request's context.
@@ -55,7 +58,9 @@ type view struct {
 	// Flash is a one-line notice (?done=...); Error a page-level error.
 	Flash string
 	Error string
-	Data  any
+	// Problems are the error banner's lines (a refused write).
+	Problems []problem
+	Data     any
 }
 
 var snowflake = regexp.MustCompile(`^[0-9]{1,20}$`)
@@ -84,7 +89,7 @@ func (d *Dashboard) page(rq *req, name, title string, data any) {
 
 // renderError renders a page with a page-level error message.
 func (d *Dashboard) renderError(rq *req, name, title string, status int, data any, errMsg string) {
-	v := view{T: rq.t, Lang: rq.lang, Path: rq.r.URL.RequestURI(), Session: rq.s, Server: rq.srv, Title: title, Data: data, Error: errMsg}
+	v := view{T: rq.t, Lang: rq.lang, Path: rq.r.URL.RequestURI(), Session: rq.s, Server: rq.srv, Title: title, Data: data, Error: errMsg, Problems: rq.problems}
 	if rq.s != nil {
 		v.CSRF = rq.s.CSRF
 	}
@@ -127,7 +132,8 @@ func (d *Dashboard) serveError(rq *req, err error) {
 		d.renderError(rq, "error", rq.t.S("Error"), pe.status, nil, pe.msg)
 		return
 	case errors.As(err, &ce) && ce.Payload:
-		d.renderError(rq, "error", rq.t.S("Error"), http.StatusUnprocessableEntity, nil, ce.Message)
+		rq.problems = problems(rq.t, ce, nil)
+		d.renderError(rq, "error", rq.t.S("Error"), http.StatusUnprocessableEntity, nil, "")
 		return
 	}
 	d.log.WarnContext(rq.ctx(), "dashboard API call failed", "path", rq.r.URL.Path, "err", err)

@@ -3,6 +3,7 @@ package dashboard
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,8 +16,13 @@ import (
 type playView struct {
 	Chat, Channel, Lineage, User, Char string
 	Personas                           []book
+	Channels                           *channelList
 	Result                             *model.AssembledPrompt
-	Error                              string
+	// Names names the trace's entries (title, book, editor link); Books
+	// are their book names, for the trace's book filter.
+	Names map[string]entryName
+	Books []string
+	Error string
 }
 
 // speaker matches "Name: text", a chat line with its speaker.
@@ -64,7 +70,7 @@ func parseChat(chat string) []map[string]any {
 // showing the fired entries, the trace of every entry with why not, the
 // budget and the assembled prompt blocks.
 func (d *Dashboard) playPage(rq *req) error {
-	v := playView{Personas: rq.srv.PersonaBooks()}
+	v := playView{Personas: rq.srv.PersonaBooks(), Channels: d.loadChannels(rq)}
 	if rq.r.Method == http.MethodGet {
 		d.page(rq, "play", rq.t.S("Playground"), v)
 		return nil
@@ -99,22 +105,37 @@ func (d *Dashboard) playPage(rq *req) error {
 	}
 	act["names"] = names
 	var out struct{ AssemblePrompt model.AssembledPrompt }
-	if err := d.api.Do(rq.ctx(), rq.p, client.OpAssemblePrompt, map[string]any{"in": map[string]any{"activation": act}}, &out); err != nil {
+	err := d.api.Do(rq.ctx(), rq.p, client.OpAssemblePrompt, map[string]any{"in": map[string]any{"activation": act}}, &out)
+	if err != nil {
 		v.Error = apiMessage(rq.t, err)
 		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
 		return nil
 	}
 	v.Result = &out.AssemblePrompt
+	ids := make([]string, 0, len(v.Result.Activation.Trace))
+	for _, it := range v.Result.Activation.Trace {
+		ids = append(ids, it.ID)
+	}
+	if v.Names, err = d.entryNames(rq, ids); err != nil {
+		return err
+	}
+	for _, n := range v.Names {
+		if n.Book != "" && !slices.Contains(v.Books, n.Book) {
+			v.Books = append(v.Books, n.Book)
+		}
+	}
+	slices.Sort(v.Books)
 	d.page(rq, "play", rq.t.S("Playground"), v)
 	return nil
 }
 
 // logPage is the activation log of a recorded conversation (a channel and
-// a persona lineage).
+// a persona lineage): each turn's entries by title, with their book and a
+// link to the editor.
 func (d *Dashboard) logPage(rq *req) error {
 	qv := rq.r.URL.Query()
-	data := map[string]any{"Channel": qv.Get("channel"), "Lineage": qv.Get("lineage"), "Personas": rq.srv.PersonaBooks()}
 	ch := strings.TrimSpace(qv.Get("channel"))
+	data := map[string]any{"Channel": ch, "Lineage": qv.Get("lineage"), "Personas": rq.srv.PersonaBooks(), "Channels": d.loadChannels(rq)}
 	if ch != "" {
 		vars := map[string]any{"s": rq.sid, "c": ch, "l": nil, "last": 50}
 		if l, err := strconv.ParseInt(qv.Get("lineage"), 10, 64); err == nil && l > 0 {
@@ -124,8 +145,17 @@ func (d *Dashboard) logPage(rq *req) error {
 		if err := d.api.Do(rq.ctx(), rq.p, client.OpActivationLog, vars, &out); err != nil {
 			data["Error"] = apiMessage(rq.t, err)
 		} else {
-			data["Turns"] = out.ActivationLog
-			data["Searched"] = true
+			var ids []string
+			for _, t := range out.ActivationLog {
+				for _, e := range t.Admitted {
+					ids = append(ids, e.ID)
+				}
+			}
+			names, err := d.entryNames(rq, ids)
+			if err != nil {
+				return err
+			}
+			data["Turns"], data["Names"], data["Searched"] = out.ActivationLog, names, true
 		}
 	}
 	d.page(rq, "log", rq.t.S("Activation log"), data)

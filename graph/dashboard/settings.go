@@ -1,7 +1,7 @@
 package dashboard
 
 import (
-	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,18 +26,19 @@ func (d *Dashboard) serverSettings(rq *req) error {
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			errs["budgetLimit"] = rq.t.S("%q is not a whole number", lore.ClipRunes(s, 20))
+			localProblems(rq, errs, settingsAnchor("server"))
 		}
 		in["budgetLimit"] = n
 	} else {
 		in["budgetLimit"] = 0
 	}
 	if len(errs) == 0 {
-		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateServerSettings, in, nil), errs); err != nil {
+		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateServerSettings, in, nil), errs, "server"); err != nil {
 			return err
 		}
 	}
 	if len(errs) > 0 {
-		d.render(rq, "server", rq.srv.Name, http.StatusUnprocessableEntity, map[string]any{"Errors": errs})
+		d.renderServer(rq, http.StatusUnprocessableEntity, errs)
 		return nil
 	}
 	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/?done=settings", http.StatusSeeOther)
@@ -75,7 +76,9 @@ func (d *Dashboard) bookSettings(rq *req) error {
 		"caseSensitive":     triState(f.Get("caseSensitive")),
 		"wholeWords":        triState(f.Get("wholeWords")),
 	}
-	if len(errs) == 0 {
+	if len(errs) > 0 {
+		localProblems(rq, errs, settingsAnchor("book"))
+	} else {
 		op, in := client.OpUpdatePersonaBookSettings, map[string]any{"serverDiscordId": rq.sid, "lineageId": b.LineageID, "settings": settings}
 		if b.Collection != nil {
 			op, in = client.OpUpdateCollectionSettings, map[string]any{"serverDiscordId": rq.sid, "collectionId": b.Collection.ID, "settings": settings}
@@ -83,7 +86,7 @@ func (d *Dashboard) bookSettings(rq *req) error {
 		if v := f.Get("updatedAt"); v != "" {
 			in["expectedUpdatedAt"] = v
 		}
-		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, op, in, nil), errs); err != nil {
+		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, op, in, nil), errs, "book"); err != nil {
 			return err
 		}
 	}
@@ -97,15 +100,24 @@ func (d *Dashboard) bookSettings(rq *req) error {
 // settingsError puts a settings save's payload error into errs, by the
 // form field it belongs to (a conflict, STALE_TARGET, belongs to the whole
 // form and gets its own text), and returns any other failure.
-func settingsError(rq *req, err error, errs map[string]string) error {
-	var ce *client.Error
-	switch {
-	case client.Is(err, model.ErrorCodeStaleTarget):
+func settingsError(rq *req, err error, errs map[string]string, form string) error {
+	if client.Is(err, model.ErrorCodeStaleTarget) {
 		errs[""] = rq.t.S("Someone else changed these settings after you opened the page, so nothing was saved. Reload the page to see their version.")
-	case errors.As(err, &ce) && ce.Payload:
-		errs[fieldOf(ce.Field)] = ce.Message
-	default:
+		return nil
+	}
+	got, ok := fieldErrors(rq, err, "", settingsAnchor(form))
+	if !ok {
 		return err
 	}
+	maps.Copy(errs, got)
 	return nil
+}
+
+// settingsAnchor is the id of a settings field's control: the server
+// form's ids are the field names, the book form's "b-" + name.
+func settingsAnchor(form string) func(string) string {
+	if form == "book" {
+		return func(f string) string { return "b-" + f }
+	}
+	return func(f string) string { return f }
 }

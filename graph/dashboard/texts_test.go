@@ -39,7 +39,7 @@ func TestEveryTextIsTranslated(t *testing.T) {
 			}
 		}
 	}
-	for _, labels := range append(slices.Collect(maps.Values(valueNames)), flashTexts) {
+	for _, labels := range append(slices.Collect(maps.Values(valueNames)), flashTexts, fieldLabels) {
 		for _, v := range labels {
 			used[v] = true
 		}

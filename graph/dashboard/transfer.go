@@ -190,17 +190,27 @@ func (d *Dashboard) importCommit(rq *req) error {
 	return nil
 }
 
-// apiMessage is the text of a failed upload or dry run: the API's message
-// (a payload's or a GraphQL error's), else the generic one.
+// apiMessage is the text of a failed upload or dry run in the member's
+// language: each failure's reason key with its params, naming its field
+// (a payload's or a GraphQL error's; the API's message when it gave no
+// key), else the generic one.
 func apiMessage(t tr, err error) string {
 	var ce *client.Error
-	switch {
-	case errors.As(err, &ce) && ce.Payload:
-		return ce.Message
-	case errors.As(err, &ce):
+	if !errors.As(err, &ce) {
+		return t.S("The lore service could not answer. Try again in a moment.")
+	}
+	if !ce.Payload && ce.Reason == "" {
 		return lore.ClipRunes(ce.Message, 300)
 	}
-	return t.S("The lore service could not answer. Try again in a moment.")
+	var parts []string
+	for _, p := range problems(t, ce, nil) {
+		if p.Label != "" && p.Field != "file" {
+			parts = append(parts, p.Label+": "+p.Text)
+		} else {
+			parts = append(parts, p.Text)
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // jobView is the job page's data.
@@ -228,7 +238,7 @@ func (d *Dashboard) jobPage(rq *req) error {
 	}
 	if rq.r.URL.Query().Get("format") == "json" {
 		rq.w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(rq.w).Encode(map[string]any{"state": j.State, "progress": j.Progress, "done": j.Done})
+		_ = json.NewEncoder(rq.w).Encode(map[string]any{"state": j.State, "label": jobStateLabel(rq.t, j.State), "progress": j.Progress, "done": j.Done})
 		return nil
 	}
 	d.page(rq, "job", rq.t.S("Import job"), j)
@@ -267,7 +277,7 @@ func (d *Dashboard) undo(rq *req) error {
 	in := map[string]any{"serverDiscordId": rq.sid, "importId": rq.r.PathValue("id")}
 	err := d.api.Mutate(rq.ctx(), rq.p, client.OpUndoImport, in, &out)
 	if ce := (*client.Error)(nil); errors.As(err, &ce) && ce.Payload {
-		return fail(http.StatusUnprocessableEntity, rq.t.S("Not undone, nothing was changed: %s", ce.Message))
+		return fail(http.StatusUnprocessableEntity, rq.t.S("Not undone, nothing was changed: %s", apiMessage(rq.t, err)))
 	}
 	if err != nil {
 		return err

@@ -672,6 +672,7 @@ type ComplexityRoot struct {
 		Collections       func(childComplexity int, first *int, after *string) int
 		DeletedEntries    func(childComplexity int, first *int, after *string) int
 		DiscordID         func(childComplexity int) int
+		EntriesByID       func(childComplexity int, ids []string) int
 		Entry             func(childComplexity int, lineageID int64, id string) int
 		EntryCounts       func(childComplexity int) int
 		LeftAt            func(childComplexity int) int
@@ -3726,6 +3727,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.DiscordID(childComplexity), true
+	case "Server.entriesById":
+		if e.ComplexityRoot.Server.EntriesByID == nil {
+			break
+		}
+
+		args, err := ec.field_Server_entriesById_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.EntriesByID(childComplexity, args["ids"].([]string)), true
 	case "Server.entry":
 		if e.ComplexityRoot.Server.Entry == nil {
 			break
@@ -4418,6 +4430,19 @@ type Activation {
   logged. Callers may show or retry it.
   """
   storeUnavailable: Boolean!
+}
+`, BuiltIn: false},
+	{Name: "../clarity.graphqls", Input: `# Names for pages that show ids (issue 24, docs/dashboard.md): the entries
+# of a trace or an activation log by id, with their book.
+
+extend type Server {
+  """
+  The server's entries with these ids in any scope (Serverwide or a persona lineage's book), in
+  the order asked, so that a page can name the entries of a trace or an activation log with their
+  title and book (Entry.collection or Entry.lineageId). Ids of another server, unknown ids and
+  repeats are left out. At most 500 ids (more is a BAD_USER_INPUT error, reason too_many_ids).
+  """
+  entriesById(ids: [ID!]!): [Entry!]!
 }
 `, BuiltIn: false},
 	{Name: "../collection.graphqls", Input: `extend type Mutation {
@@ -7552,6 +7577,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_entryCounts(ctx, field)
 	case "channels":
 		return ec.fieldContext_Server_channels(ctx, field)
+	case "entriesById":
+		return ec.fieldContext_Server_entriesById(ctx, field)
 	case "leftAt":
 		return ec.fieldContext_Server_leftAt(ctx, field)
 	case "proposals":

@@ -24,6 +24,7 @@ type ServerResolver interface {
 	Entry(ctx context.Context, obj *model.Server, lineageID int64, id string) (*model.Entry, error)
 	EntryCounts(ctx context.Context, obj *model.Server) ([]*model.ScopeCount, error)
 	Channels(ctx context.Context, obj *model.Server) ([]*model.DiscordChannel, error)
+	EntriesByID(ctx context.Context, obj *model.Server, ids []string) ([]*model.Entry, error)
 
 	Proposals(ctx context.Context, obj *model.Server, state *model.ProposalState, first *int, after *string) (*model.ProposalConnection, error)
 	WorkbenchSettings(ctx context.Context, obj *model.Server) (*model.WorkbenchSettings, error)
@@ -89,6 +90,20 @@ func (ec *executionContext) field_Server_deletedEntries_args(ctx context.Context
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Server_entriesById_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -1087,6 +1102,50 @@ func (ec *executionContext) fieldContext_Server_channels(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_DiscordChannel(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Server_entriesById(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_entriesById(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Server().EntriesByID(ctx, obj, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Entry) graphql.Marshaler {
+			return ec.marshalNEntry2ᚕᚖloregateᚋgraphᚋmodelᚐEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Server_entriesById(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Entry(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Server_entriesById_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -2134,6 +2193,12 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 				true, false,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Server_channels(ctx, field, obj)
+				})
+		case "entriesById":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_entriesById(ctx, field, obj)
 				})
 		case "leftAt":
 			out.Values[i] = ec._Server_leftAt(ctx, field, obj)

@@ -36,6 +36,7 @@ const (
 	TooManyChannelIDs    Key = "too_many_channel_ids"
 	TooManyNames         Key = "too_many_names"
 	TooManyBytes         Key = "too_many_bytes"
+	TooManyIDs           Key = "too_many_ids"
 	OutOfRange           Key = "out_of_range"
 	OutOfRangeCharacters Key = "out_of_range_characters"
 	OutOfRangeTokens     Key = "out_of_range_tokens"
@@ -84,6 +85,7 @@ var reasons = [...]Reason{
 	{TooManyKeys, "{count} keys, at most {max} allowed", "{count} chaves; o máximo é {max}", "{count} claves; el máximo es {max}"},
 	{TooManyChannelIDs, "{count} channel ids, at most {max} allowed", "{count} ids de canal; o máximo é {max}", "{count} ids de canal; el máximo es {max}"},
 	{TooManyNames, "{count} names, at most {max} allowed", "{count} nomes; o máximo é {max}", "{count} nombres; el máximo es {max}"},
+	{TooManyIDs, "{count} ids, at most {max} allowed", "{count} ids; o máximo é {max}", "{count} ids; el máximo es {max}"},
 	{TooManyBytes, "{size} bytes, at most {max} allowed", "{size} bytes; o máximo é {max}", "{size} bytes; el máximo es {max}"},
 	{OutOfRange, "{value} is outside {min}-{max}", "{value} está fora do intervalo {min}-{max}", "{value} está fuera del rango {min}-{max}"},
 	{OutOfRangeCharacters, "{value} is outside {min}-{max} characters", "{value} está fora do intervalo de {min}-{max} caracteres", "{value} está fuera del rango de {min}-{max} caracteres"},

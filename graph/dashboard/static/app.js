@@ -80,6 +80,21 @@
     });
   }
 
+  // Playground trace: "not admitted only" and the book filter hide rows.
+  var trace = document.getElementById("trace");
+  if (trace) {
+    var only = document.getElementById("not-admitted");
+    var bookSel = document.getElementById("trace-book");
+    var filter = function () {
+      trace.querySelectorAll("tbody tr").forEach(function (tr) {
+        var hide = (only.checked && tr.dataset.admitted === "true") || (bookSel && bookSel.value !== "" && tr.dataset.book !== bookSel.value);
+        tr.hidden = hide;
+      });
+    };
+    only.addEventListener("change", filter);
+    if (bookSel) bookSel.addEventListener("change", filter);
+  }
+
   // Job progress: poll until the job is finished, then reload for the result.
   var job = document.getElementById("job");
   if (job && job.dataset.done !== "true") {
@@ -87,7 +102,7 @@
       fetch(job.dataset.poll, { credentials: "same-origin" })
         .then(function (r) { return r.json(); })
         .then(function (j) {
-          document.getElementById("job-state").textContent = j.state;
+          var st = document.getElementById("job-state"); st.textContent = j.label; st.dataset.state = j.state;
           document.getElementById("job-progress").value = Math.round(j.progress * 100);
           if (j.done) window.location.reload();
           else window.setTimeout(poll, 1000);
