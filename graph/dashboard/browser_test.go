@@ -250,7 +250,7 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 	require.Contains(t, text(t, ctx, "#f-probability-live"), "from 0 to 100")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#save")),
 		chromedp.WaitVisible(chromedp.CSS("#probability-err"))))
-	require.Contains(t, text(t, ctx, "#probability-err"), "probability")
+	require.Equal(t, "150 is outside 0-100", text(t, ctx, "#probability-err"))
 	invalid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("f-probability").getAttribute("aria-invalid")`))
 	require.NoError(t, err)
 	require.Equal(t, "true", invalid)

@@ -377,7 +377,7 @@ func TestCollectionLifecycle(t *testing.T) {
 	require.Equal(t, []string{"111111111111111111", "222222222222222222"}, chans.Server.Collection.ChannelIds)
 	resp, body = post(book+"state", url.Values{"action": {"channels"}, "channelIds": {"333333333333333333"}, "updatedAt": {version}})
 	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode, "the version read before the first save is stale")
-	require.Contains(t, body, "was changed at")
+	require.Contains(t, body, "was changed after you read it; nothing was written")
 	resp, body = post(book+"state", url.Values{"action": {"channels"}, "channelIds": {"not-a-channel"}})
 	require.Equal(t, http.StatusUnprocessableEntity, resp.StatusCode)
 	require.Contains(t, body, "channel")

@@ -53,6 +53,9 @@ func problems(t tr, ce *client.Error, anchor func(field string) string) []proble
 	var out []problem
 	add := func(apiField, reason string, params map[string]any, message string) {
 		f := fieldOf(apiField)
+		if f == "expectedUpdatedAt" {
+			f = "" // a conflict belongs to the whole form
+		}
 		p := problem{Field: f, Text: reasonText(t, reason, params, message)}
 		if key, ok := fieldLabels[f]; ok {
 			p.Label = t.S(key)
