@@ -30,12 +30,55 @@ func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lo
 	if !p.CanManage(server) {
 		return errForbidden
 	}
-	if lineage < 0 {
-		return lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
-	}
 	// An unknown server is reported by the write itself (every store write
 	// is addressed by server and returns ErrNotFound), so it is not read
 	// here first.
+	return r.knownLineage(ctx, server, lineage)
+}
+
+// authorizeMember checks a member's request to the lore writers (a
+// proposal, docs/workbench.md#proposals): the caller is a member (or a
+// service key) who can read the server, which exists, and lineage is known
+// on it. A server the caller cannot see is ErrNotFound, like an unknown one.
+func (r *Resolver) authorizeMember(ctx context.Context, server string, lineage lore.Lineage) error {
+	_, p, err := r.visibleServer(ctx, server)
+	if err != nil {
+		return err
+	}
+	if p.Kind != auth.Member && p.Kind != auth.Service {
+		return errForbidden
+	}
+	return r.knownLineage(ctx, server, lineage)
+}
+
+// authorizeService checks a server life cycle mutation (docs/servers.md):
+// the caller is a service key and server a Discord snowflake.
+func authorizeService(ctx context.Context, server string) error {
+	if err := serviceOnly(ctx); err != nil {
+		return err
+	}
+	if !lore.ValidSnowflake(server) {
+		return lore.Invalid("serverDiscordId", "is not a Discord snowflake")
+	}
+	return nil
+}
+
+// serviceOnly refuses every principal but a service key: the server life
+// cycle is the bot's and the operators' (docs/servers.md).
+func serviceOnly(ctx context.Context) error {
+	if p := auth.FromContext(ctx); p == nil || p.Kind != auth.Service {
+		return errForbidden
+	}
+	return nil
+}
+
+// knownLineage accepts Serverwide (0) and a positive lineage registered on
+// server: a negative one is ErrInvalid (field "lineageId"), an unknown one
+// ErrNotFound.
+func (r *Resolver) knownLineage(ctx context.Context, server string, lineage lore.Lineage) error {
+	if lineage < 0 {
+		return lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+	}
 	if lineage.IsServerwide() {
 		return nil
 	}
@@ -49,21 +92,33 @@ func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lo
 	return nil
 }
 
+// writableID authorises a write to one scope (authorizeWrite) and parses
+// the id of the kind named what ("entry", "collection", "proposal").
+func (r *Resolver) writableID(ctx context.Context, server string, lineage lore.Lineage, what, id string) (int64, error) {
+	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		return 0, err
+	}
+	return parseID(what, id)
+}
+
+// visibleID checks that the caller can read the server (visibleServer)
+// and parses the id of the kind named what.
+func (r *Resolver) visibleID(ctx context.Context, server, what, id string) (int64, error) {
+	if _, _, err := r.visibleServer(ctx, server); err != nil {
+		return 0, err
+	}
+	return parseID(what, id)
+}
+
 // writableCollection authorises a Serverwide write and parses the
 // collection id.
 func (r *Resolver) writableCollection(ctx context.Context, server, collectionID string) (int64, error) {
-	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
-		return 0, err
-	}
-	return parseID("collection", collectionID)
+	return r.writableID(ctx, server, lore.Serverwide, "collection", collectionID)
 }
 
 // writableEntry authorises a write to one scope and parses the entry id.
 func (r *Resolver) writableEntry(ctx context.Context, server string, lineage lore.Lineage, entryID string) (int64, error) {
-	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
-		return 0, err
-	}
-	return parseID("entry", entryID)
+	return r.writableID(ctx, server, lineage, "entry", entryID)
 }
 
 func collectionPayload(c lore.Collection, err error) (*model.CollectionPayload, error) {

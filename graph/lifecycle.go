@@ -9,15 +9,6 @@ import (
 	"loregate/lore"
 )
 
-// serviceOnly refuses every principal but a service key: the server life
-// cycle is the bot's and the operators' (docs/servers.md).
-func serviceOnly(ctx context.Context) error {
-	if p := auth.FromContext(ctx); p == nil || p.Kind != auth.Service {
-		return errForbidden
-	}
-	return nil
-}
-
 func rowCounts(rows []lore.TableRows) []*model.TableRowCount {
 	out := make([]*model.TableRowCount, len(rows))
 	for i, r := range rows {
@@ -29,11 +20,8 @@ func rowCounts(rows []lore.TableRows) []*model.TableRowCount {
 // deleteServer counts (confirm false) or removes now (confirm true) a
 // server and every row keyed by it.
 func (r *Resolver) deleteServer(ctx context.Context, in model.DeleteServerInput) (*model.DeleteServerPayload, error) {
-	if err := serviceOnly(ctx); err != nil {
-		return nil, err
-	}
-	if !lore.ValidSnowflake(in.ServerDiscordID) {
-		return failure[model.DeleteServerPayload](lore.Invalid("serverDiscordId", "is not a Discord snowflake"))
+	if err := authorizeService(ctx, in.ServerDiscordID); err != nil {
+		return failure[model.DeleteServerPayload](err)
 	}
 	if !in.Confirm {
 		rows, err := r.Store.ServerFootprint(ctx, in.ServerDiscordID)
@@ -54,11 +42,8 @@ func (r *Resolver) deleteServer(ctx context.Context, in model.DeleteServerInput)
 
 // markServerLeft records that the bot left the guild.
 func (r *Resolver) markServerLeft(ctx context.Context, in model.MarkServerLeftInput) (*model.ServerPayload, error) {
-	if err := serviceOnly(ctx); err != nil {
-		return nil, err
-	}
-	if !lore.ValidSnowflake(in.ServerDiscordID) {
-		return failure[model.ServerPayload](lore.Invalid("serverDiscordId", "is not a Discord snowflake"))
+	if err := authorizeService(ctx, in.ServerDiscordID); err != nil {
+		return failure[model.ServerPayload](err)
 	}
 	if _, err := r.Store.MarkServerLeft(ctx, in.ServerDiscordID, time.Now(), auth.FromContext(ctx).UserID); err != nil {
 		return failure[model.ServerPayload](err)

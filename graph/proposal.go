@@ -57,25 +57,11 @@ func proposalPayload(p lore.Proposal, err error) (*model.ProposalPayload, error)
 // the server (a persona book's lineage must be known).
 func (r *Resolver) proposeEntryChange(ctx context.Context, in model.ProposeEntryChangeInput) (*model.ProposalPayload, error) {
 	fail := func(err error) (*model.ProposalPayload, error) { return proposalPayload(lore.Proposal{}, err) }
-	if _, p, err := r.visibleServer(ctx, in.ServerDiscordID); err != nil {
+	if err := r.authorizeMember(ctx, in.ServerDiscordID, lore.Lineage(in.LineageID)); err != nil {
 		return fail(err)
-	} else if p.Kind != auth.Member && p.Kind != auth.Service {
-		return fail(errForbidden)
 	}
 	p := lore.Proposal{Server: in.ServerDiscordID, Proposer: auth.FromContext(ctx).UserID, Lineage: lore.Lineage(in.LineageID),
 		Kind: lore.ProposalKind(strings.ToLower(string(in.Kind))), Note: valueOr(in.Note, "")}
-	if p.Lineage < 0 {
-		return fail(lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id"))
-	}
-	if !p.Lineage.IsServerwide() {
-		ok, err := r.Store.LineageKnown(ctx, p.Server, p.Lineage)
-		if err != nil {
-			return fail(err)
-		}
-		if !ok {
-			return fail(lore.NotFound("lineage", int64(p.Lineage)))
-		}
-	}
 	if eid, ok := in.EntryID.ValueOK(); ok && eid != nil {
 		id, err := parseID("entry", *eid)
 		if err != nil {
@@ -113,10 +99,7 @@ func (r *Resolver) proposeEntryChange(ctx context.Context, in model.ProposeEntry
 
 // reviewProposal answers reviewProposal (lore writers only).
 func (r *Resolver) reviewProposal(ctx context.Context, in model.ReviewProposalInput) (*model.ProposalPayload, error) {
-	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
-		return proposalPayload(lore.Proposal{}, err)
-	}
-	id, err := parseID("proposal", in.ProposalID)
+	id, err := r.writableID(ctx, in.ServerDiscordID, lore.Serverwide, "proposal", in.ProposalID)
 	if err != nil {
 		return proposalPayload(lore.Proposal{}, err)
 	}
@@ -126,10 +109,7 @@ func (r *Resolver) reviewProposal(ctx context.Context, in model.ReviewProposalIn
 
 // withdrawProposal answers withdrawProposal (the proposer only).
 func (r *Resolver) withdrawProposal(ctx context.Context, in model.WithdrawProposalInput) (*model.ProposalPayload, error) {
-	if _, _, err := r.visibleServer(ctx, in.ServerDiscordID); err != nil {
-		return proposalPayload(lore.Proposal{}, err)
-	}
-	id, err := parseID("proposal", in.ProposalID)
+	id, err := r.visibleID(ctx, in.ServerDiscordID, "proposal", in.ProposalID)
 	if err != nil {
 		return proposalPayload(lore.Proposal{}, err)
 	}
