@@ -11,7 +11,6 @@ package agnai
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -23,14 +22,13 @@ const prefix = conv.PrefixAgnai
 
 // Decode reads a memory book. Errors: not a JSON object, entries not an array.
 func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	o, err := conv.ParseFile("agnai", data)
 	if err != nil {
-		return conv.Book{}, conv.Report{}, fmt.Errorf("agnai: %w", err)
+		return conv.Book{}, conv.Report{}, err
 	}
-	raw, _ := o.Get("entries")
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return conv.Book{}, conv.Report{}, errors.New("agnai: field entries is not an array")
+	items, err := conv.ArrayMember(o, "entries", "agnai")
+	if err != nil {
+		return conv.Book{}, conv.Report{}, err
 	}
 	b := conv.NewBuilder(conv.KindAgnai, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
@@ -46,14 +44,10 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	b.Book.Name, _ = conv.String(n)
 	d, _ := o.Get("description")
 	b.Book.Description, _ = conv.String(d)
-	if b.Book.Name == "" {
-		b.Book.Name = conv.BaseName(fileName)
-		b.Book.NameFromFile = true
-	}
+	b.NameFromFile(fileName)
 	for i, it := range items {
-		eo, err := conv.ParseObject(it)
-		if err != nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+		eo, ok := b.EntryObject(i, it)
+		if !ok {
 			continue
 		}
 		e := lore.NewEntry()

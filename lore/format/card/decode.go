@@ -173,7 +173,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	}
 	for i, eo := range objs {
 		if eo == nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			b.SkipNotObject(i)
 			continue
 		}
 		if _, ok := conv.IsFolderRow(eo); ok {

@@ -1,7 +1,6 @@
 package card
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
@@ -16,13 +15,13 @@ import (
 // docs/formats.md). Kept "card/" fields come back verbatim.
 func EncodeCharacterBook(book conv.Book) ([]byte, error) {
 	o := bookObject(book, false, true)
-	return indent(o)
+	return conv.Indented(o, "  ")
 }
 
 // EncodeCharacterBookV3 writes book as the character_book of a V3 card:
 // EncodeCharacterBook's object with each entry's use_regex (docs/formats.md).
 func EncodeCharacterBookV3(book conv.Book) ([]byte, error) {
-	return indent(bookObject(book, true, true))
+	return conv.Indented(bookObject(book, true, true), "  ")
 }
 
 // EncodeLorebookV3 writes book as a standalone CCv3 lorebook,
@@ -34,17 +33,7 @@ func EncodeLorebookV3(book conv.Book) ([]byte, error) {
 	o.SetValue("spec", "lorebook_v3")
 	d, _ := bookObject(book, true, false).MarshalJSON()
 	o.Set("data", d)
-	return indent(o)
-}
-
-func indent(o *conv.Object) ([]byte, error) {
-	raw, _ := o.MarshalJSON()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return conv.Indented(o, "  ")
 }
 
 // bookObject writes the character_book object. A card-sourced book is

@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 
 	"loregate/lore"
@@ -24,9 +23,9 @@ const prefix = conv.PrefixNovelAI
 // Decode reads a .lorebook, .scenario or .story. Errors: not a JSON object,
 // no lorebook found, entries not an array.
 func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	o, err := conv.ParseFile("novelai", data)
 	if err != nil {
-		return conv.Book{}, conv.Report{}, fmt.Errorf("novelai: %w", err)
+		return conv.Book{}, conv.Report{}, err
 	}
 	b := conv.NewBuilder(conv.KindNovelAI, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
@@ -58,21 +57,8 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 		return conv.Book{}, conv.Report{}, errors.New("novelai: field entries is not an array")
 	}
 	conv.KeepRest(b.Book.Extensions, lb, prefix, "entries")
-	if b.Book.Name == "" {
-		b.Book.Name = conv.BaseName(fileName)
-		b.Book.NameFromFile = true
-	}
-	for i, it := range items {
-		eo, err := conv.ParseObject(it)
-		if err != nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
-			continue
-		}
-		b.EntryStart()
-		e, c := DecodeEntry(eo, &b.Report)
-		b.AddEntry(i, e, c)
-	}
-	book, rep := b.Finish()
+	b.NameFromFile(fileName)
+	book, rep := b.DecodeEach(items, DecodeEntry)
 	return book, rep, nil
 }
 

@@ -9,8 +9,6 @@ package risu
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
 	"loregate/lore"
@@ -22,14 +20,13 @@ const prefix = conv.PrefixRisu
 
 // Decode reads a RisuAI export. Errors: not a JSON object, data not an array.
 func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	o, err := conv.ParseFile("risu", data)
 	if err != nil {
-		return conv.Book{}, conv.Report{}, fmt.Errorf("risu: %w", err)
+		return conv.Book{}, conv.Report{}, err
 	}
-	raw, _ := o.Get("data")
-	var items []json.RawMessage
-	if json.Unmarshal(raw, &items) != nil {
-		return conv.Book{}, conv.Report{}, errors.New("risu: field data is not an array")
+	items, err := conv.ArrayMember(o, "data", "risu")
+	if err != nil {
+		return conv.Book{}, conv.Report{}, err
 	}
 	b := conv.NewBuilder(conv.KindRisu, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
@@ -52,7 +49,7 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 	}
 	for i, eo := range objs {
 		if eo == nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+			b.SkipNotObject(i)
 			continue
 		}
 		if _, ok := conv.IsFolderRow(eo); ok {

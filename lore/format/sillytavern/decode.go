@@ -12,8 +12,6 @@ package sillytavern
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"strings"
 
 	"loregate/lore"
@@ -96,25 +94,13 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 	if hybrid {
 		kind = conv.KindChubHybrid
 	}
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	o, err := conv.ParseFile("world info", data)
 	if err != nil {
-		return conv.Book{}, conv.Report{}, fmt.Errorf("world info: %w", err)
+		return conv.Book{}, conv.Report{}, err
 	}
-	rawEntries, ok := o.Get("entries")
-	if !ok {
-		return conv.Book{}, conv.Report{}, errors.New("world info: missing field entries")
-	}
-	var items []conv.Field
-	if eo, err := conv.ParseObject(rawEntries); err == nil {
-		items = conv.OrderedMembers(eo)
-	} else {
-		var arr []json.RawMessage
-		if err := json.Unmarshal(rawEntries, &arr); err != nil {
-			return conv.Book{}, conv.Report{}, errors.New("world info: field entries is neither an object nor an array")
-		}
-		for i, it := range arr {
-			items = append(items, conv.Field{Name: fmt.Sprint(i), Value: it})
-		}
+	items, err := conv.EntryValues(o, "world info")
+	if err != nil {
+		return conv.Book{}, conv.Report{}, err
 	}
 
 	b := conv.NewBuilder(kind, opts)
@@ -128,14 +114,10 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		}
 		b.Book.Extensions[conv.PrefixST+f.Name] = f.Value
 	}
-	if b.Book.Name == "" {
-		b.Book.Name = conv.BaseName(fileName)
-		b.Book.NameFromFile = true
-	}
+	b.NameFromFile(fileName)
 	for i, it := range items {
-		eo, err := conv.ParseObject(it.Value)
-		if err != nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
+		eo, ok := b.EntryObject(i, it)
+		if !ok {
 			continue
 		}
 		if !hybrid && cardSpelling(eo) {

@@ -138,16 +138,7 @@ func Encode(book conv.Book) ([]byte, error) {
 	}
 	eb, _ := entries.MarshalJSON()
 	top.Set("entries", eb)
-	out, err := top.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, out, "", "    "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return conv.Indented(top, "    ")
 }
 
 // EncodeEntry returns the world info object of e with the given uid;

@@ -23,9 +23,7 @@
 package worldbook
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -73,25 +71,13 @@ var nests = map[string]bool{
 // book when the file has no name. Errors: the data is not a JSON object, or
 // entries is missing or neither an object nor an array.
 func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Report, error) {
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	o, err := conv.ParseFile("worldbook", data)
 	if err != nil {
-		return conv.Book{}, conv.Report{}, fmt.Errorf("worldbook: %w", err)
+		return conv.Book{}, conv.Report{}, err
 	}
-	raw, ok := o.Get("entries")
-	if !ok {
-		return conv.Book{}, conv.Report{}, errors.New("worldbook: missing field entries")
-	}
-	var items []conv.Field
-	if eo, err := conv.ParseObject(raw); err == nil {
-		items = conv.OrderedMembers(eo)
-	} else {
-		var arr []json.RawMessage
-		if json.Unmarshal(raw, &arr) != nil {
-			return conv.Book{}, conv.Report{}, errors.New("worldbook: field entries is neither an object nor an array")
-		}
-		for i, it := range arr {
-			items = append(items, conv.Field{Name: strconv.Itoa(i), Value: it})
-		}
+	items, err := conv.EntryValues(o, "worldbook")
+	if err != nil {
+		return conv.Book{}, conv.Report{}, err
 	}
 	b := conv.NewBuilder(conv.KindWorldbook, opts)
 	b.Book.Extensions = map[string]json.RawMessage{}
@@ -100,21 +86,9 @@ func Decode(fileName string, data []byte, opts conv.Options) (conv.Book, conv.Re
 		b.SettingsExtension(v)
 	}
 	n, _ := o.Get("name")
-	if b.Book.Name, _ = conv.String(n); b.Book.Name == "" {
-		b.Book.Name = conv.BaseName(fileName)
-		b.Book.NameFromFile = true
-	}
-	for i, it := range items {
-		eo, err := conv.ParseObject(it.Value)
-		if err != nil {
-			b.Report.Skipped = append(b.Report.Skipped, conv.Skip{Index: i, Reason: "entry is not a json object"})
-			continue
-		}
-		b.EntryStart()
-		e, c := DecodeEntry(eo, &b.Report)
-		b.AddEntry(i, e, c)
-	}
-	book, rep := b.Finish()
+	b.Book.Name, _ = conv.String(n)
+	b.NameFromFile(fileName)
+	book, rep := b.DecodeEach(items, DecodeEntry)
 	return book, rep, nil
 }
 
@@ -207,13 +181,7 @@ func Encode(book conv.Book) ([]byte, error) {
 	o.Set("entries", ent)
 	conv.Rest(book.Extensions, Prefix, o)
 	o = conv.SetSettingsMember(o, conv.EncodeSettings(o, book, conv.NativeSettings{}))
-	raw, _ := o.MarshalJSON()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), nil
+	return conv.Indented(o, "  ")
 }
 
 // EncodeEntry returns the worldbook object of e; index is the uid when no
