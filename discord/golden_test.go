@@ -212,8 +212,6 @@ func TestModalTextsFit(t *testing.T) {
 		"Import a workspace backup", "New entry", "Edit entry", "Activation Rules", "Lore budget",
 	}
 	descriptions := []string{
-		"World info JSON, Character Book, or a PNG/CHARX/JSON card. JSON up to 2 MB.",
-		"A PNG, CHARX or JSON character card. Its Character Book becomes the persona's lorebook.",
 		"A workspace backup (All Personas). You see what it replaces before anything changes.",
 		"Only the selected book; other books stay intact. Unticked, entries not already present are appended.",
 	}
@@ -226,6 +224,12 @@ func TestModalTextsFit(t *testing.T) {
 		}
 		for _, k := range descriptions {
 			require.LessOrEqual(t, len([]rune(tr.S(k))), maxLabelDesc, "%s description %q", locale, tr.S(k))
+		}
+		// The upload fields at the longest limits they can show.
+		for _, u := range []uploadLimits{{json: 2_000_000, card: 16 << 20}, {json: 2<<20 - 1, card: 16<<20 - 1}} {
+			for _, d := range []string{u.bookText(tr), u.cardText(tr)} {
+				require.LessOrEqual(t, len([]rune(d)), maxLabelDesc, "%s description %q", locale, d)
+			}
 		}
 	}
 }

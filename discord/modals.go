@@ -81,7 +81,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		m = modal(r, t.S("Rename lorebook"), input(fieldName, t.S("Name"), p.book.Name, discordgo.TextInputShort, true, lore.MaxCollectionNameLen))
 	case modalImport:
 		title := t.S("Import Entries")
-		fields := []discordgo.MessageComponent{fileField(t.S("Lorebook file"), t.S("World info JSON, Character Book, or a PNG/CHARX/JSON card. JSON up to 2 MB."))}
+		fields := []discordgo.MessageComponent{fileField(t.S("Lorebook file"), p.uploads.bookText(t))}
 		switch {
 		case p.persona:
 			title = t.S("Import Lorebook")
@@ -96,7 +96,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		m = modal(r, title, fields...)
 	case modalCard:
 		fields := []discordgo.MessageComponent{
-			fileField(t.S("Character card"), t.S("A PNG, CHARX or JSON character card. Its Character Book becomes the persona's lorebook.")),
+			fileField(t.S("Character card"), p.uploads.cardText(t)),
 			input(fieldName, t.S("Name of the new persona (optional)"), "", discordgo.TextInputShort, false, lore.MaxTitleLen),
 		}
 		if p.persona && p.lineage != 0 {

@@ -88,7 +88,9 @@ type panel struct {
 	serverwideCount int
 	// scopeLimit is the deployment's entries per scope (default 250).
 	scopeLimit int
-	settings   model.ServerSettings
+	// uploads are the deployment's upload limits the import forms show.
+	uploads  uploadLimits
+	settings model.ServerSettings
 	// bookSettings are the selected book's settings.
 	bookSettings model.BookSettings
 	// last is the entry's last activation in this channel (entry view).
@@ -155,6 +157,7 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 	pn := &panel{t: in.t, guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage, settings: data.Server.Settings}
 	pn.persona = o.persona || rt.lineage != 0
 	pn.scopeLimit = data.Server.Limits.EntriesPerScope
+	pn.uploads = uploadLimitsOf(data.Server.Limits)
 	if pn.scopeLimit <= 0 {
 		pn.scopeLimit = maxScopeEntries
 	}

@@ -50,6 +50,7 @@ func limitsModel(lim lore.Limits) model.Limits {
 		ScanDepthMin:         lore.MinScanDepth,
 		ScanDepthMax:         lore.MaxScanDepth,
 		JSONUploadBytes:      int(lim.JSONBytes),
+		CardUploadBytes:      MaxUploadBytes,
 	}
 }
 

@@ -413,6 +413,7 @@ type ComplexityRoot struct {
 	}
 
 	Limits struct {
+		CardUploadBytes      func(childComplexity int) int
 		ChannelIds           func(childComplexity int) int
 		CollectionNameLength func(childComplexity int) int
 		ContentLength        func(childComplexity int) int
@@ -2400,6 +2401,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.JobPayload.Job(childComplexity), true
 
+	case "Limits.cardUploadBytes":
+		if e.ComplexityRoot.Limits.CardUploadBytes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Limits.CardUploadBytes(childComplexity), true
 	case "Limits.channelIds":
 		if e.ComplexityRoot.Limits.ChannelIds == nil {
 			break
@@ -5869,6 +5876,8 @@ type Limits {
   scanDepthMax: Int!
   "Largest JSON upload in bytes."
   jsonUploadBytes: Int!
+  "Largest card upload (PNG or CHARX) in bytes: the upload ceiling, which both formats' own ceilings (PNG 16 MiB, CHARX 64 MiB) admit."
+  cardUploadBytes: Int!
 }
 
 type Persona {
@@ -7179,6 +7188,8 @@ func (ec *executionContext) childFields_Limits(ctx context.Context, field graphq
 		return ec.fieldContext_Limits_scanDepthMax(ctx, field)
 	case "jsonUploadBytes":
 		return ec.fieldContext_Limits_jsonUploadBytes(ctx, field)
+	case "cardUploadBytes":
+		return ec.fieldContext_Limits_cardUploadBytes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Limits", field.Name)
 }

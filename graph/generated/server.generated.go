@@ -499,6 +499,29 @@ func (ec *executionContext) fieldContext_Limits_jsonUploadBytes(_ context.Contex
 	return graphql.NewScalarFieldContext("Limits", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Limits_cardUploadBytes(ctx context.Context, field graphql.CollectedField, obj *model.Limits) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Limits_cardUploadBytes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CardUploadBytes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Limits_cardUploadBytes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Limits", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Persona_id(ctx context.Context, field graphql.CollectedField, obj *model.Persona) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1972,6 +1995,11 @@ func (ec *executionContext) _Limits(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "jsonUploadBytes":
 			out.Values[i] = ec._Limits_jsonUploadBytes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "cardUploadBytes":
+			out.Values[i] = ec._Limits_cardUploadBytes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -810,6 +810,8 @@ type Limits struct {
 	ScanDepthMax         int `json:"scanDepthMax"`
 	// Largest JSON upload in bytes.
 	JSONUploadBytes int `json:"jsonUploadBytes"`
+	// Largest card upload (PNG or CHARX) in bytes: the upload ceiling, which both formats' own ceilings (PNG 16 MiB, CHARX 64 MiB) admit.
+	CardUploadBytes int `json:"cardUploadBytes"`
 }
 
 // Maps a backup's source lineage to a destination lineage (bucket mapping). Serverwide stays Serverwide.
