@@ -15,6 +15,8 @@ const (
 	OpMarkServerLeft            Op = "MarkServerLeft"
 	OpReconcileServers          Op = "ReconcileServers"
 	OpUpdateServerSettings      Op = "UpdateServerSettings"
+	OpUpsertPersona             Op = "UpsertPersona"
+	OpRemovePersona             Op = "RemovePersona"
 	OpPanelCollectionEntries    Op = "PanelCollectionEntries"
 	OpPanelPersonaEntries       Op = "PanelPersonaEntries"
 	OpCollectionEntriesPage     Op = "CollectionEntriesPage"

@@ -194,6 +194,10 @@ func (d *Dashboard) Mount(mux *http.ServeMux) {
 	mux.Handle("POST "+s+"play", d.member(d.playPage))
 	mux.Handle("GET "+s+"log", d.member(d.logPage))
 	mux.Handle("GET "+s+"artifacts/{id}", d.member(d.artifact))
+	mux.Handle("GET "+s+"personas", d.member(d.personasPage))
+	mux.Handle("POST "+s+"personas", d.member(d.personaAction))
+	mux.Handle("GET "+s+"backups", d.member(d.backupsPage))
+	mux.Handle("POST "+s+"backups", d.member(d.backupAction))
 }
 
 // serveStatic serves an embedded asset, cached for an hour.

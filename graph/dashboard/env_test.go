@@ -379,13 +379,20 @@ func (e *env) importBook(server, name string, entries [][3]string) string {
 		book[fmt.Sprint(i)] = map[string]any{"uid": i, "comment": x[0], "content": x[1], "key": []string{x[2]}, "order": i}
 	}
 	file, _ := json.Marshal(map[string]any{"entries": book})
+	return e.importFile(server, name, name+".json", file)
+}
+
+// importFile imports a lorebook file into a new collection named name,
+// with the service key, and returns the collection's id.
+func (e *env) importFile(server, name, fileName string, file []byte) string {
+	e.t.Helper()
 	ops, _ := json.Marshal(map[string]any{"query": `mutation($in: ImportLorebookInput!) { importLorebook(input: $in) { collection { id } error { message } } }`,
 		"variables": map[string]any{"in": map[string]any{"serverDiscordId": server, "lineageId": 0, "name": name, "file": nil}}})
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	_ = mw.WriteField("operations", string(ops))
 	_ = mw.WriteField("map", `{"0":["variables.in.file"]}`)
-	fw, _ := mw.CreateFormFile("0", name+".json")
+	fw, _ := mw.CreateFormFile("0", fileName)
 	_, _ = fw.Write(file)
 	_ = mw.Close()
 	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", &body)

@@ -118,6 +118,12 @@ var funcs = withValueNames(template.FuncMap{
 		}
 		return *p
 	},
+	"derefInt64": func(p *int64) int64 {
+		if p == nil {
+			return 0
+		}
+		return *p
+	},
 	"deref": func(p *string) string {
 		if p == nil {
 			return ""
@@ -232,6 +238,11 @@ var valueNames = map[string]map[string]string{
 		"CANCELLED": "cancelled",
 		"DISCARDED": "failed",
 	},
+	"jobKindName": {
+		"lorebook_import":         "Lorebook import",
+		"workspace_backup_export": "Workspace backup export",
+		"workspace_backup_import": "Workspace backup import",
+	},
 	"modeName": {
 		"APPEND":  "added",
 		"REPLACE": "replaced the book",
@@ -273,6 +284,9 @@ func withValueNames(fm template.FuncMap) template.FuncMap {
 
 // jobStateLabel is a job state in words (the job page's poll answer).
 func jobStateLabel(t tr, s any) string { return valueLabel(t, "jobStateName", s) }
+
+// jobKindLabel is a job kind in words (the job page's title).
+func jobKindLabel(t tr, k any) string { return valueLabel(t, "jobKindName", k) }
 
 // valueLabel is the label of value by the valueNames table fn.
 func valueLabel(t tr, fn string, value any) string {

@@ -241,7 +241,7 @@ func (d *Dashboard) jobPage(rq *req) error {
 		_ = json.NewEncoder(rq.w).Encode(map[string]any{"state": j.State, "label": jobStateLabel(rq.t, j.State), "progress": j.Progress, "done": j.Done})
 		return nil
 	}
-	d.page(rq, "job", rq.t.S("Import job"), j)
+	d.page(rq, "job", jobKindLabel(rq.t, j.Kind), j)
 	return nil
 }
 

@@ -1,0 +1,104 @@
+package dashboard
+
+import (
+	"io"
+	"net/http"
+
+	"loregate/graph/client"
+	"loregate/graph/model"
+)
+
+// backupView is the backups page's data: a previewed upload (what its
+// import would replace, convert and keep) until it is imported.
+type backupView struct {
+	Preview *model.BackupPreview
+	Books   map[int64]string
+	Error   string
+}
+
+func backupData(rq *req) backupView {
+	v := backupView{Books: map[int64]string{}}
+	for _, b := range rq.srv.PersonaBooks() {
+		v.Books[b.LineageID] = b.Name
+	}
+	return v
+}
+
+// backupsPage is the workspace backups page (managers): export the whole
+// workspace (a job whose page offers the download), upload a backup for a
+// preview, then import it (a job; the import history can undo it).
+func (d *Dashboard) backupsPage(rq *req) error {
+	if !rq.srv.CanManage {
+		return fail(http.StatusForbidden, rq.t.S("Only members with the Manage Server permission can make or restore backups."))
+	}
+	d.page(rq, "backups", rq.t.S("Backups"), backupData(rq))
+	return nil
+}
+
+// backupAction runs one step of the backups page: export, preview (an
+// upload) or import (a preview's id).
+func (d *Dashboard) backupAction(rq *req) error {
+	if !rq.srv.CanManage {
+		return fail(http.StatusForbidden, rq.t.S("Only members with the Manage Server permission can make or restore backups."))
+	}
+	v := backupData(rq)
+	action := rq.r.PostFormValue("action")
+	if rq.r.MultipartForm != nil && len(rq.r.MultipartForm.Value["action"]) > 0 {
+		action = rq.r.MultipartForm.Value["action"][0]
+	}
+	var jp model.JobPayload
+	var err error
+	switch action {
+	case "export":
+		err = d.api.Mutate(rq.ctx(), rq.p, client.OpExportWorkspaceBackup, map[string]any{"serverDiscordId": rq.sid}, &jp)
+	case "import":
+		in := map[string]any{"serverDiscordId": rq.sid, "previewId": rq.r.PostFormValue("previewId")}
+		err = d.api.Mutate(rq.ctx(), rq.p, client.OpImportWorkspaceBackup, in, &jp)
+	case "preview":
+		return d.backupPreview(rq, v)
+	default:
+		return fail(http.StatusBadRequest, rq.t.S("Unknown action."))
+	}
+	if err != nil {
+		v.Error = apiMessage(rq.t, err)
+		d.render(rq, "backups", rq.t.S("Backups"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
+	http.Redirect(rq.w, rq.r, "/dashboard/s/"+rq.sid+"/jobs/"+jp.Job.ID, http.StatusSeeOther)
+	return nil
+}
+
+// backupPreview uploads a backup and shows what importing it would do;
+// nothing is written to lore.
+func (d *Dashboard) backupPreview(rq *req, v backupView) error {
+	f := rq.r.MultipartForm
+	if f == nil || len(f.File["file"]) == 0 {
+		v.Error = rq.t.S("Choose a file to import.")
+		d.render(rq, "backups", rq.t.S("Backups"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
+	fh := f.File["file"][0]
+	file, err := fh.Open()
+	if err != nil {
+		v.Error = rq.t.S("The file could not be read.")
+		d.render(rq, "backups", rq.t.S("Backups"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, maxUploadForm))
+	if err != nil {
+		v.Error = rq.t.S("The file could not be read.")
+		d.render(rq, "backups", rq.t.S("Backups"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
+	var out model.BackupPreviewPayload
+	err = d.api.Upload(rq.ctx(), rq.p, client.OpPreviewWorkspaceBackup, map[string]any{"serverDiscordId": rq.sid}, client.File{Name: fh.Filename, Data: data}, &out)
+	if err != nil {
+		v.Error = apiMessage(rq.t, err)
+		d.render(rq, "backups", rq.t.S("Backups"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
+	v.Preview = out.Preview
+	d.page(rq, "backups", rq.t.S("Backups"), v)
+	return nil
+}
