@@ -28,6 +28,12 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 			BudgetLimit:    s.Settings.Limit(),
 			Tokenizer:      string(s.Settings.TokenizerOrDefault()),
 			UpdatedAt:      s.SettingsUpdatedAt,
+
+			SemanticRanker:        s.Settings.Semantic.Ranker.OrAuto(),
+			SemanticAllEntries:    s.Settings.Semantic.AllEntries,
+			SemanticMaxEntries:    s.Settings.Semantic.MaxEntriesOrDefault(),
+			SemanticThreshold:     s.Settings.Semantic.ThresholdOrDefault(),
+			SemanticQueryMessages: s.Settings.Semantic.QueryMessagesOrDefault(),
 		},
 		Limits:    limitsModel(lim),
 		CanManage: canManage,
@@ -321,6 +327,23 @@ func settingsPatchFromInput(in *model.UpdateServerSettingsInput) lore.SettingsPa
 	if v, ok := in.Tokenizer.ValueOK(); ok && v != nil {
 		t := lore.TokenizerName(*v)
 		p.Tokenizer = &t
+	}
+	p.Semantic = semanticPatchFromInput(in)
+	return p
+}
+
+// semanticPatchFromInput maps the semantic fields of a server settings
+// input: omitted fields keep their value, an explicit null resets a
+// number to its default.
+func semanticPatchFromInput(in *model.UpdateServerSettingsInput) lore.SemanticPatch {
+	p := lore.SemanticPatch{
+		AllEntries:    boolPtr(in.SemanticAllEntries),
+		MaxEntries:    clearable(in.SemanticMaxEntries),
+		Threshold:     clearable(in.SemanticThreshold),
+		QueryMessages: clearable(in.SemanticQueryMessages),
+	}
+	if v, ok := in.SemanticRanker.ValueOK(); ok && v != nil {
+		p.Ranker = v
 	}
 	return p
 }

@@ -37,6 +37,9 @@ type JobQueue interface {
 	// EnqueueBackupImport queues the commit of a preview; mapping, when
 	// non-nil, must equal the preview's.
 	EnqueueBackupImport(ctx context.Context, server string, previewID int64, mapping *[]backup.LineageMapping, actor string) (*rivertype.JobRow, error)
+	// EnqueueEmbed queues the embed job of server (force: every
+	// candidate again).
+	EnqueueEmbed(ctx context.Context, server string, force bool) (*rivertype.JobRow, error)
 	// Progress is a running job's own measure of progress in [0, 1] (ok
 	// false when its kind has none: a legacy memory migration has one).
 	Progress(ctx context.Context, row *rivertype.JobRow) (progress float64, ok bool, err error)

@@ -50,6 +50,11 @@ type Resolver struct {
 	// Channels, when set, lists a guild's Discord channels (Server.channels;
 	// discord.ChannelDirectory, with the bot token); nil answers null.
 	Channels ChannelSource
+	// Embeddings, when set, is the embeddings provider of retrieval by
+	// meaning (docs/operations.md#embeddings); nil ranks vectorized
+	// entries with the lexical ranker alone and answers
+	// Server.embeddingsStatus null.
+	Embeddings Embeddings
 	// Limits are the deployment's limits (zero fields: the contract
 	// defaults). Store must enforce the same (postgres.Store.WithLimits).
 	Limits lore.Limits

@@ -20,6 +20,11 @@
 //     artifacts and old reports are deleted.
 //   - [ActivationLogPruneArgs] ("activation_log_prune", periodic): activation
 //     log rows past their age or their conversation's row limit are deleted.
+//   - [EmbedArgs] ("entry_embed") and the periodic [EmbedSweepArgs]
+//     ("entry_embed_sweep"; only with an embeddings provider): the
+//     candidates of retrieval by meaning get their vectors from the
+//     provider (docs/operations.md#embeddings); [EmbedTrigger] enqueues
+//     the job after a lore write of this process.
 //
 // # Transactions
 //

@@ -95,6 +95,10 @@ type Deps struct {
 	// lore.DefaultRevisionMaxAge).
 	RevisionRetention int
 	RevisionMaxAge    time.Duration
+	// Embeddings computes the vectors of retrieval by meaning
+	// (lore/embeddings.Client); nil: no provider, embed jobs are
+	// cancelled and the sweep is not scheduled.
+	Embeddings Embedder
 	// NowFunc returns the current time (default time.Now).
 	NowFunc func() time.Time
 }
@@ -157,6 +161,8 @@ func Register(workers *river.Workers, deps Deps) error {
 		func() error { return river.AddWorkerSafely(workers, &RevisionPruneWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &MigrationWorker{Deps: d}) },
 		func() error { return river.AddWorkerSafely(workers, &ServerPurgeWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &EmbedWorker{Deps: d}) },
+		func() error { return river.AddWorkerSafely(workers, &EmbedSweepWorker{Deps: d}) },
 	} {
 		if err := add(); err != nil {
 			return fmt.Errorf("jobs: register: %w", err)
@@ -178,6 +184,9 @@ type Config struct {
 	// also run once when a client becomes leader.
 	BackfillInterval time.Duration
 	CleanupInterval  time.Duration
+	// EmbedSweepInterval is the period of the embed sweep, scheduled only
+	// with Deps.Embeddings (default DefaultEmbedSweepInterval).
+	EmbedSweepInterval time.Duration
 	// RescueStuckJobsAfter is how long a job may stay running before River
 	// rescues it for a retry (a worker process that died); when 0,
 	// RescueAfter of the timeouts. It must not be shorter than any job
@@ -206,6 +215,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.CleanupInterval <= 0 {
 		c.CleanupInterval = DefaultCleanupInterval
+	}
+	if c.EmbedSweepInterval <= 0 {
+		c.EmbedSweepInterval = DefaultEmbedSweepInterval
 	}
 	c.JobTimeout = cmp.Or(c.JobTimeout, DefaultJobTimeout)
 	c.RescueStuckJobsAfter = cmp.Or(c.RescueStuckJobsAfter, RescueAfter(c.ImportTimeout, c.JobTimeout))
@@ -276,6 +288,11 @@ func PeriodicJobs(cfg Config) []*river.PeriodicJob {
 	out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cleanup),
 		func() (river.JobArgs, *river.InsertOpts) { return RevisionPruneArgs{}, nil },
 		&river.PeriodicJobOpts{ID: RevisionPruneArgs{}.Kind(), RunOnStart: true}))
+	if cfg.Embeddings != nil {
+		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(cfg.EmbedSweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return EmbedSweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: EmbedSweepArgs{}.Kind(), RunOnStart: true}))
+	}
 	return out
 }
 

@@ -100,6 +100,15 @@ func (q *Queue) EnqueueBackupExport(ctx context.Context, server string) (*rivert
 	})
 }
 
+// EnqueueEmbed queues server's embed job (one per server and force while
+// queued); force computes every candidate's vector again
+// (reindexEmbeddings).
+func (q *Queue) EnqueueEmbed(ctx context.Context, server string, force bool) (*rivertype.JobRow, error) {
+	return q.enqueue(ctx, func(context.Context, *postgres.Store) (river.JobArgs, error) {
+		return EmbedArgs{ServerID: server, Force: force}, nil
+	})
+}
+
 // previewMeta is stored with a backup preview's upload.
 type previewMeta struct {
 	LineageMap []LineageMapping `json:"lineageMap,omitempty"`

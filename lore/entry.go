@@ -364,6 +364,8 @@ type ServerSettings struct {
 	// Tokenizer counts tokens when BudgetUnit is BudgetTokens; "" means
 	// TokenizerO200k.
 	Tokenizer TokenizerName `json:"tokenizer,omitempty"`
+	// Semantic is retrieval by meaning (docs/contract.md#semantic).
+	Semantic SemanticSettings `json:"semantic,omitzero"`
 }
 
 // SettingsPatch is a partial settings update; nil fields keep their value.
@@ -375,6 +377,8 @@ type SettingsPatch struct {
 	BudgetUnit                               *BudgetUnit
 	BudgetLimit                              *int
 	Tokenizer                                *TokenizerName
+	// Semantic changes the settings of retrieval by meaning.
+	Semantic SemanticPatch
 	// ExpectedUpdatedAt, when set, is Server.SettingsUpdatedAt as the
 	// caller read it: a different stored value fails the write with a
 	// *StaleError (CheckUpdatedAt). Apply ignores it.
@@ -400,6 +404,7 @@ func (p SettingsPatch) Apply(s ServerSettings) ServerSettings {
 	if p.Tokenizer != nil {
 		s.Tokenizer = *p.Tokenizer
 	}
+	s.Semantic = p.Semantic.Apply(s.Semantic)
 	return s
 }
 
@@ -451,5 +456,6 @@ func (s ServerSettings) Validate() error {
 	if s.BudgetLimit != 0 && (s.BudgetUnit == "" || s.BudgetUnit.Valid()) {
 		fe.Add(s.Unit().CheckLimit("budgetLimit", s.BudgetLimit))
 	}
+	fe.Add(s.Semantic.Validate())
 	return fe.Err()
 }

@@ -15,6 +15,7 @@ import (
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/embeddings"
 	"loregate/lore/scopecache"
 )
 
@@ -72,6 +73,12 @@ type config struct {
 	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
 	// docs/turns.md#durability).
 	TurnCommit string
+	// Embeddings is the embeddings provider of retrieval by meaning
+	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
+	// docs/operations.md#embeddings). Off (the zero Config) unless both
+	// the URL and the model are set: turns then rank vectorized entries
+	// with the built-in lexical ranker and no lore leaves the machine.
+	Embeddings embeddings.Config
 	err        error
 	// Dashboard configures the web dashboard (docs/dashboard.md).
 	Dashboard dashboardConfig
@@ -157,6 +164,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
 	c.TextCacheBytes = c.bytesVar(or, "LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
+	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {
 		return c
 	}
@@ -202,7 +210,7 @@ func (c *config) validate() error {
 	if c.DatabaseURL == "" && c.DataDir == "" {
 		return cli.Usagef("set DATABASE_URL or a data directory (--data-dir)")
 	}
-	return nil
+	return validateEmbeddings(c.Embeddings)
 }
 
 // loadJobsConfig reads the job variables; the first bad one is c.err.
@@ -273,6 +281,7 @@ func (c *config) logAttrs() []any {
 		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr,
 		"public_url", c.Dashboard.publicURL(c.Addr), "discord_sign_in", c.Dashboard.ClientID != ""}
 	attrs = append(attrs, c.Jobs.logAttrs()...)
+	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
 		"max_json_bytes", c.Limits.JSONBytes)
 	return attrs

@@ -73,6 +73,11 @@ type jobsConfig struct {
 	// Limits are the deployment's lore limits (config.Limits).
 	Limits lore.Limits
 	err    error
+	// embedder is the embeddings provider of the embed jobs (nil: off);
+	// onWrite, when set, is the lore write hook of the workers' store (the
+	// embed trigger). Both are set by the command, not the environment.
+	embedder jobs.Embedder
+	onWrite  func(server string)
 }
 
 func (c jobsConfig) logAttrs() []any {
@@ -93,10 +98,14 @@ func (c jobsConfig) logAttrs() []any {
 // flight finish) within timeout, then cancel the rest and wait; call it
 // before closing the pool.
 func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool, logger *slog.Logger, timeout time.Duration) (*river.Client[pgx.Tx], func(), error) {
+	store := postgres.New(pool).WithLimits(jc.Limits)
+	if jc.onWrite != nil {
+		store = store.WithLoreWriteHook(jc.onWrite)
+	}
 	cfg := jobs.Config{
-		Deps: jobs.Deps{Store: postgres.New(pool).WithLimits(jc.Limits), Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
+		Deps: jobs.Deps{Store: store, Logger: logger, ArtifactTTL: jc.ArtifactTTL, ImportTimeout: jc.ImportTimeout,
 			SnapshotRetention: jc.SnapshotRetention, ServerRetention: jc.ServerRetention, LogMaxAge: jc.LogMaxAge, LogRowsPerConversation: jc.LogRowsPerConversation,
-			RevisionRetention: jc.RevisionRetention, RevisionMaxAge: jc.RevisionMaxAge},
+			RevisionRetention: jc.RevisionRetention, RevisionMaxAge: jc.RevisionMaxAge, Embeddings: jc.embedder},
 		Work: work, MaxWorkers: jc.Workers, BackfillInterval: jc.BackfillInterval,
 		RescueStuckJobsAfter: jc.RescueStuckJobsAfter, JobTimeout: jc.JobTimeout,
 	}

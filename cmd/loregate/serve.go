@@ -84,11 +84,19 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		resolver.Texts = activation.NewTextCache(int(cfg.TextCacheBytes))
 		registerTextCache(reg, resolver.Texts)
 	}
+	trigger, err := wireEmbeddings(cfg, resolver, reg, logger)
+	if err != nil {
+		return err
+	}
+	var hooks []func(server string)
+	if trigger != nil {
+		hooks = append(hooks, trigger.Touch)
+	}
 	if cfg.ScopeCacheBytes > 0 {
 		scopes := scopecache.New(store, scopecache.Config{MaxBytes: cfg.ScopeCacheBytes, Registerer: reg, Logger: logger})
 		// Writes of this process drop the scopes they change before they
 		// are answered; other processes' writes arrive by notification.
-		resolver.Store = store.WithLoreWriteHook(scopes.Invalidate)
+		hooks = append([]func(string){scopes.Invalidate}, hooks...)
 		resolver.Scopes = scopes
 		lctx, stopListen := context.WithCancel(ctx)
 		listening := make(chan struct{})
@@ -98,10 +106,18 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		}()
 		defer func() { stopListen(); <-listening }()
 	}
+	if len(hooks) > 0 {
+		resolver.Store = store.WithLoreWriteHook(func(server string) {
+			for _, h := range hooks {
+				h(server)
+			}
+		})
+	}
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
 	if err != nil {
 		return err
 	}
+	defer runTrigger(ctx, trigger, jobClient)()
 	stopJobs = sync.OnceFunc(stopJobs)
 	defer stopJobs() // before pool.Close (deferred earlier, runs later); gracefulStop runs it first
 	resolver.Jobs = resolverJobs(pool, jobClient, cfg.Jobs)

@@ -32,13 +32,19 @@ func runWorker(ctx context.Context, env cli.Env, args []string) error {
 		return err
 	}
 	defer release()
-	_, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, true, logger, cfg.ShutdownTimeout)
+	trigger, err := wireEmbeddings(cfg, nil, nil, logger)
 	if err != nil {
 		return err
 	}
+	client, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, true, logger, cfg.ShutdownTimeout)
+	if err != nil {
+		return err
+	}
+	stopTrigger := runTrigger(ctx, trigger, client)
 	logger.Info("loregate worker running")
 	<-ctx.Done()
 	logger.Info("shutting down")
+	stopTrigger()
 	stopJobs()
 	return nil
 }

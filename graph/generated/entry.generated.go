@@ -5,6 +5,7 @@ package generated
 import (
 	"context"
 	"loregate/graph/model"
+	"loregate/lore"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -19,6 +20,8 @@ import (
 type EntryResolver interface {
 	LastActivatedAt(ctx context.Context, obj *model.Entry) (*time.Time, error)
 	Revisions(ctx context.Context, obj *model.Entry, first *int, after *string) (*model.EntryRevisionConnection, error)
+
+	EmbeddingState(ctx context.Context, obj *model.Entry) (*lore.EmbeddingState, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1215,6 +1218,29 @@ func (ec *executionContext) _Entry_vectorized(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Entry_vectorized(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Entry", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _Entry_embeddingState(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_embeddingState(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Entry().EmbeddingState(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *lore.EmbeddingState) graphql.Marshaler {
+			return ec.marshalOEmbeddingState2ᚖloregateᚋloreᚐEmbeddingState(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_embeddingState(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, true, true, "EmbeddingState")
 }
 
 func (ec *executionContext) _EntryConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.EntryConnection) (ret graphql.Marshaler) {
@@ -2988,6 +3014,12 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "embeddingState":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Entry_embeddingState(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

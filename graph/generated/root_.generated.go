@@ -185,6 +185,13 @@ type ComplexityRoot struct {
 		ParentID func(childComplexity int) int
 	}
 
+	EmbeddingsStatus struct {
+		Failed  func(childComplexity int) int
+		Model   func(childComplexity int) int
+		Pending func(childComplexity int) int
+		Ready   func(childComplexity int) int
+	}
+
 	Entry struct {
 		CaseSensitive             func(childComplexity int) int
 		ChannelIds                func(childComplexity int) int
@@ -196,6 +203,7 @@ type ComplexityRoot struct {
 		CreatedAt                 func(childComplexity int) int
 		Delay                     func(childComplexity int) int
 		DelayUntilRecursion       func(childComplexity int) int
+		EmbeddingState            func(childComplexity int) int
 		Enabled                   func(childComplexity int) int
 		ExcludeRecursion          func(childComplexity int) int
 		Extensions                func(childComplexity int) int
@@ -478,6 +486,7 @@ type ComplexityRoot struct {
 		PreviewWorkspaceBackup    func(childComplexity int, input model.PreviewWorkspaceBackupInput) int
 		ProposeEntryChange        func(childComplexity int, input model.ProposeEntryChangeInput) int
 		ReconcileServers          func(childComplexity int, input model.ReconcileServersInput) int
+		ReindexEmbeddings         func(childComplexity int, input model.ReindexEmbeddingsInput) int
 		RemovePersona             func(childComplexity int, input model.RemovePersonaInput) int
 		RenameCollection          func(childComplexity int, input model.RenameCollectionInput) int
 		ReplaceInEntries          func(childComplexity int, input model.ReplaceInEntriesInput) int
@@ -673,6 +682,7 @@ type ComplexityRoot struct {
 		Collections       func(childComplexity int, first *int, after *string) int
 		DeletedEntries    func(childComplexity int, first *int, after *string) int
 		DiscordID         func(childComplexity int) int
+		EmbeddingsStatus  func(childComplexity int) int
 		EntriesByID       func(childComplexity int, ids []string) int
 		Entry             func(childComplexity int, lineageID int64, id string) int
 		EntryCounts       func(childComplexity int) int
@@ -703,13 +713,18 @@ type ComplexityRoot struct {
 	}
 
 	ServerSettings struct {
-		BudgetLimit    func(childComplexity int) int
-		BudgetUnit     func(childComplexity int) int
-		ChannelScoping func(childComplexity int) int
-		MemoryTagging  func(childComplexity int) int
-		RegexKeys      func(childComplexity int) int
-		Tokenizer      func(childComplexity int) int
-		UpdatedAt      func(childComplexity int) int
+		BudgetLimit           func(childComplexity int) int
+		BudgetUnit            func(childComplexity int) int
+		ChannelScoping        func(childComplexity int) int
+		MemoryTagging         func(childComplexity int) int
+		RegexKeys             func(childComplexity int) int
+		SemanticAllEntries    func(childComplexity int) int
+		SemanticMaxEntries    func(childComplexity int) int
+		SemanticQueryMessages func(childComplexity int) int
+		SemanticRanker        func(childComplexity int) int
+		SemanticThreshold     func(childComplexity int) int
+		Tokenizer             func(childComplexity int) int
+		UpdatedAt             func(childComplexity int) int
 	}
 
 	SettingCount struct {
@@ -1357,6 +1372,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DiscordChannel.ParentID(childComplexity), true
 
+	case "EmbeddingsStatus.failed":
+		if e.ComplexityRoot.EmbeddingsStatus.Failed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmbeddingsStatus.Failed(childComplexity), true
+	case "EmbeddingsStatus.model":
+		if e.ComplexityRoot.EmbeddingsStatus.Model == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmbeddingsStatus.Model(childComplexity), true
+	case "EmbeddingsStatus.pending":
+		if e.ComplexityRoot.EmbeddingsStatus.Pending == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmbeddingsStatus.Pending(childComplexity), true
+	case "EmbeddingsStatus.ready":
+		if e.ComplexityRoot.EmbeddingsStatus.Ready == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EmbeddingsStatus.Ready(childComplexity), true
+
 	case "Entry.caseSensitive":
 		if e.ComplexityRoot.Entry.CaseSensitive == nil {
 			break
@@ -1417,6 +1457,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.DelayUntilRecursion(childComplexity), true
+	case "Entry.embeddingState":
+		if e.ComplexityRoot.Entry.EmbeddingState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.EmbeddingState(childComplexity), true
 	case "Entry.enabled":
 		if e.ComplexityRoot.Entry.Enabled == nil {
 			break
@@ -2801,6 +2847,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ReconcileServers(childComplexity, args["input"].(model.ReconcileServersInput)), true
+	case "Mutation.reindexEmbeddings":
+		if e.ComplexityRoot.Mutation.ReindexEmbeddings == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_reindexEmbeddings_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReindexEmbeddings(childComplexity, args["input"].(model.ReindexEmbeddingsInput)), true
 	case "Mutation.removePersona":
 		if e.ComplexityRoot.Mutation.RemovePersona == nil {
 			break
@@ -3734,6 +3791,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.DiscordID(childComplexity), true
+	case "Server.embeddingsStatus":
+		if e.ComplexityRoot.Server.EmbeddingsStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Server.EmbeddingsStatus(childComplexity), true
 	case "Server.entriesById":
 		if e.ComplexityRoot.Server.EntriesByID == nil {
 			break
@@ -3896,6 +3959,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ServerSettings.RegexKeys(childComplexity), true
+	case "ServerSettings.semanticAllEntries":
+		if e.ComplexityRoot.ServerSettings.SemanticAllEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticAllEntries(childComplexity), true
+	case "ServerSettings.semanticMaxEntries":
+		if e.ComplexityRoot.ServerSettings.SemanticMaxEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticMaxEntries(childComplexity), true
+	case "ServerSettings.semanticQueryMessages":
+		if e.ComplexityRoot.ServerSettings.SemanticQueryMessages == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticQueryMessages(childComplexity), true
+	case "ServerSettings.semanticRanker":
+		if e.ComplexityRoot.ServerSettings.SemanticRanker == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticRanker(childComplexity), true
+	case "ServerSettings.semanticThreshold":
+		if e.ComplexityRoot.ServerSettings.SemanticThreshold == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticThreshold(childComplexity), true
 	case "ServerSettings.tokenizer":
 		if e.ComplexityRoot.ServerSettings.Tokenizer == nil {
 			break
@@ -4212,6 +4305,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ProposeEntryChangeInput", ec.unmarshalInputProposeEntryChangeInput),
 			graphql.NewInputUnmarshaler("ReconcileServersInput", ec.unmarshalInputReconcileServersInput),
+			graphql.NewInputUnmarshaler("ReindexEmbeddingsInput", ec.unmarshalInputReindexEmbeddingsInput),
 			graphql.NewInputUnmarshaler("RemovePersonaInput", ec.unmarshalInputRemovePersonaInput),
 			graphql.NewInputUnmarshaler("RenameCollectionInput", ec.unmarshalInputRenameCollectionInput),
 			graphql.NewInputUnmarshaler("ReplaceInEntriesInput", ec.unmarshalInputReplaceInEntriesInput),
@@ -5784,6 +5878,83 @@ extend input EntryInput {
 extend input EntryPatchInput {
   vectorized: Boolean
 }
+
+"How candidates of retrieval by meaning are scored (docs/contract.md#semantic)."
+enum SemanticRanker {
+  "Embeddings when the deployment configures a provider (LOREGATE_EMBEDDINGS_URL), else lexical. The default."
+  AUTO
+  "The provider's vectors; lexical when the provider is slow or down, or an entry's vector is pending."
+  EMBEDDINGS
+  "The built-in lexical ranker (TF-IDF cosine); lore never leaves the machine."
+  LEXICAL
+  "No retrieval by meaning: keys alone."
+  OFF
+}
+
+extend type ServerSettings {
+  "How candidates are scored (default AUTO)."
+  semanticRanker: SemanticRanker!
+  "Every entry is a candidate, not only vectorized ones (a book may set its own)."
+  semanticAllEntries: Boolean!
+  "How many candidates similarity admits per turn at most, 0-50 (default 5)."
+  semanticMaxEntries: Int!
+  "The least score admitted, 0-1 (default 0.25)."
+  semanticThreshold: Float!
+  "How many of the newest messages form the query, 1-20 (default 2)."
+  semanticQueryMessages: Int!
+}
+
+extend input UpdateServerSettingsInput {
+  semanticRanker: SemanticRanker
+  semanticAllEntries: Boolean
+  "0-50; null resets to the default (5)."
+  semanticMaxEntries: Int
+  "0-1; null resets to the default (0.25)."
+  semanticThreshold: Float
+  "1-20; null resets to the default (2)."
+  semanticQueryMessages: Int
+}
+
+
+"Where a candidate's stored embedding stands under the deployment's model (docs/operations.md#embeddings)."
+enum EmbeddingState {
+  "No vector yet for the entry's current text under the model; the embed job computes it (turns rank the entry lexically meanwhile)."
+  PENDING
+  "The vector of the entry's current text is stored."
+  READY
+  "The provider refused this text or kept failing; tried again when the text or the model changes, or on reindexEmbeddings."
+  FAILED
+}
+
+"A server's candidates of retrieval by meaning counted by the state of their embeddings."
+type EmbeddingsStatus {
+  "The deployment's embeddings model (LOREGATE_EMBEDDINGS_MODEL)."
+  model: String!
+  ready: Int!
+  pending: Int!
+  failed: Int!
+}
+
+extend type Server {
+  "Where the server's embeddings stand; null when the deployment configures no embeddings provider (the lexical ranker needs none) or the server's ranker is LEXICAL or OFF (its lore never leaves the machine)."
+  embeddingsStatus: EmbeddingsStatus
+}
+
+extend type Entry {
+  "The state of the entry's embedding; null when it is not a candidate (not vectorized without semanticAllEntries, disabled or Always On), no provider is configured, or the server's ranker is LEXICAL or OFF."
+  embeddingState: EmbeddingState
+}
+
+input ReindexEmbeddingsInput {
+  serverDiscordId: String!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+extend type Mutation {
+  "Queues a job that computes every candidate's embedding again with the deployment's model (after a model change, or to retry FAILED ones); managers only. UNAVAILABLE when no provider is configured."
+  reindexEmbeddings(input: ReindexEmbeddingsInput!): JobPayload!
+}
 `, BuiltIn: false},
 	{Name: "../server.graphqls", Input: `extend type Query {
   "The server with this Discord guild snowflake, or null if unknown or not visible to the caller."
@@ -6712,6 +6883,20 @@ func (ec *executionContext) childFields_DiscordChannel(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type DiscordChannel", field.Name)
 }
 
+func (ec *executionContext) childFields_EmbeddingsStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "model":
+		return ec.fieldContext_EmbeddingsStatus_model(ctx, field)
+	case "ready":
+		return ec.fieldContext_EmbeddingsStatus_ready(ctx, field)
+	case "pending":
+		return ec.fieldContext_EmbeddingsStatus_pending(ctx, field)
+	case "failed":
+		return ec.fieldContext_EmbeddingsStatus_failed(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EmbeddingsStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -6806,6 +6991,8 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_revisions(ctx, field)
 	case "vectorized":
 		return ec.fieldContext_Entry_vectorized(ctx, field)
+	case "embeddingState":
+		return ec.fieldContext_Entry_embeddingState(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Entry", field.Name)
 }
@@ -7598,6 +7785,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_workbenchSettings(ctx, field)
 	case "deletedEntries":
 		return ec.fieldContext_Server_deletedEntries(ctx, field)
+	case "embeddingsStatus":
+		return ec.fieldContext_Server_embeddingsStatus(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Server", field.Name)
 }
@@ -7650,6 +7839,16 @@ func (ec *executionContext) childFields_ServerSettings(ctx context.Context, fiel
 		return ec.fieldContext_ServerSettings_tokenizer(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_ServerSettings_updatedAt(ctx, field)
+	case "semanticRanker":
+		return ec.fieldContext_ServerSettings_semanticRanker(ctx, field)
+	case "semanticAllEntries":
+		return ec.fieldContext_ServerSettings_semanticAllEntries(ctx, field)
+	case "semanticMaxEntries":
+		return ec.fieldContext_ServerSettings_semanticMaxEntries(ctx, field)
+	case "semanticThreshold":
+		return ec.fieldContext_ServerSettings_semanticThreshold(ctx, field)
+	case "semanticQueryMessages":
+		return ec.fieldContext_ServerSettings_semanticQueryMessages(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ServerSettings", field.Name)
 }

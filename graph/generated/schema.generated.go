@@ -44,6 +44,7 @@ type MutationResolver interface {
 	WithdrawProposal(ctx context.Context, input model.WithdrawProposalInput) (*model.ProposalPayload, error)
 	UpdateWorkbenchSettings(ctx context.Context, input model.UpdateWorkbenchSettingsInput) (*model.WorkbenchSettingsPayload, error)
 	RestoreEntryRevision(ctx context.Context, input model.RestoreEntryRevisionInput) (*model.EntryPayload, error)
+	ReindexEmbeddings(ctx context.Context, input model.ReindexEmbeddingsInput) (*model.JobPayload, error)
 	UpsertServer(ctx context.Context, input model.UpsertServerInput) (*model.ServerPayload, error)
 	UpdateServerSettings(ctx context.Context, input model.UpdateServerSettingsInput) (*model.ServerPayload, error)
 	UpsertPersona(ctx context.Context, input model.UpsertPersonaInput) (*model.PersonaPayload, error)
@@ -334,6 +335,20 @@ func (ec *executionContext) field_Mutation_reconcileServers_args(ctx context.Con
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ReconcileServersInput, error) {
 			return ec.unmarshalNReconcileServersInput2loregateᚋgraphᚋmodelᚐReconcileServersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_reindexEmbeddings_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ReindexEmbeddingsInput, error) {
+			return ec.unmarshalNReindexEmbeddingsInput2loregateᚋgraphᚋmodelᚐReindexEmbeddingsInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2111,6 +2126,50 @@ func (ec *executionContext) fieldContext_Mutation_restoreEntryRevision(ctx conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_reindexEmbeddings(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_reindexEmbeddings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReindexEmbeddings(ctx, fc.Args["input"].(model.ReindexEmbeddingsInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.JobPayload) graphql.Marshaler {
+			return ec.marshalNJobPayload2ᚖloregateᚋgraphᚋmodelᚐJobPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_reindexEmbeddings(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_reindexEmbeddings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_upsertServer(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3696,6 +3755,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "restoreEntryRevision":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_restoreEntryRevision(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reindexEmbeddings":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_reindexEmbeddings(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

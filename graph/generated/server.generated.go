@@ -5,6 +5,7 @@ package generated
 import (
 	"context"
 	"loregate/graph/model"
+	"loregate/lore"
 	"math"
 	"strconv"
 	"sync/atomic"
@@ -29,6 +30,7 @@ type ServerResolver interface {
 	Proposals(ctx context.Context, obj *model.Server, state *model.ProposalState, first *int, after *string) (*model.ProposalConnection, error)
 	WorkbenchSettings(ctx context.Context, obj *model.Server) (*model.WorkbenchSettings, error)
 	DeletedEntries(ctx context.Context, obj *model.Server, first *int, after *string) (*model.EntryRevisionConnection, error)
+	EmbeddingsStatus(ctx context.Context, obj *model.Server) (*model.EmbeddingsStatus, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1316,6 +1318,38 @@ func (ec *executionContext) fieldContext_Server_deletedEntries(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Server_embeddingsStatus(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_embeddingsStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Server().EmbeddingsStatus(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.EmbeddingsStatus) graphql.Marshaler {
+			return ec.marshalOEmbeddingsStatus2ᚖloregateᚋgraphᚋmodelᚐEmbeddingsStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Server_embeddingsStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Server",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EmbeddingsStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ServerPayload_server(ctx context.Context, field graphql.CollectedField, obj *model.ServerPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1541,6 +1575,121 @@ func (ec *executionContext) fieldContext_ServerSettings_updatedAt(_ context.Cont
 	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Time")
 }
 
+func (ec *executionContext) _ServerSettings_semanticRanker(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticRanker(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticRanker, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v lore.SemanticRanker) graphql.Marshaler {
+			return ec.marshalNSemanticRanker2loregateᚋloreᚐSemanticRanker(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticRanker(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "SemanticRanker")
+}
+
+func (ec *executionContext) _ServerSettings_semanticAllEntries(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticAllEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticAllEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticAllEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ServerSettings_semanticMaxEntries(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticMaxEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticMaxEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticMaxEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_semanticThreshold(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticThreshold(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticThreshold, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticThreshold(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ServerSettings_semanticQueryMessages(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticQueryMessages(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticQueryMessages, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticQueryMessages(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1612,7 +1761,7 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "expectedUpdatedAt", "idempotencyKey"}
+	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "expectedUpdatedAt", "idempotencyKey", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1682,6 +1831,41 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 				return it, err
 			}
 			it.IdempotencyKey = graphql.OmittableOf(data)
+		case "semanticRanker":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticRanker"))
+			data, err := ec.unmarshalOSemanticRanker2ᚖloregateᚋloreᚐSemanticRanker(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticRanker = graphql.OmittableOf(data)
+		case "semanticAllEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticAllEntries"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticAllEntries = graphql.OmittableOf(data)
+		case "semanticMaxEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticMaxEntries"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticMaxEntries = graphql.OmittableOf(data)
+		case "semanticThreshold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticThreshold"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticThreshold = graphql.OmittableOf(data)
+		case "semanticQueryMessages":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticQueryMessages"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticQueryMessages = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -2251,6 +2435,12 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Server_deletedEntries(ctx, field, obj)
 				})
+		case "embeddingsStatus":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_embeddingsStatus(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2349,6 +2539,31 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "updatedAt":
 			out.Values[i] = ec._ServerSettings_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticRanker":
+			out.Values[i] = ec._ServerSettings_semanticRanker(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticAllEntries":
+			out.Values[i] = ec._ServerSettings_semanticAllEntries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticMaxEntries":
+			out.Values[i] = ec._ServerSettings_semanticMaxEntries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticThreshold":
+			out.Values[i] = ec._ServerSettings_semanticThreshold(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticQueryMessages":
+			out.Values[i] = ec._ServerSettings_semanticQueryMessages(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -29,6 +29,7 @@ import (
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/embeddings"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/scopecache"
@@ -72,6 +73,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Introspection turns the schema explorer's introspection on.
 	Introspection bool
+	// Embeddings, when set, is the resolver's and the job workers'
+	// embeddings provider (a client of embeddingstest's fake).
+	Embeddings *embeddings.Client
 	// Unstarted leaves the test server unstarted (API.Server.Start), for
 	// a caller that mounts more on API.Mux knowing the server's address.
 	Unstarted bool
@@ -103,6 +107,10 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	r := &graph.Resolver{Logger: logger, Cache: activation.NewCache(16), Limits: o.Limits}
+	var emb jobs.Embedder
+	if o.Embeddings != nil {
+		r.Embeddings, emb = o.Embeddings, o.Embeddings
+	}
 	if o.NoStore {
 		return r, nil, nil
 	}
@@ -126,7 +134,7 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 	}
 	r.Store, r.Turns = store, store.TurnStore()
 	if o.Jobs {
-		r.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: startJobs(t, pool, store, logger, !o.JobsIdle, o.JobConfig)},
+		r.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: startJobs(t, pool, jobs.Deps{Store: store, Logger: logger, Embeddings: emb}, !o.JobsIdle, o.JobConfig)},
 			InlineImportBytes: o.InlineImportBytes}
 	}
 	return r, store, pool
@@ -134,9 +142,9 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 
 // startJobs starts River workers for every job kind (or, without work, an
 // insert-only client), stopped when the test ends.
-func startJobs(t testing.TB, pool *pgxpool.Pool, store *postgres.Store, logger *slog.Logger, work bool, adjust func(*river.Config)) *river.Client[pgx.Tx] {
+func startJobs(t testing.TB, pool *pgxpool.Pool, deps jobs.Deps, work bool, adjust func(*river.Config)) *river.Client[pgx.Tx] {
 	t.Helper()
-	client, err := jobs.NewClient(pool, jobs.Config{Deps: jobs.Deps{Store: store, Logger: logger}, Work: work, ConfigFunc: adjust})
+	client, err := jobs.NewClient(pool, jobs.Config{Deps: deps, Work: work, ConfigFunc: adjust})
 	require.NoError(t, err)
 	if !work { // an insert-only client is not started
 		return client

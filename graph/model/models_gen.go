@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"loregate/lore"
 	"loregate/lore/turn"
 	"strconv"
 	"time"
@@ -334,6 +335,15 @@ type DuplicateEntryInput struct {
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
+// A server's candidates of retrieval by meaning counted by the state of their embeddings.
+type EmbeddingsStatus struct {
+	// The deployment's embeddings model (LOREGATE_EMBEDDINGS_MODEL).
+	Model   string `json:"model"`
+	Ready   int    `json:"ready"`
+	Pending int    `json:"pending"`
+	Failed  int    `json:"failed"`
+}
+
 // A lorebook entry in its canonical form.
 type Entry struct {
 	ID string `json:"id"`
@@ -418,6 +428,8 @@ type Entry struct {
 	Revisions EntryRevisionConnection `json:"revisions"`
 	// A candidate for retrieval by meaning (SillyTavern's vectorized flag): admitted without keys when the chat is similar enough to its content (docs/contract.md#semantic).
 	Vectorized bool `json:"vectorized"`
+	// The state of the entry's embedding; null when it is not a candidate (not vectorized without semanticAllEntries, disabled or Always On), no provider is configured, or the server's ranker is LEXICAL or OFF.
+	EmbeddingState *lore.EmbeddingState `json:"embeddingState,omitempty"`
 }
 
 type EntryConnection struct {
@@ -1083,6 +1095,12 @@ type ReconcileServersPayload struct {
 	Error      *MutationError `json:"error,omitempty"`
 }
 
+type ReindexEmbeddingsInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type RemovePersonaInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	ID              int64  `json:"id"`
@@ -1230,6 +1248,16 @@ type ServerSettings struct {
 	Tokenizer string `json:"tokenizer"`
 	// When the settings were last written (the server's registration before that); updateServerSettings may expect it. Lore writes do not change it.
 	UpdatedAt time.Time `json:"updatedAt"`
+	// How candidates are scored (default AUTO).
+	SemanticRanker lore.SemanticRanker `json:"semanticRanker"`
+	// Every entry is a candidate, not only vectorized ones (a book may set its own).
+	SemanticAllEntries bool `json:"semanticAllEntries"`
+	// How many candidates similarity admits per turn at most, 0-50 (default 5).
+	SemanticMaxEntries int `json:"semanticMaxEntries"`
+	// The least score admitted, 0-1 (default 0.25).
+	SemanticThreshold float64 `json:"semanticThreshold"`
+	// How many of the newest messages form the query, 1-20 (default 2).
+	SemanticQueryMessages int `json:"semanticQueryMessages"`
 }
 
 type SetCollectionChannelsInput struct {
@@ -1410,7 +1438,15 @@ type UpdateServerSettingsInput struct {
 	// Optimistic concurrency: settings.updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
 	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
-	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+	IdempotencyKey     graphql.Omittable[*string]              `json:"idempotencyKey,omitempty"`
+	SemanticRanker     graphql.Omittable[*lore.SemanticRanker] `json:"semanticRanker,omitempty"`
+	SemanticAllEntries graphql.Omittable[*bool]                `json:"semanticAllEntries,omitempty"`
+	// 0-50; null resets to the default (5).
+	SemanticMaxEntries graphql.Omittable[*int] `json:"semanticMaxEntries,omitempty"`
+	// 0-1; null resets to the default (0.25).
+	SemanticThreshold graphql.Omittable[*float64] `json:"semanticThreshold,omitempty"`
+	// 1-20; null resets to the default (2).
+	SemanticQueryMessages graphql.Omittable[*int] `json:"semanticQueryMessages,omitempty"`
 }
 
 type UpdateWorkbenchSettingsInput struct {

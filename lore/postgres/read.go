@@ -51,7 +51,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 			book         bookSettingsRow
 		)
 		dest := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-			&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion}
+			&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion, &sv.Settings.Semantic}
 		dest = append(dest, persona.dests()...)
 		dest = append(dest, &bookID, &bookChannels, &bookCreated, &bookUpdated)
 		dest = append(dest, book.dests()...)

@@ -20,7 +20,7 @@ func scanServer(row pgx.Row) (lore.Server, error) {
 	var unit, tokenizer string
 	var limit int32
 	err := row.Scan(&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt, &sv.LeftAt)
+		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt, &sv.LeftAt, &sv.Settings.Semantic)
 	sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tokenizer)
 	return sv, err
 }
@@ -111,7 +111,7 @@ func (s *Store) writeSettings(ctx context.Context, op, id string, expect *time.T
 		next.BudgetUnit, next.Tokenizer = next.Unit(), next.TokenizerOrDefault()
 		var at time.Time
 		if err := tx.QueryRow(ctx, serverUpdateSettings, id, next.ChannelScoping, next.MemoryTagging, next.RegexKeys,
-			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer)).Scan(&at); err != nil {
+			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer), next.Semantic).Scan(&at); err != nil {
 			return err
 		}
 		out = cur

@@ -113,7 +113,7 @@ ORDER BY e.insertion_order, e.id`
 	// $2 is NULL for a Serverwide-only read. Both branches are answered by
 	// lorebook_entries_scope_idx (server_id, lineage_id, enabled).
 	entryLoadEnabled = `SELECT s.name, s.channel_memory_enabled, s.memory_tagging_enabled, s.regex_keys_enabled,
-    s.budget_unit, COALESCE(s.budget_limit, 0), s.tokenizer, s.lore_version,
+    s.budget_unit, COALESCE(s.budget_limit, 0), s.tokenizer, s.lore_version, s.semantic,
     pb.scan_depth, pb.budget_limit, pb.recursive, pb.max_recursion_steps, pb.case_sensitive, pb.whole_words, x.*
 FROM servers s
 LEFT JOIN persona_books pb ON pb.server_id = s.id AND pb.lineage_id = $2

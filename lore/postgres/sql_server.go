@@ -4,7 +4,7 @@ package postgres
 // output so pgx never sees the domain types.
 
 const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
-    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at, left_at`
+    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at, left_at, semantic`
 
 const (
 	// serverUpsert creates a server with the given settings or renames an
@@ -27,7 +27,7 @@ RETURNING ` + serverColumns
 	// hold the row lock.
 	serverUpdateSettings = `UPDATE servers
 SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
-    budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7,
+    budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7, semantic = $8,
     settings_updated_at = GREATEST(clock_timestamp(), settings_updated_at + interval '1 microsecond')
 WHERE id = $1
 RETURNING settings_updated_at`

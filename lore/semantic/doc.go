@@ -2,7 +2,7 @@
 // lexical ranker (TF-IDF cosine over the matcher's normalised words, no
 // network) and exact cosine scoring of embeddings that a provider computed
 // (docs/contract.md#semantic). It does no I/O: the embeddings client lives
-// in lore/semantic/openai, the stored vectors in lore/postgres.
+// in lore/embeddings, the stored vectors in lore/postgres.
 //
 // Scores of both rankers are cosine similarities in 0-1, so one threshold
 // (default 0.25) and one cap (default 5 entries) apply to either.

@@ -1,0 +1,274 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/jackc/pgx/v5"
+
+	"loregate/lore"
+	"loregate/lore/semantic"
+)
+
+// MaxEmbeddingCandidates bounds how many candidates of one server a read
+// of EmbeddingCandidates returns (the embed job works them in that many at
+// most per run and runs again for the rest).
+const MaxEmbeddingCandidates = 20000
+
+// EmbeddingCandidate is a server's candidate of retrieval by meaning with
+// the state of its stored vector under a model.
+type EmbeddingCandidate struct {
+	semantic.Candidate
+	State lore.EmbeddingState
+}
+
+// EntryVector is one vector to store: the embedding of the text whose
+// TextHash is Hash, computed by Model.
+type EntryVector struct {
+	EntryID int64
+	Hash    string
+	Vector  []float32
+}
+
+// candidateColumns are read by scanCandidateRow, in order.
+const candidateColumns = `e.id, COALESCE(e.lineage_id, 0), COALESCE(e.lorebook_name, ''), e.title, e.content,
+    e.enabled, e.constant, e.vectorized, e.extensions->'` + lore.KeySplit + `',
+    v.model, v.content_hash, v.vector IS NOT NULL`
+
+const (
+	// embeddingCandidatesSQL: $1 server, $2 every entry a candidate, $3
+	// the row limit.
+	embeddingCandidatesSQL = `SELECT ` + candidateColumns + `
+FROM lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
+WHERE e.server_id = $1 AND e.enabled AND NOT e.constant AND (e.vectorized OR $2)
+ORDER BY e.id LIMIT $3`
+	// entryCandidateSQL reads entry $1 with the other parts of its split
+	// group, and its server's semantic settings.
+	entryCandidateSQL = `WITH me AS (
+    SELECT x.server_id, x.lineage_id, x.lorebook_name, x.extensions->'` + lore.KeySplit + `'->>'group' AS g, s.semantic
+    FROM lorebook_entries x JOIN servers s ON s.id = x.server_id WHERE x.id = $1)
+SELECT ` + candidateColumns + `, me.semantic
+FROM me, lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
+WHERE e.server_id = me.server_id AND (e.id = $1 OR (me.g IS NOT NULL AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id
+    AND e.lorebook_name IS NOT DISTINCT FROM me.lorebook_name AND e.extensions->'` + lore.KeySplit + `'->>'group' = me.g))
+ORDER BY e.id`
+	// putVectorSQL stores a vector ($5 bytes, $6 NULL) or an error ($5
+	// NULL, $6 text) of entry $1 of server $2, if the entry still exists.
+	putVectorSQL = `INSERT INTO entry_vectors (entry_id, server_id, model, content_hash, dims, vector, error)
+SELECT e.id, e.server_id, $3, $4, $7, $5, $6 FROM lorebook_entries e WHERE e.id = $1 AND e.server_id = $2
+ON CONFLICT (entry_id) DO UPDATE SET model = EXCLUDED.model, content_hash = EXCLUDED.content_hash,
+    dims = EXCLUDED.dims, vector = EXCLUDED.vector, error = EXCLUDED.error, updated_at = now()`
+	// scopeVectorsSQL: the vectors of server $1's Serverwide entries and
+	// lineage $2's (0: none) under model $3.
+	scopeVectorsSQL = `SELECT v.entry_id, v.content_hash, v.vector FROM entry_vectors v JOIN lorebook_entries e ON e.id = v.entry_id
+WHERE v.server_id = $1 AND v.model = $3 AND v.vector IS NOT NULL
+    AND (e.lineage_id IS NULL OR e.lineage_id = NULLIF($2, 0))`
+)
+
+// vectorRow is the stored vector state of one entry.
+type vectorRow struct {
+	model, hash *string
+	ready       bool
+}
+
+// candidateRows scans rows of candidateColumns (and more, into extra,
+// from the first row) into entries (only the fields a candidate needs)
+// and their vector rows by entry id.
+func candidateRows(rows pgx.Rows, extra ...any) ([]lore.Entry, map[int64]vectorRow, error) {
+	defer rows.Close()
+	var entries []lore.Entry
+	vecs := map[int64]vectorRow{}
+	for rows.Next() {
+		var (
+			e     lore.Entry
+			lin   int64
+			split []byte
+			v     vectorRow
+		)
+		dest := []any{&e.ID, &lin, &e.Collection, &e.Title, &e.Content, &e.Enabled, &e.Constant, &e.Vectorized,
+			&split, &v.model, &v.hash, &v.ready}
+		if err := rows.Scan(append(dest, extra...)...); err != nil {
+			return nil, nil, err
+		}
+		e.Lineage = lore.Lineage(lin)
+		if split != nil {
+			e.Extensions = map[string]json.RawMessage{lore.KeySplit: split}
+		}
+		entries = append(entries, e)
+		vecs[e.ID] = v
+	}
+	return entries, vecs, rows.Err()
+}
+
+// stateOf is a candidate's state under model.
+func stateOf(c semantic.Candidate, v vectorRow, model string) lore.EmbeddingState {
+	if v.model == nil || *v.model != model || *v.hash != c.Hash {
+		return lore.EmbeddingPending
+	}
+	if v.ready {
+		return lore.EmbeddingReady
+	}
+	return lore.EmbeddingFailed
+}
+
+// EmbeddingCandidates returns server's candidates of retrieval by meaning
+// (semantic.Candidates: enabled, not Always On, vectorized or every entry
+// with the server's semanticAllEntries), at most MaxEmbeddingCandidates
+// rows read, each with its state under model, and the server's semantic
+// settings. ErrNotFound for an unknown server.
+func (s *Store) EmbeddingCandidates(ctx context.Context, server, model string) ([]EmbeddingCandidate, lore.SemanticSettings, error) {
+	var set lore.SemanticSettings
+	if err := s.db.QueryRow(ctx, `SELECT semantic FROM servers WHERE id = $1`, server).Scan(&set); err != nil {
+		return nil, set, wrapErr("read semantic settings", err)
+	}
+	rows, err := s.db.Query(ctx, embeddingCandidatesSQL, server, set.AllEntries, MaxEmbeddingCandidates)
+	if err != nil {
+		return nil, set, wrapErr("read embedding candidates", err)
+	}
+	entries, vecs, err := candidateRows(rows)
+	if err != nil {
+		return nil, set, wrapErr("read embedding candidates", err)
+	}
+	cands := semantic.Candidates(entries, set.AllEntries)
+	out := make([]EmbeddingCandidate, len(cands))
+	for i, c := range cands {
+		out[i] = EmbeddingCandidate{Candidate: c, State: stateOf(c, vecs[c.ID], model)}
+	}
+	return out, set, nil
+}
+
+// EmbeddingsStatus counts server's candidates by state under model.
+func (s *Store) EmbeddingsStatus(ctx context.Context, server, model string) (lore.EmbeddingsStatus, error) {
+	cands, _, err := s.EmbeddingCandidates(ctx, server, model)
+	st := lore.EmbeddingsStatus{Model: model}
+	for _, c := range cands {
+		switch c.State {
+		case lore.EmbeddingReady:
+			st.Ready++
+		case lore.EmbeddingFailed:
+			st.Failed++
+		default:
+			st.Pending++
+		}
+	}
+	return st, err
+}
+
+// EntryEmbeddingState is the state of entry id under model; ok is false
+// when the entry is unknown or not a candidate (disabled, Always On, not
+// vectorized without its server's semanticAllEntries) or its server's
+// ranker is LEXICAL or OFF (nothing is sent out for it). The caller has
+// checked that the entry is visible.
+func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string) (state lore.EmbeddingState, ok bool, err error) {
+	rows, err := s.db.Query(ctx, entryCandidateSQL, id)
+	if err != nil {
+		return "", false, wrapErr("read entry embedding", err)
+	}
+	var set lore.SemanticSettings
+	entries, vecs, err := candidateRows(rows, &set)
+	if err != nil {
+		return "", false, wrapErr("read entry embedding", err)
+	}
+	if !set.Ranker.SendsOut() {
+		return "", false, nil
+	}
+	cands := semantic.Candidates(entries, set.AllEntries) // one group: at most one
+	if len(cands) != 1 {
+		return "", false, nil
+	}
+	return stateOf(cands[0], vecs[cands[0].ID], model), true, nil
+}
+
+// PutEntryVectors stores vectors of server's entries under model,
+// replacing what each entry had; an entry deleted meanwhile is skipped.
+// Each vector is checked (semantic.CheckVector) before anything is
+// written.
+func (s *Store) PutEntryVectors(ctx context.Context, server, model string, vs []EntryVector) error {
+	b := &pgx.Batch{}
+	for _, v := range vs {
+		if err := semantic.CheckVector(v.Vector, 0); err != nil {
+			return fmt.Errorf("lore/postgres: store vector of entry %d: %w", v.EntryID, err)
+		}
+		b.Queue(putVectorSQL, v.EntryID, server, model, v.Hash, encodeVector(v.Vector), nil, len(v.Vector))
+	}
+	return wrapErr("store entry vectors", s.db.SendBatch(ctx, b).Close())
+}
+
+// PutEntryVectorError records that the provider refused the text of
+// server's entry id (hash) under model: the entry is FAILED until its text
+// or the model changes. msg is the provider's error (never the text),
+// clipped to 500 bytes.
+func (s *Store) PutEntryVectorError(ctx context.Context, server, model string, id int64, hash, msg string) error {
+	_, err := s.db.Exec(ctx, putVectorSQL, id, server, model, hash, nil, lore.ClipBytes(msg, 500), 0)
+	return wrapErr("store entry vector error", err)
+}
+
+// ScopeVectors returns the stored vectors under model of server's
+// Serverwide entries and of lineage's (0: Serverwide only), with the hash
+// of the text each was computed from, by entry id.
+func (s *Store) ScopeVectors(ctx context.Context, server string, lineage lore.Lineage, model string) (map[int64]EntryVector, error) {
+	rows, err := s.db.Query(ctx, scopeVectorsSQL, server, int64(lineage), model)
+	if err != nil {
+		return nil, wrapErr("read scope vectors", err)
+	}
+	defer rows.Close()
+	out := map[int64]EntryVector{}
+	for rows.Next() {
+		var (
+			v   EntryVector
+			raw []byte
+		)
+		if err := rows.Scan(&v.EntryID, &v.Hash, &raw); err != nil {
+			return nil, wrapErr("read scope vectors", err)
+		}
+		if v.Vector = decodeVector(raw); v.Vector != nil {
+			out[v.EntryID] = v
+		}
+	}
+	return out, wrapErr("read scope vectors", rows.Err())
+}
+
+// encodeVector is v as little-endian float32.
+func encodeVector(v []float32) []byte {
+	out := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(x))
+	}
+	return out
+}
+
+// decodeVector reads encodeVector's bytes; nil for a length that is not a
+// multiple of 4.
+func decodeVector(b []byte) []float32 {
+	if len(b) == 0 || len(b)%4 != 0 {
+		return nil
+	}
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// embeddingServersSQL lists servers (not left) whose ranker may use a
+// provider (AUTO or EMBEDDINGS) and that hold a candidate: an enabled
+// vectorized entry, or any entry with semanticAllEntries; $1 the limit.
+const embeddingServersSQL = `SELECT s.id::text FROM servers s
+WHERE s.left_at IS NULL AND COALESCE(s.semantic->>'ranker', 'AUTO') IN ('AUTO', 'EMBEDDINGS')
+    AND EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.server_id = s.id AND e.enabled AND NOT e.constant
+        AND (e.vectorized OR COALESCE((s.semantic->>'allEntries')::boolean, false)))
+ORDER BY s.id LIMIT $1`
+
+// EmbeddingServers lists at most limit servers that may need embeddings:
+// not left, ranker AUTO or EMBEDDINGS, holding at least one candidate.
+func (s *Store) EmbeddingServers(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.Query(ctx, embeddingServersSQL, limit)
+	if err != nil {
+		return nil, wrapErr("list embedding servers", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, wrapErr("list embedding servers", err)
+}
