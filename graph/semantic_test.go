@@ -157,7 +157,7 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	require.Equal(t, status{Model: "fake-embed", Ready: first.Pending}, *out.Server.EmbeddingsStatus)
-	require.Equal(t, first.Pending, fake.Inputs())
+	require.GreaterOrEqual(t, fake.Inputs(), first.Pending, "the reindex sent every candidate (the start-up sweep may have sent them once more)")
 
 	var p semanticSettingsPayload
 	a.must(serviceKey, qSemanticSettings, map[string]any{"s": server, "r": "LEXICAL"}, "updateServerSettings", &p)

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,41 +15,11 @@ import (
 	"loregate/jobs"
 	"loregate/lore"
 	"loregate/lore/embeddings"
-	"loregate/lore/semantic"
 )
 
 // MaxEmbeddingsTimeout bounds LOREGATE_EMBEDDINGS_TIMEOUT: a turn waits at
 // most this long for the provider before it ranks lexically.
 const MaxEmbeddingsTimeout = 10 * time.Second
-
-// loadEmbeddings reads the LOREGATE_EMBEDDINGS_* variables
-// (docs/configuration.md; docs/operations.md#embeddings). A malformed
-// number or duration is kept in c.err and reported by validate; the rest
-// is checked by validateEmbeddings. The API key is kept only in the
-// returned Config: it never enters logs or errors.
-func (c *config) loadEmbeddings(getenv func(string) string) embeddings.Config {
-	e := embeddings.Config{
-		URL:    strings.TrimRight(strings.TrimSpace(getenv("LOREGATE_EMBEDDINGS_URL")), "/"),
-		Model:  strings.TrimSpace(getenv("LOREGATE_EMBEDDINGS_MODEL")),
-		APIKey: getenv("LOREGATE_EMBEDDINGS_API_KEY"),
-	}
-	if v := strings.TrimSpace(getenv("LOREGATE_EMBEDDINGS_DIMENSIONS")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > semantic.MaxDimensions {
-			c.err = cli.Usagef("LOREGATE_EMBEDDINGS_DIMENSIONS must be a whole number from 1 to %d, got %q", semantic.MaxDimensions, lore.ClipBytes(v, 24))
-		}
-		e.Dimensions = n
-	}
-	e.Timeout = embeddings.DefaultTimeout
-	if v := strings.TrimSpace(getenv("LOREGATE_EMBEDDINGS_TIMEOUT")); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 || d > MaxEmbeddingsTimeout {
-			c.err = cli.Usagef("LOREGATE_EMBEDDINGS_TIMEOUT must be a duration from 1ms to %v such as 800ms, got %q", MaxEmbeddingsTimeout, lore.ClipBytes(v, 24))
-		}
-		e.Timeout = d
-	}
-	return e
-}
 
 // validateEmbeddings checks that the provider is either off (no URL and no
 // model) or fully named: an absolute http or https URL and a model.
