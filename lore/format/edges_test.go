@@ -259,3 +259,72 @@ func TestNovelAIKeySpacesSurviveWorldInfo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"cat"}, res.Book.Entries[0].Keys)
 }
+
+// TestChubHybridMirrorsOnST: a Chub/Venus hybrid world info exported with
+// --to st keeps the card mirror fields of every entry (keys,
+// secondary_keys, id, insertion_order, enabled, case_sensitive) with the
+// values of their world info twins, reads back as a hybrid with the same
+// entries, and an entry edited in loregate carries its edit in both
+// spellings (a hybrid reader prefers the card one). A plain world info
+// file and a card book get no mirror fields.
+func TestChubHybridMirrorsOnST(t *testing.T) {
+	hybrid := `{"name":"Hy","description":"d","is_creation":false,"scan_depth":3,"token_budget":500,"recursive_scanning":false,
+	  "extensions":{"chub":{"x":1}},"entries":{
+	  "0":{"uid":0,"key":["dragon"],"keysecondary":["fire"],"comment":"Dragon","content":"A dragon.","order":100,"disable":false,
+	    "keys":["dragon"],"secondary_keys":["fire"],"id":0,"insertion_order":100,"enabled":true,"case_sensitive":false,"name":"Dragon","priority":10},
+	  "1":{"uid":1,"key":["moon"],"keysecondary":[],"comment":"Moon","content":"The moon.","order":50,"disable":true,
+	    "keys":["moon"],"secondary_keys":[],"id":1,"insertion_order":50,"enabled":false,"case_sensitive":true,"name":"Moon","priority":10}}}`
+	res, err := format.Import("hy.json", []byte(hybrid), format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindChubHybrid, res.Format)
+	out, err := format.ExportST(res.Book)
+	require.NoError(t, err)
+	var file struct{ Entries map[string]map[string]any }
+	require.NoError(t, json.Unmarshal(out, &file))
+	want := map[string]map[string]any{
+		"0": {"keys": []any{"dragon"}, "secondary_keys": []any{"fire"}, "id": 0.0, "insertion_order": 100.0, "enabled": true, "case_sensitive": false},
+		"1": {"keys": []any{"moon"}, "secondary_keys": []any{}, "id": 1.0, "insertion_order": 50.0, "enabled": false, "case_sensitive": true},
+	}
+	for uid, fields := range want {
+		for k, v := range fields {
+			require.Equal(t, v, file.Entries[uid][k], "entry %s field %s", uid, k)
+		}
+	}
+	back, err := format.Import("hy.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, format.KindChubHybrid, back.Format, "still a hybrid")
+	require.Empty(t, back.Report.Warnings)
+	for i := range res.Book.Entries {
+		a, b := res.Book.Entries[i], back.Book.Entries[i]
+		require.Equal(t, a.Keys, b.Keys)
+		require.Equal(t, a.SecondaryKeys, b.SecondaryKeys)
+		require.Equal(t, a.Enabled, b.Enabled)
+		require.Equal(t, a.CaseSensitive, b.CaseSensitive)
+		require.Equal(t, a.Order, b.Order)
+	}
+
+	// An edit made in loregate is written in both spellings.
+	edited := res.Book
+	edited.Entries = append([]lore.Entry(nil), res.Book.Entries...)
+	edited.Entries[0].Keys = []string{"wyrm"}
+	edited.Entries[0].Enabled = false
+	out, err = format.ExportST(edited)
+	require.NoError(t, err)
+	back, err = format.Import("hy.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Equal(t, []string{"wyrm"}, back.Book.Entries[0].Keys)
+	require.False(t, back.Book.Entries[0].Enabled)
+
+	// Plain world info and a card book: no mirror fields.
+	plain, err := format.Import("p.json", []byte(`{"entries":{"0":{"uid":0,"key":["a"],"content":"x","disable":false}}}`), format.Options{})
+	require.NoError(t, err)
+	card, err := format.Import("c.json", []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"C","character_book":{"name":"B","entries":[{"keys":[" a"],"content":"x","enabled":true,"insertion_order":1,"id":3}]}}}`), format.Options{})
+	require.NoError(t, err)
+	for _, b := range []format.Book{plain.Book, card.Book} {
+		out, err := format.ExportST(b)
+		require.NoError(t, err)
+		for _, k := range []string{`"keys"`, `"secondary_keys"`, `"insertion_order"`, `"enabled"`, `"case_sensitive"`} {
+			require.NotContains(t, string(out), k)
+		}
+	}
+}

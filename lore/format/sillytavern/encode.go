@@ -122,6 +122,7 @@ func Encode(book conv.Book) ([]byte, error) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return uids[order[a]] < uids[order[b]] })
+	hybrid := hybridBook(&book)
 	for _, i := range order {
 		e := &book.Entries[i]
 		if d := book.Settings.ScanDepth; d != nil && e.ScanDepth == nil {
@@ -133,6 +134,9 @@ func Encode(book conv.Book) ([]byte, error) {
 			e = &c
 		}
 		eo := EncodeEntry(e, uids[i], i)
+		if hybrid {
+			writeMirrors(eo, e)
+		}
 		b, _ := eo.MarshalJSON()
 		entries.Set(strconv.Itoa(uids[i]), b)
 	}
