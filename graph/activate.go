@@ -158,8 +158,12 @@ func turnRequest(ctx context.Context, in *model.ActivateInput, traced bool) (tur
 		msgs[i] = m.Content
 		size += len(m.Content)
 	}
+	var req turn.Request
+	c, _ := in.Context.ValueOK()
+	g, _ := in.GenerationType.ValueOK()
+	size += contextRequest(&req, in.Messages, c, g)
 	if size > MaxActivateChars {
-		return turn.Request{}, lore.Invalid("messages", "%d bytes of text, at most %d allowed", size, MaxActivateChars)
+		return turn.Request{}, lore.Invalid("messages", "%d bytes of text (messages and context), at most %d allowed", size, MaxActivateChars)
 	}
 	if err := chargeText(ctx, size); err != nil {
 		return turn.Request{}, err
@@ -168,8 +172,8 @@ func turnRequest(ctx context.Context, in *model.ActivateInput, traced bool) (tur
 	if lineage < 0 {
 		return turn.Request{}, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
 	}
-	req := turn.Request{Lineage: lineage, Channel: get(in.ChannelID, ""), ParentChannel: get(in.ParentChannelID, ""),
-		Messages: msgs, Bounds: turn.APIBounds, Trace: traced}
+	req.Lineage, req.Channel, req.ParentChannel = lineage, get(in.ChannelID, ""), get(in.ParentChannelID, "")
+	req.Messages, req.Bounds, req.Trace = msgs, turn.APIBounds, traced
 	if v, ok := in.MessageCount.ValueOK(); ok && v != nil {
 		req.MessageCount = v
 	}
@@ -306,8 +310,9 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 	out := &model.Activation{
 		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
 		Blocks:   blocks,
-		Budget:   model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
-		Passes:   res.Passes,
+		Budget: model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used,
+			ByBook: byBookToModel(&res)},
+		Passes: res.Passes,
 
 		StoreUnavailable: t.unavailable,
 	}
@@ -324,9 +329,11 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 			Content:   a.Content,
 			Tokens:    a.Tokens,
 			Pass:      a.Pass,
+			Position:  positionToModel(a.Position),
 		}
 		out.Admitted[i].TriggeredBy = idOrNil(a.TriggeredBy)
 	}
+	out.Injections, out.Outlets = injectionsToModel(&res)
 	if !t.skipTrace {
 		out.Trace = make([]*model.TraceItem, len(res.Trace))
 	}

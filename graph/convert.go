@@ -29,11 +29,15 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 			Tokenizer:      string(s.Settings.TokenizerOrDefault()),
 			UpdatedAt:      s.SettingsUpdatedAt,
 
-			SemanticRanker:        s.Settings.Semantic.Ranker.OrAuto(),
-			SemanticAllEntries:    s.Settings.Semantic.AllEntries,
-			SemanticMaxEntries:    s.Settings.Semantic.MaxEntriesOrDefault(),
-			SemanticThreshold:     s.Settings.Semantic.ThresholdOrDefault(),
-			SemanticQueryMessages: s.Settings.Semantic.QueryMessagesOrDefault(),
+			SemanticRanker:         s.Settings.Semantic.Ranker.OrAuto(),
+			SemanticAllEntries:     s.Settings.Semantic.AllEntries,
+			SemanticMaxEntries:     s.Settings.Semantic.MaxEntriesOrDefault(),
+			SemanticThreshold:      s.Settings.Semantic.ThresholdOrDefault(),
+			SemanticQueryMessages:  s.Settings.Semantic.QueryMessagesOrDefault(),
+			MinActivations:         s.Settings.MinActivations,
+			MinActivationsDepthMax: s.Settings.MinActivationsDepthMax,
+			MaxEntries:             s.Settings.MaxEntries,
+			IncludeNames:           s.Settings.IncludeNames,
 		},
 		Limits:    limitsModel(lim),
 		CanManage: canManage,
@@ -287,7 +291,8 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 
 func bookSettingsToModel(b lore.BookSettings) model.BookSettings {
 	return model.BookSettings{ScanDepth: b.ScanDepth, BudgetLimit: b.BudgetLimit, Recursive: b.Recursive,
-		MaxRecursionSteps: b.MaxRecursionSteps, CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords}
+		MaxRecursionSteps: b.MaxRecursionSteps, CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords,
+		MaxBudgetShare: b.MaxBudgetShare}
 }
 
 // bookPatchFromInput maps a book settings input to a patch: omitted fields
@@ -297,6 +302,7 @@ func bookPatchFromInput(in *model.BookSettingsInput) lore.BookSettingsPatch {
 		ScanDepth: clearable(in.ScanDepth), BudgetLimit: clearable(in.BudgetLimit),
 		MaxRecursionSteps: clearable(in.MaxRecursionSteps), Recursive: clearable(in.Recursive),
 		CaseSensitive: clearable(in.CaseSensitive), WholeWords: clearable(in.WholeWords),
+		MaxBudgetShare: clearable(in.MaxBudgetShare),
 	}
 }
 
@@ -318,6 +324,11 @@ func settingsPatchFromInput(in *model.UpdateServerSettingsInput) lore.SettingsPa
 		MemoryTagging:  boolPtr(in.MemoryTagging),
 		RegexKeys:      boolPtr(in.RegexKeys),
 		BudgetLimit:    intPtr(in.BudgetLimit),
+
+		MinActivations:         intPtr(in.MinActivations),
+		MinActivationsDepthMax: intPtr(in.MinActivationsDepthMax),
+		MaxEntries:             intPtr(in.MaxEntries),
+		IncludeNames:           boolPtr(in.IncludeNames),
 	}
 	p.ExpectedUpdatedAt = expected(in.ExpectedUpdatedAt)
 	if v, ok := in.BudgetUnit.ValueOK(); ok && v != nil {

@@ -21,15 +21,26 @@ func TestTurnInputEncodingStable(t *testing.T) {
 	in := model.ActivateTurnInput{ServerDiscordID: "111111111111111111", LineageID: graphql.OmittableOf(&n), ChannelID: graphql.OmittableOf(&ch),
 		Messages: []*model.MessageInput{{Content: "hello"}}, TurnID: "t1", MessageCount: 4,
 		Overrides: graphql.OmittableOf(&turn.Overrides{ScanDepth: &d, WholeWords: &b, Random: &f})}
-	data, err := json.Marshal(in)
+	data, err := turnInputJSON(&in)
 	require.NoError(t, err)
 	require.Equal(t, `{"serverDiscordId":"111111111111111111","lineageId":7,"channelId":"123456789012345678","parentChannelId":null,`+
 		`"messages":[{"name":null,"role":null,"content":"hello"}],"names":null,"overrides":{"scanDepth":3,"budget":null,"budgetTokens":null,`+
 		`"recursive":null,"maxRecursionSteps":null,"wholeWords":true,"caseSensitive":null,"channelScoping":null,"random":0.25},"turnId":"t1","messageCount":4}`,
 		string(data))
 	in.Overrides = graphql.Omittable[*turn.Overrides]{}
-	data, err = json.Marshal(in)
+	data, err = turnInputJSON(&in)
 	require.NoError(t, err)
 	require.Equal(t, `{"serverDiscordId":"111111111111111111","lineageId":7,"channelId":"123456789012345678","parentChannelId":null,`+
 		`"messages":[{"name":null,"role":null,"content":"hello"}],"names":null,"overrides":null,"turnId":"t1","messageCount":4}`, string(data))
+	// A turn with a generation type hashes it (another turn than one without).
+	g := model.GenerationTypeContinue
+	in.GenerationType = graphql.OmittableOf(&g)
+	data, err = turnInputJSON(&in)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"generationType":"CONTINUE"`)
+	// The new overrides are left out while unset (omitempty).
+	in.Overrides = graphql.OmittableOf(&turn.Overrides{})
+	data, err = json.Marshal(in.Overrides.Value())
+	require.NoError(t, err)
+	require.NotContains(t, string(data), "minActivations")
 }

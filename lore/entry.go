@@ -366,6 +366,9 @@ type ServerSettings struct {
 	Tokenizer TokenizerName `json:"tokenizer,omitempty"`
 	// Semantic is retrieval by meaning (docs/contract.md#semantic).
 	Semantic SemanticSettings `json:"semantic,omitzero"`
+	// Selection are the server's selection controls (docs/authoring.md
+	// "Selection controls"); the zero value changes nothing.
+	Selection
 }
 
 // SettingsPatch is a partial settings update; nil fields keep their value.
@@ -379,6 +382,9 @@ type SettingsPatch struct {
 	Tokenizer                                *TokenizerName
 	// Semantic changes the settings of retrieval by meaning.
 	Semantic SemanticPatch
+	// The selection controls; nil keeps the stored value.
+	MinActivations, MinActivationsDepthMax, MaxEntries *int
+	IncludeNames                                       *bool
 	// ExpectedUpdatedAt, when set, is Server.SettingsUpdatedAt as the
 	// caller read it: a different stored value fails the write with a
 	// *StaleError (CheckUpdatedAt). Apply ignores it.
@@ -405,6 +411,15 @@ func (p SettingsPatch) Apply(s ServerSettings) ServerSettings {
 		s.Tokenizer = *p.Tokenizer
 	}
 	s.Semantic = p.Semantic.Apply(s.Semantic)
+	set(&s.IncludeNames, p.IncludeNames)
+	for _, f := range []struct {
+		dst *int
+		v   *int
+	}{{&s.MinActivations, p.MinActivations}, {&s.MinActivationsDepthMax, p.MinActivationsDepthMax}, {&s.MaxEntries, p.MaxEntries}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
 	return s
 }
 
@@ -443,8 +458,9 @@ func (s ServerSettings) Limit() int {
 }
 
 // Validate checks the budget unit, limit and tokenizer; "" and 0 mean the
-// defaults. The error is an *InvalidError naming budgetUnit, budgetLimit
-// or tokenizer, with every other failing one in its Others.
+// defaults; and the selection controls' ranges (Selection). The error is
+// an *InvalidError naming budgetUnit, budgetLimit, tokenizer or a
+// selection control, with every other failing one in its Others.
 func (s ServerSettings) Validate() error {
 	var fe FieldErrors
 	if s.BudgetUnit != "" && !s.BudgetUnit.Valid() {
@@ -457,5 +473,6 @@ func (s ServerSettings) Validate() error {
 		fe.Add(s.Unit().CheckLimit("budgetLimit", s.BudgetLimit))
 	}
 	fe.Add(s.Semantic.Validate())
+	s.Selection.validate(&fe)
 	return fe.Err()
 }

@@ -175,6 +175,70 @@ func (ec *executionContext) fieldContext_Activation_passes(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Activation", field, false, false, "Int")
 }
 
+func (ec *executionContext) _Activation_injections(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activation_injections(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Injections, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Injection) graphql.Marshaler {
+			return ec.marshalNInjection2ᚕᚖloregateᚋgraphᚋmodelᚐInjectionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activation_injections(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Activation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Injection(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Activation_outlets(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activation_outlets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outlets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Outlet) graphql.Marshaler {
+			return ec.marshalNOutlet2ᚕᚖloregateᚋgraphᚋmodelᚐOutletᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activation_outlets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Activation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Outlet(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Activation_storeUnavailable(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -382,6 +446,153 @@ func (ec *executionContext) fieldContext_AdmittedEntry_triggeredBy(_ context.Con
 	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "ID")
 }
 
+func (ec *executionContext) _AdmittedEntry_position(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdmittedEntry_position(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Position, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntryPosition) graphql.Marshaler {
+			return ec.marshalNEntryPosition2loregateᚋgraphᚋmodelᚐEntryPosition(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AdmittedEntry_position(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AdmittedEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EntryPosition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BookBudget_collectionId(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_collectionId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CollectionID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_collectionId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "ID")
+}
+
+func (ec *executionContext) _BookBudget_lineageId(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_lineageId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LineageID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int64) graphql.Marshaler {
+			return ec.marshalOInt642ᚖint64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_lineageId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "Int64")
+}
+
+func (ec *executionContext) _BookBudget_name(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "String")
+}
+
+func (ec *executionContext) _BookBudget_used(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_used(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Used, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BookBudget_entries(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Budget_unit(ctx context.Context, field graphql.CollectedField, obj *model.Budget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -449,6 +660,222 @@ func (ec *executionContext) _Budget_used(ctx context.Context, field graphql.Coll
 }
 func (ec *executionContext) fieldContext_Budget_used(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Budget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Budget_byBook(ctx context.Context, field graphql.CollectedField, obj *model.Budget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Budget_byBook(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByBook, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BookBudget) graphql.Marshaler {
+			return ec.marshalNBookBudget2ᚕᚖloregateᚋgraphᚋmodelᚐBookBudgetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Budget_byBook(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Budget",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BookBudget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Injection_kind(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.PositionKind) graphql.Marshaler {
+			return ec.marshalNPositionKind2loregateᚋgraphᚋmodelᚐPositionKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "PositionKind")
+}
+
+func (ec *executionContext) _Injection_depth(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_depth(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Depth, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_depth(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Injection_role(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Role) graphql.Marshaler {
+			return ec.marshalORole2ᚖloregateᚋgraphᚋmodelᚐRole(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Injection_outlet(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_outlet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outlet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_outlet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "String")
+}
+
+func (ec *executionContext) _Injection_text(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "String")
+}
+
+func (ec *executionContext) _Injection_entryIds(ctx context.Context, field graphql.CollectedField, obj *model.Injection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Injection_entryIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntryIds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Injection_entryIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Injection", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Outlet_name(ctx context.Context, field graphql.CollectedField, obj *model.Outlet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Outlet_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Outlet_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Outlet", field, false, false, "String")
+}
+
+func (ec *executionContext) _Outlet_text(ctx context.Context, field graphql.CollectedField, obj *model.Outlet) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Outlet_text(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Text, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Outlet_text(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Outlet", field, false, false, "String")
 }
 
 func (ec *executionContext) _PromptBlock_tag(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlock) (ret graphql.Marshaler) {
@@ -719,7 +1146,7 @@ func (ec *executionContext) unmarshalInputActivateInput(ctx context.Context, obj
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides", "messageCount"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides", "messageCount", "context", "generationType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -782,6 +1209,20 @@ func (ec *executionContext) unmarshalInputActivateInput(ctx context.Context, obj
 				return it, err
 			}
 			it.MessageCount = graphql.OmittableOf(data)
+		case "context":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("context"))
+			data, err := ec.unmarshalOActivationContextInput2ᚖloregateᚋgraphᚋmodelᚐActivationContextInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Context = graphql.OmittableOf(data)
+		case "generationType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generationType"))
+			data, err := ec.unmarshalOGenerationType2ᚖloregateᚋgraphᚋmodelᚐGenerationType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GenerationType = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -799,6 +1240,55 @@ func UnmarshalActivateInput(ctx context.Context, raw any) (model.ActivateInput, 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputActivationContextInput(ctx context.Context, obj any) (model.ActivationContextInput, error) {
+	var it model.ActivationContextInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"character", "persona"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "character":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("character"))
+			data, err := ec.unmarshalOCharacterContextInput2ᚖloregateᚋgraphᚋmodelᚐCharacterContextInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Character = graphql.OmittableOf(data)
+		case "persona":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("persona"))
+			data, err := ec.unmarshalOPersonaContextInput2ᚖloregateᚋgraphᚋmodelᚐPersonaContextInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Persona = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalActivationContextInput unmarshals raw into the ActivationContextInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalActivationContextInput(ctx context.Context, raw any) (model.ActivationContextInput, error) {
+	var out model.ActivationContextInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ActivationContextInput", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Context, obj any) (turn.Overrides, error) {
 	var it turn.Overrides
 	if obj == nil {
@@ -810,7 +1300,7 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random"}
+	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random", "includeNames", "minActivations", "minActivationsDepthMax", "maxEntries"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -880,6 +1370,34 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 				return it, err
 			}
 			it.Random = data
+		case "includeNames":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeNames"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeNames = data
+		case "minActivations":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minActivations"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinActivations = data
+		case "minActivationsDepthMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minActivationsDepthMax"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinActivationsDepthMax = data
+		case "maxEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxEntries"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxEntries = data
 		}
 	}
 	return it, nil
@@ -894,6 +1412,90 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 func UnmarshalActivationOverrides(ctx context.Context, raw any) (turn.Overrides, error) {
 	var out turn.Overrides
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ActivationOverrides", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCharacterContextInput(ctx context.Context, obj any) (model.CharacterContextInput, error) {
+	var it model.CharacterContextInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "tags", "description", "personality", "scenario", "creatorNotes", "depthPrompt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		case "personality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("personality"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Personality = graphql.OmittableOf(data)
+		case "scenario":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scenario"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scenario = graphql.OmittableOf(data)
+		case "creatorNotes":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("creatorNotes"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatorNotes = graphql.OmittableOf(data)
+		case "depthPrompt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("depthPrompt"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DepthPrompt = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCharacterContextInput unmarshals raw into the CharacterContextInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCharacterContextInput(ctx context.Context, raw any) (model.CharacterContextInput, error) {
+	var out model.CharacterContextInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CharacterContextInput", raw, &out)
 	return out, err
 }
 
@@ -1009,6 +1611,55 @@ func UnmarshalNamesInput(ctx context.Context, raw any) (model.NamesInput, error)
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputPersonaContextInput(ctx context.Context, obj any) (model.PersonaContextInput, error) {
+	var it model.PersonaContextInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = graphql.OmittableOf(data)
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = graphql.OmittableOf(data)
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPersonaContextInput unmarshals raw into the PersonaContextInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPersonaContextInput(ctx context.Context, raw any) (model.PersonaContextInput, error) {
+	var out model.PersonaContextInput
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PersonaContextInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -1050,6 +1701,16 @@ func (ec *executionContext) _Activation(ctx context.Context, sel ast.SelectionSe
 			}
 		case "passes":
 			out.Values[i] = ec._Activation_passes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "injections":
+			out.Values[i] = ec._Activation_injections(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outlets":
+			out.Values[i] = ec._Activation_outlets(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1126,6 +1787,64 @@ func (ec *executionContext) _AdmittedEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "position":
+			out.Values[i] = ec._AdmittedEntry_position(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var bookBudgetImplementors = []string{"BookBudget"}
+
+func (ec *executionContext) _BookBudget(ctx context.Context, sel ast.SelectionSet, obj *model.BookBudget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, bookBudgetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BookBudget")
+		case "collectionId":
+			out.Values[i] = ec._BookBudget_collectionId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lineageId":
+			out.Values[i] = ec._BookBudget_lineageId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._BookBudget_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "used":
+			out.Values[i] = ec._BookBudget_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entries":
+			out.Values[i] = ec._BookBudget_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1166,6 +1885,107 @@ func (ec *executionContext) _Budget(ctx context.Context, sel ast.SelectionSet, o
 			}
 		case "used":
 			out.Values[i] = ec._Budget_used(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byBook":
+			out.Values[i] = ec._Budget_byBook(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var injectionImplementors = []string{"Injection"}
+
+func (ec *executionContext) _Injection(ctx context.Context, sel ast.SelectionSet, obj *model.Injection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, injectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Injection")
+		case "kind":
+			out.Values[i] = ec._Injection_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "depth":
+			out.Values[i] = ec._Injection_depth(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Injection_role(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "outlet":
+			out.Values[i] = ec._Injection_outlet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Injection_text(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entryIds":
+			out.Values[i] = ec._Injection_entryIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var outletImplementors = []string{"Outlet"}
+
+func (ec *executionContext) _Outlet(ctx context.Context, sel ast.SelectionSet, obj *model.Outlet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, outletImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Outlet")
+		case "name":
+			out.Values[i] = ec._Outlet_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "text":
+			out.Values[i] = ec._Outlet_text(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1352,8 +2172,56 @@ func (ec *executionContext) marshalNAdmittedEntry2ᚖloregateᚋgraphᚋmodelᚐ
 	return ec._AdmittedEntry(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBookBudget2ᚕᚖloregateᚋgraphᚋmodelᚐBookBudgetᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BookBudget) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBookBudget2ᚖloregateᚋgraphᚋmodelᚐBookBudget(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBookBudget2ᚖloregateᚋgraphᚋmodelᚐBookBudget(ctx context.Context, sel ast.SelectionSet, v *model.BookBudget) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BookBudget!")
+		return graphql.Null
+	}
+	return ec._BookBudget(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBudget2loregateᚋgraphᚋmodelᚐBudget(ctx context.Context, sel ast.SelectionSet, v model.Budget) graphql.Marshaler {
 	return ec._Budget(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNInjection2ᚕᚖloregateᚋgraphᚋmodelᚐInjectionᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Injection) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNInjection2ᚖloregateᚋgraphᚋmodelᚐInjection(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNInjection2ᚖloregateᚋgraphᚋmodelᚐInjection(ctx context.Context, sel ast.SelectionSet, v *model.Injection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Injection!")
+		return graphql.Null
+	}
+	return ec._Injection(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNMessageInput2ᚕᚖloregateᚋgraphᚋmodelᚐMessageInputᚄ(ctx context.Context, v any) ([]*model.MessageInput, error) {
@@ -1373,6 +2241,30 @@ func (ec *executionContext) unmarshalNMessageInput2ᚕᚖloregateᚋgraphᚋmode
 func (ec *executionContext) unmarshalNMessageInput2ᚖloregateᚋgraphᚋmodelᚐMessageInput(ctx context.Context, v any) (*model.MessageInput, error) {
 	res, err := ec.unmarshalInputMessageInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNOutlet2ᚕᚖloregateᚋgraphᚋmodelᚐOutletᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Outlet) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOutlet2ᚖloregateᚋgraphᚋmodelᚐOutlet(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOutlet2ᚖloregateᚋgraphᚋmodelᚐOutlet(ctx context.Context, sel ast.SelectionSet, v *model.Outlet) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Outlet!")
+		return graphql.Null
+	}
+	return ec._Outlet(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNPromptBlock2ᚕᚖloregateᚋgraphᚋmodelᚐPromptBlockᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PromptBlock) graphql.Marshaler {
@@ -1430,6 +2322,14 @@ func (ec *executionContext) marshalOActivation2ᚖloregateᚋgraphᚋmodelᚐAct
 	return ec._Activation(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOActivationContextInput2ᚖloregateᚋgraphᚋmodelᚐActivationContextInput(ctx context.Context, v any) (*model.ActivationContextInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputActivationContextInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOActivationOverrides2ᚖloregateᚋloreᚋturnᚐOverrides(ctx context.Context, v any) (*turn.Overrides, error) {
 	if v == nil {
 		return nil, nil
@@ -1438,11 +2338,27 @@ func (ec *executionContext) unmarshalOActivationOverrides2ᚖloregateᚋloreᚋt
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalOCharacterContextInput2ᚖloregateᚋgraphᚋmodelᚐCharacterContextInput(ctx context.Context, v any) (*model.CharacterContextInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCharacterContextInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalONamesInput2ᚖloregateᚋgraphᚋmodelᚐNamesInput(ctx context.Context, v any) (*model.NamesInput, error) {
 	if v == nil {
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputNamesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOPersonaContextInput2ᚖloregateᚋgraphᚋmodelᚐPersonaContextInput(ctx context.Context, v any) (*model.PersonaContextInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPersonaContextInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

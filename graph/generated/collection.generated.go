@@ -263,6 +263,29 @@ func (ec *executionContext) fieldContext_BookSettings_wholeWords(_ context.Conte
 	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _BookSettings_maxBudgetShare(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_maxBudgetShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxBudgetShare, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_maxBudgetShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Collection_id(ctx context.Context, field graphql.CollectedField, obj *model.Collection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1008,7 +1031,7 @@ func (ec *executionContext) unmarshalInputBookSettingsInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budgetLimit", "recursive", "maxRecursionSteps", "caseSensitive", "wholeWords"}
+	fieldsInOrder := [...]string{"scanDepth", "budgetLimit", "recursive", "maxRecursionSteps", "caseSensitive", "wholeWords", "maxBudgetShare"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1057,6 +1080,13 @@ func (ec *executionContext) unmarshalInputBookSettingsInput(ctx context.Context,
 				return it, err
 			}
 			it.WholeWords = graphql.OmittableOf(data)
+		case "maxBudgetShare":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxBudgetShare"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxBudgetShare = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1607,6 +1637,11 @@ func (ec *executionContext) _BookSettings(ctx context.Context, sel ast.Selection
 			}
 		case "wholeWords":
 			out.Values[i] = ec._BookSettings_wholeWords(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "maxBudgetShare":
+			out.Values[i] = ec._BookSettings_maxBudgetShare(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

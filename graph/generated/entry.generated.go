@@ -3567,6 +3567,22 @@ func (ec *executionContext) marshalOGenerationType2ᚕloregateᚋgraphᚋmodel�
 	return ret
 }
 
+func (ec *executionContext) unmarshalOGenerationType2ᚖloregateᚋgraphᚋmodelᚐGenerationType(ctx context.Context, v any) (*model.GenerationType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.GenerationType)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOGenerationType2ᚖloregateᚋgraphᚋmodelᚐGenerationType(ctx context.Context, sel ast.SelectionSet, v *model.GenerationType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOPlacement2ᚖloregateᚋgraphᚋmodelᚐPlacement(ctx context.Context, v any) (*model.Placement, error) {
 	if v == nil {
 		return nil, nil

@@ -45,6 +45,8 @@ type ComplexityRoot struct {
 		Admitted         func(childComplexity int) int
 		Blocks           func(childComplexity int) int
 		Budget           func(childComplexity int) int
+		Injections       func(childComplexity int) int
+		Outlets          func(childComplexity int) int
 		Passes           func(childComplexity int) int
 		StoreUnavailable func(childComplexity int) int
 		Trace            func(childComplexity int) int
@@ -64,6 +66,7 @@ type ComplexityRoot struct {
 		ID          func(childComplexity int) int
 		Pass        func(childComplexity int) int
 		Placement   func(childComplexity int) int
+		Position    func(childComplexity int) int
 		Title       func(childComplexity int) int
 		Tokens      func(childComplexity int) int
 		TriggeredBy func(childComplexity int) int
@@ -97,9 +100,18 @@ type ComplexityRoot struct {
 		Preview func(childComplexity int) int
 	}
 
+	BookBudget struct {
+		CollectionID func(childComplexity int) int
+		Entries      func(childComplexity int) int
+		LineageID    func(childComplexity int) int
+		Name         func(childComplexity int) int
+		Used         func(childComplexity int) int
+	}
+
 	BookSettings struct {
 		BudgetLimit       func(childComplexity int) int
 		CaseSensitive     func(childComplexity int) int
+		MaxBudgetShare    func(childComplexity int) int
 		MaxRecursionSteps func(childComplexity int) int
 		Recursive         func(childComplexity int) int
 		ScanDepth         func(childComplexity int) int
@@ -107,9 +119,10 @@ type ComplexityRoot struct {
 	}
 
 	Budget struct {
-		Limit func(childComplexity int) int
-		Unit  func(childComplexity int) int
-		Used  func(childComplexity int) int
+		ByBook func(childComplexity int) int
+		Limit  func(childComplexity int) int
+		Unit   func(childComplexity int) int
+		Used   func(childComplexity int) int
 	}
 
 	BulkEntriesPayload struct {
@@ -399,6 +412,15 @@ type ComplexityRoot struct {
 		Title  func(childComplexity int) int
 	}
 
+	Injection struct {
+		Depth    func(childComplexity int) int
+		EntryIds func(childComplexity int) int
+		Kind     func(childComplexity int) int
+		Outlet   func(childComplexity int) int
+		Role     func(childComplexity int) int
+		Text     func(childComplexity int) int
+	}
+
 	Job struct {
 		Artifact        func(childComplexity int) int
 		Attempt         func(childComplexity int) int
@@ -524,6 +546,11 @@ type ComplexityRoot struct {
 	NotConvertedMemory struct {
 		Reason func(childComplexity int) int
 		Source func(childComplexity int) int
+	}
+
+	Outlet struct {
+		Name func(childComplexity int) int
+		Text func(childComplexity int) int
 	}
 
 	PageInfo struct {
@@ -713,18 +740,22 @@ type ComplexityRoot struct {
 	}
 
 	ServerSettings struct {
-		BudgetLimit           func(childComplexity int) int
-		BudgetUnit            func(childComplexity int) int
-		ChannelScoping        func(childComplexity int) int
-		MemoryTagging         func(childComplexity int) int
-		RegexKeys             func(childComplexity int) int
-		SemanticAllEntries    func(childComplexity int) int
-		SemanticMaxEntries    func(childComplexity int) int
-		SemanticQueryMessages func(childComplexity int) int
-		SemanticRanker        func(childComplexity int) int
-		SemanticThreshold     func(childComplexity int) int
-		Tokenizer             func(childComplexity int) int
-		UpdatedAt             func(childComplexity int) int
+		BudgetLimit            func(childComplexity int) int
+		BudgetUnit             func(childComplexity int) int
+		ChannelScoping         func(childComplexity int) int
+		IncludeNames           func(childComplexity int) int
+		MaxEntries             func(childComplexity int) int
+		MemoryTagging          func(childComplexity int) int
+		MinActivations         func(childComplexity int) int
+		MinActivationsDepthMax func(childComplexity int) int
+		RegexKeys              func(childComplexity int) int
+		SemanticAllEntries     func(childComplexity int) int
+		SemanticMaxEntries     func(childComplexity int) int
+		SemanticQueryMessages  func(childComplexity int) int
+		SemanticRanker         func(childComplexity int) int
+		SemanticThreshold      func(childComplexity int) int
+		Tokenizer              func(childComplexity int) int
+		UpdatedAt              func(childComplexity int) int
 	}
 
 	SettingCount struct {
@@ -844,6 +875,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Activation.Budget(childComplexity), true
+	case "Activation.injections":
+		if e.ComplexityRoot.Activation.Injections == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activation.Injections(childComplexity), true
+	case "Activation.outlets":
+		if e.ComplexityRoot.Activation.Outlets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activation.Outlets(childComplexity), true
 	case "Activation.passes":
 		if e.ComplexityRoot.Activation.Passes == nil {
 			break
@@ -924,6 +967,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdmittedEntry.Placement(childComplexity), true
+	case "AdmittedEntry.position":
+		if e.ComplexityRoot.AdmittedEntry.Position == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdmittedEntry.Position(childComplexity), true
 	case "AdmittedEntry.title":
 		if e.ComplexityRoot.AdmittedEntry.Title == nil {
 			break
@@ -1043,6 +1092,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BackupPreviewPayload.Preview(childComplexity), true
 
+	case "BookBudget.collectionId":
+		if e.ComplexityRoot.BookBudget.CollectionID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.CollectionID(childComplexity), true
+	case "BookBudget.entries":
+		if e.ComplexityRoot.BookBudget.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.Entries(childComplexity), true
+	case "BookBudget.lineageId":
+		if e.ComplexityRoot.BookBudget.LineageID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.LineageID(childComplexity), true
+	case "BookBudget.name":
+		if e.ComplexityRoot.BookBudget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.Name(childComplexity), true
+	case "BookBudget.used":
+		if e.ComplexityRoot.BookBudget.Used == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.Used(childComplexity), true
+
 	case "BookSettings.budgetLimit":
 		if e.ComplexityRoot.BookSettings.BudgetLimit == nil {
 			break
@@ -1055,6 +1135,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BookSettings.CaseSensitive(childComplexity), true
+	case "BookSettings.maxBudgetShare":
+		if e.ComplexityRoot.BookSettings.MaxBudgetShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.MaxBudgetShare(childComplexity), true
 	case "BookSettings.maxRecursionSteps":
 		if e.ComplexityRoot.BookSettings.MaxRecursionSteps == nil {
 			break
@@ -1080,6 +1166,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BookSettings.WholeWords(childComplexity), true
 
+	case "Budget.byBook":
+		if e.ComplexityRoot.Budget.ByBook == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Budget.ByBook(childComplexity), true
 	case "Budget.limit":
 		if e.ComplexityRoot.Budget.Limit == nil {
 			break
@@ -2355,6 +2447,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.InertEntry.Title(childComplexity), true
 
+	case "Injection.depth":
+		if e.ComplexityRoot.Injection.Depth == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.Depth(childComplexity), true
+	case "Injection.entryIds":
+		if e.ComplexityRoot.Injection.EntryIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.EntryIds(childComplexity), true
+	case "Injection.kind":
+		if e.ComplexityRoot.Injection.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.Kind(childComplexity), true
+	case "Injection.outlet":
+		if e.ComplexityRoot.Injection.Outlet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.Outlet(childComplexity), true
+	case "Injection.role":
+		if e.ComplexityRoot.Injection.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.Role(childComplexity), true
+	case "Injection.text":
+		if e.ComplexityRoot.Injection.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Injection.Text(childComplexity), true
+
 	case "Job.artifact":
 		if e.ComplexityRoot.Job.Artifact == nil {
 			break
@@ -3157,6 +3286,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.NotConvertedMemory.Source(childComplexity), true
 
+	case "Outlet.name":
+		if e.ComplexityRoot.Outlet.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Outlet.Name(childComplexity), true
+	case "Outlet.text":
+		if e.ComplexityRoot.Outlet.Text == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Outlet.Text(childComplexity), true
+
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
 			break
@@ -3947,12 +4089,36 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ServerSettings.ChannelScoping(childComplexity), true
+	case "ServerSettings.includeNames":
+		if e.ComplexityRoot.ServerSettings.IncludeNames == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.IncludeNames(childComplexity), true
+	case "ServerSettings.maxEntries":
+		if e.ComplexityRoot.ServerSettings.MaxEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.MaxEntries(childComplexity), true
 	case "ServerSettings.memoryTagging":
 		if e.ComplexityRoot.ServerSettings.MemoryTagging == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ServerSettings.MemoryTagging(childComplexity), true
+	case "ServerSettings.minActivations":
+		if e.ComplexityRoot.ServerSettings.MinActivations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.MinActivations(childComplexity), true
+	case "ServerSettings.minActivationsDepthMax":
+		if e.ComplexityRoot.ServerSettings.MinActivationsDepthMax == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.MinActivationsDepthMax(childComplexity), true
 	case "ServerSettings.regexKeys":
 		if e.ComplexityRoot.ServerSettings.RegexKeys == nil {
 			break
@@ -4274,10 +4440,12 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("ActivateInput", ec.unmarshalInputActivateInput),
 			graphql.NewInputUnmarshaler("ActivateTurnInput", ec.unmarshalInputActivateTurnInput),
+			graphql.NewInputUnmarshaler("ActivationContextInput", ec.unmarshalInputActivationContextInput),
 			graphql.NewInputUnmarshaler("ActivationOverrides", ec.unmarshalInputActivationOverrides),
 			graphql.NewInputUnmarshaler("AssemblePromptInput", ec.unmarshalInputAssemblePromptInput),
 			graphql.NewInputUnmarshaler("BookRefInput", ec.unmarshalInputBookRefInput),
 			graphql.NewInputUnmarshaler("BookSettingsInput", ec.unmarshalInputBookSettingsInput),
+			graphql.NewInputUnmarshaler("CharacterContextInput", ec.unmarshalInputCharacterContextInput),
 			graphql.NewInputUnmarshaler("CharacterFilterInput", ec.unmarshalInputCharacterFilterInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
@@ -4302,6 +4470,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
 			graphql.NewInputUnmarshaler("MoveEntriesInput", ec.unmarshalInputMoveEntriesInput),
 			graphql.NewInputUnmarshaler("NamesInput", ec.unmarshalInputNamesInput),
+			graphql.NewInputUnmarshaler("PersonaContextInput", ec.unmarshalInputPersonaContextInput),
 			graphql.NewInputUnmarshaler("PreviewWorkspaceBackupInput", ec.unmarshalInputPreviewWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("ProposeEntryChangeInput", ec.unmarshalInputProposeEntryChangeInput),
 			graphql.NewInputUnmarshaler("ReconcileServersInput", ec.unmarshalInputReconcileServersInput),
@@ -4439,6 +4608,42 @@ input ActivationOverrides {
   channelScoping: Boolean
   "A fixed chance draw in [0, 1), for reproducible previews."
   random: Float
+  "Scan each message as \"Name: content\" where the message has a name (SillyTavern's include names)."
+  includeNames: Boolean
+  "Scan one message deeper at a time until this many entries fired, 0-1000 (0 = off)."
+  minActivations: Int
+  "The most messages that sweep scans, 0-1000 (0 = the whole chat)."
+  minActivationsDepthMax: Int
+  "Cap on admitted keyword and chance entries, 0-1000 (0 = none); constants, sticky and ignoreBudget entries are not counted."
+  maxEntries: Int
+}
+
+"""
+The request's context sources (docs/authoring.md "Context sources"): the
+character filter reads character.name and character.tags; entries with match
+flags also scan the texts. names stays the source of macro names.
+"""
+input ActivationContextInput {
+  character: CharacterContextInput
+  persona: PersonaContextInput
+}
+
+input CharacterContextInput {
+  "Compared exactly with characterFilter.names; at most 100 characters."
+  name: String
+  "Compared exactly with characterFilter.tags; at most 100 tags."
+  tags: [String!]
+  description: String
+  personality: String
+  scenario: String
+  creatorNotes: String
+  "The character's note (SillyTavern's depth prompt)."
+  depthPrompt: String
+}
+
+input PersonaContextInput {
+  name: String
+  description: String
 }
 
 input ActivateInput {
@@ -4456,6 +4661,10 @@ input ActivateInput {
   (docs/turns.md); a dry run reads the conversation's turn state with it.
   """
   messageCount: Int
+  "Context sources for character filters and match flags; the texts count toward the request's text budget."
+  context: ActivationContextInput
+  "The kind of generation (default NORMAL): entries whose generationTypes do not list it are filtered_generation_type."
+  generationType: GenerationType
 }
 
 enum ActivationGroup {
@@ -4476,6 +4685,47 @@ type AdmittedEntry {
   pass: Int!
   "The admitted entry whose content activated this one in a recursive pass."
   triggeredBy: ID
+  "Where it goes, decorators applied (@@reverse_depth resolved for this turn)."
+  position: EntryPosition!
+}
+
+"""
+The joined text of the admitted entries of one (kind, depth, role, outlet),
+for the kinds that leave the two blocks: AN_TOP, AN_BOTTOM, AT_DEPTH, EM_TOP,
+EM_BOTTOM, OUTLET. Entries are joined with newlines in SillyTavern's order for
+the kind: ascending insertion order, but highest first for EM_TOP and OUTLET.
+"""
+type Injection {
+  kind: PositionKind!
+  "Set for AT_DEPTH: messages before the end of the history (0 = after the last)."
+  depth: Int
+  "Set for AT_DEPTH."
+  role: Role
+  "Set for OUTLET."
+  outlet: String
+  text: String!
+  "The entries joined, in the order of text."
+  entryIds: [ID!]!
+}
+
+"The text of one named outlet, for callers that resolve {{outlet::NAME}} themselves."
+type Outlet {
+  name: String!
+  text: String!
+}
+
+"What one book's admitted entries took from the budget."
+type BookBudget {
+  "The Serverwide collection; null for the persona book."
+  collectionId: ID
+  "The persona lineage; null for a collection."
+  lineageId: Int64
+  "The collection's name, or the persona's display name (empty when unknown)."
+  name: String!
+  "Budget used, in the budget's unit (ignoreBudget entries count 0)."
+  used: Int!
+  "Admitted entries of the book."
+  entries: Int!
 }
 
 type PromptBlock {
@@ -4491,6 +4741,8 @@ type Budget {
   unit: String!
   limit: Int!
   used: Int!
+  "Who used the budget: the books that admitted an entry, in the order they first did."
+  byBook: [BookBudget!]!
 }
 
 type TraceItem {
@@ -4500,7 +4752,8 @@ type TraceItem {
   admitted, disabled, gated_server, gated_lineage, gated_collection,
   gated_channel, no_key_match, secondary_logic_failed, chance_failed,
   over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
-  decorator_blocked, cooldown, delayed.
+  decorator_blocked, cooldown, delayed, regex_budget_exhausted, filtered_character,
+  filtered_generation_type, over_entry_cap.
   """
   verdict: String!
   "Why, in English."
@@ -4510,7 +4763,7 @@ type TraceItem {
   render in the member's language with params.
   """
   reason: String!
-  "The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget)."
+  "The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget and over_entry_cap)."
   params: JSON
   "The pass in which the verdict was reached; 0 when a gate decided before any pass."
   pass: Int!
@@ -4523,8 +4776,12 @@ type Activation {
   blocks: [PromptBlock!]!
   budget: Budget!
   trace: [TraceItem!]!
-  "Passes run: 1 without recursion."
+  "Passes run: 1 without recursion (min-activations passes included)."
   passes: Int!
+  "The admitted entries that leave the two blocks, grouped by kind, depth, role and outlet (docs/api.md \"Positions\")."
+  injections: [Injection!]!
+  "The OUTLET injections by name ({{outlet::NAME}}); an outlet nothing fired for is absent (it resolves to \"\")."
+  outlets: [Outlet!]!
   """
   True when the lore store could not be read: the turn goes on with no lore
   (docs/contract.md#results: runtime read failures return an empty list) and the failure is
@@ -4690,6 +4947,8 @@ type BookSettings {
   caseSensitive: Boolean
   "Default for entries without their own; null inherits (whole words)."
   wholeWords: Boolean
+  "The most this book's entries may take of the turn's shared budget, a percent 1-100 (docs/authoring.md \"Selection controls\"); null = no share of its own."
+  maxBudgetShare: Int
 }
 
 "A change of book settings: omitted fields keep their value, explicit null clears (inherit)."
@@ -4700,6 +4959,7 @@ input BookSettingsInput {
   maxRecursionSteps: Int
   caseSensitive: Boolean
   wholeWords: Boolean
+  maxBudgetShare: Int
 }
 
 input UpdateCollectionSettingsInput {
@@ -6022,6 +6282,14 @@ type ServerSettings {
   budgetLimit: Int!
   "The tokenizer of token budgets: o200k_base (default) or cl100k_base."
   tokenizer: String!
+  "Scan one message deeper at a time until this many entries fired, 0-1000 (0 = off; docs/authoring.md \"Selection controls\")."
+  minActivations: Int!
+  "The most messages the min-activations sweep scans, 0-1000 (0 = the whole chat)."
+  minActivationsDepthMax: Int!
+  "Cap on admitted keyword and chance entries per turn, 0-1000 (0 = none)."
+  maxEntries: Int!
+  "Scan each message as \"Name: content\" (SillyTavern's include names). Off by default."
+  includeNames: Boolean!
   "When the settings were last written (the server's registration before that); updateServerSettings may expect it. Lore writes do not change it."
   updatedAt: Time!
 }
@@ -6093,6 +6361,13 @@ input UpdateServerSettingsInput {
   budgetLimit: Int
   "o200k_base or cl100k_base."
   tokenizer: String
+  "0-1000, 0 = off."
+  minActivations: Int
+  "0-1000, 0 = the whole chat."
+  minActivationsDepthMax: Int
+  "0-1000, 0 = no cap."
+  maxEntries: Int
+  includeNames: Boolean
   "Optimistic concurrency: settings.updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md \"Conflicts\")."
   expectedUpdatedAt: Time
   "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
@@ -6326,6 +6601,10 @@ input ActivateTurnInput {
   advance (a swipe or regenerate) neither consumes nor extends them.
   """
   messageCount: Int!
+  "As activate's."
+  context: ActivationContextInput
+  "As activate's: gates entry triggers only; turn state still counts messages (docs/turns.md)."
+  generationType: GenerationType
 }
 
 type ActivateTurnPayload {
@@ -6607,6 +6886,10 @@ func (ec *executionContext) childFields_Activation(ctx context.Context, field gr
 		return ec.fieldContext_Activation_trace(ctx, field)
 	case "passes":
 		return ec.fieldContext_Activation_passes(ctx, field)
+	case "injections":
+		return ec.fieldContext_Activation_injections(ctx, field)
+	case "outlets":
+		return ec.fieldContext_Activation_outlets(ctx, field)
 	case "storeUnavailable":
 		return ec.fieldContext_Activation_storeUnavailable(ctx, field)
 	}
@@ -6647,6 +6930,8 @@ func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field
 		return ec.fieldContext_AdmittedEntry_pass(ctx, field)
 	case "triggeredBy":
 		return ec.fieldContext_AdmittedEntry_triggeredBy(ctx, field)
+	case "position":
+		return ec.fieldContext_AdmittedEntry_position(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AdmittedEntry", field.Name)
 }
@@ -6707,6 +6992,22 @@ func (ec *executionContext) childFields_BackupPreviewPayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreviewPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_BookBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collectionId":
+		return ec.fieldContext_BookBudget_collectionId(ctx, field)
+	case "lineageId":
+		return ec.fieldContext_BookBudget_lineageId(ctx, field)
+	case "name":
+		return ec.fieldContext_BookBudget_name(ctx, field)
+	case "used":
+		return ec.fieldContext_BookBudget_used(ctx, field)
+	case "entries":
+		return ec.fieldContext_BookBudget_entries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookBudget", field.Name)
+}
+
 func (ec *executionContext) childFields_BookSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scanDepth":
@@ -6721,6 +7022,8 @@ func (ec *executionContext) childFields_BookSettings(ctx context.Context, field 
 		return ec.fieldContext_BookSettings_caseSensitive(ctx, field)
 	case "wholeWords":
 		return ec.fieldContext_BookSettings_wholeWords(ctx, field)
+	case "maxBudgetShare":
+		return ec.fieldContext_BookSettings_maxBudgetShare(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BookSettings", field.Name)
 }
@@ -6733,6 +7036,8 @@ func (ec *executionContext) childFields_Budget(ctx context.Context, field graphq
 		return ec.fieldContext_Budget_limit(ctx, field)
 	case "used":
 		return ec.fieldContext_Budget_used(ctx, field)
+	case "byBook":
+		return ec.fieldContext_Budget_byBook(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Budget", field.Name)
 }
@@ -7311,6 +7616,24 @@ func (ec *executionContext) childFields_InertEntry(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type InertEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_Injection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "kind":
+		return ec.fieldContext_Injection_kind(ctx, field)
+	case "depth":
+		return ec.fieldContext_Injection_depth(ctx, field)
+	case "role":
+		return ec.fieldContext_Injection_role(ctx, field)
+	case "outlet":
+		return ec.fieldContext_Injection_outlet(ctx, field)
+	case "text":
+		return ec.fieldContext_Injection_text(ctx, field)
+	case "entryIds":
+		return ec.fieldContext_Injection_entryIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Injection", field.Name)
+}
+
 func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -7473,6 +7796,16 @@ func (ec *executionContext) childFields_NotConvertedMemory(ctx context.Context, 
 		return ec.fieldContext_NotConvertedMemory_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type NotConvertedMemory", field.Name)
+}
+
+func (ec *executionContext) childFields_Outlet(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Outlet_name(ctx, field)
+	case "text":
+		return ec.fieldContext_Outlet_text(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Outlet", field.Name)
 }
 
 func (ec *executionContext) childFields_PageInfo(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7837,6 +8170,14 @@ func (ec *executionContext) childFields_ServerSettings(ctx context.Context, fiel
 		return ec.fieldContext_ServerSettings_budgetLimit(ctx, field)
 	case "tokenizer":
 		return ec.fieldContext_ServerSettings_tokenizer(ctx, field)
+	case "minActivations":
+		return ec.fieldContext_ServerSettings_minActivations(ctx, field)
+	case "minActivationsDepthMax":
+		return ec.fieldContext_ServerSettings_minActivationsDepthMax(ctx, field)
+	case "maxEntries":
+		return ec.fieldContext_ServerSettings_maxEntries(ctx, field)
+	case "includeNames":
+		return ec.fieldContext_ServerSettings_includeNames(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_ServerSettings_updatedAt(ctx, field)
 	case "semanticRanker":

@@ -1552,6 +1552,98 @@ func (ec *executionContext) fieldContext_ServerSettings_tokenizer(_ context.Cont
 	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "String")
 }
 
+func (ec *executionContext) _ServerSettings_minActivations(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_minActivations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinActivations, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_minActivations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_minActivationsDepthMax(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_minActivationsDepthMax(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MinActivationsDepthMax, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_minActivationsDepthMax(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_maxEntries(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_maxEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MaxEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_maxEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ServerSettings_includeNames(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_includeNames(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.IncludeNames, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_includeNames(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _ServerSettings_updatedAt(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1761,7 +1853,7 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "expectedUpdatedAt", "idempotencyKey", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
+	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "minActivations", "minActivationsDepthMax", "maxEntries", "includeNames", "expectedUpdatedAt", "idempotencyKey", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1817,6 +1909,34 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 				return it, err
 			}
 			it.Tokenizer = graphql.OmittableOf(data)
+		case "minActivations":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minActivations"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinActivations = graphql.OmittableOf(data)
+		case "minActivationsDepthMax":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minActivationsDepthMax"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinActivationsDepthMax = graphql.OmittableOf(data)
+		case "maxEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxEntries"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxEntries = graphql.OmittableOf(data)
+		case "includeNames":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeNames"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeNames = graphql.OmittableOf(data)
 		case "expectedUpdatedAt":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("expectedUpdatedAt"))
 			data, err := ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
@@ -2534,6 +2654,26 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "tokenizer":
 			out.Values[i] = ec._ServerSettings_tokenizer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minActivations":
+			out.Values[i] = ec._ServerSettings_minActivations(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "minActivationsDepthMax":
+			out.Values[i] = ec._ServerSettings_minActivationsDepthMax(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "maxEntries":
+			out.Values[i] = ec._ServerSettings_maxEntries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "includeNames":
+			out.Values[i] = ec._ServerSettings_includeNames(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

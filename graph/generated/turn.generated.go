@@ -351,7 +351,7 @@ func (ec *executionContext) unmarshalInputActivateTurnInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides", "turnId", "messageCount"}
+	fieldsInOrder := [...]string{"serverDiscordId", "lineageId", "channelId", "parentChannelId", "messages", "names", "overrides", "turnId", "messageCount", "context", "generationType"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -421,6 +421,20 @@ func (ec *executionContext) unmarshalInputActivateTurnInput(ctx context.Context,
 				return it, err
 			}
 			it.MessageCount = data
+		case "context":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("context"))
+			data, err := ec.unmarshalOActivationContextInput2ᚖloregateᚋgraphᚋmodelᚐActivationContextInput(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Context = graphql.OmittableOf(data)
+		case "generationType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("generationType"))
+			data, err := ec.unmarshalOGenerationType2ᚖloregateᚋgraphᚋmodelᚐGenerationType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GenerationType = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

@@ -27,6 +27,10 @@ type ActivateInput struct {
 	// len(messages). Entry delays and timed effects count messages
 	// (docs/turns.md); a dry run reads the conversation's turn state with it.
 	MessageCount graphql.Omittable[*int] `json:"messageCount,omitempty"`
+	// Context sources for character filters and match flags; the texts count toward the request's text budget.
+	Context graphql.Omittable[*ActivationContextInput] `json:"context,omitempty"`
+	// The kind of generation (default NORMAL): entries whose generationTypes do not list it are filtered_generation_type.
+	GenerationType graphql.Omittable[*GenerationType] `json:"generationType,omitempty"`
 }
 
 // activate's input plus the turn id and the conversation's message count.
@@ -46,6 +50,10 @@ type ActivateTurnInput struct {
 	// len(messages)). Timed effects count messages; a turn whose count did not
 	// advance (a swipe or regenerate) neither consumes nor extends them.
 	MessageCount int `json:"messageCount"`
+	// As activate's.
+	Context graphql.Omittable[*ActivationContextInput] `json:"context,omitempty"`
+	// As activate's: gates entry triggers only; turn state still counts messages (docs/turns.md).
+	GenerationType graphql.Omittable[*GenerationType] `json:"generationType,omitempty"`
 }
 
 type ActivateTurnPayload struct {
@@ -59,12 +67,24 @@ type Activation struct {
 	Blocks   []*PromptBlock   `json:"blocks"`
 	Budget   Budget           `json:"budget"`
 	Trace    []*TraceItem     `json:"trace"`
-	// Passes run: 1 without recursion.
+	// Passes run: 1 without recursion (min-activations passes included).
 	Passes int `json:"passes"`
+	// The admitted entries that leave the two blocks, grouped by kind, depth, role and outlet (docs/api.md "Positions").
+	Injections []*Injection `json:"injections"`
+	// The OUTLET injections by name ({{outlet::NAME}}); an outlet nothing fired for is absent (it resolves to "").
+	Outlets []*Outlet `json:"outlets"`
 	// True when the lore store could not be read: the turn goes on with no lore
 	// (docs/contract.md#results: runtime read failures return an empty list) and the failure is
 	// logged. Callers may show or retry it.
 	StoreUnavailable bool `json:"storeUnavailable"`
+}
+
+// The request's context sources (docs/authoring.md "Context sources"): the
+// character filter reads character.name and character.tags; entries with match
+// flags also scan the texts. names stays the source of macro names.
+type ActivationContextInput struct {
+	Character graphql.Omittable[*CharacterContextInput] `json:"character,omitempty"`
+	Persona   graphql.Omittable[*PersonaContextInput]   `json:"persona,omitempty"`
 }
 
 // One recorded turn.
@@ -91,6 +111,8 @@ type AdmittedEntry struct {
 	Pass int `json:"pass"`
 	// The admitted entry whose content activated this one in a recursive pass.
 	TriggeredBy *string `json:"triggeredBy,omitempty"`
+	// Where it goes, decorators applied (@@reverse_depth resolved for this turn).
+	Position EntryPosition `json:"position"`
 }
 
 // A file produced by a job, downloadable with the same bearer credential until it expires.
@@ -148,6 +170,20 @@ type BackupPreviewPayload struct {
 	Error   *MutationError `json:"error,omitempty"`
 }
 
+// What one book's admitted entries took from the budget.
+type BookBudget struct {
+	// The Serverwide collection; null for the persona book.
+	CollectionID *string `json:"collectionId,omitempty"`
+	// The persona lineage; null for a collection.
+	LineageID *int64 `json:"lineageId,omitempty"`
+	// The collection's name, or the persona's display name (empty when unknown).
+	Name string `json:"name"`
+	// Budget used, in the budget's unit (ignoreBudget entries count 0).
+	Used int `json:"used"`
+	// Admitted entries of the book.
+	Entries int `json:"entries"`
+}
+
 // A book of the server: a persona lineage, or a Serverwide collection (lineageId 0 and collectionId).
 type BookRefInput struct {
 	LineageID    int64                      `json:"lineageId"`
@@ -172,6 +208,8 @@ type BookSettings struct {
 	CaseSensitive *bool `json:"caseSensitive,omitempty"`
 	// Default for entries without their own; null inherits (whole words).
 	WholeWords *bool `json:"wholeWords,omitempty"`
+	// The most this book's entries may take of the turn's shared budget, a percent 1-100 (docs/authoring.md "Selection controls"); null = no share of its own.
+	MaxBudgetShare *int `json:"maxBudgetShare,omitempty"`
 }
 
 // A change of book settings: omitted fields keep their value, explicit null clears (inherit).
@@ -182,6 +220,7 @@ type BookSettingsInput struct {
 	MaxRecursionSteps graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
 	CaseSensitive     graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
 	WholeWords        graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+	MaxBudgetShare    graphql.Omittable[*int]  `json:"maxBudgetShare,omitempty"`
 }
 
 type Budget struct {
@@ -189,6 +228,8 @@ type Budget struct {
 	Unit  string `json:"unit"`
 	Limit int    `json:"limit"`
 	Used  int    `json:"used"`
+	// Who used the budget: the books that admitted an entry, in the order they first did.
+	ByBook []*BookBudget `json:"byBook"`
 }
 
 type BulkEntriesPayload struct {
@@ -199,6 +240,19 @@ type BulkEntriesPayload struct {
 	// The import history record: undoImport(importId) undoes the edit.
 	ImportID *string        `json:"importId,omitempty"`
 	Error    *MutationError `json:"error,omitempty"`
+}
+
+type CharacterContextInput struct {
+	// Compared exactly with characterFilter.names; at most 100 characters.
+	Name graphql.Omittable[*string] `json:"name,omitempty"`
+	// Compared exactly with characterFilter.tags; at most 100 tags.
+	Tags         graphql.Omittable[[]string] `json:"tags,omitempty"`
+	Description  graphql.Omittable[*string]  `json:"description,omitempty"`
+	Personality  graphql.Omittable[*string]  `json:"personality,omitempty"`
+	Scenario     graphql.Omittable[*string]  `json:"scenario,omitempty"`
+	CreatorNotes graphql.Omittable[*string]  `json:"creatorNotes,omitempty"`
+	// The character's note (SillyTavern's depth prompt).
+	DepthPrompt graphql.Omittable[*string] `json:"depthPrompt,omitempty"`
 }
 
 // Limits an entry to characters (SillyTavern's characterFilter; docs/authoring.md "Filters"). Empty names and tags admit every character.
@@ -782,6 +836,23 @@ type InertEntry struct {
 	Reason string `json:"reason"`
 }
 
+// The joined text of the admitted entries of one (kind, depth, role, outlet),
+// for the kinds that leave the two blocks: AN_TOP, AN_BOTTOM, AT_DEPTH, EM_TOP,
+// EM_BOTTOM, OUTLET. Entries are joined with newlines in SillyTavern's order for
+// the kind: ascending insertion order, but highest first for EM_TOP and OUTLET.
+type Injection struct {
+	Kind PositionKind `json:"kind"`
+	// Set for AT_DEPTH: messages before the end of the history (0 = after the last).
+	Depth *int `json:"depth,omitempty"`
+	// Set for AT_DEPTH.
+	Role *Role `json:"role,omitempty"`
+	// Set for OUTLET.
+	Outlet *string `json:"outlet,omitempty"`
+	Text   string  `json:"text"`
+	// The entries joined, in the order of text.
+	EntryIds []string `json:"entryIds"`
+}
+
 type Job struct {
 	ID string `json:"id"`
 	// lorebook_import, workspace_backup_export, workspace_backup_import, channel_name_backfill, ...
@@ -938,6 +1009,12 @@ type NotConvertedMemory struct {
 	Reason string `json:"reason"`
 }
 
+// The text of one named outlet, for callers that resolve {{outlet::NAME}} themselves.
+type Outlet struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
 type PageInfo struct {
 	HasNextPage bool    `json:"hasNextPage"`
 	EndCursor   *string `json:"endCursor,omitempty"`
@@ -968,6 +1045,11 @@ type PersonaCardPayload struct {
 	BookIncluded bool              `json:"bookIncluded"`
 	Report       *ConversionReport `json:"report,omitempty"`
 	Error        *MutationError    `json:"error,omitempty"`
+}
+
+type PersonaContextInput struct {
+	Name        graphql.Omittable[*string] `json:"name,omitempty"`
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
 }
 
 type PersonaPayload struct {
@@ -1246,6 +1328,14 @@ type ServerSettings struct {
 	BudgetLimit int `json:"budgetLimit"`
 	// The tokenizer of token budgets: o200k_base (default) or cl100k_base.
 	Tokenizer string `json:"tokenizer"`
+	// Scan one message deeper at a time until this many entries fired, 0-1000 (0 = off; docs/authoring.md "Selection controls").
+	MinActivations int `json:"minActivations"`
+	// The most messages the min-activations sweep scans, 0-1000 (0 = the whole chat).
+	MinActivationsDepthMax int `json:"minActivationsDepthMax"`
+	// Cap on admitted keyword and chance entries per turn, 0-1000 (0 = none).
+	MaxEntries int `json:"maxEntries"`
+	// Scan each message as "Name: content" (SillyTavern's include names). Off by default.
+	IncludeNames bool `json:"includeNames"`
 	// When the settings were last written (the server's registration before that); updateServerSettings may expect it. Lore writes do not change it.
 	UpdatedAt time.Time `json:"updatedAt"`
 	// How candidates are scored (default AUTO).
@@ -1331,14 +1421,15 @@ type TraceItem struct {
 	// admitted, disabled, gated_server, gated_lineage, gated_collection,
 	// gated_channel, no_key_match, secondary_logic_failed, chance_failed,
 	// over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
-	// decorator_blocked, cooldown, delayed.
+	// decorator_blocked, cooldown, delayed, regex_budget_exhausted, filtered_character,
+	// filtered_generation_type, over_entry_cap.
 	Verdict string `json:"verdict"`
 	// Why, in English.
 	Detail *string `json:"detail,omitempty"`
 	// The verdict's stable reason key (docs/api.md "Reason keys"; today the verdict's name), to
 	// render in the member's language with params.
 	Reason string `json:"reason"`
-	// The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget).
+	// The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget and over_entry_cap).
 	Params map[string]any `json:"params,omitempty"`
 	// The pass in which the verdict was reached; 0 when a gate decided before any pass.
 	Pass int `json:"pass"`
@@ -1435,6 +1526,13 @@ type UpdateServerSettingsInput struct {
 	BudgetLimit graphql.Omittable[*int] `json:"budgetLimit,omitempty"`
 	// o200k_base or cl100k_base.
 	Tokenizer graphql.Omittable[*string] `json:"tokenizer,omitempty"`
+	// 0-1000, 0 = off.
+	MinActivations graphql.Omittable[*int] `json:"minActivations,omitempty"`
+	// 0-1000, 0 = the whole chat.
+	MinActivationsDepthMax graphql.Omittable[*int] `json:"minActivationsDepthMax,omitempty"`
+	// 0-1000, 0 = no cap.
+	MaxEntries   graphql.Omittable[*int]  `json:"maxEntries,omitempty"`
+	IncludeNames graphql.Omittable[*bool] `json:"includeNames,omitempty"`
 	// Optimistic concurrency: settings.updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET (field expectedUpdatedAt) and nothing is written. Omitted = no check (docs/api.md "Conflicts").
 	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.

@@ -16,7 +16,7 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	b.insert(t, entry(b.server, lore.Serverwide, "World", "sw"), entry(b.server, lineage, "", "persona"))
 
 	set := lore.BookSettings{ScanDepth: ptr(0), BudgetLimit: ptr(12000), Recursive: ptr(true),
-		MaxRecursionSteps: ptr(3), CaseSensitive: ptr(false), WholeWords: ptr(true)}
+		MaxRecursionSteps: ptr(3), CaseSensitive: ptr(false), WholeWords: ptr(true), MaxBudgetShare: ptr(40)}
 	v := b.loreVersion(t)
 	c, err := b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, replaceAll(set))
 	require.NoError(t, err)
@@ -26,13 +26,15 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, set, got.Settings)
 
-	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false)}
+	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false), MaxBudgetShare: ptr(100)}
 	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{ScanDepth: ptr(ptr(6))})
+	require.NoError(t, err)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{MaxBudgetShare: ptr(ptr(100))})
 	require.NoError(t, err)
 	out, err := b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{Recursive: ptr(ptr(false))})
 	require.NoError(t, err)
 	require.Equal(t, pset, out, "a patch keeps the settings it does not name")
-	require.Equal(t, v+3, b.loreVersion(t))
+	require.Equal(t, v+4, b.loreVersion(t))
 	read, err := b.store.PersonaBookSettings(b.ctx, b.server, lineage)
 	require.NoError(t, err)
 	require.Equal(t, pset, read)
@@ -58,6 +60,8 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	requireInvalidField(t, err, "settings.budgetLimit")
 	_, err = b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, lore.BookSettingsPatch{MaxRecursionSteps: ptr(ptr(11))})
 	requireInvalidField(t, err, "settings.maxRecursionSteps")
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{MaxBudgetShare: ptr(ptr(0))})
+	requireInvalidField(t, err, "settings.maxBudgetShare")
 	read, err = b.store.PersonaBookSettings(b.ctx, b.server, lineage)
 	require.NoError(t, err)
 	require.Equal(t, pset, read, "a refused write changes nothing")
@@ -85,7 +89,8 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 // replaceAll returns the patch that sets every setting to s's.
 func replaceAll(s lore.BookSettings) lore.BookSettingsPatch {
 	return lore.BookSettingsPatch{ScanDepth: &s.ScanDepth, BudgetLimit: &s.BudgetLimit, Recursive: &s.Recursive,
-		MaxRecursionSteps: &s.MaxRecursionSteps, CaseSensitive: &s.CaseSensitive, WholeWords: &s.WholeWords}
+		MaxRecursionSteps: &s.MaxRecursionSteps, CaseSensitive: &s.CaseSensitive, WholeWords: &s.WholeWords,
+		MaxBudgetShare: &s.MaxBudgetShare}
 }
 
 func TestImportStoresBookSettingsOnReplace(t *testing.T) {

@@ -52,6 +52,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		)
 		dest := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
 			&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion, &sv.Settings.Semantic}
+		dest = append(dest, selectionDests(&sv.Settings.Selection)...)
 		dest = append(dest, persona.dests()...)
 		dest = append(dest, &bookID, &bookChannels, &bookCreated, &bookUpdated)
 		dest = append(dest, book.dests()...)

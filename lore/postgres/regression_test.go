@@ -69,6 +69,27 @@ func TestPatchServerSettings(t *testing.T) {
 	require.True(t, sv.Settings.RegexKeys, "the first patch survives the second")
 	_, err = b.store.PatchServerSettings(b.ctx, snowflake(t), lore.SettingsPatch{})
 	require.ErrorIs(t, err, lore.ErrNotFound)
+
+	// The selection controls are stored, read back and carried by the
+	// per-turn read; out-of-range values are refused whole.
+	minA, depthMax, maxE := 3, 12, 20
+	sv, err = b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{MinActivations: &minA,
+		MinActivationsDepthMax: &depthMax, MaxEntries: &maxE, IncludeNames: &on})
+	require.NoError(t, err)
+	want := lore.Selection{MinActivations: 3, MinActivationsDepthMax: 12, MaxEntries: 20, IncludeNames: true}
+	require.Equal(t, want, sv.Settings.Selection)
+	got, err := b.store.GetServer(b.ctx, b.server)
+	require.NoError(t, err)
+	require.Equal(t, want, got.Settings.Selection)
+	snap, err := b.store.LoadEnabledForScope(b.ctx, b.server, lore.Serverwide)
+	require.NoError(t, err)
+	require.Equal(t, want, snap.Server.Settings.Selection)
+	bad := lore.MaxEntriesCap + 1
+	_, err = b.store.PatchServerSettings(b.ctx, b.server, lore.SettingsPatch{MaxEntries: &bad, MinActivations: &minA})
+	requireInvalidField(t, err, "maxEntries")
+	got, err = b.store.GetServer(b.ctx, b.server)
+	require.NoError(t, err)
+	require.Equal(t, want, got.Settings.Selection, "a refused patch changes nothing")
 }
 
 // TestScopeFullCountsWhatIsThere: a refused collection import reports the

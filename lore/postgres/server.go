@@ -15,12 +15,20 @@ import (
 // maxServerNameLen bounds a guild name (Discord allows 2-100 characters).
 const maxServerNameLen = 100
 
+// selectionDests are the scan destinations of the selection control
+// columns (min_activations, min_activations_depth_max, max_entries,
+// include_names, in that order).
+func selectionDests(s *lore.Selection) []any {
+	return []any{&s.MinActivations, &s.MinActivationsDepthMax, &s.MaxEntries, &s.IncludeNames}
+}
+
 func scanServer(row pgx.Row) (lore.Server, error) {
 	var sv lore.Server
 	var unit, tokenizer string
 	var limit int32
-	err := row.Scan(&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt, &sv.LeftAt, &sv.Settings.Semantic)
+	err := row.Scan(append([]any{&sv.ID, &sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
+		&sv.Settings.RegexKeys, &unit, &limit, &tokenizer, &sv.LoreVersion, &sv.SettingsUpdatedAt, &sv.LeftAt, &sv.Settings.Semantic},
+		selectionDests(&sv.Settings.Selection)...)...)
 	sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tokenizer)
 	return sv, err
 }
@@ -111,7 +119,8 @@ func (s *Store) writeSettings(ctx context.Context, op, id string, expect *time.T
 		next.BudgetUnit, next.Tokenizer = next.Unit(), next.TokenizerOrDefault()
 		var at time.Time
 		if err := tx.QueryRow(ctx, serverUpdateSettings, id, next.ChannelScoping, next.MemoryTagging, next.RegexKeys,
-			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer), next.Semantic).Scan(&at); err != nil {
+			string(next.BudgetUnit), int32(next.BudgetLimit), string(next.Tokenizer), next.Semantic, int32(next.MinActivations),
+			int32(next.MinActivationsDepthMax), int32(next.MaxEntries), next.IncludeNames).Scan(&at); err != nil {
 			return err
 		}
 		out = cur

@@ -4,7 +4,8 @@ package postgres
 // output so pgx never sees the domain types.
 
 const serverColumns = `id::text, name, channel_memory_enabled, memory_tagging_enabled, regex_keys_enabled,
-    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at, left_at, semantic`
+    budget_unit, COALESCE(budget_limit, 0), tokenizer, lore_version, settings_updated_at, left_at, semantic,
+    min_activations, min_activations_depth_max, max_entries, include_names`
 
 const (
 	// serverUpsert creates a server with the given settings or renames an
@@ -28,6 +29,7 @@ RETURNING ` + serverColumns
 	serverUpdateSettings = `UPDATE servers
 SET channel_memory_enabled = $2, memory_tagging_enabled = $3, regex_keys_enabled = $4,
     budget_unit = $5, budget_limit = NULLIF($6, 0), tokenizer = $7, semantic = $8,
+    min_activations = $9, min_activations_depth_max = $10, max_entries = $11, include_names = $12,
     settings_updated_at = GREATEST(clock_timestamp(), settings_updated_at + interval '1 microsecond')
 WHERE id = $1
 RETURNING settings_updated_at`

@@ -48,6 +48,19 @@ type Overrides struct {
 	// Random fixes every chance draw to this value in [0, 1), for
 	// reproducible previews; a recorded turn then draws it too.
 	Random *float64 `json:"random" flag:"random" usage:"fixed draw in [0, 1)"`
+	// IncludeNames scans each message as "Name: content" where the message
+	// has its speaker's name (the server's includeNames otherwise).
+	IncludeNames *bool `json:"includeNames,omitempty" flag:"include-names" usage:"scan each message as \"Name: content\""`
+	// MinActivations scans one message deeper at a time until that many
+	// entries are admitted, 0 = off: 0-1000 (APIBounds), >= 0
+	// (OfflineBounds).
+	MinActivations *int `json:"minActivations,omitempty" flag:"min-activations" usage:"scan deeper until this many entries fired (0 = off)"`
+	// MinActivationsDepthMax is the most messages that sweep scans, 0 =
+	// the whole chat: 0-1000 (APIBounds), >= 0 (OfflineBounds).
+	MinActivationsDepthMax *int `json:"minActivationsDepthMax,omitempty" flag:"min-activations-depth-max" usage:"most messages the min-activations sweep scans (0 = all)"`
+	// MaxEntries caps the admitted keyword and chance entries, 0 = no cap:
+	// 0-1000 (APIBounds), >= 0 (OfflineBounds).
+	MaxEntries *int `json:"maxEntries,omitempty" flag:"max-entries" usage:"cap on admitted keyword and chance entries (0 = none)"`
 }
 
 // Bounds says which ranges overrides are checked against.
@@ -118,6 +131,33 @@ func (o *Overrides) apply(opts *activation.Options, scoping *bool, b Bounds) err
 			return lore.Invalid("overrides.random", "must be in [0, 1)")
 		}
 		opts.Random = func() float64 { return draw }
+	}
+	return o.applySelection(opts, b)
+}
+
+// applySelection applies the selection control overrides.
+func (o *Overrides) applySelection(opts *activation.Options, b Bounds) error {
+	if o.IncludeNames != nil {
+		opts.IncludeNames = *o.IncludeNames
+	}
+	for _, f := range []struct {
+		field string
+		v     *int
+		dst   *int
+		hi    int
+	}{{"minActivations", o.MinActivations, &opts.MinActivations, lore.MaxMinActivations},
+		{"minActivationsDepthMax", o.MinActivationsDepthMax, &opts.MinActivationsDepthMax, lore.MaxMinActivationsDepth},
+		{"maxEntries", o.MaxEntries, &opts.MaxEntries, lore.MaxEntriesCap}} {
+		if f.v == nil {
+			continue
+		}
+		switch {
+		case b == APIBounds && (*f.v < 0 || *f.v > f.hi):
+			return lore.Invalid("overrides."+f.field, "%d is outside 0-%d", *f.v, f.hi)
+		case *f.v < 0:
+			return lore.Invalid("overrides."+f.field, "%d is negative", *f.v)
+		}
+		*f.dst = *f.v
 	}
 	return nil
 }

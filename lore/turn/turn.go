@@ -47,6 +47,15 @@ type Request struct {
 	// misses are named; a dry run without it builds no trace, a recorded
 	// run always does (its stored response).
 	Trace bool
+	// Speakers are the names of Messages' senders (same length or nil;
+	// "" unknown), scanned with includeNames.
+	Speakers []string
+	// Character and Persona are the request's context sources (nil:
+	// none), read by character filters and match flags; GenerationType is
+	// the generation's type ("" = normal). See activation.Input.
+	Character      *activation.Character
+	Persona        *activation.Persona
+	GenerationType lore.GenerationType
 }
 
 // Turn is a prepared turn: the engine input and options. A caller may set
@@ -73,7 +82,9 @@ type Turn struct {
 func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 	set := snap.Server.Settings
 	opts := activation.Options{RegexKeys: set.RegexKeys, Tokenizer: req.Tokenizer,
-		UserName: req.Names.User, CharName: req.Names.Char, BotName: req.Names.Bot, NearMisses: req.Trace}
+		UserName: req.Names.User, CharName: req.Names.Char, BotName: req.Names.Bot, NearMisses: req.Trace,
+		IncludeNames: set.IncludeNames, MinActivations: set.MinActivations,
+		MinActivationsDepthMax: set.MinActivationsDepthMax, MaxEntries: set.MaxEntries}
 	if set.Unit() == lore.BudgetTokens {
 		opts.TokenBudget = set.Limit()
 	} else {
@@ -90,6 +101,9 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkContext(&req); err != nil {
+		return nil, err
+	}
 	// A dry run whose caller does not read the trace (the bot's turn)
 	// skips building it; Record turns it back on.
 	opts.SkipTrace = !req.Trace
@@ -104,6 +118,10 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 		ChannelScoping: scoping,
 		PersonaBook:    snap.PersonaBook,
 		MessageCount:   count,
+		Names:          req.Speakers,
+		Character:      req.Character,
+		Persona:        req.Persona,
+		GenerationType: req.GenerationType,
 	}
 	if req.Bounds == APIBounds {
 		unit := lore.BudgetCharacters
@@ -129,6 +147,36 @@ func checkMessageCount(req Request) (int, error) {
 		return 0, lore.Invalid("messageCount", "%d is negative", n)
 	}
 	return n, nil
+}
+
+// checkContext checks the request's generation type, speakers and
+// character (an *lore.InvalidError naming the field): the type one of
+// lore.GenerationTypes, at most one speaker per message, the character's
+// name and tags within the character filter's limits (lore.MaxFilterItems
+// tags of at most lore.MaxFilterItemLen UTF-16 code units).
+func checkContext(req *Request) error {
+	if g := req.GenerationType; g != "" && !g.Valid() {
+		return lore.Invalid("generationType", "%q is not one of normal, continue, impersonate, swipe, regenerate, quiet", lore.ClipBytes(string(g), 40))
+	}
+	if len(req.Speakers) > len(req.Messages) {
+		return lore.Invalid("messages", "%d speaker names for %d messages", len(req.Speakers), len(req.Messages))
+	}
+	c := req.Character
+	if c == nil {
+		return nil
+	}
+	if lore.UTF16Len(c.Name) > lore.MaxFilterItemLen {
+		return lore.Invalid("context.character.name", "at most %d characters allowed", lore.MaxFilterItemLen)
+	}
+	if len(c.Tags) > lore.MaxFilterItems {
+		return lore.Invalid("context.character.tags", "%d tags, at most %d allowed", len(c.Tags), lore.MaxFilterItems)
+	}
+	for i, tag := range c.Tags {
+		if lore.UTF16Len(tag) > lore.MaxFilterItemLen {
+			return lore.Invalid(fmt.Sprintf("context.character.tags[%d]", i), "at most %d characters allowed", lore.MaxFilterItemLen)
+		}
+	}
+	return nil
 }
 
 // Outcome is what a run gives back.

@@ -6,13 +6,25 @@
 //	    [--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N]
 //	    [--message-count N] [--regex-keys=true|false] [--state PATH [--turn-id ID]]
 //	    [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]
+//	    [--generation-type normal|continue|impersonate|swipe|regenerate|quiet]
+//	    [--context FILE] [--include-names] [--min-activations N]
+//	    [--min-activations-depth-max N] [--max-entries N]
 //
 // Every --book goes through lore/format (any detected format). The books
 // are scanned together as one Serverwide set: each book becomes an enabled
 // collection named after the book (made unique with " (2)", " (3)"...), and
 // entries get ids 1..N in book order. --chat is a JSON array, oldest first,
 // of strings or of objects with name, role and content (only content is
-// scanned); "-" reads stdin. Engine options: --scan-depth (default
+// scanned, as "name: content" with --include-names); "-" reads stdin.
+// --context FILE is a JSON object {"character": {"name", "tags",
+// "description", "personality", "scenario", "creatorNotes",
+// "depthPrompt"}, "persona": {"name", "description"}} (every field
+// optional): character filters read the character's name and tags, match
+// flags scan the texts (docs/authoring.md "Context sources");
+// --generation-type (default normal) gates entries' generation types.
+// --min-activations, --min-activations-depth-max and --max-entries are
+// the selection controls (docs/authoring.md "Selection controls").
+// Engine options: --scan-depth (default
 // activation.DefaultScanDepth), --whole-words (default true),
 // --case-sensitive, --budget (UTF-16 code units, default
 // activation.DefaultCharBudget, negative = unlimited, 0 refused) or
@@ -40,15 +52,22 @@
 //
 // Output (--format json, the default) is one JSON object:
 //
-//	{"admitted":[{"id","title","placement","group","content","tokens","pass","triggeredBy"}],
+//	{"admitted":[{"id","title","placement","group","content","tokens","pass","triggeredBy",
+//	              "position":{"kind","depth","role","outlet"}}],
+//	 "injections":[{"kind","depth","role","outlet","text","entryIds"}],
+//	 "outlets":[{"name","text"}],
 //	 "blocks":[{"tag","role","text"}],
-//	 "budget":{"unit","limit","used"},
+//	 "budget":{"unit","limit","used","byBook":[{"collection","used","entries"}]},
 //	 "passes":N,
 //	 "trace":[{"id","title","verdict","detail","reason","params","pass","triggeredBy"}]}
 //
 // tokens is the admitted content's token count with --tokenizer;
 // triggeredBy is the id of the entry whose content activated this one in a
-// recursive pass, or null.
+// recursive pass, or null. position always has its four keys: kind as the
+// GraphQL enum (AT_DEPTH), depth and role (lower case) null unless
+// AT_DEPTH, outlet null unless OUTLET; injections group the admitted
+// entries of the kinds that leave the two blocks (docs/api.md
+// "Positions").
 //
 // --format text prints the same for people. Exit status: 0 on success, 2 on
 // bad arguments or bad input (one line on stderr), 1 when the output cannot
@@ -88,7 +107,9 @@ const maxInput = 64 << 20
 const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PATH [--scan-depth N] " +
 	"[--whole-words=true|false] [--case-sensitive] [--budget N | --budget-tokens N] " +
 	"[--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N] [--message-count N] " +
-	"[--regex-keys=true|false] [--state PATH [--turn-id ID]] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text]"
+	"[--regex-keys=true|false] [--state PATH [--turn-id ID]] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text] " +
+	"[--generation-type normal|continue|impersonate|swipe|regenerate|quiet] [--context FILE] [--include-names] " +
+	"[--min-activations N] [--min-activations-depth-max N] [--max-entries N]"
 
 type bookList []string
 
@@ -143,12 +164,18 @@ type config struct {
 	seed func() float64
 	// state and turnID are --state and --turn-id (state.go).
 	state, turnID string
+	// context is --context's file, generation --generation-type.
+	context    string
+	generation lore.GenerationType
 }
 
 // flagOf maps a field of lore/turn's errors to its flag.
 func flagOf(field string) string {
-	if field == "messageCount" {
+	switch field {
+	case "messageCount":
 		return "message-count"
+	case "generationType":
+		return "generation-type"
 	}
 	var o turn.Overrides
 	for _, f := range turn.Flags(&o) {
@@ -168,7 +195,7 @@ func asFlagError(err error) error {
 	switch {
 	case !errors.As(err, &ie):
 		return err
-	case strings.HasPrefix(ie.Field, "overrides.") || ie.Field == "messageCount":
+	case strings.HasPrefix(ie.Field, "overrides.") || ie.Field == "messageCount" || ie.Field == "generationType":
 		return bad("--%s %s", flagOf(ie.Field), ie.Reason)
 	}
 	return bad("%v", err)
@@ -193,6 +220,8 @@ func parseArgs(args []string) (config, error) {
 	fs.StringVar(&c.names.User, "user", "User", "{{user}} name")
 	fs.StringVar(&c.names.Char, "char", "Character", "{{char}} and {{bot}} name")
 	fs.StringVar(&c.format, "format", "json", "json or text")
+	fs.StringVar(&c.context, "context", "", "context sources JSON file: {\"character\": {...}, \"persona\": {...}}")
+	gen := fs.String("generation-type", "normal", "normal, continue, impersonate, swipe, regenerate or quiet")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		var b strings.Builder
 		fs.SetOutput(&b)
@@ -212,6 +241,9 @@ func parseArgs(args []string) (config, error) {
 	}
 	if c.format != "json" && c.format != "text" {
 		return c, bad("--format %q is not json or text", c.format)
+	}
+	if c.generation = lore.GenerationType(*gen); !c.generation.Valid() {
+		return c, bad("--generation-type %q is not normal, continue, impersonate, swipe, regenerate or quiet", *gen)
 	}
 	// --scan-depth 0 scans no chat message (case BUG-36).
 	if err := c.over.Check(turn.OfflineBounds); err != nil {
@@ -242,10 +274,12 @@ func parseArgs(args []string) (config, error) {
 	return c, nil
 }
 
-// request is the request layer of the turn (lore/turn) for msgs.
-func (c *config) request(msgs []string) turn.Request {
+// request is the request layer of the turn (lore/turn) for msgs, sent
+// by speakers, with the context sources cx.
+func (c *config) request(msgs, speakers []string, cx *chatContext) turn.Request {
 	req := turn.Request{Messages: msgs, Names: c.names, Overrides: c.over, Bounds: turn.OfflineBounds,
-		Random: c.seed, Tokenizer: c.tokenizer, Trace: true} // the CLI is a preview: its trace names near misses
+		Random: c.seed, Tokenizer: c.tokenizer, Trace: true, // the CLI is a preview: its trace names near misses
+		Speakers: speakers, GenerationType: c.generation, Character: cx.Character, Persona: cx.Persona}
 	if c.messageCount > 0 {
 		n := c.messageCount
 		req.MessageCount = &n
@@ -263,7 +297,11 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 		return nil, nil, err
 	}
 	warnings := bookBudgets(&c, collections, units)
-	msgs, err := loadChat(c.chat, stdin)
+	msgs, speakers, err := loadChat(c.chat, stdin)
+	if err != nil {
+		return nil, nil, err
+	}
+	cx, err := loadContext(c.context)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +311,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 			return nil, nil, err
 		}
 	}
-	t, err := turn.Prepare(lore.Snapshot{Server: lore.Server{Settings: c.settings}, Entries: entries, Collections: collections}, c.request(msgs))
+	t, err := turn.Prepare(lore.Snapshot{Server: lore.Server{Settings: c.settings}, Entries: entries, Collections: collections}, c.request(msgs, speakers, cx))
 	if err != nil {
 		return nil, nil, asFlagError(err)
 	}
@@ -400,17 +438,20 @@ func loadBooks(ctx context.Context, paths []string) (entries []lore.Entry, colle
 	return entries, collections, units, nil
 }
 
-// loadChat reads a JSON array of strings or {name, role, content} objects.
-func loadChat(path string, stdin io.Reader) ([]string, error) {
+// loadChat reads a JSON array of strings or {name, role, content}
+// objects: the messages and their speakers (nil when no message has a
+// name).
+func loadChat(path string, stdin io.Reader) ([]string, []string, error) {
 	data, err := readFile(path, stdin)
 	if err != nil {
-		return nil, bad("chat %s: %v", path, err)
+		return nil, nil, bad("chat %s: %v", path, err)
 	}
 	var items []json.RawMessage
 	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, bad("chat %s: must be a JSON array of strings or of {name, role, content} objects, oldest first", path)
+		return nil, nil, bad("chat %s: must be a JSON array of strings or of {name, role, content} objects, oldest first", path)
 	}
 	msgs := make([]string, len(items))
+	var speakers []string
 	for i, raw := range items {
 		var s string
 		if err := json.Unmarshal(raw, &s); err == nil {
@@ -423,11 +464,65 @@ func loadChat(path string, stdin io.Reader) ([]string, error) {
 			Content *string `json:"content"`
 		}
 		if err := json.Unmarshal(raw, &m); err != nil || m.Content == nil {
-			return nil, bad("chat %s: message %d is neither a string nor an object with a string content", path, i)
+			return nil, nil, bad("chat %s: message %d is neither a string nor an object with a string content", path, i)
 		}
 		msgs[i] = *m.Content
+		if m.Name != "" {
+			if speakers == nil {
+				speakers = make([]string, len(items))
+			}
+			speakers[i] = m.Name
+		}
 	}
-	return msgs, nil
+	return msgs, speakers, nil
+}
+
+// chatContext is the --context file.
+type chatContext struct {
+	Character *activation.Character `json:"character"`
+	Persona   *activation.Persona   `json:"persona"`
+}
+
+// loadContext reads the --context file ("" none): unknown fields and
+// other JSON types are refused, naming the file.
+func loadContext(path string) (*chatContext, error) {
+	var cx chatContext
+	if path == "" {
+		return &cx, nil
+	}
+	data, err := readFile(path, nil)
+	if err != nil {
+		return nil, bad("context %s: %v", path, err)
+	}
+	var raw struct {
+		Character *struct {
+			Name         string   `json:"name"`
+			Tags         []string `json:"tags"`
+			Description  string   `json:"description"`
+			Personality  string   `json:"personality"`
+			Scenario     string   `json:"scenario"`
+			CreatorNotes string   `json:"creatorNotes"`
+			DepthPrompt  string   `json:"depthPrompt"`
+		} `json:"character"`
+		Persona *struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		} `json:"persona"`
+	}
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return nil, bad("context %s: %v; want {\"character\": {\"name\", \"tags\", \"description\", \"personality\", \"scenario\", "+
+			"\"creatorNotes\", \"depthPrompt\"}, \"persona\": {\"name\", \"description\"}}", path, err)
+	}
+	if ch := raw.Character; ch != nil {
+		cx.Character = &activation.Character{Name: ch.Name, Tags: ch.Tags, Description: ch.Description, Personality: ch.Personality,
+			Scenario: ch.Scenario, CreatorNotes: ch.CreatorNotes, DepthPrompt: ch.DepthPrompt}
+	}
+	if p := raw.Persona; p != nil {
+		cx.Persona = &activation.Persona{Name: p.Name, Description: p.Description}
+	}
+	return &cx, nil
 }
 
 type jsonAdmitted struct {
@@ -439,6 +534,28 @@ type jsonAdmitted struct {
 	Tokens      *int   `json:"tokens"`
 	Pass        int    `json:"pass"`
 	TriggeredBy *int64 `json:"triggeredBy"`
+	// Position has its four keys always (lore.Position's JSON).
+	Position lore.Position `json:"position"`
+}
+
+type jsonInjection struct {
+	Kind     lore.PositionKind `json:"kind"`
+	Depth    *int              `json:"depth"`
+	Role     *lore.Role        `json:"role"`
+	Outlet   *string           `json:"outlet"`
+	Text     string            `json:"text"`
+	EntryIDs []int64           `json:"entryIds"`
+}
+
+type jsonOutlet struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+type jsonBookUse struct {
+	Collection string `json:"collection"`
+	Used       int    `json:"used"`
+	Entries    int    `json:"entries"`
 }
 
 type jsonBlock struct {
@@ -448,9 +565,10 @@ type jsonBlock struct {
 }
 
 type jsonBudget struct {
-	Unit  string `json:"unit"`
-	Limit int    `json:"limit"`
-	Used  int    `json:"used"`
+	Unit   string        `json:"unit"`
+	Limit  int           `json:"limit"`
+	Used   int           `json:"used"`
+	ByBook []jsonBookUse `json:"byBook"`
 }
 
 type jsonTrace struct {
@@ -465,11 +583,13 @@ type jsonTrace struct {
 }
 
 type jsonOutput struct {
-	Admitted []jsonAdmitted `json:"admitted"`
-	Blocks   []jsonBlock    `json:"blocks"`
-	Budget   jsonBudget     `json:"budget"`
-	Passes   int            `json:"passes"`
-	Trace    []jsonTrace    `json:"trace"`
+	Admitted   []jsonAdmitted  `json:"admitted"`
+	Injections []jsonInjection `json:"injections"`
+	Outlets    []jsonOutlet    `json:"outlets"`
+	Blocks     []jsonBlock     `json:"blocks"`
+	Budget     jsonBudget      `json:"budget"`
+	Passes     int             `json:"passes"`
+	Trace      []jsonTrace     `json:"trace"`
 }
 
 // idOrNil is nil for 0 (no triggering entry).
@@ -482,16 +602,29 @@ func idOrNil(id int64) *int64 {
 
 func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Entry) ([]byte, error) {
 	out := jsonOutput{
-		Admitted: []jsonAdmitted{},
-		Blocks:   []jsonBlock{},
-		Budget:   jsonBudget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used},
-		Passes:   res.Passes,
-		Trace:    []jsonTrace{},
+		Admitted:   []jsonAdmitted{},
+		Injections: []jsonInjection{},
+		Outlets:    []jsonOutlet{},
+		Blocks:     []jsonBlock{},
+		Budget: jsonBudget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used,
+			ByBook: []jsonBookUse{}},
+		Passes: res.Passes,
+		Trace:  []jsonTrace{},
 	}
 	for _, a := range res.Admitted {
 		out.Admitted = append(out.Admitted, jsonAdmitted{ID: a.Entry.ID, Title: a.Entry.Title,
 			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content,
-			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy)})
+			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy), Position: a.Position})
+	}
+	for _, in := range res.Injections {
+		out.Injections = append(out.Injections, jsonInjection{Kind: in.Kind, Depth: in.Depth, Role: in.Role, Outlet: in.Outlet,
+			Text: in.Text, EntryIDs: in.EntryIDs})
+	}
+	for _, o := range res.Outlets {
+		out.Outlets = append(out.Outlets, jsonOutlet(o))
+	}
+	for _, b := range res.Budget.ByBook {
+		out.Budget.ByBook = append(out.Budget.ByBook, jsonBookUse{Collection: b.Collection, Used: b.Used, Entries: b.Entries})
 	}
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text})
@@ -554,5 +687,31 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 			}
 		}
 	}
+	writeInjections(&b, res.Injections)
 	return []byte(b.String())
+}
+
+// writeInjections prints the injections of a turn for --format text.
+func writeInjections(b *strings.Builder, ins []activation.Injection) {
+	if len(ins) == 0 {
+		return
+	}
+	b.WriteString("\nInjections (kind, depth, role, outlet):\n")
+	for _, in := range ins {
+		where := string(in.Kind)
+		switch {
+		case in.Depth != nil:
+			where += " depth " + strconv.Itoa(*in.Depth) + " as " + string(*in.Role)
+		case in.Outlet != nil:
+			where += " " + strconv.Quote(*in.Outlet)
+		}
+		ids := make([]string, len(in.EntryIDs))
+		for i, id := range in.EntryIDs {
+			ids[i] = "#" + strconv.FormatInt(id, 10)
+		}
+		fmt.Fprintf(b, "  %s: %s\n", where, strings.Join(ids, ", "))
+		for _, line := range strings.Split(in.Text, "\n") {
+			fmt.Fprintf(b, "    %s\n", line)
+		}
+	}
 }

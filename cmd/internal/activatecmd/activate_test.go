@@ -73,7 +73,7 @@ func TestEldoriaGlade(t *testing.T) {
 	// Exactly the documented top-level and item keys.
 	var raw map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal([]byte(stdout), &raw))
-	require.ElementsMatch(t, []string{"admitted", "blocks", "budget", "passes", "trace"}, keys(raw))
+	require.ElementsMatch(t, []string{"admitted", "injections", "outlets", "blocks", "budget", "passes", "trace"}, keys(raw))
 
 	var out output
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
@@ -122,9 +122,11 @@ func TestAdmittedItemKeys(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
 	require.Len(t, out.Admitted, 2, "forest (uid 0) and glade (uid 2)")
-	require.Equal(t, []string{"content", "group", "id", "pass", "placement", "title", "tokens", "triggeredBy"}, keys(out.Admitted[0]))
+	require.Equal(t, []string{"content", "group", "id", "pass", "placement", "position", "title", "tokens", "triggeredBy"}, keys(out.Admitted[0]))
+	require.JSONEq(t, `{"kind": "BEFORE_CHAR", "depth": null, "role": null, "outlet": null}`, string(out.Admitted[0]["position"]),
+		"all four keys, null where the kind has none")
 	require.Equal(t, []string{"role", "tag", "text"}, keys(out.Blocks[0]))
-	require.Equal(t, []string{"limit", "unit", "used"}, keys(out.Budget))
+	require.Equal(t, []string{"byBook", "limit", "unit", "used"}, keys(out.Budget))
 	require.Equal(t, []string{"detail", "id", "params", "pass", "reason", "title", "triggeredBy", "verdict"}, keys(out.Trace[0]))
 }
 
