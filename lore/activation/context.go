@@ -202,14 +202,66 @@ func (t *turn) contextScan(mask uint8) *turnScan {
 		cs.sc = t.m.getScratch()
 		cs.ts = t.m.newTurnScan(cs.sc, []string{text}, t.ts.dyn, 0)
 		cs.ts.texts = t.opts.Texts
-		var need [numAutos]bool
-		for slot, a := range cs.ts.autos {
-			need[slot] = a != nil
+		if !cs.ts.reuseHits(text) {
+			var need [numAutos]bool
+			for slot, a := range cs.ts.autos {
+				need[slot] = a != nil
+			}
+			cs.ts.scanWindow(1, need)
+			cs.ts.keepHits(text)
 		}
-		cs.ts.scanWindow(1, need)
 	}
 	t.ctxScans = append(t.ctxScans, cs)
 	return cs.ts
+}
+
+// ctxHits are the terminal nodes of the Matcher's own automata that one
+// context text reaches: a bot resends the same character and persona
+// texts every turn, so the next turn marks them instead of scanning the
+// text again. Macro keys (names change) are not memoised.
+type ctxHits struct {
+	text  string
+	nodes [2][]int32
+}
+
+// reuseHits marks the memoised matches of text in the scan of a one-text
+// window and reports whether it could (same text, no macro automata).
+func (ts *turnScan) reuseHits(text string) bool {
+	h := ts.m.ctxHits.Load()
+	if h == nil || h.text != text || ts.autos[autoDynFold] != nil || ts.autos[autoDynSens] != nil {
+		return false
+	}
+	s := ts.s
+	ts.start = len(ts.msgs) - 1
+	for slot := range h.nodes {
+		if ts.autos[slot] == nil {
+			continue
+		}
+		if uint64(s.gen[slot])+2 >= 1<<32 {
+			clear(s.done[slot])
+			s.gen[slot] = 0
+		}
+		g0 := s.gen[slot] + 1
+		ts.g0[slot] = g0
+		for _, n := range h.nodes[slot] {
+			s.done[slot][n] = g0
+		}
+		s.gen[slot] = g0
+	}
+	return true
+}
+
+// keepHits memoises the nodes the scan of text reached (after
+// scanWindow).
+func (ts *turnScan) keepHits(text string) {
+	if ts.autos[autoDynFold] != nil || ts.autos[autoDynSens] != nil {
+		return
+	}
+	h := &ctxHits{text: text}
+	for slot := range h.nodes {
+		h.nodes[slot] = slices.Clone(ts.s.touched[slot])
+	}
+	ts.m.ctxHits.Store(h)
 }
 
 // releaseContext returns the context scans' scratch to the pool.

@@ -146,3 +146,29 @@ func TestIncludeNames(t *testing.T) {
 	res = run(t, in, Options{IncludeNames: true})
 	require.Equal(t, map[int64]Verdict{1: VerdictNoKeyMatch, 2: VerdictNoKeyMatch}, verdicts(res))
 }
+
+// TestContextHitsReused: one matcher's turns reuse the matches of the last
+// context text, and a changed text is scanned again.
+func TestContextHitsReused(t *testing.T) {
+	e := ent(1, []string{"dragon"}, "x")
+	e.Match.CharacterDescription = true
+	other := ent(2, []string{"comet"}, "y")
+	other.Match.CharacterDescription = true
+	in := baseInput([]lore.Entry{e, other}, "hello")
+	m := CompileInput(&in, Options{}.MatchOptions())
+	for _, tt := range []struct {
+		desc string
+		want map[int64]Verdict
+	}{
+		{"a dragon rider", map[int64]Verdict{1: VerdictAdmitted, 2: VerdictNoKeyMatch}},
+		{"a dragon rider", map[int64]Verdict{1: VerdictAdmitted, 2: VerdictNoKeyMatch}},
+		{"a comet watcher", map[int64]Verdict{1: VerdictNoKeyMatch, 2: VerdictAdmitted}},
+		{"a comet watcher", map[int64]Verdict{1: VerdictNoKeyMatch, 2: VerdictAdmitted}},
+		{"a dragon rider", map[int64]Verdict{1: VerdictAdmitted, 2: VerdictNoKeyMatch}},
+	} {
+		in.Character = &Character{Description: tt.desc}
+		res, err := m.Activate(t.Context(), in, Options{})
+		require.NoError(t, err)
+		require.Equal(t, tt.want, verdicts(res), tt.desc)
+	}
+}

@@ -153,6 +153,8 @@ type Matcher struct {
 	pool       sync.Pool
 	// dyn memoises the macro keys of the last set of names.
 	dyn atomic.Pointer[dynKeys]
+	// ctxHits memoises the matches of the last context text (context.go).
+	ctxHits atomic.Pointer[ctxHits]
 	// tokens caches token counts (see tokenCache).
 	tokens tokenCache
 }
