@@ -37,12 +37,12 @@ func renderBackups(w *builder, p *panel) {
 		t.S("**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.") + "\n" +
 		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.") + "\n" +
 		t.S("**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there."))
-	if !p.canManage {
+	if !p.canSettings {
 		w.text("-# " + t.S("Only members with the Manage Server permission can export or import backups."))
 	}
 	w.row(
-		discordgo.Button{Label: t.S("Export workspace"), Style: discordgo.PrimaryButton, CustomID: route{action: actBackupExp}.encode(), Disabled: !p.canManage},
-		discordgo.Button{Label: t.S("Import backup"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackupImp}.encode(), Disabled: !p.canManage},
+		discordgo.Button{Label: t.S("Export workspace"), Style: discordgo.PrimaryButton, CustomID: route{action: actBackupExp}.encode(), Disabled: !p.canSettings},
+		discordgo.Button{Label: t.S("Import backup"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackupImp}.encode(), Disabled: !p.canSettings},
 		historyButton(p),
 	)
 }

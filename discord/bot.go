@@ -161,9 +161,12 @@ type handlerFunc func(ctx context.Context, in *request) error
 // request is one interaction being handled.
 type request struct {
 	i *discordgo.Interaction
-	// p is the member as API principal; manage mirrors its Manage bit.
-	p      *auth.Principal
-	guild  string
+	// p is the member as API principal (its Manage bit and roles).
+	p     *auth.Principal
+	guild string
+	// manage is true when the member may write lore: Manage Server (or
+	// Administrator), or the server's lore editor role as the API answers
+	// (Server.canWriteLore). The API re-checks every write.
 	manage bool
 	rt     route
 	// values are a select's picked values.
@@ -340,9 +343,20 @@ func (b *Bot) dispatch(ctx context.Context, in *request) error {
 	}
 	in.guild = i.GuildID
 	in.manage = i.Member.Permissions&(discordgo.PermissionManageGuild|discordgo.PermissionAdministrator) != 0
-	in.p = &auth.Principal{Kind: auth.Member, Guilds: map[string]auth.Membership{in.guild: {Manage: in.manage}}}
+	roles := i.Member.Roles
+	if len(roles) > auth.MaxRoles {
+		roles = roles[:auth.MaxRoles]
+	}
+	in.p = &auth.Principal{Kind: auth.Member, Guilds: map[string]auth.Membership{in.guild: {Manage: in.manage, Roles: roles}}}
 	if i.Member.User != nil {
 		in.p.UserID = i.Member.User.ID
+	}
+	if !in.manage && len(roles) > 0 {
+		editor, err := b.loreEditor(ctx, in)
+		if err != nil {
+			return err
+		}
+		in.manage = editor
 	}
 	var h handlerFunc
 	var id string
@@ -564,4 +578,16 @@ func redact(err error) string {
 // cannot make for a new guild: registering it.
 func servicePrincipal() *auth.Principal {
 	return &auth.Principal{Kind: auth.Service, UserID: "discord-adapter"}
+}
+
+// loreEditor asks the API whether the member of in, who holds roles but
+// does not manage the server, may write its lore (the server's lore editor
+// role; docs/workbench.md#lore-editor-role). An unregistered server grants
+// nothing.
+func (b *Bot) loreEditor(ctx context.Context, in *request) (bool, error) {
+	var data client.ServerData
+	if err := b.api.Do(ctx, in.p, client.OpServerAccess, map[string]any{"s": in.guild}, &data); err != nil {
+		return false, fmt.Errorf("read server access: %w", err)
+	}
+	return data.Server != nil && data.Server.CanWriteLore, nil
 }

@@ -127,7 +127,7 @@ func TestSettingsControls(t *testing.T) {
 			before := tc.get(settings())
 
 			o := h.clickID(permMember, id)
-			require.Contains(t, o.content(), "Only members with the Manage Server permission can change lorebooks")
+			require.Contains(t, o.content(), "Only members with the Manage Server permission or the server's lore editor role can change lorebooks")
 			require.Equal(t, before, tc.get(settings()), "member: unchanged")
 
 			o = h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(id)})

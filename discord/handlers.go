@@ -15,7 +15,7 @@ import (
 
 // Receipts shown to members.
 const (
-	msgNeedManage = "Only members with the Manage Server permission can change lorebooks. Nothing was changed."
+	msgNeedManage = "Only members with the Manage Server permission or the server's lore editor role can change lorebooks. Nothing was changed."
 	msgOutdated   = "This panel was out of date, so nothing was changed. Here is the current view."
 )
 

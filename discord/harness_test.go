@@ -56,6 +56,9 @@ type harness struct {
 	pool *pgxpool.Pool
 	// locale is the members' Discord locale (en-US unless a test sets it).
 	locale string
+	// roles are the Discord role ids of the interactions' member (none
+	// unless a test sets them).
+	roles []string
 }
 
 func newHarness(t *testing.T) *harness { return newHarnessJobs(t, false) }
@@ -363,7 +366,7 @@ func (h *harness) run(fixture string, perms int64, vars map[string]string) outco
 	require.NoError(h.t, err)
 	id := h.nextID()
 	pairs := []string{"{{ID}}", id, "{{GUILD}}", testGuild, "{{USER}}", testUser, "{{PERMS}}", strconv.FormatInt(perms, 10),
-		`"locale": "en-US"`, `"locale": "` + h.locale + `"`}
+		`"locale": "en-US"`, `"locale": "` + h.locale + `"`, "{{ROLES}}", jsonString(append([]string{}, h.roles...))}
 	for k, v := range vars {
 		pairs = append(pairs, k, v)
 	}

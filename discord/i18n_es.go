@@ -193,7 +193,7 @@ var esTexts = [...][2]string{
 	{"Off: older backups' keyword memories convert to Always On entries.", "Desactivado: las memorias con palabras clave de copias antiguas se convierten en entradas siempre activas."},
 	{"Turn memory tagging on", "Activar el etiquetado de memorias"},
 	{"Turn memory tagging off", "Desactivar el etiquetado de memorias"},
-	{"Only members with the Manage Server permission can change lorebooks. Nothing was changed.", "Solo los miembros con el permiso Gestionar servidor pueden cambiar lorebooks. No se cambió nada."},
+	{"Only members with the Manage Server permission or the server's lore editor role can change lorebooks. Nothing was changed.", "Solo los miembros con el permiso Gestionar servidor o el rol de editor de lore del servidor pueden cambiar lorebooks. No se cambió nada."},
 	{"This panel was out of date, so nothing was changed. Here is the current view.", "Este panel estaba desactualizado, así que no se cambió nada. Esta es la vista actual."},
 	{"Open the Lorebooks panel", "Abrir el panel de lorebooks"},
 	{"Import a lorebook file (world info, Character Book, PNG/CHARX card)", "Importar un archivo de lorebook (world info, Character Book, tarjeta PNG/CHARX)"},

@@ -193,7 +193,7 @@ var texts = [...][2]string{
 	{"Off: older backups' keyword memories convert to Always On entries.", "Desligado: memórias antigas com palavras-chave de backups viram entradas Always On."},
 	{"Turn memory tagging on", "Ligar marcação de memórias"},
 	{"Turn memory tagging off", "Desligar marcação de memórias"},
-	{"Only members with the Manage Server permission can change lorebooks. Nothing was changed.", "Somente membros com a permissão Gerenciar Servidor podem alterar lorebooks. Nada foi alterado."},
+	{"Only members with the Manage Server permission or the server's lore editor role can change lorebooks. Nothing was changed.", "Somente membros com a permissão Gerenciar Servidor ou o cargo de editor de lore do servidor podem alterar lorebooks. Nada foi alterado."},
 	{"This panel was out of date, so nothing was changed. Here is the current view.", "Este painel estava desatualizado, então nada foi alterado. Esta é a visão atual."},
 	{"Open the Lorebooks panel", "Abrir o painel de Lorebooks"},
 	{"Import a lorebook file (world info, Character Book, PNG/CHARX card)", "Importar um arquivo de lorebook (world info, Character Book, card PNG/CHARX)"},

@@ -46,7 +46,7 @@ var settingDefs = [...]struct {
 func renderSettings(w *builder, p *panel) {
 	t := p.t
 	w.text("## " + t.S("Settings"))
-	if !p.canManage {
+	if !p.canSettings {
 		w.text("-# " + t.S("Only members with the Manage Server permission can change settings."))
 	}
 	for _, d := range settingDefs {
@@ -58,12 +58,12 @@ func renderSettings(w *builder, p *panel) {
 			style = discordgo.SecondaryButton
 		}
 		w.text("**" + t.S(d.name) + "** · " + state + "\n" + meaning)
-		w.row(discordgo.Button{Label: action, Style: style, Disabled: !p.canManage,
+		w.row(discordgo.Button{Label: action, Style: style, Disabled: !p.canSettings,
 			CustomID: route{action: actSetToggle, entry: d.which}.encode()})
 	}
 	w.text("**" + t.S("Lore budget") + "** · " + budgetText(t, p.settings.BudgetLimit, p.settings.BudgetUnit, p.settings.Tokenizer) + "\n" +
 		t.S("How much lore one turn may add, over every placement; a book can set its own in **Book Settings** (the highest book budget of a turn wins)."))
-	w.row(discordgo.Button{Label: t.S("Change budget"), Style: discordgo.SecondaryButton, Disabled: !p.canManage, CustomID: route{action: actBudget}.encode()})
+	w.row(discordgo.Button{Label: t.S("Change budget"), Style: discordgo.SecondaryButton, Disabled: !p.canSettings, CustomID: route{action: actBudget}.encode()})
 }
 
 // settingToggle flips one server setting (managers only; the API checks

@@ -61,9 +61,11 @@ const (
 // for one member, plus the route position.
 type panel struct {
 	// t translates for the member's locale.
-	t         tr
-	guild     string
-	canManage bool
+	t     tr
+	guild string
+	// canManage: the member may write lore (a manager or a lore editor);
+	// canSettings: the member manages the server (settings, backups).
+	canManage, canSettings bool
 	// persona is true in Persona scope (lineage may still be 0 when the
 	// server has no personas).
 	persona   bool
@@ -154,7 +156,7 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 			return nil, fmt.Errorf("server %s: %w", guild, errUnavailable)
 		}
 	}
-	pn := &panel{t: in.t, guild: guild, canManage: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage, settings: data.Server.Settings}
+	pn := &panel{t: in.t, guild: guild, canManage: data.Server.CanWriteLore, canSettings: data.Server.CanManage, lineage: rt.lineage, page: rt.page, entryPage: rt.entryPage, settings: data.Server.Settings}
 	pn.persona = o.persona || rt.lineage != 0
 	pn.scopeLimit = data.Server.Limits.EntriesPerScope
 	pn.uploads = uploadLimitsOf(data.Server.Limits)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"loregate/graph/client"
 	"loregate/graph/model"
+	"slices"
 	"strings"
 	"testing"
 
@@ -19,6 +20,12 @@ func seedScopes(h *harness) {
 	h.persona(1, 7, "Aria")
 	h.importEntries(7, "", 2)
 }
+
+// The lore editor role of the write tests, and another role.
+const (
+	editorRoleID = "600000000000000001"
+	otherRoleID  = "600000000000000002"
+)
 
 // snapshot is the server's lore as the API returns it.
 func (h *harness) snapshot() string {
@@ -227,21 +234,38 @@ func TestWritePaths(t *testing.T) {
 	for name, setup := range cases {
 		// A member's refused write changes nothing, so the manager then
 		// writes on the same server; the admin gets a fresh one.
+		// A lore editor is a member without Manage Server who holds the
+		// role the server names (docs/workbench.md#lore-editor-role); a
+		// member holding another role is refused like any member.
 		for _, run := range []struct {
 			name  string
 			perms []int64
-		}{{"member then manager", []int64{permMember, permManager}}, {"admin", []int64{permAdmin}}} {
+			roles [][]string
+		}{
+			{"member then manager", []int64{permMember, permManager}, nil},
+			{"admin", []int64{permAdmin}, nil},
+			{"other role then lore editor", []int64{permMember, permMember}, [][]string{{otherRoleID}, {otherRoleID, editorRoleID}}},
+		} {
 			t.Run(name+"/"+run.name, func(t *testing.T) {
 				t.Parallel()
 				h := newHarness(t)
 				seedScopes(h)
+				if run.roles != nil {
+					h.gql(`mutation($s: String!, $r: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: $r}) { error { code } } }`,
+						map[string]any{"s": testGuild, "r": editorRoleID}, nil)
+				}
 				s := setup(h)
-				for _, perms := range run.perms {
+				for i, perms := range run.perms {
+					editor := false
+					if run.roles != nil {
+						h.roles = run.roles[i]
+						editor = slices.Contains(h.roles, editorRoleID)
+					}
 					before := h.snapshot()
 					o := s.act(h, perms)
 					require.Equal(t, 6, o.callback().Type, "writes are deferred before the read")
 					require.NotEmpty(t, o.edits(), "then the panel is repainted")
-					if perms == permMember {
+					if perms == permMember && !editor {
 						require.Contains(t, o.content(), msgNeedManage)
 						require.Equal(t, before, h.snapshot(), "nothing was written")
 						continue

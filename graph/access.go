@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 
 	"loregate/graph/auth"
 	"loregate/graph/model"
@@ -19,15 +20,19 @@ func (r *Resolver) visibleServer(ctx context.Context, id string) (lore.Server, *
 	return s, p, err
 }
 
-// authorizeWrite re-checks, for every write, that the caller manages the
-// server and, for persona scope, that the lineage is registered on it (an
-// unknown server fails in the write itself) (docs/contract.md#permissions: "every routed write re-resolves the scope,
+// authorizeWrite re-checks, for every lore write, that the caller may
+// write the server's lore (canWriteLore: a manager, a service or a lore
+// editor) and, for persona scope, that the lineage is registered on it
+// (an unknown server fails in the write itself) (docs/contract.md#permissions: "every routed write re-resolves the scope,
 // rejects a lineage that is not present on the server, and checks the
 // permission again"). Permission failures are GraphQL errors; a missing
 // server or lineage is a contract error (NOT_FOUND).
 func (r *Resolver) authorizeWrite(ctx context.Context, server string, lineage lore.Lineage) error {
-	p := auth.FromContext(ctx)
-	if !p.CanManage(server) {
+	ok, err := r.canWriteLore(ctx, server)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return errForbidden
 	}
 	// An unknown server is reported by the write itself (every store write
@@ -108,6 +113,39 @@ func (r *Resolver) visibleID(ctx context.Context, server, what, id string) (int6
 		return 0, err
 	}
 	return parseID(what, id)
+}
+
+// canWriteLore reports whether the caller may write the server's lore:
+// it manages the server, or it is a member holding the server's lore
+// editor role as the server's settings name it now (read on every call,
+// so a role a manager unsets or changes stops granting at once;
+// docs/workbench.md#lore-editor-role).
+func (r *Resolver) canWriteLore(ctx context.Context, server string) (bool, error) {
+	p := auth.FromContext(ctx)
+	if p.CanManage(server) {
+		return true, nil
+	}
+	if !p.HasRoles(server) {
+		return false, nil
+	}
+	w, err := r.Store.GetWorkbenchSettings(ctx, server)
+	if errors.Is(err, lore.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return p.HasRole(server, w.LoreEditorRoleID), nil
+}
+
+// authorizeSettings re-checks, for a write of the server's settings (and
+// of what only managers do: personas, workspace backups, wipes), that the
+// caller manages the server; a lore editor is refused.
+func (r *Resolver) authorizeSettings(ctx context.Context, server string) error {
+	if !auth.FromContext(ctx).CanManage(server) {
+		return errForbiddenSettings
+	}
+	return nil
 }
 
 // writableCollection authorises a Serverwide write and parses the

@@ -31,8 +31,24 @@ const (
 	CodeNotFound        = "NOT_FOUND"
 )
 
-// errForbidden is returned by writes the principal may not make.
-var errForbidden = errors.New("forbidden: managing this server's lore needs the Manage Server permission")
+// errForbidden is returned by lore writes the principal may not make.
+var errForbidden = errors.New("forbidden: writing this server's lore needs the Manage Server permission or the server's lore editor role")
+
+// errForbiddenSettings is returned by writes of a server's settings (and
+// of its persona registry, backups and wipes) to a principal that does
+// not manage the server: a lore editor writes lore only
+// (docs/workbench.md#lore-editor-role).
+// It is errForbidden to errors.Is (code FORBIDDEN) with its own message.
+var errForbiddenSettings error = forbiddenError("forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)")
+
+// forbiddenError is a permission failure with its own message; errors.Is
+// matches it to errForbidden.
+type forbiddenError string
+
+func (e forbiddenError) Error() string { return string(e) }
+
+// Is makes every forbiddenError an errForbidden.
+func (e forbiddenError) Is(target error) bool { return target == errForbidden }
 
 // mutationError maps a contract error to a payload error with its reason
 // key and params (docs/api.md "Reason keys"). It returns nil for errors

@@ -253,11 +253,11 @@ func jobPayload(row *model.Job, err error) (*model.JobPayload, error) {
 // exportWorkspaceBackup queues the export job of a server (managers only:
 // a backup holds every scope).
 func (r *Resolver) exportWorkspaceBackup(ctx context.Context, in *model.ExportWorkspaceBackupInput) (*model.JobPayload, error) {
+	if err := r.authorizeSettings(ctx, in.ServerDiscordID); err != nil {
+		return jobPayload(nil, err)
+	}
 	if r.Jobs == nil {
 		return jobPayload(nil, errJobsUnavailable)
-	}
-	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
-		return jobPayload(nil, err)
 	}
 	row, err := r.Jobs.Queue.EnqueueBackupExport(ctx, in.ServerDiscordID)
 	if err != nil {
@@ -287,7 +287,7 @@ func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.Preview
 		return fail(errJobsUnavailable)
 	}
 	server := in.ServerDiscordID
-	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, server); err != nil {
 		return fail(err)
 	}
 	data, err := readUpload(in.File)
@@ -331,7 +331,7 @@ func (r *Resolver) importWorkspaceBackup(ctx context.Context, in *model.ImportWo
 		return jobPayload(nil, errJobsUnavailable)
 	}
 	server := in.ServerDiscordID
-	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, server); err != nil {
 		return jobPayload(nil, err)
 	}
 	id, err := parseID("previewId", in.PreviewID)

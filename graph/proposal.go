@@ -133,10 +133,13 @@ func (r *Resolver) serverProposals(ctx context.Context, obj *model.Server, state
 	if n == 0 {
 		return conn, nil
 	}
-	p := auth.FromContext(ctx)
+	writer, err := r.canWriteLore(ctx, obj.DiscordID)
+	if err != nil {
+		return nil, err
+	}
 	proposer := ""
-	if !p.CanManage(obj.DiscordID) {
-		proposer = p.UserID
+	if !writer {
+		proposer = auth.FromContext(ctx).UserID
 	}
 	st := lore.ProposalState("")
 	if state != nil {
@@ -177,7 +180,7 @@ func (r *Resolver) workbenchSettings(ctx context.Context, obj *model.Server) (*m
 // updateWorkbenchSettings answers updateWorkbenchSettings (managers).
 func (r *Resolver) updateWorkbenchSettings(ctx context.Context, in model.UpdateWorkbenchSettingsInput) (*model.WorkbenchSettingsPayload, error) {
 	fail := failure[model.WorkbenchSettingsPayload]
-	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, in.ServerDiscordID); err != nil {
 		return fail(err)
 	}
 	var p lore.WorkbenchSettingsPatch

@@ -39,3 +39,8 @@ func (r *serverResolver) Proposals(ctx context.Context, obj *model.Server, state
 func (r *serverResolver) WorkbenchSettings(ctx context.Context, obj *model.Server) (*model.WorkbenchSettings, error) {
 	return r.workbenchSettings(ctx, obj)
 }
+
+// CanWriteLore is the resolver for the canWriteLore field.
+func (r *serverResolver) CanWriteLore(ctx context.Context, obj *model.Server) (bool, error) {
+	return r.canWriteLore(ctx, obj.DiscordID)
+}

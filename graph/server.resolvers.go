@@ -37,7 +37,7 @@ func (r *mutationResolver) UpsertServer(ctx context.Context, input model.UpsertS
 
 // UpdateServerSettings is the resolver for the updateServerSettings field.
 func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model.UpdateServerSettingsInput) (*model.ServerPayload, error) {
-	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, input.ServerDiscordID); err != nil {
 		return failure[model.ServerPayload](err)
 	}
 	s, err := r.Store.PatchServerSettings(ctx, input.ServerDiscordID, settingsPatchFromInput(&input))
@@ -49,7 +49,7 @@ func (r *mutationResolver) UpdateServerSettings(ctx context.Context, input model
 
 // UpsertPersona is the resolver for the upsertPersona field.
 func (r *mutationResolver) UpsertPersona(ctx context.Context, input model.UpsertPersonaInput) (*model.PersonaPayload, error) {
-	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, input.ServerDiscordID); err != nil {
 		return failure[model.PersonaPayload](err)
 	}
 	p, err := r.Store.UpsertPersona(ctx, lore.Persona{Server: input.ServerDiscordID, ID: input.ID, Lineage: lore.Lineage(input.LineageID), Name: input.Name})
@@ -61,7 +61,7 @@ func (r *mutationResolver) UpsertPersona(ctx context.Context, input model.Upsert
 
 // RemovePersona is the resolver for the removePersona field.
 func (r *mutationResolver) RemovePersona(ctx context.Context, input model.RemovePersonaInput) (*model.PersonaPayload, error) {
-	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide); err != nil {
+	if err := r.authorizeSettings(ctx, input.ServerDiscordID); err != nil {
 		return failure[model.PersonaPayload](err)
 	}
 	if err := r.Store.RemovePersona(ctx, input.ServerDiscordID, input.ID); err != nil {
@@ -72,7 +72,7 @@ func (r *mutationResolver) RemovePersona(ctx context.Context, input model.Remove
 
 // WipeServerLore is the resolver for the wipeServerLore field.
 func (r *mutationResolver) WipeServerLore(ctx context.Context, input model.WipeServerLoreInput) (*model.DeletePayload, error) {
-	err := r.authorizeWrite(ctx, input.ServerDiscordID, lore.Serverwide)
+	err := r.authorizeSettings(ctx, input.ServerDiscordID)
 	if err == nil {
 		_, err = transfer.WipeServerLore(ctx, r.Store, input.ServerDiscordID, input.PreservePersonas, actor(ctx))
 	}

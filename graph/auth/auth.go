@@ -9,8 +9,9 @@
 //     the member can manage it (Manage Server or Administrator);
 //   - a member passed in-process by the Discord adapter (WithPrincipal).
 //
-// Every member of a server may read either scope; only managers and
-// services write (docs/contract.md#permissions). A request without a
+// Every member of a server may read either scope; managers and services
+// write (docs/contract.md#permissions), and so do members holding the
+// server's lore editor role, lore only (docs/workbench.md#lore-editor-role). A request without a
 // credential is refused with 401 before GraphQL runs.
 package auth
 
@@ -22,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +46,18 @@ const (
 type Membership struct {
 	// Manage is true for Manage Server or Administrator.
 	Manage bool `json:"manage"`
+	// Roles are Discord role ids the member holds there that grant lore
+	// writes: in a member token, the server's lore editor role when the
+	// member had it at sign-in; in-process (the Discord adapter), every
+	// role of the interaction's member. A role grants nothing by itself:
+	// every write re-checks it against the server's current lore editor
+	// role (docs/workbench.md#lore-editor-role). At most MaxRoles.
+	Roles []string `json:"roles,omitempty"`
 }
+
+// MaxRoles bounds Membership.Roles (Discord's own limit of roles per
+// guild).
+const MaxRoles = 250
 
 // Principal is the authenticated caller.
 type Principal struct {
@@ -68,7 +81,25 @@ func (p *Principal) CanRead(server string) bool {
 	return ok
 }
 
-// CanManage reports whether p may write the server's lore.
+// HasRole reports whether p is a member of server holding role (a
+// Discord role id; "" is nobody's). Services hold no roles.
+func (p *Principal) HasRole(server, role string) bool {
+	if p == nil || p.Kind != Member || role == "" {
+		return false
+	}
+	return slices.Contains(p.Guilds[server].Roles, role)
+}
+
+// HasRoles reports whether p carries any role in server (a lore editor
+// grant may apply; the server's settings decide).
+func (p *Principal) HasRoles(server string) bool {
+	return p != nil && p.Kind == Member && len(p.Guilds[server].Roles) > 0
+}
+
+// CanManage reports whether p manages the server (Manage Server,
+// Administrator or a service key): it may write the server's lore and
+// settings. A lore editor writes lore without managing; the graph
+// package checks that grant.
 func (p *Principal) CanManage(server string) bool {
 	if p == nil {
 		return false
@@ -174,6 +205,11 @@ func (a *Authenticator) Authenticate(bearer string) (*Principal, error) {
 	}
 	if claims.Subject == "" {
 		return nil, fmt.Errorf("%w: token has no subject", ErrUnauthenticated)
+	}
+	for _, m := range claims.Guilds {
+		if len(m.Roles) > MaxRoles {
+			return nil, fmt.Errorf("%w: token carries more than %d roles in a guild", ErrUnauthenticated, MaxRoles)
+		}
 	}
 	return &Principal{Kind: Member, UserID: claims.Subject, Guilds: claims.Guilds}, nil
 }

@@ -11,6 +11,8 @@ const (
 	OpServer                    Op = "Server"
 	OpViewerServers             Op = "ViewerServers"
 	OpServerChannels            Op = "ServerChannels"
+	OpServerAccess              Op = "ServerAccess"
+	OpViewerLoreEditorRoles     Op = "ViewerLoreEditorRoles"
 	OpUpsertServer              Op = "UpsertServer"
 	OpMarkServerLeft            Op = "MarkServerLeft"
 	OpReconcileServers          Op = "ReconcileServers"

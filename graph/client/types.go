@@ -15,11 +15,13 @@ import (
 // OpPanelPersonaEntries, OpCollectionEntriesPage and OpPersonaEntriesPage.
 type Server struct {
 	model.Server
-	Personas    []model.Persona            `json:"personas"`
-	EntryCounts []model.ScopeCount         `json:"entryCounts"`
-	Collections model.CollectionConnection `json:"collections"`
-	Collection  *Book                      `json:"collection"`
-	PersonaBook *Book                      `json:"personaBook"`
+	// CanWriteLore is Server.canWriteLore (a resolver field).
+	CanWriteLore bool                       `json:"canWriteLore"`
+	Personas     []model.Persona            `json:"personas"`
+	EntryCounts  []model.ScopeCount         `json:"entryCounts"`
+	Collections  model.CollectionConnection `json:"collections"`
+	Collection   *Book                      `json:"collection"`
+	PersonaBook  *Book                      `json:"personaBook"`
 	// Book is the collection or persona book of the *EntriesPage
 	// operations (aliased book).
 	Book  *Book        `json:"book"`

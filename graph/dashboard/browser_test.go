@@ -177,7 +177,7 @@ func TestBrowserSignInWithDiscord(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#discord-login"))))
 	shot(t, ctx, "01-signin")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#discord-login")), chromedp.WaitVisible(chromedp.CSS("#servers"))))
-	require.Equal(t, "identify guilds", e.oauth.scope)
+	require.Equal(t, "identify guilds guilds.members.read", e.oauth.scope)
 	list := text(t, ctx, "#servers")
 	require.Contains(t, list, "Glade Keepers")
 	require.Contains(t, list, "Other Realm")

@@ -207,10 +207,13 @@ type fakeDiscord struct {
 	// provider that does not enforce single-use codes, so only loregate's
 	// own state can stop a replayed callback).
 	lenient bool
+	// roles is what /users/@me/guilds/{id}/member answers as the member's
+	// roles per guild (a guild absent: 404, as for a guild left).
+	roles map[string][]string
 }
 
 func newFakeDiscord(t testing.TB) *fakeDiscord {
-	f := &fakeDiscord{codes: map[string][2]string{}, guilds: []map[string]any{
+	f := &fakeDiscord{codes: map[string][2]string{}, roles: map[string][]string{}, guilds: []map[string]any{
 		{"id": serverA, "name": "Glade Keepers", "owner": false, "permissions": fmt.Sprint(1 << 5)},
 		{"id": serverB, "name": "Other Realm", "owner": false, "permissions": "1024"},
 		{"id": "444444444444444444", "name": "No Bot Here", "owner": true, "permissions": "0"},
@@ -244,7 +247,10 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 			http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "access-1", "token_type": "Bearer", "scope": "identify guilds"})
+		f.mu.Lock()
+		scope := f.scope
+		f.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "access-1", "token_type": "Bearer", "scope": scope})
 	})
 	bearer := func(h http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
@@ -290,6 +296,20 @@ func newFakeDiscord(t testing.TB) *fakeDiscord {
 	}))
 	mux.HandleFunc("GET /api/v10/users/@me/guilds", bearer(func(w http.ResponseWriter, _ *http.Request) {
 		_ = json.NewEncoder(w).Encode(f.guilds)
+	}))
+	mux.HandleFunc("GET /api/v10/users/@me/guilds/{guild}/member", bearer(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		roles, ok := f.roles[r.PathValue("guild")]
+		granted := strings.Contains(f.scope, "guilds.members.read")
+		f.mu.Unlock()
+		switch {
+		case !granted:
+			http.Error(w, `{"message": "Missing Access", "code": 50001}`, http.StatusForbidden)
+		case !ok:
+			http.Error(w, `{"message": "Unknown Guild", "code": 10004}`, http.StatusNotFound)
+		default:
+			_ = json.NewEncoder(w).Encode(map[string]any{"roles": roles, "joined_at": "2024-01-01T00:00:00Z"})
+		}
 	}))
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)

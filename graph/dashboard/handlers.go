@@ -367,6 +367,11 @@ func (d *Dashboard) callback(rq *req) error {
 	if err != nil {
 		return fail(http.StatusServiceUnavailable, rq.t.S("Member tokens are not configured on this deployment (LOREGATE_JWT_SECRET)."))
 	}
+	if granted := d.loreEditorGrants(rq.ctx(), u, token, memberships); granted {
+		if token, err = d.cfg.Auth.Mint(u.ID, memberships, d.cfg.SessionTTL, now); err != nil {
+			return fail(http.StatusServiceUnavailable, rq.t.S("Member tokens are not configured on this deployment (LOREGATE_JWT_SECRET)."))
+		}
+	}
 	return d.start(rq, &session{UserID: u.ID, UserName: u.Name, Token: token, Guilds: u.Guilds, ExpiresAt: now.Add(d.cfg.SessionTTL)}, ls.Next)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -169,7 +170,7 @@ func TestDiscordSignInRefusals(t *testing.T) {
 		return authorize.Query()
 	}
 	q := login()
-	require.Equal(t, "identify guilds", q.Get("scope"))
+	require.Equal(t, "identify guilds guilds.members.read", q.Get("scope"))
 	require.Equal(t, "S256", q.Get("code_challenge_method"))
 	require.Equal(t, e.public+"/dashboard/callback", q.Get("redirect_uri"))
 	for _, tc := range []struct {
@@ -416,4 +417,53 @@ func TestStaticAssets(t *testing.T) {
 			require.Equal(t, "public, max-age=3600", resp.Header.Get("Cache-Control"), tc.path)
 		}
 	}
+}
+
+// TestLoreEditorSignIn: signing in with Discord reads the member's roles
+// (guilds.members.read) where a server names a lore editor role; a member
+// holding it writes lore in the dashboard (the book's New entry, the
+// badge) but does not see the server settings form, and the grant is
+// re-checked: once the manager unsets the role, the same session reads
+// only.
+func TestLoreEditorSignIn(t *testing.T) {
+	e := newEnv(t)
+	const role = "700000000000000101"
+	e.must(`mutation($s: String!, $r: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: $r}) { error { message } } }`,
+		map[string]any{"s": serverB, "r": role}, nil)
+	coll := e.collection(serverB, "Realm")
+	signIn := func() *http.Client {
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar}
+		resp, err := c.Get(e.srv.URL + "/dashboard/login")
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode, "the sign-in ends on the servers page")
+		return c
+	}
+	e.oauth.mu.Lock()
+	e.oauth.roles[serverB] = []string{"700000000000000102", role}
+	e.oauth.mu.Unlock()
+	c := signIn()
+	status, body := get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/")
+	require.Equal(t, http.StatusOK, status)
+	require.Contains(t, body, "Read and write lore (lore editor)")
+	require.NotContains(t, body, `id="server-settings"`, "settings stay the managers'")
+	require.Contains(t, body, `id="new-collection"`)
+	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/b/c"+coll+"/")
+	require.Contains(t, body, `id="new-entry"`)
+
+	e.must(`mutation($s: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: ""}) { error { message } } }`,
+		map[string]any{"s": serverB}, nil)
+	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/b/c"+coll+"/")
+	require.NotContains(t, body, `id="new-entry"`, "the grant is re-checked on every request")
+
+	// A member without the role reads only.
+	e.must(`mutation($s: String!, $r: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: $r}) { error { message } } }`,
+		map[string]any{"s": serverB, "r": role}, nil)
+	e.oauth.mu.Lock()
+	e.oauth.roles[serverB] = []string{"700000000000000102"}
+	e.oauth.mu.Unlock()
+	c = signIn()
+	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/")
+	require.Contains(t, body, "Read only")
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,8 +18,7 @@ import (
 )
 
 // OAuth configures "Sign in with Discord": the OAuth2 authorization-code
-// flow with PKCE (RFC 7636, S256) and the identify and guilds scopes
-// (docs/dashboard.md).
+// flow with PKCE (RFC 7636, S256) and the Scopes (docs/dashboard.md).
 type OAuth struct {
 	// ClientID and ClientSecret are the Discord application's
 	// (LOREGATE_DISCORD_CLIENT_ID, LOREGATE_DISCORD_CLIENT_SECRET; secret).
@@ -30,6 +30,12 @@ type OAuth struct {
 	// (LOREGATE_DISCORD_OAUTH_URL; tests point it at a fake).
 	BaseURL string
 }
+
+// Scopes are the OAuth2 scopes the sign-in asks for: who the member is,
+// their guilds, and (guilds.members.read) their roles in a guild, read
+// only for servers that name a lore editor role
+// (docs/workbench.md#lore-editor-role).
+const Scopes = "identify guilds guilds.members.read"
 
 // DefaultDiscordURL is Discord's origin.
 const DefaultDiscordURL = "https://discord.com/"
@@ -56,7 +62,7 @@ func (o OAuth) authorizeURL(redirect, state, verifier string) string {
 	q := url.Values{
 		"response_type":         {"code"},
 		"client_id":             {o.ClientID},
-		"scope":                 {"identify guilds"},
+		"scope":                 {Scopes},
 		"redirect_uri":          {redirect},
 		"state":                 {state},
 		"code_challenge":        {pkceChallenge(verifier)},
@@ -70,11 +76,15 @@ type discordUser struct {
 	ID     string
 	Name   string
 	Guilds []guild
+	// roles reads the member's roles in one guild with the sign-in's
+	// access token (nil when the guilds.members.read scope was not
+	// granted). The token is not kept past the sign-in.
+	roles func(ctx context.Context, guild string) ([]string, error)
 }
 
 // exchange trades the authorization code for an access token and reads
 // the member's identity and guilds with it. The access token is used for
-// these two reads only and not kept.
+// these reads and the sign-in's role reads only, and not kept.
 func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, verifier string) (*discordUser, error) {
 	form := url.Values{
 		"grant_type":    {"authorization_code"},
@@ -122,6 +132,15 @@ func (o OAuth) exchange(ctx context.Context, hc *http.Client, code, redirect, ve
 		return nil, err
 	}
 	u := &discordUser{ID: me.ID, Name: me.GlobalName}
+	if slices.Contains(strings.Fields(tok.Scope), "guilds.members.read") {
+		u.roles = func(ctx context.Context, guild string) ([]string, error) {
+			var m struct {
+				Roles []string `json:"roles"`
+			}
+			err := o.get(ctx, hc, tok.AccessToken, "api/v10/users/@me/guilds/"+url.PathEscape(guild)+"/member", &m)
+			return m.Roles, err
+		}
+	}
 	if u.Name == "" {
 		u.Name = me.Username
 	}

@@ -15,8 +15,14 @@ import (
 )
 
 // serverView is a server as the API shows it to the member (OpServer),
-// with the books and counts the pages show.
-type serverView struct{ client.Server }
+// with the books and counts the pages show. Its CanManage is the API's
+// canWriteLore (the member writes lore: a manager or a lore editor), which
+// the lore pages check; Manages is the API's canManage (Manage Server),
+// which the server settings check (docs/workbench.md#lore-editor-role).
+type serverView struct {
+	client.Server
+	Manages bool
+}
 
 // loadServer reads the server of the URL; nil when the API does not show
 // it to the member (unknown, or not one of the member's servers).
@@ -28,7 +34,9 @@ func (d *Dashboard) loadServer(rq *req) (*serverView, error) {
 	if out.Server == nil {
 		return nil, nil
 	}
-	return &serverView{*out.Server}, nil
+	v := &serverView{Server: *out.Server, Manages: out.Server.CanManage}
+	v.CanManage = out.Server.CanWriteLore
+	return v, nil
 }
 
 // book is a collection or a persona lineage's book.

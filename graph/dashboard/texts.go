@@ -165,6 +165,7 @@ var texts = i18n.Set{Es: esTexts, Texts: [][2]string{
 	{"Priority (higher survives the budget)", "Prioridade (maior sobrevive ao orçamento)"},
 	{"Progress", "Progresso"},
 	{"Read and write (Manage Server)", "Leitura e escrita (Gerenciar Servidor)"},
+	{"Read and write lore (lore editor)", "Leitura e escrita de lore (editor de lore)"},
 	{"Read only", "Somente leitura"},
 	{"Recursion", "Recursão"},
 	{"Recursion never activates this entry", "A recursão nunca ativa esta entrada"},

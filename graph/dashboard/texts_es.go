@@ -160,6 +160,7 @@ var esTexts = [][2]string{
 	{"Priority (higher survives the budget)", "Prioridad (la mayor sobrevive al presupuesto)"},
 	{"Progress", "Progreso"},
 	{"Read and write (Manage Server)", "Lectura y escritura (Gestionar servidor)"},
+	{"Read and write lore (lore editor)", "Lectura y escritura de lore (editor de lore)"},
 	{"Read only", "Solo lectura"},
 	{"Recursion", "Recursión"},
 	{"Recursion never activates this entry", "La recursión nunca activa esta entrada"},

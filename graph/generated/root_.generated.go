@@ -704,6 +704,7 @@ type ComplexityRoot struct {
 
 	Server struct {
 		CanManage         func(childComplexity int) int
+		CanWriteLore      func(childComplexity int) int
 		Channels          func(childComplexity int) int
 		Collection        func(childComplexity int, name string) int
 		Collections       func(childComplexity int, first *int, after *string) int
@@ -3888,6 +3889,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.CanManage(childComplexity), true
+	case "Server.canWriteLore":
+		if e.ComplexityRoot.Server.CanWriteLore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Server.CanWriteLore(childComplexity), true
 	case "Server.channels":
 		if e.ComplexityRoot.Server.Channels == nil {
 			break
@@ -5785,14 +5792,16 @@ type AssembledPrompt {
 `, BuiltIn: false},
 	{Name: "../proposal.graphqls", Input: `# Proposals (docs/workbench.md#proposals): any member who can read a
 # server's lore may propose a new entry, a change or a deletion; lore
-# writers (managers) review them. The workbench settings turn proposals
+# writers (managers and lore editors) review them. The workbench settings turn proposals
 # off and name the channel for notices.
 
 extend type Server {
-  "Proposals newest first, in state (omitted = every state). Managers see every proposal; other members see their own."
+  "Proposals newest first, in state (omitted = every state). Lore writers (managers, lore editors) see every proposal; other members see their own."
   proposals(state: ProposalState, first: Int = 20, after: String): ProposalConnection!
   "The workbench settings (proposals on/off, notice channel, lore editor role)."
   workbenchSettings: WorkbenchSettings!
+  "Whether the caller may write this server's lore (entries, books, imports, reviews): a manager, a service, or a member holding the server's lore editor role (checked against the settings now; canManage stays Manage Server only, for settings)."
+  canWriteLore: Boolean!
 }
 
 extend type Mutation {
@@ -5916,7 +5925,7 @@ type WorkbenchSettings {
   proposalsEnabled: Boolean!
   "The channel where the bot posts a notice when a proposal arrives; null = none."
   proposalChannelId: String
-  "Members with this Discord role may write lore (not server settings); null = none."
+  "Members with this Discord role may write lore (entries, books, imports, proposal reviews; not server settings, personas, backups or wipes); null = none. Re-checked on every write."
   loreEditorRoleId: String
   updatedAt: Time!
 }
@@ -6235,7 +6244,7 @@ type Server {
   name: String!
   settings: ServerSettings!
   limits: Limits!
-  "Whether the caller may write (Manage Server, Administrator or a service key)."
+  "Whether the caller manages the server (Manage Server, Administrator or a service key): writes lore and settings. See canWriteLore for lore editors."
   canManage: Boolean!
   "The persona registry, removed personas included (their lineages keep lore)."
   personas: [Persona!]!
@@ -8116,6 +8125,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_proposals(ctx, field)
 	case "workbenchSettings":
 		return ec.fieldContext_Server_workbenchSettings(ctx, field)
+	case "canWriteLore":
+		return ec.fieldContext_Server_canWriteLore(ctx, field)
 	case "deletedEntries":
 		return ec.fieldContext_Server_deletedEntries(ctx, field)
 	case "embeddingsStatus":

@@ -29,6 +29,7 @@ type ServerResolver interface {
 
 	Proposals(ctx context.Context, obj *model.Server, state *model.ProposalState, first *int, after *string) (*model.ProposalConnection, error)
 	WorkbenchSettings(ctx context.Context, obj *model.Server) (*model.WorkbenchSettings, error)
+	CanWriteLore(ctx context.Context, obj *model.Server) (bool, error)
 	DeletedEntries(ctx context.Context, obj *model.Server, first *int, after *string) (*model.EntryRevisionConnection, error)
 	EmbeddingsStatus(ctx context.Context, obj *model.Server) (*model.EmbeddingsStatus, error)
 }
@@ -1272,6 +1273,29 @@ func (ec *executionContext) fieldContext_Server_workbenchSettings(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Server_canWriteLore(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Server_canWriteLore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Server().CanWriteLore(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Server_canWriteLore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Server", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Server_deletedEntries(ctx context.Context, field graphql.CollectedField, obj *model.Server) (ret graphql.Marshaler) {
@@ -2548,6 +2572,12 @@ func (ec *executionContext) _Server(ctx context.Context, sel ast.SelectionSet, o
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Server_workbenchSettings(ctx, field, obj)
+				})
+		case "canWriteLore":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Server_canWriteLore(ctx, field, obj)
 				})
 		case "deletedEntries":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,

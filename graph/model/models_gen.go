@@ -1605,7 +1605,7 @@ type WorkbenchSettings struct {
 	ProposalsEnabled bool `json:"proposalsEnabled"`
 	// The channel where the bot posts a notice when a proposal arrives; null = none.
 	ProposalChannelID *string `json:"proposalChannelId,omitempty"`
-	// Members with this Discord role may write lore (not server settings); null = none.
+	// Members with this Discord role may write lore (entries, books, imports, proposal reviews; not server settings, personas, backups or wipes); null = none. Re-checked on every write.
 	LoreEditorRoleID *string   `json:"loreEditorRoleId,omitempty"`
 	UpdatedAt        time.Time `json:"updatedAt"`
 }
