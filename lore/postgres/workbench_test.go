@@ -224,3 +224,63 @@ func TestEditEntriesAndUndo(t *testing.T) {
 	require.NoError(t, json.Unmarshal(rec.Report, &report))
 	require.Equal(t, "delete", report["operation"])
 }
+
+// TestUndoCopyAndDuplicate: undoing a copy (copyEntries) or a duplicate
+// (duplicateEntry: a copy of one entry into its own book) removes exactly
+// the copies it made, keeps the originals as they are, lists the removed
+// copies as undo revisions, and is refused while a later write that
+// touched a copy is not undone.
+func TestUndoCopyAndDuplicate(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := lore.WithActor(b.ctx, "user:8")
+	world := b.collection(t, "World")
+	src := b.insert(t, entry(b.server, 4, "", "alpha"), entry(b.server, 4, "", "beta"))
+	before, err := b.store.ListScope(b.ctx, b.server, 4, "")
+	require.NoError(t, err)
+
+	// A copy into a collection, undone.
+	cp, err := b.store.MoveEntries(ctx, lore.MoveRequest{Server: b.server, From: 4, Entries: refs(src...),
+		To: lore.BookRef{CollectionID: world.ID}, Copy: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, b.scopeCount(t, 0))
+	u, err := transfer.Undo(ctx, b.store, b.server, cp.HistoryID, "user:8")
+	require.NoError(t, err)
+	require.Equal(t, 2, u.Removed)
+	require.Zero(t, u.Restored, "a copy replaced nothing")
+	require.Zero(t, b.scopeCount(t, 0))
+	after, err := b.store.ListScope(b.ctx, b.server, 4, "")
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the originals are untouched")
+	for _, m := range cp.Moved {
+		_, err := b.store.GetEntry(b.ctx, b.server, 0, m.To)
+		require.ErrorIs(t, err, lore.ErrNotFound)
+		revs := b.revisions(t, m.To)
+		require.True(t, revs[0].Deleted, "the removed copy's last revision is its deletion")
+		require.Equal(t, lore.RevisionUndo, revs[0].Kind)
+	}
+
+	// A duplicate in the entry's own book, edited afterwards: the undo
+	// waits for the edit's own undo (here: refused while the copy was
+	// changed by a later bulk edit), then removes the duplicate only.
+	dup, err := b.store.MoveEntries(ctx, lore.MoveRequest{Server: b.server, From: 4, Entries: refs(src[0]),
+		To: lore.BookRef{Lineage: 4}, Copy: true})
+	require.NoError(t, err)
+	require.Equal(t, 3, b.scopeCount(t, 4))
+	copyID := dup.Moved[0].To
+	require.NotEqual(t, src[0].ID, copyID)
+	edit, err := b.store.EditEntries(ctx, lore.BulkEdit{Server: b.server, Lineage: 4, Entries: []lore.EntryRef{{ID: copyID}},
+		Op: lore.BulkPatch, Patch: lore.EntryPatch{Order: ptr(42)}})
+	require.NoError(t, err)
+	_, err = transfer.Undo(ctx, b.store, b.server, dup.HistoryID, "user:8")
+	require.ErrorIs(t, err, lore.ErrInvalid, "a later write changed the duplicate")
+	require.Equal(t, 3, b.scopeCount(t, 4), "nothing was undone")
+	_, err = transfer.Undo(ctx, b.store, b.server, edit.HistoryID, "user:8")
+	require.NoError(t, err)
+	u, err = transfer.Undo(ctx, b.store, b.server, dup.HistoryID, "user:8")
+	require.NoError(t, err)
+	require.Equal(t, 1, u.Removed)
+	after, err = b.store.ListScope(b.ctx, b.server, 4, "")
+	require.NoError(t, err)
+	require.Equal(t, before, after, "only the duplicate went")
+}
