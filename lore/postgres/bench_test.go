@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -20,7 +19,7 @@ import (
 func BenchmarkLoadEnabledForScope(b *testing.B) {
 	tb := setup(b)
 	const lineage lore.Lineage = 3
-	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	content := benchContent
 	mk := func(l lore.Lineage, collection string, i int) lore.Entry {
 		e := entry(tb.server, l, collection, fmt.Sprintf("%d %s", i, content))
 		e.Title = fmt.Sprintf("Entry %d", i)
@@ -76,7 +75,7 @@ func BenchmarkLoadEnabledForScope(b *testing.B) {
 func BenchmarkListEntries(b *testing.B) {
 	tb := setup(b)
 	const lineage lore.Lineage = 3
-	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	content := benchContent
 	var book []lore.Entry
 	for i := range lore.MaxEntriesPerScope {
 		e := entry(tb.server, lineage, "", fmt.Sprintf("%d %s", i, content))

@@ -36,14 +36,14 @@ func (c cpuClock) now(tb testing.TB) time.Duration {
 	return self + time.Duration(ut+st)*time.Second/ticks
 }
 
-// BenchmarkRevisionWrite measures the CPU time (this process plus its one
-// Postgres backend) of an entry update (~1,000 characters of content, 5
-// keys) with the revision trigger of migration 000070 and an actor (the
-// revision settings set with the lock), and with neither; cpu-ns/op is
-// the figure to compare (issue 29: at most +20%).
-//
-//	./bin/loregate with-postgres -- go test -run '^$' -bench RevisionWrite -benchtime 3000x ./lore/postgres/
-func BenchmarkRevisionWrite(b *testing.B) {
+// benchContent is the ~1,000 characters of content of a benchmark entry.
+var benchContent = strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+
+// cpuBench sets up a CPU-time benchmark: a fresh database on a pool of
+// one connection (so one Postgres backend, which clock reads, does all of
+// the store's work), its store and a registered server.
+func cpuBench(b *testing.B) (context.Context, *pgxpool.Pool, *postgres.Store, string, cpuClock) {
+	b.Helper()
 	ctx := context.Background()
 	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(b))
 	require.NoError(b, err)
@@ -57,12 +57,23 @@ func BenchmarkRevisionWrite(b *testing.B) {
 	require.NoError(b, err)
 	var pid int
 	require.NoError(b, pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
-	clock := cpuClock{backend: pid}
-	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	return ctx, pool, store, server, cpuClock{backend: pid}
+}
+
+// BenchmarkRevisionWrite measures the CPU time (this process plus its one
+// Postgres backend) of an entry update (~1,000 characters of content, 5
+// keys) with the revision trigger of migration 000070 and an actor (the
+// revision settings set with the lock), and with neither; cpu-ns/op is
+// the figure to compare (issue 29: at most +20%).
+//
+//	./bin/loregate with-postgres -- go test -run '^$' -bench RevisionWrite -benchtime 3000x ./lore/postgres/
+func BenchmarkRevisionWrite(b *testing.B) {
+	ctx, pool, store, server, clock := cpuBench(b)
+	content := benchContent
 	e := entry(server, 3, "", content)
 	e.Title = "Dragon"
 	e.Keys = []string{"dragon", "northern peaks", "old road", "wyrm", "gold"}
-	e, err = store.InsertEntry(ctx, e)
+	e, err := store.InsertEntry(ctx, e)
 	require.NoError(b, err)
 	for _, bc := range []struct {
 		name    string
@@ -93,28 +104,15 @@ func BenchmarkRevisionWrite(b *testing.B) {
 //
 //	./bin/loregate with-postgres -- go test -run '^$' -bench Move250 -benchtime 20x ./lore/postgres/
 func BenchmarkMove250(b *testing.B) {
-	ctx := context.Background()
-	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(b))
-	require.NoError(b, err)
-	cfg.MaxConns, cfg.MinConns = 1, 1
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(b, err)
-	b.Cleanup(pool.Close)
-	store := postgres.New(pool)
-	server := snowflake(b)
-	_, err = store.UpsertServer(ctx, server, "Bench")
-	require.NoError(b, err)
-	var pid int
-	require.NoError(b, pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid))
-	clock := cpuClock{backend: pid}
-	content := strings.Repeat("The dragon of the northern peaks guards the old road. ", 19)[:1000]
+	ctx, _, store, server, clock := cpuBench(b)
+	content := benchContent
 	book := make([]lore.Entry, lore.MaxEntriesPerScope)
 	for i := range book {
 		book[i] = entry(server, 1, "", fmt.Sprintf("%d %s", i, content))
 		book[i].Title = fmt.Sprintf("Entry %d", i)
 		book[i].Keys = []string{"dragon", "northern peaks", "old road", "wyrm", fmt.Sprint("k", i)}
 	}
-	_, err = store.ReplacePersonaBook(ctx, server, 1, book)
+	_, err := store.ReplacePersonaBook(ctx, server, 1, book)
 	require.NoError(b, err)
 	ctx = lore.WithActor(ctx, "user:42")
 	b.Run("250-single-updates", func(b *testing.B) {
