@@ -9,9 +9,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,31 +23,6 @@ import (
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/sharedtest"
 )
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// loregateBinary builds the command once per test process.
-func loregateBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "loregate-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "loregate")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%w: %s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtBin
-}
 
 const (
 	faultKey     = "fault-test-service-key-0123456789"
@@ -180,7 +153,7 @@ func faultRun(t *testing.T, kills []syscall.Signal, env []string, importDeadline
 		"LOREGATE_LOG_LEVEL=warn", "LOREGATE_SHUTDOWN_TIMEOUT=5s"}, env...)
 	start := func() *serveProcess {
 		p := &serveProcess{cmd: exec.Command(bin, "serve", "--addr", addr), done: make(chan error, 1)}
-		p.cmd.Env = append(os.Environ(), env...)
+		p.cmd.Env = loregateEnv(env)
 		p.cmd.Stderr = lockedWriter{&p.mu, &p.log}
 		require.NoError(t, p.cmd.Start())
 		go func() { p.done <- p.cmd.Wait() }()

@@ -36,7 +36,7 @@ func TestJavaScriptExample(t *testing.T) {
 	}
 	dbURL := postgrestest.NewDatabase(t)
 	const key = "js-example-test-key-0123456789"
-	p := startServe(t, buildBinary(t), []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key})
+	p := startServe(t, loregateBinary(t), []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key})
 	book := filepath.Join(t.TempDir(), "kingdom.json")
 	require.NoError(t, os.WriteFile(book, []byte(exampleBook), 0o600))
 

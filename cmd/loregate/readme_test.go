@@ -69,7 +69,7 @@ func TestReadmeUploadExample(t *testing.T) {
 	poll := readmeBlock(t, "Upload a lorebook file", "job(id:")
 	const key = "dev-key-change-me-0123"
 	require.Contains(t, upload, "Bearer "+key, "the example uses the README's service key")
-	p := startServe(t, buildBinary(t), []string{"DATABASE_URL=" + postgrestest.NewDatabase(t), "LOREGATE_SERVICE_KEYS=" + key})
+	p := startServe(t, loregateBinary(t), []string{"DATABASE_URL=" + postgrestest.NewDatabase(t), "LOREGATE_SERVICE_KEYS=" + key})
 	body := `{"query":"mutation { upsertServer(input: {discordId: \"123456789012345678\", name: \"My server\"}) { error { code } } }"}`
 	req, err := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", bytes.NewBufferString(body))
 	require.NoError(t, err)

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -282,4 +284,15 @@ func emptyDatabase(b *testing.B, ctx context.Context, name string) string {
 	})
 	u.Path = "/" + name
 	return u.String()
+}
+
+// buildBinary builds loregate into a temporary directory: the benchmark
+// compares real binaries (this build's with a baseline's), not the test
+// binary the tests run.
+func buildBinary(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "loregate")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(b, err, "%s", out)
+	return bin
 }

@@ -74,7 +74,7 @@ func TestServeEmbedsImportedBook(t *testing.T) {
 	dbURL := postgrestest.NewDatabase(t)
 	fake := embeddingstest.New(64)
 	defer fake.Close()
-	bin := buildBinary(t)
+	bin := loregateBinary(t)
 	const key = "embeddings-test-key-0123456789"
 	const server = "512345678901234567"
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_LOG_LEVEL=info", "LOREGATE_INLINE_IMPORT_BYTES=1024",

@@ -10,7 +10,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -43,7 +42,7 @@ type serveProcess struct {
 func startServe(t testing.TB, bin string, env []string) *serveProcess {
 	t.Helper()
 	p := &serveProcess{cmd: exec.Command(bin, "serve", "--addr", "127.0.0.1:0"), done: make(chan error, 1)}
-	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Env = loregateEnv(env)
 	stderr, err := p.cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, p.cmd.Start())
@@ -141,7 +140,7 @@ func TestTwoServeProcessesShareJobs(t *testing.T) {
 	}))
 	t.Cleanup(discord.Close)
 
-	bin := buildBinary(t)
+	bin := loregateBinary(t)
 	const key = "two-serve-test-key-0123456789"
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_INLINE_IMPORT_BYTES=1024",
 		"LOREGATE_DISCORD_TOKEN=test-token", "LOREGATE_DISCORD_API_URL=" + discord.URL, "LOREGATE_LOG_LEVEL=info"}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -83,9 +81,7 @@ func TestTwoServeProcessesScopeCache(t *testing.T) {
 	_, err = store.InsertEntry(ctx, e)
 	require.NoError(t, err)
 
-	bin := filepath.Join(t.TempDir(), "loregate")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	bin := loregateBinary(t)
 	const key = scopeCacheTestKey
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_JOB_WORKERS=0"}
 	a, b := startServe(t, bin, env), startServe(t, bin, env)

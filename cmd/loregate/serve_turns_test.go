@@ -8,9 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,35 +18,35 @@ import (
 	"loregate/lore/postgres/postgrestest"
 )
 
-var built struct {
-	once sync.Once
-	dir  string
-	bin  string
-	err  error
-	out  []byte
-}
-
-// buildBinary builds loregate once per test process.
-func buildBinary(t testing.TB) string {
-	t.Helper()
-	built.once.Do(func() {
-		built.dir, built.err = os.MkdirTemp("", "loregate-bin-")
-		if built.err != nil {
-			return
-		}
-		built.bin = filepath.Join(built.dir, "loregate")
-		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
-	})
-	require.NoError(t, built.err, "%s", built.out)
-	return built.bin
-}
+// runMainEnv set to 1 makes this test binary run loregate's main instead
+// of its tests (TestMain). The tests start `loregate serve` from the test
+// binary itself (loregateBinary, loregateEnv): it is built from the same
+// main package, so no test waits for a `go build` of its own (the
+// package built the command three times before, 15-20 s each on a loaded
+// machine).
+const runMainEnv = "LOREGATE_TEST_RUN_MAIN"
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		_ = os.RemoveAll(built.dir)
+	if os.Getenv(runMainEnv) == "1" {
+		main() // exits with the command's status
 	}
-	os.Exit(code)
+	os.Exit(m.Run())
+}
+
+// loregateBinary returns the loregate command the tests run: this test
+// binary, which runs main when started with loregateEnv.
+func loregateBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := os.Executable()
+	require.NoError(t, err)
+	return bin
+}
+
+// loregateEnv is the environment of a loregate process a test starts:
+// this process's, then env, then runMainEnv (a real loregate binary
+// ignores it).
+func loregateEnv(env []string) []string {
+	return append(append(os.Environ(), env...), runMainEnv+"=1")
 }
 
 // turnCall posts one activateTurn to p and returns the result object.
@@ -110,7 +107,7 @@ func TestTwoServeProcessesShareTurnState(t *testing.T) {
 		add(fmt.Sprint("Chance ", i), fmt.Sprint("Chance lore ", i, "."), 0, 0, 50)
 	}
 
-	bin := buildBinary(t)
+	bin := loregateBinary(t)
 	const key = "two-serve-turns-key-0123456789"
 	env := []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + key, "LOREGATE_JOB_WORKERS=0"}
 	procs := []*serveProcess{startServe(t, bin, env), startServe(t, bin, env)}
