@@ -11,36 +11,37 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"loregate/lore"
 )
 
 // entryRow receives the columns of entryColumns, in order. Every field is
 // nullable because the per-turn read's LEFT JOIN yields an all-NULL entry
-// for a server whose scope is empty.
+// for a server whose scope is empty; value types (pgtype) keep the scan
+// from allocating a pointer per column.
 type entryRow struct {
-	id                                       *int64
-	server, title, content, logic, placement *string
-	role, collection                         *string
-	lineage                                  *int64
+	id, lineage                              pgtype.Int8
+	server, title, content, logic, placement pgtype.Text
+	role, collection                         pgtype.Text
 	keys, secondary, channels, tags          []string
-	constant, enabled                        *bool
-	caseSensitive, wholeWords                *bool
-	ignoreBudget                             *bool
-	scanDepth, probability, order, priority  *int32
+	constant, enabled                        pgtype.Bool
+	caseSensitive, wholeWords                pgtype.Bool
+	ignoreBudget                             pgtype.Bool
+	scanDepth, probability, order, priority  pgtype.Int4
 	extensions                               []byte
-	created, updated                         *time.Time
-	group                                    *string
-	groupOverride, excludeRec, preventRec    *bool
-	useGroupScoring                          *bool
-	groupWeight, delayRec                    *int32
-	sticky, cooldown, delay                  *int32
-	vectorized                               *bool
-	position, outlet                         *string
-	depth                                    *int32
-	match                                    [6]*bool
+	created, updated                         pgtype.Timestamptz
+	group                                    pgtype.Text
+	groupOverride, excludeRec, preventRec    pgtype.Bool
+	useGroupScoring                          pgtype.Bool
+	groupWeight, delayRec                    pgtype.Int4
+	sticky, cooldown, delay                  pgtype.Int4
+	vectorized                               pgtype.Bool
+	position, outlet                         pgtype.Text
+	depth                                    pgtype.Int4
+	match                                    [6]pgtype.Bool
 	charNames, charTags, genTypes            []string
-	charExclude                              *bool
+	charExclude                              pgtype.Bool
 }
 
 // dests returns the scan destinations in entryColumns order.
@@ -55,53 +56,56 @@ func (r *entryRow) dests() []any {
 		&r.charNames, &r.charTags, &r.charExclude, &r.genTypes, &r.tags}
 }
 
+// optBool is a nullable boolean column as lore's *bool (nil for NULL).
+func optBool(b pgtype.Bool) *bool {
+	if !b.Valid {
+		return nil
+	}
+	v := b.Bool
+	return &v
+}
+
 // entry converts a scanned row; ok is false for the all-NULL row.
 func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
-	if r.id == nil {
+	if !r.id.Valid {
 		return lore.Entry{}, false, nil
 	}
 	e = lore.Entry{
-		ID: *r.id, Server: *r.server, Title: *r.title, Content: *r.content,
+		ID: r.id.Int64, Server: r.server.String, Title: r.title.String, Content: r.content.String,
 		Keys: nilIfEmpty(r.keys), SecondaryKeys: nilIfEmpty(r.secondary),
-		Logic: lore.SelectiveLogic(*r.logic), Constant: *r.constant, Enabled: *r.enabled,
-		Probability: int(*r.probability), Order: int(*r.order), Priority: int(*r.priority),
-		Placement: lore.Placement(*r.placement), Role: lore.Role(*r.role),
-		CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords, IgnoreBudget: *r.ignoreBudget,
+		Logic: lore.SelectiveLogic(r.logic.String), Constant: r.constant.Bool, Enabled: r.enabled.Bool,
+		Probability: int(r.probability.Int32), Order: int(r.order.Int32), Priority: int(r.priority.Int32),
+		Placement: lore.Placement(r.placement.String), Role: lore.Role(r.role.String),
+		CaseSensitive: optBool(r.caseSensitive), WholeWords: optBool(r.wholeWords), IgnoreBudget: r.ignoreBudget.Bool,
 		ChannelIDs: nilIfEmpty(r.channels), LegacyChannelTags: nilIfEmpty(r.tags),
-		CreatedAt: *r.created, UpdatedAt: *r.updated,
-		Group: *r.group, GroupOverride: *r.groupOverride, GroupWeight: int(*r.groupWeight),
-		UseGroupScoring: r.useGroupScoring, ExcludeRecursion: *r.excludeRec, PreventRecursion: *r.preventRec,
-		DelayUntilRecursion: int(*r.delayRec), Sticky: int(*r.sticky), Cooldown: int(*r.cooldown), Delay: int(*r.delay),
-		Vectorized: *r.vectorized,
+		CreatedAt: r.created.Time, UpdatedAt: r.updated.Time,
+		Group: r.group.String, GroupOverride: r.groupOverride.Bool, GroupWeight: int(r.groupWeight.Int32),
+		UseGroupScoring: optBool(r.useGroupScoring), ExcludeRecursion: r.excludeRec.Bool, PreventRecursion: r.preventRec.Bool,
+		DelayUntilRecursion: int(r.delayRec.Int32), Sticky: int(r.sticky.Int32), Cooldown: int(r.cooldown.Int32), Delay: int(r.delay.Int32),
+		Vectorized: r.vectorized.Bool,
 	}
-	e.Position, e.Depth, e.Outlet = lore.PositionKind(*r.position), int(*r.depth), *r.outlet
-	e.Match = lore.MatchSources{CharacterDescription: *r.match[0], CharacterPersonality: *r.match[1],
-		Scenario: *r.match[2], CreatorNotes: *r.match[3], CharacterDepthPrompt: *r.match[4], PersonaDescription: *r.match[5]}
-	e.CharacterFilter = lore.CharacterFilter{Names: nilIfEmpty(r.charNames), Tags: nilIfEmpty(r.charTags), Exclude: *r.charExclude}
+	e.Position, e.Depth, e.Outlet = lore.PositionKind(r.position.String), int(r.depth.Int32), r.outlet.String
+	e.Match = lore.MatchSources{CharacterDescription: r.match[0].Bool, CharacterPersonality: r.match[1].Bool,
+		Scenario: r.match[2].Bool, CreatorNotes: r.match[3].Bool, CharacterDepthPrompt: r.match[4].Bool, PersonaDescription: r.match[5].Bool}
+	e.CharacterFilter = lore.CharacterFilter{Names: nilIfEmpty(r.charNames), Tags: nilIfEmpty(r.charTags), Exclude: r.charExclude.Bool}
 	for _, g := range r.genTypes {
 		e.GenerationTypes = append(e.GenerationTypes, lore.GenerationType(g))
 	}
-	if r.lineage != nil {
-		e.Lineage = lore.Lineage(*r.lineage)
-	}
-	if r.collection != nil {
-		e.Collection = *r.collection
-	}
-	if r.scanDepth != nil {
-		d := int(*r.scanDepth)
+	e.Lineage = lore.Lineage(r.lineage.Int64) // NULL: Serverwide (0)
+	e.Collection = r.collection.String
+	if r.scanDepth.Valid {
+		d := int(r.scanDepth.Int32)
 		e.ScanDepth = &d
 	}
 	if len(r.extensions) > 0 && string(r.extensions) != "{}" {
-		if err := json.Unmarshal(r.extensions, &e.Extensions); err != nil {
+		// jsonb prints with spaces after ':' and ','; compacted first, the
+		// values read like the compact JSON importers produce.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, r.extensions); err != nil {
 			return lore.Entry{}, false, fmt.Errorf("decode extensions of entry %d: %w", e.ID, err)
 		}
-		// jsonb prints with spaces after ':' and ','; compact values so
-		// they read like the compact JSON importers produce.
-		for k, v := range e.Extensions {
-			var buf bytes.Buffer
-			if err := json.Compact(&buf, v); err == nil {
-				e.Extensions[k] = buf.Bytes()
-			}
+		if err := json.Unmarshal(buf.Bytes(), &e.Extensions); err != nil {
+			return lore.Entry{}, false, fmt.Errorf("decode extensions of entry %d: %w", e.ID, err)
 		}
 	}
 	return e, true, nil

@@ -37,30 +37,49 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	snap := lore.Snapshot{Server: lore.Server{ID: server}, Lineage: lineage, Collections: map[string]lore.Collection{}}
 	found := false
 	sv := &snap.Server
+	var (
+		bookID       *int64
+		bookChannels []string
+		bookCreated  *time.Time
+		bookUpdated  *time.Time
+		unit, tok    string
+		limit        int32
+		persona      bookSettingsRow
+		book         bookSettingsRow
+	)
+	// Every row repeats the server's and the persona book's columns and
+	// its collection's: they are decoded from the first row and the
+	// collection's first row only (nil destinations skip a column).
+	head := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
+		&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion, &sv.Settings.Semantic}
+	head = append(head, selectionDests(&sv.Settings.Selection)...)
+	head = append(head, persona.dests()...)
+	bookCols := append([]any{&bookID, &bookChannels, &bookCreated, &bookUpdated}, book.dests()...)
+	skip := make([]any, max(len(head), len(bookCols)))
+	seenBooks := map[string]bool{}
+	dest := make([]any, 0, len(head)+len(bookCols)+64)
 	for rows.Next() {
-		found = true
-		var (
-			r            entryRow
-			bookID       *int64
-			bookChannels []string
-			bookCreated  *time.Time
-			bookUpdated  *time.Time
-			unit, tok    string
-			limit        int32
-			persona      bookSettingsRow
-			book         bookSettingsRow
-		)
-		dest := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
-			&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion, &sv.Settings.Semantic}
-		dest = append(dest, selectionDests(&sv.Settings.Selection)...)
-		dest = append(dest, persona.dests()...)
-		dest = append(dest, &bookID, &bookChannels, &bookCreated, &bookUpdated)
-		dest = append(dest, book.dests()...)
+		var r entryRow
+		dest = append(dest[:0], head...)
+		if found {
+			dest = append(dest[:0], skip[:len(head)]...)
+		}
+		rawBook := rows.RawValues()[len(head)]
+		newBook := rawBook != nil && !seenBooks[string(rawBook)]
+		if newBook {
+			seenBooks[string(rawBook)] = true
+			dest = append(dest, bookCols...)
+		} else {
+			dest = append(dest, skip[:len(bookCols)]...)
+		}
 		if err := rows.Scan(append(dest, r.dests()...)...); err != nil {
 			return empty, wrapErr(op, err)
 		}
-		sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tok)
-		snap.PersonaBook = persona.settings()
+		if !found {
+			sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tok)
+			snap.PersonaBook = persona.settings()
+		}
+		found = true
 		e, ok, err := r.entry()
 		if err != nil {
 			return empty, wrapErr(op, err)
@@ -68,7 +87,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		if !ok {
 			continue // the single all-NULL row of an empty scope
 		}
-		if _, seen := snap.Collections[e.Collection]; bookID != nil && !seen {
+		if newBook {
 			snap.Collections[e.Collection] = lore.Collection{
 				ID: *bookID, Server: server, Name: e.Collection, Enabled: true,
 				ChannelIDs: nilIfEmpty(bookChannels), Settings: book.settings(), CreatedAt: *bookCreated, UpdatedAt: *bookUpdated,
