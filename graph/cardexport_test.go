@@ -150,3 +150,47 @@ func TestExportKeepsAuthorsOrder(t *testing.T) {
 		require.Equal(t, titles(want, tc.path...), titles([]byte(*p.JSON), tc.path...), "%s: the API keeps it too", tc.format)
 	}
 }
+
+// TestCardJSONKeepsBookFields: a card whose book has a name, a description
+// and foreign book fields, imported into a collection through the API and
+// exported as CARD_JSON, carries them as offline convert of the same card
+// does (the store keeps the source card; issue 26: 16 of 16 named books
+// lost character_book.name).
+func TestCardJSONKeepsBookFields(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	src := []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Mira","description":"A guide.","first_mes":"Hi.",
+	  "character_book":{"name":"Harbor Lore","description":"The harbor and its people.","scan_depth":4,"x_tool":{"v":2},
+	    "extensions":{"chub":{"id":7}},
+	    "entries":[{"keys":["harbor"],"content":"The harbor.","enabled":true,"insertion_order":10,"comment":"Harbor","id":1,"extensions":{}}]}}}`)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "name": "Harbor"}, "mira.json", src)
+	require.Nil(t, imp.Error)
+	offline, err := format.Import("mira.json", src, format.Options{})
+	require.NoError(t, err)
+	offline.Book.Name = "Harbor" // the collection's name, as imported
+	want, err := format.ExportCardJSON(offline.Book)
+	require.NoError(t, err)
+	var p struct {
+		JSON  *string
+		Error *mutationError
+	}
+	a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+		map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collectionId": imp.Collection.ID, "format": "CARD_JSON"}}, "exportLorebook", &p)
+	require.Nil(t, p.Error)
+	book := func(js []byte) map[string]any {
+		var v struct {
+			Data struct {
+				CharacterBook map[string]any `json:"character_book"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(js, &v))
+		return v.Data.CharacterBook
+	}
+	got, exp := book([]byte(*p.JSON)), book(want)
+	require.Equal(t, "Harbor", got["name"], "the book's name field is written")
+	for _, k := range []string{"name", "description", "scan_depth", "x_tool", "extensions"} {
+		require.Equal(t, exp[k], got[k], "character_book.%s as offline convert writes it", k)
+	}
+	require.Equal(t, "The harbor and its people.", got["description"])
+	require.Equal(t, map[string]any{"v": 2.0}, got["x_tool"])
+}

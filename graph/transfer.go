@@ -236,6 +236,7 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 		if book.Card, err = r.bookCard(ctx, server, lineage, collectionID); err != nil {
 			return fail(err)
 		}
+		withSourceBookFields(&book, book.Card, !lineage.IsServerwide())
 	}
 	switch f {
 	case model.ExportFormatCcv3Lorebook:
