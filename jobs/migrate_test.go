@@ -67,7 +67,9 @@ func TestMigrationJobProgress(t *testing.T) {
 	var progress []seen
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &jobs.MigrationWorker{
-		Deps: jobs.Deps{Store: store, Logger: slog.New(slog.DiscardHandler)},
+		// One attempt: the test counts progress reports, and an attempt cut by
+		// the default one-minute bound on a loaded machine would start again.
+		Deps: jobs.Deps{Store: store, Logger: slog.New(slog.DiscardHandler), ImportTimeout: 10 * time.Minute},
 		AfterBlockFunc: func(done, total int) {
 			// The worker's goroutine: record, assert in the test.
 			r, err := store.GetMigrationRun(ctx, run.ID)
