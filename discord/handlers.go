@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -11,6 +12,7 @@ import (
 	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Receipts shown to members.
@@ -240,6 +242,30 @@ func (b *Bot) mutate(ctx context.Context, p *auth.Principal, op client.Op, input
 	return refused(b.api.Mutate(ctx, p, op, input, out))
 }
 
+// fieldReasons is an invalid write's failing fields, "field: text" each in
+// the member's language from the reason keys (the API's English message
+// when it gave no key), joined with "; ".
+func fieldReasons(t tr, e *client.Error) string {
+	one := func(field, reason string, params map[string]any, msg string) string {
+		text := msg
+		if reason != "" {
+			text = i18n.Text(t.lang, reason, params)
+		}
+		if field == "" || field == "file" {
+			return text
+		}
+		return field + ": " + text
+	}
+	if len(e.Fields) == 0 {
+		return one(e.Field, e.Reason, e.Params, e.Message)
+	}
+	parts := make([]string, 0, len(e.Fields))
+	for _, f := range e.Fields {
+		parts = append(parts, one(f.Field, f.Reason, f.Params, f.Message))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // refused splits a client error: a payload's typed error (nothing was
 // written; the member gets a receipt) apart from every other failure.
 func refused(err error) (*client.Error, error) {
@@ -250,16 +276,13 @@ func refused(err error) (*client.Error, error) {
 	return nil, err
 }
 
-// failure turns a payload error into a receipt. The API's own message
-// (INVALID_INPUT, a cancelled job's reason) is English.
+// failure turns a payload error into a receipt, in the member's language:
+// INVALID_INPUT lists every failing field with its reason key's text
+// (lore/i18n); a cancelled job's reason is the API's English message.
 func failure(t tr, e *client.Error) string {
 	switch model.ErrorCode(e.Code) {
 	case model.ErrorCodeInvalidInput:
-		field := ""
-		if e.Field != "" {
-			field = e.Field + ": "
-		}
-		return t.S("Not saved: %s", field+e.Message)
+		return t.S("Not saved: %s", fieldReasons(t, e))
 	case model.ErrorCodeScopeFull:
 		limit := maxScopeEntries
 		if e.Limit != nil {

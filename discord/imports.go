@@ -507,7 +507,7 @@ func importReceipt(t tr, res model.ImportPayload, req importRequest, book string
 	var w strings.Builder
 	if res.Error != nil {
 		if res.Error.Code == model.ErrorCodeInvalidInput && res.Error.Field != nil && *res.Error.Field == "file" {
-			return t.S("Not imported: %s", res.Error.Message)
+			return t.S("Not imported: %s", fieldReasons(t, client.PayloadError(client.OpImportLorebook, res.Error)))
 		}
 		return failure(t, client.PayloadError(client.OpImportLorebook, res.Error))
 	}
