@@ -56,6 +56,18 @@ func (k PositionKind) ST() int {
 	return slices.Index(positionKinds[:], k)
 }
 
+// ST returns the SillyTavern role number of r: 0 system (also for an
+// unknown role), 1 user, 2 assistant; the order injections sort roles in.
+func (r Role) ST() int {
+	switch r {
+	case RoleUser:
+		return 1
+	case RoleAssistant:
+		return 2
+	}
+	return 0
+}
+
 // Valid reports whether k is one of the eight kinds.
 func (k PositionKind) Valid() bool { return k.ST() >= 0 }
 

@@ -59,7 +59,7 @@ func injections(adm []Admitted) ([]Injection, []Outlet) {
 	slices.SortFunc(idx, func(a, b int) int {
 		ka, kb := keys[a], keys[b]
 		return cmp.Or(cmp.Compare(ka.kind.ST(), kb.kind.ST()), cmp.Compare(ka.depth, kb.depth),
-			cmp.Compare(roleRank(ka.role), roleRank(kb.role)), cmp.Compare(ka.outlet, kb.outlet))
+			cmp.Compare(ka.role.ST(), kb.role.ST()), cmp.Compare(ka.outlet, kb.outlet))
 	})
 	var out []Injection
 	var outlets []Outlet
@@ -90,15 +90,4 @@ func injection(key injectionKey, members []int, adm []Admitted) Injection {
 	p := lore.NewPosition(key.kind, key.depth, key.role, key.outlet)
 	in.Depth, in.Role, in.Outlet = p.Depth, p.Role, p.Outlet
 	return in
-}
-
-// roleRank orders roles system, user, assistant.
-func roleRank(r lore.Role) int {
-	switch r {
-	case lore.RoleUser:
-		return 1
-	case lore.RoleAssistant:
-		return 2
-	}
-	return 0
 }

@@ -498,15 +498,7 @@ func DecSTRole(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 }
 
 // STRoleInt is the ST role number of r.
-func STRoleInt(r lore.Role) int {
-	switch r {
-	case lore.RoleUser:
-		return 1
-	case lore.RoleAssistant:
-		return 2
-	}
-	return 0
-}
+func STRoleInt(r lore.Role) int { return r.ST() }
 
 func normRole(r lore.Role) lore.Role {
 	if r == "" {
