@@ -61,8 +61,6 @@ var stCardNames = [...][2]string{
 	{"matchCreatorNotes", "match_creator_notes"},
 }
 
-// CardExtName returns the card extensions key ST writes for a world info
-// field, and false when ST does not carry that field in cards.
 // KeyWorldInfo is the member of a card book's (or card entry's) extensions
 // object that keeps the world info fields a card has no field for (entry
 // fields such as characterFilter, top-level fields such as _meta and
@@ -70,6 +68,8 @@ var stCardNames = [...][2]string{
 // file (the V2/V3 rule: never destroy extensions).
 const KeyWorldInfo = "loregate_world_info"
 
+// CardExtName returns the card extensions key ST writes for a world info
+// field, and false when ST does not carry that field in cards.
 func CardExtName(wiName string) (string, bool) {
 	for _, p := range stCardNames {
 		if p[0] == wiName {
