@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -173,43 +173,73 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		emptyIfNil(e.CharacterFilter.Names), emptyIfNil(e.CharacterFilter.Tags), e.CharacterFilter.Exclude, genTypes}, nil
 }
 
-// entryInsertDated is entryInsert for an entry whose CreatedAt is set (a
-// dated source, such as a legacy memory: docs/legacy-migration.md), with
-// its created_at, the parameter after entryInsert's entryInsertParams.
-var entryInsertDated = strings.Replace(strings.Replace(entryInsert,
-	"INSERT INTO lorebook_entries (", "INSERT INTO lorebook_entries (created_at, ", 1),
-	"VALUES (", fmt.Sprintf("VALUES ($%d, ", entryInsertParams+1), 1)
-
 // insertEntriesTx inserts prepared entries and their legacy tags in one
-// round trip each, filling ids and timestamps. An entry whose CreatedAt is
-// set keeps it as its creation time (no later than now); otherwise it is
-// now. The caller holds the server lock and has checked capacity.
+// statement each (entryInsertMany: one statement, so the revision trigger
+// of migration 000072 runs once for the whole batch), filling ids and
+// timestamps. An entry whose CreatedAt is set keeps it as its creation
+// time (no later than now); otherwise it is now. The caller holds the
+// server lock and has checked capacity.
 func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	batch := &pgx.Batch{}
+	rows := make([]map[string]any, len(entries))
+	now := time.Now()
 	for i := range entries {
 		e := &entries[i]
 		args, err := entryArgs(*e)
 		if err != nil {
 			return lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
 		}
-		var collection *string
+		row := make(map[string]any, len(args)+4)
+		row["server_id"], row["lineage_id"] = e.Server, lineageParam(e.Lineage)
 		if e.Lineage.IsServerwide() {
-			collection = &e.Collection
+			row["lorebook_name"] = e.Collection
 		}
-		args = append([]any{e.Server, lineageParam(e.Lineage), collection}, args...)
-		q := entryInsert
-		if !e.CreatedAt.IsZero() && e.CreatedAt.Before(time.Now()) {
-			q, args = entryInsertDated, append(args, e.CreatedAt)
+		if !e.CreatedAt.IsZero() && e.CreatedAt.Before(now) {
+			row["created_at"] = e.CreatedAt
 		}
-		batch.Queue(q, args...).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&e.ID, &e.CreatedAt, &e.UpdatedAt)
-		})
+		for j, col := range entryInsertColumns {
+			v := args[j]
+			if b, ok := v.([]byte); ok {
+				v = json.RawMessage(b)
+			}
+			row[col] = v
+		}
+		rows[i] = row
 	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	raw, err := json.Marshal(rows)
+	if err != nil {
+		return fmt.Errorf("encode entries: %w", err)
+	}
+	type inserted struct {
+		id               int64
+		created, updated time.Time
+	}
+	got := make([]inserted, 0, len(entries))
+	rs, err := tx.Query(ctx, entryInsertMany, raw)
+	if err != nil {
 		return err
+	}
+	for rs.Next() {
+		var r inserted
+		if err := rs.Scan(&r.id, &r.created, &r.updated); err != nil {
+			rs.Close()
+			return err
+		}
+		got = append(got, r)
+	}
+	if err := rs.Err(); err != nil {
+		return err
+	}
+	if len(got) != len(entries) {
+		return fmt.Errorf("insert entries: %d rows inserted for %d entries", len(got), len(entries))
+	}
+	// The ids come from one identity sequence in the order the rows were
+	// inserted (ordinality), so ascending ids are the entries in order.
+	slices.SortFunc(got, func(a, b inserted) int { return cmp.Compare(a.id, b.id) })
+	for i := range entries {
+		entries[i].ID, entries[i].CreatedAt, entries[i].UpdatedAt = got[i].id, got[i].created, got[i].updated
 	}
 	tags := &pgx.Batch{}
 	for _, e := range entries {

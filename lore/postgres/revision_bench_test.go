@@ -81,7 +81,7 @@ func BenchmarkRevisionWrite(b *testing.B) {
 		ctx     context.Context
 	}{{"update-without-revision", "DISABLE", ctx}, {"update-with-revision", "ENABLE", lore.WithActor(ctx, "user:42")}} {
 		b.Run(bc.name, func(b *testing.B) {
-			_, err := pool.Exec(ctx, `ALTER TABLE lorebook_entries `+bc.trigger+` TRIGGER lorebook_entries_revision_write`)
+			_, err := pool.Exec(ctx, `ALTER TABLE lorebook_entries `+bc.trigger+` TRIGGER lorebook_entries_revision_update`)
 			require.NoError(b, err)
 			start := clock.now(b)
 			i := 0

@@ -1,5 +1,7 @@
 package postgres
 
+import "strings"
+
 // Queries on lorebook_entries and legacy_channel_scope_tags.
 
 // entryColumns is the column list every entry read scans with scanEntry, in
@@ -21,6 +23,28 @@ const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM 
 
 // entryInsertParams is the number of parameters of entryInsert.
 const entryInsertParams = 45
+
+// entryInsertColumns are entryInsert's columns after server_id,
+// lineage_id and lorebook_name, in entryArgs' order.
+var entryInsertColumns = func() []string {
+	cols := entryInsert[strings.Index(entryInsert, "(")+1 : strings.Index(entryInsert, ")")]
+	var out []string
+	for _, c := range strings.Split(cols, ",") {
+		out = append(out, strings.TrimSpace(c))
+	}
+	return out[3:]
+}()
+
+// entryInsertMany inserts the entries of $1, a JSON array of objects keyed
+// by column (insertEntriesTx), in one statement and in array order; a row
+// without created_at is created now.
+var entryInsertMany = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, created_at, ` +
+	strings.Join(entryInsertColumns, ", ") + `)
+SELECT r.server_id, r.lineage_id, r.lorebook_name, COALESCE(r.created_at, now()), r.` +
+	strings.Join(entryInsertColumns, ", r.") + `
+FROM jsonb_populate_recordset(NULL::lorebook_entries, $1::jsonb) WITH ORDINALITY AS r
+ORDER BY r.ordinality
+RETURNING id, created_at, updated_at`
 
 const (
 	entryInsert = `INSERT INTO lorebook_entries (server_id, lineage_id, lorebook_name, title, content, keys,
