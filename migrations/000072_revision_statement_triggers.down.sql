@@ -1,5 +1,7 @@
 -- 000072_revision_statement_triggers (down): back to 000070's row
 -- triggers (the revisions written stay).
+-- no loss: rows entry_revisions (its UPDATE and INSERT are the body of the
+-- trigger function put back, run by later writes, not by this file)
 DROP TRIGGER lorebook_entries_revision_deletes ON lorebook_entries;
 DROP TRIGGER lorebook_entries_revision_update ON lorebook_entries;
 DROP TRIGGER lorebook_entries_revision_insert ON lorebook_entries;
