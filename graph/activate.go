@@ -135,6 +135,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 			res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates)...)
 		}
 	}
+	t.Rank(ctx, r.rankers(scope, snap.Server.ID, req.Lineage, t))
 	key := activation.CacheKey{Server: snap.Server.ID, Lineage: req.Lineage, Version: snap.Server.LoreVersion}
 	m := r.matcher(scope, key, &t.Input, t.Options.MatchOptions())
 	out, err := r.runTurn(ctx, m, t, rec, unavailable)
@@ -330,6 +331,7 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 			Tokens:    a.Tokens,
 			Pass:      a.Pass,
 			Position:  positionToModel(a.Position),
+			Score:     a.Score,
 		}
 		out.Admitted[i].TriggeredBy = idOrNil(a.TriggeredBy)
 	}
@@ -341,7 +343,7 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 	for i := range out.Trace {
 		tr := res.Trace[i]
 		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict),
-			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy)}
+			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy), Score: tr.Score}
 		item.Reason, item.Params = tr.Reason(byID[tr.ID])
 		if tr.Detail != "" {
 			d := tr.Detail

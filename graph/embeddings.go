@@ -2,11 +2,16 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/embeddings"
+	"loregate/lore/scopecache"
+	"loregate/lore/semantic"
+	"loregate/lore/turn"
 )
 
 // Embeddings is the embeddings provider of retrieval by meaning
@@ -87,4 +92,113 @@ func (r *Resolver) reindexEmbeddings(ctx context.Context, in model.ReindexEmbedd
 		return jobPayload(nil, err)
 	}
 	return jobPayload(jobToModel(row), nil)
+}
+
+// ScopeVectorStore reads a scope's stored vectors (lore/postgres.Store).
+type ScopeVectorStore interface {
+	ScopeVectors(ctx context.Context, server string, lineage lore.Lineage, model string) (map[int64]lore.EntryVector, error)
+}
+
+// rankers are the turn's rankers: the lexical index cached with the scope
+// (built per turn when the scope is not cached) and, with a provider and
+// a ranker that may use it (AUTO, EMBEDDINGS), the stored vectors scored
+// against the query's embedding (docs/contract.md#semantic).
+func (r *Resolver) rankers(scope *scopecache.Scope, server string, lineage lore.Lineage, t *turn.Turn) turn.Rankers {
+	var rk turn.Rankers
+	all := t.Semantic.AllEntries
+	if scope != nil {
+		rk.Lexical = func(cands []semantic.Candidate) *semantic.Lexical {
+			return scope.Lexical(all, func() *semantic.Lexical { return turn.NewLexical(cands) })
+		}
+	}
+	vs, ok := r.Store.(ScopeVectorStore)
+	if r.Embeddings == nil || !ok || !t.Semantic.Ranker.SendsOut() {
+		return rk
+	}
+	model := r.Embeddings.Model()
+	rk.Embeddings = func(ctx context.Context, query string, cands []semantic.Candidate) (map[int64]float64, int, error) {
+		pending := 0
+		load := func() (*semantic.Vectors, bool, error) {
+			stored, err := vs.ScopeVectors(ctx, server, lineage, model)
+			if err != nil {
+				return nil, false, err
+			}
+			var v *semantic.Vectors
+			v, pending = candidateVectors(cands, stored)
+			return v, pending == 0, nil
+		}
+		var v *semantic.Vectors
+		var complete bool
+		var err error
+		if scope != nil {
+			v, complete, err = scope.Vectors(model, all, load)
+		} else {
+			v, complete, err = load()
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		if !complete {
+			return nil, pending, nil
+		}
+		return r.scoreQuery(ctx, query, v)
+	}
+	return rk
+}
+
+// candidateVectors builds the vectors of cands from stored ones whose
+// hash is the candidate's current text's; pending counts the others.
+func candidateVectors(cands []semantic.Candidate, stored map[int64]lore.EntryVector) (*semantic.Vectors, int) {
+	var v *semantic.Vectors
+	pending := 0
+	for _, c := range cands {
+		sv, ok := stored[c.ID]
+		if !ok || sv.Hash != c.Hash {
+			pending++
+			continue
+		}
+		if v == nil {
+			v = semantic.NewVectors(len(sv.Vector), len(cands))
+		}
+		if v.Add(c.ID, sv.Vector) != nil {
+			pending++ // another model's length, or a bad row: embedded again
+		}
+	}
+	return v, pending
+}
+
+// scoreQuery embeds the query (one provider call at most, within the
+// provider's deadline, or its cache) and scores v against it.
+func (r *Resolver) scoreQuery(ctx context.Context, query string, v *semantic.Vectors) (map[int64]float64, int, error) {
+	q, _, err := r.Embeddings.Query(ctx, query)
+	if err != nil {
+		return nil, 0, providerFailure(err)
+	}
+	scores, err := v.Score(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make(map[int64]float64, len(scores))
+	for _, s := range scores {
+		out[s.ID] = s.Score
+	}
+	return out, 0, nil
+}
+
+// providerFailure is what a turn's trace says of a failed query call:
+// the kind of failure and an HTTP status, never the provider's address
+// (members read traces) or the request.
+func providerFailure(err error) error {
+	var se interface{ StatusCode() int }
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("timed out")
+	case errors.As(err, &se):
+		return fmt.Errorf("HTTP status %d", se.StatusCode())
+	case errors.Is(err, embeddings.ErrMalformed), errors.Is(err, semantic.ErrBadVector):
+		return errors.New("malformed answer")
+	case errors.Is(err, context.Canceled):
+		return errors.New("request cancelled")
+	}
+	return errors.New("unreachable")
 }

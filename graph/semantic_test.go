@@ -1,6 +1,9 @@
 package graph_test
 
 import (
+	"regexp"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -164,4 +167,212 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 	require.Nil(t, p.Error)
 	a.must(serviceKey, q, map[string]any{"s": server}, "server", &out.Server)
 	require.Nil(t, out.Server.EmbeddingsStatus, "a LEXICAL server's lore never leaves the machine")
+}
+
+// TestSemanticLexicalOverGraphQL: the corpus's vectorized Date a Live book
+// imported through the API admits its relevant keyless entries by
+// similarity with the default settings (AUTO, no provider: the lexical
+// ranker) and a budget that leaves room after its Always On entries;
+// greetings and small talk admit nothing by similarity; OFF and a high
+// threshold as overrides admit nothing (docs/contract.md#semantic).
+func TestSemanticLexicalOverGraphQL(t *testing.T) {
+	a := newAPI(t)
+	const server = "512345678901234567"
+	a.must(serviceKey, qUpsertServer, map[string]any{"id": server, "name": "dal"}, "upsertServer", &struct{}{})
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": server, "lineageId": 0},
+		"Date a Live (Vectorized).json", corpus(t, "st-worldinfo/archkrrr__Date_a_Live_12.0.0_Vectorized.json"))
+	require.Nil(t, imp.Error)
+
+	const q = `query($input: ActivateInput!) { activate(input: $input) {
+		admitted { title score } trace { title verdict score reason params } } }`
+	type result struct {
+		Admitted []struct {
+			Title string
+			Score *float64
+		}
+		Trace []struct {
+			Title, Verdict, Reason string
+			Score                  *float64
+			Params                 map[string]any
+		}
+	}
+	run := func(overrides map[string]any, msgs ...string) result {
+		t.Helper()
+		var m []map[string]any
+		for _, s := range msgs {
+			m = append(m, map[string]any{"content": s})
+		}
+		o := map[string]any{"budget": 40000}
+		for k, v := range overrides {
+			o[k] = v
+		}
+		var out result
+		a.must(serviceKey, q, map[string]any{"input": map[string]any{"serverDiscordId": server, "messages": m, "overrides": o}}, "activate", &out)
+		return out
+	}
+	semantic := func(r result) []string {
+		var out []string
+		for _, tr := range r.Trace {
+			if tr.Verdict == "semantic_match" {
+				require.NotNil(t, tr.Score)
+				require.GreaterOrEqual(t, *tr.Score, 0.25)
+				require.Equal(t, "semantic_match", tr.Reason)
+				require.NotEmpty(t, tr.Params["score"])
+				out = append(out, tr.Title)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	r := run(nil, "Hi Kotori!", "Kotori, why do you always have a lollipop in your mouth?")
+	require.Equal(t, []string{"Lollipop"}, semantic(r))
+	found := false
+	for _, ad := range r.Admitted {
+		if ad.Title == "Lollipop" {
+			found = ad.Score != nil && *ad.Score >= 0.25
+		}
+	}
+	require.True(t, found, "the admitted entry carries its score")
+	require.Equal(t, []string{"Spacequake Alarm"}, semantic(run(nil, "The spacequake alarm is ringing across Tengu City.")))
+	for _, chat := range []string{"Hello! How are you today?", "The weather was pleasant and we walked along the river."} {
+		r := run(nil, chat)
+		require.Empty(t, semantic(r), chat)
+		below := 0
+		for _, tr := range r.Trace {
+			if tr.Verdict == "below_threshold" {
+				below++
+				require.NotNil(t, tr.Score)
+			}
+		}
+		require.Greater(t, below, 80, "the keyless vectorized entries are below the threshold")
+	}
+	require.Empty(t, semantic(run(map[string]any{"semanticRanker": "OFF"}, "Kotori, why do you always have a lollipop?")))
+	require.Empty(t, semantic(run(map[string]any{"semanticThreshold": 0.99}, "Kotori, why do you always have a lollipop?")))
+}
+
+// rankerOf reads the ranker from a scored entry's trace detail
+// ("similarity 0.412 at or above threshold 0.25 (embeddings)").
+var rankerOf = regexp.MustCompile(`threshold [0-9.]+ \((.*)\)$`)
+
+// TestSemanticEmbeddingsTurns: with the fake OpenAI-compatible provider,
+// once the book's vectors are ready a turn ranks by embeddings with one
+// provider call for its query (none when the same query was asked
+// before); a slow, failing or malformed provider leaves the turn to keys
+// and the lexical ranker, answering within the provider's deadline with
+// the reason in the trace and nothing stored lost; a pending vector
+// (an edit no job embedded yet) ranks the turn lexically too.
+func TestSemanticEmbeddingsTurns(t *testing.T) {
+	fake := embeddingstest.New(256)
+	defer fake.Close()
+	client, err := embeddings.New(embeddings.Config{URL: fake.URL, Model: "fake-embed", Rate: 1000, Timeout: 300 * time.Millisecond})
+	require.NoError(t, err)
+	g := graphtest.New(t, graphtest.Options{Jobs: true, InlineImportBytes: 4 << 20, Embeddings: client})
+	a := wrap(t, g)
+	const server = "512345678901234567"
+	setupServer(t, a, server)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": server, "lineageId": 0},
+		"Date a Live (Vectorized).json", corpus(t, "st-worldinfo/archkrrr__Date_a_Live_12.0.0_Vectorized.json"))
+	require.Nil(t, imp.Error)
+	var re struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!) { reindexEmbeddings(input: {serverDiscordId: $s}) { job { id } error { code message } } }`,
+		map[string]any{"s": server}, "reindexEmbeddings", &re)
+	require.Nil(t, re.Error)
+	var st struct{ EmbeddingsStatus struct{ Ready, Pending int } }
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		a.must(serviceKey, `query($s: String!) { server(discordId: $s) { embeddingsStatus { ready pending } } }`, map[string]any{"s": server}, "server", &st)
+		if st.EmbeddingsStatus.Pending == 0 && st.EmbeddingsStatus.Ready > 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "embeddings %+v", st)
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	type traceItem struct {
+		ID, Title, Verdict, Detail string
+		Score                      *float64
+	}
+	turn := func(chat string) (sem []string, ranker string) {
+		t.Helper()
+		var out struct{ Trace []traceItem }
+		a.must(serviceKey, `query($in: ActivateInput!) { activate(input: $in) { trace { id title verdict detail score } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": server, "messages": []map[string]any{{"content": chat}},
+				"overrides": map[string]any{"budget": 40000}}}, "activate", &out)
+		for _, tr := range out.Trace {
+			if tr.Score == nil {
+				continue
+			}
+			if tr.Verdict == "semantic_match" {
+				sem = append(sem, tr.Title)
+			}
+			if m := rankerOf.FindStringSubmatch(tr.Detail); m != nil && ranker == "" {
+				ranker = m[1]
+			}
+		}
+		slices.Sort(sem)
+		return sem, ranker
+	}
+	calls := fake.Calls()
+	sem, ranker := turn("Kotori, why do you always have a lollipop in your mouth?")
+	require.Equal(t, "embeddings", ranker)
+	require.Contains(t, sem, "Lollipop")
+	require.Equal(t, calls+1, fake.Calls(), "one provider call for the turn's query")
+	again, _ := turn("Kotori, why do you always have a lollipop in your mouth?")
+	require.Equal(t, sem, again)
+	require.Equal(t, calls+1, fake.Calls(), "the same query comes from the cache")
+	greet, ranker := turn("Hello! How are you today?")
+	require.Equal(t, "embeddings", ranker)
+	require.Empty(t, greet, "a greeting admits nothing by similarity")
+
+	lexical, _ := turn("Kotori, tell me about your lollipop.") // what the lexical ranker admits
+	for _, tc := range []struct {
+		name  string
+		setup func()
+		why   string
+	}{
+		{"slow", func() { fake.SetLatency(3 * time.Second) }, "lexical: the embeddings provider failed (timed out)"},
+		{"failing", func() { fake.SetMode(embeddingstest.Fail) }, "lexical: the embeddings provider failed (HTTP status 503)"},
+		{"malformed", func() { fake.SetMode(embeddingstest.Malformed) }, "lexical: the embeddings provider failed (malformed answer)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup()
+			defer func() { fake.SetLatency(0); fake.SetMode(embeddingstest.OK) }()
+			start := time.Now()
+			got, why := turn("Kotori, tell me about your lollipop " + tc.name + ".")
+			// Not a speed goal: a bound far above the 300ms deadline, so a
+			// turn that waited for the 3 s provider fails.
+			require.Less(t, time.Since(start), 2500*time.Millisecond)
+			require.Equal(t, tc.why, why)
+			require.Equal(t, lexical, got, "keys and the lexical ranker answer")
+		})
+	}
+	a.must(serviceKey, `query($s: String!) { server(discordId: $s) { embeddingsStatus { ready pending } } }`, map[string]any{"s": server}, "server", &st)
+	require.Zero(t, st.EmbeddingsStatus.Pending, "nothing stored was lost")
+
+	// An edit no job embedded yet: the turn ranks lexically and says so.
+	var list struct {
+		Collections struct {
+			Edges []struct {
+				Node struct {
+					Entries struct {
+						Edges []struct{ Node struct{ ID, Title string } }
+					}
+				}
+			}
+		}
+	}
+	a.must(serviceKey, `query($s: String!) { server(discordId: $s) { collections { edges { node { entries(first: 200, search: "Lollipop") { edges { node { id title } } } } } } } }`,
+		map[string]any{"s": server}, "server", &list)
+	var id string
+	for _, e := range list.Collections.Edges[0].Node.Entries.Edges {
+		if e.Node.Title == "Lollipop" {
+			id = e.Node.ID
+		}
+	}
+	require.NotEmpty(t, id)
+	var up struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!, $id: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $id, patch: {content: "Kotori always has a lollipop, a chupa chups, in her mouth."}}) { error { code message } } }`,
+		map[string]any{"s": server, "id": id}, "updateEntry", &up)
+	require.Nil(t, up.Error)
+	_, ranker = turn("Kotori, why do you always have a lollipop?")
+	require.Equal(t, "lexical: embeddings pending for 1 of "+strconv.Itoa(st.EmbeddingsStatus.Ready)+" candidates", ranker)
 }

@@ -170,9 +170,9 @@ func (w *EmbedWorker) embedChunk(ctx context.Context, server string, chunk []pos
 	}
 	vecs, err := w.Embeddings.Embed(ctx, texts)
 	if err == nil {
-		out := make([]postgres.EntryVector, len(chunk))
+		out := make([]lore.EntryVector, len(chunk))
 		for i, c := range chunk {
-			out[i] = postgres.EntryVector{EntryID: c.ID, Hash: c.Hash, Vector: vecs[i]}
+			out[i] = lore.EntryVector{EntryID: c.ID, Hash: c.Hash, Vector: vecs[i]}
 		}
 		rep.Embedded += len(out)
 		return w.Store.PutEntryVectors(ctx, server, model, out)

@@ -214,3 +214,39 @@ func TestEmbedTriggerAndSweep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, semantic.TextHash("The spacequake alarm rings for the 4 time."), vecs[f.ids["alarm"]].Hash)
 }
+
+// BenchmarkEmbedJob1000: one embed job embeds 1,000 candidates (four
+// persona books of 250) against the fake provider answering each call
+// after 5 ms (the issue's goal: at most 2 s); batches of 64, two at once.
+func BenchmarkEmbedJob1000(b *testing.B) {
+	pool := postgrestest.NewPool(b)
+	ctx := context.Background()
+	store := postgres.New(pool)
+	const server = "123456789012345682"
+	_, err := store.UpsertServer(ctx, server, "S")
+	require.NoError(b, err)
+	for i := range 1000 {
+		e := lore.NewEntry()
+		e.Server, e.Lineage, e.Vectorized = server, lore.Lineage(1+i/250), true
+		e.Content = fmt.Sprintf("Entry %d tells of spirit number %d and the city of Tengu %d.", i, i%97, i%13)
+		_, err := store.InsertEntry(ctx, e)
+		require.NoError(b, err)
+	}
+	fake := embeddingstest.New(1024)
+	defer fake.Close()
+	fake.SetLatency(5 * time.Millisecond)
+	c, err := embeddings.New(embeddings.Config{URL: fake.URL, Model: "m", Rate: 1000})
+	require.NoError(b, err)
+	w := &jobs.EmbedWorker{Deps: jobs.Deps{Store: store, Embeddings: c}.WithDefaults()}
+	for b.Loop() {
+		b.StopTimer()
+		_, err := pool.Exec(ctx, `DELETE FROM entry_vectors`)
+		require.NoError(b, err)
+		b.StartTimer()
+		require.NoError(b, w.Work(ctx, &river.Job[jobs.EmbedArgs]{JobRow: &rivertype.JobRow{ID: 1, Attempt: 1, MaxAttempts: 5},
+			Args: jobs.EmbedArgs{ServerID: server}}))
+	}
+	st, err := store.EmbeddingsStatus(ctx, server, "m")
+	require.NoError(b, err)
+	require.Equal(b, 1000, st.Ready)
+}

@@ -187,3 +187,11 @@ type EmbeddingsStatus struct {
 	Model                  string
 	Ready, Pending, Failed int
 }
+
+// EntryVector is a candidate's stored embedding: the provider's vector of
+// the text whose semantic.TextHash is Hash.
+type EntryVector struct {
+	EntryID int64
+	Hash    string
+	Vector  []float32
+}

@@ -141,4 +141,32 @@ func TestServeEmbedsImportedBook(t *testing.T) {
 	}
 	require.Equal(t, st, read(p2))
 	require.Equal(t, calls, fake.Calls(), "nothing sent again after the restart")
+
+	// Two serve processes on one database give the same admitted set and
+	// scores for the same turn, each with one provider call.
+	p3 := startServe(t, bin, env)
+	type item struct {
+		ID, Verdict string
+		Score       *float64
+	}
+	activate := func(p *serveProcess) []item {
+		var out struct{ Activate struct{ Trace []item } }
+		p.gql(t, key, `query($in: ActivateInput!) { activate(input: $in) { trace { id verdict score } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": server, "overrides": map[string]any{"budget": 40000},
+				"messages": []map[string]any{{"content": "Kotori, why do you always have a lollipop in your mouth?"}}}}, &out)
+		return out.Activate.Trace
+	}
+	before := fake.Calls()
+	a2 := activate(p2)
+	require.Equal(t, before+1, fake.Calls(), "one provider call for the turn")
+	a3 := activate(p3)
+	require.Equal(t, before+2, fake.Calls())
+	require.Equal(t, a2, a3)
+	matched := 0
+	for _, it := range a2 {
+		if it.Verdict == "semantic_match" {
+			matched++
+		}
+	}
+	require.Positive(t, matched)
 }

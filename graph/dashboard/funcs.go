@@ -329,6 +329,9 @@ var verdicts = map[string]string{
 	"decorator_blocked":       "blocked by a decorator",
 	"cooldown":                "cooling down",
 	"delayed":                 "delayed",
+	"semantic_match":          "fired by similarity",
+	"below_threshold":         "not similar enough",
+	"over_semantic_cap":       "similar, but over the cap",
 }
 
 // flashTexts are the notices of a ?done= redirect (catalog keys).

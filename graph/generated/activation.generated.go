@@ -478,6 +478,29 @@ func (ec *executionContext) fieldContext_AdmittedEntry_position(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _AdmittedEntry_score(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AdmittedEntry_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AdmittedEntry_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AdmittedEntry", field, false, false, "Float")
+}
+
 func (ec *executionContext) _BookBudget_collectionId(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1131,6 +1154,29 @@ func (ec *executionContext) fieldContext_TraceItem_triggeredBy(_ context.Context
 	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "ID")
 }
 
+func (ec *executionContext) _TraceItem_score(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_TraceItem_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_TraceItem_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("TraceItem", field, false, false, "Float")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1300,7 +1346,7 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random", "includeNames", "minActivations", "minActivationsDepthMax", "maxEntries"}
+	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random", "includeNames", "minActivations", "minActivationsDepthMax", "maxEntries", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1398,6 +1444,41 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 				return it, err
 			}
 			it.MaxEntries = data
+		case "semanticRanker":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticRanker"))
+			data, err := ec.unmarshalOSemanticRanker2ᚖloregateᚋloreᚐSemanticRanker(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticRanker = data
+		case "semanticAllEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticAllEntries"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticAllEntries = data
+		case "semanticMaxEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticMaxEntries"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticMaxEntries = data
+		case "semanticThreshold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticThreshold"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticThreshold = data
+		case "semanticQueryMessages":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticQueryMessages"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticQueryMessages = data
 		}
 	}
 	return it, nil
@@ -1792,6 +1873,11 @@ func (ec *executionContext) _AdmittedEntry(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "score":
+			out.Values[i] = ec._AdmittedEntry_score(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2097,6 +2183,11 @@ func (ec *executionContext) _TraceItem(ctx context.Context, sel ast.SelectionSet
 			}
 		case "triggeredBy":
 			out.Values[i] = ec._TraceItem_triggeredBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._TraceItem_score(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

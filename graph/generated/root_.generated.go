@@ -67,6 +67,7 @@ type ComplexityRoot struct {
 		Pass        func(childComplexity int) int
 		Placement   func(childComplexity int) int
 		Position    func(childComplexity int) int
+		Score       func(childComplexity int) int
 		Title       func(childComplexity int) int
 		Tokens      func(childComplexity int) int
 		TriggeredBy func(childComplexity int) int
@@ -788,6 +789,7 @@ type ComplexityRoot struct {
 		Params      func(childComplexity int) int
 		Pass        func(childComplexity int) int
 		Reason      func(childComplexity int) int
+		Score       func(childComplexity int) int
 		Title       func(childComplexity int) int
 		TriggeredBy func(childComplexity int) int
 		Verdict     func(childComplexity int) int
@@ -974,6 +976,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AdmittedEntry.Position(childComplexity), true
+	case "AdmittedEntry.score":
+		if e.ComplexityRoot.AdmittedEntry.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AdmittedEntry.Score(childComplexity), true
 	case "AdmittedEntry.title":
 		if e.ComplexityRoot.AdmittedEntry.Title == nil {
 			break
@@ -4275,6 +4283,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.TraceItem.Reason(childComplexity), true
+	case "TraceItem.score":
+		if e.ComplexityRoot.TraceItem.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.TraceItem.Score(childComplexity), true
 	case "TraceItem.title":
 		if e.ComplexityRoot.TraceItem.Title == nil {
 			break
@@ -4623,6 +4637,17 @@ input ActivationOverrides {
   minActivationsDepthMax: Int
   "Cap on admitted keyword and chance entries, 0-1000 (0 = none); constants, sticky and ignoreBudget entries are not counted."
   maxEntries: Int
+  # Retrieval by meaning (docs/contract.md#semantic).
+  "The ranker of this turn (default: the server's, AUTO)."
+  semanticRanker: SemanticRanker
+  "Every entry is a candidate, not only vectorized ones."
+  semanticAllEntries: Boolean
+  "How many candidates similarity admits at most, 0-50."
+  semanticMaxEntries: Int
+  "The least score admitted, 0-1."
+  semanticThreshold: Float
+  "How many of the newest messages form the query, 1-20."
+  semanticQueryMessages: Int
 }
 
 """
@@ -6224,6 +6249,16 @@ extend type Mutation {
   "Queues a job that computes every candidate's embedding again with the deployment's model (after a model change, or to retry FAILED ones); managers only. UNAVAILABLE when no provider is configured."
   reindexEmbeddings(input: ReindexEmbeddingsInput!): JobPayload!
 }
+
+extend type TraceItem {
+  "The entry's similarity to the chat, 0-1, when a ranker scored it (a candidate); null for entries only keys decide."
+  score: Float
+}
+
+extend type AdmittedEntry {
+  "The entry's similarity to the chat when a ranker scored it; null otherwise."
+  score: Float
+}
 `, BuiltIn: false},
 	{Name: "../server.graphqls", Input: `extend type Query {
   "The server with this Discord guild snowflake, or null if unknown or not visible to the caller."
@@ -6941,6 +6976,8 @@ func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field
 		return ec.fieldContext_AdmittedEntry_triggeredBy(ctx, field)
 	case "position":
 		return ec.fieldContext_AdmittedEntry_position(ctx, field)
+	case "score":
+		return ec.fieldContext_AdmittedEntry_score(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type AdmittedEntry", field.Name)
 }
@@ -8269,6 +8306,8 @@ func (ec *executionContext) childFields_TraceItem(ctx context.Context, field gra
 		return ec.fieldContext_TraceItem_pass(ctx, field)
 	case "triggeredBy":
 		return ec.fieldContext_TraceItem_triggeredBy(ctx, field)
+	case "score":
+		return ec.fieldContext_TraceItem_score(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type TraceItem", field.Name)
 }

@@ -113,6 +113,8 @@ type AdmittedEntry struct {
 	TriggeredBy *string `json:"triggeredBy,omitempty"`
 	// Where it goes, decorators applied (@@reverse_depth resolved for this turn).
 	Position EntryPosition `json:"position"`
+	// The entry's similarity to the chat when a ranker scored it; null otherwise.
+	Score *float64 `json:"score,omitempty"`
 }
 
 // A file produced by a job, downloadable with the same bearer credential until it expires.
@@ -1435,6 +1437,8 @@ type TraceItem struct {
 	Pass int `json:"pass"`
 	// The admitted entry whose content activated this one in a recursive pass.
 	TriggeredBy *string `json:"triggeredBy,omitempty"`
+	// The entry's similarity to the chat, 0-1, when a ranker scored it (a candidate); null for entries only keys decide.
+	Score *float64 `json:"score,omitempty"`
 }
 
 type UndoImportInput struct {

@@ -35,6 +35,7 @@ const (
 	modeActivate             // @@activate
 	modeKept                 // @@keep_activate_after_match after a match
 	modeSticky               // turn state: a sticky window is open
+	modeSemantic             // by similarity (semantic.go)
 )
 
 type entryState struct {
@@ -60,6 +61,9 @@ type entryState struct {
 	// chatChecked: the primary keys were looked up in the chat (which does
 	// not change between passes); chatHit: one occurred there.
 	chatChecked, chatHit bool
+	// score is the entry's similarity when scored (a Semantic candidate).
+	score  float32
+	scored bool
 	// ctx is the entry's context-source scan (nil: its keys read the chat
 	// only; see context.go); widen: its depth comes from the server or
 	// book layer and widens in a min-activations pass (base is that
@@ -315,6 +319,7 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	}
 	s.recBook = s.recBook && t.recursion
 	s.recOK, s.feeds = s.recBook && !ce.excludeRec, s.recBook && !ce.preventRec
+	t.semanticGate(i, e.ID)
 	level := 0
 	if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
 		s.level = e.DelayUntilRecursion
@@ -413,8 +418,8 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 			}
 		}
 		s := &t.st[i]
-		if s.stage != stagePending {
-			continue
+		if s.stage != stagePending || s.mode == modeSemantic {
+			continue // similarity decides keyless candidates (semanticPass)
 		}
 		s.pass = p
 		if s.level > 0 && (p == 1 || s.level > curLevel) {
@@ -438,6 +443,12 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 			passed = append(passed, i)
 		} else if s.stage == stagePending {
 			pending++
+		}
+	}
+	if p == 1 && t.in.Semantic != nil {
+		var err error
+		if passed, err = t.semanticPass(passed); err != nil {
+			return nil, 0, err
 		}
 	}
 	return passed, pending, nil
@@ -879,7 +890,7 @@ func (t *turn) result(passes int) Result {
 			g = AlwaysOn
 		}
 		a := Admitted{Entry: *e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce)}
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: scoreOf(s)}
 		if s.tokens >= 0 {
 			n := int(s.tokens)
 			a.Tokens = &n
@@ -913,7 +924,8 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	if ce.note != "" {
 		detail += "; " + ce.note
 	}
-	return TraceItem{ID: e.ID, Title: e.Title, Verdict: s.verdict, Detail: detail, Pass: s.pass, TriggeredBy: trig}
+	return TraceItem{ID: e.ID, Title: e.Title, Verdict: semanticVerdict(s), Detail: detail, Pass: s.pass, TriggeredBy: trig,
+		Score: scoreOf(s)}
 }
 
 // noKeyDetails are the no_key_match details of small depths, without and

@@ -225,7 +225,7 @@ func (t *turn) settle(passed []int32, order *[]int32, p int) error {
 }
 
 // capEntries applies Options.MaxEntries at the end of the turn: of the
-// admitted keyword and chance entries (not constants, sticky, @@activate,
+// admitted keyword, chance and similarity entries (not constants, sticky, @@activate,
 // kept or ignoreBudget ones), those past the cap in the claim order
 // (higher priority first, @@ignore_on_max_context last, then insertion
 // order) become over_entry_cap and give their budget back.
@@ -233,7 +233,7 @@ func (t *turn) capEntries() {
 	adm := t.ts.s.admitted
 	var counted []int32
 	for _, i := range adm {
-		if t.st[i].mode == modeKeys && !t.in.Entries[i].IgnoreBudget {
+		if m := t.st[i].mode; (m == modeKeys || m == modeSemantic) && !t.in.Entries[i].IgnoreBudget {
 			counted = append(counted, i)
 		}
 	}

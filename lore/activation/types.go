@@ -181,6 +181,9 @@ type Input struct {
 	// entries whose GenerationTypes do not list it are
 	// filtered_generation_type.
 	GenerationType lore.GenerationType
+	// Semantic, when set, admits candidates by similarity
+	// (docs/contract.md#semantic); nil: keys alone, as before.
+	Semantic *Semantic
 }
 
 // Character is the character of a request (docs/authoring.md "Context
@@ -330,6 +333,9 @@ type Admitted struct {
 	TriggeredBy int64
 	// State says which turn state the entry opens or reads.
 	State StateUse
+	// Score is the entry's similarity when a ranker scored it
+	// (Input.Semantic), nil otherwise.
+	Score *float64
 }
 
 // TraceItem explains one entry's verdict.
@@ -347,6 +353,10 @@ type TraceItem struct {
 	// TriggeredBy is the id of the entry whose content activated this one
 	// in a recursive pass; 0 otherwise.
 	TriggeredBy int64
+	// Score is the entry's similarity when a ranker scored it
+	// (Input.Semantic; docs/contract.md#semantic), nil for entries only
+	// keys decide.
+	Score *float64
 }
 
 // BudgetUnit names what a budget counts.

@@ -263,6 +263,9 @@ type statusError struct{ code int }
 func (e *statusError) Error() string { return fmt.Sprintf("%v: HTTP status %d", ErrProvider, e.code) }
 func (e *statusError) Unwrap() error { return ErrProvider }
 
+// StatusCode is the provider's HTTP status.
+func (e *statusError) StatusCode() int { return e.code }
+
 // Retryable reports whether err (of Embed or Query) may pass when tried
 // again: a network error, a timeout, HTTP 408, 429 or 5xx. A malformed
 // answer or another HTTP status is about the request itself.

@@ -141,6 +141,9 @@ var reasons = [...]Reason{
 	{"filtered_generation_type", "it is not set to fire on this generation type", "não está configurada para disparar neste tipo de geração", "no está configurada para activarse en este tipo de generación"},
 	{"over_entry_cap", "more entries were activated than the entry cap keeps (priority {priority})", "mais entradas foram ativadas do que o limite de entradas mantém (prioridade {priority})", "se activaron más entradas de las que mantiene el límite de entradas (prioridad {priority})"},
 	{"regex_budget_exhausted", "the turn's regex budget ran out before its keys were checked", "o orçamento de regex do turno acabou antes de suas chaves serem verificadas", "el presupuesto de regex del turno se agotó antes de revisar sus claves"},
+	{"semantic_match", "entered the prompt by similarity to the chat (score {score})", "entrou no prompt por semelhança com a conversa (pontuação {score})", "entró en el prompt por similitud con la conversación (puntuación {score})"},
+	{"below_threshold", "not similar enough to the chat (score {score})", "não é semelhante o bastante à conversa (pontuação {score})", "no es lo bastante similar a la conversación (puntuación {score})"},
+	{"over_semantic_cap", "similar to the chat (score {score}), but better-scoring entries took every place", "semelhante à conversa (pontuação {score}), mas entradas com pontuação maior ocuparam todas as vagas", "similar a la conversación (puntuación {score}), pero entradas con mejor puntuación ocuparon todos los lugares"},
 }
 
 // reasonIndex maps a key to its line of reasons.

@@ -25,14 +25,6 @@ type EmbeddingCandidate struct {
 	State lore.EmbeddingState
 }
 
-// EntryVector is one vector to store: the embedding of the text whose
-// TextHash is Hash, computed by Model.
-type EntryVector struct {
-	EntryID int64
-	Hash    string
-	Vector  []float32
-}
-
 // candidateColumns are read by scanCandidateRow, in order.
 const candidateColumns = `e.id, COALESCE(e.lineage_id, 0), COALESCE(e.lorebook_name, ''), e.title, e.content,
     e.enabled, e.constant, e.vectorized, e.extensions->'` + lore.KeySplit + `',
@@ -186,7 +178,7 @@ func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string)
 // replacing what each entry had; an entry deleted meanwhile is skipped.
 // Each vector is checked (semantic.CheckVector) before anything is
 // written.
-func (s *Store) PutEntryVectors(ctx context.Context, server, model string, vs []EntryVector) error {
+func (s *Store) PutEntryVectors(ctx context.Context, server, model string, vs []lore.EntryVector) error {
 	b := &pgx.Batch{}
 	for _, v := range vs {
 		if err := semantic.CheckVector(v.Vector, 0); err != nil {
@@ -209,16 +201,16 @@ func (s *Store) PutEntryVectorError(ctx context.Context, server, model string, i
 // ScopeVectors returns the stored vectors under model of server's
 // Serverwide entries and of lineage's (0: Serverwide only), with the hash
 // of the text each was computed from, by entry id.
-func (s *Store) ScopeVectors(ctx context.Context, server string, lineage lore.Lineage, model string) (map[int64]EntryVector, error) {
+func (s *Store) ScopeVectors(ctx context.Context, server string, lineage lore.Lineage, model string) (map[int64]lore.EntryVector, error) {
 	rows, err := s.db.Query(ctx, scopeVectorsSQL, server, int64(lineage), model)
 	if err != nil {
 		return nil, wrapErr("read scope vectors", err)
 	}
 	defer rows.Close()
-	out := map[int64]EntryVector{}
+	out := map[int64]lore.EntryVector{}
 	for rows.Next() {
 		var (
-			v   EntryVector
+			v   lore.EntryVector
 			raw []byte
 		)
 		if err := rows.Scan(&v.EntryID, &v.Hash, &raw); err != nil {

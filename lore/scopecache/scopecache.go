@@ -51,6 +51,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/semantic"
 )
 
 // Channel is the Postgres notification channel of lore_version changes.
@@ -90,6 +91,8 @@ type Scope struct {
 	bytes    int64
 	mu       sync.Mutex
 	matchers map[activation.MatchOptions]*activation.Matcher
+	lexical  map[bool]*semantic.Lexical
+	vectors  map[vectorsKey]*semantic.Vectors
 	cache    *Cache
 	el       *list.Element // nil once evicted or never cached
 }
@@ -118,6 +121,75 @@ func (s *Scope) Matcher(in *activation.Input, mo activation.MatchOptions) *activ
 		s.cache.grow(s, int64(m.Bytes()))
 	}
 	return m
+}
+
+// Lexical returns the scope's lexical index of its candidates for
+// retrieval by meaning, built with build on first use; all says whether
+// every entry is a candidate (semanticAllEntries) or only vectorized
+// ones, so a scope holds at most two. Its bytes count towards the cache's
+// budget.
+func (s *Scope) Lexical(all bool, build func() *semantic.Lexical) *semantic.Lexical {
+	s.mu.Lock()
+	x := s.lexical[all]
+	s.mu.Unlock()
+	if x != nil {
+		return x
+	}
+	x = build()
+	s.mu.Lock()
+	if old := s.lexical[all]; old != nil {
+		s.mu.Unlock()
+		return old
+	}
+	if s.lexical == nil {
+		s.lexical = map[bool]*semantic.Lexical{}
+	}
+	s.lexical[all] = x
+	s.mu.Unlock()
+	if s.cache != nil {
+		s.cache.grow(s, int64(x.Bytes()))
+	}
+	return x
+}
+
+// vectorsKey names one complete set of a scope's stored vectors.
+type vectorsKey struct {
+	model string
+	all   bool
+}
+
+// Vectors returns the scope's stored embeddings under model of its
+// candidates (all: semanticAllEntries), loaded with load on first use.
+// load reports complete false while some candidate's vector is pending;
+// such a set is returned and not kept, so the next turn reads again and
+// sees the embed job's progress (vector writes do not change the lore
+// version). A kept set's bytes count towards the cache's budget.
+func (s *Scope) Vectors(model string, all bool, load func() (v *semantic.Vectors, complete bool, err error)) (*semantic.Vectors, bool, error) {
+	k := vectorsKey{model, all}
+	s.mu.Lock()
+	v := s.vectors[k]
+	s.mu.Unlock()
+	if v != nil {
+		return v, true, nil
+	}
+	v, complete, err := load()
+	if err != nil || !complete {
+		return v, complete, err
+	}
+	s.mu.Lock()
+	if old := s.vectors[k]; old != nil {
+		s.mu.Unlock()
+		return old, true, nil
+	}
+	if s.vectors == nil {
+		s.vectors = map[vectorsKey]*semantic.Vectors{}
+	}
+	s.vectors[k] = v
+	s.mu.Unlock()
+	if s.cache != nil {
+		s.cache.grow(s, int64(v.Bytes()))
+	}
+	return v, true, nil
 }
 
 type scopeKey struct {

@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"encoding"
 	"flag"
 	"fmt"
 	"reflect"
@@ -61,6 +62,40 @@ type Overrides struct {
 	// MaxEntries caps the admitted keyword and chance entries, 0 = no cap:
 	// 0-1000 (APIBounds), >= 0 (OfflineBounds).
 	MaxEntries *int `json:"maxEntries,omitempty" flag:"max-entries" usage:"cap on admitted keyword and chance entries (0 = none)"`
+
+	// Retrieval by meaning (docs/contract.md#semantic; applied by
+	// Overrides.semantic): the ranker, every entry a candidate, the cap
+	// 0-50, the threshold 0-1 and the query's messages 1-20 (the same
+	// ranges offline).
+	SemanticRanker        *lore.SemanticRanker `json:"semanticRanker,omitempty" flag:"ranker" usage:"ranker of vectorized entries: auto, embeddings, lexical or off (default auto)"`
+	SemanticAllEntries    *bool                `json:"semanticAllEntries,omitempty" flag:"semantic-all" usage:"every entry is a candidate for retrieval by meaning, not only vectorized ones"`
+	SemanticMaxEntries    *int                 `json:"semanticMaxEntries,omitempty" flag:"semantic-max-entries" usage:"entries similarity admits at most, 0-50 (default 5)"`
+	SemanticThreshold     *float64             `json:"semanticThreshold,omitempty" flag:"semantic-threshold" usage:"least similarity admitted, 0-1 (default 0.25)"`
+	SemanticQueryMessages *int                 `json:"semanticQueryMessages,omitempty" flag:"semantic-query-messages" usage:"newest messages forming the query, 1-20 (default 2)"`
+}
+
+// semantic returns set with o's semantic overrides applied, checked with
+// lore.SemanticSettings.Validate (errors name "overrides.<json name>").
+func (o *Overrides) semantic(set lore.SemanticSettings) (lore.SemanticSettings, error) {
+	if o.SemanticRanker != nil {
+		set.Ranker = *o.SemanticRanker
+	}
+	if o.SemanticAllEntries != nil {
+		set.AllEntries = *o.SemanticAllEntries
+	}
+	if o.SemanticMaxEntries != nil {
+		set.MaxEntries = o.SemanticMaxEntries
+	}
+	if o.SemanticThreshold != nil {
+		set.Threshold = o.SemanticThreshold
+	}
+	if o.SemanticQueryMessages != nil {
+		set.QueryMessages = o.SemanticQueryMessages
+	}
+	if err := set.Validate(); err != nil {
+		return set, lore.WithFieldPrefix("overrides", err)
+	}
+	return set, nil
 }
 
 // Bounds says which ranges overrides are checked against.
@@ -222,8 +257,8 @@ func Flags(o *Overrides) []Flag {
 	return out
 }
 
-// ptrFlag is a flag.Value setting a pointer field (*int, *bool or
-// *float64).
+// ptrFlag is a flag.Value setting a pointer field (*int, *bool, *float64,
+// or a pointer to a string type with UnmarshalText).
 type ptrFlag struct{ p reflect.Value }
 
 func (f *ptrFlag) String() string {
@@ -245,6 +280,17 @@ func (f *ptrFlag) Set(s string) error {
 		v, err = strconv.ParseBool(s)
 	case reflect.Float64:
 		v, err = strconv.ParseFloat(s, 64)
+	case reflect.String:
+		p := reflect.New(f.p.Type().Elem())
+		u, ok := p.Interface().(encoding.TextUnmarshaler)
+		if !ok {
+			return fmt.Errorf("unsupported override type %s", f.p.Type())
+		}
+		if err := u.UnmarshalText([]byte(s)); err != nil {
+			return err
+		}
+		f.p.Set(p)
+		return nil
 	default:
 		return fmt.Errorf("unsupported override type %s", f.p.Type())
 	}

@@ -67,6 +67,9 @@ type Turn struct {
 	// returned or recorded (the API appends the gate verdicts of the
 	// entries the per-turn read leaves out).
 	Finish func(*activation.Result)
+	// Semantic is the turn's retrieval settings: the server's with the
+	// request's overrides (Rank uses them).
+	Semantic lore.SemanticSettings
 	// seeded: the request fixes the draws (Overrides.Random or
 	// Request.Random).
 	seeded bool
@@ -92,6 +95,10 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 	}
 	scoping := set.ChannelScoping
 	if err := req.Overrides.apply(&opts, &scoping, req.Bounds); err != nil {
+		return nil, err
+	}
+	sem, err := req.Overrides.semantic(set.Semantic)
+	if err != nil {
 		return nil, err
 	}
 	if req.Overrides.Random == nil && req.Random != nil {
@@ -130,7 +137,7 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 		}
 		in.Collections, in.PersonaBook = clampBookBudgets(in.Collections, unit), clampBudget(in.PersonaBook, unit)
 	}
-	return &Turn{Input: in, Options: opts, seeded: opts.Random != nil}, nil
+	return &Turn{Input: in, Options: opts, Semantic: sem, seeded: opts.Random != nil}, nil
 }
 
 // checkMessageCount checks req.MessageCount against req.Bounds and

@@ -157,6 +157,7 @@ func TestOverridesEverywhere(t *testing.T) {
 		},
 		reflect.Bool:    func(name string) any { return name != "WholeWords" && name != "ChannelScoping" },
 		reflect.Float64: func(string) any { return 0.5 },
+		reflect.String:  func(string) any { return lore.RankerLexical },
 	}
 	base, err := turn.Prepare(lore.Snapshot{Server: lore.Server{Settings: lore.DefaultServerSettings()}}, turn.Request{})
 	require.NoError(t, err)
@@ -204,7 +205,7 @@ func sameTurn(a, b *turn.Turn) bool {
 	if (ar == nil) != (br == nil) || ar != nil && ar() != br() {
 		return false
 	}
-	return reflect.DeepEqual(ao, bo) && reflect.DeepEqual(a.Input, b.Input)
+	return reflect.DeepEqual(ao, bo) && reflect.DeepEqual(a.Input, b.Input) && reflect.DeepEqual(a.Semantic, b.Semantic)
 }
 
 // recordFixture is a server with one scope of lore in a real database.

@@ -315,6 +315,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 	if err != nil {
 		return nil, nil, asFlagError(err)
 	}
+	t.Rank(ctx, turn.Rankers{})
 	m := activation.CompileInput(&t.Input, t.Options.MatchOptions())
 	var out turn.Outcome
 	switch {
@@ -536,6 +537,8 @@ type jsonAdmitted struct {
 	TriggeredBy *int64 `json:"triggeredBy"`
 	// Position has its four keys always (lore.Position's JSON).
 	Position lore.Position `json:"position"`
+	// Score is the similarity of a candidate of retrieval by meaning.
+	Score *float64 `json:"score"`
 }
 
 type jsonInjection struct {
@@ -580,6 +583,7 @@ type jsonTrace struct {
 	Params      map[string]any `json:"params"`
 	Pass        int            `json:"pass"`
 	TriggeredBy *int64         `json:"triggeredBy"`
+	Score       *float64       `json:"score"`
 }
 
 type jsonOutput struct {
@@ -614,7 +618,7 @@ func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Ent
 	for _, a := range res.Admitted {
 		out.Admitted = append(out.Admitted, jsonAdmitted{ID: a.Entry.ID, Title: a.Entry.Title,
 			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content,
-			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy), Position: a.Position})
+			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy), Position: a.Position, Score: a.Score})
 	}
 	for _, in := range res.Injections {
 		out.Injections = append(out.Injections, jsonInjection{Kind: in.Kind, Depth: in.Depth, Role: in.Role, Outlet: in.Outlet,
@@ -636,7 +640,7 @@ func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Ent
 	for _, t := range res.Trace {
 		reason, params := t.Reason(byID[t.ID])
 		out.Trace = append(out.Trace, jsonTrace{ID: t.ID, Title: t.Title, Verdict: string(t.Verdict), Detail: t.Detail,
-			Reason: reason, Params: params, Pass: t.Pass, TriggeredBy: idOrNil(t.TriggeredBy)})
+			Reason: reason, Params: params, Pass: t.Pass, TriggeredBy: idOrNil(t.TriggeredBy), Score: t.Score})
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -663,7 +667,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 	if len(res.Admitted) > 0 {
 		b.WriteString("\nAdmitted (insertion order):\n")
 		for _, t := range res.Trace {
-			if t.Verdict == activation.VerdictAdmitted {
+			if t.Verdict.Entered() {
 				fmt.Fprintf(&b, "  + #%d %s: %s\n", t.ID, title(t.Title), t.Detail)
 			}
 		}
@@ -671,7 +675,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 	if len(res.Admitted) < len(res.Trace) {
 		b.WriteString("\nNot admitted:\n")
 		for _, t := range res.Trace {
-			if t.Verdict != activation.VerdictAdmitted {
+			if !t.Verdict.Entered() {
 				fmt.Fprintf(&b, "  - #%d %s: %s (%s)\n", t.ID, title(t.Title), t.Verdict, t.Detail)
 			}
 		}

@@ -1,0 +1,144 @@
+package activation
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+)
+
+// The verdicts of retrieval by meaning (docs/contract.md#semantic).
+const (
+	// VerdictSemanticMatch: admitted by similarity (TraceItem.Score holds
+	// the score), not by keys.
+	VerdictSemanticMatch Verdict = "semantic_match"
+	// VerdictBelowThreshold: a candidate whose score is below the
+	// threshold.
+	VerdictBelowThreshold Verdict = "below_threshold"
+	// VerdictOverSemanticCap: a candidate above the threshold that the cap
+	// on semantic admissions left out (better-scoring candidates took it).
+	VerdictOverSemanticCap Verdict = "over_semantic_cap"
+)
+
+// Semantic is the retrieval-by-meaning part of a turn's input: the scores
+// the caller's ranker gave the turn's candidates (lore/semantic: the
+// lexical ranker or embeddings) and how many of them to admit. The engine
+// never ranks; it admits by these scores in pass 1, after the keys, so a
+// keyword hit wins (docs/contract.md#semantic).
+type Semantic struct {
+	// Scores are the candidates' similarities to the query, 0-1, by entry
+	// id. An entry not in Scores is no candidate: its keys alone decide.
+	Scores map[int64]float64
+	// Threshold is the least score admitted (semantic.DefaultThreshold
+	// when the caller has no setting).
+	Threshold float64
+	// MaxEntries is how many candidates similarity admits at most, best
+	// first (ties by insertion order); <= 0 admits none.
+	MaxEntries int
+	// Ranker names the ranker that scored ("lexical", "embeddings") for
+	// the trace's details.
+	Ranker string
+}
+
+// semanticGate marks entry i, still in mode keys after the gates, as a
+// candidate when the turn's Semantic scores it; a candidate without a
+// usable key is decided by similarity alone (modeSemantic).
+func (t *turn) semanticGate(i int32, e int64) {
+	sem := t.in.Semantic
+	s := &t.st[i]
+	if sem == nil || s.mode != modeKeys {
+		return
+	}
+	sc, ok := sem.Scores[e]
+	if !ok || t.in.Entries[i].DelayUntilRecursion > 0 {
+		return // recursion does not feed similarity: a delayed entry waits for its keys
+	}
+	s.score, s.scored = float32(sc), true
+	if !t.m.entries[i].hasPrimary {
+		s.mode = modeSemantic
+	}
+}
+
+// semanticPass admits by similarity at the end of pass 1: among the
+// candidates that their keys did not admit (keyless ones, and keyed ones
+// whose keys found nothing), the best MaxEntries at or above the threshold
+// roll their chance and join passed, to meet groups and the budget like
+// keyword hits. The others get below_threshold or over_semantic_cap; a
+// keyed one stays pending, so recursion text may still match its keys.
+func (t *turn) semanticPass(passed []int32) ([]int32, error) {
+	sem := t.in.Semantic
+	var cands []int32
+	for _, i := range t.m.order {
+		s := &t.st[i]
+		if s.scored && s.stage == stagePending && (s.mode == modeSemantic || s.verdict == VerdictNoKeyMatch) {
+			cands = append(cands, i)
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b int32) int { return cmp.Compare(t.st[b].score, t.st[a].score) })
+	taken := 0
+	for _, i := range cands {
+		s, ce := &t.st[i], &t.m.entries[i]
+		s.pass = 1
+		keyless := s.mode == modeSemantic
+		switch {
+		case float64(s.score) < sem.Threshold:
+			s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")
+		case taken >= sem.MaxEntries:
+			s.verdict, s.detail = VerdictOverSemanticCap, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap"
+		default:
+			taken++
+			s.mode, s.detail = modeSemantic, t.similarity(s, " at or above ")
+			if ce.probability < 100 {
+				if ok, err := t.roll(ce, s); err != nil {
+					return nil, err
+				} else if !ok {
+					continue
+				}
+			}
+			s.stage = stagePassed
+			passed = append(passed, i)
+			continue
+		}
+		if keyless {
+			s.stage = stageDone
+		}
+	}
+	return passed, nil
+}
+
+// similarity is the trace detail of a candidate's score against the
+// threshold.
+func (t *turn) similarity(s *entryState, rel string) string {
+	if !t.trace {
+		return ""
+	}
+	sem := t.in.Semantic
+	d := "similarity " + strconv.FormatFloat(float64(s.score), 'f', 3, 32) + rel + "threshold " +
+		strconv.FormatFloat(sem.Threshold, 'f', -1, 64)
+	if sem.Ranker != "" {
+		d += " (" + sem.Ranker + ")"
+	}
+	return d
+}
+
+// scoreOf is an entry's score for the trace and the result: nil for an
+// entry no ranker scored.
+func scoreOf(s *entryState) *float64 {
+	if !s.scored {
+		return nil
+	}
+	v := float64(s.score)
+	return &v
+}
+
+// Entered reports whether the verdict is one of an entry in the prompt:
+// admitted (keys, constants, decorators, turn state) or semantic_match.
+func (v Verdict) Entered() bool { return v == VerdictAdmitted || v == VerdictSemanticMatch }
+
+// semanticVerdict is the verdict the trace shows: semantic_match for an
+// entry similarity admitted.
+func semanticVerdict(s *entryState) Verdict {
+	if s.verdict == VerdictAdmitted && s.mode == modeSemantic {
+		return VerdictSemanticMatch
+	}
+	return s.verdict
+}
