@@ -269,32 +269,57 @@ func (t *EmbedTrigger) Touch(server string) {
 }
 
 // Run enqueues the touched servers' jobs through insert until ctx ends.
+// A server whose job is running when its insert comes (River folds the
+// insert into that job, which may have read its candidates before the
+// write) is tried again after the next pause, until a job that starts
+// after the write is queued: no write waits for the sweep.
 func (t *EmbedTrigger) Run(ctx context.Context, insert InsertFunc) {
+	pending := map[string]bool{}
 	for {
-		var first string
-		select {
-		case <-ctx.Done():
-			return
-		case first = <-t.ch:
-		}
-		pending := map[string]bool{first: true}
-		timer := time.NewTimer(t.Pause)
-	gather:
-		for {
+		if len(pending) == 0 {
 			select {
+			case <-ctx.Done():
+				return
 			case s := <-t.ch:
 				pending[s] = true
-			case <-timer.C:
-				break gather
-			case <-ctx.Done():
-				timer.Stop()
-				return
 			}
 		}
-		for s := range pending {
-			if _, err := insert(ctx, EmbedArgs{ServerID: s}, nil); err != nil {
-				t.logger.WarnContext(ctx, "enqueue embed job (the sweep will)", "server", s, "err", err)
-			}
+		if !t.gather(ctx, pending) {
+			return
+		}
+		pending = t.enqueue(ctx, insert, pending)
+	}
+}
+
+// gather adds the servers touched during one pause to pending; false when
+// ctx ended.
+func (t *EmbedTrigger) gather(ctx context.Context, pending map[string]bool) bool {
+	timer := time.NewTimer(t.Pause)
+	defer timer.Stop()
+	for {
+		select {
+		case s := <-t.ch:
+			pending[s] = true
+		case <-timer.C:
+			return true
+		case <-ctx.Done():
+			return false
 		}
 	}
+}
+
+// enqueue inserts each pending server's job and returns the servers to
+// try again: those whose insert was folded into a running job.
+func (t *EmbedTrigger) enqueue(ctx context.Context, insert InsertFunc, pending map[string]bool) map[string]bool {
+	again := map[string]bool{}
+	for s := range pending {
+		res, err := insert(ctx, EmbedArgs{ServerID: s}, nil)
+		switch {
+		case err != nil:
+			t.logger.WarnContext(ctx, "enqueue embed job (the sweep will)", "server", s, "err", err)
+		case res != nil && res.UniqueSkippedAsDuplicate && res.Job != nil && res.Job.State == rivertype.JobStateRunning:
+			again[s] = true
+		}
+	}
+	return again
 }
