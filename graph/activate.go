@@ -388,6 +388,8 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 		return nil, err
 	}
 	req.Preset = preset
+	req.AuthorsNote = callerText(in.AuthorsNote, t.opts)
+	req.Examples = callerText(in.DialogueExamples, t.opts)
 	msgs := prompt.Assemble(req)
 	out := &model.AssembledPrompt{
 		Messages:   make([]*model.PromptMessage, len(msgs)),
@@ -419,8 +421,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 // SillyTavern prompt identifier (prompt.Markers) is bad input.
 func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.PresetItem, error) {
 	var system []prompt.PresetItem
-	if sp := get(in.SystemPrompt, ""); sp != "" {
-		sp = activation.ResolveIdentity(sp, opts.UserName, opts.CharName, opts.BotName)
+	if sp := callerText(in.SystemPrompt, opts); sp != "" {
 		system = []prompt.PresetItem{{Message: prompt.Message{Kind: prompt.KindPreset, Role: lore.RoleSystem, Content: sp}}}
 	}
 	names, first := in.PresetMarkers.Value(), 0 // names[first] is presetMarkers[0]
@@ -453,6 +454,17 @@ func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.
 	return preset, nil
 }
 
+// callerText is one of assemblePrompt's texts (system prompt, author's
+// note, examples) with its identity macros resolved with the turn's names
+// as in entry content; "" when omitted.
+func callerText(v graphql.Omittable[*string], opts activation.Options) string {
+	s := get(v, "")
+	if s == "" {
+		return ""
+	}
+	return activation.ResolveIdentity(s, opts.UserName, opts.CharName, opts.BotName)
+}
+
 // idOrNil returns an entry id as an API id, nil for 0.
 func idOrNil(id int64) *string {
 	if id == 0 {
@@ -465,7 +477,12 @@ func idOrNil(id int64) *string {
 func (r *Resolver) blocksOf(bs []prompt.Block) []*model.PromptBlock {
 	out := make([]*model.PromptBlock, len(bs))
 	for i, b := range bs {
-		out[i] = &model.PromptBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text}
+		out[i] = &model.PromptBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text,
+			Entries: make([]*model.PromptBlockEntry, len(b.Entries))}
+		for j, e := range b.Entries {
+			out[i].Entries[j] = &model.PromptBlockEntry{ID: strconv.FormatInt(e.ID, 10), Title: e.Title,
+				Content: e.Content, Role: string(e.Role)}
+		}
 	}
 	return out
 }

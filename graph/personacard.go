@@ -49,7 +49,8 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	default:
 		return fail(lore.Invalid("file", "is %s, not a character card; import it as a lorebook instead", res.Format), report)
 	}
-	c := lore.PersonaCardImport{Server: server, PersonaID: personaID, Name: personaName(get(in.Name, ""), res.Book.Character, in.File.Filename)}
+	c := lore.PersonaCardImport{Server: server, PersonaID: personaID, Name: personaName(get(in.Name, ""), res.Book.Character, in.File.Filename),
+		Character: res.Book.CharacterContext}
 	if !noBook {
 		c.Entries = res.Book.Entries
 		if c.Entries == nil {
@@ -57,6 +58,9 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 		}
 		// The card's book settings become the persona book's.
 		if c.Settings, err = transfer.ImportSettings(ctx, r.Store, server, true, &res); err != nil {
+			return fail(err, report)
+		}
+		if err := transfer.WarnAlwaysOn(ctx, r.Store, server, c.Name, c.Entries, &res.Report); err != nil {
 			return fail(err, report)
 		}
 		report = reportToModel(&res.Report)

@@ -14,6 +14,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/format"
 	"loregate/lore/transfer"
 )
@@ -140,6 +141,11 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 		Dropped:             sum.Dropped,
 		Split:               make([]*model.SplitEntry, len(sum.Split)),
 		Warnings:            sum.Warnings,
+		Notices:             make([]*model.ReportNotice, len(sum.Notices)),
+	}
+	for i, n := range sum.Notices {
+		m.Notices[i] = &model.ReportNotice{Reason: n.Reason, Params: n.Params,
+			Message: i18n.Text(i18n.EN, n.Reason, n.Params)}
 	}
 	for i, s := range sum.Split {
 		m.Split[i] = &model.SplitEntry{Index: s.Index, Title: s.Title, Characters: s.Characters, Parts: s.Parts}

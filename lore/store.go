@@ -18,6 +18,11 @@ type Snapshot struct {
 	// PersonaBook is the book settings of Lineage's book (zero for
 	// Serverwide snapshots and lineages without settings).
 	PersonaBook BookSettings
+	// Character is the character of the card last imported onto a persona
+	// of Lineage (importPersonaCard; the persona not removed and with the
+	// lowest id first when several share the lineage), nil when none: a
+	// request without context.character uses it.
+	Character *CharacterContext
 }
 
 // ScopeCounts maps a lineage to its entry count (disabled entries
@@ -344,4 +349,7 @@ type PersonaCardImport struct {
 	// Settings, when non-nil (and Entries is), replace the lineage's book
 	// settings, validated in the server's budget unit.
 	Settings *BookSettings
+	// Character is the card's character, kept on the persona (nil clears
+	// what an earlier card left); Snapshot.Character reads it back.
+	Character *CharacterContext
 }

@@ -970,6 +970,130 @@ func (ec *executionContext) fieldContext_PromptBlock_text(_ context.Context, fie
 	return graphql.NewScalarFieldContext("PromptBlock", field, false, false, "String")
 }
 
+func (ec *executionContext) _PromptBlock_entries(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlock) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptBlock_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PromptBlockEntry) graphql.Marshaler {
+			return ec.marshalNPromptBlockEntry2ᚕᚖloregateᚋgraphᚋmodelᚐPromptBlockEntryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptBlock_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PromptBlock",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PromptBlockEntry(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PromptBlockEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlockEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptBlockEntry_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptBlockEntry_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptBlockEntry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PromptBlockEntry_title(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlockEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptBlockEntry_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptBlockEntry_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptBlockEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _PromptBlockEntry_content(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlockEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptBlockEntry_content(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Content, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptBlockEntry_content(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptBlockEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _PromptBlockEntry_role(ctx context.Context, field graphql.CollectedField, obj *model.PromptBlockEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PromptBlockEntry_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PromptBlockEntry_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PromptBlockEntry", field, false, false, "String")
+}
+
 func (ec *executionContext) _TraceItem_id(ctx context.Context, field graphql.CollectedField, obj *model.TraceItem) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2118,6 +2242,59 @@ func (ec *executionContext) _PromptBlock(ctx context.Context, sel ast.SelectionS
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "entries":
+			out.Values[i] = ec._PromptBlock_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var promptBlockEntryImplementors = []string{"PromptBlockEntry"}
+
+func (ec *executionContext) _PromptBlockEntry(ctx context.Context, sel ast.SelectionSet, obj *model.PromptBlockEntry) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, promptBlockEntryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PromptBlockEntry")
+		case "id":
+			out.Values[i] = ec._PromptBlockEntry_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "title":
+			out.Values[i] = ec._PromptBlockEntry_title(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "content":
+			out.Values[i] = ec._PromptBlockEntry_content(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._PromptBlockEntry_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2380,6 +2557,30 @@ func (ec *executionContext) marshalNPromptBlock2ᚖloregateᚋgraphᚋmodelᚐPr
 		return graphql.Null
 	}
 	return ec._PromptBlock(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNPromptBlockEntry2ᚕᚖloregateᚋgraphᚋmodelᚐPromptBlockEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PromptBlockEntry) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPromptBlockEntry2ᚖloregateᚋgraphᚋmodelᚐPromptBlockEntry(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPromptBlockEntry2ᚖloregateᚋgraphᚋmodelᚐPromptBlockEntry(ctx context.Context, sel ast.SelectionSet, v *model.PromptBlockEntry) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PromptBlockEntry!")
+		return graphql.Null
+	}
+	return ec._PromptBlockEntry(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNTraceItem2ᚕᚖloregateᚋgraphᚋmodelᚐTraceItemᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.TraceItem) graphql.Marshaler {

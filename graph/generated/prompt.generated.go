@@ -272,7 +272,7 @@ func (ec *executionContext) unmarshalInputAssemblePromptInput(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"activation", "systemPrompt", "documents", "presetMarkers"}
+	fieldsInOrder := [...]string{"activation", "systemPrompt", "documents", "authorsNote", "dialogueExamples", "presetMarkers"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -300,6 +300,20 @@ func (ec *executionContext) unmarshalInputAssemblePromptInput(ctx context.Contex
 				return it, err
 			}
 			it.Documents = graphql.OmittableOf(data)
+		case "authorsNote":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("authorsNote"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AuthorsNote = graphql.OmittableOf(data)
+		case "dialogueExamples":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dialogueExamples"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DialogueExamples = graphql.OmittableOf(data)
 		case "presetMarkers":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("presetMarkers"))
 			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)

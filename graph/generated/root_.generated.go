@@ -175,6 +175,7 @@ type ComplexityRoot struct {
 		IgnoredSettings     func(childComplexity int) int
 		Inert               func(childComplexity int) int
 		InertEntries        func(childComplexity int) int
+		Notices             func(childComplexity int) int
 		Skipped             func(childComplexity int) int
 		Split               func(childComplexity int) int
 		UnsupportedKeys     func(childComplexity int) int
@@ -596,9 +597,17 @@ type ComplexityRoot struct {
 	}
 
 	PromptBlock struct {
-		Role func(childComplexity int) int
-		Tag  func(childComplexity int) int
-		Text func(childComplexity int) int
+		Entries func(childComplexity int) int
+		Role    func(childComplexity int) int
+		Tag     func(childComplexity int) int
+		Text    func(childComplexity int) int
+	}
+
+	PromptBlockEntry struct {
+		Content func(childComplexity int) int
+		ID      func(childComplexity int) int
+		Role    func(childComplexity int) int
+		Title   func(childComplexity int) int
 	}
 
 	PromptInspection struct {
@@ -688,6 +697,12 @@ type ComplexityRoot struct {
 	ReplacePayload struct {
 		Count func(childComplexity int) int
 		Error func(childComplexity int) int
+	}
+
+	ReportNotice struct {
+		Message func(childComplexity int) int
+		Params  func(childComplexity int) int
+		Reason  func(childComplexity int) int
 	}
 
 	ScopeCount struct {
@@ -1391,6 +1406,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ConversionReport.InertEntries(childComplexity), true
+	case "ConversionReport.notices":
+		if e.ComplexityRoot.ConversionReport.Notices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConversionReport.Notices(childComplexity), true
 	case "ConversionReport.skipped":
 		if e.ComplexityRoot.ConversionReport.Skipped == nil {
 			break
@@ -3457,6 +3478,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PersonaPayload.Persona(childComplexity), true
 
+	case "PromptBlock.entries":
+		if e.ComplexityRoot.PromptBlock.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptBlock.Entries(childComplexity), true
 	case "PromptBlock.role":
 		if e.ComplexityRoot.PromptBlock.Role == nil {
 			break
@@ -3475,6 +3502,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PromptBlock.Text(childComplexity), true
+
+	case "PromptBlockEntry.content":
+		if e.ComplexityRoot.PromptBlockEntry.Content == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptBlockEntry.Content(childComplexity), true
+	case "PromptBlockEntry.id":
+		if e.ComplexityRoot.PromptBlockEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptBlockEntry.ID(childComplexity), true
+	case "PromptBlockEntry.role":
+		if e.ComplexityRoot.PromptBlockEntry.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptBlockEntry.Role(childComplexity), true
+	case "PromptBlockEntry.title":
+		if e.ComplexityRoot.PromptBlockEntry.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromptBlockEntry.Title(childComplexity), true
 
 	case "PromptInspection.characters":
 		if e.ComplexityRoot.PromptInspection.Characters == nil {
@@ -3846,6 +3898,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReplacePayload.Error(childComplexity), true
+
+	case "ReportNotice.message":
+		if e.ComplexityRoot.ReportNotice.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportNotice.Message(childComplexity), true
+	case "ReportNotice.params":
+		if e.ComplexityRoot.ReportNotice.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportNotice.Params(childComplexity), true
+	case "ReportNotice.reason":
+		if e.ComplexityRoot.ReportNotice.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReportNotice.Reason(childComplexity), true
 
 	case "ScopeCount.count":
 		if e.ComplexityRoot.ScopeCount.Count == nil {
@@ -4766,6 +4837,22 @@ type PromptBlock {
   "system (Always On) or user (activated)."
   role: String!
   text: String!
+  """
+  The block's entries one by one, in insertion order, contents identity-resolved and without the
+  heading, for providers that fit entries one by one (docs/contract.md#prompt).
+  """
+  entries: [PromptBlockEntry!]!
+}
+
+"One entry of a prompt block."
+type PromptBlockEntry {
+  id: ID!
+  "The entry's title (never sent to the model)."
+  title: String!
+  "The entry's content as sent, identity macros resolved."
+  content: String!
+  "The role it is sent with: its block's."
+  role: String!
 }
 
 type Budget {
@@ -5782,13 +5869,28 @@ input AssemblePromptInput {
   "Retrieved documents, placed after activated lore at the tail slot."
   documents: [String!]
   """
+  The author's note, placed as a system message at the authorsNote preset marker, else 4
+  messages before the end of the history (SillyTavern's default depth). Entries at AN_TOP and
+  AN_BOTTOM go above and below it; without an author's note they are listed in
+  activation.injections and not placed. Identity macros resolve as in systemPrompt and
+  {{outlet::NAME}} becomes that outlet's text (docs/api.md "assemblePrompt").
+  """
+  authorsNote: String
+  """
+  Dialogue examples, placed as a system message at the dialogueExamples preset marker, else just
+  before the history. Entries at EM_TOP and EM_BOTTOM go before and after them. Macros as in
+  authorsNote.
+  """
+  dialogueExamples: String
+  """
   The caller's preset as an ordered list of SillyTavern prompt identifiers:
   main receives systemPrompt, worldInfoBefore and worldInfoAfter receive the
   Always On lore blocks, chatHistory is the dialogue anchor (appended when
-  missing). charDescription, charPersonality, scenario, personaDescription,
-  dialogueExamples, jailbreak (or postHistoryInstructions), nsfw and
-  enhanceDefinitions are accepted and place nothing (their text is the
-  caller's). Any other name is bad input. Omitted: no preset; Always On lore
+  missing), dialogueExamples receives dialogueExamples and authorsNote
+  (loregate's own marker) receives authorsNote. charDescription,
+  charPersonality, scenario, personaDescription, jailbreak (or
+  postHistoryInstructions), nsfw and enhanceDefinitions are accepted and
+  place nothing (their text is the caller's). Any other name is bad input. Omitted: no preset; Always On lore
   is flushed before the first dialogue message, as it is for a marker the
   preset lacks.
   """
@@ -5798,7 +5900,11 @@ input AssemblePromptInput {
 type PromptMessage {
   role: String!
   content: String!
-  "The block tag for lore messages and documents, null for history."
+  """
+  The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER),
+  DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
+  and the system prompt.
+  """
   tag: String
 }
 
@@ -6511,7 +6617,23 @@ type ConversionReport {
   dropped: Int!
   "Entries over the content limit stored as the parts of a split group."
   split: [SplitEntry!]!
+  "Warnings in English; the ones with a reason key are also in notices."
   warnings: [String!]!
+  """
+  Warnings with a stable reason key and params (docs/api.md "Reason keys"), for clients that
+  render them in the member's language, e.g. always_on_budget_share: the book's Always On entries
+  alone take more than half of the server's budget.
+  """
+  notices: [ReportNotice!]!
+}
+
+"A conversion report warning with a reason key."
+type ReportNotice {
+  reason: String!
+  "The reason's params: a JSON object."
+  params: JSON!
+  "The warning in English."
+  message: String!
 }
 
 "An entry stored as the parts of a split group."
@@ -7194,6 +7316,8 @@ func (ec *executionContext) childFields_ConversionReport(ctx context.Context, fi
 		return ec.fieldContext_ConversionReport_split(ctx, field)
 	case "warnings":
 		return ec.fieldContext_ConversionReport_warnings(ctx, field)
+	case "notices":
+		return ec.fieldContext_ConversionReport_notices(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ConversionReport", field.Name)
 }
@@ -7944,8 +8068,24 @@ func (ec *executionContext) childFields_PromptBlock(ctx context.Context, field g
 		return ec.fieldContext_PromptBlock_role(ctx, field)
 	case "text":
 		return ec.fieldContext_PromptBlock_text(ctx, field)
+	case "entries":
+		return ec.fieldContext_PromptBlock_entries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PromptBlock", field.Name)
+}
+
+func (ec *executionContext) childFields_PromptBlockEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_PromptBlockEntry_id(ctx, field)
+	case "title":
+		return ec.fieldContext_PromptBlockEntry_title(ctx, field)
+	case "content":
+		return ec.fieldContext_PromptBlockEntry_content(ctx, field)
+	case "role":
+		return ec.fieldContext_PromptBlockEntry_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PromptBlockEntry", field.Name)
 }
 
 func (ec *executionContext) childFields_PromptInspection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8100,6 +8240,18 @@ func (ec *executionContext) childFields_ReplacePayload(ctx context.Context, fiel
 		return ec.fieldContext_ReplacePayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReplacePayload", field.Name)
+}
+
+func (ec *executionContext) childFields_ReportNotice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reason":
+		return ec.fieldContext_ReportNotice_reason(ctx, field)
+	case "params":
+		return ec.fieldContext_ReportNotice_params(ctx, field)
+	case "message":
+		return ec.fieldContext_ReportNotice_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReportNotice", field.Name)
 }
 
 func (ec *executionContext) childFields_ScopeCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

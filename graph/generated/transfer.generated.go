@@ -312,6 +312,38 @@ func (ec *executionContext) fieldContext_ConversionReport_warnings(_ context.Con
 	return graphql.NewScalarFieldContext("ConversionReport", field, false, false, "String")
 }
 
+func (ec *executionContext) _ConversionReport_notices(ctx context.Context, field graphql.CollectedField, obj *model.ConversionReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConversionReport_notices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notices, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ReportNotice) graphql.Marshaler {
+			return ec.marshalNReportNotice2ᚕᚖloregateᚋgraphᚋmodelᚐReportNoticeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConversionReport_notices(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ConversionReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ReportNotice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ExportPayload_fileName(ctx context.Context, field graphql.CollectedField, obj *model.ExportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -732,6 +764,75 @@ func (ec *executionContext) _InertEntry_reason(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_InertEntry_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InertEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReportNotice_reason(ctx context.Context, field graphql.CollectedField, obj *model.ReportNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportNotice_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportNotice_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _ReportNotice_params(ctx context.Context, field graphql.CollectedField, obj *model.ReportNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportNotice_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNJSON2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportNotice_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportNotice", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ReportNotice_message(ctx context.Context, field graphql.CollectedField, obj *model.ReportNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ReportNotice_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ReportNotice_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ReportNotice", field, false, false, "String")
 }
 
 func (ec *executionContext) _SettingCount_name(ctx context.Context, field graphql.CollectedField, obj *model.SettingCount) (ret graphql.Marshaler) {
@@ -1194,6 +1295,11 @@ func (ec *executionContext) _ConversionReport(ctx context.Context, sel ast.Selec
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "notices":
+			out.Values[i] = ec._ConversionReport_notices(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1355,6 +1461,49 @@ func (ec *executionContext) _InertEntry(ctx context.Context, sel ast.SelectionSe
 			}
 		case "reason":
 			out.Values[i] = ec._InertEntry_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var reportNoticeImplementors = []string{"ReportNotice"}
+
+func (ec *executionContext) _ReportNotice(ctx context.Context, sel ast.SelectionSet, obj *model.ReportNotice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, reportNoticeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ReportNotice")
+		case "reason":
+			out.Values[i] = ec._ReportNotice_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "params":
+			out.Values[i] = ec._ReportNotice_params(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ReportNotice_message(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1570,6 +1719,30 @@ func (ec *executionContext) marshalNInertEntry2ᚖloregateᚋgraphᚋmodelᚐIne
 		return graphql.Null
 	}
 	return ec._InertEntry(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNReportNotice2ᚕᚖloregateᚋgraphᚋmodelᚐReportNoticeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ReportNotice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNReportNotice2ᚖloregateᚋgraphᚋmodelᚐReportNotice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNReportNotice2ᚖloregateᚋgraphᚋmodelᚐReportNotice(ctx context.Context, sel ast.SelectionSet, v *model.ReportNotice) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ReportNotice!")
+		return graphql.Null
+	}
+	return ec._ReportNotice(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSettingCount2ᚕᚖloregateᚋgraphᚋmodelᚐSettingCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SettingCount) graphql.Marshaler {

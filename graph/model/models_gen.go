@@ -140,13 +140,24 @@ type AssemblePromptInput struct {
 	SystemPrompt graphql.Omittable[*string] `json:"systemPrompt,omitempty"`
 	// Retrieved documents, placed after activated lore at the tail slot.
 	Documents graphql.Omittable[[]string] `json:"documents,omitempty"`
+	// The author's note, placed as a system message at the authorsNote preset marker, else 4
+	// messages before the end of the history (SillyTavern's default depth). Entries at AN_TOP and
+	// AN_BOTTOM go above and below it; without an author's note they are listed in
+	// activation.injections and not placed. Identity macros resolve as in systemPrompt and
+	// {{outlet::NAME}} becomes that outlet's text (docs/api.md "assemblePrompt").
+	AuthorsNote graphql.Omittable[*string] `json:"authorsNote,omitempty"`
+	// Dialogue examples, placed as a system message at the dialogueExamples preset marker, else just
+	// before the history. Entries at EM_TOP and EM_BOTTOM go before and after them. Macros as in
+	// authorsNote.
+	DialogueExamples graphql.Omittable[*string] `json:"dialogueExamples,omitempty"`
 	// The caller's preset as an ordered list of SillyTavern prompt identifiers:
 	// main receives systemPrompt, worldInfoBefore and worldInfoAfter receive the
 	// Always On lore blocks, chatHistory is the dialogue anchor (appended when
-	// missing). charDescription, charPersonality, scenario, personaDescription,
-	// dialogueExamples, jailbreak (or postHistoryInstructions), nsfw and
-	// enhanceDefinitions are accepted and place nothing (their text is the
-	// caller's). Any other name is bad input. Omitted: no preset; Always On lore
+	// missing), dialogueExamples receives dialogueExamples and authorsNote
+	// (loregate's own marker) receives authorsNote. charDescription,
+	// charPersonality, scenario, personaDescription, jailbreak (or
+	// postHistoryInstructions), nsfw and enhanceDefinitions are accepted and
+	// place nothing (their text is the caller's). Any other name is bad input. Omitted: no preset; Always On lore
 	// is flushed before the first dialogue message, as it is for a marker the
 	// preset lacks.
 	PresetMarkers graphql.Omittable[[]string] `json:"presetMarkers,omitempty"`
@@ -318,8 +329,13 @@ type ConversionReport struct {
 	// Entries dropped past the scope limit (persona card conversion).
 	Dropped int `json:"dropped"`
 	// Entries over the content limit stored as the parts of a split group.
-	Split    []*SplitEntry `json:"split"`
-	Warnings []string      `json:"warnings"`
+	Split []*SplitEntry `json:"split"`
+	// Warnings in English; the ones with a reason key are also in notices.
+	Warnings []string `json:"warnings"`
+	// Warnings with a stable reason key and params (docs/api.md "Reason keys"), for clients that
+	// render them in the member's language, e.g. always_on_budget_share: the book's Always On entries
+	// alone take more than half of the server's budget.
+	Notices []*ReportNotice `json:"notices"`
 }
 
 type CreateCollectionInput struct {
@@ -1074,6 +1090,20 @@ type PromptBlock struct {
 	// system (Always On) or user (activated).
 	Role string `json:"role"`
 	Text string `json:"text"`
+	// The block's entries one by one, in insertion order, contents identity-resolved and without the
+	// heading, for providers that fit entries one by one (docs/contract.md#prompt).
+	Entries []*PromptBlockEntry `json:"entries"`
+}
+
+// One entry of a prompt block.
+type PromptBlockEntry struct {
+	ID string `json:"id"`
+	// The entry's title (never sent to the model).
+	Title string `json:"title"`
+	// The entry's content as sent, identity macros resolved.
+	Content string `json:"content"`
+	// The role it is sent with: its block's.
+	Role string `json:"role"`
 }
 
 type PromptInspection struct {
@@ -1086,7 +1116,9 @@ type PromptInspection struct {
 type PromptMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-	// The block tag for lore messages and documents, null for history.
+	// The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER),
+	// DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
+	// and the system prompt.
 	Tag *string `json:"tag,omitempty"`
 }
 
@@ -1250,6 +1282,15 @@ type ReplacePersonaBookInput struct {
 	Entries []*EntryInput `json:"entries"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+// A conversion report warning with a reason key.
+type ReportNotice struct {
+	Reason string `json:"reason"`
+	// The reason's params: a JSON object.
+	Params map[string]any `json:"params"`
+	// The warning in English.
+	Message string `json:"message"`
 }
 
 type ResetTurnStateInput struct {

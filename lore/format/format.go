@@ -81,6 +81,9 @@ const (
 // SourceCard is the character card a book came in (Book.Card).
 type SourceCard = conv.SourceCard
 
+// Notice is a report warning with a reason key (lore/i18n) and params.
+type Notice = conv.Notice
+
 // Split is a report item: an entry stored as the parts of a split group.
 type Split = conv.Split
 

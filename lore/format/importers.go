@@ -47,7 +47,8 @@ func importJSON(name string, data []byte, container Container, opts Options) (Re
 	if err != nil {
 		res.Report = rep
 		if errors.Is(err, ErrNoLorebook) {
-			res.Book.Character = book.Character // the card's name is still known
+			// The card's character is still known.
+			res.Book.Character, res.Book.CharacterContext = book.Character, book.CharacterContext
 		}
 		return res, err
 	}

@@ -31,6 +31,9 @@ type Summary struct {
 	Dropped  int      `json:"dropped"`
 	Split    []Split  `json:"split"`
 	Warnings []string `json:"warnings"`
+	// Notices are the warnings with a reason key (their English text is
+	// in Warnings too).
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // SettingCount is one ignored setting and how many entries or books set it.
@@ -53,6 +56,7 @@ func Summarize(r *Report) Summary {
 		Dropped:             r.Dropped,
 		Split:               append([]Split{}, r.Split...),
 		Warnings:            append([]string{}, r.Warnings...),
+		Notices:             append([]Notice(nil), r.Notices...),
 	}
 	if r.Container != "" && r.Container != ContainerJSON {
 		s.Format = string(r.Container) + "/" + s.Format

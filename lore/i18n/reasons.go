@@ -65,6 +65,10 @@ const (
 	StaleVersion         Key = "stale_version"
 	Unavailable          Key = "unavailable"
 	PositionPlacement    Key = "position_placement_mismatch"
+	// AlwaysOnBudgetShare is a conversion report notice: an imported
+	// book's Always On entries alone take more than half of the server's
+	// budget.
+	AlwaysOnBudgetShare Key = "always_on_budget_share"
 )
 
 // reasons is every reason key with its English, Brazilian Portuguese and
@@ -117,6 +121,11 @@ var reasons = [...]Reason{
 	{StaleTarget, "the collection was renamed or deleted after this write was prepared; nothing was written", "a coleção foi renomeada ou excluída depois que esta gravação foi preparada; nada foi gravado", "la colección se renombró o eliminó después de preparar esta escritura; no se guardó nada"},
 	{StaleVersion, "{target} was changed after you read it; nothing was written, read it again", "{target} foi alterado depois que você o leu; nada foi gravado, leia de novo", "{target} cambió después de que lo leyeras; no se guardó nada, vuelve a leerlo"},
 	{Unavailable, "the lore store is unavailable; nothing was written, try again", "o armazenamento de lore está indisponível; nada foi gravado, tente novamente", "el almacén de lore no está disponible; no se guardó nada, inténtalo de nuevo"},
+
+	// Conversion report notices (ConversionReport.notices).
+	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",
+		"as entradas Sempre Ativas de \"{book}\" sozinhas ocupam {used} do orçamento de {limit} do servidor ({percent}%): as entradas por palavra-chave de todos os livros dividem o que sobra",
+		"las entradas Siempre Activas de \"{book}\" ocupan por sí solas {used} del presupuesto de {limit} del servidor ({percent}%): las entradas por palabra clave de todos los libros se reparten lo que queda"},
 
 	// Trace verdicts (TraceItem.reason; the keys are lore/activation's
 	// verdict names). Params: the entry's pass, and where the verdict has

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -24,7 +26,34 @@ VALUES ($1, $2, $3, $4)
 RETURNING ` + personaColumns
 
 	personaGet = `SELECT ` + personaColumns + ` FROM personas WHERE server_id = $1 AND id = $2`
+
+	personaSetCardContext = `UPDATE personas SET card_context = $3 WHERE server_id = $1 AND id = $2`
+
+	// personaCardContext is the card character of a lineage: its
+	// personas' (answered by personas_lineage_idx), not removed first,
+	// then by id.
+	personaCardContext = `SELECT card_context FROM personas
+WHERE server_id = $1 AND lineage_id = $2 AND card_context IS NOT NULL
+ORDER BY removed, id LIMIT 1`
 )
+
+// lineageCharacter reads the card character of a persona lineage (nil when
+// none of its personas has one).
+func lineageCharacter(ctx context.Context, q executor, server string, lineage lore.Lineage) (*lore.CharacterContext, error) {
+	var raw []byte
+	err := q.QueryRow(ctx, personaCardContext, server, int64(lineage)).Scan(&raw)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c lore.CharacterContext
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("persona card context: %w", err)
+	}
+	return &c, nil
+}
 
 // ImportPersonaCard writes a character card's import (see
 // lore.PersonaCardImport) in one transaction under the server lock. A new
@@ -79,6 +108,9 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 				return err
 			}
 		}
+		if err := setCardContextTx(ctx, tx, c.Server, p.ID, c.Character); err != nil {
+			return err
+		}
 		if batch == nil {
 			return nil
 		}
@@ -94,4 +126,18 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 		return lore.Persona{}, lore.ImportResult{}, err
 	}
 	return p, res, nil
+}
+
+// setCardContextTx keeps the card's character on persona id (nil clears
+// it).
+func setCardContextTx(ctx context.Context, tx pgx.Tx, server string, id int64, c *lore.CharacterContext) error {
+	var raw []byte
+	if !c.IsZero() {
+		var err error
+		if raw, err = json.Marshal(c); err != nil {
+			return fmt.Errorf("persona card context: %w", err)
+		}
+	}
+	_, err := tx.Exec(ctx, personaSetCardContext, server, id, raw)
+	return err
 }

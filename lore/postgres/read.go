@@ -14,7 +14,9 @@ import (
 // enabled Serverwide collections, the enabled entries of lineage (none for
 // lore.Serverwide) in insertion order (ties by id), and the collections
 // those Serverwide entries belong to with their channel ids and book
-// settings, and the lineage's persona book settings. A disabled
+// settings, and the lineage's persona book settings; for a persona
+// lineage a second statement reads its card character
+// (Snapshot.Character). A disabled
 // collection hides its entries without changing their flags.
 //
 // On any failure it returns an empty snapshot (Server.ID and Lineage set)
@@ -104,6 +106,11 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	// The engine sees a split group as one entry (docs/formats.md "Long
 	// entries").
 	snap.Entries = lore.JoinSplit(snap.Entries)
+	if !lineage.IsServerwide() {
+		if snap.Character, err = lineageCharacter(ctx, s.db, server, lineage); err != nil {
+			return empty, wrapErr(op, err)
+		}
+	}
 	return snap, nil
 }
 

@@ -58,9 +58,20 @@ type Block struct {
 	Label string
 	// Text is the heading line and the entries, as sent to the model.
 	Text string
-	// Entries are the identity-resolved contents in insertion order,
-	// without heading or titles.
-	Entries []string
+	// Entries are the block's entries in insertion order, their contents
+	// identity-resolved, without heading (docs/contract.md#prompt: the
+	// plain per-entry list for providers that fit entries one by one).
+	Entries []BlockEntry
+}
+
+// BlockEntry is one entry of a Block: its id and title (for the caller's
+// listing; titles never reach the prompt), its identity-resolved content,
+// and the role it is sent with (the block's).
+type BlockEntry struct {
+	ID      int64
+	Title   string
+	Content string
+	Role    lore.Role
 }
 
 // Blocks groups admitted entries (in insertion order, as activation returns
@@ -70,23 +81,24 @@ func Blocks(admitted []activation.Admitted) []Block {
 	var out []Block
 	for _, g := range []activation.Group{activation.AlwaysOn, activation.Activated} {
 		for _, p := range []lore.Placement{lore.Before, lore.After} {
-			var entries []string
-			for _, a := range admitted {
-				if a.Group == g && a.Placement == p {
-					entries = append(entries, a.Content)
-				}
-			}
-			if len(entries) == 0 {
-				continue
-			}
-			b := Block{Tag: TagAfter, Role: lore.RoleSystem, Group: g, Placement: p, Label: LabelAfter, Entries: entries}
+			b := Block{Tag: TagAfter, Role: lore.RoleSystem, Group: g, Placement: p, Label: LabelAfter}
 			if p == lore.Before {
 				b.Tag, b.Label = TagBefore, LabelBefore
 			}
 			if g == activation.Activated {
 				b.Role = lore.RoleUser
 			}
-			b.Text = "[" + b.Label + "]\n" + strings.Join(entries, "\n\n")
+			var texts []string
+			for _, a := range admitted {
+				if a.Group == g && a.Placement == p {
+					texts = append(texts, a.Content)
+					b.Entries = append(b.Entries, BlockEntry{ID: a.Entry.ID, Title: a.Entry.Title, Content: a.Content, Role: b.Role})
+				}
+			}
+			if len(texts) == 0 {
+				continue
+			}
+			b.Text = "[" + b.Label + "]\n" + strings.Join(texts, "\n\n")
 			out = append(out, b)
 		}
 	}
@@ -102,6 +114,17 @@ const (
 	KindLore     Kind = "lore"
 	KindHistory  Kind = "history"
 	KindDocument Kind = "document"
+	// KindAuthorsNote is the caller's author's note with the AN_TOP and
+	// AN_BOTTOM lore around it; KindExamples the caller's dialogue
+	// examples with the EM_TOP and EM_BOTTOM lore around them.
+	KindAuthorsNote Kind = "authors_note"
+	KindExamples    Kind = "examples"
+)
+
+// Message tags of the author's note and the dialogue examples.
+const (
+	TagAuthorsNote Tag = "AUTHORS_NOTE"
+	TagExamples    Tag = "DIALOGUE_EXAMPLES"
 )
 
 // Message is one message of a prompt.
@@ -110,14 +133,15 @@ type Message struct {
 	Role    lore.Role
 	Name    string
 	Content string
-	// Tag is set on lore messages.
+	// Tag is set on lore messages, the author's note and the examples.
 	Tag Tag
 }
 
 // Marker is a placeholder of a preset.
 type Marker string
 
-// Preset markers (SillyTavern Chat Completion prompt identifiers).
+// Preset markers (SillyTavern Chat Completion prompt identifiers, and
+// authorsNote, loregate's own).
 const (
 	// MarkerWorldInfoBefore receives the Always On before block.
 	MarkerWorldInfoBefore Marker = "worldInfoBefore"
@@ -128,22 +152,35 @@ const (
 	// MarkerMain is the main prompt: the caller's system prompt goes here
 	// (the caller places it as a fixed PresetItem; Assemble adds nothing).
 	MarkerMain Marker = "main"
+	// MarkerDialogueExamples receives Request.Examples.
+	MarkerDialogueExamples Marker = "dialogueExamples"
+	// MarkerAuthorsNote receives Request.AuthorsNote (SillyTavern injects
+	// its author's note in the chat instead: without this marker so does
+	// Assemble, AuthorsNoteDepth messages from the end).
+	MarkerAuthorsNote Marker = "authorsNote"
 )
 
+// AuthorsNoteDepth is where an author's note goes when the preset has no
+// authorsNote marker: that many messages before the end of the history,
+// as a system message (SillyTavern's default author's note depth).
+const AuthorsNoteDepth = 4
+
 // markers are every SillyTavern Chat Completion prompt identifier a preset
-// may hold (its prompt_order); see Markers.
+// may hold (its prompt_order), then authorsNote; see Markers.
 var markers = [...]Marker{
 	MarkerMain, MarkerWorldInfoBefore, MarkerWorldInfoAfter, "charDescription", "charPersonality",
-	"scenario", "personaDescription", "dialogueExamples", MarkerChatHistory, "jailbreak",
-	"postHistoryInstructions", "nsfw", "enhanceDefinitions",
+	"scenario", "personaDescription", MarkerDialogueExamples, MarkerChatHistory, "jailbreak",
+	"postHistoryInstructions", "nsfw", "enhanceDefinitions", MarkerAuthorsNote,
 }
 
-// Markers returns every SillyTavern Chat Completion prompt identifier a
-// preset may hold (its prompt_order), 13 in SillyTavern's order: the
-// markers above, and the ones whose text is the caller's (character
-// description, persona, examples, post-history instructions under both
-// names, auxiliary and enhance-definitions prompts), which Assemble
-// accepts and places nothing at. The slice is a fresh copy.
+// Markers returns every marker a preset may hold, 14: the 13 SillyTavern
+// Chat Completion prompt identifiers (its prompt_order) in SillyTavern's
+// order, then authorsNote. Assemble places lore at the world-info
+// markers, the history at chatHistory, Request.Examples at
+// dialogueExamples and Request.AuthorsNote at authorsNote; the ones whose
+// text is the caller's (character description, persona, post-history
+// instructions under both names, auxiliary and enhance-definitions
+// prompts) it accepts and places nothing at. The slice is a fresh copy.
 func Markers() []Marker { return slices.Clone(markers[:]) }
 
 // Known reports whether m is one of Markers (case-sensitive, as
@@ -167,91 +204,166 @@ type Request struct {
 	Documents []Message
 	// Blocks are the lore blocks from Blocks.
 	Blocks []Block
+	// AuthorsNote is the caller's author's note ("" none), placed as a
+	// system message at the authorsNote marker, else AuthorsNoteDepth
+	// messages before the end of the history.
+	AuthorsNote string
+	// Examples are the caller's dialogue examples ("" none), placed as a
+	// system message at the dialogueExamples marker, else just before the
+	// history (after the unclaimed Always On lore).
+	Examples string
 }
 
 // Assemble returns the ordered prompt: preset items in order, Always On
 // blocks at their markers (unclaimed ones flushed before the dialogue
-// anchor), and at the anchor the history with the tail slot: older
-// history, activated blocks, documents, then the TailTurns most recent
-// messages. Preset markers consume only Always On blocks. Input slices are
-// not modified.
+// anchor), the examples and the author's note at their markers, and at
+// the anchor the history with the tail slot: older history, activated
+// blocks, documents, then the TailTurns most recent messages; an author's
+// note without its marker goes AuthorsNoteDepth messages before the end
+// (after the tail slot when both fall there). Preset markers consume only
+// Always On blocks. Input slices are not modified. Without an author's
+// note and examples the output is exactly seed 000's.
 func Assemble(r Request) []Message {
-	var out []Message
-	claimed := map[Tag]bool{}
-	loreMsg := func(b Block) Message {
-		return Message{Kind: KindLore, Role: b.Role, Content: b.Text, Tag: b.Tag}
+	a := &assembly{r: &r, claimed: map[Tag]bool{}, hasMarker: map[Marker]bool{}}
+	for _, it := range r.Preset {
+		a.hasMarker[it.Marker] = true
 	}
-	alwaysOn := func(tag Tag) (Block, bool) {
-		for _, b := range r.Blocks {
-			if b.Group == activation.AlwaysOn && b.Tag == tag {
-				return b, true
-			}
-		}
-		return Block{}, false
-	}
-	// A block whose marker the preset has waits for that marker, even when
-	// the marker comes after the dialogue anchor; only blocks without a
-	// marker are flushed before the anchor (docs/contract.md#prompt: "Missing markers flush
-	// those unclaimed blocks before the first dialogue anchor").
-	hasMarker := map[Tag]bool{}
 	for _, it := range r.Preset {
 		switch it.Marker {
 		case MarkerWorldInfoBefore:
-			hasMarker[TagBefore] = true
+			a.alwaysOn(TagBefore)
 		case MarkerWorldInfoAfter:
-			hasMarker[TagAfter] = true
-		}
-	}
-	flush := func() {
-		for _, tag := range []Tag{TagBefore, TagAfter} {
-			if hasMarker[tag] {
-				continue
-			}
-			if b, ok := alwaysOn(tag); ok && !claimed[tag] {
-				claimed[tag] = true
-				out = append(out, loreMsg(b))
-			}
-		}
-	}
-	anchored := false
-	history := func() {
-		anchored = true
-		flush()
-		k := max(0, len(r.History)-TailTurns)
-		out = append(out, r.History[:k]...)
-		for _, b := range r.Blocks {
-			if b.Group == activation.Activated {
-				out = append(out, loreMsg(b))
-			}
-		}
-		out = append(out, r.Documents...)
-		out = append(out, r.History[k:]...)
-	}
-	for _, it := range r.Preset {
-		switch it.Marker {
-		case MarkerWorldInfoBefore, MarkerWorldInfoAfter:
-			tag := TagBefore
-			if it.Marker == MarkerWorldInfoAfter {
-				tag = TagAfter
-			}
-			if b, ok := alwaysOn(tag); ok && !claimed[tag] {
-				claimed[tag] = true
-				out = append(out, loreMsg(b))
-			}
+			a.alwaysOn(TagAfter)
+		case MarkerDialogueExamples:
+			a.examples()
+		case MarkerAuthorsNote:
+			a.authorsNote()
 		case MarkerChatHistory:
-			if !anchored {
-				history()
-			}
+			a.history()
 		case "":
 			m := it.Message
 			if m.Kind == "" {
 				m.Kind = KindPreset
 			}
-			out = append(out, m)
+			a.out = append(a.out, m)
 		}
 	}
-	if !anchored {
-		history()
+	a.history()
+	return a.out
+}
+
+// assembly is the state of one Assemble call.
+type assembly struct {
+	r   *Request
+	out []Message
+	// claimed: the Always On block of a tag, the examples (TagExamples) or
+	// the author's note (TagAuthorsNote) is placed.
+	claimed map[Tag]bool
+	// hasMarker: the preset holds the marker. A block whose marker the
+	// preset has waits for that marker, even when the marker comes after
+	// the dialogue anchor; only blocks without one are flushed before the
+	// anchor (docs/contract.md#prompt: "Missing markers flush those
+	// unclaimed blocks before the first dialogue anchor").
+	hasMarker map[Marker]bool
+	anchored  bool
+}
+
+func loreMessage(b Block) Message {
+	return Message{Kind: KindLore, Role: b.Role, Content: b.Text, Tag: b.Tag}
+}
+
+// alwaysOn places the Always On block of tag once.
+func (a *assembly) alwaysOn(tag Tag) {
+	if a.claimed[tag] {
+		return
+	}
+	for _, b := range a.r.Blocks {
+		if b.Group == activation.AlwaysOn && b.Tag == tag {
+			a.claimed[tag] = true
+			a.out = append(a.out, loreMessage(b))
+			return
+		}
+	}
+}
+
+// examples places the dialogue examples once, when there are any.
+func (a *assembly) examples() {
+	if a.claimed[TagExamples] || a.r.Examples == "" {
+		return
+	}
+	a.claimed[TagExamples] = true
+	a.out = append(a.out, Message{Kind: KindExamples, Role: lore.RoleSystem, Content: a.r.Examples, Tag: TagExamples})
+}
+
+// authorsNote places the author's note at its marker once, when there is
+// one.
+func (a *assembly) authorsNote() {
+	if a.claimed[TagAuthorsNote] || a.r.AuthorsNote == "" {
+		return
+	}
+	a.claimed[TagAuthorsNote] = true
+	a.out = append(a.out, a.authorsNoteMessage())
+}
+
+func (a *assembly) authorsNoteMessage() Message {
+	return Message{Kind: KindAuthorsNote, Role: lore.RoleSystem, Content: a.r.AuthorsNote, Tag: TagAuthorsNote}
+}
+
+// history places, once, the unclaimed Always On blocks and examples
+// without their marker, then the history with the tail slot and the
+// in-chat messages.
+func (a *assembly) history() {
+	if a.anchored {
+		return
+	}
+	a.anchored = true
+	for _, tag := range []Tag{TagBefore, TagAfter} {
+		if !a.hasMarker[tagMarker[tag]] {
+			a.alwaysOn(tag)
+		}
+	}
+	if !a.hasMarker[MarkerDialogueExamples] {
+		a.examples()
+	}
+	h := a.r.History
+	inChat := a.inChat()
+	tail := max(0, len(h)-TailTurns)
+	for i := 0; i <= len(h); i++ {
+		if i == tail {
+			for _, b := range a.r.Blocks {
+				if b.Group == activation.Activated {
+					a.out = append(a.out, loreMessage(b))
+				}
+			}
+			a.out = append(a.out, a.r.Documents...)
+		}
+		for _, m := range inChat {
+			if m.at == i {
+				a.out = append(a.out, m.msg)
+			}
+		}
+		if i < len(h) {
+			a.out = append(a.out, h[i])
+		}
+	}
+}
+
+// tagMarker is the preset marker of each Always On block tag.
+var tagMarker = map[Tag]Marker{TagBefore: MarkerWorldInfoBefore, TagAfter: MarkerWorldInfoAfter}
+
+// inChatMessage is a message inserted in the history before History[at]
+// (at = len(History): after the last message).
+type inChatMessage struct {
+	at  int
+	msg Message
+}
+
+// inChat returns the messages inserted in the history, in their order:
+// the author's note when the preset has no authorsNote marker.
+func (a *assembly) inChat() []inChatMessage {
+	var out []inChatMessage
+	if !a.hasMarker[MarkerAuthorsNote] && a.r.AuthorsNote != "" {
+		out = append(out, inChatMessage{at: max(0, len(a.r.History)-AuthorsNoteDepth), msg: a.authorsNoteMessage()})
 	}
 	return out
 }

@@ -63,7 +63,12 @@ func TestBlocks(t *testing.T) {
 	}
 	var got []row
 	for _, b := range blocks {
-		got = append(got, row{b.Tag, b.Role, b.Group, b.Text, b.Entries})
+		var plain []string
+		for _, e := range b.Entries {
+			require.Equal(t, b.Role, e.Role, "an entry takes its block's role")
+			plain = append(plain, e.Content)
+		}
+		got = append(got, row{b.Tag, b.Role, b.Group, b.Text, plain})
 	}
 	require.Equal(t, []row{
 		{prompt.TagBefore, lore.RoleSystem, activation.AlwaysOn, "[Lorebook (Before)]\nA1\n\nA3", []string{"A1", "A3"}},
@@ -72,6 +77,9 @@ func TestBlocks(t *testing.T) {
 		{prompt.TagAfter, lore.RoleUser, activation.Activated, "[Lorebook (After)]\nK1", []string{"K1"}},
 	}, got)
 	require.Empty(t, prompt.Blocks(nil))
+	// Entries carry the id and title of each admitted entry.
+	one := prompt.Blocks([]activation.Admitted{{Entry: lore.Entry{ID: 7, Title: "Glade"}, Content: "c", Group: activation.AlwaysOn, Placement: lore.After}})
+	require.Equal(t, []prompt.BlockEntry{{ID: 7, Title: "Glade", Content: "c", Role: lore.RoleSystem}}, one[0].Entries)
 }
 
 func TestAssemble(t *testing.T) {
@@ -129,6 +137,32 @@ func TestAssemble(t *testing.T) {
 			name: "no lore",
 			req:  prompt.Request{History: hist(5), Documents: docs},
 			want: []string{"h0", "doc", "h1", "h2", "h3", "h4"},
+		},
+		{
+			name: "author's note without its marker: 4 messages from the end, after the tail slot",
+			req:  prompt.Request{History: hist(6), Documents: docs, Blocks: blocks, AuthorsNote: "AN"},
+			want: []string{"KNOWLEDGE_LOREBOOK_BEFORE/system", "KNOWLEDGE_LOREBOOK_AFTER/system", "h0", "h1",
+				"KNOWLEDGE_LOREBOOK_BEFORE/user", "KNOWLEDGE_LOREBOOK_AFTER/user", "doc", "AN", "h2", "h3", "h4", "h5"},
+		},
+		{
+			name: "author's note and examples at their markers",
+			req: prompt.Request{History: hist(2), AuthorsNote: "AN", Examples: "EX", Preset: []prompt.PresetItem{
+				sys, {Marker: prompt.MarkerAuthorsNote}, {Marker: prompt.MarkerChatHistory}, {Marker: prompt.MarkerDialogueExamples},
+			}},
+			want: []string{"sys", "AN", "h0", "h1", "EX"},
+		},
+		{
+			name: "examples without their marker: before the history, after unclaimed lore",
+			req:  prompt.Request{History: hist(1), Blocks: blocks, Examples: "EX", Preset: []prompt.PresetItem{sys}},
+			want: []string{"sys", "KNOWLEDGE_LOREBOOK_BEFORE/system", "KNOWLEDGE_LOREBOOK_AFTER/system", "EX",
+				"KNOWLEDGE_LOREBOOK_BEFORE/user", "KNOWLEDGE_LOREBOOK_AFTER/user", "h0"},
+		},
+		{
+			name: "markers without texts place nothing",
+			req: prompt.Request{History: hist(1), Preset: []prompt.PresetItem{
+				{Marker: prompt.MarkerAuthorsNote}, {Marker: prompt.MarkerDialogueExamples},
+			}},
+			want: []string{"h0"},
 		},
 	}
 	for _, tt := range tests {

@@ -181,7 +181,17 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	if err != nil {
 		return out, err
 	}
-	out.Conversion = conv.Report // with the settings warnings
+	name := t.Collection
+	if name == "" {
+		name = t.NewName
+	}
+	if name == "" {
+		name = BookName(conv.Book.Name, req.FileName)
+	}
+	if err := WarnAlwaysOn(ctx, st, t.Server, name, entries, &conv.Report); err != nil {
+		return out, err
+	}
+	out.Conversion = conv.Report // with the settings and budget warnings
 	t.Settings = settings
 	var oldSettings *lore.BookSettings
 	if settings != nil && t.Mode == lore.Replace {

@@ -42,7 +42,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	rep := conv.Report{Format: kind}
 	if kind == conv.KindV1Card {
 		rep.Normalize()
-		return conv.Book{Character: stringField(o, "name")}, rep, conv.ErrNoLorebook
+		return conv.Book{Character: stringField(o, "name"), CharacterContext: characterContext(o)}, rep, conv.ErrNoLorebook
 	}
 	if kind == conv.KindV3Card {
 		if v, ok := o.Get("spec_version"); ok {
@@ -73,10 +73,11 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 		}
 	}
 	charName := stringField(d, "name")
+	character := characterContext(d)
 	bookRaw, ok := d.Get("character_book")
 	if !ok || conv.IsNull(bookRaw) || jsonType(bookRaw) != "object" {
 		rep.Normalize()
-		return conv.Book{Character: charName}, rep, conv.ErrNoLorebook
+		return conv.Book{Character: charName, CharacterContext: character}, rep, conv.ErrNoLorebook
 	}
 	book, brep, err := DecodeBook(fileName, bookRaw, kind, opts)
 	if err != nil {
@@ -86,7 +87,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 		// A card's book without a name is the character's book.
 		book.Name, book.NameFromFile = charName, false
 	}
-	book.Character = charName
+	book.Character, book.CharacterContext = charName, character
 	brep.Warnings = append(rep.Warnings, brep.Warnings...)
 	return book, brep, nil
 }
@@ -365,6 +366,38 @@ func placementString(p lore.Placement) string {
 }
 
 // stringField returns o's string field name, or "".
+// characterContext reads a V2/V3 card's character (data): name, tags (the
+// strings of the tags array), description, personality, scenario,
+// creator_notes and extensions.depth_prompt.prompt (SillyTavern's
+// character depth prompt). Fields of another type read as empty (their
+// warning is DecodeCard's).
+func characterContext(d *conv.Object) *lore.CharacterContext {
+	c := &lore.CharacterContext{Name: stringField(d, "name"), Description: stringField(d, "description"),
+		Personality: stringField(d, "personality"), Scenario: stringField(d, "scenario"),
+		CreatorNotes: stringField(d, "creator_notes")}
+	if raw, ok := d.Get("tags"); ok && jsonType(raw) == "array" {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) == nil {
+			for _, it := range items {
+				if s, ok := conv.String(it); ok && s != "" {
+					c.Tags = append(c.Tags, s)
+				}
+			}
+		}
+	}
+	if raw, ok := d.Get("extensions"); ok && jsonType(raw) == "object" {
+		ext, _ := conv.ParseObject(raw)
+		if dp, ok := ext.Get("depth_prompt"); ok && jsonType(dp) == "object" {
+			o, _ := conv.ParseObject(dp)
+			c.DepthPrompt = stringField(o, "prompt")
+		}
+	}
+	if c.IsZero() {
+		return nil
+	}
+	return c
+}
+
 func stringField(o *conv.Object, name string) string {
 	v, ok := o.Get(name)
 	if !ok {

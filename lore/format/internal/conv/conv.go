@@ -76,6 +76,9 @@ type Book struct {
 	// books), kept so that a card export returns the whole card with the
 	// edited book inside.
 	Card *SourceCard `json:"-"`
+	// CharacterContext is the character of a V2/V3 card (its name, tags
+	// and texts; set also when the card has no book), nil for other files.
+	CharacterContext *lore.CharacterContext `json:"-"`
 }
 
 // SourceCard is the character card a book was imported from.
@@ -155,6 +158,16 @@ type Report struct {
 	// Dropped counts entries beyond the persona limit (Options.PersonaCard).
 	Dropped  int      `json:"dropped"`
 	Warnings []string `json:"warnings"`
+	// Notices are the warnings that carry a reason key (lore/i18n) and
+	// params, for clients that render them in the member's language;
+	// each one's English text is also in Warnings.
+	Notices []Notice `json:"notices,omitempty"`
+}
+
+// Notice is a report warning with a reason key and its params.
+type Notice struct {
+	Reason string         `json:"reason"`
+	Params map[string]any `json:"params"`
 }
 
 // Warnf appends a warning.
