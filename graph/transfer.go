@@ -14,8 +14,8 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/i18n"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 )
 

@@ -222,7 +222,7 @@ type Request struct {
 // note without its marker goes AuthorsNoteDepth messages before the end
 // (after the tail slot when both fall there). Preset markers consume only
 // Always On blocks. Input slices are not modified. Without an author's
-// note and examples the output is exactly seed 000's.
+// note and examples the output is exactly today's (docs/contract.md#prompt).
 func Assemble(r Request) []Message {
 	a := &assembly{r: &r, claimed: map[Tag]bool{}, hasMarker: map[Marker]bool{}}
 	for _, it := range r.Preset {

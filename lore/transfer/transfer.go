@@ -181,14 +181,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	if err != nil {
 		return out, err
 	}
-	name := t.Collection
-	if name == "" {
-		name = t.NewName
-	}
-	if name == "" {
-		name = BookName(conv.Book.Name, req.FileName)
-	}
-	if err := WarnAlwaysOn(ctx, st, t.Server, name, entries, &conv.Report); err != nil {
+	if err := WarnAlwaysOn(ctx, st, t.Server, importedName(req, conv), entries, &conv.Report); err != nil {
 		return out, err
 	}
 	out.Conversion = conv.Report // with the settings and budget warnings
@@ -284,6 +277,18 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	}
 	out.ImportID = rec.ID
 	return out, nil
+}
+
+// importedName names the book of an import in its report: the target
+// collection, else the new collection's name, else the book's.
+func importedName(req Request, conv format.Result) string {
+	switch {
+	case req.Target.Collection != "":
+		return req.Target.Collection
+	case req.Target.NewName != "":
+		return req.Target.NewName
+	}
+	return BookName(conv.Book.Name, req.FileName)
 }
 
 // ImportSettings returns the book settings an import into server stores
