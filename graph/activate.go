@@ -370,7 +370,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 		return nil, err
 	}
 	blocks := prompt.Blocks(t.result.Admitted)
-	req := prompt.Request{Blocks: blocks}
+	req := prompt.Request{Blocks: blocks, Injections: t.result.Injections, Outlets: t.result.Outlets}
 	for _, m := range in.Activation.Messages {
 		req.History = append(req.History, prompt.Message{
 			Kind: prompt.KindHistory, Role: historyRole(get(m.Role, "")), Name: get(m.Name, ""), Content: m.Content,

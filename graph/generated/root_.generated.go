@@ -5901,8 +5901,8 @@ type PromptMessage {
   role: String!
   content: String!
   """
-  The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER),
-  DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
+  The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER,
+  KNOWLEDGE_LOREBOOK_AT_DEPTH for entries at depth), DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
   and the system prompt.
   """
   tag: String

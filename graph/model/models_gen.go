@@ -1116,8 +1116,8 @@ type PromptInspection struct {
 type PromptMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-	// The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER),
-	// DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
+	// The block tag for lore messages (KNOWLEDGE_LOREBOOK_BEFORE, KNOWLEDGE_LOREBOOK_AFTER,
+	// KNOWLEDGE_LOREBOOK_AT_DEPTH for entries at depth), DOCUMENT for documents, AUTHORS_NOTE and DIALOGUE_EXAMPLES for those texts, null for history
 	// and the system prompt.
 	Tag *string `json:"tag,omitempty"`
 }

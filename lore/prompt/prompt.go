@@ -77,6 +77,8 @@ type BlockEntry struct {
 // Blocks groups admitted entries (in insertion order, as activation returns
 // them) into at most four blocks, in this order: Always On before, Always On
 // after, activated before, activated after. Empty groups give no block.
+// Entries whose position is injected (AN, AT_DEPTH, EM, OUTLET: the
+// activation's Injections) are in no block.
 func Blocks(admitted []activation.Admitted) []Block {
 	var out []Block
 	for _, g := range []activation.Group{activation.AlwaysOn, activation.Activated} {
@@ -90,7 +92,7 @@ func Blocks(admitted []activation.Admitted) []Block {
 			}
 			var texts []string
 			for _, a := range admitted {
-				if a.Group == g && a.Placement == p {
+				if a.Group == g && a.Placement == p && !a.Position.Kind.Injected() {
 					texts = append(texts, a.Content)
 					b.Entries = append(b.Entries, BlockEntry{ID: a.Entry.ID, Title: a.Entry.Title, Content: a.Content, Role: b.Role})
 				}
@@ -212,18 +214,31 @@ type Request struct {
 	// system message at the dialogueExamples marker, else just before the
 	// history (after the unclaimed Always On lore).
 	Examples string
+	// Injections are the activation's (activation.Result.Injections):
+	// AT_DEPTH ones go inside the history, AN_TOP/AN_BOTTOM around the
+	// author's note (not placed without one), EM_TOP/EM_BOTTOM around the
+	// examples; OUTLET ones only through Outlets.
+	Injections []activation.Injection
+	// Outlets are the activation's (activation.Result.Outlets): every
+	// {{outlet::NAME}} of the preset's fixed messages, the author's note
+	// and the examples becomes that outlet's text, "" when none fired.
+	Outlets []activation.Outlet
 }
 
 // Assemble returns the ordered prompt: preset items in order, Always On
 // blocks at their markers (unclaimed ones flushed before the dialogue
 // anchor), the examples and the author's note at their markers, and at
 // the anchor the history with the tail slot: older history, activated
-// blocks, documents, then the TailTurns most recent messages; an author's
-// note without its marker goes AuthorsNoteDepth messages before the end
-// (after the tail slot when both fall there). Preset markers consume only
-// Always On blocks. Input slices are not modified. Without an author's
-// note and examples the output is exactly today's (docs/contract.md#prompt).
+// blocks, documents, then the TailTurns most recent messages. The in-chat
+// messages (AT_DEPTH injections, an author's note without its marker)
+// go inside the history where their depth says (see inChat), after the
+// tail slot when both fall at one place. Outlets are resolved in the
+// fixed preset messages, the author's note and the examples, never
+// elsewhere. Preset markers consume only Always On blocks. Input slices
+// are not modified. Without an author's note, examples and injections
+// the output is exactly today's (docs/contract.md#prompt).
 func Assemble(r Request) []Message {
+	r.AuthorsNote, r.Examples = ResolveOutlets(r.AuthorsNote, r.Outlets), ResolveOutlets(r.Examples, r.Outlets)
 	a := &assembly{r: &r, claimed: map[Tag]bool{}, hasMarker: map[Marker]bool{}}
 	for _, it := range r.Preset {
 		a.hasMarker[it.Marker] = true
@@ -245,6 +260,7 @@ func Assemble(r Request) []Message {
 			if m.Kind == "" {
 				m.Kind = KindPreset
 			}
+			m.Content = ResolveOutlets(m.Content, r.Outlets)
 			a.out = append(a.out, m)
 		}
 	}
@@ -286,27 +302,28 @@ func (a *assembly) alwaysOn(tag Tag) {
 	}
 }
 
-// examples places the dialogue examples once, when there are any.
+// examples places the dialogue examples with their EM lore once, when
+// there are any.
 func (a *assembly) examples() {
-	if a.claimed[TagExamples] || a.r.Examples == "" {
+	if a.claimed[TagExamples] {
 		return
 	}
-	a.claimed[TagExamples] = true
-	a.out = append(a.out, Message{Kind: KindExamples, Role: lore.RoleSystem, Content: a.r.Examples, Tag: TagExamples})
+	if s := a.examplesText(); s != "" {
+		a.claimed[TagExamples] = true
+		a.out = append(a.out, Message{Kind: KindExamples, Role: lore.RoleSystem, Content: s, Tag: TagExamples})
+	}
 }
 
-// authorsNote places the author's note at its marker once, when there is
-// one.
+// authorsNote places the author's note with its AN lore at its marker
+// once, when there is one.
 func (a *assembly) authorsNote() {
-	if a.claimed[TagAuthorsNote] || a.r.AuthorsNote == "" {
+	if a.claimed[TagAuthorsNote] {
 		return
 	}
-	a.claimed[TagAuthorsNote] = true
-	a.out = append(a.out, a.authorsNoteMessage())
-}
-
-func (a *assembly) authorsNoteMessage() Message {
-	return Message{Kind: KindAuthorsNote, Role: lore.RoleSystem, Content: a.r.AuthorsNote, Tag: TagAuthorsNote}
+	if s := a.authorsNoteText(); s != "" {
+		a.claimed[TagAuthorsNote] = true
+		a.out = append(a.out, Message{Kind: KindAuthorsNote, Role: lore.RoleSystem, Content: s, Tag: TagAuthorsNote})
+	}
 }
 
 // history places, once, the unclaimed Always On blocks and examples
@@ -350,23 +367,6 @@ func (a *assembly) history() {
 
 // tagMarker is the preset marker of each Always On block tag.
 var tagMarker = map[Tag]Marker{TagBefore: MarkerWorldInfoBefore, TagAfter: MarkerWorldInfoAfter}
-
-// inChatMessage is a message inserted in the history before History[at]
-// (at = len(History): after the last message).
-type inChatMessage struct {
-	at  int
-	msg Message
-}
-
-// inChat returns the messages inserted in the history, in their order:
-// the author's note when the preset has no authorsNote marker.
-func (a *assembly) inChat() []inChatMessage {
-	var out []inChatMessage
-	if !a.hasMarker[MarkerAuthorsNote] && a.r.AuthorsNote != "" {
-		out = append(out, inChatMessage{at: max(0, len(a.r.History)-AuthorsNoteDepth), msg: a.authorsNoteMessage()})
-	}
-	return out
-}
 
 // Section is the inspection line of one placement.
 type Section struct {

@@ -130,6 +130,10 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 		Persona:        req.Persona,
 		GenerationType: req.GenerationType,
 	}
+	if in.Character == nil {
+		// The request sent no character: its persona's card gives it.
+		in.Character = CardCharacter(snap)
+	}
 	if req.Bounds == APIBounds {
 		unit := lore.BudgetCharacters
 		if opts.TokenBudget > 0 {
@@ -138,6 +142,18 @@ func Prepare(snap lore.Snapshot, req Request) (*Turn, error) {
 		in.Collections, in.PersonaBook = clampBookBudgets(in.Collections, unit), clampBudget(in.PersonaBook, unit)
 	}
 	return &Turn{Input: in, Options: opts, Semantic: sem, seeded: opts.Random != nil}, nil
+}
+
+// CardCharacter is the character of the card imported onto the persona
+// of snap's lineage (lore.Snapshot.Character), as the engine reads it;
+// nil when there is none. Prepare gives it to every turn; a request's own
+// context.character replaces it (docs/authoring.md "Context sources").
+func CardCharacter(snap lore.Snapshot) *activation.Character {
+	if snap.Character == nil {
+		return nil
+	}
+	c := activation.Character(*snap.Character)
+	return &c
 }
 
 // checkMessageCount checks req.MessageCount against req.Bounds and

@@ -343,3 +343,39 @@ func TestRecordSeedsDraws(t *testing.T) {
 		require.Equal(t, want, len(out.Result.Admitted) == 1, "turn %s", id)
 	}
 }
+
+// TestPrepareCardCharacter: a persona lineage's card character
+// (Snapshot.Character) reaches the engine as the request's character, so
+// an entry limited to that character fires and one excluding it does
+// not; a scope without a card has no character (an include filter
+// blocks).
+func TestPrepareCardCharacter(t *testing.T) {
+	entry := func(id int64, f lore.CharacterFilter) lore.Entry {
+		return lore.Entry{ID: id, Lineage: 5, Enabled: true, Probability: 100, Constant: true, Placement: lore.After,
+			Content: "x", CharacterFilter: f}
+	}
+	entries := []lore.Entry{entry(1, lore.CharacterFilter{Names: []string{"Aether"}}),
+		entry(2, lore.CharacterFilter{Tags: []string{"genshin"}, Exclude: true})}
+	card := &lore.CharacterContext{Name: "Aether", Tags: []string{"genshin"}, Description: "A traveller."}
+	for _, tt := range []struct {
+		name string
+		card *lore.CharacterContext
+		want []int64
+	}{{"with the card", card, []int64{1}}, {"without a card", nil, []int64{2}}} {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := lore.Snapshot{Server: lore.Server{Settings: lore.DefaultServerSettings()}, Lineage: 5, Entries: entries, Character: tt.card}
+			tr, err := turn.Prepare(snap, turn.Request{Lineage: 5, Messages: []string{"hi"}})
+			require.NoError(t, err)
+			if tt.card != nil {
+				require.Equal(t, &activation.Character{Name: "Aether", Tags: []string{"genshin"}, Description: "A traveller."}, tr.Input.Character)
+			}
+			res, err := activation.Activate(context.Background(), tr.Input, tr.Options)
+			require.NoError(t, err)
+			got := []int64{}
+			for _, a := range res.Admitted {
+				got = append(got, a.Entry.ID)
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
