@@ -56,7 +56,7 @@
 //	              "position":{"kind","depth","role","outlet"}}],
 //	 "injections":[{"kind","depth","role","outlet","text","entryIds"}],
 //	 "outlets":[{"name","text"}],
-//	 "blocks":[{"tag","role","text"}],
+//	 "blocks":[{"tag","role","text","entries":[{"id","title","content","role"}]}],
 //	 "budget":{"unit","limit","used","byBook":[{"collection","used","entries"}]},
 //	 "passes":N,
 //	 "trace":[{"id","title","verdict","detail","reason","params","pass","triggeredBy"}]}
@@ -562,9 +562,18 @@ type jsonBookUse struct {
 }
 
 type jsonBlock struct {
-	Tag  string `json:"tag"`
-	Role string `json:"role"`
-	Text string `json:"text"`
+	Tag     string           `json:"tag"`
+	Role    string           `json:"role"`
+	Text    string           `json:"text"`
+	Entries []jsonBlockEntry `json:"entries"`
+}
+
+// jsonBlockEntry is one entry of a block (GraphQL PromptBlockEntry).
+type jsonBlockEntry struct {
+	ID      int64  `json:"id"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+	Role    string `json:"role"`
 }
 
 type jsonBudget struct {
@@ -631,7 +640,11 @@ func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Ent
 		out.Budget.ByBook = append(out.Budget.ByBook, jsonBookUse{Collection: b.Collection, Used: b.Used, Entries: b.Entries})
 	}
 	for _, b := range blocks {
-		out.Blocks = append(out.Blocks, jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text})
+		jb := jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text, Entries: make([]jsonBlockEntry, len(b.Entries))}
+		for i, e := range b.Entries {
+			jb.Entries[i] = jsonBlockEntry{ID: e.ID, Title: e.Title, Content: e.Content, Role: string(e.Role)}
+		}
+		out.Blocks = append(out.Blocks, jb)
 	}
 	byID := make(map[int64]*lore.Entry, len(entries))
 	for i := range entries {

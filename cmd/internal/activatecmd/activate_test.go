@@ -125,7 +125,7 @@ func TestAdmittedItemKeys(t *testing.T) {
 	require.Equal(t, []string{"content", "group", "id", "pass", "placement", "position", "score", "title", "tokens", "triggeredBy"}, keys(out.Admitted[0]))
 	require.JSONEq(t, `{"kind": "BEFORE_CHAR", "depth": null, "role": null, "outlet": null}`, string(out.Admitted[0]["position"]),
 		"all four keys, null where the kind has none")
-	require.Equal(t, []string{"role", "tag", "text"}, keys(out.Blocks[0]))
+	require.Equal(t, []string{"entries", "role", "tag", "text"}, keys(out.Blocks[0]))
 	require.Equal(t, []string{"byBook", "limit", "unit", "used"}, keys(out.Budget))
 	require.Equal(t, []string{"detail", "id", "params", "pass", "reason", "score", "title", "triggeredBy", "verdict"}, keys(out.Trace[0]))
 }
