@@ -33,7 +33,7 @@ type Summary struct {
 	Warnings []string `json:"warnings"`
 	// Notices are the warnings with a reason key (their English text is
 	// in Warnings too).
-	Notices []Notice `json:"notices,omitempty"`
+	Notices []Notice `json:"notices"`
 }
 
 // SettingCount is one ignored setting and how many entries or books set it.
@@ -56,7 +56,7 @@ func Summarize(r *Report) Summary {
 		Dropped:             r.Dropped,
 		Split:               append([]Split{}, r.Split...),
 		Warnings:            append([]string{}, r.Warnings...),
-		Notices:             append([]Notice(nil), r.Notices...),
+		Notices:             append([]Notice{}, r.Notices...),
 	}
 	if r.Container != "" && r.Container != ContainerJSON {
 		s.Format = string(r.Container) + "/" + s.Format
