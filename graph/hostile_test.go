@@ -44,7 +44,7 @@ func heapObjects() uint64 {
 
 // bounded runs fn (one request) and asserts the issue-18 bounds: at most
 // hostileMaxCPU of process CPU and hostileMaxHeap of extra heap while it
-// runs, and the process idle idleAfter after the answer.
+// runs, and the process idle within idleAfter of the answer (requireIdle).
 func bounded(t *testing.T, fn func()) {
 	t.Helper()
 	runtime.GC()
@@ -75,12 +75,31 @@ func bounded(t *testing.T, fn func()) {
 	t.Logf("cpu %v, extra heap %.1f MiB", cpu, float64(extra)/(1<<20))
 	require.LessOrEqual(t, cpu, hostileMaxCPU, "CPU of one hostile request")
 	require.LessOrEqual(t, extra, int64(hostileMaxHeap), "extra heap of one hostile request")
-	time.Sleep(idleAfter)
-	c0 := processCPU(t)
-	time.Sleep(idleWindow)
-	busy := processCPU(t) - c0
-	require.LessOrEqual(t, float64(busy)/float64(idleWindow), idleMaxCPUShare,
-		"CPU %v over %v, %v after the answer: work went on after the answer", busy, idleWindow, idleAfter)
+	requireIdle(t)
+}
+
+// requireIdle asserts the process goes idle within idleAfter of an answer:
+// back-to-back windows of idleWindow from the answer on, the first with at
+// most idleMaxCPUShare of one core passes, and none by idleAfter+idleWindow
+// fails. Work left running after the answer (an uncancelled scan, a leaked
+// goroutine) keeps every window busy.
+func requireIdle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(idleAfter + idleWindow)
+	for {
+		c0 := processCPU(t)
+		time.Sleep(idleWindow)
+		busy := processCPU(t) - c0
+		share := float64(busy) / float64(idleWindow)
+		if share <= idleMaxCPUShare {
+			return
+		}
+		if time.Now().After(deadline) {
+			require.LessOrEqual(t, share, idleMaxCPUShare,
+				"CPU %v over the last %v, %v after the answer: work went on after the answer", busy, idleWindow, idleAfter)
+			return
+		}
+	}
 }
 
 // costlyRegexBook is the issue-18 regex repro at the costliest keys the
