@@ -34,7 +34,8 @@ type limitsView struct{ ContentLength, TitleLength, ScanDepthMin, ScanDepthMax i
 // newEntry is the canonical defaults of a new entry (lore.NewEntry).
 func newEntry() model.Entry {
 	return model.Entry{SelectiveLogic: model.SelectiveLogicAndAny, Enabled: true, Probability: 100, Priority: 100, GroupWeight: 100,
-		Placement: model.PlacementAfter, Role: model.RoleSystem, InsertionOrder: 100}
+		Placement: model.PlacementAfter, Role: model.RoleSystem, InsertionOrder: 100,
+		Position: model.EntryPosition{Kind: model.PositionKindAfterChar}}
 }
 
 func (d *Dashboard) editorData(rq *req, b book, e model.Entry, isNew bool) editorView {
@@ -124,7 +125,6 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		SelectiveLogic:   model.SelectiveLogic(f.Get("selectiveLogic")),
 		Constant:         f.Get("constant") == "on",
 		Enabled:          f.Get("enabled") == "on",
-		Placement:        model.Placement(f.Get("placement")),
 		Role:             model.Role(f.Get("role")),
 		CaseSensitive:    triState(f.Get("caseSensitive")),
 		WholeWords:       triState(f.Get("wholeWords")),
@@ -134,6 +134,18 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		UseGroupScoring:  triState(f.Get("useGroupScoring")),
 		ExcludeRecursion: f.Get("excludeRecursion") == "on",
 		PreventRecursion: f.Get("preventRecursion") == "on",
+
+		MatchCharacterDescription: f.Get("matchCharacterDescription") == "on",
+		MatchCharacterPersonality: f.Get("matchCharacterPersonality") == "on",
+		MatchScenario:             f.Get("matchScenario") == "on",
+		MatchCreatorNotes:         f.Get("matchCreatorNotes") == "on",
+		MatchCharacterDepthPrompt: f.Get("matchCharacterDepthPrompt") == "on",
+		MatchPersonaDescription:   f.Get("matchPersonaDescription") == "on",
+		CharacterFilter: model.CharacterFilter{Names: nonNil(lines(f.Get("filterNames"))),
+			Tags: nonNil(lines(f.Get("filterTags"))), Exclude: f.Get("filterExclude") == "on"},
+	}
+	for _, g := range f["generationTypes"] {
+		e.GenerationTypes = append(e.GenerationTypes, model.GenerationType(g))
 	}
 	e.UpdatedAt, _ = time.Parse(time.RFC3339Nano, f.Get("updatedAt"))
 	num := func(name string, dst *int) {
@@ -161,11 +173,18 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 			e.ScanDepth = &n
 		}
 	}
+	position := formPosition(t, f, &e, errs)
 	in := map[string]any{
-		"title": e.Title, "content": e.Content, "keys": nonNil(e.Keys), "secondaryKeys": nonNil(e.SecondaryKeys),
+		"position":                  position,
+		"matchCharacterDescription": e.MatchCharacterDescription, "matchCharacterPersonality": e.MatchCharacterPersonality,
+		"matchScenario": e.MatchScenario, "matchCreatorNotes": e.MatchCreatorNotes,
+		"matchCharacterDepthPrompt": e.MatchCharacterDepthPrompt, "matchPersonaDescription": e.MatchPersonaDescription,
+		"characterFilter": map[string]any{"names": e.CharacterFilter.Names, "tags": e.CharacterFilter.Tags, "exclude": e.CharacterFilter.Exclude},
+		"generationTypes": nonNilGen(e.GenerationTypes),
+		"title":           e.Title, "content": e.Content, "keys": nonNil(e.Keys), "secondaryKeys": nonNil(e.SecondaryKeys),
 		"selectiveLogic": e.SelectiveLogic, "constant": e.Constant, "enabled": e.Enabled, "scanDepth": e.ScanDepth,
 		"probability": e.Probability, "insertionOrder": e.InsertionOrder, "priority": e.Priority,
-		"placement": e.Placement, "role": e.Role, "caseSensitive": e.CaseSensitive, "wholeWords": e.WholeWords,
+		"role": e.Role, "caseSensitive": e.CaseSensitive, "wholeWords": e.WholeWords,
 		"ignoreBudget": e.IgnoreBudget, "group": e.Group, "groupOverride": e.GroupOverride, "groupWeight": e.GroupWeight,
 		"useGroupScoring": e.UseGroupScoring, "excludeRecursion": e.ExcludeRecursion, "preventRecursion": e.PreventRecursion,
 		"delayUntilRecursion": e.DelayUntilRecursion, "sticky": e.Sticky, "cooldown": e.Cooldown, "delay": e.Delay,
@@ -175,6 +194,48 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		in["channelIds"] = nonNil(e.ChannelIds)
 	}
 	return e, in, errs
+}
+
+// formPosition reads the position fields (kind, depth, outlet; the role
+// select is the entry's role) into e and the API's EntryPositionInput:
+// depth and role only for AT_DEPTH, outlet only for OUTLET (the API keeps
+// the stored values of the others). A depth that does not parse is
+// reported on its field.
+func formPosition(t tr, f url.Values, e *model.Entry, errs map[string]string) map[string]any {
+	kind := model.PositionKind(f.Get("positionKind"))
+	if kind == "" {
+		kind = model.PositionKindAfterChar
+	}
+	e.Position = model.EntryPosition{Kind: kind}
+	e.Placement = model.PlacementBefore
+	if kind == model.PositionKindAfterChar {
+		e.Placement = model.PlacementAfter
+	}
+	in := map[string]any{"kind": kind}
+	switch kind {
+	case model.PositionKindAtDepth:
+		role := e.Role
+		e.Position.Role, in["role"] = &role, role
+		if s := strings.TrimSpace(f.Get("depth")); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				errs["depth"] = t.S("%q is not a whole number", lore.ClipRunes(s, 20))
+			} else {
+				e.Position.Depth, in["depth"] = &n, n
+			}
+		}
+	case model.PositionKindOutlet:
+		o := strings.TrimSpace(f.Get("outlet"))
+		e.Position.Outlet, in["outlet"] = &o, o
+	}
+	return in
+}
+
+func nonNilGen(s []model.GenerationType) []model.GenerationType {
+	if s == nil {
+		return []model.GenerationType{}
+	}
+	return s
 }
 
 func nonNil(s []string) []string {

@@ -6,10 +6,12 @@ import (
 	"html/template"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"loregate/graph/model"
 	"loregate/lore"
 )
 
@@ -105,6 +107,15 @@ var funcs = withValueNames(template.FuncMap{
 			return nil
 		}
 		return []string{s}
+	},
+	"strp": func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	},
+	"hasGen": func(ts []model.GenerationType, v string) bool {
+		return slices.Contains(ts, model.GenerationType(v))
 	},
 	"intp": func(p *int) string {
 		if p == nil {
@@ -246,6 +257,16 @@ var valueNames = map[string]map[string]string{
 	"modeName": {
 		"APPEND":  "added",
 		"REPLACE": "replaced the book",
+	},
+	"positionName": {
+		"BEFORE_CHAR": "Before the character", "AFTER_CHAR": "After the character",
+		"AN_TOP": "Above the author's note", "AN_BOTTOM": "Below the author's note",
+		"AT_DEPTH": "In the chat, at a depth", "EM_TOP": "Before the example messages",
+		"EM_BOTTOM": "After the example messages", "OUTLET": "In a named outlet",
+	},
+	"genName": {
+		"NORMAL": "Normal", "CONTINUE": "Continue", "IMPERSONATE": "Impersonate",
+		"SWIPE": "Swipe", "REGENERATE": "Regenerate", "QUIET": "Quiet",
 	},
 	"roleName": {
 		"SYSTEM": "System", "USER": "User", "ASSISTANT": "Assistant",
