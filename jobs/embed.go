@@ -89,28 +89,41 @@ type EmbedWorker struct {
 	Deps
 }
 
-// Work embeds one server's pending candidates.
+// EmbedSnooze is how long a job whose server was written through all of
+// its EmbedRounds waits before it runs again (a snooze: no attempt spent).
+const EmbedSnooze = time.Second
+
+// errMoreToDo rolls back a completion whose read found more to embed.
+var errMoreToDo = errors.New("more candidates to embed")
+
+// Work embeds one server's pending candidates, then completes the job
+// (complete) once a read made after its row is marked completed finds
+// nothing more to do; a server written through every round is worked
+// again after EmbedSnooze.
 func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error {
 	if w.Embeddings == nil {
 		return river.JobCancel(errors.New("no embeddings provider is configured (LOREGATE_EMBEDDINGS_URL, LOREGATE_EMBEDDINGS_MODEL)"))
 	}
-	server, model := job.Args.ServerID, w.Embeddings.Model()
-	rep := EmbedReport{Model: model}
+	server := job.Args.ServerID
+	rep := EmbedReport{Model: w.Embeddings.Model()}
 	force := job.Args.Force
 	for round := 0; round < EmbedRounds; round++ {
-		cands, set, err := w.Store.EmbeddingCandidates(ctx, server, model)
+		todo, err := w.pending(ctx, w.Store, server, force, &rep)
 		if err != nil {
-			return outcome(err)
+			return err
 		}
-		if !set.Ranker.SendsOut() {
-			rep.Skipped = "ranker " + string(set.Ranker)
-			break
-		}
-		rep.Candidates = len(cands)
-		todo := pendingCandidates(cands, force)
 		force = false
 		if len(todo) == 0 {
-			break
+			done, err := w.complete(ctx, job, rep)
+			if err != nil {
+				return err
+			}
+			if !done {
+				continue // a write came between the two reads
+			}
+			w.Logger.InfoContext(ctx, "entries embedded", "job_id", job.ID, "server", server, "model", rep.Model,
+				"candidates", rep.Candidates, "embedded", rep.Embedded, "failed", rep.Failed, "skipped", rep.Skipped)
+			return nil
 		}
 		last := job.Attempt >= job.MaxAttempts
 		if err := w.embedAll(ctx, server, todo, last, &rep); err != nil {
@@ -118,10 +131,57 @@ func (w *EmbedWorker) Work(ctx context.Context, job *river.Job[EmbedArgs]) error
 			return err
 		}
 	}
+	return river.JobSnooze(EmbedSnooze)
+}
+
+// pending reads server's candidates through st into rep (their count, or
+// why nothing is sent) and returns those to embed: without a vector of
+// their text, or all of them with force; none for a server whose ranker
+// keeps its lore on the machine.
+func (w *EmbedWorker) pending(ctx context.Context, st *postgres.Store, server string, force bool, rep *EmbedReport) ([]postgres.EmbeddingCandidate, error) {
+	cands, set, err := st.EmbeddingCandidates(ctx, server, rep.Model)
+	if err != nil {
+		return nil, outcome(err)
+	}
+	rep.Candidates, rep.Skipped = len(cands), ""
+	if !set.Ranker.SendsOut() {
+		rep.Skipped = "ranker " + string(set.Ranker)
+		return nil, nil
+	}
+	return pendingCandidates(cands, force), nil
+}
+
+// complete marks job completed with rep as its output and reads the
+// candidates again after the mark, in one transaction; it rolls back and
+// returns false when that read finds more to do. This is what keeps a
+// write whose enqueue River folded into this running job (the insert came
+// while the job ran, after the write's commit): that insert came before
+// the mark, so the read sees the write; an insert that comes after waits
+// for the mark's commit and enqueues a new job. Outside River (Work
+// called directly, as tests do) there is no row to mark: true.
+func (w *EmbedWorker) complete(ctx context.Context, job *river.Job[EmbedArgs], rep EmbedReport) (bool, error) {
+	if _, err := river.ClientFromContextSafely[pgx.Tx](ctx); err != nil {
+		return true, nil
+	}
 	_ = river.RecordOutput(ctx, rep)
-	w.Logger.InfoContext(ctx, "entries embedded", "job_id", job.ID, "server", server, "model", model,
-		"candidates", rep.Candidates, "embedded", rep.Embedded, "failed", rep.Failed, "skipped", rep.Skipped)
-	return nil
+	err := w.Store.WithTx(ctx, func(ctx context.Context, tx pgx.Tx, st *postgres.Store) error {
+		if err := completeTx(ctx, tx, job); err != nil {
+			return err
+		}
+		again := rep
+		todo, err := w.pending(ctx, st, job.Args.ServerID, false, &again)
+		switch {
+		case err != nil:
+			return err
+		case len(todo) > 0 || again != rep:
+			return errMoreToDo
+		}
+		return nil
+	})
+	if errors.Is(err, errMoreToDo) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // pendingCandidates are the candidates without a vector of their current
@@ -269,25 +329,26 @@ func (t *EmbedTrigger) Touch(server string) {
 }
 
 // Run enqueues the touched servers' jobs through insert until ctx ends.
-// A server whose job is running when its insert comes (River folds the
-// insert into that job, which may have read its candidates before the
-// write) is tried again after the next pause, until a job that starts
-// after the write is queued: no write waits for the sweep.
+// An insert that comes while the server's job runs is folded into that
+// job by River; the job's completion reads the candidates after marking
+// itself completed, so it sees the write (EmbedWorker.complete).
 func (t *EmbedTrigger) Run(ctx context.Context, insert InsertFunc) {
-	pending := map[string]bool{}
 	for {
-		if len(pending) == 0 {
-			select {
-			case <-ctx.Done():
-				return
-			case s := <-t.ch:
-				pending[s] = true
-			}
+		pending := map[string]bool{}
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-t.ch:
+			pending[s] = true
 		}
 		if !t.gather(ctx, pending) {
 			return
 		}
-		pending = t.enqueue(ctx, insert, pending)
+		for s := range pending {
+			if _, err := insert(ctx, EmbedArgs{ServerID: s}, nil); err != nil {
+				t.logger.WarnContext(ctx, "enqueue embed job (the sweep will)", "server", s, "err", err)
+			}
+		}
 	}
 }
 
@@ -306,20 +367,4 @@ func (t *EmbedTrigger) gather(ctx context.Context, pending map[string]bool) bool
 			return false
 		}
 	}
-}
-
-// enqueue inserts each pending server's job and returns the servers to
-// try again: those whose insert was folded into a running job.
-func (t *EmbedTrigger) enqueue(ctx context.Context, insert InsertFunc, pending map[string]bool) map[string]bool {
-	again := map[string]bool{}
-	for s := range pending {
-		res, err := insert(ctx, EmbedArgs{ServerID: s}, nil)
-		switch {
-		case err != nil:
-			t.logger.WarnContext(ctx, "enqueue embed job (the sweep will)", "server", s, "err", err)
-		case res != nil && res.UniqueSkippedAsDuplicate && res.Job != nil && res.Job.State == rivertype.JobStateRunning:
-			again[s] = true
-		}
-	}
-	return again
 }

@@ -213,6 +213,13 @@ func TestEmbedTriggerAndSweep(t *testing.T) {
 	vecs, err := store.ScopeVectors(ctx, server, 7, "m1")
 	require.NoError(t, err)
 	require.Equal(t, semantic.TextHash("The spacequake alarm rings for the 4 time."), vecs[f.ids["alarm"]].Hash)
+	// Each job completed itself in the transaction of its last read, with
+	// its report as the output.
+	var jobsDone, withOutput int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE (metadata->'output'->>'candidates')::int = 3)
+FROM river_job WHERE kind = 'entry_embed' AND state = 'completed'`).Scan(&jobsDone, &withOutput))
+	require.Positive(t, jobsDone)
+	require.Equal(t, jobsDone, withOutput)
 }
 
 // BenchmarkEmbedJob1000: one embed job embeds 1,000 candidates (four
