@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -172,33 +171,8 @@ func candidateVectors(cands []semantic.Candidate, stored map[int64]lore.EntryVec
 func (r *Resolver) scoreQuery(ctx context.Context, query string, v *semantic.Vectors) (map[int64]float64, int, error) {
 	q, _, err := r.Embeddings.Query(ctx, query)
 	if err != nil {
-		return nil, 0, providerFailure(err)
+		return nil, 0, embeddings.Failure(err)
 	}
-	scores, err := v.Score(q)
-	if err != nil {
-		return nil, 0, err
-	}
-	out := make(map[int64]float64, len(scores))
-	for _, s := range scores {
-		out[s.ID] = s.Score
-	}
-	return out, 0, nil
-}
-
-// providerFailure is what a turn's trace says of a failed query call:
-// the kind of failure and an HTTP status, never the provider's address
-// (members read traces) or the request.
-func providerFailure(err error) error {
-	var se interface{ StatusCode() int }
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return errors.New("timed out")
-	case errors.As(err, &se):
-		return fmt.Errorf("HTTP status %d", se.StatusCode())
-	case errors.Is(err, embeddings.ErrMalformed), errors.Is(err, semantic.ErrBadVector):
-		return errors.New("malformed answer")
-	case errors.Is(err, context.Canceled):
-		return errors.New("request cancelled")
-	}
-	return errors.New("unreachable")
+	scores, err := v.ScoreByID(q)
+	return scores, 0, err
 }

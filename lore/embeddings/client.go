@@ -382,3 +382,22 @@ func redact(err error, key string) error {
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), key, "[redacted]"))
 }
+
+// Failure is what a turn's trace says of a failed call: the kind of
+// failure ("timed out", "HTTP status 503", "malformed answer", "request
+// cancelled", "unreachable"), never the provider's address (members read
+// traces) or the request.
+func Failure(err error) error {
+	var se interface{ StatusCode() int }
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("timed out")
+	case errors.As(err, &se):
+		return fmt.Errorf("HTTP status %d", se.StatusCode())
+	case errors.Is(err, ErrMalformed), errors.Is(err, semantic.ErrBadVector):
+		return errors.New("malformed answer")
+	case errors.Is(err, context.Canceled):
+		return errors.New("request cancelled")
+	}
+	return errors.New("unreachable")
+}

@@ -104,6 +104,19 @@ func (v *Vectors) Score(query []float32) ([]Score, error) {
 	return out, nil
 }
 
+// ScoreByID is Score as a map from candidate id to score.
+func (v *Vectors) ScoreByID(query []float32) (map[int64]float64, error) {
+	scores, err := v.Score(query)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]float64, len(scores))
+	for _, s := range scores {
+		out[s.ID] = s.Score
+	}
+	return out, nil
+}
+
 // Dot is the float32 dot product of a and b (len(b) >= len(a)), summed in
 // eight lanes so the additions pipeline; the order of additions is fixed,
 // so the result is the same on every run.

@@ -9,6 +9,9 @@
 //	    [--generation-type normal|continue|impersonate|swipe|regenerate|quiet]
 //	    [--context FILE] [--include-names] [--min-activations N]
 //	    [--min-activations-depth-max N] [--max-entries N]
+//	    [--ranker auto|embeddings|lexical|off] [--embeddings-url URL --embeddings-model NAME]
+//	    [--semantic-all] [--semantic-max-entries N] [--semantic-threshold F]
+//	    [--semantic-query-messages N]
 //
 // Every --book goes through lore/format (any detected format). The books
 // are scanned together as one Serverwide set: each book becomes an enabled
@@ -24,6 +27,12 @@
 // --generation-type (default normal) gates entries' generation types.
 // --min-activations, --min-activations-depth-max and --max-entries are
 // the selection controls (docs/authoring.md "Selection controls").
+// --ranker and the --semantic-* flags set retrieval by meaning
+// (docs/contract.md#semantic): without a provider vectorized entries are
+// ranked by the built-in lexical ranker, offline; --embeddings-url and
+// --embeddings-model (together; LOREGATE_EMBEDDINGS_API_KEY from the
+// environment when set) name an OpenAI-compatible provider the
+// candidates' texts and the query are sent to, as serve's turns rank.
 // Engine options: --scan-depth (default
 // activation.DefaultScanDepth), --whole-words (default true),
 // --case-sensitive, --budget (UTF-16 code units, default
@@ -109,7 +118,9 @@ const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PAT
 	"[--tokenizer o200k_base|cl100k_base] [--recursive] [--max-recursion-steps N] [--message-count N] " +
 	"[--regex-keys=true|false] [--state PATH [--turn-id ID]] [--random R | --seed S] [--user NAME] [--char NAME] [--format json|text] " +
 	"[--generation-type normal|continue|impersonate|swipe|regenerate|quiet] [--context FILE] [--include-names] " +
-	"[--min-activations N] [--min-activations-depth-max N] [--max-entries N]"
+	"[--min-activations N] [--min-activations-depth-max N] [--max-entries N] " +
+	"[--ranker auto|embeddings|lexical|off] [--embeddings-url URL --embeddings-model NAME] [--semantic-all] " +
+	"[--semantic-max-entries N] [--semantic-threshold F] [--semantic-query-messages N]"
 
 type bookList []string
 
@@ -130,7 +141,11 @@ func bad(format string, args ...any) error {
 // (cli.Status gives the exit status: 2 for bad arguments or input, 1 when
 // the output cannot be written).
 func Run(ctx context.Context, env cli.Env, args []string) error {
-	out, warnings, err := run(ctx, args, env.Stdin)
+	apiKey := ""
+	if env.Getenv != nil {
+		apiKey = env.Getenv("LOREGATE_EMBEDDINGS_API_KEY")
+	}
+	out, warnings, err := run(ctx, args, env.Stdin, apiKey)
 	for _, w := range warnings {
 		fmt.Fprintf(env.Stderr, "activate: warning: %s\n", w)
 	}
@@ -167,6 +182,8 @@ type config struct {
 	// context is --context's file, generation --generation-type.
 	context    string
 	generation lore.GenerationType
+	// provider is --embeddings-url and --embeddings-model (embeddings.go).
+	provider provider
 }
 
 // flagOf maps a field of lore/turn's errors to its flag.
@@ -222,6 +239,8 @@ func parseArgs(args []string) (config, error) {
 	fs.StringVar(&c.format, "format", "json", "json or text")
 	fs.StringVar(&c.context, "context", "", "context sources JSON file: {\"character\": {...}, \"persona\": {...}}")
 	gen := fs.String("generation-type", "normal", "normal, continue, impersonate, swipe, regenerate or quiet")
+	fs.StringVar(&c.provider.url, "embeddings-url", "", "base URL of an OpenAI-compatible embeddings provider (with --embeddings-model)")
+	fs.StringVar(&c.provider.model, "embeddings-model", "", "embeddings model name (with --embeddings-url)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		var b strings.Builder
 		fs.SetOutput(&b)
@@ -238,6 +257,9 @@ func parseArgs(args []string) (config, error) {
 	}
 	if c.chat == "" {
 		return c, bad("missing --chat; %s", usage)
+	}
+	if err := c.provider.check(); err != nil {
+		return c, err
 	}
 	if c.format != "json" && c.format != "text" {
 		return c, bad("--format %q is not json or text", c.format)
@@ -287,8 +309,13 @@ func (c *config) request(msgs, speakers []string, cx *chatContext) turn.Request 
 	return req
 }
 
-func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string, error) {
+func run(ctx context.Context, args []string, stdin io.Reader, apiKey string) ([]byte, []string, error) {
 	c, err := parseArgs(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.provider.apiKey = apiKey
+	rankers, err := c.provider.rankers()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -315,7 +342,7 @@ func run(ctx context.Context, args []string, stdin io.Reader) ([]byte, []string,
 	if err != nil {
 		return nil, nil, asFlagError(err)
 	}
-	t.Rank(ctx, turn.Rankers{})
+	t.Rank(ctx, rankers)
 	m := activation.CompileInput(&t.Input, t.Options.MatchOptions())
 	var out turn.Outcome
 	switch {
