@@ -17,7 +17,7 @@ import (
 // every 7th generation types and every 10th match flags, with a request
 // carrying a character, a persona and 8 KB of context texts. It reports
 // both CPU times per turn and B/A (goal <= 1.2), from each variant's
-// fastest of interleaved rounds.
+// fastest of 9 interleaved rounds.
 func BenchmarkContextSources(b *testing.B) {
 	r := rand.New(rand.NewPCG(250, 20))
 	plain := benchBook(r, 250)
@@ -64,7 +64,7 @@ func BenchmarkContextSources(b *testing.B) {
 	}
 	b.StopTimer()
 	a, bb := time.Duration(1<<62), time.Duration(1<<62)
-	for range 5 {
+	for range 9 {
 		a = min(a, cpuPerTurn(20*time.Millisecond, turn(keyA, inA)))
 		bb = min(bb, cpuPerTurn(20*time.Millisecond, turn(keyB, inB)))
 	}
@@ -76,8 +76,9 @@ func BenchmarkContextSources(b *testing.B) {
 // BenchmarkMinActivations measures the min-activations sweep over 10 extra
 // messages (scan depth 2, min activations out of reach, depth max 12) on
 // 250 entries and 30 messages against one pass at scan depth 2
-// (sweep/one) and one pass over the same 12 messages (sweep/one12; goal
-// <= 2), CPU time per turn, fastest of interleaved rounds.
+// (sweep/one; goal <= 2) and one pass over the same 12 messages
+// (sweep/one12: the sweep's cost beyond reading 10 more messages), CPU
+// time per turn, fastest of 9 interleaved rounds.
 func BenchmarkMinActivations(b *testing.B) {
 	r := rand.New(rand.NewPCG(250, 30))
 	book := benchBook(r, 250)
@@ -111,7 +112,7 @@ func BenchmarkMinActivations(b *testing.B) {
 	}
 	b.StopTimer()
 	a, a12, s := time.Duration(1<<62), time.Duration(1<<62), time.Duration(1<<62)
-	for range 5 {
+	for range 9 {
 		a = min(a, cpuPerTurn(20*time.Millisecond, turn(one, &p1)))
 		a12 = min(a12, cpuPerTurn(20*time.Millisecond, turn(one12, &p3)))
 		s = min(s, cpuPerTurn(20*time.Millisecond, turn(sweep, &p2)))

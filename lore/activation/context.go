@@ -55,6 +55,10 @@ func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 		ce.revDepth = min(max(*d.ReverseDepth, 0), lore.MaxDepth)
 	}
 	ce.match = matchMask(e.Match)
+	ce.gens = 0
+	for _, g := range e.GenerationTypes {
+		ce.gens |= genBit(g)
+	}
 	ce.filtered = len(e.GenerationTypes) > 0 || !e.CharacterFilter.IsZero()
 }
 
@@ -90,6 +94,26 @@ func (t *turn) messages() []string {
 	return out
 }
 
+// genBit is generation type g's bit in compiledEntry.gens ("" is normal;
+// an unknown type has none).
+func genBit(g lore.GenerationType) uint8 {
+	switch g {
+	case "", lore.GenNormal:
+		return 1
+	case lore.GenContinue:
+		return 2
+	case lore.GenImpersonate:
+		return 4
+	case lore.GenSwipe:
+		return 8
+	case lore.GenRegenerate:
+		return 16
+	case lore.GenQuiet:
+		return 32
+	}
+	return 0
+}
+
 // filterGate applies the generation type gate and the character filter of
 // an entry that has one (compiledEntry.filtered); "" means e passes.
 //
@@ -100,15 +124,15 @@ func (t *turn) messages() []string {
 // to include; with Exclude a listed name or a listed tag excludes. Names
 // and tags compare exactly. With no character in the request an include
 // filter blocks and an exclude filter lets the entry pass.
-func filterGate(e *lore.Entry, in *Input) (Verdict, string) {
-	if len(e.GenerationTypes) > 0 {
+//
+// gens is e's compiled generation types (compiledEntry.gens).
+func filterGate(e *lore.Entry, gens uint8, in *Input) (Verdict, string) {
+	if len(e.GenerationTypes) > 0 && gens&genBit(in.GenerationType) == 0 {
 		g := in.GenerationType
 		if g == "" {
 			g = lore.GenNormal
 		}
-		if !slices.Contains(e.GenerationTypes, g) {
-			return VerdictFilteredGenerationType, "generation type " + string(g) + " is not one of " + joinGens(e.GenerationTypes)
-		}
+		return VerdictFilteredGenerationType, "generation type " + string(g) + " is not one of " + joinGens(e.GenerationTypes)
 	}
 	f := &e.CharacterFilter
 	if f.IsZero() {
@@ -164,10 +188,12 @@ type ctxScan struct {
 	sc   *scratch
 }
 
-// contextText is the text of the sources in mask joined as SillyTavern
-// joins them (non-empty ones, newline-separated), "" when the request has
-// none of them.
-func (t *turn) contextText(mask uint8) string {
+// ctxSources are the texts of the sources in mask, in SillyTavern's
+// order, "" for a source not in mask or blank.
+type ctxSources [6]string
+
+// sources returns the turn's ctxSources of mask.
+func (t *turn) sources(mask uint8) ctxSources {
 	c, p := t.in.Character, t.in.Persona
 	if c == nil {
 		c = &Character{}
@@ -175,15 +201,27 @@ func (t *turn) contextText(mask uint8) string {
 	if p == nil {
 		p = &Persona{}
 	}
-	var parts []string
-	for _, s := range []struct {
+	var out ctxSources
+	for k, s := range [...]struct {
 		bit  uint8
 		text string
 	}{{srcPersonaDescription, p.Description}, {srcCharacterDescription, c.Description},
 		{srcCharacterPersonality, c.Personality}, {srcCharacterDepthPrompt, c.DepthPrompt},
 		{srcScenario, c.Scenario}, {srcCreatorNotes, c.CreatorNotes}} {
 		if mask&s.bit != 0 && strings.TrimSpace(s.text) != "" {
-			parts = append(parts, s.text)
+			out[k] = s.text
+		}
+	}
+	return out
+}
+
+// text is the context text of src joined as SillyTavern joins it
+// (non-empty ones, newline-separated), "" when there is none.
+func (src *ctxSources) text() string {
+	var parts []string
+	for _, s := range src {
+		if s != "" {
+			parts = append(parts, s)
 		}
 	}
 	return strings.Join(parts, "\n")
@@ -198,7 +236,14 @@ func (t *turn) contextScan(mask uint8) *turnScan {
 		}
 	}
 	cs := ctxScan{mask: mask}
-	if text := t.contextText(mask); text != "" {
+	src := t.sources(mask)
+	var text string
+	if h := t.m.ctxHits.Load(); h != nil && h.src == src {
+		text = h.text // the texts the last turn sent: no new join
+	} else {
+		text = src.text()
+	}
+	if text != "" {
 		cs.sc = t.m.getScratch()
 		cs.ts = t.m.newTurnScan(cs.sc, []string{text}, t.ts.dyn, 0)
 		cs.ts.texts = t.opts.Texts
@@ -208,11 +253,19 @@ func (t *turn) contextScan(mask uint8) *turnScan {
 				need[slot] = a != nil
 			}
 			cs.ts.scanWindow(1, need)
-			cs.ts.keepHits(text)
+			cs.ts.keepHits(src, text)
 		}
+		cs.ts.markCandidates()
 	}
 	t.ctxScans = append(t.ctxScans, cs)
 	return cs.ts
+}
+
+// keyless reports whether no primary key of the plain-keyed entry i
+// (state s) occurs in the chat window the turn scanned nor in its context
+// text (markCandidates of both scans).
+func (t *turn) keyless(i int32, s *entryState) bool {
+	return !t.ts.candidate(i) && (s.ctx == nil || !s.ctx.candidate(i))
 }
 
 // ctxHits are the terminal nodes of the Matcher's own automata that one
@@ -220,6 +273,7 @@ func (t *turn) contextScan(mask uint8) *turnScan {
 // texts every turn, so the next turn marks them instead of scanning the
 // text again. Macro keys (names change) are not memoised.
 type ctxHits struct {
+	src   ctxSources
 	text  string
 	nodes [2][]int32
 }
@@ -246,18 +300,19 @@ func (ts *turnScan) reuseHits(text string) bool {
 		for _, n := range h.nodes[slot] {
 			s.done[slot][n] = g0
 		}
+		s.touched[slot] = append(s.touched[slot][:0], h.nodes[slot]...)
 		s.gen[slot] = g0
 	}
 	return true
 }
 
-// keepHits memoises the nodes the scan of text reached (after
-// scanWindow).
-func (ts *turnScan) keepHits(text string) {
+// keepHits memoises the nodes the scan of text (joined from src) reached
+// (after scanWindow).
+func (ts *turnScan) keepHits(src ctxSources, text string) {
 	if ts.autos[autoDynFold] != nil || ts.autos[autoDynSens] != nil {
 		return
 	}
-	h := &ctxHits{text: text}
+	h := &ctxHits{src: src, text: text}
 	for slot := range h.nodes {
 		h.nodes[slot] = slices.Clone(ts.s.touched[slot])
 	}

@@ -106,6 +106,12 @@ type turn struct {
 	// run at it).
 	minPass bool
 	level   int
+	// nonKeys are the pending entries of a mode other than keys, when
+	// the turn may sweep (sweepSet).
+	nonKeys []int32
+	// swept is how many widening passes the min-activations sweep ran,
+	// up to which depth limit (scannedDepth).
+	swept struct{ skews, limit int }
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -284,7 +290,7 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 		return 0
 	}
 	if ce.filtered {
-		if v, d := filterGate(e, in); v != "" {
+		if v, d := filterGate(e, ce.gens, in); v != "" {
 			s.verdict, s.detail = v, d
 			return 0
 		}
@@ -351,6 +357,9 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 		s.ctx = t.contextScan(ce.match)
 	}
 	t.bookOf(s, e, gc)
+	if s.mode != modeKeys && opts.MinActivations > 0 {
+		t.nonKeys = append(t.nonKeys, i) // see sweepSet
+	}
 	return level
 }
 
@@ -427,9 +436,9 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 			pending++
 			continue
 		}
-		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && !t.ts.candidate(i) && s.ctx == nil {
+		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && t.keyless(i, s) {
 			// What evaluate concludes for an entry whose literal keys
-			// occur nowhere in the scanned chat, without its per-key
+			// occur nowhere in the scanned chat or context text, without its per-key
 			// walk: most entries of a turn.
 			s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
 			pending++
@@ -910,9 +919,10 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	if detail == "" {
 		switch s.verdict {
 		case VerdictNoKeyMatch:
-			detail = noKeyDetail(min(s.depth, t.nmsg), s.noKeyRec)
+			depth := t.scannedDepth(s)
+			detail = noKeyDetail(depth, s.noKeyRec)
 			if t.opts.NearMisses && ce.whole {
-				detail += t.nearMiss(ce, min(s.depth, t.nmsg))
+				detail += t.nearMiss(ce, depth)
 			}
 			if ce.regexErr != "" {
 				detail += "; " + ce.regexErr

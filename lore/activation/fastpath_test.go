@@ -18,7 +18,9 @@ import (
 // @@activate_only_every/after, @@is_greeting, @@(dont|keep)_activate_after_match,
 // @@exclude_keys, @@activate, @@scan_depth), Delay, sticky, cooldown and
 // matched state, chance, constant and disabled entries, secondary keys,
-// macro keys, channel scoping and per-book case and whole-word settings.
+// macro keys, channel scoping and per-book case and whole-word settings,
+// min activations (the sweep's candidate list and key depths) and context
+// sources.
 func TestFastPathsSameTurn(t *testing.T) {
 	words := []string{"storm", "Storm", "glade", "gladed", "tower", "{{user}}", "ann", "river"}
 	decorators := []string{"", "@@dont_activate\n", "@@activate_only_every 2\n", "@@activate_only_after 3\n",
@@ -53,6 +55,7 @@ func TestFastPathsSameTurn(t *testing.T) {
 			e.Probability = []int{100, 100, 50, 0}[r.IntN(4)]
 			e.Delay = []int{0, 0, 2, 5}[r.IntN(4)]
 			e.CaseSensitive, e.WholeWords = set(), set()
+			e.Match.CharacterDescription = r.IntN(4) == 0
 			if r.IntN(5) == 0 {
 				e.ChannelIDs = []string{chanA}
 			}
@@ -65,6 +68,13 @@ func TestFastPathsSameTurn(t *testing.T) {
 		in.MessageCount = r.IntN(6)
 		draw := float64(r.IntN(10)) / 10
 		opts := Options{Recursive: r.IntN(2) == 0, UserName: "Ann", Random: func() float64 { return draw }}
+		if r.IntN(2) == 0 {
+			opts.ScanDepth = ptr(r.IntN(2))
+			opts.MinActivations, opts.MinActivationsDepthMax = 1+r.IntN(6), r.IntN(5)
+		}
+		if r.IntN(2) == 0 {
+			in.Character = &Character{Name: "Vex", Description: "keeper of the " + pick()}
+		}
 		t.Run(strconv.FormatUint(seed, 10), func(t *testing.T) {
 			m := CompileInput(&in, opts.MatchOptions())
 			res, err := m.Activate(context.Background(), in, opts)

@@ -101,12 +101,14 @@ type compiledEntry struct {
 	// kind, depth and outlet are the entry's position, decorators applied
 	// (revDepth >= 0: @@reverse_depth, resolved per turn); match is its
 	// context-source mask and filtered says it has a character filter or
-	// generation types (compilePosition).
+	// generation types; gens is the set of its generation types (genBit;
+	// 0 none listed) (compilePosition).
 	kind                   lore.PositionKind
 	depth                  int
 	revDepth               int
 	outlet                 string
 	match                  uint8
+	gens                   uint8
 	filtered               bool
 	excludeRec, preventRec bool
 	state                  StateUse
@@ -148,8 +150,10 @@ type Matcher struct {
 	stateful  bool
 	hasGroups bool
 	// keyEntries indexes the litOnly entries by the terminal nodes of
-	// their primary keys, per own automaton.
+	// their primary keys, per own automaton; special lists the others and
+	// the entries with context sources (sweepSet).
 	keyEntries [2]nodeEntries
+	special    []int32
 	pool       sync.Pool
 	// dyn memoises the macro keys of the last set of names.
 	dyn atomic.Pointer[dynKeys]
@@ -476,6 +480,12 @@ func (m *Matcher) sortOrder(entries []lore.Entry) {
 	m.rank = make([]int32, len(entries))
 	for k, i := range m.order {
 		m.rank[i] = int32(k)
+	}
+	m.special = nil
+	for i := range m.entries {
+		if ce := &m.entries[i]; !ce.litOnly || ce.match != 0 {
+			m.special = append(m.special, int32(i))
+		}
 	}
 }
 

@@ -117,6 +117,32 @@ func (t *turn) byBook(adm []Admitted) []BookUse {
 	return slices.DeleteFunc(books, func(b BookUse) bool { return b.Entries == 0 })
 }
 
+// sweepSteps is the pass limit of a min-activations sweep: the highest
+// maxRecursionSteps the request or a book of the turn sets, every pass of
+// the turn counted (SillyTavern: max recursion steps applies to the
+// min-activations passes too; docs/authoring.md "Selection controls"); 0
+// for none, when none is set or one is 0 (no limit). Recursion's own
+// default (DefaultMaxRecursionSteps) does not limit the sweep.
+func sweepSteps(in *Input, opts *Options) int {
+	steps, unset := 0, true
+	consider := func(p *int) {
+		if p == nil {
+			return
+		}
+		if *p <= 0 {
+			steps, unset = -1, false
+		} else if steps >= 0 {
+			steps, unset = max(steps, *p), false
+		}
+	}
+	consider(opts.MaxRecursionSteps)
+	eachBook(in, func(b lore.BookSettings) { consider(b.MaxRecursionSteps) })
+	if unset || steps < 0 {
+		return 0
+	}
+	return steps
+}
+
 // minActivations runs SillyTavern's min-activations sweep after the
 // passes (which ran passes times): while fewer than Options.MinActivations
 // entries are admitted, the entries whose depth comes from the server or
@@ -124,8 +150,10 @@ func (t *turn) byBook(adm []Admitted) []BookUse {
 // recursion text, up to MinActivationsDepthMax messages (0: the whole
 // chat). Rules (docs/authoring.md "Selection controls"): the depth max M
 // scans at most M messages; an entry over the budget does not stop the
-// sweep; entries with their own scan depth, or scan depth 0, do not widen.
-// It returns the passes run in all.
+// sweep; entries with their own scan depth, or scan depth 0, do not widen;
+// a set maxRecursionSteps stops it (sweepSteps). It runs at most one pass
+// per message, plus recursive passes below the turn's recursion limit,
+// and returns the passes run in all.
 func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 	limit := t.nmsg
 	if m := t.opts.MinActivationsDepthMax; m > 0 && m < limit {
@@ -146,15 +174,18 @@ func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 	}
 	t.ts.scanWindow(limit, need) // once: every depth of the sweep reads it
 	t.ts.markCandidates()
+	steps := sweepSteps(t.in, t.opts)
+	cands, depths := t.widening(limit)
 	var passed, order []int32
-	for skew := 1; base+skew <= limit && len(t.ts.s.admitted) < t.opts.MinActivations; skew++ {
+	skew := 1
+	for ; base+skew <= limit && len(t.ts.s.admitted) < t.opts.MinActivations && (steps == 0 || passes < steps); skew++ {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
 		passes++
 		items := len(t.ts.items)
 		var err error
-		if passed, err = t.minPassAt(skew, limit, passes, passed[:0]); err != nil {
+		if passed, cands, depths, err = t.minPassAt(skew, limit, passes, cands, depths, passed[:0]); err != nil {
 			return 0, err
 		}
 		if err := t.settle(passed, &order, passes); err != nil {
@@ -162,7 +193,7 @@ func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 		}
 		// SillyTavern: a min-activations pass that added recursion text
 		// is followed by recursive passes (at the widened depth).
-		for t.recursion && len(t.ts.items) > items && passes < t.maxPasses {
+		for t.recursion && len(t.ts.items) > items && passes < t.maxPasses && (steps == 0 || passes < steps) {
 			items = len(t.ts.items)
 			passes++
 			if passed, _, err = t.pass(ctx, passes, t.level, passed[:0]); err != nil {
@@ -173,34 +204,125 @@ func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 			}
 		}
 	}
+	t.swept.skews, t.swept.limit = skew-1, limit
 	return passes, nil
 }
 
-// minPassAt evaluates, in min-activations pass p, the pending entries
-// that widen and reach no further than limit messages at skew extra
-// messages, without recursion text; it appends those that passed.
-func (t *turn) minPassAt(skew, limit, p int, passed []int32) ([]int32, error) {
-	t.minPass = true
-	defer func() { t.minPass = false }()
-	for _, i := range t.m.order {
+// widening lists, in evaluation order, the pending entries a
+// min-activations pass widens and evaluates: those whose depth comes from
+// the server or book layer and that are not delayed until recursion,
+// except keyword entries of plain keys with no primary key in the
+// limit-message window (the sweep's widest; markCandidates) nor in their
+// context text, which cannot match at any depth (their trace depth is
+// scannedDepth's). need[k] is the depth at which cands[k] can first match
+// (minDepth).
+func (t *turn) widening(limit int) (cands []int32, need []int) {
+	set := t.m.order
+	if !t.opts.baseline {
+		set = t.sweepSet()
+	}
+	for _, i := range set {
 		s := &t.st[i]
-		if s.stage != stagePending || !s.widen || s.base <= 0 || s.base+skew > limit || s.level > 0 {
+		if s.stage != stagePending || !s.widen || s.base <= 0 || s.base >= limit || s.level > 0 {
 			continue
 		}
-		s.depth, s.chatChecked = s.base+skew, false
-		if s.mode == modeKeys && t.m.entries[i].litOnly && !t.ts.candidate(i) && s.ctx == nil {
-			continue // no key anywhere in the widest window
+		if s.mode == modeKeys && t.m.entries[i].litOnly && t.keyless(i, s) {
+			continue
 		}
-		s.pass = p
+		cands, need = append(cands, i), append(need, t.minDepth(i, s, limit))
+	}
+	return cands, need
+}
+
+// sweepSet lists, in evaluation order, the entries widening may keep,
+// without a walk over every entry: the plain-keyed entries with a primary
+// key in the scanned window (markCandidates' touched nodes), the others
+// and those with context sources (Matcher.special), and this turn's
+// pending entries of another mode than keys (turn.nonKeys).
+func (t *turn) sweepSet() []int32 {
+	set := append(slices.Clip(t.m.special), t.nonKeys...)
+	sc := t.ts.s
+	for slot := range sc.touched {
+		ke := &t.m.keyEntries[slot]
+		for _, n := range sc.touched[slot] {
+			set = append(set, ke.ents[ke.start[n]:ke.start[n+1]]...)
+		}
+	}
+	rank := t.m.rank
+	slices.SortFunc(set, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	return slices.Compact(set)
+}
+
+// scannedDepth is the depth entry s was last evaluated at, for its
+// no_key_match detail: its own, or, if the min-activations sweep widened
+// it, as far as the sweep went.
+func (t *turn) scannedDepth(s *entryState) int {
+	d := s.depth
+	if w := t.swept; w.skews > 0 && s.widen && s.base > 0 && s.level == 0 && s.base < w.limit {
+		d = max(d, s.base+min(w.skews, w.limit-s.base))
+	}
+	return min(d, t.nmsg)
+}
+
+// minDepth is the smallest scan depth at which a primary key of entry i
+// (state s) is visible, for a keyword entry of plain keys whose evaluation
+// in a min-activations pass cannot end otherwise than no_key_match before
+// then (no exclude keys, no exclude-recursion check); 0 for any other
+// entry (evaluated at every depth), limit+1 when no key occurs within
+// limit messages.
+func (t *turn) minDepth(i int32, s *entryState, limit int) int {
+	ce := &t.m.entries[i]
+	if t.opts.baseline || s.mode != modeKeys || !ce.litOnly || len(ce.exclude) > 0 || len(ce.excludeAll) > 0 || (s.recBook && ce.excludeRec) {
+		return 0
+	}
+	need := limit + 1
+	for j := range ce.primary {
+		ref := &ce.primary[j]
+		if s.ctx != nil && s.ctx.hit(ref, 1) >= 0 {
+			return 1
+		}
+		if at := t.ts.hit(ref, limit); at >= 0 && at >= t.nmsg-limit {
+			need = min(need, t.nmsg-at)
+		}
+	}
+	return need
+}
+
+// minPassAt evaluates, in min-activations pass p, the entries of cands
+// (widening) still pending that reach no further than limit messages at
+// skew extra messages, without recursion text; it appends those that
+// passed, and returns cands (and their need) without the entries no
+// longer pending. An entry whose keys are not yet visible (need) gets the
+// no_key_match evaluate would give it, without the per-key walk.
+func (t *turn) minPassAt(skew, limit, p int, cands []int32, need []int, passed []int32) ([]int32, []int32, []int, error) {
+	t.minPass = true
+	defer func() { t.minPass = false }()
+	for k, i := range cands {
+		s := &t.st[i]
+		if s.stage != stagePending || s.base+skew > limit {
+			continue
+		}
+		s.depth, s.chatChecked, s.pass = s.base+skew, false, p
+		if s.depth < need[k] {
+			s.verdict, s.detail, s.chatChecked, s.chatHit, s.noKeyRec = VerdictNoKeyMatch, "", true, false, s.recOK
+			continue
+		}
 		ok, err := t.evaluate(i, p)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if ok {
 			passed = append(passed, i)
 		}
 	}
-	return passed, nil
+	n := 0
+	for k, i := range cands {
+		if t.st[i].stage == stagePending {
+			cands[n], need[n] = i, need[k]
+			n++
+		}
+	}
+	return passed, cands[:n], need[:n], nil
 }
 
 // settle runs the end of a pass over the entries that passed: inclusion

@@ -51,6 +51,22 @@ func TestMinActivations(t *testing.T) {
 		{"own scan depth 0 does not widen", []lore.Entry{near, own(mid, 0), far}, Options{ScanDepth: ptr(2), MinActivations: 3},
 			nil, []int64{1, 3}, 5},
 		{"server scan depth 0 scans nothing", []lore.Entry{near, mid, far}, Options{ScanDepth: ptr(0), MinActivations: 2}, nil, []int64{}, 1},
+		// maxRecursionSteps, when set, counts the sweep's passes too
+		// (SillyTavern's); its default does not limit the sweep.
+		{"steps 2 stop the sweep after one widening", []lore.Entry{near, mid, far},
+			Options{ScanDepth: ptr(2), MinActivations: 3, MaxRecursionSteps: ptr(2)}, nil, []int64{1, 2}, 2},
+		{"steps 1: no sweep", []lore.Entry{near, mid, far},
+			Options{ScanDepth: ptr(2), MinActivations: 3, MaxRecursionSteps: ptr(1)}, nil, []int64{1}, 1},
+		{"steps 0: no limit", []lore.Entry{near, mid, far},
+			Options{ScanDepth: ptr(2), MinActivations: 3, MaxRecursionSteps: ptr(0)}, nil, []int64{1, 2, 3}, 4},
+		{"default steps do not limit it", []lore.Entry{near, mid, far}, Options{ScanDepth: ptr(2), MinActivations: 3, Recursive: true},
+			nil, []int64{1, 2, 3}, 5}, // pass 2 is near's recursion
+		{"a book's steps count, the highest wins", []lore.Entry{near, mid, far}, Options{ScanDepth: ptr(2), MinActivations: 3,
+			MaxRecursionSteps: ptr(2)},
+			func(in *Input) {
+				in.Collections = map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true,
+					Settings: lore.BookSettings{MaxRecursionSteps: ptr(3)}}}
+			}, []int64{1, 2}, 3},
 		{"book depth widens", []lore.Entry{near, mid, far}, Options{ScanDepth: ptr(5), MinActivations: 2},
 			func(in *Input) {
 				in.Collections = map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true,
