@@ -105,6 +105,7 @@ func goldenPanels(t tr) map[string]*panel {
 		"backups-member":            base(panel{canManage: false, view: viewBackups}),
 	}
 	maps.Copy(states, historyGoldenPanels(t, groups))
+	maps.Copy(states, workbenchGoldenPanels(t, groups))
 	return states
 }
 
@@ -149,7 +150,7 @@ func TestCatalog(t *testing.T) {
 	}
 	require.Empty(t, i18n.Missing(textSet()), "every text needs its Portuguese and its Spanish (i18n_es.go)")
 	seenEs := map[string]bool{}
-	for _, x := range esTexts {
+	for _, x := range allEs() {
 		require.False(t, seenEs[x[0]], "duplicate Spanish key %q", x[0])
 		seenEs[x[0]] = true
 		require.Equal(t, verbs.FindAllString(x[0], -1), verbs.FindAllString(x[1], -1), "verbs of the Spanish %q", x[0])

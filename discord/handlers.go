@@ -72,6 +72,21 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		actHistory:     b.showHistory,
 		actHistoryPick: b.pickHistory,
 		actHistoryUndo: b.undoHistory,
+		// The workbench (revisions.go, proposals.go).
+		actRevisions:     b.showRevisions,
+		actRevPick:       b.pickRevision,
+		actRevRestore:    b.restoreRevision,
+		actProposals:     b.showProposals,
+		actPropOpen:      b.showProposals,
+		actPropPick:      b.pickProposal,
+		actPropApprove:   b.approveProposal,
+		actPropReject:    b.openReject,
+		modalPropReject:  b.submitReject,
+		actSuggestEdit:   b.openSuggest(modalSuggestEdit),
+		actSuggestDelete: b.openSuggest(modalSuggestDel),
+		modalSuggestAdd:  b.submitSuggest,
+		modalSuggestEdit: b.submitSuggest,
+		modalSuggestDel:  b.submitSuggest,
 	}
 	b.addChannelPageRoutes(t)
 	return t
@@ -154,6 +169,8 @@ func (b *Bot) entryPick(ctx context.Context, in *request) error {
 		return b.openModalAt(ctx, in, modalEntryAdd, in.rt)
 	case valueImport:
 		return b.openModalAt(ctx, in, modalImport, in.rt)
+	case valueSuggest:
+		return b.openSuggest(modalSuggestAdd)(ctx, in)
 	}
 	rt := in.rt
 	if len(in.values) > 0 { // Cancel on the delete confirmation keeps rt.entry

@@ -31,7 +31,7 @@ var (
 type pluralMsg = i18n.Plural
 
 // textSet is the adapter's texts and plurals.
-func textSet() i18n.Set { return i18n.Set{Texts: allTexts(), Es: esTexts[:], Plurals: plurals[:]} }
+func textSet() i18n.Set { return i18n.Set{Texts: allTexts(), Es: allEs(), Plurals: plurals[:]} }
 
 // tr translates for one interaction.
 type tr struct {
@@ -63,11 +63,14 @@ var catalogKeys = i18n.Keys(textSet())
 // newCatalog builds the catalog of texts and plurals.
 func newCatalog() catalog.Catalog { return i18n.NewCatalog(textSet()) }
 
-// allTexts returns every text of the catalog: the panel's (texts) and the
-// import history's (historyTexts).
+// allTexts returns every text of the catalog: the panel's (texts), the
+// import history's (historyTexts) and the workbench's (workbenchTexts).
 func allTexts() [][2]string {
-	return append(texts[:len(texts):len(texts)], historyTexts[:]...)
+	return append(append(texts[:len(texts):len(texts)], historyTexts[:]...), workbenchEnPt()...)
 }
+
+// allEs returns every Spanish text: esTexts and the workbench's.
+func allEs() [][2]string { return append(esTexts[:len(esTexts):len(esTexts)], workbenchEs()...) }
 
 // localeTag maps a Discord locale to a catalog language.
 func localeTag(l discordgo.Locale) language.Tag {

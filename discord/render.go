@@ -60,6 +60,10 @@ func render(p *panel) []discordgo.MessageComponent {
 		renderBackups(w, p)
 	case (p.view == viewHistory || p.view == viewHistoryConfirm) && p.history != nil:
 		renderHistory(w, p)
+	case (p.view == viewRevisions || p.view == viewRevisionConfirm) && p.wb.revisions != nil && p.entry != nil:
+		renderRevisions(w, p)
+	case inProposals(p):
+		renderProposals(w, p)
 	case p.view == viewEntry || p.view == viewConfirmEntry:
 		renderEntry(w, p)
 	case p.persona:
@@ -254,6 +258,7 @@ func renderEntry(w *builder, p *panel) {
 	}
 	w.text(lore.ClipRunes(e.Content, 1500))
 	w.row(entryActionRow(p)...)
+	w.row(suggestRow(p)...)
 }
 
 // tooLong reports whether an entry's content or keys do not fit Discord's
@@ -275,12 +280,17 @@ func scopeRow(p *panel) []discordgo.MessageComponent {
 	}
 	inSettings := p.view == viewSettings
 	inBackups := p.view == viewBackups || p.view == viewBackupPreview || p.view == viewHistory || p.view == viewHistoryConfirm
-	return []discordgo.MessageComponent{
-		button(t.S("Serverwide"), actServerwide, !p.persona && !inSettings && !inBackups),
-		button(t.S("Persona"), actPersona, p.persona && !inSettings && !inBackups),
+	inProps := inProposals(p)
+	row := []discordgo.MessageComponent{
+		button(t.S("Serverwide"), actServerwide, !p.persona && !inSettings && !inBackups && !inProps),
+		button(t.S("Persona"), actPersona, p.persona && !inSettings && !inBackups && !inProps),
 		button(t.S("Settings"), actSettings, inSettings),
 		button(t.S("Backups"), actBackups, inBackups),
 	}
+	if b := proposalsButton(p, inProps); b != nil {
+		row = append(row, *b)
+	}
+	return row
 }
 
 // pageButtons returns previous/next buttons for the picker whose page field
@@ -365,9 +375,12 @@ func entryPicker(p *panel, importLabel string) discordgo.ActionsRow {
 		}
 		opts = append(opts, discordgo.SelectMenuOption{Label: lore.ClipRunes(orUntitled(t, e.Title), maxLabelLen), Value: e.ID, Description: lore.ClipRunes(desc, maxLabelLen)})
 	}
-	opts = append(opts,
-		discordgo.SelectMenuOption{Label: t.S("+ Add Entry"), Value: valueAdd},
-		discordgo.SelectMenuOption{Label: importLabel, Value: valueImport})
+	add := discordgo.SelectMenuOption{Label: t.S("+ Add Entry"), Value: valueAdd}
+	if !p.canManage && p.wb.on {
+		// Members suggest entries instead (proposals.go).
+		add = discordgo.SelectMenuOption{Label: t.S("+ Suggest an entry"), Value: valueSuggest}
+	}
+	opts = append(opts, add, discordgo.SelectMenuOption{Label: importLabel, Value: valueImport})
 	return selectRow(p.route(actEntryPick), t.S("Choose an entry to view or edit"), opts)
 }
 

@@ -104,6 +104,10 @@ type panel struct {
 	previewFailed bool
 	// history is the import history page (history views).
 	history *historyView
+	// wb is the workbench part: whether members may suggest, the open
+	// proposals, and the revision and proposal views (revisions.go,
+	// proposals.go).
+	wb workbench
 }
 
 // route returns the panel position as a route with action act.
@@ -171,6 +175,7 @@ func (b *Bot) load(ctx context.Context, in *request, rt route, o loadOpts) (*pan
 			pn.serverwideCount = c.Count
 		}
 	}
+	pn.wb.fromServer(data.Server)
 	pn.groups = groupPersonas(data.Server.Personas, counts)
 	for _, e := range data.Server.Collections.Edges {
 		pn.books = append(pn.books, e.Node)

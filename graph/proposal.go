@@ -26,6 +26,14 @@ func proposalToModel(p lore.Proposal) *model.Proposal {
 	}
 	if p.Proposed != nil {
 		m.Proposed = entryToModel(*p.Proposed)
+		// A proposed new entry was never written: it carries the
+		// proposal's time (Entry.createdAt and updatedAt are non-null).
+		if m.Proposed.CreatedAt.IsZero() {
+			m.Proposed.CreatedAt = p.CreatedAt
+		}
+		if m.Proposed.UpdatedAt.IsZero() {
+			m.Proposed.UpdatedAt = p.CreatedAt
+		}
 	}
 	if p.Base != nil && p.Proposed != nil {
 		m.ChangedFields = nonNil(lore.ChangedFields(*p.Base, *p.Proposed))

@@ -109,6 +109,23 @@ func TestProposalsAPI(t *testing.T) {
 	require.Equal(t, 2, count(member))
 	require.Equal(t, 1, count(other))
 
+	// A proposed new entry reads whole (its times are the proposal's).
+	var cr struct {
+		Proposal *struct {
+			Kind     string
+			Proposed struct{ Content, CreatedAt, UpdatedAt string }
+		}
+		Error *mutationError
+	}
+	a.must(member, `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { proposal { kind proposed { content createdAt updatedAt } } error { code message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "CREATE", "lineageId": 4, "entry": map[string]any{"title": "Sun", "content": "The sun is hot.", "keys": []string{"sun"}}}},
+		"proposeEntryChange", &cr)
+	require.Nil(t, cr.Error)
+	require.Equal(t, "CREATE", cr.Proposal.Kind)
+	require.Equal(t, "The sun is hot.", cr.Proposal.Proposed.Content)
+	require.NotEmpty(t, cr.Proposal.Proposed.UpdatedAt)
+	require.Equal(t, 3, count(member), "the new entry is among the member's own")
+
 	// Proposals off.
 	var ws struct {
 		Settings *struct{ ProposalsEnabled bool }

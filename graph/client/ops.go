@@ -6,7 +6,7 @@ package client
 type Op string
 
 // The operations, by file: servers.graphql, transfer.graphql,
-// activation.graphql.
+// activation.graphql, workbench.graphql.
 const (
 	OpServer                    Op = "Server"
 	OpViewerServers             Op = "ViewerServers"
@@ -50,4 +50,10 @@ const (
 	OpAssemblePrompt            Op = "AssemblePrompt"
 	OpActivationLog             Op = "ActivationLog"
 	OpEntryNames                Op = "EntryNames"
+	// workbench.graphql
+	OpEntryRevisions       Op = "EntryRevisions"
+	OpRestoreEntryRevision Op = "RestoreEntryRevision"
+	OpProposals            Op = "Proposals"
+	OpProposeEntryChange   Op = "ProposeEntryChange"
+	OpReviewProposal       Op = "ReviewProposal"
 )

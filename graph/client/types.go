@@ -16,12 +16,19 @@ import (
 type Server struct {
 	model.Server
 	// CanWriteLore is Server.canWriteLore (a resolver field).
-	CanWriteLore bool                       `json:"canWriteLore"`
-	Personas     []model.Persona            `json:"personas"`
-	EntryCounts  []model.ScopeCount         `json:"entryCounts"`
-	Collections  model.CollectionConnection `json:"collections"`
-	Collection   *Book                      `json:"collection"`
-	PersonaBook  *Book                      `json:"personaBook"`
+	CanWriteLore bool `json:"canWriteLore"`
+	// WorkbenchSettings is Server.workbenchSettings (OpServer).
+	WorkbenchSettings *model.WorkbenchSettings `json:"workbenchSettings"`
+	// OpenProposals is the first 100 open proposals the caller sees
+	// (OpServer's alias of proposals(state: OPEN)).
+	OpenProposals *model.ProposalConnection `json:"openProposals"`
+	// Proposals is Server.proposals (OpProposals).
+	Proposals   *model.ProposalConnection  `json:"proposals"`
+	Personas    []model.Persona            `json:"personas"`
+	EntryCounts []model.ScopeCount         `json:"entryCounts"`
+	Collections model.CollectionConnection `json:"collections"`
+	Collection  *Book                      `json:"collection"`
+	PersonaBook *Book                      `json:"personaBook"`
 	// Book is the collection or persona book of the *EntriesPage
 	// operations (aliased book).
 	Book  *Book        `json:"book"`

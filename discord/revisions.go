@@ -1,0 +1,291 @@
+package discord
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/bwmarrin/discordgo"
+
+	"loregate/graph/client"
+	"loregate/graph/model"
+	"loregate/lore"
+)
+
+// The entry history view (docs/workbench.md#revisions): History on an
+// entry lists its last 10 revisions, newest first, with when, who, the
+// kind of write and the fields it changed; whoever may read the entry may
+// read them. A lore writer picks one, sees that state and confirms
+// Restore, which writes it as a new change (restoreEntryRevision, kind
+// RESTORE): the state it replaces stays in the history and can itself be
+// restored.
+
+// Routes of the entry history. On the list and its select the route is
+// the entry's; on the confirmation's Restore the entry field holds the
+// revision id (restoreEntryRevision needs nothing else and answers the
+// entry).
+const (
+	actRevisions  = "lore-rv"  // entry view: History (and Cancel of the confirmation)
+	actRevPick    = "lore-rvp" // history: pick a revision to restore (value: revision id)
+	actRevRestore = "lore-rvr" // confirmation: Restore (entry field: revision id)
+)
+
+// Views of the entry history.
+const (
+	viewRevisions viewKind = iota + 200
+	viewRevisionConfirm
+)
+
+// revisionPageSize is how many revisions the view lists (the issue's
+// "last 10").
+const revisionPageSize = 10
+
+// revisionView is the entry history part of a panel.
+type revisionView struct {
+	revs []model.EntryRevision
+	// more is set when older revisions exist.
+	more bool
+	// pick is the revision the confirmation asks about.
+	pick *model.EntryRevision
+}
+
+// showRevisions answers History and the confirmation's Cancel.
+func (b *Bot) showRevisions(ctx context.Context, in *request) error {
+	p, err := b.loadRevisions(ctx, in, in.rt, "")
+	if err != nil {
+		return err
+	}
+	return b.paint(ctx, in, p)
+}
+
+// pickRevision answers the revision select with the confirmation.
+func (b *Bot) pickRevision(ctx context.Context, in *request) error {
+	id, ok := pickedID(in.values)
+	if !ok {
+		return b.outdated(ctx, in)
+	}
+	p, err := b.loadRevisions(ctx, in, in.rt, strconv.FormatInt(id, 10))
+	if err != nil {
+		return err
+	}
+	return b.paint(ctx, in, p)
+}
+
+// restoreRevision runs a confirmed restore and shows the entry with the
+// receipt, or the book with the reason the API refused.
+func (b *Bot) restoreRevision(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	scope := in.rt
+	rev := scope.entry
+	scope.entry = 0
+	if !in.manage {
+		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S(msgNeedManage))
+	}
+	var out model.EntryPayload
+	e, err := b.mutate(ctx, in.p, client.OpRestoreEntryRevision, map[string]any{"serverDiscordId": in.guild,
+		"revisionId": strconv.FormatInt(rev, 10), "idempotencyKey": in.i.ID}, &out)
+	switch {
+	case errors.Is(err, client.ErrForbidden):
+		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S(msgNeedManage))
+	case err != nil:
+		return err
+	case e != nil:
+		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S("Not restored, nothing was changed: %s", reasonOf(in.t, e)))
+	}
+	next := scope
+	if out.Entry != nil {
+		next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
+	}
+	title := ""
+	if out.Entry != nil {
+		title = out.Entry.Title
+	}
+	return b.repaintWith(ctx, in, next, loadOpts{full: true, persona: scope.lineage != 0},
+		in.t.S("Restored **%s** to revision #%d. The state it replaced stays in its history.", escape(orUntitled(in.t, title)), rev))
+}
+
+// repaintWith loads the panel at rt and paints it with receipt first.
+func (b *Bot) repaintWith(ctx context.Context, in *request, rt route, o loadOpts, receipt string) error {
+	p, err := b.load(ctx, in, rt, o)
+	if err != nil {
+		return err
+	}
+	p.receipt = append([]string{receipt}, p.receipt...)
+	return b.paint(ctx, in, p)
+}
+
+// loadRevisions loads the entry of rt with its last revisions and, when
+// pick is set, the confirmation of that revision.
+func (b *Bot) loadRevisions(ctx context.Context, in *request, rt route, pick string) (*panel, error) {
+	p, err := b.load(ctx, in, rt, loadOpts{full: true, persona: rt.lineage != 0})
+	if err != nil || p.stale || p.entry == nil {
+		return p, err
+	}
+	var data struct {
+		Server *struct {
+			Entry *struct {
+				Revisions model.EntryRevisionConnection `json:"revisions"`
+			} `json:"entry"`
+		} `json:"server"`
+	}
+	err = b.api.Do(ctx, in.p, client.OpEntryRevisions, map[string]any{"s": in.guild, "l": p.lineage, "id": p.entry.ID, "first": revisionPageSize}, &data)
+	if err != nil {
+		return nil, fmt.Errorf("read entry revisions: %w", err)
+	}
+	if data.Server == nil || data.Server.Entry == nil {
+		p.addReceipt("That entry was deleted, so nothing was changed.")
+		return p, nil
+	}
+	rv := &revisionView{more: data.Server.Entry.Revisions.PageInfo.HasNextPage}
+	for _, e := range data.Server.Entry.Revisions.Edges {
+		rv.revs = append(rv.revs, e.Node)
+	}
+	p.wb.revisions, p.view = rv, viewRevisions
+	if pick != "" {
+		i := slices.IndexFunc(rv.revs, func(r model.EntryRevision) bool { return r.ID == pick })
+		switch {
+		case i < 0:
+			p.addReceipt("That revision is no longer among the entry's last 10, so nothing was changed.")
+		case !in.manage:
+			p.addReceipt(msgNeedManage)
+		default:
+			rv.pick, p.view = &rv.revs[i], viewRevisionConfirm
+		}
+	}
+	return p, nil
+}
+
+// renderRevisions draws the entry history or the restore confirmation.
+func renderRevisions(w *builder, p *panel) {
+	t := p.t
+	rv := p.wb.revisions
+	w.text("## " + t.S("History · %s", escape(lore.ClipRunes(orUntitled(t, p.entry.Title), 80))))
+	back := p.route(actEntryPick)
+	if p.view == viewRevisionConfirm && rv.pick != nil {
+		r := rv.pick
+		var s strings.Builder
+		s.WriteString(revisionLine(t, *r) + "\n")
+		s.WriteString(stateText(t, &r.Entry, 700))
+		w.text(s.String())
+		w.text(t.S("Restore this state? It becomes the entry's current state; the state it replaces stays in the history and can be restored too."))
+		id, _ := strconv.ParseInt(r.ID, 10, 64)
+		restore := p.route(actRevRestore)
+		restore.entry = id
+		w.row(
+			discordgo.Button{Label: t.S("Restore"), Style: discordgo.DangerButton, CustomID: restore.encode()},
+			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: p.route(actRevisions).encode()},
+		)
+		return
+	}
+	if len(rv.revs) == 0 {
+		w.text(t.S("No revisions are kept for this entry."))
+	} else {
+		var s strings.Builder
+		for _, r := range rv.revs {
+			s.WriteString(revisionLine(t, r) + "\n")
+		}
+		if rv.more {
+			s.WriteString("-# " + t.S("Older revisions are in the dashboard and the API."))
+		}
+		w.text(s.String())
+	}
+	var opts []discordgo.SelectMenuOption
+	// The newest revision is the entry as it is: restoring it changes
+	// nothing, so it is not offered.
+	for i, r := range rv.revs {
+		if i == 0 || !p.canManage {
+			continue
+		}
+		opts = append(opts, discordgo.SelectMenuOption{
+			Label:       lore.ClipRunes(t.S("Restore #%s · %s", r.ID, revisionKindLabel(t, r.Kind)), maxLabelLen),
+			Value:       r.ID,
+			Description: lore.ClipRunes(orUntitled(t, r.Title)+" · "+r.At.UTC().Format("2006-01-02 15:04 UTC"), maxLabelLen),
+		})
+	}
+	if len(opts) > 0 {
+		w.add(selectRow(p.route(actRevPick), t.S("Choose a revision to restore"), opts))
+	}
+	w.row(discordgo.Button{Label: t.S("Back to the entry"), Style: discordgo.SecondaryButton, CustomID: back.encode()})
+}
+
+// revisionLine is one revision: number, when, who, the kind of write and
+// what it changed.
+func revisionLine(t tr, r model.EntryRevision) string {
+	parts := []string{"**#" + r.ID + "**", fmt.Sprintf("<t:%d:f>", r.At.Unix()), actorText(t, r.By), revisionKindLabel(t, r.Kind)}
+	if len(r.ChangedFields) > 0 && r.Kind != model.RevisionKindDelete {
+		parts = append(parts, t.S("changed: %s", lore.ClipRunes(strings.Join(r.ChangedFields, ", "), 120)))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// revisionKindLabel names the kind of write that recorded a revision.
+func revisionKindLabel(t tr, k model.RevisionKind) string {
+	switch k {
+	case model.RevisionKindCreate:
+		return t.S("Created")
+	case model.RevisionKindUpdate:
+		return t.S("Edited")
+	case model.RevisionKindDelete:
+		return t.S("Deleted")
+	case model.RevisionKindImport:
+		return t.S("Import")
+	case model.RevisionKindUndo:
+		return t.S("Undo")
+	case model.RevisionKindMove:
+		return t.S("Moved or copied")
+	case model.RevisionKindRestore:
+		return t.S("Restored")
+	case model.RevisionKindProposal:
+		return t.S("Suggestion approved")
+	case model.RevisionKindBulk:
+		return t.S("Bulk edit")
+	}
+	return string(k)
+}
+
+// stateText shows an entry state: title, keywords and the content cut to
+// n characters, quoted.
+func stateText(t tr, e *model.Entry, n int) string {
+	var s strings.Builder
+	s.WriteString("**" + escape(lore.ClipRunes(orUntitled(t, e.Title), 100)) + "**\n")
+	if e.Constant || len(e.Keys) == 0 {
+		s.WriteString(t.S("Always On") + "\n")
+	} else {
+		s.WriteString(t.S("Keywords: %s", escape(lore.ClipRunes(strings.Join(e.Keys, ", "), 200))) + "\n")
+	}
+	s.WriteString(quote(lore.ClipRunes(e.Content, n)))
+	return s.String()
+}
+
+// quote prefixes every line of s with "> ".
+func quote(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "> …"
+	}
+	return "> " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n> ")
+}
+
+// reasonOf is a refused write's reason in the member's language: every
+// failing field of INVALID_INPUT, else the code's plain reason.
+func reasonOf(t tr, e *client.Error) string {
+	switch model.ErrorCode(e.Code) {
+	case model.ErrorCodeInvalidInput:
+		return fieldReasons(t, e)
+	case model.ErrorCodeScopeFull:
+		limit := maxScopeEntries
+		if e.Limit != nil {
+			limit = *e.Limit
+		}
+		return t.S("the scope already holds its maximum of %d entries", limit)
+	case model.ErrorCodeNotFound:
+		return t.S("it is no longer there (its lorebook may have been deleted)")
+	case model.ErrorCodeStaleTarget:
+		return t.S("it was changed meanwhile")
+	}
+	return t.S("the lore store is unavailable; try again in a moment")
+}
