@@ -301,11 +301,7 @@ func failure(t tr, e *client.Error) string {
 	case model.ErrorCodeInvalidInput:
 		return t.S("Not saved: %s", fieldReasons(t, e))
 	case model.ErrorCodeScopeFull:
-		limit := maxScopeEntries
-		if e.Limit != nil {
-			limit = *e.Limit
-		}
-		return t.S("Not saved: this scope already holds its maximum of %d entries.", limit)
+		return t.S("Not saved: this scope already holds its maximum of %d entries.", scopeLimitOf(e))
 	case model.ErrorCodeDuplicateName:
 		return t.S("Not saved: a lorebook with that name already exists on this server.")
 	case codeJobCancelled:

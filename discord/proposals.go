@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -28,42 +26,36 @@ import (
 // decision. Members open the same button to see their own suggestions
 // with the decision and the reviewer's note.
 
-// Routes. On the review routes the page field is the list page and the
-// entry field the proposal id; Approve after a conflict carries the
-// entry's version it was shown (updatedAt in Unix microseconds, the
-// store's precision) in the collection field, which these server-level
-// views do not otherwise use.
+// Routes. The review: the scope row's Proposals / My suggestions (the
+// first page), the list's page buttons and Back, the proposal select
+// (value: proposal id), Approve and Reject (which opens the note modal)
+// and that modal. On these the page field is the list page and the entry
+// field the proposal id; Approve after a conflict carries the entry's
+// version it was shown (updatedAt in Unix microseconds, the store's
+// precision) in the collection field, which these server-level views do
+// not otherwise use.
 const (
-	actPropOpen      = "lore-pro" // scope row: Proposals / My suggestions (the first page)
-	actProposals     = "lore-pr"  // the list's page buttons and Back
-	actPropPick      = "lore-prp" // proposals: pick one (value: proposal id)
-	actPropApprove   = "lore-pra" // proposal: Approve (entry: id; collection: expected version)
-	actPropReject    = "lore-prr" // proposal: Reject (opens the note modal)
-	modalPropReject  = "lore-mpr" // modal: the rejection note
-	actSuggestEdit   = "lore-sge" // entry view: Suggest an edit (modal)
-	actSuggestDelete = "lore-sgd" // entry view: Suggest deletion (modal)
-	modalSuggestAdd  = "lore-msa" // modal: a suggested entry
-	modalSuggestEdit = "lore-mse" // modal: a suggested edit
-	modalSuggestDel  = "lore-msd" // modal: a suggested deletion (the note)
-	valueSuggest     = "suggest"  // entry picker option of members
-	fieldNote        = "note"
+	actPropOpen, actProposals, actPropPick = "lore-pro", "lore-pr", "lore-prp"
+	actPropApprove, actPropReject          = "lore-pra", "lore-prr"
+	modalPropReject                        = "lore-mpr"
 )
 
-// Views of the review.
+// Routes of the suggestions: the entry view's Suggest an edit and Suggest
+// deletion (each opens its modal), the three modals (a new entry, an edit,
+// a deletion's note), the entry picker's option for members and the note
+// field of every suggestion and review modal.
 const (
-	viewProposals viewKind = iota + 300
-	viewProposal
-	viewProposalConflict
+	actSuggestEdit, actSuggestDelete                   = "lore-sge", "lore-sgd"
+	modalSuggestAdd, modalSuggestEdit, modalSuggestDel = "lore-msa", "lore-mse", "lore-msd"
+	valueSuggest, fieldNote                            = "suggest", "note"
 )
 
+// The review's views (the list, one proposal, one after a conflict), how
+// many proposals a page lists, how far the list pages (the API's 100
+// open proposals per server) and the API's note limit.
 const (
-	// proposalPageSize is how many proposals one page lists.
-	proposalPageSize = 10
-	// proposalMax is how far the list pages (the API's 100 open
-	// proposals per server).
-	proposalMax = 100
-	// maxNoteLen is a proposal's and a review's note limit (the API's).
-	maxNoteLen = 1000
+	viewProposals, viewProposal, viewProposalConflict viewKind = 300, 301, 302
+	proposalPageSize, proposalMax, maxNoteLen                  = 10, 100, 1000
 )
 
 // workbench is the panel's workbench state: read with the server on every
@@ -112,7 +104,7 @@ func proposalsButton(p *panel, on bool) *discordgo.Button {
 	if !p.wb.on && p.wb.open == 0 {
 		return nil
 	}
-	n := strconv.Itoa(p.wb.open)
+	n := fmt.Sprint(p.wb.open)
 	if p.wb.openMore {
 		n += "+"
 	}
@@ -132,26 +124,19 @@ func inProposals(p *panel) bool {
 	return (p.view == viewProposals || p.view == viewProposal || p.view == viewProposalConflict) && p.wb.proposals != nil
 }
 
-// showProposals answers Proposals, its page buttons and Back.
+// showProposals answers Proposals, its page buttons and Back;
+// pickProposal the proposal select, with its view.
 func (b *Bot) showProposals(ctx context.Context, in *request) error {
-	p, err := b.loadProposals(ctx, in, in.rt.page, "")
-	if err != nil {
-		return err
-	}
-	return b.paint(ctx, in, p)
+	return b.paintLoaded(ctx, in, "", b.loadProposalsAt)
 }
 
-// pickProposal answers the proposal select with its view.
 func (b *Bot) pickProposal(ctx context.Context, in *request) error {
-	id, ok := pickedID(in.values)
-	if !ok {
-		return b.outdated(ctx, in)
-	}
-	p, err := b.loadProposals(ctx, in, in.rt.page, strconv.FormatInt(id, 10))
-	if err != nil {
-		return err
-	}
-	return b.paint(ctx, in, p)
+	return b.paintPicked(ctx, in, b.loadProposalsAt)
+}
+
+// loadProposalsAt is loadProposals at the route's page.
+func (b *Bot) loadProposalsAt(ctx context.Context, in *request, pick string) (*panel, error) {
+	return b.loadProposals(ctx, in, in.rt.page, pick)
 }
 
 // loadProposals loads the proposals page (open ones for lore writers, the
@@ -215,7 +200,7 @@ func (b *Bot) submitReject(ctx context.Context, in *request) error {
 // review runs reviewProposal for the route's proposal and repaints the
 // list with the receipt (the conflict view after STALE_TARGET).
 func (b *Bot) review(ctx context.Context, in *request, decision model.ProposalDecision, note string) error {
-	id := strconv.FormatInt(in.rt.entry, 10)
+	id := fmt.Sprint(in.rt.entry)
 	if !in.manage {
 		p, err := b.loadProposals(ctx, in, in.rt.page, "")
 		if err != nil {
@@ -228,14 +213,14 @@ func (b *Bot) review(ctx context.Context, in *request, decision model.ProposalDe
 	if note != "" {
 		input["note"] = note
 	}
-	if v := in.rt.collection; v != 0 && decision == model.ProposalDecisionApprove {
-		input["expectedUpdatedAt"] = time.UnixMicro(v).UTC()
+	if v := in.rt.version(); v != nil && decision == model.ProposalDecisionApprove {
+		input["expectedUpdatedAt"] = *v
 	}
 	var out model.ProposalPayload
 	e, err := b.mutate(ctx, in.p, client.OpReviewProposal, input, &out)
 	var receipt string
 	switch {
-	case errors.Is(err, client.ErrForbidden):
+	case forbidden(err):
 		receipt = in.t.S(msgNeedManage)
 	case err != nil:
 		return err
@@ -517,12 +502,12 @@ func renderProposal(w *builder, p *panel) {
 	pv := p.wb.proposals
 	pr := pv.pick
 	w.text(proposalLine(p, *pr))
-	approve := route{action: actPropApprove, page: pv.page, entry: mustID(pr.ID)}
+	approve := route{action: actPropApprove, page: pv.page, entry: idOf(pr.ID)}
 	approveLabel := t.S("Approve")
 	if c := pv.conflict; c != nil {
 		w.text(conflictText(t, pr, c))
 		if c.Current != nil {
-			approve.collection = c.Current.UpdatedAt.UnixMicro()
+			approve = approve.withVersion(c.Current.UpdatedAt)
 		}
 		approveLabel = t.S("Approve anyway")
 	} else {
@@ -532,7 +517,7 @@ func renderProposal(w *builder, p *panel) {
 	if p.canManage && pr.State == model.ProposalStateOpen {
 		row = append(row,
 			discordgo.Button{Label: approveLabel, Style: discordgo.SuccessButton, CustomID: approve.encode(), Disabled: pv.conflict != nil && pv.conflict.Current == nil && pr.Kind != model.ProposalKindCreate},
-			discordgo.Button{Label: t.S("Reject"), Style: discordgo.DangerButton, CustomID: route{action: actPropReject, page: pv.page, entry: mustID(pr.ID)}.encode()})
+			discordgo.Button{Label: t.S("Reject"), Style: discordgo.DangerButton, CustomID: route{action: actPropReject, page: pv.page, entry: idOf(pr.ID)}.encode()})
 	}
 	row = append(row, discordgo.Button{Label: t.S("Back"), Style: discordgo.SecondaryButton, CustomID: route{action: actProposals, page: pv.page}.encode()})
 	w.row(row...)
@@ -599,9 +584,9 @@ func fieldText(e *model.Entry, field string) string {
 	case "secondaryKeys":
 		return strings.Join(e.SecondaryKeys, ", ")
 	case "constant":
-		return strconv.FormatBool(e.Constant)
+		return fmt.Sprint(e.Constant)
 	case "enabled":
-		return strconv.FormatBool(e.Enabled)
+		return fmt.Sprint(e.Enabled)
 	}
 	return "…"
 }
@@ -611,11 +596,9 @@ func stripMarkup(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "**", ""), "\\", "")
 }
 
-// mustID parses an API id known to be decimal (0 when it is not).
-func mustID(id string) int64 {
-	n, _ := strconv.ParseInt(id, 10, 64)
-	return n
-}
+// forbidden reports whether err is the API's FORBIDDEN (the member may
+// not do this).
+func forbidden(err error) bool { return errors.Is(err, client.ErrForbidden) }
 
 // suggestRow is the entry view's second row: History for everyone, and
 // Suggest an edit and Suggest deletion for members who cannot write lore

@@ -2,10 +2,7 @@ package discord
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bwmarrin/discordgo"
@@ -23,25 +20,19 @@ import (
 // RESTORE): the state it replaces stays in the history and can itself be
 // restored.
 
-// Routes of the entry history. On the list and its select the route is
-// the entry's; on the confirmation's Restore the entry field holds the
-// revision id (restoreEntryRevision needs nothing else and answers the
-// entry).
-const (
-	actRevisions  = "lore-rv"  // entry view: History (and Cancel of the confirmation)
-	actRevPick    = "lore-rvp" // history: pick a revision to restore (value: revision id)
-	actRevRestore = "lore-rvr" // confirmation: Restore (entry field: revision id)
-)
+// Routes of the entry history: History on the entry view (and the
+// confirmation's Cancel), the revision select (value: revision id) and
+// the confirmation's Restore. On the list and its select the route is the
+// entry's; on Restore the entry field holds the revision id
+// (restoreEntryRevision needs nothing else and answers the entry).
+const actRevisions, actRevPick, actRevRestore = "lore-rv", "lore-rvp", "lore-rvr"
 
-// Views of the entry history.
+// The entry history's views (the list, the confirmation) and how many
+// revisions it lists (the "last 10").
 const (
-	viewRevisions viewKind = iota + 200
-	viewRevisionConfirm
+	viewRevisions, viewRevisionConfirm viewKind = 200, 201
+	revisionPageSize                            = 10
 )
-
-// revisionPageSize is how many revisions the view lists (the issue's
-// "last 10").
-const revisionPageSize = 10
 
 // revisionView is the entry history part of a panel.
 type revisionView struct {
@@ -52,22 +43,28 @@ type revisionView struct {
 	pick *model.EntryRevision
 }
 
-// showRevisions answers History and the confirmation's Cancel.
+// showRevisions answers History and the confirmation's Cancel;
+// pickRevision the revision select, with the confirmation.
 func (b *Bot) showRevisions(ctx context.Context, in *request) error {
-	p, err := b.loadRevisions(ctx, in, in.rt, "")
-	if err != nil {
-		return err
-	}
-	return b.paint(ctx, in, p)
+	return b.paintLoaded(ctx, in, "", b.loadRevisions)
 }
 
-// pickRevision answers the revision select with the confirmation.
 func (b *Bot) pickRevision(ctx context.Context, in *request) error {
+	return b.paintPicked(ctx, in, b.loadRevisions)
+}
+
+// paintPicked paints what load returns for a select's one picked id (an
+// outdated panel for anything else); paintLoaded for pick, "" = none.
+func (b *Bot) paintPicked(ctx context.Context, in *request, load func(context.Context, *request, string) (*panel, error)) error {
 	id, ok := pickedID(in.values)
 	if !ok {
 		return b.outdated(ctx, in)
 	}
-	p, err := b.loadRevisions(ctx, in, in.rt, strconv.FormatInt(id, 10))
+	return b.paintLoaded(ctx, in, fmt.Sprint(id), load)
+}
+
+func (b *Bot) paintLoaded(ctx context.Context, in *request, pick string, load func(context.Context, *request, string) (*panel, error)) error {
+	p, err := load(ctx, in, pick)
 	if err != nil {
 		return err
 	}
@@ -88,9 +85,9 @@ func (b *Bot) restoreRevision(ctx context.Context, in *request) error {
 	}
 	var out model.EntryPayload
 	e, err := b.mutate(ctx, in.p, client.OpRestoreEntryRevision, map[string]any{"serverDiscordId": in.guild,
-		"revisionId": strconv.FormatInt(rev, 10), "idempotencyKey": in.i.ID}, &out)
+		"revisionId": fmt.Sprint(rev), "idempotencyKey": in.i.ID}, &out)
 	switch {
-	case errors.Is(err, client.ErrForbidden):
+	case forbidden(err):
 		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S(msgNeedManage))
 	case err != nil:
 		return err
@@ -99,7 +96,7 @@ func (b *Bot) restoreRevision(ctx context.Context, in *request) error {
 	}
 	next := scope
 	if out.Entry != nil {
-		next.entry, _ = strconv.ParseInt(out.Entry.ID, 10, 64)
+		next.entry = idOf(out.Entry.ID)
 	}
 	title := ""
 	if out.Entry != nil {
@@ -119,10 +116,10 @@ func (b *Bot) repaintWith(ctx context.Context, in *request, rt route, o loadOpts
 	return b.paint(ctx, in, p)
 }
 
-// loadRevisions loads the entry of rt with its last revisions and, when
+// loadRevisions loads the entry of the route with its last revisions and, when
 // pick is set, the confirmation of that revision.
-func (b *Bot) loadRevisions(ctx context.Context, in *request, rt route, pick string) (*panel, error) {
-	p, err := b.load(ctx, in, rt, loadOpts{full: true, persona: rt.lineage != 0})
+func (b *Bot) loadRevisions(ctx context.Context, in *request, pick string) (*panel, error) {
+	p, err := b.load(ctx, in, in.rt, loadOpts{full: true, persona: in.rt.lineage != 0})
 	if err != nil || p.stale || p.entry == nil {
 		return p, err
 	}
@@ -147,7 +144,10 @@ func (b *Bot) loadRevisions(ctx context.Context, in *request, rt route, pick str
 	}
 	p.wb.revisions, p.view = rv, viewRevisions
 	if pick != "" {
-		i := slices.IndexFunc(rv.revs, func(r model.EntryRevision) bool { return r.ID == pick })
+		i := len(rv.revs) - 1
+		for i >= 0 && rv.revs[i].ID != pick {
+			i--
+		}
 		switch {
 		case i < 0:
 			p.addReceipt("That revision is no longer among the entry's last 10, so nothing was changed.")
@@ -173,9 +173,8 @@ func renderRevisions(w *builder, p *panel) {
 		s.WriteString(stateText(t, &r.Entry, 700))
 		w.text(s.String())
 		w.text(t.S("Restore this state? It becomes the entry's current state; the state it replaces stays in the history and can be restored too."))
-		id, _ := strconv.ParseInt(r.ID, 10, 64)
 		restore := p.route(actRevRestore)
-		restore.entry = id
+		restore.entry = idOf(r.ID)
 		w.row(
 			discordgo.Button{Label: t.S("Restore"), Style: discordgo.DangerButton, CustomID: restore.encode()},
 			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: p.route(actRevisions).encode()},
@@ -277,15 +276,20 @@ func reasonOf(t tr, e *client.Error) string {
 	case model.ErrorCodeInvalidInput:
 		return fieldReasons(t, e)
 	case model.ErrorCodeScopeFull:
-		limit := maxScopeEntries
-		if e.Limit != nil {
-			limit = *e.Limit
-		}
-		return t.S("the scope already holds its maximum of %d entries", limit)
+		return t.S("the scope already holds its maximum of %d entries", scopeLimitOf(e))
 	case model.ErrorCodeNotFound:
 		return t.S("it is no longer there (its lorebook may have been deleted)")
 	case model.ErrorCodeStaleTarget:
 		return t.S("it was changed meanwhile")
 	}
 	return t.S("the lore store is unavailable; try again in a moment")
+}
+
+// scopeLimitOf is the scope limit a SCOPE_FULL names (the default when it
+// names none).
+func scopeLimitOf(e *client.Error) int {
+	if e.Limit != nil {
+		return *e.Limit
+	}
+	return maxScopeEntries
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Route wire format (docs/contract.md, "Panel and permissions"): custom ids live in
@@ -157,4 +158,25 @@ func parseRoute(id string) (route, error) {
 		return r, fmt.Errorf("%w: %w", errOldRoute, err)
 	}
 	return r, nil
+}
+
+// withVersion returns r carrying an entry's version (updatedAt in Unix
+// microseconds, the store's precision) in its collection field: the
+// review routes (discord/proposals.go) are server-level and use no
+// collection.
+func (r route) withVersion(t time.Time) route { r.collection = t.UnixMicro(); return r }
+
+// version is the version withVersion stored (nil when none).
+func (r route) version() *time.Time {
+	if r.collection <= 0 {
+		return nil
+	}
+	t := time.UnixMicro(r.collection).UTC()
+	return &t
+}
+
+// idOf parses an API id known to be decimal (0 when it is not).
+func idOf(id string) int64 {
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return n
 }
