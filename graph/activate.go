@@ -69,6 +69,10 @@ type turnRun struct {
 	// skipTrace leaves the per-entry trace out of the model (the caller
 	// did not select it: the bot's per-turn query).
 	skipTrace bool
+	// bareTrace leaves the trace items' reason and params unset: a
+	// recorded turn's stored response derives them when read
+	// (withReasons).
+	bareTrace bool
 	// replayed is set for a retried recorded turn: response is the
 	// recorded result and the engine did not run.
 	replayed bool
@@ -336,15 +340,20 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 		out.Admitted[i].TriggeredBy = idOrNil(a.TriggeredBy)
 	}
 	out.Injections, out.Outlets = injectionsToModel(&res)
+	var items []model.TraceItem // one allocation for the trace's items
 	if !t.skipTrace {
 		out.Trace = make([]*model.TraceItem, len(res.Trace))
+		items = make([]model.TraceItem, len(res.Trace))
 	}
-	byID := entriesByID(t.snapshot.Entries, out.Trace != nil)
+	byID := entriesByID(t.snapshot.Entries, out.Trace != nil && !t.bareTrace)
 	for i := range out.Trace {
 		tr := res.Trace[i]
-		item := &model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict),
+		item := &items[i]
+		*item = model.TraceItem{ID: strconv.FormatInt(tr.ID, 10), Title: tr.Title, Verdict: string(tr.Verdict),
 			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy), Score: tr.Score}
-		item.Reason, item.Params = tr.Reason(byID[tr.ID])
+		if !t.bareTrace {
+			item.Reason, item.Params = tr.Reason(byID[tr.ID])
+		}
 		if tr.Detail != "" {
 			d := tr.Detail
 			item.Detail = &d

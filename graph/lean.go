@@ -125,12 +125,12 @@ func (h *leanHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // activation succeeds; it reports whether it wrote the response.
 func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []byte) (served bool) {
 	start := time.Now()
-	lr, ok := decodeLeanRequest(raw)
+	lr, ok := decodeLeanRequest(raw, h.plan)
 	if !ok {
 		return false
 	}
-	p := h.plan(lr.query)
-	if p == nil || (lr.operation != "" && lr.operation != p.operation) || len(lr.inputs) != 1 || lr.inputs[0].name != p.variable {
+	p := lr.plan
+	if (lr.operation != "" && lr.operation != p.operation) || len(lr.inputs) != 1 || lr.inputs[0].name != p.variable {
 		return false
 	}
 	defer func() {

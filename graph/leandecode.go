@@ -18,6 +18,8 @@ type leanRequest struct {
 	query     []byte
 	operation string
 	inputs    []leanInput
+	// plan is the query's lean plan (never nil in a decoded request).
+	plan *leanPlan
 }
 
 type leanInput struct {
@@ -27,10 +29,11 @@ type leanInput struct {
 
 // leanDecoder is one pooled JSON reader over a request body.
 type leanDecoder struct {
-	buf bytes.Buffer
-	dec jsontext.Decoder
-	req leanRequest
-	in  [1]leanInput
+	buf  bytes.Buffer
+	dec  jsontext.Decoder
+	req  leanRequest
+	in   [1]leanInput
+	plan func(query []byte) *leanPlan
 }
 
 var leanDecoders = sync.Pool{New: func() any { return new(leanDecoder) }}
@@ -40,15 +43,18 @@ var leanDecoders = sync.Pool{New: func() any { return new(leanDecoder) }}
 // (query, operationName and variables, the variable an ActivateInput
 // object of the fields the bot sends, strings as strings and integers as
 // plain integer literals); ok is false for anything else, which gqlgen
-// then reads. The result stays valid while raw does.
-func decodeLeanRequest(raw []byte) (req leanRequest, ok bool) {
+// then reads. plan gives the query's lean plan, nil when it has none: the
+// decoding stops there, before the variables when the query comes first
+// (another operation's variables are not decoded twice). The result stays
+// valid while raw does.
+func decodeLeanRequest(raw []byte, plan func(query []byte) *leanPlan) (req leanRequest, ok bool) {
 	d := leanDecoders.Get().(*leanDecoder)
 	defer leanDecoders.Put(d)
 	d.buf = *bytes.NewBuffer(raw)
 	d.dec.Reset(&d.buf) // duplicate names and invalid UTF-8 are errors: gqlgen reads those
-	d.req = leanRequest{inputs: d.in[:0]}
-	defer func() { d.req, d.in, d.buf = leanRequest{}, [1]leanInput{}, bytes.Buffer{} }()
-	if !d.object(d.body) {
+	d.req, d.plan = leanRequest{inputs: d.in[:0]}, plan
+	defer func() { d.req, d.in, d.buf, d.plan = leanRequest{}, [1]leanInput{}, bytes.Buffer{}, nil }()
+	if !d.object(d.body) || d.req.plan == nil {
 		return leanRequest{}, false
 	}
 	if _, err := d.dec.ReadToken(); err != io.EOF {
@@ -84,10 +90,11 @@ func (d *leanDecoder) body(name string) bool {
 		}
 		if bytes.IndexByte(v, '\\') < 0 {
 			d.req.query = v[1 : len(v)-1]
-			return true
+		} else if d.req.query, err = jsontext.AppendUnquote(nil, v); err != nil {
+			return false
 		}
-		d.req.query, err = jsontext.AppendUnquote(nil, v)
-		return err == nil
+		d.req.plan = d.plan(d.req.query)
+		return d.req.plan != nil
 	case "operationName":
 		s, null, ok := d.optString()
 		d.req.operation = s

@@ -40,14 +40,18 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 		return fail(err)
 	}
 	var built *model.Activation
+	// The stored response is the whole result, its trace without the
+	// reasons, which the trace's own fields give (withReasons): building
+	// and encoding a params object per entry doubled a turn's bytes.
 	rec.rec.Encode = func(res activation.Result) (json.RawMessage, error) {
-		built = activationToModel(&turnRun{result: res}, r.blocksOf(prompt.Blocks(res.Admitted)))
+		built = activationToModel(&turnRun{result: res, bareTrace: true}, r.blocksOf(prompt.Blocks(res.Admitted)))
 		return json.Marshal(built)
 	}
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
 		MessageCount: graphql.OmittableOf(&in.MessageCount), Context: in.Context, GenerationType: in.GenerationType}
-	t, err := r.runActivation(ctx, ai, rec, selects(ctx, "result", "trace"))
+	traced := selects(ctx, "result", "trace")
+	t, err := r.runActivation(ctx, ai, rec, traced)
 	if err != nil {
 		return fail(err)
 	}
@@ -58,7 +62,23 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 		}
 		built = &res
 	}
+	if traced {
+		withReasons(built.Trace)
+	}
 	return &model.ActivateTurnPayload{Result: built}, nil
+}
+
+// withReasons sets the reason and params of the items of a recorded turn's
+// trace that have none (stored since the reasons were left out of the
+// stored response): activation.TraceItem.Reason of the item's verdict,
+// pass and score, without an entry, as a recorded turn always gave them.
+// Items read from an older stored response keep theirs.
+func withReasons(items []*model.TraceItem) {
+	for _, it := range items {
+		if it.Reason == "" {
+			it.Reason, it.Params = activation.TraceItem{Verdict: activation.Verdict(it.Verdict), Pass: it.Pass, Score: it.Score}.Reason(nil)
+		}
+	}
 }
 
 // checkTurn validates what activate does not (a conversation channel, the
@@ -96,7 +116,10 @@ func turnInputJSON(in *model.ActivateTurnInput) ([]byte, error) {
 	}
 	if c, _ := in.Context.ValueOK(); c == nil {
 		if g, _ := in.GenerationType.ValueOK(); g == nil {
-			data = bytes.Replace(data, []byte(`,"context":null,"generationType":null}`), []byte("}"), 1)
+			// The two fields are the struct's last; trimmed in place.
+			if tail := []byte(`,"context":null,"generationType":null}`); bytes.HasSuffix(data, tail) {
+				data = append(data[:len(data)-len(tail)], '}')
+			}
 		}
 	}
 	return data, nil

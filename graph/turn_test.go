@@ -22,7 +22,7 @@ import (
 
 const (
 	qActivateTurn = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) {
-		result { admitted { id title placement group content } blocks { tag role text } budget { unit limit used } trace { id title verdict detail } }
+		result { admitted { id title placement group content } blocks { tag role text } budget { unit limit used } trace { id title verdict detail reason params pass } }
 		error { code message field } } }`
 	qActivationLog = `query($s: String!, $l: Int64, $c: String!, $n: Int) { activationLog(serverDiscordId: $s, lineageId: $l, channelId: $c, last: $n) {
 		turnId at messageCount admitted { id group placement pass budgetShare } budget { unit limit used } } }`
@@ -31,8 +31,10 @@ const (
 )
 
 type traceItem struct {
-	ID, Title, Verdict string
-	Detail             *string
+	ID, Title, Verdict, Reason string
+	Detail                     *string
+	Params                     map[string]any
+	Pass                       int
 }
 
 type turnResult struct {
@@ -232,6 +234,10 @@ func TestActivateTurnRetry(t *testing.T) {
 	first := f.turn(serviceKey, f.input(turnChannel, "t1", 2, "dragon"))
 	require.Nil(t, first.Error)
 	require.Equal(t, "admitted", f.verdict(first.Result, "Sticky"))
+	for _, tr := range first.Result.Trace { // derived from the stored trace (withReasons)
+		require.Equal(t, tr.Verdict, tr.Reason, tr.Title)
+		require.Equal(t, map[string]any{"pass": float64(tr.Pass)}, tr.Params, tr.Title)
+	}
 
 	// The entry changes after the turn: the retry still returns what was
 	// recorded, and writes nothing.

@@ -42,18 +42,26 @@ import (
 // latency. CPU per turn is what other load on a shared machine inflates
 // least.
 //
-// LOREGATE_BENCH_BASELINE names an older loregate binary: its rows
-// (`.../base`) then run before each of this build's (`.../new`), so that
-// -count N interleaves them in one run (docs/benchmarks.md "Turns over
+// LOREGATE_BENCH_BASELINE names an older loregate binary, or several
+// separated by ':': their rows (`.../base`, `.../base2`, ...) then run
+// before each of this build's (`.../new`), so that -count N interleaves
+// them in one run (docs/benchmarks.md "Turns over
 // HTTP"). Run under `loregate with-postgres --dir DIR` for a durable
 // cluster (fsync on); `make bench`'s throwaway cluster runs with fsync off.
 func BenchmarkServeTurn(b *testing.B) {
 	ctx := context.Background()
 	const server = "111111111111111111"
-	bins := []struct{ name, path string }{{"new", buildBinary(b)}}
-	if base := os.Getenv("LOREGATE_BENCH_BASELINE"); base != "" {
-		bins = append([]struct{ name, path string }{{"base", base}}, bins...)
+	var bins []struct{ name, path string }
+	if list := os.Getenv("LOREGATE_BENCH_BASELINE"); list != "" {
+		for i, base := range filepath.SplitList(list) {
+			name := "base"
+			if i > 0 {
+				name = fmt.Sprint("base", i+1)
+			}
+			bins = append(bins, struct{ name, path string }{name, base})
+		}
 	}
+	bins = append(bins, struct{ name, path string }{"new", buildBinary(b)})
 	// Each binary on its own database, migrated by its own serve, the
 	// same book imported through its own API (an older binary's schema
 	// is not this build's store's).

@@ -23,6 +23,18 @@ func IsCandidate(e lore.Entry, all bool) bool {
 // Candidates returns the candidates among entries, in their order, split
 // groups joined first (lore.JoinSplit). all is semanticAllEntries.
 func Candidates(entries []lore.Entry, all bool) []Candidate {
+	// A joined entry has its first part's fields: when no entry is a
+	// candidate, none is joined (the common turn: nothing vectorized).
+	none := true
+	for i := range entries {
+		if e := &entries[i]; e.Enabled && !e.Constant && (all || e.Vectorized) {
+			none = false
+			break
+		}
+	}
+	if none {
+		return nil
+	}
 	var out []Candidate
 	for _, e := range lore.JoinSplit(entries) {
 		if !IsCandidate(e, all) {
