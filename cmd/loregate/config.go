@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"loregate/cmd/internal/activatecmd"
 	"loregate/cmd/internal/cli"
 	"loregate/cmd/internal/pglocal"
 	"loregate/graph"
@@ -384,4 +386,16 @@ func (c *config) loadEmbeddings(getenv func(string) string) embeddings.Config {
 		e.Timeout = d
 	}
 	return e
+}
+
+// runActivate is the activate command with the provider's API key read
+// here, the one place the environment is read: LOREGATE_EMBEDDINGS_API_KEY
+// is the bearer token --embeddings-url is called with
+// (docs/configuration.md).
+func runActivate(ctx context.Context, env cli.Env, args []string) error {
+	key := ""
+	if env.Getenv != nil {
+		key = env.Getenv("LOREGATE_EMBEDDINGS_API_KEY")
+	}
+	return activatecmd.RunWithKey(key)(ctx, env, args)
 }

@@ -24,7 +24,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"loregate/cmd/internal/activatecmd"
 	"loregate/cmd/internal/cli"
 	"loregate/cmd/internal/convertcmd"
 )
@@ -36,7 +35,7 @@ var commands = []cli.Command{
 	{Name: "worker", Synopsis: "[--data-dir DIR]", Summary: "run only the background jobs", Run: runWorker},
 	{Name: "migrate", Synopsis: "up | status | down N [--yes]", Summary: "manage the database schema", Run: runMigrate},
 	{Name: "activate", Synopsis: "--book PATH --chat PATH [flags]", Summary: "run the activation engine offline",
-		Run: activatecmd.Run, Prefix: "activate"},
+		Run: runActivate, Prefix: "activate"},
 	{Name: "convert", Synopsis: "IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]",
 		Summary: "convert a lorebook file", Run: convertcmd.Run, Prefix: "convert"},
 	{Name: "migrate-memories", Synopsis: "--from FILE | --from-db URL --query SQL (--preview | --apply) [--job] | --undo ID[,ID...]",

@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/cmd/internal/cli"
+	"loregate/lore/embeddings/embeddingstest"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/sharedtest"
 )
 
 func countTables(t *testing.T, url string) int {
@@ -220,4 +222,21 @@ VALUES ('100000000000000001', 'World', 'a', 0, 3)`)
 	require.Contains(t, out.String(), "undid 000011_entry_activation_fields")
 	require.NoError(t, conn.QueryRow(ctx, "SELECT scan_depth FROM lorebook_entries").Scan(&depth))
 	require.Equal(t, 1, depth, "forced: scan depth 0 became 1 as the preview said")
+}
+
+// TestActivateSendsEmbeddingsKey: `loregate activate --embeddings-url`
+// calls the provider with LOREGATE_EMBEDDINGS_API_KEY as its bearer token,
+// read by config.go (TestEnvironmentReadInConfigOnly), and the key stays
+// out of the output.
+func TestActivateSendsEmbeddingsKey(t *testing.T) {
+	fake := embeddingstest.New(64)
+	defer fake.Close()
+	t.Setenv("LOREGATE_EMBEDDINGS_API_KEY", "sk-cli-key")
+	book := sharedtest.Path(t, "corpus", "st-worldinfo", "archkrrr__Date_a_Live_12.0.0_Vectorized.json")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), testEnv(strings.NewReader(`["Kotori, why the lollipop?"]`), &out, &errb),
+		[]string{"activate", "--book", book, "--chat", "-", "--embeddings-url", fake.URL, "--embeddings-model", "fake-embed"})
+	require.Equal(t, 0, code, errb.String())
+	require.Equal(t, "Bearer sk-cli-key", fake.LastAuthorization())
+	require.NotContains(t, out.String()+errb.String(), "sk-cli-key")
 }

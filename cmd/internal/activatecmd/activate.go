@@ -137,14 +137,24 @@ func bad(format string, args ...any) error {
 	return cli.Usagef(format, args...)
 }
 
-// Run executes the command with args (after "activate"): a cli.Func
-// (cli.Status gives the exit status: 2 for bad arguments or input, 1 when
-// the output cannot be written).
+// Run executes the command with args (after "activate") without an
+// embeddings API key: a cli.Func (cli.Status gives the exit status: 2 for
+// bad arguments or input, 1 when the output cannot be written).
 func Run(ctx context.Context, env cli.Env, args []string) error {
-	apiKey := ""
-	if env.Getenv != nil {
-		apiKey = env.Getenv("LOREGATE_EMBEDDINGS_API_KEY")
+	return RunWithKey("")(ctx, env, args)
+}
+
+// RunWithKey is Run sending apiKey as the bearer token of the provider
+// that --embeddings-url names (cmd/loregate reads it from
+// LOREGATE_EMBEDDINGS_API_KEY; docs/configuration.md). The key never
+// enters the output or an error.
+func RunWithKey(apiKey string) cli.Func {
+	return func(ctx context.Context, env cli.Env, args []string) error {
+		return runEnv(ctx, env, args, apiKey)
 	}
+}
+
+func runEnv(ctx context.Context, env cli.Env, args []string, apiKey string) error {
 	out, warnings, err := run(ctx, args, env.Stdin, apiKey)
 	for _, w := range warnings {
 		fmt.Fprintf(env.Stderr, "activate: warning: %s\n", w)
