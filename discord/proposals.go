@@ -568,28 +568,8 @@ func conflictText(t tr, pr *model.Proposal, c *model.ProposalConflict) string {
 	return s.String()
 }
 
-// fieldText is one field of an entry as text (the fields a panel shows;
-// the others by name only).
-func fieldText(e *model.Entry, field string) string {
-	if e == nil {
-		return ""
-	}
-	switch field {
-	case "title":
-		return e.Title
-	case "content":
-		return e.Content
-	case "keys":
-		return strings.Join(e.Keys, ", ")
-	case "secondaryKeys":
-		return strings.Join(e.SecondaryKeys, ", ")
-	case "constant":
-		return fmt.Sprint(e.Constant)
-	case "enabled":
-		return fmt.Sprint(e.Enabled)
-	}
-	return "…"
-}
+// fieldText is one field of an entry as text (model.EntryFieldText).
+func fieldText(e *model.Entry, field string) string { return model.EntryFieldText(e, field) }
 
 // stripMarkup removes the bold markers of a text shown in a select.
 func stripMarkup(s string) string {

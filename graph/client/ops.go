@@ -56,4 +56,8 @@ const (
 	OpProposals            Op = "Proposals"
 	OpProposeEntryChange   Op = "ProposeEntryChange"
 	OpReviewProposal       Op = "ReviewProposal"
+	OpDeletedEntries       Op = "DeletedEntries"
+	OpSetEntriesEnabled    Op = "SetEntriesEnabled"
+	OpDeleteEntries        Op = "DeleteEntries"
+	OpMoveEntries          Op = "MoveEntries"
 )

@@ -23,12 +23,14 @@ type Server struct {
 	// (OpServer's alias of proposals(state: OPEN)).
 	OpenProposals *model.ProposalConnection `json:"openProposals"`
 	// Proposals is Server.proposals (OpProposals).
-	Proposals   *model.ProposalConnection  `json:"proposals"`
-	Personas    []model.Persona            `json:"personas"`
-	EntryCounts []model.ScopeCount         `json:"entryCounts"`
-	Collections model.CollectionConnection `json:"collections"`
-	Collection  *Book                      `json:"collection"`
-	PersonaBook *Book                      `json:"personaBook"`
+	Proposals *model.ProposalConnection `json:"proposals"`
+	// DeletedEntries is Server.deletedEntries (OpDeletedEntries).
+	DeletedEntries *model.EntryRevisionConnection `json:"deletedEntries"`
+	Personas       []model.Persona                `json:"personas"`
+	EntryCounts    []model.ScopeCount             `json:"entryCounts"`
+	Collections    model.CollectionConnection     `json:"collections"`
+	Collection     *Book                          `json:"collection"`
+	PersonaBook    *Book                          `json:"personaBook"`
 	// Book is the collection or persona book of the *EntriesPage
 	// operations (aliased book).
 	Book  *Book        `json:"book"`

@@ -198,6 +198,13 @@ func (d *Dashboard) Mount(mux *http.ServeMux) {
 	mux.Handle("POST "+s+"personas", d.member(d.personaAction))
 	mux.Handle("GET "+s+"backups", d.member(d.backupsPage))
 	mux.Handle("POST "+s+"backups", d.member(d.backupAction))
+	// The workbench (workbench.go).
+	mux.Handle("GET "+s+"b/{book}/e/{entry}/history", d.member(d.revisionsPage))
+	mux.Handle("POST "+s+"revisions/{id}/restore", d.member(d.restoreRevision))
+	mux.Handle("GET "+s+"deleted", d.member(d.deletedPage))
+	mux.Handle("GET "+s+"proposals", d.member(d.proposalsPage))
+	mux.Handle("POST "+s+"proposals/{id}/review", d.member(d.reviewProposal))
+	mux.Handle("POST "+s+"b/{book}/bulk", d.member(d.bulkAction))
 }
 
 // serveStatic serves an embedded asset, cached for an hour.

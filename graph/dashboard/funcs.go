@@ -238,7 +238,13 @@ var valueNames = map[string]map[string]string{
 		"UNDO":              "Undo",
 		"BULK":              "Bulk edit",
 	},
-	"verdictName": verdicts,
+	"revisionKindName": {
+		"CREATE": "Created", "UPDATE": "Edited", "DELETE": "Deleted", "IMPORT": "Imported", "UNDO": "Undo",
+		"MOVE": "Moved or copied", "RESTORE": "Restored", "PROPOSAL": "Proposal approved", "BULK": "Bulk edit",
+	},
+	"proposalKindName":  {"CREATE": "New entry", "UPDATE": "Change", "DELETE": "Deletion"},
+	"proposalStateName": {"OPEN": "Open", "APPROVED": "Approved", "REJECTED": "Rejected", "WITHDRAWN": "Withdrawn"},
+	"verdictName":       verdicts,
 	"jobStateName": {
 		"PENDING":   "waiting",
 		"SCHEDULED": "scheduled",
@@ -361,6 +367,11 @@ var flashTexts = map[string]string{
 	"deleted":   "Deleted.",
 	"settings":  "Settings saved.",
 	"undone":    "Undone.",
+	"restored":  "Restored.",
+	"approved":  "Approved.",
+	"rejected":  "Rejected.",
+	"moved":     "Moved.",
+	"bulk":      "Done.",
 	"signedout": "You are signed out.",
 	"expired":   "Your session has ended. Sign in again.",
 }

@@ -1,0 +1,171 @@
+package dashboard_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// memberGQL runs a GraphQL operation with a member's bearer token and
+// decodes data.
+func (e *env) memberGQL(token, query string, vars map[string]any, out any) {
+	e.t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(e.t, err)
+	defer resp.Body.Close()
+	var r struct {
+		Data   json.RawMessage
+		Errors []map[string]any
+	}
+	require.NoError(e.t, json.NewDecoder(resp.Body).Decode(&r))
+	require.Empty(e.t, r.Errors, "query %s", query)
+	if out != nil {
+		require.NoError(e.t, json.Unmarshal(r.Data, out))
+	}
+}
+
+// enabledOf reads the enabled flags of a collection's entries by title.
+func (e *env) enabledOf(server, coll string) map[string]bool {
+	e.t.Helper()
+	var out struct {
+		Server struct {
+			Collection *struct {
+				Entries struct {
+					Edges []struct {
+						Node struct {
+							Title   string
+							Enabled bool
+						}
+					}
+				}
+			}
+		}
+	}
+	e.must(`query($s: String!, $n: String!) { server(discordId: $s) { collection(name: $n) { entries(first: 250) { edges { node { title enabled } } } } } }`,
+		map[string]any{"s": server, "n": coll}, &out)
+	got := map[string]bool{}
+	if out.Server.Collection != nil {
+		for _, ed := range out.Server.Collection.Entries.Edges {
+			got[ed.Node.Title] = ed.Node.Enabled
+		}
+	}
+	return got
+}
+
+// TestBrowserWorkbench: a manager selects two entries of a book and
+// disables them in one bulk action, moves them to another book, restores
+// an entry's older revision from its history (the content diff shown),
+// and approves a member's proposal; one page load per scenario, a
+// screenshot of each.
+func TestBrowserWorkbench(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	world := e.collection(serverA, "World")
+	archive := e.collection(serverA, "Archive")
+	glade := e.entry(serverA, world, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	e.entry(serverA, world, map[string]any{"title": "The tower", "content": "A dark tower.", "keys": []string{"tower"}})
+	e.entry(serverA, world, map[string]any{"title": "The river", "content": "A cold river.", "keys": []string{"river"}})
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	pick := func(title string) chromedp.Action[chromedp.Void] {
+		return chromedp.Evaluate[chromedp.Void](`(() => { for (const tr of document.querySelectorAll("#entries tbody tr")) {
+			if (tr.innerText.includes(` + jsonQuote(title) + `)) tr.querySelector("input.select").click(); } })()`)
+	}
+
+	t.Run("bulk select", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"b/c"+world+"/"), chromedp.WaitVisible(chromedp.CSS("#bulk")),
+			pick("The tower"), pick("The river"), chromedp.SetValue(chromedp.CSS("#bulk-action"), "disable")))
+		shot(t, ctx, "30-bulk-select")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#bulk-apply")), waitText(".flash", "Done.")))
+		require.Equal(t, map[string]bool{"The glade": true, "The tower": false, "The river": false}, e.enabledOf(serverA, "World"))
+	})
+
+	t.Run("move", func(t *testing.T) {
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"b/c"+world+"/"), chromedp.WaitVisible(chromedp.CSS("#bulk")),
+			pick("The tower"), pick("The river"), chromedp.SetValue(chromedp.CSS("#bulk-action"), "move"),
+			chromedp.SetValue(chromedp.CSS("#bulk-target"), "c"+archive),
+			chromedp.Click(chromedp.CSS("#bulk-apply")), waitText(".flash", "Moved."), waitText("#entries", "The tower")))
+		shot(t, ctx, "31-bulk-move")
+		require.Equal(t, map[string]bool{"The tower": false, "The river": false}, e.enabledOf(serverA, "Archive"), "moved with their state")
+		require.Equal(t, map[string]bool{"The glade": true}, e.enabledOf(serverA, "World"))
+	})
+
+	t.Run("history restore", func(t *testing.T) {
+		e.must(`mutation($s: String!, $id: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $id, patch: {content: "A quiet glade.\nNow with a well."}}) { error { message } } }`,
+			map[string]any{"s": serverA, "id": glade}, nil)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"b/c"+world+"/e/"+glade+"/history"), chromedp.WaitVisible(chromedp.CSS("#revisions")),
+			waitText(".diff", "+ Now with a well.")))
+		shot(t, ctx, "32-history")
+		require.NoError(t, chromedp.Do(ctx, acceptConfirms, chromedp.Click(chromedp.CSS("#revisions li:nth-child(2) button.restore")), waitText(".flash", "Restored.")))
+		shot(t, ctx, "33-history-restored")
+		require.Equal(t, "A quiet glade.", e.getEntry(serverA, "World", glade).Content)
+	})
+
+	t.Run("proposal approved", func(t *testing.T) {
+		var out struct {
+			ProposeEntryChange struct{ Error *struct{ Message string } }
+		}
+		e.memberGQL(e.token("77", map[string]bool{serverA: false}), `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { error { message } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "UPDATE", "lineageId": 0, "entryId": glade,
+				"patch": map[string]any{"content": "A glade where deer graze."}, "note": "From chapter 2."}}, &out)
+		require.Nil(t, out.ProposeEntryChange.Error)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"proposals"), waitText("#proposals", "From chapter 2."),
+			waitText("#proposals .proposed", "A glade where deer graze.")))
+		shot(t, ctx, "34-proposal")
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#proposals button.approve")), waitText(".flash", "Approved."), waitText("#no-proposals", "No proposals")))
+		require.Equal(t, "A glade where deer graze.", e.getEntry(serverA, "World", glade).Content)
+	})
+}
+
+// jsonQuote is s as a JavaScript string literal.
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestDeletedEntriesPage: a deleted entry is listed on the deleted entries
+// page and a manager restores it with its id; a member sees it without a
+// Restore button and cannot restore or bulk-edit (the API refuses).
+func TestDeletedEntriesPage(t *testing.T) {
+	e := newEnv(t)
+	world := e.collection(serverA, "World")
+	id := e.entry(serverA, world, map[string]any{"title": "The well", "content": "A deep well.", "keys": []string{"well"}})
+	e.must(`mutation($s: String!, $id: ID!) { deleteEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $id}) { ok } }`, map[string]any{"s": serverA, "id": id}, nil)
+	e.requireEntries(serverA, 0)
+
+	member := e.httpClientSignedIn(e.token("77", map[string]bool{serverA: false}))
+	code, body := get(t, member, e.srv.URL+"/dashboard/s/"+serverA+"/deleted")
+	require.Equal(t, http.StatusOK, code)
+	require.Contains(t, body, "The well")
+	require.NotContains(t, body, `class="restore"`, "members restore nothing")
+	csrf := between(body, `name="csrf" value="`, `"`)
+
+	manager := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true}))
+	_, body = get(t, manager, e.srv.URL+"/dashboard/s/"+serverA+"/deleted")
+	revID := between(body, `class="restore" data-id="`, `"`)
+	require.NotEmpty(t, revID)
+	resp, err := member.PostForm(e.srv.URL+"/dashboard/s/"+serverA+"/revisions/"+revID+"/restore", url.Values{"csrf": {csrf}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NotEqual(t, http.StatusSeeOther, resp.StatusCode, "a member's restore is refused")
+	e.requireEntries(serverA, 0)
+
+	mcsrf := between(body, `name="csrf" value="`, `"`)
+	resp, err = manager.PostForm(e.srv.URL+"/dashboard/s/"+serverA+"/revisions/"+revID+"/restore", url.Values{"csrf": {mcsrf}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/dashboard/s/"+serverA+"/b/c"+world+"/e/"+id+"?done=restored", resp.Header.Get("Location"), "back with its id in its book")
+	require.Equal(t, "A deep well.", e.getEntry(serverA, "World", id).Content)
+	_, body = get(t, manager, e.srv.URL+"/dashboard/s/"+serverA+"/deleted")
+	require.Contains(t, body, "No entry was deleted.")
+}
