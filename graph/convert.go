@@ -292,7 +292,7 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 func bookSettingsToModel(b lore.BookSettings) model.BookSettings {
 	return model.BookSettings{ScanDepth: b.ScanDepth, BudgetLimit: b.BudgetLimit, Recursive: b.Recursive,
 		MaxRecursionSteps: b.MaxRecursionSteps, CaseSensitive: b.CaseSensitive, WholeWords: b.WholeWords,
-		MaxBudgetShare: b.MaxBudgetShare}
+		MaxBudgetShare: b.MaxBudgetShare, SemanticAllEntries: b.SemanticAllEntries}
 }
 
 // bookPatchFromInput maps a book settings input to a patch: omitted fields
@@ -302,7 +302,7 @@ func bookPatchFromInput(in *model.BookSettingsInput) lore.BookSettingsPatch {
 		ScanDepth: clearable(in.ScanDepth), BudgetLimit: clearable(in.BudgetLimit),
 		MaxRecursionSteps: clearable(in.MaxRecursionSteps), Recursive: clearable(in.Recursive),
 		CaseSensitive: clearable(in.CaseSensitive), WholeWords: clearable(in.WholeWords),
-		MaxBudgetShare: clearable(in.MaxBudgetShare),
+		MaxBudgetShare: clearable(in.MaxBudgetShare), SemanticAllEntries: clearable(in.SemanticAllEntries),
 	}
 }
 

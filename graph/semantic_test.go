@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
@@ -375,4 +376,80 @@ func TestSemanticEmbeddingsTurns(t *testing.T) {
 	require.Nil(t, up.Error)
 	_, ranker = turn("Kotori, why do you always have a lollipop?")
 	require.Equal(t, "lexical: embeddings pending for 1 of "+strconv.Itoa(st.EmbeddingsStatus.Ready)+" candidates", ranker)
+}
+
+// TestBookSemanticAllEntries: a book's own semanticAllEntries makes its
+// keyless entries that are not vectorized candidates of retrieval by
+// meaning (the lexical ranker here), and only that book's; it is read
+// back, exported in loregate_settings and imported again with the book.
+func TestBookSemanticAllEntries(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var town, other struct{ Collection struct{ ID string } }
+	for name, out := range map[string]any{"Town": &town, "Other": &other} {
+		a.must(serviceKey, `mutation($s: String!, $n: String!) { createCollection(input: {serverDiscordId: $s, name: $n}) { collection { id } } }`,
+			map[string]any{"s": serverA, "n": name}, "createCollection", out)
+	}
+	for coll, title := range map[string]string{town.Collection.ID: "Kinako Bread", other.Collection.ID: "Bakery"} {
+		var p struct{ Error *mutationError }
+		a.must(serviceKey, `mutation($s: String!, $c: ID!, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c, entry: $e}) {
+  error { code message } } }`, map[string]any{"s": serverA, "c": coll, "e": map[string]any{"title": title,
+			"content": "Tohka loves the kinako bread of the bakery near Raizen High."}}, "createEntry", &p)
+		require.Nil(t, p.Error)
+	}
+	semantic := func() []string {
+		var out struct {
+			Trace []struct{ Title, Verdict string }
+		}
+		a.must(serviceKey, `query($in: ActivateInput!) { activate(input: $in) { trace { title verdict } } }`, map[string]any{"in": map[string]any{
+			"serverDiscordId": serverA, "messages": []map[string]any{{"content": "Tohka, shall we buy kinako bread?"}}}}, "activate", &out)
+		var titles []string
+		for _, tr := range out.Trace {
+			if tr.Verdict == "semantic_match" {
+				titles = append(titles, tr.Title)
+			}
+		}
+		return titles
+	}
+	require.Empty(t, semantic(), "neither entry is vectorized")
+	var cp struct {
+		Collection struct {
+			BookSettings struct{ SemanticAllEntries *bool }
+		}
+		Error *mutationError
+	}
+	a.must(serviceKey, `mutation($s: String!, $id: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $id, settings: {semanticAllEntries: true}}) {
+  collection { bookSettings { semanticAllEntries } } error { code message } } }`, map[string]any{"s": serverA, "id": town.Collection.ID},
+		"updateCollectionSettings", &cp)
+	require.Nil(t, cp.Error)
+	require.True(t, *cp.Collection.BookSettings.SemanticAllEntries)
+	require.Equal(t, []string{"Kinako Bread"}, semantic(), "the book's entries only")
+
+	var ex struct {
+		JSON  string
+		Error *mutationError
+	}
+	a.must(serviceKey, `query($in: ExportLorebookInput!) { exportLorebook(input: $in) { json error { code message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collectionId": town.Collection.ID}}, "exportLorebook", &ex)
+	require.Nil(t, ex.Error)
+	var file struct {
+		Extensions struct {
+			Settings struct{ SemanticAllEntries *bool } `json:"loregate_settings"`
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(ex.JSON), &file))
+	require.NotNil(t, file.Extensions.Settings.SemanticAllEntries, "world info has no field of its own: loregate_settings")
+	require.True(t, *file.Extensions.Settings.SemanticAllEntries)
+	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "name": "Town again"}, "Town.json", []byte(ex.JSON))
+	require.Nil(t, imp.Error)
+	require.NotNil(t, imp.Collection)
+	var got struct {
+		Collection struct {
+			BookSettings struct{ SemanticAllEntries *bool }
+		}
+	}
+	a.must(serviceKey, `query($s: String!, $n: String!) { server(discordId: $s) { collection(name: $n) { bookSettings { semanticAllEntries } } } }`,
+		map[string]any{"s": serverA, "n": imp.Collection.Name}, "server", &got)
+	require.NotNil(t, got.Collection.BookSettings.SemanticAllEntries, "imported with the book")
+	require.True(t, *got.Collection.BookSettings.SemanticAllEntries)
 }

@@ -135,6 +135,23 @@ func TestEmbedJob(t *testing.T) {
 	// A reindex sends everything again.
 	require.NoError(t, work(t, w2, server, true, 1, 5))
 	require.Equal(t, 10, fake.Inputs())
+	// The persona book's own semanticAllEntries makes its plain entry a
+	// candidate: pending, then embedded; off again, it is none.
+	on, off := true, false
+	for _, v := range []*bool{&on, &off} {
+		_, err = store.UpdatePersonaBookSettings(ctx, server, 7, lore.BookSettingsPatch{SemanticAllEntries: &v})
+		require.NoError(t, err)
+		if *v {
+			require.Equal(t, lore.EmbeddingsStatus{Model: "m2", Ready: 3, Pending: 1}, status(t, store, server, "m2"))
+			require.NoError(t, work(t, w2, server, false, 1, 5))
+			require.Equal(t, 11, fake.Inputs(), "the plain entry alone")
+			st, ok, err := store.EntryEmbeddingState(ctx, f.ids["plain"], "m2")
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, lore.EmbeddingReady, st)
+		}
+	}
+	require.Equal(t, lore.EmbeddingsStatus{Model: "m2", Ready: 3}, status(t, store, server, "m2"))
 
 	// A provider that keeps failing: PENDING, nothing stored, the job
 	// retried; after its last attempt FAILED.

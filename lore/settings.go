@@ -117,6 +117,11 @@ type BookSettings struct {
 	// the turn's shared budget, inside it (docs/authoring.md "Selection
 	// controls"); nil = no cap of its own.
 	MaxBudgetShare *int `json:"maxBudgetShare,omitempty"`
+	// SemanticAllEntries, when true, makes every entry of the book a
+	// candidate of retrieval by meaning, not only its vectorized ones
+	// (docs/contract.md#semantic); nil or false leaves it to the server
+	// and request setting.
+	SemanticAllEntries *bool `json:"semanticAllEntries,omitempty"`
 }
 
 // Validate checks the ranges: ScanDepth MinScanDepth..MaxScanDepth,
@@ -147,7 +152,7 @@ func (b BookSettings) Clone() BookSettings {
 		ScanDepth: clonePtr(b.ScanDepth), BudgetLimit: clonePtr(b.BudgetLimit),
 		Recursive: clonePtr(b.Recursive), MaxRecursionSteps: clonePtr(b.MaxRecursionSteps),
 		CaseSensitive: clonePtr(b.CaseSensitive), WholeWords: clonePtr(b.WholeWords),
-		MaxBudgetShare: clonePtr(b.MaxBudgetShare),
+		MaxBudgetShare: clonePtr(b.MaxBudgetShare), SemanticAllEntries: clonePtr(b.SemanticAllEntries),
 	}
 }
 
@@ -164,7 +169,7 @@ func clonePtr[T any](p *T) *T {
 // pointer to a value sets it.
 type BookSettingsPatch struct {
 	ScanDepth, BudgetLimit, MaxRecursionSteps, MaxBudgetShare **int
-	Recursive, CaseSensitive, WholeWords                      **bool
+	Recursive, CaseSensitive, WholeWords, SemanticAllEntries  **bool
 	// ExpectedUpdatedAt, when set, is the book's UpdatedAt as the caller
 	// read it (the collection's, or the persona book settings'): a
 	// different stored value fails the write with a *StaleError
@@ -182,6 +187,7 @@ func (p BookSettingsPatch) Apply(b BookSettings) BookSettings {
 	patchPtr(&out.CaseSensitive, p.CaseSensitive)
 	patchPtr(&out.WholeWords, p.WholeWords)
 	patchPtr(&out.MaxBudgetShare, p.MaxBudgetShare)
+	patchPtr(&out.SemanticAllEntries, p.SemanticAllEntries)
 	return out
 }
 
@@ -194,7 +200,8 @@ func patchPtr[T any](dst **T, v **T) {
 // IsZero reports whether no setting is set.
 func (b BookSettings) IsZero() bool {
 	return b.ScanDepth == nil && b.BudgetLimit == nil && b.Recursive == nil &&
-		b.MaxRecursionSteps == nil && b.CaseSensitive == nil && b.WholeWords == nil && b.MaxBudgetShare == nil
+		b.MaxRecursionSteps == nil && b.CaseSensitive == nil && b.WholeWords == nil && b.MaxBudgetShare == nil &&
+		b.SemanticAllEntries == nil
 }
 
 // Equal reports whether b and o hold the same settings (values, not
@@ -202,7 +209,7 @@ func (b BookSettings) IsZero() bool {
 func (b BookSettings) Equal(o BookSettings) bool {
 	return eqPtr(b.ScanDepth, o.ScanDepth) && eqPtr(b.BudgetLimit, o.BudgetLimit) && eqPtr(b.Recursive, o.Recursive) &&
 		eqPtr(b.MaxRecursionSteps, o.MaxRecursionSteps) && eqPtr(b.CaseSensitive, o.CaseSensitive) && eqPtr(b.WholeWords, o.WholeWords) &&
-		eqPtr(b.MaxBudgetShare, o.MaxBudgetShare)
+		eqPtr(b.MaxBudgetShare, o.MaxBudgetShare) && eqPtr(b.SemanticAllEntries, o.SemanticAllEntries)
 }
 
 func eqPtr[T comparable](a, b *T) bool {

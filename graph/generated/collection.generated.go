@@ -286,6 +286,29 @@ func (ec *executionContext) fieldContext_BookSettings_maxBudgetShare(_ context.C
 	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Int")
 }
 
+func (ec *executionContext) _BookSettings_semanticAllEntries(ctx context.Context, field graphql.CollectedField, obj *model.BookSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookSettings_semanticAllEntries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticAllEntries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookSettings_semanticAllEntries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookSettings", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Collection_id(ctx context.Context, field graphql.CollectedField, obj *model.Collection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1031,7 +1054,7 @@ func (ec *executionContext) unmarshalInputBookSettingsInput(ctx context.Context,
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budgetLimit", "recursive", "maxRecursionSteps", "caseSensitive", "wholeWords", "maxBudgetShare"}
+	fieldsInOrder := [...]string{"scanDepth", "budgetLimit", "recursive", "maxRecursionSteps", "caseSensitive", "wholeWords", "maxBudgetShare", "semanticAllEntries"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1087,6 +1110,13 @@ func (ec *executionContext) unmarshalInputBookSettingsInput(ctx context.Context,
 				return it, err
 			}
 			it.MaxBudgetShare = graphql.OmittableOf(data)
+		case "semanticAllEntries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticAllEntries"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticAllEntries = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -1642,6 +1672,11 @@ func (ec *executionContext) _BookSettings(ctx context.Context, sel ast.Selection
 			}
 		case "maxBudgetShare":
 			out.Values[i] = ec._BookSettings_maxBudgetShare(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "semanticAllEntries":
+			out.Values[i] = ec._BookSettings_semanticAllEntries(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -110,13 +110,14 @@ type ComplexityRoot struct {
 	}
 
 	BookSettings struct {
-		BudgetLimit       func(childComplexity int) int
-		CaseSensitive     func(childComplexity int) int
-		MaxBudgetShare    func(childComplexity int) int
-		MaxRecursionSteps func(childComplexity int) int
-		Recursive         func(childComplexity int) int
-		ScanDepth         func(childComplexity int) int
-		WholeWords        func(childComplexity int) int
+		BudgetLimit        func(childComplexity int) int
+		CaseSensitive      func(childComplexity int) int
+		MaxBudgetShare     func(childComplexity int) int
+		MaxRecursionSteps  func(childComplexity int) int
+		Recursive          func(childComplexity int) int
+		ScanDepth          func(childComplexity int) int
+		SemanticAllEntries func(childComplexity int) int
+		WholeWords         func(childComplexity int) int
 	}
 
 	Budget struct {
@@ -1183,6 +1184,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BookSettings.ScanDepth(childComplexity), true
+	case "BookSettings.semanticAllEntries":
+		if e.ComplexityRoot.BookSettings.SemanticAllEntries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookSettings.SemanticAllEntries(childComplexity), true
 	case "BookSettings.wholeWords":
 		if e.ComplexityRoot.BookSettings.WholeWords == nil {
 			break
@@ -5068,6 +5075,8 @@ type BookSettings {
   wholeWords: Boolean
   "The most this book's entries may take of the turn's shared budget, a percent 1-100 (docs/authoring.md \"Selection controls\"); null = no share of its own."
   maxBudgetShare: Int
+  "true makes every entry of this book a candidate of retrieval by meaning, not only its vectorized ones (docs/contract.md#semantic); null or false leaves it to the server's semanticAllEntries and the request's. Switching it on enqueues the embed job when a provider is configured."
+  semanticAllEntries: Boolean
 }
 
 "A change of book settings: omitted fields keep their value, explicit null clears (inherit)."
@@ -5079,6 +5088,7 @@ input BookSettingsInput {
   caseSensitive: Boolean
   wholeWords: Boolean
   maxBudgetShare: Int
+  semanticAllEntries: Boolean
 }
 
 input UpdateCollectionSettingsInput {
@@ -7192,6 +7202,8 @@ func (ec *executionContext) childFields_BookSettings(ctx context.Context, field 
 		return ec.fieldContext_BookSettings_wholeWords(ctx, field)
 	case "maxBudgetShare":
 		return ec.fieldContext_BookSettings_maxBudgetShare(ctx, field)
+	case "semanticAllEntries":
+		return ec.fieldContext_BookSettings_semanticAllEntries(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BookSettings", field.Name)
 }

@@ -223,17 +223,20 @@ type BookSettings struct {
 	WholeWords *bool `json:"wholeWords,omitempty"`
 	// The most this book's entries may take of the turn's shared budget, a percent 1-100 (docs/authoring.md "Selection controls"); null = no share of its own.
 	MaxBudgetShare *int `json:"maxBudgetShare,omitempty"`
+	// true makes every entry of this book a candidate of retrieval by meaning, not only its vectorized ones (docs/contract.md#semantic); null or false leaves it to the server's semanticAllEntries and the request's. Switching it on enqueues the embed job when a provider is configured.
+	SemanticAllEntries *bool `json:"semanticAllEntries,omitempty"`
 }
 
 // A change of book settings: omitted fields keep their value, explicit null clears (inherit).
 type BookSettingsInput struct {
-	ScanDepth         graphql.Omittable[*int]  `json:"scanDepth,omitempty"`
-	BudgetLimit       graphql.Omittable[*int]  `json:"budgetLimit,omitempty"`
-	Recursive         graphql.Omittable[*bool] `json:"recursive,omitempty"`
-	MaxRecursionSteps graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
-	CaseSensitive     graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
-	WholeWords        graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
-	MaxBudgetShare    graphql.Omittable[*int]  `json:"maxBudgetShare,omitempty"`
+	ScanDepth          graphql.Omittable[*int]  `json:"scanDepth,omitempty"`
+	BudgetLimit        graphql.Omittable[*int]  `json:"budgetLimit,omitempty"`
+	Recursive          graphql.Omittable[*bool] `json:"recursive,omitempty"`
+	MaxRecursionSteps  graphql.Omittable[*int]  `json:"maxRecursionSteps,omitempty"`
+	CaseSensitive      graphql.Omittable[*bool] `json:"caseSensitive,omitempty"`
+	WholeWords         graphql.Omittable[*bool] `json:"wholeWords,omitempty"`
+	MaxBudgetShare     graphql.Omittable[*int]  `json:"maxBudgetShare,omitempty"`
+	SemanticAllEntries graphql.Omittable[*bool] `json:"semanticAllEntries,omitempty"`
 }
 
 type Budget struct {

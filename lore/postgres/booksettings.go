@@ -13,19 +13,19 @@ import (
 
 // bookSettingsRow receives bookSettingsColumns, in order.
 type bookSettingsRow struct {
-	scanDepth, budgetLimit, maxSteps, share *int32
-	recursive, caseSensitive, wholeWords    *bool
+	scanDepth, budgetLimit, maxSteps, share           *int32
+	recursive, caseSensitive, wholeWords, semanticAll *bool
 }
 
 func (r *bookSettingsRow) dests() []any {
-	return []any{&r.scanDepth, &r.budgetLimit, &r.recursive, &r.maxSteps, &r.caseSensitive, &r.wholeWords, &r.share}
+	return []any{&r.scanDepth, &r.budgetLimit, &r.recursive, &r.maxSteps, &r.caseSensitive, &r.wholeWords, &r.share, &r.semanticAll}
 }
 
 func (r *bookSettingsRow) settings() lore.BookSettings {
 	return lore.BookSettings{
 		ScanDepth: intPtr(r.scanDepth), BudgetLimit: intPtr(r.budgetLimit), Recursive: r.recursive,
 		MaxRecursionSteps: intPtr(r.maxSteps), CaseSensitive: r.caseSensitive, WholeWords: r.wholeWords,
-		MaxBudgetShare: intPtr(r.share),
+		MaxBudgetShare: intPtr(r.share), SemanticAllEntries: r.semanticAll,
 	}
 }
 
@@ -49,7 +49,7 @@ func int32Ptr(v *int) *int32 {
 // bookSettingsColumns order.
 func bookSettingsArgs(b lore.BookSettings) []any {
 	return []any{int32Ptr(b.ScanDepth), int32Ptr(b.BudgetLimit), b.Recursive, int32Ptr(b.MaxRecursionSteps),
-		b.CaseSensitive, b.WholeWords, int32Ptr(b.MaxBudgetShare)}
+		b.CaseSensitive, b.WholeWords, int32Ptr(b.MaxBudgetShare), b.SemanticAllEntries}
 }
 
 // serverUnitTx returns the server's budget unit; book budget limits are

@@ -16,7 +16,8 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	b.insert(t, entry(b.server, lore.Serverwide, "World", "sw"), entry(b.server, lineage, "", "persona"))
 
 	set := lore.BookSettings{ScanDepth: ptr(0), BudgetLimit: ptr(12000), Recursive: ptr(true),
-		MaxRecursionSteps: ptr(3), CaseSensitive: ptr(false), WholeWords: ptr(true), MaxBudgetShare: ptr(40)}
+		MaxRecursionSteps: ptr(3), CaseSensitive: ptr(false), WholeWords: ptr(true), MaxBudgetShare: ptr(40),
+		SemanticAllEntries: ptr(true)}
 	v := b.loreVersion(t)
 	c, err := b.store.UpdateCollectionSettings(b.ctx, b.server, world.ID, replaceAll(set))
 	require.NoError(t, err)
@@ -26,15 +27,17 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, set, got.Settings)
 
-	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false), MaxBudgetShare: ptr(100)}
+	pset := lore.BookSettings{ScanDepth: ptr(6), Recursive: ptr(false), MaxBudgetShare: ptr(100), SemanticAllEntries: ptr(false)}
 	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{ScanDepth: ptr(ptr(6))})
 	require.NoError(t, err)
 	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{MaxBudgetShare: ptr(ptr(100))})
 	require.NoError(t, err)
+	_, err = b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{SemanticAllEntries: ptr(ptr(false))})
+	require.NoError(t, err)
 	out, err := b.store.UpdatePersonaBookSettings(b.ctx, b.server, lineage, lore.BookSettingsPatch{Recursive: ptr(ptr(false))})
 	require.NoError(t, err)
 	require.Equal(t, pset, out, "a patch keeps the settings it does not name")
-	require.Equal(t, v+4, b.loreVersion(t))
+	require.Equal(t, v+5, b.loreVersion(t))
 	read, err := b.store.PersonaBookSettings(b.ctx, b.server, lineage)
 	require.NoError(t, err)
 	require.Equal(t, pset, read)
@@ -90,7 +93,7 @@ func TestBookSettingsStoredReadAndValidated(t *testing.T) {
 func replaceAll(s lore.BookSettings) lore.BookSettingsPatch {
 	return lore.BookSettingsPatch{ScanDepth: &s.ScanDepth, BudgetLimit: &s.BudgetLimit, Recursive: &s.Recursive,
 		MaxRecursionSteps: &s.MaxRecursionSteps, CaseSensitive: &s.CaseSensitive, WholeWords: &s.WholeWords,
-		MaxBudgetShare: &s.MaxBudgetShare}
+		MaxBudgetShare: &s.MaxBudgetShare, SemanticAllEntries: &s.SemanticAllEntries}
 }
 
 func TestImportStoresBookSettingsOnReplace(t *testing.T) {

@@ -83,7 +83,7 @@ func TestActivationSettingsMigrationsDownUp(t *testing.T) {
         'case_sensitive', 'whole_words'))
     OR (table_name = 'servers' AND column_name IN ('budget_unit', 'budget_limit', 'tokenizer'))
     OR table_name = 'persona_books')`
-	require.Equal(t, 10+6+3+11, b.count(t, added)) // persona_books has 000062's max_budget_share too
+	require.Equal(t, 10+6+3+12, b.count(t, added)) // persona_books has 000062's max_budget_share and 000068's semantic_all_entries too
 
 	conn, err := b.pool.Acquire(ctx)
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ WHERE table_schema = current_schema() AND table_name = 'servers' AND column_name
 
 	_, err = migrations.Up(ctx, conn.Conn())
 	require.NoError(t, err)
-	require.Equal(t, 10+6+3+11, b.count(t, added)) // persona_books has 000062's max_budget_share too
+	require.Equal(t, 10+6+3+12, b.count(t, added)) // persona_books has 000062's max_budget_share and 000068's semantic_all_entries too
 	got, err := b.store.GetEntry(ctx, b.server, 5, int64(b.count(t, `SELECT id FROM lorebook_entries WHERE server_id = $1`, b.server)))
 	require.NoError(t, err)
 	require.Equal(t, lore.DefaultGroupWeight, got.GroupWeight, "up gives existing entries the defaults")

@@ -140,7 +140,7 @@ ORDER BY e.insertion_order, e.id`
     s.budget_unit, COALESCE(s.budget_limit, 0), s.tokenizer, s.lore_version, s.semantic,
     s.min_activations, s.min_activations_depth_max, s.max_entries, s.include_names,
     pb.scan_depth, pb.budget_limit, pb.recursive, pb.max_recursion_steps, pb.case_sensitive, pb.whole_words,
-    pb.max_budget_share, x.*
+    pb.max_budget_share, pb.semantic_all_entries, x.*
 FROM servers s
 LEFT JOIN persona_books pb ON pb.server_id = s.id AND pb.lineage_id = $2
 LEFT JOIN LATERAL (
@@ -148,12 +148,13 @@ LEFT JOIN LATERAL (
         b.created_at AS book_created_at, b.updated_at AS book_updated_at,
         b.scan_depth AS book_scan_depth, b.budget_limit AS book_budget_limit, b.recursive AS book_recursive,
         b.max_recursion_steps AS book_max_recursion_steps, b.case_sensitive AS book_case_sensitive,
-        b.whole_words AS book_whole_words, b.max_budget_share AS book_max_budget_share, ` + entryColumns + `
+        b.whole_words AS book_whole_words, b.max_budget_share AS book_max_budget_share,
+        b.semantic_all_entries AS book_semantic_all_entries, ` + entryColumns + `
     FROM lorebook_entries e
     JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
     WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled
     UNION ALL
-    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + entryColumns + `
+    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + entryColumns + `
     FROM lorebook_entries e
     WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled
 ) x ON true

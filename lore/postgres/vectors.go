@@ -25,17 +25,28 @@ type EmbeddingCandidate struct {
 	State lore.EmbeddingState
 }
 
-// candidateColumns are read by scanCandidateRow, in order.
+// candidateColumns are read by candidateRows, in order, from the
+// entries e joined with their vectors v and candidateBooks.
 const candidateColumns = `e.id, COALESCE(e.lineage_id, 0), COALESCE(e.lorebook_name, ''), e.title, e.content,
     e.enabled, e.constant, e.vectorized, e.extensions->'` + lore.KeySplit + `',
-    v.model, v.content_hash, v.vector IS NOT NULL`
+    v.model, v.content_hash, v.vector IS NOT NULL, ` + bookAll
+
+// candidateBooks joins an entry e's book: its collection b (Serverwide)
+// or its persona book pb.
+const candidateBooks = `LEFT JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name AND e.lineage_id IS NULL
+LEFT JOIN persona_books pb ON pb.server_id = e.server_id AND pb.lineage_id = e.lineage_id`
+
+// bookAll is whether e's book (candidateBooks) has its own
+// semanticAllEntries on.
+const bookAll = `COALESCE(b.semantic_all_entries, pb.semantic_all_entries, false)`
 
 const (
 	// embeddingCandidatesSQL: $1 server, $2 every entry a candidate, $3
 	// the row limit.
 	embeddingCandidatesSQL = `SELECT ` + candidateColumns + `
 FROM lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
-WHERE e.server_id = $1 AND e.enabled AND NOT e.constant AND (e.vectorized OR $2)
+` + candidateBooks + `
+WHERE e.server_id = $1 AND e.enabled AND NOT e.constant AND (e.vectorized OR $2 OR ` + bookAll + `)
 ORDER BY e.id LIMIT $3`
 	// entryCandidateSQL reads entry $1 with the other parts of its split
 	// group, and its server's semantic settings.
@@ -44,6 +55,7 @@ ORDER BY e.id LIMIT $3`
     FROM lorebook_entries x JOIN servers s ON s.id = x.server_id WHERE x.id = $1)
 SELECT ` + candidateColumns + `, me.semantic
 FROM me, lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
+` + candidateBooks + `
 WHERE e.server_id = me.server_id AND (e.id = $1 OR (me.g IS NOT NULL AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id
     AND e.lorebook_name IS NOT DISTINCT FROM me.lorebook_name AND e.extensions->'` + lore.KeySplit + `'->>'group' = me.g))
 ORDER BY e.id`
@@ -60,10 +72,17 @@ WHERE v.server_id = $1 AND v.model = $3 AND v.vector IS NOT NULL
     AND (e.lineage_id IS NULL OR e.lineage_id = NULLIF($2, 0))`
 )
 
-// vectorRow is the stored vector state of one entry.
+// vectorRow is the stored vector state of one entry, and whether its
+// book makes every entry a candidate.
 type vectorRow struct {
-	model, hash *string
-	ready       bool
+	model, hash    *string
+	ready, bookAll bool
+}
+
+// which is the Which of rows read with candidateRows: set's
+// semanticAllEntries and each entry's book's.
+func which(set lore.SemanticSettings, vecs map[int64]vectorRow) semantic.Which {
+	return semantic.Which{All: set.AllEntries, Book: func(e *lore.Entry) bool { return vecs[e.ID].bookAll }}
 }
 
 // candidateRows scans rows of candidateColumns (and more, into extra,
@@ -81,7 +100,7 @@ func candidateRows(rows pgx.Rows, extra ...any) ([]lore.Entry, map[int64]vectorR
 			v     vectorRow
 		)
 		dest := []any{&e.ID, &lin, &e.Collection, &e.Title, &e.Content, &e.Enabled, &e.Constant, &e.Vectorized,
-			&split, &v.model, &v.hash, &v.ready}
+			&split, &v.model, &v.hash, &v.ready, &v.bookAll}
 		if err := rows.Scan(append(dest, extra...)...); err != nil {
 			return nil, nil, err
 		}
@@ -108,7 +127,7 @@ func stateOf(c semantic.Candidate, v vectorRow, model string) lore.EmbeddingStat
 
 // EmbeddingCandidates returns server's candidates of retrieval by meaning
 // (semantic.Candidates: enabled, not Always On, vectorized or every entry
-// with the server's semanticAllEntries), at most MaxEmbeddingCandidates
+// with the server's or its book's semanticAllEntries), at most MaxEmbeddingCandidates
 // rows read, each with its state under model, and the server's semantic
 // settings. ErrNotFound for an unknown server.
 func (s *Store) EmbeddingCandidates(ctx context.Context, server, model string) ([]EmbeddingCandidate, lore.SemanticSettings, error) {
@@ -124,7 +143,7 @@ func (s *Store) EmbeddingCandidates(ctx context.Context, server, model string) (
 	if err != nil {
 		return nil, set, wrapErr("read embedding candidates", err)
 	}
-	cands := semantic.Candidates(entries, set.AllEntries)
+	cands := semantic.Candidates(entries, which(set, vecs))
 	out := make([]EmbeddingCandidate, len(cands))
 	for i, c := range cands {
 		out[i] = EmbeddingCandidate{Candidate: c, State: stateOf(c, vecs[c.ID], model)}
@@ -167,7 +186,7 @@ func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string)
 	if !set.Ranker.SendsOut() {
 		return "", false, nil
 	}
-	cands := semantic.Candidates(entries, set.AllEntries) // one group: at most one
+	cands := semantic.Candidates(entries, which(set, vecs)) // one group: at most one
 	if len(cands) != 1 {
 		return "", false, nil
 	}
@@ -247,11 +266,13 @@ func decodeVector(b []byte) []float32 {
 
 // embeddingServersSQL lists servers (not left) whose ranker may use a
 // provider (AUTO or EMBEDDINGS) and that hold a candidate: an enabled
-// vectorized entry, or any entry with semanticAllEntries; $1 the limit.
+// vectorized entry, or any entry with the server's or its book's
+// semanticAllEntries; $1 the limit.
 const embeddingServersSQL = `SELECT s.id::text FROM servers s
 WHERE s.left_at IS NULL AND COALESCE(s.semantic->>'ranker', 'AUTO') IN ('AUTO', 'EMBEDDINGS')
-    AND EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.server_id = s.id AND e.enabled AND NOT e.constant
-        AND (e.vectorized OR COALESCE((s.semantic->>'allEntries')::boolean, false)))
+    AND EXISTS (SELECT 1 FROM lorebook_entries e ` + candidateBooks + `
+        WHERE e.server_id = s.id AND e.enabled AND NOT e.constant
+        AND (e.vectorized OR COALESCE((s.semantic->>'allEntries')::boolean, false) OR ` + bookAll + `))
 ORDER BY s.id LIMIT $1`
 
 // EmbeddingServers lists at most limit servers that may need embeddings:

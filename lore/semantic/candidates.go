@@ -13,21 +13,50 @@ type Candidate struct {
 	Hash  string
 }
 
+// Which says which entries are candidates besides vectorized ones: All
+// (the server's or the request's semanticAllEntries) makes every entry
+// one, Book (nil: none) those whose book has its own semanticAllEntries on
+// (lore.BookSettings.SemanticAllEntries).
+type Which struct {
+	All  bool
+	Book func(e *lore.Entry) bool
+}
+
+// ScopeBooks is the Book of Which for one scope: a Serverwide entry's
+// collection (by name in collections) or a persona entry's book settings
+// (persona) with SemanticAllEntries on. Nil when no book has it on.
+func ScopeBooks(collections map[string]lore.Collection, persona lore.BookSettings) func(*lore.Entry) bool {
+	on := func(s lore.BookSettings) bool { return s.SemanticAllEntries != nil && *s.SemanticAllEntries }
+	some := on(persona)
+	for _, c := range collections {
+		some = some || on(c.Settings)
+	}
+	if !some {
+		return nil
+	}
+	return func(e *lore.Entry) bool {
+		if e.Lineage == lore.Serverwide {
+			return on(collections[e.Collection].Settings)
+		}
+		return on(persona)
+	}
+}
+
 // IsCandidate reports whether e may be admitted by similarity: enabled,
-// not Always On (constants need no admission), and vectorized or, with
-// all (semanticAllEntries), any entry (docs/contract.md#semantic).
-func IsCandidate(e lore.Entry, all bool) bool {
-	return e.Enabled && !e.Constant && (all || e.Vectorized)
+// not Always On (constants need no admission), and vectorized or made a
+// candidate by w (docs/contract.md#semantic).
+func IsCandidate(e *lore.Entry, w Which) bool {
+	return e.Enabled && !e.Constant && (e.Vectorized || w.All || (w.Book != nil && w.Book(e)))
 }
 
 // Candidates returns the candidates among entries, in their order, split
-// groups joined first (lore.JoinSplit). all is semanticAllEntries.
-func Candidates(entries []lore.Entry, all bool) []Candidate {
+// groups joined first (lore.JoinSplit).
+func Candidates(entries []lore.Entry, w Which) []Candidate {
 	// A joined entry has its first part's fields: when no entry is a
 	// candidate, none is joined (the common turn: nothing vectorized).
 	none := true
 	for i := range entries {
-		if e := &entries[i]; e.Enabled && !e.Constant && (all || e.Vectorized) {
+		if IsCandidate(&entries[i], w) {
 			none = false
 			break
 		}
@@ -37,7 +66,7 @@ func Candidates(entries []lore.Entry, all bool) []Candidate {
 	}
 	var out []Candidate
 	for _, e := range lore.JoinSplit(entries) {
-		if !IsCandidate(e, all) {
+		if !IsCandidate(&e, w) {
 			continue
 		}
 		text := EmbedText(e.Content)

@@ -43,7 +43,8 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 	if ranker == lore.RankerOff {
 		return
 	}
-	cands := semantic.Candidates(t.Input.Entries, set.AllEntries)
+	cands := semantic.Candidates(t.Input.Entries, semantic.Which{All: set.AllEntries,
+		Book: semantic.ScopeBooks(t.Input.Collections, t.Input.PersonaBook)})
 	if len(cands) == 0 {
 		return
 	}

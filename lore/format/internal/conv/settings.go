@@ -24,6 +24,10 @@ type settingsJSON struct {
 	MaxRecursionSteps *int  `json:"maxRecursionSteps,omitempty"`
 	CaseSensitive     *bool `json:"caseSensitive,omitempty"`
 	WholeWords        *bool `json:"wholeWords,omitempty"`
+	// SemanticAllEntries has no native field either (SillyTavern's
+	// "enabled for all entries" is a setting of its Vector Storage
+	// extension, not of the book).
+	SemanticAllEntries *bool `json:"semanticAllEntries,omitempty"`
 }
 
 // NativeSettings names a format's own book-level members; "" = none.
@@ -111,6 +115,7 @@ func (b *Builder) applySettingsExt() {
 		fill(&s.MaxRecursionSteps, x.MaxRecursionSteps)
 		fill(&s.CaseSensitive, x.CaseSensitive)
 		fill(&s.WholeWords, x.WholeWords)
+		fill(&s.SemanticAllEntries, x.SemanticAllEntries)
 		if s.BudgetLimit == nil && x.BudgetLimit != nil {
 			s.BudgetLimit, b.Book.BudgetUnit = x.BudgetLimit, x.BudgetUnit
 			if b.Book.BudgetUnit == "" {
@@ -158,7 +163,8 @@ func fill[T any](dst **T, v *T) {
 // format's extensions place, nil when nothing is left.
 func EncodeSettings(o *Object, book Book, n NativeSettings) json.RawMessage {
 	s := book.Settings
-	rest := settingsJSON{MaxRecursionSteps: s.MaxRecursionSteps, CaseSensitive: s.CaseSensitive, WholeWords: s.WholeWords}
+	rest := settingsJSON{MaxRecursionSteps: s.MaxRecursionSteps, CaseSensitive: s.CaseSensitive, WholeWords: s.WholeWords,
+		SemanticAllEntries: s.SemanticAllEntries}
 	if s.ScanDepth != nil {
 		if n.ScanDepth != "" {
 			o.SetValue(n.ScanDepth, *s.ScanDepth)
@@ -263,6 +269,9 @@ func DescribeSettings(s lore.BookSettings, unit lore.BudgetUnit) string {
 	}
 	if s.WholeWords != nil {
 		add("whole words %t", *s.WholeWords)
+	}
+	if s.SemanticAllEntries != nil {
+		add("semantic all entries %t", *s.SemanticAllEntries)
 	}
 	return out
 }
