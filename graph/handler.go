@@ -49,6 +49,9 @@ const (
 	RequestTimeout = 30 * time.Second
 )
 
+// timeoutBody is the answer (HTTP 503) to a request over RequestTimeout.
+const timeoutBody = `{"errors":[{"message":"request timed out","extensions":{"code":"TIMEOUT"}}]}`
+
 // Config configures the HTTP handler.
 type Config struct {
 	Resolver *Resolver
@@ -131,13 +134,16 @@ func configure(srv configurable, cfg Config) {
 func Mount(mux *http.ServeMux, cfg Config) {
 	cfg = cfg.WithDefaults()
 	api := NewServer(cfg)
-	var h http.Handler = api
+	// gqlgen runs under the timeout handler (its own goroutine, the answer
+	// buffered); the lean turn before it, in the request's goroutine under
+	// a deadline of its own (leanHandler.serve): the bot's turn pays for
+	// neither the goroutine nor the copy.
+	var h http.Handler = http.TimeoutHandler(api, RequestTimeout, timeoutBody)
 	if !cfg.NoLeanTurns {
-		h = newLeanHandler(api, cfg, newSchema(cfg).Schema())
+		h = newLeanHandler(h, cfg, newSchema(cfg).Schema())
 	}
 	h = cfg.Auth.Middleware(h)
 	h = cors(cfg.AllowedOrigins, h)
-	h = http.TimeoutHandler(h, RequestTimeout, `{"errors":[{"message":"request timed out","extensions":{"code":"TIMEOUT"}}]}`)
 	h = bodyLimit(h)
 	mux.Handle("/graphql", accessLog(cfg.Logger, h))
 	if cfg.Resolver.Jobs != nil {

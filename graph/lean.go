@@ -140,7 +140,14 @@ func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []by
 			served = false
 		}
 	}()
+	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
+	defer cancel()
 	act, err := h.r.activateAs(ctx, &lr.inputs[0].input, false, p.blocks)
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		w.WriteHeader(http.StatusServiceUnavailable) // what the timeout handler answers
+		_, _ = io.WriteString(w, timeoutBody)
+		return true
+	}
 	if err != nil {
 		return false // gqlgen answers it again, with its errors
 	}

@@ -38,9 +38,10 @@ import (
 // and message count per call) at 1 and 4. Each row reports serve's CPU per
 // turn (serve-cpu-us/op, from /proc), Postgres' (pg-cpu-us/op: every
 // process of the cluster in pg_stat_activity), serve's allocations per turn
-// (serve-B/op: go_memstats_alloc_bytes_total over the run) and the p50/p99
-// latency. CPU per turn is what other load on a shared machine inflates
-// least.
+// (serve-B/op: go_memstats_alloc_bytes_total over the run), the WAL the
+// cluster wrote (wal-B/op) and the bytes the turn tables grew by
+// (stored-B/op) per turn, and the p50/p99 latency. CPU per turn is what
+// other load on a shared machine inflates least.
 //
 // LOREGATE_BENCH_BASELINE names an older loregate binary, or several
 // separated by ':': their rows (`.../base`, `.../base2`, ...) then run
@@ -66,14 +67,14 @@ func BenchmarkServeTurn(b *testing.B) {
 	// same book imported through its own API (an older binary's schema
 	// is not this build's store's).
 	procs := make([]*serveProcess, len(bins))
-	var pool *pgxpool.Pool
+	pools := make([]*pgxpool.Pool, len(bins))
 	book, msgs := benchBook()
 	for i, bin := range bins {
 		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", bin.name, "_", time.Now().UnixNano()))
-		var err error
-		pool, err = pgxpool.New(ctx, dbURL)
+		pool, err := pgxpool.New(ctx, dbURL)
 		require.NoError(b, err)
 		b.Cleanup(pool.Close)
+		pools[i] = pool
 		procs[i] = startServe(b, bin.path, []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
 			"LOREGATE_JOB_WORKERS=0"})
 		importBenchBook(b, procs[i], server, book)
@@ -104,7 +105,7 @@ func BenchmarkServeTurn(b *testing.B) {
 	}
 	for _, row := range rows {
 		for i, bin := range bins {
-			p := procs[i]
+			p, pool := procs[i], pools[i]
 			b.Run(row.name+"/"+bin.name, func(b *testing.B) { serveRun(b, ctx, pool, p, row.c, row.body) })
 		}
 	}
@@ -180,8 +181,8 @@ func importBenchBook(b *testing.B, p *serveProcess, server string, book []byte) 
 	do(&form, mw.FormDataContentType())
 }
 
-// serveRun posts b.N requests to p from c workers and reports the figures
-// BenchmarkServeTurn describes.
+// serveRun posts b.N requests to p (its database: pool) from c workers
+// and reports the figures BenchmarkServeTurn describes.
 func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *serveProcess, c int, body func(worker int) []byte) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c}}
 	post := func(w int) error {
@@ -204,6 +205,7 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	}
 	alloc0 := p.metric(b, "go_memstats_alloc_bytes_total")
 	serve0, pg0 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
+	wal0, stored0 := walAndStored(b, ctx, pool)
 	lat := make([]time.Duration, 0, b.N)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -230,6 +232,7 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	wg.Wait()
 	b.StopTimer()
 	serve1, pg1 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
+	wal1, stored1 := walAndStored(b, ctx, pool)
 	alloc1 := p.metric(b, "go_memstats_alloc_bytes_total")
 	require.NoError(b, firstErr)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -238,6 +241,8 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	b.ReportMetric(float64((serve1-serve0).Microseconds())/n, "serve-cpu-us/op")
 	b.ReportMetric(float64((pg1-pg0).Microseconds())/n, "pg-cpu-us/op")
 	b.ReportMetric((alloc1-alloc0)/n, "serve-B/op")
+	b.ReportMetric(float64(wal1-wal0)/n, "wal-B/op")
+	b.ReportMetric(float64(stored1-stored0)/n, "stored-B/op")
 	b.ReportMetric(pct(0.5), "p50-us")
 	b.ReportMetric(pct(0.99), "p99-us")
 }
@@ -272,6 +277,17 @@ func pgCPU(b *testing.B, ctx context.Context, pool *pgxpool.Pool) time.Duration 
 	}
 	require.NoError(b, rows.Err())
 	return sum
+}
+
+// walAndStored returns the cluster's WAL position in bytes and the
+// on-disk size of the tables a recorded turn writes (activation_log,
+// turn_entry_state and turn_conversations with their indexes and TOAST),
+// so that their changes over a row are the WAL and the bytes a turn adds.
+func walAndStored(b *testing.B, ctx context.Context, pool *pgxpool.Pool) (wal, stored int64) {
+	require.NoError(b, pool.QueryRow(ctx, `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint,
+		pg_total_relation_size('activation_log') + pg_total_relation_size('turn_entry_state') +
+		pg_total_relation_size('turn_conversations')`).Scan(&wal, &stored))
+	return wal, stored
 }
 
 // emptyDatabase creates database name on the test cluster, dropped when b
