@@ -277,7 +277,7 @@ func (d *Dashboard) entrySave(rq *req) error {
 		title = rq.t.S("New entry")
 	}
 	if !rq.srv.CanManage {
-		v.Errors[""] = rq.t.S("Only members with the Manage Server permission can change lore.")
+		v.Errors[""] = rq.t.S("Only members with the Manage Server permission or the server's lore editor role can change lore.")
 		d.render(rq, "entry", title, http.StatusForbidden, v)
 		return nil
 	}

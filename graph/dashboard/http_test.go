@@ -451,6 +451,12 @@ func TestLoreEditorSignIn(t *testing.T) {
 	require.Contains(t, body, `id="new-collection"`)
 	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/b/c"+coll+"/")
 	require.Contains(t, body, `id="new-entry"`)
+	require.NotContains(t, body, `/backups"`, "no Backups link: backups stay the managers'")
+	_, body = get(t, c, e.srv.URL+"/dashboard/")
+	require.Contains(t, between(body, `id="servers"`, `</ul>`), "Read and write lore (lore editor)", "the servers list's badge")
+	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/personas")
+	require.NotContains(t, body, `value="rename"`, "no persona buttons for a lore editor")
+	require.NotContains(t, body, `id="h-register"`)
 
 	e.must(`mutation($s: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: ""}) { error { message } } }`,
 		map[string]any{"s": serverB}, nil)

@@ -161,8 +161,9 @@ func (s *serverView) findBook(ref string) (book, bool) {
 type serverListItem struct {
 	ID, Name string
 	// Known is false when loregate has no record of the server (the bot
-	// was never added).
-	Known, CanManage bool
+	// was never added). CanManage: Manage Server; Writes: the member may
+	// write its lore (a manager or a lore editor).
+	Known, CanManage, Writes bool
 }
 
 // maxListedGuilds bounds the servers listed; viewerPage is the servers
@@ -184,10 +185,17 @@ func (d *Dashboard) loadServers(rq *req) ([]serverListItem, error) {
 	if len(gs) == 0 {
 		return nil, nil
 	}
-	known := map[string]model.Server{}
+	known := map[string]client.Server{}
 	var after *string
 	for range (len(rq.p.Guilds) + viewerPage - 1) / viewerPage {
-		var out struct{ Viewer model.Viewer }
+		var out struct {
+			Viewer struct {
+				Servers struct {
+					Edges    []struct{ Node client.Server }
+					PageInfo model.PageInfo
+				}
+			}
+		}
 		if err := d.api.Do(rq.ctx(), rq.p, client.OpViewerServers, map[string]any{"first": viewerPage, "after": after}, &out); err != nil {
 			return nil, err
 		}
@@ -202,9 +210,9 @@ func (d *Dashboard) loadServers(rq *req) ([]serverListItem, error) {
 	}
 	items := make([]serverListItem, 0, len(gs))
 	for _, g := range gs {
-		it := serverListItem{ID: g.ID, Name: g.Name, CanManage: g.Manage}
+		it := serverListItem{ID: g.ID, Name: g.Name, CanManage: g.Manage, Writes: g.Manage}
 		if srv, ok := known[g.ID]; ok {
-			it.Known, it.Name, it.CanManage = true, srv.Name, srv.CanManage
+			it.Known, it.Name, it.CanManage, it.Writes = true, srv.Name, srv.CanManage, srv.CanWriteLore
 		}
 		if it.Name == "" {
 			it.Name = g.ID

@@ -141,7 +141,7 @@ var texts = i18n.Set{Es: append(esTexts, workbenchLang(2)...), Texts: append([][
 	{"Not undone, nothing was changed: %s", "Não desfeito, nada foi alterado: %s"},
 	{"Nothing imported yet.", "Nada importado ainda."},
 	{"Older", "Mais antigas"},
-	{"Only members with the Manage Server permission can change lore.", "Somente membros com a permissão Gerenciar Servidor podem alterar a lore."},
+	{"Only members with the Manage Server permission or the server's lore editor role can change lore.", "Somente membros com a permissão Gerenciar Servidor ou o cargo de editor de lore do servidor podem alterar a lore."},
 	{"Only members with the Manage Server permission can see the import history.", "Somente membros com a permissão Gerenciar Servidor podem ver o histórico de importações."},
 	{"Operators: sign in with a member token", "Operadores: entrar com um token de membro"},
 	{"Order", "Ordem"},

@@ -136,7 +136,7 @@ var esTexts = [][2]string{
 	{"Not undone, nothing was changed: %s", "No se deshizo, no se cambió nada: %s"},
 	{"Nothing imported yet.", "Todavía no se importó nada."},
 	{"Older", "Más antiguas"},
-	{"Only members with the Manage Server permission can change lore.", "Solo los miembros con el permiso Gestionar servidor pueden cambiar la lore."},
+	{"Only members with the Manage Server permission or the server's lore editor role can change lore.", "Solo los miembros con el permiso Gestionar servidor o el rol de editor de lore del servidor pueden cambiar la lore."},
 	{"Only members with the Manage Server permission can see the import history.", "Solo los miembros con el permiso Gestionar servidor pueden ver el historial de importaciones."},
 	{"Operators: sign in with a member token", "Operadores: inicia sesión con un token de miembro"},
 	{"Order", "Orden"},
