@@ -1,10 +1,43 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 
+	"loregate/lore"
 	"loregate/lore/format"
 )
+
+// withStoredBookFields gives book the book-level fields its source file
+// had that no column keeps (lore.BookSource, migration 000082): world info
+// `_meta` and `originalData`, a bare or card book's description and
+// foreign fields, every format's alike, so that an export in any format
+// writes what offline convert of the same file writes
+// (docs/formats.md#rules-worth-knowing). The book's file-derived name stays
+// file-derived while the book keeps that name. A book with no kept fields
+// (imported before 000082, or made by hand) is unchanged.
+func (r *Resolver) withStoredBookFields(ctx context.Context, book *format.Book, server string, lineage lore.Lineage, collectionID int64) error {
+	src, err := r.Store.GetBookSource(ctx, server, lineage, collectionID)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if book.Description == "" {
+		book.Description = src.Description
+	}
+	if len(src.Fields) > 0 {
+		if book.Extensions == nil {
+			book.Extensions = make(map[string]json.RawMessage, len(src.Fields))
+		}
+		maps.Copy(book.Extensions, src.Fields)
+	}
+	book.NameFromFile = src.NameFromFile && book.Name == src.Name
+	return nil
+}
 
 // withSourceBookFields gives book the book-level fields of the character
 // card it was imported from (src; nil: none) that the store does not keep:

@@ -231,6 +231,9 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 		}
 		book.BudgetUnit = sv.Settings.Unit()
 	}
+	if err := r.withStoredBookFields(ctx, &book, server, lineage, collectionID); err != nil {
+		return fail(err)
+	}
 	var data []byte
 	ext, contentType := ".json", ""
 	f := get(in.Format, model.ExportFormatStWorldInfo)

@@ -84,4 +84,35 @@ type BookCardStore interface {
 	// GetBookCard returns the card of a book (collectionID, or the
 	// lineage's book when 0); ErrNotFound when it came without one.
 	GetBookCard(ctx context.Context, server string, lineage Lineage, collectionID int64) (BookCard, error)
+	// PutBookSource stores s as the source fields of its book: with
+	// replace, over the book's previous ones; without, only when the book
+	// has none (an append into an existing book keeps the book's). A lore
+	// write of the book's server; ErrNotFound for an unknown collection.
+	PutBookSource(ctx context.Context, s BookSource, replace bool) error
+	// GetBookSource returns the source fields of a book (collectionID, or
+	// the lineage's book when 0); ErrNotFound when none were kept.
+	GetBookSource(ctx context.Context, server string, lineage Lineage, collectionID int64) (BookSource, error)
+}
+
+// BookSource is what a book's source file held at book level that no
+// column of the store keeps (book_sources, migration 000082;
+// docs/formats.md#rules-worth-knowing): SillyTavern world info `_meta` and
+// `originalData`, a bare or card book's description, createdAt,
+// modifiedAt, id, isGlobal, enabled and foreign fields. Exports through
+// the API give them back to the book, as offline convert of the file
+// writes them.
+type BookSource struct {
+	Server       string
+	Lineage      Lineage
+	CollectionID int64
+	// Name is the book's name as read (the file name's stem when
+	// NameFromFile: the file had no name), at most 1,024 characters.
+	Name         string
+	NameFromFile bool
+	// Description is the book description (format.Book.Description).
+	Description string
+	// Fields are the book extensions (format.Book.Extensions: namespaced
+	// keys, values verbatim, byte for byte), at most 16 MiB in all.
+	Fields    map[string]json.RawMessage
+	UpdatedAt time.Time
 }

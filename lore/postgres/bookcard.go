@@ -2,7 +2,12 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -68,4 +73,117 @@ func (s *Store) GetBookCard(ctx context.Context, server string, lineage lore.Lin
 		return BookCard{}, wrapErr(op, notFound("card", nil))
 	}
 	return c, wrapErr(op, err)
+}
+
+// BookSource is lore.BookSource, named here too.
+type BookSource = lore.BookSource
+
+// bookSourceUpsert* write a book's source fields; $7 false keeps a row the
+// book already has (ON CONFLICT ... WHERE is false for it).
+const (
+	bookSourceUpsertLorebook = `INSERT INTO book_sources (server_id, lorebook_id, name, from_file, description, fields)
+SELECT server_id, id, $3, $4, $5, $6 FROM lorebooks WHERE server_id = $1 AND id = $2
+ON CONFLICT (lorebook_id) WHERE lorebook_id IS NOT NULL
+DO UPDATE SET name = $3, from_file = $4, description = $5, fields = $6, updated_at = now() WHERE $7`
+	bookSourceUpsertLineage = `INSERT INTO book_sources (server_id, lineage_id, name, from_file, description, fields)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (server_id, lineage_id) WHERE lineage_id IS NOT NULL
+DO UPDATE SET name = $3, from_file = $4, description = $5, fields = $6, updated_at = now() WHERE $7`
+	bookSourceGetLorebook   = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lorebook_id = $2`
+	bookSourceGetLineage    = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
+	bookSourceDeleteLineage = `DELETE FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
+	bookSourceLorebookKnown = `SELECT true FROM lorebooks WHERE server_id = $1 AND id = $2`
+)
+
+// maxBookSourceBytes bounds a book's kept source fields (their JSON) and
+// its description, as the table's checks do (16 MiB).
+const maxBookSourceBytes = 16 << 20
+
+// PutBookSource keeps src as the source fields of its book under the
+// server lock: with replace over the book's previous ones, else only when
+// the book has none. ErrInvalid for fields or a description over 16 MiB
+// or a name over 1,024 characters; ErrNotFound for an unknown server or
+// collection.
+func (s *Store) PutBookSource(ctx context.Context, src BookSource, replace bool) error {
+	const op = "put book source"
+	if src.CollectionID == 0 && src.Lineage.IsServerwide() {
+		return wrapErr(op, lore.Invalid("collectionId", "is required for a Serverwide book"))
+	}
+	js, err := fieldsJSON(src.Fields)
+	if err != nil {
+		return wrapErr(op, err)
+	}
+	switch {
+	case len(js) > maxBookSourceBytes:
+		return wrapErr(op, lore.Invalid("fields", "are larger than %d bytes", maxBookSourceBytes))
+	case len(src.Description) > maxBookSourceBytes:
+		return wrapErr(op, lore.Invalid("description", "is larger than %d bytes", maxBookSourceBytes))
+	case utf8.RuneCountInString(src.Name) > 1024:
+		return wrapErr(op, lore.Invalid("name", "is longer than 1024 characters"))
+	}
+	return s.write(ctx, op, src.Server, func(tx pgx.Tx) error {
+		if src.CollectionID != 0 {
+			tag, err := tx.Exec(ctx, bookSourceUpsertLorebook, src.Server, src.CollectionID, src.Name, src.NameFromFile,
+				src.Description, string(js), replace)
+			if err == nil && tag.RowsAffected() == 0 {
+				// No row written: an unknown collection, or (without
+				// replace) one that keeps its fields.
+				err = tx.QueryRow(ctx, bookSourceLorebookKnown, src.Server, src.CollectionID).Scan(new(bool))
+				if errors.Is(err, pgx.ErrNoRows) {
+					err = notFound("collection", src.CollectionID)
+				}
+			}
+			return err
+		}
+		_, err := tx.Exec(ctx, bookSourceUpsertLineage, src.Server, int64(src.Lineage), src.Name, src.NameFromFile,
+			src.Description, string(js), replace)
+		return err
+	})
+}
+
+// GetBookSource returns the source fields kept for a book (collectionID
+// for a Serverwide collection, else lineage). ErrNotFound when none were
+// kept (a book imported before migration 000082, or made by hand).
+func (s *Store) GetBookSource(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (BookSource, error) {
+	const op = "get book source"
+	if err := checkServerID(server); err != nil {
+		return BookSource{}, wrapErr(op, err)
+	}
+	src := BookSource{Server: server, Lineage: lineage, CollectionID: collectionID}
+	var row pgx.Row
+	if collectionID != 0 {
+		row = s.db.QueryRow(ctx, bookSourceGetLorebook, server, collectionID)
+	} else {
+		row = s.db.QueryRow(ctx, bookSourceGetLineage, server, int64(lineage))
+	}
+	var js string
+	err := row.Scan(&src.Name, &src.NameFromFile, &src.Description, &js, &src.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return BookSource{}, wrapErr(op, notFound("book source", nil))
+	}
+	if err != nil {
+		return BookSource{}, wrapErr(op, err)
+	}
+	if err := json.Unmarshal([]byte(js), &src.Fields); err != nil {
+		return BookSource{}, wrapErr(op, fmt.Errorf("decode kept fields: %w", err))
+	}
+	return src, nil
+}
+
+// fieldsJSON writes fields as one JSON object, members by name, each value
+// as it is (json.Marshal would compact them). ErrInvalid for a value that
+// is not JSON.
+func fieldsJSON(fields map[string]json.RawMessage) ([]byte, error) {
+	out := []byte{'{'}
+	for i, k := range slices.Sorted(maps.Keys(fields)) {
+		if !json.Valid(fields[k]) {
+			return nil, lore.Invalid("fields", "%q is not JSON", k)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		name, _ := json.Marshal(k)
+		out = append(append(append(out, name...), ':'), fields[k]...)
+	}
+	return append(out, '}'), nil
 }

@@ -207,8 +207,9 @@ func (s *Store) DeletePersonaOnLineage(ctx context.Context, server string, id in
 	return deleted, exists, err
 }
 
-// DeleteUnsharedPersonaBook deletes lineage's book settings and kept card
-// unless another persona is on the lineage; it reports whether it did.
+// DeleteUnsharedPersonaBook deletes lineage's book settings, kept card and
+// source fields unless another persona is on the lineage; it reports
+// whether it did.
 func (s *Store) DeleteUnsharedPersonaBook(ctx context.Context, server string, lineage lore.Lineage) (bool, error) {
 	var deleted bool
 	err := s.undoStep("undo import", func(tx pgx.Tx) error {
@@ -219,7 +220,10 @@ func (s *Store) DeleteUnsharedPersonaBook(ctx context.Context, server string, li
 		if _, err := tx.Exec(ctx, personaBookDelete, server, int64(lineage)); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, bookCardDeleteLineage, server, int64(lineage))
+		if _, err := tx.Exec(ctx, bookCardDeleteLineage, server, int64(lineage)); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, bookSourceDeleteLineage, server, int64(lineage))
 		deleted = err == nil
 		return err
 	})

@@ -239,13 +239,8 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	if !record {
 		return out, nil
 	}
-	// Keep the card the book came in, for card exports.
-	if card := conv.Book.Card; card != nil {
-		c := lore.BookCard{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
-			Container: string(card.Container), Card: card.JSON, File: card.File}
-		if err := st.PutBookCard(ctx, c); err != nil {
-			return out, fmt.Errorf("keep the card: %w", err)
-		}
+	if err := keepSource(ctx, st, t, out, conv.Book); err != nil {
+		return out, err
 	}
 	after, err := st.ListScope(ctx, t.Server, t.Lineage, book)
 	if err != nil {
@@ -277,6 +272,26 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	}
 	out.ImportID = rec.ID
 	return out, nil
+}
+
+// keepSource keeps what an import's file held beside its entries: the card
+// the book came in (for card exports) and the book-level fields no column
+// holds (docs/formats.md "Rules worth knowing"): a new book or a replaced
+// one takes the file's, an append keeps the book's own.
+func keepSource(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, out Result, book format.Book) error {
+	if card := book.Card; card != nil {
+		c := lore.BookCard{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
+			Container: string(card.Container), Card: card.JSON, File: card.File}
+		if err := st.PutBookCard(ctx, c); err != nil {
+			return fmt.Errorf("keep the card: %w", err)
+		}
+	}
+	src := lore.BookSource{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
+		Name: book.Name, NameFromFile: book.NameFromFile, Description: book.Description, Fields: book.Extensions}
+	if err := st.PutBookSource(ctx, src, out.NewCollection || t.Mode == lore.Replace); err != nil {
+		return fmt.Errorf("keep the book fields: %w", err)
+	}
+	return nil
 }
 
 // importedName names the book of an import in its report: the target
