@@ -175,6 +175,82 @@ func TestFormatMatrix(t *testing.T) {
 	}
 }
 
+// TestCardToWorldInfoToCard: card -> world info -> card gives the card's
+// book back (issue 26: it lost the book description, foreign book fields
+// and extensions, and entry names): every book and entry field, values and
+// order, except the fields SillyTavern adds to an entry's extensions
+// (display_index, useProbability, ..., with their world info defaults).
+func TestCardToWorldInfoToCard(t *testing.T) {
+	opts := format.Options{Limits: lore.CeilingLimits()}
+	sources := map[string][]byte{
+		"harbor.json": []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Mira","first_mes":"Hi.",
+		  "character_book":{"name":"Harbor Lore","description":"The harbor and its people.","scan_depth":4,"x_tool":{"v":2},
+		    "extensions":{"chub":{"id":7}},
+		    "entries":[{"keys":["harbor"],"content":"The harbor.","enabled":true,"insertion_order":10,"comment":"Harbor","name":"harbor-entry","id":1,"extensions":{},"x_entry":[1]}]}}}`),
+	}
+	for _, rel := range []string{"card-json/bronya-rand__Natasha_v2.json", "card-json/lide4144__ai_v3_zh.json",
+		"card-json/bronya-rand__Aether_v2.json", "png/bronya-rand__Clorinde_v3_ccv3.png", "charx/woduseh__Veil_of_Night_v2.charx"} {
+		sources[rel] = readCorpus(t, rel)
+	}
+	book := func(card []byte) []byte {
+		var v struct {
+			Data struct {
+				CharacterBook json.RawMessage `json:"character_book"`
+			}
+		}
+		require.NoError(t, json.Unmarshal(card, &v))
+		return v.Data.CharacterBook
+	}
+	for _, rel := range sortedNames(map[string]int{"harbor.json": 0, "card-json/bronya-rand__Natasha_v2.json": 0,
+		"card-json/lide4144__ai_v3_zh.json": 0, "card-json/bronya-rand__Aether_v2.json": 0,
+		"png/bronya-rand__Clorinde_v3_ccv3.png": 0, "charx/woduseh__Veil_of_Night_v2.charx": 0}) {
+		res, err := format.Import("book"+filepath.Ext(rel), sources[rel], opts)
+		require.NoError(t, err, rel)
+		direct, err := format.ExportCardJSON(res.Book)
+		require.NoError(t, err)
+		wi, err := format.ExportST(res.Book)
+		require.NoError(t, err)
+		mid, err := format.Import("book.json", wi, opts)
+		require.NoError(t, err)
+		require.Equal(t, res.Book.Description, mid.Book.Description, "%s: world info keeps the book description", rel)
+		back, err := format.ExportCardJSON(mid.Book)
+		require.NoError(t, err)
+		diffs, err := diffJSON(book(direct), book(back))
+		require.NoError(t, err)
+		for _, d := range diffs {
+			parts := strings.Split(d.Path, "/")
+			stAdded := d.Kind == "added" && len(parts) >= 4 && parts[0] == "entries" && parts[2] == "extensions"
+			require.True(t, stAdded, "%s: card -> st -> card: %s", rel, d)
+		}
+		require.Equal(t, topLevelOrder(t, book(direct)), topLevelOrder(t, book(back)), "%s: book fields in their order", rel)
+	}
+}
+
+// topLevelOrder lists the member names of a JSON object and of each object
+// of its entries array, in order.
+func topLevelOrder(t *testing.T, js []byte) []string {
+	t.Helper()
+	var members []string
+	var top map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(js, &top))
+	d := json.NewDecoder(strings.NewReader(string(js)))
+	var entries []json.RawMessage
+	require.NoError(t, json.Unmarshal(top["entries"], &entries))
+	for _, raw := range append([]json.RawMessage{js}, entries...) {
+		d = json.NewDecoder(strings.NewReader(string(raw)))
+		_, _ = d.Token()
+		for depth := 1; depth > 0 && d.More(); {
+			tok, err := d.Token()
+			require.NoError(t, err)
+			members = append(members, tok.(string))
+			var skip json.RawMessage
+			require.NoError(t, d.Decode(&skip))
+		}
+		members = append(members, "|")
+	}
+	return members
+}
+
 // TestCardToWorldInfoBookSettings: card -> world info writes the book's
 // scan depth on every entry without its own (where SillyTavern reads it)
 // and every book setting in the top-level extensions; importing it back

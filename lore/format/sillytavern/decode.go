@@ -115,6 +115,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 		b.Book.Extensions[conv.PrefixST+f.Name] = f.Value
 	}
 	b.NameFromFile(fileName)
+	readCardBookFields(&b.Book)
 	for i, it := range items {
 		eo, ok := b.EntryObject(i, it)
 		if !ok {
@@ -222,6 +223,10 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 		}
 		if strings.HasPrefix(f.Name, "\x00") { // hybrid bookkeeping
 			ext[f.Name[1:]] = f.Value
+			continue
+		}
+		if co, err := conv.ParseObject(f.Value); err == nil && f.Name == conv.KeyCard {
+			readCardEntryFields(ext, co) // card fields a card -> world info export kept
 			continue
 		}
 		ext[conv.PrefixST+f.Name] = f.Value

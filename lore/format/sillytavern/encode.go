@@ -93,6 +93,16 @@ func Encode(book conv.Book) ([]byte, error) {
 			top.Set("extensions", merged)
 		}
 	}
+	if card := cardBookFields(&book); card != nil {
+		ext, _ := top.Get("extensions")
+		eo, err := conv.ParseObject(ext)
+		if err != nil {
+			eo = conv.NewObject()
+		}
+		eo.Set(conv.KeyCard, card)
+		raw, _ := eo.MarshalJSON()
+		top.Set("extensions", raw)
+	}
 	used := map[int]bool{}
 	uids := make([]int, len(book.Entries))
 	for i, e := range book.Entries {
@@ -179,6 +189,9 @@ func EncodeEntry(e *lore.Entry, uid, index int) *conv.Object {
 			continue
 		}
 		o.Set(n, ext[n])
+	}
+	if card := cardEntryFields(e); card != nil {
+		o.Set(conv.KeyCard, card)
 	}
 	if !o.Has("addMemo") {
 		o.SetValue("addMemo", e.Title != "")

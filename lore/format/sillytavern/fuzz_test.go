@@ -15,6 +15,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"entries":[{"key":["a"],"content":"x","disable":true,"selectiveLogic":9}],"name":"n"}`))
 	f.Add([]byte(`{"entries":{"1":{"uid":"1","key":"a,b","content":"x","scanDepth":0,"role":null}},"originalData":{}}`))
 	f.Add([]byte(`{"is_creation":false,"scan_depth":3,"entries":{"0":{"keys":["a"],"key":["b"],"content":"x","enabled":false,"id":0}}}`))
+	f.Add([]byte(`{"entries":{"0":{"uid":0,"key":["a"],"content":"x","loregate_card":{"name":"n","extensions":{"depth":4},"_folder_row":{}}}},"extensions":{"loregate_card":{"description":"d","x":[1]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			return

@@ -68,6 +68,14 @@ var stCardNames = [...][2]string{
 // file (the V2/V3 rule: never destroy extensions).
 const KeyWorldInfo = "loregate_world_info"
 
+// KeyCard is KeyWorldInfo's twin in world info: the member of the
+// top-level extensions object (and of an entry) that keeps the card book
+// fields world info has no field for (the book's description, foreign
+// fields and extensions; an entry's name, foreign fields and field order),
+// so that card -> world info -> card gives the same book (docs/formats.md
+// "Rules worth knowing").
+const KeyCard = "loregate_card"
+
 // CardExtName returns the card extensions key ST writes for a world info
 // field, and false when ST does not carry that field in cards.
 func CardExtName(wiName string) (string, bool) {
