@@ -99,9 +99,13 @@ const MaxLoginStates = 10_000
 // CreateLoginState stores ls under state (the OAuth state parameter; only
 // its SHA-256 is kept) and deletes expired states in the same transaction.
 // With MaxLoginStates unexpired states already stored it stores nothing and
-// the error wraps lore.ErrUnavailable.
+// the error wraps lore.ErrUnavailable. Starts are serialised by a
+// transaction-scoped advisory lock, so concurrent ones never pass the cap.
 func (s *Store) CreateLoginState(ctx context.Context, state string, ls LoginState) error {
 	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, loginStateLock); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, loginStateDeleteExpired); err != nil {
 			return err
 		}

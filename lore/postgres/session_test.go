@@ -2,7 +2,11 @@ package postgres_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,4 +80,40 @@ SELECT sha256(i::text::bytea), 'v', now() + interval '10 minutes' FROM generate_
 	require.ErrorIs(t, err, lore.ErrUnavailable)
 	_, err = st.ConsumeLoginState(b.ctx, "one-too-many")
 	require.ErrorIs(t, err, lore.ErrNotFound, "a refused state is not stored")
+}
+
+// TestLoginStatesCapExact: sign-ins started at once never take the
+// unexpired states past MaxLoginStates (issue 26: concurrent starts each
+// counted 9,999 and all stored): with 10 free places and 40 concurrent
+// starts, exactly 10 are stored and 30 refused.
+func TestLoginStatesCapExact(t *testing.T) {
+	b := setup(t)
+	const free, starts = 10, 40
+	_, err := b.pool.Exec(b.ctx, `INSERT INTO dashboard_login_states (state_hash, verifier, expires_at)
+SELECT sha256(i::text::bytea), 'v', now() + interval '10 minutes' FROM generate_series(1, $1) i`, postgres.MaxLoginStates-free)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	var stored, refused atomic.Int32
+	gate := make(chan struct{})
+	for i := range starts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-gate
+			err := b.store.CreateLoginState(b.ctx, fmt.Sprintf("concurrent-%d", i), postgres.LoginState{Verifier: "v", ExpiresAt: time.Now().Add(10 * time.Minute)})
+			switch {
+			case err == nil:
+				stored.Add(1)
+			case errors.Is(err, lore.ErrUnavailable):
+				refused.Add(1)
+			default:
+				t.Error(err)
+			}
+		}()
+	}
+	close(gate)
+	wg.Wait()
+	require.Equal(t, postgres.MaxLoginStates, b.count(t, `SELECT count(*) FROM dashboard_login_states`), "exactly the cap")
+	require.EqualValues(t, free, stored.Load())
+	require.EqualValues(t, starts-free, refused.Load())
 }
