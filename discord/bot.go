@@ -103,14 +103,20 @@ type Config struct {
 	// Channels, when set, is the directory behind Server.channels: the bot
 	// drops a guild's listing on each of its channel and thread events.
 	Channels *ChannelDirectory
+	// MaxJSONBytes is the deployment's JSON lorebook limit
+	// (LOREGATE_MAX_JSON_BYTES, lore.Limits.JSONBytes), the most the bot
+	// downloads for a JSON attachment: <= 0 is graph.MaxJSONUploadBytes
+	// (2 MiB), and it is held to lore.CeilingJSONBytes (16 MiB).
+	MaxJSONBytes int64
 }
 
 // WithDefaults returns a copy of c with its unset or invalid fields filled:
 // HandlerTimeout <= 0 becomes DefaultHandlerTimeout, a nil Download a
 // client with DefaultDownloadTimeout that follows only redirects to
 // Discord's attachment hosts, and a Backoff with Min <= 0 or Max < Min
-// DefaultBackoff. Token, API and Logger have no default (New refuses them
-// missing).
+// DefaultBackoff, and MaxJSONBytes held to 1 B..lore.CeilingJSONBytes
+// (<= 0: graph.MaxJSONUploadBytes). Token, API and Logger have no default
+// (New refuses them missing).
 func (c Config) WithDefaults() Config {
 	if c.HandlerTimeout <= 0 {
 		c.HandlerTimeout = DefaultHandlerTimeout
@@ -123,6 +129,7 @@ func (c Config) WithDefaults() Config {
 	if c.Backoff.Min <= 0 || c.Backoff.Max < c.Backoff.Min {
 		c.Backoff = DefaultBackoff
 	}
+	c.MaxJSONBytes = jsonDownloadLimit(c.MaxJSONBytes)
 	return c
 }
 
@@ -136,6 +143,8 @@ type Bot struct {
 	guild    string
 	timeout  time.Duration
 	download *http.Client
+	// maxJSON is the download budget of a JSON attachment (Config.MaxJSONBytes).
+	maxJSON  int64
 	importer inlineImporter
 	// now is the clock (tests may replace it).
 	now func() time.Time
@@ -202,6 +211,7 @@ func New(cfg Config) (*Bot, error) {
 		guild:    cfg.GuildID,
 		timeout:  cfg.HandlerTimeout,
 		download: cfg.Download,
+		maxJSON:  cfg.MaxJSONBytes,
 		now:      time.Now,
 		backoff:  cfg.Backoff,
 		cat:      newCatalog(),

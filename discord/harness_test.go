@@ -87,7 +87,7 @@ func newHarnessWith(t *testing.T, withJobs bool, lim lore.Limits) *harness {
 	api, err := client.New(x, nil)
 	require.NoError(t, err)
 	fake := newFakeDiscord(t)
-	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client()})
+	b, err := New(Config{Token: "test-token", API: api, Logger: logger, Download: fake.client(), MaxJSONBytes: lim.JSONBytes})
 	require.NoError(t, err)
 	b.session.Client = fake.client()
 	b.importer = inlineImporter{api: b.api, pollMin: 10 * time.Millisecond}

@@ -3,6 +3,7 @@ package discord
 import (
 	"context"
 	"encoding/json"
+	"loregate/lore"
 	"loregate/lore/sharedtest"
 	"strconv"
 	"strings"
@@ -220,4 +221,23 @@ func TestPanelUploadImport(t *testing.T) {
 		o := h.submitForm(permManager, m, map[string]string{fieldName: "Empty"}, nil, nil)
 		require.Contains(t, o.content(), "Attach one file")
 	})
+}
+
+// TestAttachmentJSONCapFollowsLimit: with LOREGATE_MAX_JSON_BYTES raised to
+// 3 MiB the bot downloads and imports a 2.5 MiB JSON attachment (the cap
+// was a fixed 2 MiB) and still refuses one over 3 MiB, naming the limit.
+func TestAttachmentJSONCapFollowsLimit(t *testing.T) {
+	h := newHarnessWith(t, false, lore.Limits{JSONBytes: 3 << 20})
+	h.registerServer()
+	padded := func(n int) []byte {
+		head := `{"entries":{"0":{"uid":0,"key":["pier"],"content":"The old pier.","comment":"Pier"}},"_meta":{"pad":"`
+		tail := `"}}`
+		return []byte(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
+	}
+	o := h.importCommand(permManager, "Big.json", padded(5<<19), nil)
+	require.Contains(t, o.content(), "Imported into **Big**: 1 entry added", "2.5 MiB is within the raised limit")
+	o = h.importCommand(permManager, "Bigger.json", padded(3<<20+1), nil)
+	require.Contains(t, o.content(), "Not imported")
+	require.Contains(t, o.content(), "may be at most 3.0 MiB")
+	require.Len(t, h.books(), 1)
 }

@@ -124,17 +124,30 @@ func (x inlineImporter) follow(ctx context.Context, p *auth.Principal, id string
 }
 
 // downloadBudget is the initial download budget chosen from the
-// attachment's media type and extension (docs/contract.md: JSON uses the lorebook
-// upload ceiling; PNG and CHARX cards the larger card limit). The importer
-// enforces the actual carrier's ceiling.
-func downloadBudget(a *discordgo.MessageAttachment) int64 {
+// attachment's media type and extension (docs/contract.md: JSON uses the
+// deployment's lorebook upload limit, maxJSON; PNG and CHARX cards the
+// larger card limit). The importer enforces the actual carrier's ceiling.
+func downloadBudget(a *discordgo.MessageAttachment, maxJSON int64) int64 {
 	ext := strings.ToLower(path.Ext(a.Filename))
 	switch {
 	case strings.HasPrefix(a.ContentType, "image/"), ext == ".png", ext == ".charx", ext == ".zip", ext == ".scenario", ext == ".story":
 		return graph.MaxUploadBytes
 	default:
-		return graph.MaxJSONUploadBytes
+		return jsonDownloadLimit(maxJSON)
 	}
+}
+
+// jsonDownloadLimit is n, the configured JSON lorebook limit, held to
+// lore.CeilingJSONBytes; n <= 0 (not configured) is
+// graph.MaxJSONUploadBytes.
+func jsonDownloadLimit(n int64) int64 {
+	switch {
+	case n <= 0:
+		return graph.MaxJSONUploadBytes
+	case n > lore.CeilingJSONBytes:
+		return lore.CeilingJSONBytes
+	}
+	return n
 }
 
 // importCommand handles /memories-import: defer the reply (type 5,
@@ -257,7 +270,7 @@ func (b *Bot) runImporter(ctx context.Context, in *request, req importRequest) (
 // expire, so at once). A receipt is returned instead when the file is too
 // large.
 func (b *Bot) download1(ctx context.Context, in *request, att *discordgo.MessageAttachment) (name string, data []byte, receipt string, err error) {
-	budget := downloadBudget(att)
+	budget := downloadBudget(att, b.maxJSON)
 	if int64(att.Size) > budget {
 		return "", nil, in.t.S("Not imported: %s is %s; this kind of file may be at most %s.", escape(lore.ClipRunes(att.Filename, 80)), sizeText(int64(att.Size)), sizeText(budget)), nil
 	}

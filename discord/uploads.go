@@ -9,8 +9,9 @@ import (
 
 // uploadLimits are the largest files the panel's import forms accept, in
 // bytes, as the deployment configures them (Server.limits; docs/api.md#limits):
-// json is the JSON lorebook limit (LOREGATE_MAX_JSON_BYTES) within what the
-// bot downloads for a JSON file, card the PNG/CHARX card limit.
+// json is the JSON lorebook limit (LOREGATE_MAX_JSON_BYTES, held to
+// lore.CeilingJSONBytes as the bot's download of a JSON file is), card the
+// PNG/CHARX card limit.
 type uploadLimits struct {
 	json, card int64
 }
@@ -19,9 +20,10 @@ type uploadLimits struct {
 // older server) falls back to the bot's own download ceilings.
 func uploadLimitsOf(l model.Limits) uploadLimits {
 	u := uploadLimits{json: int64(l.JSONUploadBytes), card: int64(l.CardUploadBytes)}
-	if u.json <= 0 || u.json > graph.MaxJSONUploadBytes {
+	if u.json <= 0 {
 		u.json = graph.MaxJSONUploadBytes
 	}
+	u.json = jsonDownloadLimit(u.json)
 	if u.card <= 0 || u.card > graph.MaxUploadBytes {
 		u.card = graph.MaxUploadBytes
 	}

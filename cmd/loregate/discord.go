@@ -34,6 +34,8 @@ func startDiscord(ctx context.Context, cfg *config, api *client.Client, channels
 		GuildID:    cfg.DiscordGuildID,
 		Registerer: reg,
 		Channels:   channels,
+		// The bot downloads a JSON attachment up to the deployment's limit.
+		MaxJSONBytes: cfg.Limits.WithDefaults().JSONBytes,
 	})
 	if err != nil {
 		return nil, nil, cli.Usagef("%v", err)
