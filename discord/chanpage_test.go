@@ -109,3 +109,48 @@ func TestMergeChannelPage(t *testing.T) {
 	require.Equal(t, 3, chanPageOf("lore-bcs3", actBookChanSet))
 	require.Equal(t, 0, chanPageOf("lore-bcs9", actBookChanSet))
 }
+
+// TestChannelSaveFromStaleView: two managers open the channel view of a
+// 40-channel book at once; the first saves page 0 without five channels
+// (the pages shift), the second then saves page 1 from the view it still
+// shows: that save is refused with a receipt in the member's language and
+// the first one's list stays (was: the last save won and replaced
+// channels 25-39 of the new list). Opened again, the second save goes
+// through.
+func TestChannelSaveFromStaleView(t *testing.T) {
+	h := newHarness(t)
+	ids := make([]string, 40)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("5200000000000%05d", i)
+	}
+	h.fake.setChannels(testGuild, ids...)
+	h.registerServer()
+	h.book("Lore", 1, ids...)
+	open := func(page int) wireComponent {
+		view := h.click(permManager, h.need(h.open(permManager).panel(), actBookChans)).panel()
+		if page > 0 {
+			view = h.click(permManager, h.need(view, chanAction(actBookChans, page))).panel()
+		}
+		return h.need(view, chanAction(actBookChanSet, page))
+	}
+	first, second := open(0), open(1)
+
+	o := h.click(permManager, first, ids[5:25]...)
+	require.NotContains(t, o.content(), "Not saved")
+	afterFirst := ids[5:]
+	require.Equal(t, afterFirst, h.books()[0].ChannelIds)
+
+	o = h.click(permManager, second, ids[25:39]...) // drops ids[39] from what it showed
+	require.Contains(t, o.content(), "Not saved: this book was changed since its channels were shown.")
+	require.Equal(t, afterFirst, h.books()[0].ChannelIds, "the stale save wrote nothing")
+
+	h.locale = "es-ES"
+	o = h.click(permManager, second, ids[25:39]...)
+	require.Contains(t, o.content(), "No guardado: este libro cambió")
+	h.locale = "en-US"
+
+	again := open(1) // page 1 of the 35 channels now: ids[30:40]
+	o = h.click(permManager, again, ids[30:39]...)
+	require.NotContains(t, o.content(), "Not saved")
+	require.Equal(t, ids[5:39], h.books()[0].ChannelIds)
+}

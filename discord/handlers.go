@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bwmarrin/discordgo"
 
@@ -366,9 +367,19 @@ func (b *Bot) bookChannels(ctx context.Context, in *request) error {
 // select shows one page of the collection's channels, and the choice
 // replaces that page only (chanpage.go).
 // Every id is checked against the guild's channels first: one from another
-// server refuses the whole write with a receipt.
+// server refuses the whole write with a receipt. A save from a view whose
+// collection changed since it was shown (route.seen) is refused with a
+// receipt, here and by the API under the server lock (expectedUpdatedAt):
+// of two concurrent saves the stale one never overwrites the other.
 func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {
+		input := map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID}
+		if v := in.rt.seen; v != 0 {
+			if p.book.UpdatedAt.UnixMicro() != v {
+				return in.rt, loadOpts{}, in.t.S(msgChannelsChanged), nil
+			}
+			input["expectedUpdatedAt"] = time.UnixMicro(v).UTC()
+		}
 		ids := []string{}
 		if in.rt.action != actBookChanAll && (len(in.values) > 0 || len(p.book.ChannelIds) > 0) {
 			existing, err := b.guildChannels(ctx, in.guild)
@@ -381,13 +392,21 @@ func (b *Bot) bookChannelSet(ctx context.Context, in *request) error {
 			// The select showed one page of the channels: the others stay.
 			ids = mergeChannelPage(filterExisting(p.book.ChannelIds, existing), chanPageOf(in.rt.action, actBookChanSet), in.values)
 		}
-		e, err := b.mutate(ctx, in.p, client.OpSetCollectionChannels, map[string]any{"serverDiscordId": in.guild, "collectionId": p.book.ID, "channelIds": ids}, nil)
+		input["channelIds"] = ids
+		e, err := b.mutate(ctx, in.p, client.OpSetCollectionChannels, input, nil)
+		if e != nil && e.Code == string(model.ErrorCodeStaleTarget) {
+			return in.rt, loadOpts{}, in.t.S(msgChannelsChanged), err
+		}
 		if err != nil || e != nil {
 			return in.rt, loadOpts{}, receiptOf(in.t, e), err
 		}
 		return in.rt, loadOpts{}, in.t.S("**%s** now appears in %s.", escape(p.book.Name), channelList(in.t, ids)), nil
 	})
 }
+
+// msgChannelsChanged is the receipt of a channel save refused because the
+// book changed since its channel view was shown.
+const msgChannelsChanged = "Not saved: this book was changed since its channels were shown. Open Channels again to see the current list."
 
 func (b *Bot) bookDelete(ctx context.Context, in *request) error {
 	return b.write(ctx, in, loadOpts{}, hasBook, func(p *panel) (route, loadOpts, string, error) {

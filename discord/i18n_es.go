@@ -49,6 +49,7 @@ var esTexts = [...][2]string{
 	{"The server's channels could not be read right now. Try again in a moment.", "No se pudieron leer los canales del servidor en este momento. Inténtalo de nuevo en un momento."},
 	{"The server's channels could not be read right now, so nothing was saved.", "No se pudieron leer los canales del servidor en este momento, así que no se guardó nada."},
 	{"Not saved: %s is not a channel of this server.", "No guardado: %s no es un canal de este servidor."},
+	{"Not saved: this book was changed since its channels were shown. Open Channels again to see the current list.", "No guardado: este libro cambió desde que se mostraron sus canales. Abre Canales de nuevo para ver la lista actual."},
 	{"**%s** now appears in %s.", "**%s** ahora aparece en %s."},
 	{"Deleted **%s** and its entries.", "Se eliminó **%s** y sus entradas."},
 	{"enabled", "activado"},

@@ -49,6 +49,7 @@ var texts = [...][2]string{
 	{"The server's channels could not be read right now. Try again in a moment.", "Não foi possível ler os canais do servidor agora. Tente novamente em instantes."},
 	{"The server's channels could not be read right now, so nothing was saved.", "Não foi possível ler os canais do servidor agora, então nada foi salvo."},
 	{"Not saved: %s is not a channel of this server.", "Não salvo: %s não é um canal deste servidor."},
+	{"Not saved: this book was changed since its channels were shown. Open Channels again to see the current list.", "Não salvo: este livro mudou desde que os canais foram mostrados. Abra Canais de novo para ver a lista atual."},
 	{"**%s** now appears in %s.", "**%s** agora aparece em %s."},
 	{"Deleted **%s** and its entries.", "**%s** e suas entradas foram excluídos."},
 	{"enabled", "ativada"},

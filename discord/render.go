@@ -428,7 +428,7 @@ func channelSelect(p *panel) discordgo.ActionsRow {
 	zero := 0
 	sel := discordgo.SelectMenu{
 		MenuType:     discordgo.ChannelSelectMenu,
-		CustomID:     p.route(chanAction(actBookChanSet, p.chanPage)).encode(),
+		CustomID:     p.versioned(chanAction(actBookChanSet, p.chanPage)).encode(),
 		Placeholder:  p.t.S("Channels this book may appear in"),
 		MinValues:    &zero,
 		MaxValues:    maxSelectValues,
@@ -443,7 +443,7 @@ func channelSelect(p *panel) discordgo.ActionsRow {
 
 func channelViewRow(p *panel) []discordgo.MessageComponent {
 	return append([]discordgo.MessageComponent{
-		discordgo.Button{Label: p.t.S("All channels"), Style: discordgo.SecondaryButton, CustomID: p.route(actBookChanAll).encode()},
+		discordgo.Button{Label: p.t.S("All channels"), Style: discordgo.SecondaryButton, CustomID: p.versioned(actBookChanAll).encode()},
 		discordgo.Button{Label: p.t.S("Back"), Style: discordgo.SecondaryButton, CustomID: p.route(actBack).encode()},
 	}, channelPageRow(p)...)
 }

@@ -88,6 +88,11 @@ type route struct {
 	entryPage int
 	// collection is the selected Serverwide collection id, 0 = none.
 	collection int64
+	// seen is the collection's updatedAt (Unix microseconds) as the
+	// view showed it, 0 = none: the channel view's saves send it as
+	// expectedUpdatedAt, so a save made from a stale page is refused
+	// rather than overwriting a newer list.
+	seen int64
 }
 
 // errOldRoute marks a custom id from another namespace or wire version, or
@@ -103,13 +108,17 @@ func (r route) encode() string {
 	b.WriteString(strconv.Itoa(r.page))
 	b.WriteByte(':')
 	b.WriteString(strconv.FormatInt(r.entry, 10))
-	if r.entryPage != 0 || r.collection != 0 {
+	if r.entryPage != 0 || r.collection != 0 || r.seen != 0 {
 		b.WriteByte(':')
 		b.WriteString(strconv.Itoa(r.entryPage))
 	}
-	if r.collection != 0 {
+	if r.collection != 0 || r.seen != 0 {
 		b.WriteByte(':')
 		b.WriteString(strconv.FormatInt(r.collection, 10))
+	}
+	if r.seen != 0 {
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(r.seen, 36))
 	}
 	return b.String()
 }
@@ -130,7 +139,7 @@ func parseRoute(id string) (route, error) {
 	}
 	r := route{action: parts[2]}
 	fields := parts[3:]
-	if len(fields) < 3 || len(fields) > 5 {
+	if len(fields) < 3 || len(fields) > 6 {
 		return r, fmt.Errorf("%w: %d fields", errOldRoute, len(fields))
 	}
 	var err error
@@ -153,6 +162,12 @@ func parseRoute(id string) (route, error) {
 	}
 	if len(fields) > 4 {
 		r.collection = nonNeg(fields[4])
+	}
+	if len(fields) > 5 && err == nil {
+		r.seen, err = strconv.ParseInt(fields[5], 36, 64)
+		if err == nil && r.seen < 0 {
+			err = errors.New("negative")
+		}
 	}
 	if err != nil {
 		return r, fmt.Errorf("%w: %w", errOldRoute, err)

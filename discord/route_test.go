@@ -20,7 +20,9 @@ func TestRouteRoundTrip(t *testing.T) {
 		{"persona with entry page", route{action: actEntryPage, lineage: 7, entryPage: 2}, "memories:v1:lore-ep:7:0:0:2"},
 		{"collection id trails, entry range emitted as 0", route{action: actBookPick, page: 1, collection: 42}, "memories:v1:lore-bs:0:1:0:0:42"},
 		{"entry and collection", route{action: actEntryEdit, entry: 9, entryPage: 3, collection: 42}, "memories:v1:lore-ee:0:0:9:3:42"},
+		{"channel view with the collection's version (base 36)", route{action: "lore-bcs3", collection: 42, seen: 1764600000000000}, "memories:v1:lore-bcs3:0:0:0:0:42:hdhy1rdm2o"},
 		{"longest", route{action: actEntryDelOK, lineage: big, page: 1000, entry: big, entryPage: 1000, collection: big}, ""},
+		{"longest channel view (Serverwide, no entry, version in year 9999)", route{action: "lore-bcs3", page: 1000, entryPage: 1000, collection: big, seen: 253402300799999999}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +44,8 @@ func TestParseRouteRejectsOldAndMalformed(t *testing.T) {
 		{"older version", "memories:v0:lore-sw:0:0"},
 		{"newer version", "memories:v2:lore-sw:0:0:0"},
 		{"too few fields", "memories:v1:lore-sw:0"},
-		{"too many fields", "memories:v1:lore-sw:0:0:0:0:0:0"},
+		{"too many fields", "memories:v1:lore-sw:0:0:0:0:0:0:0"},
+		{"version not base 36", "memories:v1:lore-bcs:0:0:0:0:42:z!"},
 		{"negative", "memories:v1:lore-bs:-1:0:0"},
 		{"not a number", "memories:v1:lore-bs:x:0:0"},
 		{"empty", ""},

@@ -122,6 +122,19 @@ func (p *panel) route(act string) route {
 	return r
 }
 
+// versioned is route(act) carrying the shown collection's updatedAt, for
+// the channel view's saves (route.seen).
+func (p *panel) versioned(act string) route {
+	r := p.route(act)
+	if p.book != nil && !p.persona && !p.book.UpdatedAt.IsZero() {
+		r.seen = p.book.UpdatedAt.UnixMicro()
+		if len(r.encode()) > MaxCustomIDLen {
+			r.seen = 0 // no room: the save goes unchecked, as before
+		}
+	}
+	return r
+}
+
 // addReceipt adds a translated line (format is a catalog key).
 func (p *panel) addReceipt(format string, args ...any) {
 	p.receipt = append(p.receipt, p.t.S(format, args...))
