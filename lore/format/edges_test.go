@@ -11,6 +11,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 	"loregate/lore/sharedtest"
 )
 
@@ -333,5 +334,42 @@ func TestChubHybridMirrorsOnST(t *testing.T) {
 				require.NotContains(t, e, k)
 			}
 		}
+	}
+}
+
+// TestReportWarningsHaveReasonKeys: the import report's warnings carry a
+// reason key and params (ConversionReport.notices) whose texts exist in
+// English, Portuguese and Spanish, every placeholder filled; the English
+// text is the warning itself.
+func TestReportWarningsHaveReasonKeys(t *testing.T) {
+	tests := []struct {
+		name, file, src string
+		want            []string
+	}{
+		{"disabled card book, entries without enabled", "c.json", `{"spec":"chara_card_v3","spec_version":"3.1","data":{"name":"C","character_book":{"enabled":false,"token_budget":9999999,
+		  "entries":[{"keys":["a"],"content":"x","insertion_order":1},{"keys":["b"],"content":"y","insertion_order":2}]}}}`,
+			[]string{i18n.ReportSpecVersionNewer, i18n.ReportBookDisabled, i18n.ReportTokenBudgetClamped, i18n.ReportNoEnabledFlag}},
+		{"world info with card-spelled keys", "w.json", `{"entries":{"0":{"uid":0,"keys":["a"],"content":"x"}}}`,
+			[]string{i18n.ReportCardSpelledKeys}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := format.Import(tc.file, []byte(tc.src), format.Options{})
+			require.NoError(t, err)
+			var got []string
+			for _, n := range res.Report.Notices {
+				got = append(got, n.Reason)
+				en := i18n.Text(i18n.EN, n.Reason, n.Params)
+				require.Contains(t, res.Report.Warnings, en, "the English text is the warning")
+				for _, lang := range i18n.Langs()[1:] {
+					txt := i18n.Text(lang, n.Reason, n.Params)
+					require.NotEqual(t, en, txt, "%s has its %s text", n.Reason, lang)
+					require.NotContains(t, txt, "{", "%s: every placeholder filled", n.Reason)
+				}
+			}
+			for _, w := range tc.want {
+				require.Contains(t, got, w)
+			}
+		})
 	}
 }

@@ -233,11 +233,10 @@ func topLevelOrder(t *testing.T, js []byte) []string {
 	var members []string
 	var top map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(js, &top))
-	d := json.NewDecoder(strings.NewReader(string(js)))
 	var entries []json.RawMessage
 	require.NoError(t, json.Unmarshal(top["entries"], &entries))
 	for _, raw := range append([]json.RawMessage{js}, entries...) {
-		d = json.NewDecoder(strings.NewReader(string(raw)))
+		d := json.NewDecoder(strings.NewReader(string(raw)))
 		_, _ = d.Token()
 		for depth := 1; depth > 0 && d.More(); {
 			tok, err := d.Token()

@@ -69,6 +69,32 @@ const (
 	// book's Always On entries alone take more than half of the server's
 	// budget.
 	AlwaysOnBudgetShare Key = "always_on_budget_share"
+	// The import report's warnings (conv.Report.Notef), each also in
+	// ConversionReport.warnings in English.
+	// ReportEntryNeverFits is a conversion report notice: an over-long entry, split into parts, is longer than the default budget.
+	ReportEntryNeverFits Key = "entry_never_fits_budget"
+	// ReportNoEnabledFlagOne is a conversion report notice: one entry had no enabled flag.
+	ReportNoEnabledFlagOne Key = "no_enabled_flag_one"
+	// ReportNoEnabledFlag is a conversion report notice: count entries had no enabled flag.
+	ReportNoEnabledFlag Key = "no_enabled_flag"
+	// ReportSpecVersionNewer is a conversion report notice: a V3 card declares a newer spec version.
+	ReportSpecVersionNewer Key = "spec_version_newer"
+	// ReportBookDisabled is a conversion report notice: a card book is marked disabled.
+	ReportBookDisabled Key = "book_disabled"
+	// ReportTokenBudgetClamped is a conversion report notice: a book's token budget was outside the range.
+	ReportTokenBudgetClamped Key = "token_budget_clamped"
+	// ReportBudgetUnitUnknown is a conversion report notice: a book's budget unit is unknown.
+	ReportBudgetUnitUnknown Key = "budget_unit_unknown"
+	// ReportFolderNotKept is a conversion report notice: a RisuAI folder holds no imported entry.
+	ReportFolderNotKept Key = "folder_not_kept"
+	// ReportFoldersKept is a conversion report notice: RisuAI folders kept on their entries.
+	ReportFoldersKept Key = "folders_kept"
+	// ReportSettingsNotApplied is a conversion report notice: an append keeps the book's settings.
+	ReportSettingsNotApplied Key = "settings_not_applied"
+	// ReportBudgetUnitMismatch is a conversion report notice: the file's budget counts another unit than the server.
+	ReportBudgetUnitMismatch Key = "budget_unit_mismatch"
+	// ReportCardSpelledKeys is a conversion report notice: a world info entry spells its keys the card way.
+	ReportCardSpelledKeys Key = "card_spelled_keys"
 )
 
 // reasons is every reason key with its English, Brazilian Portuguese and
@@ -126,6 +152,42 @@ var reasons = [...]Reason{
 	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",
 		"as entradas Sempre Ativas de \"{book}\" sozinhas ocupam {used} do orçamento de {limit} do servidor ({percent}%): as entradas por palavra-chave de todos os livros dividem o que sobra",
 		"las entradas Siempre Activas de \"{book}\" ocupan por sí solas {used} del presupuesto de {limit} del servidor ({percent}%): las entradas por palabra clave de todos los libros se reparten lo que queda"},
+	{ReportEntryNeverFits, "entry {index} {title} has {characters} characters: it can never fit the default budget of {budget} characters",
+		"a entrada {index} {title} tem {characters} caracteres: ela nunca cabe no orçamento padrão de {budget} caracteres",
+		"la entrada {index} {title} tiene {characters} caracteres: nunca cabe en el presupuesto predeterminado de {budget} caracteres"},
+	{ReportNoEnabledFlagOne, "1 entry has no enabled flag; imported as enabled",
+		"1 entrada não tem o indicador enabled; importada como ativada",
+		"1 entrada no tiene el indicador enabled; importada como activada"},
+	{ReportNoEnabledFlag, "{count} entries have no enabled flag; imported as enabled",
+		"{count} entradas não têm o indicador enabled; importadas como ativadas",
+		"{count} entradas no tienen el indicador enabled; importadas como activadas"},
+	{ReportSpecVersionNewer, "spec_version {version} is newer than 3.0; imported as 3.0",
+		"spec_version {version} é mais nova que 3.0; importado como 3.0",
+		"spec_version {version} es más reciente que 3.0; importado como 3.0"},
+	{ReportBookDisabled, "the book is marked disabled (enabled: false); loregate has no disabled books, so its entries keep their own enabled flags",
+		"o livro está marcado como desativado (enabled: false); o loregate não tem livros desativados, então as entradas mantêm o próprio indicador enabled",
+		"el libro está marcado como desactivado (enabled: false); loregate no tiene libros desactivados, así que sus entradas conservan su propio indicador enabled"},
+	{ReportTokenBudgetClamped, "the book's token budget {budget} is outside {min}-{max}; clamped to {clamped}",
+		"o orçamento de tokens {budget} do livro está fora de {min}-{max}; ajustado para {clamped}",
+		"el presupuesto de tokens {budget} del libro está fuera de {min}-{max}; ajustado a {clamped}"},
+	{ReportBudgetUnitUnknown, "the book's budget unit {unit} is unknown; budget {budget} dropped",
+		"a unidade de orçamento {unit} do livro é desconhecida; orçamento {budget} descartado",
+		"la unidad de presupuesto {unit} del libro es desconocida; presupuesto {budget} descartado"},
+	{ReportFolderNotKept, "folder {folder} holds no imported entry; it is not kept",
+		"a pasta {folder} não contém nenhuma entrada importada; ela não é mantida",
+		"la carpeta {folder} no contiene ninguna entrada importada; no se conserva"},
+	{ReportFoldersKept, "{count} RisuAI folders kept as folder metadata on their entries",
+		"{count} pastas do RisuAI mantidas como metadados de pasta nas suas entradas",
+		"{count} carpetas de RisuAI conservadas como metadatos de carpeta en sus entradas"},
+	{ReportSettingsNotApplied, "the file's book settings ({settings}) were not applied: appending keeps the book's own settings",
+		"as configurações de livro do arquivo ({settings}) não foram aplicadas: acrescentar mantém as configurações do próprio livro",
+		"la configuración de libro del archivo ({settings}) no se aplicó: añadir conserva la configuración del propio libro"},
+	{ReportBudgetUnitMismatch, "the file's budget of {budget} {unit} was not applied: this server counts {serverUnit}",
+		"o orçamento de {budget} {unit} do arquivo não foi aplicado: este servidor conta {serverUnit}",
+		"el presupuesto de {budget} {unit} del archivo no se aplicó: este servidor cuenta {serverUnit}"},
+	{ReportCardSpelledKeys, "entry {index} has keys/secondary_keys but no key/keysecondary; read as its keys",
+		"a entrada {index} tem keys/secondary_keys mas não key/keysecondary; lidas como suas chaves",
+		"la entrada {index} tiene keys/secondary_keys pero no key/keysecondary; leídas como sus claves"},
 
 	// Trace verdicts (TraceItem.reason; the keys are lore/activation's
 	// verdict names). Params: the entry's pass, and where the verdict has

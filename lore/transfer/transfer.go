@@ -318,8 +318,7 @@ func ImportSettings(ctx context.Context, st lore.Store, server string, store boo
 		return nil, nil
 	}
 	if !store {
-		conv.Report.Warnf("the file's book settings (%s) were not applied: appending keeps the book's own settings",
-			format.DescribeSettings(set, unit))
+		conv.Report.Notef(i18n.ReportSettingsNotApplied, map[string]any{"settings": format.DescribeSettings(set, unit)})
 		return nil, nil
 	}
 	if set.BudgetLimit != nil {
@@ -328,7 +327,7 @@ func ImportSettings(ctx context.Context, st lore.Store, server string, store boo
 			return nil, err
 		}
 		if u := sv.Settings.Unit(); unit != u {
-			conv.Report.Warnf("the file's budget of %d %s was not applied: this server counts %s", *set.BudgetLimit, unit, u)
+			conv.Report.Notef(i18n.ReportBudgetUnitMismatch, map[string]any{"budget": *set.BudgetLimit, "unit": string(unit), "serverUnit": string(u)})
 			set.BudgetLimit = nil
 		}
 	}

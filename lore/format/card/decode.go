@@ -18,6 +18,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/i18n"
 )
 
 // cardFieldTypes are the V1/V2/V3 card data fields whose JSON type is
@@ -48,7 +49,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 		if v, ok := o.Get("spec_version"); ok {
 			s, _ := conv.String(v)
 			if f, err := strconv.ParseFloat(s, 64); err == nil && f > 3.0 {
-				rep.Warnf("spec_version %s is newer than 3.0; imported as 3.0", conv.Snippet(s))
+				rep.Notef(i18n.ReportSpecVersionNewer, map[string]any{"version": conv.Snippet(s)})
 			}
 		}
 	}
@@ -89,6 +90,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	}
 	book.Character, book.CharacterContext = charName, character
 	brep.Warnings = append(rep.Warnings, brep.Warnings...)
+	brep.Notices = append(rep.Notices, brep.Notices...)
 	return book, brep, nil
 }
 
@@ -196,7 +198,7 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	if v, ok := o.Get("enabled"); ok {
 		if en, isB := conv.Bool(v); isB && !en {
 			b.Report.Ignore("book enabled")
-			b.Report.Warnf("the book is marked disabled (enabled: false); loregate has no disabled books, so its entries keep their own enabled flags")
+			b.Report.Notef(i18n.ReportBookDisabled, nil)
 		}
 	}
 	book, rep := b.Finish()

@@ -16,6 +16,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/i18n"
 )
 
 // Looks reports whether o has the world info shape: an entries object whose
@@ -122,7 +123,7 @@ func Decode(fileName string, data []byte, hybrid bool, opts conv.Options) (conv.
 			continue
 		}
 		if !hybrid && cardSpelling(eo) {
-			b.Report.Warnf("entry %d has keys/secondary_keys but no key/keysecondary; read as its keys", i)
+			b.Report.Notef(i18n.ReportCardSpelledKeys, map[string]any{"index": i})
 		}
 		if hybrid || cardSpelling(eo) {
 			eo = fromHybrid(eo)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Builder collects converted entries and the report of one import. Codecs
@@ -118,8 +119,8 @@ func (b *Builder) Add(index int, e lore.Entry, probs ...KeyProblem) {
 	n := lore.UTF16Len(e.Content)
 	b.Report.Split = append(b.Report.Split, Split{Index: index, Title: e.Title, Characters: n, Parts: len(parts)})
 	if n > lore.DefaultBudgetCharacters {
-		b.Report.Warnf("entry %d %s has %d characters: it can never fit the default budget of %d characters",
-			index, Snippet(e.Title), n, lore.DefaultBudgetCharacters)
+		b.Report.Notef(i18n.ReportEntryNeverFits, map[string]any{"index": index, "title": Snippet(e.Title),
+			"characters": n, "budget": lore.DefaultBudgetCharacters})
 	}
 	group := NewSplitGroup()
 	for i, c := range parts {
@@ -166,9 +167,9 @@ func hasUsableKey(keys []string) bool {
 func (b *Builder) Finish() (Book, Report) {
 	if b.missingEnabled > 0 {
 		if b.missingEnabled == 1 {
-			b.Report.Warnf("1 entry has no enabled flag; imported as enabled")
+			b.Report.Notef(i18n.ReportNoEnabledFlagOne, map[string]any{"count": 1})
 		} else {
-			b.Report.Warnf("%d entries have no enabled flag; imported as enabled", b.missingEnabled)
+			b.Report.Notef(i18n.ReportNoEnabledFlag, map[string]any{"count": b.missingEnabled})
 		}
 	}
 	if max := b.opts.Limits.ScopeEntries; b.opts.PersonaCard && len(b.Book.Entries) > max {

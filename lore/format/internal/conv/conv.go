@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Kind names a detected source format (docs/formats.md).
@@ -173,6 +174,14 @@ type Notice struct {
 // Warnf appends a warning.
 func (r *Report) Warnf(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Notef appends a warning with a reason key (lore/i18n) and its params:
+// a Notice, for clients that render it in the member's language, and its
+// English text in Warnings.
+func (r *Report) Notef(reason i18n.Key, params map[string]any) {
+	r.Notices = append(r.Notices, Notice{Reason: reason, Params: params})
+	r.Warnings = append(r.Warnings, i18n.Text(i18n.EN, reason, params))
 }
 
 // Ignore counts one occurrence of a setting with no destination.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // KeyFolderRow is the extension key under which an entry carries the
@@ -78,9 +79,9 @@ func (f *Folders) Finish(rep *Report) {
 			kept++
 			continue
 		}
-		rep.Warnf("folder %s holds no imported entry; it is not kept", Snippet(f.titles[k]))
+		rep.Notef(i18n.ReportFolderNotKept, map[string]any{"folder": Snippet(f.titles[k])})
 	}
 	if kept > 0 {
-		rep.Warnf("%d RisuAI folders kept as folder metadata on their entries", kept)
+		rep.Notef(i18n.ReportFoldersKept, map[string]any{"count": kept})
 	}
 }

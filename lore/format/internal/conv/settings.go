@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // SettingsKey is the member under which loregate keeps a book's settings
@@ -64,7 +65,7 @@ func (b *Builder) BookSettingValue(n NativeSettings, name string, value json.Raw
 	case n.TokenBudget:
 		if t, ok := Int(value); ok && t > 0 {
 			if c := lore.BudgetTokens.ClampLimit(t); c != t {
-				b.Report.Warnf("the book's token budget %d is outside %d-%d; clamped to %d", t, lore.MinBudgetTokens, lore.MaxBudgetTokens, c)
+				b.Report.Notef(i18n.ReportTokenBudgetClamped, map[string]any{"budget": t, "min": lore.MinBudgetTokens, "max": lore.MaxBudgetTokens, "clamped": c})
 				t = c
 			}
 			s.BudgetLimit, b.Book.BudgetUnit = &t, lore.BudgetTokens
@@ -124,7 +125,7 @@ func (b *Builder) applySettingsExt() {
 		}
 	}
 	if s.BudgetLimit != nil && !b.Book.BudgetUnit.Valid() {
-		b.Report.Warnf("the book's budget unit %s is unknown; budget %d dropped", Snippet(string(b.Book.BudgetUnit)), *s.BudgetLimit)
+		b.Report.Notef(i18n.ReportBudgetUnitUnknown, map[string]any{"unit": Snippet(string(b.Book.BudgetUnit)), "budget": *s.BudgetLimit})
 		s.BudgetLimit, b.Book.BudgetUnit = nil, ""
 	}
 	for _, fix := range []struct {
