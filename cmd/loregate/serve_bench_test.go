@@ -45,9 +45,10 @@ import (
 //
 // LOREGATE_BENCH_BASELINE names an older loregate binary, or several
 // separated by ':': their rows (`.../base`, `.../base2`, ...) then run
-// before each of this build's (`.../new`), so that -count N interleaves
-// them in one run (docs/benchmarks.md "Turns over
-// HTTP"). Run under `loregate with-postgres --dir DIR` for a durable
+// before each of this build's (`.../new`), all in one run
+// (docs/benchmarks.md "Turns over HTTP"). -count N repeats each row N
+// times in a row; to alternate the binaries, run the benchmark N times
+// (each run starts every binary again). Run under `loregate with-postgres --dir DIR` for a durable
 // cluster (fsync on); `make bench`'s throwaway cluster runs with fsync off.
 func BenchmarkServeTurn(b *testing.B) {
 	ctx := context.Background()
