@@ -90,3 +90,27 @@ func canonicalJSON(t *testing.T, js []byte) string {
 	require.NoError(t, err)
 	return string(out)
 }
+
+// TestPersonaCardBookFields: a persona card's book keeps its book-level
+// fields too (description, foreign fields): its CCv3 and world info
+// exports write them as they write a collection's.
+func TestPersonaCardBookFields(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	src := []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Mira","first_mes":"Hi.",
+	  "character_book":{"name":"Harbor Lore","description":"The harbor and its people.","x_tool":{"v":2},
+	    "entries":[{"keys":["harbor"],"content":"The harbor.","enabled":true,"insertion_order":10,"comment":"Harbor","id":1,"extensions":{}}]}}}`)
+	pc, _ := importCard(t, a, serviceKey, map[string]any{"serverDiscordId": serverA}, "mira.json", src)
+	require.Nil(t, pc.Error)
+	for _, f := range []string{"CCV3_LOREBOOK", "ST_WORLD_INFO"} {
+		var p struct {
+			JSON  *string
+			Error *mutationError
+		}
+		a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+			map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": pc.Persona.LineageID, "format": f}}, "exportLorebook", &p)
+		require.Nil(t, p.Error, f)
+		require.Contains(t, *p.JSON, "The harbor and its people.", "%s keeps the book description", f)
+		require.Contains(t, *p.JSON, `"x_tool"`, "%s keeps the foreign book field", f)
+	}
+}

@@ -52,6 +52,8 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	c := lore.PersonaCardImport{Server: server, PersonaID: personaID, Name: personaName(get(in.Name, ""), res.Book.Character, in.File.Filename),
 		Character: res.Book.CharacterContext}
 	if !noBook {
+		c.Source = &lore.BookSource{Name: res.Book.Name, NameFromFile: res.Book.NameFromFile,
+			Description: res.Book.Description, Fields: res.Book.Extensions}
 		c.Entries = res.Book.Entries
 		if c.Entries == nil {
 			c.Entries = []lore.Entry{}

@@ -352,4 +352,8 @@ type PersonaCardImport struct {
 	// Character is the card's character, kept on the persona (nil clears
 	// what an earlier card left); Snapshot.Character reads it back.
 	Character *CharacterContext
+	// Source, when non-nil (and Entries is), is kept as the book's source
+	// fields (BookSource; its Server, Lineage and CollectionID are set by
+	// the import), so every export of the book writes them.
+	Source *BookSource
 }

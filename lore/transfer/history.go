@@ -263,6 +263,13 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 				return fmt.Errorf("keep the card: %w", err)
 			}
 		}
+		if src := c.Source; src != nil && c.Entries != nil {
+			s := *src
+			s.Server, s.Lineage, s.CollectionID = c.Server, p.Lineage, 0
+			if err := st.PutBookSource(ctx, s, true); err != nil {
+				return fmt.Errorf("keep the book fields: %w", err)
+			}
+		}
 		after, err := st.ListServerEntries(ctx, c.Server)
 		if err != nil {
 			return err
