@@ -99,6 +99,9 @@ func mutationError(err error) *model.MutationError {
 		me.Params["target"] = stale.Target
 	case errors.Is(err, lore.ErrStaleTarget):
 		me.Code, me.Reason = model.ErrorCodeStaleTarget, i18n.StaleTarget
+	case errors.Is(err, errNoEmbeddings):
+		me.Code, me.Reason = model.ErrorCodeUnavailable, i18n.EmbeddingsNotConfigured
+		me.Message = i18n.Text(i18n.EN, me.Reason, nil)
 	case errors.Is(err, lore.ErrUnavailable):
 		me.Code, me.Reason = model.ErrorCodeUnavailable, i18n.Unavailable
 	}

@@ -75,11 +75,15 @@ func TestSemanticSettings(t *testing.T) {
 	}
 	a.must(serviceKey, `query($s: String!) { server(discordId: $s) { embeddingsStatus { model } } }`, map[string]any{"s": serverA}, "server", &st.Server)
 	require.Nil(t, st.Server.EmbeddingsStatus)
-	var re struct{ Error *mutationError }
-	a.must(serviceKey, `mutation($s: String!) { reindexEmbeddings(input: {serverDiscordId: $s}) { job { id } error { code message } } }`,
+	var re struct {
+		Error *struct{ Code, Reason, Message string }
+	}
+	a.must(serviceKey, `mutation($s: String!) { reindexEmbeddings(input: {serverDiscordId: $s}) { job { id } error { code reason message } } }`,
 		map[string]any{"s": serverA}, "reindexEmbeddings", &re)
 	require.NotNil(t, re.Error)
 	require.Equal(t, "UNAVAILABLE", re.Error.Code)
+	require.Equal(t, "embeddings_not_configured", re.Error.Reason, "not the store's unavailable")
+	require.Contains(t, re.Error.Message, "LOREGATE_EMBEDDINGS_URL")
 }
 
 // TestEmbeddingsOverGraphQL: with a provider (the fake OpenAI-compatible

@@ -64,7 +64,11 @@ const (
 	StaleTarget          Key = "stale_target"
 	StaleVersion         Key = "stale_version"
 	Unavailable          Key = "unavailable"
-	PositionPlacement    Key = "position_placement_mismatch"
+	// EmbeddingsNotConfigured is the UNAVAILABLE of a request that needs
+	// an embeddings provider (reindexEmbeddings) on a deployment without
+	// one (docs/operations.md#embeddings).
+	EmbeddingsNotConfigured Key = "embeddings_not_configured"
+	PositionPlacement       Key = "position_placement_mismatch"
 	// AlwaysOnBudgetShare is a conversion report notice: an imported
 	// book's Always On entries alone take more than half of the server's
 	// budget.
@@ -147,6 +151,9 @@ var reasons = [...]Reason{
 	{StaleTarget, "the collection was renamed or deleted after this write was prepared; nothing was written", "a coleção foi renomeada ou excluída depois que esta gravação foi preparada; nada foi gravado", "la colección se renombró o eliminó después de preparar esta escritura; no se guardó nada"},
 	{StaleVersion, "{target} was changed after you read it; nothing was written, read it again", "{target} foi alterado depois que você o leu; nada foi gravado, leia de novo", "{target} cambió después de que lo leyeras; no se guardó nada, vuelve a leerlo"},
 	{Unavailable, "the lore store is unavailable; nothing was written, try again", "o armazenamento de lore está indisponível; nada foi gravado, tente novamente", "el almacén de lore no está disponible; no se guardó nada, inténtalo de nuevo"},
+	{EmbeddingsNotConfigured, "this deployment has no embeddings provider, so there is nothing to reindex: vectorized entries are ranked by the built-in lexical ranker (the operator sets LOREGATE_EMBEDDINGS_URL and LOREGATE_EMBEDDINGS_MODEL to use one)",
+		"esta instalação não tem provedor de embeddings, então não há nada para reindexar: as entradas vetorizadas são ordenadas pelo ranqueador léxico embutido (o operador define LOREGATE_EMBEDDINGS_URL e LOREGATE_EMBEDDINGS_MODEL para usar um)",
+		"esta instalación no tiene proveedor de embeddings, así que no hay nada que reindexar: las entradas vectorizadas se ordenan con el clasificador léxico integrado (el operador define LOREGATE_EMBEDDINGS_URL y LOREGATE_EMBEDDINGS_MODEL para usar uno)"},
 
 	// Conversion report notices (ConversionReport.notices).
 	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",
