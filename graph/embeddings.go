@@ -106,6 +106,9 @@ func (r *Resolver) rankers(scope *scopecache.Scope, server string, lineage lore.
 	var rk turn.Rankers
 	all := t.Semantic.AllEntries
 	if scope != nil {
+		rk.Candidates = func(build func() []semantic.Candidate) []semantic.Candidate {
+			return scope.Candidates(all, build)
+		}
 		rk.Lexical = func(cands []semantic.Candidate) *semantic.Lexical {
 			return scope.Lexical(all, func() *semantic.Lexical { return turn.NewLexical(cands) })
 		}

@@ -92,6 +92,7 @@ type Scope struct {
 	mu       sync.Mutex
 	matchers map[activation.MatchOptions]*activation.Matcher
 	lexical  map[bool]*semantic.Lexical
+	cands    map[bool]candidates
 	vectors  map[vectorsKey]*semantic.Vectors
 	cache    *Cache
 	el       *list.Element // nil once evicted or never cached
@@ -150,6 +151,41 @@ func (s *Scope) Lexical(all bool, build func() *semantic.Lexical) *semantic.Lexi
 		s.cache.grow(s, int64(x.Bytes()))
 	}
 	return x
+}
+
+// candidates is a kept result of semantic.Candidates (nil: none).
+type candidates struct{ list []semantic.Candidate }
+
+// Candidates returns the scope's candidates for retrieval by meaning
+// (all: semanticAllEntries), built with build on first use; a book's own
+// semanticAllEntries is part of the scope. Their bytes count towards the
+// cache's budget.
+func (s *Scope) Candidates(all bool, build func() []semantic.Candidate) []semantic.Candidate {
+	s.mu.Lock()
+	c, ok := s.cands[all]
+	s.mu.Unlock()
+	if ok {
+		return c.list
+	}
+	list := build()
+	size := 0
+	for _, x := range list {
+		size += 64 + len(x.Title) + len(x.Text) + len(x.Hash)
+	}
+	s.mu.Lock()
+	if old, ok := s.cands[all]; ok {
+		s.mu.Unlock()
+		return old.list
+	}
+	if s.cands == nil {
+		s.cands = map[bool]candidates{}
+	}
+	s.cands[all] = candidates{list}
+	s.mu.Unlock()
+	if s.cache != nil {
+		s.cache.grow(s, int64(size))
+	}
+	return list
 }
 
 // vectorsKey names one complete set of a scope's stored vectors.

@@ -17,6 +17,7 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/semantic"
 )
 
 const (
@@ -393,4 +394,23 @@ func TestFailedSharedReadIsRetried(t *testing.T) {
 		require.Equal(t, []string{"alpha"}, titles(<-got))
 	}
 	require.Equal(t, int32(3), gl.reads.Load())
+}
+
+// TestScopeCandidatesBuiltOnce: a scope builds its candidates once per
+// semanticAllEntries value, an empty set included, and charges their
+// bytes to the cache.
+func TestScopeCandidatesBuiltOnce(t *testing.T) {
+	c := &Cache{}
+	s := &Scope{cache: c}
+	builds := 0
+	build := func(list []semantic.Candidate) func() []semantic.Candidate {
+		return func() []semantic.Candidate { builds++; return list }
+	}
+	one := []semantic.Candidate{{ID: 1, Title: "Lollipop", Text: "Kotori's lollipop.", Hash: "h"}}
+	for range 3 {
+		require.Equal(t, one, s.Candidates(false, build(one)))
+		require.Nil(t, s.Candidates(true, build(nil)))
+	}
+	require.Equal(t, 2, builds)
+	require.Positive(t, s.bytes)
 }

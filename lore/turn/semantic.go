@@ -12,6 +12,10 @@ import (
 
 // Rankers are what a caller gives Rank to score a turn's candidates.
 type Rankers struct {
+	// Candidates returns the turn's candidates, built with build on first
+	// use (the API keeps them per scope version and semanticAllEntries,
+	// as the lexical index); nil builds them every turn.
+	Candidates func(build func() []semantic.Candidate) []semantic.Candidate
 	// Lexical returns the lexical index of cands (the API keeps one per
 	// scope version and candidate set); nil builds it every turn.
 	Lexical func(cands []semantic.Candidate) *semantic.Lexical
@@ -43,8 +47,16 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 	if ranker == lore.RankerOff {
 		return
 	}
-	cands := semantic.Candidates(t.Input.Entries, semantic.Which{All: set.AllEntries,
-		Book: semantic.ScopeBooks(t.Input.Collections, t.Input.PersonaBook)})
+	build := func() []semantic.Candidate {
+		return semantic.Candidates(t.Input.Entries, semantic.Which{All: set.AllEntries,
+			Book: semantic.ScopeBooks(t.Input.Collections, t.Input.PersonaBook)})
+	}
+	var cands []semantic.Candidate
+	if r.Candidates != nil {
+		cands = r.Candidates(build)
+	} else {
+		cands = build()
+	}
 	if len(cands) == 0 {
 		return
 	}
