@@ -56,7 +56,11 @@ func selectsIn(oc *graphql.OperationContext, fields []graphql.CollectedField, pa
 // (hiddenEntries) and names near misses; otherwise (the bot's per-turn
 // query) it reads only the cached scope and builds no trace.
 func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*model.Activation, error) {
-	return r.activateAs(ctx, in, selects(ctx, "trace"), true)
+	a, err := r.activateAs(ctx, in, selects(ctx, "trace"), true)
+	if err == nil && selects(ctx, "budget", "byBook", "name") {
+		r.namePersonaBooks(ctx, in.ServerDiscordID, a.Budget.ByBook)
+	}
+	return a, err
 }
 
 // turnRun is one evaluated chat turn.
@@ -403,6 +407,9 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 	out := &model.AssembledPrompt{
 		Messages:   make([]*model.PromptMessage, len(msgs)),
 		Activation: *activationToModel(t, r.blocksOf(blocks)),
+	}
+	if selects(ctx, "activation", "budget", "byBook", "name") {
+		r.namePersonaBooks(ctx, in.Activation.ServerDiscordID, out.Activation.Budget.ByBook)
 	}
 	for i, m := range msgs {
 		pm := &model.PromptMessage{Role: string(m.Role), Content: m.Content}

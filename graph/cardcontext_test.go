@@ -139,3 +139,44 @@ func TestAlwaysOnBudgetWarning(t *testing.T) {
 		require.Len(t, alwaysOn(out.Report.Notices), tc.want, "%+v", tc)
 	}
 }
+
+// TestByBookPersonaName: budget.byBook names the persona book by its
+// persona's display name, on activate and activateTurn.
+func TestByBookPersonaName(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 1, "l": 5, "n": "Mira"}, "upsertPersona", &pp)
+	require.Nil(t, pp.Error)
+	var ce struct{ Error *mutationError }
+	a.must(serviceKey, qCreatePersonaEntry, map[string]any{"s": serverA, "l": 5, "c": "Mira's lore.", "t": "Mira"}, "createEntry", &ce)
+	require.Nil(t, ce.Error)
+	type books struct {
+		Budget struct {
+			ByBook []struct {
+				LineageID    *int64
+				CollectionID *string
+				Name         string
+				Entries      int
+			}
+		}
+	}
+	input := map[string]any{"serverDiscordId": serverA, "lineageId": 5, "channelId": "333333333333333333",
+		"messages": []map[string]any{{"content": "the k is here"}}}
+	var act books
+	a.must(serviceKey, `query($i: ActivateInput!) { activate(input: $i) { budget { byBook { lineageId collectionId name entries } } } }`,
+		map[string]any{"i": input}, "activate", &act)
+	require.Len(t, act.Budget.ByBook, 1)
+	b := act.Budget.ByBook[0]
+	require.Equal(t, "Mira", b.Name)
+	require.Equal(t, int64(5), *b.LineageID)
+	require.Nil(t, b.CollectionID)
+	require.Equal(t, 1, b.Entries)
+
+	input["turnId"], input["messageCount"] = "t1", 1
+	var turn struct{ Result books }
+	a.must(serviceKey, `mutation($i: ActivateTurnInput!) { activateTurn(input: $i) { result { budget { byBook { lineageId collectionId name entries } } } } }`,
+		map[string]any{"i": input}, "activateTurn", &turn)
+	require.Len(t, turn.Result.Budget.ByBook, 1)
+	require.Equal(t, "Mira", turn.Result.Budget.ByBook[0].Name)
+}

@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"context"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
-	"strings"
 
 	"loregate/graph/model"
 	"loregate/lore"
@@ -90,4 +92,33 @@ func byBookToModel(res *activation.Result) []*model.BookBudget {
 		out[i] = m
 	}
 	return out
+}
+
+// namePersonaBooks sets the name of the persona book rows of byBook to the
+// display name of their lineage's persona (the one not removed with the
+// lowest id first, as for the card character; a removed one when all
+// are), for a caller that selected budget.byBook.name. A registry that
+// cannot be read leaves the names empty (a runtime read fails to nothing).
+func (r *Resolver) namePersonaBooks(ctx context.Context, server string, books []*model.BookBudget) {
+	if !slices.ContainsFunc(books, func(b *model.BookBudget) bool { return b.LineageID != nil }) {
+		return
+	}
+	ps, err := r.Store.ListPersonas(ctx, server)
+	if err != nil {
+		return
+	}
+	for _, b := range books {
+		if b.LineageID == nil {
+			continue
+		}
+		best := -1
+		for k, p := range ps {
+			if int64(p.Lineage) == *b.LineageID && (best < 0 || ps[best].Removed && !p.Removed) {
+				best = k
+			}
+		}
+		if best >= 0 {
+			b.Name = ps[best].Name
+		}
+	}
 }

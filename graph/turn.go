@@ -65,6 +65,9 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	if traced {
 		withReasons(built.Trace)
 	}
+	if built != nil && selects(ctx, "result", "budget", "byBook", "name") {
+		r.namePersonaBooks(ctx, in.ServerDiscordID, built.Budget.ByBook)
+	}
 	return &model.ActivateTurnPayload{Result: built}, nil
 }
 

@@ -1,5 +1,7 @@
 package lore
 
+import "slices"
+
 // CharacterContext is the character a persona's imported card describes
 // (importPersonaCard keeps it on the persona; docs/authoring.md "Context
 // sources"): a request with that persona's lineage and no
@@ -24,4 +26,14 @@ type CharacterContext struct {
 func (c *CharacterContext) IsZero() bool {
 	return c == nil || (c.Name == "" && len(c.Tags) == 0 && c.Description == "" && c.Personality == "" &&
 		c.Scenario == "" && c.CreatorNotes == "" && c.DepthPrompt == "")
+}
+
+// Equal reports whether c and o describe the same character (a nil or
+// zero one equals a nil or zero one).
+func (c *CharacterContext) Equal(o *CharacterContext) bool {
+	if c.IsZero() || o.IsZero() {
+		return c.IsZero() == o.IsZero()
+	}
+	return c.Name == o.Name && slices.Equal(c.Tags, o.Tags) && c.Description == o.Description && c.Personality == o.Personality &&
+		c.Scenario == o.Scenario && c.CreatorNotes == o.CreatorNotes && c.DepthPrompt == o.DepthPrompt
 }

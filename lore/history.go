@@ -72,12 +72,27 @@ type HistorySnapshot struct {
 	// created (a backup import); an undo removes each one that is empty
 	// again.
 	CreatedCollections []string `json:"createdCollections,omitempty"`
+	// Card is the card character of the existing persona a persona card
+	// import wrote onto (nil for other records, and for a persona the
+	// import created, which an undo removes).
+	Card *CardSnapshot `json:"card,omitempty"`
+}
+
+// CardSnapshot is the card character (importPersonaCard's
+// CharacterContext) of persona Persona before the import (Before, nil
+// none) and as the import left it (After, nil none). An undo puts Before
+// back while the persona still has After; a character changed since (a
+// later card) stays (UndoResult.CardKept).
+type CardSnapshot struct {
+	Persona int64             `json:"persona"`
+	Before  *CharacterContext `json:"before,omitempty"`
+	After   *CharacterContext `json:"after,omitempty"`
 }
 
 // Empty reports whether the snapshot holds nothing to restore.
 func (s *HistorySnapshot) Empty() bool {
 	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
-		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0)
+		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,
@@ -141,6 +156,9 @@ type UndoResult struct {
 	// operation, so the undo left them as they are
 	// (HistorySnapshot.BookSettingsAfter).
 	BookSettingsKept bool
+	// Card: the persona card character was put back (HistorySnapshot.Card);
+	// CardKept: it was changed since the import and stays.
+	Card, CardKept bool
 	// Persona is set when the undone import created a persona.
 	Persona *UndoPersona
 }
@@ -243,6 +261,11 @@ type UndoStore interface {
 	// DeleteUnsharedPersonaBook deletes lineage's book settings and kept
 	// card unless another persona is on the lineage.
 	DeleteUnsharedPersonaBook(ctx context.Context, server string, lineage Lineage) (bool, error)
+	// PersonaCard returns the card character of persona id (nil none;
+	// ok false when the persona does not exist); SetPersonaCard stores c
+	// (nil clears it).
+	PersonaCard(ctx context.Context, server string, id int64) (c *CharacterContext, ok bool, err error)
+	SetPersonaCard(ctx context.Context, server string, id int64, c *CharacterContext) error
 	// ForgetMigratedSources forgets the source ids migration record id
 	// recorded.
 	ForgetMigratedSources(ctx context.Context, id int64) error

@@ -28,6 +28,8 @@ RETURNING ` + personaColumns
 	personaGet = `SELECT ` + personaColumns + ` FROM personas WHERE server_id = $1 AND id = $2`
 
 	personaSetCardContext = `UPDATE personas SET card_context = $3 WHERE server_id = $1 AND id = $2`
+	// personaGetCardContext is one persona's card character (NULL none).
+	personaGetCardContext = `SELECT card_context FROM personas WHERE server_id = $1 AND id = $2`
 
 	// personaCardContext is the card character of a lineage: its
 	// personas' (answered by personas_lineage_idx), not removed first,

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 
@@ -258,4 +260,33 @@ func (s *Store) MarkUndone(ctx context.Context, id, undoID int64) error {
 		_, err := tx.Exec(ctx, historyMarkUndone, id, undoID)
 		return err
 	})
+}
+
+// PersonaCard returns the card character of persona id (see
+// lore.UndoStore).
+func (s *Store) PersonaCard(ctx context.Context, server string, id int64) (*lore.CharacterContext, bool, error) {
+	var c *lore.CharacterContext
+	ok := true
+	err := s.undoStep("undo import", func(tx pgx.Tx) error {
+		var raw []byte
+		err := tx.QueryRow(ctx, personaGetCardContext, server, id).Scan(&raw)
+		if errors.Is(err, pgx.ErrNoRows) {
+			ok = false
+			return nil
+		}
+		if err != nil || raw == nil {
+			return err
+		}
+		c = &lore.CharacterContext{}
+		if err := json.Unmarshal(raw, c); err != nil {
+			return fmt.Errorf("persona card context: %w", err)
+		}
+		return nil
+	})
+	return c, ok, err
+}
+
+// SetPersonaCard stores persona id's card character (nil clears it).
+func (s *Store) SetPersonaCard(ctx context.Context, server string, id int64, c *lore.CharacterContext) error {
+	return s.undoStep("undo import", func(tx pgx.Tx) error { return setCardContextTx(ctx, tx, server, id, c) })
 }

@@ -228,7 +228,8 @@ func appendConverted(ctx context.Context, st lore.Store, server string, lineage 
 // by the card's), keeps the card with the persona's book when the card had
 // a book (card exports), and records the import with the created entries
 // and a snapshot of the replaced book and its settings, in one
-// transaction. Undoing it restores the book; a persona the import created
+// transaction. Undoing it restores the book and the card character the
+// import replaced on an existing persona (lore.CardSnapshot); a persona the import created
 // is removed with its book unless entries were written in that book since
 // (lore.UndoPersona).
 func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.PersonaCardImport, card *format.SourceCard, fileName string, data []byte, actor string) (lore.Persona, lore.ImportResult, int64, error) {
@@ -254,8 +255,22 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 				snap.BookSettings = &set
 			}
 		}
+		if c.PersonaID != 0 {
+			before, ok, err := st.PersonaCard(ctx, c.Server, c.PersonaID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				snap.Card = &lore.CardSnapshot{Persona: c.PersonaID, Before: before}
+			}
+		}
 		if p, res, err = st.ImportPersonaCard(ctx, c); err != nil {
 			return err
+		}
+		if snap.Card != nil {
+			if snap.Card.After, _, err = st.PersonaCard(ctx, c.Server, c.PersonaID); err != nil {
+				return err
+			}
 		}
 		if card != nil && c.Entries != nil {
 			if err := st.PutBookCard(ctx, lore.BookCard{Server: c.Server, Lineage: p.Lineage,

@@ -30,7 +30,9 @@ import (
 //     settings back unless changed since (CollectionsKept), a collection
 //     the record created is removed when empty, a persona it created is
 //     removed with its book unless entries were written in that book since
-//     (undoCreatedPersona), a migration's source ids are forgotten (a rerun
+//     (undoCreatedPersona), the card character a persona card import
+//     replaced on an existing persona comes back unless changed since
+//     (CardKept), a migration's source ids are forgotten (a rerun
 //     migrates them again), and the undo is recorded.
 //
 // Lore written since that the record did not create stays. A server deleted
@@ -81,7 +83,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreChangedCollections, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreChangedCollections, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -232,6 +234,30 @@ func (u *undo) restoreChangedCollections(ctx context.Context) error {
 	return nil
 }
 
+// restoreCard puts back the card character of the persona a persona card
+// import wrote onto (HistorySnapshot.Card), unless its character was
+// changed since (a later card: UndoResult.CardKept). A persona deleted
+// since gets nothing.
+func (u *undo) restoreCard(ctx context.Context) error {
+	c := u.snap.Card
+	if c == nil {
+		return nil
+	}
+	cur, ok, err := u.st.PersonaCard(ctx, u.server, c.Persona)
+	if err != nil || !ok {
+		return err
+	}
+	if !cur.Equal(c.After) {
+		u.res.CardKept = true
+		return nil
+	}
+	if err := u.st.SetPersonaCard(ctx, u.server, c.Persona, c.Before); err != nil {
+		return err
+	}
+	u.res.Card = true
+	return nil
+}
+
 // cleanUp deletes the collections the record created when empty, the
 // persona it created, and a migration's source ids.
 func (u *undo) cleanUp(ctx context.Context) error {
@@ -297,6 +323,9 @@ func (u *undo) record(ctx context.Context, actor string, restored, removed []int
 	rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
 	if res.Collections > 0 || res.CollectionsKept > 0 {
 		rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
+	}
+	if res.Card || res.CardKept {
+		rep["card"], rep["cardKept"] = res.Card, res.CardKept
 	}
 	if p := res.Persona; p != nil {
 		rep["persona"] = map[string]any{"id": p.ID, "lineage": p.Lineage, "removed": p.Removed, "authoredSince": p.AuthoredSince, "moved": p.Moved}

@@ -151,6 +151,49 @@ func TestUndoCreatedPersona(t *testing.T) {
 	})
 }
 
+// TestUndoPersonaCardCharacter: undoing a persona card import onto an
+// existing persona puts back the card character it replaced (none when
+// there was none); a character a later card set stays (reported).
+func TestUndoPersonaCardCharacter(t *testing.T) {
+	b := setup(t)
+	s := b.server(t)
+	_, err := b.store.UpsertPersona(b.ctx, lore.Persona{Server: s, ID: 1, Lineage: 8, Name: "Mira"})
+	require.NoError(t, err)
+	onto := func(name string) int64 {
+		c := &lore.CharacterContext{Name: name, Tags: []string{"t"}, Description: name + " rides north."}
+		_, _, recID, err := transfer.ImportPersonaCard(b.ctx, b.store, lore.PersonaCardImport{Server: s, PersonaID: 1, Character: c},
+			nil, name+".json", []byte(name), "user:1")
+		require.NoError(t, err)
+		return recID
+	}
+	character := func() *lore.CharacterContext {
+		snap, err := b.store.LoadEnabledForScope(b.ctx, s, 8)
+		require.NoError(t, err)
+		return snap.Character
+	}
+	first, second := onto("Aether"), onto("Amy")
+	require.Equal(t, "Amy", character().Name)
+	u, err := transfer.Undo(b.ctx, b.store, s, second, "user:1")
+	require.NoError(t, err)
+	require.True(t, u.Card)
+	require.Equal(t, &lore.CharacterContext{Name: "Aether", Tags: []string{"t"}, Description: "Aether rides north."}, character())
+	u, err = transfer.Undo(b.ctx, b.store, s, first, "user:1")
+	require.NoError(t, err)
+	require.True(t, u.Card)
+	require.Nil(t, character(), "the persona had no card before the first import")
+
+	third := onto("Vex")
+	onto("Ilse")
+	u, err = transfer.Undo(b.ctx, b.store, s, third, "user:1")
+	require.NoError(t, err)
+	require.True(t, u.CardKept)
+	require.False(t, u.Card)
+	require.Equal(t, "Ilse", character().Name, "a later card stays")
+	undo, err := b.store.HistoryRecord(b.ctx, s, u.Record.ID)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"restored":0,"removed":0,"missing":0,"card":false,"cardKept":true}`, string(undo.Report))
+}
+
 // TestUndoBackupRestoresCollections: a backup import that changes kept
 // collections' enabled flags and channels, deletes a collection and
 // creates one is undone with every collection as it was: flags and
