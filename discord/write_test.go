@@ -367,6 +367,60 @@ func TestEditKeepsUntouchedFields(t *testing.T) {
 	require.Equal(t, "Only the content changed.", got.Content)
 }
 
+// TestEditKeepsPositionAndFilters: an entry edited in the panel (the edit
+// modal, then the activation-rules modal) keeps the fields the panel does
+// not show: position (kind, depth, role), match flags, character filter
+// and generation types.
+func TestEditKeepsPositionAndFilters(t *testing.T) {
+	h := newHarness(t)
+	seedScopes(h)
+	e := h.scope(7, "")[0]
+	h.op(client.OpUpdateEntry, map[string]any{"in": map[string]any{"serverDiscordId": testGuild, "lineageId": 7, "entryId": e.ID, "patch": map[string]any{
+		"position": map[string]any{"kind": "AT_DEPTH", "depth": 3, "role": "ASSISTANT"}, "matchScenario": true, "matchPersonaDescription": true,
+		"characterFilter": map[string]any{"names": []string{"Alice"}, "tags": []string{"villain"}, "exclude": true},
+		"generationTypes": []string{"CONTINUE", "SWIPE"},
+	}}}, nil)
+	read := func() (content string, rest map[string]any) {
+		var out struct {
+			Server struct {
+				PersonaBook struct {
+					Entries struct {
+						Edges []struct{ Node map[string]any }
+					}
+				}
+			}
+		}
+		h.gql(`query($s: String!) { server(discordId: $s) { personaBook(lineageId: 7) { entries(first: 10) { edges { node {
+			id content position { kind depth role outlet } role matchScenario matchPersonaDescription matchCharacterDescription
+			characterFilter { names tags exclude } generationTypes } } } } } }`, map[string]any{"s": testGuild}, &out)
+		for _, ed := range out.Server.PersonaBook.Entries.Edges {
+			if ed.Node["id"] == e.ID {
+				content, _ = ed.Node["content"].(string)
+				delete(ed.Node, "content")
+				return content, ed.Node
+			}
+		}
+		require.Fail(t, "the entry is gone")
+		return "", nil
+	}
+	_, want := read()
+	require.Equal(t, map[string]any{"kind": "AT_DEPTH", "depth": 3.0, "role": "ASSISTANT", "outlet": nil}, want["position"])
+	require.Equal(t, []any{"CONTINUE", "SWIPE"}, want["generationTypes"])
+
+	m := h.click(permManager, h.need(h.personaPanel(true), actEntryEdit)).modal()
+	o := h.submit(permManager, m, map[string]string{fieldContent: "Edited in the panel."})
+	require.Contains(t, o.content(), "Saved")
+	content, got := read()
+	require.Equal(t, "Edited in the panel.", content)
+	require.Equal(t, want, got, "the edit modal keeps what it does not show")
+
+	m = h.click(permManager, h.need(h.personaPanel(true), actEntryRules)).modal()
+	o = h.submit(permManager, m, map[string]string{fieldChance: "50"})
+	require.Contains(t, o.content(), "Saved")
+	_, got = read()
+	require.Equal(t, want, got, "the rules modal keeps what it does not show")
+}
+
 // TestInvalidRulesRefused: out-of-range activation values get a receipt
 // and no write.
 func TestInvalidRulesRefused(t *testing.T) {

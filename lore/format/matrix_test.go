@@ -284,3 +284,52 @@ func TestCardToWorldInfoBookSettings(t *testing.T) {
 		require.Nil(t, e.ScanDepth, "%s inherits the book's depth again", e.Title)
 	}
 }
+
+// TestPositionFieldsPerFormat pins docs/formats.md "Positions, roles and
+// filters per format": a world info with an AT_DEPTH entry (depth 2, role
+// user, match flags, an exclude character filter with names and tags,
+// generation types), an OUTLET entry and an AN_TOP entry with a match
+// flag, exported to each format and read back, keeps exactly the fields
+// the table says.
+func TestPositionFieldsPerFormat(t *testing.T) {
+	opts := format.Options{Limits: lore.CeilingLimits()}
+	res, err := format.Import("wi.json", readSource(t, localTestdata+"positions_filters.json"), opts)
+	require.NoError(t, err)
+	require.Len(t, res.Book.Entries, 3)
+	deep := res.Book.Entries[0]
+	require.Equal(t, lore.PositionAtDepth, deep.Position)
+	require.True(t, deep.CharacterFilter.Exclude && deep.Match.Scenario && len(deep.GenerationTypes) == 2, "the source's fields")
+	where := func(e lore.Entry) any { return []any{e.Position, e.Depth, e.Role, e.Outlet} }
+	filters := func(e lore.Entry) any { return []any{e.Match, e.CharacterFilter, e.GenerationTypes} }
+	all, positions, none := [2]bool{true, true}, [2]bool{true, false}, [2]bool{false, false}
+	for _, tt := range []struct {
+		name, ext string
+		export    func(format.Book) ([]byte, error)
+		keeps     [2]bool // positions and roles, filters
+	}{
+		{"st", ".json", format.ExportST, all},
+		{"ccv3", ".json", format.ExportLorebookV3, all},
+		{"card", ".json", format.ExportCardJSON, all},
+		{"png", ".png", format.ExportCardPNG, all},
+		{"charx", ".charx", format.ExportCardCHARX, all},
+		{"worldbook", ".json", format.ExportWorldbook, positions},
+		{"risu", ".json", format.ExportRisu, none},
+		{"agnai", ".json", format.ExportAgnai, none},
+		{"novelai", ".lorebook", format.ExportNovelAI, none},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := tt.export(res.Book)
+			require.NoError(t, err)
+			back, err := format.Import("book"+tt.ext, out, opts)
+			require.NoError(t, err)
+			require.Len(t, back.Book.Entries, 3)
+			for i, e := range res.Book.Entries {
+				b := back.Book.Entries[i]
+				require.Equal(t, tt.keeps[0], reflect.DeepEqual(where(e), where(b)), "%s: position, depth, role, outlet %v -> %v", e.Title, where(e), where(b))
+				if !reflect.DeepEqual(filters(e), filters(lore.Entry{})) {
+					require.Equal(t, tt.keeps[1], reflect.DeepEqual(filters(e), filters(b)), "%s: match, filter, generation types %v -> %v", e.Title, filters(e), filters(b))
+				}
+			}
+		})
+	}
+}

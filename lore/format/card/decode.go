@@ -307,9 +307,13 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 	e.Position = DecPosition(get("position"), extVal("position"), &c)
 	e.Placement = e.Position.Placement()
 	conv.Shadow(ext, conv.PrefixCard+"position", get("position"), placementString(e.Placement))
-	if wi, err := conv.ParseObject(extVal(conv.KeyWorldInfo)); err == nil {
-		if v, ok := wi.Get("characterFilter"); ok {
-			conv.DecSTCharacterFilter(&e, v, &c)
+	if extObj != nil {
+		// loregate_world_info is no world info field: byWI does not hold it.
+		kept, _ := extObj.Get(conv.KeyWorldInfo)
+		if wi, err := conv.ParseObject(kept); err == nil {
+			if v, ok := wi.Get("characterFilter"); ok {
+				conv.DecSTCharacterFilter(&e, v, &c)
+			}
 		}
 	}
 
