@@ -9,6 +9,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Proposals (graph/proposal.graphqls, docs/workbench.md#proposals).
@@ -134,7 +135,7 @@ func (r *Resolver) serverProposals(ctx context.Context, obj *model.Server, state
 	var before int64
 	if after != nil && *after != "" {
 		if err := decodeKeyset(*after, "p:", &before); err != nil || before <= 0 {
-			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+			return nil, lore.Reject("after", i18n.NotACursor, nil)
 		}
 	}
 	conn := &model.ProposalConnection{Edges: []*model.ProposalEdge{}}

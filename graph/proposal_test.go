@@ -126,6 +126,16 @@ func TestProposalsAPI(t *testing.T) {
 	require.NotEmpty(t, cr.Proposal.Proposed.UpdatedAt)
 	require.Equal(t, 3, count(member), "the new entry is among the member's own")
 
+	// Refusals carry reason keys (en, pt-BR, es in lore/i18n).
+	var nothing struct {
+		Error *struct{ Code, Field, Reason string }
+	}
+	a.must(member, `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { error { code field reason } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "UPDATE", "lineageId": 4, "entryId": id, "patch": map[string]any{"title": "Luna"}}},
+		"proposeEntryChange", &nothing)
+	require.NotNil(t, nothing.Error)
+	require.Equal(t, []string{"INVALID_INPUT", "patch", "changes_nothing"}, []string{nothing.Error.Code, nothing.Error.Field, nothing.Error.Reason}, "the entry's title is Luna already")
+
 	// Proposals off.
 	var ws struct {
 		Settings *struct{ ProposalsEnabled bool }

@@ -8,6 +8,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // revisionToModel converts a revision; its Entry is the state.
@@ -35,7 +36,7 @@ func revisionPage(first *int, def int, after *string,
 	var before int64
 	if after != nil && *after != "" {
 		if err := decodeKeyset(*after, "r:", &before); err != nil || before <= 0 {
-			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+			return nil, lore.Reject("after", i18n.NotACursor, nil)
 		}
 	}
 	conn := &model.EntryRevisionConnection{Edges: []*model.EntryRevisionEdge{}}

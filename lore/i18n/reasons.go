@@ -51,19 +51,26 @@ const (
 	ExtensionNotJSON     Key = "extension_not_json"
 	ExtensionHasNUL      Key = "extension_has_nul"
 	NotACursor           Key = "not_a_cursor"
-	AtLeast              Key = "at_least"
-	UnknownSortField     Key = "unknown_sort_field"
-	RejectedByDatabase   Key = "rejected_by_database"
-	NotALorebook         Key = "not_a_lorebook"
-	NoLorebookInCard     Key = "no_lorebook_in_card"
-	NoImportableEntries  Key = "no_importable_entries"
-	ScopeFull            Key = "scope_full"
-	NotFound             Key = "not_found"
-	UnknownLineage       Key = "unknown_lineage"
-	DuplicateName        Key = "duplicate_name"
-	StaleTarget          Key = "stale_target"
-	StaleVersion         Key = "stale_version"
-	Unavailable          Key = "unavailable"
+	// The workbench's reasons (docs/workbench.md).
+	TooManyOpenProposals   Key = "too_many_open_proposals"
+	TooManyServerProposals Key = "too_many_server_proposals"
+	ProposalNotOpen        Key = "proposal_not_open"
+	ChangesNothing         Key = "changes_nothing"
+	SameBook               Key = "same_book"
+	RepeatsEntry           Key = "repeats_entry"
+	AtLeast                Key = "at_least"
+	UnknownSortField       Key = "unknown_sort_field"
+	RejectedByDatabase     Key = "rejected_by_database"
+	NotALorebook           Key = "not_a_lorebook"
+	NoLorebookInCard       Key = "no_lorebook_in_card"
+	NoImportableEntries    Key = "no_importable_entries"
+	ScopeFull              Key = "scope_full"
+	NotFound               Key = "not_found"
+	UnknownLineage         Key = "unknown_lineage"
+	DuplicateName          Key = "duplicate_name"
+	StaleTarget            Key = "stale_target"
+	StaleVersion           Key = "stale_version"
+	Unavailable            Key = "unavailable"
 	// EmbeddingsNotConfigured is the UNAVAILABLE of a request that needs
 	// an embeddings provider (reindexEmbeddings) on a deployment without
 	// one (docs/operations.md#embeddings).
@@ -135,6 +142,12 @@ var reasons = [...]Reason{
 	{ExtensionNotJSON, "value of \"{name}\" is not valid JSON", "o valor de \"{name}\" não é JSON válido", "el valor de \"{name}\" no es JSON válido"},
 	{ExtensionHasNUL, "\"{name}\" must not contain NUL characters", "\"{name}\" não pode conter caracteres NUL", "\"{name}\" no puede contener caracteres NUL"},
 	{NotACursor, "is not a cursor returned by this API", "não é um cursor devolvido por esta API", "no es un cursor devuelto por esta API"},
+	{TooManyOpenProposals, "already has {count} open proposals on this server, at most {max}: wait for a decision or withdraw one", "já tem {count} propostas abertas neste servidor, o máximo é {max}: espere uma decisão ou retire uma", "ya tiene {count} propuestas abiertas en este servidor, el máximo es {max}: espera una decisión o retira una"},
+	{TooManyServerProposals, "this server has {count} open proposals, at most {max}: its managers must decide some first", "este servidor tem {count} propostas abertas, o máximo é {max}: os gerentes precisam decidir algumas antes", "este servidor tiene {count} propuestas abiertas, el máximo es {max}: sus administradores deben decidir algunas antes"},
+	{ProposalNotOpen, "proposal {id} is {state}, not open", "a proposta {id} está {state}, não aberta", "la propuesta {id} está {state}, no abierta"},
+	{ChangesNothing, "changes nothing", "não muda nada", "no cambia nada"},
+	{SameBook, "is the book the entries are in already", "é o livro em que as entradas já estão", "es el libro en el que ya están las entradas"},
+	{RepeatsEntry, "repeats entry {id}", "repete a entrada {id}", "repite la entrada {id}"},
 	{AtLeast, "must be at least {min}", "deve ser pelo menos {min}", "debe ser al menos {min}"},
 	{UnknownSortField, "unknown sort field \"{value}\"", "campo de ordenação desconhecido: \"{value}\"", "campo de orden desconocido: \"{value}\""},
 	{PositionPlacement, "{kind} places the entry {placement}, but placement is \"{value}\"", "{kind} coloca a entrada em {placement}, mas o posicionamento é \"{value}\"", "{kind} coloca la entrada en {placement}, pero la ubicación es \"{value}\""},

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Proposals and the workbench settings (migration 000071,
@@ -105,7 +106,7 @@ func (s *Store) ProposeEntryChange(ctx context.Context, p lore.Proposal) (lore.P
 		return p, wrapErr(op, err)
 	}
 	if lore.UTF16Len(p.Note) > lore.MaxProposalNoteLen {
-		return p, wrapErr(op, lore.Invalid("note", "is %d characters long, at most %d allowed", lore.UTF16Len(p.Note), lore.MaxProposalNoteLen))
+		return p, wrapErr(op, lore.Reject("note", i18n.TooLong, lore.Params{"length": lore.UTF16Len(p.Note), "max": lore.MaxProposalNoteLen}))
 	}
 	var out lore.Proposal
 	err := s.write(ctx, op, p.Server, func(tx pgx.Tx) error {
@@ -153,10 +154,10 @@ func (s *Store) checkProposalAllowedTx(ctx context.Context, tx pgx.Tx, p lore.Pr
 		return err
 	}
 	if mine >= lore.MaxOpenProposalsPerMember {
-		return lore.Invalid("proposer", "already has %d open proposals on this server, at most %d: wait for a decision or withdraw one", mine, lore.MaxOpenProposalsPerMember)
+		return lore.Reject("proposer", i18n.TooManyOpenProposals, lore.Params{"count": mine, "max": lore.MaxOpenProposalsPerMember})
 	}
 	if all >= lore.MaxOpenProposalsPerServer {
-		return lore.Invalid("proposer", "this server has %d open proposals, at most %d: its managers must decide some first", all, lore.MaxOpenProposalsPerServer)
+		return lore.Reject("proposer", i18n.TooManyServerProposals, lore.Params{"count": all, "max": lore.MaxOpenProposalsPerServer})
 	}
 	return nil
 }
@@ -183,7 +184,7 @@ func (s *Store) prepareProposalTx(ctx context.Context, tx pgx.Tx, p *lore.Propos
 			p.Proposed = &patched
 		}
 		if p.Proposed == nil {
-			return lore.Invalid("patch", "is required for a change")
+			return lore.Reject("patch", i18n.Required, nil)
 		}
 		next := p.Proposed.Clone()
 		next.ID, next.Server, next.Lineage, next.Collection, next.CreatedAt, next.UpdatedAt = cur.ID, cur.Server, cur.Lineage, cur.Collection, cur.CreatedAt, cur.UpdatedAt
@@ -191,12 +192,12 @@ func (s *Store) prepareProposalTx(ctx context.Context, tx pgx.Tx, p *lore.Propos
 			return lore.WithFieldPrefix("patch", err)
 		}
 		if len(lore.ChangedFields(cur, next)) == 0 {
-			return lore.Invalid("patch", "changes nothing")
+			return lore.Reject("patch", i18n.ChangesNothing, nil)
 		}
 		p.Proposed = &next
 	case lore.ProposeCreate:
 		if p.Proposed == nil {
-			return lore.Invalid("entry", "is required for a new entry")
+			return lore.Reject("entry", i18n.Required, nil)
 		}
 		next := p.Proposed.Clone()
 		next.ID, next.Server, next.Lineage, next.Collection = 0, p.Server, p.Lineage, p.Collection
@@ -263,7 +264,7 @@ func (s *Store) GetProposal(ctx context.Context, server string, id int64) (lore.
 func (s *Store) ReviewProposal(ctx context.Context, server string, id int64, approve bool, reviewer, note string, expected *time.Time) (lore.Proposal, error) {
 	const op = "review proposal"
 	if lore.UTF16Len(note) > lore.MaxProposalNoteLen {
-		return lore.Proposal{}, wrapErr(op, lore.Invalid("note", "is %d characters long, at most %d allowed", lore.UTF16Len(note), lore.MaxProposalNoteLen))
+		return lore.Proposal{}, wrapErr(op, lore.Reject("note", i18n.TooLong, lore.Params{"length": lore.UTF16Len(note), "max": lore.MaxProposalNoteLen}))
 	}
 	ctx = lore.WithRevisionKind(lore.WithActor(ctx, reviewer), lore.RevisionProposal)
 	var out lore.Proposal
@@ -276,7 +277,7 @@ func (s *Store) ReviewProposal(ctx context.Context, server string, id int64, app
 			return err
 		}
 		if p.State != lore.ProposalOpen {
-			return lore.Invalid("proposalId", "proposal %d is %s, not open", id, p.State)
+			return lore.Reject("proposalId", i18n.ProposalNotOpen, lore.Params{"id": id, "state": string(p.State)})
 		}
 		state := lore.ProposalRejected
 		var made *int64
@@ -350,7 +351,7 @@ func (s *Store) WithdrawProposal(ctx context.Context, server string, id int64, p
 			return err
 		}
 		if p.State != lore.ProposalOpen {
-			return lore.Invalid("proposalId", "proposal %d is %s, not open", id, p.State)
+			return lore.Reject("proposalId", i18n.ProposalNotOpen, lore.Params{"id": id, "state": string(p.State)})
 		}
 		out, err = scanProposal(tx.QueryRow(ctx, proposalDecide, server, id, string(lore.ProposalWithdrawn), "", "", nil))
 		return err

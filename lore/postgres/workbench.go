@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Bulk operations (lore.WorkbenchStore): each is one lore write (one
@@ -45,16 +46,16 @@ ORDER BY e.id FOR UPDATE OF e`
 // id. A missing id is ErrNotFound naming it.
 func lockEntriesTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.Lineage, refs []lore.EntryRef) ([]lore.Entry, error) {
 	if len(refs) == 0 {
-		return nil, lore.Invalid("entries", "is empty")
+		return nil, lore.Reject("entries", i18n.Empty, nil)
 	}
 	if len(refs) > lore.MaxBulkEntries {
-		return nil, lore.Invalid("entries", "names %d entries, at most %d allowed", len(refs), lore.MaxBulkEntries)
+		return nil, lore.Reject("entries", i18n.TooManyIDs, lore.Params{"count": len(refs), "max": lore.MaxBulkEntries})
 	}
 	ids := make([]int64, len(refs))
 	seen := make(map[int64]bool, len(refs))
 	for i, r := range refs {
 		if seen[r.ID] {
-			return nil, lore.Invalid(fmt.Sprintf("entries[%d]", i), "repeats entry %d", r.ID)
+			return nil, lore.Reject(fmt.Sprintf("entries[%d]", i), i18n.RepeatsEntry, lore.Params{"id": r.ID})
 		}
 		seen[r.ID] = true
 		ids[i] = r.ID
@@ -87,7 +88,7 @@ func lockEntriesTx(ctx context.Context, tx pgx.Tx, server string, lineage lore.L
 // or a Serverwide collection by id (ErrNotFound when gone).
 func targetBookTx(ctx context.Context, tx pgx.Tx, server string, to lore.BookRef) (lore.Collection, error) {
 	if to.Lineage < 0 {
-		return lore.Collection{}, lore.Invalid("target.lineageId", "must be 0 (Serverwide) or a positive lineage id")
+		return lore.Collection{}, lore.Reject("target.lineageId", i18n.BadLineage, nil)
 	}
 	if !to.Lineage.IsServerwide() {
 		if to.CollectionID != 0 {
@@ -96,7 +97,7 @@ func targetBookTx(ctx context.Context, tx pgx.Tx, server string, to lore.BookRef
 		return lore.Collection{}, nil
 	}
 	if to.CollectionID == 0 {
-		return lore.Collection{}, lore.Invalid("target.collectionId", "is required for a Serverwide target")
+		return lore.Collection{}, lore.Reject("target.collectionId", i18n.Required, nil)
 	}
 	c, err := scanCollection(tx.QueryRow(ctx, lorebookGet, server, to.CollectionID))
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -141,7 +142,7 @@ func (s *Store) moveTx(ctx context.Context, tx pgx.Tx, r lore.MoveRequest, src [
 	var res lore.MoveResult
 	sameScope := r.From == r.To.Lineage
 	if !r.Copy && sameScope && (!r.From.IsServerwide() || allInCollection(src, book.Name)) {
-		return res, lore.Invalid("target", "is the book the entries are in already")
+		return res, lore.Reject("target", i18n.SameBook, nil)
 	}
 	srcChannels, err := sourceChannelsTx(ctx, tx, r.Server, src, r.To.Lineage)
 	if err != nil {
