@@ -71,12 +71,12 @@ verify: generate ## Check that generated code is up to date
 	@test -z "$$(git status --porcelain -- migrations graph docs/schema.graphql)" || { echo "make generate created untracked files:"; git status --porcelain -- migrations graph docs/schema.graphql; exit 1; }
 
 .PHONY: lint
-lint: ## go vet, gofmt, staticcheck, deadcode (versions pinned by go.mod's tool lines) the citation check and the lore/ function length check
+lint: ## go vet, gofmt, staticcheck, deadcode (versions pinned by go.mod's tool lines) the citation check and the lore/ function length check, and the check that no rule raises the generic reason key
 	$(GO) vet ./...
 	@out=$$(gofmt -l $$(git ls-files '*.go')); test -z "$$out" || { echo "gofmt needed:"; echo "$$out"; exit 1; }
 	$(GO) tool staticcheck ./...
 	@out=$$($(GO) tool deadcode -test ./...) && test -z "$$out" || { echo "deadcode: unreachable functions (remove them):"; echo "$$out"; exit 1; }
-	$(GO) test -count=1 -run '^(TestCitationsResolve|TestLoreFunctionLength|TestCodecsDependOnLore)$$' ./cmd/internal/doccheck
+	$(GO) test -count=1 -run '^(TestCitationsResolve|TestLoreFunctionLength|TestCodecsDependOnLore|TestNoGenericReason)$$' ./cmd/internal/doccheck
 
 .PHONY: tidy
 tidy: ## go mod tidy

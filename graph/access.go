@@ -7,6 +7,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // visibleServer returns the server when the caller may read it. A server
@@ -63,7 +64,7 @@ func authorizeService(ctx context.Context, server string) error {
 		return err
 	}
 	if !lore.ValidSnowflake(server) {
-		return lore.Invalid("serverDiscordId", "is not a Discord snowflake")
+		return lore.Reject("serverDiscordId", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(server, 40)})
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ func serviceOnly(ctx context.Context) error {
 // ErrNotFound.
 func (r *Resolver) knownLineage(ctx context.Context, server string, lineage lore.Lineage) error {
 	if lineage < 0 {
-		return lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+		return lore.Reject("lineageId", i18n.BadLineage, nil)
 	}
 	if lineage.IsServerwide() {
 		return nil

@@ -15,6 +15,7 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/i18n"
 	"loregate/lore/prompt"
 	"loregate/lore/scopecache"
 	"loregate/lore/turn"
@@ -159,7 +160,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 // lore/turn.
 func turnRequest(ctx context.Context, in *model.ActivateInput, traced bool) (turn.Request, error) {
 	if len(in.Messages) > MaxActivateMessages {
-		return turn.Request{}, lore.Invalid("messages", "%d messages, at most %d allowed", len(in.Messages), MaxActivateMessages)
+		return turn.Request{}, lore.Reject("messages", i18n.TooManyMessages, lore.Params{"count": len(in.Messages), "max": MaxActivateMessages})
 	}
 	msgs := make([]string, len(in.Messages))
 	size := 0
@@ -172,14 +173,14 @@ func turnRequest(ctx context.Context, in *model.ActivateInput, traced bool) (tur
 	g, _ := in.GenerationType.ValueOK()
 	size += contextRequest(&req, in.Messages, c, g)
 	if size > MaxActivateChars {
-		return turn.Request{}, lore.Invalid("messages", "%d bytes of text (messages and context), at most %d allowed", size, MaxActivateChars)
+		return turn.Request{}, lore.Reject("messages", i18n.TooMuchText, lore.Params{"size": size, "max": MaxActivateChars})
 	}
 	if err := chargeText(ctx, size); err != nil {
 		return turn.Request{}, err
 	}
 	lineage := lore.Lineage(get(in.LineageID, 0))
 	if lineage < 0 {
-		return turn.Request{}, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+		return turn.Request{}, lore.Reject("lineageId", i18n.BadLineage, nil)
 	}
 	req.Lineage, req.Channel, req.ParentChannel = lineage, get(in.ChannelID, ""), get(in.ParentChannelID, "")
 	req.Messages, req.Bounds, req.Trace = msgs, turn.APIBounds, traced
@@ -391,7 +392,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 	}
 	docs := in.Documents.Value()
 	if len(docs) > MaxDocuments {
-		return nil, lore.Invalid("documents", "%d documents, at most %d allowed", len(docs), MaxDocuments)
+		return nil, lore.Reject("documents", i18n.TooManyDocuments, lore.Params{"count": len(docs), "max": MaxDocuments})
 	}
 	for _, d := range docs {
 		req.Documents = append(req.Documents, prompt.Message{Kind: prompt.KindDocument, Role: lore.RoleSystem, Content: d})
@@ -454,8 +455,8 @@ func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.
 			for j, k := range prompt.Markers() {
 				known[j] = string(k)
 			}
-			return nil, lore.Invalid(fmt.Sprintf("presetMarkers[%d]", i-first),
-				"%q is not a SillyTavern prompt identifier (%s)", lore.ClipBytes(name, 40), strings.Join(known, ", "))
+			return nil, lore.Reject(fmt.Sprintf("presetMarkers[%d]", i-first), i18n.UnknownPromptMarker,
+				lore.Params{"value": lore.ClipBytes(name, 40), "allowed": known})
 		case m == prompt.MarkerMain:
 			preset, system = append(preset, system...), nil
 			continue

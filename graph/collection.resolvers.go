@@ -10,6 +10,7 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 	"time"
 )
@@ -94,7 +95,7 @@ func (r *mutationResolver) UpdatePersonaBookSettings(ctx context.Context, input 
 	lineage := lore.Lineage(input.LineageID)
 	err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage)
 	if err == nil && lineage.IsServerwide() {
-		err = lore.Invalid("lineageId", "must be a persona lineage (> 0); Serverwide settings live on collections")
+		err = lore.Reject("lineageId", i18n.SettingsNeedPersonaLineage, nil)
 	}
 	var book *model.PersonaBook
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // This file converts between lore's domain types and the API's models. It
@@ -227,7 +228,7 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	}
 	if v, ok := in.Content.ValueOK(); ok {
 		if v == nil {
-			return p, lore.Invalid("content", "must not be null")
+			return p, lore.Reject("content", i18n.NotNull, nil)
 		}
 		p.Content = v
 	}
@@ -403,11 +404,11 @@ func decodeCursor(after *string) (int, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(*after)
 	if err != nil || !strings.HasPrefix(string(b), "o:") {
-		return 0, lore.Invalid("after", "is not a cursor returned by this API")
+		return 0, lore.Reject("after", i18n.NotACursor, nil)
 	}
 	n, err := strconv.Atoi(string(b[2:]))
 	if err != nil || n < 0 || n >= math.MaxInt32 {
-		return 0, lore.Invalid("after", "is not a cursor returned by this API")
+		return 0, lore.Reject("after", i18n.NotACursor, nil)
 	}
 	return n + 1, nil
 }

@@ -14,6 +14,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // What a dashboard client needs beyond the Discord panel's operations
@@ -94,7 +95,7 @@ func (r *Resolver) viewerServers(ctx context.Context, first *int, after *string)
 	if after != nil && *after != "" {
 		var c serverCursor
 		if err := decodeKeyset(*after, "s:", &c); err != nil || c.ID == "" {
-			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+			return nil, lore.Reject("after", i18n.NotACursor, nil)
 		}
 		q.AfterName, q.AfterID = c.Name, c.ID
 	}
@@ -172,10 +173,10 @@ func (r *Resolver) bookEntries(ctx context.Context, server string, lineage lore.
 	if after != nil && *after != "" {
 		var c entryCursor
 		if err := decodeKeyset(*after, "k:", &c); err != nil || c.ID <= 0 {
-			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+			return nil, lore.Reject("after", i18n.NotACursor, nil)
 		}
 		if c.Order != q.Order.String() {
-			return nil, lore.Invalid("after", "is a cursor of another orderBy (%s); page with the orderBy it came from", c.Order)
+			return nil, lore.Reject("after", i18n.CursorOtherOrder, lore.Params{"order": c.Order})
 		}
 		q.After = &lore.EntryPosition{Key: c.Key, ID: c.ID}
 	}
@@ -206,7 +207,7 @@ func pageSize(first *int, def int) (int, error) {
 		size = *first
 	}
 	if size < 0 || size > MaxPageSize {
-		return 0, lore.Invalid("first", "must be between 0 and %d", MaxPageSize)
+		return 0, lore.Reject("first", i18n.Between, lore.Params{"min": 0, "max": MaxPageSize})
 	}
 	return size, nil
 }
@@ -222,7 +223,7 @@ func encodeKeyset(prefix string, v any) string {
 
 func decodeKeyset(s, prefix string, v any) error {
 	if len(s) > maxCursorLen {
-		return lore.Invalid("after", "is too long")
+		return lore.Reject("after", i18n.NotACursor, nil)
 	}
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
@@ -230,7 +231,7 @@ func decodeKeyset(s, prefix string, v any) error {
 	}
 	rest, ok := strings.CutPrefix(string(b), prefix)
 	if !ok {
-		return lore.Invalid("after", "is not a cursor of this connection")
+		return lore.Reject("after", i18n.CursorOtherConnection, nil)
 	}
 	return json.Unmarshal([]byte(rest), v)
 }

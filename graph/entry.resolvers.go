@@ -11,6 +11,7 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"time"
 )
 
@@ -29,7 +30,7 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 	if lineage.IsServerwide() {
 		cid, ok := input.CollectionID.ValueOK()
 		if !ok || cid == nil {
-			return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "is required for Serverwide entries"))
+			return entryPayload(lore.Entry{}, lore.Reject("collectionId", i18n.CollectionRequired, nil))
 		}
 		id, err := parseID("collection", *cid)
 		if err != nil {
@@ -41,7 +42,7 @@ func (r *mutationResolver) CreateEntry(ctx context.Context, input model.CreateEn
 		}
 		collection = c.Name
 	} else if cid, ok := input.CollectionID.ValueOK(); ok && cid != nil {
-		return entryPayload(lore.Entry{}, lore.Invalid("collectionId", "persona entries have no collection"))
+		return entryPayload(lore.Entry{}, lore.Reject("collectionId", i18n.NoCollectionPersona, nil))
 	}
 	e, err := entryFromInput(&input.Entry, input.ServerDiscordID, lineage, collection)
 	if err != nil {
@@ -101,7 +102,7 @@ func (r *mutationResolver) ReplacePersonaBook(ctx context.Context, input model.R
 	lineage := lore.Lineage(input.LineageID)
 	fail := failure[model.ReplacePayload]
 	if lineage.IsServerwide() {
-		return fail(lore.Invalid("lineageId", "must be a persona lineage (> 0)"))
+		return fail(lore.Reject("lineageId", i18n.NotPersonaLineage, nil))
 	}
 	if err := r.authorizeWrite(ctx, input.ServerDiscordID, lineage); err != nil {
 		return fail(err)

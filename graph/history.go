@@ -7,6 +7,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 )
 
@@ -75,7 +76,7 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 	var before int64
 	if after != nil && *after != "" {
 		if err := decodeKeyset(*after, "h:", &before); err != nil || before <= 0 {
-			return nil, lore.Invalid("after", "is not a cursor returned by this API")
+			return nil, lore.Reject("after", i18n.NotACursor, nil)
 		}
 	}
 	conn := &model.ImportHistoryConnection{Edges: []*model.ImportRecordEdge{}, PageInfo: model.PageInfo{}}

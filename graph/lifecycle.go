@@ -7,6 +7,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 func rowCounts(rows []lore.TableRows) []*model.TableRowCount {
@@ -63,12 +64,12 @@ func (r *Resolver) reconcileServers(ctx context.Context, in model.ReconcileServe
 	}
 	for _, id := range in.PresentServerDiscordIds {
 		if !lore.ValidSnowflake(id) {
-			return failure[model.ReconcileServersPayload](lore.Invalid("presentServerDiscordIds", "%s is not a Discord snowflake", lore.ClipBytes(id, 24)))
+			return failure[model.ReconcileServersPayload](lore.Reject("presentServerDiscordIds", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(id, 24)}))
 		}
 	}
 	shard, shards := get(in.ShardID, 0), get(in.ShardCount, 1)
 	if shards < 1 {
-		return failure[model.ReconcileServersPayload](lore.Invalid("shardCount", "must be at least 1"))
+		return failure[model.ReconcileServersPayload](lore.Reject("shardCount", i18n.AtLeast, lore.Params{"min": 1}))
 	}
 	marked, err := r.Store.MarkServersLeftExcept(ctx, in.PresentServerDiscordIds, shard, shards, time.Now(), auth.FromContext(ctx).UserID)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Bounds on one GraphQL document, checked before it is validated, costed or
@@ -311,7 +312,7 @@ func chargeText(ctx context.Context, n int) error {
 	}
 	if left := b.left.Add(-int64(n)); left < 0 {
 		b.left.Add(int64(n))
-		return lore.Invalid("messages", "the activations of one request carry at most %d bytes of text together; this one would take %d more bytes than remain", MaxActivateChars, -left)
+		return lore.Reject("messages", i18n.RequestTextBudget, lore.Params{"max": MaxActivateChars, "over": -left})
 	}
 	return nil
 }

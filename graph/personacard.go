@@ -9,6 +9,7 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 )
 
@@ -29,7 +30,7 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	}
 	personaID := get(in.PersonaID, 0)
 	if personaID < 0 {
-		return fail(lore.Invalid("personaId", "must be a positive persona id"), nil)
+		return fail(lore.Reject("personaId", i18n.NotPositivePersonaID, nil), nil)
 	}
 	data, err := readUpload(in.File)
 	if err != nil {
@@ -47,7 +48,7 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	switch res.Format {
 	case format.KindV1Card, format.KindV2Card, format.KindV3Card:
 	default:
-		return fail(lore.Invalid("file", "is %s, not a character card; import it as a lorebook instead", res.Format), report)
+		return fail(lore.Reject("file", i18n.NotACard, lore.Params{"format": string(res.Format)}), report)
 	}
 	c := lore.PersonaCardImport{Server: server, PersonaID: personaID, Name: personaName(get(in.Name, ""), res.Book.Character, in.File.Filename),
 		Character: res.Book.CharacterContext}

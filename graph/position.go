@@ -7,6 +7,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // This file converts the position, context-source, filter and generation
@@ -124,35 +125,35 @@ func containsGen(list []lore.GenerationType, g lore.GenerationType) bool {
 func positionPatch(p *lore.EntryPatch, pos *model.EntryPositionInput) error {
 	kind := lore.PositionKind(pos.Kind)
 	if !kind.Valid() {
-		return lore.Invalid("position", "kind %q is not a position kind", string(pos.Kind))
+		return lore.Reject("position", i18n.NotPositionKind, lore.Params{"value": lore.ClipBytes(string(pos.Kind), 40)})
 	}
 	if p.Placement != nil && *p.Placement != kind.Placement() {
-		return lore.Invalid("position", "%s places the entry %s, but placement is %s", kind, kind.Placement(), *p.Placement)
+		return lore.Reject("position", i18n.PositionPlacement, lore.Params{"kind": string(kind), "placement": string(kind.Placement()), "value": string(*p.Placement)})
 	}
 	p.Position = &kind
 	if v, ok := pos.Depth.ValueOK(); ok && v != nil {
 		if kind != lore.PositionAtDepth {
-			return lore.Invalid("position", "depth is only for AT_DEPTH, not %s", kind)
+			return lore.Reject("position", i18n.DepthOnlyAtDepth, lore.Params{"kind": string(kind)})
 		}
 		d := *v
 		p.Depth = &d
 	}
 	if v, ok := pos.Role.ValueOK(); ok && v != nil {
 		if kind != lore.PositionAtDepth {
-			return lore.Invalid("position", "role is only for AT_DEPTH, not %s", kind)
+			return lore.Reject("position", i18n.RoleOnlyAtDepth, lore.Params{"kind": string(kind)})
 		}
 		r := lore.Role(strings.ToLower(string(*v)))
 		if p.Role != nil && *p.Role != r {
-			return lore.Invalid("position", "role %s differs from the entry's role %s", r, *p.Role)
+			return lore.Reject("position", i18n.RoleDiffers, lore.Params{"role": string(r), "entryRole": string(*p.Role)})
 		}
 		p.Role = &r
 	}
 	v, ok := pos.Outlet.ValueOK()
 	switch {
 	case ok && v != nil && kind != lore.PositionOutlet:
-		return lore.Invalid("position", "outlet is only for OUTLET, not %s", kind)
+		return lore.Reject("position", i18n.OutletOnlyOutlet, lore.Params{"kind": string(kind)})
 	case kind == lore.PositionOutlet && (v == nil || strings.TrimSpace(*v) == ""):
-		return lore.Invalid("position", "OUTLET needs an outlet name")
+		return lore.Reject("position", i18n.OutletNameRequired, nil)
 	case ok && v != nil:
 		o := strings.TrimSpace(*v)
 		p.Outlet = &o

@@ -12,6 +12,7 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 	"sort"
 )
@@ -26,7 +27,7 @@ func (r *mutationResolver) UpsertServer(ctx context.Context, input model.UpsertS
 		}
 	}
 	if !lore.ValidSnowflake(input.DiscordID) {
-		return failure[model.ServerPayload](lore.Invalid("discordId", "is not a Discord snowflake"))
+		return failure[model.ServerPayload](lore.Reject("discordId", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(input.DiscordID, 40)}))
 	}
 	s, err := r.Store.UpsertServer(ctx, input.DiscordID, input.Name)
 	if err != nil {

@@ -37,7 +37,7 @@ func (r *Resolver) importRequest(ctx context.Context, in *model.ImportLorebookIn
 	// Resolve the target collection before the (slow) read and conversion.
 	if cid, ok := in.Collection.ValueOK(); ok && cid != nil {
 		if !lineage.IsServerwide() {
-			return req, lore.Invalid("collection", "persona books have no collection")
+			return req, lore.Reject("collection", i18n.PersonaBookNoCollection, nil)
 		}
 		id, err := parseID("collection", *cid)
 		if err != nil {
@@ -68,7 +68,7 @@ func readUpload(u graphql.Upload) ([]byte, error) {
 		return nil, fmt.Errorf("read upload: %w", err)
 	}
 	if len(data) > MaxUploadBytes {
-		return nil, lore.Invalid("file", "is larger than %d bytes", MaxUploadBytes)
+		return nil, lore.Reject("file", i18n.FileTooLarge, lore.Params{"max": MaxUploadBytes})
 	}
 	return data, nil
 }
@@ -183,7 +183,7 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 	if lineage.IsServerwide() {
 		cid, ok := in.CollectionID.ValueOK()
 		if !ok || cid == nil {
-			return fail(lore.Invalid("collectionId", "is required for Serverwide exports"))
+			return fail(lore.Reject("collectionId", i18n.CollectionRequired, nil))
 		}
 		id, err := parseID("collection", *cid)
 		if err != nil {

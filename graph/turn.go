@@ -17,6 +17,7 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/i18n"
 	"loregate/lore/prompt"
 	"loregate/lore/turn"
 	"loregate/lore/turnstate"
@@ -89,14 +90,14 @@ func withReasons(items []*model.TraceItem) {
 func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 	lineage := lore.Lineage(get(in.LineageID, 0))
 	if lineage < 0 {
-		return nil, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+		return nil, lore.Reject("lineageId", i18n.BadLineage, nil)
 	}
 	rec := &recording{conv: turnstate.Conversation{Server: in.ServerDiscordID, Lineage: lineage, Channel: get(in.ChannelID, "")}}
 	if !lore.ValidSnowflake(rec.conv.Channel) {
-		return nil, lore.Invalid("channelId", "is required and must be a Discord snowflake: a conversation is a channel or thread")
+		return nil, lore.Reject("channelId", i18n.ConversationChannel, nil)
 	}
 	if strings.TrimSpace(in.TurnID) == "" || len([]rune(in.TurnID)) > turnstate.MaxTurnIDLen {
-		return nil, lore.Invalid("turnId", "must be 1-%d characters, not blank", turnstate.MaxTurnIDLen)
+		return nil, lore.Reject("turnId", i18n.TurnIDLength, lore.Params{"max": turnstate.MaxTurnIDLen})
 	}
 	data, err := turnInputJSON(in)
 	if err != nil {
@@ -135,10 +136,10 @@ func conversation(server string, lineageID *int64, channel string) (turnstate.Co
 		c.Lineage = lore.Lineage(*lineageID)
 	}
 	if c.Lineage < 0 {
-		return c, lore.Invalid("lineageId", "must be 0 (Serverwide) or a positive lineage id")
+		return c, lore.Reject("lineageId", i18n.BadLineage, nil)
 	}
 	if !lore.ValidSnowflake(channel) {
-		return c, lore.Invalid("channelId", "is not a Discord snowflake")
+		return c, lore.Reject("channelId", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(channel, 40)})
 	}
 	return c, nil
 }

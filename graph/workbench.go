@@ -9,6 +9,7 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // The workbench's bulk mutations (graph/workbench.graphqls,
@@ -243,7 +244,7 @@ func valueOr[T any](o graphql.Omittable[*T], def T) T {
 // otherwise). The parts of a selected entry's split group go with it.
 func (r *Resolver) exportEntries(ctx context.Context, in model.ExportEntriesInput) (*model.ExportPayload, error) {
 	if len(in.EntryIds) > lore.MaxBulkEntries {
-		return failure[model.ExportPayload](lore.Invalid("entryIds", "names %d entries, at most %d allowed", len(in.EntryIds), lore.MaxBulkEntries))
+		return failure[model.ExportPayload](lore.Reject("entryIds", i18n.TooManyEntries, lore.Params{"count": len(in.EntryIds), "max": lore.MaxBulkEntries}))
 	}
 	want := make(map[int64]int, len(in.EntryIds))
 	for i, s := range in.EntryIds {

@@ -14,6 +14,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/backup"
+	"loregate/lore/i18n"
 	"loregate/lore/postgres"
 	"loregate/lore/transfer"
 )
@@ -140,7 +141,7 @@ func (q *Queue) EnqueueBackupImport(ctx context.Context, server string, previewI
 		var pm previewMeta
 		_ = json.Unmarshal(b.Meta, &pm)
 		if mapping != nil && !slices.Equal(*mapping, pm.LineageMap) {
-			return nil, lore.Invalid("lineageMap", "differs from the mapping this preview was made with; preview again with the new mapping")
+			return nil, lore.Reject("lineageMap", i18n.LineageMapChanged, nil)
 		}
 		return BackupImportArgs{BlobID: previewID, ServerID: server, Mapping: pm.LineageMap, Actor: actor}, nil
 	})

@@ -74,8 +74,10 @@ func (e *InvalidError) Error() string {
 func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
 
 // Invalid returns an *InvalidError for field with a formatted English
-// reason and the generic reason key i18n.Invalid. Prefer Reject with a
-// reason key, which clients can render in the member's language.
+// reason and the generic reason key i18n.Invalid, which clients cannot
+// render in the member's language. Tests only: code raises Reject with a
+// reason key (the lint check TestNoGenericReason of cmd/internal/doccheck
+// refuses Invalid outside tests).
 func Invalid(field, format string, args ...any) error {
 	return &InvalidError{Field: field, Reason: fmt.Sprintf(format, args...)}
 }

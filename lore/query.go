@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"loregate/lore/i18n"
 )
 
 // Listings for clients that page through a book or a caller's servers (the
@@ -76,21 +78,21 @@ type EntryQuery struct {
 // them: "search", "orderBy", "first", "after").
 func (q EntryQuery) Validate() error {
 	if !utf8.ValidString(q.Search) || strings.IndexByte(q.Search, 0) >= 0 {
-		return Invalid("search", "must be valid UTF-8 without NUL characters")
+		return Reject("search", i18n.InvalidText, nil)
 	}
 	if n := utf8.RuneCountInString(q.Search); n > MaxEntrySearchLen {
-		return Invalid("search", "is %d characters long, at most %d allowed", n, MaxEntrySearchLen)
+		return Reject("search", i18n.TooLong, Params{"length": n, "max": MaxEntrySearchLen})
 	}
 	switch q.Order.Field {
 	case OrderTitle, OrderInsertionOrder, OrderPriority, OrderUpdatedAt, OrderCreatedAt:
 	default:
-		return Invalid("orderBy", "unknown sort field %q", ClipBytes(string(q.Order.Field), 24))
+		return Reject("orderBy", i18n.UnknownSortField, Params{"value": ClipBytes(string(q.Order.Field), 24)})
 	}
 	if q.Limit < 1 {
-		return Invalid("first", "must be at least 1")
+		return Reject("first", i18n.AtLeast, Params{"min": 1})
 	}
 	if q.After != nil && !q.Order.Field.validKey(q.After.Key) {
-		return Invalid("after", "is not a position of this orderBy (%s)", q.Order)
+		return Reject("after", i18n.NotAPosition, Params{"order": q.Order.String()})
 	}
 	return nil
 }

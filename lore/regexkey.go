@@ -3,8 +3,9 @@ package lore
 import (
 	"regexp"
 	"regexp/syntax"
-	"strconv"
 	"strings"
+
+	"loregate/lore/i18n"
 )
 
 // Bounds of regex keys (docs/api.md "Limits"). RE2 runs in time linear in
@@ -74,35 +75,50 @@ func RegexKeySource(key string) (src string, bodyLen int, ok bool) {
 // (lookaround, backreferences). The parse is linear in the source; the
 // repetition bound is checked before the program is built.
 func CompileRegexKey(src string, bodyLen int) (re *regexp.Regexp, progSize int, problem string, overBound bool) {
-	progSize, problem, overBound = regexBounds(src, bodyLen)
-	if problem != "" {
-		return nil, 0, problem, overBound
+	progSize, p, overBound := regexBounds(src, bodyLen)
+	if p.key != "" {
+		return nil, 0, p.text(), overBound
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, 0, "regex does not compile: " + err.Error(), false
+		return nil, 0, regexProblem{i18n.RegexNoCompile, Params{"detail": err.Error()}}.text(), false
 	}
 	return re, progSize, "", false
 }
 
+// regexProblem is why a regex key cannot be used: a reason key of
+// lore/i18n and its params ("" key: no problem).
+type regexProblem struct {
+	key    i18n.Key
+	params Params
+}
+
+// text is the problem's English text ("" when there is none).
+func (p regexProblem) text() string {
+	if p.key == "" {
+		return ""
+	}
+	return i18n.Text(i18n.EN, p.key, p.params)
+}
+
 // regexBounds checks src against the bounds without building the matcher
 // (half the cost of a compile).
-func regexBounds(src string, bodyLen int) (progSize int, problem string, overBound bool) {
+func regexBounds(src string, bodyLen int) (progSize int, problem regexProblem, overBound bool) {
 	if bodyLen > MaxRegexLen {
-		return 0, "regex longer than " + strconv.Itoa(MaxRegexLen) + " bytes", true
+		return 0, regexProblem{i18n.RegexTooLong, Params{"max": MaxRegexLen}}, true
 	}
 	tree, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
-		return 0, "regex does not compile: " + err.Error(), false
+		return 0, regexProblem{i18n.RegexNoCompile, Params{"detail": err.Error()}}, false
 	}
 	if n := maxRepeat(tree); n > MaxRegexRepeat {
-		return 0, "regex repeats " + strconv.Itoa(n) + " times, at most " + strconv.Itoa(MaxRegexRepeat) + " allowed", true
+		return 0, regexProblem{i18n.RegexRepeats, Params{"count": n, "max": MaxRegexRepeat}}, true
 	}
 	// + 4: the program's fail, match and whole-match capture instructions.
 	if n := estimateProg(tree) + 4; n > MaxRegexProgram {
-		return 0, "regex compiles to about " + strconv.Itoa(n) + " instructions, at most " + strconv.Itoa(MaxRegexProgram) + " allowed", true
+		return 0, regexProblem{i18n.RegexTooBig, Params{"count": n, "max": MaxRegexProgram}}, true
 	}
-	return estimateProg(tree) + 4, "", false
+	return estimateProg(tree) + 4, regexProblem{}, false
 }
 
 // estimateProg estimates the RE2 program size of tree from the parse tree, in
@@ -179,8 +195,8 @@ func ValidateRegexKeys(field string, keys []string) error {
 		if !ok {
 			continue
 		}
-		if _, problem, over := regexBounds(src, n); over {
-			return Invalid(indexField(field, i), "%s", problem)
+		if _, p, over := regexBounds(src, n); over {
+			return Reject(indexField(field, i), p.key, p.params)
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package lore
 import (
 	"regexp"
 	"strings"
+
+	"loregate/lore/i18n"
 )
 
 // MaxFindLen bounds the find text of a Replacement (UTF-16 units, as keys).
@@ -20,13 +22,13 @@ type Replacement struct {
 func (r Replacement) Validate() error {
 	switch {
 	case strings.TrimSpace(r.Find) == "":
-		return Invalid("find", "is empty")
+		return Reject("find", i18n.Empty, nil)
 	case UTF16Len(r.Find) > MaxFindLen:
-		return Invalid("find", "is %d characters long, at most %d allowed", UTF16Len(r.Find), MaxFindLen)
+		return Reject("find", i18n.TooLong, Params{"length": UTF16Len(r.Find), "max": MaxFindLen})
 	case UTF16Len(r.With) > MaxFindLen:
-		return Invalid("replace", "is %d characters long, at most %d allowed", UTF16Len(r.With), MaxFindLen)
+		return Reject("replace", i18n.TooLong, Params{"length": UTF16Len(r.With), "max": MaxFindLen})
 	case !r.Title && !r.Keys && !r.Content:
-		return Invalid("fields", "names no field (TITLE, KEYS, CONTENT)")
+		return Reject("fields", i18n.NoReplaceField, nil)
 	}
 	return nil
 }

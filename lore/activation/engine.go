@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Activate compiles in.Entries and runs one turn. Use a Cache (or Compile
@@ -226,13 +227,13 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 // or whole-word settings.
 func (m *Matcher) checkInput(in *Input, opts *Options) error {
 	if !m.fits(in.Entries) {
-		return fmt.Errorf("activation: %w", lore.Invalid("entries", "are not the entries the matcher was compiled from"))
+		return fmt.Errorf("activation: %w", lore.Reject("entries", i18n.MatcherEntriesDiffer, nil))
 	}
 	if opts.MatchOptions() != m.mo {
-		return fmt.Errorf("activation: %w", lore.Invalid("options", "match options differ from the compiled matcher's"))
+		return fmt.Errorf("activation: %w", lore.Reject("options", i18n.MatcherOptionsDiffer, nil))
 	}
 	if bookSignature(in) != m.books {
-		return fmt.Errorf("activation: %w", lore.Invalid("input", "book case or whole-word settings differ from the compiled matcher's"))
+		return fmt.Errorf("activation: %w", lore.Reject("input", i18n.MatcherBookSettingsDiffer, nil))
 	}
 	return nil
 }
@@ -511,7 +512,7 @@ func turnBudget(in *Input, opts *Options) (Budget, error) {
 	switch {
 	case opts.TokenBudget > 0:
 		if opts.Tokenizer == nil {
-			return b, fmt.Errorf("activation: %w", lore.Invalid("options.tokenizer", "is required with a token budget"))
+			return b, fmt.Errorf("activation: %w", lore.Reject("options.tokenizer", i18n.TokenizerRequired, nil))
 		}
 		b = Budget{Unit: UnitTokens, Limit: opts.TokenBudget}
 	case opts.CharBudget == 0:
@@ -767,7 +768,7 @@ func (t *turn) secondary(i int32, p, skips int) bool {
 func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 	r := t.random()
 	if !(r >= 0 && r < 1) {
-		return false, fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
+		return false, fmt.Errorf("activation: %w", lore.Reject("options.random", i18n.RandomOutOfRange, lore.Params{"value": r}))
 	}
 	if !(r*100 < float64(ce.probability)) {
 		s.stage, s.verdict = stageDone, VerdictChanceFailed

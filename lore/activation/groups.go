@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // groups applies the inclusion groups of rule 5 to the entries that passed
@@ -160,7 +161,7 @@ func (t *turn) pick(members []int32, p int) ([]int32, string, error) {
 	}
 	r := t.random()
 	if !(r >= 0 && r < 1) {
-		return nil, "", fmt.Errorf("activation: %w", lore.Invalid("options.random", "returned %v, outside [0, 1)", r))
+		return nil, "", fmt.Errorf("activation: %w", lore.Reject("options.random", i18n.RandomOutOfRange, lore.Params{"value": r}))
 	}
 	x := r * float64(sum)
 	acc := 0

@@ -2,28 +2,110 @@ package activation
 
 import (
 	"strconv"
+	"strings"
 
 	"loregate/lore"
 )
 
 // Reason returns the item's reason key and its params for the API and
-// the CLI (docs/api.md "Reason keys"): the key is the verdict's name, the
-// params hold pass always, chance (percent) for chance_failed and
-// priority for over_budget and over_entry_cap, read from e, and score (two
-// decimals) for a scored entry (docs/contract.md#semantic); e is the
-// traced entry (nil leaves
-// them out). lore/i18n has every verdict's texts.
+// the CLI (docs/api.md "Reason keys"), so that a client renders the
+// verdict in the member's language: the key is the verdict's name; the
+// params hold pass always, score (two decimals) for a scored entry
+// (docs/contract.md#semantic), and the numbers and names the verdict
+// names, read from e, the traced entry (nil leaves them out):
+//
+//   - chance_failed: chance (percent)
+//   - over_budget, over_entry_cap: priority
+//   - gated_lineage: lineage; gated_collection: collection (its name)
+//   - group_lost: group (the inclusion group's name)
+//   - delayed: delay; cooldown: cooldown (chat messages)
+//   - delayed_until_recursion: level
+//   - filtered_generation_type: allowed (the entry's generation types)
+//   - decorator_blocked: decorator (the line that blocked it, "@@name")
+//
+// lore/i18n has every verdict's texts.
 func (t TraceItem) Reason(e *lore.Entry) (string, map[string]any) {
 	params := map[string]any{"pass": t.Pass}
-	switch {
-	case e == nil:
-	case t.Verdict == VerdictChanceFailed:
-		params["chance"] = e.Probability
-	case t.Verdict == VerdictOverBudget || t.Verdict == VerdictOverEntryCap:
-		params["priority"] = e.Priority
+	if e != nil {
+		entryParams(params, t, e)
 	}
 	if t.Score != nil {
 		params["score"] = strconv.FormatFloat(*t.Score, 'f', 2, 64)
 	}
 	return string(t.Verdict), params
+}
+
+// Verdicts returns every verdict of the engine, in the order of the
+// pipeline's stages (a test of lore/i18n checks it against the constants).
+func Verdicts() []Verdict {
+	return []Verdict{VerdictAdmitted, VerdictSemanticMatch, VerdictDisabled, VerdictGatedServer, VerdictGatedLineage,
+		VerdictGatedCollection, VerdictGatedChannel, VerdictFilteredCharacter, VerdictFilteredGenerationType,
+		VerdictDecoratorBlocked, VerdictDelayed, VerdictCooldown, VerdictNoKeyMatch, VerdictSecondaryLogicFailed,
+		VerdictRegexBudgetExhausted, VerdictExcludedFromRecursion, VerdictDelayedUntilRecursion, VerdictChanceFailed,
+		VerdictGroupLost, VerdictBelowThreshold, VerdictOverSemanticCap, VerdictOverEntryCap, VerdictOverBudget}
+}
+
+// entryParams adds the params of t's verdict that come from its entry e.
+func entryParams(params map[string]any, t TraceItem, e *lore.Entry) {
+	switch t.Verdict {
+	case VerdictChanceFailed:
+		params["chance"] = e.Probability
+	case VerdictOverBudget, VerdictOverEntryCap:
+		params["priority"] = e.Priority
+	case VerdictGatedLineage:
+		params["lineage"] = int64(e.Lineage)
+	case VerdictGatedCollection:
+		params["collection"] = e.Collection
+	case VerdictGroupLost:
+		params["group"] = e.Group
+	case VerdictDelayed:
+		params["delay"] = e.Delay
+	case VerdictCooldown:
+		params["cooldown"] = e.Cooldown
+	case VerdictDelayedUntilRecursion:
+		params["level"] = recursionLevel(t.Detail, e.DelayUntilRecursion)
+	case VerdictFilteredGenerationType:
+		allowed := make([]string, len(e.GenerationTypes))
+		for i, g := range e.GenerationTypes {
+			allowed[i] = string(g)
+		}
+		params["allowed"] = allowed
+	case VerdictDecoratorBlocked:
+		params["decorator"] = decoratorName(t.Detail)
+	}
+}
+
+// recursionLevel is the level a delayed_until_recursion detail names
+// ("waits for recursion level 2..."), else the entry's own.
+func recursionLevel(detail string, entryLevel int) int {
+	const marker = "recursion level "
+	i := strings.Index(detail, marker)
+	if i < 0 {
+		return entryLevel
+	}
+	rest := detail[i+len(marker):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if v, err := strconv.Atoi(rest[:n]); err == nil {
+		return v
+	}
+	return entryLevel
+}
+
+// decoratorName is the decorator a decorator_blocked detail names: its
+// first "@@name" ("@@dont_activate", "@@exclude_keys: ..."), or
+// "@@decorator" when the detail names none.
+func decoratorName(detail string) string {
+	i := strings.Index(detail, "@@")
+	if i < 0 {
+		return "@@decorator"
+	}
+	rest := detail[i+2:]
+	n := 0
+	for n < len(rest) && (rest[n] == '_' || rest[n] >= 'a' && rest[n] <= 'z') {
+		n++
+	}
+	return "@@" + rest[:n]
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // LegacyScanDepth is the scan depth of entries converted from keyword
@@ -108,7 +109,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 	plan := ImportPlan{Conversions: map[lore.Lineage][]lore.Entry{}, Memories: MemoryReport{NotConverted: []NotConverted{}}}
 	for from, to := range opts.LineageMap {
 		if from <= 0 || to <= 0 {
-			return ImportPlan{}, lore.Invalid("lineageMap", "lineages must be > 0 (Serverwide stays Serverwide)")
+			return ImportPlan{}, lore.Reject("lineageMap", i18n.LineageMapPositive, nil)
 		}
 	}
 	dest := func(src lore.Lineage) lore.Lineage {
@@ -123,7 +124,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 	for i, b := range doc.Personas {
 		src := lore.Lineage(b.LineageID)
 		if src <= 0 {
-			return ImportPlan{}, lore.Invalid(fmt.Sprintf("personas[%d].lineage_id", i), "must be > 0")
+			return ImportPlan{}, lore.Reject(fmt.Sprintf("personas[%d].lineage_id", i), i18n.MustBePositive, nil)
 		}
 		dst := dest(src)
 		if b.LorebookEntries != nil {
@@ -133,8 +134,8 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			}
 			if prev, ok := books[dst]; ok {
 				if !sameBook(prev, entries) {
-					return ImportPlan{}, lore.Invalid(fmt.Sprintf("personas[%d]", i),
-						"maps to lineage %d like personas[%d] but carries a different book", int64(dst), bookFrom[dst])
+					return ImportPlan{}, lore.Reject(fmt.Sprintf("personas[%d]", i), i18n.PersonaBookConflict,
+						lore.Params{"lineage": int64(dst), "other": bookFrom[dst]})
 				}
 			} else {
 				books[dst], bookFrom[dst] = entries, i

@@ -76,6 +76,80 @@ const (
 	// one (docs/operations.md#embeddings).
 	EmbeddingsNotConfigured Key = "embeddings_not_configured"
 	PositionPlacement       Key = "position_placement_mismatch"
+	// Field reasons added for the rules that raised the generic invalid.
+	CursorOtherOrder           Key = "cursor_of_other_order"
+	CursorOtherConnection      Key = "cursor_of_other_connection"
+	NotAPosition               Key = "not_a_position"
+	Between                    Key = "between"
+	Negative                   Key = "negative"
+	NotPositive                Key = "not_positive"
+	MustBePositive             Key = "must_be_positive"
+	MessageCountRange          Key = "message_count_range"
+	NotUnitInterval            Key = "not_unit_interval"
+	RandomOutOfRange           Key = "random_out_of_range"
+	BudgetFlagsExclusive       Key = "budget_flags_exclusive"
+	BudgetFieldsExclusive      Key = "budget_fields_exclusive"
+	ZeroBudget                 Key = "zero_budget"
+	TokenizerRequired          Key = "tokenizer_required"
+	NotPersonaLineage          Key = "not_persona_lineage"
+	SettingsNeedPersonaLineage Key = "settings_need_persona_lineage"
+	NotPositiveLineage         Key = "not_positive_lineage"
+	NullOrPositiveLineage      Key = "null_or_positive_lineage"
+	LineageMapPositive         Key = "lineage_map_positive"
+	LineageMapChanged          Key = "lineage_map_changed"
+	LineageListedTwice         Key = "lineage_listed_twice"
+	PersonaBookConflict        Key = "persona_book_conflict"
+	NotPositivePersonaID       Key = "not_positive_persona_id"
+	PersonaIDOrNew             Key = "persona_id_or_new"
+	NotPositiveID              Key = "not_positive_id"
+	ConversationChannel        Key = "conversation_channel"
+	TurnIDLength               Key = "turn_id_length"
+	TurnIDLengthUTF8           Key = "turn_id_length_utf8"
+	TurnIDReused               Key = "turn_id_reused"
+	ByteLength                 Key = "byte_length"
+	InvalidText                Key = "invalid_text"
+	NotNull                    Key = "not_null"
+	NotJSON                    Key = "not_json"
+	CollectionRequired         Key = "collection_required"
+	PersonaBookNoCollection    Key = "persona_book_has_no_collection"
+	ListingCollection          Key = "listing_collection"
+	TooManyMessages            Key = "too_many_messages"
+	TooMuchText                Key = "too_much_text"
+	RequestTextBudget          Key = "request_text_budget"
+	TooManyDocuments           Key = "too_many_documents"
+	TooManyEntries             Key = "too_many_entries"
+	TooManyTags                Key = "too_many_tags"
+	TooManyCollections         Key = "too_many_collections"
+	CollectionsFull            Key = "collections_full"
+	BatchOverScope             Key = "batch_over_scope"
+	CollectionSettingsDisagree Key = "collection_settings_disagree"
+	FileTooLarge               Key = "file_too_large"
+	NotACard                   Key = "not_a_card"
+	UnknownPromptMarker        Key = "unknown_prompt_marker"
+	NotPositionKind            Key = "not_position_kind"
+	DepthOnlyAtDepth           Key = "depth_only_at_depth"
+	RoleOnlyAtDepth            Key = "role_only_at_depth"
+	RoleDiffers                Key = "role_differs"
+	OutletOnlyOutlet           Key = "outlet_only_outlet"
+	OutletNameRequired         Key = "outlet_name_required"
+	MatcherEntriesDiffer       Key = "matcher_entries_differ"
+	MatcherOptionsDiffer       Key = "matcher_options_differ"
+	MatcherBookSettingsDiffer  Key = "matcher_book_settings_differ"
+	RegexTooLong               Key = "regex_too_long"
+	RegexNoCompile             Key = "regex_does_not_compile"
+	RegexRepeats               Key = "regex_repeats"
+	RegexTooBig                Key = "regex_too_big"
+	SpeakersMismatch           Key = "speakers_mismatch"
+	NotBulkEdit                Key = "not_bulk_edit"
+	NoReplaceField             Key = "no_replace_field"
+	UndoOfUndo                 Key = "undo_of_undo"
+	AlreadyUndone              Key = "already_undone"
+	PastRetention              Key = "past_retention"
+	UndoLaterFirst             Key = "undo_later_first"
+	EntryIDTaken               Key = "entry_id_taken"
+	NotAMemoryObject           Key = "not_a_memory_object"
+	NotJSONLines               Key = "not_json_lines"
+	MemoryIDRequired           Key = "memory_id_required"
 	// AlwaysOnBudgetShare is a conversion report notice: an imported
 	// book's Always On entries alone take more than half of the server's
 	// budget.
@@ -155,6 +229,79 @@ var reasons = [...]Reason{
 	{NotALorebook, "this is not a lorebook file; loregate reads {formats}", "este não é um arquivo de lorebook; o loregate lê {formats}", "este no es un archivo de lorebook; loregate lee {formats}"},
 	{NoLorebookInCard, "no lorebook in this card: nothing was changed", "este cartão não tem lorebook: nada foi alterado", "esta tarjeta no tiene lorebook: no se cambió nada"},
 	{NoImportableEntries, "has no importable entries ({skipped} skipped): nothing was changed", "não tem entradas importáveis ({skipped} puladas): nada foi alterado", "no tiene entradas importables ({skipped} omitidas): no se cambió nada"},
+	{CursorOtherOrder, "is a cursor of another orderBy ({order}); page with the orderBy it came from", "é um cursor de outro orderBy ({order}); pagine com o orderBy de onde ele veio", "es un cursor de otro orderBy ({order}); pagina con el orderBy del que vino"},
+	{CursorOtherConnection, "is not a cursor of this connection", "não é um cursor desta listagem", "no es un cursor de este listado"},
+	{NotAPosition, "is not a position of this orderBy ({order})", "não é uma posição deste orderBy ({order})", "no es una posición de este orderBy ({order})"},
+	{Between, "must be between {min} and {max}", "deve estar entre {min} e {max}", "debe estar entre {min} y {max}"},
+	{Negative, "{value} is negative", "{value} é negativo", "{value} es negativo"},
+	{NotPositive, "{value} must be positive", "{value} deve ser positivo", "{value} debe ser positivo"},
+	{MustBePositive, "must be > 0", "deve ser > 0", "debe ser > 0"},
+	{MessageCountRange, "{value} is outside {min} (the messages sent) to {max}", "{value} está fora do intervalo de {min} (as mensagens enviadas) a {max}", "{value} está fuera del rango de {min} (los mensajes enviados) a {max}"},
+	{NotUnitInterval, "must be in [0, 1)", "deve estar em [0, 1)", "debe estar en [0, 1)"},
+	{RandomOutOfRange, "returned {value}, outside [0, 1)", "devolveu {value}, fora de [0, 1)", "devolvió {value}, fuera de [0, 1)"},
+	{BudgetFlagsExclusive, "and --budget are exclusive: a budget counts characters or tokens", "e --budget são exclusivos: um orçamento conta caracteres ou tokens", "y --budget son excluyentes: un presupuesto cuenta caracteres o tokens"},
+	{BudgetFieldsExclusive, "give budget or budgetTokens, not both", "informe budget ou budgetTokens, não os dois", "indica budget o budgetTokens, no ambos"},
+	{ZeroBudget, "0 would admit nothing; give a positive budget, or a negative one for no limit", "0 não admitiria nada; informe um orçamento positivo, ou negativo para não ter limite", "0 no admitiría nada; indica un presupuesto positivo, o uno negativo para no tener límite"},
+	{TokenizerRequired, "is required with a token budget", "é obrigatório com um orçamento em tokens", "es obligatorio con un presupuesto en tokens"},
+	{NotPersonaLineage, "must be a persona lineage (> 0)", "deve ser uma linhagem de persona (> 0)", "debe ser un linaje de persona (> 0)"},
+	{SettingsNeedPersonaLineage, "must be a persona lineage (> 0); Serverwide settings live on collections", "deve ser uma linhagem de persona (> 0); as configurações de Todo o Servidor ficam nas coleções", "debe ser un linaje de persona (> 0); los ajustes de todo el servidor están en las colecciones"},
+	{NotPositiveLineage, "must be a positive lineage id", "deve ser o id positivo de uma linhagem", "debe ser el id positivo de un linaje"},
+	{NullOrPositiveLineage, "must be null (Serverwide) or a positive lineage", "deve ser null (Todo o Servidor) ou uma linhagem positiva", "debe ser null (todo el servidor) o un linaje positivo"},
+	{LineageMapPositive, "lineages must be > 0 (Serverwide stays Serverwide)", "as linhagens devem ser > 0 (Todo o Servidor continua Todo o Servidor)", "los linajes deben ser > 0 (todo el servidor sigue siendo todo el servidor)"},
+	{LineageMapChanged, "differs from the mapping this preview was made with; preview again with the new mapping", "difere do mapeamento com que esta prévia foi feita; gere a prévia de novo com o novo mapeamento", "difiere del mapeo con el que se hizo esta vista previa; vuelve a generar la vista previa con el nuevo mapeo"},
+	{LineageListedTwice, "lineage {lineage} is listed twice", "a linhagem {lineage} aparece duas vezes", "el linaje {lineage} aparece dos veces"},
+	{PersonaBookConflict, "maps to lineage {lineage} like personas[{other}] but carries a different book", "é mapeada para a linhagem {lineage} como personas[{other}], mas traz outro livro", "se asigna al linaje {lineage} como personas[{other}], pero trae otro libro"},
+	{NotPositivePersonaID, "must be a positive persona id", "deve ser o id positivo de uma persona", "debe ser el id positivo de una persona"},
+	{PersonaIDOrNew, "must be a positive persona id, or 0 for a new persona", "deve ser o id positivo de uma persona, ou 0 para uma persona nova", "debe ser el id positivo de una persona, o 0 para una persona nueva"},
+	{NotPositiveID, "must be a positive id", "deve ser um id positivo", "debe ser un id positivo"},
+	{ConversationChannel, "is required and must be a Discord snowflake: a conversation is a channel or thread", "é obrigatório e deve ser um id do Discord: uma conversa é um canal ou tópico", "es obligatorio y debe ser un id de Discord: una conversación es un canal o hilo"},
+	{TurnIDLength, "must be 1-{max} characters, not blank", "deve ter de 1 a {max} caracteres, sem ficar em branco", "debe tener de 1 a {max} caracteres, sin quedar en blanco"},
+	{TurnIDLengthUTF8, "must be 1-{max} characters of valid UTF-8", "deve ter de 1 a {max} caracteres de UTF-8 válido", "debe tener de 1 a {max} caracteres de UTF-8 válido"},
+	{TurnIDReused, "was already used in this conversation for a different turn; use a new turn id", "já foi usado nesta conversa para outro turno; use um novo id de turno", "ya se usó en esta conversación para otro turno; usa un id de turno nuevo"},
+	{ByteLength, "must be 1-{max} bytes long", "deve ter de 1 a {max} bytes", "debe tener de 1 a {max} bytes"},
+	{InvalidText, "must be valid UTF-8 without NUL characters", "deve ser UTF-8 válido sem caracteres NUL", "debe ser UTF-8 válido sin caracteres NUL"},
+	{NotNull, "must not be null", "não pode ser null", "no puede ser null"},
+	{NotJSON, "is not valid JSON", "não é JSON válido", "no es JSON válido"},
+	{CollectionRequired, "is required for a Serverwide book (the collection it is in)", "é obrigatório para um livro de Todo o Servidor (a coleção em que ele está)", "es obligatorio para un libro de todo el servidor (la colección en la que está)"},
+	{PersonaBookNoCollection, "persona books have no collection", "livros de persona não têm coleção", "los libros de una persona no tienen colección"},
+	{ListingCollection, "a Serverwide listing names one collection; a persona listing none", "uma listagem de Todo o Servidor indica uma coleção; a de uma persona, nenhuma", "un listado de todo el servidor indica una colección; el de una persona, ninguna"},
+	{TooManyMessages, "{count} messages, at most {max} allowed", "{count} mensagens; o máximo é {max}", "{count} mensajes; el máximo es {max}"},
+	{TooMuchText, "{size} bytes of text (messages and context), at most {max} allowed", "{size} bytes de texto (mensagens e contexto); o máximo é {max}", "{size} bytes de texto (mensajes y contexto); el máximo es {max}"},
+	{RequestTextBudget, "the activations of one request carry at most {max} bytes of text together; this one would take {over} more bytes than remain", "as ativações de uma requisição levam no máximo {max} bytes de texto juntas; esta usaria {over} bytes a mais do que resta", "las activaciones de una solicitud llevan como máximo {max} bytes de texto juntas; esta usaría {over} bytes más de los que quedan"},
+	{TooManyDocuments, "{count} documents, at most {max} allowed", "{count} documentos; o máximo é {max}", "{count} documentos; el máximo es {max}"},
+	{TooManyEntries, "names {count} entries, at most {max} allowed", "indica {count} entradas; o máximo é {max}", "indica {count} entradas; el máximo es {max}"},
+	{TooManyTags, "{count} tags, at most {max} allowed", "{count} tags; o máximo é {max}", "{count} etiquetas; el máximo es {max}"},
+	{TooManyCollections, "{count} collections, at most {max} allowed", "{count} coleções; o máximo é {max}", "{count} colecciones; el máximo es {max}"},
+	{CollectionsFull, "the server already has {count} collections, at most {max} allowed", "o servidor já tem {count} coleções; o máximo é {max}", "el servidor ya tiene {count} colecciones; el máximo es {max}"},
+	{BatchOverScope, "{count} entries in one write: a scope holds at most {max} entries", "{count} entradas em uma gravação: um escopo comporta no máximo {max} entradas", "{count} entradas en una escritura: un ámbito admite como máximo {max} entradas"},
+	{CollectionSettingsDisagree, "settings of collection \"{name}\" disagree with an earlier occurrence", "as configurações da coleção \"{name}\" divergem de uma ocorrência anterior", "los ajustes de la colección \"{name}\" no coinciden con una aparición anterior"},
+	{FileTooLarge, "is larger than {max} bytes", "tem mais de {max} bytes", "tiene más de {max} bytes"},
+	{NotACard, "is {format}, not a character card; import it as a lorebook instead", "é {format}, não um cartão de personagem; importe-o como lorebook", "es {format}, no una tarjeta de personaje; impórtalo como lorebook"},
+	{UnknownPromptMarker, "\"{value}\" is not a SillyTavern prompt identifier ({allowed})", "\"{value}\" não é um identificador de prompt do SillyTavern ({allowed})", "\"{value}\" no es un identificador de prompt de SillyTavern ({allowed})"},
+	{NotPositionKind, "kind \"{value}\" is not a position kind", "o tipo \"{value}\" não é um tipo de posição", "el tipo \"{value}\" no es un tipo de posición"},
+	{DepthOnlyAtDepth, "depth is only for AT_DEPTH, not {kind}", "a profundidade só vale para posições em profundidade, não para {kind}", "la profundidad solo vale para posiciones en profundidad, no para {kind}"},
+	{RoleOnlyAtDepth, "role is only for AT_DEPTH, not {kind}", "o papel só vale para posições em profundidade, não para {kind}", "el rol solo vale para posiciones en profundidad, no para {kind}"},
+	{RoleDiffers, "role {role} differs from the entry's role {entryRole}", "o papel {role} difere do papel da entrada, {entryRole}", "el rol {role} difiere del rol de la entrada, {entryRole}"},
+	{OutletOnlyOutlet, "outlet is only for OUTLET, not {kind}", "a saída só vale para posições de saída nomeada, não para {kind}", "la salida solo vale para posiciones de salida con nombre, no para {kind}"},
+	{OutletNameRequired, "OUTLET needs an outlet name", "uma posição de saída nomeada precisa do nome da saída", "una posición de salida con nombre necesita el nombre de la salida"},
+	{MatcherEntriesDiffer, "are not the entries the matcher was compiled from", "não são as entradas a partir das quais o matcher foi compilado", "no son las entradas a partir de las cuales se compiló el matcher"},
+	{MatcherOptionsDiffer, "match options differ from the compiled matcher's", "as opções de correspondência diferem das do matcher compilado", "las opciones de coincidencia difieren de las del matcher compilado"},
+	{MatcherBookSettingsDiffer, "book case or whole-word settings differ from the compiled matcher's", "as configurações de maiúsculas ou palavra inteira dos livros diferem das do matcher compilado", "los ajustes de mayúsculas o palabra completa de los libros difieren de los del matcher compilado"},
+	{RegexTooLong, "regex longer than {max} bytes", "regex com mais de {max} bytes", "regex de más de {max} bytes"},
+	{RegexNoCompile, "regex does not compile: {detail}", "a regex não compila: {detail}", "la regex no compila: {detail}"},
+	{RegexRepeats, "regex repeats {count} times, at most {max} allowed", "a regex repete {count} vezes; o máximo é {max}", "la regex repite {count} veces; el máximo es {max}"},
+	{RegexTooBig, "regex compiles to about {count} instructions, at most {max} allowed", "a regex compila para cerca de {count} instruções; o máximo é {max}", "la regex compila a unas {count} instrucciones; el máximo es {max}"},
+	{SpeakersMismatch, "{count} speaker names for {messages} messages", "{count} nomes de falantes para {messages} mensagens", "{count} nombres de hablantes para {messages} mensajes"},
+	{NotBulkEdit, "is not a bulk edit", "não é uma edição em massa", "no es una edición masiva"},
+	{NoReplaceField, "names no field (TITLE, KEYS, CONTENT)", "não indica nenhum campo (título, chaves, conteúdo)", "no indica ningún campo (título, claves, contenido)"},
+	{UndoOfUndo, "{id} is itself an undo and cannot be undone", "{id} já é um desfazer e não pode ser desfeito", "{id} ya es un deshacer y no se puede deshacer"},
+	{AlreadyUndone, "{id} was already undone (by {by})", "{id} já foi desfeito (por {by})", "{id} ya se deshizo (por {by})"},
+	{PastRetention, "{id} is older than the snapshot retention: what it replaced is no longer kept", "{id} é mais antigo que a retenção de instantâneos: o que ele substituiu não é mais guardado", "{id} es más antiguo que la retención de instantáneas: lo que reemplazó ya no se guarda"},
+	{UndoLaterFirst, "{later} replaced or removed entries that {id} created: undo {later} first", "{later} substituiu ou removeu entradas que {id} criou: desfaça {later} primeiro", "{later} reemplazó o eliminó entradas que {id} creó: deshaz {later} primero"},
+	{EntryIDTaken, "entry id {entry}, which {id} replaced or removed, is occupied again: nothing was changed", "o id de entrada {entry}, que {id} substituiu ou removeu, está ocupado de novo: nada foi alterado", "el id de entrada {entry}, que {id} reemplazó o eliminó, está ocupado de nuevo: no se cambió nada"},
+	{NotAMemoryObject, "is not a memory object: {detail}", "não é um objeto de memória: {detail}", "no es un objeto de memoria: {detail}"},
+	{NotJSONLines, "cannot be read as JSON lines: {detail}", "não pode ser lido como linhas JSON: {detail}", "no se puede leer como líneas JSON: {detail}"},
+	{MemoryIDRequired, "is required (1-200 characters): a rerun skips recorded ids", "é obrigatório (1-200 caracteres): uma nova execução pula os ids registrados", "es obligatorio (1-200 caracteres): una nueva ejecución omite los ids registrados"},
 
 	// Mutation-level reasons (MutationError.reason of the other codes).
 	{ScopeFull, "the scope would hold {total} entries, {over} over the limit of {limit}", "o escopo ficaria com {total} entradas, {over} acima do limite de {limit}", "el ámbito tendría {total} entradas, {over} por encima del límite de {limit}"},
@@ -210,26 +357,26 @@ var reasons = [...]Reason{
 		"la entrada {index} tiene keys/secondary_keys pero no key/keysecondary; leídas como sus claves"},
 
 	// Trace verdicts (TraceItem.reason; the keys are lore/activation's
-	// verdict names). Params: the entry's pass, and where the verdict has
-	// them: chance (percent), priority.
+	// verdict names). Params: the entry's pass, and the numbers and names
+	// of the verdict (activation.TraceItem.Reason).
 	{"admitted", "entered the prompt", "entrou no prompt", "entró en el prompt"},
 	{"disabled", "the entry is disabled", "a entrada está desativada", "la entrada está desactivada"},
 	{"gated_server", "the entry belongs to another server", "a entrada pertence a outro servidor", "la entrada pertenece a otro servidor"},
-	{"gated_lineage", "the entry belongs to another persona", "a entrada pertence a outra persona", "la entrada pertenece a otra persona"},
-	{"gated_collection", "its collection is disabled", "sua coleção está desativada", "su colección está desactivada"},
+	{"gated_lineage", "the entry belongs to persona lineage {lineage}, not the active one", "a entrada pertence à linhagem de persona {lineage}, não à ativa", "la entrada pertenece al linaje de persona {lineage}, no al activo"},
+	{"gated_collection", "its collection \"{collection}\" is disabled or no longer exists", "sua coleção \"{collection}\" está desativada ou não existe mais", "su colección \"{collection}\" está desactivada o ya no existe"},
 	{"gated_channel", "the entry is not active in this channel", "a entrada não está ativa neste canal", "la entrada no está activa en este canal"},
 	{"no_key_match", "no key matched the scanned messages", "nenhuma chave correspondeu às mensagens pesquisadas", "ninguna clave coincidió con los mensajes revisados"},
 	{"secondary_logic_failed", "the secondary keys did not satisfy its logic", "as chaves secundárias não satisfizeram a lógica", "las claves secundarias no cumplieron su lógica"},
 	{"chance_failed", "the chance roll failed (chance {chance}%)", "a rolagem de chance falhou (chance de {chance}%)", "la tirada de probabilidad falló (probabilidad {chance}%)"},
 	{"over_budget", "it did not fit in the remaining budget (priority {priority})", "não coube no orçamento restante (prioridade {priority})", "no cupo en el presupuesto restante (prioridad {priority})"},
-	{"group_lost", "another entry won its inclusion group", "outra entrada venceu seu grupo de inclusão", "otra entrada ganó su grupo de inclusión"},
+	{"group_lost", "another entry won its inclusion group \"{group}\"", "outra entrada venceu seu grupo de inclusão \"{group}\"", "otra entrada ganó su grupo de inclusión \"{group}\""},
 	{"excluded_from_recursion", "only recursion text matched and the entry is excluded from recursion", "só o texto de recursão correspondeu e a entrada está excluída da recursão", "solo coincidió texto de recursión y la entrada está excluida de la recursión"},
-	{"delayed_until_recursion", "it waits for a recursion level this turn did not reach", "espera um nível de recursão que este turno não alcançou", "espera un nivel de recursión que este turno no alcanzó"},
-	{"decorator_blocked", "a decorator line blocked it", "uma linha de decorador a bloqueou", "una línea de decorador la bloqueó"},
-	{"cooldown", "its cooldown is still running", "seu tempo de espera ainda está correndo", "su enfriamiento sigue en curso"},
-	{"delayed", "the conversation has fewer messages than its delay", "a conversa tem menos mensagens que seu atraso", "la conversación tiene menos mensajes que su retraso"},
+	{"delayed_until_recursion", "it waits for recursion level {level}, which this turn did not reach", "espera o nível de recursão {level}, que este turno não alcançou", "espera el nivel de recursión {level}, que este turno no alcanzó"},
+	{"decorator_blocked", "the decorator line {decorator} blocked it", "a linha de decorador {decorator} a bloqueou", "la línea de decorador {decorator} la bloqueó"},
+	{"cooldown", "its cooldown of {cooldown} messages is still running", "seu tempo de espera de {cooldown} mensagens ainda está correndo", "su enfriamiento de {cooldown} mensajes sigue en curso"},
+	{"delayed", "the conversation has fewer messages than its delay of {delay}", "a conversa tem menos mensagens que seu atraso de {delay}", "la conversación tiene menos mensajes que su retraso de {delay}"},
 	{"filtered_character", "its character filter does not admit this character", "seu filtro de personagem não admite este personagem", "su filtro de personaje no admite a este personaje"},
-	{"filtered_generation_type", "it is not set to fire on this generation type", "não está configurada para disparar neste tipo de geração", "no está configurada para activarse en este tipo de generación"},
+	{"filtered_generation_type", "it fires only on the generation types {allowed}, not this one", "só dispara nos tipos de geração {allowed}, não neste", "solo se activa en los tipos de generación {allowed}, no en este"},
 	{"over_entry_cap", "more entries were activated than the entry cap keeps (priority {priority})", "mais entradas foram ativadas do que o limite de entradas mantém (prioridade {priority})", "se activaron más entradas de las que mantiene el límite de entradas (prioridad {priority})"},
 	{"regex_budget_exhausted", "the turn's regex budget ran out before its keys were checked", "o orçamento de regex do turno acabou antes de suas chaves serem verificadas", "el presupuesto de regex del turno se agotó antes de revisar sus claves"},
 	{"semantic_match", "entered the prompt by similarity to the chat (score {score})", "entrou no prompt por semelhança com a conversa (pontuação {score})", "entró en el prompt por similitud con la conversación (puntuación {score})"},

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"loregate/lore/activation"
 	"loregate/lore/i18n"
 )
 
@@ -62,7 +63,8 @@ func TestReasonConstantsInTable(t *testing.T) {
 }
 
 // TestEveryVerdictHasAReason: every trace verdict declared anywhere under
-// lore/ (a constant of type Verdict) has a reason line with its texts.
+// lore/ (a constant of type Verdict) has a reason line with its texts and
+// is in activation.Verdicts() (the list the dashboard names).
 func TestEveryVerdictHasAReason(t *testing.T) {
 	n := 0
 	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
@@ -73,6 +75,9 @@ func TestEveryVerdictHasAReason(t *testing.T) {
 			n++
 			if !i18n.Known(v) {
 				t.Errorf("verdict %s (%q, %s) has no reason line in lore/i18n/reasons.go", name, v, path)
+			}
+			if !slices.Contains(activation.Verdicts(), activation.Verdict(v)) {
+				t.Errorf("verdict %s (%q, %s) is not in activation.Verdicts()", name, v, path)
 			}
 		}
 		return nil

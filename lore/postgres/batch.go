@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // MaxBatchEntries bounds the entries of one batch write (imports, book
@@ -34,7 +35,7 @@ func (s *Store) prepareBatch(server string, lineage lore.Lineage, collection str
 		if scope <= 0 {
 			scope = lore.MaxEntriesPerScope
 		}
-		return nil, lore.Invalid("entries", "%d entries in one write: a scope holds at most %d entries", len(entries), scope)
+		return nil, lore.Reject("entries", i18n.BatchOverScope, lore.Params{"count": len(entries), "max": scope})
 	}
 	out := make([]lore.Entry, len(entries))
 	for i, in := range entries {
@@ -111,7 +112,7 @@ func (s *Store) ReplacePersonaBook(ctx context.Context, server string, lineage l
 func (s *Store) replacePersonaBook(ctx context.Context, server string, lineage lore.Lineage, entries []lore.Entry, settings *lore.BookSettings) (lore.ImportResult, error) {
 	const op = "replace persona book"
 	if lineage <= 0 {
-		return lore.ImportResult{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
+		return lore.ImportResult{}, wrapErr(op, lore.Reject("lineage", i18n.NotPersonaLineage, nil))
 	}
 	if err := checkServerID(server); err != nil {
 		return lore.ImportResult{}, wrapErr(op, err)
@@ -182,7 +183,7 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 		return lore.ImportResult{}, wrapErr(op, err)
 	}
 	if mode != lore.Append && mode != lore.Replace {
-		return lore.ImportResult{}, wrapErr(op, lore.Invalid("mode", "must be Append or Replace"))
+		return lore.ImportResult{}, wrapErr(op, lore.Reject("mode", i18n.NotOneOf, lore.Params{"value": lore.ClipBytes(fmt.Sprint(mode), 40), "allowed": []string{"Append", "Replace"}}))
 	}
 	if !lineage.IsServerwide() {
 		if mode == lore.Replace {
@@ -191,7 +192,7 @@ func (s *Store) ImportEntries(ctx context.Context, target lore.ImportTarget, mod
 		target.CollectionID, target.Collection = 0, ""
 	} else {
 		if target.CollectionID <= 0 {
-			return lore.ImportResult{}, wrapErr(op, lore.Invalid("collectionId", "a Serverwide import needs the target collection's id"))
+			return lore.ImportResult{}, wrapErr(op, lore.Reject("collectionId", i18n.CollectionRequired, nil))
 		}
 		if err := lore.ValidateCollectionName(target.Collection); err != nil {
 			return lore.ImportResult{}, wrapErr(op, lore.WithFieldPrefix("target", err))
@@ -371,7 +372,7 @@ func (s *Store) ReplaceScopes(ctx context.Context, server string, scopes []lore.
 			return wrapErr(op, lore.WithFieldPrefix(prefix, err))
 		}
 		if seenLineage[sc.Lineage] {
-			return wrapErr(op, lore.Invalid(prefix+".lineage", "lineage %d is listed twice", int64(sc.Lineage)))
+			return wrapErr(op, lore.Reject(prefix+".lineage", i18n.LineageListedTwice, lore.Params{"lineage": int64(sc.Lineage)}))
 		}
 		seenLineage[sc.Lineage] = true
 		batch, err := s.prepareBatch(server, sc.Lineage, "", sc.Entries)
@@ -436,7 +437,7 @@ func collectionPlan(prefix string, cols []lore.Collection, entries []lore.Entry)
 		next := collectionSettings{enabled: c.Enabled, channels: c.ChannelIDs}
 		if prev, ok := sets[c.Name]; ok {
 			if prev.enabled != next.enabled || !sameSet(prev.channels, next.channels) {
-				return nil, nil, lore.Invalid(field, "settings of collection %q disagree with an earlier occurrence", c.Name)
+				return nil, nil, lore.Reject(field, i18n.CollectionSettingsDisagree, lore.Params{"name": lore.ClipBytes(c.Name, 40)})
 			}
 			continue
 		}
@@ -450,7 +451,7 @@ func collectionPlan(prefix string, cols []lore.Collection, entries []lore.Entry)
 		}
 	}
 	if len(names) > lore.MaxCollectionsPerServer {
-		return nil, nil, lore.Invalid(prefix+".collections", "%d collections, at most %d allowed", len(names), lore.MaxCollectionsPerServer)
+		return nil, nil, lore.Reject(prefix+".collections", i18n.TooManyCollections, lore.Params{"count": len(names), "max": lore.MaxCollectionsPerServer})
 	}
 	return sets, names, nil
 }

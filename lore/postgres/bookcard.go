@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // BookCard is lore.BookCard, named here too.
@@ -38,7 +39,7 @@ DO UPDATE SET container = $3, card = $4, file = $5, updated_at = now()`
 func (s *Store) PutBookCard(ctx context.Context, c BookCard) error {
 	const op = "put book card"
 	if c.CollectionID == 0 && c.Lineage.IsServerwide() {
-		return wrapErr(op, lore.Invalid("collectionId", "is required for a Serverwide book"))
+		return wrapErr(op, lore.Reject("collectionId", i18n.CollectionRequired, nil))
 	}
 	return s.write(ctx, op, c.Server, func(tx pgx.Tx) error {
 		if c.CollectionID != 0 {

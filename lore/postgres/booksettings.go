@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // bookSettingsRow receives bookSettingsColumns, in order.
@@ -111,7 +112,7 @@ func (s *Store) PersonaBookSettings(ctx context.Context, server string, lineage 
 		return lore.BookSettings{}, wrapErr(op, err)
 	}
 	if lineage <= 0 {
-		return lore.BookSettings{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
+		return lore.BookSettings{}, wrapErr(op, lore.Reject("lineage", i18n.NotPersonaLineage, nil))
 	}
 	var r bookSettingsRow
 	err := s.db.QueryRow(ctx, personaBookGet, server, int64(lineage)).Scan(r.dests()...)
@@ -151,7 +152,7 @@ func (s *Store) PersonaBookUpdatedAt(ctx context.Context, server string, lineage
 func (s *Store) UpdatePersonaBookSettings(ctx context.Context, server string, lineage lore.Lineage, p lore.BookSettingsPatch) (lore.BookSettings, error) {
 	const op = "update persona book settings"
 	if lineage <= 0 {
-		return lore.BookSettings{}, wrapErr(op, lore.Invalid("lineage", "must be a positive persona lineage"))
+		return lore.BookSettings{}, wrapErr(op, lore.Reject("lineage", i18n.NotPersonaLineage, nil))
 	}
 	var out lore.BookSettings
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 func scanCollection(row pgx.Row) (lore.Collection, error) {
@@ -67,7 +68,7 @@ func createCollectionTx(ctx context.Context, tx pgx.Tx, c lore.Collection) (lore
 		return lore.Collection{}, err
 	}
 	if n >= lore.MaxCollectionsPerServer {
-		return lore.Collection{}, lore.Invalid("collection", "the server already has %d collections, at most %d allowed", n, lore.MaxCollectionsPerServer)
+		return lore.Collection{}, lore.Reject("collection", i18n.CollectionsFull, lore.Params{"count": n, "max": lore.MaxCollectionsPerServer})
 	}
 	unit, err := serverUnitTx(ctx, tx, c.Server)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // entryRow receives the columns of entryColumns, in order. Every field is
@@ -150,7 +151,7 @@ func entryArgs(e lore.Entry) ([]any, error) {
 	if len(e.Extensions) > 0 {
 		var err error
 		if ext, err = json.Marshal(e.Extensions); err != nil {
-			return nil, lore.Invalid("extensions", "is not valid JSON")
+			return nil, lore.Reject("extensions", i18n.NotJSON, nil)
 		}
 	}
 	m := e.Match

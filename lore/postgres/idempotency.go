@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // IdempotencyTTL is how long an idempotency key is remembered.
@@ -44,7 +45,7 @@ ON CONFLICT (server_id, key) DO NOTHING`
 func (s *Store) Idempotent(ctx context.Context, server, key, operation, principal string,
 	fn func(ctx context.Context) ([]byte, error)) (result []byte, replayed bool, err error) {
 	if key == "" || len(key) > MaxIdempotencyKeyLen {
-		return nil, false, lore.Invalid("idempotencyKey", "must be 1-%d bytes long", MaxIdempotencyKeyLen)
+		return nil, false, lore.Reject("idempotencyKey", i18n.ByteLength, lore.Params{"max": MaxIdempotencyKeyLen})
 	}
 	tx, err := s.db.Begin(ctx)
 	if err != nil {

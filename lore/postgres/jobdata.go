@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Blob, Artifact and JobReport are lore's job data types (lore/jobdata.go),
@@ -39,7 +40,7 @@ func (s *Store) PutBlob(ctx context.Context, b Blob) (Blob, error) {
 		return Blob{}, wrapErr(op, err)
 	}
 	if b.Kind != BlobLorebook && b.Kind != BlobBackup {
-		return Blob{}, wrapErr(op, lore.Invalid("kind", "must be %q or %q", BlobLorebook, BlobBackup))
+		return Blob{}, wrapErr(op, lore.Reject("kind", i18n.NotOneOf, lore.Params{"value": lore.ClipBytes(string(b.Kind), 40), "allowed": []string{string(BlobLorebook), string(BlobBackup)}}))
 	}
 	b.Size, b.SHA256 = int64(len(b.Data)), sha256Hex(b.Data)
 	if b.Data == nil {
@@ -296,7 +297,7 @@ func (s *Store) ResolveLegacyTags(ctx context.Context, server string, resolution
 	const op = "resolve legacy tags"
 	for i, r := range resolutions {
 		if len(r.ChannelIDs) == 0 {
-			return 0, wrapErr(op, lore.Invalid(fmt.Sprintf("resolutions[%d].channelIds", i), "must not be empty"))
+			return 0, wrapErr(op, lore.Reject(fmt.Sprintf("resolutions[%d].channelIds", i), i18n.Empty, nil))
 		}
 		if err := lore.ValidateChannelIDs(fmt.Sprintf("resolutions[%d].channelIds", i), r.ChannelIDs); err != nil {
 			return 0, wrapErr(op, err)

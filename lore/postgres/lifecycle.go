@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Life cycle steps of server_lifecycle_events (migration 000080).
@@ -78,7 +79,7 @@ func (s *Store) MarkServersLeftExcept(ctx context.Context, present []string, sha
 		}
 	}
 	if shards > 1 && (shard < 0 || shard >= shards) {
-		return nil, wrapErr("mark servers left", lore.Invalid("shardId", "must be 0 to %d", shards-1))
+		return nil, wrapErr("mark servers left", lore.Reject("shardId", i18n.Between, lore.Params{"min": 0, "max": shards - 1}))
 	}
 	if present == nil {
 		present = []string{}

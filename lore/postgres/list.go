@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // entrySortKey is how one lore.EntryOrderField sorts: expr orders the rows,
@@ -66,7 +67,7 @@ func (s *Store) ListEntries(ctx context.Context, q lore.EntryQuery) (lore.EntryP
 		return page, wrapErr(op, err)
 	}
 	if q.Lineage.IsServerwide() == (q.Collection == "") {
-		return page, wrapErr(op, lore.Invalid("collection", "a Serverwide listing names one collection; a persona listing none"))
+		return page, wrapErr(op, lore.Reject("collection", i18n.ListingCollection, nil))
 	}
 	sk := entrySortKeys[q.Order.Field]
 	var args sqlArgs
@@ -150,7 +151,7 @@ func (s *Store) ListServers(ctx context.Context, q lore.ServerQuery) (lore.Serve
 	const op = "list servers"
 	var page lore.ServerPage
 	if q.Limit < 1 {
-		return page, wrapErr(op, lore.Invalid("first", "must be at least 1"))
+		return page, wrapErr(op, lore.Reject("first", i18n.AtLeast, lore.Params{"min": 1}))
 	}
 	ids := make([]string, 0, min(len(q.IDs), maxListedServerIDs))
 	for _, id := range q.IDs {

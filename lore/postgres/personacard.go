@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 const (
@@ -70,7 +71,7 @@ func (s *Store) ImportPersonaCard(ctx context.Context, c lore.PersonaCardImport)
 		return lore.Persona{}, lore.ImportResult{}, wrapErr(op, err)
 	}
 	if c.PersonaID < 0 {
-		return lore.Persona{}, lore.ImportResult{}, wrapErr(op, lore.Invalid("personaId", "must be a positive persona id, or 0 for a new persona"))
+		return lore.Persona{}, lore.ImportResult{}, wrapErr(op, lore.Reject("personaId", i18n.PersonaIDOrNew, nil))
 	}
 	if c.PersonaID == 0 {
 		if err := lore.ValidatePersonaName(c.Name); err != nil {

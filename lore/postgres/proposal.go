@@ -219,7 +219,7 @@ func (s *Store) prepareProposalTx(ctx context.Context, tx pgx.Tx, p *lore.Propos
 		}
 		p.Base, p.EntryID, p.Proposed = nil, 0, &next
 	default:
-		return lore.Invalid("kind", "must be create, update or delete")
+		return lore.Reject("kind", i18n.NotOneOf, lore.Params{"value": lore.ClipBytes(string(p.Kind), 40), "allowed": []string{"create", "update", "delete"}})
 	}
 	return nil
 }
@@ -386,7 +386,7 @@ func (s *Store) UpdateWorkbenchSettings(ctx context.Context, server string, p lo
 		v    *string
 	}{{"proposalChannelId", p.ProposalChannelID}, {"loreEditorRoleId", p.LoreEditorRoleID}} {
 		if f.v != nil && *f.v != "" && !lore.ValidSnowflake(*f.v) {
-			return lore.WorkbenchSettings{}, wrapErr(op, lore.Invalid(f.name, "is not a Discord snowflake"))
+			return lore.WorkbenchSettings{}, wrapErr(op, lore.Reject(f.name, i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(*f.v, 40)}))
 		}
 	}
 	var out lore.WorkbenchSettings

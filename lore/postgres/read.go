@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // LoadEnabledForScope is the per-turn read: in one indexed statement it
@@ -136,7 +137,7 @@ func (s *Store) ListScope(ctx context.Context, server string, lineage lore.Linea
 	)
 	switch {
 	case !lineage.IsServerwide() && collection != "":
-		return nil, wrapErr(op, lore.Invalid("collection", "persona scopes have no collections"))
+		return nil, wrapErr(op, lore.Reject("collection", i18n.PersonaBookNoCollection, nil))
 	case !lineage.IsServerwide():
 		rows, err = s.db.Query(ctx, entryListLineage, server, int64(lineage))
 	case collection == "":

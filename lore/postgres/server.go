@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // maxServerNameLen bounds a guild name (Discord allows 2-100 characters).
@@ -43,10 +44,10 @@ func (s *Store) UpsertServer(ctx context.Context, id, name string) (lore.Server,
 		return lore.Server{}, wrapErr("upsert server", err)
 	}
 	if lore.UTF16Len(name) > maxServerNameLen {
-		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "at most %d characters allowed", maxServerNameLen))
+		return lore.Server{}, wrapErr("upsert server", lore.Reject("name", i18n.TooLong, lore.Params{"length": lore.UTF16Len(name), "max": maxServerNameLen}))
 	}
 	if !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0 {
-		return lore.Server{}, wrapErr("upsert server", lore.Invalid("name", "must be valid UTF-8 without NUL characters"))
+		return lore.Server{}, wrapErr("upsert server", lore.Reject("name", i18n.InvalidText, nil))
 	}
 	d := lore.DefaultServerSettings()
 	var sv lore.Server
@@ -169,10 +170,10 @@ func (s *Store) UpsertPersona(ctx context.Context, p lore.Persona) (lore.Persona
 		return lore.Persona{}, wrapErr(op, err)
 	}
 	if p.ID <= 0 {
-		return lore.Persona{}, wrapErr(op, lore.Invalid("id", "must be a positive persona id"))
+		return lore.Persona{}, wrapErr(op, lore.Reject("id", i18n.NotPositivePersonaID, nil))
 	}
 	if p.Lineage <= 0 {
-		return lore.Persona{}, wrapErr(op, lore.Invalid("lineage", "must be a positive lineage id"))
+		return lore.Persona{}, wrapErr(op, lore.Reject("lineage", i18n.NotPositiveLineage, nil))
 	}
 	if err := lore.ValidatePersonaName(p.Name); err != nil {
 		return lore.Persona{}, wrapErr(op, err)

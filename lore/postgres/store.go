@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // executor is what every query runs on: a *pgxpool.Pool or a pgx.Tx. Begin
@@ -185,14 +186,14 @@ func lockServerTx(ctx context.Context, tx pgx.Tx, server string, def lore.Revisi
 // the snowflake domain would reject it with a less precise error).
 func checkServerID(server string) error {
 	if !lore.ValidSnowflake(server) {
-		return lore.Invalid("server", "is not a Discord snowflake")
+		return lore.Reject("server", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(server, 40)})
 	}
 	return nil
 }
 
 func checkLineage(l lore.Lineage) error {
 	if l < 0 {
-		return lore.Invalid("lineage", "must be 0 (Serverwide) or a positive lineage id")
+		return lore.Reject("lineage", i18n.BadLineage, nil)
 	}
 	return nil
 }

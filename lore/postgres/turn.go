@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/turnstate"
 )
 
@@ -34,7 +35,7 @@ func checkConversation(c Conversation) error {
 		return err
 	}
 	if !lore.ValidSnowflake(c.Channel) {
-		return lore.Invalid("channel", "is not a Discord snowflake (a conversation is a channel or thread)")
+		return lore.Reject("channel", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(c.Channel, 40)})
 	}
 	return nil
 }
@@ -186,14 +187,14 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 
 func checkTurnID(id string) error {
 	if !utf8.ValidString(id) || id == "" || utf8.RuneCountInString(id) > MaxTurnIDLen {
-		return lore.Invalid("turnId", "must be 1-%d characters of valid UTF-8", MaxTurnIDLen)
+		return lore.Reject("turnId", i18n.TurnIDLengthUTF8, lore.Params{"max": MaxTurnIDLen})
 	}
 	for _, r := range id {
 		if r > ' ' {
 			return nil
 		}
 	}
-	return lore.Invalid("turnId", "is blank")
+	return lore.Reject("turnId", i18n.Blank, nil)
 }
 
 // Commit writes the new state (only what changed from t.State) and the log
@@ -381,7 +382,7 @@ func (s *Store) ActivationLog(ctx context.Context, c Conversation, last int) ([]
 		return nil, wrapErr(op, err)
 	}
 	if last < 1 || last > MaxLogRows {
-		return nil, wrapErr(op, lore.Invalid("last", "must be 1-%d", MaxLogRows))
+		return nil, wrapErr(op, lore.Reject("last", i18n.Between, lore.Params{"min": 1, "max": MaxLogRows}))
 	}
 	logs, err := scanLog(s.db.Query(ctx, turnListLog, c.Server, int64(c.Lineage), c.Channel, last))
 	return logs, wrapErr(op, err)

@@ -92,7 +92,7 @@ func targetBookTx(ctx context.Context, tx pgx.Tx, server string, to lore.BookRef
 	}
 	if !to.Lineage.IsServerwide() {
 		if to.CollectionID != 0 {
-			return lore.Collection{}, lore.Invalid("target.collectionId", "persona books have no collection")
+			return lore.Collection{}, lore.Reject("target.collectionId", i18n.PersonaBookNoCollection, nil)
 		}
 		return lore.Collection{}, nil
 	}
@@ -330,7 +330,7 @@ func (s *Store) bulkApply(r lore.BulkEdit, cur []lore.Entry) (lore.BulkResult, e
 		case lore.BulkReplace:
 			next, changed = r.Replace.Apply(e)
 		default:
-			return res, lore.Invalid("op", "is not a bulk edit")
+			return res, lore.Reject("op", i18n.NotBulkEdit, nil)
 		}
 		if !changed {
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/tiktoken-go/tokenizer"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Counter counts tokens with one tokenizer. It is safe for concurrent use.
@@ -35,7 +36,7 @@ func New(name lore.TokenizerName) (*Counter, error) {
 	case lore.TokenizerCL100k:
 		enc = tokenizer.Cl100kBase
 	default:
-		return nil, fmt.Errorf("tokens: %w", lore.Invalid("tokenizer", "%q is not %s or %s", name, lore.TokenizerO200k, lore.TokenizerCL100k))
+		return nil, fmt.Errorf("tokens: %w", lore.Reject("tokenizer", i18n.NotOneOf, lore.Params{"value": lore.ClipBytes(string(name), 40), "allowed": []string{string(lore.TokenizerO200k), string(lore.TokenizerCL100k)}}))
 	}
 	codec, err := tokenizer.Get(enc)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/backup"
+	"loregate/lore/i18n"
 )
 
 // LegacyMemory is one server memory of a legacy bot, the input of a
@@ -42,7 +43,7 @@ const MaxMigrationBytes = 256 << 20
 // line; nothing is returned then.
 func ParseMemories(data []byte) ([]LegacyMemory, error) {
 	if len(data) > MaxMigrationBytes {
-		return nil, lore.Invalid("input", "is %d bytes, at most %d accepted", len(data), MaxMigrationBytes)
+		return nil, lore.Reject("input", i18n.TooManyBytes, lore.Params{"size": len(data), "max": MaxMigrationBytes})
 	}
 	// A bundle is one JSON document with the backup format marker; JSON
 	// lines never decode as one (a second object follows the first).
@@ -66,7 +67,7 @@ func ParseMemories(data []byte) ([]LegacyMemory, error) {
 		var m LegacyMemory
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&m); err != nil {
-			return nil, lore.Invalid(fmt.Sprintf("line %d", n), "is not a memory object: %v", err)
+			return nil, lore.Reject(fmt.Sprintf("line %d", n), i18n.NotAMemoryObject, lore.Params{"detail": err.Error()})
 		}
 		if err := checkMemory(m); err != nil {
 			return nil, lore.WithFieldPrefix(fmt.Sprintf("line %d", n), err)
@@ -74,20 +75,20 @@ func ParseMemories(data []byte) ([]LegacyMemory, error) {
 		out = append(out, m)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, lore.Invalid("input", "cannot be read as JSON lines: %v", err)
+		return nil, lore.Reject("input", i18n.NotJSONLines, lore.Params{"detail": err.Error()})
 	}
 	return out, nil
 }
 
 func checkMemory(m LegacyMemory) error {
 	if !lore.ValidSnowflake(m.ServerID) {
-		return lore.Invalid("server_id", "is not a Discord snowflake")
+		return lore.Reject("server_id", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(m.ServerID, 40)})
 	}
 	if id := m.SourceID(); id == "" || len(id) > 200 {
-		return lore.Invalid("id", "is required (1-200 characters): a rerun skips recorded ids")
+		return lore.Reject("id", i18n.MemoryIDRequired, nil)
 	}
 	if m.PersonaLineageID != nil && *m.PersonaLineageID < 0 {
-		return lore.Invalid("persona_lineage_id", "must be null (Serverwide) or a positive lineage")
+		return lore.Reject("persona_lineage_id", i18n.NullOrPositiveLineage, nil)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Undo undoes history record id of server (docs/imports.md "History and
@@ -39,7 +40,7 @@ import (
 // since is ErrNotFound and nothing happens.
 func Undo(ctx context.Context, st lore.HistoryStore, server string, id int64, actor string) (lore.UndoResult, error) {
 	if id <= 0 {
-		return lore.UndoResult{}, lore.Invalid("importId", "must be a positive id")
+		return lore.UndoResult{}, lore.Reject("importId", i18n.NotPositiveID, nil)
 	}
 	var res lore.UndoResult
 	// The entry revisions the undo writes name its actor and kind.
@@ -103,11 +104,11 @@ func (u *undo) load(ctx context.Context) error {
 	id := u.id
 	switch {
 	case rec.Kind == lore.HistoryUndo:
-		return lore.Invalid("importId", "%d is itself an undo and cannot be undone", id)
+		return lore.Reject("importId", i18n.UndoOfUndo, lore.Params{"id": id})
 	case rec.UndoneBy != 0:
-		return lore.Invalid("importId", "%d was already undone (by %d)", id, rec.UndoneBy)
+		return lore.Reject("importId", i18n.AlreadyUndone, lore.Params{"id": id, "by": rec.UndoneBy})
 	case rec.SnapshotPruned && len(rec.RemovedIDs) > 0:
-		return lore.Invalid("importId", "%d is older than the snapshot retention: what it replaced is no longer kept", id)
+		return lore.Reject("importId", i18n.PastRetention, lore.Params{"id": id})
 	}
 	if len(rec.CreatedIDs) > 0 {
 		later, err := u.st.LaterRemover(ctx, u.server, id, rec.CreatedIDs)
@@ -115,7 +116,7 @@ func (u *undo) load(ctx context.Context) error {
 			return err
 		}
 		if later != 0 {
-			return lore.Invalid("importId", "%d replaced or removed entries that %d created: undo %d first", later, id, later)
+			return lore.Reject("importId", i18n.UndoLaterFirst, lore.Params{"id": id, "later": later})
 		}
 	}
 	u.rec = rec
@@ -144,7 +145,7 @@ func (u *undo) checkFree(ctx context.Context) ([]int64, error) {
 			return nil, err
 		}
 		if taken != 0 {
-			return nil, lore.Invalid("importId", "entry id %d, which %d replaced or removed, is occupied again: nothing was changed", taken, u.id)
+			return nil, lore.Reject("importId", i18n.EntryIDTaken, lore.Params{"entry": taken, "id": u.id})
 		}
 	}
 	return ids, nil

@@ -10,6 +10,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/i18n"
 )
 
 // Overrides are a request's engine overrides: the request layer, which
@@ -128,9 +129,9 @@ func (o *Overrides) apply(opts *activation.Options, scoping *bool, b Bounds) err
 	if v := o.ScanDepth; v != nil {
 		switch {
 		case b == APIBounds && (*v < lore.MinScanDepth || *v > lore.MaxScanDepth):
-			return lore.Invalid("overrides.scanDepth", "%d is outside %d-%d", *v, lore.MinScanDepth, lore.MaxScanDepth)
+			return lore.Reject("overrides.scanDepth", i18n.OutOfRange, lore.Params{"value": *v, "min": lore.MinScanDepth, "max": lore.MaxScanDepth})
 		case *v < 0:
-			return lore.Invalid("overrides.scanDepth", "%d is negative", *v)
+			return lore.Reject("overrides.scanDepth", i18n.Negative, lore.Params{"value": *v})
 		}
 		d := *v
 		opts.ScanDepth = &d
@@ -144,9 +145,9 @@ func (o *Overrides) apply(opts *activation.Options, scoping *bool, b Bounds) err
 	if v := o.MaxRecursionSteps; v != nil {
 		switch {
 		case b == APIBounds && (*v < 0 || *v > lore.MaxRecursionSteps):
-			return lore.Invalid("overrides.maxRecursionSteps", "%d is outside 0-%d", *v, lore.MaxRecursionSteps)
+			return lore.Reject("overrides.maxRecursionSteps", i18n.OutOfRange, lore.Params{"value": *v, "min": 0, "max": lore.MaxRecursionSteps})
 		case *v < 0:
-			return lore.Invalid("overrides.maxRecursionSteps", "%d is negative", *v)
+			return lore.Reject("overrides.maxRecursionSteps", i18n.Negative, lore.Params{"value": *v})
 		}
 		n := *v
 		opts.MaxRecursionSteps = &n
@@ -163,7 +164,7 @@ func (o *Overrides) apply(opts *activation.Options, scoping *bool, b Bounds) err
 	if v := o.Random; v != nil {
 		draw := *v
 		if !(draw >= 0 && draw < 1) {
-			return lore.Invalid("overrides.random", "must be in [0, 1)")
+			return lore.Reject("overrides.random", i18n.NotUnitInterval, nil)
 		}
 		opts.Random = func() float64 { return draw }
 	}
@@ -188,9 +189,9 @@ func (o *Overrides) applySelection(opts *activation.Options, b Bounds) error {
 		}
 		switch {
 		case b == APIBounds && (*f.v < 0 || *f.v > f.hi):
-			return lore.Invalid("overrides."+f.field, "%d is outside 0-%d", *f.v, f.hi)
+			return lore.Reject("overrides."+f.field, i18n.OutOfRange, lore.Params{"value": *f.v, "min": 0, "max": f.hi})
 		case *f.v < 0:
-			return lore.Invalid("overrides."+f.field, "%d is negative", *f.v)
+			return lore.Reject("overrides."+f.field, i18n.Negative, lore.Params{"value": *f.v})
 		}
 		*f.dst = *f.v
 	}
@@ -203,12 +204,12 @@ func (o *Overrides) applyBudget(opts *activation.Options, b Bounds) error {
 	switch {
 	case chars != nil && toks != nil:
 		if b == OfflineBounds {
-			return lore.Invalid("overrides.budgetTokens", "and --budget are exclusive: a budget counts characters or tokens")
+			return lore.Reject("overrides.budgetTokens", i18n.BudgetFlagsExclusive, nil)
 		}
-		return lore.Invalid("overrides.budgetTokens", "give budget or budgetTokens, not both")
+		return lore.Reject("overrides.budgetTokens", i18n.BudgetFieldsExclusive, nil)
 	case chars != nil:
 		if b == OfflineBounds && *chars == 0 {
-			return lore.Invalid("overrides.budget", "0 would admit nothing; give a positive budget, or a negative one for no limit")
+			return lore.Reject("overrides.budget", i18n.ZeroBudget, nil)
 		}
 		if b == APIBounds {
 			if err := lore.BudgetCharacters.CheckLimit("overrides.budget", *chars); err != nil {
@@ -218,7 +219,7 @@ func (o *Overrides) applyBudget(opts *activation.Options, b Bounds) error {
 		opts.CharBudget, opts.TokenBudget = *chars, 0
 	case toks != nil:
 		if b == OfflineBounds && *toks <= 0 {
-			return lore.Invalid("overrides.budgetTokens", "%d must be positive", *toks)
+			return lore.Reject("overrides.budgetTokens", i18n.NotPositive, lore.Params{"value": *toks})
 		}
 		if b == APIBounds {
 			if err := lore.BudgetTokens.CheckLimit("overrides.budgetTokens", *toks); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/i18n"
 	"loregate/lore/turnstate"
 )
 
@@ -165,9 +166,9 @@ func checkMessageCount(req Request) (int, error) {
 	n := *req.MessageCount
 	switch {
 	case req.Bounds == APIBounds && (n < len(req.Messages) || n > MaxMessageCount):
-		return 0, lore.Invalid("messageCount", "%d is outside %d (the messages sent) to %d", n, len(req.Messages), MaxMessageCount)
+		return 0, lore.Reject("messageCount", i18n.MessageCountRange, lore.Params{"value": n, "min": len(req.Messages), "max": MaxMessageCount})
 	case n < 0:
-		return 0, lore.Invalid("messageCount", "%d is negative", n)
+		return 0, lore.Reject("messageCount", i18n.Negative, lore.Params{"value": n})
 	}
 	return n, nil
 }
@@ -179,24 +180,24 @@ func checkMessageCount(req Request) (int, error) {
 // tags of at most lore.MaxFilterItemLen UTF-16 code units).
 func checkContext(req *Request) error {
 	if g := req.GenerationType; g != "" && !g.Valid() {
-		return lore.Invalid("generationType", "%q is not one of normal, continue, impersonate, swipe, regenerate, quiet", lore.ClipBytes(string(g), 40))
+		return lore.Reject("generationType", i18n.NotOneOf, lore.Params{"value": lore.ClipBytes(string(g), 40), "allowed": []string{"normal", "continue", "impersonate", "swipe", "regenerate", "quiet"}})
 	}
 	if len(req.Speakers) > len(req.Messages) {
-		return lore.Invalid("messages", "%d speaker names for %d messages", len(req.Speakers), len(req.Messages))
+		return lore.Reject("messages", i18n.SpeakersMismatch, lore.Params{"count": len(req.Speakers), "messages": len(req.Messages)})
 	}
 	c := req.Character
 	if c == nil {
 		return nil
 	}
 	if lore.UTF16Len(c.Name) > lore.MaxFilterItemLen {
-		return lore.Invalid("context.character.name", "at most %d characters allowed", lore.MaxFilterItemLen)
+		return lore.Reject("context.character.name", i18n.TooLong, lore.Params{"length": lore.UTF16Len(c.Name), "max": lore.MaxFilterItemLen})
 	}
 	if len(c.Tags) > lore.MaxFilterItems {
-		return lore.Invalid("context.character.tags", "%d tags, at most %d allowed", len(c.Tags), lore.MaxFilterItems)
+		return lore.Reject("context.character.tags", i18n.TooManyTags, lore.Params{"count": len(c.Tags), "max": lore.MaxFilterItems})
 	}
 	for i, tag := range c.Tags {
 		if lore.UTF16Len(tag) > lore.MaxFilterItemLen {
-			return lore.Invalid(fmt.Sprintf("context.character.tags[%d]", i), "at most %d characters allowed", lore.MaxFilterItemLen)
+			return lore.Reject(fmt.Sprintf("context.character.tags[%d]", i), i18n.TooLong, lore.Params{"length": lore.UTF16Len(tag), "max": lore.MaxFilterItemLen})
 		}
 	}
 	return nil
@@ -283,7 +284,7 @@ func Record(ctx context.Context, m *activation.Matcher, t *Turn, turns Recorder,
 	defer tx.Rollback(ctx) // a no-op after Commit
 	if r := tx.Retry(); r != nil {
 		if r.InputSHA256 != rec.InputSHA256 {
-			return Outcome{}, lore.Invalid("turnId", "was already used in this conversation for a different turn; use a new turn id")
+			return Outcome{}, lore.Reject("turnId", i18n.TurnIDReused, nil)
 		}
 		return Outcome{Replayed: true, Response: r.Response}, nil
 	}

@@ -1,0 +1,92 @@
+package doccheck
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// genericInvalidCalls returns "path:line" for every call of lore.Invalid
+// (or of Invalid inside package lore) in the Go source src: a rule raised
+// that way carries only the generic reason key "invalid", which clients
+// cannot render in the member's language (docs/api.md "Reason keys").
+func genericInvalidCalls(fset *token.FileSet, path string, src any) ([]string, error) {
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	inLore := f.Name.Name == "lore"
+	var calls []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		hit := false
+		switch fn := c.Fun.(type) {
+		case *ast.SelectorExpr:
+			x, ok := fn.X.(*ast.Ident)
+			hit = ok && x.Name == "lore" && fn.Sel.Name == "Invalid"
+		case *ast.Ident:
+			hit = inLore && fn.Name == "Invalid"
+		}
+		if hit {
+			calls = append(calls, fmt.Sprintf("%s:%d", path, fset.Position(c.Pos()).Line))
+		}
+		return true
+	})
+	return calls, nil
+}
+
+// TestNoGenericReason: no code outside tests raises a field error with the
+// generic reason key: give each rule its own key in lore/i18n/reasons.go
+// (texts in en, pt-BR and es, a row in docs/api.md) and raise it with
+// lore.Reject and its params.
+func TestNoGenericReason(t *testing.T) {
+	root := repoRoot(t)
+	fset := token.NewFileSet()
+	n := 0
+	for _, f := range checkedFiles(t, root) {
+		if !strings.HasSuffix(f, ".go") || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		n++
+		calls, err := genericInvalidCalls(fset, f, mustRead(t, filepath.Join(root, f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range calls {
+			t.Errorf("%s: lore.Invalid raises the generic reason key; use lore.Reject with a reason key of lore/i18n", c)
+		}
+	}
+	if n < 100 {
+		t.Fatalf("checked %d Go files, want the repository's", n)
+	}
+}
+
+// TestGenericInvalidCalls checks the detector on small sources.
+func TestGenericInvalidCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"qualified call", "package p\nfunc f() error {\n\treturn lore.Invalid(\"x\", \"bad\")\n}\n", []string{"x.go:3"}},
+		{"inside package lore", "package lore\nfunc f() error { return Invalid(\"x\", \"bad\") }\n", []string{"x.go:2"}},
+		{"Invalid of another package", "package p\nfunc f() error { return Invalid(\"x\", \"bad\") }\n", nil},
+		{"Reject", "package p\nfunc f() error { return lore.Reject(\"x\", i18n.Empty, nil) }\n", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := genericInvalidCalls(token.NewFileSet(), "x.go", tc.src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
