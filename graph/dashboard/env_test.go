@@ -166,14 +166,18 @@ func (e *env) httpClient() *http.Client {
 }
 
 // devSignIn signs c in with a pasted token.
-func (e *env) devSignIn(c *http.Client, token string) {
+func (e *env) devSignIn(c *http.Client, token string) { e.t.Helper(); e.devSignInNamed(c, token, "") }
+
+// devSignInNamed signs in with token, typing name in the form's optional
+// name field.
+func (e *env) devSignInNamed(c *http.Client, token, name string) {
 	e.t.Helper()
 	resp, err := c.Get(e.srv.URL + "/dashboard/")
 	require.NoError(e.t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	pre := between(string(body), `name="csrf" value="`, `"`)
-	resp, err = c.PostForm(e.srv.URL+"/dashboard/dev-login", url.Values{"csrf": {pre}, "token": {token}, "next": {"/dashboard/"}})
+	resp, err = c.PostForm(e.srv.URL+"/dashboard/dev-login", url.Values{"csrf": {pre}, "token": {token}, "name": {name}, "next": {"/dashboard/"}})
 	require.NoError(e.t, err)
 	resp.Body.Close()
 	require.Equal(e.t, http.StatusSeeOther, resp.StatusCode)

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"loregate/graph/auth"
 	"loregate/graph/client"
@@ -397,7 +399,29 @@ func (d *Dashboard) devLogin(rq *req) error {
 		guilds = append(guilds, guild{ID: id, Manage: m.Manage})
 	}
 	slices.SortFunc(guilds, func(a, b guild) int { return strings.Compare(a.ID, b.ID) })
-	return d.start(rq, &session{UserID: p.UserID, Token: token, Guilds: guilds, ExpiresAt: exp}, rq.r.PostFormValue("next"))
+	name := devName(rq.r.PostFormValue("name"))
+	return d.start(rq, &session{UserID: p.UserID, UserName: name, Token: token, Guilds: guilds, ExpiresAt: exp}, rq.r.PostFormValue("next"))
+}
+
+// maxDevNameLen bounds the name a token sign-in gives itself, in runes.
+const maxDevNameLen = 100
+
+// devName is the header name a token sign-in typed (a member token carries
+// no name): trimmed, at most maxDevNameLen runes, control characters and
+// invalid UTF-8 dropped; "" when none is left (the header then says
+// "Member" and the id).
+func devName(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if r := []rune(s); len(r) > maxDevNameLen {
+		s = strings.TrimSpace(string(r[:maxDevNameLen]))
+	}
+	return s
 }
 
 // start stores the session and sends the browser on to next.

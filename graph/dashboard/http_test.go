@@ -47,6 +47,14 @@ func TestPagesAnswer(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "%s: %s", tc.path, body)
 		require.Contains(t, body, tc.want, tc.path)
 	}
+	// A token sign-in without a name says "Member" and the id in the
+	// header; one with a name shows the name (a member token has none).
+	_, body := get(t, c, base)
+	require.Contains(t, body, "<span>Member 42</span>")
+	named := e.httpClient()
+	e.devSignInNamed(named, e.token("42", map[string]bool{serverA: true}), "  Ana\x00 Souza ")
+	_, body = get(t, named, base)
+	require.Contains(t, body, "<span>Ana Souza</span>")
 	// The entry under another collection's URL is not found.
 	other := e.collection(serverA, "Other")
 	status, _ := get(t, c, base+"b/c"+other+"/e/"+id)
@@ -62,7 +70,7 @@ func TestPagesAnswer(t *testing.T) {
 	// pages); es-419 and es-ES browsers get Spanish too.
 	status, _ = get(t, c, e.srv.URL+"/dashboard/lang/es?back="+url.QueryEscape("/dashboard/s/"+serverA+"/"))
 	require.Equal(t, http.StatusSeeOther, status)
-	_, body := get(t, c, base)
+	_, body = get(t, c, base)
 	require.Contains(t, body, "Todo el servidor")
 	require.Contains(t, body, `<html lang="es">`)
 	_, body = get(t, c, base+"play")

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"loregate/lore/activation"
 	"loregate/lore/i18n"
 )
 
@@ -66,5 +67,19 @@ func TestEveryTextIsTranslated(t *testing.T) {
 	}
 	for _, problem := range i18n.Missing(texts) {
 		t.Error(problem)
+	}
+}
+
+// TestEveryVerdictNamed: every verdict of the engine has a label on the
+// pages (in the catalog, so translated: TestEveryTextIsTranslated), never
+// the humanized key.
+func TestEveryVerdictNamed(t *testing.T) {
+	for _, v := range activation.Verdicts() {
+		if verdicts[string(v)] == "" {
+			t.Errorf("verdict %q has no label in verdicts (funcs.go)", v)
+		}
+	}
+	if len(verdicts) != len(activation.Verdicts()) {
+		t.Errorf("verdicts names %d verdicts, the engine has %d", len(verdicts), len(activation.Verdicts()))
 	}
 }

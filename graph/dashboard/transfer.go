@@ -223,6 +223,19 @@ type jobView struct {
 // Percent is the progress in percent.
 func (j jobView) Percent() int { return int(j.Progress * 100) }
 
+// BackupImportID is the import history record of a completed workspace
+// backup import (its report's import_id), which the page offers to undo;
+// "" for every other job.
+func (j jobView) BackupImportID() string {
+	if j.Kind != "workspace_backup_import" || j.State != model.JobStateCompleted {
+		return ""
+	}
+	if id, ok := j.Report["import_id"].(float64); ok && id > 0 {
+		return strconv.FormatInt(int64(id), 10)
+	}
+	return ""
+}
+
 func (d *Dashboard) jobPage(rq *req) error {
 	var out struct{ Job *model.Job }
 	if err := d.api.Do(rq.ctx(), rq.p, client.OpJob, map[string]any{"id": rq.r.PathValue("job")}, &out); err != nil {
