@@ -221,6 +221,20 @@ func encodeKeyset(prefix string, v any) string {
 	return base64.RawURLEncoding.EncodeToString(append([]byte(prefix), b...))
 }
 
+// idCursor decodes the optional cursor after of a listing paged by ids
+// (keyset prefix "p:" proposals, "r:" revisions, "h:" import history): 0
+// when there is none, not_a_cursor when it is not one.
+func idCursor(after *string, prefix string) (int64, error) {
+	var before int64
+	if after == nil || *after == "" {
+		return 0, nil
+	}
+	if err := decodeKeyset(*after, prefix, &before); err != nil || before <= 0 {
+		return 0, lore.Reject("after", i18n.NotACursor, nil)
+	}
+	return before, nil
+}
+
 func decodeKeyset(s, prefix string, v any) error {
 	if len(s) > maxCursorLen {
 		return lore.Reject("after", i18n.NotACursor, nil)

@@ -7,7 +7,6 @@ import (
 
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/i18n"
 	"loregate/lore/transfer"
 )
 
@@ -73,11 +72,9 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 	if err != nil {
 		return nil, err
 	}
-	var before int64
-	if after != nil && *after != "" {
-		if err := decodeKeyset(*after, "h:", &before); err != nil || before <= 0 {
-			return nil, lore.Reject("after", i18n.NotACursor, nil)
-		}
+	before, err := idCursor(after, "h:")
+	if err != nil {
+		return nil, err
 	}
 	conn := &model.ImportHistoryConnection{Edges: []*model.ImportRecordEdge{}, PageInfo: model.PageInfo{}}
 	if n == 0 {

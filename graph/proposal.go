@@ -9,7 +9,6 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/i18n"
 )
 
 // Proposals (graph/proposal.graphqls, docs/workbench.md#proposals).
@@ -132,11 +131,9 @@ func (r *Resolver) serverProposals(ctx context.Context, obj *model.Server, state
 	if err != nil {
 		return nil, err
 	}
-	var before int64
-	if after != nil && *after != "" {
-		if err := decodeKeyset(*after, "p:", &before); err != nil || before <= 0 {
-			return nil, lore.Reject("after", i18n.NotACursor, nil)
-		}
+	before, err := idCursor(after, "p:")
+	if err != nil {
+		return nil, err
 	}
 	conn := &model.ProposalConnection{Edges: []*model.ProposalEdge{}}
 	if n == 0 {

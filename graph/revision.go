@@ -8,7 +8,6 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
-	"loregate/lore/i18n"
 )
 
 // revisionToModel converts a revision; its Entry is the state.
@@ -33,11 +32,9 @@ func revisionPage(first *int, def int, after *string,
 	if err != nil {
 		return nil, err
 	}
-	var before int64
-	if after != nil && *after != "" {
-		if err := decodeKeyset(*after, "r:", &before); err != nil || before <= 0 {
-			return nil, lore.Reject("after", i18n.NotACursor, nil)
-		}
+	before, err := idCursor(after, "r:")
+	if err != nil {
+		return nil, err
 	}
 	conn := &model.EntryRevisionConnection{Edges: []*model.EntryRevisionEdge{}}
 	if n == 0 {

@@ -17,7 +17,6 @@ import (
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/activation"
-	"loregate/lore/i18n"
 	"loregate/lore/prompt"
 	"loregate/lore/turn"
 	"loregate/lore/turnstate"
@@ -88,16 +87,12 @@ func withReasons(items []*model.TraceItem) {
 // checkTurn validates what activate does not (a conversation channel, the
 // turn id) and hashes the input for the log row.
 func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
-	lineage := lore.Lineage(get(in.LineageID, 0))
-	if lineage < 0 {
-		return nil, lore.Reject("lineageId", i18n.BadLineage, nil)
+	rec := &recording{conv: turnstate.Conversation{Server: in.ServerDiscordID, Lineage: lore.Lineage(get(in.LineageID, 0)), Channel: get(in.ChannelID, "")}}
+	if err := turnstate.CheckConversation(rec.conv, "lineageId", "channelId"); err != nil {
+		return nil, err
 	}
-	rec := &recording{conv: turnstate.Conversation{Server: in.ServerDiscordID, Lineage: lineage, Channel: get(in.ChannelID, "")}}
-	if !lore.ValidSnowflake(rec.conv.Channel) {
-		return nil, lore.Reject("channelId", i18n.ConversationChannel, nil)
-	}
-	if strings.TrimSpace(in.TurnID) == "" || len([]rune(in.TurnID)) > turnstate.MaxTurnIDLen {
-		return nil, lore.Reject("turnId", i18n.TurnIDLength, lore.Params{"max": turnstate.MaxTurnIDLen})
+	if err := turnstate.CheckTurnID("turnId", in.TurnID); err != nil {
+		return nil, err
 	}
 	data, err := turnInputJSON(in)
 	if err != nil {
@@ -135,13 +130,10 @@ func conversation(server string, lineageID *int64, channel string) (turnstate.Co
 	if lineageID != nil {
 		c.Lineage = lore.Lineage(*lineageID)
 	}
-	if c.Lineage < 0 {
-		return c, lore.Reject("lineageId", i18n.BadLineage, nil)
+	if err := lore.CheckLineage("lineageId", c.Lineage); err != nil {
+		return c, err
 	}
-	if !lore.ValidSnowflake(channel) {
-		return c, lore.Reject("channelId", i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(channel, 40)})
-	}
-	return c, nil
+	return c, lore.CheckSnowflake("channelId", channel)
 }
 
 // activationLog lists a conversation's recorded turns.

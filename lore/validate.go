@@ -321,3 +321,21 @@ func indexField(field string, i int) string {
 
 // clipForError shortens user input quoted in an error message.
 func clipForError(s string) string { return ClipBytes(s, 40) }
+
+// CheckLineage refuses a negative lineage for field (bad_lineage): 0 is
+// Serverwide, a positive lineage a persona's book.
+func CheckLineage(field string, l Lineage) error {
+	if l < 0 {
+		return Reject(field, i18n.BadLineage, nil)
+	}
+	return nil
+}
+
+// CheckSnowflake refuses v for field when it is not a Discord snowflake
+// (not_snowflake, quoting v clipped to 40 bytes).
+func CheckSnowflake(field, v string) error {
+	if !ValidSnowflake(v) {
+		return Reject(field, i18n.NotSnowflake, Params{"value": clipForError(v)})
+	}
+	return nil
+}

@@ -3,9 +3,12 @@ package turnstate
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Conversation identifies one conversation of turn state: a channel (a
@@ -20,6 +23,29 @@ type Conversation struct {
 
 // MaxTurnIDLen bounds a turn id in characters.
 const MaxTurnIDLen = 128
+
+// CheckConversation refuses a conversation whose lineage is negative
+// (bad_lineage on lineageField) or whose channel is not a snowflake
+// (conversation_channel on channelField: a conversation is a channel or
+// thread).
+func CheckConversation(c Conversation, lineageField, channelField string) error {
+	if err := lore.CheckLineage(lineageField, c.Lineage); err != nil {
+		return err
+	}
+	if !lore.ValidSnowflake(c.Channel) {
+		return lore.Reject(channelField, i18n.ConversationChannel, nil)
+	}
+	return nil
+}
+
+// CheckTurnID refuses a turn id for field that is blank or longer than
+// MaxTurnIDLen characters (turn_id_length).
+func CheckTurnID(field, id string) error {
+	if strings.TrimSpace(id) == "" || utf8.RuneCountInString(id) > MaxTurnIDLen {
+		return lore.Reject(field, i18n.TurnIDLength, lore.Params{"max": MaxTurnIDLen})
+	}
+	return nil
+}
 
 // LoggedEntry is one admitted entry of a logged turn.
 type LoggedEntry struct {
