@@ -29,9 +29,13 @@ var (
 	hrefRe = regexp.MustCompile(`href="(/dashboard/[^"#]*)"`)
 )
 
-// visibleText is the text of an HTML page outside code, scripts and tags,
-// with entities resolved (a cheap stand-in for the browser's innerText).
+// visibleText is the text of an HTML page's body outside code, scripts
+// and tags, with entities resolved (a cheap stand-in for the browser's
+// innerText).
 func visibleText(page string) string {
+	if i := strings.Index(page, "<body"); i >= 0 {
+		page = page[i:]
+	}
 	for _, re := range hiddenParts {
 		page = re.ReplaceAllString(page, " ")
 	}
@@ -141,6 +145,26 @@ func TestNoEnumSpellings(t *testing.T) {
 		requireNoEnumText(t, "the playground's trace in "+lang, body)
 	}
 	t.Logf("%d pages, each in 3 languages: %v", len(paths)+2, paths)
+
+	// Without a bot token the channel pickers take ids and name the
+	// variable that would give names; a refused token sign-in names the
+	// command's placeholders: in code.
+	nobot := newEnvWith(t, 0, false)
+	nc := nobot.httpClientSignedIn(nobot.token("42", map[string]bool{serverA: true}))
+	book := base + "b/c" + nobot.collection(serverA, "World") + "/"
+	for _, p := range []string{book, base + "play", base + "log"} {
+		_, body := get(t, nc, nobot.srv.URL+p)
+		require.Contains(t, body, "<code>LOREGATE_DISCORD_TOKEN</code>", p)
+		requireNoEnumText(t, p+" without a bot token", body)
+	}
+	_, page := get(t, signedOut, e.srv.URL+"/dashboard/")
+	resp, err := signedOut.PostForm(e.srv.URL+"/dashboard/dev-login", url.Values{"csrf": {between(page, `name="csrf" value="`, `"`)}, "token": {"not-a-token"}})
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.Contains(t, string(b), "<code>USER_ID</code>")
+	requireNoEnumText(t, "a refused token sign-in", string(b))
 }
 
 // postForm posts a dashboard form with the session's CSRF token (read from

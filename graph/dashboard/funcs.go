@@ -59,6 +59,7 @@ func numRange(name string) *intRange {
 // funcs are the templates' helpers, the labels of valueNames included.
 // Names that translate take the request's tr as their first argument.
 var funcs = withValueNames(template.FuncMap{
+	"codeSpans": codeSpans,
 	"join": strings.Join,
 	"list": func(s ...string) []string { return s },
 	"dict": func() map[string]string { return map[string]string{} },
@@ -290,6 +291,13 @@ var valueNames = map[string]map[string]string{
 // enumSpelling is a schema value's spelling (KNOWLEDGE_LOREBOOK_AFTER):
 // pages never show one outside code (TestNoEnumSpellings).
 var enumSpelling = regexp.MustCompile(`[A-Z]{2,}_[A-Z_]+`)
+
+// codeSpans escapes s and shows each spelling from code in it (an
+// environment variable such as LOREGATE_JWT_SECRET, a placeholder such as
+// USER_ID) as <code>, so that no page shows one as prose.
+func codeSpans(s string) template.HTML {
+	return template.HTML(enumSpelling.ReplaceAllString(template.HTMLEscapeString(s), "<code>$0</code>"))
+}
 
 // humanize writes a value without a label as words: "AT_DEPTH" is
 // "at depth". Other values show as they are.

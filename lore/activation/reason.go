@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -29,6 +30,7 @@ func (t TraceItem) Reason(e *lore.Entry) (string, map[string]any) {
 	if e != nil {
 		entryParams(params, t, e)
 	}
+	gateParams(params, t)
 	if t.Score != nil {
 		params["score"] = strconv.FormatFloat(*t.Score, 'f', 2, 64)
 	}
@@ -55,7 +57,7 @@ func entryParams(params map[string]any, t TraceItem, e *lore.Entry) {
 	case VerdictGatedLineage:
 		params["lineage"] = int64(e.Lineage)
 	case VerdictGatedCollection:
-		params["collection"] = e.Collection
+		params["collection"] = cmp.Or(e.Collection, lore.DefaultCollection)
 	case VerdictGroupLost:
 		params["group"] = e.Group
 	case VerdictDelayed:
@@ -75,20 +77,43 @@ func entryParams(params map[string]any, t TraceItem, e *lore.Entry) {
 	}
 }
 
-// recursionLevel is the level a delayed_until_recursion detail names
-// ("waits for recursion level 2..."), else the entry's own.
-func recursionLevel(detail string, entryLevel int) int {
-	const marker = "recursion level "
+// gateParams reads the params of a gate verdict from its detail, which
+// names them even when the entry is not at hand (a turn's snapshot leaves
+// out the entries of disabled collections).
+func gateParams(params map[string]any, t TraceItem) {
+	switch t.Verdict {
+	case VerdictGatedCollection:
+		if i := strings.Index(t.Detail, "collection "); i >= 0 {
+			if q, err := strconv.QuotedPrefix(t.Detail[i+len("collection "):]); err == nil {
+				params["collection"], _ = strconv.Unquote(q)
+			}
+		}
+	case VerdictGatedLineage:
+		if n, ok := numberAfter(t.Detail, "persona lineage "); ok {
+			params["lineage"] = int64(n)
+		}
+	}
+}
+
+// numberAfter reads the decimal number that follows marker in detail.
+func numberAfter(detail, marker string) (int, bool) {
 	i := strings.Index(detail, marker)
 	if i < 0 {
-		return entryLevel
+		return 0, false
 	}
 	rest := detail[i+len(marker):]
 	n := 0
 	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
 		n++
 	}
-	if v, err := strconv.Atoi(rest[:n]); err == nil {
+	v, err := strconv.Atoi(rest[:n])
+	return v, err == nil
+}
+
+// recursionLevel is the level a delayed_until_recursion detail names
+// ("waits for recursion level 2..."), else the entry's own.
+func recursionLevel(detail string, entryLevel int) int {
+	if v, ok := numberAfter(detail, "recursion level "); ok {
 		return v
 	}
 	return entryLevel
