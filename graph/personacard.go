@@ -43,7 +43,7 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	report := reportToModel(&res.Report)
 	noBook := errors.Is(err, format.ErrNoLorebook)
 	if err != nil && !noBook {
-		return fail(&lore.InvalidError{Field: "file", Reason: err.Error()}, report)
+		return fail(lore.Reject("file", i18n.FileUnreadable, lore.Params{"detail": err.Error()}), report)
 	}
 	switch res.Format {
 	case format.KindV1Card, format.KindV2Card, format.KindV3Card:

@@ -150,6 +150,9 @@ const (
 	NotAMemoryObject           Key = "not_a_memory_object"
 	NotJSONLines               Key = "not_json_lines"
 	MemoryIDRequired           Key = "memory_id_required"
+	FileUnreadable             Key = "file_unreadable"
+	FileOverLimit              Key = "file_over_limit"
+	NotABackup                 Key = "not_a_backup"
 	// AlwaysOnBudgetShare is a conversion report notice: an imported
 	// book's Always On entries alone take more than half of the server's
 	// budget.
@@ -302,6 +305,9 @@ var reasons = [...]Reason{
 	{NotAMemoryObject, "is not a memory object: {detail}", "não é um objeto de memória: {detail}", "no es un objeto de memoria: {detail}"},
 	{NotJSONLines, "cannot be read as JSON lines: {detail}", "não pode ser lido como linhas JSON: {detail}", "no se puede leer como líneas JSON: {detail}"},
 	{MemoryIDRequired, "is required (1-200 characters): a rerun skips recorded ids", "é obrigatório (1-200 caracteres): uma nova execução pula os ids registrados", "es obligatorio (1-200 caracteres): una nueva ejecución omite los ids registrados"},
+	{FileUnreadable, "cannot be read: {detail}", "não pode ser lido: {detail}", "no se puede leer: {detail}"},
+	{FileOverLimit, "is over its size limit: {detail}", "passa do limite de tamanho: {detail}", "supera su límite de tamaño: {detail}"},
+	{NotABackup, "is not a loregate workspace backup ({detail})", "não é um backup de workspace do loregate ({detail})", "no es una copia de seguridad de workspace de loregate ({detail})"},
 
 	// Mutation-level reasons (MutationError.reason of the other codes).
 	{ScopeFull, "the scope would hold {total} entries, {over} over the limit of {limit}", "o escopo ficaria com {total} entradas, {over} acima do limite de {limit}", "el ámbito tendría {total} entradas, {over} por encima del límite de {limit}"},

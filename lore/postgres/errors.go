@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // SQLSTATE codes interpreted by interpretError (PostgreSQL appendix A).
@@ -43,13 +44,13 @@ func interpretError(err error) error {
 			if field == "" {
 				field = pgErr.ColumnName
 			}
-			return &lore.InvalidError{Field: field, Reason: "rejected by a database constraint"}
+			return &lore.InvalidError{Field: field, Reason: "rejected by a database constraint", Key: i18n.RejectedByDatabase}
 		case len(pgErr.Code) == 5 && pgErr.Code[:2] == pgClassDataException:
 			field := pgErr.ColumnName
 			if field == "" {
 				field = "input"
 			}
-			return &lore.InvalidError{Field: field, Reason: "rejected by the database (" + pgErr.Code + ")"}
+			return &lore.InvalidError{Field: field, Reason: "rejected by the database (" + pgErr.Code + ")", Key: i18n.RejectedByDatabase}
 		}
 	}
 	// Connection failures, timeouts, cancellation, deadlocks, anything else:

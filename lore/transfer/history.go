@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"loregate/lore"
 	"loregate/lore/backup"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 )
 
 // DeleteCollection deletes a Serverwide collection and its entries and
@@ -93,7 +95,7 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 	doc, err := backup.Decode(data)
 	if err != nil {
 		if errors.Is(err, backup.ErrNotBackup) {
-			err = &lore.InvalidError{Field: "file", Reason: err.Error()}
+			err = lore.Reject("file", i18n.NotABackup, lore.Params{"detail": strings.TrimPrefix(err.Error(), "not a loregate workspace backup: ")})
 		}
 		return backup.ImportPlan{}, err
 	}

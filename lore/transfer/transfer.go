@@ -76,7 +76,7 @@ func (req Request) Options(lim lore.Limits) format.Options {
 // call it first, so the refusal is immediate.
 func CheckSize(data []byte, opts format.Options) error {
 	if err := format.CheckSize(data, opts); err != nil {
-		return &lore.InvalidError{Field: "file", Reason: err.Error()}
+		return lore.Reject("file", i18n.FileOverLimit, lore.Params{"detail": err.Error()})
 	}
 	return nil
 }
@@ -93,7 +93,7 @@ func Convert(req Request, lim lore.Limits) (format.Result, error) {
 		return res, lore.Reject("file", i18n.NotALorebook, lore.Params{"formats": format.Readable})
 	}
 	if err != nil {
-		return res, &lore.InvalidError{Field: "file", Reason: err.Error()}
+		return res, lore.Reject("file", i18n.FileUnreadable, lore.Params{"detail": err.Error()})
 	}
 	return res, nil
 }

@@ -11,35 +11,56 @@ import (
 )
 
 // genericInvalidCalls returns "path:line" for every call of lore.Invalid
-// (or of Invalid inside package lore) in the Go source src: a rule raised
-// that way carries only the generic reason key "invalid", which clients
-// cannot render in the member's language (docs/api.md "Reason keys").
+// (or of Invalid inside package lore) and every lore.InvalidError literal
+// without a Key in the Go source src: a rule raised that way carries only
+// the generic reason key "invalid", which clients cannot render in the
+// member's language (docs/api.md "Reason keys").
 func genericInvalidCalls(fset *token.FileSet, path string, src any) ([]string, error) {
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
 		return nil, err
 	}
 	inLore := f.Name.Name == "lore"
+	is := func(x ast.Expr, name string) bool {
+		switch x := x.(type) {
+		case *ast.SelectorExpr:
+			pkg, ok := x.X.(*ast.Ident)
+			return ok && pkg.Name == "lore" && x.Sel.Name == name
+		case *ast.Ident:
+			return inLore && x.Name == name
+		}
+		return false
+	}
 	var calls []string
 	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok {
-			return true
-		}
 		hit := false
-		switch fn := c.Fun.(type) {
-		case *ast.SelectorExpr:
-			x, ok := fn.X.(*ast.Ident)
-			hit = ok && x.Name == "lore" && fn.Sel.Name == "Invalid"
-		case *ast.Ident:
-			hit = inLore && fn.Name == "Invalid"
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			// Invalid itself builds the keyless error.
+			return !(inLore && n.Recv == nil && n.Name.Name == "Invalid")
+		case *ast.CallExpr:
+			hit = is(n.Fun, "Invalid")
+		case *ast.CompositeLit:
+			hit = is(n.Type, "InvalidError") && !hasKey(n, "Key")
 		}
 		if hit {
-			calls = append(calls, fmt.Sprintf("%s:%d", path, fset.Position(c.Pos()).Line))
+			calls = append(calls, fmt.Sprintf("%s:%d", path, fset.Position(n.Pos()).Line))
 		}
 		return true
 	})
 	return calls, nil
+}
+
+// hasKey reports whether the composite literal sets the field name.
+func hasKey(c *ast.CompositeLit, name string) bool {
+	for _, el := range c.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && id.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestNoGenericReason: no code outside tests raises a field error with the
@@ -60,7 +81,7 @@ func TestNoGenericReason(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range calls {
-			t.Errorf("%s: lore.Invalid raises the generic reason key; use lore.Reject with a reason key of lore/i18n", c)
+			t.Errorf("%s: lore.Invalid or a keyless lore.InvalidError raises the generic reason key; use lore.Reject with a reason key of lore/i18n", c)
 		}
 	}
 	if n < 100 {
@@ -78,6 +99,9 @@ func TestGenericInvalidCalls(t *testing.T) {
 		{"inside package lore", "package lore\nfunc f() error { return Invalid(\"x\", \"bad\") }\n", []string{"x.go:2"}},
 		{"Invalid of another package", "package p\nfunc f() error { return Invalid(\"x\", \"bad\") }\n", nil},
 		{"Reject", "package p\nfunc f() error { return lore.Reject(\"x\", i18n.Empty, nil) }\n", nil},
+		{"literal without a key", "package p\nvar e = &lore.InvalidError{Field: \"x\", Reason: \"bad\"}\n", []string{"x.go:2"}},
+		{"literal with a key", "package p\nvar e = &lore.InvalidError{Field: \"x\", Key: i18n.Empty}\n", nil},
+		{"Invalid's own literal", "package lore\nfunc Invalid(f, r string) error { return &InvalidError{Field: f, Reason: r} }\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := genericInvalidCalls(token.NewFileSet(), "x.go", tc.src)
