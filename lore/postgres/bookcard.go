@@ -108,7 +108,7 @@ const maxBookSourceBytes = 16 << 20
 func (s *Store) PutBookSource(ctx context.Context, src BookSource, replace bool) error {
 	const op = "put book source"
 	if src.CollectionID == 0 && src.Lineage.IsServerwide() {
-		return wrapErr(op, lore.Invalid("collectionId", "is required for a Serverwide book"))
+		return wrapErr(op, lore.Reject("collectionId", i18n.CollectionRequired, nil))
 	}
 	js, err := fieldsJSON(src.Fields)
 	if err != nil {
@@ -116,11 +116,11 @@ func (s *Store) PutBookSource(ctx context.Context, src BookSource, replace bool)
 	}
 	switch {
 	case len(js) > maxBookSourceBytes:
-		return wrapErr(op, lore.Invalid("fields", "are larger than %d bytes", maxBookSourceBytes))
+		return wrapErr(op, lore.Reject("fields", i18n.FileTooLarge, lore.Params{"max": maxBookSourceBytes}))
 	case len(src.Description) > maxBookSourceBytes:
-		return wrapErr(op, lore.Invalid("description", "is larger than %d bytes", maxBookSourceBytes))
+		return wrapErr(op, lore.Reject("description", i18n.FileTooLarge, lore.Params{"max": maxBookSourceBytes}))
 	case utf8.RuneCountInString(src.Name) > 1024:
-		return wrapErr(op, lore.Invalid("name", "is longer than 1024 characters"))
+		return wrapErr(op, lore.Reject("name", i18n.TooLong, lore.Params{"length": utf8.RuneCountInString(src.Name), "max": 1024}))
 	}
 	return s.write(ctx, op, src.Server, func(tx pgx.Tx) error {
 		if src.CollectionID != 0 {
@@ -178,7 +178,7 @@ func fieldsJSON(fields map[string]json.RawMessage) ([]byte, error) {
 	out := []byte{'{'}
 	for i, k := range slices.Sorted(maps.Keys(fields)) {
 		if !json.Valid(fields[k]) {
-			return nil, lore.Invalid("fields", "%q is not JSON", k)
+			return nil, lore.Reject("fields", i18n.ExtensionNotJSON, lore.Params{"name": lore.ClipBytes(k, 40)})
 		}
 		if i > 0 {
 			out = append(out, ',')
