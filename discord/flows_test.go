@@ -69,7 +69,7 @@ func TestPersonaCardImport(t *testing.T) {
 		before := h.personas()
 		o := h.submitForm(permManager, openCard(permManager), nil, nil, h.upload("bad.json", cardJSON("Bad", "fine", "this entry cannot be stored")))
 		require.Contains(t, o.content(), "Not saved: ")
-		require.Contains(t, o.content(), "rejected by a database constraint")
+		require.Contains(t, o.content(), "rejected by the database") // rejected_by_database in the member's language
 		require.Equal(t, before, h.personas(), "the new persona was removed with the failed lore")
 		require.Len(t, h.scope(7, ""), 2)
 	})
