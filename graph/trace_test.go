@@ -81,7 +81,8 @@ func traceOf(items []traceItem) map[string]string {
 // TestPreviewTraceListsEveryEntry: a selected trace (activate,
 // activateTurn's result, assemblePrompt's activation) lists every entry of
 // the scope with its verdict, disabled entries and those of disabled
-// collections included, and names near misses.
+// collections included, and names near misses; a recorded turn's gate
+// params (the collection) survive its stored trace.
 func TestPreviewTraceListsEveryEntry(t *testing.T) {
 	a := newAPI(t) // through the scope cache, as serve runs
 	want := traceScope(t, a)
@@ -103,6 +104,14 @@ func TestPreviewTraceListsEveryEntry(t *testing.T) {
 	a.must(serviceKey, qActivateTurn, map[string]any{"input": turn}, "activateTurn", &tp)
 	require.Nil(t, tp.Error)
 	require.Equal(t, want, traceOf(tp.Result.Trace))
+	// A recorded turn's reasons are rebuilt from the stored trace
+	// (withReasons): the gate params its detail names come back.
+	for _, it := range tp.Result.Trace {
+		if it.Title == "Old lore" {
+			require.Equal(t, "gated_collection", it.Reason)
+			require.Equal(t, "Old", it.Params["collection"], "the collection a recorded turn's gate names")
+		}
+	}
 }
 
 // TestHotPathReadsNoHiddenEntries: without the trace (the bot's query)

@@ -74,12 +74,17 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 // withReasons sets the reason and params of the items of a recorded turn's
 // trace that have none (stored since the reasons were left out of the
 // stored response): activation.TraceItem.Reason of the item's verdict,
-// pass and score, without an entry, as a recorded turn always gave them.
+// pass, score and detail (the gate params it names: collection, lineage),
+// without an entry, as a recorded turn always gave them.
 // Items read from an older stored response keep theirs.
 func withReasons(items []*model.TraceItem) {
 	for _, it := range items {
 		if it.Reason == "" {
-			it.Reason, it.Params = activation.TraceItem{Verdict: activation.Verdict(it.Verdict), Pass: it.Pass, Score: it.Score}.Reason(nil)
+			detail := ""
+			if it.Detail != nil {
+				detail = *it.Detail
+			}
+			it.Reason, it.Params = activation.TraceItem{Verdict: activation.Verdict(it.Verdict), Pass: it.Pass, Score: it.Score, Detail: detail}.Reason(nil)
 		}
 	}
 }

@@ -150,27 +150,23 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 // enters the output or an error.
 func RunWithKey(apiKey string) cli.Func {
 	return func(ctx context.Context, env cli.Env, args []string) error {
-		return runEnv(ctx, env, args, apiKey)
+		out, warnings, err := run(ctx, args, env.Stdin, apiKey)
+		for _, w := range warnings {
+			fmt.Fprintf(env.Stderr, "activate: warning: %s\n", w)
+		}
+		var help errHelp
+		if errors.As(err, &help) {
+			fmt.Fprint(env.Stdout, help.text)
+			return cli.Exit(0)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := env.Stdout.Write(out); err != nil {
+			return fmt.Errorf("writing output: %w", err)
+		}
+		return nil
 	}
-}
-
-func runEnv(ctx context.Context, env cli.Env, args []string, apiKey string) error {
-	out, warnings, err := run(ctx, args, env.Stdin, apiKey)
-	for _, w := range warnings {
-		fmt.Fprintf(env.Stderr, "activate: warning: %s\n", w)
-	}
-	var help errHelp
-	if errors.As(err, &help) {
-		fmt.Fprint(env.Stdout, help.text)
-		return cli.Exit(0)
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := env.Stdout.Write(out); err != nil {
-		return fmt.Errorf("writing output: %w", err)
-	}
-	return nil
 }
 
 type config struct {
