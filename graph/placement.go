@@ -80,6 +80,9 @@ func byBookToModel(res *activation.Result) []*model.BookBudget {
 	out := make([]*model.BookBudget, len(res.Budget.ByBook))
 	for i, b := range res.Budget.ByBook {
 		m := &model.BookBudget{Name: b.Collection, Used: b.Used, Entries: b.Entries}
+		if b.Limit >= 0 {
+			m.Limit = &b.Limit
+		}
 		if b.Collection != "" {
 			if b.CollectionID != 0 {
 				id := strconv.FormatInt(b.CollectionID, 10)

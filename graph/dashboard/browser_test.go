@@ -331,17 +331,35 @@ func TestBrowserImportPreviewUndo(t *testing.T) {
 }
 
 // TestBrowserPlaygroundWhyNot runs a chat in the playground: the fired
-// entry is listed, and the trace says why another entry did not fire.
+// entry is listed, and the trace says why another entry did not fire; the
+// injections view says where each fired entry goes (the two blocks, a
+// depth with its role, above the author's note, an outlet the texts give
+// no place), and the budget bar which book used how much, with a book's
+// own budget (maxBudgetShare). One page load, assertions on the DOM.
 func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t)
 	coll := e.collection(serverA, "World")
 	e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
 	e.entry(serverA, coll, map[string]any{"title": "The tower", "content": "A dark tower.", "keys": []string{"tower"}})
+	e.entry(serverA, coll, map[string]any{"title": "The well", "content": "A deep well.", "keys": []string{"rest"},
+		"position": map[string]any{"kind": "AT_DEPTH", "depth": 1, "role": "ASSISTANT"}})
+	e.entry(serverA, coll, map[string]any{"title": "The moon", "content": "The moon is full.", "keys": []string{"glade"}, "position": map[string]any{"kind": "AN_TOP"}})
+	e.entry(serverA, coll, map[string]any{"title": "Old road", "content": "The old road.", "keys": []string{"glade"}, "position": map[string]any{"kind": "OUTLET", "outlet": "road"}})
+	night := e.collection(serverA, "Night")
+	var set struct {
+		UpdateCollectionSettings struct{ Error *struct{ Message string } }
+	}
+	e.must(`mutation($s: String!, $c: ID!) { updateCollectionSettings(input: {serverDiscordId: $s, collectionId: $c, settings: {maxBudgetShare: 50}}) { error { message } } }`,
+		map[string]any{"s": serverA, "c": night}, &set)
+	require.Nil(t, set.UpdateCollectionSettings.Error)
+	e.entry(serverA, night, map[string]any{"title": "Night sky", "content": "Stars.", "constant": true, "position": map[string]any{"kind": "BEFORE_CHAR"}})
 	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: false}))
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/play"), chromedp.WaitVisible(chromedp.CSS("#chat")),
 		chromedp.SetValue(chromedp.CSS("#chat"), "Ann: Let us rest in the glade.\nBo: Gladly."),
 		chromedp.SetValue(chromedp.CSS("#user"), "Ann"),
+		chromedp.Click(chromedp.CSS("#prompt-texts summary")),
+		chromedp.SetValue(chromedp.CSS("#authorsNote"), "Keep it calm."),
 		chromedp.Click(chromedp.CSS("#run")), chromedp.WaitVisible(chromedp.CSS("#trace"))))
 	require.Contains(t, text(t, ctx, "#fired"), "The glade")
 	require.NotContains(t, text(t, ctx, "#fired"), "The tower")
@@ -349,6 +367,38 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	require.Contains(t, text(t, ctx, `#trace tr[data-title="The glade"]`), "fired")
 	require.Contains(t, text(t, ctx, "#prompt"), "A quiet glade.")
 	require.Regexp(t, `Lorebook \(After\): \d+ characters, \d{1,3} tokens`, text(t, ctx, "#inspection"))
+
+	// Where each entry goes, in the assembler's order.
+	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#injections > li")].map(li => li.dataset.kind)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"BEFORE_CHAR", "AFTER_CHAR", "AN_TOP", "AT_DEPTH", "OUTLET"}, kinds)
+	before := text(t, ctx, `#injections li[data-kind="BEFORE_CHAR"]`)
+	require.Contains(t, before, "Night sky")
+	require.Contains(t, before, "Always On entries, before the chat")
+	after := text(t, ctx, `#injections li[data-kind="AFTER_CHAR"]`)
+	require.Contains(t, after, "The glade")
+	require.NotContains(t, after, "The well", "an AT_DEPTH entry leaves the block")
+	require.Contains(t, text(t, ctx, `#injections li[data-kind="AT_DEPTH"]`), "Depth 1 from the end of the chat, as Assistant")
+	require.Contains(t, text(t, ctx, `#injections li[data-kind="AT_DEPTH"]`), "The well")
+	an := text(t, ctx, `#injections li[data-kind="AN_TOP"]`)
+	require.Contains(t, an, "The moon")
+	require.NotContains(t, an, "Not placed", "the author's note was given")
+	require.Contains(t, text(t, ctx, `#injections li[data-kind="OUTLET"]`), "Not placed: no {{outlet::road}} in the system prompt")
+	prompt := text(t, ctx, "#prompt")
+	require.Less(t, strings.Index(prompt, "The moon is full."), strings.Index(prompt, "Keep it calm."), "AN_TOP goes above the author's note")
+	require.NotContains(t, prompt, "The old road.", "an outlet with no place leaks nowhere")
+
+	// Who used the budget: both books, the Night book with its own cap
+	// (50% of 8,000 characters).
+	books, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#book-budget tbody tr")].map(tr => tr.dataset.book)`))
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"World", "Night"}, books)
+	nightRow := text(t, ctx, `#book-budget tr[data-book="Night"]`)
+	require.Contains(t, nightRow, "6 of 4,000")
+	require.Contains(t, text(t, ctx, `#book-budget tr[data-book="World"]`), "none set")
+	own, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#book-budget meter.own")].map(m => m.max + "/" + m.value)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"4000/6"}, own)
 	shot(t, ctx, "12-playground")
 }
 

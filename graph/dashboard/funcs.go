@@ -280,8 +280,11 @@ var valueNames = map[string]map[string]string{
 		"system": "System", "user": "User", "assistant": "Assistant",
 	},
 	"tagName": {
-		"KNOWLEDGE_LOREBOOK_BEFORE": "Lorebook, before the persona",
-		"KNOWLEDGE_LOREBOOK_AFTER":  "Lorebook, after the persona",
+		"KNOWLEDGE_LOREBOOK_BEFORE":   "Lorebook, before the persona",
+		"KNOWLEDGE_LOREBOOK_AFTER":    "Lorebook, after the persona",
+		"KNOWLEDGE_LOREBOOK_AT_DEPTH": "Lorebook, in the chat at a depth",
+		"AUTHORS_NOTE":                "Author's note",
+		"DIALOGUE_EXAMPLES":           "Example messages",
 	},
 	"unitName": {
 		"utf16": "characters", "tokens": "tokens", "CHARACTERS": "characters", "TOKENS": "tokens",

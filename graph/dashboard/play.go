@@ -22,8 +22,18 @@ type playView struct {
 	// are their book names, for the trace's book filter.
 	Names map[string]entryName
 	Books []string
-	Error string
+	// Texts are the optional system prompt, author's note and example
+	// messages the run places; Places and Shares are the injections view
+	// and the per-book budget bar (playplaces.go).
+	Texts  playTexts
+	Places []place
+	Shares []bookShare
+	Error  string
 }
+
+// maxPlayTextChars bounds each optional prompt text of the playground, in
+// characters (runes); the API bounds them again.
+const maxPlayTextChars = 20_000
 
 // speaker matches "Name: text", a chat line with its speaker.
 var speaker = regexp.MustCompile(`^([^:\n]{1,40}):\s?(.*)$`)
@@ -78,6 +88,13 @@ func (d *Dashboard) playPage(rq *req) error {
 	f := rq.r.PostForm
 	v.Chat, v.Channel, v.Lineage = f.Get("chat"), strings.TrimSpace(f.Get("channel")), f.Get("lineage")
 	v.User, v.Char = strings.TrimSpace(f.Get("user")), strings.TrimSpace(f.Get("char"))
+	v.Texts = playTexts{System: f.Get("systemPrompt"), AuthorsNote: f.Get("authorsNote"), Examples: f.Get("dialogueExamples")}
+	if utf8.RuneCountInString(v.Texts.System) > maxPlayTextChars || utf8.RuneCountInString(v.Texts.AuthorsNote) > maxPlayTextChars ||
+		utf8.RuneCountInString(v.Texts.Examples) > maxPlayTextChars {
+		v.Error = rq.t.S("The system prompt, author's note and example messages may have at most %d characters each.", maxPlayTextChars)
+		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
+		return nil
+	}
 	if utf8.RuneCountInString(v.Chat) > maxChatChars {
 		v.Error = rq.t.S("The chat is too long: at most %d characters.", maxChatChars)
 		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
@@ -104,8 +121,14 @@ func (d *Dashboard) playPage(rq *req) error {
 		names["char"] = v.Char
 	}
 	act["names"] = names
+	in := map[string]any{"activation": act}
+	for k, text := range map[string]string{"systemPrompt": v.Texts.System, "authorsNote": v.Texts.AuthorsNote, "dialogueExamples": v.Texts.Examples} {
+		if strings.TrimSpace(text) != "" {
+			in[k] = text
+		}
+	}
 	var out struct{ AssemblePrompt model.AssembledPrompt }
-	err := d.api.Do(rq.ctx(), rq.p, client.OpAssemblePrompt, map[string]any{"in": map[string]any{"activation": act}}, &out)
+	err := d.api.Do(rq.ctx(), rq.p, client.OpAssemblePrompt, map[string]any{"in": in}, &out)
 	if err != nil {
 		v.Error = apiMessage(rq.t, err)
 		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
@@ -125,6 +148,8 @@ func (d *Dashboard) playPage(rq *req) error {
 		}
 	}
 	slices.Sort(v.Books)
+	v.Places = places(rq.t, &v.Result.Activation, v.Names, v.Texts)
+	v.Shares = bookShares(&v.Result.Activation, rq.srv, "/dashboard/s/"+rq.sid+"/")
 	d.page(rq, "play", rq.t.S("Playground"), v)
 	return nil
 }

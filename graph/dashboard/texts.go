@@ -7,7 +7,7 @@ import "loregate/lore/i18n"
 // Portuguese translation, with the user guide's labels (Todo o Servidor,
 // Importar Lorebook, Ativa / Desativada...). TestEveryTextIsTranslated
 // checks that every text the pages use is here.
-var texts = i18n.Set{Es: append(esTexts, workbenchLang(2)...), Texts: append([][2]string{
+var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn(playgroundTexts[:], 2)...), Texts: append(append([][2]string{
 	{"New collection", "Nova coleção"},
 	{"Create", "Criar"},
 	{"Disabled: its entries stay out of the prompt", "Desativada: suas entradas ficam fora do prompt"},
@@ -393,4 +393,4 @@ var texts = i18n.Set{Es: append(esTexts, workbenchLang(2)...), Texts: append([][
 	{"Swipe", "Deslizar"},
 	{"Regenerate", "Regenerar"},
 	{"Quiet", "Silenciosa"},
-}, workbenchLang(1)...)}
+}, workbenchLang(1)...), textColumn(playgroundTexts[:], 1)...)}

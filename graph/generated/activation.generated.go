@@ -616,6 +616,29 @@ func (ec *executionContext) fieldContext_BookBudget_entries(_ context.Context, f
 	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "Int")
 }
 
+func (ec *executionContext) _BookBudget_limit(ctx context.Context, field graphql.CollectedField, obj *model.BookBudget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BookBudget_limit(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Limit, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_BookBudget_limit(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BookBudget", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Budget_unit(ctx context.Context, field graphql.CollectedField, obj *model.Budget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2053,6 +2076,11 @@ func (ec *executionContext) _BookBudget(ctx context.Context, sel ast.SelectionSe
 		case "entries":
 			out.Values[i] = ec._BookBudget_entries(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "limit":
+			out.Values[i] = ec._BookBudget_limit(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

@@ -104,6 +104,7 @@ type ComplexityRoot struct {
 	BookBudget struct {
 		CollectionID func(childComplexity int) int
 		Entries      func(childComplexity int) int
+		Limit        func(childComplexity int) int
 		LineageID    func(childComplexity int) int
 		Name         func(childComplexity int) int
 		Used         func(childComplexity int) int
@@ -1129,6 +1130,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BookBudget.Entries(childComplexity), true
+	case "BookBudget.limit":
+		if e.ComplexityRoot.BookBudget.Limit == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookBudget.Limit(childComplexity), true
 	case "BookBudget.lineageId":
 		if e.ComplexityRoot.BookBudget.LineageID == nil {
 			break
@@ -4836,6 +4843,12 @@ type BookBudget {
   used: Int!
   "Admitted entries of the book."
   entries: Int!
+  """
+  The book's own cap inside the shared budget, in the budget's unit: its maxBudgetShare percent of
+  budget.limit (docs/authoring.md "Selection controls"); null when the book sets no share or the
+  budget is unlimited.
+  """
+  limit: Int
 }
 
 type PromptBlock {
@@ -7182,6 +7195,8 @@ func (ec *executionContext) childFields_BookBudget(ctx context.Context, field gr
 		return ec.fieldContext_BookBudget_used(ctx, field)
 	case "entries":
 		return ec.fieldContext_BookBudget_entries(ctx, field)
+	case "limit":
+		return ec.fieldContext_BookBudget_limit(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BookBudget", field.Name)
 }

@@ -195,6 +195,10 @@ type BookBudget struct {
 	Used int `json:"used"`
 	// Admitted entries of the book.
 	Entries int `json:"entries"`
+	// The book's own cap inside the shared budget, in the budget's unit: its maxBudgetShare percent of
+	// budget.limit (docs/authoring.md "Selection controls"); null when the book sets no share or the
+	// budget is unlimited.
+	Limit *int `json:"limit,omitempty"`
 }
 
 // A book of the server: a persona lineage, or a Serverwide collection (lineageId 0 and collectionId).

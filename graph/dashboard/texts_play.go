@@ -1,0 +1,40 @@
+package dashboard
+
+// playgroundTexts are the texts of the playground's injections view and
+// per-book budget bar (playplaces.go): the English key, its Brazilian
+// Portuguese and its Spanish translation.
+var playgroundTexts = [...][3]string{
+	{"Depth %d from the end of the chat, as %s", "Profundidade %d a partir do fim do chat, como %s", "Profundidad %d desde el final del chat, como %s"},
+	{"%s of its own budget", "%s do próprio orçamento", "%s de su propio presupuesto"},
+	{"%s of the shared budget", "%s do orçamento compartilhado", "%s del presupuesto compartido"},
+	{"Activated entries, above the four most recent messages", "Entradas ativadas, acima das quatro mensagens mais recentes", "Entradas activadas, encima de los cuatro mensajes más recientes"},
+	{"After the last message, as %s", "Depois da última mensagem, como %s", "Después del último mensaje, como %s"},
+	{"Always On entries, before the chat", "Entradas Sempre Ativas, antes do chat", "Entradas Siempre Activas, antes del chat"},
+	{"Lorebook, in the chat at a depth", "Lorebook, no chat em uma profundidade", "Lorebook, en el chat a una profundidad"},
+	{"Author's note", "Nota do autor", "Nota del autor"},
+	{"Entries placed around the author's note or the example messages, and named outlets ({{outlet::name}}), are placed only where these texts give them a place.", "Entradas em volta da nota do autor ou das mensagens de exemplo, e saídas nomeadas ({{outlet::name}}), só entram onde estes textos lhes dão lugar.", "Las entradas alrededor de la nota del autor o de los mensajes de ejemplo, y las salidas con nombre ({{outlet::name}}), solo entran donde estos textos les dan lugar."},
+	{"Example messages", "Mensagens de exemplo", "Mensajes de ejemplo"},
+	{"Its own budget", "Orçamento próprio", "Presupuesto propio"},
+	{"Not placed: no %s in the system prompt, author's note or example messages.", "Não colocada: não há %s no prompt de sistema, na nota do autor nem nas mensagens de exemplo.", "No colocada: no hay %s en el prompt de sistema, la nota del autor ni los mensajes de ejemplo."},
+	{"Not placed: no author's note was given.", "Não colocada: nenhuma nota do autor foi dada.", "No colocada: no se dio ninguna nota del autor."},
+	{"Not placed: no example messages were given.", "Não colocada: nenhuma mensagem de exemplo foi dada.", "No colocada: no se dieron mensajes de ejemplo."},
+	{"Of the shared budget", "Do orçamento compartilhado", "Del presupuesto compartido"},
+	{"System prompt", "Prompt de sistema", "Prompt de sistema"},
+	{"System prompt, author's note and example messages (optional)", "Prompt de sistema, nota do autor e mensagens de exemplo (opcional)", "Prompt de sistema, nota del autor y mensajes de ejemplo (opcional)"},
+	{"The system prompt, author's note and example messages may have at most %d characters each.", "O prompt de sistema, a nota do autor e as mensagens de exemplo podem ter no máximo %d caracteres cada.", "El prompt de sistema, la nota del autor y los mensajes de ejemplo pueden tener como máximo %d caracteres cada uno."},
+	{"Used", "Usado", "Usado"},
+	{"Where the entries go", "Onde as entradas entram", "Dónde entran las entradas"},
+	{"Who used the budget", "Quem usou o orçamento", "Quién usó el presupuesto"},
+	{"none set", "nenhum definido", "ninguno definido"},
+	{"unlimited", "ilimitado", "ilimitado"},
+}
+
+// textColumn returns a table of [English, Portuguese, Spanish] texts as
+// key and translation pairs: the Portuguese (col 1) or the Spanish (col 2).
+func textColumn(table [][3]string, col int) [][2]string {
+	out := make([][2]string, len(table))
+	for i, x := range table {
+		out[i] = [2]string{x[0], x[col]}
+	}
+	return out
+}
