@@ -49,7 +49,7 @@ func places(t tr, a *model.Activation, names map[string]entryName, texts playTex
 		if b.Tag == "KNOWLEDGE_LOREBOOK_AFTER" {
 			p.Kind = "AFTER_CHAR"
 		}
-		// seed 000's two routes (docs/contract.md#prompt).
+		// The two routes of docs/contract.md#prompt.
 		p.Where = t.S("Activated entries, above the four most recent messages")
 		if b.Role == "system" {
 			p.Where = t.S("Always On entries, before the chat")
