@@ -62,6 +62,9 @@ type entryState struct {
 	// chatChecked: the primary keys were looked up in the chat (which does
 	// not change between passes); chatHit: one occurred there.
 	chatChecked, chatHit bool
+	// dormant: a recursive pass skips the entry until new recursion text
+	// reaches one of its primary keys (recindex.go).
+	dormant bool
 	// score is the entry's similarity when scored (a Semantic candidate).
 	score  float32
 	scored bool
@@ -113,6 +116,8 @@ type turn struct {
 	// swept is how many widening passes the min-activations sweep ran,
 	// up to which depth limit (scannedDepth).
 	swept struct{ skews, limit int }
+	// rx is the worklist of runPasses' recursive passes (recindex.go).
+	rx recIndex
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -372,6 +377,8 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 	passes := 0
 	curLevel, visited := minLevel, 0
 	var passed, order []int32
+	t.rx.on = t.recursion && t.maxPasses > 1 && !t.opts.baseline
+	defer t.wakeDormant()
 	for p := 1; ; p++ {
 		if p > 1 {
 			if err := ctx.Err(); err != nil {
@@ -390,6 +397,9 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 			if passed, err = t.groups(passed, p); err != nil {
 				return 0, err
 			}
+		}
+		if t.rx.on {
+			t.ts.startBatch()
 		}
 		order = t.claimOrder(append(order[:0], passed...))
 		for _, i := range order {
@@ -418,8 +428,12 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 
 // pass evaluates the pending entries in pass p (rule 4) at delay level
 // curLevel. It appends the entries that passed to passed and returns them
-// with how many entries are still pending.
+// with how many entries are still pending. A recursive pass of runPasses
+// reads only the entries the new recursion text may change (recindex.go).
 func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int32, int, error) {
+	if p > 1 && t.rx.on {
+		return t.indexedPass(ctx, p, curLevel, passed)
+	}
 	pending := 0
 	for k, i := range t.m.order {
 		if k%checkEvery == checkEvery-1 {
@@ -427,31 +441,13 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 				return nil, 0, err
 			}
 		}
-		s := &t.st[i]
-		if s.stage != stagePending || s.mode == modeSemantic {
-			continue // similarity decides keyless candidates (semanticPass)
-		}
-		s.pass = p
-		if s.level > 0 && (p == 1 || s.level > curLevel) {
-			s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
-			pending++
-			continue
-		}
-		if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && t.keyless(i, s) {
-			// What evaluate concludes for an entry whose literal keys
-			// occur nowhere in the scanned chat or context text, without its per-key
-			// walk: most entries of a turn.
-			s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
-			pending++
-			continue
-		}
-		ok, err := t.evaluate(i, p)
+		ok, still, err := t.passEntry(i, p, curLevel)
 		if err != nil {
 			return nil, 0, err
 		}
 		if ok {
 			passed = append(passed, i)
-		} else if s.stage == stagePending {
+		} else if still {
 			pending++
 		}
 	}
@@ -462,6 +458,32 @@ func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int
 		}
 	}
 	return passed, pending, nil
+}
+
+// passEntry evaluates entry i in pass p at delay level curLevel when it is
+// pending (not a keyless similarity candidate, which semanticPass decides)
+// and reports whether it passed, or else whether it is still pending.
+func (t *turn) passEntry(i int32, p, curLevel int) (ok, pending bool, err error) {
+	s := &t.st[i]
+	if s.stage != stagePending || s.mode == modeSemantic {
+		return false, false, nil
+	}
+	s.pass = p
+	if s.level > 0 && (p == 1 || s.level > curLevel) {
+		s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
+		return false, true, nil
+	}
+	if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && t.keyless(i, s) {
+		// What evaluate concludes for an entry whose literal keys
+		// occur nowhere in the scanned chat or context text, without its per-key
+		// walk: most entries of a turn.
+		s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
+		return false, true, nil
+	}
+	if ok, err = t.evaluate(i, p); err != nil {
+		return false, false, err
+	}
+	return ok, !ok && s.stage == stagePending, nil
 }
 
 // nextLevel is the lowest delay-until-recursion level above visited among
@@ -828,6 +850,8 @@ func (t *turn) admit(i int32, p int) {
 	var c int
 	if t.budget.Unit == UnitTokens {
 		c = int(s.tokens)
+	} else if content == ce.body {
+		c = ce.units
 	} else {
 		c = lore.UTF16Len(content)
 	}
@@ -861,7 +885,7 @@ func (t *turn) admit(i int32, p int) {
 		s.detail += "; pass " + strconv.Itoa(p)
 	}
 	if s.feeds && content != "" {
-		t.ts.addRecursion(i, content)
+		t.ts.addRecursion(i, content, content == ce.body)
 	}
 }
 

@@ -89,9 +89,11 @@ type compiledEntry struct {
 	// regexErr is the first regex compile error of the entry, for the trace.
 	regexErr string
 
-	// body is the content without its decorator lines.
-	body string
-	dec  decorator.Set
+	// body is the content without its decorator lines; units its length
+	// in UTF-16 code units.
+	body  string
+	units int
+	dec   decorator.Set
 	// note lists the decorators the engine ignores, for the trace.
 	note string
 	// order, priority and probability are the entry's, decorators applied.
@@ -159,6 +161,9 @@ type Matcher struct {
 	dyn atomic.Pointer[dynKeys]
 	// ctxHits memoises the matches of the last context text (context.go).
 	ctxHits atomic.Pointer[ctxHits]
+	// content memoises, per entry, the key nodes its content reaches as
+	// recursion text (recindex.go).
+	content []atomic.Pointer[contentHits]
 	// tokens caches token counts (see tokenCache).
 	tokens tokenCache
 }
@@ -184,8 +189,17 @@ type scratch struct {
 	// (autoFold, autoSens) the turn's chat scan reached; cand[i] ==
 	// candGen marks the litOnly entries with a primary key among them.
 	touched [2][]int32
-	cand    []uint32
-	candGen uint32
+	// rtouched is touched for the newest batch of recursion items
+	// (turnScan.startBatch).
+	rtouched [2][]int32
+	// rxActive, rxWork and rxDormant are the buffers of recIndex; mgen
+	// and mdone are gen and done for contentHits, hits its node buffer.
+	rxActive, rxWork, rxDormant []int32
+	mgen                        [2]uint32
+	mdone                       [2][]uint32
+	hits                        []int32
+	cand                        []uint32
+	candGen                     uint32
 	// admitted lists the positions of the entries admitted so far.
 	admitted []int32
 }
@@ -275,7 +289,8 @@ func hasIdentityMacro(s string) bool {
 // compile is CompileInput with the dense tables capped at denseCap cells.
 func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	entries := in.Entries
-	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries)), books: bookSignature(in)}
+	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries)), books: bookSignature(in),
+		content: make([]atomic.Pointer[contentHits], len(entries))}
 	kc := &keyCompiler{m: m, nz: newNormalizer(), idx: [2]map[string]int32{{}, {}}, reIdx: map[string]int32{},
 		regexLeft: int64(MaxMatcherRegexProgram)}
 	for i := range entries {
@@ -524,6 +539,7 @@ func (m *Matcher) indexKeys(slot, nodes int, ends []int32) nodeEntries {
 // layer of ce: overridden fields, the content body and the trace note.
 func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	ce.dec, ce.body = decorator.ParseSet(e.Content)
+	ce.units = lore.UTF16Len(ce.body)
 	d := &ce.dec
 	ce.order, ce.priority, ce.probability = e.Order, e.Priority, e.Probability
 	for _, o := range []struct {

@@ -124,7 +124,11 @@ type turnScan struct {
 	start   int
 	items   []recItem
 	rg0     [numAutos]uint32
-	nz      *normalizer
+	// track: addRecursion lists in scratch.rtouched the nodes of the own
+	// automata that the items from batch on reach first (startBatch).
+	track bool
+	batch uint32
+	nz    *normalizer
 	// texts caches the matching form of non-ASCII texts across turns
 	// (Options.Texts; may be nil).
 	texts *TextCache
@@ -239,17 +243,42 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, mk *marks, ge
 	a.scanMarked(marked, mk, gen)
 }
 
-// addRecursion scans the admitted content of entry src for later passes.
-func (ts *turnScan) addRecursion(src int32, text string) {
+// addRecursion scans the admitted content of entry src for later passes;
+// memo says text is the entry's body as compiled (no identity macro), so
+// the key nodes it reaches in the own automata are memoised with the
+// Matcher (contentHits) and marked without a scan in later turns.
+func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 	k := uint32(len(ts.items))
 	ts.items = append(ts.items, recItem{src: src, text: text})
+	var hits *contentHits
+	if memo {
+		hits = ts.contentHits(src, text)
+	}
 	for slot, a := range ts.autos {
 		if a == nil {
 			continue
 		}
 		gen := ts.rg0[slot] + k
-		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &marks{done: ts.s.rdone[slot]}, gen)
+		mk := marks{done: ts.s.rdone[slot]}
+		if ts.track && slot < len(ts.s.rtouched) {
+			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &ts.s.rtouched[slot]
+		}
+		if hits != nil && slot < len(hits.nodes) {
+			mk.mark(hits.nodes[slot], gen)
+		} else {
+			ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &mk, gen)
+		}
 		ts.s.rgen[slot] = gen
+	}
+}
+
+// startBatch begins a new batch of recursion items: from now on,
+// addRecursion lists the own automata's nodes these items reach and the
+// items before them did not (scratch.rtouched).
+func (ts *turnScan) startBatch() {
+	ts.track, ts.batch = true, uint32(len(ts.items))
+	for slot := range ts.s.rtouched {
+		ts.s.rtouched[slot] = ts.s.rtouched[slot][:0]
 	}
 }
 

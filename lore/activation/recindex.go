@@ -1,0 +1,194 @@
+package activation
+
+import (
+	"cmp"
+	"context"
+	"slices"
+)
+
+// This file holds the worklist of the recursive passes of runPasses
+// (docs/benchmarks.md "Recursion by new text"): a recursive pass reads the
+// text admitted by the pass before it, so an entry whose keys found
+// nothing so far can change only if that new text reaches one of its
+// keys. Such an entry sleeps: the pass does not evaluate it until the
+// index from key node to entries (Matcher.keyEntries) wakes it from the
+// nodes the new items reached (scratch.rtouched). A pass whose new text
+// names no sleeping entry's key evaluates only the few entries that are
+// not asleep. The Result is the one of evaluating every pending entry in
+// every pass (Options.baseline still does; requireSameTurn compares).
+
+// recIndex is the worklist of one turn's recursive passes.
+type recIndex struct {
+	// on: runPasses' recursive passes use the worklist; init: the
+	// pending entries were sorted into awake and asleep.
+	on, init bool
+	// active lists, in evaluation order, the pending entries every
+	// recursive pass evaluates; work is the next pass's list.
+	active, work []int32
+	// dormant lists the entries put to sleep (some have woken since),
+	// sleeping how many still sleep.
+	dormant  []int32
+	sleeping int
+	// last is the last recursive pass run.
+	last int
+}
+
+// sleeps reports whether pending entry i may sleep: a keyword entry of
+// plain literal keys (no exclude keys: compiledEntry.litOnly) whose
+// primary keys occur neither in its chat window nor in the recursion text
+// it may read. Evaluated again without new text reaching a primary key, it
+// gets the same no_key_match; only its pass and whether the detail names
+// recursion text change (wakeDormant sets them).
+func (t *turn) sleeps(i int32) bool {
+	s := &t.st[i]
+	return s.stage == stagePending && s.mode == modeKeys && s.verdict == VerdictNoKeyMatch &&
+		s.chatChecked && !s.chatHit && t.m.entries[i].litOnly
+}
+
+// sleep puts pending entry i to sleep.
+func (t *turn) sleep(i int32) {
+	t.st[i].dormant = true
+	t.rx.sleeping++
+	t.rx.dormant = append(t.rx.dormant, i)
+}
+
+// sortPending sorts the pending entries after pass 1 into those that sleep
+// and the others (rx.active), once per turn.
+func (t *turn) sortPending() {
+	rx := &t.rx
+	sc := t.ts.s
+	rx.init = true
+	rx.active, rx.work, rx.dormant = sc.rxActive[:0], sc.rxWork[:0], sc.rxDormant[:0]
+	for _, i := range t.m.order {
+		s := &t.st[i]
+		if s.stage != stagePending || s.mode == modeSemantic {
+			continue
+		}
+		if t.sleeps(i) {
+			t.sleep(i)
+		} else {
+			rx.active = append(rx.active, i)
+		}
+	}
+}
+
+// indexedPass is pass for a recursive pass p of runPasses: it evaluates
+// the awake pending entries and those the newest recursion items wake, in
+// evaluation order, and puts to sleep those that may sleep.
+func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32) ([]int32, int, error) {
+	rx := &t.rx
+	if !rx.init {
+		t.sortPending()
+	}
+	work := append(rx.work[:0], rx.active...)
+	awake := len(work)
+	sc := t.ts.s
+	for slot := range sc.rtouched {
+		ke := &t.m.keyEntries[slot]
+		for _, n := range sc.rtouched[slot] {
+			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
+				if s := &t.st[i]; s.dormant {
+					s.dormant = false
+					rx.sleeping--
+					work = append(work, i)
+				}
+			}
+		}
+	}
+	if len(work) > awake {
+		rank := t.m.rank
+		slices.SortFunc(work, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	}
+	active := rx.active[:0]
+	pending := rx.sleeping
+	for k, i := range work {
+		if k%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		ok, still, err := t.passEntry(i, p, curLevel)
+		switch {
+		case err != nil:
+			return nil, 0, err
+		case ok:
+			passed = append(passed, i)
+		case still && t.sleeps(i):
+			t.sleep(i)
+			pending++
+		case still:
+			active = append(active, i)
+			pending++
+		}
+	}
+	rx.active, rx.work, rx.last = active, work, p
+	return passed, pending, nil
+}
+
+// wakeDormant ends the worklist when runPasses returns: every entry still
+// asleep gets what evaluating it in the last recursive pass would have
+// given it (that pass, and a no_key_match detail that names recursion text
+// when it may read it), and the buffers go back to the scratch.
+func (t *turn) wakeDormant() {
+	rx := &t.rx
+	for _, i := range rx.dormant {
+		s := &t.st[i]
+		if !s.dormant {
+			continue
+		}
+		s.dormant = false
+		if rx.last > s.pass {
+			s.pass, s.noKeyRec = rx.last, s.recOK
+		}
+	}
+	if rx.init {
+		sc := t.ts.s
+		sc.rxActive, sc.rxWork, sc.rxDormant = rx.active[:0], rx.work[:0], rx.dormant[:0]
+	}
+	*rx = recIndex{}
+}
+
+// contentHits are the terminal nodes of the Matcher's own automata
+// (autoFold, autoSens) that one entry's content reaches: an admitted
+// entry's content is the same text turn after turn, so it is scanned once
+// per compiled scope.
+type contentHits struct {
+	nodes [2][]int32
+}
+
+// contentHits returns the memoised hits of entry src's content text,
+// scanning it into the scratch's own marks the first time.
+func (ts *turnScan) contentHits(src int32, text string) *contentHits {
+	m := ts.m
+	if h := m.content[src].Load(); h != nil {
+		return h
+	}
+	h := &contentHits{}
+	sc := ts.s
+	for slot, a := range m.autos {
+		if a == nil {
+			continue
+		}
+		if len(sc.mdone[slot]) < len(a.term) || sc.mgen[slot] == 1<<32-1 {
+			sc.mdone[slot], sc.mgen[slot] = make([]uint32, len(a.term)), 0
+		}
+		sc.mgen[slot]++
+		gen := sc.mgen[slot]
+		sc.hits = sc.hits[:0]
+		ts.scanText(a, text, slot == autoFold, &marks{done: sc.mdone[slot], g0: gen, touched: &sc.hits}, gen)
+		h.nodes[slot] = slices.Clone(sc.hits)
+	}
+	m.content[src].Store(h)
+	return h
+}
+
+// mark sets done[node] = gen for every node of nodes, listing in touched
+// those not reached since g0, as a scan of the text they came from does.
+func (mk *marks) mark(nodes []int32, gen uint32) {
+	for _, n := range nodes {
+		if mk.touched != nil && mk.done[n] < mk.g0 {
+			*mk.touched = append(*mk.touched, n)
+		}
+		mk.done[n] = gen
+	}
+}
