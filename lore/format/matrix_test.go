@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -312,8 +313,8 @@ func TestPositionFieldsPerFormat(t *testing.T) {
 		{"card", ".json", format.ExportCardJSON, all},
 		{"png", ".png", format.ExportCardPNG, all},
 		{"charx", ".charx", format.ExportCardCHARX, all},
-		{"worldbook", ".json", format.ExportWorldbook, positions},
-		{"risu", ".json", format.ExportRisu, none},
+		{"worldbook", ".json", format.ExportWorldbook, all},
+		{"risu", ".json", format.ExportRisu, positions},
 		{"agnai", ".json", format.ExportAgnai, none},
 		{"novelai", ".lorebook", format.ExportNovelAI, none},
 	} {
@@ -323,6 +324,15 @@ func TestPositionFieldsPerFormat(t *testing.T) {
 			back, err := format.Import("book"+tt.ext, out, opts)
 			require.NoError(t, err)
 			require.Len(t, back.Book.Entries, 3)
+			// The export report says what the format cannot carry.
+			notes := strings.Join(format.PositionFilterNotes(tt.name, res.Book), "\n")
+			require.Equal(t, !tt.keeps[1], strings.Contains(notes, "2 entries have match flags, a character filter or generation types"), notes)
+			switch tt.name {
+			case "risu":
+				require.Contains(t, notes, "2 entries are placed around the author's note, around the example messages or in an outlet")
+			case "agnai", "novelai":
+				require.Contains(t, notes, "3 entries are not after the character")
+			}
 			for i, e := range res.Book.Entries {
 				b := back.Book.Entries[i]
 				require.Equal(t, tt.keeps[0], reflect.DeepEqual(where(e), where(b)), "%s: position, depth, role, outlet %v -> %v", e.Title, where(e), where(b))
@@ -332,4 +342,72 @@ func TestPositionFieldsPerFormat(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRisuFieldPositions: a RisuAI export writes a field position in
+// loregate's "loregate" member and, where RisuAI has decorators for it
+// (AT_DEPTH, BEFORE_CHAR) and the content has none of its own, as
+// decorator lines for RisuAI itself; the import takes the position from
+// the member and strips exactly those lines (docs/formats.md "Positions,
+// roles and filters per format").
+func TestRisuFieldPositions(t *testing.T) {
+	opts := format.Options{Limits: lore.CeilingLimits()}
+	row := func(content, marker string) string {
+		m := ""
+		if marker != "" {
+			m = `, "loregate": ` + marker
+		}
+		return `{"type": "risu", "ver": 1, "data": [{"key": "alpha", "comment": "E", "content": ` + strconv.Quote(content) + `, "mode": "normal", "insertorder": 100, "alwaysActive": false, "selective": false` + m + `}]}`
+	}
+	for _, tt := range []struct {
+		name         string
+		entry        lore.Entry
+		content      string // the exported row's content
+		marker       string // the exported row's loregate member, "" none
+		backContent  string
+		backPosition lore.PositionKind
+	}{
+		{"at depth: decorators for RisuAI", lore.Entry{Content: "Deep lore.", Position: lore.PositionAtDepth, Depth: 2, Role: lore.RoleUser},
+			"@@depth 2\n@@role user\nDeep lore.", `{"position":{"kind":"AT_DEPTH","depth":2,"role":"user"},"decorated":true}`, "Deep lore.", lore.PositionAtDepth},
+		{"before the character", lore.Entry{Content: "Before.", Position: lore.PositionBeforeChar, Depth: 4, Role: lore.RoleSystem},
+			"@@position before_desc\nBefore.", `{"position":{"kind":"BEFORE_CHAR","depth":4,"role":"system"},"decorated":true}`, "Before.", lore.PositionBeforeChar},
+		{"outlet: RisuAI has no decorator", lore.Entry{Content: "Mood.", Position: lore.PositionOutlet, Depth: 4, Role: lore.RoleSystem, Outlet: "mood"},
+			"Mood.", `{"position":{"kind":"OUTLET","depth":4,"role":"system","outlet":"mood"}}`, "Mood.", lore.PositionOutlet},
+		{"content with its own decorator", lore.Entry{Content: "@@depth 1\nOwn.", Position: lore.PositionANTop, Depth: 4, Role: lore.RoleSystem},
+			"@@depth 1\nOwn.", `{"position":{"kind":"AN_TOP","depth":4,"role":"system"}}`, "@@depth 1\nOwn.", lore.PositionANTop},
+		{"after the character: RisuAI's default", lore.Entry{Content: "After.", Position: lore.PositionAfterChar, Depth: 4, Role: lore.RoleSystem},
+			"After.", "", "After.", lore.PositionAfterChar},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := lore.NewEntry()
+			e.Title, e.Keys, e.Content, e.Position, e.Depth, e.Role, e.Outlet = "E", []string{"alpha"}, tt.entry.Content, tt.entry.Position, tt.entry.Depth, tt.entry.Role, tt.entry.Outlet
+			e.Placement = e.Position.Placement()
+			out, err := format.ExportRisu(format.Book{Name: "b", Entries: []lore.Entry{e}})
+			require.NoError(t, err)
+			var file struct{ Data []map[string]json.RawMessage }
+			require.NoError(t, json.Unmarshal(out, &file))
+			require.JSONEq(t, strconv.Quote(tt.content), string(file.Data[0]["content"]))
+			if tt.marker == "" {
+				require.NotContains(t, file.Data[0], "loregate")
+			} else {
+				require.JSONEq(t, tt.marker, string(file.Data[0]["loregate"]))
+			}
+			back, err := format.Import("b.json", out, opts)
+			require.NoError(t, err)
+			b := back.Book.Entries[0]
+			require.Equal(t, tt.backContent, b.Content)
+			require.Equal(t, []any{tt.backPosition, e.Depth, e.Role, e.Outlet}, []any{b.Position, b.Depth, b.Role, b.Outlet})
+			require.Empty(t, b.Extensions["risu/loregate"], "the marker is read, not kept")
+		})
+	}
+	// A row edited in RisuAI whose added lines are gone keeps its content;
+	// a marker loregate cannot read is reported and leaves the default.
+	res, err := format.Import("b.json", []byte(row("Edited.", `{"position":{"kind":"AT_DEPTH","depth":3,"role":"user"},"decorated":true}`)), opts)
+	require.NoError(t, err)
+	require.Equal(t, "Edited.", res.Book.Entries[0].Content)
+	require.Equal(t, lore.PositionAtDepth, res.Book.Entries[0].Position)
+	res, err = format.Import("b.json", []byte(row("X.", `{"position":{"kind":"SIDEWAYS","depth":3}}`)), opts)
+	require.NoError(t, err)
+	require.Equal(t, lore.PositionAfterChar, res.Book.Entries[0].Position)
+	require.Contains(t, strings.Join(res.Report.Warnings, "\n"), `"loregate" position`)
 }

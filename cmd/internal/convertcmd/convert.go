@@ -100,6 +100,7 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 	if *to == "agnai" {
 		res.Report.Warnings = append(res.Report.Warnings, format.AgnaiNotes(res.Book)...)
 	}
+	res.Report.Warnings = append(res.Report.Warnings, format.PositionFilterNotes(*to, res.Book)...)
 	report, _ := json.MarshalIndent(newReport(&res.Report), "", "  ")
 	report = append(report, '\n')
 	if *reportOnly {

@@ -3,7 +3,9 @@
 // split on , ， 、 ; ； and newlines and trimmed (cases BUG-10); mode
 // "folder" rows are kept on their entries (conv.KeyFolderRow); alwaysActive is constant;
 // insertorder is the order; RisuAI has no enabled flag, so entries are
-// enabled. Other fields are kept as "risu/<name>".
+// enabled; a field position travels in a "loregate" member and, where
+// RisuAI has decorators for it, as decorator lines (position.go). Other
+// fields are kept as "risu/<name>".
 package risu
 
 import (
@@ -93,7 +95,8 @@ func DecodeEntry(eo *conv.Object) (lore.Entry, conv.STCtx) {
 		e.Order = 100
 	}
 	e.Placement = lore.After
-	conv.KeepRest(ext, eo, prefix, "content", "comment", "alwaysActive", "insertorder")
+	decodePosition(&e, get(markerKey), &c)
+	conv.KeepRest(ext, eo, prefix, "content", "comment", "alwaysActive", "insertorder", markerKey)
 	e.Extensions = ext
 	return e, c
 }
@@ -142,12 +145,16 @@ func Encode(book conv.Book) ([]byte, error) {
 				}
 			}
 		}
+		content, mark := encodePosition(e, content)
 		eo.Set("content", content)
 		eo.SetValue("mode", "normal")
 		eo.SetValue("alwaysActive", e.Constant)
 		eo.SetValue("selective", len(e.SecondaryKeys) > 0)
 		eo.SetValue("insertorder", e.Order)
-		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective", "content")
+		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective", "content", markerKey)
+		if mark != nil {
+			eo.Set(markerKey, mark)
+		}
 		raw, _ := eo.MarshalJSON()
 		items = append(items, raw)
 	}

@@ -144,6 +144,22 @@ var fields = []field{
 	{path: "useGroupScoring", st: "useGroupScoring", toST: same, enc: stField("useGroupScoring"), omit: func(e *lore.Entry) bool { return e.UseGroupScoring == nil }},
 	{path: "outletName", st: "outletName", toST: same, enc: stField("outletName"), omit: func(e *lore.Entry) bool { return e.Outlet == "" }},
 	{path: "ignoreBudget", st: "ignoreBudget", toST: same, enc: stField("ignoreBudget"), omit: func(e *lore.Entry) bool { return !e.IgnoreBudget }},
+	// Context sources, generation types and the character filter, in
+	// world info spelling too (the worldbook has no member of its own for
+	// them; docs/formats.md "Worldbook").
+	matchMember("matchPersonaDescription", func(m lore.MatchSources) bool { return m.PersonaDescription }),
+	matchMember("matchCharacterDescription", func(m lore.MatchSources) bool { return m.CharacterDescription }),
+	matchMember("matchCharacterPersonality", func(m lore.MatchSources) bool { return m.CharacterPersonality }),
+	matchMember("matchCharacterDepthPrompt", func(m lore.MatchSources) bool { return m.CharacterDepthPrompt }),
+	matchMember("matchScenario", func(m lore.MatchSources) bool { return m.Scenario }),
+	matchMember("matchCreatorNotes", func(m lore.MatchSources) bool { return m.CreatorNotes }),
+	{path: "triggers", st: "triggers", toST: same, enc: stField("triggers"), omit: func(e *lore.Entry) bool { return len(e.GenerationTypes) == 0 }},
+	{path: "characterFilter", st: "characterFilter", toST: same, enc: stField("characterFilter"), omit: func(e *lore.Entry) bool { return conv.OmitST("characterFilter", e) }},
+}
+
+// matchMember is the flat member of a match flag, written when the flag is set.
+func matchMember(name string, flag func(lore.MatchSources) bool) field {
+	return field{path: name, st: name, toST: same, enc: stField(name), omit: func(e *lore.Entry) bool { return !flag(e.Match) }}
 }
 
 func fieldByPath(p string) (field, bool) {

@@ -15,8 +15,9 @@
 // at_depth, before/after_example_messages, outlet: world info 0-7) with
 // position.depth and position.role. Flat members spelled
 // as world info fields (caseSensitive, matchWholeWords, group,
-// groupOverride, groupWeight, useGroupScoring, ignoreBudget) are read as
-// those fields. Every other member (uid, extra, unknown ones) and each
+// groupOverride, groupWeight, useGroupScoring, outletName, ignoreBudget,
+// the match* flags, triggers, characterFilter) are read as those fields
+// and written when set. Every other member (uid, extra, unknown ones) and each
 // source value the canonical value does not reproduce is kept in
 // Extensions as "worldbook/<path>" ("worldbook/extra"),
 // so Encode gives the source back.
