@@ -26,7 +26,9 @@ type Embeddings interface {
 // VectorStore reads the stored embeddings (lore/postgres.Store).
 type VectorStore interface {
 	EmbeddingsStatus(ctx context.Context, server, model string) (lore.EmbeddingsStatus, error)
-	EntryEmbeddingState(ctx context.Context, id int64, model string) (lore.EmbeddingState, bool, error)
+	// ScopeEmbeddingStates is the state of every entry of entry id's
+	// scope by entry id ("" for one that is not a candidate), in one read.
+	ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error)
 }
 
 var errNoEmbeddings = fmt.Errorf("no embeddings provider is configured on this deployment (LOREGATE_EMBEDDINGS_URL, LOREGATE_EMBEDDINGS_MODEL; the lexical ranker needs none): %w", lore.ErrUnavailable)
@@ -57,7 +59,8 @@ func (r *Resolver) embeddingsStatus(ctx context.Context, obj *model.Server) (*mo
 }
 
 // entryEmbeddingState resolves Entry.embeddingState (the entry was read
-// by a caller who may read it).
+// by a caller who may read it): one read per scope and operation (the
+// operation's loaders), so listing a book reads its states once.
 func (r *Resolver) entryEmbeddingState(ctx context.Context, obj *model.Entry) (*lore.EmbeddingState, error) {
 	vs, m, ok := r.vectors()
 	if !ok {
@@ -67,11 +70,36 @@ func (r *Resolver) entryEmbeddingState(ctx context.Context, obj *model.Entry) (*
 	if err != nil || id <= 0 {
 		return nil, nil
 	}
-	st, ok, err := vs.EntryEmbeddingState(ctx, id, m)
-	if err != nil || !ok {
+	l, _ := ctx.Value(loadersKey{}).(*loaders)
+	if l == nil {
+		states, err := vs.ScopeEmbeddingStates(ctx, id, m)
+		return statePtr(states[id]), err
+	}
+	l.embMu.Lock()
+	defer l.embMu.Unlock()
+	if st, ok := l.embStates[id]; ok {
+		return statePtr(st), nil
+	}
+	states, err := vs.ScopeEmbeddingStates(ctx, id, m)
+	if err != nil {
 		return nil, err
 	}
-	return &st, nil
+	if l.embStates == nil {
+		l.embStates = make(map[int64]lore.EmbeddingState, len(states)+1)
+	}
+	for eid, st := range states {
+		l.embStates[eid] = st
+	}
+	l.embStates[id] = states[id] // unknown: asked once
+	return statePtr(states[id]), nil
+}
+
+// statePtr is st, nil for "" (not a candidate).
+func statePtr(st lore.EmbeddingState) *lore.EmbeddingState {
+	if st == "" {
+		return nil
+	}
+	return &st
 }
 
 // reindexEmbeddings queues the server's embed job with force (managers

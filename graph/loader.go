@@ -25,6 +25,10 @@ type loaders struct {
 	// own lock is held during the read, so one read serves a whole scope.
 	lastMu     sync.Mutex
 	lastActive map[int64]*time.Time
+	// embStates caches Entry.embeddingState by entry id (embeddings.go),
+	// "" for an entry that is not a candidate; one read per scope.
+	embMu     sync.Mutex
+	embStates map[int64]lore.EmbeddingState
 }
 
 type scopeLoad struct {

@@ -1,10 +1,12 @@
 package graph_test
 
 import (
+	"context"
 	"encoding/json"
 	"regexp"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,8 +14,10 @@ import (
 
 	"loregate/graph/auth"
 	"loregate/graph/graphtest"
+	"loregate/lore"
 	"loregate/lore/embeddings"
 	"loregate/lore/embeddings/embeddingstest"
+	"loregate/lore/postgres"
 )
 
 const qSemanticSettings = `mutation($s: String!, $r: SemanticRanker, $max: Int, $th: Float) {
@@ -88,7 +92,8 @@ func TestSemanticSettings(t *testing.T) {
 
 // TestEmbeddingsOverGraphQL: with a provider (the fake OpenAI-compatible
 // server), an imported vectorized book's candidates are PENDING in
-// Server.embeddingsStatus and Entry.embeddingState; reindexEmbeddings
+// Server.embeddingsStatus and Entry.embeddingState, and the book's whole
+// entry list reads the states once (no read per entry); reindexEmbeddings
 // (managers only) queues the job that makes them READY; a LEXICAL server
 // shows no status.
 func TestEmbeddingsOverGraphQL(t *testing.T) {
@@ -96,7 +101,11 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 	defer fake.Close()
 	client, err := embeddings.New(embeddings.Config{URL: fake.URL, Model: "fake-embed", Rate: 1000})
 	require.NoError(t, err)
-	a := wrap(t, graphtest.New(t, graphtest.Options{Jobs: true, InlineImportBytes: 4 << 20, Embeddings: client}))
+	o := graphtest.Options{Jobs: true, InlineImportBytes: 4 << 20, Embeddings: client}
+	res, store, pool := graphtest.NewResolver(t, o)
+	counted := &countingVectors{Store: store}
+	res.Store = counted
+	a := wrap(t, graphtest.Serve(t, res, o, store, pool))
 	const server = "512345678901234567"
 	setupServer(t, a, server)
 	imp := a.importFile(serviceKey, map[string]any{"serverDiscordId": server, "lineageId": 0},
@@ -108,11 +117,11 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 		Ready, Pending, Failed int
 	}
 	const q = `query($s: String!) { server(discordId: $s) { embeddingsStatus { model ready pending failed }
-		collections { edges { node { entries(first: 3) { edges { node { title vectorized constant embeddingState } } } } } } } }`
+		collections { edges { node { entries(first: 120) { edges { node { title enabled vectorized constant embeddingState } } } } } } } }`
 	type node struct {
-		Title                string
-		Vectorized, Constant bool
-		EmbeddingState       *string
+		Title                         string
+		Enabled, Vectorized, Constant bool
+		EmbeddingState                *string
 	}
 	var out struct {
 		Server struct {
@@ -131,12 +140,15 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 		require.NotNil(t, out.Server.EmbeddingsStatus)
 	}
 	read()
+	require.EqualValues(t, 1, counted.reads.Load(), "one read of the states for the whole book")
+	require.Greater(t, len(out.Server.Collections.Edges[0].Node.Entries.Edges), 80)
 	first := *out.Server.EmbeddingsStatus
 	require.Equal(t, "fake-embed", first.Model)
 	require.Zero(t, first.Ready)
 	require.Greater(t, first.Pending, 80, "the book's vectorized entries")
 	for _, e := range out.Server.Collections.Edges[0].Node.Entries.Edges {
-		if e.Node.Vectorized && !e.Node.Constant {
+		if e.Node.Enabled && e.Node.Vectorized && !e.Node.Constant {
+			require.NotNil(t, e.Node.EmbeddingState, e.Node.Title)
 			require.Equal(t, "PENDING", *e.Node.EmbeddingState, e.Node.Title)
 		} else {
 			require.Nil(t, e.Node.EmbeddingState, e.Node.Title)
@@ -172,6 +184,17 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 	require.Nil(t, p.Error)
 	a.must(serviceKey, q, map[string]any{"s": server}, "server", &out.Server)
 	require.Nil(t, out.Server.EmbeddingsStatus, "a LEXICAL server's lore never leaves the machine")
+}
+
+// countingVectors is the real store, counting reads of embedding states.
+type countingVectors struct {
+	*postgres.Store
+	reads atomic.Int32
+}
+
+func (s *countingVectors) ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error) {
+	s.reads.Add(1)
+	return s.Store.ScopeEmbeddingStates(ctx, id, model)
 }
 
 // TestSemanticLexicalOverGraphQL: the corpus's vectorized Date a Live book

@@ -198,11 +198,12 @@ func TestBrowserSignInWithDiscord(t *testing.T) {
 }
 
 // TestBrowserBrowseAndEdit browses a 120-entry collection (search, sort,
-// paging), edits an entry into a validation error shown next to its field,
-// saves it, and then meets a conflict when someone else saved meanwhile.
+// paging; a vectorized entry's embedding state in its column), edits an
+// entry into a validation error shown next to its field, saves it, and
+// then meets a conflict when someone else saved meanwhile.
 func TestBrowserBrowseAndEdit(t *testing.T) {
 	ctx := tab(t)
-	e := newEnv(t)
+	e := newEnvWith(t, 0, true, withEmbeddings(t))
 	book := make([][3]string, 120)
 	for i := range book {
 		book[i] = [3]string{fmt.Sprintf("Place %03d", i), fmt.Sprintf("Place number %d.", i), fmt.Sprintf("place%d", i)}
@@ -220,6 +221,9 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//a[text()="World"]`), chromedp.WaitVisible(chromedp.CSS("#entries"))))
 	require.Equal(t, "120 of 120 entries match", text(t, ctx, "#count"))
 	shot(t, ctx, "04-book")
+	cols, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries td.embedding").length`))
+	require.NoError(t, err)
+	require.Zero(t, cols, "no vectorized entry: no column of retrieval by meaning")
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#entries tbody tr").length`))
 	require.NoError(t, err)
 	require.Equal(t, 50, rows, "50 entries a page")
@@ -237,12 +241,25 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 		waitText("#count", "1 of 120")))
 	require.Equal(t, "1 of 120 entries match", text(t, ctx, "#count"))
 	require.Contains(t, text(t, ctx, "#entries"), "The glade")
+	e.must(`mutation($in: UpdateEntryInput!) { updateEntry(input: $in) { error { message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "entryId": glade, "patch": map[string]any{"vectorized": true}}}, nil)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/b/c"+coll+"/?sort=title&dir=desc")))
 	require.Contains(t, text(t, ctx, "#entries tbody tr:first-child"), "The glade")
+	require.Contains(t, text(t, ctx, "#entries thead"), "Retrieval by meaning")
+	require.Equal(t, "Embedding pending", text(t, ctx, "#entries tbody tr:first-child td.embedding"), "vectorized, no job ran")
+	other, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#entries tbody tr:nth-child(2) td.embedding").innerText`))
+	require.NoError(t, err)
+	require.Empty(t, other, "not vectorized: not a candidate")
 
 	// Edit: a chance of 150 is refused by the API next to its field.
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//a[text()="The glade"]`), chromedp.WaitVisible(chromedp.CSS("#entry-form"))))
 	shot(t, ctx, "05-entry")
+	vectorized := func() bool {
+		on, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("f-vectorized").checked`))
+		require.NoError(t, err)
+		return on
+	}
+	require.True(t, vectorized(), "the editor shows the entry's vectorized flag")
 	// The live check names the range as the member types, before any save.
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "150"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("f-probability").dispatchEvent(new Event("input")); undefined`),
@@ -258,9 +275,10 @@ func TestBrowserBrowseAndEdit(t *testing.T) {
 
 	// Fix it and add a secondary key: saved.
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#f-probability"), "50"),
-		chromedp.SetValue(chromedp.CSS("#f-secondaryKeys"), "rest\nquiet"), chromedp.Click(chromedp.CSS("#save")),
-		chromedp.WaitVisible(chromedp.CSS(".flash"))))
+		chromedp.SetValue(chromedp.CSS("#f-secondaryKeys"), "rest\nquiet"), chromedp.Click(chromedp.CSS("#f-vectorized")),
+		chromedp.Click(chromedp.CSS("#save")), chromedp.WaitVisible(chromedp.CSS(".flash"))))
 	require.Equal(t, "Saved.", text(t, ctx, ".flash"))
+	require.False(t, vectorized(), "unchecked and saved")
 	got := e.getEntry(serverA, "World", glade)
 	require.Equal(t, 50, got.Probability)
 	require.Equal(t, []string{"rest", "quiet"}, got.SecondaryKeys)

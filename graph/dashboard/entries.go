@@ -137,13 +137,16 @@ type bookView struct {
 	Entries  []model.Entry
 	// Matched is the entries the search keeps, Total the book's.
 	Matched, Total int
-	Query          listQuery
-	Page, Pages    int
-	First          string
-	Prev           string
-	Next           string
-	Formats        []string
-	Errors         map[string]string
+	// Retrieval shows the column of retrieval by meaning: an entry of
+	// the page is vectorized or has an embedding state.
+	Retrieval   bool
+	Query       listQuery
+	Page, Pages int
+	First       string
+	Prev        string
+	Next        string
+	Formats     []string
+	Errors      map[string]string
 	// Channels name the collection's channels (managers' picker);
 	// ChannelValues are the picker's checked ids (a refused change's
 	// as sent).
@@ -228,6 +231,7 @@ func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status i
 	}
 	for _, e := range conn.Edges {
 		v.Entries = append(v.Entries, e.Node)
+		v.Retrieval = v.Retrieval || e.Node.Vectorized || e.Node.EmbeddingState != nil
 	}
 	if v.Page > 1 {
 		v.First = q.url("", nil)

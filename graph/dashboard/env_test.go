@@ -27,6 +27,8 @@ import (
 	"loregate/graph/client"
 	"loregate/graph/dashboard"
 	"loregate/graph/graphtest"
+	"loregate/lore/embeddings"
+	"loregate/lore/embeddings/embeddingstest"
 	"loregate/lore/postgres"
 )
 
@@ -67,12 +69,16 @@ func newEnvJobs(t testing.TB, inline int) *env { return newEnvWith(t, inline, tr
 
 // newEnvWith is newEnvJobs whose API reads channel names from the fake
 // Discord's REST API (Server.channels, as with a bot token) when bot is
-// set, and has none (no bot token) otherwise.
-func newEnvWith(t testing.TB, inline int, bot bool) *env {
+// set, and has none (no bot token) otherwise; each of adjust changes the
+// API's options (withEmbeddings).
+func newEnvWith(t testing.TB, inline int, bot bool, adjust ...func(*graphtest.Options)) *env {
 	t.Helper()
 	o := graphtest.Options{Unstarted: true, Logger: slog.New(slog.DiscardHandler)}
 	if inline > 0 {
 		o.Jobs, o.InlineImportBytes = true, inline
+	}
+	for _, f := range adjust {
+		f(&o)
 	}
 	a := graphtest.New(t, o)
 	srv, authn, store := a.Server, a.Auth, a.Store
@@ -97,6 +103,19 @@ func newEnvWith(t testing.TB, inline int, bot bool) *env {
 	e.must(`mutation($id: String!, $n: String!) { upsertServer(input: {discordId: $id, name: $n}) { error { message } } }`,
 		map[string]any{"id": serverB, "n": "Other Realm"}, nil)
 	return e
+}
+
+// withEmbeddings gives the API an embeddings provider: the fake
+// OpenAI-compatible server, closed when the test ends (without jobs, the
+// candidates stay PENDING).
+func withEmbeddings(t testing.TB) func(*graphtest.Options) {
+	return func(o *graphtest.Options) {
+		fake := embeddingstest.New(8)
+		t.Cleanup(fake.Close)
+		c, err := embeddings.New(embeddings.Config{URL: fake.URL, Model: "fake-embed"})
+		require.NoError(t, err)
+		o.Embeddings = c
+	}
 }
 
 // must runs a GraphQL operation with the service key and decodes data.

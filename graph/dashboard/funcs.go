@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -213,7 +214,8 @@ var funcs = withValueNames(template.FuncMap{
 
 // valueNames are the labels (catalog keys) of the schema values the pages
 // name, by template function: formatName (ExportFormat), logicName
-// (SelectiveLogic), kindName (ImportKind), verdictName (TraceItem.verdict).
+// (SelectiveLogic), kindName (ImportKind), verdictName (TraceItem.verdict),
+// embeddingStateName (Entry.embeddingState).
 // A value without a label shows as words (humanize).
 var valueNames = map[string]map[string]string{
 	"formatName": {
@@ -246,6 +248,9 @@ var valueNames = map[string]map[string]string{
 	"proposalKindName":  {"CREATE": "New entry", "UPDATE": "Change", "DELETE": "Deletion"},
 	"proposalStateName": {"OPEN": "Open", "APPROVED": "Approved", "REJECTED": "Rejected", "WITHDRAWN": "Withdrawn"},
 	"verdictName":       verdicts,
+	"embeddingStateName": {
+		"PENDING": "Embedding pending", "READY": "Embedded", "FAILED": "Embedding failed",
+	},
 	"jobStateName": {
 		"PENDING":   "waiting",
 		"SCHEDULED": "scheduled",
@@ -328,6 +333,12 @@ func jobKindLabel(t tr, k any) string { return valueLabel(t, "jobKindName", k) }
 
 // valueLabel is the label of value by the valueNames table fn.
 func valueLabel(t tr, fn string, value any) string {
+	if rv := reflect.ValueOf(value); rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return ""
+		}
+		value = rv.Elem().Interface() // an optional enum (*lore.EmbeddingState)
+	}
 	v := fmt.Sprint(value)
 	if label, ok := valueNames[fn][v]; ok {
 		return t.S(label)

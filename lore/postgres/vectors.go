@@ -48,16 +48,16 @@ FROM lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
 ` + candidateBooks + `
 WHERE e.server_id = $1 AND e.enabled AND NOT e.constant AND (e.vectorized OR $2 OR ` + bookAll + `)
 ORDER BY e.id LIMIT $3`
-	// entryCandidateSQL reads entry $1 with the other parts of its split
-	// group, and its server's semantic settings.
-	entryCandidateSQL = `WITH me AS (
-    SELECT x.server_id, x.lineage_id, x.lorebook_name, x.extensions->'` + lore.KeySplit + `'->>'group' AS g, s.semantic
+	// scopeCandidateSQL reads every entry of entry $1's scope (its
+	// server's Serverwide entries, or its lineage's), and its server's
+	// semantic settings.
+	scopeCandidateSQL = `WITH me AS (
+    SELECT x.server_id, x.lineage_id, s.semantic
     FROM lorebook_entries x JOIN servers s ON s.id = x.server_id WHERE x.id = $1)
 SELECT ` + candidateColumns + `, me.semantic
 FROM me, lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
 ` + candidateBooks + `
-WHERE e.server_id = me.server_id AND (e.id = $1 OR (me.g IS NOT NULL AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id
-    AND e.lorebook_name IS NOT DISTINCT FROM me.lorebook_name AND e.extensions->'` + lore.KeySplit + `'->>'group' = me.g))
+WHERE e.server_id = me.server_id AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id
 ORDER BY e.id`
 	// putVectorSQL stores a vector ($5 bytes, $6 NULL) or an error ($5
 	// NULL, $6 text) of entry $1 of server $2, if the entry still exists.
@@ -174,23 +174,54 @@ func (s *Store) EmbeddingsStatus(ctx context.Context, server, model string) (lor
 // ranker is LEXICAL or OFF (nothing is sent out for it). The caller has
 // checked that the entry is visible.
 func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string) (state lore.EmbeddingState, ok bool, err error) {
-	rows, err := s.db.Query(ctx, entryCandidateSQL, id)
+	states, err := s.ScopeEmbeddingStates(ctx, id, model)
+	state = states[id]
+	return state, state != "", err
+}
+
+// ScopeEmbeddingStates reads in one query the states under model of every
+// entry of entry id's scope (its server's Serverwide entries, or its
+// lineage's), by entry id: "" for an entry that is not a candidate (see
+// EntryEmbeddingState), every part of a split entry its joined text's
+// state; every state is "" when its server's ranker is LEXICAL or OFF,
+// and the map empty when id is unknown. The Entry.embeddingState loader reads a listed book with it.
+func (s *Store) ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error) {
+	rows, err := s.db.Query(ctx, scopeCandidateSQL, id)
 	if err != nil {
-		return "", false, wrapErr("read entry embedding", err)
+		return nil, wrapErr("read scope embeddings", err)
 	}
 	var set lore.SemanticSettings
 	entries, vecs, err := candidateRows(rows, &set)
 	if err != nil {
-		return "", false, wrapErr("read entry embedding", err)
+		return nil, wrapErr("read scope embeddings", err)
+	}
+	out := make(map[int64]lore.EmbeddingState, len(entries))
+	for _, e := range entries {
+		out[e.ID] = ""
 	}
 	if !set.Ranker.SendsOut() {
-		return "", false, nil
+		return out, nil
 	}
-	cands := semantic.Candidates(entries, which(set, vecs)) // one group: at most one
-	if len(cands) != 1 {
-		return "", false, nil
+	for _, c := range semantic.Candidates(entries, which(set, vecs)) {
+		out[c.ID] = stateOf(c, vecs[c.ID], model)
 	}
-	return stateOf(cands[0], vecs[cands[0].ID], model), true, nil
+	// A joined candidate has its first part's id: its other parts share
+	// its state.
+	type gkey struct {
+		collection, group string
+	}
+	groups := map[gkey]lore.EmbeddingState{}
+	for _, e := range entries {
+		if r, ok := e.Split(); ok && out[e.ID] != "" {
+			groups[gkey{e.Collection, r.Group}] = out[e.ID]
+		}
+	}
+	for _, e := range entries {
+		if r, ok := e.Split(); ok {
+			out[e.ID] = groups[gkey{e.Collection, r.Group}]
+		}
+	}
+	return out, nil
 }
 
 // PutEntryVectors stores vectors of server's entries under model,
