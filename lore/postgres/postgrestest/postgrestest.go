@@ -5,9 +5,9 @@
 // databases). `make test` starts one throwaway cluster for the whole run and
 // sets it. Each process migrates a template database once (named after a
 // hash of the embedded migrations, so changed migrations get a new
-// template); every NewDatabase call then clones it with CREATE DATABASE ...
-// TEMPLATE, which takes milliseconds, and drops the clone when the test
-// ends.
+// template); a NewDatabase call then clones it with CREATE DATABASE ...
+// TEMPLATE, or reuses a clone an earlier passed test of the process
+// emptied (reuse.go; LOREGATE_TEST_NO_DB_REUSE turns that off).
 //
 // Without TEST_DATABASE_URL a test is skipped with a message saying how to
 // run it, except when CI is set, where it fails: CI must never pass by
@@ -36,6 +36,10 @@ import (
 // EnvURL is the variable naming the test server.
 const EnvURL = "TEST_DATABASE_URL"
 
+// EnvNoReuse, when set (to anything), makes every NewDatabase a fresh
+// clone of the template, dropped when its test ends, as before reuse.
+const EnvNoReuse = "LOREGATE_TEST_NO_DB_REUSE"
+
 var template struct {
 	once sync.Once
 	name string
@@ -56,36 +60,40 @@ func ServerURL(t testing.TB) string {
 	return u
 }
 
-// NewDatabase creates a fresh database with every migration applied and
-// returns its URL. The database is dropped when the test ends.
+// NewDatabase returns the URL of a database with every migration applied
+// and no rows but the template's: a fresh clone of the template, or one a
+// passed test of this process has emptied (see reuse.go). The database is
+// dropped or emptied for reuse when the test ends.
 func NewDatabase(t testing.TB) string {
 	t.Helper()
 	base := ServerURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	template.once.Do(func() { template.name, template.err = ensureTemplate(ctx, base) })
+	template.once.Do(func() {
+		template.name, template.err = ensureTemplate(ctx, base)
+		if template.err == nil && os.Getenv(EnvNoReuse) == "" {
+			prepareReuse(ctx, base, template.name)
+		} else {
+			reuse.off = "off"
+		}
+	})
 	if template.err != nil {
 		t.Fatalf("prepare template database: %v", template.err)
 	}
-	name := "loregate_t_" + randomSuffix()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", EnvURL, err)
-	}
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template.name)); err != nil {
-		t.Fatalf("create test database: %v", err)
+	name := takeSpare()
+	if name == "" {
+		name = newName()
+		admin, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Fatalf("connect to %s: %v", EnvURL, err)
+		}
+		defer admin.Close(context.Background())
+		if _, err := admin.Exec(ctx, fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, template.name)); err != nil {
+			t.Fatalf("create test database: %v", err)
+		}
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop test database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		if err := release(base, name, t.Failed()); err != nil {
 			t.Errorf("drop test database %s: %v", name, err)
 		}
 	})
@@ -106,9 +114,18 @@ func NewPool(t testing.TB) *pgxpool.Pool {
 }
 
 func withDatabase(t testing.TB, base, db string) string {
+	if _, err := url.Parse(base); err != nil {
+		t.Fatalf("%s is not a URL: %v", EnvURL, err)
+	}
+	return replaceDatabase(base, db)
+}
+
+// replaceDatabase returns the URL base with its database set to db (base
+// is a valid URL: ServerURL's callers check it).
+func replaceDatabase(base, db string) string {
 	u, err := url.Parse(base)
 	if err != nil {
-		t.Fatalf("%s is not a URL: %v", EnvURL, err)
+		return base
 	}
 	u.Path = "/" + db
 	return u.String()
