@@ -351,7 +351,9 @@ func TestBrowserImportPreviewUndo(t *testing.T) {
 // injections view says where each fired entry goes (the two blocks, a
 // depth with its role, above the author's note, an outlet the texts give
 // no place), and the budget bar which book used how much, with a book's
-// own budget (maxBudgetShare). One page load, assertions on the DOM.
+// own budget (maxBudgetShare); the request's character, scenario and
+// generation type reach filters and match flags. One page load,
+// assertions on the DOM.
 func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t)
@@ -362,6 +364,11 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 		"position": map[string]any{"kind": "AT_DEPTH", "depth": 1, "role": "ASSISTANT"}})
 	e.entry(serverA, coll, map[string]any{"title": "The moon", "content": "The moon is full.", "keys": []string{"glade"}, "position": map[string]any{"kind": "AN_TOP"}})
 	e.entry(serverA, coll, map[string]any{"title": "Old road", "content": "The old road.", "keys": []string{"glade"}, "position": map[string]any{"kind": "OUTLET", "outlet": "road"}})
+	// Filters and a context source: fire only for the request's character
+	// (Bob), generation type (continue) and scenario.
+	e.entry(serverA, coll, map[string]any{"title": "For Bob", "content": "Bob's secret.", "keys": []string{"glade"}, "characterFilter": map[string]any{"names": []string{"Bob"}}})
+	e.entry(serverA, coll, map[string]any{"title": "On continue", "content": "Go on.", "keys": []string{"glade"}, "generationTypes": []string{"CONTINUE"}})
+	e.entry(serverA, coll, map[string]any{"title": "Spirit", "content": "A spirit.", "keys": []string{"spirit"}, "matchScenario": true})
 	night := e.collection(serverA, "Night")
 	var set struct {
 		UpdateCollectionSettings struct{ Error *struct{ Message string } }
@@ -376,9 +383,16 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#user"), "Ann"),
 		chromedp.Click(chromedp.CSS("#prompt-texts summary")),
 		chromedp.SetValue(chromedp.CSS("#authorsNote"), "Keep it calm."),
+		chromedp.SetValue(chromedp.CSS("#generationType"), "CONTINUE"),
+		chromedp.Click(chromedp.CSS("#play-context summary")),
+		chromedp.SetValue(chromedp.CSS("#ctxName"), "Bob"),
+		chromedp.SetValue(chromedp.CSS("#ctxScenario"), "A forest spirit watches."),
 		chromedp.Click(chromedp.CSS("#run")), chromedp.WaitVisible(chromedp.CSS("#trace"))))
-	require.Contains(t, text(t, ctx, "#fired"), "The glade")
-	require.NotContains(t, text(t, ctx, "#fired"), "The tower")
+	fired := text(t, ctx, "#fired")
+	for _, title := range []string{"The glade", "For Bob", "On continue", "Spirit"} {
+		require.Contains(t, fired, title)
+	}
+	require.NotContains(t, fired, "The tower")
 	require.Contains(t, text(t, ctx, `#trace tr[data-title="The tower"]`), "no key matched")
 	require.Contains(t, text(t, ctx, `#trace tr[data-title="The glade"]`), "fired")
 	require.Contains(t, text(t, ctx, "#prompt"), "A quiet glade.")
@@ -409,6 +423,9 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	books, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#book-budget tbody tr")].map(tr => tr.dataset.book)`))
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"World", "Night"}, books)
+	selected, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("generationType").value + "|" + document.getElementById("ctxName").value`))
+	require.NoError(t, err)
+	require.Equal(t, "CONTINUE|Bob", selected, "the form keeps what was sent")
 	nightRow := text(t, ctx, `#book-budget tr[data-book="Night"]`)
 	require.Contains(t, nightRow, "6 of 4,000")
 	require.Contains(t, text(t, ctx, `#book-budget tr[data-book="World"]`), "none set")

@@ -314,7 +314,7 @@ func TestSettingsSaveAndConflict(t *testing.T) {
 	// Book settings: blank inherits, a value is stored.
 	_, page = get(t, c, base+"b/c"+coll+"/")
 	bookVersion := between(between(page, `id="book-settings"`, `</form>`), `name="updatedAt" value="`, `"`)
-	resp, err = c.PostForm(base+"b/c"+coll+"/settings", url.Values{"csrf": {csrf}, "updatedAt": {bookVersion}, "scanDepth": {"4"}, "recursive": {"true"}})
+	resp, err = c.PostForm(base+"b/c"+coll+"/settings", url.Values{"csrf": {csrf}, "updatedAt": {bookVersion}, "scanDepth": {"4"}, "recursive": {"true"}, "maxBudgetShare": {"40"}})
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
@@ -325,12 +325,15 @@ func TestSettingsSaveAndConflict(t *testing.T) {
 					ScanDepth   *int
 					BudgetLimit *int
 					Recursive   *bool
+					// MaxBudgetShare is the book's own share (the budget bar's cap).
+					MaxBudgetShare *int
 				}
 			}
 		}
 	}
-	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "World") { bookSettings { scanDepth budgetLimit recursive } } } }`, map[string]any{"s": serverA}, &bs)
+	e.must(`query($s: String!) { server(discordId: $s) { collection(name: "World") { bookSettings { scanDepth budgetLimit recursive maxBudgetShare } } } }`, map[string]any{"s": serverA}, &bs)
 	require.Equal(t, 4, *bs.Server.Collection.BookSettings.ScanDepth)
+	require.Equal(t, 40, *bs.Server.Collection.BookSettings.MaxBudgetShare)
 	require.Nil(t, bs.Server.Collection.BookSettings.BudgetLimit)
 	require.True(t, *bs.Server.Collection.BookSettings.Recursive)
 }

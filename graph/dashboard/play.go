@@ -25,7 +25,10 @@ type playView struct {
 	// Texts are the optional system prompt, author's note and example
 	// messages the run places; Places and Shares are the injections view
 	// and the per-book budget bar (playplaces.go).
-	Texts  playTexts
+	Texts playTexts
+	Ctx   playContext
+	// Gens are the generation types to pick from.
+	Gens   []string
 	Places []place
 	Shares []bookShare
 	Error  string
@@ -80,7 +83,7 @@ func parseChat(chat string) []map[string]any {
 // showing the fired entries, the trace of every entry with why not, the
 // budget and the assembled prompt blocks.
 func (d *Dashboard) playPage(rq *req) error {
-	v := playView{Personas: rq.srv.PersonaBooks(), Channels: d.loadChannels(rq)}
+	v := playView{Personas: rq.srv.PersonaBooks(), Channels: d.loadChannels(rq), Gens: generationTypes, Ctx: playContext{Gen: "NORMAL"}}
 	if rq.r.Method == http.MethodGet {
 		d.page(rq, "play", rq.t.S("Playground"), v)
 		return nil
@@ -89,11 +92,13 @@ func (d *Dashboard) playPage(rq *req) error {
 	v.Chat, v.Channel, v.Lineage = f.Get("chat"), strings.TrimSpace(f.Get("channel")), f.Get("lineage")
 	v.User, v.Char = strings.TrimSpace(f.Get("user")), strings.TrimSpace(f.Get("char"))
 	v.Texts = playTexts{System: f.Get("systemPrompt"), AuthorsNote: f.Get("authorsNote"), Examples: f.Get("dialogueExamples")}
-	if utf8.RuneCountInString(v.Texts.System) > maxPlayTextChars || utf8.RuneCountInString(v.Texts.AuthorsNote) > maxPlayTextChars ||
-		utf8.RuneCountInString(v.Texts.Examples) > maxPlayTextChars {
-		v.Error = rq.t.S("The system prompt, author's note and example messages may have at most %d characters each.", maxPlayTextChars)
-		d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
-		return nil
+	v.Ctx = readPlayContext(f)
+	for _, s := range append([]string{v.Texts.System, v.Texts.AuthorsNote, v.Texts.Examples}, v.Ctx.texts()...) {
+		if utf8.RuneCountInString(s) > maxPlayTextChars {
+			v.Error = rq.t.S("Each text of the prompt, the character and the persona may have at most %d characters.", maxPlayTextChars)
+			d.render(rq, "play", rq.t.S("Playground"), http.StatusUnprocessableEntity, v)
+			return nil
+		}
 	}
 	if utf8.RuneCountInString(v.Chat) > maxChatChars {
 		v.Error = rq.t.S("The chat is too long: at most %d characters.", maxChatChars)
@@ -121,6 +126,7 @@ func (d *Dashboard) playPage(rq *req) error {
 		names["char"] = v.Char
 	}
 	act["names"] = names
+	v.Ctx.apply(act)
 	in := map[string]any{"activation": act}
 	for k, text := range map[string]string{"systemPrompt": v.Texts.System, "authorsNote": v.Texts.AuthorsNote, "dialogueExamples": v.Texts.Examples} {
 		if strings.TrimSpace(text) != "" {

@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,4 +142,81 @@ func bookShares(a *model.Activation, srv *serverView, base string) []bookShare {
 		out = append(out, s)
 	}
 	return out
+}
+
+// playContext is the playground's optional request context: the
+// generation type, the character and persona texts that character filters
+// and match flags read (docs/authoring.md "Context sources", "Filters"),
+// and the includeNames override.
+type playContext struct {
+	Gen                                                                 string
+	Name, Tags, Description, Personality, Scenario, CreatorNotes, Depth string
+	PersonaName, PersonaDescription                                     string
+	IncludeNames                                                        bool
+}
+
+// generationTypes are the generation types the playground offers, in the
+// API's spelling.
+var generationTypes = []string{"NORMAL", "CONTINUE", "IMPERSONATE", "SWIPE", "REGENERATE", "QUIET"}
+
+// readPlayContext reads the playground form's context fields.
+func readPlayContext(f url.Values) playContext {
+	c := playContext{Gen: f.Get("generationType"), Name: strings.TrimSpace(f.Get("ctxName")), Tags: f.Get("ctxTags"),
+		Description: f.Get("ctxDescription"), Personality: f.Get("ctxPersonality"), Scenario: f.Get("ctxScenario"),
+		CreatorNotes: f.Get("ctxCreatorNotes"), Depth: f.Get("ctxDepthPrompt"),
+		PersonaName: strings.TrimSpace(f.Get("ctxPersonaName")), PersonaDescription: f.Get("ctxPersonaDescription"),
+		IncludeNames: f.Get("includeNames") != ""}
+	if !slices.Contains(generationTypes, c.Gen) {
+		c.Gen = "NORMAL"
+	}
+	return c
+}
+
+// texts returns every text of c, for the playground's length bound.
+func (c playContext) texts() []string {
+	return []string{c.Name, c.Tags, c.Description, c.Personality, c.Scenario, c.CreatorNotes, c.Depth, c.PersonaName, c.PersonaDescription}
+}
+
+// apply adds c to the activation input act: the generation type, the
+// context (a character or persona only when one of its fields is set, so
+// that a persona's imported card still supplies the character otherwise)
+// and the includeNames override.
+func (c playContext) apply(act map[string]any) {
+	act["generationType"] = c.Gen
+	ctx := map[string]any{}
+	ch := map[string]any{}
+	for k, v := range map[string]string{"name": c.Name, "description": c.Description, "personality": c.Personality,
+		"scenario": c.Scenario, "creatorNotes": c.CreatorNotes, "depthPrompt": c.Depth} {
+		if strings.TrimSpace(v) != "" {
+			ch[k] = v
+		}
+	}
+	var tags []string
+	for _, t := range strings.FieldsFunc(c.Tags, func(r rune) bool { return r == ',' || r == '\n' }) {
+		if t = strings.TrimSpace(t); t != "" {
+			tags = append(tags, t)
+		}
+	}
+	if len(tags) > 0 {
+		ch["tags"] = tags
+	}
+	if len(ch) > 0 {
+		ctx["character"] = ch
+	}
+	p := map[string]any{}
+	if c.PersonaName != "" {
+		p["name"] = c.PersonaName
+	}
+	if strings.TrimSpace(c.PersonaDescription) != "" {
+		p["description"] = c.PersonaDescription
+	}
+	if len(p) > 0 {
+		ctx["persona"] = p
+	}
+	if len(ctx) > 0 {
+		act["context"] = ctx
+	}
+	if c.IncludeNames {
+		act["overrides"] = map[string]any{"includeNames": true}
+	}
 }

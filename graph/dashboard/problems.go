@@ -33,7 +33,7 @@ var fieldLabels = map[string]string{
 	"group": "Inclusion groups", "groupWeight": "Group weight", "delayUntilRecursion": "Activates from recursion level",
 	"sticky": "Sticky", "cooldown": "Cooldown", "delay": "Delay", "channelIds": "Channels",
 	"budgetLimit": "Budget limit", "budgetUnit": "Budget unit", "tokenizer": "Tokenizer",
-	"maxRecursionSteps": "Recursion passes", "name": "Name", "file": "File",
+	"maxRecursionSteps": "Recursion passes", "name": "Name", "file": "File", "maxBudgetShare": "Share of the shared budget",
 }
 
 // reasonText is the text of an API error in the member's language: its

@@ -72,6 +72,7 @@ func (d *Dashboard) bookSettings(rq *req) error {
 		"scanDepth":         optInt(rq.t, errs, "scanDepth", f.Get("scanDepth")),
 		"budgetLimit":       optInt(rq.t, errs, "budgetLimit", f.Get("budgetLimit")),
 		"maxRecursionSteps": optInt(rq.t, errs, "maxRecursionSteps", f.Get("maxRecursionSteps")),
+		"maxBudgetShare":    optInt(rq.t, errs, "maxBudgetShare", f.Get("maxBudgetShare")),
 		"recursive":         triState(f.Get("recursive")),
 		"caseSensitive":     triState(f.Get("caseSensitive")),
 		"wholeWords":        triState(f.Get("wholeWords")),
