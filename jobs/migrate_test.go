@@ -21,12 +21,17 @@ import (
 	"loregate/lore/transfer"
 )
 
-// TestMigrationJobProgress: a 10,000-memory migration across 100 servers
+// TestMigrationJobProgress: a 2,000-memory migration across 20 servers
 // runs as a job, records its progress after every server block (visible in
 // the database while the job runs), commits one history record per server
-// and finishes with the report.
-func TestMigrationJobProgress(t *testing.T) {
-	const servers, perServer = 100, 100
+// and finishes with the report. TestSoakMigrationJobProgress (make soak)
+// runs it with 10,000 memories across 100 servers.
+func TestMigrationJobProgress(t *testing.T) { testMigrationJobProgress(t, 20) }
+
+// testMigrationJobProgress is TestMigrationJobProgress with servers
+// servers of 100 memories each.
+func testMigrationJobProgress(t *testing.T, servers int) {
+	const perServer = 100
 	ctx := context.Background()
 	pool := postgrestest.NewPool(t)
 	store := postgres.New(pool)
@@ -97,7 +102,7 @@ func TestMigrationJobProgress(t *testing.T) {
 
 	require.Len(t, progress, servers)
 	for i, p := range progress {
-		require.Equal(t, seen{i + 1, servers, i + 1, float64(i+1) / servers}, p, "progress is stored after each block and read by the API")
+		require.Equal(t, seen{i + 1, servers, i + 1, float64(i+1) / float64(servers)}, p, "progress is stored after each block and read by the API")
 	}
 	done, err := store.GetMigrationRun(ctx, run.ID)
 	require.NoError(t, err)
