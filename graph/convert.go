@@ -117,6 +117,11 @@ func entryToModel(e lore.Entry) *model.Entry {
 		LegacyChannelTags:   nonNil(e.LegacyChannelTags),
 		CreatedAt:           e.CreatedAt,
 		UpdatedAt:           e.UpdatedAt,
+		Note:                e.Note,
+	}
+	if e.CategoryID != 0 {
+		id := strconv.FormatInt(e.CategoryID, 10)
+		m.CategoryID = &id
 	}
 	setPositionFields(m, e)
 	if !e.Lineage.IsServerwide() {
@@ -216,6 +221,14 @@ func entryFromInput(in *model.EntryInput, server string, lineage lore.Lineage, c
 	e.Cooldown = get(in.Cooldown, 0)
 	e.Delay = get(in.Delay, 0)
 	e.ChannelIDs = in.ChannelIds.Value()
+	e.Note = get(in.Note, "")
+	if v, ok := in.CategoryID.ValueOK(); ok && v != nil {
+		id, err := parseID("category", *v)
+		if err != nil {
+			return e, err
+		}
+		e.CategoryID = id
+	}
 	return e, nil
 }
 
@@ -254,6 +267,19 @@ func patchFromInput(in *model.EntryPatchInput) (lore.EntryPatch, error) {
 	p.IgnoreBudget = boolPtr(in.IgnoreBudget)
 	p.Vectorized = boolPtr(in.Vectorized)
 	p.Enabled = boolPtr(in.Enabled)
+	if v, ok := in.Note.ValueOK(); ok {
+		p.Note = orEmpty(v)
+	}
+	if v, ok := in.CategoryID.ValueOK(); ok {
+		var id int64
+		if v != nil {
+			var err error
+			if id, err = parseID("category", *v); err != nil {
+				return p, err
+			}
+		}
+		p.CategoryID = &id
+	}
 	if v, ok := in.ScanDepth.ValueOK(); ok {
 		p.ScanDepth = &v
 	}

@@ -19,6 +19,38 @@ import (
 // file-derived while the book keeps that name. A book with no kept fields
 // (imported before 000082, or made by hand) is unchanged.
 func (r *Resolver) withStoredBookFields(ctx context.Context, book *format.Book, server string, lineage lore.Lineage, collectionID int64) error {
+	if err := r.withSourceFields(ctx, book, server, lineage, collectionID); err != nil {
+		return err
+	}
+	return r.withBookInfo(ctx, book, server, lineage, collectionID)
+}
+
+// withBookInfo gives book the description a lore writer wrote
+// (updateBookInfo; docs/workbench.md#categories) in place of its file's,
+// in every format that has a book description: the book's own and a
+// world info file's kept top-level description field alike.
+func (r *Resolver) withBookInfo(ctx context.Context, book *format.Book, server string, lineage lore.Lineage, collectionID int64) error {
+	if collectionID == 0 && lineage.IsServerwide() {
+		return nil
+	}
+	info, err := r.Store.GetBookInfo(ctx, server, lineage, collectionID)
+	if err != nil || info.UpdatedAt.IsZero() {
+		return err
+	}
+	book.Description = info.Description
+	if _, ok := book.Extensions[lore.SourceDescriptionKey]; ok {
+		if info.Description == "" {
+			delete(book.Extensions, lore.SourceDescriptionKey)
+		} else {
+			raw, _ := json.Marshal(info.Description)
+			book.Extensions[lore.SourceDescriptionKey] = raw
+		}
+	}
+	return nil
+}
+
+// withSourceFields is withStoredBookFields' part from lore.BookSource.
+func (r *Resolver) withSourceFields(ctx context.Context, book *format.Book, server string, lineage lore.Lineage, collectionID int64) error {
 	src, err := r.Store.GetBookSource(ctx, server, lineage, collectionID)
 	if errors.Is(err, lore.ErrNotFound) {
 		return nil

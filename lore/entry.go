@@ -205,6 +205,16 @@ type Entry struct {
 	// chat is similar enough to its content (docs/contract.md#semantic).
 	Vectorized bool `json:"vectorized,omitempty"`
 
+	// CategoryID is the entry's category inside its book (a Category of
+	// the same collection or persona book; 0 = none). A disabled category
+	// keeps the entry out of the prompt like a disabled collection. In a
+	// book read from a file it is the ID of one of the book's Categories
+	// (docs/workbench.md#categories).
+	CategoryID int64 `json:"categoryId,omitempty"`
+	// Note is the creator's note on the entry: kept apart from Title and
+	// Content and never sent to the model, at most MaxNoteLen characters.
+	Note string `json:"note,omitempty"`
+
 	// Extensions holds every source field the model does not act on, keyed
 	// by a namespaced name chosen by the importer, values kept verbatim.
 	Extensions map[string]json.RawMessage `json:"extensions,omitempty"`
@@ -303,6 +313,39 @@ type Collection struct {
 	EntryCount int
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+}
+
+// Category is a named group of entries inside one book (a Serverwide
+// collection, CollectionID set, or a persona lineage's book): RisuAI
+// folders, NovelAI categories (docs/workbench.md#categories). Enabled
+// false keeps its entries out of the prompt without changing their flags.
+type Category struct {
+	// ID is the database id (in a book read from a file: an id unique in
+	// that book that its entries' CategoryID refer to).
+	ID int64
+	// Server, CollectionID and Lineage address the book (CollectionID 0
+	// for a persona book).
+	Server       string
+	CollectionID int64
+	Lineage      Lineage
+	// Name is unique in the book, 1..MaxCategoryNameLen characters.
+	Name string
+	// SortOrder orders the book's categories (lower first, ties by name).
+	SortOrder int
+	Enabled   bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// BookInfo is what describes a book to people (never sent to the model):
+// its description (at most MaxBookDescriptionLen characters) and its tags
+// (at most MaxBookTags, each 1..MaxBookTagLen characters, no repeats).
+type BookInfo struct {
+	Description string
+	Tags        []string
+	// UpdatedAt is when the info (or the book's kept source fields) was
+	// last written; zero while none is stored.
+	UpdatedAt time.Time
 }
 
 // DefaultCollection is the collection that Serverwide entries without a

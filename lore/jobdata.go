@@ -116,3 +116,8 @@ type BookSource struct {
 	Fields    map[string]json.RawMessage
 	UpdatedAt time.Time
 }
+
+// SourceDescriptionKey is the BookSource field of a world info file's own
+// top-level description (SillyTavern files that carry one): the book's
+// description while none was written (BookInfo) and the file had no other.
+const SourceDescriptionKey = "st/description"

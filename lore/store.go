@@ -69,6 +69,10 @@ type EntryPatch struct {
 	WholeWords      **bool
 	IgnoreBudget    *bool
 	Vectorized      *bool
+	// CategoryID sets the entry's category (0: none); it must be a
+	// category of the entry's book. Note sets the creator note.
+	CategoryID *int64
+	Note       *string
 	// Inclusion groups, recursion flags and timed effects (see Entry).
 	// UseGroupScoring: a non-nil pointer to nil clears the override.
 	Group               *string

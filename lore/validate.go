@@ -24,6 +24,16 @@ const (
 	MaxContentLen = 4000
 	// MaxTitleLen is the longest entry title or persona name.
 	MaxTitleLen = 200
+	// MaxNoteLen is the longest creator note of an entry (Entry.Note).
+	MaxNoteLen = 4000
+	// MaxCategoryNameLen is the longest category name.
+	MaxCategoryNameLen = 100
+	// MaxBookDescriptionLen is the longest book description, in
+	// characters.
+	MaxBookDescriptionLen = 20000
+	// MaxBookTags and MaxBookTagLen bound a book's tags.
+	MaxBookTags   = 50
+	MaxBookTagLen = 100
 	// MaxKeysPerEntry bounds Keys and SecondaryKeys, each.
 	MaxKeysPerEntry = 100
 	// MaxKeyLen is the longest key, regex keys included.
@@ -112,6 +122,24 @@ func ValidateCollectionName(name string) error {
 	return validateName("name", name, MaxCollectionNameLen)
 }
 
+// ValidateCategoryName checks a category name like a collection name,
+// with MaxCategoryNameLen.
+func ValidateCategoryName(name string) error {
+	return validateName("name", name, MaxCategoryNameLen)
+}
+
+// ValidateTag checks one book tag (named field in the error) like a
+// collection name, with MaxBookTagLen.
+func ValidateTag(field, tag string) error {
+	return validateName(field, tag, MaxBookTagLen)
+}
+
+// ValidateDescription checks a book description: valid UTF-8 without NUL,
+// at most MaxBookDescriptionLen UTF-16 code units; empty is allowed.
+func ValidateDescription(d string) error {
+	return validateText("description", d, MaxBookDescriptionLen, false)
+}
+
 // ValidatePersonaName checks a persona display name like a collection name,
 // with MaxTitleLen.
 func ValidatePersonaName(name string) error {
@@ -153,6 +181,10 @@ func (e *Entry) ValidateWith(lim Limits) error {
 	fe.Add(e.validateScope())
 	fe.Add(validateText("title", e.Title, MaxTitleLen, false))
 	fe.Add(validateText("content", e.Content, lim.ContentChars, true))
+	fe.Add(validateText("note", e.Note, MaxNoteLen, false))
+	if e.CategoryID < 0 {
+		fe.Add(Reject("categoryId", i18n.NotPositiveID, nil))
+	}
 	fe.Add(validateKeys("keys", e.Keys))
 	fe.Add(validateKeys("secondaryKeys", e.SecondaryKeys))
 	e.validateChoices(&fe)

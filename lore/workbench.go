@@ -106,8 +106,49 @@ type BulkResult struct {
 // EntryRef's ExpectedUpdatedAt (*StaleError) and records itself in the
 // import history (HistoryBulk) so that Undo undoes it.
 type WorkbenchStore interface {
+	CategoryStore
 	// MoveEntries moves or copies entries (see MoveRequest).
 	MoveEntries(ctx context.Context, r MoveRequest) (MoveResult, error)
 	// EditEntries applies one bulk edit (see BulkEdit).
 	EditEntries(ctx context.Context, r BulkEdit) (BulkResult, error)
+}
+
+// CategoryStore keeps the categories inside books and the books'
+// descriptions and tags (docs/workbench.md#categories). A book is
+// addressed by collectionID (a Serverwide collection) or, with
+// collectionID 0, by a persona lineage; every write holds the server lock.
+type CategoryStore interface {
+	// ListCategories returns a book's categories by SortOrder, then name.
+	ListCategories(ctx context.Context, server string, lineage Lineage, collectionID int64) ([]Category, error)
+	// CreateCategory adds c to its book (ErrInvalid: bad or repeated name,
+	// too many; ErrNotFound: unknown collection).
+	CreateCategory(ctx context.Context, c Category) (Category, error)
+	// UpdateCategory applies p to category id of server.
+	UpdateCategory(ctx context.Context, server string, id int64, p CategoryPatch) (Category, error)
+	// DeleteCategory removes a category; its entries stay without one.
+	DeleteCategory(ctx context.Context, server string, id int64) error
+	// GetBookInfo returns a book's description and tags (zero: none).
+	GetBookInfo(ctx context.Context, server string, lineage Lineage, collectionID int64) (BookInfo, error)
+	// UpdateBookInfo applies p to a book's description and tags.
+	UpdateBookInfo(ctx context.Context, server string, lineage Lineage, collectionID int64, p BookInfoPatch) (BookInfo, error)
+}
+
+// CategoryPatch changes a category: nil fields keep their value.
+type CategoryPatch struct {
+	Name      *string
+	SortOrder *int
+	Enabled   *bool
+	// ExpectedUpdatedAt, when set, must equal the category's UpdatedAt
+	// under the lock, else a *StaleError.
+	ExpectedUpdatedAt *time.Time
+}
+
+// BookInfoPatch changes a book's info: nil fields keep their value.
+type BookInfoPatch struct {
+	Description *string
+	// Tags replaces the tags (trimmed; empty ones dropped).
+	Tags *[]string
+	// ExpectedUpdatedAt, when set, must equal the info's UpdatedAt under
+	// the lock (zero while none is stored), else a *StaleError.
+	ExpectedUpdatedAt *time.Time
 }

@@ -19,6 +19,7 @@ import (
 
 type EntryResolver interface {
 	LastActivatedAt(ctx context.Context, obj *model.Entry) (*time.Time, error)
+
 	Revisions(ctx context.Context, obj *model.Entry, first *int, after *string) (*model.EntryRevisionConnection, error)
 
 	EmbeddingState(ctx context.Context, obj *model.Entry) (*lore.EmbeddingState, error)
@@ -1153,6 +1154,52 @@ func (ec *executionContext) fieldContext_Entry_lastActivatedAt(_ context.Context
 	return graphql.NewScalarFieldContext("Entry", field, true, true, "Time")
 }
 
+func (ec *executionContext) _Entry_categoryId(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_categoryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CategoryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_categoryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Entry_note(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Entry_note(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Note, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Entry_note(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Entry", field, false, false, "String")
+}
+
 func (ec *executionContext) _Entry_revisions(ctx context.Context, field graphql.CollectedField, obj *model.Entry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1737,7 +1784,7 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "categoryId", "note", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1996,6 +2043,20 @@ func (ec *executionContext) unmarshalInputEntryInput(ctx context.Context, obj an
 				return it, err
 			}
 			it.ChannelIds = graphql.OmittableOf(data)
+		case "categoryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("categoryId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CategoryID = graphql.OmittableOf(data)
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = graphql.OmittableOf(data)
 		case "vectorized":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vectorized"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -2087,7 +2148,7 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "vectorized"}
+	fieldsInOrder := [...]string{"title", "content", "keys", "secondaryKeys", "selectiveLogic", "constant", "enabled", "scanDepth", "probability", "insertionOrder", "priority", "placement", "role", "position", "matchCharacterDescription", "matchCharacterPersonality", "matchScenario", "matchCreatorNotes", "matchCharacterDepthPrompt", "matchPersonaDescription", "characterFilter", "generationTypes", "caseSensitive", "wholeWords", "ignoreBudget", "group", "groupOverride", "groupWeight", "useGroupScoring", "excludeRecursion", "preventRecursion", "delayUntilRecursion", "sticky", "cooldown", "delay", "channelIds", "categoryId", "note", "vectorized"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -2346,6 +2407,20 @@ func (ec *executionContext) unmarshalInputEntryPatchInput(ctx context.Context, o
 				return it, err
 			}
 			it.ChannelIds = graphql.OmittableOf(data)
+		case "categoryId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("categoryId"))
+			data, err := ec.unmarshalOID2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CategoryID = graphql.OmittableOf(data)
+		case "note":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Note = graphql.OmittableOf(data)
 		case "vectorized":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("vectorized"))
 			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
@@ -3003,6 +3078,16 @@ func (ec *executionContext) _Entry(ctx context.Context, sel ast.SelectionSet, ob
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Entry_lastActivatedAt(ctx, field, obj)
 				})
+		case "categoryId":
+			out.Values[i] = ec._Entry_categoryId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "note":
+			out.Values[i] = ec._Entry_note(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "revisions":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
 				true, true,

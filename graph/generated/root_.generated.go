@@ -110,6 +110,13 @@ type ComplexityRoot struct {
 		Used         func(childComplexity int) int
 	}
 
+	BookInfoPayload struct {
+		Description func(childComplexity int) int
+		Error       func(childComplexity int) int
+		Tags        func(childComplexity int) int
+		UpdatedAt   func(childComplexity int) int
+	}
+
 	BookSettings struct {
 		BudgetLimit        func(childComplexity int) int
 		CaseSensitive      func(childComplexity int) int
@@ -135,6 +142,20 @@ type ComplexityRoot struct {
 		ImportID func(childComplexity int) int
 	}
 
+	Category struct {
+		CreatedAt func(childComplexity int) int
+		Enabled   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Name      func(childComplexity int) int
+		SortOrder func(childComplexity int) int
+		UpdatedAt func(childComplexity int) int
+	}
+
+	CategoryPayload struct {
+		Category func(childComplexity int) int
+		Error    func(childComplexity int) int
+	}
+
 	CharacterFilter struct {
 		Exclude func(childComplexity int) int
 		Names   func(childComplexity int) int
@@ -143,13 +164,16 @@ type ComplexityRoot struct {
 
 	Collection struct {
 		BookSettings func(childComplexity int) int
+		Categories   func(childComplexity int) int
 		ChannelIds   func(childComplexity int) int
 		CreatedAt    func(childComplexity int) int
+		Description  func(childComplexity int) int
 		Enabled      func(childComplexity int) int
 		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) int
 		EntryCount   func(childComplexity int) int
 		ID           func(childComplexity int) int
 		Name         func(childComplexity int) int
+		Tags         func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
 	}
 
@@ -211,6 +235,7 @@ type ComplexityRoot struct {
 
 	Entry struct {
 		CaseSensitive             func(childComplexity int) int
+		CategoryID                func(childComplexity int) int
 		ChannelIds                func(childComplexity int) int
 		CharacterFilter           func(childComplexity int) int
 		Collection                func(childComplexity int) int
@@ -241,6 +266,7 @@ type ComplexityRoot struct {
 		MatchCreatorNotes         func(childComplexity int) int
 		MatchPersonaDescription   func(childComplexity int) int
 		MatchScenario             func(childComplexity int) int
+		Note                      func(childComplexity int) int
 		Placement                 func(childComplexity int) int
 		Position                  func(childComplexity int) int
 		PreventRecursion          func(childComplexity int) int
@@ -495,8 +521,10 @@ type ComplexityRoot struct {
 	Mutation struct {
 		ActivateTurn              func(childComplexity int, input model.ActivateTurnInput) int
 		CopyEntries               func(childComplexity int, input model.MoveEntriesInput) int
+		CreateCategory            func(childComplexity int, input model.CreateCategoryInput) int
 		CreateCollection          func(childComplexity int, input model.CreateCollectionInput) int
 		CreateEntry               func(childComplexity int, input model.CreateEntryInput) int
+		DeleteCategory            func(childComplexity int, input model.DeleteCategoryInput) int
 		DeleteCollection          func(childComplexity int, input model.CollectionRefInput) int
 		DeleteEntries             func(childComplexity int, input model.DeleteEntriesInput) int
 		DeleteEntry               func(childComplexity int, input model.EntryRefInput) int
@@ -525,6 +553,8 @@ type ComplexityRoot struct {
 		SetEntriesEnabled         func(childComplexity int, input model.SetEntriesEnabledInput) int
 		SetEntryEnabled           func(childComplexity int, input model.SetEntryEnabledInput) int
 		UndoImport                func(childComplexity int, input model.UndoImportInput) int
+		UpdateBookInfo            func(childComplexity int, input model.UpdateBookInfoInput) int
+		UpdateCategory            func(childComplexity int, input model.UpdateCategoryInput) int
 		UpdateCollectionSettings  func(childComplexity int, input model.UpdateCollectionSettingsInput) int
 		UpdateEntries             func(childComplexity int, input model.UpdateEntriesInput) int
 		UpdateEntry               func(childComplexity int, input model.UpdateEntryInput) int
@@ -571,10 +601,13 @@ type ComplexityRoot struct {
 
 	PersonaBook struct {
 		BookSettings func(childComplexity int) int
+		Categories   func(childComplexity int) int
+		Description  func(childComplexity int) int
 		Entries      func(childComplexity int, first *int, after *string, includeDisabled *bool, search *string, orderBy *model.EntryOrder) int
 		EntryCount   func(childComplexity int) int
 		LineageID    func(childComplexity int) int
 		Personas     func(childComplexity int) int
+		Tags         func(childComplexity int) int
 		UpdatedAt    func(childComplexity int) int
 	}
 
@@ -1155,6 +1188,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BookBudget.Used(childComplexity), true
 
+	case "BookInfoPayload.description":
+		if e.ComplexityRoot.BookInfoPayload.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookInfoPayload.Description(childComplexity), true
+	case "BookInfoPayload.error":
+		if e.ComplexityRoot.BookInfoPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookInfoPayload.Error(childComplexity), true
+	case "BookInfoPayload.tags":
+		if e.ComplexityRoot.BookInfoPayload.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookInfoPayload.Tags(childComplexity), true
+	case "BookInfoPayload.updatedAt":
+		if e.ComplexityRoot.BookInfoPayload.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BookInfoPayload.UpdatedAt(childComplexity), true
+
 	case "BookSettings.budgetLimit":
 		if e.ComplexityRoot.BookSettings.BudgetLimit == nil {
 			break
@@ -1254,6 +1312,56 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BulkEntriesPayload.ImportID(childComplexity), true
 
+	case "Category.createdAt":
+		if e.ComplexityRoot.Category.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.CreatedAt(childComplexity), true
+	case "Category.enabled":
+		if e.ComplexityRoot.Category.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.Enabled(childComplexity), true
+	case "Category.id":
+		if e.ComplexityRoot.Category.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.ID(childComplexity), true
+	case "Category.name":
+		if e.ComplexityRoot.Category.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.Name(childComplexity), true
+	case "Category.sortOrder":
+		if e.ComplexityRoot.Category.SortOrder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.SortOrder(childComplexity), true
+	case "Category.updatedAt":
+		if e.ComplexityRoot.Category.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Category.UpdatedAt(childComplexity), true
+
+	case "CategoryPayload.category":
+		if e.ComplexityRoot.CategoryPayload.Category == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryPayload.Category(childComplexity), true
+	case "CategoryPayload.error":
+		if e.ComplexityRoot.CategoryPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CategoryPayload.Error(childComplexity), true
+
 	case "CharacterFilter.exclude":
 		if e.ComplexityRoot.CharacterFilter.Exclude == nil {
 			break
@@ -1279,6 +1387,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Collection.BookSettings(childComplexity), true
+	case "Collection.categories":
+		if e.ComplexityRoot.Collection.Categories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Collection.Categories(childComplexity), true
 	case "Collection.channelIds":
 		if e.ComplexityRoot.Collection.ChannelIds == nil {
 			break
@@ -1291,6 +1405,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Collection.CreatedAt(childComplexity), true
+	case "Collection.description":
+		if e.ComplexityRoot.Collection.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Collection.Description(childComplexity), true
 	case "Collection.enabled":
 		if e.ComplexityRoot.Collection.Enabled == nil {
 			break
@@ -1326,6 +1446,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Collection.Name(childComplexity), true
+	case "Collection.tags":
+		if e.ComplexityRoot.Collection.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Collection.Tags(childComplexity), true
 	case "Collection.updatedAt":
 		if e.ComplexityRoot.Collection.UpdatedAt == nil {
 			break
@@ -1539,6 +1665,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.CaseSensitive(childComplexity), true
+	case "Entry.categoryId":
+		if e.ComplexityRoot.Entry.CategoryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.CategoryID(childComplexity), true
 	case "Entry.channelIds":
 		if e.ComplexityRoot.Entry.ChannelIds == nil {
 			break
@@ -1719,6 +1851,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Entry.MatchScenario(childComplexity), true
+	case "Entry.note":
+		if e.ComplexityRoot.Entry.Note == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Entry.Note(childComplexity), true
 	case "Entry.placement":
 		if e.ComplexityRoot.Entry.Placement == nil {
 			break
@@ -2833,6 +2971,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CopyEntries(childComplexity, args["input"].(model.MoveEntriesInput)), true
+	case "Mutation.createCategory":
+		if e.ComplexityRoot.Mutation.CreateCategory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCategory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCategory(childComplexity, args["input"].(model.CreateCategoryInput)), true
 	case "Mutation.createCollection":
 		if e.ComplexityRoot.Mutation.CreateCollection == nil {
 			break
@@ -2855,6 +3004,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateEntry(childComplexity, args["input"].(model.CreateEntryInput)), true
+	case "Mutation.deleteCategory":
+		if e.ComplexityRoot.Mutation.DeleteCategory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCategory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCategory(childComplexity, args["input"].(model.DeleteCategoryInput)), true
 	case "Mutation.deleteCollection":
 		if e.ComplexityRoot.Mutation.DeleteCollection == nil {
 			break
@@ -3163,6 +3323,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UndoImport(childComplexity, args["input"].(model.UndoImportInput)), true
+	case "Mutation.updateBookInfo":
+		if e.ComplexityRoot.Mutation.UpdateBookInfo == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateBookInfo_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateBookInfo(childComplexity, args["input"].(model.UpdateBookInfoInput)), true
+	case "Mutation.updateCategory":
+		if e.ComplexityRoot.Mutation.UpdateCategory == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCategory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCategory(childComplexity, args["input"].(model.UpdateCategoryInput)), true
 	case "Mutation.updateCollectionSettings":
 		if e.ComplexityRoot.Mutation.UpdateCollectionSettings == nil {
 			break
@@ -3387,6 +3569,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaBook.BookSettings(childComplexity), true
+	case "PersonaBook.categories":
+		if e.ComplexityRoot.PersonaBook.Categories == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBook.Categories(childComplexity), true
+	case "PersonaBook.description":
+		if e.ComplexityRoot.PersonaBook.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBook.Description(childComplexity), true
 	case "PersonaBook.entries":
 		if e.ComplexityRoot.PersonaBook.Entries == nil {
 			break
@@ -3416,6 +3610,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaBook.Personas(childComplexity), true
+	case "PersonaBook.tags":
+		if e.ComplexityRoot.PersonaBook.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaBook.Tags(childComplexity), true
 	case "PersonaBook.updatedAt":
 		if e.ComplexityRoot.PersonaBook.UpdatedAt == nil {
 			break
@@ -4554,8 +4754,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("CharacterContextInput", ec.unmarshalInputCharacterContextInput),
 			graphql.NewInputUnmarshaler("CharacterFilterInput", ec.unmarshalInputCharacterFilterInput),
 			graphql.NewInputUnmarshaler("CollectionRefInput", ec.unmarshalInputCollectionRefInput),
+			graphql.NewInputUnmarshaler("CreateCategoryInput", ec.unmarshalInputCreateCategoryInput),
 			graphql.NewInputUnmarshaler("CreateCollectionInput", ec.unmarshalInputCreateCollectionInput),
 			graphql.NewInputUnmarshaler("CreateEntryInput", ec.unmarshalInputCreateEntryInput),
+			graphql.NewInputUnmarshaler("DeleteCategoryInput", ec.unmarshalInputDeleteCategoryInput),
 			graphql.NewInputUnmarshaler("DeleteEntriesInput", ec.unmarshalInputDeleteEntriesInput),
 			graphql.NewInputUnmarshaler("DeleteServerInput", ec.unmarshalInputDeleteServerInput),
 			graphql.NewInputUnmarshaler("DuplicateEntryInput", ec.unmarshalInputDuplicateEntryInput),
@@ -4593,6 +4795,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("SetEntriesEnabledInput", ec.unmarshalInputSetEntriesEnabledInput),
 			graphql.NewInputUnmarshaler("SetEntryEnabledInput", ec.unmarshalInputSetEntryEnabledInput),
 			graphql.NewInputUnmarshaler("UndoImportInput", ec.unmarshalInputUndoImportInput),
+			graphql.NewInputUnmarshaler("UpdateBookInfoInput", ec.unmarshalInputUpdateBookInfoInput),
+			graphql.NewInputUnmarshaler("UpdateCategoryInput", ec.unmarshalInputUpdateCategoryInput),
 			graphql.NewInputUnmarshaler("UpdateCollectionSettingsInput", ec.unmarshalInputUpdateCollectionSettingsInput),
 			graphql.NewInputUnmarshaler("UpdateEntriesInput", ec.unmarshalInputUpdateEntriesInput),
 			graphql.NewInputUnmarshaler("UpdateEntryInput", ec.unmarshalInputUpdateEntryInput),
@@ -4927,6 +5131,132 @@ type Activation {
   logged. Callers may show or retry it.
   """
   storeUnavailable: Boolean!
+}
+`, BuiltIn: false},
+	{Name: "../category.graphqls", Input: `# Books people organise (docs/workbench.md#categories): categories inside
+# a book, an entry's category and creator note, a book's description and
+# tags. None of it is sent to the model.
+
+extend type Entry {
+  "The entry's category in its book (the book's categories); null = none."
+  categoryId: ID
+  "The creator's note on the entry: kept apart from title and content and never sent to the model (at most 4,000 characters)."
+  note: String!
+}
+
+extend input EntryInput {
+  "A category of the entry's book (default none)."
+  categoryId: ID
+  "The creator's note (default empty)."
+  note: String
+}
+
+extend input EntryPatchInput {
+  "A category of the entry's book; null clears it."
+  categoryId: ID
+  note: String
+}
+
+"A named group of entries inside one book (RisuAI folders, NovelAI categories). A disabled category keeps its entries out of the prompt without changing their own flags, as a disabled collection does."
+type Category {
+  id: ID!
+  name: String!
+  "Lower first; ties by name."
+  sortOrder: Int!
+  enabled: Boolean!
+  createdAt: Time!
+  updatedAt: Time!
+}
+
+extend type Collection {
+  "The collection's categories by sortOrder, then name."
+  categories: [Category!]!
+  "The book's description for people (never sent to the model); empty when none."
+  description: String!
+  "The book's tags, in the order set."
+  tags: [String!]!
+}
+
+extend type PersonaBook {
+  "The persona book's categories by sortOrder, then name."
+  categories: [Category!]!
+  "The book's description for people (never sent to the model); empty when none."
+  description: String!
+  "The book's tags, in the order set."
+  tags: [String!]!
+}
+
+extend type Mutation {
+  "Adds a category to a book: collectionId for a Serverwide collection, else lineageId for a persona book (lore writers; at most 100 per book, names unique in the book)."
+  createCategory(input: CreateCategoryInput!): CategoryPayload!
+  "Renames, reorders, enables or disables a category (lore writers)."
+  updateCategory(input: UpdateCategoryInput!): CategoryPayload!
+  "Removes a category; its entries stay, without a category (lore writers)."
+  deleteCategory(input: DeleteCategoryInput!): DeletePayload!
+  "Sets a book's description and tags: collectionId for a Serverwide collection, else lineageId for a persona book (lore writers)."
+  updateBookInfo(input: UpdateBookInfoInput!): BookInfoPayload!
+}
+
+input CreateCategoryInput {
+  serverDiscordId: String!
+  "The Serverwide collection; omit for a persona book."
+  collectionId: ID
+  "The persona lineage of the book when collectionId is omitted."
+  lineageId: Int64
+  "1-100 characters, unique in the book."
+  name: String!
+  sortOrder: Int = 0
+  enabled: Boolean = true
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+input UpdateCategoryInput {
+  serverDiscordId: String!
+  categoryId: ID!
+  name: String
+  sortOrder: Int
+  enabled: Boolean
+  "Optimistic concurrency: the category's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET and nothing is written. Omitted = no check."
+  expectedUpdatedAt: Time
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+input DeleteCategoryInput {
+  serverDiscordId: String!
+  categoryId: ID!
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+type CategoryPayload {
+  category: Category
+  error: MutationError
+}
+
+input UpdateBookInfoInput {
+  serverDiscordId: String!
+  "The Serverwide collection; omit for a persona book."
+  collectionId: ID
+  "The persona lineage of the book when collectionId is omitted."
+  lineageId: Int64
+  "At most 20,000 characters; omitted keeps it."
+  description: String
+  "At most 50 tags of 1-100 characters, no repeats ignoring case (trimmed; empty ones dropped); omitted keeps them."
+  tags: [String!]
+  "Optimistic concurrency: the book info's updatedAt as read (BookInfoPayload.updatedAt; omit while none is stored)."
+  expectedUpdatedAt: Time
+  "Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
+}
+
+type BookInfoPayload {
+  description: String
+  tags: [String!]
+  "When the book's info was last written."
+  updatedAt: Time
+  error: MutationError
 }
 `, BuiltIn: false},
 	{Name: "../clarity.graphqls", Input: `# Names for pages that show ids (issue 24, docs/dashboard.md): the entries
@@ -7201,6 +7531,20 @@ func (ec *executionContext) childFields_BookBudget(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type BookBudget", field.Name)
 }
 
+func (ec *executionContext) childFields_BookInfoPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "description":
+		return ec.fieldContext_BookInfoPayload_description(ctx, field)
+	case "tags":
+		return ec.fieldContext_BookInfoPayload_tags(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_BookInfoPayload_updatedAt(ctx, field)
+	case "error":
+		return ec.fieldContext_BookInfoPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BookInfoPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_BookSettings(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "scanDepth":
@@ -7251,6 +7595,34 @@ func (ec *executionContext) childFields_BulkEntriesPayload(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type BulkEntriesPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_Category(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Category_id(ctx, field)
+	case "name":
+		return ec.fieldContext_Category_name(ctx, field)
+	case "sortOrder":
+		return ec.fieldContext_Category_sortOrder(ctx, field)
+	case "enabled":
+		return ec.fieldContext_Category_enabled(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Category_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Category_updatedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Category", field.Name)
+}
+
+func (ec *executionContext) childFields_CategoryPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "category":
+		return ec.fieldContext_CategoryPayload_category(ctx, field)
+	case "error":
+		return ec.fieldContext_CategoryPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CategoryPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_CharacterFilter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "names":
@@ -7283,6 +7655,12 @@ func (ec *executionContext) childFields_Collection(ctx context.Context, field gr
 		return ec.fieldContext_Collection_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Collection_updatedAt(ctx, field)
+	case "categories":
+		return ec.fieldContext_Collection_categories(ctx, field)
+	case "description":
+		return ec.fieldContext_Collection_description(ctx, field)
+	case "tags":
+		return ec.fieldContext_Collection_tags(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Collection", field.Name)
 }
@@ -7489,6 +7867,10 @@ func (ec *executionContext) childFields_Entry(ctx context.Context, field graphql
 		return ec.fieldContext_Entry_updatedAt(ctx, field)
 	case "lastActivatedAt":
 		return ec.fieldContext_Entry_lastActivatedAt(ctx, field)
+	case "categoryId":
+		return ec.fieldContext_Entry_categoryId(ctx, field)
+	case "note":
+		return ec.fieldContext_Entry_note(ctx, field)
 	case "revisions":
 		return ec.fieldContext_Entry_revisions(ctx, field)
 	case "vectorized":
@@ -8043,6 +8425,12 @@ func (ec *executionContext) childFields_PersonaBook(ctx context.Context, field g
 		return ec.fieldContext_PersonaBook_updatedAt(ctx, field)
 	case "entries":
 		return ec.fieldContext_PersonaBook_entries(ctx, field)
+	case "categories":
+		return ec.fieldContext_PersonaBook_categories(ctx, field)
+	case "description":
+		return ec.fieldContext_PersonaBook_description(ctx, field)
+	case "tags":
+		return ec.fieldContext_PersonaBook_tags(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PersonaBook", field.Name)
 }

@@ -201,6 +201,14 @@ type BookBudget struct {
 	Limit *int `json:"limit,omitempty"`
 }
 
+type BookInfoPayload struct {
+	Description *string  `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+	// When the book's info was last written.
+	UpdatedAt *time.Time     `json:"updatedAt,omitempty"`
+	Error     *MutationError `json:"error,omitempty"`
+}
+
 // A book of the server: a persona lineage, or a Serverwide collection (lineageId 0 and collectionId).
 type BookRefInput struct {
 	LineageID    int64                      `json:"lineageId"`
@@ -259,6 +267,22 @@ type BulkEntriesPayload struct {
 	Entries []*Entry `json:"entries"`
 	// The import history record: undoImport(importId) undoes the edit.
 	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
+}
+
+// A named group of entries inside one book (RisuAI folders, NovelAI categories). A disabled category keeps its entries out of the prompt without changing their own flags, as a disabled collection does.
+type Category struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Lower first; ties by name.
+	SortOrder int       `json:"sortOrder"`
+	Enabled   bool      `json:"enabled"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+type CategoryPayload struct {
+	Category *Category      `json:"category,omitempty"`
 	Error    *MutationError `json:"error,omitempty"`
 }
 
@@ -345,6 +369,20 @@ type ConversionReport struct {
 	Notices []*ReportNotice `json:"notices"`
 }
 
+type CreateCategoryInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// The Serverwide collection; omit for a persona book.
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+	// The persona lineage of the book when collectionId is omitted.
+	LineageID graphql.Omittable[*int64] `json:"lineageId,omitempty"`
+	// 1-100 characters, unique in the book.
+	Name      string                   `json:"name"`
+	SortOrder graphql.Omittable[*int]  `json:"sortOrder,omitempty"`
+	Enabled   graphql.Omittable[*bool] `json:"enabled,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
 type CreateCollectionInput struct {
 	ServerDiscordID string                      `json:"serverDiscordId"`
 	Name            string                      `json:"name"`
@@ -360,6 +398,13 @@ type CreateEntryInput struct {
 	LineageID    int64                      `json:"lineageId"`
 	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
 	Entry        EntryInput                 `json:"entry"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type DeleteCategoryInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	CategoryID      string `json:"categoryId"`
 	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
 	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
@@ -503,6 +548,10 @@ type Entry struct {
 	UpdatedAt  time.Time      `json:"updatedAt"`
 	// The entry's latest activation in a recorded turn (activateTurn) over all conversations; null if none (docs/turns.md).
 	LastActivatedAt *time.Time `json:"lastActivatedAt,omitempty"`
+	// The entry's category in its book (the book's categories); null = none.
+	CategoryID *string `json:"categoryId,omitempty"`
+	// The creator's note on the entry: kept apart from title and content and never sent to the model (at most 4,000 characters).
+	Note string `json:"note"`
 	// This entry's revisions, newest first (visible to whoever can read the entry). Priced by the query-complexity limits per revision. after: a previous page's endCursor.
 	Revisions EntryRevisionConnection `json:"revisions"`
 	// A candidate for retrieval by meaning (SillyTavern's vectorized flag): admitted without keys when the chat is similar enough to its content (docs/contract.md#semantic).
@@ -563,6 +612,10 @@ type EntryInput struct {
 	Delay                     graphql.Omittable[*int]                  `json:"delay,omitempty"`
 	// Persona entries only.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
+	// A category of the entry's book (default none).
+	CategoryID graphql.Omittable[*string] `json:"categoryId,omitempty"`
+	// The creator's note (default empty).
+	Note graphql.Omittable[*string] `json:"note,omitempty"`
 	// A candidate for retrieval by meaning (default false).
 	Vectorized graphql.Omittable[*bool] `json:"vectorized,omitempty"`
 }
@@ -619,7 +672,10 @@ type EntryPatchInput struct {
 	Delay               graphql.Omittable[*int]  `json:"delay,omitempty"`
 	// Persona entries only. A changed set clears pending legacy channel names.
 	ChannelIds graphql.Omittable[[]string] `json:"channelIds,omitempty"`
-	Vectorized graphql.Omittable[*bool]    `json:"vectorized,omitempty"`
+	// A category of the entry's book; null clears it.
+	CategoryID graphql.Omittable[*string] `json:"categoryId,omitempty"`
+	Note       graphql.Omittable[*string] `json:"note,omitempty"`
+	Vectorized graphql.Omittable[*bool]   `json:"vectorized,omitempty"`
 }
 
 type EntryPayload struct {
@@ -1524,6 +1580,34 @@ type UndoPersona struct {
 	AuthoredSince int `json:"authoredSince"`
 	// The persona is no longer on the lineage the import gave it, so it stays.
 	Moved bool `json:"moved"`
+}
+
+type UpdateBookInfoInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// The Serverwide collection; omit for a persona book.
+	CollectionID graphql.Omittable[*string] `json:"collectionId,omitempty"`
+	// The persona lineage of the book when collectionId is omitted.
+	LineageID graphql.Omittable[*int64] `json:"lineageId,omitempty"`
+	// At most 20,000 characters; omitted keeps it.
+	Description graphql.Omittable[*string] `json:"description,omitempty"`
+	// At most 50 tags of 1-100 characters, no repeats ignoring case (trimmed; empty ones dropped); omitted keeps them.
+	Tags graphql.Omittable[[]string] `json:"tags,omitempty"`
+	// Optimistic concurrency: the book info's updatedAt as read (BookInfoPayload.updatedAt; omit while none is stored).
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
+}
+
+type UpdateCategoryInput struct {
+	ServerDiscordID string                     `json:"serverDiscordId"`
+	CategoryID      string                     `json:"categoryId"`
+	Name            graphql.Omittable[*string] `json:"name,omitempty"`
+	SortOrder       graphql.Omittable[*int]    `json:"sortOrder,omitempty"`
+	Enabled         graphql.Omittable[*bool]   `json:"enabled,omitempty"`
+	// Optimistic concurrency: the category's updatedAt as read; when it no longer matches under the server lock, the payload error is STALE_TARGET and nothing is written. Omitted = no check.
+	ExpectedUpdatedAt graphql.Omittable[*time.Time] `json:"expectedUpdatedAt,omitempty"`
+	// Makes the write idempotent: a repeat of this key (per server and caller, kept 24 hours) returns the first result and writes nothing (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type UpdateCollectionSettingsInput struct {

@@ -55,3 +55,9 @@ func (p *DeleteServerPayload) SetError(e *MutationError) { p.Error = e }
 
 // SetError implements the payload interface of graph's failure helper.
 func (p *ReconcileServersPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *CategoryPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *BookInfoPayload) SetError(e *MutationError) { p.Error = e }

@@ -58,19 +58,24 @@ const (
 	ChangesNothing         Key = "changes_nothing"
 	SameBook               Key = "same_book"
 	RepeatsEntry           Key = "repeats_entry"
-	AtLeast                Key = "at_least"
-	UnknownSortField       Key = "unknown_sort_field"
-	RejectedByDatabase     Key = "rejected_by_database"
-	NotALorebook           Key = "not_a_lorebook"
-	NoLorebookInCard       Key = "no_lorebook_in_card"
-	NoImportableEntries    Key = "no_importable_entries"
-	ScopeFull              Key = "scope_full"
-	NotFound               Key = "not_found"
-	UnknownLineage         Key = "unknown_lineage"
-	DuplicateName          Key = "duplicate_name"
-	StaleTarget            Key = "stale_target"
-	StaleVersion           Key = "stale_version"
-	Unavailable            Key = "unavailable"
+	// Categories and book info (docs/workbench.md#categories).
+	DuplicateCategory   Key = "duplicate_category"
+	CategoryOtherBook   Key = "category_of_other_book"
+	TooManyCategories   Key = "too_many_categories"
+	DuplicateTag        Key = "duplicate_tag"
+	AtLeast             Key = "at_least"
+	UnknownSortField    Key = "unknown_sort_field"
+	RejectedByDatabase  Key = "rejected_by_database"
+	NotALorebook        Key = "not_a_lorebook"
+	NoLorebookInCard    Key = "no_lorebook_in_card"
+	NoImportableEntries Key = "no_importable_entries"
+	ScopeFull           Key = "scope_full"
+	NotFound            Key = "not_found"
+	UnknownLineage      Key = "unknown_lineage"
+	DuplicateName       Key = "duplicate_name"
+	StaleTarget         Key = "stale_target"
+	StaleVersion        Key = "stale_version"
+	Unavailable         Key = "unavailable"
 	// EmbeddingsNotConfigured is the UNAVAILABLE of a request that needs
 	// an embeddings provider (reindexEmbeddings) on a deployment without
 	// one (docs/operations.md#embeddings).
@@ -225,6 +230,10 @@ var reasons = [...]Reason{
 	{ChangesNothing, "changes nothing", "não muda nada", "no cambia nada"},
 	{SameBook, "is the book the entries are in already", "é o livro em que as entradas já estão", "es el libro en el que ya están las entradas"},
 	{RepeatsEntry, "repeats entry {id}", "repete a entrada {id}", "repite la entrada {id}"},
+	{DuplicateCategory, "a category named \"{name}\" already exists in this book", "já existe uma categoria chamada \"{name}\" neste livro", "ya existe una categoría llamada \"{name}\" en este libro"},
+	{CategoryOtherBook, "{id} is not a category of the entry's book", "{id} não é uma categoria do livro da entrada", "{id} no es una categoría del libro de la entrada"},
+	{TooManyCategories, "the book already has {count} categories, at most {max} allowed", "o livro já tem {count} categorias; o máximo é {max}", "el libro ya tiene {count} categorías; el máximo es {max}"},
+	{DuplicateTag, "repeats the tag \"{value}\"", "repete a tag \"{value}\"", "repite la etiqueta \"{value}\""},
 	{AtLeast, "must be at least {min}", "deve ser pelo menos {min}", "debe ser al menos {min}"},
 	{UnknownSortField, "unknown sort field \"{value}\"", "campo de ordenação desconhecido: \"{value}\"", "campo de orden desconocido: \"{value}\""},
 	{PositionPlacement, "{kind} places the entry {placement}, but placement is \"{value}\"", "{kind} coloca a entrada em {placement}, mas o posicionamento é \"{value}\"", "{kind} coloca la entrada en {placement}, pero la ubicación es \"{value}\""},

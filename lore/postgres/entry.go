@@ -43,6 +43,8 @@ type entryRow struct {
 	match                                    [6]pgtype.Bool
 	charNames, charTags, genTypes            []string
 	charExclude                              pgtype.Bool
+	category                                 pgtype.Int8
+	note                                     pgtype.Text
 }
 
 // dests returns the scan destinations in entryColumns order.
@@ -54,7 +56,7 @@ func (r *entryRow) dests() []any {
 		&r.group, &r.groupOverride, &r.groupWeight, &r.useGroupScoring, &r.excludeRec,
 		&r.preventRec, &r.delayRec, &r.sticky, &r.cooldown, &r.delay, &r.vectorized,
 		&r.position, &r.depth, &r.outlet, &r.match[0], &r.match[1], &r.match[2], &r.match[3], &r.match[4], &r.match[5],
-		&r.charNames, &r.charTags, &r.charExclude, &r.genTypes, &r.tags}
+		&r.charNames, &r.charTags, &r.charExclude, &r.genTypes, &r.category, &r.note, &r.tags}
 }
 
 // optBool is a nullable boolean column as lore's *bool (nil for NULL).
@@ -83,7 +85,7 @@ func (r *entryRow) entry() (e lore.Entry, ok bool, err error) {
 		Group: r.group.String, GroupOverride: r.groupOverride.Bool, GroupWeight: int(r.groupWeight.Int32),
 		UseGroupScoring: optBool(r.useGroupScoring), ExcludeRecursion: r.excludeRec.Bool, PreventRecursion: r.preventRec.Bool,
 		DelayUntilRecursion: int(r.delayRec.Int32), Sticky: int(r.sticky.Int32), Cooldown: int(r.cooldown.Int32), Delay: int(r.delay.Int32),
-		Vectorized: r.vectorized.Bool,
+		Vectorized: r.vectorized.Bool, CategoryID: r.category.Int64, Note: r.note.String,
 	}
 	e.Position, e.Depth, e.Outlet = lore.PositionKind(r.position.String), int(r.depth.Int32), r.outlet.String
 	e.Match = lore.MatchSources{CharacterDescription: r.match[0].Bool, CharacterPersonality: r.match[1].Bool,
@@ -145,7 +147,7 @@ func (s *Store) prepareEntry(e lore.Entry) (lore.Entry, error) {
 	return e, e.ValidateWith(s.lim)
 }
 
-// entryArgs returns the parameters $4..$45 of entryInsert/entryUpdate.
+// entryArgs returns the parameters $4..$47 of entryInsert/entryUpdate.
 func entryArgs(e lore.Entry) ([]any, error) {
 	ext := []byte("{}")
 	if len(e.Extensions) > 0 {
@@ -171,7 +173,16 @@ func entryArgs(e lore.Entry) ([]any, error) {
 		int32(e.DelayUntilRecursion), int32(e.Sticky), int32(e.Cooldown), int32(e.Delay), e.Vectorized,
 		string(e.PositionKindOrDerived()), int32(e.Depth), e.Outlet, m.CharacterDescription, m.CharacterPersonality,
 		m.Scenario, m.CreatorNotes, m.CharacterDepthPrompt, m.PersonaDescription,
-		emptyIfNil(e.CharacterFilter.Names), emptyIfNil(e.CharacterFilter.Tags), e.CharacterFilter.Exclude, genTypes}, nil
+		emptyIfNil(e.CharacterFilter.Names), emptyIfNil(e.CharacterFilter.Tags), e.CharacterFilter.Exclude, genTypes,
+		categoryParam(e.CategoryID), e.Note}, nil
+}
+
+// categoryParam is a category id as a parameter: NULL for none (0).
+func categoryParam(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 // insertEntriesTx inserts prepared entries and their legacy tags in one
@@ -313,6 +324,9 @@ func (s *Store) InsertEntry(ctx context.Context, e lore.Entry) (lore.Entry, erro
 				return err
 			}
 		}
+		if err := checkEntryCategoryTx(ctx, tx, e); err != nil {
+			return err
+		}
 		one := []lore.Entry{e}
 		if err := insertEntriesTx(ctx, tx, one); err != nil {
 			return err
@@ -370,6 +384,11 @@ func (s *Store) UpdateEntry(ctx context.Context, server string, lineage lore.Lin
 		next, clearTags := applyPatch(cur, p)
 		if next, err = s.prepareEntry(next); err != nil {
 			return err
+		}
+		if next.CategoryID != cur.CategoryID {
+			if err := checkEntryCategoryTx(ctx, tx, next); err != nil {
+				return err
+			}
 		}
 		args, err := entryArgs(next)
 		if err != nil {
@@ -461,6 +480,8 @@ func applyPatch(cur lore.Entry, p lore.EntryPatch) (lore.Entry, bool) {
 	setIf(&next.WholeWords, p.WholeWords)
 	setIf(&next.IgnoreBudget, p.IgnoreBudget)
 	setIf(&next.Vectorized, p.Vectorized)
+	setIf(&next.CategoryID, p.CategoryID)
+	setIf(&next.Note, p.Note)
 	setIf(&next.Group, p.Group)
 	setIf(&next.GroupOverride, p.GroupOverride)
 	setIf(&next.GroupWeight, p.GroupWeight)

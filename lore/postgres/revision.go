@@ -215,6 +215,9 @@ func (s *Store) rewriteTx(ctx context.Context, tx pgx.Tx, cur, state lore.Entry)
 	if err != nil {
 		return next, err
 	}
+	if err := keepCategoryTx(ctx, tx, &next); err != nil {
+		return next, err
+	}
 	args, err := entryArgs(next)
 	if err != nil {
 		return next, err
@@ -241,6 +244,9 @@ func (s *Store) rewriteTx(ctx context.Context, tx pgx.Tx, cur, state lore.Entry)
 func (s *Store) recreateTx(ctx context.Context, tx pgx.Tx, state lore.Entry) (lore.Entry, error) {
 	e, err := s.prepareEntry(state.Clone())
 	if err != nil {
+		return e, err
+	}
+	if err := keepCategoryTx(ctx, tx, &e); err != nil {
 		return e, err
 	}
 	n, err := countScopeTx(ctx, tx, e.Server, e.Lineage)

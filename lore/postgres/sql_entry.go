@@ -14,15 +14,20 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
     e.prevent_recursion, e.delay_until_recursion, e.sticky, e.cooldown, e.delay, e.vectorized,
     e.position, e.depth, e.outlet, e.match_character_description, e.match_character_personality,
     e.match_scenario, e.match_creator_notes, e.match_character_depth_prompt, e.match_persona_description,
-    e.character_names, e.character_tags, e.character_exclude, e.generation_types,
+    e.character_names, e.character_tags, e.character_exclude, e.generation_types, e.category_id, e.note,
     ARRAY(SELECT t.name FROM legacy_channel_scope_tags t WHERE t.entry_id = e.id ORDER BY t.name)`
+
+// categoryOn keeps entry e when it has no category or its category is
+// enabled (a disabled category hides its entries from the per-turn read,
+// as a disabled collection does; migration 000073).
+const categoryOn = `(e.category_id IS NULL OR EXISTS (SELECT 1 FROM book_categories c WHERE c.id = e.category_id AND c.enabled))`
 
 // entryScopeMatch addresses one entry by (server, lineage or NULL, id)
 // together: an id of another server or scope matches nothing.
 const entryScopeMatch = `e.server_id = $1 AND e.lineage_id IS NOT DISTINCT FROM $2 AND e.id = $3`
 
 // entryInsertParams is the number of parameters of entryInsert.
-const entryInsertParams = 45
+const entryInsertParams = 47
 
 // entryInsertColumns are entryInsert's columns after server_id,
 // lineage_id and lorebook_name, in entryArgs' order.
@@ -54,10 +59,10 @@ const (
     delay_until_recursion, sticky, cooldown, delay, vectorized,
     position, depth, outlet, match_character_description, match_character_personality, match_scenario,
     match_creator_notes, match_character_depth_prompt, match_persona_description, character_names,
-    character_tags, character_exclude, generation_types)
+    character_tags, character_exclude, generation_types, category_id, note)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19::text[], $20, $21,
     $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32,
-    $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45)
+    $33, $34, $35, $36, $37, $38, $39, $40, $41, $42, $43, $44, $45, $46, $47)
 RETURNING id, created_at, updated_at`
 
 	// entryGetForUpdate reads one addressed entry and locks its row.
@@ -76,7 +81,7 @@ RETURNING id, created_at, updated_at`
     position = $33, depth = $34, outlet = $35, match_character_description = $36,
     match_character_personality = $37, match_scenario = $38, match_creator_notes = $39,
     match_character_depth_prompt = $40, match_persona_description = $41, character_names = $42,
-    character_tags = $43, character_exclude = $44, generation_types = $45
+    character_tags = $43, character_exclude = $44, generation_types = $45, category_id = $46, note = $47
 WHERE ` + entryScopeMatch + `
 RETURNING e.updated_at`
 
@@ -152,11 +157,11 @@ LEFT JOIN LATERAL (
         b.semantic_all_entries AS book_semantic_all_entries, ` + entryColumns + `
     FROM lorebook_entries e
     JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
-    WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled
+    WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled AND ` + categoryOn + `
     UNION ALL
     SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + entryColumns + `
     FROM lorebook_entries e
-    WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled
+    WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled AND ` + categoryOn + `
 ) x ON true
 WHERE s.id = $1
 ORDER BY x.insertion_order, x.id`

@@ -152,6 +152,9 @@ func (s *Store) moveTx(ctx context.Context, tx pgx.Tx, r lore.MoveRequest, src [
 	for i, e := range src {
 		n := e.Clone()
 		n.Lineage, n.Collection = r.To.Lineage, book.Name
+		if n.Lineage != e.Lineage || n.Collection != e.Collection {
+			n.CategoryID = 0 // categories belong to their book (docs/workbench.md#categories)
+		}
 		switch {
 		case n.Lineage.IsServerwide():
 			res.ChannelsFromCollection = res.ChannelsFromCollection || len(n.ChannelIDs) > 0 || len(book.ChannelIDs) > 0

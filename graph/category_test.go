@@ -1,0 +1,164 @@
+package graph_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph/auth"
+)
+
+const (
+	qCreateCategory = `mutation($in: CreateCategoryInput!) { createCategory(input: $in) { category { id name sortOrder enabled } error { code message field } } }`
+	qUpdateCategory = `mutation($in: UpdateCategoryInput!) { updateCategory(input: $in) { category { id enabled } error { code message } } }`
+	qBookInfo       = `mutation($in: UpdateBookInfoInput!) { updateBookInfo(input: $in) { description tags updatedAt error { code message field } } }`
+	qCategorized    = `mutation($s: String!, $c: ID!, $cat: ID, $n: String) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: $c,
+		entry: {title: "Lisbon", content: "Lisbon sits on seven hills.", keys: ["lisbon"], categoryId: $cat, note: $n}}) {
+		entry { id categoryId note } error { code message field } } }`
+	qBookOrganisation = `query($s: String!, $l: Int64!) { server(discordId: $s) {
+		collections { edges { node { name description tags categories { name enabled } entries { edges { node { title categoryId note } } } } } }
+		personaBook(lineageId: $l) { description tags categories { name } } } }`
+	qActivateLisbon = `query($s: String!) { activate(input: {serverDiscordId: $s, messages: [{content: "lisbon at dawn"}]}) { admitted { title } } }`
+)
+
+// TestCategoriesAPI: categories, an entry's category and note, a book's
+// description and tags through the API; lore writers only; a disabled
+// category keeps its entries out of a turn (docs/workbench.md#categories).
+func TestCategoriesAPI(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 1, "l": 4, "n": "Mira"}, "upsertPersona", &pp)
+	manager := a.member("900000000000000031", map[string]auth.Membership{serverA: {Manage: true}})
+	member := a.member("900000000000000032", map[string]auth.Membership{serverA: {}})
+	var coll struct {
+		Collection struct{ ID string }
+	}
+	a.must(manager, qCreateCollection, map[string]any{"s": serverA, "n": "Places"}, "createCollection", &coll)
+
+	type catPayload struct {
+		Category *struct {
+			ID, Name  string
+			SortOrder int
+			Enabled   bool
+		}
+		Error *mutationError
+	}
+	var cat catPayload
+	in := map[string]any{"serverDiscordId": serverA, "collectionId": coll.Collection.ID, "name": "Cities"}
+	require.NotEmpty(t, a.do(member, qCreateCategory, map[string]any{"in": in}).Errors, "a member cannot write")
+	a.must(manager, qCreateCategory, map[string]any{"in": in}, "createCategory", &cat)
+	require.Nil(t, cat.Error)
+	require.True(t, cat.Category.Enabled)
+	cities := cat.Category.ID
+	a.must(manager, qCreateCategory, map[string]any{"in": in}, "createCategory", &cat)
+	require.Equal(t, "INVALID_INPUT", cat.Error.Code)
+	require.Contains(t, cat.Error.Message, `a category named "Cities" already exists in this book`)
+	a.must(manager, qCreateCategory, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 4, "name": "Allies"}}, "createCategory", &cat)
+	require.Nil(t, cat.Error)
+	allies := cat.Category.ID
+
+	type entryOut struct {
+		Entry *struct {
+			ID, Note   string
+			CategoryID *string
+		}
+		Error *mutationError
+	}
+	var e entryOut
+	a.must(manager, qCategorized, map[string]any{"s": serverA, "c": coll.Collection.ID, "cat": allies}, "createEntry", &e)
+	require.Equal(t, "INVALID_INPUT", e.Error.Code, "a category of another book")
+	require.Equal(t, "categoryId", *e.Error.Field)
+	a.must(manager, qCategorized, map[string]any{"s": serverA, "c": coll.Collection.ID, "cat": cities, "n": "check the hill count"}, "createEntry", &e)
+	require.Nil(t, e.Error)
+	require.Equal(t, cities, *e.Entry.CategoryID)
+	require.Equal(t, "check the hill count", e.Entry.Note)
+
+	var info struct {
+		Description *string
+		Tags        []string
+		Error       *mutationError
+	}
+	a.must(manager, qBookInfo, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "collectionId": coll.Collection.ID,
+		"description": "Towns of the coast.", "tags": []string{"coast", "Coast"}}}, "updateBookInfo", &info)
+	require.Equal(t, "INVALID_INPUT", info.Error.Code)
+	require.Equal(t, "tags[1]", *info.Error.Field)
+	a.must(manager, qBookInfo, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "collectionId": coll.Collection.ID,
+		"description": "Towns of the coast.", "tags": []string{"coast", "cities"}}}, "updateBookInfo", &info)
+	require.Nil(t, info.Error)
+	a.must(manager, qBookInfo, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "lineageId": 4, "tags": []string{"diary"}}}, "updateBookInfo", &info)
+	require.Nil(t, info.Error)
+
+	var srv struct {
+		Collections struct {
+			Edges []struct {
+				Node struct {
+					Name, Description string
+					Tags              []string
+					Categories        []struct {
+						Name    string
+						Enabled bool
+					}
+					Entries struct {
+						Edges []struct {
+							Node struct{ Title, Note string }
+						}
+					}
+				}
+			}
+		}
+		PersonaBook struct {
+			Description string
+			Tags        []string
+			Categories  []struct{ Name string }
+		}
+	}
+	a.must(member, qBookOrganisation, map[string]any{"s": serverA, "l": 4}, "server", &srv)
+	var places *struct {
+		Name, Description string
+		Tags              []string
+		Categories        []struct {
+			Name    string
+			Enabled bool
+		}
+		Entries struct {
+			Edges []struct {
+				Node struct{ Title, Note string }
+			}
+		}
+	}
+	for i := range srv.Collections.Edges {
+		if srv.Collections.Edges[i].Node.Name == "Places" {
+			places = &srv.Collections.Edges[i].Node
+		}
+	}
+	require.NotNil(t, places)
+	require.Equal(t, "Towns of the coast.", places.Description)
+	require.Equal(t, []string{"coast", "cities"}, places.Tags)
+	require.Equal(t, "Cities", places.Categories[0].Name)
+	require.Equal(t, "check the hill count", places.Entries.Edges[0].Node.Note)
+	require.Equal(t, []string{"diary"}, srv.PersonaBook.Tags)
+	require.Equal(t, "Allies", srv.PersonaBook.Categories[0].Name)
+
+	// Exports write the written description where the format has one.
+	for _, f := range []string{"CCV3_LOREBOOK", "CARD_JSON"} {
+		var ex struct {
+			JSON  *string
+			Error *mutationError
+		}
+		a.must(manager, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+			map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collectionId": coll.Collection.ID, "format": f}}, "exportLorebook", &ex)
+		require.Nil(t, ex.Error)
+		require.Contains(t, *ex.JSON, `"description": "Towns of the coast."`, f)
+	}
+
+	// A disabled category keeps its entry out of the turn.
+	var act struct{ Admitted []struct{ Title string } }
+	a.must(member, qActivateLisbon, map[string]any{"s": serverA}, "activate", &act)
+	require.Len(t, act.Admitted, 1)
+	var upd catPayload
+	a.must(manager, qUpdateCategory, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "categoryId": cities, "enabled": false}}, "updateCategory", &upd)
+	require.Nil(t, upd.Error)
+	a.must(member, qActivateLisbon, map[string]any{"s": serverA}, "activate", &act)
+	require.Empty(t, act.Admitted, "the category is disabled")
+}
