@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -357,18 +358,17 @@ func TestBrowserImportPreviewUndo(t *testing.T) {
 func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t)
-	coll := e.collection(serverA, "World")
-	e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
-	e.entry(serverA, coll, map[string]any{"title": "The tower", "content": "A dark tower.", "keys": []string{"tower"}})
-	e.entry(serverA, coll, map[string]any{"title": "The well", "content": "A deep well.", "keys": []string{"rest"},
-		"position": map[string]any{"kind": "AT_DEPTH", "depth": 1, "role": "ASSISTANT"}})
-	e.entry(serverA, coll, map[string]any{"title": "The moon", "content": "The moon is full.", "keys": []string{"glade"}, "position": map[string]any{"kind": "AN_TOP"}})
-	e.entry(serverA, coll, map[string]any{"title": "Old road", "content": "The old road.", "keys": []string{"glade"}, "position": map[string]any{"kind": "OUTLET", "outlet": "road"}})
-	// Filters and a context source: fire only for the request's character
-	// (Bob), generation type (continue) and scenario.
-	e.entry(serverA, coll, map[string]any{"title": "For Bob", "content": "Bob's secret.", "keys": []string{"glade"}, "characterFilter": map[string]any{"names": []string{"Bob"}}})
-	e.entry(serverA, coll, map[string]any{"title": "On continue", "content": "Go on.", "keys": []string{"glade"}, "generationTypes": []string{"CONTINUE"}})
-	e.entry(serverA, coll, map[string]any{"title": "Spirit", "content": "A spirit.", "keys": []string{"spirit"}, "matchScenario": true})
+	// One world info import: positions, filters (for Bob, on continue) and
+	// a context source (the scenario) as SillyTavern writes them.
+	e.importFile(serverA, "World", "World.json", []byte(`{"entries": {
+		"0": {"uid": 0, "comment": "The glade", "content": "A quiet glade.", "key": ["glade"], "position": 1},
+		"1": {"uid": 1, "comment": "The tower", "content": "A dark tower.", "key": ["tower"], "position": 1},
+		"2": {"uid": 2, "comment": "The well", "content": "A deep well.", "key": ["rest"], "position": 4, "depth": 1, "role": 2},
+		"3": {"uid": 3, "comment": "The moon", "content": "The moon is full.", "key": ["glade"], "position": 2},
+		"4": {"uid": 4, "comment": "Old road", "content": "The old road.", "key": ["glade"], "position": 7, "outletName": "road"},
+		"5": {"uid": 5, "comment": "For Bob", "content": "Bob's secret.", "key": ["glade"], "position": 1, "characterFilter": {"isExclude": false, "names": ["Bob"], "tags": []}},
+		"6": {"uid": 6, "comment": "On continue", "content": "Go on.", "key": ["glade"], "position": 1, "triggers": ["continue"]},
+		"7": {"uid": 7, "comment": "Spirit", "content": "A spirit.", "key": ["spirit"], "position": 1, "matchScenario": true}}}`))
 	night := e.collection(serverA, "Night")
 	var set struct {
 		UpdateCollectionSettings struct{ Error *struct{ Message string } }
@@ -388,50 +388,56 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#ctxName"), "Bob"),
 		chromedp.SetValue(chromedp.CSS("#ctxScenario"), "A forest spirit watches."),
 		chromedp.Click(chromedp.CSS("#run")), chromedp.WaitVisible(chromedp.CSS("#trace"))))
-	fired := text(t, ctx, "#fired")
-	for _, title := range []string{"The glade", "For Bob", "On continue", "Spirit"} {
-		require.Contains(t, fired, title)
+	// The page's texts in one read: each selector's innerText ("" absent),
+	// the places' kinds, the budget rows' books and the own-budget meters.
+	type playPage struct {
+		Text               map[string]string
+		Kinds, Books, Own  []string
+		Gen, CharacterName string
 	}
-	require.NotContains(t, fired, "The tower")
-	require.Contains(t, text(t, ctx, `#trace tr[data-title="The tower"]`), "no key matched")
-	require.Contains(t, text(t, ctx, `#trace tr[data-title="The glade"]`), "fired")
-	require.Contains(t, text(t, ctx, "#prompt"), "A quiet glade.")
-	require.Regexp(t, `Lorebook \(After\): \d+ characters, \d{1,3} tokens`, text(t, ctx, "#inspection"))
+	sels := []string{"#fired", `#trace tr[data-title="The tower"]`, `#trace tr[data-title="The glade"]`, "#prompt", "#inspection",
+		`#injections li[data-kind="BEFORE_CHAR"]`, `#injections li[data-kind="AFTER_CHAR"]`, `#injections li[data-kind="AT_DEPTH"]`,
+		`#injections li[data-kind="AN_TOP"]`, `#injections li[data-kind="OUTLET"]`, `#book-budget tr[data-book="Night"]`, `#book-budget tr[data-book="World"]`}
+	js, _ := json.Marshal(sels)
+	page, err := chromedp.Run(ctx, chromedp.Evaluate[playPage](`({
+		Text: Object.fromEntries(`+string(js)+`.map(s => [s, document.querySelector(s)?.innerText ?? ""])),
+		Kinds: [...document.querySelectorAll("#injections > li")].map(li => li.dataset.kind),
+		Books: [...document.querySelectorAll("#book-budget tbody tr")].map(tr => tr.dataset.book),
+		Own: [...document.querySelectorAll("#book-budget meter.own")].map(m => m.max + "/" + m.value),
+		Gen: document.getElementById("generationType").value, CharacterName: document.getElementById("ctxName").value})`))
+	require.NoError(t, err)
+	txt := page.Text
+	for _, title := range []string{"The glade", "For Bob", "On continue", "Spirit"} {
+		require.Contains(t, txt["#fired"], title)
+	}
+	require.NotContains(t, txt["#fired"], "The tower")
+	require.Contains(t, txt[`#trace tr[data-title="The tower"]`], "no key matched")
+	require.Contains(t, txt[`#trace tr[data-title="The glade"]`], "fired")
+	require.Contains(t, txt["#prompt"], "A quiet glade.")
+	require.Regexp(t, `Lorebook \(After\): \d+ characters, \d{1,3} tokens`, txt["#inspection"])
+	require.Equal(t, "CONTINUE|Bob", page.Gen+"|"+page.CharacterName, "the form keeps what was sent")
 
 	// Where each entry goes, in the assembler's order.
-	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#injections > li")].map(li => li.dataset.kind)`))
-	require.NoError(t, err)
-	require.Equal(t, []string{"BEFORE_CHAR", "AFTER_CHAR", "AN_TOP", "AT_DEPTH", "OUTLET"}, kinds)
-	before := text(t, ctx, `#injections li[data-kind="BEFORE_CHAR"]`)
-	require.Contains(t, before, "Night sky")
-	require.Contains(t, before, "Always On entries, before the chat")
-	after := text(t, ctx, `#injections li[data-kind="AFTER_CHAR"]`)
-	require.Contains(t, after, "The glade")
-	require.NotContains(t, after, "The well", "an AT_DEPTH entry leaves the block")
-	require.Contains(t, text(t, ctx, `#injections li[data-kind="AT_DEPTH"]`), "Depth 1 from the end of the chat, as Assistant")
-	require.Contains(t, text(t, ctx, `#injections li[data-kind="AT_DEPTH"]`), "The well")
-	an := text(t, ctx, `#injections li[data-kind="AN_TOP"]`)
-	require.Contains(t, an, "The moon")
-	require.NotContains(t, an, "Not placed", "the author's note was given")
-	require.Contains(t, text(t, ctx, `#injections li[data-kind="OUTLET"]`), "Not placed: no {{outlet::road}} in the system prompt")
-	prompt := text(t, ctx, "#prompt")
+	require.Equal(t, []string{"BEFORE_CHAR", "AFTER_CHAR", "AN_TOP", "AT_DEPTH", "OUTLET"}, page.Kinds)
+	require.Contains(t, txt[`#injections li[data-kind="BEFORE_CHAR"]`], "Night sky")
+	require.Contains(t, txt[`#injections li[data-kind="BEFORE_CHAR"]`], "Always On entries, before the chat")
+	require.Contains(t, txt[`#injections li[data-kind="AFTER_CHAR"]`], "The glade")
+	require.NotContains(t, txt[`#injections li[data-kind="AFTER_CHAR"]`], "The well", "an AT_DEPTH entry leaves the block")
+	require.Contains(t, txt[`#injections li[data-kind="AT_DEPTH"]`], "Depth 1 from the end of the chat, as Assistant")
+	require.Contains(t, txt[`#injections li[data-kind="AT_DEPTH"]`], "The well")
+	require.Contains(t, txt[`#injections li[data-kind="AN_TOP"]`], "The moon")
+	require.NotContains(t, txt[`#injections li[data-kind="AN_TOP"]`], "Not placed", "the author's note was given")
+	require.Contains(t, txt[`#injections li[data-kind="OUTLET"]`], "Not placed: no {{outlet::road}} in the system prompt")
+	prompt := txt["#prompt"]
 	require.Less(t, strings.Index(prompt, "The moon is full."), strings.Index(prompt, "Keep it calm."), "AN_TOP goes above the author's note")
 	require.NotContains(t, prompt, "The old road.", "an outlet with no place leaks nowhere")
 
 	// Who used the budget: both books, the Night book with its own cap
 	// (50% of 8,000 characters).
-	books, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#book-budget tbody tr")].map(tr => tr.dataset.book)`))
-	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"World", "Night"}, books)
-	selected, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("generationType").value + "|" + document.getElementById("ctxName").value`))
-	require.NoError(t, err)
-	require.Equal(t, "CONTINUE|Bob", selected, "the form keeps what was sent")
-	nightRow := text(t, ctx, `#book-budget tr[data-book="Night"]`)
-	require.Contains(t, nightRow, "6 of 4,000")
-	require.Contains(t, text(t, ctx, `#book-budget tr[data-book="World"]`), "none set")
-	own, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#book-budget meter.own")].map(m => m.max + "/" + m.value)`))
-	require.NoError(t, err)
-	require.Equal(t, []string{"4000/6"}, own)
+	require.ElementsMatch(t, []string{"World", "Night"}, page.Books)
+	require.Contains(t, txt[`#book-budget tr[data-book="Night"]`], "6 of 4,000")
+	require.Contains(t, txt[`#book-budget tr[data-book="World"]`], "none set")
+	require.Equal(t, []string{"4000/6"}, page.Own)
 	shot(t, ctx, "12-playground")
 }
 
