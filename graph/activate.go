@@ -74,9 +74,10 @@ type turnRun struct {
 	// skipTrace leaves the per-entry trace out of the model (the caller
 	// did not select it: the bot's per-turn query).
 	skipTrace bool
-	// bareTrace leaves the trace items' reason and params unset: a
-	// recorded turn's stored response derives them when read
-	// (withReasons).
+	// bareTrace leaves the trace items' reason unset and their params to
+	// those beyond pass and score (activation.TraceItem.Params, nil for
+	// most verdicts): a recorded turn's stored response derives the rest
+	// when read (withReasons).
 	bareTrace bool
 	// replayed is set for a retried recorded turn: response is the
 	// recorded result and the engine did not run.
@@ -358,6 +359,8 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 			Pass: tr.Pass, TriggeredBy: idOrNil(tr.TriggeredBy), Score: tr.Score}
 		if !t.bareTrace {
 			item.Reason, item.Params = tr.Reason(byID[tr.ID])
+		} else {
+			item.Params = tr.Params // the params beyond pass and score; withReasons adds those
 		}
 		if tr.Detail != "" {
 			d := tr.Detail

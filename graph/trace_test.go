@@ -81,17 +81,34 @@ func traceOf(items []traceItem) map[string]string {
 // TestPreviewTraceListsEveryEntry: a selected trace (activate,
 // activateTurn's result, assemblePrompt's activation) lists every entry of
 // the scope with its verdict, disabled entries and those of disabled
-// collections included, and names near misses; a recorded turn's gate
-// params (the collection) survive its stored trace.
+// collections included, and names near misses; a recorded turn's reasons
+// and params, rebuilt from its stored trace, equal the dry run's, on the
+// turn and on its retry (the gate's collection, the entry's chance).
 func TestPreviewTraceListsEveryEntry(t *testing.T) {
 	a := newAPI(t) // through the scope cache, as serve runs
 	want := traceScope(t, a)
+	var ep struct{ Error *mutationError }
+	a.must(serviceKey, `mutation($s: String!, $e: EntryInput!) { createEntry(input: {serverDiscordId: $s, lineageId: 7, entry: $e}) { error { code message } } }`,
+		map[string]any{"s": serverA, "e": map[string]any{"title": "Never", "content": "never", "keys": []string{"glade"}, "probability": 0}}, "createEntry", &ep)
+	require.Nil(t, ep.Error)
+	want["Never"] = "chance_failed: trigger chance is 0%"
 	input := map[string]any{"serverDiscordId": serverA, "lineageId": 7, "messages": []map[string]any{{"content": traceChat}}}
 
 	var act struct{ Trace []traceItem }
-	a.must(serviceKey, qActivate, map[string]any{"input": input}, "activate", &act)
+	a.must(serviceKey, `query($input: ActivateInput!) { activate(input: $input) { trace { id title verdict detail reason params pass } } }`,
+		map[string]any{"input": input}, "activate", &act)
 	require.Equal(t, want, traceOf(act.Trace))
 	require.Len(t, act.Trace, len(want), "each entry once")
+	reasons := func(items []traceItem) map[string]any {
+		out := map[string]any{}
+		for _, it := range items {
+			out[it.Title] = []any{it.Reason, it.Params}
+		}
+		return out
+	}
+	dry := reasons(act.Trace)
+	require.Equal(t, []any{"gated_collection", map[string]any{"pass": 0.0, "collection": "Old"}}, dry["Old lore"])
+	require.Equal(t, []any{"chance_failed", map[string]any{"pass": 0.0, "chance": 0.0}}, dry["Never"])
 
 	var ap struct{ Activation struct{ Trace []traceItem } }
 	a.must(serviceKey, `query($input: AssemblePromptInput!) { assemblePrompt(input: $input) { activation { trace { id title verdict detail } } } }`,
@@ -100,17 +117,12 @@ func TestPreviewTraceListsEveryEntry(t *testing.T) {
 
 	turn := map[string]any{"serverDiscordId": serverA, "lineageId": 7, "channelId": turnChannel, "turnId": "t1", "messageCount": 1,
 		"messages": input["messages"]}
-	var tp turnPayload
-	a.must(serviceKey, qActivateTurn, map[string]any{"input": turn}, "activateTurn", &tp)
-	require.Nil(t, tp.Error)
-	require.Equal(t, want, traceOf(tp.Result.Trace))
-	// A recorded turn's reasons are rebuilt from the stored trace
-	// (withReasons): the gate params its detail names come back.
-	for _, it := range tp.Result.Trace {
-		if it.Title == "Old lore" {
-			require.Equal(t, "gated_collection", it.Reason)
-			require.Equal(t, "Old", it.Params["collection"], "the collection a recorded turn's gate names")
-		}
+	for _, try := range []string{"recorded", "retried"} {
+		var tp turnPayload
+		a.must(serviceKey, qActivateTurn, map[string]any{"input": turn}, "activateTurn", &tp)
+		require.Nil(t, tp.Error)
+		require.Equal(t, want, traceOf(tp.Result.Trace), try)
+		require.Equal(t, dry, reasons(tp.Result.Trace), "%s turn: the reasons of a dry run", try)
 	}
 }
 

@@ -57,7 +57,10 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	}
 	if t.replayed {
 		var res model.Activation
-		if err := json.Unmarshal(t.response, &res); err != nil {
+		// Numbers in params stay as written (a lineage id is an int64).
+		dec := json.NewDecoder(bytes.NewReader(t.response))
+		dec.UseNumber()
+		if err := dec.Decode(&res); err != nil {
 			return fail(fmt.Errorf("recorded turn %q: %w", lore.ClipBytes(in.TurnID, 40), err))
 		}
 		built = &res
@@ -72,19 +75,15 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 }
 
 // withReasons sets the reason and params of the items of a recorded turn's
-// trace that have none (stored since the reasons were left out of the
-// stored response): activation.TraceItem.Reason of the item's verdict,
-// pass, score and detail (the gate params it names: collection, lineage),
-// without an entry, as a recorded turn always gave them.
-// Items read from an older stored response keep theirs.
+// trace that have none (the stored response leaves the reason out and
+// keeps only the params beyond pass and score: activationToModel's
+// bareTrace): activation.TraceItem.Reason of the item's verdict, pass,
+// score and stored params, as a dry run gives them. Items read from an
+// older stored response keep theirs.
 func withReasons(items []*model.TraceItem) {
 	for _, it := range items {
 		if it.Reason == "" {
-			detail := ""
-			if it.Detail != nil {
-				detail = *it.Detail
-			}
-			it.Reason, it.Params = activation.TraceItem{Verdict: activation.Verdict(it.Verdict), Pass: it.Pass, Score: it.Score, Detail: detail}.Reason(nil)
+			it.Reason, it.Params = activation.TraceItem{Verdict: activation.Verdict(it.Verdict), Pass: it.Pass, Score: it.Score, Params: it.Params}.Reason(nil)
 		}
 	}
 }

@@ -959,7 +959,8 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	if ce.note != "" {
 		detail += "; " + ce.note
 	}
-	return TraceItem{ID: e.ID, Title: e.Title, Verdict: semanticVerdict(s), Detail: detail, Pass: s.pass, TriggeredBy: trig,
+	v := semanticVerdict(s)
+	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: s.pass, TriggeredBy: trig, Params: verdictParams(v, e, detail),
 		Score: scoreOf(s)}
 }
 

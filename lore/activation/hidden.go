@@ -18,7 +18,7 @@ func GateTrace(entries []lore.Entry, in *Input) []TraceItem {
 	for i := range entries {
 		e := &entries[i]
 		if v, d := gc.gate(e, in); v != "" {
-			out = append(out, TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: d})
+			out = append(out, TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: d, Params: verdictParams(v, e, d)})
 		}
 	}
 	return out

@@ -22,7 +22,7 @@ func TestGateTrace(t *testing.T) {
 	got := GateTrace([]lore.Entry{off, inOff, passes}, &in)
 	require.Equal(t, []TraceItem{
 		{ID: 1, Title: off.Title, Verdict: VerdictDisabled, Detail: "entry is disabled"},
-		{ID: 2, Title: inOff.Title, Verdict: VerdictGatedCollection, Detail: `collection "Old" is disabled`},
+		{ID: 2, Title: inOff.Title, Verdict: VerdictGatedCollection, Detail: `collection "Old" is disabled`, Params: lore.Params{"collection": "Old"}},
 	}, got)
 }
 

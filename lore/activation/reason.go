@@ -2,6 +2,7 @@ package activation
 
 import (
 	"cmp"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -13,7 +14,8 @@ import (
 // verdict in the member's language: the key is the verdict's name; the
 // params hold pass always, score (two decimals) for a scored entry
 // (docs/contract.md#semantic), and the numbers and names the verdict
-// names, read from e, the traced entry (nil leaves them out):
+// names (t.Params, which the engine sets; for an item without them, read
+// from e, the traced entry, when not nil):
 //
 //   - chance_failed: chance (percent)
 //   - over_budget, over_entry_cap: priority
@@ -27,10 +29,11 @@ import (
 // lore/i18n has every verdict's texts.
 func (t TraceItem) Reason(e *lore.Entry) (string, map[string]any) {
 	params := map[string]any{"pass": t.Pass}
-	if e != nil {
-		entryParams(params, t, e)
+	extra := t.Params
+	if extra == nil && e != nil {
+		extra = verdictParams(t.Verdict, e, t.Detail)
 	}
-	gateParams(params, t)
+	maps.Copy(params, extra)
 	if t.Score != nil {
 		params["score"] = strconv.FormatFloat(*t.Score, 'f', 2, 64)
 	}
@@ -47,76 +50,37 @@ func Verdicts() []Verdict {
 		VerdictGroupLost, VerdictBelowThreshold, VerdictOverSemanticCap, VerdictOverEntryCap, VerdictOverBudget}
 }
 
-// entryParams adds the params of t's verdict that come from its entry e.
-func entryParams(params map[string]any, t TraceItem, e *lore.Entry) {
-	switch t.Verdict {
+// verdictParams returns the params of verdict v that come from its entry
+// e (TraceItem.Params; detail is the item's, which names the blocking
+// decorator), nil for a verdict without any.
+func verdictParams(v Verdict, e *lore.Entry, detail string) lore.Params {
+	switch v {
 	case VerdictChanceFailed:
-		params["chance"] = e.Probability
+		return lore.Params{"chance": e.Probability}
 	case VerdictOverBudget, VerdictOverEntryCap:
-		params["priority"] = e.Priority
+		return lore.Params{"priority": e.Priority}
 	case VerdictGatedLineage:
-		params["lineage"] = int64(e.Lineage)
+		return lore.Params{"lineage": int64(e.Lineage)}
 	case VerdictGatedCollection:
-		params["collection"] = cmp.Or(e.Collection, lore.DefaultCollection)
+		return lore.Params{"collection": cmp.Or(e.Collection, lore.DefaultCollection)}
 	case VerdictGroupLost:
-		params["group"] = e.Group
+		return lore.Params{"group": e.Group}
 	case VerdictDelayed:
-		params["delay"] = e.Delay
+		return lore.Params{"delay": e.Delay}
 	case VerdictCooldown:
-		params["cooldown"] = e.Cooldown
+		return lore.Params{"cooldown": e.Cooldown}
 	case VerdictDelayedUntilRecursion:
-		params["level"] = recursionLevel(t.Detail, e.DelayUntilRecursion)
+		return lore.Params{"level": e.DelayUntilRecursion}
 	case VerdictFilteredGenerationType:
 		allowed := make([]string, len(e.GenerationTypes))
 		for i, g := range e.GenerationTypes {
 			allowed[i] = string(g)
 		}
-		params["allowed"] = allowed
+		return lore.Params{"allowed": allowed}
 	case VerdictDecoratorBlocked:
-		params["decorator"] = decoratorName(t.Detail)
+		return lore.Params{"decorator": decoratorName(detail)}
 	}
-}
-
-// gateParams reads the params of a gate verdict from its detail, which
-// names them even when the entry is not at hand (a turn's snapshot leaves
-// out the entries of disabled collections).
-func gateParams(params map[string]any, t TraceItem) {
-	switch t.Verdict {
-	case VerdictGatedCollection:
-		if i := strings.Index(t.Detail, "collection "); i >= 0 {
-			if q, err := strconv.QuotedPrefix(t.Detail[i+len("collection "):]); err == nil {
-				params["collection"], _ = strconv.Unquote(q)
-			}
-		}
-	case VerdictGatedLineage:
-		if n, ok := numberAfter(t.Detail, "persona lineage "); ok {
-			params["lineage"] = int64(n)
-		}
-	}
-}
-
-// numberAfter reads the decimal number that follows marker in detail.
-func numberAfter(detail, marker string) (int, bool) {
-	i := strings.Index(detail, marker)
-	if i < 0 {
-		return 0, false
-	}
-	rest := detail[i+len(marker):]
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	v, err := strconv.Atoi(rest[:n])
-	return v, err == nil
-}
-
-// recursionLevel is the level a delayed_until_recursion detail names
-// ("waits for recursion level 2..."), else the entry's own.
-func recursionLevel(detail string, entryLevel int) int {
-	if v, ok := numberAfter(detail, "recursion level "); ok {
-		return v
-	}
-	return entryLevel
+	return nil
 }
 
 // decoratorName is the decorator a decorator_blocked detail names: its

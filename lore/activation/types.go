@@ -357,6 +357,11 @@ type TraceItem struct {
 	// (Input.Semantic; docs/contract.md#semantic), nil for entries only
 	// keys decide.
 	Score *float64
+	// Params are the verdict's params beyond pass and score (the entry's
+	// chance, priority, lineage, collection, group, delay, cooldown,
+	// recursion level, generation types or blocking decorator: see
+	// Reason), nil for a verdict without any.
+	Params lore.Params
 }
 
 // BudgetUnit names what a budget counts.
