@@ -42,10 +42,21 @@ func newLeanPair(t testing.TB) *leanPair {
 		{"Dragon", "The dragon sleeps under the hill.", []string{"dragon"}, false},
 		{"城", "城は北にある。\t tab", []string{"castle", "城"}, false},
 		{"Unnamed", "never admitted", []string{"zzqxv"}, false},
+		{"Vel only", "for Vel's chats", []string{"castle"}, false},
+		{"Swipes", "on swipes", []string{"castle"}, false},
+		{"Described", "the description names the lantern", []string{"lantern"}, false},
 	} {
 		e := lore.NewEntry()
 		e.Server, e.Lineage, e.Title, e.Content, e.Keys, e.Constant = serverA, lore.Serverwide, spec.title, spec.content, spec.keys, spec.constant
 		e.Order = i
+		switch spec.title { // read from the request's context and generation type
+		case "Vel only":
+			e.CharacterFilter = lore.CharacterFilter{Names: []string{"Vel"}, Tags: []string{"knight"}}
+		case "Swipes":
+			e.GenerationTypes = []lore.GenerationType{lore.GenSwipe}
+		case "Described":
+			e.Match = lore.MatchSources{CharacterDescription: true, PersonaDescription: true}
+		}
 		entries = append(entries, e)
 	}
 	_, _, err = g.Store.CreateCollectionWithEntries(ctx, lore.Collection{Server: serverA, Name: "lean", Enabled: true}, entries)
@@ -104,6 +115,9 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 	q := func(sel string) string { return `query($i:ActivateInput!){activate(input:$i){` + sel + `}}` }
 	body := func(query, vars string) string { return `{"query":` + quote(query) + `,"variables":` + vars + `}` }
 	bot := q(`admitted { title placement } budget { used limit }`)
+	ctxIn := func(context, generation string) string {
+		return `{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"context":` + context + `,"generationType":` + generation + `}`
+	}
 	all := q(`__typename passes storeUnavailable admitted { __typename id title placement group content tokens pass triggeredBy } blocks { __typename tag role text } budget { __typename unit limit used }`)
 	for _, c := range []struct {
 		name string
@@ -117,10 +131,22 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 		{"operation name", `{"operationName":"T","query":` + quote(`query T($v: ActivateInput!) { activate(input: $v) { passes } }`) + `,"variables":{"v":` + in + `}}`, nil, true},
 		{"variables first, names, channel, count", `{"variables":{"i":{"names":{"user":"Ana","char":null},"channelId":"333333333333333333","parentChannelId":null,"messageCount":40,"serverDiscordId":"` + serverA + `",` + leanMsgs + `}},"query":` + quote(all) + `}`, nil, true},
 		{"escaped strings", body(bot, `{"i":{"serverDiscordId":"\u0031`+serverA[1:]+`","messages":[{"content":"the dr\u0061gon \"woke\"\n"}]}}`), nil, true},
+		{"context and generation type", body(all, `{"i":`+ctxIn(`{"character":{"name":"Vel","tags":["knight","x"],"description":"a lantern","personality":null,"scenario":"s","creatorNotes":"c","depthPrompt":"d"},"persona":{"name":"Ana","description":"\u00e9 lantern"}}`, `"SWIPE"`)+`}`), nil, true},
+		{"context of nulls", body(all, `{"i":`+ctxIn(`{"character":{"name":null,"tags":null},"persona":null}`, `null`)+`}`), nil, true},
+		{"empty context", body(bot, `{"i":`+ctxIn(`{}`, `"NORMAL"`)+`}`), nil, true},
+		{"null context, empty tags", body(bot, `{"i":`+ctxIn(`{"character":{"tags":[]}}`, `"QUIET"`)+`}`), nil, true},
+		{"context null", body(bot, `{"i":`+ctxIn(`null`, `"CONTINUE"`)+`}`), nil, true},
 		{"Accept json", body(bot, `{"i":`+in+`}`), map[string]string{"Accept": "text/html, application/json"}, true},
 		{"charset", body(bot, `{"i":`+in+`}`), map[string]string{"Content-Type": "application/json; charset=utf-8"}, true},
 		// Everything below goes to gqlgen.
 		{"trace", body(q(`trace { verdict }`), `{"i":`+in+`}`), nil, false},
+		{"unknown generation type", body(bot, `{"i":`+ctxIn(`{}`, `"swipe"`)+`}`), nil, false},
+		{"generation type not a string", body(bot, `{"i":`+ctxIn(`{}`, `1`)+`}`), nil, false},
+		{"one tag as a string", body(bot, `{"i":`+ctxIn(`{"character":{"tags":"knight"}}`, `null`)+`}`), nil, false},
+		{"null tag", body(bot, `{"i":`+ctxIn(`{"character":{"tags":["knight",null]}}`, `null`)+`}`), nil, false},
+		{"unknown context member", body(bot, `{"i":`+ctxIn(`{"world":{}}`, `null`)+`}`), nil, false},
+		{"unknown character member", body(bot, `{"i":`+ctxIn(`{"character":{"age":3}}`, `null`)+`}`), nil, false},
+		{"context over the text budget", body(bot, `{"i":`+ctxIn(`{"persona":{"description":"`+strings.Repeat("x", graph.MaxActivateChars)+`"}}`, `null`)+`}`), nil, false},
 		{"Accept graphql-response", body(bot, `{"i":`+in+`}`), map[string]string{"Accept": "application/graphql-response+json"}, false},
 		{"wrong operation name", `{"operationName":"X","query":` + quote(bot) + `,"variables":{"i":` + in + `}}`, nil, false},
 		{"no variables", body(bot, `null`), nil, false},
@@ -151,6 +177,11 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 			if c.lean {
 				require.NotContains(t, reply, `"errors"`)
 			}
+			if c.name == "context and generation type" { // the filter, generation type and match flags read them
+				for _, title := range []string{"Vel only", "Swipes", "Described"} {
+					require.Contains(t, reply, `"`+title+`"`)
+				}
+			}
 		})
 	}
 	// A member of another server gets gqlgen's answer (not found), an
@@ -172,6 +203,7 @@ func FuzzLeanTurn(f *testing.F) {
 		`{"query":"query($i:ActivateInput!){activate(input:$i){admitted{title placement} budget{used limit}}}","variables":{"i":` + in + `}}`,
 		`{"variables":{"i":{"names":{"user":"A"},"messageCount":3,"serverDiscordId":"` + serverA + `","messages":[{"content":"dragon"}]}},"query":"query($i:ActivateInput){x:activate(input:$i){blocks{text} passes}}"}`,
 		`{"operationName":"T","query":"query T($v:ActivateInput!){activate(input:$v){admitted{id content group pass tokens triggeredBy}}}","variables":{"v":` + in + `}}`,
+		`{"query":"query($i:ActivateInput!){activate(input:$i){admitted{title}}}","variables":{"i":{"serverDiscordId":"` + serverA + `","messages":[{"content":"castle"}],"context":{"character":{"name":"Vel","tags":["knight"],"description":"lantern"},"persona":{"name":null,"description":"d"}},"generationType":"SWIPE"}}}`,
 	} {
 		f.Add(s)
 	}

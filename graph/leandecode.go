@@ -145,10 +145,116 @@ func (d *leanDecoder) activateInput(in *model.ActivateInput) bool {
 		case "messages":
 			messages = true
 			return d.messages(in)
+		case "context":
+			return d.context(in)
+		case "generationType":
+			s, null, ok := d.optString()
+			g := model.GenerationType(s)
+			in.GenerationType = omit(g, null)
+			return ok && (null || g.IsValid()) // gqlgen reports an unknown value
 		}
 		return false
 	})
 	return ok && server && messages
+}
+
+// context reads ActivationContextInput: null, or its character and
+// persona objects (each null or an object of their string members; the
+// character's tags an array of strings: gqlgen's coercion of a single
+// string to a list is left to it).
+func (d *leanDecoder) context(in *model.ActivateInput) bool {
+	if d.null() {
+		in.Context = graphql.OmittableOf[*model.ActivationContextInput](nil)
+		return true
+	}
+	c := &model.ActivationContextInput{}
+	in.Context = graphql.OmittableOf(c)
+	return d.object(func(name string) bool {
+		switch name {
+		case "character":
+			if d.null() {
+				c.Character = graphql.OmittableOf[*model.CharacterContextInput](nil)
+				return true
+			}
+			ch := &model.CharacterContextInput{}
+			c.Character = graphql.OmittableOf(ch)
+			return d.object(func(name string) bool {
+				switch name {
+				case "tags":
+					return d.strings(&ch.Tags)
+				case "name":
+					return d.optField(&ch.Name)
+				case "description":
+					return d.optField(&ch.Description)
+				case "personality":
+					return d.optField(&ch.Personality)
+				case "scenario":
+					return d.optField(&ch.Scenario)
+				case "creatorNotes":
+					return d.optField(&ch.CreatorNotes)
+				case "depthPrompt":
+					return d.optField(&ch.DepthPrompt)
+				}
+				return false // gqlgen's to refuse
+			})
+		case "persona":
+			if d.null() {
+				c.Persona = graphql.OmittableOf[*model.PersonaContextInput](nil)
+				return true
+			}
+			pe := &model.PersonaContextInput{}
+			c.Persona = graphql.OmittableOf(pe)
+			return d.object(func(name string) bool {
+				switch name {
+				case "name":
+					return d.optField(&pe.Name)
+				case "description":
+					return d.optField(&pe.Description)
+				}
+				return false
+			})
+		}
+		return false
+	})
+}
+
+// optField reads a string or null into field.
+func (d *leanDecoder) optField(field *graphql.Omittable[*string]) bool {
+	s, null, ok := d.optString()
+	*field = omit(s, null)
+	return ok
+}
+
+// strings reads null or an array of strings (no null element) as gqlgen
+// coerces a [String!] variable: null is a nil list, [] an empty one.
+func (d *leanDecoder) strings(field *graphql.Omittable[[]string]) bool {
+	if d.null() {
+		*field = graphql.OmittableOf[[]string](nil)
+		return true
+	}
+	if tok, err := d.dec.ReadToken(); err != nil || tok.Kind() != '[' {
+		return false
+	}
+	list := []string{}
+	for d.dec.PeekKind() != ']' {
+		s, null, ok := d.optString()
+		if !ok || null {
+			return false
+		}
+		list = append(list, s)
+	}
+	*field = graphql.OmittableOf(list)
+	_, err := d.dec.ReadToken()
+	return err == nil
+}
+
+// null reads a null when one comes next.
+func (d *leanDecoder) null() bool {
+	if d.dec.PeekKind() != 'n' {
+		return false
+	}
+	_, err := d.dec.ReadValue()
+	return err == nil
 }
 
 func (d *leanDecoder) names(in *model.ActivateInput) bool {
