@@ -60,4 +60,10 @@ const (
 	OpSetEntriesEnabled    Op = "SetEntriesEnabled"
 	OpDeleteEntries        Op = "DeleteEntries"
 	OpMoveEntries          Op = "MoveEntries"
+	OpCreateCategory       Op = "CreateCategory"
+	OpUpdateCategory       Op = "UpdateCategory"
+	OpDeleteCategory       Op = "DeleteCategory"
+	OpUpdateBookInfo       Op = "UpdateBookInfo"
+	OpCollectionCategories Op = "CollectionCategories"
+	OpPersonaCategories    Op = "PersonaCategories"
 )

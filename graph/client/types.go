@@ -58,4 +58,9 @@ type Book struct {
 	// stored settings).
 	UpdatedAt *time.Time            `json:"updatedAt"`
 	Entries   model.EntryConnection `json:"entries"`
+	// Description, Tags and Categories organise the book
+	// (docs/workbench.md#categories).
+	Description string           `json:"description"`
+	Tags        []string         `json:"tags"`
+	Categories  []model.Category `json:"categories"`
 }

@@ -205,6 +205,7 @@ func (d *Dashboard) Mount(mux *http.ServeMux) {
 	mux.Handle("GET "+s+"proposals", d.member(d.proposalsPage))
 	mux.Handle("POST "+s+"proposals/{id}/review", d.member(d.reviewProposal))
 	mux.Handle("POST "+s+"b/{book}/bulk", d.member(d.bulkAction))
+	mux.Handle("POST "+s+"b/{book}/organise", d.member(d.organise))
 }
 
 // serveStatic serves an embedded asset, cached for an hour.

@@ -27,6 +27,9 @@ type editorView struct {
 	Channels *channelList
 	// Heading is the stored title when a refused form shows another.
 	Heading string
+	// Categories are the book's (the category picker); nil when they
+	// could not be read.
+	Categories []model.Category
 }
 
 type limitsView struct{ ContentLength, TitleLength, ScanDepthMin, ScanDepthMax int }
@@ -44,7 +47,7 @@ func (d *Dashboard) editorData(rq *req, b book, e model.Entry, isNew bool) edito
 	if b.Collection == nil && rq.srv.CanManage {
 		chs = d.loadChannels(rq)
 	}
-	return editorView{Channels: chs, Book: b, Entry: e, New: isNew, Errors: map[string]string{},
+	return editorView{Channels: chs, Book: b, Entry: e, New: isNew, Errors: map[string]string{}, Categories: d.bookCategories(rq, b),
 		Limits: limitsView{ContentLength: l.ContentLength, TitleLength: l.TitleLength, ScanDepthMin: l.ScanDepthMin, ScanDepthMax: l.ScanDepthMax}}
 }
 
@@ -131,6 +134,7 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		WholeWords:       triState(f.Get("wholeWords")),
 		IgnoreBudget:     f.Get("ignoreBudget") == "on",
 		Group:            strings.TrimSpace(f.Get("group")),
+		Note:             strings.ReplaceAll(f.Get("note"), "\r\n", "\n"),
 		GroupOverride:    f.Get("groupOverride") == "on",
 		UseGroupScoring:  triState(f.Get("useGroupScoring")),
 		ExcludeRecursion: f.Get("excludeRecursion") == "on",
@@ -144,6 +148,9 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		MatchPersonaDescription:   f.Get("matchPersonaDescription") == "on",
 		CharacterFilter: model.CharacterFilter{Names: nonNil(lines(f.Get("filterNames"))),
 			Tags: nonNil(lines(f.Get("filterTags"))), Exclude: f.Get("filterExclude") == "on"},
+	}
+	if c := f.Get("categoryId"); c != "" {
+		e.CategoryID = &c
 	}
 	for _, g := range f["generationTypes"] {
 		e.GenerationTypes = append(e.GenerationTypes, model.GenerationType(g))
@@ -189,6 +196,7 @@ func formEntry(t tr, f url.Values, persona bool) (model.Entry, map[string]any, m
 		"ignoreBudget": e.IgnoreBudget, "group": e.Group, "groupOverride": e.GroupOverride, "groupWeight": e.GroupWeight,
 		"useGroupScoring": e.UseGroupScoring, "excludeRecursion": e.ExcludeRecursion, "preventRecursion": e.PreventRecursion,
 		"delayUntilRecursion": e.DelayUntilRecursion, "sticky": e.Sticky, "cooldown": e.Cooldown, "delay": e.Delay,
+		"note": e.Note, "categoryId": e.CategoryID,
 	}
 	if persona {
 		e.ChannelIds = formLines(f, "channelIds")

@@ -155,6 +155,11 @@ type bookView struct {
 	// Form is a refused settings form as sent (nil: show the stored
 	// settings).
 	Form url.Values
+	// Groups are the page's entries grouped by category (one group of
+	// them all when the book has no categories).
+	Groups []categoryGroup
+	// Categories name the book's categories by id.
+	Categories map[string]string
 }
 
 // exportFormats are ExportFormat's values.
@@ -232,6 +237,11 @@ func (d *Dashboard) renderBook(rq *req, b book, errs map[string]string, status i
 	for _, e := range conn.Edges {
 		v.Entries = append(v.Entries, e.Node)
 		v.Retrieval = v.Retrieval || e.Node.Vectorized || e.Node.EmbeddingState != nil
+	}
+	v.Groups = groupByCategory(v.Entries, bk.Categories)
+	v.Categories = map[string]string{}
+	for _, c := range bk.Categories {
+		v.Categories[c.ID] = c.Name
 	}
 	if v.Page > 1 {
 		v.First = q.url("", nil)

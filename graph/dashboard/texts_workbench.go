@@ -56,6 +56,22 @@ var workbenchTexts = [...][3]string{
 	{"With the selected entries", "Com as entradas selecionadas", "Con las entradas seleccionadas"},
 	{"Withdrawn", "Retirada", "Retirada"},
 	{"Your proposals, with the decision and the reviewer's note.", "Suas propostas, com a decisão e a nota de quem revisou.", "Tus propuestas, con la decisión y la nota de quien revisó."},
+	// Books people organise (organise.go).
+	{"About this book", "Sobre este livro", "Acerca de este libro"},
+	{"For people only: the description, tags, categories and notes are never sent to the model.", "Só para pessoas: a descrição, as tags, as categorias e as notas nunca são enviadas ao modelo.", "Solo para personas: la descripción, las etiquetas, las categorías y las notas nunca se envían al modelo."},
+	{"Description", "Descrição", "Descripción"},
+	{"Tags (separated by commas)", "Tags (separadas por vírgulas)", "Etiquetas (separadas por comas)"},
+	{"Save description and tags", "Salvar descrição e tags", "Guardar descripción y etiquetas"},
+	{"Categories", "Categorias", "Categorías"},
+	{"Category", "Categoria", "Categoría"},
+	{"No category", "Sem categoria", "Sin categoría"},
+	{"Category disabled", "Categoria desativada", "Categoría desactivada"},
+	{"A disabled category keeps its entries out of the prompt, as a disabled collection does.", "Uma categoria desativada deixa suas entradas fora do prompt, como uma coleção desativada.", "Una categoría desactivada deja sus entradas fuera del prompt, como una colección desactivada."},
+	{"Delete this category? Its entries stay, without a category.", "Excluir esta categoria? Suas entradas ficam, sem categoria.", "¿Eliminar esta categoría? Sus entradas se quedan, sin categoría."},
+	{"This book has no categories.", "Este livro não tem categorias.", "Este libro no tiene categorías."},
+	{"New category", "Nova categoria", "Nueva categoría"},
+	{"Add category", "Adicionar categoria", "Añadir categoría"},
+	{"Creator's note (never sent to the model)", "Nota do criador (nunca enviada ao modelo)", "Nota del creador (nunca se envía al modelo)"},
 }
 
 // workbenchLang returns workbenchTexts as key and translation pairs: the
