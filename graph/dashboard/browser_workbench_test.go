@@ -124,6 +124,31 @@ func TestBrowserWorkbench(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#proposals button.approve")), waitText(".flash", "Approved."), waitText("#no-proposals", "No proposals")))
 		require.Equal(t, "A glade where deer graze.", e.getEntry(serverA, "World", glade).Content)
 	})
+
+	// The entry changes after a proposal: approving shows the three states
+	// (when proposed, now, proposed) and asks for a fresh decision; no
+	// screenshot, DOM assertions on the one page the refusal renders.
+	t.Run("proposal conflict", func(t *testing.T) {
+		var out struct {
+			ProposeEntryChange struct{ Error *struct{ Message string } }
+		}
+		e.memberGQL(e.token("77", map[string]bool{serverA: false}), `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { error { message } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "UPDATE", "lineageId": 0, "entryId": glade,
+				"patch": map[string]any{"content": "A glade of old oaks."}}}, &out)
+		require.Nil(t, out.ProposeEntryChange.Error)
+		e.must(`mutation($s: String!, $id: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $id, patch: {content: "A glade after the fire."}}) { error { message } } }`,
+			map[string]any{"s": serverA, "id": glade}, nil)
+		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"proposals"), waitText("#proposals .proposed", "A glade of old oaks."),
+			chromedp.Click(chromedp.CSS("#proposals button.approve")), waitText("#proposals .error", "The entry changed after this proposal was made")))
+		cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => { const r = [...document.querySelectorAll("#proposals table.fields tbody tr")]
+			.find(tr => tr.querySelector("th").innerText === "content"); return r ? [...r.querySelectorAll("td")].map(td => td.innerText) : []; })()`))
+		require.NoError(t, err)
+		require.Equal(t, []string{"A glade where deer graze.", "A glade after the fire.", "A glade of old oaks."}, cells, "when proposed, now, proposed")
+		button, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#proposals button.approve").innerText`))
+		require.NoError(t, err)
+		require.Equal(t, "Approve anyway", button)
+		require.Equal(t, "A glade after the fire.", e.getEntry(serverA, "World", glade).Content, "nothing written without a fresh decision")
+	})
 }
 
 // jsonQuote is s as a JavaScript string literal.
