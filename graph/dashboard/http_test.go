@@ -279,7 +279,8 @@ func TestSettingsSaveAndConflict(t *testing.T) {
 	csrf := between(page, `name="csrf" value="`, `"`)
 	version := between(page, `name="updatedAt" value="`, `"`)
 	require.NotEmpty(t, version)
-	form := url.Values{"csrf": {csrf}, "updatedAt": {version}, "budgetUnit": {"TOKENS"}, "budgetLimit": {"3000"}, "tokenizer": {"cl100k_base"}, "regexKeys": {"on"}}
+	form := url.Values{"csrf": {csrf}, "updatedAt": {version}, "budgetUnit": {"TOKENS"}, "budgetLimit": {"3000"}, "tokenizer": {"cl100k_base"}, "regexKeys": {"on"},
+		"minActivations": {"2"}, "minActivationsDepthMax": {"12"}, "maxEntries": {"5"}, "includeNames": {"on"}}
 	resp, err := c.PostForm(base+"settings", form)
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -290,12 +291,19 @@ func TestSettingsSaveAndConflict(t *testing.T) {
 				BudgetUnit, Tokenizer string
 				BudgetLimit           int
 				RegexKeys             bool
+				// The selection controls.
+				MinActivations, MinActivationsDepthMax, MaxEntries int
+				IncludeNames                                       bool
 			}
 		}
 	}
-	q := `query($s: String!) { server(discordId: $s) { settings { budgetUnit budgetLimit tokenizer regexKeys } } }`
+	q := `query($s: String!) { server(discordId: $s) { settings { budgetUnit budgetLimit tokenizer regexKeys minActivations minActivationsDepthMax maxEntries includeNames } } }`
 	e.must(q, map[string]any{"s": serverA}, &out)
 	require.Equal(t, "TOKENS", out.Server.Settings.BudgetUnit)
+	require.Equal(t, []int{2, 12, 5}, []int{out.Server.Settings.MinActivations, out.Server.Settings.MinActivationsDepthMax, out.Server.Settings.MaxEntries})
+	require.True(t, out.Server.Settings.IncludeNames)
+	_, page = get(t, c, base)
+	require.Contains(t, page, `id="maxEntries" name="maxEntries" inputmode="numeric" value="5"`, "the form shows what is stored")
 	require.Equal(t, 3000, out.Server.Settings.BudgetLimit)
 	require.Equal(t, "cl100k_base", out.Server.Settings.Tokenizer)
 	require.True(t, out.Server.Settings.RegexKeys)

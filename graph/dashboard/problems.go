@@ -34,6 +34,7 @@ var fieldLabels = map[string]string{
 	"sticky": "Sticky", "cooldown": "Cooldown", "delay": "Delay", "channelIds": "Channels",
 	"budgetLimit": "Budget limit", "budgetUnit": "Budget unit", "tokenizer": "Tokenizer",
 	"maxRecursionSteps": "Recursion passes", "name": "Name", "file": "File", "maxBudgetShare": "Share of the shared budget",
+	"minActivations": "Min activations", "minActivationsDepthMax": "Min activations depth max", "maxEntries": "Max entries",
 }
 
 // reasonText is the text of an API error in the member's language: its

@@ -12,7 +12,8 @@ import (
 )
 
 // serverSettings changes the server's settings (budget unit and limit,
-// tokenizer, regex keys, channel scoping, memory tagging).
+// tokenizer, regex keys, channel scoping, memory tagging, include names,
+// min activations and its depth max, max entries).
 func (d *Dashboard) serverSettings(rq *req) error {
 	f := rq.r.PostForm
 	in := map[string]any{"serverDiscordId": rq.sid,
@@ -31,6 +32,20 @@ func (d *Dashboard) serverSettings(rq *req) error {
 		in["budgetLimit"] = n
 	} else {
 		in["budgetLimit"] = 0
+	}
+	// The selection controls (docs/authoring.md "Selection controls"):
+	// blank is 0 (off).
+	in["includeNames"] = f.Get("includeNames") == "on"
+	sel := map[string]string{}
+	for _, k := range []string{"minActivations", "minActivationsDepthMax", "maxEntries"} {
+		in[k] = 0
+		if n, ok := optInt(rq.t, sel, k, f.Get(k)).(int); ok {
+			in[k] = n
+		}
+	}
+	if len(sel) > 0 {
+		localProblems(rq, sel, settingsAnchor("server"))
+		maps.Copy(errs, sel)
 	}
 	if len(errs) == 0 {
 		if err := settingsError(rq, d.api.Mutate(rq.ctx(), rq.p, client.OpUpdateServerSettings, in, nil), errs, "server"); err != nil {
