@@ -110,6 +110,9 @@ type turn struct {
 	// run at it).
 	minPass bool
 	level   int
+	// scores hold the result's and the trace's scores (scoreOf), a slab
+	// instead of one allocation each.
+	scores []float64
 	// nonKeys are the pending entries of a mode other than keys, when
 	// the turn may sweep (sweepSet).
 	nonKeys []int32
@@ -924,7 +927,7 @@ func (t *turn) result(passes int) Result {
 			g = AlwaysOn
 		}
 		a := Admitted{Entry: *e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: scoreOf(s)}
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: t.scoreOf(s)}
 		if s.tokens >= 0 {
 			n := int(s.tokens)
 			a.Tokens = &n
@@ -961,7 +964,7 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	}
 	v := semanticVerdict(s)
 	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: s.pass, TriggeredBy: trig, Params: verdictParams(v, e, detail),
-		Score: scoreOf(s)}
+		Score: t.scoreOf(s)}
 }
 
 // noKeyDetails are the no_key_match details of small depths, without and

@@ -26,8 +26,9 @@ const (
 // keyword hit wins (docs/contract.md#semantic).
 type Semantic struct {
 	// Scores are the candidates' similarities to the query, 0-1, by entry
-	// id. An entry not in Scores is no candidate: its keys alone decide.
-	Scores map[int64]float64
+	// id. An entry Scores does not hold is no candidate: its keys alone
+	// decide.
+	Scores Scores
 	// Threshold is the least score admitted (semantic.DefaultThreshold
 	// when the caller has no setting).
 	Threshold float64
@@ -39,6 +40,23 @@ type Semantic struct {
 	Ranker string
 }
 
+// Scores are a turn's candidates' scores by entry id: ok is false for an
+// entry that is no candidate. ScoreMap holds them in a map; the lexical
+// ranker's (lore/semantic.LexicalScores) reads its per-turn sums through
+// the index it keeps with the scope, so a turn builds no map.
+type Scores interface {
+	Score(id int64) (score float64, ok bool)
+}
+
+// ScoreMap is Scores in a map (embeddings' scores, tests).
+type ScoreMap map[int64]float64
+
+// Score is m's score of id.
+func (m ScoreMap) Score(id int64) (float64, bool) {
+	s, ok := m[id]
+	return s, ok
+}
+
 // semanticGate marks entry i, still in mode keys after the gates, as a
 // candidate when the turn's Semantic scores it; a candidate without a
 // usable key is decided by similarity alone (modeSemantic).
@@ -48,7 +66,10 @@ func (t *turn) semanticGate(i int32, e int64) {
 	if sem == nil || s.mode != modeKeys {
 		return
 	}
-	sc, ok := sem.Scores[e]
+	if sem.Scores == nil {
+		return
+	}
+	sc, ok := sem.Scores.Score(e)
 	if !ok || t.in.Entries[i].DelayUntilRecursion > 0 {
 		return // recursion does not feed similarity: a delayed entry waits for its keys
 	}
@@ -66,11 +87,22 @@ func (t *turn) semanticGate(i int32, e int64) {
 // keyed one stays pending, so recursion text may still match its keys.
 func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 	sem := t.in.Semantic
+	// Those below the threshold are decided at once; only the others
+	// (few) are sorted, best first.
 	var cands []int32
 	for _, i := range t.m.order {
 		s := &t.st[i]
-		if s.scored && s.stage == stagePending && (s.mode == modeSemantic || s.verdict == VerdictNoKeyMatch) {
+		if !s.scored || s.stage != stagePending || (s.mode != modeSemantic && s.verdict != VerdictNoKeyMatch) {
+			continue
+		}
+		if float64(s.score) >= sem.Threshold {
 			cands = append(cands, i)
+			continue
+		}
+		s.pass = 1
+		s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")
+		if s.mode == modeSemantic {
+			s.stage = stageDone
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b int32) int { return cmp.Compare(t.st[b].score, t.st[a].score) })
@@ -80,8 +112,6 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		s.pass = 1
 		keyless := s.mode == modeSemantic
 		switch {
-		case float64(s.score) < sem.Threshold:
-			s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")
 		case taken >= sem.MaxEntries:
 			s.verdict, s.detail = VerdictOverSemanticCap, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap"
 		default:
@@ -121,13 +151,16 @@ func (t *turn) similarity(s *entryState, rel string) string {
 }
 
 // scoreOf is an entry's score for the trace and the result: nil for an
-// entry no ranker scored.
-func scoreOf(s *entryState) *float64 {
+// entry no ranker scored. The scores share t.scores' arrays.
+func (t *turn) scoreOf(s *entryState) *float64 {
 	if !s.scored {
 		return nil
 	}
-	v := float64(s.score)
-	return &v
+	if len(t.scores) == cap(t.scores) {
+		t.scores = make([]float64, 0, 64)
+	}
+	t.scores = append(t.scores, float64(s.score))
+	return &t.scores[len(t.scores)-1]
 }
 
 // Entered reports whether the verdict is one of an entry in the prompt:

@@ -15,7 +15,7 @@ import (
 func TestSemanticAdmission(t *testing.T) {
 	keyless := func(id int64) lore.Entry { return ent(id, nil, "lore "+string(rune('a'+id))) }
 	sem := func(scores map[int64]float64, max int) *Semantic {
-		return &Semantic{Scores: scores, Threshold: 0.25, MaxEntries: max, Ranker: "lexical"}
+		return &Semantic{Scores: ScoreMap(scores), Threshold: 0.25, MaxEntries: max, Ranker: "lexical"}
 	}
 	tests := []struct {
 		name    string
@@ -76,7 +76,7 @@ func TestSemanticAdmission(t *testing.T) {
 			}
 			require.ElementsMatch(t, tc.admit, admittedIDs(res))
 			for _, tr := range res.Trace {
-				sc, scored := tc.sem.Scores[tr.ID]
+				sc, scored := tc.sem.Scores.Score(tr.ID)
 				if !scored || tr.Verdict == VerdictDisabled || tr.Verdict == VerdictDelayedUntilRecursion {
 					require.Nil(t, tr.Score, "entry %d has a score", tr.ID)
 					continue
@@ -88,7 +88,7 @@ func TestSemanticAdmission(t *testing.T) {
 				}
 			}
 			for _, a := range res.Admitted {
-				if _, scored := tc.sem.Scores[a.Entry.ID]; scored {
+				if _, scored := tc.sem.Scores.Score(a.Entry.ID); scored {
 					require.NotNil(t, a.Score)
 				}
 			}
@@ -109,7 +109,7 @@ func TestSemanticRecursion(t *testing.T) {
 	b := ent(2, []string{"sandalphon"}, "a throne-sword")
 	c := ent(3, nil, "unrelated")
 	in := baseInput([]lore.Entry{a, b, c}, "tell me of her angel")
-	in.Semantic = &Semantic{Scores: map[int64]float64{1: 0.8, 3: 0.1}, Threshold: 0.25, MaxEntries: 5}
+	in.Semantic = &Semantic{Scores: ScoreMap{1: 0.8, 3: 0.1}, Threshold: 0.25, MaxEntries: 5}
 	res := run(t, in, Options{Recursive: true, Random: noDraw})
 	require.Equal(t, map[int64]Verdict{1: VerdictSemanticMatch, 2: VerdictAdmitted, 3: VerdictBelowThreshold}, verdicts(res))
 	for _, tr := range res.Trace {

@@ -49,6 +49,53 @@ type Lexical struct {
 	idf      []float32
 	postings [][]posting // by term id
 	bytes    int
+	// The candidate index by id: dense[id-base] (-1: none) when the ids
+	// lie close together (they are database ids, mostly written in runs),
+	// else pos.
+	pos   map[int64]int32
+	dense []int32
+	base  int64
+}
+
+// maxDenseSpread bounds the dense table of the candidate index at this
+// many slots per candidate.
+const maxDenseSpread = 8
+
+// index is candidate id's position.
+func (x *Lexical) index(id int64) (int32, bool) {
+	if x.dense != nil {
+		if id < x.base || id-x.base >= int64(len(x.dense)) {
+			return 0, false
+		}
+		i := x.dense[id-x.base]
+		return i, i >= 0
+	}
+	i, ok := x.pos[id]
+	return i, ok
+}
+
+// indexIDs builds the candidate index of x.ids.
+func (x *Lexical) indexIDs() {
+	if len(x.ids) == 0 {
+		return
+	}
+	lo, hi := slices.Min(x.ids), slices.Max(x.ids)
+	if spread := uint64(hi - lo); spread < uint64(maxDenseSpread*len(x.ids)) {
+		x.base, x.dense = lo, make([]int32, spread+1)
+		for i := range x.dense {
+			x.dense[i] = -1
+		}
+		for i, id := range x.ids {
+			x.dense[id-lo] = int32(i)
+		}
+		x.bytes += 4 * len(x.dense)
+		return
+	}
+	x.pos = make(map[int64]int32, len(x.ids))
+	for i, id := range x.ids {
+		x.pos[id] = int32(i)
+	}
+	x.bytes += 24 * len(x.ids)
 }
 
 // NewLexical indexes docs. A term weighs idf(t) * (1 + ln tf(t, d)), with
@@ -127,6 +174,7 @@ func NewLexical(docs []Doc) *Lexical {
 		x.bytes += 24 + 8*len(x.postings[t])
 	}
 	x.bytes += 12*len(docs) + 4*len(df)
+	x.indexIDs()
 	return x
 }
 
@@ -143,18 +191,62 @@ func (x *Lexical) Bytes() int { return x.bytes }
 // candidate's profile are left out of its length, so words outside the
 // book neither match nor dilute.
 func (x *Lexical) Score(query string) []Score {
-	terms := appendTerms(nil, matchingForm(query))
-	if len(terms) == 0 || len(x.ids) == 0 {
-		return nil
+	acc, qnorm := x.accumulate(query)
+	var out []Score
+	for i, a := range acc {
+		if a > 0 {
+			out = append(out, Score{ID: x.ids[i], Score: min(float64(a)/qnorm, 1)})
+		}
 	}
-	ids := make([]int32, 0, len(terms))
-	for _, t := range terms {
+	return out
+}
+
+// LexicalScores are one query's scores of every candidate of a Lexical
+// (Lexical.Scores): activation.Scores without a map built per turn.
+type LexicalScores struct {
+	x     *Lexical
+	acc   []float32
+	qnorm float64
+}
+
+// Score is candidate id's score, 0 when it shares no term with the query;
+// ok is false for an id that is no candidate of the index.
+func (s LexicalScores) Score(id int64) (float64, bool) {
+	i, ok := s.x.index(id)
+	if !ok {
+		return 0, false
+	}
+	if s.acc == nil || s.acc[i] <= 0 {
+		return 0, true
+	}
+	return min(float64(s.acc[i])/s.qnorm, 1), true
+}
+
+// Scores scores query against every candidate (Score's numbers, those
+// sharing no term 0).
+func (x *Lexical) Scores(query string) LexicalScores {
+	acc, qnorm := x.accumulate(query)
+	return LexicalScores{x: x, acc: acc, qnorm: qnorm}
+}
+
+// accumulate returns the dot products of query's unit vector's terms with
+// every candidate's profile (nil when they share none) and the query
+// vector's length.
+func (x *Lexical) accumulate(query string) ([]float32, float64) {
+	if len(x.ids) == 0 {
+		return nil, 0
+	}
+	// The vocabulary holds filtered terms only (appendTerms), so the
+	// query's are looked up unfiltered: a stop word is in no profile.
+	form := matchingForm(query)
+	ids := make([]int32, 0, len(form)/6+1)
+	cutTerms(form, func(t string, _ bool) {
 		if id, ok := x.vocab[t]; ok && len(x.postings[id]) > 0 {
 			ids = append(ids, id)
 		}
-	}
+	})
 	if len(ids) == 0 {
-		return nil
+		return nil, 0
 	}
 	slices.Sort(ids) // a fixed summing order: the same scores everywhere
 	acc := make([]float32, len(x.ids))
@@ -171,14 +263,7 @@ func (x *Lexical) Score(query string) []Score {
 			acc[p.doc] += float32(qw) * p.weight
 		}
 	}
-	qnorm = math.Sqrt(qnorm)
-	var out []Score
-	for i, a := range acc {
-		if a > 0 {
-			out = append(out, Score{ID: x.ids[i], Score: min(float64(a)/qnorm, 1)})
-		}
-	}
-	return out
+	return acc, math.Sqrt(qnorm)
 }
 
 // SortScores orders s by score, highest first, ties by id.

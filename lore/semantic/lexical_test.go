@@ -109,3 +109,40 @@ func TestLexicalScores(t *testing.T) {
 		t.Errorf("empty index scored %v", got)
 	}
 }
+
+// TestLexicalScoresByID: Lexical.Scores gives every candidate Score's
+// number (0 for those sharing no term) and no other id, whether the
+// candidates' ids lie close together (the dense index) or far apart (the
+// map).
+func TestLexicalScoresByID(t *testing.T) {
+	docs, _ := vectorizedBook(t)
+	sparse := slices.Clone(docs)
+	for i := range sparse {
+		sparse[i].ID = int64(i)*1_000_003 + 7
+	}
+	for name, ds := range map[string][]semantic.Doc{"dense": docs, "sparse": sparse} {
+		t.Run(name, func(t *testing.T) {
+			x := semantic.NewLexical(ds)
+			const query = "Tell me about Sandalphon.\nIt is Tohka's Angel, a great throne and a sword."
+			want := map[int64]float64{}
+			for _, s := range x.Score(query) {
+				want[s.ID] = s.Score
+			}
+			got := x.Scores(query)
+			for _, d := range ds {
+				s, ok := got.Score(d.ID)
+				if !ok || s != want[d.ID] {
+					t.Fatalf("candidate %d: %v %v, want %v", d.ID, s, ok, want[d.ID])
+				}
+			}
+			for _, id := range []int64{ds[0].ID - 1, ds[len(ds)-1].ID + 1, 3, -5} {
+				if s, ok := got.Score(id); ok && !slices.ContainsFunc(ds, func(d semantic.Doc) bool { return d.ID == id }) {
+					t.Errorf("id %d is no candidate but scored %v", id, s)
+				}
+			}
+			if s, ok := x.Scores("").Score(ds[0].ID); !ok || s != 0 {
+				t.Errorf("empty query: %v %v, want 0 true", s, ok)
+			}
+		})
+	}
+}

@@ -26,12 +26,19 @@ const (
 	kindCJK                  // Han, Kana, Hangul: bigrams
 )
 
+// asciiKinds are kindOf's answers for ASCII, by byte.
+var asciiKinds = func() (k [utf8.RuneSelf]runeKind) {
+	for r := range rune(utf8.RuneSelf) {
+		if activation.IsWordRune(r) {
+			k[r] = kindWord
+		}
+	}
+	return k
+}()
+
 func kindOf(r rune) runeKind {
 	if r < utf8.RuneSelf {
-		if activation.IsWordRune(r) {
-			return kindWord
-		}
-		return kindSep
+		return asciiKinds[r]
 	}
 	switch {
 	case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
@@ -44,21 +51,33 @@ func kindOf(r rune) runeKind {
 
 // appendTerms appends the terms of s (already in matching form) to dst.
 func appendTerms(dst []string, s string) []string {
+	cutTerms(s, func(w string, word bool) {
+		if !word || utf8.RuneCountInString(w) > 1 && !isStopWord(w) {
+			dst = append(dst, w)
+		}
+	})
+	return dst
+}
+
+// cutTerms calls emit with each word (word true) and CJK bigram or lone
+// CJK character (word false) of s, in order, before the one-character and
+// stop-word filter appendTerms applies: a lookup in an index of filtered
+// terms (Lexical's query) needs no filter.
+func cutTerms(s string, emit func(term string, word bool)) {
 	start, kind := 0, kindSep
-	var cjk []int // byte offsets of the current CJK run's characters
+	var cjkBuf [16]int
+	cjk := cjkBuf[:0] // byte offsets of the current CJK run's characters
 	flush := func(end int) {
 		switch kind {
 		case kindWord:
-			if w := s[start:end]; utf8.RuneCountInString(w) > 1 && !isStopWord(w) {
-				dst = append(dst, w)
-			}
+			emit(s[start:end], true)
 		case kindCJK:
 			cjk = append(cjk, end)
 			if len(cjk) == 2 {
-				dst = append(dst, s[cjk[0]:end])
+				emit(s[cjk[0]:end], false)
 			}
 			for i := 0; i+2 < len(cjk); i++ {
-				dst = append(dst, s[cjk[i]:cjk[i+2]])
+				emit(s[cjk[i]:cjk[i+2]], false)
 			}
 			cjk = cjk[:0]
 		}
@@ -83,7 +102,6 @@ func appendTerms(dst []string, s string) []string {
 		}
 	}
 	flush(len(s))
-	return dst
 }
 
 func matchingForm(s string) string { return activation.MatchingForm(s) }

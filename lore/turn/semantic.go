@@ -61,21 +61,18 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 		return
 	}
 	query := Query(t.Input.Messages, set.QueryMessagesOrDefault())
-	scores, name := t.embeddingScores(ctx, r, ranker, query, cands)
-	if scores == nil {
+	var scores activation.Scores
+	byID, name := t.embeddingScores(ctx, r, ranker, query, cands)
+	if byID != nil {
+		scores = activation.ScoreMap(byID)
+	} else {
 		var x *semantic.Lexical
 		if r.Lexical != nil {
 			x = r.Lexical(cands)
 		} else {
 			x = NewLexical(cands)
 		}
-		scores = make(map[int64]float64, len(cands))
-		for _, c := range cands {
-			scores[c.ID] = 0
-		}
-		for _, s := range x.Score(query) {
-			scores[s.ID] = s.Score
-		}
+		scores = x.Scores(query)
 	}
 	t.Input.Semantic = &activation.Semantic{Scores: scores, Threshold: set.ThresholdOrDefault(),
 		MaxEntries: set.MaxEntriesOrDefault(), Ranker: name}
