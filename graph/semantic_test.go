@@ -212,15 +212,15 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 	require.Nil(t, imp.Error)
 
 	const q = `query($input: ActivateInput!) { activate(input: $input) {
-		admitted { title score } trace { title verdict score reason params } } }`
+		admitted { title score } trace { title verdict score reason params detail } } }`
 	type result struct {
 		Admitted []struct {
 			Title string
 			Score *float64
 		}
 		Trace []struct {
-			Title, Verdict, Reason string
-			Score                  *float64
+			Title, Verdict, Reason, Detail string
+			Score                          *float64
 			Params                 map[string]any
 		}
 	}
@@ -273,6 +273,19 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 			}
 		}
 		require.Greater(t, below, 80, "the keyless vectorized entries are below the threshold")
+	}
+	// At the default budget (8,000) the book's Always On entries (32,273
+	// characters) leave 200: the similar entry is over_budget with its
+	// score, and its detail says what took the budget.
+	r = run(map[string]any{"budget": nil}, "Hi Kotori!", "Kotori, why do you always have a lollipop in your mouth?")
+	require.Empty(t, semantic(r))
+	for _, tr := range r.Trace {
+		if tr.Title == "Lollipop" {
+			require.Equal(t, "over_budget", tr.Verdict)
+			require.NotNil(t, tr.Score)
+			require.GreaterOrEqual(t, *tr.Score, 0.25)
+			require.Contains(t, tr.Detail, "200 of 8000 left; Always On entries took 7800 first")
+		}
 	}
 	require.Empty(t, semantic(run(map[string]any{"semanticRanker": "OFF"}, "Kotori, why do you always have a lollipop?")))
 	require.Empty(t, semantic(run(map[string]any{"semanticThreshold": 0.99}, "Kotori, why do you always have a lollipop?")))

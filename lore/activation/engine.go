@@ -113,6 +113,9 @@ type turn struct {
 	// scores hold the result's and the trace's scores (scoreOf), a slab
 	// instead of one allocation each.
 	scores []float64
+	// alwaysOnUsed is what the admitted Always On entries took of the
+	// budget (overBudgetDetail names it).
+	alwaysOnUsed int
 	// nonKeys are the pending entries of a mode other than keys, when
 	// the turn may sweep (sweepSet).
 	nonKeys []int32
@@ -869,15 +872,16 @@ func (t *turn) admit(i int32, p int) {
 		return
 	case b.Limit >= 0 && b.Used+c > b.Limit:
 		s.verdict = VerdictOverBudget
-		s.detail = "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
-			strconv.Itoa(b.Limit-b.Used) + " of " + strconv.Itoa(b.Limit) + " left"
-		if p > 1 {
-			s.detail += " in pass " + strconv.Itoa(p)
+		if t.trace {
+			s.detail = t.overBudgetDetail(ce, e, c, p)
 		}
 		return
 	default:
 		b.Used += c
 		s.cost = c
+		if e.Constant {
+			t.alwaysOnUsed += c
+		}
 	}
 	if t.sel.books != nil {
 		t.sel.books[s.book].Used += s.cost
@@ -890,6 +894,24 @@ func (t *turn) admit(i int32, p int) {
 	if s.feeds && content != "" {
 		t.ts.addRecursion(i, content, content == ce.body)
 	}
+}
+
+// overBudgetDetail is the over_budget detail of entry e (compiled ce) that
+// needed c in pass p: what was left and, for an entry that is not Always
+// On when the Always On entries took more than half the budget, what they
+// took first (docs/contract.md#semantic: a book whose constants fill the
+// budget leaves nothing to its keyword and similarity hits).
+func (t *turn) overBudgetDetail(ce *compiledEntry, e *lore.Entry, c, p int) string {
+	b := &t.budget
+	d := "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
+		strconv.Itoa(b.Limit-b.Used) + " of " + strconv.Itoa(b.Limit) + " left"
+	if p > 1 {
+		d += " in pass " + strconv.Itoa(p)
+	}
+	if !e.Constant && 2*t.alwaysOnUsed > b.Limit {
+		d += "; Always On entries took " + strconv.Itoa(t.alwaysOnUsed) + " first"
+	}
+	return d
 }
 
 // result builds the Result of the turn.
