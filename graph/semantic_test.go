@@ -221,7 +221,7 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 		Trace []struct {
 			Title, Verdict, Reason, Detail string
 			Score                          *float64
-			Params                 map[string]any
+			Params                         map[string]any
 		}
 	}
 	run := func(overrides map[string]any, msgs ...string) result {
