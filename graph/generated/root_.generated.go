@@ -6970,7 +6970,7 @@ type ConversionReport {
   dropped: Int!
   "Entries over the content limit stored as the parts of a split group."
   split: [SplitEntry!]!
-  "Warnings in English; the ones with a reason key are also in notices."
+  "Warnings in English: each is the message of the notice at the same position in notices."
   warnings: [String!]!
   """
   Warnings with a stable reason key and params (docs/api.md "Reason keys"), for clients that

@@ -361,7 +361,7 @@ type ConversionReport struct {
 	Dropped int `json:"dropped"`
 	// Entries over the content limit stored as the parts of a split group.
 	Split []*SplitEntry `json:"split"`
-	// Warnings in English; the ones with a reason key are also in notices.
+	// Warnings in English: each is the message of the notice at the same position in notices.
 	Warnings []string `json:"warnings"`
 	// Warnings with a stable reason key and params (docs/api.md "Reason keys"), for clients that
 	// render them in the member's language, e.g. always_on_budget_share: the book's Always On entries

@@ -1,6 +1,7 @@
 package format_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/format/charx"
+	"loregate/lore/format/png"
 	"loregate/lore/i18n"
 	"loregate/lore/sharedtest"
 )
@@ -212,8 +215,9 @@ func TestAgnaiAlwaysOnMarker(t *testing.T) {
 	require.NoError(t, err)
 	notes := format.AgnaiNotes(res.Book)
 	require.Len(t, notes, 1)
-	require.Contains(t, notes[0], "1 entry is Always On")
-	require.Contains(t, notes[0], "Agnai itself will not insert it")
+	require.Equal(t, i18n.ReportAgnaiAlwaysOnOne, notes[0].Reason)
+	require.Contains(t, notes[0].Text(i18n.EN), "1 entry is Always On")
+	require.Contains(t, notes[0].Text(i18n.EN), "Agnai itself will not insert it")
 	out, err := format.ExportAgnai(res.Book)
 	require.NoError(t, err)
 	require.Contains(t, string(out), `"loregate": {`)
@@ -337,36 +341,95 @@ func TestChubHybridMirrorsOnST(t *testing.T) {
 	}
 }
 
-// TestReportWarningsHaveReasonKeys: the import report's warnings carry a
-// reason key and params (ConversionReport.notices) whose texts exist in
-// English, Portuguese and Spanish, every placeholder filled; the English
-// text is the warning itself.
+// TestReportWarningsHaveReasonKeys: every warning of an import report is a
+// notice with a reason key and params (ConversionReport.notices) whose
+// texts exist in English, Portuguese and Spanish, every placeholder
+// filled; the English text is the warning itself, in the same order (no
+// warning without a key: TestNoGenericReason refuses one written as text).
 func TestReportWarningsHaveReasonKeys(t *testing.T) {
+	long := strings.Repeat("x", lore.MaxOutletLen+1)
+	many := make([]string, lore.MaxFilterItems+1)
+	for i := range many {
+		many[i] = "n" + itoa(i)
+	}
+	manyJSON, _ := json.Marshal(many)
+	wi := `{"entries":{"0":{"uid":0,"key":["a"],"comment":"a","content":"x","outletName":"` + long + `","group":"` + strings.Repeat("g", lore.MaxGroupLen+1) + `",
+	  "triggers":["normal","bogus"],"characterFilter":{"isExclude":false,"names":` + string(manyJSON) + `,"tags":` + string(manyJSON) + `},
+	  "groupWeight":-4,"selectiveLogic":9,"position":12,"scanDepth":99999}}}`
+	wb := `{"version":1,"entries":{"0":{"uid":1,"name":"n","enabled":true,"content":"x",
+	  "strategy":{"type":"sometimes","keys":["a"],"keys_secondary":{"logic":"and_any","keys":[]},"scan_depth":"same_as_global"},
+	  "position":{"type":"nowhere","role":"system","depth":0,"order":1},"probability":100,
+	  "recursion":{"prevent_incoming":false,"prevent_outgoing":false,"delay_until":null},"effect":{"sticky":null,"cooldown":null,"delay":null}}}}`
+	titles := make([]string, lore.MaxEntriesPerScope+1)
+	for i := range titles {
+		titles[i] = "t" + itoa(i)
+	}
+	zip := func(files map[string][]byte) []byte {
+		b, err := charx.Build(cardJSON("chara_card_v3", "sea"), files)
+		require.NoError(t, err)
+		return b
+	}
+	card := png.TextChunk("chara", cardJSON("chara_card_v2", "moon"))
+	ccv3 := png.TextChunk("ccv3", cardJSON("chara_card_v3", "new"))
+	badCRC := png.Build(ihdr, ccv3, card, iend)
+	badCRC[bytes.Index(badCRC, []byte("tEXtccv3"))+4+len(ccv3.Data)] ^= 0xFF // the ccv3 chunk's CRC
+	cut := png.Build(ihdr, card, idat, iend)
 	tests := []struct {
 		name, file, src string
+		opts            format.Options
 		want            []string
 	}{
 		{"disabled card book, entries without enabled", "c.json", `{"spec":"chara_card_v3","spec_version":"3.1","data":{"name":"C","character_book":{"enabled":false,"token_budget":9999999,
-		  "entries":[{"keys":["a"],"content":"x","insertion_order":1},{"keys":["b"],"content":"y","insertion_order":2}]}}}`,
+		  "entries":[{"keys":["a"],"content":"x","insertion_order":1},{"keys":["b"],"content":"y","insertion_order":2}]}}}`, format.Options{},
 			[]string{i18n.ReportSpecVersionNewer, i18n.ReportBookDisabled, i18n.ReportTokenBudgetClamped, i18n.ReportNoEnabledFlag}},
-		{"world info with card-spelled keys", "w.json", `{"entries":{"0":{"uid":0,"keys":["a"],"content":"x"}}}`,
+		{"world info with card-spelled keys", "w.json", `{"entries":{"0":{"uid":0,"keys":["a"],"content":"x"}}}`, format.Options{},
 			[]string{i18n.ReportCardSpelledKeys}},
+		{"world info fields out of range", "w.json", wi, format.Options{},
+			[]string{i18n.ReportOutletCut, i18n.ReportGroupCut, i18n.ReportTriggerUnknown, i18n.ReportFilterNamesCut, i18n.ReportFilterTagsCut,
+				i18n.ReportValueClamped, i18n.ReportLogicUnknown, i18n.ReportPositionUnknown, i18n.ReportScanDepthClamped}},
+		{"worldbook with unknown types", "b.json", wb, format.Options{},
+			[]string{i18n.ReportStrategyUnknown, i18n.ReportWorldbookPositionUnknown}},
+		{"card with a data string and wrong types", "c.json", `{"spec":"chara_card_v2","spec_version":"2.0","data":"x","name":"C","tags":"t",
+		  "character_book":{"extensions":{"loregate_settings":{"maxRecursionSteps":99}},"entries":[{"keys":["a"],"content":"x","enabled":true,"insertion_order":1}]}}`, format.Options{},
+			[]string{i18n.ReportCardDataNotObject, i18n.ReportCardFieldType, i18n.ReportBookSettingDropped}},
+		{"one camelCase entry", "b.json", `{"entries":[{"keys":["moon"],"insertionOrder":4,"content":"Moon.","enabled":true}]}`, format.Options{},
+			[]string{i18n.ReportCamelCaseOne}},
+		{"camelCase entries", "b.json", `{"entries":[{"keys":["moon"],"insertionOrder":4,"content":"Moon.","enabled":true},{"keys":["sun"],"secondaryKeys":["day"],"content":"Sun.","enabled":true}]}`, format.Options{},
+			[]string{i18n.ReportCamelCase}},
+		{"persona card over the limit by one", "c.json", string(cardJSON("chara_card_v2", titles...)), format.Options{PersonaCard: true},
+			[]string{i18n.ReportPersonaDroppedOne}},
+		{"persona card over the limit", "c.json", string(cardJSON("chara_card_v2", append(titles, "more")...)), format.Options{PersonaCard: true},
+			[]string{i18n.ReportPersonaDropped}},
+		{"charx with a RisuAI module", "c.charx", string(zip(map[string][]byte{"module.risum": {0x6f, 0}})), format.Options{},
+			[]string{i18n.ReportCharxModuleIgnored}},
+		{"png with a duplicate and a broken chunk", "c.png", string(png.Build(ihdr, idat, png.Chunk{Type: "tEXt", Data: []byte("ccv3\x00!!not base64!!")}, card, card, iend)), format.Options{},
+			[]string{i18n.ReportPNGChunkUnreadable, i18n.ReportPNGDuplicateChunk}},
+		{"png with a card chunk over the limit", "c.png", string(png.Build(ihdr, idat, png.TextChunk("ccv3", cardJSON("chara_card_v3", titles[:40]...)), card, iend)), format.Options{MaxCardBytes: 2000},
+			[]string{i18n.ReportPNGChunkTooLarge}},
+		{"png with a bad card CRC", "c.png", string(badCRC), format.Options{},
+			[]string{i18n.ReportPNGCardBadCRC}},
+		{"png cut after the card", "c.png", string(cut[:len(cut)-20]), format.Options{},
+			[]string{i18n.ReportPNGPastEnd}},
+		{"png ending inside a chunk", "c.png", string(cut[:len(cut)-9]), format.Options{},
+			[]string{i18n.ReportPNGTruncated}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := format.Import(tc.file, []byte(tc.src), format.Options{})
+			res, err := format.Import(tc.file, []byte(tc.src), tc.opts)
 			require.NoError(t, err)
-			var got []string
+			var got, texts []string
 			for _, n := range res.Report.Notices {
 				got = append(got, n.Reason)
-				en := i18n.Text(i18n.EN, n.Reason, n.Params)
-				require.Contains(t, res.Report.Warnings, en, "the English text is the warning")
+				en := n.Text(i18n.EN)
+				texts = append(texts, en)
+				require.NotContains(t, en, "{", "%s: every placeholder filled", n.Reason)
 				for _, lang := range i18n.Langs()[1:] {
-					txt := i18n.Text(lang, n.Reason, n.Params)
+					txt := n.Text(lang)
 					require.NotEqual(t, en, txt, "%s has its %s text", n.Reason, lang)
 					require.NotContains(t, txt, "{", "%s: every placeholder filled", n.Reason)
 				}
 			}
+			require.Equal(t, texts, res.Report.Warnings, "every warning is a notice's English text")
 			for _, w := range tc.want {
 				require.Contains(t, got, w)
 			}

@@ -1,9 +1,7 @@
 package format
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"loregate/lore"
 	"loregate/lore/decorator"
@@ -14,6 +12,7 @@ import (
 	"loregate/lore/format/risu"
 	"loregate/lore/format/sillytavern"
 	"loregate/lore/format/worldbook"
+	"loregate/lore/i18n"
 )
 
 // sourceView returns book with the parts of split entries joined back into
@@ -78,10 +77,10 @@ func ExportAgnai(book Book) ([]byte, error) { return agnai.Encode(withoutDecorat
 // content, as for world info.
 func ExportWorldbook(book Book) ([]byte, error) { return worldbook.Encode(sourceView(book)) }
 
-// AgnaiNotes lists the report warnings of an export of book to Agnai: its
+// AgnaiNotes lists the report notices of an export of book to Agnai: its
 // Always On entries are kept only as loregate's marker, which Agnai does not
 // act on. Nil when there is nothing to say.
-func AgnaiNotes(book Book) []string { return agnai.AlwaysOnNotes(book) }
+func AgnaiNotes(book Book) []Notice { return agnai.AlwaysOnNotes(book) }
 
 // HasDecorators reports whether kind is a format whose entries carry
 // decorator lines in their content (CCv3 cards and books, RisuAI, and
@@ -181,16 +180,18 @@ func ignoredLine(set decorator.Set, line string) bool {
 
 // DecoratorNotes lists, one line per entry, the decorator lines an export
 // to a format without decorators (HasDecorators false) drops because no
-// field carries them. Nil when there are none.
-func DecoratorNotes(book Book) []string {
-	var out []string
+// field carries them (notices decorators_not_exported). Nil when there are
+// none.
+func DecoratorNotes(book Book) []Notice {
+	var out []Notice
 	for i, e := range sourceView(book).Entries {
 		if _, dropped := NativeDecorators(e); len(dropped) > 0 {
 			names := make([]string, len(dropped))
 			for j, l := range dropped {
 				names[j] = "@@" + conv.DecoratorName(l)
 			}
-			out = append(out, fmt.Sprintf("entry %d %s: %s not carried by the export (no such field)", i, conv.Snippet(e.Title), strings.Join(names, ", ")))
+			out = append(out, Notice{Reason: i18n.ReportDecoratorsNotExported,
+				Params: map[string]any{"index": i, "title": conv.Snippet(e.Title), "decorators": names}})
 		}
 	}
 	return out

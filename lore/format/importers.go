@@ -69,7 +69,7 @@ func importPNG(name string, data []byte, opts Options) (Result, error) {
 		return res, err
 	}
 	res, err = importJSON(name, c.JSON, ContainerPNG, opts)
-	res.Report.Warnings = append(c.Warnings, res.Report.Warnings...)
+	res.Report.PrependNotices(c.Notices)
 	if res.Book.Card != nil {
 		res.Book.Card.File = data
 	}
@@ -78,7 +78,7 @@ func importPNG(name string, data []byte, opts Options) (Result, error) {
 
 func importCHARX(name string, data []byte, opts Options) (Result, error) {
 	res := Result{Container: ContainerCHARX}
-	js, warnings, err := charx.Extract(data, charx.Limits{
+	js, notices, err := charx.Extract(data, charx.Limits{
 		MaxEntries: opts.MaxCHARXEntries, MaxTotal: opts.MaxCHARXTotalBytes,
 		MaxRatio: opts.MaxCHARXRatio, MaxCard: opts.MaxCardBytes,
 	})
@@ -92,7 +92,7 @@ func importCHARX(name string, data []byte, opts Options) (Result, error) {
 		return res, err
 	}
 	res, err = importJSON(name, js, ContainerCHARX, opts)
-	res.Report.Warnings = append(warnings, res.Report.Warnings...)
+	res.Report.PrependNotices(notices)
 	if res.Book.Card != nil {
 		res.Book.Card.File = data
 	}

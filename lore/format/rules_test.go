@@ -11,6 +11,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 )
 
 // TestStoreRefusalsAreSkipped checks that an entry the store would refuse is
@@ -201,7 +202,7 @@ func TestDecorators(t *testing.T) {
 	require.Equal(t, []string{"@@is_greeting", "@@made_up 3"}, dropped)
 	notes := format.DecoratorNotes(res.Book)
 	require.Len(t, notes, 1)
-	require.Contains(t, notes[0], "@@is_greeting, @@made_up")
+	require.Contains(t, notes[0].Text(i18n.EN), "@@is_greeting, @@made_up")
 	require.True(t, format.HasDecorators(format.KindV3Card))
 	require.False(t, format.HasDecorators(format.KindNovelAI))
 

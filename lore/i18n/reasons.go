@@ -188,6 +188,70 @@ const (
 	ReportBudgetUnitMismatch Key = "budget_unit_mismatch"
 	// ReportCardSpelledKeys is a conversion report notice: a world info entry spells its keys the card way.
 	ReportCardSpelledKeys Key = "card_spelled_keys"
+	// The entry notices of an import (conv.STCtx.Note): each text begins
+	// with the entry's 0-based index in source order.
+	// ReportOutletCut is a conversion report notice: an entry's outlet name was cut to max characters.
+	ReportOutletCut Key = "outlet_name_cut"
+	// ReportGroupCut is a conversion report notice: an entry's inclusion group names were cut to max characters.
+	ReportGroupCut Key = "group_names_cut"
+	// ReportTriggerUnknown is a conversion report notice: an entry's trigger is not a generation type.
+	ReportTriggerUnknown Key = "trigger_not_generation_type"
+	// ReportFilterNamesCut is a conversion report notice: an entry's character filter lists more names than kept.
+	ReportFilterNamesCut Key = "character_filter_names_cut"
+	// ReportFilterTagsCut is a conversion report notice: an entry's character filter lists more tags than kept.
+	ReportFilterTagsCut Key = "character_filter_tags_cut"
+	// ReportValueClamped is a conversion report notice: an entry's numeric field (named as world info spells it) was outside its range.
+	ReportValueClamped Key = "entry_value_clamped"
+	// ReportLogicUnknown is a conversion report notice: an entry's selectiveLogic is not 0-3.
+	ReportLogicUnknown Key = "selective_logic_unknown"
+	// ReportPositionUnknown is a conversion report notice: an entry's world info position is not 0-7.
+	ReportPositionUnknown Key = "position_unknown"
+	// ReportScanDepthClamped is a conversion report notice: an entry's scan depth was outside its range.
+	ReportScanDepthClamped Key = "scan_depth_clamped"
+	// ReportStrategyUnknown is a conversion report notice: a worldbook entry's strategy.type is unknown.
+	ReportStrategyUnknown Key = "worldbook_strategy_unknown"
+	// ReportWorldbookPositionUnknown is a conversion report notice: a worldbook entry's position.type is unknown.
+	ReportWorldbookPositionUnknown Key = "worldbook_position_unknown"
+	// ReportCardDataNotObject is a conversion report notice: a card's data field is not an object.
+	ReportCardDataNotObject Key = "card_data_not_object"
+	// ReportCardFieldType is a conversion report notice: a card field has another JSON type (got, want: JSON type names).
+	ReportCardFieldType Key = "card_field_wrong_type"
+	// ReportCamelCaseOne is a conversion report notice: one bare book entry spells its fields in camelCase.
+	ReportCamelCaseOne Key = "camel_case_fields_one"
+	// ReportCamelCase is a conversion report notice: count bare book entries spell their fields in camelCase.
+	ReportCamelCase Key = "camel_case_fields"
+	// ReportPersonaDroppedOne is a conversion report notice: one entry beyond the persona limit was dropped.
+	ReportPersonaDroppedOne Key = "persona_entries_dropped_one"
+	// ReportPersonaDropped is a conversion report notice: count entries beyond the persona limit were dropped.
+	ReportPersonaDropped Key = "persona_entries_dropped"
+	// ReportBookSettingDropped is a conversion report notice: a book setting of the file was outside its range and dropped.
+	ReportBookSettingDropped Key = "book_setting_dropped"
+	// ReportCharxModuleIgnored is a conversion report notice: a CHARX archive's RisuAI module was ignored.
+	ReportCharxModuleIgnored Key = "charx_module_ignored"
+	// ReportPNGTooManyChunks is a conversion report notice: a PNG has more card text chunks than are read.
+	ReportPNGTooManyChunks Key = "png_too_many_card_chunks"
+	// ReportPNGDuplicateChunk is a conversion report notice: a PNG repeats a card text chunk.
+	ReportPNGDuplicateChunk Key = "png_duplicate_chunk"
+	// ReportPNGChunkTooLarge is a conversion report notice: a PNG card chunk decodes to more than max bytes.
+	ReportPNGChunkTooLarge Key = "png_chunk_too_large"
+	// ReportPNGInflateBudget is a conversion report notice: a compressed PNG card chunk was not inflated, the file's inflation budget spent.
+	ReportPNGInflateBudget Key = "png_inflate_budget_spent"
+	// ReportPNGChunkUnreadable is a conversion report notice: a PNG card chunk is not base64 JSON (or its compression is damaged).
+	ReportPNGChunkUnreadable Key = "png_chunk_unreadable"
+	// ReportPNGTruncated is a conversion report notice: a PNG ends inside a chunk after its card chunks.
+	ReportPNGTruncated Key = "png_truncated_after_card"
+	// ReportPNGPastEnd is a conversion report notice: a PNG chunk after the card chunks runs past the end of the file.
+	ReportPNGPastEnd Key = "png_chunk_past_end"
+	// ReportPNGCardBadCRC is a conversion report notice: a PNG card chunk has a bad CRC and is skipped.
+	ReportPNGCardBadCRC Key = "png_card_chunk_bad_crc"
+	// ReportPNGImageBadCRC is a conversion report notice: a PNG chunk other than a card chunk has a bad CRC.
+	ReportPNGImageBadCRC Key = "png_image_bad_crc"
+	// ReportDecoratorsNotExported is an export notice of loregate convert: an entry's decorators have no field in the target format.
+	ReportDecoratorsNotExported Key = "decorators_not_exported"
+	// ReportAgnaiAlwaysOnOne is an export notice of loregate convert --to agnai: one Always On entry carries loregate's marker.
+	ReportAgnaiAlwaysOnOne Key = "agnai_always_on_one"
+	// ReportAgnaiAlwaysOn is an export notice of loregate convert --to agnai: count Always On entries carry loregate's marker.
+	ReportAgnaiAlwaysOn Key = "agnai_always_on"
 )
 
 // reasons is every reason key with its English, Brazilian Portuguese and
@@ -370,6 +434,99 @@ var reasons = [...]Reason{
 	{ReportCardSpelledKeys, "entry {index} has keys/secondary_keys but no key/keysecondary; read as its keys",
 		"a entrada {index} tem keys/secondary_keys mas não key/keysecondary; lidas como suas chaves",
 		"la entrada {index} tiene keys/secondary_keys pero no key/keysecondary; leídas como sus claves"},
+	{ReportOutletCut, "entry {index}: outlet name longer than {max} characters; cut",
+		"entrada {index}: nome do outlet com mais de {max} caracteres; cortado",
+		"entrada {index}: nombre del outlet de más de {max} caracteres; recortado"},
+	{ReportGroupCut, "entry {index}: group names longer than {max} characters; cut",
+		"entrada {index}: nomes de grupo com mais de {max} caracteres; cortados",
+		"entrada {index}: nombres de grupo de más de {max} caracteres; recortados"},
+	{ReportTriggerUnknown, "entry {index}: trigger {trigger} is not a generation type; ignored",
+		"entrada {index}: o gatilho {trigger} não é um tipo de geração; ignorado",
+		"entrada {index}: el disparador {trigger} no es un tipo de generación; ignorado"},
+	{ReportFilterNamesCut, "entry {index}: character filter has {count} names, at most {max} kept",
+		"entrada {index}: o filtro de personagens tem {count} nomes, no máximo {max} mantidos",
+		"entrada {index}: el filtro de personajes tiene {count} nombres, se conservan como máximo {max}"},
+	{ReportFilterTagsCut, "entry {index}: character filter has {count} tags, at most {max} kept",
+		"entrada {index}: o filtro de personagens tem {count} tags, no máximo {max} mantidas",
+		"entrada {index}: el filtro de personajes tiene {count} etiquetas, se conservan como máximo {max}"},
+	{ReportValueClamped, "entry {index}: {field} {value} is outside {min}-{max}; clamped",
+		"entrada {index}: {field} {value} está fora do intervalo {min}-{max}; ajustado",
+		"entrada {index}: {field} {value} está fuera del rango {min}-{max}; ajustado"},
+	{ReportLogicUnknown, "entry {index}: selectiveLogic {value} is not 0-3; imported as AND_ANY",
+		"entrada {index}: selectiveLogic {value} não é 0-3; importada como AND_ANY",
+		"entrada {index}: selectiveLogic {value} no es 0-3; importada como AND_ANY"},
+	{ReportPositionUnknown, "entry {index}: position {value} is not 0-7; imported as after the character",
+		"entrada {index}: a posição {value} não é 0-7; importada como depois do personagem",
+		"entrada {index}: la posición {value} no es 0-7; importada como después del personaje"},
+	{ReportScanDepthClamped, "entry {index}: scan depth {value} is outside {min}-{max}; clamped",
+		"entrada {index}: a profundidade de varredura {value} está fora do intervalo {min}-{max}; ajustada",
+		"entrada {index}: la profundidad de escaneo {value} está fuera del rango {min}-{max}; ajustada"},
+	{ReportStrategyUnknown, "entry {index}: strategy.type {value} is not constant, selective or vectorized; read as selective",
+		"entrada {index}: strategy.type {value} não é constant, selective nem vectorized; lida como selective",
+		"entrada {index}: strategy.type {value} no es constant, selective ni vectorized; leída como selective"},
+	{ReportWorldbookPositionUnknown, "entry {index}: position.type {value} is not a worldbook position; read as after_character_definition",
+		"entrada {index}: position.type {value} não é uma posição de worldbook; lida como after_character_definition",
+		"entrada {index}: position.type {value} no es una posición de worldbook; leída como after_character_definition"},
+	{ReportCardDataNotObject, "card field data is not an object",
+		"o campo data do cartão não é um objeto",
+		"el campo data de la tarjeta no es un objeto"},
+	{ReportCardFieldType, "card field {field} is a {got}, expected a {want}; ignored",
+		"o campo {field} do cartão é do tipo JSON {got}, esperado {want}; ignorado",
+		"el campo {field} de la tarjeta es del tipo JSON {got}, se esperaba {want}; ignorado"},
+	{ReportCamelCaseOne, "1 entry spells fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields",
+		"1 entrada escreve campos em camelCase (insertionOrder, secondaryKeys, caseSensitive); lidos como os campos do cartão",
+		"1 entrada escribe campos en camelCase (insertionOrder, secondaryKeys, caseSensitive); leídos como los campos de la tarjeta"},
+	{ReportCamelCase, "{count} entries spell fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields",
+		"{count} entradas escrevem campos em camelCase (insertionOrder, secondaryKeys, caseSensitive); lidos como os campos do cartão",
+		"{count} entradas escriben campos en camelCase (insertionOrder, secondaryKeys, caseSensitive); leídos como los campos de la tarjeta"},
+	{ReportPersonaDroppedOne, "persona books hold {max} entries; 1 later entry was dropped",
+		"livros de persona comportam {max} entradas; 1 entrada posterior foi descartada",
+		"los libros de persona admiten {max} entradas; se descartó 1 entrada posterior"},
+	{ReportPersonaDropped, "persona books hold {max} entries; {count} later entries were dropped",
+		"livros de persona comportam {max} entradas; {count} entradas posteriores foram descartadas",
+		"los libros de persona admiten {max} entradas; se descartaron {count} entradas posteriores"},
+	{ReportBookSettingDropped, "book setting {field} {value} is outside {min}-{max}; dropped",
+		"a configuração de livro {field} {value} está fora do intervalo {min}-{max}; descartada",
+		"el ajuste de libro {field} {value} está fuera del rango {min}-{max}; descartado"},
+	{ReportCharxModuleIgnored, "module.risum (RisuAI module with scripts) ignored; the lorebook comes from card.json",
+		"module.risum (módulo do RisuAI com scripts) ignorado; o lorebook vem de card.json",
+		"module.risum (módulo de RisuAI con scripts) ignorado; el lorebook viene de card.json"},
+	{ReportPNGTooManyChunks, "{count} card text chunks; only the first {max} are read",
+		"{count} chunks de texto de cartão; só os primeiros {max} são lidos",
+		"{count} chunks de texto de tarjeta; solo se leen los primeros {max}"},
+	{ReportPNGDuplicateChunk, "duplicate {keyword} chunk {chunk} ignored; the first valid one is used",
+		"chunk {keyword} {chunk} duplicado ignorado; o primeiro válido é usado",
+		"chunk {keyword} {chunk} duplicado ignorado; se usa el primero válido"},
+	{ReportPNGChunkTooLarge, "{keyword} chunk {chunk} is unusable (card text is too large: over {max} bytes); falling back",
+		"o chunk {keyword} {chunk} é inutilizável (texto do cartão grande demais: mais de {max} bytes); usando o seguinte",
+		"el chunk {keyword} {chunk} no se puede usar (texto de la tarjeta demasiado grande: más de {max} bytes); se usa el siguiente"},
+	{ReportPNGInflateBudget, "{keyword} chunk {chunk} is unusable (the file's inflation budget is spent); falling back",
+		"o chunk {keyword} {chunk} é inutilizável (o limite de descompressão do arquivo se esgotou); usando o seguinte",
+		"el chunk {keyword} {chunk} no se puede usar (se agotó el límite de descompresión del archivo); se usa el siguiente"},
+	{ReportPNGChunkUnreadable, "{keyword} chunk {chunk} is unusable (not base64 JSON, or damaged compression); falling back",
+		"o chunk {keyword} {chunk} é inutilizável (não é JSON em base64, ou a compressão está danificada); usando o seguinte",
+		"el chunk {keyword} {chunk} no se puede usar (no es JSON en base64, o la compresión está dañada); se usa el siguiente"},
+	{ReportPNGTruncated, "png: chunk {chunk} is truncated (no IEND); the card chunks before it are read",
+		"png: o chunk {chunk} está truncado (sem IEND); os chunks de cartão anteriores são lidos",
+		"png: el chunk {chunk} está truncado (sin IEND); se leen los chunks de tarjeta anteriores"},
+	{ReportPNGPastEnd, "png: chunk {chunk} ({type}) length {length} runs past the end of the file; the card chunks before it are read",
+		"png: o chunk {chunk} ({type}) de tamanho {length} passa do fim do arquivo; os chunks de cartão anteriores são lidos",
+		"png: el chunk {chunk} ({type}) de longitud {length} pasa del final del archivo; se leen los chunks de tarjeta anteriores"},
+	{ReportPNGCardBadCRC, "png: chunk {chunk} ({type}) has a bad CRC; skipped",
+		"png: o chunk {chunk} ({type}) tem um CRC inválido; ignorado",
+		"png: el chunk {chunk} ({type}) tiene un CRC no válido; omitido"},
+	{ReportPNGImageBadCRC, "png: chunk {chunk} ({type}) has a bad CRC (damaged image data); the card is read anyway",
+		"png: o chunk {chunk} ({type}) tem um CRC inválido (dados de imagem danificados); o cartão é lido mesmo assim",
+		"png: el chunk {chunk} ({type}) tiene un CRC no válido (datos de imagen dañados); la tarjeta se lee igualmente"},
+	{ReportDecoratorsNotExported, "entry {index} {title}: {decorators} not carried by the export (no such field)",
+		"entrada {index} {title}: {decorators} não levados pela exportação (não há esse campo)",
+		"entrada {index} {title}: {decorators} no se llevan en la exportación (no existe ese campo)"},
+	{ReportAgnaiAlwaysOnOne, "1 entry is Always On: Agnai has no such setting, so the export marks it with the marker \"loregate\" (constant: true), which loregate reads back as Always On; Agnai itself will not insert it unless a keyword matches",
+		"1 entrada é Sempre Ativa: o Agnai não tem essa configuração, então a exportação a marca com o marcador \"loregate\" (constant: true), que o loregate lê de volta como Sempre Ativa; o próprio Agnai não a insere a menos que uma palavra-chave combine",
+		"1 entrada es Siempre Activa: Agnai no tiene ese ajuste, así que la exportación la marca con el marcador \"loregate\" (constant: true), que loregate vuelve a leer como Siempre Activa; Agnai no la insertará a menos que coincida una palabra clave"},
+	{ReportAgnaiAlwaysOn, "{count} entries are Always On: Agnai has no such setting, so the export marks them with the marker \"loregate\" (constant: true), which loregate reads back as Always On; Agnai itself will not insert them unless a keyword matches",
+		"{count} entradas são Sempre Ativas: o Agnai não tem essa configuração, então a exportação as marca com o marcador \"loregate\" (constant: true), que o loregate lê de volta como Sempre Ativas; o próprio Agnai não as insere a menos que uma palavra-chave combine",
+		"{count} entradas son Siempre Activas: Agnai no tiene ese ajuste, así que la exportación las marca con el marcador \"loregate\" (constant: true), que loregate vuelve a leer como Siempre Activas; Agnai no las insertará a menos que coincida una palabra clave"},
 
 	// Trace verdicts (TraceItem.reason; the keys are lore/activation's
 	// verdict names). Params: the entry's pass, and the numbers and names
@@ -407,6 +564,17 @@ var reasonIndex = func() map[Key]int {
 	}
 	return m
 }()
+
+// Notice is a warning with its reason key and params (an import or export
+// report's, docs/api.md "Reason keys"): clients render it in the member's
+// language with Text.
+type Notice struct {
+	Reason Key            `json:"reason"`
+	Params map[string]any `json:"params"`
+}
+
+// Text renders n in the language of tag (Text of its key and params).
+func (n Notice) Text(tag language.Tag) string { return Text(tag, n.Reason, n.Params) }
 
 // Reasons returns every reason of the table, in its order.
 func Reasons() []Reason { return append([]Reason(nil), reasons[:]...) }

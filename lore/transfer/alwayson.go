@@ -49,7 +49,6 @@ func WarnAlwaysOn(ctx context.Context, st lore.Store, server, book string, entri
 		return nil
 	}
 	params := map[string]any{"book": book, "used": used, "limit": limit, "percent": used * 100 / limit}
-	rep.Notices = append(rep.Notices, format.Notice{Reason: i18n.AlwaysOnBudgetShare, Params: params})
-	rep.Warnings = append(rep.Warnings, i18n.Text(i18n.EN, i18n.AlwaysOnBudgetShare, params))
+	rep.Notef(i18n.AlwaysOnBudgetShare, params)
 	return nil
 }

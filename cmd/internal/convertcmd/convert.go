@@ -95,10 +95,14 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 	if *to == "novelai" || *to == "agnai" {
 		// No decorators there: the export maps them to fields and the
 		// report lists the ones it drops.
-		res.Report.Warnings = append(res.Report.Warnings, format.DecoratorNotes(res.Book)...)
+		for _, n := range format.DecoratorNotes(res.Book) {
+			res.Report.Notef(n.Reason, n.Params)
+		}
 	}
 	if *to == "agnai" {
-		res.Report.Warnings = append(res.Report.Warnings, format.AgnaiNotes(res.Book)...)
+		for _, n := range format.AgnaiNotes(res.Book) {
+			res.Report.Notef(n.Reason, n.Params)
+		}
 	}
 	res.Report.Warnings = append(res.Report.Warnings, format.PositionFilterNotes(*to, res.Book)...)
 	report, _ := json.MarshalIndent(newReport(&res.Report), "", "  ")

@@ -14,7 +14,10 @@ import (
 // (or of Invalid inside package lore) and every lore.InvalidError literal
 // without a Key in the Go source src: a rule raised that way carries only
 // the generic reason key "invalid", which clients cannot render in the
-// member's language (docs/api.md "Reason keys").
+// member's language (docs/api.md "Reason keys"). So are a report warning
+// written as text: a call of a Warnf method, an append to or an
+// assignment of a Warnings field, outside the Report methods that write a
+// notice's English text beside it (Notef, PrependNotices, Normalize).
 func genericInvalidCalls(fset *token.FileSet, path string, src any) ([]string, error) {
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
@@ -36,10 +39,21 @@ func genericInvalidCalls(fset *token.FileSet, path string, src any) ([]string, e
 		hit := false
 		switch n := n.(type) {
 		case *ast.FuncDecl:
-			// Invalid itself builds the keyless error.
+			// Invalid itself builds the keyless error; the report's
+			// notice methods write the English texts.
+			if n.Recv != nil && notesWarnings[n.Name.Name] {
+				return false
+			}
 			return !(inLore && n.Recv == nil && n.Name.Name == "Invalid")
 		case *ast.CallExpr:
-			hit = is(n.Fun, "Invalid")
+			hit = is(n.Fun, "Invalid") || isSel(n.Fun, "Warnf")
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "append" && len(n.Args) > 0 {
+				hit = hit || isSel(n.Args[0], "Warnings")
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				hit = hit || isSel(l, "Warnings")
+			}
 		case *ast.CompositeLit:
 			hit = is(n.Type, "InvalidError") && !hasKey(n, "Key")
 		}
@@ -49,6 +63,16 @@ func genericInvalidCalls(fset *token.FileSet, path string, src any) ([]string, e
 		return true
 	})
 	return calls, nil
+}
+
+// notesWarnings are the methods that write a report's Warnings beside its
+// notices.
+var notesWarnings = map[string]bool{"Notef": true, "PrependNotices": true, "Normalize": true}
+
+// isSel reports whether x is a selector of name (x.name).
+func isSel(x ast.Expr, name string) bool {
+	s, ok := x.(*ast.SelectorExpr)
+	return ok && s.Sel.Name == name
 }
 
 // hasKey reports whether the composite literal sets the field name.
@@ -81,7 +105,7 @@ func TestNoGenericReason(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range calls {
-			t.Errorf("%s: lore.Invalid or a keyless lore.InvalidError raises the generic reason key; use lore.Reject with a reason key of lore/i18n", c)
+			t.Errorf("%s: lore.Invalid, a keyless lore.InvalidError or a report warning written as text has no reason key; use lore.Reject or Report.Notef with a reason key of lore/i18n", c)
 		}
 	}
 	if n < 100 {
@@ -102,6 +126,11 @@ func TestGenericInvalidCalls(t *testing.T) {
 		{"literal without a key", "package p\nvar e = &lore.InvalidError{Field: \"x\", Reason: \"bad\"}\n", []string{"x.go:2"}},
 		{"literal with a key", "package p\nvar e = &lore.InvalidError{Field: \"x\", Key: i18n.Empty}\n", nil},
 		{"Invalid's own literal", "package lore\nfunc Invalid(f, r string) error { return &InvalidError{Field: f, Reason: r} }\n", nil},
+		{"Warnf", "package p\nfunc f(r *Report) { r.Warnf(\"x %d\", 1) }\n", []string{"x.go:2"}},
+		{"append to Warnings", "package p\nfunc f(r *Report) {\n\tr.Warnings = append(r.Warnings, \"x\")\n}\n", []string{"x.go:3", "x.go:3"}},
+		{"prepend to Warnings", "package p\nfunc f(r *Report, w []string) { r.Warnings = append(w, r.Warnings...) }\n", []string{"x.go:2"}},
+		{"Notef writes both", "package p\nfunc (r *Report) Notef(k string) { r.Warnings = append(r.Warnings, k) }\n", nil},
+		{"Notef call", "package p\nfunc f(r *Report) { r.Notef(i18n.BookDisabled, nil) }\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := genericInvalidCalls(token.NewFileSet(), "x.go", tc.src)

@@ -11,11 +11,11 @@ package agnai
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/i18n"
 )
 
 const prefix = conv.PrefixAgnai
@@ -107,10 +107,10 @@ func markedConstant(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &m) == nil && m.Constant
 }
 
-// AlwaysOnNotes returns the report warning of an export to Agnai of a book
+// AlwaysOnNotes returns the report notice of an export to Agnai of a book
 // with Always On entries (nil when it has none): Agnai keeps them only as
 // loregate's marker and will not treat them as always on.
-func AlwaysOnNotes(book conv.Book) []string {
+func AlwaysOnNotes(book conv.Book) []conv.Notice {
 	n := 0
 	for _, e := range book.Entries {
 		if e.Constant {
@@ -120,8 +120,10 @@ func AlwaysOnNotes(book conv.Book) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s Always On: Agnai has no such setting, so the export marks %s with \"loregate\": {\"constant\": true}, which loregate reads back as Always On; Agnai itself will not insert %s unless a keyword matches",
-		lore.Count(n, "entry is", "entries are"), map[bool]string{true: "it", false: "them"}[n == 1], map[bool]string{true: "it", false: "them"}[n == 1])}
+	if n == 1 {
+		return []conv.Notice{{Reason: i18n.ReportAgnaiAlwaysOnOne}}
+	}
+	return []conv.Notice{{Reason: i18n.ReportAgnaiAlwaysOn, Params: map[string]any{"count": n}}}
 }
 
 // Encode writes book as an Agnai memory book; Always On entries carry

@@ -58,7 +58,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 	if ok {
 		d, err = conv.ParseObject(dataRaw)
 		if err != nil {
-			rep.Warnf("card field data is not an object")
+			rep.Notef(i18n.ReportCardDataNotObject, nil)
 		}
 	}
 	if d == nil {
@@ -70,7 +70,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 			continue
 		}
 		if jsonType(v) != ft[1] {
-			rep.Warnf("card field %s is a %s, expected a %s; ignored", ft[0], jsonType(v), ft[1])
+			rep.Notef(i18n.ReportCardFieldType, map[string]any{"field": ft[0], "got": jsonType(v), "want": ft[1]})
 		}
 	}
 	charName := stringField(d, "name")
@@ -89,8 +89,7 @@ func DecodeCard(fileName string, data []byte, kind conv.Kind, opts conv.Options)
 		book.Name, book.NameFromFile = charName, false
 	}
 	book.Character, book.CharacterContext = charName, character
-	brep.Warnings = append(rep.Warnings, brep.Warnings...)
-	brep.Notices = append(rep.Notices, brep.Notices...)
+	brep.PrependNotices(rep.Notices)
 	return book, brep, nil
 }
 
@@ -193,7 +192,11 @@ func DecodeBook(fileName string, raw json.RawMessage, kind conv.Kind, opts conv.
 	}
 	folders.Finish(&b.Report)
 	if camel > 0 {
-		b.Report.Warnf("%s fields in camelCase (insertionOrder, secondaryKeys, caseSensitive); read as the card fields", lore.Count(camel, "entry spells", "entries spell"))
+		if camel == 1 {
+			b.Report.Notef(i18n.ReportCamelCaseOne, nil)
+		} else {
+			b.Report.Notef(i18n.ReportCamelCase, map[string]any{"count": camel})
+		}
 	}
 	if v, ok := o.Get("enabled"); ok {
 		if en, isB := conv.Bool(v); isB && !en {

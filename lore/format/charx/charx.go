@@ -16,6 +16,7 @@ import (
 	"io"
 	"io/fs"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"path"
 	"strings"
 )
@@ -39,8 +40,9 @@ var ErrNoCard = errors.New("charx has no card.json at the archive root")
 var ErrTooLarge = errors.New("too large")
 
 // Extract returns the bytes of card.json from the archive in data and any
-// warnings. Errors name the offending member (shortened).
-func Extract(data []byte, lim Limits) ([]byte, []string, error) {
+// notices (reason keys of lore/i18n). Errors name the offending member
+// (shortened).
+func Extract(data []byte, lim Limits) ([]byte, []i18n.Notice, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, nil, fmt.Errorf("charx: not a readable zip archive: %w", err)
@@ -48,7 +50,7 @@ func Extract(data []byte, lim Limits) ([]byte, []string, error) {
 	if len(zr.File) > lim.MaxEntries {
 		return nil, nil, fmt.Errorf("charx: archive is %w: %d members, over the limit of %d", ErrTooLarge, len(zr.File), lim.MaxEntries)
 	}
-	var warnings []string
+	var notices []i18n.Notice
 	seen := map[string]bool{}
 	var total uint64
 	var card *zip.File
@@ -78,25 +80,25 @@ func Extract(data []byte, lim Limits) ([]byte, []string, error) {
 		case name == "card.json":
 			card = f
 		case name == "module.risum":
-			warnings = append(warnings, "module.risum (RisuAI module with scripts) ignored; the lorebook comes from card.json")
+			notices = append(notices, i18n.Notice{Reason: i18n.ReportCharxModuleIgnored})
 		}
 	}
 	if card == nil {
-		return nil, warnings, ErrNoCard
+		return nil, notices, ErrNoCard
 	}
 	rc, err := card.Open()
 	if err != nil {
-		return nil, warnings, fmt.Errorf("charx: member card.json: %w", err)
+		return nil, notices, fmt.Errorf("charx: member card.json: %w", err)
 	}
 	defer rc.Close()
 	b, err := io.ReadAll(io.LimitReader(rc, lim.MaxCard+1))
 	if err != nil {
-		return nil, warnings, fmt.Errorf("charx: member card.json: %w", err)
+		return nil, notices, fmt.Errorf("charx: member card.json: %w", err)
 	}
 	if int64(len(b)) > lim.MaxCard {
-		return nil, warnings, fmt.Errorf("charx: member card.json is %w: over the limit of %d bytes", ErrTooLarge, lim.MaxCard)
+		return nil, notices, fmt.Errorf("charx: member card.json is %w: over the limit of %d bytes", ErrTooLarge, lim.MaxCard)
 	}
-	return b, warnings, nil
+	return b, notices, nil
 }
 
 func checkName(name string) error {

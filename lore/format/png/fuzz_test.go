@@ -45,6 +45,6 @@ func FuzzExtract(f *testing.F) {
 		c2, err := Extract(out, 1<<20)
 		require.NoError(t, err)
 		require.Equal(t, c.JSON, c2.JSON)
-		require.Empty(t, c2.Warnings)
+		require.Empty(t, c2.Notices)
 	})
 }

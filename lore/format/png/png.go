@@ -22,6 +22,8 @@ import (
 	stdpng "image/png"
 	"io"
 	"strings"
+
+	"loregate/lore/i18n"
 )
 
 // Signature is the 8-byte PNG file signature.
@@ -33,8 +35,9 @@ type Card struct {
 	Keyword string
 	// JSON is the decoded card (or NovelAI lorebook) JSON.
 	JSON []byte
-	// Warnings name chunks that were skipped (broken ccv3, duplicates).
-	Warnings []string
+	// Notices name chunks that were skipped (broken ccv3, duplicates) and
+	// damage outside the card chunks, with reason keys (lore/i18n).
+	Notices []i18n.Notice
 }
 
 // ErrNoCard reports a valid PNG with no ccv3, chara or naidata text chunk.
@@ -63,13 +66,16 @@ const (
 // Errors name the chunk (index and type) that is malformed: bad signature,
 // truncated chunk, length beyond the data, CRC mismatch, missing IEND.
 func Extract(data []byte, maxJSON int64) (Card, error) {
-	chunks, warnings, err := textChunks(data)
+	chunks, notices, err := textChunks(data)
 	if err != nil {
 		return Card{}, err
 	}
-	card := Card{Warnings: warnings}
+	card := Card{Notices: notices}
+	note := func(key i18n.Key, params map[string]any) {
+		card.Notices = append(card.Notices, i18n.Notice{Reason: key, Params: params})
+	}
 	if len(chunks) > MaxCardChunks {
-		card.Warnings = append(card.Warnings, fmt.Sprintf("%d card text chunks; only the first %d are read", len(chunks), MaxCardChunks))
+		note(i18n.ReportPNGTooManyChunks, map[string]any{"count": len(chunks), "max": MaxCardChunks})
 		chunks = chunks[:MaxCardChunks]
 	}
 	inflateBudget := MaxInflateFactor * maxJSON
@@ -93,14 +99,14 @@ func Extract(data []byte, maxJSON int64) (Card, error) {
 				}
 				n++
 				if n > 1 {
-					card.Warnings = append(card.Warnings, fmt.Sprintf("duplicate %s chunk %d ignored; the first valid one is used", kw, c.index))
+					note(i18n.ReportPNGDuplicateChunk, map[string]any{"keyword": kw, "chunk": c.index})
 					continue
 				}
 				val := c.value
 				var err error
 				if c.compressed {
 					if inflateBudget <= 0 {
-						err = errors.New("inflation budget of the file spent")
+						err = errInflateBudget
 					} else if val, err = inflate(c.value, min(maxJSON, inflateBudget)); err == nil {
 						inflateBudget -= int64(len(val))
 					}
@@ -110,7 +116,7 @@ func Extract(data []byte, maxJSON int64) (Card, error) {
 					js, err = decodeValue(val, maxJSON)
 				}
 				if err != nil {
-					card.Warnings = append(card.Warnings, fmt.Sprintf("%s chunk %d is unusable (%v); falling back", kw, c.index, err))
+					note(unusable(err, kw, c.index, maxJSON))
 					n--
 					continue
 				}
@@ -123,10 +129,40 @@ func Extract(data []byte, maxJSON int64) (Card, error) {
 			}
 		}
 	}
-	if len(card.Warnings) > 0 {
-		return card, fmt.Errorf("%w: %s", ErrNoCard, strings.Join(card.Warnings, "; "))
+	if len(card.Notices) > 0 {
+		texts := make([]string, len(card.Notices))
+		for i, n := range card.Notices {
+			texts[i] = n.Text(i18n.EN)
+		}
+		return card, fmt.Errorf("%w: %s", ErrNoCard, strings.Join(texts, "; "))
 	}
 	return card, ErrNoCard
+}
+
+// errInflateBudget: a compressed card chunk was not inflated, the file's
+// inflation budget (MaxInflateFactor times the card limit) spent.
+var errInflateBudget = errors.New("inflation budget of the file spent")
+
+// tooLargeError: a card value decodes or inflates to more than its bytes.
+type tooLargeError int64
+
+func (e tooLargeError) Error() string {
+	return fmt.Sprintf("card text is too large: over %d bytes", int64(e))
+}
+
+// unusable is the notice of a card chunk (keyword kw, chunk index) whose
+// value err refused.
+func unusable(err error, kw string, index int, maxJSON int64) (i18n.Key, map[string]any) {
+	params := map[string]any{"keyword": kw, "chunk": index}
+	var tl tooLargeError
+	switch {
+	case errors.As(err, &tl):
+		params["max"] = int64(tl)
+		return i18n.ReportPNGChunkTooLarge, params
+	case errors.Is(err, errInflateBudget):
+		return i18n.ReportPNGInflateBudget, params
+	}
+	return i18n.ReportPNGChunkUnreadable, params
 }
 
 func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
@@ -138,7 +174,7 @@ func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
 	}, v)
 	clean = bytes.TrimRight(clean, "=")
 	if int64(base64.RawStdEncoding.DecodedLen(len(clean))) > maxJSON {
-		return nil, fmt.Errorf("card text is too large: over %d bytes", maxJSON)
+		return nil, tooLargeError(maxJSON)
 	}
 	out := make([]byte, base64.RawStdEncoding.DecodedLen(len(clean)))
 	n, err := base64.RawStdEncoding.Decode(out, clean)
@@ -158,45 +194,50 @@ func decodeValue(v []byte, maxJSON int64) ([]byte, error) {
 // bad CRC, a file cut after the card chunks) is a warning, not an error: an
 // intact card is still read. A card chunk with a bad CRC is skipped with a
 // warning; an error is returned only when no card chunk was found.
-func textChunks(data []byte) ([]textChunk, []string, error) {
+func textChunks(data []byte) ([]textChunk, []i18n.Notice, error) {
 	if !bytes.HasPrefix(data, []byte(Signature)) {
 		return nil, nil, errors.New("png: bad signature")
 	}
 	var out []textChunk
-	var warnings []string
-	broken := func(err error) ([]textChunk, []string, error) {
+	var notices []i18n.Notice
+	note := func(key i18n.Key, params map[string]any) {
+		notices = append(notices, i18n.Notice{Reason: key, Params: params})
+	}
+	broken := func(err error, key i18n.Key, params map[string]any) ([]textChunk, []i18n.Notice, error) {
 		if len(out) == 0 {
-			return nil, warnings, err
+			return nil, notices, err
 		}
-		return out, append(warnings, err.Error()+"; the card chunks before it are read"), nil
+		note(key, params)
+		return out, notices, nil
 	}
 	p := len(Signature)
 	for i := 0; ; i++ {
 		if len(data)-p < 12 {
-			return broken(fmt.Errorf("png: chunk %d is truncated (no IEND)", i))
+			return broken(fmt.Errorf("png: chunk %d is truncated (no IEND)", i), i18n.ReportPNGTruncated, map[string]any{"chunk": i})
 		}
 		length := binary.BigEndian.Uint32(data[p:])
 		typ := string(data[p+4 : p+8])
 		if uint64(length) > uint64(len(data)-p-12) {
-			return broken(fmt.Errorf("png: chunk %d (%s) length %d runs past the end of the file", i, printable(typ), length))
+			return broken(fmt.Errorf("png: chunk %d (%s) length %d runs past the end of the file", i, printable(typ), length),
+				i18n.ReportPNGPastEnd, map[string]any{"chunk": i, "type": printable(typ), "length": length})
 		}
 		body := data[p+8 : p+8+int(length)]
 		crc := binary.BigEndian.Uint32(data[p+8+int(length):])
 		p += 12 + int(length)
 		if crc32.ChecksumIEEE(data[p-12-int(length)+4:p-4]) != crc {
-			msg := fmt.Sprintf("png: chunk %d (%s) has a bad CRC", i, printable(typ))
+			params := map[string]any{"chunk": i, "type": printable(typ)}
 			if typ == "tEXt" || typ == "zTXt" || typ == "iTXt" {
 				if kw, _, _ := bytes.Cut(body, []byte{0}); isCardKeyword(kw) {
-					warnings = append(warnings, msg+"; skipped")
+					note(i18n.ReportPNGCardBadCRC, params)
 					continue
 				}
 			}
-			warnings = append(warnings, msg+" (damaged image data); the card is read anyway")
+			note(i18n.ReportPNGImageBadCRC, params)
 			continue
 		}
 		switch typ {
 		case "IEND":
-			return out, warnings, nil
+			return out, notices, nil
 		case "tEXt":
 			if kw, val, ok := bytes.Cut(body, []byte{0}); ok && isCardKeyword(kw) {
 				out = append(out, textChunk{strings.ToLower(string(kw)), val, typ, i, false})
@@ -240,7 +281,7 @@ func inflate(b []byte, max int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(out)) > max {
-		return nil, fmt.Errorf("inflated text is over %d bytes", max)
+		return nil, tooLargeError(max)
 	}
 	return out, nil
 }

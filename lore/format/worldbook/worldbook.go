@@ -31,6 +31,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/i18n"
 )
 
 // Prefix is the extensions prefix of the worldbook's own fields.
@@ -129,12 +130,12 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 				if s, _ := conv.String(l.raw); s == "vectorized" {
 					vectorized = true
 				} else if s != "constant" && s != "selective" {
-					c.Warnings = append(c.Warnings, fmt.Sprintf("strategy.type %s is not constant, selective or vectorized; read as selective", conv.Snippet(string(l.raw))))
+					c.Note(i18n.ReportStrategyUnknown, map[string]any{"value": conv.Snippet(string(l.raw))})
 				}
 			}
 			if l.path == "position.type" {
 				if _, known := positionNumber(l.raw); !known {
-					c.Warnings = append(c.Warnings, fmt.Sprintf("position.type %s is not a worldbook position; read as after_character_definition", conv.Snippet(string(l.raw))))
+					c.Note(i18n.ReportWorldbookPositionUnknown, map[string]any{"value": conv.Snippet(string(l.raw))})
 				}
 			}
 			continue

@@ -181,7 +181,11 @@ func (b *Builder) Finish() (Book, Report) {
 		}
 		b.Report.Dropped = len(b.Book.Entries) - keep
 		b.Book.Entries = b.Book.Entries[:keep:keep]
-		b.Report.Warnf("persona books hold %s; %s dropped", lore.Count(max, "entry", "entries"), lore.Count(b.Report.Dropped, "later entry was", "later entries were"))
+		if b.Report.Dropped == 1 {
+			b.Report.Notef(i18n.ReportPersonaDroppedOne, map[string]any{"max": max})
+		} else {
+			b.Report.Notef(i18n.ReportPersonaDropped, map[string]any{"max": max, "count": b.Report.Dropped})
+		}
 	}
 	if b.Book.Entries == nil {
 		b.Book.Entries = []lore.Entry{}

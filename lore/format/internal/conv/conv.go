@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -166,22 +167,29 @@ type Report struct {
 }
 
 // Notice is a report warning with a reason key and its params.
-type Notice struct {
-	Reason string         `json:"reason"`
-	Params map[string]any `json:"params"`
-}
-
-// Warnf appends a warning.
-func (r *Report) Warnf(format string, args ...any) {
-	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
-}
+type Notice = i18n.Notice
 
 // Notef appends a warning with a reason key (lore/i18n) and its params:
 // a Notice, for clients that render it in the member's language, and its
-// English text in Warnings.
+// English text in Warnings. Every warning of a report is a notice
+// (TestNoGenericReason refuses a warning appended another way).
 func (r *Report) Notef(reason i18n.Key, params map[string]any) {
 	r.Notices = append(r.Notices, Notice{Reason: reason, Params: params})
 	r.Warnings = append(r.Warnings, i18n.Text(i18n.EN, reason, params))
+}
+
+// PrependNotices puts ns, with their English texts, before the report's
+// own warnings (a container's notices before those of the card inside).
+func (r *Report) PrependNotices(ns []Notice) {
+	if len(ns) == 0 {
+		return
+	}
+	texts := make([]string, len(ns))
+	for i, n := range ns {
+		texts[i] = n.Text(i18n.EN)
+	}
+	r.Notices = append(slices.Clone(ns), r.Notices...)
+	r.Warnings = append(texts, r.Warnings...)
 }
 
 // Ignore counts one occurrence of a setting with no destination.

@@ -2,6 +2,7 @@ package conv
 
 import (
 	"encoding/json"
+	"maps"
 
 	"loregate/lore"
 )
@@ -77,8 +78,13 @@ func (b *Builder) AddEntry(i int, e lore.Entry, c STCtx) {
 	if c.MissingEnabled {
 		b.MissingEnabled()
 	}
-	for _, w := range c.Warnings {
-		b.Report.Warnf("entry %d: %s", i, w)
+	for _, n := range c.Notices {
+		params := maps.Clone(n.Params)
+		if params == nil {
+			params = map[string]any{}
+		}
+		params["index"] = i
+		b.Report.Notef(n.Reason, params)
 	}
 	before := len(b.Book.Entries)
 	b.contentNotText = c.ContentNotText

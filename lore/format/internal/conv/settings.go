@@ -138,7 +138,8 @@ func (b *Builder) applySettingsExt() {
 	} {
 		var inv *lore.InvalidError
 		if err := s.Validate(b.Book.BudgetUnit); err != nil && asInvalid(err, &inv) && inv.Field == fix.field {
-			b.Report.Warnf("book setting %s", err)
+			b.Report.Notef(i18n.ReportBookSettingDropped, map[string]any{"field": inv.Field,
+				"value": inv.Params["value"], "min": inv.Params["min"], "max": inv.Params["max"]})
 			fix.drop()
 		}
 	}

@@ -3,11 +3,11 @@ package conv
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // STCtx carries what the SillyTavern field codecs need from sibling fields
@@ -25,7 +25,9 @@ type STCtx struct {
 	// (counted in the report's ignored settings).
 	Ignored        []string
 	MissingEnabled bool
-	Warnings       []string
+	// Notices are the entry's warnings; AddEntry adds the entry's index
+	// to their params ("index").
+	Notices []Notice
 	// KeepKeySpaces: the entry carries KeyKeepSpaces, so its keys keep
 	// their surrounding spaces (a NovelAI key's leading space means
 	// something) instead of being trimmed as SillyTavern trims them.
@@ -34,6 +36,11 @@ type STCtx struct {
 	// "" when the content was text or absent: the skip reason then says
 	// "not text" rather than "no content".
 	ContentNotText string
+}
+
+// Note records a notice of the entry (its index is added by AddEntry).
+func (c *STCtx) Note(reason i18n.Key, params map[string]any) {
+	c.Notices = append(c.Notices, Notice{Reason: reason, Params: params})
 }
 
 // STField decodes and encodes one canonical field in its SillyTavern world
@@ -103,7 +110,7 @@ var STFields = [...]STField{
 	{"outletName", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		e.Outlet, _ = String(raw)
 		if lore.UTF16Len(e.Outlet) > lore.MaxOutletLen {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("outlet name longer than %d characters; cut", lore.MaxOutletLen))
+			c.Note(i18n.ReportOutletCut, map[string]any{"max": lore.MaxOutletLen})
 			e.Outlet = lore.TruncateUTF16(e.Outlet, lore.MaxOutletLen)
 		}
 	}, func(e *lore.Entry) any { return e.Outlet },
@@ -142,7 +149,7 @@ var STFields = [...]STField{
 	{"group", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		e.Group, _ = String(raw)
 		if lore.UTF16Len(e.Group) > lore.MaxGroupLen {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("group names longer than %d characters; cut", lore.MaxGroupLen))
+			c.Note(i18n.ReportGroupCut, map[string]any{"max": lore.MaxGroupLen})
 			e.Group = lore.TruncateUTF16(e.Group, lore.MaxGroupLen)
 		}
 	}, func(e *lore.Entry) any { return e.Group },
@@ -153,7 +160,7 @@ var STFields = [...]STField{
 	{"groupWeight", func(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		e.GroupWeight = lore.DefaultGroupWeight
 		if n, ok := Int(raw); ok {
-			e.GroupWeight = clampInt(c, "group weight", n, 0, lore.MaxGroupWeight)
+			e.GroupWeight = clampInt(c, "groupWeight", n, 0, lore.MaxGroupWeight)
 		}
 	}, func(e *lore.Entry) any { return e.GroupWeight },
 		func(a, b *lore.Entry) bool { return a.GroupWeight == b.GroupWeight }},
@@ -244,7 +251,7 @@ func DecSTTriggers(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		g := lore.GenerationType(strings.ToLower(strings.TrimSpace(s)))
 		switch {
 		case !g.Valid():
-			c.Warnings = append(c.Warnings, fmt.Sprintf("trigger %q is not a generation type; ignored", Snippet(s)))
+			c.Note(i18n.ReportTriggerUnknown, map[string]any{"trigger": Snippet(s)})
 		case !slices.Contains(e.GenerationTypes, g):
 			e.GenerationTypes = append(e.GenerationTypes, g)
 		}
@@ -266,7 +273,7 @@ func DecSTCharacterFilter(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	if raw == nil || IsNull(raw) || json.Unmarshal(raw, &f) != nil {
 		return
 	}
-	clean := func(what string, in []string) []string {
+	clean := func(key i18n.Key, in []string) []string {
 		var out []string
 		for _, s := range in {
 			if s = strings.TrimSpace(s); s != "" {
@@ -274,12 +281,12 @@ func DecSTCharacterFilter(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 			}
 		}
 		if len(out) > lore.MaxFilterItems {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("character filter has %d %s, at most %d kept", len(out), what, lore.MaxFilterItems))
+			c.Note(key, map[string]any{"count": len(out), "max": lore.MaxFilterItems})
 			out = out[:lore.MaxFilterItems]
 		}
 		return out
 	}
-	e.CharacterFilter = lore.CharacterFilter{Names: clean("names", f.Names), Tags: clean("tags", f.Tags), Exclude: f.IsExclude}
+	e.CharacterFilter = lore.CharacterFilter{Names: clean(i18n.ReportFilterNamesCut, f.Names), Tags: clean(i18n.ReportFilterTagsCut, f.Tags), Exclude: f.IsExclude}
 }
 
 // EncSTCharacterFilter writes characterFilter as SillyTavern does; nil
@@ -304,7 +311,7 @@ func DecSTDelayUntilRecursion(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		return
 	}
 	if n, ok := Int(raw); ok {
-		e.DelayUntilRecursion = clampInt(c, "delay until recursion", n, 0, lore.MaxDelayUntilRecursion)
+		e.DelayUntilRecursion = clampInt(c, "delayUntilRecursion", n, 0, lore.MaxDelayUntilRecursion)
 	}
 }
 
@@ -328,11 +335,11 @@ func timedValue(n int) any {
 	return n
 }
 
-// clampInt returns n moved into lo..hi, with a warning naming what when it
-// was outside.
-func clampInt(c *STCtx, what string, n, lo, hi int) int {
+// clampInt returns n moved into lo..hi, with a notice naming field (as
+// world info spells it) when it was outside.
+func clampInt(c *STCtx, field string, n, lo, hi int) int {
 	if n < lo || n > hi {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s %d is outside %d-%d; clamped", what, n, lo, hi))
+		c.Note(i18n.ReportValueClamped, map[string]any{"field": field, "value": n, "min": lo, "max": hi})
 		return min(max(n, lo), hi)
 	}
 	return n
@@ -416,7 +423,7 @@ func DecSTLogic(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 	case ok && n == 3:
 		e.Logic = lore.AndAll
 	default:
-		c.Warnings = append(c.Warnings, fmt.Sprintf("selectiveLogic %s is not 0-3; imported as AND_ANY", Snippet(string(raw))))
+		c.Note(i18n.ReportLogicUnknown, map[string]any{"value": Snippet(string(raw))})
 	}
 }
 
@@ -454,7 +461,7 @@ func DecSTPosition(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		return
 	}
 	e.Position, e.Placement = lore.PositionAfterChar, lore.After
-	c.Warnings = append(c.Warnings, fmt.Sprintf("position %s is not 0-7; imported as after the character", Snippet(string(raw))))
+	c.Note(i18n.ReportPositionUnknown, map[string]any{"value": Snippet(string(raw))})
 }
 
 // DecSTProbability reads probability: absent or null = 100, explicit 0
@@ -479,7 +486,7 @@ func DecSTScanDepth(e *lore.Entry, raw json.RawMessage, c *STCtx) {
 		return
 	}
 	if n < lore.MinScanDepth || n > lore.MaxScanDepth {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("scan depth %d is outside %d-%d; clamped", n, lore.MinScanDepth, lore.MaxScanDepth))
+		c.Note(i18n.ReportScanDepthClamped, map[string]any{"value": n, "min": lore.MinScanDepth, "max": lore.MaxScanDepth})
 		n = min(max(n, lore.MinScanDepth), lore.MaxScanDepth)
 	}
 	e.ScanDepth = &n
