@@ -92,25 +92,54 @@ func canonicalJSON(t *testing.T, js []byte) string {
 }
 
 // TestPersonaCardBookFields: a persona card's book keeps its book-level
-// fields too (description, foreign fields): its CCv3 and world info
-// exports write them as they write a collection's.
+// fields too (description, foreign fields) and its own name: each export
+// through the API is what offline convert writes for the same card, field
+// by field (issue 26: the CCv3 and world info exports named the book after
+// the persona). The second card's book has no name: convert names it
+// after the card's character, which is not the persona's name either.
 func TestPersonaCardBookFields(t *testing.T) {
 	a := newAPI(t)
 	setupServer(t, a, serverA)
-	src := []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Mira","first_mes":"Hi.",
-	  "character_book":{"name":"Harbor Lore","description":"The harbor and its people.","x_tool":{"v":2},
-	    "entries":[{"keys":["harbor"],"content":"The harbor.","enabled":true,"insertion_order":10,"comment":"Harbor","id":1,"extensions":{}}]}}}`)
-	pc, _ := importCard(t, a, serviceKey, map[string]any{"serverDiscordId": serverA}, "mira.json", src)
-	require.Nil(t, pc.Error)
-	for _, f := range []string{"CCV3_LOREBOOK", "ST_WORLD_INFO"} {
-		var p struct {
-			JSON  *string
-			Error *mutationError
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 3, "l": 6, "n": "Ayla"}, "upsertPersona", &pp)
+	require.Nil(t, pp.Error)
+	cards := []struct {
+		file  string
+		input map[string]any
+		src   []byte
+	}{
+		{"mira.json", map[string]any{"serverDiscordId": serverA, "name": "Mira the Second"}, []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Mira","first_mes":"Hi.",
+		  "character_book":{"name":"Harbor Lore","description":"The harbor and its people.","x_tool":{"v":2},
+		    "entries":[{"keys":["harbor"],"content":"The harbor.","enabled":true,"insertion_order":10,"comment":"Harbor","id":1,"extensions":{}}]}}}`)},
+		{"tide.json", map[string]any{"serverDiscordId": serverA, "personaId": 3}, []byte(`{"spec":"chara_card_v2","spec_version":"2.0","data":{"name":"Tide","first_mes":"Hi.",
+		  "character_book":{"entries":[{"keys":["tide"],"content":"The tide.","enabled":true,"insertion_order":1,"comment":"Tide","id":1,"extensions":{}}]}}}`)},
+	}
+	exports := []struct {
+		format string
+		export func(format.Book) ([]byte, error)
+	}{
+		{"ST_WORLD_INFO", format.ExportST},
+		{"CCV3_LOREBOOK", format.ExportLorebookV3},
+		{"CARD_JSON", format.ExportCardJSON},
+		{"WORLDBOOK", format.ExportWorldbook},
+	}
+	for _, c := range cards {
+		pc, _ := importCard(t, a, serviceKey, c.input, c.file, c.src)
+		require.Nil(t, pc.Error, c.file)
+		offline, err := format.Import(c.file, c.src, format.Options{Limits: lore.DefaultLimits(), PersonaCard: true})
+		require.NoError(t, err)
+		require.NotEqual(t, pc.Persona.Name, offline.Book.Name, "%s: the book's name is not the persona's", c.file)
+		for _, ex := range exports {
+			want, err := ex.export(offline.Book)
+			require.NoError(t, err)
+			var p struct {
+				JSON  *string
+				Error *mutationError
+			}
+			a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+				map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": pc.Persona.LineageID, "format": ex.format}}, "exportLorebook", &p)
+			require.Nil(t, p.Error, ex.format)
+			require.Equal(t, canonicalJSON(t, want), canonicalJSON(t, []byte(*p.JSON)), "%s as %s: the API writes what convert writes", c.file, ex.format)
 		}
-		a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
-			map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": pc.Persona.LineageID, "format": f}}, "exportLorebook", &p)
-		require.Nil(t, p.Error, f)
-		require.Contains(t, *p.JSON, "The harbor and its people.", "%s keeps the book description", f)
-		require.Contains(t, *p.JSON, `"x_tool"`, "%s keeps the foreign book field", f)
 	}
 }

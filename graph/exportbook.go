@@ -16,8 +16,11 @@ import (
 // foreign fields, every format's alike, so that an export in any format
 // writes what offline convert of the same file writes
 // (docs/formats.md#rules-worth-knowing). The book's file-derived name stays
-// file-derived while the book keeps that name. A book with no kept fields
-// (imported before 000082, or made by hand) is unchanged.
+// file-derived while the book keeps that name; a persona book takes the
+// name its file gave it (the card book's own name, else the card's
+// character's), as convert writes it, not the persona's display name. A
+// book with no kept fields (imported before 000082, or made by hand) is
+// unchanged.
 func (r *Resolver) withStoredBookFields(ctx context.Context, book *format.Book, server string, lineage lore.Lineage, collectionID int64) error {
 	if err := r.withSourceFields(ctx, book, server, lineage, collectionID); err != nil {
 		return err
@@ -66,6 +69,9 @@ func (r *Resolver) withSourceFields(ctx context.Context, book *format.Book, serv
 			book.Extensions = make(map[string]json.RawMessage, len(src.Fields))
 		}
 		maps.Copy(book.Extensions, src.Fields)
+	}
+	if !lineage.IsServerwide() && src.Name != "" {
+		book.Name = src.Name
 	}
 	book.NameFromFile = src.NameFromFile && book.Name == src.Name
 	return nil
