@@ -3,6 +3,7 @@ package lore
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 )
@@ -76,6 +77,71 @@ type HistorySnapshot struct {
 	// import wrote onto (nil for other records, and for a persona the
 	// import created, which an undo removes).
 	Card *CardSnapshot `json:"card,omitempty"`
+	// Source is the target book's kept source fields (BookSource,
+	// book_sources) before the operation and as it left them, when it
+	// wrote them onto a book that existed (a Replace, an append into a
+	// book without any, a persona card onto an existing persona); nil
+	// otherwise and in records from before this field.
+	Source *SourceSnapshot `json:"source,omitempty"`
+}
+
+// SourceSnapshot is a book's kept source fields before an operation
+// (Before, nil: none) and as it left them (After). An undo puts Before
+// back (none: the row is deleted) while the book still has After; fields
+// a later import wrote stay, as its own undo puts After back.
+type SourceSnapshot struct {
+	Before *KeptSource `json:"before,omitempty"`
+	After  *KeptSource `json:"after,omitempty"`
+}
+
+// KeptSource is a BookSource as a history snapshot holds it: each field's
+// JSON text as a string, so the values come back byte for byte (the
+// snapshot is jsonb, which would reformat raw values).
+type KeptSource struct {
+	Name         string            `json:"name"`
+	NameFromFile bool              `json:"nameFromFile,omitempty"`
+	Description  string            `json:"description,omitempty"`
+	Fields       map[string]string `json:"fields,omitempty"`
+}
+
+// KeepSource returns s as a snapshot holds it (nil for nil).
+func KeepSource(s *BookSource) *KeptSource {
+	if s == nil {
+		return nil
+	}
+	k := &KeptSource{Name: s.Name, NameFromFile: s.NameFromFile, Description: s.Description}
+	if len(s.Fields) > 0 {
+		k.Fields = make(map[string]string, len(s.Fields))
+		for name, v := range s.Fields {
+			k.Fields[name] = string(v)
+		}
+	}
+	return k
+}
+
+// Source returns the BookSource k holds (nil for nil); its Server,
+// Lineage and CollectionID are left for the caller.
+func (k *KeptSource) Source() *BookSource {
+	if k == nil {
+		return nil
+	}
+	s := &BookSource{Name: k.Name, NameFromFile: k.NameFromFile, Description: k.Description}
+	if len(k.Fields) > 0 {
+		s.Fields = make(map[string]json.RawMessage, len(k.Fields))
+		for name, v := range k.Fields {
+			s.Fields[name] = json.RawMessage(v)
+		}
+	}
+	return s
+}
+
+// Equal reports whether k and o hold the same fields, byte for byte (two
+// nils are equal).
+func (k *KeptSource) Equal(o *KeptSource) bool {
+	if k == nil || o == nil {
+		return k == o
+	}
+	return k.Name == o.Name && k.NameFromFile == o.NameFromFile && k.Description == o.Description && maps.Equal(k.Fields, o.Fields)
 }
 
 // CardSnapshot is the card character (importPersonaCard's
@@ -92,7 +158,7 @@ type CardSnapshot struct {
 // Empty reports whether the snapshot holds nothing to restore.
 func (s *HistorySnapshot) Empty() bool {
 	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
-		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil)
+		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,
@@ -266,6 +332,12 @@ type UndoStore interface {
 	// (nil clears it).
 	PersonaCard(ctx context.Context, server string, id int64) (c *CharacterContext, ok bool, err error)
 	SetPersonaCard(ctx context.Context, server string, id int64, c *CharacterContext) error
+	// TargetSource returns the kept source fields of the target's book
+	// (nil: none): its persona book's, or its collection's by name (ok
+	// false when none of that name exists). SetTargetSource stores src
+	// over them (nil deletes them).
+	TargetSource(ctx context.Context, server string, t HistoryTarget) (src *BookSource, ok bool, err error)
+	SetTargetSource(ctx context.Context, server string, t HistoryTarget, src *BookSource) error
 	// ForgetMigratedSources forgets the source ids migration record id
 	// recorded.
 	ForgetMigratedSources(ctx context.Context, id int64) error

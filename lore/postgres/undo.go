@@ -159,6 +159,55 @@ func (s *Store) SetTargetBook(ctx context.Context, server string, t lore.History
 	})
 }
 
+// TargetSource returns the kept source fields of the target's book (nil:
+// none): its persona book's, or those of its collection by name (ok false
+// when none of that name exists).
+func (s *Store) TargetSource(ctx context.Context, server string, t lore.HistoryTarget) (*lore.BookSource, bool, error) {
+	var id int64
+	if t.Lineage.IsServerwide() {
+		c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		id = c.ID
+	}
+	src, err := s.GetBookSource(ctx, server, t.Lineage, id)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &src, true, nil
+}
+
+// SetTargetSource stores src as the kept source fields of the target's
+// book (see TargetSource), over those it has; nil deletes them.
+func (s *Store) SetTargetSource(ctx context.Context, server string, t lore.HistoryTarget, src *lore.BookSource) error {
+	var id int64
+	if t.Lineage.IsServerwide() {
+		c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
+		if err != nil || !ok {
+			return err
+		}
+		id = c.ID
+	}
+	if src == nil {
+		return s.undoStep("undo import", func(tx pgx.Tx) error {
+			var err error
+			if id != 0 {
+				_, err = tx.Exec(ctx, bookSourceDeleteLorebook, server, id)
+			} else {
+				_, err = tx.Exec(ctx, bookSourceDeleteLineage, server, int64(t.Lineage))
+			}
+			return err
+		})
+	}
+	put := *src
+	put.Server, put.Lineage, put.CollectionID = server, t.Lineage, id
+	return s.PutBookSource(ctx, put, true)
+}
+
 // CollectionNamed returns server's collection name (ok false when none).
 func (s *Store) CollectionNamed(ctx context.Context, server, name string) (c lore.Collection, ok bool, err error) {
 	err = s.undoStep("undo import", func(tx pgx.Tx) error {

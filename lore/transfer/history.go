@@ -283,7 +283,7 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 		if src := c.Source; src != nil && c.Entries != nil {
 			s := *src
 			s.Server, s.Lineage, s.CollectionID = c.Server, p.Lineage, 0
-			if err := st.PutBookSource(ctx, s, true); err != nil {
+			if snap.Source, err = putSource(ctx, st, s, true, c.PersonaID != 0); err != nil {
 				return fmt.Errorf("keep the book fields: %w", err)
 			}
 		}

@@ -239,7 +239,8 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	if !record {
 		return out, nil
 	}
-	if err := keepSource(ctx, st, t, out, conv.Book); err != nil {
+	source, err := keepSource(ctx, st, t, out, conv.Book)
+	if err != nil {
 		return out, err
 	}
 	after, err := st.ListScope(ctx, t.Server, t.Lineage, book)
@@ -262,7 +263,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	rec := lore.HistoryRecord{Server: t.Server, Kind: lore.HistoryFile, Actor: req.Actor, SourceName: req.FileName,
 		SourceSHA256: Hash(req.Data), Mode: modeName(t.Mode), Report: report,
 		Target:     lore.HistoryTarget{Lineage: t.Lineage, CollectionID: out.CollectionID, Collection: out.CollectionName},
-		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings}}
+		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings, Source: source}}
 	if out.NewCollection {
 		rec.CreatedCollection = out.CollectionName
 	}
@@ -277,21 +278,58 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 // keepSource keeps what an import's file held beside its entries: the card
 // the book came in (for card exports) and the book-level fields no column
 // holds (docs/formats.md "Rules worth knowing"): a new book or a replaced
-// one takes the file's, an append keeps the book's own.
-func keepSource(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, out Result, book format.Book) error {
+// one takes the file's, an append keeps the book's own. It returns the
+// snapshot of the book's kept fields an undo puts back (putSource).
+func keepSource(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, out Result, book format.Book) (*lore.SourceSnapshot, error) {
 	if card := book.Card; card != nil {
 		c := lore.BookCard{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
 			Container: string(card.Container), Card: card.JSON, File: card.File}
 		if err := st.PutBookCard(ctx, c); err != nil {
-			return fmt.Errorf("keep the card: %w", err)
+			return nil, fmt.Errorf("keep the card: %w", err)
 		}
 	}
 	src := lore.BookSource{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
 		Name: book.Name, NameFromFile: book.NameFromFile, Description: book.Description, Fields: book.Extensions}
-	if err := st.PutBookSource(ctx, src, out.NewCollection || t.Mode == lore.Replace); err != nil {
-		return fmt.Errorf("keep the book fields: %w", err)
+	snap, err := putSource(ctx, st, src, out.NewCollection || t.Mode == lore.Replace, !out.NewCollection)
+	if err != nil {
+		return nil, fmt.Errorf("keep the book fields: %w", err)
 	}
-	return nil
+	return snap, nil
+}
+
+// putSource stores src as its book's kept source fields (PutBookSource)
+// and, for a book that existed before the operation, returns what they
+// were and what they are now (lore.SourceSnapshot), so that an undo puts
+// them back exactly; nil when they did not change, or for a new book (its
+// undo removes the book, and the fields with it).
+func putSource(ctx context.Context, st lore.HistoryStore, src lore.BookSource, replace, existed bool) (*lore.SourceSnapshot, error) {
+	if !existed {
+		return nil, st.PutBookSource(ctx, src, replace)
+	}
+	before, err := keptSource(ctx, st, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.PutBookSource(ctx, src, replace); err != nil {
+		return nil, err
+	}
+	after, err := keptSource(ctx, st, src)
+	if err != nil || before.Equal(after) {
+		return nil, err
+	}
+	return &lore.SourceSnapshot{Before: before, After: after}, nil
+}
+
+// keptSource reads the kept source fields of src's book (nil: none).
+func keptSource(ctx context.Context, st lore.HistoryStore, src lore.BookSource) (*lore.KeptSource, error) {
+	cur, err := st.GetBookSource(ctx, src.Server, src.Lineage, src.CollectionID)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return lore.KeepSource(&cur), nil
 }
 
 // importedName names the book of an import in its report: the target

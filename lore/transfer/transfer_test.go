@@ -3,6 +3,8 @@ package transfer_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"loregate/lore/sharedtest"
 	"math/big"
@@ -417,7 +419,10 @@ func TestSnapshotRetention(t *testing.T) {
 }
 
 // TestUndoRestoresBookSettings: a Replace that stored the file's book
-// settings is undone with the book's previous settings.
+// settings and book-level source fields (book_sources) is undone with the
+// book's previous settings and source fields, byte for byte (issue 26: the
+// file's fields stayed); an append that gave a book its first source
+// fields is undone without them; fields a later import wrote stay.
 func TestUndoRestoresBookSettings(t *testing.T) {
 	b := setup(t)
 	s := b.server(t)
@@ -426,8 +431,21 @@ func TestUndoRestoresBookSettings(t *testing.T) {
 	_, err := b.store.UpdatePersonaBookSettings(b.ctx, s, 9, lore.BookSettingsPatch{ScanDepth: &p3})
 	require.NoError(t, err)
 	b.hand(t, s, 9, "", "hand")
+	old := lore.BookSource{Server: s, Lineage: 9, Name: "Old Lore", Description: "The old book.",
+		Fields: map[string]json.RawMessage{"st/_meta": json.RawMessage(`{"version" :  "V1.2", "n": 1.50}`)}}
+	require.NoError(t, b.store.PutBookSource(b.ctx, old, true))
+	source := func(lineage lore.Lineage, collection int64) *lore.BookSource {
+		src, err := b.store.GetBookSource(b.ctx, s, lineage, collection)
+		if errors.Is(err, lore.ErrNotFound) {
+			return nil
+		}
+		require.NoError(t, err)
+		src.UpdatedAt = time.Time{}
+		return &src
+	}
 	card := []byte(`{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "Card",
-		"character_book": {"scan_depth": 7, "entries": [{"keys": ["a"], "content": "from the card", "enabled": true, "insertion_order": 0}]}}}`)
+		"character_book": {"name": "Card Lore", "description": "From the card.", "x_tool": {"v" : 2}, "scan_depth": 7,
+		  "entries": [{"keys": ["a"], "content": "from the card", "enabled": true, "insertion_order": 0}]}}}`)
 	res, err := transfer.Import(b.ctx, b.store, transfer.Request{Target: lore.ImportTarget{Server: s, Lineage: 9, Mode: lore.Replace},
 		FileName: "card.json", Data: card})
 	require.NoError(t, err)
@@ -441,6 +459,35 @@ func TestUndoRestoresBookSettings(t *testing.T) {
 	got, err = b.store.PersonaBookSettings(b.ctx, s, 9)
 	require.NoError(t, err)
 	require.Equal(t, 3, *got.ScanDepth, "the undo put the book's settings back")
+	require.Equal(t, &old, source(9, 0), "the undo put the book's source fields back, byte for byte")
+
+	// An append into a book without source fields gives it the file's;
+	// its undo takes them away again.
+	c := b.collection(t, s, "Harbor")
+	wi := []byte(`{"name": "Harbor", "_meta": {"build" : 7}, "entries": {"0": {"uid": 0, "key": ["pier"], "content": "The pier."}}}`)
+	req := transfer.Request{Target: lore.ImportTarget{Server: s, CollectionID: c.ID, Collection: c.Name, Mode: lore.Append}, FileName: "harbor.json", Data: wi}
+	res, err = transfer.Import(b.ctx, b.store, req)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"build": 7}`, string(source(0, c.ID).Fields["st/_meta"]))
+	_, err = transfer.Undo(b.ctx, b.store, s, res.ImportID, "cli")
+	require.NoError(t, err)
+	require.Nil(t, source(0, c.ID), "the book had no source fields before the append")
+
+	// Two Replaces undone in turn give each book's fields back.
+	req.Target.Mode = lore.Replace
+	first, err := transfer.Import(b.ctx, b.store, req)
+	require.NoError(t, err)
+	kept := source(0, c.ID)
+	req.Data = []byte(`{"name": "Harbor", "_meta": {"build": 8}, "entries": {"0": {"uid": 0, "key": ["gull"], "content": "A gull."}}}`)
+	second, err := transfer.Import(b.ctx, b.store, req)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"build": 8}`, string(source(0, c.ID).Fields["st/_meta"]))
+	for _, id := range []int64{second.ImportID, first.ImportID} {
+		_, err = transfer.Undo(b.ctx, b.store, s, id, "cli")
+		require.NoError(t, err)
+		require.Equal(t, kept, source(0, c.ID))
+		kept = nil
+	}
 }
 
 // TestUndoKeepsBookSettingsChangedSince: settings a manager changed after

@@ -26,7 +26,9 @@ import (
 //     entries deleted since count as Missing), the snapshot's collections
 //     that no longer exist are recreated with their settings, its entries
 //     are inserted with their ids and timestamps, book settings a Replace
-//     stored are put back unless changed since (BookSettingsKept),
+//     stored are put back unless changed since (BookSettingsKept), the
+//     book's kept source fields (book_sources) it overwrote come back
+//     byte for byte unless a later import wrote them since,
 //     collections the record changed get their enabled flag, channels and
 //     settings back unless changed since (CollectionsKept), a collection
 //     the record created is removed when empty, a persona it created is
@@ -84,7 +86,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreChangedCollections, u.restoreCard, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreChangedCollections, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -206,6 +208,22 @@ func (u *undo) restoreBookSettings(ctx context.Context) error {
 		return nil
 	}
 	return u.st.SetTargetBook(ctx, u.server, t, *u.snap.BookSettings)
+}
+
+// restoreSource puts back the kept source fields of the record's target
+// book (book_sources: HistorySnapshot.Source) while the book still has the
+// ones the record wrote; fields a later import wrote stay (its own undo
+// puts these back). A collection gone since gets nothing.
+func (u *undo) restoreSource(ctx context.Context) error {
+	s := u.snap.Source
+	if s == nil {
+		return nil
+	}
+	cur, ok, err := u.st.TargetSource(ctx, u.server, u.rec.Target)
+	if err != nil || !ok || !lore.KeepSource(cur).Equal(s.After) {
+		return err
+	}
+	return u.st.SetTargetSource(ctx, u.server, u.rec.Target, s.Before.Source())
 }
 
 // restoreChangedCollections puts back the flags and settings of the
