@@ -144,7 +144,11 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 		Notices:             make([]*model.ReportNotice, len(sum.Notices)),
 	}
 	for i, n := range sum.Notices {
-		m.Notices[i] = &model.ReportNotice{Reason: n.Reason, Params: n.Params,
+		params := n.Params
+		if params == nil {
+			params = map[string]any{} // params is a JSON object, never null
+		}
+		m.Notices[i] = &model.ReportNotice{Reason: n.Reason, Params: params,
 			Message: i18n.Text(i18n.EN, n.Reason, n.Params)}
 	}
 	for i, s := range sum.Split {

@@ -90,11 +90,11 @@ DO UPDATE SET name = $3, from_file = $4, description = $5, fields = $6, updated_
 VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (server_id, lineage_id) WHERE lineage_id IS NOT NULL
 DO UPDATE SET name = $3, from_file = $4, description = $5, fields = $6, updated_at = now() WHERE $7`
-	bookSourceGetLorebook   = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lorebook_id = $2`
-	bookSourceGetLineage    = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
-	bookSourceDeleteLineage = `DELETE FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
+	bookSourceGetLorebook    = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lorebook_id = $2`
+	bookSourceGetLineage     = `SELECT name, from_file, description, fields::text, updated_at FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
+	bookSourceDeleteLineage  = `DELETE FROM book_sources WHERE server_id = $1 AND lineage_id = $2`
 	bookSourceDeleteLorebook = `DELETE FROM book_sources WHERE server_id = $1 AND lorebook_id = $2`
-	bookSourceLorebookKnown = `SELECT true FROM lorebooks WHERE server_id = $1 AND id = $2`
+	bookSourceLorebookKnown  = `SELECT true FROM lorebooks WHERE server_id = $1 AND id = $2`
 )
 
 // maxBookSourceBytes bounds a book's kept source fields (their JSON) and
