@@ -6,6 +6,7 @@ import (
 	"loregate/lore/sharedtest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,6 +20,9 @@ import (
 // nothing lost (only empty rows skipped, long entries split and exported
 // whole); the others are refused whole with a message naming the limit and
 // the setting that raises it, and import in full once an operator raises it.
+// The books of the format matrix (lore/format/testdata/matrix_sources.txt)
+// are the API's side of it: each export through the API is what offline
+// convert writes for the file at the same limits (requireExportsMatchConvert).
 func TestCorpusImportAtDeploymentLimits(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(sharedtest.Path(t, "corpus"), "*", "*"))
 	require.NoError(t, err)
@@ -29,7 +33,14 @@ func TestCorpusImportAtDeploymentLimits(t *testing.T) {
 		"soranokiseki1437__Eldoria_V10.28.1_zh_947entries.json": lore.EnvMaxJSONBytes,    // 3.5 MB
 	}
 	def := newAPI(t)
-	raised := newAPILimits(t, lore.Limits{ScopeEntries: 1000, JSONBytes: 4_000_000})
+	raisedLimits := lore.Limits{ScopeEntries: 1000, JSONBytes: 4_000_000}
+	raised := newAPILimits(t, raisedLimits)
+	matrix := map[string]*bool{} // compared through the API
+	for _, rel := range matrixSources(t) {
+		if !strings.HasPrefix(rel, "testdata:") {
+			matrix[rel] = new(bool)
+		}
+	}
 	n := 0
 	for _, path := range files {
 		name := filepath.Base(path)
@@ -76,22 +87,41 @@ func TestCorpusImportAtDeploymentLimits(t *testing.T) {
 		require.Equal(t, len(ref.Report.Skipped), len(imp.Report.Skipped), name)
 
 		// Exported back whole: as many entries as the source kept, long
-		// ones joined.
+		// ones joined. A book of the format matrix is exported in every
+		// format and compared with offline convert at the same limits.
 		a := def
 		if _, over := overLimits[name]; over {
 			a = raised
 		}
-		var exp struct {
-			JSON    string
-			Entries int
-			Error   *mutationError
+		var exported string
+		if rel := filepath.Base(filepath.Dir(path)) + "/" + name; matrix[rel] != nil {
+			lim := lore.DefaultLimits()
+			if a == raised {
+				lim = raisedLimits.WithDefaults()
+			}
+			offline, err := format.Import(name, data, format.Options{Limits: lim})
+			require.NoError(t, err, name)
+			if u := offline.Book.BudgetUnit; u != "" && u != lore.BudgetCharacters {
+				// Not applied, as the report says (budget_unit_mismatch):
+				// this server counts characters.
+				require.True(t, containsPrefix(imp.Report.Warnings, "the file's budget of"), "%s: %q", name, imp.Report.Warnings)
+				offline.Book.Settings.BudgetLimit, offline.Book.BudgetUnit = nil, ""
+			}
+			exported = requireExportsMatchConvert(t, a, server, 0, imp.Collection.ID, name, offline.Book)["ST_WORLD_INFO"]
+			*matrix[rel] = true
+		} else {
+			var exp struct {
+				JSON  string
+				Error *mutationError
+			}
+			a.must(serviceKey, qExport, map[string]any{"input": map[string]any{"serverDiscordId": server, "lineageId": 0, "collectionId": imp.Collection.ID}}, "exportLorebook", &exp)
+			require.Nil(t, exp.Error, name)
+			exported = exp.JSON
 		}
-		a.must(serviceKey, qExport, map[string]any{"input": map[string]any{"serverDiscordId": server, "lineageId": 0, "collectionId": imp.Collection.ID}}, "exportLorebook", &exp)
-		require.Nil(t, exp.Error, name)
 		var wi struct {
 			Entries map[string]struct{ Content string }
 		}
-		require.NoError(t, json.Unmarshal([]byte(exp.JSON), &wi), name)
+		require.NoError(t, json.Unmarshal([]byte(exported), &wi), name)
 		require.Len(t, wi.Entries, len(ref.Book.Entries), name)
 		total := 0
 		for _, e := range wi.Entries {
@@ -104,4 +134,17 @@ func TestCorpusImportAtDeploymentLimits(t *testing.T) {
 		require.Equal(t, want, total, "%s: no content lost", name)
 	}
 	require.GreaterOrEqual(t, n, 20)
+	for rel, done := range matrix {
+		require.True(t, *done, "matrix book %s is in the corpus and compared through the API", rel)
+	}
+}
+
+// containsPrefix reports whether one of list begins with prefix.
+func containsPrefix(list []string, prefix string) bool {
+	for _, s := range list {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -52,7 +52,7 @@ var corpusFiles = []corpusFile{
 func TestCorpusImport(t *testing.T) {
 	for _, tc := range corpusFiles {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
-			data := readCorpus(t, tc.path)
+			data := readSource(t, tc.path)
 			res, err := format.Import(filepath.Base(tc.path), data, format.Options{})
 			require.Equal(t, tc.kind, res.Format)
 			require.Equal(t, tc.container, res.Container)
@@ -97,5 +97,8 @@ func init() {
 		{"novelai/novelai__Crystal_Dragon_Encounter.scenario", format.KindNovelAI, format.ContainerJSON, 3, 0, 0},
 		{"novelai/wbrown__white_samurai.scenario", format.KindNovelAI, format.ContainerJSON, 19, 0, 0},
 		{"novelai/travelingrobot__the_descriptor_v1_2.lorebook", format.KindNovelAI, format.ContainerJSON, 7, 0, 0}, // not in the README table; 7 entries counted in the file
+		// The Tavern Helper worldbook shape (issue 26), a file the team
+		// wrote: the corpus has none.
+		{localTestdata + "tavern_helper_worldbook.json", format.KindWorldbook, format.ContainerJSON, 8, 0, 0},
 	}...)
 }

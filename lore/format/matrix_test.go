@@ -73,11 +73,29 @@ func readSource(t *testing.T, rel string) []byte {
 	return readCorpus(t, rel)
 }
 
+// matrixSources lists the books of the format matrix
+// (testdata/matrix_sources.txt, which graph's API matrix reads too).
+func matrixSources(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "matrix_sources.txt"))
+	require.NoError(t, err)
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	require.GreaterOrEqual(t, len(out), 12)
+	return out
+}
+
 // TestFormatMatrix exports corpus books of every source format to every
 // format (st, ccv3, card JSON, PNG, CHARX, risu, novelai, worldbook), imports the
 // result and compares the canonical books: what each hop loses must be
 // exactly the list in docs/formats.md. World info -> CCv3 -> world info
-// must give the source file back.
+// must give the source file back. The same books imported through the API
+// export what offline convert writes (graph: TestCorpusImportAtDeploymentLimits,
+// TestAPIExportsMatchConvert).
 func TestFormatMatrix(t *testing.T) {
 	allowed := documentedLosses(t)
 	hops := []struct {
@@ -97,20 +115,7 @@ func TestFormatMatrix(t *testing.T) {
 	for _, h := range hops {
 		require.Contains(t, allowed, h.name, "docs/formats.md lists hop %s", h.name)
 	}
-	sources := []string{
-		"st-worldinfo/bronya-rand__Eorzea.json",
-		"st-worldinfo/bronya-rand__GI-Core.json",
-		"st-worldinfo/archkrrr__Date_a_Live_12.0.0.json",
-		"card-json/lide4144__ai_v3_zh.json",
-		"st-worldinfo/archkrrr__Date_a_Live_12.0.0_Vectorized.json",
-		"card-json/bronya-rand__Natasha_v2.json",
-		"png/sillytavern-content__contest_Assistant_Sakana.png",
-		"charx/woduseh__Veil_of_Night_v2.charx",
-		"risu/dootaang__lorebook_export_risu_ko.json",
-		"novelai/travelingrobot__the_descriptor_v1_2.lorebook",
-		"novelai/wbrown__white_samurai.scenario",
-		localTestdata + "tavern_helper_worldbook.json",
-	}
+	sources := matrixSources(t)
 	seen := map[string]map[string]bool{}
 	opts := format.Options{Limits: lore.CeilingLimits()}
 	for _, rel := range sources {
