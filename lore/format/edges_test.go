@@ -402,6 +402,10 @@ func TestReportWarningsHaveReasonKeys(t *testing.T) {
 			[]string{i18n.ReportPersonaDropped}},
 		{"charx with a RisuAI module", "c.charx", string(zip(map[string][]byte{"module.risum": {0x6f, 0}})), format.Options{},
 			[]string{i18n.ReportCharxModuleIgnored}},
+		{"risu rows with broken position markers", "r.json", `{"type": "risu", "ver": 1, "data": [
+		  {"key": "gate", "secondkey": "", "comment": "a", "content": "A.", "mode": "normal", "insertorder": 10, "alwaysActive": false, "selective": false, "loregate": {"x": 1}},
+		  {"key": "moon", "secondkey": "", "comment": "b", "content": "B.", "mode": "normal", "insertorder": 11, "alwaysActive": false, "selective": false, "loregate": {"position": {"kind": "nowhere"}}}]}`, format.Options{},
+			[]string{i18n.ReportRisuMarkerUnreadable, i18n.ReportRisuMarkerOutOfRange}},
 		{"png with a duplicate and a broken chunk", "c.png", string(png.Build(ihdr, idat, png.Chunk{Type: "tEXt", Data: []byte("ccv3\x00!!not base64!!")}, card, card, iend)), format.Options{},
 			[]string{i18n.ReportPNGChunkUnreadable, i18n.ReportPNGDuplicateChunk}},
 		{"png with a card chunk over the limit", "c.png", string(png.Build(ihdr, idat, png.TextChunk("ccv3", cardJSON("chara_card_v3", titles[:40]...)), card, iend)), format.Options{MaxCardBytes: 2000},
@@ -413,6 +417,10 @@ func TestReportWarningsHaveReasonKeys(t *testing.T) {
 		{"png ending inside a chunk", "c.png", string(cut[:len(cut)-9]), format.Options{},
 			[]string{i18n.ReportPNGTruncated}},
 	}
+	placeholders := map[string][]string{}
+	for _, r := range i18n.Reasons() {
+		placeholders[r.Key] = i18n.Placeholders(r.En)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := format.Import(tc.file, []byte(tc.src), tc.opts)
@@ -420,13 +428,18 @@ func TestReportWarningsHaveReasonKeys(t *testing.T) {
 			var got, texts []string
 			for _, n := range res.Report.Notices {
 				got = append(got, n.Reason)
+				require.True(t, i18n.Known(n.Reason), n.Reason)
 				en := n.Text(i18n.EN)
 				texts = append(texts, en)
-				require.NotContains(t, en, "{", "%s: every placeholder filled", n.Reason)
-				for _, lang := range i18n.Langs()[1:] {
+				for _, lang := range i18n.Langs() {
 					txt := n.Text(lang)
-					require.NotEqual(t, en, txt, "%s has its %s text", n.Reason, lang)
-					require.NotContains(t, txt, "{", "%s: every placeholder filled", n.Reason)
+					if lang != i18n.EN {
+						require.NotEqual(t, en, txt, "%s has its %s text", n.Reason, lang)
+					}
+					for _, p := range placeholders[n.Reason] {
+						require.Contains(t, n.Params, p, "%s: param %s given", n.Reason, p)
+						require.NotContains(t, txt, "{"+p+"}", "%s: every placeholder filled", n.Reason)
+					}
 				}
 			}
 			require.Equal(t, texts, res.Report.Warnings, "every warning is a notice's English text")

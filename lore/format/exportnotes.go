@@ -1,12 +1,11 @@
 package format
 
 import (
-	"fmt"
-
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
-// PositionFilterNotes lists the report warnings of an export of book to
+// PositionFilterNotes lists the report notices of an export of book to
 // to ("risu", "agnai" or "novelai"; nil for the other formats, which keep
 // every position and filter field: docs/formats.md "Positions, roles and
 // filters per format"): the entries whose match flags, character filter
@@ -14,7 +13,7 @@ import (
 // entries whose position only loregate's "loregate" member carries
 // (author's note, example messages, outlets: RisuAI has no decorator for
 // them); for Agnai and NovelAI, the entries whose position is lost.
-func PositionFilterNotes(to string, book Book) []string {
+func PositionFilterNotes(to string, book Book) []Notice {
 	var names string
 	switch to {
 	case "risu":
@@ -39,17 +38,21 @@ func PositionFilterNotes(to string, book Book) []string {
 			unplaced++
 		}
 	}
-	var out []string
+	var out []Notice
+	note := func(n int, one, many i18n.Key) {
+		if n == 1 {
+			out = append(out, Notice{Reason: one, Params: map[string]any{"format": names}})
+		} else {
+			out = append(out, Notice{Reason: many, Params: map[string]any{"format": names, "count": n}})
+		}
+	}
 	if filtered > 0 {
-		out = append(out, fmt.Sprintf("%s match flags, a character filter or generation types, which %s has no field for: not carried by the export",
-			lore.Count(filtered, "entry has", "entries have"), names))
+		note(filtered, i18n.ReportFiltersNotExportedOne, i18n.ReportFiltersNotExported)
 	}
 	if unplaced > 0 && to == "risu" {
-		out = append(out, fmt.Sprintf("%s placed around the author's note, around the example messages or in an outlet, which RisuAI has no decorator for: the export keeps the position in the \"loregate\" member, which loregate reads back; RisuAI itself places such an entry after the character",
-			lore.Count(unplaced, "entry is", "entries are")))
+		note(unplaced, i18n.ReportRisuPositionsInMarkerOne, i18n.ReportRisuPositionsInMarker)
 	} else if unplaced > 0 {
-		out = append(out, fmt.Sprintf("%s not after the character, and %s has no position field: the export places %s after the character",
-			lore.Count(unplaced, "entry is", "entries are"), names, map[bool]string{true: "it", false: "them"}[unplaced == 1]))
+		note(unplaced, i18n.ReportPositionsLostOne, i18n.ReportPositionsLost)
 	}
 	return out
 }

@@ -15,6 +15,7 @@ import (
 
 	"loregate/lore"
 	"loregate/lore/format"
+	"loregate/lore/i18n"
 )
 
 // documentedLosses reads the "Round trips between formats" table of
@@ -330,7 +331,11 @@ func TestPositionFieldsPerFormat(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, back.Book.Entries, 3)
 			// The export report says what the format cannot carry.
-			notes := strings.Join(format.PositionFilterNotes(tt.name, res.Book), "\n")
+			var texts []string
+			for _, n := range format.PositionFilterNotes(tt.name, res.Book) {
+				texts = append(texts, n.Text(i18n.EN))
+			}
+			notes := strings.Join(texts, "\n")
 			require.Equal(t, !tt.keeps[1], strings.Contains(notes, "2 entries have match flags, a character filter or generation types"), notes)
 			switch tt.name {
 			case "risu":

@@ -252,6 +252,22 @@ const (
 	ReportAgnaiAlwaysOnOne Key = "agnai_always_on_one"
 	// ReportAgnaiAlwaysOn is an export notice of loregate convert --to agnai: count Always On entries carry loregate's marker.
 	ReportAgnaiAlwaysOn Key = "agnai_always_on"
+	// ReportRisuMarkerUnreadable is a conversion report notice: a RisuAI entry's "loregate" member is not loregate's position marker.
+	ReportRisuMarkerUnreadable Key = "risu_position_marker_unreadable"
+	// ReportRisuMarkerOutOfRange is a conversion report notice: a RisuAI entry's "loregate" position is out of range.
+	ReportRisuMarkerOutOfRange Key = "risu_position_out_of_range"
+	// ReportFiltersNotExportedOne is an export notice of loregate convert: one entry's match flags, character filter or generation types have no field in the target format.
+	ReportFiltersNotExportedOne Key = "filters_not_exported_one"
+	// ReportFiltersNotExported is an export notice of loregate convert: count entries' match flags, character filters or generation types have no field in the target format.
+	ReportFiltersNotExported Key = "filters_not_exported"
+	// ReportRisuPositionsInMarkerOne is an export notice of loregate convert --to risu: one entry's position is kept only in loregate's marker.
+	ReportRisuPositionsInMarkerOne Key = "risu_positions_in_marker_one"
+	// ReportRisuPositionsInMarker is an export notice of loregate convert --to risu: count entries' positions are kept only in loregate's marker.
+	ReportRisuPositionsInMarker Key = "risu_positions_in_marker"
+	// ReportPositionsLostOne is an export notice of loregate convert: one entry not after the character is placed there (the format has no position field).
+	ReportPositionsLostOne Key = "positions_lost_one"
+	// ReportPositionsLost is an export notice of loregate convert: count entries not after the character are placed there (the format has no position field).
+	ReportPositionsLost Key = "positions_lost"
 )
 
 // reasons is every reason key with its English, Brazilian Portuguese and
@@ -524,6 +540,30 @@ var reasons = [...]Reason{
 	{ReportAgnaiAlwaysOnOne, "1 entry is Always On: Agnai has no such setting, so the export marks it with the marker \"loregate\" (constant: true), which loregate reads back as Always On; Agnai itself will not insert it unless a keyword matches",
 		"1 entrada é Sempre Ativa: o Agnai não tem essa configuração, então a exportação a marca com o marcador \"loregate\" (constant: true), que o loregate lê de volta como Sempre Ativa; o próprio Agnai não a insere a menos que uma palavra-chave combine",
 		"1 entrada es Siempre Activa: Agnai no tiene ese ajuste, así que la exportación la marca con el marcador \"loregate\" (constant: true), que loregate vuelve a leer como Siempre Activa; Agnai no la insertará a menos que coincida una palabra clave"},
+	{ReportRisuMarkerUnreadable, "entry {index}: \"loregate\" member {value} is not loregate's position marker; ignored",
+		"entrada {index}: o membro \"loregate\" {value} não é o marcador de posição do loregate; ignorado",
+		"entrada {index}: el miembro \"loregate\" {value} no es el marcador de posición de loregate; ignorado"},
+	{ReportRisuMarkerOutOfRange, "entry {index}: \"loregate\" position {value} is out of range; ignored",
+		"entrada {index}: a posição \"loregate\" {value} está fora do intervalo; ignorada",
+		"entrada {index}: la posición \"loregate\" {value} está fuera de rango; ignorada"},
+	{ReportFiltersNotExportedOne, "1 entry has match flags, a character filter or generation types, which {format} has no field for: not carried by the export",
+		"1 entrada tem indicadores de correspondência, um filtro de personagens ou tipos de geração, para os quais o {format} não tem campo: não levados pela exportação",
+		"1 entrada tiene indicadores de coincidencia, un filtro de personajes o tipos de generación, para los que {format} no tiene campo: no se llevan en la exportación"},
+	{ReportFiltersNotExported, "{count} entries have match flags, a character filter or generation types, which {format} has no field for: not carried by the export",
+		"{count} entradas têm indicadores de correspondência, um filtro de personagens ou tipos de geração, para os quais o {format} não tem campo: não levados pela exportação",
+		"{count} entradas tienen indicadores de coincidencia, un filtro de personajes o tipos de generación, para los que {format} no tiene campo: no se llevan en la exportación"},
+	{ReportRisuPositionsInMarkerOne, "1 entry is placed around the author's note, around the example messages or in an outlet, which RisuAI has no decorator for: the export keeps the position in the \"loregate\" member, which loregate reads back; RisuAI itself places such an entry after the character",
+		"1 entrada fica em volta da nota do autor, em volta das mensagens de exemplo ou num outlet, para o que o RisuAI não tem decorador: a exportação guarda a posição no membro \"loregate\", que o loregate lê de volta; o próprio RisuAI põe essa entrada depois do personagem",
+		"1 entrada va alrededor de la nota del autor, alrededor de los mensajes de ejemplo o en un outlet, para lo que RisuAI no tiene decorador: la exportación guarda la posición en el miembro \"loregate\", que loregate vuelve a leer; el propio RisuAI coloca esa entrada después del personaje"},
+	{ReportRisuPositionsInMarker, "{count} entries are placed around the author's note, around the example messages or in an outlet, which RisuAI has no decorator for: the export keeps the position in the \"loregate\" member, which loregate reads back; RisuAI itself places such an entry after the character",
+		"{count} entradas ficam em volta da nota do autor, em volta das mensagens de exemplo ou num outlet, para o que o RisuAI não tem decorador: a exportação guarda a posição no membro \"loregate\", que o loregate lê de volta; o próprio RisuAI põe essa entrada depois do personagem",
+		"{count} entradas van alrededor de la nota del autor, alrededor de los mensajes de ejemplo o en un outlet, para lo que RisuAI no tiene decorador: la exportación guarda la posición en el miembro \"loregate\", que loregate vuelve a leer; el propio RisuAI coloca esa entrada después del personaje"},
+	{ReportPositionsLostOne, "1 entry is not after the character, and {format} has no position field: the export places it after the character",
+		"1 entrada não está depois do personagem, e o {format} não tem campo de posição: a exportação a põe depois do personagem",
+		"1 entrada no está después del personaje, y {format} no tiene campo de posición: la exportación la coloca después del personaje"},
+	{ReportPositionsLost, "{count} entries are not after the character, and {format} has no position field: the export places them after the character",
+		"{count} entradas não estão depois do personagem, e o {format} não tem campo de posição: a exportação as põe depois do personagem",
+		"{count} entradas no están después del personaje, y {format} no tiene campo de posición: la exportación las coloca después del personaje"},
 	{ReportAgnaiAlwaysOn, "{count} entries are Always On: Agnai has no such setting, so the export marks them with the marker \"loregate\" (constant: true), which loregate reads back as Always On; Agnai itself will not insert them unless a keyword matches",
 		"{count} entradas são Sempre Ativas: o Agnai não tem essa configuração, então a exportação as marca com o marcador \"loregate\" (constant: true), que o loregate lê de volta como Sempre Ativas; o próprio Agnai não as insere a menos que uma palavra-chave combine",
 		"{count} entradas son Siempre Activas: Agnai no tiene ese ajuste, así que la exportación las marca con el marcador \"loregate\" (constant: true), que loregate vuelve a leer como Siempre Activas; Agnai no las insertará a menos que coincida una palabra clave"},

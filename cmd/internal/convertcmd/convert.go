@@ -104,7 +104,9 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 			res.Report.Notef(n.Reason, n.Params)
 		}
 	}
-	res.Report.Warnings = append(res.Report.Warnings, format.PositionFilterNotes(*to, res.Book)...)
+	for _, n := range format.PositionFilterNotes(*to, res.Book) {
+		res.Report.Notef(n.Reason, n.Params)
+	}
 	report, _ := json.MarshalIndent(newReport(&res.Report), "", "  ")
 	report = append(report, '\n')
 	if *reportOnly {

@@ -2,13 +2,13 @@ package risu
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"loregate/lore"
 	"loregate/lore/decorator"
 	"loregate/lore/format/internal/conv"
+	"loregate/lore/i18n"
 )
 
 // RisuAI rows have no position fields: RisuAI says where lore goes only
@@ -100,12 +100,12 @@ func decodePosition(e *lore.Entry, raw json.RawMessage, c *conv.STCtx) {
 	}
 	var m marker
 	if err := json.Unmarshal(raw, &m); err != nil || m.Position == nil {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%q member %s is not loregate's position marker; ignored", markerKey, conv.Snippet(string(raw))))
+		c.Note(i18n.ReportRisuMarkerUnreadable, map[string]any{"value": conv.Snippet(string(raw))})
 		return
 	}
 	p := *m.Position
 	if !p.Kind.Valid() || p.Depth < 0 || p.Depth > lore.MaxDepth || p.Role != "" && !p.Role.Valid() || lore.UTF16Len(p.Outlet) > lore.MaxOutletLen {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%q position %s is out of range; ignored", markerKey, conv.Snippet(string(raw))))
+		c.Note(i18n.ReportRisuMarkerOutOfRange, map[string]any{"value": conv.Snippet(string(raw))})
 		return
 	}
 	e.Position, e.Depth, e.Role, e.Outlet = p.Kind, p.Depth, p.Role, p.Outlet
