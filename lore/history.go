@@ -94,16 +94,6 @@ type SourceSnapshot struct {
 	After  *KeptSource `json:"after,omitempty"`
 }
 
-// KeptSource is a BookSource as a history snapshot holds it: each field's
-// JSON text as a string, so the values come back byte for byte (the
-// snapshot is jsonb, which would reformat raw values).
-type KeptSource struct {
-	Name         string            `json:"name"`
-	NameFromFile bool              `json:"nameFromFile,omitempty"`
-	Description  string            `json:"description,omitempty"`
-	Fields       map[string]string `json:"fields,omitempty"`
-}
-
 // KeepSource returns s as a snapshot holds it (nil for nil).
 func KeepSource(s *BookSource) *KeptSource {
 	if s == nil {
@@ -117,6 +107,16 @@ func KeepSource(s *BookSource) *KeptSource {
 		}
 	}
 	return k
+}
+
+// KeptSource is a BookSource as a history snapshot holds it: each field's
+// JSON text as a string, so the values come back byte for byte (the
+// snapshot is jsonb, which would reformat raw values).
+type KeptSource struct {
+	Name         string            `json:"name"`
+	NameFromFile bool              `json:"nameFromFile,omitempty"`
+	Description  string            `json:"description,omitempty"`
+	Fields       map[string]string `json:"fields,omitempty"`
 }
 
 // Source returns the BookSource k holds (nil for nil); its Server,
