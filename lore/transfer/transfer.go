@@ -248,6 +248,9 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 		return out, err
 	}
 	created, removed := diff(before, after)
+	if err := categorize(ctx, st, t, out.CollectionID, conv.Book, created); err != nil {
+		return out, err
+	}
 	var newSettings *lore.BookSettings
 	if oldSettings != nil {
 		tAfter := t
