@@ -109,16 +109,16 @@ func TestBookScanDepth(t *testing.T) {
 
 // TestBookSettingsAcrossFormats: book settings survive an export to and an
 // import from every format that can carry them (natively or in
-// loregate_settings, as semanticAllEntries, which no format has a field
-// for), and out-of-range values are clamped or dropped with a warning.
+// loregate_settings, as semanticAllEntries and maxBudgetShare, which no
+// format has a field for), and out-of-range values are clamped or dropped with a warning.
 func TestBookSettingsAcrossFormats(t *testing.T) {
 	src := `{"spec": "chara_card_v2", "spec_version": "2.0", "data": {"name": "C", "character_book": {"scan_depth": 0, "token_budget": 900,
-		"extensions": {"loregate_settings": {"maxRecursionSteps": 2, "caseSensitive": true, "wholeWords": false, "semanticAllEntries": true}},
+		"extensions": {"loregate_settings": {"maxRecursionSteps": 2, "caseSensitive": true, "wholeWords": false, "semanticAllEntries": true, "maxBudgetShare": 40}},
 		"recursive_scanning": false, "entries": [{"keys": ["a"], "content": "x", "enabled": true, "insertion_order": 1, "extensions": {}}]}}}`
 	res, err := format.Import("c.json", []byte(src), format.Options{})
 	require.NoError(t, err)
 	want := lore.BookSettings{ScanDepth: ptr(0), BudgetLimit: ptr(900), Recursive: ptr(false), MaxRecursionSteps: ptr(2),
-		CaseSensitive: ptr(true), WholeWords: ptr(false), SemanticAllEntries: ptr(true)}
+		CaseSensitive: ptr(true), WholeWords: ptr(false), SemanticAllEntries: ptr(true), MaxBudgetShare: ptr(40)}
 	require.Equal(t, want, res.Book.Settings, "scan depth 0 is a real value")
 	exports := map[string]func(format.Book) ([]byte, error){
 		"character book": format.ExportCharacterBook, "lorebook v3": format.ExportLorebookV3,

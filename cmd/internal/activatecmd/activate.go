@@ -66,7 +66,7 @@
 //	 "injections":[{"kind","depth","role","outlet","text","entryIds"}],
 //	 "outlets":[{"name","text"}],
 //	 "blocks":[{"tag","role","text","entries":[{"id","title","content","role"}]}],
-//	 "budget":{"unit","limit","used","byBook":[{"collection","used","entries"}]},
+//	 "budget":{"unit","limit","used","byBook":[{"collection","used","entries","limit"}]},
 //	 "passes":N,
 //	 "trace":[{"id","title","verdict","detail","reason","params","pass","triggeredBy"}]}
 //
@@ -592,6 +592,9 @@ type jsonBookUse struct {
 	Collection string `json:"collection"`
 	Used       int    `json:"used"`
 	Entries    int    `json:"entries"`
+	// Limit is the book's own cap (its maxBudgetShare of the budget), null
+	// without one: BookBudget.limit in the API.
+	Limit *int `json:"limit"`
 }
 
 type jsonBlock struct {
@@ -670,7 +673,11 @@ func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Ent
 		out.Outlets = append(out.Outlets, jsonOutlet(o))
 	}
 	for _, b := range res.Budget.ByBook {
-		out.Budget.ByBook = append(out.Budget.ByBook, jsonBookUse{Collection: b.Collection, Used: b.Used, Entries: b.Entries})
+		u := jsonBookUse{Collection: b.Collection, Used: b.Used, Entries: b.Entries}
+		if b.Limit >= 0 {
+			u.Limit = &b.Limit
+		}
+		out.Budget.ByBook = append(out.Budget.ByBook, u)
 	}
 	for _, b := range blocks {
 		jb := jsonBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text, Entries: make([]jsonBlockEntry, len(b.Entries))}

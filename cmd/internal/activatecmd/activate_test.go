@@ -342,3 +342,36 @@ func TestBookSettingsFromFile(t *testing.T) {
 	require.Equal(t, 300, out.Budget.Limit)
 	require.Contains(t, stderr, `book "Harbor": its budget limit of 150 tokens is not used`)
 }
+
+// TestByBookLimit: a book whose settings cap its share of the budget
+// (maxBudgetShare, kept in loregate_settings) reports that cap beside what
+// it used; a book without one reports null, as BookBudget.limit does.
+func TestByBookLimit(t *testing.T) {
+	dir := t.TempDir()
+	capped := filepath.Join(dir, "capped.json")
+	require.NoError(t, os.WriteFile(capped, []byte(`{"extensions": {"loregate_settings": {"maxBudgetShare": 25}},
+		"entries": {"0": {"uid": 0, "key": ["glade"], "content": "The glade is quiet.", "order": 100}}}`), 0o600))
+	code, stdout, stderr := runCmd(t, `["the glade and the forest"]`, "--book", capped, "--book", eldoriaBook(t), "--chat", "-")
+	require.Equal(t, 0, code, stderr)
+	var out struct {
+		Budget struct {
+			ByBook []struct {
+				Collection string
+				Limit      *int
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+	limits := map[string]*int{}
+	for _, b := range out.Budget.ByBook {
+		limits[b.Collection] = b.Limit
+	}
+	require.Len(t, limits, 2, stdout)
+	require.NotNil(t, limits["capped"], "the capped book reports its cap: %s", stdout)
+	require.Equal(t, 2000, *limits["capped"], "25% of the default 8,000 characters")
+	for name, l := range limits {
+		if name != "capped" {
+			require.Nil(t, l, "a book without a cap reports null")
+		}
+	}
+}

@@ -29,6 +29,9 @@ type settingsJSON struct {
 	// "enabled for all entries" is a setting of its Vector Storage
 	// extension, not of the book).
 	SemanticAllEntries *bool `json:"semanticAllEntries,omitempty"`
+	// MaxBudgetShare has no native field in any format (an ST extension
+	// and Marinara have their own per-book budgets, not this share).
+	MaxBudgetShare *int `json:"maxBudgetShare,omitempty"`
 }
 
 // NativeSettings names a format's own book-level members; "" = none.
@@ -117,6 +120,7 @@ func (b *Builder) applySettingsExt() {
 		fill(&s.CaseSensitive, x.CaseSensitive)
 		fill(&s.WholeWords, x.WholeWords)
 		fill(&s.SemanticAllEntries, x.SemanticAllEntries)
+		fill(&s.MaxBudgetShare, x.MaxBudgetShare)
 		if s.BudgetLimit == nil && x.BudgetLimit != nil {
 			s.BudgetLimit, b.Book.BudgetUnit = x.BudgetLimit, x.BudgetUnit
 			if b.Book.BudgetUnit == "" {
@@ -166,7 +170,7 @@ func fill[T any](dst **T, v *T) {
 func EncodeSettings(o *Object, book Book, n NativeSettings) json.RawMessage {
 	s := book.Settings
 	rest := settingsJSON{MaxRecursionSteps: s.MaxRecursionSteps, CaseSensitive: s.CaseSensitive, WholeWords: s.WholeWords,
-		SemanticAllEntries: s.SemanticAllEntries}
+		SemanticAllEntries: s.SemanticAllEntries, MaxBudgetShare: s.MaxBudgetShare}
 	if s.ScanDepth != nil {
 		if n.ScanDepth != "" {
 			o.SetValue(n.ScanDepth, *s.ScanDepth)
@@ -274,6 +278,9 @@ func DescribeSettings(s lore.BookSettings, unit lore.BudgetUnit) string {
 	}
 	if s.SemanticAllEntries != nil {
 		add("semantic all entries %t", *s.SemanticAllEntries)
+	}
+	if s.MaxBudgetShare != nil {
+		add("max budget share %d%%", *s.MaxBudgetShare)
 	}
 	return out
 }
