@@ -124,9 +124,13 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	var (
 		hidden     []lore.Entry
 		hiddenCols map[string]lore.Collection
+		offCats    map[int64]string
 	)
 	if traced && !unavailable {
 		if hidden, hiddenCols, err = r.hiddenEntries(ctx, snap, req.Lineage); err != nil {
+			return nil, err
+		}
+		if offCats, err = r.offCategories(ctx, snap.Server.ID, hidden, hiddenCols); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +146,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		t.Finish = func(res *activation.Result) {
 			gates := t.Input
 			gates.Collections = hiddenCols
-			res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates)...)
+			res.Trace = append(res.Trace, activation.GateTrace(hidden, &gates, offCats)...)
 		}
 	}
 	t.Rank(ctx, r.rankers(scope, snap.Server.ID, req.Lineage, t))
@@ -279,6 +283,49 @@ func (r *Resolver) hiddenEntries(ctx context.Context, snap lore.Snapshot, lineag
 		merged[name] = c
 	}
 	return hidden, merged, nil
+}
+
+// offCategories returns the disabled categories (id -> name) of the books
+// whose hidden entries have a category: the per-turn read leaves such an
+// entry out, and a preview trace says why (gated_category). One category
+// read per such book, for a selected trace only.
+func (r *Resolver) offCategories(ctx context.Context, server string, hidden []lore.Entry, cols map[string]lore.Collection) (map[int64]string, error) {
+	type book struct {
+		lineage    lore.Lineage
+		collection int64
+	}
+	read := map[book]bool{}
+	var off map[int64]string
+	for _, e := range hidden {
+		if e.CategoryID == 0 {
+			continue
+		}
+		b := book{lineage: e.Lineage}
+		if e.Lineage.IsServerwide() {
+			c, ok := cols[collectionName(e)]
+			if !ok {
+				continue
+			}
+			b.collection = c.ID
+		}
+		if read[b] {
+			continue
+		}
+		read[b] = true
+		cats, err := r.Store.ListCategories(ctx, server, b.lineage, b.collection)
+		if err != nil {
+			return nil, fmt.Errorf("trace: list categories: %w", err)
+		}
+		for _, c := range cats {
+			if !c.Enabled {
+				if off == nil {
+					off = map[int64]string{}
+				}
+				off[c.ID] = c.Name
+			}
+		}
+	}
+	return off, nil
 }
 
 // collectionName is the collection of a Serverwide entry, "" meaning

@@ -161,4 +161,18 @@ func TestCategoriesAPI(t *testing.T) {
 	require.Nil(t, upd.Error)
 	a.must(member, qActivateLisbon, map[string]any{"s": serverA}, "activate", &act)
 	require.Empty(t, act.Admitted, "the category is disabled")
+
+	// A preview trace still lists the entry, and says why it is out.
+	var prev struct {
+		Trace []struct {
+			Title, Verdict, Reason string
+			Params                 map[string]any
+		}
+	}
+	a.must(member, `query($s: String!) { activate(input: {serverDiscordId: $s, messages: [{content: "lisbon at dawn"}]}) { trace { title verdict reason params } } }`,
+		map[string]any{"s": serverA}, "activate", &prev)
+	require.Len(t, prev.Trace, 1, "every entry of the scope: %+v", prev.Trace)
+	require.Equal(t, "Lisbon", prev.Trace[0].Title)
+	require.Equal(t, "gated_category", prev.Trace[0].Verdict)
+	require.Equal(t, "Cities", prev.Trace[0].Params["category"])
 }

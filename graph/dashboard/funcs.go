@@ -367,6 +367,7 @@ var verdicts = map[string]string{
 	"gated_server":             "other server",
 	"gated_lineage":            "other persona",
 	"gated_collection":         "collection disabled",
+	"gated_category":           "category disabled",
 	"gated_channel":            "not in this channel",
 	"no_key_match":             "no key matched",
 	"secondary_logic_failed":   "secondary keys failed",

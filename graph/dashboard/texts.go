@@ -266,6 +266,7 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"blocked by a decorator", "bloqueada por um decorador"},
 	{"chance roll failed", "o sorteio de chance falhou"},
 	{"collection disabled", "coleção desativada"},
+	{"category disabled", "categoria desativada"},
 	{"cooling down", "em recarga"},
 	{"delayed", "atrasada"},
 	{"disabled", "desativada"},

@@ -262,6 +262,7 @@ var esTexts = [][2]string{
 	{"blocked by a decorator", "bloqueada por un decorador"},
 	{"chance roll failed", "la tirada de probabilidad falló"},
 	{"collection disabled", "colección desactivada"},
+	{"category disabled", "categoría desactivada"},
 	{"cooling down", "en enfriamiento"},
 	{"delayed", "retrasada"},
 	{"disabled", "desactivada"},

@@ -1525,7 +1525,7 @@ type TraceItem struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	// admitted, disabled, gated_server, gated_lineage, gated_collection,
-	// gated_channel, no_key_match, secondary_logic_failed, chance_failed,
+	// gated_category (a preview's entry in a disabled category), gated_channel, no_key_match, secondary_logic_failed, chance_failed,
 	// over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
 	// decorator_blocked, cooldown, delayed, regex_budget_exhausted, filtered_character,
 	// filtered_generation_type, over_entry_cap.

@@ -10,19 +10,28 @@ import (
 )
 
 // TestGateTrace: entries the turn's read left out get the gates' verdicts;
-// an entry that passes the gates is not listed.
+// one that passes them in a disabled category gets gated_category; an
+// entry that passes the gates otherwise is not listed (its category, if
+// any, is on).
 func TestGateTrace(t *testing.T) {
 	off := ent(1, []string{"glade"}, "x")
 	off.Enabled = false
 	inOff := ent(2, []string{"glade"}, "x")
 	inOff.Collection = "Old"
 	passes := ent(3, []string{"glade"}, "x")
+	passes.CategoryID = 8 // an enabled category
+	inOffCat := ent(4, []string{"glade"}, "x")
+	inOffCat.CategoryID = 9
+	offAndOffCat := ent(5, []string{"glade"}, "x")
+	offAndOffCat.Enabled, offAndOffCat.CategoryID = false, 9
 	in := baseInput(nil, "glade")
 	in.Collections["Old"] = lore.Collection{Name: "Old"} // disabled
-	got := GateTrace([]lore.Entry{off, inOff, passes}, &in)
+	got := GateTrace([]lore.Entry{off, inOff, passes, inOffCat, offAndOffCat}, &in, map[int64]string{9: "Spoilers"})
 	require.Equal(t, []TraceItem{
 		{ID: 1, Title: off.Title, Verdict: VerdictDisabled, Detail: "entry is disabled"},
 		{ID: 2, Title: inOff.Title, Verdict: VerdictGatedCollection, Detail: `collection "Old" is disabled`, Params: lore.Params{"collection": "Old"}},
+		{ID: 4, Title: inOffCat.Title, Verdict: VerdictGatedCategory, Detail: `category "Spoilers" is disabled`, Params: lore.Params{"category": "Spoilers"}},
+		{ID: 5, Title: offAndOffCat.Title, Verdict: VerdictDisabled, Detail: "entry is disabled"},
 	}, got)
 }
 

@@ -19,7 +19,8 @@ import (
 //
 //   - chance_failed: chance (percent)
 //   - over_budget, over_entry_cap: priority
-//   - gated_lineage: lineage; gated_collection: collection (its name)
+//   - gated_lineage: lineage; gated_collection: collection (its name);
+//     gated_category: category (its name)
 //   - group_lost: group (the inclusion group's name)
 //   - delayed: delay; cooldown: cooldown (chat messages)
 //   - delayed_until_recursion: level
@@ -44,7 +45,7 @@ func (t TraceItem) Reason(e *lore.Entry) (string, map[string]any) {
 // pipeline's stages (a test of lore/i18n checks it against the constants).
 func Verdicts() []Verdict {
 	return []Verdict{VerdictAdmitted, VerdictSemanticMatch, VerdictDisabled, VerdictGatedServer, VerdictGatedLineage,
-		VerdictGatedCollection, VerdictGatedChannel, VerdictFilteredCharacter, VerdictFilteredGenerationType,
+		VerdictGatedCollection, VerdictGatedCategory, VerdictGatedChannel, VerdictFilteredCharacter, VerdictFilteredGenerationType,
 		VerdictDecoratorBlocked, VerdictDelayed, VerdictCooldown, VerdictNoKeyMatch, VerdictSecondaryLogicFailed,
 		VerdictRegexBudgetExhausted, VerdictExcludedFromRecursion, VerdictDelayedUntilRecursion, VerdictChanceFailed,
 		VerdictGroupLost, VerdictBelowThreshold, VerdictOverSemanticCap, VerdictOverEntryCap, VerdictOverBudget}

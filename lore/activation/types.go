@@ -260,6 +260,10 @@ const (
 	VerdictGatedServer          Verdict = "gated_server"
 	VerdictGatedLineage         Verdict = "gated_lineage"
 	VerdictGatedCollection      Verdict = "gated_collection"
+	// VerdictGatedCategory: the entry's category in its book is disabled
+	// (docs/workbench.md#categories). Only a preview trace gives it
+	// (GateTrace): the per-turn read never loads such an entry.
+	VerdictGatedCategory Verdict = "gated_category"
 	VerdictGatedChannel         Verdict = "gated_channel"
 	VerdictNoKeyMatch           Verdict = "no_key_match"
 	VerdictSecondaryLogicFailed Verdict = "secondary_logic_failed"

@@ -576,6 +576,7 @@ var reasons = [...]Reason{
 	{"gated_server", "the entry belongs to another server", "a entrada pertence a outro servidor", "la entrada pertenece a otro servidor"},
 	{"gated_lineage", "the entry belongs to persona lineage {lineage}, not the active one", "a entrada pertence à linhagem de persona {lineage}, não à ativa", "la entrada pertenece al linaje de persona {lineage}, no al activo"},
 	{"gated_collection", "its collection \"{collection}\" is disabled or no longer exists", "sua coleção \"{collection}\" está desativada ou não existe mais", "su colección \"{collection}\" está desactivada o ya no existe"},
+	{"gated_category", "its category \"{category}\" is disabled", "sua categoria \"{category}\" está desativada", "su categoría \"{category}\" está desactivada"},
 	{"gated_channel", "the entry is not active in this channel", "a entrada não está ativa neste canal", "la entrada no está activa en este canal"},
 	{"no_key_match", "no key matched the scanned messages", "nenhuma chave correspondeu às mensagens pesquisadas", "ninguna clave coincidió con los mensajes revisados"},
 	{"secondary_logic_failed", "the secondary keys did not satisfy its logic", "as chaves secundárias não satisfizeram a lógica", "las claves secundarias no cumplieron su lógica"},
