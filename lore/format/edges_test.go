@@ -429,6 +429,7 @@ func TestReportWarningsHaveReasonKeys(t *testing.T) {
 			for _, n := range res.Report.Notices {
 				got = append(got, n.Reason)
 				require.True(t, i18n.Known(n.Reason), n.Reason)
+				require.NotNil(t, n.Params, "%s: params are an object, never null", n.Reason)
 				en := n.Text(i18n.EN)
 				texts = append(texts, en)
 				for _, lang := range i18n.Langs() {

@@ -174,6 +174,9 @@ type Notice = i18n.Notice
 // English text in Warnings. Every warning of a report is a notice
 // (TestNoGenericReason refuses a warning appended another way).
 func (r *Report) Notef(reason i18n.Key, params map[string]any) {
+	if params == nil {
+		params = map[string]any{} // a JSON object in the report, never null
+	}
 	r.Notices = append(r.Notices, Notice{Reason: reason, Params: params})
 	r.Warnings = append(r.Warnings, i18n.Text(i18n.EN, reason, params))
 }
@@ -185,10 +188,14 @@ func (r *Report) PrependNotices(ns []Notice) {
 		return
 	}
 	texts := make([]string, len(ns))
+	ns = slices.Clone(ns)
 	for i, n := range ns {
 		texts[i] = n.Text(i18n.EN)
+		if n.Params == nil {
+			ns[i].Params = map[string]any{}
+		}
 	}
-	r.Notices = append(slices.Clone(ns), r.Notices...)
+	r.Notices = append(ns, r.Notices...)
 	r.Warnings = append(texts, r.Warnings...)
 }
 
