@@ -81,8 +81,9 @@ func newEmbedClient(t *testing.T, fake *embeddingstest.Server, model string) *em
 // vectors (what the provider answered, under the model and text hash),
 // re-embeds only an edited entry, everything on a model change or a
 // reindex, nothing for a LEXICAL server; a provider that keeps failing
-// leaves entries PENDING until the last attempt marks them FAILED, and a
-// text the provider refuses is FAILED alone while the others are stored.
+// leaves entries PENDING until the last attempt marks them FAILED, a text
+// the provider refuses is FAILED alone while the others are stored, and
+// an entry edited during the provider call ends current (testEmbedEditRace).
 func TestEmbedJob(t *testing.T) {
 	pool := postgrestest.NewPool(t)
 	ctx := context.Background()
@@ -186,6 +187,8 @@ func TestEmbedJob(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, work(t, w3, server, true, 1, 5))
 	require.Equal(t, before, fake.Inputs(), "LEXICAL: no lore leaves the machine")
+
+	t.Run("edit during the provider call", func(t *testing.T) { testEmbedEditRace(t, store) })
 }
 
 // TestEmbedTriggerAndSweep: through River, the sweep that runs when the
@@ -217,7 +220,7 @@ func TestEmbedTriggerAndSweep(t *testing.T) {
 				return
 			}
 			require.True(t, time.Now().Before(deadline), "status %+v, want %+v", got, want)
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	waitStatus(lore.EmbeddingsStatus{Model: "m1", Ready: 3})
@@ -273,4 +276,81 @@ func BenchmarkEmbedJob1000(b *testing.B) {
 	st, err := store.EmbeddingsStatus(ctx, server, "m")
 	require.NoError(b, err)
 	require.Equal(b, 1000, st.Ready)
+}
+
+// racingEmbedder is the job's provider with a hook: its first call
+// answers the texts it was sent only after edit ran, as when an entry is
+// edited while its embedding is being computed; every later call runs
+// check first.
+type racingEmbedder struct {
+	jobs.Embedder
+	calls       int
+	sent        [][]string
+	edit, check func()
+}
+
+func (r *racingEmbedder) Embed(ctx context.Context, inputs []string) ([][]float32, error) {
+	r.calls++
+	r.sent = append(r.sent, inputs)
+	if r.calls > 1 {
+		r.check()
+	}
+	out, err := r.Embedder.Embed(ctx, inputs)
+	if r.calls == 1 {
+		r.edit()
+	}
+	return out, err
+}
+
+// testEmbedEditRace (run by TestEmbedJob on its database, to add no
+// database of its own): an entry edited while the job computes its
+// embedding never ends with the old text's vector marked current. The
+// vector the provider computed from the old text is stored under the old
+// text's hash, so the entry is PENDING for its new text (checked when the
+// job calls the provider again) and the job, reading again before it
+// completes, embeds the new text: READY with the new text's vector.
+func testEmbedEditRace(t *testing.T, store *postgres.Store) {
+	ctx := context.Background()
+	const server = "123456789012345690"
+	f := newEmbedFixture(t, store, server)
+	fake := embeddingstest.New(16)
+	defer fake.Close()
+	client := newEmbedClient(t, fake, "m1")
+	id := f.ids["alarm"]
+	const edited = "Fraxinus hovers above Tengu City, cloaked."
+	editedText := edited
+	oldHash := semantic.TextHash("The spacequake alarm rings across Tengu City.")
+	storedHash := func() string {
+		vecs, err := store.ScopeVectors(ctx, server, 7, "m1")
+		require.NoError(t, err)
+		return vecs[id].Hash
+	}
+	r := &racingEmbedder{Embedder: client}
+	r.edit = func() {
+		_, err := store.UpdateEntry(ctx, server, 7, id, lore.EntryPatch{Content: &editedText})
+		require.NoError(t, err)
+	}
+	r.check = func() {
+		st, ok, err := store.EntryEmbeddingState(ctx, id, "m1")
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.Equal(t, lore.EmbeddingPending, st, "the old text's vector is not current for the new text")
+		require.Equal(t, oldHash, storedHash(), "stored under the text it was computed from")
+	}
+	w := &jobs.EmbedWorker{Deps: jobs.Deps{Store: store, Embeddings: r}.WithDefaults()}
+	require.NoError(t, work(t, w, server, false, 1, 5))
+
+	require.Equal(t, 2, r.calls, "the job read again and embedded the new text")
+	require.Equal(t, []string{edited}, r.sent[1])
+	st, ok, err := store.EntryEmbeddingState(ctx, id, "m1")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, lore.EmbeddingReady, st)
+	require.Equal(t, semantic.TextHash(edited), storedHash())
+	want, err := client.Embed(ctx, []string{edited})
+	require.NoError(t, err)
+	vecs, err := store.ScopeVectors(ctx, server, 7, "m1")
+	require.NoError(t, err)
+	require.Equal(t, want[0], vecs[id].Vector, "the new text's vector")
+	require.Equal(t, lore.EmbeddingsStatus{Model: "m1", Ready: 3}, status(t, store, server, "m1"))
 }
