@@ -255,15 +255,15 @@ type Verdict string
 // server, lineage, collection, channel), then the chance-0 block, keys,
 // secondary logic, the chance roll and the budget.
 const (
-	VerdictAdmitted             Verdict = "admitted"
-	VerdictDisabled             Verdict = "disabled"
-	VerdictGatedServer          Verdict = "gated_server"
-	VerdictGatedLineage         Verdict = "gated_lineage"
-	VerdictGatedCollection      Verdict = "gated_collection"
+	VerdictAdmitted        Verdict = "admitted"
+	VerdictDisabled        Verdict = "disabled"
+	VerdictGatedServer     Verdict = "gated_server"
+	VerdictGatedLineage    Verdict = "gated_lineage"
+	VerdictGatedCollection Verdict = "gated_collection"
 	// VerdictGatedCategory: the entry's category in its book is disabled
 	// (docs/workbench.md#categories). Only a preview trace gives it
 	// (GateTrace): the per-turn read never loads such an entry.
-	VerdictGatedCategory Verdict = "gated_category"
+	VerdictGatedCategory        Verdict = "gated_category"
 	VerdictGatedChannel         Verdict = "gated_channel"
 	VerdictNoKeyMatch           Verdict = "no_key_match"
 	VerdictSecondaryLogicFailed Verdict = "secondary_logic_failed"
