@@ -14,7 +14,8 @@ import (
 // description and tags, its categories, an entry's category and note.
 
 // bookCategories reads the book's categories for the editor's picker; nil
-// when they cannot be read (the picker then offers none).
+// when they cannot be read (the picker then offers the entry's current
+// category, unnamed, so a save keeps it).
 func (d *Dashboard) bookCategories(rq *req, b book) []model.Category {
 	op, vars := client.OpPersonaCategories, map[string]any{"s": rq.sid, "l": b.LineageID}
 	if b.Collection != nil {

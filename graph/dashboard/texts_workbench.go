@@ -65,6 +65,7 @@ var workbenchTexts = [...][3]string{
 	{"Categories", "Categorias", "Categorías"},
 	{"Category", "Categoria", "Categoría"},
 	{"No category", "Sem categoria", "Sin categoría"},
+	{"Its current category", "A categoria atual", "Su categoría actual"},
 	{"Category disabled", "Categoria desativada", "Categoría desactivada"},
 	{"A disabled category keeps its entries out of the prompt, as a disabled collection does.", "Uma categoria desativada deixa suas entradas fora do prompt, como uma coleção desativada.", "Una categoría desactivada deja sus entradas fuera del prompt, como una colección desactivada."},
 	{"Delete this category? Its entries stay, without a category.", "Excluir esta categoria? Suas entradas ficam, sem categoria.", "¿Eliminar esta categoría? Sus entradas se quedan, sin categoría."},

@@ -64,6 +64,10 @@ func verdictParams(v Verdict, e *lore.Entry, detail string) lore.Params {
 		return lore.Params{"lineage": int64(e.Lineage)}
 	case VerdictGatedCollection:
 		return lore.Params{"collection": cmp.Or(e.Collection, lore.DefaultCollection)}
+	case VerdictGatedCategory:
+		// GateTrace sets the name; an item stored without it reads it
+		// back from its detail (`category "X" is disabled`).
+		return lore.Params{"category": quoted(detail)}
 	case VerdictGroupLost:
 		return lore.Params{"group": e.Group}
 	case VerdictDelayed:
@@ -82,6 +86,20 @@ func verdictParams(v Verdict, e *lore.Entry, detail string) lore.Params {
 		return lore.Params{"decorator": decoratorName(detail)}
 	}
 	return nil
+}
+
+// quoted is the first Go-quoted string in detail, "" when it has none.
+func quoted(detail string) string {
+	i := strings.IndexByte(detail, '"')
+	if i < 0 {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(detail[i:])
+	if err != nil {
+		return ""
+	}
+	name, _ := strconv.Unquote(q)
+	return name
 }
 
 // decoratorName is the decorator a decorator_blocked detail names: its

@@ -94,3 +94,11 @@ func TestEveryVerdictTextFilled(t *testing.T) {
 
 // isVerdict reports whether key is one of the engine's verdicts.
 func isVerdict(key string) bool { return slices.Contains(Verdicts(), Verdict(key)) }
+
+// TestGatedCategoryParamFromDetail: a gated_category item stored without
+// params gets its category's name back from its detail.
+func TestGatedCategoryParamFromDetail(t *testing.T) {
+	e := ent(1, []string{"gate"}, "x")
+	_, params := TraceItem{ID: 1, Verdict: VerdictGatedCategory, Detail: `category "Spoilers \"II\"" is disabled`}.Reason(&e)
+	require.Equal(t, "Spoilers \"II\"", params["category"])
+}

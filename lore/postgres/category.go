@@ -327,21 +327,13 @@ func (s *Store) UpdateBookInfo(ctx context.Context, server string, lineage lore.
 	if err := checkBook(server, lineage, collectionID); err != nil {
 		return lore.BookInfo{}, wrapErr(op, err)
 	}
-	var before lore.BookInfo
-	if p.Description == nil || p.Tags == nil {
-		var err error
-		if before, err = s.GetBookInfo(ctx, server, lineage, collectionID); err != nil {
-			return lore.BookInfo{}, err
-		}
-	}
 	var out lore.BookInfo
 	err := s.write(ctx, op, server, func(tx pgx.Tx) error {
-		cur, found, err := getBookInfo(ctx, tx, server, lineage, collectionID)
+		// Read under the lock: with no written info, the book's file
+		// description (book_sources, which a re-import may change).
+		cur, err := s.InTx(tx).GetBookInfo(ctx, server, lineage, collectionID)
 		if err != nil {
 			return err
-		}
-		if !found {
-			cur = before // the file's description, read before the lock: a write since has a row
 		}
 		if err := lore.CheckUpdatedAt("book", p.ExpectedUpdatedAt, cur.UpdatedAt); err != nil {
 			return err

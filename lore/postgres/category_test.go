@@ -46,6 +46,14 @@ func TestCategories(t *testing.T) {
 	other := b.insert(t, entry(b.server, lore.Serverwide, "Places", "Porto has a bridge."))[0]
 	_, err = b.store.UpdateEntry(b.ctx, b.server, lore.Serverwide, other.ID, lore.EntryPatch{CategoryID: &first.ID})
 	requireInvalidField(t, err, "categoryId")
+	// A bulk patch and a member's proposal are refused the same way, not
+	// stored without a category behind the answer's back.
+	_, err = b.store.EditEntries(b.ctx, lore.BulkEdit{Server: b.server, Lineage: lore.Serverwide, Entries: []lore.EntryRef{{ID: other.ID}},
+		Op: lore.BulkPatch, Patch: lore.EntryPatch{CategoryID: &first.ID}})
+	requireInvalidField(t, err, "entries[0].categoryId")
+	_, err = b.store.ProposeEntryChange(b.ctx, lore.Proposal{Server: b.server, Proposer: "900000000000000077", Kind: lore.ProposeUpdate,
+		Lineage: lore.Serverwide, EntryID: other.ID, Patch: &lore.EntryPatch{CategoryID: &first.ID}})
+	requireInvalidField(t, err, "patch.categoryId")
 
 	// A disabled category keeps its entries out of the per-turn read, the
 	// entries' own flags untouched, and moves the lore version.

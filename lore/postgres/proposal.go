@@ -194,6 +194,11 @@ func (s *Store) prepareProposalTx(ctx context.Context, tx pgx.Tx, p *lore.Propos
 		if len(lore.ChangedFields(cur, next)) == 0 {
 			return lore.Reject("patch", i18n.ChangesNothing, nil)
 		}
+		if next.CategoryID != cur.CategoryID {
+			if err := checkEntryCategoryTx(ctx, tx, next); err != nil {
+				return lore.WithFieldPrefix("patch", err)
+			}
+		}
 		p.Proposed = &next
 	case lore.ProposeCreate:
 		if p.Proposed == nil {
@@ -209,6 +214,9 @@ func (s *Store) prepareProposalTx(ctx context.Context, tx pgx.Tx, p *lore.Propos
 			if err := requireCollectionTx(ctx, tx, p.Server, p.Collection); err != nil {
 				return err
 			}
+		}
+		if err := checkEntryCategoryTx(ctx, tx, next); err != nil {
+			return lore.WithFieldPrefix("entry", err)
 		}
 		n, err := countScopeTx(ctx, tx, p.Server, p.Lineage)
 		if err != nil {

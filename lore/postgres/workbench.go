@@ -358,6 +358,13 @@ func (s *Store) bulkWriteTx(ctx context.Context, tx pgx.Tx, r lore.BulkEdit, res
 		batch := &pgx.Batch{}
 		for i := range res.After {
 			e := &res.After[i]
+			if e.CategoryID != res.Before[i].CategoryID {
+				// A category of another book is refused, not cleared by
+				// the table's trigger behind the answer's back.
+				if err := checkEntryCategoryTx(ctx, tx, *e); err != nil {
+					return lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
+				}
+			}
 			args, err := entryArgs(*e)
 			if err != nil {
 				return lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
