@@ -141,6 +141,23 @@ type Entry struct {
 	ChannelDiscIDs    []string                   `json:"channel_disc_ids,omitempty"`
 	LegacyChannelTags []string                   `json:"legacy_channel_tags,omitempty"`
 	Extensions        map[string]json.RawMessage `json:"extensions,omitempty"`
+	// Budget, inclusion group, recursion, timed effect and retrieval
+	// fields, and the creator's note (docs/authoring.md); absent in
+	// backups written before them, whose entries take lore.NewEntry's
+	// defaults. A category is not carried (docs/contract.md#backups).
+	IgnoreBudget        bool   `json:"ignore_budget,omitempty"`
+	Group               string `json:"group,omitempty"`
+	GroupOverride       bool   `json:"group_override,omitempty"`
+	GroupWeight         *int   `json:"group_weight,omitempty"`
+	UseGroupScoring     *bool  `json:"use_group_scoring,omitempty"`
+	ExcludeRecursion    bool   `json:"exclude_recursion,omitempty"`
+	PreventRecursion    bool   `json:"prevent_recursion,omitempty"`
+	DelayUntilRecursion int    `json:"delay_until_recursion,omitempty"`
+	Sticky              int    `json:"sticky,omitempty"`
+	Cooldown            int    `json:"cooldown,omitempty"`
+	Delay               int    `json:"delay,omitempty"`
+	Vectorized          bool   `json:"vectorized,omitempty"`
+	Note                string `json:"note,omitempty"`
 	// Serverwide grouping (docs/contract.md#backups): collection name and settings.
 	LorebookName           *string  `json:"lorebook_name,omitempty"`
 	LorebookEnabled        *bool    `json:"lorebook_enabled,omitempty"`
@@ -278,6 +295,10 @@ func fromEntry(e lore.Entry) Entry {
 		Placement: string(e.Placement), Role: string(e.Role), CaseSensitive: e.CaseSensitive, WholeWords: e.WholeWords,
 		ChannelDiscIDs: e.ChannelIDs, LegacyChannelTags: e.LegacyChannelTags, Extensions: e.Extensions,
 		Position: string(e.PositionKindOrDerived()), Depth: &e.Depth, Outlet: e.Outlet,
+		IgnoreBudget: e.IgnoreBudget, Group: e.Group, GroupOverride: e.GroupOverride, GroupWeight: &e.GroupWeight,
+		UseGroupScoring: e.UseGroupScoring, ExcludeRecursion: e.ExcludeRecursion, PreventRecursion: e.PreventRecursion,
+		DelayUntilRecursion: e.DelayUntilRecursion, Sticky: e.Sticky, Cooldown: e.Cooldown, Delay: e.Delay,
+		Vectorized: e.Vectorized, Note: e.Note,
 	}
 	if e.Match.Any() {
 		b.MatchSources = &e.Match
@@ -316,6 +337,12 @@ func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
 		e.Role = lore.Role(b.Role)
 	}
 	b.positionTo(&e)
+	e.IgnoreBudget, e.Group, e.GroupOverride, e.UseGroupScoring = b.IgnoreBudget, b.Group, b.GroupOverride, b.UseGroupScoring
+	if b.GroupWeight != nil {
+		e.GroupWeight = *b.GroupWeight
+	}
+	e.ExcludeRecursion, e.PreventRecursion, e.DelayUntilRecursion = b.ExcludeRecursion, b.PreventRecursion, b.DelayUntilRecursion
+	e.Sticky, e.Cooldown, e.Delay, e.Vectorized, e.Note = b.Sticky, b.Cooldown, b.Delay, b.Vectorized, b.Note
 	if lineage.IsServerwide() {
 		e.Collection = lore.DefaultCollection
 		if b.LorebookName != nil && *b.LorebookName != "" {
