@@ -83,6 +83,7 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		actPropApprove:   b.approveProposal,
 		actPropReject:    b.openReject,
 		modalPropReject:  b.submitReject,
+		actPropWithdraw:  b.withdrawProposal,
 		actSuggestEdit:   b.openSuggest(modalSuggestEdit),
 		actSuggestDelete: b.openSuggest(modalSuggestDel),
 		modalSuggestAdd:  b.submitSuggest,

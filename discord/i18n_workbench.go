@@ -69,6 +69,8 @@ var workbenchTexts = [...][3]string{
 	{"The entry was deleted since, so the suggestion can only be rejected.", "A entrada foi excluída depois, então a sugestão só pode ser recusada.", "La entrada se eliminó después, así que la sugerencia solo se puede rechazar."},
 	{"When suggested:", "Quando sugerida:", "Al sugerirse:"},
 	{"History", "Histórico", "Historial"},
+	{"Withdraw #%s", "Retirar #%s", "Retirar #%s"},
+	{"Withdrew your suggestion #%s. The lore keepers no longer see it.", "Sua sugestão #%s foi retirada. Os guardiões da lore não a veem mais.", "Retiraste tu sugerencia #%s. Los guardianes del lore ya no la ven."},
 }
 
 // workbenchEnPt and workbenchEs split workbenchTexts for the catalog.

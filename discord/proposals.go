@@ -12,6 +12,7 @@ import (
 	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // Suggestions and their review (docs/workbench.md#proposals). A member who
@@ -33,10 +34,12 @@ import (
 // field the proposal id; Approve after a conflict carries the entry's
 // version it was shown (updatedAt in Unix microseconds, the store's
 // precision) in the collection field, which these server-level views do
-// not otherwise use.
+// not otherwise use. Withdraw (a member's own open proposal under My
+// suggestions) carries the list page and the proposal id the same way.
 const (
 	actPropOpen, actProposals, actPropPick = "lore-pro", "lore-pr", "lore-prp"
 	actPropApprove, actPropReject          = "lore-pra", "lore-prr"
+	actPropWithdraw                        = "lore-prw"
 	modalPropReject                        = "lore-mpr"
 )
 
@@ -246,6 +249,53 @@ func (b *Bot) review(ctx context.Context, in *request, decision model.ProposalDe
 	}
 	p.receipt = append([]string{receipt}, p.receipt...)
 	return b.paint(ctx, in, p)
+}
+
+// withdrawProposal withdraws the route's proposal, one of the member's
+// own (withdrawProposal re-checks that it is theirs and still open), and
+// repaints My suggestions with the receipt: a refusal when it was
+// approved, rejected or withdrawn meanwhile.
+func (b *Bot) withdrawProposal(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	id := fmt.Sprint(in.rt.entry)
+	input := map[string]any{"serverDiscordId": in.guild, "proposalId": id, "idempotencyKey": in.i.ID}
+	var out model.ProposalPayload
+	e, err := b.mutate(ctx, in.p, client.OpWithdrawProposal, input, &out)
+	var receipt string
+	switch {
+	case err != nil:
+		return err
+	case e != nil && (e.Code == string(model.ErrorCodeNotFound) || e.Reason == string(i18n.ProposalNotOpen)):
+		receipt = in.t.S("That suggestion is no longer open, so nothing was changed.")
+	case e != nil:
+		receipt = in.t.S("Nothing was changed: %s", reasonOf(in.t, e))
+	default:
+		receipt = in.t.S("Withdrew your suggestion #%s. The lore keepers no longer see it.", id)
+	}
+	p, err := b.loadProposals(ctx, in, in.rt.page, "")
+	if err != nil {
+		return err
+	}
+	p.receipt = append([]string{receipt}, p.receipt...)
+	return b.paint(ctx, in, p)
+}
+
+// withdrawRow is My suggestions' Withdraw buttons, one per open proposal
+// of the page (at most 5 open per member, Discord's 5 buttons a row);
+// nil when none.
+func withdrawRow(p *panel) []discordgo.MessageComponent {
+	pv := p.wb.proposals
+	var row []discordgo.MessageComponent
+	for _, pr := range pv.list {
+		if pr.State != model.ProposalStateOpen || len(row) == 5 {
+			continue
+		}
+		row = append(row, discordgo.Button{Label: lore.ClipRunes(p.t.S("Withdraw #%s", pr.ID), maxButtonLen), Style: discordgo.SecondaryButton,
+			CustomID: route{action: actPropWithdraw, page: pv.page, entry: idOf(pr.ID)}.encode()})
+	}
+	return row
 }
 
 // openReject opens the rejection note modal (lore writers only).
@@ -486,6 +536,8 @@ func renderProposals(w *builder, p *panel) {
 			})
 		}
 		w.add(selectRow(route{action: actPropPick, page: pv.page}, t.S("Choose a suggestion to review"), opts))
+	} else if row := withdrawRow(p); len(row) > 0 {
+		w.row(row...)
 	}
 	if pv.page > 0 || pv.more {
 		w.row(

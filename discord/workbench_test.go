@@ -197,6 +197,42 @@ func TestWorkbenchPanel(t *testing.T) {
 		require.Contains(t, mine.text(), "❌ Rejected by <@"+testUser+">: We have it in Places.")
 	})
 
+	t.Run("member withdraws an open suggestion", func(t *testing.T) {
+		m := h.click(permMember, h.need(h.entryAs(permMember), actSuggestDelete)).modal()
+		h.submit(permMember, m, map[string]string{fieldNote: "A duplicate."})
+		id := h.openProposal()
+		mine := h.clickID(permMember, route{action: actPropOpen}.encode()).panel()
+		var withdraw []wireComponent
+		for _, c := range mine.all() {
+			if rt, err := parseRoute(c.CustomID); err == nil && rt.action == actPropWithdraw {
+				withdraw = append(withdraw, c)
+			}
+		}
+		require.Len(t, withdraw, 1, "Withdraw only on the open suggestion, not the approved or rejected ones")
+		require.Equal(t, "Withdraw #"+id, withdraw[0].label())
+		before := h.snapshot()
+		o := h.click(permMember, withdraw[0])
+		require.Contains(t, o.content(), "Withdrew your suggestion #"+id+".")
+		require.Contains(t, o.content(), "## My suggestions")
+		require.Contains(t, o.content(), "-# Withdrawn")
+		_, ok := o.panel().find(actPropWithdraw)
+		require.False(t, ok, "nothing open is left to withdraw")
+		require.Equal(t, before, h.snapshot(), "a withdrawal writes no lore")
+		var data client.ServerData
+		h.op(client.OpProposals, map[string]any{"s": testGuild, "state": model.ProposalStateWithdrawn, "first": 5}, &data)
+		require.Len(t, data.Server.Proposals.Edges, 1)
+		require.Equal(t, id, data.Server.Proposals.Edges[0].Node.ID)
+		require.Equal(t, model.ProposalStateWithdrawn, data.Server.Proposals.Edges[0].Node.State)
+
+		// A second press (the panel as it was): refused, in the member's language.
+		h.locale = "pt-BR"
+		defer func() { h.locale = "en-US" }()
+		o = h.click(permMember, withdraw[0])
+		require.Contains(t, o.content(), "Essa sugestão não está mais aberta, então nada foi alterado.")
+		require.Contains(t, o.content(), "## Minhas sugestões")
+		require.Equal(t, before, h.snapshot())
+	})
+
 	t.Run("history and restore", func(t *testing.T) {
 		ev := h.entryAs(permManager)
 		hist := h.click(permManager, h.need(ev, actRevisions)).panel()

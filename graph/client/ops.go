@@ -56,6 +56,7 @@ const (
 	OpProposals            Op = "Proposals"
 	OpProposeEntryChange   Op = "ProposeEntryChange"
 	OpReviewProposal       Op = "ReviewProposal"
+	OpWithdrawProposal     Op = "WithdrawProposal"
 	OpDeletedEntries       Op = "DeletedEntries"
 	OpSetEntriesEnabled    Op = "SetEntriesEnabled"
 	OpDeleteEntries        Op = "DeleteEntries"
