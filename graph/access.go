@@ -199,6 +199,7 @@ func (r *Resolver) personaBook(ctx context.Context, server string, lineage lore.
 			book.Personas = append(book.Personas, personaToModel(p))
 		}
 	}
+	listedBooks(ctx, personaBookKey(book))
 	return book, nil
 }
 

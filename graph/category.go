@@ -28,26 +28,18 @@ func (r *Resolver) writableBook(ctx context.Context, server string, collectionID
 	return lineage, 0, r.authorizeWrite(ctx, server, lineage)
 }
 
-// categories lists one book's categories as the API's.
-func (r *Resolver) categories(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) ([]*model.Category, error) {
-	cs, err := r.Store.ListCategories(ctx, server, lineage, collectionID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*model.Category, len(cs))
-	for i, c := range cs {
-		out[i] = categoryToModel(c)
-	}
-	return out, nil
-}
-
 // collectionInfo reads a collection's description and tags.
 func (r *Resolver) collectionInfo(ctx context.Context, obj *model.Collection) (lore.BookInfo, error) {
 	id, err := parseID("collection", obj.ID)
 	if err != nil {
 		return lore.BookInfo{}, err
 	}
-	return r.Store.GetBookInfo(ctx, obj.ServerID, lore.Serverwide, id)
+	return r.bookInfo(ctx, bookKey{server: obj.ServerID, collection: id})
+}
+
+// personaBookKey is the book of a PersonaBook.
+func personaBookKey(obj *model.PersonaBook) bookKey {
+	return bookKey{server: obj.ServerID, lineage: lore.Lineage(obj.LineageID)}
 }
 
 func categoryToModel(c lore.Category) *model.Category {

@@ -17,7 +17,7 @@ func (r *collectionResolver) Categories(ctx context.Context, obj *model.Collecti
 	if err != nil {
 		return nil, err
 	}
-	return r.categories(ctx, obj.ServerID, lore.Serverwide, id)
+	return r.bookCategories(ctx, bookKey{server: obj.ServerID, collection: id})
 }
 
 // Description is the resolver for the description field.
@@ -87,17 +87,17 @@ func (r *mutationResolver) UpdateBookInfo(ctx context.Context, input model.Updat
 
 // Categories is the resolver for the categories field.
 func (r *personaBookResolver) Categories(ctx context.Context, obj *model.PersonaBook) ([]*model.Category, error) {
-	return r.categories(ctx, obj.ServerID, lore.Lineage(obj.LineageID), 0)
+	return r.bookCategories(ctx, personaBookKey(obj))
 }
 
 // Description is the resolver for the description field.
 func (r *personaBookResolver) Description(ctx context.Context, obj *model.PersonaBook) (string, error) {
-	info, err := r.Store.GetBookInfo(ctx, obj.ServerID, lore.Lineage(obj.LineageID), 0)
+	info, err := r.bookInfo(ctx, personaBookKey(obj))
 	return info.Description, err
 }
 
 // Tags is the resolver for the tags field.
 func (r *personaBookResolver) Tags(ctx context.Context, obj *model.PersonaBook) ([]string, error) {
-	info, err := r.Store.GetBookInfo(ctx, obj.ServerID, lore.Lineage(obj.LineageID), 0)
+	info, err := r.bookInfo(ctx, personaBookKey(obj))
 	return nonNil(info.Tags), err
 }

@@ -1,11 +1,16 @@
 package graph_test
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
+	"loregate/graph/graphtest"
+	"loregate/lore"
+	"loregate/lore/postgres"
 )
 
 const (
@@ -18,14 +23,22 @@ const (
 	qBookOrganisation = `query($s: String!, $l: Int64!) { server(discordId: $s) {
 		collections { edges { node { name description tags categories { name enabled } entries { edges { node { title categoryId note } } } } } }
 		personaBook(lineageId: $l) { description tags categories { name } } } }`
+	qCollectionsOrganisation = `query($s: String!) { server(discordId: $s) {
+		collections { edges { node { name description tags categories { name } } } } } }`
 	qActivateLisbon = `query($s: String!) { activate(input: {serverDiscordId: $s, messages: [{content: "lisbon at dawn"}]}) { admitted { title } } }`
 )
 
 // TestCategoriesAPI: categories, an entry's category and note, a book's
 // description and tags through the API; lore writers only; a disabled
-// category keeps its entries out of a turn (docs/workbench.md#categories).
+// category keeps its entries out of a turn (docs/workbench.md#categories);
+// listing collections reads each book's info once and the categories of
+// all listed books in one query.
 func TestCategoriesAPI(t *testing.T) {
-	a := newAPI(t)
+	o := graphtest.Options{ScopeCache: true}
+	res, store, pool := graphtest.NewResolver(t, o)
+	counted := &countingBooks{Store: store}
+	res.Store = counted
+	a := wrap(t, graphtest.Serve(t, res, o, store, pool))
 	setupServer(t, a, serverA)
 	var pp struct{ Error *mutationError }
 	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 1, "l": 4, "n": "Mira"}, "upsertPersona", &pp)
@@ -140,6 +153,56 @@ func TestCategoriesAPI(t *testing.T) {
 	require.Equal(t, []string{"diary"}, srv.PersonaBook.Tags)
 	require.Equal(t, "Allies", srv.PersonaBook.Categories[0].Name)
 
+	// Listing several collections: their own description, tags and
+	// categories each, from one info read per book and one categories read.
+	var more struct {
+		Collection struct{ ID string }
+	}
+	a.must(manager, qCreateCollection, map[string]any{"s": serverA, "n": "Rivers"}, "createCollection", &more)
+	for i, n := range []string{"Ports", "Bridges"} {
+		a.must(manager, qCreateCategory, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "collectionId": more.Collection.ID,
+			"name": n, "sortOrder": 2 - i}}, "createCategory", &cat)
+		require.Nil(t, cat.Error)
+	}
+	a.must(manager, qCreateCollection, map[string]any{"s": serverA, "n": "Coasts"}, "createCollection", &more)
+	a.must(manager, qBookInfo, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "collectionId": more.Collection.ID,
+		"description": "Cliffs and coves.", "tags": []string{"sea"}}}, "updateBookInfo", &info)
+	require.Nil(t, info.Error)
+	counted.reset()
+	var list struct {
+		Collections struct {
+			Edges []struct {
+				Node struct {
+					Name, Description string
+					Tags              []string
+					Categories        []struct{ Name string }
+				}
+			}
+		}
+	}
+	a.must(member, qCollectionsOrganisation, map[string]any{"s": serverA}, "server", &list)
+	type book struct {
+		Description string
+		Tags        []string
+		Categories  []string
+	}
+	books := map[string]book{}
+	for _, e := range list.Collections.Edges {
+		b := book{Description: e.Node.Description, Tags: e.Node.Tags, Categories: []string{}}
+		for _, c := range e.Node.Categories {
+			b.Categories = append(b.Categories, c.Name)
+		}
+		books[e.Node.Name] = b
+	}
+	require.Equal(t, map[string]book{
+		"Places": {Description: "Towns of the coast.", Tags: []string{"coast", "cities"}, Categories: []string{"Cities"}},
+		"Rivers": {Tags: []string{}, Categories: []string{"Bridges", "Ports"}},
+		"Coasts": {Description: "Cliffs and coves.", Tags: []string{"sea"}, Categories: []string{}},
+	}, books)
+	require.EqualValues(t, len(list.Collections.Edges), counted.info.Load(), "one info read per book for description and tags")
+	require.EqualValues(t, 1, counted.batch.Load(), "one categories read for the listed books")
+	require.Zero(t, counted.single.Load())
+
 	// Exports write the written description where the format has one.
 	for _, f := range []string{"CCV3_LOREBOOK", "CARD_JSON"} {
 		var ex struct {
@@ -175,4 +238,32 @@ func TestCategoriesAPI(t *testing.T) {
 	require.Equal(t, "Lisbon", prev.Trace[0].Title)
 	require.Equal(t, "gated_category", prev.Trace[0].Verdict)
 	require.Equal(t, "Cities", prev.Trace[0].Params["category"])
+}
+
+// countingBooks is the real store, counting reads of book info and
+// categories.
+type countingBooks struct {
+	*postgres.Store
+	info, single, batch atomic.Int32
+}
+
+func (s *countingBooks) reset() {
+	s.info.Store(0)
+	s.single.Store(0)
+	s.batch.Store(0)
+}
+
+func (s *countingBooks) GetBookInfo(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) (lore.BookInfo, error) {
+	s.info.Add(1)
+	return s.Store.GetBookInfo(ctx, server, lineage, collectionID)
+}
+
+func (s *countingBooks) ListCategories(ctx context.Context, server string, lineage lore.Lineage, collectionID int64) ([]lore.Category, error) {
+	s.single.Add(1)
+	return s.Store.ListCategories(ctx, server, lineage, collectionID)
+}
+
+func (s *countingBooks) ListBooksCategories(ctx context.Context, server string, collectionIDs []int64, lineages []lore.Lineage) ([]lore.Category, error) {
+	s.batch.Add(1)
+	return s.Store.ListBooksCategories(ctx, server, collectionIDs, lineages)
 }

@@ -29,6 +29,9 @@ type loaders struct {
 	// "" for an entry that is not a candidate; one read per scope.
 	embMu     sync.Mutex
 	embStates map[int64]lore.EmbeddingState
+	// books holds the per-book reads of Collection and PersonaBook
+	// (bookloader.go): description and tags, categories.
+	books bookLoads
 }
 
 type scopeLoad struct {

@@ -117,9 +117,12 @@ func (r *serverResolver) Collections(ctx context.Context, obj *model.Server, fir
 	}
 	conn := &model.CollectionConnection{TotalCount: len(cs), PageInfo: pageInfo(start, end, len(cs))}
 	conn.Edges = make([]*model.CollectionEdge, 0, end-start)
+	books := make([]bookKey, 0, end-start)
 	for i := start; i < end; i++ {
 		conn.Edges = append(conn.Edges, &model.CollectionEdge{Cursor: encodeCursor(i), Node: collectionToModel(cs[i])})
+		books = append(books, bookKey{server: obj.DiscordID, collection: cs[i].ID})
 	}
+	listedBooks(ctx, books...)
 	return conn, nil
 }
 

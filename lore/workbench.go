@@ -113,6 +113,10 @@ type WorkbenchStore interface {
 	EditEntries(ctx context.Context, r BulkEdit) (BulkResult, error)
 }
 
+// MaxBooksPerCategoryRead bounds the books one
+// CategoryStore.ListBooksCategories reads.
+const MaxBooksPerCategoryRead = 1000
+
 // CategoryStore keeps the categories inside books and the books'
 // descriptions and tags (docs/workbench.md#categories). A book is
 // addressed by collectionID (a Serverwide collection) or, with
@@ -120,6 +124,9 @@ type WorkbenchStore interface {
 type CategoryStore interface {
 	// ListCategories returns a book's categories by SortOrder, then name.
 	ListCategories(ctx context.Context, server string, lineage Lineage, collectionID int64) ([]Category, error)
+	// ListBooksCategories returns the categories of many books of one
+	// server in one read, grouped by book, each book's like ListCategories.
+	ListBooksCategories(ctx context.Context, server string, collectionIDs []int64, lineages []Lineage) ([]Category, error)
 	// CreateCategory adds c to its book (ErrInvalid: bad or repeated name,
 	// too many; ErrNotFound: unknown collection).
 	CreateCategory(ctx context.Context, c Category) (Category, error)

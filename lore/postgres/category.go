@@ -25,6 +25,11 @@ const (
 	categoryList = `SELECT ` + categoryColumns + ` FROM book_categories c
 WHERE c.server_id = $1 AND COALESCE(c.lorebook_id, 0) = $2 AND COALESCE(c.lineage_id, 0) = $3
 ORDER BY c.sort_order, c.name, c.id`
+	// categoryListBooks reads the categories of many books of server $1:
+	// collections $2, persona lineages $3.
+	categoryListBooks = `SELECT ` + categoryColumns + ` FROM book_categories c
+WHERE c.server_id = $1 AND (c.lorebook_id = ANY($2::bigint[]) OR (c.lorebook_id IS NULL AND c.lineage_id = ANY($3::bigint[])))
+ORDER BY COALESCE(c.lorebook_id, 0), COALESCE(c.lineage_id, 0), c.sort_order, c.name, c.id`
 	categoryCount = `SELECT count(*) FROM book_categories c
 WHERE c.server_id = $1 AND COALESCE(c.lorebook_id, 0) = $2 AND COALESCE(c.lineage_id, 0) = $3`
 	categoryInsert = `INSERT INTO book_categories (server_id, lorebook_id, lineage_id, name, sort_order, enabled)
@@ -90,6 +95,32 @@ func (s *Store) ListCategories(ctx context.Context, server string, lineage lore.
 		lineage = 0
 	}
 	rows, err := s.db.Query(ctx, categoryList, server, collectionID, int64(lineage))
+	if err != nil {
+		return nil, wrapErr(op, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Category, error) { return scanCategory(r) })
+	return out, wrapErr(op, err)
+}
+
+// ListBooksCategories returns in one query the categories of many books of
+// one server (Serverwide collections collectionIDs, persona lineages
+// lineages; at most lore.MaxBooksPerCategoryRead together), grouped by book
+// (Category.CollectionID, else Category.Lineage) and in each book by
+// sortOrder, then name, like ListCategories. Only server's rows are read;
+// an unknown or other server's book has none.
+func (s *Store) ListBooksCategories(ctx context.Context, server string, collectionIDs []int64, lineages []lore.Lineage) ([]lore.Category, error) {
+	const op = "list categories"
+	if err := checkServerID(server); err != nil {
+		return nil, wrapErr(op, err)
+	}
+	if n := len(collectionIDs) + len(lineages); n > lore.MaxBooksPerCategoryRead {
+		return nil, wrapErr(op, lore.Reject("ids", i18n.TooManyIDs, lore.Params{"count": n, "max": lore.MaxBooksPerCategoryRead}))
+	}
+	lins := make([]int64, len(lineages))
+	for i, l := range lineages {
+		lins[i] = int64(l)
+	}
+	rows, err := s.db.Query(ctx, categoryListBooks, server, collectionIDs, lins)
 	if err != nil {
 		return nil, wrapErr(op, err)
 	}

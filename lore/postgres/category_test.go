@@ -28,6 +28,32 @@ func TestCategories(t *testing.T) {
 	cs, err := b.store.ListCategories(b.ctx, b.server, 7, 0)
 	require.NoError(t, err)
 	require.Equal(t, []string{"Allies", "Cities"}, []string{cs[0].Name, cs[1].Name}, "by sortOrder")
+	// Many books of one server in one read, grouped by book; another
+	// server's rows are never read, whatever ids it is asked for.
+	otherServer := snowflake(t)
+	_, err = b.store.UpsertServer(b.ctx, otherServer, "Other Guild")
+	require.NoError(t, err)
+	_, err = b.store.CreateCategory(b.ctx, lore.Category{Server: otherServer, Lineage: 7, Name: "Rivals", Enabled: true})
+	require.NoError(t, err)
+	type bookCat struct {
+		Coll int64
+		Lin  lore.Lineage
+		Name string
+	}
+	books := func(server string) []bookCat {
+		cs, err := b.store.ListBooksCategories(b.ctx, server, []int64{coll.ID, coll.ID + 1000}, []lore.Lineage{7, 8})
+		require.NoError(t, err)
+		var out []bookCat
+		for _, c := range cs {
+			require.Equal(t, server, c.Server)
+			out = append(out, bookCat{c.CollectionID, c.Lineage, c.Name})
+		}
+		return out
+	}
+	require.Equal(t, []bookCat{{0, 7, "Allies"}, {0, 7, "Cities"}, {coll.ID, 0, "Cities"}}, books(b.server))
+	require.Equal(t, []bookCat{{0, 7, "Rivals"}}, books(otherServer))
+	_, err = b.store.ListBooksCategories(b.ctx, b.server, make([]int64, lore.MaxBooksPerCategoryRead), []lore.Lineage{7})
+	requireInvalidField(t, err, "ids")
 	_, err = b.store.CreateCategory(b.ctx, lore.Category{Server: b.server, CollectionID: coll.ID, Name: " padded", Enabled: true})
 	requireInvalidField(t, err, "name")
 
