@@ -3,7 +3,6 @@ package postgrestest
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -25,14 +24,16 @@ import (
 // test, a test that migrated down, added a trigger, altered the database,
 // or left a connection open) drops the database as before.
 //
-// Spare databases belong to the process that made them: it holds an
-// advisory lock on its owner key for as long as it runs, and the next
-// process to start drops the spares of any owner whose lock is free (a
-// process that ended).
+// Spare databases belong to the process that made them: it keeps one
+// connection open for as long as it runs, named after its owner token
+// (application_name loregate-test-owner-TOKEN, visible in pg_stat_activity
+// from every database of the server), and the next process to start
+// drops the spares of any owner without that connection (a process that
+// ended). An advisory lock would not do: it belongs to one database, and
+// processes may connect to different ones.
 
-// ownerLockClass is the first key of the owners' two-key advisory locks
-// (template creation uses the one-key lock 7242017).
-const ownerLockClass = 7242018
+// ownerApp prefixes the owner connection's application_name.
+const ownerApp = "loregate-test-owner-"
 
 // fingerprintSQL digests everything about a database's schema a test
 // could change, plus the rows of the tables the template already fills
@@ -67,7 +68,7 @@ const userNamespace = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND
 var reuse struct {
 	once  sync.Once
 	token string    // this process's owner token (8 hex digits)
-	owner *pgx.Conn // holds the owner lock for the process's life
+	owner *pgx.Conn // the owner connection, open for the process's life
 	off   string    // why reuse is off (empty: on)
 
 	fingerprint string // the template's fingerprint
@@ -98,41 +99,36 @@ func newName() string {
 	return "loregate_t_" + reuse.token + "_" + randomSuffix()
 }
 
-// prepareReuse takes the process's owner lock, drops spare databases left
-// by processes that ended, and reads what cleaning needs from a fresh
-// clone of the template. Any failure only turns reuse off.
+// prepareReuse opens the process's owner connection, drops spare
+// databases left by processes that ended, and reads what cleaning needs
+// from a fresh clone of the template. Any failure only turns reuse off.
 func prepareReuse(ctx context.Context, base, tpl string) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
-	owner, err := pgx.Connect(ctx, base)
+	token := hex.EncodeToString(b)
+	cfg, err := pgx.ParseConfig(base)
 	if err != nil {
 		reuse.off = err.Error()
 		return
 	}
-	if _, err := owner.Exec(ctx, "SELECT pg_advisory_lock($1, $2)", ownerLockClass, ownerKey(hex.EncodeToString(b))); err != nil {
-		owner.Close(ctx)
+	cfg.RuntimeParams["application_name"] = ownerApp + token
+	owner, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
 		reuse.off = err.Error()
 		return
 	}
-	reuse.owner, reuse.token = owner, hex.EncodeToString(b)
+	reuse.owner, reuse.token = owner, token
 	sweepEnded(ctx, owner)
 	if err := readTemplate(ctx, base, tpl); err != nil {
 		reuse.off = err.Error()
 	}
 }
 
-// ownerKey is the second advisory lock key of an owner token.
-func ownerKey(token string) int32 {
-	b, err := hex.DecodeString(token)
-	if err != nil || len(b) != 4 {
-		return 0
-	}
-	return int32(binary.BigEndian.Uint32(b))
-}
-
-// sweepEnded drops the databases of owners that no longer hold their lock.
+// sweepEnded drops the databases of owners whose owner connection is gone.
 func sweepEnded(ctx context.Context, c *pgx.Conn) {
-	rows, err := c.Query(ctx, `SELECT datname FROM pg_database WHERE datname ~ '^loregate_t_[0-9a-f]{8}_[0-9a-f]{16}$'`)
+	rows, err := c.Query(ctx, `SELECT d.datname FROM pg_database d
+WHERE d.datname ~ '^loregate_t_[0-9a-f]{8}_[0-9a-f]{16}$'
+  AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = $1 || split_part(d.datname, '_', 3))`, ownerApp)
 	if err != nil {
 		return
 	}
@@ -140,26 +136,11 @@ func sweepEnded(ctx context.Context, c *pgx.Conn) {
 	if err != nil {
 		return
 	}
-	free := map[string]bool{}
 	for _, name := range names {
-		token := strings.Split(name, "_")[2]
-		if token == reuse.token {
+		if strings.Split(name, "_")[2] == reuse.token {
 			continue
 		}
-		ended, seen := free[token]
-		if !seen {
-			var got bool
-			if c.QueryRow(ctx, "SELECT pg_try_advisory_lock($1, $2)", ownerLockClass, ownerKey(token)).Scan(&got) != nil {
-				continue
-			}
-			if got {
-				_, _ = c.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", ownerLockClass, ownerKey(token))
-			}
-			free[token], ended = got, got
-		}
-		if ended {
-			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
-		}
+		_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
 	}
 }
 

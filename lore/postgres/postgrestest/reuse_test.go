@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -54,14 +55,15 @@ func TestReuse(t *testing.T) {
 	t.Run("after a trigger", func(t *testing.T) {
 		u := NewDatabase(t)
 		require.NotEqual(t, first, dbName(u), "a database whose schema changed is not reused")
-		c, err := pgx.Connect(ctx, replaceDatabase(ServerURL(t), "postgres"))
+		c, err := pgx.Connect(ctx, ServerURL(t))
 		require.NoError(t, err)
 		defer c.Close(ctx)
 		var exists bool
 		require.NoError(t, c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, first).Scan(&exists))
 		require.False(t, exists, "it was dropped")
 
-		// A spare of an owner that ended is swept; this process's stays.
+		// A spare of an owner that ended is swept; this process's stays,
+		// and so do those of the other test processes running now.
 		ended := "loregate_t_00000000_" + randomSuffix()
 		_, err = c.Exec(ctx, "CREATE DATABASE "+ended)
 		require.NoError(t, err)
@@ -70,6 +72,25 @@ func TestReuse(t *testing.T) {
 		require.False(t, exists, "the spare of an ended owner is dropped")
 		require.NoError(t, c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, dbName(u)).Scan(&exists))
 		require.True(t, exists, "this process's database stays")
+
+		// Another process's spare stays while its owner connection is open,
+		// whichever database that connection is on, and goes after.
+		cfg, err := pgx.ParseConfig(replaceDatabase(ServerURL(t), "postgres"))
+		require.NoError(t, err)
+		cfg.RuntimeParams["application_name"] = ownerApp + "11111111"
+		live, err := pgx.ConnectConfig(ctx, cfg)
+		require.NoError(t, err)
+		other := "loregate_t_11111111_" + randomSuffix()
+		_, err = c.Exec(ctx, "CREATE DATABASE "+other)
+		require.NoError(t, err)
+		sweepEnded(ctx, c)
+		require.NoError(t, c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, other).Scan(&exists))
+		require.True(t, exists, "a running process's spare stays")
+		require.NoError(t, live.Close(ctx))
+		require.Eventually(t, func() bool {
+			sweepEnded(ctx, c)
+			return c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, other).Scan(&exists) == nil && !exists
+		}, 10*time.Second, 20*time.Millisecond, "an ended process's spare is dropped")
 	})
 }
 
