@@ -288,34 +288,45 @@ func (r *Resolver) hiddenEntries(ctx context.Context, snap lore.Snapshot, lineag
 // offCategories returns the disabled categories (id -> name) of the books
 // whose hidden entries have a category: the per-turn read leaves such an
 // entry out, and a preview trace says why (gated_category). One category
-// read per such book, for a selected trace only.
+// read of those books (Store.ListBooksCategories, in chunks of
+// lore.MaxBooksPerCategoryRead), for a selected trace only.
 func (r *Resolver) offCategories(ctx context.Context, server string, hidden []lore.Entry, cols map[string]lore.Collection) (map[int64]string, error) {
-	type book struct {
-		lineage    lore.Lineage
-		collection int64
-	}
-	read := map[book]bool{}
-	var off map[int64]string
+	var (
+		colls []int64
+		lins  []lore.Lineage
+		seen  = map[bookKey]bool{}
+	)
 	for _, e := range hidden {
 		if e.CategoryID == 0 {
 			continue
 		}
-		b := book{lineage: e.Lineage}
+		b := bookKey{server: server, lineage: e.Lineage}
 		if e.Lineage.IsServerwide() {
 			c, ok := cols[collectionName(e)]
 			if !ok {
 				continue
 			}
-			b.collection = c.ID
+			b.lineage, b.collection = 0, c.ID
 		}
-		if read[b] {
+		if seen[b] {
 			continue
 		}
-		read[b] = true
-		cats, err := r.Store.ListCategories(ctx, server, b.lineage, b.collection)
+		seen[b] = true
+		if b.collection != 0 {
+			colls = append(colls, b.collection)
+		} else {
+			lins = append(lins, b.lineage)
+		}
+	}
+	var off map[int64]string
+	for len(colls)+len(lins) > 0 {
+		nc := min(len(colls), lore.MaxBooksPerCategoryRead)
+		nl := min(len(lins), lore.MaxBooksPerCategoryRead-nc)
+		cats, err := r.Store.ListBooksCategories(ctx, server, colls[:nc], lins[:nl])
 		if err != nil {
 			return nil, fmt.Errorf("trace: list categories: %w", err)
 		}
+		colls, lins = colls[nc:], lins[nl:]
 		for _, c := range cats {
 			if !c.Enabled {
 				if off == nil {

@@ -20,9 +20,11 @@ import (
 // functions, triggers, enum labels, database settings and migration rows:
 // the fingerprint) is emptied instead (every table's rows deleted, every
 // sequence set back to the template's value: a few milliseconds) and
-// handed to the process's next NewDatabase call. Anything else (a failed
-// test, a test that migrated down, added a trigger, altered the database,
-// or left a connection open) drops the database as before.
+// handed to the process's next NewDatabase call. Connections the test
+// left open are terminated first. Anything else (a failed test, a test
+// that migrated down, added a trigger, altered the database, or a
+// connection that comes back while the database is emptied) drops the
+// database as before.
 //
 // Spare databases belong to the process that made them: it keeps one
 // connection open for as long as it runs, named after its owner token
@@ -37,7 +39,8 @@ const ownerApp = "loregate-test-owner-"
 
 // fingerprintSQL digests everything about a database's schema a test
 // could change, plus the rows of the tables the template already fills
-// (the migration history); %s is those tables' row digests.
+// (the migration history); %[1]s is the user-schema filter, %[2]s those
+// tables' row digests.
 const fingerprintSQL = `SELECT md5(coalesce(string_agg(x, E'\n' ORDER BY x), '')) FROM (
 SELECT 'c ' || c.oid::regclass::text || ' ' || c.relkind::text || ' ' || c.relnatts || ' ' || c.relpersistence::text
   FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE %[1]s
