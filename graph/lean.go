@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -20,10 +21,10 @@ import (
 	"loregate/graph/model"
 )
 
-// The lean turn (docs/api.md "Lean turns"): the bot's per-turn `activate`,
-// one known operation shape, served without gqlgen's general executor.
-// Everything else, and every request the lean path cannot answer exactly
-// as gqlgen would, goes to gqlgen unchanged.
+// The lean turn (docs/api.md "Lean turns"): the bot's per-turn `activate`
+// and `activateTurn`, two known operation shapes, served without gqlgen's
+// general executor. Everything else, and every request the lean path
+// cannot answer exactly as gqlgen would, goes to gqlgen unchanged.
 const (
 	// leanMaxQueryBytes is the longest document the lean path considers;
 	// longer ones go to gqlgen without being parsed here.
@@ -43,24 +44,35 @@ type leanHandler struct {
 	next   http.Handler
 	r      *Resolver
 	schema *ast.Schema
-	// ok and failed are the Metrics extension's series of the operation
-	// (nil without metrics); latency its histogram.
-	ok, failed prometheus.Counter
-	latency    prometheus.Observer
+	// metrics are the Metrics extension's series of activate ([0]) and
+	// activateTurn ([1]); zero without metrics.
+	metrics [2]leanMetrics
 
 	mu    sync.Mutex
 	plans map[string]*leanPlan // by document text; nil value: not lean
 }
 
+// leanMetrics are one operation's series: its ok counter and latency
+// histogram (nil without metrics).
+type leanMetrics struct {
+	ok      prometheus.Counter
+	latency prometheus.Observer
+}
+
 // leanPlan is a validated lean document: `activate(input: $var)` with a
 // selection of Activation's scalar fields and of admitted, blocks and
-// budget.
+// budget, or `activateTurn(input: $var)` selecting the same under result,
+// and error (null when the lean path answers).
 type leanPlan struct {
 	operation string // the operation's name, "" when anonymous
 	variable  string // the variable passed as input
-	alias     string // the response key of activate
-	fields    []leanField
-	blocks    bool // blocks is selected: render the prompt blocks
+	alias     string // the response key of activate or activateTurn
+	// turn: the document is the activateTurn mutation; payload is then
+	// its selection of ActivateTurnPayload (result's is fields).
+	turn    bool
+	payload []leanField
+	fields  []leanField
+	blocks  bool // blocks is selected: render the prompt blocks
 }
 
 // leanField is one selected field: its response key, its name and, for
@@ -85,10 +97,11 @@ var leanBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func newLeanHandler(next http.Handler, cfg Config, schema *ast.Schema) *leanHandler {
 	h := &leanHandler{next: next, r: cfg.Resolver, schema: schema, plans: map[string]*leanPlan{}}
 	if cfg.Metrics != nil {
-		const label = "query:activate" // operationLabel's name of the operation
-		h.ok = cfg.Metrics.Requests.WithLabelValues(label, "ok")
-		h.failed = cfg.Metrics.Requests.WithLabelValues(label, "error")
-		h.latency = cfg.Metrics.Latency.WithLabelValues(label)
+		// operationLabel's names of the operations
+		for i, label := range []string{"query:activate", "mutation:activateTurn"} {
+			h.metrics[i] = leanMetrics{ok: cfg.Metrics.Requests.WithLabelValues(label, "ok"),
+				latency: cfg.Metrics.Latency.WithLabelValues(label)}
+		}
 	}
 	return h
 }
@@ -142,7 +155,7 @@ func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []by
 	}()
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
-	act, err := h.r.activateAs(ctx, &lr.inputs[0].input, false, p.blocks)
+	act, err := h.run(ctx, p, &lr.inputs[0])
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		w.WriteHeader(http.StatusServiceUnavailable) // what the timeout handler answers
 		_, _ = io.WriteString(w, timeoutBody)
@@ -154,11 +167,44 @@ func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []by
 	out := p.marshal(act)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
-	if h.ok != nil {
-		h.ok.Inc()
-		h.latency.Observe(time.Since(start).Seconds())
+	m := &h.metrics[0]
+	if p.turn {
+		m = &h.metrics[1]
+	}
+	if m.ok != nil {
+		m.ok.Inc()
+		m.latency.Observe(time.Since(start).Seconds())
 	}
 	return true
+}
+
+// errLeanFallback: the lean path leaves the request to gqlgen.
+var errLeanFallback = errors.New("not a lean answer")
+
+// run runs the plan's operation on in. An activateTurn whose payload
+// reports an error is errLeanFallback: gqlgen runs it again and answers
+// with its error. That second run writes nothing twice: a turn that
+// failed wrote nothing (lore/turn's Record), and one whose commit went
+// through before the failure was seen is replayed under its turn id.
+func (h *leanHandler) run(ctx context.Context, p *leanPlan, in *leanInput) (*model.Activation, error) {
+	if !p.turn {
+		if in.turnID != nil {
+			return nil, errLeanFallback // not an ActivateInput field: gqlgen refuses it
+		}
+		return h.r.activateAs(ctx, &in.input, false, p.blocks)
+	}
+	ti, ok := in.turnInput()
+	if !ok {
+		return nil, errLeanFallback
+	}
+	pl, err := h.r.activateTurnAs(ctx, &ti, false, false)
+	if err != nil {
+		return nil, err
+	}
+	if pl.Error != nil || pl.Result == nil {
+		return nil, errLeanFallback
+	}
+	return pl.Result, nil
 }
 
 // leanContentTypes reports whether the request is JSON and its answer
@@ -215,7 +261,10 @@ func (h *leanHandler) plan(query []byte) *leanPlan {
 // compileLeanPlan parses and validates query against schema and returns
 // its plan when it is one lean operation: a query whose only root field
 // is activate(input: $v) with $v an ActivateInput(!) variable without a
-// default, selecting only leanFields without directives or fragments.
+// default, selecting only leanFields without directives or fragments, or
+// a mutation whose only root field is activateTurn(input: $v) with $v an
+// ActivateTurnInput(!), selecting result (leanFields), error (any of its
+// fields: null in a lean answer) and __typename the same way.
 func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxQueryTokens)
 	if err != nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
@@ -225,24 +274,38 @@ func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
 		return nil
 	}
 	op := doc.Operations[0]
-	if op.Operation != ast.Query || len(op.Directives) != 0 || len(op.VariableDefinitions) != 1 || len(op.SelectionSet) != 1 {
+	if len(op.Directives) != 0 || len(op.VariableDefinitions) != 1 || len(op.SelectionSet) != 1 {
+		return nil
+	}
+	field, input := "activate", "ActivateInput"
+	switch op.Operation {
+	case ast.Query:
+	case ast.Mutation:
+		field, input = "activateTurn", "ActivateTurnInput"
+	default:
 		return nil
 	}
 	v := op.VariableDefinitions[0]
-	if v.DefaultValue != nil || len(v.Directives) != 0 || v.Type.Name() != "ActivateInput" || v.Type.Elem != nil {
+	if v.DefaultValue != nil || len(v.Directives) != 0 || v.Type.Name() != input || v.Type.Elem != nil {
 		return nil
 	}
 	root, ok := op.SelectionSet[0].(*ast.Field)
-	if !ok || root.Name != "activate" || len(root.Directives) != 0 || len(root.Arguments) != 1 {
+	if !ok || root.Name != field || len(root.Directives) != 0 || len(root.Arguments) != 1 {
 		return nil
 	}
 	arg := root.Arguments[0]
 	if arg.Name != "input" || arg.Value.Kind != ast.Variable || arg.Value.Raw != v.Variable {
 		return nil
 	}
-	p := &leanPlan{operation: op.Name, variable: v.Variable, alias: root.Alias}
+	p := &leanPlan{operation: op.Name, variable: v.Variable, alias: root.Alias, turn: op.Operation == ast.Mutation}
 	count := 0
-	p.fields, ok = leanSelection(root.SelectionSet, "", &count)
+	set := root.SelectionSet
+	if p.turn {
+		if set, ok = p.payloadSelection(set, &count); !ok {
+			return nil
+		}
+	}
+	p.fields, ok = leanSelection(set, "", &count)
 	if !ok {
 		return nil
 	}
@@ -250,6 +313,50 @@ func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
 		p.blocks = p.blocks || f.name == "blocks"
 	}
 	return p
+}
+
+// payloadSelection reads activateTurn's selection set into p.payload and
+// returns result's selection set (nil when result is not selected): false
+// when a field has arguments, directives or fragments, result is selected
+// twice, or the document selects more than leanMaxFields.
+func (p *leanPlan) payloadSelection(set ast.SelectionSet, count *int) (ast.SelectionSet, bool) {
+	var result ast.SelectionSet
+	for _, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if *count++; !ok || *count > leanMaxFields || len(f.Arguments) != 0 || len(f.Directives) != 0 {
+			return nil, false
+		}
+		switch f.Name {
+		case "result":
+			if result != nil {
+				return nil, false // merged by gqlgen: left to it
+			}
+			result = f.SelectionSet
+		case "error":
+			if !leanNullSelection(f.SelectionSet, count) {
+				return nil, false
+			}
+		case "__typename":
+		default:
+			return nil, false
+		}
+		p.payload = append(p.payload, leanField{key: f.Alias, name: f.Name})
+	}
+	return result, true
+}
+
+// leanNullSelection reports whether set (the selection of a field that is
+// null in a lean answer) holds only plain fields, counted against
+// leanMaxFields.
+func leanNullSelection(set ast.SelectionSet, count *int) bool {
+	for _, sel := range set {
+		f, ok := sel.(*ast.Field)
+		if *count++; !ok || *count > leanMaxFields || len(f.Arguments) != 0 || len(f.Directives) != 0 ||
+			!leanNullSelection(f.SelectionSet, count) {
+			return false
+		}
+	}
+	return true
 }
 
 // leanSelection returns the fields of set under parent ("" for
@@ -293,15 +400,46 @@ func (r *Resolver) activateAs(ctx context.Context, in *model.ActivateInput, trac
 }
 
 // marshal writes the response of the plan's selection of a, byte for byte
-// what gqlgen's POST transport writes: {"data":{alias:{...}}}.
+// what gqlgen's POST transport writes: {"data":{alias:{...}}}, for
+// activateTurn {"data":{alias:{"result":{...},"error":null}}}.
 func (p *leanPlan) marshal(a *model.Activation) []byte {
 	var data bytes.Buffer
 	data.Grow(256 + 128*len(a.Admitted))
 	data.WriteString(`{"`)
 	data.WriteString(p.alias)
-	data.WriteString(`":{`)
+	data.WriteString(`":`)
+	if !p.turn {
+		p.marshalActivation(&data, a)
+	} else {
+		data.WriteByte('{')
+		for i, f := range p.payload {
+			leanKey(&data, i, f.key)
+			switch f.name {
+			case "result":
+				p.marshalActivation(&data, a)
+			case "error":
+				data.WriteString("null")
+			case "__typename":
+				graphql.MarshalString("ActivateTurnPayload").MarshalGQL(&data)
+			}
+		}
+		data.WriteByte('}')
+	}
+	data.WriteByte('}')
+	// The transport's json.Marshal of graphql.Response (it also escapes
+	// HTML characters in the data).
+	out, err := json.Marshal(&graphql.Response{Data: data.Bytes()})
+	if err != nil {
+		panic(err) // the data above is valid JSON
+	}
+	return out
+}
+
+// marshalActivation writes the plan's selection of a: {...}.
+func (p *leanPlan) marshalActivation(data *bytes.Buffer, a *model.Activation) {
+	data.WriteByte('{')
 	for i, f := range p.fields {
-		leanKey(&data, i, f.key)
+		leanKey(data, i, f.key)
 		switch f.name {
 		case "admitted":
 			data.WriteByte('[')
@@ -309,7 +447,7 @@ func (p *leanPlan) marshal(a *model.Activation) []byte {
 				if j > 0 {
 					data.WriteByte(',')
 				}
-				marshalAdmitted(&data, f.sub, e)
+				marshalAdmitted(data, f.sub, e)
 			}
 			data.WriteByte(']')
 		case "blocks":
@@ -318,27 +456,20 @@ func (p *leanPlan) marshal(a *model.Activation) []byte {
 				if j > 0 {
 					data.WriteByte(',')
 				}
-				marshalBlock(&data, f.sub, b)
+				marshalBlock(data, f.sub, b)
 			}
 			data.WriteByte(']')
 		case "budget":
-			marshalBudget(&data, f.sub, &a.Budget)
+			marshalBudget(data, f.sub, &a.Budget)
 		case "passes":
-			graphql.MarshalInt(a.Passes).MarshalGQL(&data)
+			graphql.MarshalInt(a.Passes).MarshalGQL(data)
 		case "storeUnavailable":
-			graphql.MarshalBoolean(a.StoreUnavailable).MarshalGQL(&data)
+			graphql.MarshalBoolean(a.StoreUnavailable).MarshalGQL(data)
 		case "__typename":
-			graphql.MarshalString("Activation").MarshalGQL(&data)
+			graphql.MarshalString("Activation").MarshalGQL(data)
 		}
 	}
-	data.WriteString("}}")
-	// The transport's json.Marshal of graphql.Response (it also escapes
-	// HTML characters in the data).
-	out, err := json.Marshal(&graphql.Response{Data: data.Bytes()})
-	if err != nil {
-		panic(err) // the data above is valid JSON
-	}
-	return out
+	data.WriteByte('}')
 }
 
 func leanKey(w *bytes.Buffer, i int, key string) {

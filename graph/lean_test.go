@@ -3,13 +3,16 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
@@ -25,6 +28,7 @@ type leanPair struct {
 	lean, plain http.Handler
 	gqlgenCalls atomic.Int64
 	auth        *auth.Authenticator
+	pool        *pgxpool.Pool
 }
 
 func newLeanPair(t testing.TB) *leanPair {
@@ -45,6 +49,8 @@ func newLeanPair(t testing.TB) *leanPair {
 		{"Vel only", "for Vel's chats", []string{"castle"}, false},
 		{"Swipes", "on swipes", []string{"castle"}, false},
 		{"Described", "the description names the lantern", []string{"lantern"}, false},
+		{"Sticky", "sticks for three messages", []string{"dragon"}, false},
+		{"Coin", "half the time", []string{"coin"}, false},
 	} {
 		e := lore.NewEntry()
 		e.Server, e.Lineage, e.Title, e.Content, e.Keys, e.Constant = serverA, lore.Serverwide, spec.title, spec.content, spec.keys, spec.constant
@@ -56,13 +62,17 @@ func newLeanPair(t testing.TB) *leanPair {
 			e.GenerationTypes = []lore.GenerationType{lore.GenSwipe}
 		case "Described":
 			e.Match = lore.MatchSources{CharacterDescription: true, PersonaDescription: true}
+		case "Sticky": // recorded turns open and close its windows
+			e.Sticky, e.Cooldown = 3, 2
+		case "Coin": // recorded turns seed its roll from the turn id
+			e.Probability = 50
 		}
 		entries = append(entries, e)
 	}
 	_, _, err = g.Store.CreateCollectionWithEntries(ctx, lore.Collection{Server: serverA, Name: "lean", Enabled: true}, entries)
 	require.NoError(t, err)
 	cfg := graph.Config{Resolver: g.Resolver, Auth: g.Auth}
-	p := &leanPair{auth: g.Auth}
+	p := &leanPair{auth: g.Auth, pool: g.Pool}
 	api := graph.NewServer(cfg)
 	p.plain = g.Auth.Middleware(api)
 	p.lean = g.Auth.Middleware(graph.LeanHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -196,7 +206,8 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 }
 
 // FuzzLeanTurn mutates request bodies around the bot's turn: the lean
-// handler and gqlgen alone answer every one byte for byte alike.
+// handler and gqlgen alone answer every one byte for byte alike (a
+// recorded turn's second answer, gqlgen's, is its replay).
 func FuzzLeanTurn(f *testing.F) {
 	in := `{"serverDiscordId":"` + serverA + `","lineageId":0,` + leanMsgs + `}`
 	for _, s := range []string{
@@ -204,6 +215,8 @@ func FuzzLeanTurn(f *testing.F) {
 		`{"variables":{"i":{"names":{"user":"A"},"messageCount":3,"serverDiscordId":"` + serverA + `","messages":[{"content":"dragon"}]}},"query":"query($i:ActivateInput){x:activate(input:$i){blocks{text} passes}}"}`,
 		`{"operationName":"T","query":"query T($v:ActivateInput!){activate(input:$v){admitted{id content group pass tokens triggeredBy}}}","variables":{"v":` + in + `}}`,
 		`{"query":"query($i:ActivateInput!){activate(input:$i){admitted{title}}}","variables":{"i":{"serverDiscordId":"` + serverA + `","messages":[{"content":"castle"}],"context":{"character":{"name":"Vel","tags":["knight"],"description":"lantern"},"persona":{"name":null,"description":"d"}},"generationType":"SWIPE"}}}`,
+		// A recorded turn: the lean handler records it, gqlgen replays it.
+		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){result{admitted{title} budget{used}} error{code}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f1","messageCount":4,"messages":[{"content":"dragon coin"}]}}}`,
 	} {
 		f.Add(s)
 	}
@@ -214,6 +227,99 @@ func FuzzLeanTurn(f *testing.F) {
 		}
 		p.same(t, body, nil)
 	})
+}
+
+// TestLeanActivateTurnMatchesGqlgen records the same turns in two
+// conversations, one through the lean handler and one through gqlgen
+// alone: every answer is byte for byte the same, turn by turn (timed
+// effects, a swipe, seeded chance rolls), the lean handler answered each
+// itself, and a retry through the other path replays the recorded answer
+// unchanged (the input hashes alike whichever path decoded it). Errors
+// (a reused turn id, a member without Manage Server, no channel, null or
+// missing members) and selections outside the lean shape go to gqlgen
+// and answer the same.
+func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
+	p := newLeanPair(t)
+	const chLean, chPlain = "555555555555555555", "666666666666666666"
+	sel := `admitted { __typename id title placement group content tokens pass triggeredBy } blocks { tag role text } budget { unit limit used } passes storeUnavailable __typename`
+	mutation := `mutation Turn($t: ActivateTurnInput!) { activateTurn(input: $t) { __typename result { ` + sel + ` } error { code message field reason fields { field reason } } } }`
+	turnBody := func(query, channel, turnID string, count int, text string) string {
+		return `{"query":` + quote(query) + `,"operationName":"Turn","variables":{"t":{"serverDiscordId":"` + serverA +
+			`","lineageId":0,"channelId":"` + channel + `","turnId":"` + turnID + `","messageCount":` + strconv.Itoa(count) +
+			`,"names":{"user":"Ana"},"messages":[{"content":"hello"},{"role":"user","content":` + quote(text) + `}]}}}`
+	}
+	post := func(h http.Handler, body string) (bool, string) {
+		before := p.gqlgenCalls.Load()
+		code, ct, reply := p.post(h, body, nil)
+		require.Equal(t, http.StatusOK, code, reply)
+		require.Equal(t, "application/json", ct)
+		return p.gqlgenCalls.Load() == before, reply
+	}
+	admittedSticky := 0
+	for i, step := range []struct {
+		count int
+		text  string
+	}{{2, "the dragon woke"}, {4, "quiet night"}, {4, "a swipe: the castle coin"}, {6, "quiet coin"}, {8, "dragon at the castle"}, {10, "dragon and a coin"}, {12, "castle 城 coin"}} {
+		id := fmt.Sprint("turn-", i)
+		lean, got := post(p.lean, turnBody(mutation, chLean, id, step.count, step.text))
+		require.True(t, lean, "answered by the lean handler: %s", got)
+		_, want := post(p.plain, turnBody(mutation, chPlain, id, step.count, step.text))
+		require.Equal(t, want, got, "turn %d", i)
+		require.NotContains(t, got, `"errors"`)
+		require.Contains(t, got, `"error":null`)
+		if strings.Contains(got, `"sticks for three messages"`) {
+			admittedSticky++
+		}
+		// Retries through the other path replay the recorded answer.
+		lean, again := post(p.lean, turnBody(mutation, chPlain, id, step.count, step.text))
+		require.True(t, lean)
+		require.Equal(t, want, again, "lean retry of turn %d", i)
+		_, again = post(p.plain, turnBody(mutation, chLean, id, step.count, step.text))
+		require.Equal(t, got, again, "gqlgen retry of turn %d", i)
+	}
+	require.Greater(t, admittedSticky, 1, "the sticky entry's window admitted it again")
+	var rows int
+	require.NoError(t, p.pool.QueryRow(context.Background(), `SELECT count(*) FROM activation_log l JOIN turn_conversations c ON c.id = l.conversation_id
+		WHERE c.channel_id IN ($1, $2)`, chLean, chPlain).Scan(&rows))
+	require.Equal(t, 14, rows, "one row per turn and conversation: retries record nothing")
+
+	tok, err := p.auth.Mint("42", map[string]auth.Membership{serverA: {}}, time.Hour, time.Now())
+	require.NoError(t, err)
+	bot := `mutation($t: ActivateTurnInput!) { t: activateTurn(input: $t) { result { admitted { title } budget { used limit } } error { code message field } } }`
+	vars := func(members string) string {
+		return `{"query":` + quote(bot) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + members + `}}}`
+	}
+	for _, c := range []struct {
+		name string
+		body string
+		hdr  map[string]string
+		lean bool
+	}{
+		{"bot's selection", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":3`), nil, true},
+		{"only error", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { error { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b2","messageCount":3}}}`, nil, true},
+		// Everything below goes to gqlgen.
+		{"reused turn id, other input", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":9`), nil, false},
+		{"no channel", vars(`,"turnId":"b3","messageCount":3`), nil, false},
+		{"member without Manage Server", vars(`,"channelId":"777777777777777777","turnId":"b4","messageCount":3`), map[string]string{"Authorization": "Bearer " + tok}, false},
+		{"null turn id", vars(`,"channelId":"777777777777777777","turnId":null,"messageCount":3`), nil, false},
+		{"no turn id", vars(`,"channelId":"777777777777777777","messageCount":3`), nil, false},
+		{"null message count", vars(`,"channelId":"777777777777777777","turnId":"b5","messageCount":null`), nil, false},
+		{"message count below the messages", vars(`,"channelId":"777777777777777777","turnId":"b6","messageCount":1`), nil, false},
+		{"overrides", vars(`,"channelId":"777777777777777777","turnId":"b7","messageCount":3,"overrides":{"random":0.5}}`), nil, false},
+		{"turn id in activate", `{"query":` + quote(`query($t: ActivateInput!) { activate(input: $t) { passes } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"turnId":"x"}}}`, nil, false},
+		{"trace", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { result { trace { verdict } } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b8","messageCount":3}}}`, nil, false},
+		{"directive on error", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { error @include(if: true) { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b9","messageCount":3}}}`, nil, false},
+		{"two mutations", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { a: activateTurn(input: $t) { error { code } } b: activateTurn(input: $t) { error { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b10","messageCount":3}}}`, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			lean, reply := p.same(t, c.body, c.hdr)
+			require.Equal(t, c.lean, lean, "answered by the lean handler: %s", reply)
+			if c.lean {
+				require.NotContains(t, reply, `"errors"`)
+				require.Contains(t, reply, `"error":null`)
+			}
+		})
+	}
 }
 
 func quote(s string) string {

@@ -22,9 +22,27 @@ type leanRequest struct {
 	plan *leanPlan
 }
 
+// leanInput is one decoded variable: an ActivateInput, or with turnID an
+// ActivateTurnInput (turnInput).
 type leanInput struct {
 	name  string
 	input model.ActivateInput
+	// turnID is the turnId member (nil when absent).
+	turnID *string
+}
+
+// turnInput is the ActivateTurnInput the variable holds, as gqlgen
+// coerces it; false when it is not one the lean path takes (turnId or
+// messageCount absent or null: gqlgen refuses those).
+func (l *leanInput) turnInput() (model.ActivateTurnInput, bool) {
+	in := &l.input
+	count, _ := in.MessageCount.ValueOK()
+	if l.turnID == nil || count == nil {
+		return model.ActivateTurnInput{}, false
+	}
+	return model.ActivateTurnInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
+		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
+		TurnID: *l.turnID, MessageCount: *count, Context: in.Context, GenerationType: in.GenerationType}, true
 }
 
 // leanDecoder is one pooled JSON reader over a request body.
@@ -109,17 +127,23 @@ func (d *leanDecoder) body(name string) bool {
 				return false
 			}
 			d.req.inputs = append(d.req.inputs, leanInput{name: name})
-			return d.activateInput(&d.req.inputs[len(d.req.inputs)-1].input)
+			return d.activateInput(&d.req.inputs[len(d.req.inputs)-1])
 		})
 	}
 	return false // extensions (persisted queries) and anything else: gqlgen's
 }
 
-// activateInput reads an ActivateInput object without overrides.
-func (d *leanDecoder) activateInput(in *model.ActivateInput) bool {
+// activateInput reads an ActivateInput object without overrides, or an
+// ActivateTurnInput one (with turnId; the plan tells which it must be).
+func (d *leanDecoder) activateInput(li *leanInput) bool {
 	var server, messages bool
+	in := &li.input
 	ok := d.object(func(name string) bool {
 		switch name {
+		case "turnId":
+			s, null, ok := d.optString()
+			li.turnID = &s
+			return ok && !null
 		case "serverDiscordId":
 			s, null, ok := d.optString()
 			in.ServerDiscordID, server = s, ok && !null

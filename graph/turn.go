@@ -28,6 +28,13 @@ const MaxMessageCount = turn.MaxMessageCount
 // activateTurn runs and records one turn (see the schema) through
 // lore/turn's Record; a retry returns the recorded result.
 func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput) (*model.ActivateTurnPayload, error) {
+	return r.activateTurnAs(ctx, in, selects(ctx, "result", "trace"), selects(ctx, "result", "budget", "byBook", "name"))
+}
+
+// activateTurnAs is activateTurn with the trace (traced) and the persona
+// books' names in budget.byBook (byBook) chosen by the caller: the lean
+// path has no operation context to read them from.
+func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInput, traced, byBook bool) (*model.ActivateTurnPayload, error) {
 	fail := failure[model.ActivateTurnPayload]
 	if !auth.FromContext(ctx).CanManage(in.ServerDiscordID) {
 		return fail(errForbidden)
@@ -50,7 +57,6 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
 		MessageCount: graphql.OmittableOf(&in.MessageCount), Context: in.Context, GenerationType: in.GenerationType}
-	traced := selects(ctx, "result", "trace")
 	t, err := r.runActivation(ctx, ai, rec, traced)
 	if err != nil {
 		return fail(err)
@@ -68,7 +74,7 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 	if traced {
 		withReasons(built.Trace)
 	}
-	if built != nil && selects(ctx, "result", "budget", "byBook", "name") {
+	if built != nil && byBook {
 		r.namePersonaBooks(ctx, in.ServerDiscordID, built.Budget.ByBook)
 	}
 	return &model.ActivateTurnPayload{Result: built}, nil
