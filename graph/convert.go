@@ -35,6 +35,7 @@ func serverToModel(s lore.Server, canManage bool, lim lore.Limits) *model.Server
 			SemanticMaxEntries:     s.Settings.Semantic.MaxEntriesOrDefault(),
 			SemanticThreshold:      s.Settings.Semantic.ThresholdOrDefault(),
 			SemanticQueryMessages:  s.Settings.Semantic.QueryMessagesOrDefault(),
+			SemanticBudgetShare:    s.Settings.Semantic.BudgetShareOrDefault(),
 			MinActivations:         s.Settings.MinActivations,
 			MinActivationsDepthMax: s.Settings.MinActivationsDepthMax,
 			MaxEntries:             s.Settings.MaxEntries,
@@ -379,6 +380,7 @@ func semanticPatchFromInput(in *model.UpdateServerSettingsInput) lore.SemanticPa
 		MaxEntries:    clearable(in.SemanticMaxEntries),
 		Threshold:     clearable(in.SemanticThreshold),
 		QueryMessages: clearable(in.SemanticQueryMessages),
+		BudgetShare:   clearable(in.SemanticBudgetShare),
 	}
 	if v, ok := in.SemanticRanker.ValueOK(); ok && v != nil {
 		p.Ranker = v

@@ -20,9 +20,9 @@ import (
 	"loregate/lore/postgres"
 )
 
-const qSemanticSettings = `mutation($s: String!, $r: SemanticRanker, $max: Int, $th: Float) {
-	updateServerSettings(input: {serverDiscordId: $s, semanticRanker: $r, semanticMaxEntries: $max, semanticThreshold: $th}) {
-	server { settings { semanticRanker semanticAllEntries semanticMaxEntries semanticThreshold semanticQueryMessages } }
+const qSemanticSettings = `mutation($s: String!, $r: SemanticRanker, $max: Int, $th: Float, $share: Float) {
+	updateServerSettings(input: {serverDiscordId: $s, semanticRanker: $r, semanticMaxEntries: $max, semanticThreshold: $th, semanticBudgetShare: $share}) {
+	server { settings { semanticRanker semanticAllEntries semanticMaxEntries semanticThreshold semanticQueryMessages semanticBudgetShare } }
 	error { code field message } } }`
 
 type semanticSettingsPayload struct {
@@ -33,6 +33,7 @@ type semanticSettingsPayload struct {
 			SemanticMaxEntries    int
 			SemanticThreshold     float64
 			SemanticQueryMessages int
+			SemanticBudgetShare   float64
 		}
 	}
 	Error *mutationError
@@ -49,14 +50,14 @@ func TestSemanticSettings(t *testing.T) {
 	a.must(serviceKey, qSemanticSettings, map[string]any{"s": serverA}, "updateServerSettings", &p)
 	require.Nil(t, p.Error)
 	s := p.Server.Settings
-	require.Equal(t, []any{"AUTO", false, 5, 0.25, 2}, []any{s.SemanticRanker, s.SemanticAllEntries, s.SemanticMaxEntries, s.SemanticThreshold, s.SemanticQueryMessages})
+	require.Equal(t, []any{"AUTO", false, 5, 0.25, 2, 0.25}, []any{s.SemanticRanker, s.SemanticAllEntries, s.SemanticMaxEntries, s.SemanticThreshold, s.SemanticQueryMessages, s.SemanticBudgetShare})
 
-	a.must(serviceKey, qSemanticSettings, map[string]any{"s": serverA, "r": "LEXICAL", "max": 0, "th": 0.4}, "updateServerSettings", &p)
+	a.must(serviceKey, qSemanticSettings, map[string]any{"s": serverA, "r": "LEXICAL", "max": 0, "th": 0.4, "share": 0.5}, "updateServerSettings", &p)
 	require.Nil(t, p.Error)
 	s = p.Server.Settings
-	require.Equal(t, []any{"LEXICAL", 0, 0.4}, []any{s.SemanticRanker, s.SemanticMaxEntries, s.SemanticThreshold})
+	require.Equal(t, []any{"LEXICAL", 0, 0.4, 0.5}, []any{s.SemanticRanker, s.SemanticMaxEntries, s.SemanticThreshold, s.SemanticBudgetShare})
 
-	for _, bad := range []map[string]any{{"th": 1.5}, {"max": 51}, {"max": -1}} {
+	for _, bad := range []map[string]any{{"th": 1.5}, {"max": 51}, {"max": -1}, {"share": 1.01}, {"share": -0.1}} {
 		vars := map[string]any{"s": serverA}
 		for k, v := range bad {
 			vars[k] = v
@@ -64,7 +65,7 @@ func TestSemanticSettings(t *testing.T) {
 		a.must(serviceKey, qSemanticSettings, vars, "updateServerSettings", &p)
 		require.NotNil(t, p.Error, "%v", bad)
 		require.Equal(t, "INVALID_INPUT", p.Error.Code)
-		require.Contains(t, []string{"semanticThreshold", "semanticMaxEntries"}, *p.Error.Field)
+		require.Contains(t, []string{"semanticThreshold", "semanticMaxEntries", "semanticBudgetShare"}, *p.Error.Field)
 	}
 	a.must(serviceKey, `mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, semanticThreshold: null}) {
 		server { settings { semanticRanker semanticAllEntries semanticMaxEntries semanticThreshold semanticQueryMessages } } error { code field message } } }`,
@@ -200,7 +201,8 @@ func (s *countingVectors) ScopeEmbeddingStates(ctx context.Context, id int64, mo
 // TestSemanticLexicalOverGraphQL: the corpus's vectorized Date a Live book
 // imported through the API admits its relevant keyless entries by
 // similarity with the default settings (AUTO, no provider: the lexical
-// ranker) and a budget that leaves room after its Always On entries;
+// ranker), with a budget that leaves room after its Always On entries and
+// at the default budget (the share held for similarity matches);
 // greetings and small talk admit nothing by similarity; OFF and a high
 // threshold as overrides admit nothing (docs/contract.md#semantic).
 func TestSemanticLexicalOverGraphQL(t *testing.T) {
@@ -212,13 +214,14 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 	require.Nil(t, imp.Error)
 
 	const q = `query($input: ActivateInput!) { activate(input: $input) {
-		admitted { title score } trace { title verdict score reason params detail } } }`
+		admitted { title score } budget { used } trace { title verdict score reason params detail } } }`
 	type result struct {
 		Admitted []struct {
 			Title string
 			Score *float64
 		}
-		Trace []struct {
+		Budget struct{ Used int }
+		Trace  []struct {
 			Title, Verdict, Reason, Detail string
 			Score                          *float64
 			Params                         map[string]any
@@ -236,6 +239,13 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 		}
 		var out result
 		a.must(serviceKey, q, map[string]any{"input": map[string]any{"serverDiscordId": server, "messages": m, "overrides": o}}, "activate", &out)
+		return out
+	}
+	titles := func(r result) []string {
+		var out []string
+		for _, ad := range r.Admitted {
+			out = append(out, ad.Title)
+		}
 		return out
 	}
 	semantic := func(r result) []string {
@@ -275,16 +285,47 @@ func TestSemanticLexicalOverGraphQL(t *testing.T) {
 		require.Greater(t, below, 80, "the keyless vectorized entries are below the threshold")
 	}
 	// At the default budget (8,000) the book's Always On entries (32,273
-	// characters) leave 200: the similar entry is over_budget with its
-	// score, and its detail says what took the budget.
-	r = run(map[string]any{"budget": nil}, "Hi Kotori!", "Kotori, why do you always have a lollipop in your mouth?")
-	require.Empty(t, semantic(r))
-	for _, tr := range r.Trace {
-		if tr.Title == "Lollipop" {
-			require.Equal(t, "over_budget", tr.Verdict)
-			require.NotNil(t, tr.Score)
-			require.GreaterOrEqual(t, *tr.Score, 0.25)
-			require.Contains(t, tr.Detail, "200 of 8000 left; Always On entries took 7800 first")
+	// characters) would take it all: a turn with similarity matches holds
+	// up to a quarter of it for them (docs/contract.md#semantic-budget),
+	// so relevant keyless entries are admitted, and the constants the hold
+	// left out say so; a match larger than what is held and left is
+	// over_budget saying which share it failed. Greetings and small talk
+	// hold nothing: the same Always On entries as without ranking.
+	keysOnly := run(map[string]any{"budget": nil, "semanticRanker": "OFF"}, "Hello! How are you today?")
+	for _, tc := range []struct {
+		chat            string
+		want, overShare []string
+	}{
+		{"Kotori, why do you always have a lollipop in your mouth?", []string{"Lollipop"}, nil},
+		{"Yoshino, where is your puppet Yoshinon?", []string{"Yoshinon"}, []string{"Yoshino Himekawa"}},
+		{"The spacequake alarm is ringing across Tengu City.", nil, []string{"Spacequake Alarm"}},
+		{"Hello! How are you today?", nil, nil},
+		{"The weather was pleasant and we walked along the river.", nil, nil},
+	} {
+		r := run(map[string]any{"budget": nil}, tc.chat)
+		require.Equal(t, tc.want, semantic(r), tc.chat)
+		require.LessOrEqual(t, r.Budget.Used, 8000)
+		held := 0
+		var overShare []string
+		for _, tr := range r.Trace {
+			switch tr.Reason {
+			case "over_budget_keyword_share":
+				held++
+				require.Equal(t, "over_budget", tr.Verdict)
+				require.Equal(t, "keyword", tr.Params["share"])
+				require.EqualValues(t, 8000, tr.Params["limit"])
+				require.Contains(t, tr.Detail, "held for similarity matches (semanticBudgetShare)")
+			case "over_budget_semantic_share":
+				require.NotNil(t, tr.Score)
+				require.Contains(t, tr.Detail, "left for similarity matches")
+				overShare = append(overShare, tr.Title)
+			}
+		}
+		require.Equal(t, tc.overShare, overShare, "%s: over_budget_semantic_share", tc.chat)
+		if tc.want == nil && held == 0 {
+			require.Equal(t, titles(keysOnly), titles(r), "%s: nothing held, the Always On entries as without ranking", tc.chat)
+		} else {
+			require.Positive(t, held, "%s: the constants the hold left out say so", tc.chat)
 		}
 	}
 	require.Empty(t, semantic(run(map[string]any{"semanticRanker": "OFF"}, "Kotori, why do you always have a lollipop?")))
@@ -332,12 +373,12 @@ func TestSemanticEmbeddingsTurns(t *testing.T) {
 		ID, Title, Verdict, Detail string
 		Score                      *float64
 	}
-	turn := func(chat string) (sem []string, ranker string) {
+	turnAt := func(budget any, chat string) (sem []string, ranker string) {
 		t.Helper()
 		var out struct{ Trace []traceItem }
 		a.must(serviceKey, `query($in: ActivateInput!) { activate(input: $in) { trace { id title verdict detail score } } }`,
 			map[string]any{"in": map[string]any{"serverDiscordId": server, "messages": []map[string]any{{"content": chat}},
-				"overrides": map[string]any{"budget": 40000}}}, "activate", &out)
+				"overrides": map[string]any{"budget": budget}}}, "activate", &out)
 		for _, tr := range out.Trace {
 			if tr.Score == nil {
 				continue
@@ -352,6 +393,7 @@ func TestSemanticEmbeddingsTurns(t *testing.T) {
 		slices.Sort(sem)
 		return sem, ranker
 	}
+	turn := func(chat string) ([]string, string) { return turnAt(40000, chat) }
 	calls := fake.Calls()
 	sem, ranker := turn("Kotori, why do you always have a lollipop in your mouth?")
 	require.Equal(t, "embeddings", ranker)
@@ -363,6 +405,19 @@ func TestSemanticEmbeddingsTurns(t *testing.T) {
 	greet, ranker := turn("Hello! How are you today?")
 	require.Equal(t, "embeddings", ranker)
 	require.Empty(t, greet, "a greeting admits nothing by similarity")
+	// At the default budget the share held for similarity matches admits
+	// them past the book's Always On entries (docs/contract.md#semantic-budget).
+	for _, tc := range []struct {
+		chat string
+		want []string
+	}{
+		{"Kotori, why do you always have a lollipop in your mouth?", []string{"Lollipop"}},
+		{"Hello! How are you today?", nil},
+	} {
+		got, ranker := turnAt(nil, tc.chat)
+		require.Equal(t, "embeddings", ranker)
+		require.Equal(t, tc.want, got, tc.chat)
+	}
 
 	lexical, _ := turn("Kotori, tell me about your lollipop.") // what the lexical ranker admits
 	for _, tc := range []struct {

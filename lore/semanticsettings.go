@@ -71,6 +71,9 @@ const (
 	DefaultSemanticThreshold     = 0.25
 	DefaultSemanticQueryMessages = 2
 	MaxSemanticQueryMessages     = 20
+	// DefaultSemanticBudgetShare is the share of a turn's budget held for
+	// its similarity matches (docs/contract.md#semantic-budget).
+	DefaultSemanticBudgetShare = 0.25
 )
 
 // SemanticSettings are a server's settings of retrieval by meaning
@@ -91,11 +94,17 @@ type SemanticSettings struct {
 	// QueryMessages is how many of the newest messages form the query,
 	// 1..MaxSemanticQueryMessages (nil: DefaultSemanticQueryMessages).
 	QueryMessages *int `json:"queryMessages,omitempty"`
+	// BudgetShare is the most of a turn's budget held for its similarity
+	// matches, 0-1, as much as they cost; keyword and Always On entries
+	// claim the rest (nil: DefaultSemanticBudgetShare; 0 holds nothing;
+	// docs/contract.md#semantic-budget).
+	BudgetShare *float64 `json:"budgetShare,omitempty"`
 }
 
 // Validate checks the ranges; the error is an *InvalidError naming
-// semanticRanker, semanticMaxEntries, semanticThreshold or
-// semanticQueryMessages, with every other failing one in its Others.
+// semanticRanker, semanticMaxEntries, semanticThreshold,
+// semanticQueryMessages or semanticBudgetShare, with every other failing
+// one in its Others.
 func (s SemanticSettings) Validate() error {
 	var fe FieldErrors
 	if !s.Ranker.Valid() {
@@ -109,6 +118,9 @@ func (s SemanticSettings) Validate() error {
 	}
 	if s.QueryMessages != nil && (*s.QueryMessages < 1 || *s.QueryMessages > MaxSemanticQueryMessages) {
 		fe.Add(Reject("semanticQueryMessages", i18n.OutOfRange, Params{"value": *s.QueryMessages, "min": 1, "max": MaxSemanticQueryMessages}))
+	}
+	if s.BudgetShare != nil && !(*s.BudgetShare >= 0 && *s.BudgetShare <= 1) {
+		fe.Add(Reject("semanticBudgetShare", i18n.OutOfRange, Params{"value": *s.BudgetShare, "min": 0, "max": 1}))
 	}
 	return fe.Err()
 }
@@ -138,6 +150,14 @@ func (s SemanticSettings) QueryMessagesOrDefault() int {
 	return *s.QueryMessages
 }
 
+// BudgetShareOrDefault: see MaxEntriesOrDefault.
+func (s SemanticSettings) BudgetShareOrDefault() float64 {
+	if s.BudgetShare == nil {
+		return DefaultSemanticBudgetShare
+	}
+	return *s.BudgetShare
+}
+
 // SemanticPatch is a partial update of SemanticSettings; nil keeps a
 // value, a pointer to nil resets an optional one to its default.
 type SemanticPatch struct {
@@ -146,6 +166,7 @@ type SemanticPatch struct {
 	MaxEntries    **int
 	Threshold     **float64
 	QueryMessages **int
+	BudgetShare   **float64
 }
 
 // Apply returns s with p applied.
@@ -159,6 +180,7 @@ func (p SemanticPatch) Apply(s SemanticSettings) SemanticSettings {
 	patchPtr(&s.MaxEntries, p.MaxEntries)
 	patchPtr(&s.Threshold, p.Threshold)
 	patchPtr(&s.QueryMessages, p.QueryMessages)
+	patchPtr(&s.BudgetShare, p.BudgetShare)
 	return s
 }
 

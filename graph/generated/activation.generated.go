@@ -1493,7 +1493,7 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random", "includeNames", "minActivations", "minActivationsDepthMax", "maxEntries", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
+	fieldsInOrder := [...]string{"scanDepth", "budget", "budgetTokens", "recursive", "maxRecursionSteps", "wholeWords", "caseSensitive", "channelScoping", "random", "includeNames", "minActivations", "minActivationsDepthMax", "maxEntries", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages", "semanticBudgetShare"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -1626,6 +1626,13 @@ func (ec *executionContext) unmarshalInputActivationOverrides(ctx context.Contex
 				return it, err
 			}
 			it.SemanticQueryMessages = data
+		case "semanticBudgetShare":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticBudgetShare"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticBudgetShare = data
 		}
 	}
 	return it, nil

@@ -802,6 +802,7 @@ type ComplexityRoot struct {
 		MinActivationsDepthMax func(childComplexity int) int
 		RegexKeys              func(childComplexity int) int
 		SemanticAllEntries     func(childComplexity int) int
+		SemanticBudgetShare    func(childComplexity int) int
 		SemanticMaxEntries     func(childComplexity int) int
 		SemanticQueryMessages  func(childComplexity int) int
 		SemanticRanker         func(childComplexity int) int
@@ -4431,6 +4432,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ServerSettings.SemanticAllEntries(childComplexity), true
+	case "ServerSettings.semanticBudgetShare":
+		if e.ComplexityRoot.ServerSettings.SemanticBudgetShare == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ServerSettings.SemanticBudgetShare(childComplexity), true
 	case "ServerSettings.semanticMaxEntries":
 		if e.ComplexityRoot.ServerSettings.SemanticMaxEntries == nil {
 			break
@@ -4937,6 +4944,8 @@ input ActivationOverrides {
   semanticThreshold: Float
   "How many of the newest messages form the query, 1-20."
   semanticQueryMessages: Int
+  "The most of the budget held for similarity matches, 0-1 (docs/contract.md#semantic-budget)."
+  semanticBudgetShare: Float
 }
 
 """
@@ -5102,8 +5111,10 @@ type TraceItem {
   "Why, in English."
   detail: String
   """
-  The verdict's stable reason key (docs/api.md "Reason keys"; today the verdict's name), to
-  render in the member's language with params.
+  The verdict's stable reason key (docs/api.md "Reason keys"): the verdict's name, or for
+  over_budget the key of the share it failed (over_budget_keyword_share,
+  over_budget_semantic_share) or over_budget_always_on, to render in the member's language with
+  params.
   """
   reason: String!
   "The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget and over_entry_cap)."
@@ -6655,6 +6666,8 @@ extend type ServerSettings {
   semanticThreshold: Float!
   "How many of the newest messages form the query, 1-20 (default 2)."
   semanticQueryMessages: Int!
+  "The most of a turn's budget held for its similarity matches, 0-1, as much as they cost; keyword and Always On entries claim the rest (default 0.25; docs/contract.md#semantic-budget)."
+  semanticBudgetShare: Float!
 }
 
 extend input UpdateServerSettingsInput {
@@ -6666,6 +6679,8 @@ extend input UpdateServerSettingsInput {
   semanticThreshold: Float
   "1-20; null resets to the default (2)."
   semanticQueryMessages: Int
+  "0-1; null resets to the default (0.25)."
+  semanticBudgetShare: Float
 }
 
 
@@ -8805,6 +8820,8 @@ func (ec *executionContext) childFields_ServerSettings(ctx context.Context, fiel
 		return ec.fieldContext_ServerSettings_semanticThreshold(ctx, field)
 	case "semanticQueryMessages":
 		return ec.fieldContext_ServerSettings_semanticQueryMessages(ctx, field)
+	case "semanticBudgetShare":
+		return ec.fieldContext_ServerSettings_semanticBudgetShare(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ServerSettings", field.Name)
 }

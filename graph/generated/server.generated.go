@@ -1806,6 +1806,29 @@ func (ec *executionContext) fieldContext_ServerSettings_semanticQueryMessages(_ 
 	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ServerSettings_semanticBudgetShare(ctx context.Context, field graphql.CollectedField, obj *model.ServerSettings) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ServerSettings_semanticBudgetShare(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SemanticBudgetShare, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ServerSettings_semanticBudgetShare(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ServerSettings", field, false, false, "Float")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -1877,7 +1900,7 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "minActivations", "minActivationsDepthMax", "maxEntries", "includeNames", "expectedUpdatedAt", "idempotencyKey", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages"}
+	fieldsInOrder := [...]string{"serverDiscordId", "channelScoping", "memoryTagging", "regexKeys", "budgetUnit", "budgetLimit", "tokenizer", "minActivations", "minActivationsDepthMax", "maxEntries", "includeNames", "expectedUpdatedAt", "idempotencyKey", "semanticRanker", "semanticAllEntries", "semanticMaxEntries", "semanticThreshold", "semanticQueryMessages", "semanticBudgetShare"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -2010,6 +2033,13 @@ func (ec *executionContext) unmarshalInputUpdateServerSettingsInput(ctx context.
 				return it, err
 			}
 			it.SemanticQueryMessages = graphql.OmittableOf(data)
+		case "semanticBudgetShare":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("semanticBudgetShare"))
+			data, err := ec.unmarshalOFloat2ᚖfloat64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SemanticBudgetShare = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil
@@ -2734,6 +2764,11 @@ func (ec *executionContext) _ServerSettings(ctx context.Context, sel ast.Selecti
 			}
 		case "semanticQueryMessages":
 			out.Values[i] = ec._ServerSettings_semanticQueryMessages(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "semanticBudgetShare":
+			out.Values[i] = ec._ServerSettings_semanticBudgetShare(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

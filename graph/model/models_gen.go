@@ -1454,6 +1454,8 @@ type ServerSettings struct {
 	SemanticThreshold float64 `json:"semanticThreshold"`
 	// How many of the newest messages form the query, 1-20 (default 2).
 	SemanticQueryMessages int `json:"semanticQueryMessages"`
+	// The most of a turn's budget held for its similarity matches, 0-1, as much as they cost; keyword and Always On entries claim the rest (default 0.25; docs/contract.md#semantic-budget).
+	SemanticBudgetShare float64 `json:"semanticBudgetShare"`
 }
 
 type SetCollectionChannelsInput struct {
@@ -1532,8 +1534,10 @@ type TraceItem struct {
 	Verdict string `json:"verdict"`
 	// Why, in English.
 	Detail *string `json:"detail,omitempty"`
-	// The verdict's stable reason key (docs/api.md "Reason keys"; today the verdict's name), to
-	// render in the member's language with params.
+	// The verdict's stable reason key (docs/api.md "Reason keys"): the verdict's name, or for
+	// over_budget the key of the share it failed (over_budget_keyword_share,
+	// over_budget_semantic_share) or over_budget_always_on, to render in the member's language with
+	// params.
 	Reason string `json:"reason"`
 	// The reason's params: a JSON object (pass; chance for chance_failed, priority for over_budget and over_entry_cap).
 	Params map[string]any `json:"params,omitempty"`
@@ -1681,6 +1685,8 @@ type UpdateServerSettingsInput struct {
 	SemanticThreshold graphql.Omittable[*float64] `json:"semanticThreshold,omitempty"`
 	// 1-20; null resets to the default (2).
 	SemanticQueryMessages graphql.Omittable[*int] `json:"semanticQueryMessages,omitempty"`
+	// 0-1; null resets to the default (0.25).
+	SemanticBudgetShare graphql.Omittable[*float64] `json:"semanticBudgetShare,omitempty"`
 }
 
 type UpdateWorkbenchSettingsInput struct {

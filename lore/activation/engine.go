@@ -76,6 +76,11 @@ type entryState struct {
 	widen bool
 	base  int
 	book  int16
+	// over says which share of the budget an over_budget entry failed;
+	// aoTook is what the Always On entries had taken by then
+	// (semanticbudget.go).
+	over   overCause
+	aoTook int32
 }
 
 // turn is the state of one Activate call.
@@ -116,6 +121,10 @@ type turn struct {
 	// alwaysOnUsed is what the admitted Always On entries took of the
 	// budget (overBudgetDetail names it).
 	alwaysOnUsed int
+	// hold is what the pass that admits by similarity held of the budget
+	// for its similarity matches, held what of it they have not yet
+	// claimed (semanticbudget.go).
+	hold, held int
 	// nonKeys are the pending entries of a mode other than keys, when
 	// the turn may sweep (sweepSet).
 	nonKeys []int32
@@ -181,7 +190,10 @@ const checkEvery = 256
 //     entries claim last. An entry that does not fit is over_budget and
 //     later ones may still fit (skip, not stop; case BUG-21). IgnoreBudget
 //     entries are outside the budget. Costs are identity-resolved content
-//     without decorator lines, in UTF-16 units or tokens.
+//     without decorator lines, in UTF-16 units or tokens. The pass that
+//     admits by similarity holds up to Semantic.BudgetShare of the budget
+//     for its similarity matches, as much as they cost: the other entries
+//     claim the budget less what is still held (semanticbudget.go).
 //  7. Recursion goes on while a pass admits content that feeds it (not
 //     PreventRecursion, book recursive) and passes remain
 //     (maxRecursionSteps counts every pass, hard cap MaxPasses); when it
@@ -408,9 +420,11 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 			t.ts.startBatch()
 		}
 		order = t.claimOrder(append(order[:0], passed...))
+		t.holdShare(passed)
 		for _, i := range order {
 			t.admit(i, p)
 		}
+		t.held = 0 // what the similarity matches left returns to later passes
 		for _, i := range passed {
 			if t.st[i].verdict == VerdictAdmitted {
 				t.markWon(i)
@@ -849,18 +863,7 @@ func (t *turn) admit(i int32, p int) {
 		return
 	}
 	s.stage = stageDone
-	content := ResolveIdentity(ce.body, t.opts.UserName, t.opts.CharName, t.opts.BotName)
-	if tok := t.opts.Tokenizer; tok != nil {
-		s.tokens = int32(t.m.tokens.count(tok, int(i), len(t.st), content, content != ce.body, t.opts))
-	}
-	var c int
-	if t.budget.Unit == UnitTokens {
-		c = int(s.tokens)
-	} else if content == ce.body {
-		c = ce.units
-	} else {
-		c = lore.UTF16Len(content)
-	}
+	content, c := t.costOf(i)
 	b := &t.budget
 	switch {
 	case e.IgnoreBudget:
@@ -870,10 +873,11 @@ func (t *turn) admit(i int32, p int) {
 		}
 	case t.sel.books != nil && t.overShare(s, c, p):
 		return
-	case b.Limit >= 0 && b.Used+c > b.Limit:
+	case b.Limit >= 0 && b.Used+c > b.Limit-t.heldFrom(s):
 		s.verdict = VerdictOverBudget
+		t.overWhy(s, e, c)
 		if t.trace {
-			s.detail = t.overBudgetDetail(ce, e, c, p)
+			s.detail = t.overBudgetDetail(ce, s, c, p)
 		}
 		return
 	default:
@@ -881,6 +885,9 @@ func (t *turn) admit(i int32, p int) {
 		s.cost = c
 		if e.Constant {
 			t.alwaysOnUsed += c
+		}
+		if s.mode == modeSemantic {
+			t.held = max(t.held-c, 0)
 		}
 	}
 	if t.sel.books != nil {
@@ -894,24 +901,6 @@ func (t *turn) admit(i int32, p int) {
 	if s.feeds && content != "" {
 		t.ts.addRecursion(i, content, content == ce.body)
 	}
-}
-
-// overBudgetDetail is the over_budget detail of entry e (compiled ce) that
-// needed c in pass p: what was left and, for an entry that is not Always
-// On when the Always On entries took more than half the budget, what they
-// took first (docs/contract.md#semantic: a book whose constants fill the
-// budget leaves nothing to its keyword and similarity hits).
-func (t *turn) overBudgetDetail(ce *compiledEntry, e *lore.Entry, c, p int) string {
-	b := &t.budget
-	d := "priority " + strconv.Itoa(ce.priority) + ": needs " + strconv.Itoa(c) + " " + string(b.Unit) + ", " +
-		strconv.Itoa(b.Limit-b.Used) + " of " + strconv.Itoa(b.Limit) + " left"
-	if p > 1 {
-		d += " in pass " + strconv.Itoa(p)
-	}
-	if !e.Constant && 2*t.alwaysOnUsed > b.Limit {
-		d += "; Always On entries took " + strconv.Itoa(t.alwaysOnUsed) + " first"
-	}
-	return d
 }
 
 // result builds the Result of the turn.
@@ -985,7 +974,11 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 		detail += "; " + ce.note
 	}
 	v := semanticVerdict(s)
-	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: s.pass, TriggeredBy: trig, Params: verdictParams(v, e, detail),
+	params := verdictParams(v, e, detail)
+	if v == VerdictOverBudget && s.over != overPlain {
+		params = t.overBudgetParams(s, params)
+	}
+	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: s.pass, TriggeredBy: trig, Params: params,
 		Score: t.scoreOf(s)}
 }
 

@@ -11,14 +11,19 @@ import (
 
 // Reason returns the item's reason key and its params for the API and
 // the CLI (docs/api.md "Reason keys"), so that a client renders the
-// verdict in the member's language: the key is the verdict's name; the
+// verdict in the member's language: the key is the verdict's name (for
+// over_budget, over_budget_keyword_share, over_budget_semantic_share or
+// over_budget_always_on when its params say which share of the budget it
+// failed, docs/contract.md#semantic-budget); the
 // params hold pass always, score (two decimals) for a scored entry
 // (docs/contract.md#semantic), and the numbers and names the verdict
 // names (t.Params, which the engine sets; for an item without them, read
 // from e, the traced entry, when not nil):
 //
 //   - chance_failed: chance (percent)
-//   - over_budget, over_entry_cap: priority
+//   - over_budget, over_entry_cap: priority; over_budget also share,
+//     held and limit (a share held for similarity matches), or alwaysOn
+//     and limit (what the Always On entries took first)
 //   - gated_lineage: lineage; gated_collection: collection (its name);
 //     gated_category: category (its name)
 //   - group_lost: group (the inclusion group's name)
@@ -37,6 +42,9 @@ func (t TraceItem) Reason(e *lore.Entry) (string, map[string]any) {
 	maps.Copy(params, extra)
 	if t.Score != nil {
 		params["score"] = strconv.FormatFloat(*t.Score, 'f', 2, 64)
+	}
+	if t.Verdict == VerdictOverBudget {
+		return overBudgetKey(params), params
 	}
 	return string(t.Verdict), params
 }

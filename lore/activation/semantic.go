@@ -38,6 +38,11 @@ type Semantic struct {
 	// Ranker names the ranker that scored ("lexical", "embeddings") for
 	// the trace's details.
 	Ranker string
+	// BudgetShare is the most of the turn's budget, 0-1, held for the
+	// similarity matches (as much as they cost): keyword and Always On
+	// entries claim the budget less what is held
+	// (docs/contract.md#semantic-budget). 0 holds nothing.
+	BudgetShare float64
 }
 
 // Scores are a turn's candidates' scores by entry id: ok is false for an

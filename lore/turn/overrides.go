@@ -73,6 +73,9 @@ type Overrides struct {
 	SemanticMaxEntries    *int                 `json:"semanticMaxEntries,omitempty" flag:"semantic-max-entries" usage:"entries similarity admits at most, 0-50 (default 5)"`
 	SemanticThreshold     *float64             `json:"semanticThreshold,omitempty" flag:"semantic-threshold" usage:"least similarity admitted, 0-1 (default 0.25)"`
 	SemanticQueryMessages *int                 `json:"semanticQueryMessages,omitempty" flag:"semantic-query-messages" usage:"newest messages forming the query, 1-20 (default 2)"`
+	// SemanticBudgetShare is the most of the budget held for similarity
+	// matches, 0-1 (docs/contract.md#semantic-budget).
+	SemanticBudgetShare *float64 `json:"semanticBudgetShare,omitempty" flag:"semantic-budget-share" usage:"most of the budget held for similarity matches, 0-1 (default 0.25)"`
 }
 
 // semantic returns set with o's semantic overrides applied, checked with
@@ -92,6 +95,9 @@ func (o *Overrides) semantic(set lore.SemanticSettings) (lore.SemanticSettings, 
 	}
 	if o.SemanticQueryMessages != nil {
 		set.QueryMessages = o.SemanticQueryMessages
+	}
+	if o.SemanticBudgetShare != nil {
+		set.BudgetShare = o.SemanticBudgetShare
 	}
 	if err := set.Validate(); err != nil {
 		return set, lore.WithFieldPrefix("overrides", err)

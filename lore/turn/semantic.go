@@ -75,7 +75,7 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 		scores = x.Scores(query)
 	}
 	t.Input.Semantic = &activation.Semantic{Scores: scores, Threshold: set.ThresholdOrDefault(),
-		MaxEntries: set.MaxEntriesOrDefault(), Ranker: name}
+		MaxEntries: set.MaxEntriesOrDefault(), Ranker: name, BudgetShare: set.BudgetShareOrDefault()}
 }
 
 // embeddingScores asks r.Embeddings when the ranker may; nil scores mean

@@ -11,7 +11,7 @@
 //	    [--min-activations-depth-max N] [--max-entries N]
 //	    [--ranker auto|embeddings|lexical|off] [--embeddings-url URL --embeddings-model NAME]
 //	    [--semantic-all] [--semantic-max-entries N] [--semantic-threshold F]
-//	    [--semantic-query-messages N]
+//	    [--semantic-query-messages N] [--semantic-budget-share F]
 //
 // Every --book goes through lore/format (any detected format). The books
 // are scanned together as one Serverwide set: each book becomes an enabled
@@ -120,7 +120,7 @@ const usage = "usage: loregate activate --book PATH [--book PATH ...] --chat PAT
 	"[--generation-type normal|continue|impersonate|swipe|regenerate|quiet] [--context FILE] [--include-names] " +
 	"[--min-activations N] [--min-activations-depth-max N] [--max-entries N] " +
 	"[--ranker auto|embeddings|lexical|off] [--embeddings-url URL --embeddings-model NAME] [--semantic-all] " +
-	"[--semantic-max-entries N] [--semantic-threshold F] [--semantic-query-messages N]"
+	"[--semantic-max-entries N] [--semantic-threshold F] [--semantic-query-messages N] [--semantic-budget-share F]"
 
 type bookList []string
 
