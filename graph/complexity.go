@@ -28,6 +28,7 @@ func complexity() generated.ComplexityRoot {
 	c.Entry.Revisions = func(child int, first *int, _ *string) int { return pageCost(child, first, 10) }
 	c.Server.DeletedEntries = func(child int, first *int, _ *string) int { return pageCost(child, first, 20) }
 	c.Server.Proposals = func(child int, _ *model.ProposalState, first *int, _ *string) int { return pageCost(child, first, 20) }
+	c.Server.UnseenDecisions = func(child int, first *int) int { return pageCost(child, first, 5) }
 	c.Server.EntriesByID = func(child int, ids []string) int { return 1 + len(ids)*child }
 	c.Viewer.Servers = func(child int, first *int, _ *string) int { return pageCost(child, first, 100) }
 	return c

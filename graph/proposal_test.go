@@ -136,6 +136,33 @@ func TestProposalsAPI(t *testing.T) {
 	require.NotNil(t, nothing.Error)
 	require.Equal(t, []string{"INVALID_INPUT", "patch", "changes_nothing"}, []string{nothing.Error.Code, nothing.Error.Field, nothing.Error.Reason}, "the entry's title is Luna already")
 
+	// The decisions shown to the proposer once (graph/decision.graphqls).
+	unseen := func(bearer string) []struct{ ID, State, ReviewNote string } {
+		var s struct {
+			UnseenDecisions []struct{ ID, State, ReviewNote string }
+		}
+		a.must(bearer, `query($s: String!) { server(discordId: $s) { unseenDecisions(first: 10) { id state reviewNote } } }`, map[string]any{"s": serverA}, "server", &s)
+		return s.UnseenDecisions
+	}
+	mine := unseen(member)
+	require.Len(t, mine, 2, "the member's approval and rejection, not the open proposal")
+	require.Equal(t, []string{"REJECTED", "no"}, []string{mine[0].State, mine[0].ReviewNote}, "the most recent decision first")
+	require.Equal(t, "APPROVED", mine[1].State)
+	require.Len(t, unseen(other), 1)
+	const qSeen = `mutation($in: MarkDecisionsSeenInput!) { markDecisionsSeen(input: $in) { count error { code } } }`
+	var seen struct {
+		Count int
+		Error *mutationError
+	}
+	ids := []string{mine[0].ID, mine[1].ID, unseen(other)[0].ID}
+	a.must(outsider, qSeen, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "proposalIds": ids}}, "markDecisionsSeen", &seen)
+	require.Equal(t, "NOT_FOUND", seen.Error.Code, "a member of another server")
+	a.must(member, qSeen, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "proposalIds": ids}}, "markDecisionsSeen", &seen)
+	require.Nil(t, seen.Error)
+	require.Equal(t, 2, seen.Count, "only the member's own")
+	require.Empty(t, unseen(member), "shown once")
+	require.Len(t, unseen(other), 1, "another member's decision stays unseen")
+
 	// Proposals off.
 	var ws struct {
 		Settings *struct{ ProposalsEnabled bool }

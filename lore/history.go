@@ -254,6 +254,7 @@ type HistoryStore interface {
 	RevisionStore
 	WorkbenchStore
 	ProposalStore
+	DecisionStore
 	// Limits are the deployment's limits the store enforces.
 	Limits() Limits
 	// Atomic runs fn in one transaction that holds server's row lock

@@ -1554,6 +1554,30 @@ func (ec *executionContext) marshalNProposal2loregateᚋgraphᚋmodelᚐProposal
 	return ec._Proposal(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNProposal2ᚕᚖloregateᚋgraphᚋmodelᚐProposalᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Proposal) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNProposal2ᚖloregateᚋgraphᚋmodelᚐProposal(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNProposal2ᚖloregateᚋgraphᚋmodelᚐProposal(ctx context.Context, sel ast.SelectionSet, v *model.Proposal) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Proposal!")
+		return graphql.Null
+	}
+	return ec._Proposal(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNProposalConnection2ᚖloregateᚋgraphᚋmodelᚐProposalConnection(ctx context.Context, sel ast.SelectionSet, v *model.ProposalConnection) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ProposalConnection!")

@@ -494,6 +494,11 @@ type ComplexityRoot struct {
 		Placement   func(childComplexity int) int
 	}
 
+	MarkDecisionsSeenPayload struct {
+		Count func(childComplexity int) int
+		Error func(childComplexity int) int
+	}
+
 	MemoryConversion struct {
 		ChannelOnly               func(childComplexity int) int
 		Converted                 func(childComplexity int) int
@@ -534,6 +539,7 @@ type ComplexityRoot struct {
 		ImportLorebook            func(childComplexity int, input model.ImportLorebookInput) int
 		ImportPersonaCard         func(childComplexity int, input model.ImportPersonaCardInput) int
 		ImportWorkspaceBackup     func(childComplexity int, input model.ImportWorkspaceBackupInput) int
+		MarkDecisionsSeen         func(childComplexity int, input model.MarkDecisionsSeenInput) int
 		MarkServerLeft            func(childComplexity int, input model.MarkServerLeftInput) int
 		MoveEntries               func(childComplexity int, input model.MoveEntriesInput) int
 		PreviewImport             func(childComplexity int, input model.ImportLorebookInput) int
@@ -772,6 +778,7 @@ type ComplexityRoot struct {
 		Personas          func(childComplexity int) int
 		Proposals         func(childComplexity int, state *model.ProposalState, first *int, after *string) int
 		Settings          func(childComplexity int) int
+		UnseenDecisions   func(childComplexity int, first *int) int
 		WorkbenchSettings func(childComplexity int) int
 	}
 
@@ -2857,6 +2864,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LoggedEntry.Placement(childComplexity), true
 
+	case "MarkDecisionsSeenPayload.count":
+		if e.ComplexityRoot.MarkDecisionsSeenPayload.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarkDecisionsSeenPayload.Count(childComplexity), true
+	case "MarkDecisionsSeenPayload.error":
+		if e.ComplexityRoot.MarkDecisionsSeenPayload.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MarkDecisionsSeenPayload.Error(childComplexity), true
+
 	case "MemoryConversion.channelOnly":
 		if e.ComplexityRoot.MemoryConversion.ChannelOnly == nil {
 			break
@@ -3115,6 +3135,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.ImportWorkspaceBackup(childComplexity, args["input"].(model.ImportWorkspaceBackupInput)), true
+	case "Mutation.markDecisionsSeen":
+		if e.ComplexityRoot.Mutation.MarkDecisionsSeen == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_markDecisionsSeen_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.MarkDecisionsSeen(childComplexity, args["input"].(model.MarkDecisionsSeenInput)), true
 	case "Mutation.markServerLeft":
 		if e.ComplexityRoot.Mutation.MarkServerLeft == nil {
 			break
@@ -4320,6 +4351,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Server.Settings(childComplexity), true
+	case "Server.unseenDecisions":
+		if e.ComplexityRoot.Server.UnseenDecisions == nil {
+			break
+		}
+
+		args, err := ec.field_Server_unseenDecisions_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.UnseenDecisions(childComplexity, args["first"].(*int)), true
 	case "Server.workbenchSettings":
 		if e.ComplexityRoot.Server.WorkbenchSettings == nil {
 			break
@@ -4781,6 +4823,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("ImportPersonaCardInput", ec.unmarshalInputImportPersonaCardInput),
 			graphql.NewInputUnmarshaler("ImportWorkspaceBackupInput", ec.unmarshalInputImportWorkspaceBackupInput),
 			graphql.NewInputUnmarshaler("LineageMappingInput", ec.unmarshalInputLineageMappingInput),
+			graphql.NewInputUnmarshaler("MarkDecisionsSeenInput", ec.unmarshalInputMarkDecisionsSeenInput),
 			graphql.NewInputUnmarshaler("MarkServerLeftInput", ec.unmarshalInputMarkServerLeftInput),
 			graphql.NewInputUnmarshaler("MessageInput", ec.unmarshalInputMessageInput),
 			graphql.NewInputUnmarshaler("MoveEntriesInput", ec.unmarshalInputMoveEntriesInput),
@@ -5468,6 +5511,33 @@ input UpdatePersonaBookSettingsInput {
 
 type PersonaBookPayload {
   personaBook: PersonaBook
+  error: MutationError
+}
+`, BuiltIn: false},
+	{Name: "../decision.graphqls", Input: `# Decisions shown to proposers once (docs/workbench.md#decisions): the
+# approvals and rejections of the caller's own proposals not shown yet,
+# and the mark that they were shown. The Discord panel shows them when the
+# member next opens it.
+
+extend type Server {
+  "The caller's own proposals approved or rejected and not yet marked seen (markDecisionsSeen), the most recently decided first; at most first (0-100). Empty for a caller without a Discord user id (a service key)."
+  unseenDecisions(first: Int = 5): [Proposal!]!
+}
+
+extend type Mutation {
+  "Marks the decisions on the caller's own proposals as seen, so unseenDecisions no longer lists them (any member who can read the server). Ids that are not the caller's decided proposals of this server, or are marked already, are left alone: count says how many were marked. At most 100 ids."
+  markDecisionsSeen(input: MarkDecisionsSeenInput!): MarkDecisionsSeenPayload!
+}
+
+input MarkDecisionsSeenInput {
+  serverDiscordId: String!
+  "Proposal ids (Proposal.id), at most 100."
+  proposalIds: [ID!]!
+}
+
+type MarkDecisionsSeenPayload {
+  "How many decisions this call marked seen."
+  count: Int!
   error: MutationError
 }
 `, BuiltIn: false},
@@ -8314,6 +8384,16 @@ func (ec *executionContext) childFields_LoggedEntry(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type LoggedEntry", field.Name)
 }
 
+func (ec *executionContext) childFields_MarkDecisionsSeenPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_MarkDecisionsSeenPayload_count(ctx, field)
+	case "error":
+		return ec.fieldContext_MarkDecisionsSeenPayload_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MarkDecisionsSeenPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_MemoryConversion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "total":
@@ -8738,6 +8818,8 @@ func (ec *executionContext) childFields_Server(ctx context.Context, field graphq
 		return ec.fieldContext_Server_channels(ctx, field)
 	case "entriesById":
 		return ec.fieldContext_Server_entriesById(ctx, field)
+	case "unseenDecisions":
+		return ec.fieldContext_Server_unseenDecisions(ctx, field)
 	case "leftAt":
 		return ec.fieldContext_Server_leftAt(ctx, field)
 	case "proposals":

@@ -29,6 +29,7 @@ type MutationResolver interface {
 	SetCollectionChannels(ctx context.Context, input model.SetCollectionChannelsInput) (*model.CollectionPayload, error)
 	UpdateCollectionSettings(ctx context.Context, input model.UpdateCollectionSettingsInput) (*model.CollectionPayload, error)
 	UpdatePersonaBookSettings(ctx context.Context, input model.UpdatePersonaBookSettingsInput) (*model.PersonaBookPayload, error)
+	MarkDecisionsSeen(ctx context.Context, input model.MarkDecisionsSeenInput) (*model.MarkDecisionsSeenPayload, error)
 	CreateEntry(ctx context.Context, input model.CreateEntryInput) (*model.EntryPayload, error)
 	UpdateEntry(ctx context.Context, input model.UpdateEntryInput) (*model.EntryPayload, error)
 	DeleteEntry(ctx context.Context, input model.EntryRefInput) (*model.DeletePayload, error)
@@ -283,6 +284,20 @@ func (ec *executionContext) field_Mutation_importWorkspaceBackup_args(ctx contex
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ImportWorkspaceBackupInput, error) {
 			return ec.unmarshalNImportWorkspaceBackupInput2loregateᚋgraphᚋmodelᚐImportWorkspaceBackupInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_markDecisionsSeen_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.MarkDecisionsSeenInput, error) {
+			return ec.unmarshalNMarkDecisionsSeenInput2loregateᚋgraphᚋmodelᚐMarkDecisionsSeenInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -1520,6 +1535,50 @@ func (ec *executionContext) fieldContext_Mutation_updatePersonaBookSettings(ctx 
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_updatePersonaBookSettings_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_markDecisionsSeen(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_markDecisionsSeen(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().MarkDecisionsSeen(ctx, fc.Args["input"].(model.MarkDecisionsSeenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.MarkDecisionsSeenPayload) graphql.Marshaler {
+			return ec.marshalNMarkDecisionsSeenPayload2ᚖloregateᚋgraphᚋmodelᚐMarkDecisionsSeenPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_markDecisionsSeen(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MarkDecisionsSeenPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_markDecisionsSeen_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -3886,6 +3945,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "updatePersonaBookSettings":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_updatePersonaBookSettings(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "markDecisionsSeen":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_markDecisionsSeen(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -995,6 +995,18 @@ type LoggedEntry struct {
 	BudgetShare int `json:"budgetShare"`
 }
 
+type MarkDecisionsSeenInput struct {
+	ServerDiscordID string `json:"serverDiscordId"`
+	// Proposal ids (Proposal.id), at most 100.
+	ProposalIds []string `json:"proposalIds"`
+}
+
+type MarkDecisionsSeenPayload struct {
+	// How many decisions this call marked seen.
+	Count int            `json:"count"`
+	Error *MutationError `json:"error,omitempty"`
+}
+
 type MarkServerLeftInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.

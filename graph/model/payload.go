@@ -61,3 +61,6 @@ func (p *CategoryPayload) SetError(e *MutationError) { p.Error = e }
 
 // SetError records why the mutation failed.
 func (p *BookInfoPayload) SetError(e *MutationError) { p.Error = e }
+
+// SetError records why the mutation failed.
+func (p *MarkDecisionsSeenPayload) SetError(e *MutationError) { p.Error = e }
