@@ -94,13 +94,20 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 	return t
 }
 
-// openPanel answers /memories with the Lorebooks tab in Serverwide scope.
+// openPanel answers /memories with the Lorebooks tab in Serverwide scope,
+// and the decisions on the member's suggestions not shown yet, which are
+// marked seen once the panel is sent (decisions.go).
 func (b *Bot) openPanel(ctx context.Context, in *request) error {
 	p, err := b.load(ctx, in, route{}, loadOpts{})
 	if err != nil {
 		return err
 	}
-	return b.paint(ctx, in, p)
+	b.loadDecisions(ctx, in, p)
+	if err := b.paint(ctx, in, p); err != nil {
+		return err
+	}
+	b.markDecisionsSeen(ctx, in, p)
+	return nil
 }
 
 // outdated repaints the Serverwide scope for a route from another version

@@ -71,6 +71,8 @@ var workbenchTexts = [...][3]string{
 	{"History", "Histórico", "Historial"},
 	{"Withdraw #%s", "Retirar #%s", "Retirar #%s"},
 	{"Withdrew your suggestion #%s. The lore keepers no longer see it.", "Sua sugestão #%s foi retirada. Os guardiões da lore não a veem mais.", "Retiraste tu sugerencia #%s. Los guardianes del lore ya no la ven."},
+	{"Your suggestions were reviewed", "Suas sugestões foram avaliadas", "Tus sugerencias fueron revisadas"},
+	{"More decisions show the next time you open the panel; every one is under **My suggestions**.", "Mais decisões aparecem da próxima vez que você abrir o painel; todas estão em **Minhas sugestões**.", "Más decisiones aparecen la próxima vez que abras el panel; todas están en **Mis sugerencias**."},
 }
 
 // workbenchEnPt and workbenchEs split workbenchTexts for the catalog.

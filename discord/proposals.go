@@ -75,6 +75,9 @@ type workbench struct {
 	noticeChannel string
 	revisions     *revisionView
 	proposals     *proposalView
+	// decisions are the member's decisions not shown before, shown on
+	// opening the panel (decisions.go).
+	decisions *decisionsView
 }
 
 // proposalView is one page of proposals and the one picked.

@@ -53,6 +53,9 @@ func render(p *panel) []discordgo.MessageComponent {
 		}
 		w.text(lore.ClipRunes(r.String(), textBudget/3))
 	}
+	if p.wb.decisions != nil {
+		w.text(lore.ClipRunes(decisionsText(p), textBudget/3))
+	}
 	switch {
 	case p.view == viewSettings:
 		renderSettings(w, p)

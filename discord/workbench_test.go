@@ -73,6 +73,8 @@ func workbenchGoldenPanels(t tr, groups []lineageGroup) map[string]*panel {
 	picker := base(panel{canManage: false, books: []model.Collection{{ID: "10", Name: "Lore", Enabled: true, EntryCount: 1}}, entries: []model.Entry{entry}})
 	picker.book = &picker.books[0]
 	picker.serverwideCount = 1
+	decided := base(*picker)
+	decided.wb.decisions = &decisionsView{list: []model.Proposal{approved, rejected}, more: true}
 	return map[string]*panel{
 		"revisions":         withEntry(panel{canManage: true, view: viewRevisions, wb: workbench{revisions: &revisionView{revs: revs, more: true}}}),
 		"revisions-member":  withEntry(panel{canManage: false, view: viewRevisions, wb: workbench{revisions: &revisionView{revs: revs[:2]}}}),
@@ -87,6 +89,7 @@ func workbenchGoldenPanels(t tr, groups []lineageGroup) map[string]*panel {
 		"proposal-create":   pick(1, nil),
 		"proposal-delete":   pick(2, nil),
 		"proposal-conflict": pick(0, conflict),
+		"decisions":         decided,
 	}
 }
 
@@ -162,6 +165,11 @@ func TestWorkbenchPanel(t *testing.T) {
 	require.Contains(t, o.content(), "No suggestions are waiting for review.")
 	require.Equal(t, "Rewritten by a member.", h.scope(0, "Lore")[0].Content)
 
+	// The member's next /memories shows the decision, once.
+	shown := h.open(permMember).content()
+	require.Contains(t, shown, "### Your suggestions were reviewed\n✅ **#"+pick.Options[0].Value+"** · an edit of **Entry 000** (content) · Approved by <@"+testUser+">")
+	require.NotContains(t, h.open(permMember).content(), "Your suggestions were reviewed", "a decision shows once")
+
 	t.Run("changed meanwhile: three states, approve anyway", func(t *testing.T) {
 		m := h.click(permMember, h.need(h.entryAs(permMember), actSuggestEdit)).modal()
 		h.submit(permMember, m, map[string]string{fieldContent: "Second suggestion."})
@@ -195,6 +203,7 @@ func TestWorkbenchPanel(t *testing.T) {
 		mine := h.clickID(permMember, route{action: actPropOpen}.encode()).panel()
 		require.Contains(t, mine.text(), "a new entry **The Old Mill**")
 		require.Contains(t, mine.text(), "❌ Rejected by <@"+testUser+">: We have it in Places.")
+		require.Contains(t, h.open(permMember).content(), "· a new entry **The Old Mill** · Rejected by <@"+testUser+">: We have it in Places.", "the decision with the note on the next opening")
 	})
 
 	t.Run("member withdraws an open suggestion", func(t *testing.T) {

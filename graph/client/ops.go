@@ -67,4 +67,6 @@ const (
 	OpUpdateBookInfo       Op = "UpdateBookInfo"
 	OpCollectionCategories Op = "CollectionCategories"
 	OpPersonaCategories    Op = "PersonaCategories"
+	OpUnseenDecisions      Op = "UnseenDecisions"
+	OpMarkDecisionsSeen    Op = "MarkDecisionsSeen"
 )

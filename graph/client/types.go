@@ -24,6 +24,8 @@ type Server struct {
 	OpenProposals *model.ProposalConnection `json:"openProposals"`
 	// Proposals is Server.proposals (OpProposals).
 	Proposals *model.ProposalConnection `json:"proposals"`
+	// UnseenDecisions is Server.unseenDecisions (OpUnseenDecisions).
+	UnseenDecisions []model.Proposal `json:"unseenDecisions"`
 	// DeletedEntries is Server.deletedEntries (OpDeletedEntries).
 	DeletedEntries *model.EntryRevisionConnection `json:"deletedEntries"`
 	Personas       []model.Persona                `json:"personas"`

@@ -93,7 +93,7 @@ func (ec *executionContext) unmarshalInputMarkDecisionsSeenInput(ctx context.Con
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"serverDiscordId", "proposalIds"}
+	fieldsInOrder := [...]string{"serverDiscordId", "proposalIds", "idempotencyKey"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -114,6 +114,13 @@ func (ec *executionContext) unmarshalInputMarkDecisionsSeenInput(ctx context.Con
 				return it, err
 			}
 			it.ProposalIds = data
+		case "idempotencyKey":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("idempotencyKey"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IdempotencyKey = graphql.OmittableOf(data)
 		}
 	}
 	return it, nil

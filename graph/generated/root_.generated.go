@@ -5533,6 +5533,8 @@ input MarkDecisionsSeenInput {
   serverDiscordId: String!
   "Proposal ids (Proposal.id), at most 100."
   proposalIds: [ID!]!
+  "Makes the write idempotent (docs/api.md \"Idempotency keys\"). 1-200 characters."
+  idempotencyKey: String
 }
 
 type MarkDecisionsSeenPayload {

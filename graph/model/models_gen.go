@@ -999,6 +999,8 @@ type MarkDecisionsSeenInput struct {
 	ServerDiscordID string `json:"serverDiscordId"`
 	// Proposal ids (Proposal.id), at most 100.
 	ProposalIds []string `json:"proposalIds"`
+	// Makes the write idempotent (docs/api.md "Idempotency keys"). 1-200 characters.
+	IdempotencyKey graphql.Omittable[*string] `json:"idempotencyKey,omitempty"`
 }
 
 type MarkDecisionsSeenPayload struct {
