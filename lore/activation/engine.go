@@ -274,10 +274,16 @@ func (t *turn) gateAll(ctx context.Context) (int, error) {
 	if msgCount <= 0 {
 		msgCount = len(t.in.Messages)
 	}
+	key, plannable := t.planKey(msgCount, defDepth)
+	if plannable {
+		if p := t.m.plan.Load(); p != nil && p.fits(&key, t.in) {
+			return t.applyPlan(p), nil
+		}
+	}
 	var gc gateCache
-	window := 0
+	depth := 0
 	var need [numAutos]bool
-	minLevel := 0
+	minLevel, scans := 0, false
 	for k, i := range t.m.order {
 		if k%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -289,11 +295,14 @@ func (t *turn) gateAll(ctx context.Context) (int, error) {
 		}
 		s, ce := &t.st[i], &t.m.entries[i]
 		if s.stage == stagePending && (s.mode == modeKeys || len(ce.exclude) > 0 || len(ce.excludeAll) > 0) {
-			window = max(window, min(s.depth, len(t.in.Messages)))
+			depth, scans = max(depth, s.depth), true
 			t.ts.usesAutos(ce, &need)
 		}
 	}
-	t.ts.scanWindow(window, need)
+	if plannable {
+		t.m.offerPlan(&key, t, minLevel, depth, need, scans)
+	}
+	t.ts.scanWindow(min(depth, len(t.in.Messages)), need)
 	t.ts.markCandidates()
 	return minLevel, nil
 }

@@ -96,8 +96,21 @@ func requireSameTurn(t testing.TB, m *Matcher, in Input, opts Options, draws fun
 	lean, err := m.Activate(context.Background(), in, bot)
 	require.NoError(t, err)
 	require.Nil(t, lean.Trace)
+	traced := res
 	res.Trace = nil
 	require.Equal(t, res, lean, "without the trace")
+	// The turns above repeat their gates, so m now holds a gate plan
+	// (gateplan.go) when the turn can have one: turns that read it give
+	// the same Result, with and without the trace.
+	bot.Random = draws()
+	again, err := m.Activate(context.Background(), in, bot)
+	require.NoError(t, err)
+	require.Equal(t, res, again, "without the trace, gates planned")
+	withTrace := opts
+	withTrace.Random = draws()
+	again, err = m.Activate(context.Background(), in, withTrace)
+	require.NoError(t, err)
+	require.Equal(t, traced, again, "with the trace, gates planned")
 }
 
 func checkAgainstNaive(t testing.TB, keys, msgs []string, opts Options) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"loregate/lore"
 	"loregate/lore/decorator"
@@ -161,6 +162,13 @@ type Matcher struct {
 	dyn atomic.Pointer[dynKeys]
 	// ctxHits memoises the matches of the last context text (context.go).
 	ctxHits atomic.Pointer[ctxHits]
+	// plan memoises the gates of the last repeated turn, planSeen the key
+	// of the last plannable turn (gateplan.go); planOff: some entry's
+	// gates read context sources or filters, so no turn is planned;
+	// msgGated: some entry's gates read the message count.
+	plan              atomic.Pointer[gatePlan]
+	planSeen          atomic.Pointer[planKey]
+	planOff, msgGated bool
 	// content memoises, per entry, the key nodes its content reaches as
 	// recursion text (recindex.go).
 	content []atomic.Pointer[contentHits]
@@ -298,6 +306,7 @@ func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	}
 	m.buildAutomata(&kc.pats, denseCap)
 	m.sortOrder(entries)
+	m.planFlags(entries)
 	return m
 }
 
@@ -614,8 +623,9 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 // counted; token counts cached for token budgets (4 bytes per entry per
 // tokenizer and set of names) are not either.
 func (m *Matcher) Bytes() int {
-	// ids, order, rank, and a pooled scratch's cand stamps.
-	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries)
+	// ids, order, rank, and a pooled scratch's cand stamps; a gate plan's
+	// copy of the entry states (gateplan.go).
+	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids)
 	for _, ke := range m.keyEntries {
 		n += 4 * (len(ke.start) + len(ke.ents))
 	}

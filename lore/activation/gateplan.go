@@ -1,0 +1,157 @@
+package activation
+
+import (
+	"maps"
+	"slices"
+
+	"loregate/lore"
+)
+
+// This file holds the gate plan: what gateAll concluded for every entry of
+// a turn whose gates read nothing that changes between a conversation's
+// turns. A bot's turns over one cached scope repeat the same gates (same
+// server, lineage, channel, books and options), so the second such turn
+// keeps their outcome in the Matcher and later turns copy it instead of
+// reading every entry again. With few messages the gates were most of a
+// turn (docs/benchmarks.md "Activation engine").
+
+// planKey is what, besides the entries (the Matcher's own) and the books
+// (compared by gatePlan.fits), gateEntry reads in a plannable turn.
+type planKey struct {
+	server          string
+	lineage         lore.Lineage
+	channel, parent string // "" while channel scoping is off
+	scoping         bool
+	// msgCount is -1 when no entry's gates read it (Matcher.msgGated).
+	msgCount  int
+	defDepth  int
+	recursive bool // Options.Recursive
+	recursion bool // turn.recursion
+	budget    int  // turn budget's limit (book shares)
+}
+
+// gatePlan is the outcome of gateAll for one planKey: every entry's state
+// after its gates, the lowest delay level, the deepest scan depth of the
+// pending entries that scan, the own automata they need and the books in
+// first-use order. It is immutable once published.
+type gatePlan struct {
+	key     planKey
+	first   *lore.Entry
+	colls   map[string]lore.Collection
+	persona lore.BookSettings
+	states  []entryState
+	// minLevel is gateAll's result; maxDepth the deepest scan depth among
+	// the entries that scan (0 none); need the own automata (autoFold,
+	// autoSens) they use, scans whether any does (then the macro automata
+	// of the turn's names are scanned too).
+	minLevel, maxDepth int
+	need               [2]bool
+	scans              bool
+	sel                selection
+}
+
+// planKey returns the key of t's gates, or false when they read something
+// the plan does not hold: turn state, similarity scores, min activations'
+// bookkeeping, context sources or filters, the old code path.
+func (t *turn) planKey(msgCount, defDepth int) (planKey, bool) {
+	in, o, m := t.in, t.opts, t.m
+	if o.baseline || m.planOff || len(in.Entries) == 0 || len(in.State) > 0 || o.MinActivations > 0 ||
+		in.Semantic != nil && in.Semantic.Scores != nil {
+		return planKey{}, false
+	}
+	k := planKey{server: in.Server, lineage: in.Lineage, scoping: in.ChannelScoping, msgCount: -1, defDepth: defDepth,
+		recursive: o.Recursive, recursion: t.recursion, budget: t.budget.Limit}
+	if in.ChannelScoping {
+		k.channel, k.parent = in.Channel, in.ParentChannel
+	}
+	if m.msgGated {
+		k.msgCount = msgCount
+	}
+	return k, true
+}
+
+// fits reports whether p was made for key over in's entries and books.
+func (p *gatePlan) fits(key *planKey, in *Input) bool {
+	if p.key != *key || p.first != &in.Entries[0] || len(p.colls) != len(in.Collections) || !p.persona.Equal(in.PersonaBook) {
+		return false
+	}
+	for name, c := range in.Collections {
+		pc, ok := p.colls[name]
+		if !ok || pc.ID != c.ID || pc.Name != c.Name || pc.Server != c.Server || pc.Enabled != c.Enabled ||
+			!slices.Equal(pc.ChannelIDs, c.ChannelIDs) || !pc.Settings.Equal(c.Settings) {
+			return false
+		}
+	}
+	return true
+}
+
+// applyPlan sets t's entry states and books from p, scans the chat window
+// the pending entries need and returns the lowest delay level.
+func (t *turn) applyPlan(p *gatePlan) int {
+	copy(t.st, p.states)
+	t.sel = p.sel
+	t.sel.books = slices.Clone(p.sel.books)
+	var need [numAutos]bool
+	need[autoFold], need[autoSens] = p.need[0], p.need[1]
+	if p.scans && t.ts.dyn != nil {
+		need[autoDynFold], need[autoDynSens] = t.ts.dyn.autos[0] != nil, t.ts.dyn.autos[1] != nil
+	}
+	t.ts.scanWindow(min(p.maxDepth, len(t.in.Messages)), need)
+	t.ts.markCandidates()
+	return p.minLevel
+}
+
+// offerPlan publishes t's gate outcome as m's plan for key when the turn
+// before had the same key (a key seen once, such as an advancing message
+// count, is not worth a copy of every state).
+func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need [numAutos]bool, scans bool) {
+	if last := m.planSeen.Load(); last == nil || *last != *key {
+		k := *key
+		m.planSeen.Store(&k)
+		return
+	}
+	in := t.in
+	colls := make(map[string]lore.Collection, len(in.Collections))
+	for name, c := range in.Collections {
+		c.ChannelIDs = slices.Clone(c.ChannelIDs)
+		c.Settings = cloneSettings(c.Settings)
+		colls[name] = c
+	}
+	p := &gatePlan{key: *key, first: &in.Entries[0], colls: colls, persona: cloneSettings(in.PersonaBook),
+		states: slices.Clone(t.st), minLevel: minLevel, maxDepth: maxDepth, need: [2]bool{need[autoFold], need[autoSens]},
+		scans: scans, sel: t.sel}
+	p.sel.books = slices.Clone(t.sel.books)
+	p.sel.bookIdx = maps.Clone(t.sel.bookIdx)
+	m.plan.Store(p)
+}
+
+// cloneSettings copies s with its own copies of the values it points to,
+// so that a caller changing its settings later cannot change a plan's.
+func cloneSettings(s lore.BookSettings) lore.BookSettings {
+	s.ScanDepth = clonePtr(s.ScanDepth)
+	s.BudgetLimit = clonePtr(s.BudgetLimit)
+	s.Recursive = clonePtr(s.Recursive)
+	s.MaxRecursionSteps = clonePtr(s.MaxRecursionSteps)
+	s.CaseSensitive = clonePtr(s.CaseSensitive)
+	s.WholeWords = clonePtr(s.WholeWords)
+	s.MaxBudgetShare = clonePtr(s.MaxBudgetShare)
+	s.SemanticAllEntries = clonePtr(s.SemanticAllEntries)
+	return s
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// planFlags sets m.planOff and m.msgGated from the compiled entries.
+func (m *Matcher) planFlags(entries []lore.Entry) {
+	for i := range m.entries {
+		ce := &m.entries[i]
+		m.planOff = m.planOff || ce.match != 0 || ce.filtered
+		m.msgGated = m.msgGated || !ce.gateFree || entries[i].Delay > 0
+	}
+}
