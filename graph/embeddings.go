@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/99designs/gqlgen/graphql"
+
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/embeddings"
@@ -29,6 +31,9 @@ type VectorStore interface {
 	// ScopeEmbeddingStates is the state of every entry of entry id's
 	// scope by entry id ("" for one that is not a candidate), in one read.
 	ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error)
+	// EntryEmbeddingState is entry id's state alone (ok false: not a
+	// candidate), read without its scope.
+	EntryEmbeddingState(ctx context.Context, id int64, model string) (state lore.EmbeddingState, ok bool, err error)
 }
 
 var errNoEmbeddings = fmt.Errorf("no embeddings provider is configured on this deployment (LOREGATE_EMBEDDINGS_URL, LOREGATE_EMBEDDINGS_MODEL; the lexical ranker needs none): %w", lore.ErrUnavailable)
@@ -59,7 +64,9 @@ func (r *Resolver) embeddingsStatus(ctx context.Context, obj *model.Server) (*mo
 }
 
 // entryEmbeddingState resolves Entry.embeddingState (the entry was read
-// by a caller who may read it): one read per scope and operation (the
+// by a caller who may read it): an entry read alone (entry(id), an
+// entry payload) reads its own state; an entry of a list (its field path
+// has a list index) reads its whole scope's once per operation (the
 // operation's loaders), so listing a book reads its states once.
 func (r *Resolver) entryEmbeddingState(ctx context.Context, obj *model.Entry) (*lore.EmbeddingState, error) {
 	vs, m, ok := r.vectors()
@@ -71,9 +78,9 @@ func (r *Resolver) entryEmbeddingState(ctx context.Context, obj *model.Entry) (*
 		return nil, nil
 	}
 	l, _ := ctx.Value(loadersKey{}).(*loaders)
-	if l == nil {
-		states, err := vs.ScopeEmbeddingStates(ctx, id, m)
-		return statePtr(states[id]), err
+	if l == nil || !inList(ctx) {
+		st, _, err := vs.EntryEmbeddingState(ctx, id, m)
+		return statePtr(st), err
 	}
 	l.embMu.Lock()
 	defer l.embMu.Unlock()
@@ -92,6 +99,17 @@ func (r *Resolver) entryEmbeddingState(ctx context.Context, obj *model.Entry) (*
 	}
 	l.embStates[id] = states[id] // unknown: asked once
 	return statePtr(states[id]), nil
+}
+
+// inList reports whether the field being resolved sits in a list of the
+// response (some field of its path is a list element).
+func inList(ctx context.Context) bool {
+	for fc := graphql.GetFieldContext(ctx); fc != nil; fc = fc.Parent {
+		if fc.Index != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // statePtr is st, nil for "" (not a candidate).

@@ -94,7 +94,8 @@ func TestSemanticSettings(t *testing.T) {
 // TestEmbeddingsOverGraphQL: with a provider (the fake OpenAI-compatible
 // server), an imported vectorized book's candidates are PENDING in
 // Server.embeddingsStatus and Entry.embeddingState, and the book's whole
-// entry list reads the states once (no read per entry); reindexEmbeddings
+// entry list reads the states once (no read per entry), an entry read
+// alone only its own; reindexEmbeddings
 // (managers only) queues the job that makes them READY; a LEXICAL server
 // shows no status.
 func TestEmbeddingsOverGraphQL(t *testing.T) {
@@ -118,9 +119,9 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 		Ready, Pending, Failed int
 	}
 	const q = `query($s: String!) { server(discordId: $s) { embeddingsStatus { model ready pending failed }
-		collections { edges { node { entries(first: 120) { edges { node { title enabled vectorized constant embeddingState } } } } } } } }`
+		collections { edges { node { entries(first: 120) { edges { node { id title enabled vectorized constant embeddingState } } } } } } } }`
 	type node struct {
-		Title                         string
+		ID, Title                     string
 		Enabled, Vectorized, Constant bool
 		EmbeddingState                *string
 	}
@@ -142,7 +143,33 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 	}
 	read()
 	require.EqualValues(t, 1, counted.reads.Load(), "one read of the states for the whole book")
+	require.Zero(t, counted.single.Load(), "no entry read alone")
 	require.Greater(t, len(out.Server.Collections.Edges[0].Node.Entries.Edges), 80)
+	// An entry read alone reads its own state, not its scope's: a later
+	// part of a split entry too, with its group's state.
+	parts := map[string][]node{}
+	for _, e := range out.Server.Collections.Edges[0].Node.Entries.Edges {
+		parts[e.Node.Title] = append(parts[e.Node.Title], e.Node)
+	}
+	alone := 0
+	for title, ns := range parts {
+		if len(ns) < 2 || ns[1].EmbeddingState == nil {
+			continue
+		}
+		var one struct {
+			Entry *struct{ EmbeddingState *string }
+		}
+		a.must(serviceKey, `query($s: String!, $id: ID!) { server(discordId: $s) { entry(lineageId: 0, id: $id) { embeddingState } } }`,
+			map[string]any{"s": server, "id": ns[1].ID}, "server", &one)
+		require.NotNil(t, one.Entry, title)
+		require.Equal(t, ns[1].EmbeddingState, one.Entry.EmbeddingState, title)
+		require.Equal(t, ns[0].EmbeddingState, ns[1].EmbeddingState, "%s: a part has its group's state", title)
+		alone++
+		break
+	}
+	require.Equal(t, 1, alone, "a split vectorized entry")
+	require.EqualValues(t, 1, counted.reads.Load(), "no scope read for an entry alone")
+	require.EqualValues(t, 1, counted.single.Load())
 	first := *out.Server.EmbeddingsStatus
 	require.Equal(t, "fake-embed", first.Model)
 	require.Zero(t, first.Ready)
@@ -187,10 +214,16 @@ func TestEmbeddingsOverGraphQL(t *testing.T) {
 	require.Nil(t, out.Server.EmbeddingsStatus, "a LEXICAL server's lore never leaves the machine")
 }
 
-// countingVectors is the real store, counting reads of embedding states.
+// countingVectors is the real store, counting reads of embedding states:
+// reads of a scope's, single of one entry's.
 type countingVectors struct {
 	*postgres.Store
-	reads atomic.Int32
+	reads, single atomic.Int32
+}
+
+func (s *countingVectors) EntryEmbeddingState(ctx context.Context, id int64, model string) (lore.EmbeddingState, bool, error) {
+	s.single.Add(1)
+	return s.Store.EntryEmbeddingState(ctx, id, model)
 }
 
 func (s *countingVectors) ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error) {

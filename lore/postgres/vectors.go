@@ -59,6 +59,19 @@ FROM me, lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
 ` + candidateBooks + `
 WHERE e.server_id = me.server_id AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id
 ORDER BY e.id`
+	// entryCandidateSQL reads entry $1 and, when it is a part of a split
+	// entry, the other parts of its group (same scope and book), and its
+	// server's semantic settings: what its state needs, not its scope.
+	entryCandidateSQL = `WITH me AS (
+    SELECT x.server_id, x.lineage_id, x.lorebook_name, x.extensions->'` + lore.KeySplit + `'->>'group' AS grp, s.semantic
+    FROM lorebook_entries x JOIN servers s ON s.id = x.server_id WHERE x.id = $1)
+SELECT ` + candidateColumns + `, me.semantic
+FROM me, lorebook_entries e LEFT JOIN entry_vectors v ON v.entry_id = e.id
+` + candidateBooks + `
+WHERE e.server_id = me.server_id AND (e.id = $1 OR (me.grp IS NOT NULL
+    AND e.lineage_id IS NOT DISTINCT FROM me.lineage_id AND e.lorebook_name IS NOT DISTINCT FROM me.lorebook_name
+    AND e.extensions->'` + lore.KeySplit + `'->>'group' = me.grp))
+ORDER BY e.id`
 	// putVectorSQL stores a vector ($5 bytes, $6 NULL) or an error ($5
 	// NULL, $6 text) of entry $1 of server $2, if the entry still exists.
 	putVectorSQL = `INSERT INTO entry_vectors (entry_id, server_id, model, content_hash, dims, vector, error)
@@ -171,10 +184,12 @@ func (s *Store) EmbeddingsStatus(ctx context.Context, server, model string) (lor
 // EntryEmbeddingState is the state of entry id under model; ok is false
 // when the entry is unknown or not a candidate (disabled, Always On, not
 // vectorized without its server's semanticAllEntries) or its server's
-// ranker is LEXICAL or OFF (nothing is sent out for it). The caller has
-// checked that the entry is visible.
+// ranker is LEXICAL or OFF (nothing is sent out for it). It reads the
+// entry alone (with the other parts of a split entry, whose joined text is
+// its candidate), not its scope. The caller has checked that the entry is
+// visible.
 func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string) (state lore.EmbeddingState, ok bool, err error) {
-	states, err := s.ScopeEmbeddingStates(ctx, id, model)
+	states, err := s.embeddingStates(ctx, entryCandidateSQL, id, model)
 	state = states[id]
 	return state, state != "", err
 }
@@ -184,16 +199,23 @@ func (s *Store) EntryEmbeddingState(ctx context.Context, id int64, model string)
 // lineage's), by entry id: "" for an entry that is not a candidate (see
 // EntryEmbeddingState), every part of a split entry its joined text's
 // state; every state is "" when its server's ranker is LEXICAL or OFF,
-// and the map empty when id is unknown. The Entry.embeddingState loader reads a listed book with it.
+// and the map empty when id is unknown. The Entry.embeddingState loader
+// reads a listed book with it.
 func (s *Store) ScopeEmbeddingStates(ctx context.Context, id int64, model string) (map[int64]lore.EmbeddingState, error) {
-	rows, err := s.db.Query(ctx, scopeCandidateSQL, id)
+	return s.embeddingStates(ctx, scopeCandidateSQL, id, model)
+}
+
+// embeddingStates reads the states under model of the entries query
+// (scopeCandidateSQL or entryCandidateSQL) returns for entry id.
+func (s *Store) embeddingStates(ctx context.Context, query string, id int64, model string) (map[int64]lore.EmbeddingState, error) {
+	rows, err := s.db.Query(ctx, query, id)
 	if err != nil {
-		return nil, wrapErr("read scope embeddings", err)
+		return nil, wrapErr("read embedding states", err)
 	}
 	var set lore.SemanticSettings
 	entries, vecs, err := candidateRows(rows, &set)
 	if err != nil {
-		return nil, wrapErr("read scope embeddings", err)
+		return nil, wrapErr("read embedding states", err)
 	}
 	out := make(map[int64]lore.EmbeddingState, len(entries))
 	for _, e := range entries {
