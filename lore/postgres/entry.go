@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -195,34 +197,9 @@ func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error
 	if len(entries) == 0 {
 		return nil
 	}
-	rows := make([]map[string]any, len(entries))
-	now := time.Now()
-	for i := range entries {
-		e := &entries[i]
-		args, err := entryArgs(*e)
-		if err != nil {
-			return lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
-		}
-		row := make(map[string]any, len(args)+4)
-		row["server_id"], row["lineage_id"] = e.Server, lineageParam(e.Lineage)
-		if e.Lineage.IsServerwide() {
-			row["lorebook_name"] = e.Collection
-		}
-		if !e.CreatedAt.IsZero() && e.CreatedAt.Before(now) {
-			row["created_at"] = e.CreatedAt
-		}
-		for j, col := range entryInsertColumns {
-			v := args[j]
-			if b, ok := v.([]byte); ok {
-				v = json.RawMessage(b)
-			}
-			row[col] = v
-		}
-		rows[i] = row
-	}
-	raw, err := json.Marshal(rows)
+	raw, err := entriesJSON(entries, time.Now())
 	if err != nil {
-		return fmt.Errorf("encode entries: %w", err)
+		return err
 	}
 	type inserted struct {
 		id               int64
@@ -263,6 +240,109 @@ func insertEntriesTx(ctx context.Context, tx pgx.Tx, entries []lore.Entry) error
 		return nil
 	}
 	return tx.SendBatch(ctx, tags).Close()
+}
+
+// entriesJSON encodes entries as entryInsertMany's $1: a JSON array of
+// objects keyed by column, the keys in one fixed order (written directly:
+// encoding a map per row sorted its keys, most of a large insert's time).
+// An entry's CreatedAt before now is kept; otherwise the key is null (now).
+func entriesJSON(entries []lore.Entry, now time.Time) ([]byte, error) {
+	out := make([]byte, 0, len(entries)*2048)
+	out = append(out, '[')
+	for i := range entries {
+		e := &entries[i]
+		args, err := entryArgs(*e)
+		if err != nil {
+			return nil, lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
+		}
+		var collection, created any
+		if e.Lineage.IsServerwide() {
+			collection = e.Collection
+		}
+		if !e.CreatedAt.IsZero() && e.CreatedAt.Before(now) {
+			created = e.CreatedAt
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"server_id":`...)
+		out = appendJSONString(out, e.Server)
+		keys := [...]string{`,"lineage_id":`, `,"lorebook_name":`, `,"created_at":`}
+		for j, v := range []any{lineageParam(e.Lineage), collection, created} {
+			if out, err = appendJSONValue(append(out, keys[j]...), v); err != nil {
+				return nil, fmt.Errorf("encode entries[%d]: %w", i, err)
+			}
+		}
+		for j, col := range entryInsertColumns {
+			out = append(append(append(append(out, ',', '"'), col...), '"'), ':')
+			if out, err = appendJSONValue(out, args[j]); err != nil {
+				return nil, fmt.Errorf("encode entries[%d].%s: %w", i, col, err)
+			}
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']'), nil
+}
+
+// appendJSONValue appends v, a value of entryArgs, as JSON: the types
+// entryArgs makes directly, anything else through encoding/json. A []byte
+// is JSON already (the extensions).
+func appendJSONValue(b []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case *bool:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		return strconv.AppendBool(b, *x), nil
+	case *int32:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		return strconv.AppendInt(b, int64(*x), 10), nil
+	case *int64:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		return strconv.AppendInt(b, *x, 10), nil
+	case []byte:
+		return append(b, x...), nil
+	case []string:
+		b = append(b, '[')
+		for i, s := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, s)
+		}
+		return append(b, ']'), nil
+	}
+	raw, err := json.Marshal(v)
+	return append(b, raw...), err
+}
+
+// appendJSONString appends s as a JSON string: between quotes as it is
+// when it needs no escape (no quote, backslash or control character, valid
+// UTF-8), else as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	plain := utf8.ValidString(s)
+	for i := 0; plain && i < len(s); i++ {
+		plain = s[i] >= 0x20 && s[i] != '"' && s[i] != '\\'
+	}
+	if !plain {
+		raw, _ := json.Marshal(s) // a string always encodes
+		return append(b, raw...)
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // sortedTags returns the tags as stored: a set, ordered by name.

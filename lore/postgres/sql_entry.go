@@ -47,7 +47,7 @@ var entryInsertMany = `INSERT INTO lorebook_entries (server_id, lineage_id, lore
 	strings.Join(entryInsertColumns, ", ") + `)
 SELECT r.server_id, r.lineage_id, r.lorebook_name, COALESCE(r.created_at, now()), r.` +
 	strings.Join(entryInsertColumns, ", r.") + `
-FROM jsonb_populate_recordset(NULL::lorebook_entries, $1::jsonb) WITH ORDINALITY AS r
+FROM json_populate_recordset(NULL::lorebook_entries, $1::json) WITH ORDINALITY AS r
 ORDER BY r.ordinality
 RETURNING id, created_at, updated_at`
 
