@@ -133,6 +133,8 @@ type turn struct {
 	swept struct{ skews, limit int }
 	// rx is the worklist of runPasses' recursive passes (recindex.go).
 	rx recIndex
+	// plan is the gate plan the turn's gates came from (gateplan.go).
+	plan *gatePlan
 }
 
 // checkEvery is how many entries a loop handles between context checks.
@@ -462,6 +464,9 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 func (t *turn) pass(ctx context.Context, p, curLevel int, passed []int32) ([]int32, int, error) {
 	if p > 1 && t.rx.on {
 		return t.indexedPass(ctx, p, curLevel, passed)
+	}
+	if p == 1 && t.plan != nil {
+		return t.plannedPass(ctx, t.plan, curLevel, passed)
 	}
 	pending := 0
 	for k, i := range t.m.order {

@@ -1,6 +1,8 @@
 package activation
 
 import (
+	"cmp"
+	"context"
 	"maps"
 	"slices"
 
@@ -48,6 +50,14 @@ type gatePlan struct {
 	need               [2]bool
 	scans              bool
 	sel                selection
+	// quiet marks the pending keyword entries of plain literal keys
+	// (compiledEntry.litOnly, no delay level): their states already hold
+	// pass 1's no_key_match, which plannedPass keeps unless the chat scan
+	// marks them as candidates; quietN counts them. loud lists the other
+	// pending entries in evaluation order.
+	quiet  []bool
+	quietN int
+	loud   []int32
 }
 
 // planKey returns the key of t's gates, or false when they read something
@@ -98,6 +108,7 @@ func (t *turn) applyPlan(p *gatePlan) int {
 	}
 	t.ts.scanWindow(min(p.maxDepth, len(t.in.Messages)), need)
 	t.ts.markCandidates()
+	t.plan = p
 	return p.minLevel
 }
 
@@ -122,7 +133,76 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 		scans: scans, sel: t.sel}
 	p.sel.books = slices.Clone(t.sel.books)
 	p.sel.bookIdx = maps.Clone(t.sel.bookIdx)
+	p.quiet = make([]bool, len(p.states))
+	for _, i := range m.order {
+		s := &p.states[i]
+		switch {
+		case s.stage != stagePending:
+		case s.mode == modeKeys && m.entries[i].litOnly && s.level == 0 && s.ctx == nil:
+			// What passEntry sets for it in pass 1 when no key of it is in
+			// the scanned chat.
+			s.pass, s.verdict, s.detail, s.chatChecked = 1, VerdictNoKeyMatch, "", true
+			p.quiet[i] = true
+			p.quietN++
+		default:
+			p.loud = append(p.loud, i)
+		}
+	}
 	m.plan.Store(p)
+}
+
+// plannedPass is pass 1 (pass) of a turn whose gates came from plan p: it
+// evaluates, in evaluation order, the plan's loud entries and the quiet
+// ones the chat scan marked (their states set back to what the gates
+// left), and counts the other quiet entries pending with the no_key_match
+// the plan's states hold.
+func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passed []int32) ([]int32, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	sc := t.ts.s
+	work := sc.planWork[:0]
+	for _, i := range sc.candList {
+		if p.quiet[i] {
+			s := &t.st[i]
+			s.verdict, s.chatChecked = "", false
+			work = append(work, i)
+		}
+	}
+	pending := p.quietN - len(work)
+	rank := t.m.rank
+	slices.SortFunc(work, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	loud := p.loud
+	for k := 0; len(loud) > 0 || len(work) > 0; k++ {
+		if k%checkEvery == checkEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		var i int32
+		if len(work) == 0 || len(loud) > 0 && rank[loud[0]] < rank[work[0]] {
+			i, loud = loud[0], loud[1:]
+		} else {
+			i, work = work[0], work[1:]
+		}
+		ok, still, err := t.passEntry(i, 1, curLevel)
+		if err != nil {
+			return nil, 0, err
+		}
+		if ok {
+			passed = append(passed, i)
+		} else if still {
+			pending++
+		}
+	}
+	sc.planWork = work[:0]
+	if t.in.Semantic != nil {
+		var err error
+		if passed, err = t.semanticPass(passed); err != nil {
+			return nil, 0, err
+		}
+	}
+	return passed, pending, nil
 }
 
 // cloneSettings copies s with its own copies of the values it points to,

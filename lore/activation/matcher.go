@@ -208,6 +208,9 @@ type scratch struct {
 	hits                        []int32
 	cand                        []uint32
 	candGen                     uint32
+	// candList lists the entries markCandidates stamped; planWork is
+	// plannedPass's buffer.
+	candList, planWork []int32
 	// admitted lists the positions of the entries admitted so far.
 	admitted []int32
 }

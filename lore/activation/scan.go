@@ -344,11 +344,15 @@ func (ts *turnScan) markCandidates() {
 		clear(s.cand)
 		s.candGen = 1
 	}
+	s.candList = s.candList[:0]
 	for slot := range s.touched {
 		ke := &m.keyEntries[slot]
 		for _, n := range s.touched[slot] {
 			for _, e := range ke.ents[ke.start[n]:ke.start[n+1]] {
-				s.cand[e] = s.candGen
+				if s.cand[e] != s.candGen {
+					s.cand[e] = s.candGen
+					s.candList = append(s.candList, e)
+				}
 			}
 		}
 	}
