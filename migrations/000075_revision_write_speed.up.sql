@@ -1,4 +1,5 @@
--- 000074_revision_write_speed: the revision triggers of 000072 made
+-- 000075_revision_write_speed (issue 29; the workbench range 70-74 was
+-- full): the revision triggers of 000072 made
 -- cheaper (issue 29's speed goals: a revision adds at most 20% to an entry
 -- update; moving 250 entries in one call costs at most 0.2x 250 single
 -- updates; docs/workbench.md#revisions). The rules do not change: one

@@ -1,4 +1,4 @@
--- 000074_revision_write_speed (down): the revision functions of 000072
+-- 000075_revision_write_speed (down): the revision functions of 000072
 -- back, without the (entry_id, tx) index; compression back to the
 -- server's default for values written from now on.
 -- no loss: rows entry_revisions (its UPDATE and INSERT are the body of the
