@@ -36,7 +36,8 @@ func renderBackups(w *builder, p *panel) {
 	w.text(t.S("**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).") + "\n" +
 		t.S("**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.") + "\n" +
 		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.") + "\n" +
-		t.S("**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there."))
+		t.S("**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there.") + "\n" +
+		t.S("**Deleted entries** lists the entries deleted on this server; a lore writer can restore one from there."))
 	if !p.canSettings {
 		w.text("-# " + t.S("Only members with the Manage Server permission can export or import backups."))
 	}
@@ -44,6 +45,7 @@ func renderBackups(w *builder, p *panel) {
 		discordgo.Button{Label: t.S("Export workspace"), Style: discordgo.PrimaryButton, CustomID: route{action: actBackupExp}.encode(), Disabled: !p.canSettings},
 		discordgo.Button{Label: t.S("Import backup"), Style: discordgo.SecondaryButton, CustomID: route{action: actBackupImp}.encode(), Disabled: !p.canSettings},
 		historyButton(p),
+		deletedButton(p),
 	)
 }
 

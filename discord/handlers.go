@@ -89,6 +89,10 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		modalSuggestAdd:  b.submitSuggest,
 		modalSuggestEdit: b.submitSuggest,
 		modalSuggestDel:  b.submitSuggest,
+		// Deleted entries (deleted.go).
+		actDeleted:        b.showDeleted,
+		actDeletedPick:    b.pickDeleted,
+		actDeletedRestore: b.restoreDeleted,
 	}
 	b.addChannelPageRoutes(t)
 	return t

@@ -78,6 +78,8 @@ type workbench struct {
 	// decisions are the member's decisions not shown before, shown on
 	// opening the panel (decisions.go).
 	decisions *decisionsView
+	// deleted is the deleted entries view (deleted.go).
+	deleted *deletedView
 }
 
 // proposalView is one page of proposals and the one picked.

@@ -67,6 +67,8 @@ func render(p *panel) []discordgo.MessageComponent {
 		renderRevisions(w, p)
 	case inProposals(p):
 		renderProposals(w, p)
+	case inDeleted(p):
+		renderDeleted(w, p)
 	case p.view == viewEntry || p.view == viewConfirmEntry:
 		renderEntry(w, p)
 	case p.persona:
@@ -282,7 +284,7 @@ func scopeRow(p *panel) []discordgo.MessageComponent {
 		return b
 	}
 	inSettings := p.view == viewSettings
-	inBackups := p.view == viewBackups || p.view == viewBackupPreview || p.view == viewHistory || p.view == viewHistoryConfirm
+	inBackups := p.view == viewBackups || p.view == viewBackupPreview || p.view == viewHistory || p.view == viewHistoryConfirm || inDeleted(p)
 	inProps := inProposals(p)
 	row := []discordgo.MessageComponent{
 		button(t.S("Serverwide"), actServerwide, !p.persona && !inSettings && !inBackups && !inProps),

@@ -73,6 +73,25 @@ func workbenchGoldenPanels(t tr, groups []lineageGroup) map[string]*panel {
 	picker := base(panel{canManage: false, books: []model.Collection{{ID: "10", Name: "Lore", Enabled: true, EntryCount: 1}}, entries: []model.Entry{entry}})
 	picker.book = &picker.books[0]
 	picker.serverwideCount = 1
+	l7, lorePtr := int64(7), &lore
+	gone := func(id string, kind model.RevisionKind, e model.Entry, ago time.Duration, lineage *int64, collection *string) model.EntryRevision {
+		e.LineageID, e.Collection = lineage, collection
+		r := rev(id, kind, e, ago, "user:"+testUser)
+		r.Deleted = true
+		return r
+	}
+	deletedList := []model.EntryRevision{
+		gone("52", model.RevisionKindDelete, entry, 0, &l7, nil),
+		gone("51", model.RevisionKindBulk, newEntry, time.Hour, nil, lorePtr),
+		gone("50", model.RevisionKindImport, long, 2*time.Hour, nil, lorePtr),
+	}
+	deleted := func(p panel) *panel {
+		q := base(p)
+		if q.view == 0 {
+			q.view = viewDeleted
+		}
+		return q
+	}
 	decided := base(*picker)
 	decided.wb.decisions = &decisionsView{list: []model.Proposal{approved, rejected}, more: true}
 	return map[string]*panel{
@@ -90,6 +109,11 @@ func workbenchGoldenPanels(t tr, groups []lineageGroup) map[string]*panel {
 		"proposal-delete":   pick(2, nil),
 		"proposal-conflict": pick(0, conflict),
 		"decisions":         decided,
+		"deleted":           deleted(panel{canManage: true, wb: workbench{deleted: &deletedView{list: deletedList, more: true}}}),
+		"deleted-last-page": deleted(panel{canManage: true, wb: workbench{deleted: &deletedView{page: 9, list: deletedList[2:], beyond: true}}}),
+		"deleted-confirm":   deleted(panel{canManage: true, view: viewDeletedConfirm, wb: workbench{deleted: &deletedView{list: deletedList, pick: &deletedList[2]}}}),
+		"deleted-member":    deleted(panel{canManage: false, wb: workbench{deleted: &deletedView{list: deletedList}}}),
+		"deleted-none":      deleted(panel{canManage: true, wb: workbench{deleted: &deletedView{}}}),
 	}
 }
 
@@ -278,6 +302,47 @@ func TestWorkbenchPanel(t *testing.T) {
 		ev := h.entryAs(permMember)
 		require.Equal(t, "Sugerir uma edição", h.need(ev, actSuggestEdit).label())
 		require.Contains(t, h.click(permMember, h.need(ev, actRevisions)).content(), "## Histórico · Entry 000")
+	})
+
+	t.Run("deleted entries and restore", func(t *testing.T) {
+		gone := h.scope(0, "Lore")[1]
+		ev := h.click(permManager, h.need(h.open(permManager).panel(), actEntryPick), gone.ID).panel()
+		h.click(permManager, h.need(h.click(permManager, h.need(ev, actEntryDelete)).panel(), actEntryDelOK))
+		require.Len(t, h.scope(0, "Lore"), 1)
+
+		list := h.click(permManager, h.need(h.clickID(permManager, route{action: actBackups}.encode()).panel(), actDeleted)).panel()
+		require.Contains(t, list.text(), "## Deleted entries")
+		require.Contains(t, list.text(), "· Deleted · Serverwide › Lore · **"+gone.Title+"**")
+		sel := h.need(list, actDeletedPick)
+		require.Equal(t, "Restore "+gone.Title, sel.Options[0].Label, "the newest deleted entry first")
+		rev := idOf(sel.Options[0].Value)
+
+		require.True(t, h.need(h.clickID(permMember, route{action: actBackups}.encode()).panel(), actDeleted).Disabled, "members restore nothing")
+		before := h.snapshot()
+		o := h.clickID(permMember, route{action: actDeletedRestore, entry: rev}.encode())
+		require.Contains(t, o.content(), msgNeedManage)
+		require.Equal(t, before, h.snapshot())
+
+		c := h.click(permManager, sel, sel.Options[0].Value).panel()
+		require.Contains(t, c.text(), "Restore this entry?")
+		require.Contains(t, c.text(), "> "+gone.Content)
+		require.Len(t, h.scope(0, "Lore"), 1, "nothing changes before the confirmation")
+		restore := h.need(c, actDeletedRestore)
+		o = h.click(permManager, restore)
+		require.Contains(t, o.content(), "Restored **"+gone.Title+"**: it is back in its book with its id")
+		back := h.scope(0, "Lore")
+		require.Len(t, back, 2)
+		require.Contains(t, []string{back[0].ID, back[1].ID}, gone.ID, "it comes back with its id")
+		require.NotContains(t, o.content(), "Serverwide › Lore · **"+gone.Title+"**", "no longer listed")
+
+		before = h.snapshot()
+		o = h.click(permManager, restore) // the stale confirmation
+		require.Contains(t, o.content(), "That entry is no longer deleted (it may have been restored meanwhile), so nothing was changed.")
+		require.Equal(t, before, h.snapshot())
+
+		h.locale = "pt-BR"
+		defer func() { h.locale = "en-US" }()
+		require.Contains(t, h.clickID(permManager, route{action: actDeleted}.encode()).content(), "## Entradas excluídas")
 	})
 
 	t.Run("proposals off", func(t *testing.T) {
