@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
@@ -31,8 +32,10 @@ type api struct {
 	t     testing.TB
 	srv   *httptest.Server
 	authn *auth.Authenticator
-	// store is the API's store, for test setup the API does not offer.
+	// store is the API's store, for test setup the API does not offer;
+	// pool its database.
 	store *postgres.Store
+	pool  *pgxpool.Pool
 }
 
 func newAPI(t *testing.T) *api {
@@ -49,7 +52,7 @@ func newAPILimits(t *testing.T, lim lore.Limits) *api {
 
 // wrap is the test client of a graphtest API.
 func wrap(t testing.TB, g *graphtest.API) *api {
-	return &api{t: t, srv: g.Server, authn: g.Auth, store: g.Store}
+	return &api{t: t, srv: g.Server, authn: g.Auth, store: g.Store, pool: g.Pool}
 }
 
 // token returns a bearer credential: "" (anonymous), the service key, or a

@@ -47,12 +47,13 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 		return fail(err)
 	}
 	var built *model.Activation
-	// The stored response is the whole result, its trace without the
-	// reasons, which the trace's own fields give (withReasons): building
-	// and encoding a params object per entry doubled a turn's bytes.
-	rec.rec.Encode = func(res activation.Result) (json.RawMessage, error) {
-		built = activationToModel(&turnRun{result: res, bareTrace: true}, r.blocksOf(prompt.Blocks(res.Admitted)))
-		return json.Marshal(built)
+	// The stored response is the whole result in the compact encoding of
+	// turnresult.go, its trace without the reasons, which the trace's own
+	// fields give (withReasons). The trace enters the answer's model only
+	// when selected.
+	rec.rec.Encode = func(res activation.Result) ([]byte, error) {
+		built = activationToModel(&turnRun{result: res, bareTrace: true, skipTrace: !traced}, r.blocksOf(prompt.Blocks(res.Admitted)))
+		return encodeTurnResult(built, res.Trace)
 	}
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
@@ -62,14 +63,11 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 		return fail(err)
 	}
 	if t.replayed {
-		var res model.Activation
-		// Numbers in params stay as written (a lineage id is an int64).
-		dec := json.NewDecoder(bytes.NewReader(t.response))
-		dec.UseNumber()
-		if err := dec.Decode(&res); err != nil {
+		res, err := decodeTurnResult(t.response)
+		if err != nil {
 			return fail(fmt.Errorf("recorded turn %q: %w", lore.ClipBytes(in.TurnID, 40), err))
 		}
-		built = &res
+		built = res
 	}
 	if traced {
 		withReasons(built.Trace)

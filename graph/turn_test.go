@@ -252,6 +252,21 @@ func TestActivateTurnRetry(t *testing.T) {
 	require.Equal(t, first, again)
 	require.Len(t, f.log(turnChannel, 5), 1)
 
+	// The row keeps the result in the compact encoding (migration
+	// 000086), not as JSON; a row stored as JSON before it (the whole
+	// result, reasons included, as rows were then) replays the same.
+	ctx := context.Background()
+	var compact, emptyResponse bool
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT result IS NOT NULL AND get_byte(result, 0) = 2, response = '{}'::jsonb
+		FROM activation_log WHERE turn_id = 't1'`).Scan(&compact, &emptyResponse))
+	require.True(t, compact && emptyResponse)
+	var raw map[string]json.RawMessage
+	f.must(serviceKey, qActivateTurn, map[string]any{"input": f.input(turnChannel, "t1", 2, "dragon")}, "activateTurn", &raw)
+	tag, err := f.pool.Exec(ctx, `UPDATE activation_log SET response = $1::jsonb, result = NULL WHERE turn_id = 't1'`, string(raw["result"]))
+	require.NoError(t, err)
+	require.EqualValues(t, 1, tag.RowsAffected())
+	require.Equal(t, first, f.turn(serviceKey, f.input(turnChannel, "t1", 2, "dragon")), "a retry of a JSON row")
+
 	other := f.turn(serviceKey, f.input(turnChannel, "t1", 3, "dragon"))
 	require.Nil(t, other.Result)
 	require.Equal(t, "INVALID_INPUT", other.Error.Code)

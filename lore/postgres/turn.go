@@ -73,7 +73,7 @@ SELECT id, $2, $3 FROM servers WHERE id = $1
 ON CONFLICT (server_id, lineage_id, channel_id) DO UPDATE SET last_turn_at = now()
 RETURNING id`
 	turnConversationID = `(SELECT id FROM turn_conversations WHERE server_id = $1 AND lineage_id = $2 AND channel_id = $3)`
-	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, created_at`
+	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
 	turnDeleteState    = `DELETE FROM turn_entry_state WHERE conversation_id = $1 AND entry_id = ANY($2)`
@@ -91,8 +91,8 @@ ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
     first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
     last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at`
 	turnInsertLog = `INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
-    budget_unit, budget_limit, budget_used, response, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+    budget_unit, budget_limit, budget_used, response, result, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
 ORDER BY id DESC LIMIT $4`
 	// turnReset clears the state under the conversation's lock.
@@ -214,8 +214,14 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 	if log.CreatedAt.IsZero() {
 		log.CreatedAt = time.Now()
 	}
-	if len(log.Response) == 0 {
-		log.Response = json.RawMessage("{}")
+	// A JSON object goes to response (jsonb), any other encoding to
+	// result (bytea, not parsed), response then '{}' (migration 000086).
+	response, result := log.Response, []byte(nil)
+	if len(response) == 0 || response[0] != '{' {
+		response, result = []byte("{}"), log.Response
+		if len(result) == 0 {
+			result = nil
+		}
 	}
 	upsert, del := turnstate.Diff(t.State, next)
 	b := &pgx.Batch{}
@@ -226,7 +232,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		b.Queue(turnUpsertState, stateArgs(t.id, upsert)...)
 	}
 	b.Queue(turnInsertLog, t.id, log.TurnID, log.MessageCount, log.InputSHA256, admitted,
-		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, []byte(log.Response), log.CreatedAt)
+		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt)
 	var q interface {
 		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
 	} = t.tx
@@ -346,15 +352,18 @@ func scanLog(rows pgx.Rows, err error) ([]LoggedTurn, error) {
 	var out []LoggedTurn
 	for rows.Next() {
 		var l LoggedTurn
-		var admitted, response []byte
+		var admitted, response, result []byte
 		if err := rows.Scan(&l.TurnID, &l.MessageCount, &l.InputSHA256, &admitted, &l.BudgetUnit,
-			&l.BudgetLimit, &l.BudgetUsed, &response, &l.CreatedAt); err != nil {
+			&l.BudgetLimit, &l.BudgetUsed, &response, &result, &l.CreatedAt); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal(admitted, &l.Admitted); err != nil {
 			return nil, fmt.Errorf("activation log admitted: %w", err)
 		}
 		l.Response = response
+		if result != nil { // written since migration 000086
+			l.Response = result
+		}
 		out = append(out, l)
 	}
 	return out, rows.Err()

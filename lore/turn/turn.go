@@ -2,7 +2,6 @@ package turn
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -212,8 +211,9 @@ type Outcome struct {
 	// then, to return unchanged.
 	Replayed bool
 	// Response is the recorded response: Recording.Encode's, or on a
-	// replay the stored one. Nil for a dry run.
-	Response json.RawMessage
+	// replay the stored one (opaque bytes: the caller's encoding). Nil
+	// for a dry run.
+	Response []byte
 	// StateErr is set when a dry run could not read the conversation's
 	// turn state and ran without it (a runtime read failure, for the
 	// caller to log).
@@ -261,8 +261,9 @@ type Recording struct {
 	// input: replayed) from another turn under a used id (refused).
 	InputSHA256 string
 	// Encode gives the response stored with the log row and returned to
-	// retries; nil stores none (the CLI's state file keeps no responses).
-	Encode func(activation.Result) (json.RawMessage, error)
+	// retries (turnstate.LoggedTurn.Response); nil stores none (the CLI's
+	// state file keeps no responses).
+	Encode func(activation.Result) ([]byte, error)
 	// Now is the clock of the end-of-turn rules (nil: time.Now).
 	Now func() time.Time
 }

@@ -248,7 +248,7 @@ var (
 	hashB = strings.Repeat("b", 64)
 )
 
-func encode(res activation.Result) (json.RawMessage, error) {
+func encode(res activation.Result) ([]byte, error) {
 	titles := []string{}
 	for _, a := range res.Admitted {
 		titles = append(titles, a.Entry.Title)
@@ -276,7 +276,7 @@ func TestRecordReplay(t *testing.T) {
 
 	tr, m = f.prepare(t, 1, "a dragon and a coin")
 	out, err = turn.Record(ctx, m, tr, turns, f.conv, turn.Recording{TurnID: "t1", InputSHA256: hashA,
-		Encode: func(activation.Result) (json.RawMessage, error) { t.Fatal("a replay encodes nothing"); return nil, nil }})
+		Encode: func(activation.Result) ([]byte, error) { t.Fatal("a replay encodes nothing"); return nil, nil }})
 	require.NoError(t, err)
 	require.True(t, out.Replayed)
 	require.JSONEq(t, string(first), string(out.Response))

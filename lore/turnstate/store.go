@@ -2,7 +2,6 @@ package turnstate
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -73,9 +72,11 @@ type LoggedTurn struct {
 	BudgetUnit  string
 	BudgetLimit int
 	BudgetUsed  int
-	// Response is the API result of the turn (a JSON object), returned to
-	// retries unchanged.
-	Response  json.RawMessage
+	// Response is the API's encoding of the turn's result, returned to
+	// retries unchanged: a JSON object (rows stored before migration
+	// 000086, kept as jsonb) or any other bytes (the API's compact
+	// encoding, kept as bytea); the store does not read it.
+	Response  []byte
 	CreatedAt time.Time
 }
 

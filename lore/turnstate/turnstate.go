@@ -111,10 +111,7 @@ type State map[int64]Record
 // flags of every entry with a set flag. A dry run uses the flags and drops
 // the state; a recorded turn passes the state to [Advance].
 func Derive(s State, entries []lore.Entry, count int) (State, map[int64]Flags) {
-	byID := make(map[int64]*lore.Entry, len(entries))
-	for i := range entries {
-		byID[entries[i].ID] = &entries[i]
-	}
+	byID := entriesOf(entries, len(s), func(id int64) bool { _, ok := s[id]; return ok })
 	out := make(State, len(s))
 	flags := map[int64]Flags{}
 	for id, rec := range s {
@@ -184,10 +181,11 @@ func Advance(s State, entries []lore.Entry, admitted []int64, count int, now tim
 	if out == nil {
 		out = State{}
 	}
-	byID := make(map[int64]*lore.Entry, len(entries))
-	for i := range entries {
-		byID[entries[i].ID] = &entries[i]
+	want := make(map[int64]bool, len(admitted))
+	for _, id := range admitted {
+		want[id] = true
 	}
+	byID := entriesOf(entries, len(want), func(id int64) bool { return want[id] })
 	for _, id := range admitted {
 		e := byID[id]
 		if e == nil {
@@ -206,6 +204,19 @@ func Advance(s State, entries []lore.Entry, admitted []int64, count int, now tim
 		}
 		rec.LastCount, rec.LastAt = count, now
 		out[id] = rec
+	}
+	return out
+}
+
+// entriesOf indexes by id the entries whose ids has holds, n of them at
+// most (a conversation's records or a turn's admissions: a few), without
+// a map of every entry of the scope.
+func entriesOf(entries []lore.Entry, n int, has func(int64) bool) map[int64]*lore.Entry {
+	out := make(map[int64]*lore.Entry, n)
+	for i := 0; i < len(entries) && len(out) < n; i++ {
+		if has(entries[i].ID) {
+			out[entries[i].ID] = &entries[i]
+		}
 	}
 	return out
 }

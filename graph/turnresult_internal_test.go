@@ -1,0 +1,88 @@
+package graph
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/activation"
+)
+
+// turnResultSample is an engine result whose trace has every optional
+// part: ids going down and up, a score, params (an int64 lineage among
+// them), a detail, a recursion trigger, non-ASCII titles.
+func turnResultSample() activation.Result {
+	score := 0.8125
+	e := lore.NewEntry()
+	e.ID, e.Title, e.Content = 40, "Dragon <b>", "The dragon sleeps."
+	return activation.Result{
+		Admitted: []activation.Admitted{{Entry: e, Content: e.Content, Placement: lore.After, Group: activation.Activated, Pass: 1, Position: e.EntryPosition()}},
+		Budget:   activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
+		Passes:   2,
+		Trace: []activation.TraceItem{
+			{ID: 40, Title: "Dragon <b>", Verdict: activation.VerdictAdmitted, Pass: 1, Detail: `key "dragon"`},
+			{ID: 7, Title: "城 \u2028", Verdict: activation.VerdictChanceFailed, Pass: 2, TriggeredBy: 40, Params: lore.Params{"chance": 50}},
+			{ID: 9_007_199_254_740_993, Title: "", Verdict: activation.VerdictGatedLineage, Params: lore.Params{"lineage": int64(9_007_199_254_740_993)}},
+			{ID: 8, Title: "Scored", Verdict: activation.VerdictNoKeyMatch, Pass: 1, Score: &score},
+			{ID: 8, Title: "Again", Verdict: activation.VerdictNoKeyMatch, Params: lore.Params{}},
+		},
+	}
+}
+
+// TestTurnResultRoundTrip: the compact stored result decodes to the
+// Activation a recorded turn answered with (its trace as stored: bare),
+// field for field as the API encodes it, and is a fraction of the JSON
+// encoding it replaces.
+func TestTurnResultRoundTrip(t *testing.T) {
+	res := turnResultSample()
+	r := &Resolver{}
+	run := &turnRun{result: res, bareTrace: true}
+	want := activationToModel(run, r.blocks(run))
+	raw, err := encodeTurnResult(want, res.Trace)
+	require.NoError(t, err)
+	require.Equal(t, byte(turnResultCompact), raw[0])
+	got, err := decodeTurnResult(raw)
+	require.NoError(t, err)
+	wantJSON, err := json.Marshal(want)
+	require.NoError(t, err)
+	gotJSON, err := json.Marshal(got)
+	require.NoError(t, err)
+	require.JSONEq(t, string(wantJSON), string(gotJSON))
+	require.Len(t, got.Trace, len(res.Trace))
+	require.Nil(t, got.Trace[4].Params, "empty params are none, as in a JSON row")
+	require.Less(t, len(raw), len(wantJSON))
+
+	// The JSON encoding of rows stored before migration 000086 reads as
+	// it did (numbers as written).
+	legacy, err := decodeTurnResult(wantJSON)
+	require.NoError(t, err)
+	require.Equal(t, json.Number("9007199254740993"), legacy.Trace[2].Params["lineage"])
+	require.Equal(t, json.Number("9007199254740993"), got.Trace[2].Params["lineage"])
+
+	for _, bad := range [][]byte{nil, {}, {turnResultCompact}, raw[:len(raw)-1], append(append([]byte{}, raw...), 0), {'x'}} {
+		_, err := decodeTurnResult(bad)
+		require.Error(t, err, "%q", bad)
+	}
+}
+
+// FuzzTurnResult: a stored result that does not decode is an error, never
+// a panic or an allocation its length cannot back.
+func FuzzTurnResult(f *testing.F) {
+	res := turnResultSample()
+	run := &turnRun{result: res, bareTrace: true}
+	a := activationToModel(run, nil)
+	raw, err := encodeTurnResult(a, res.Trace)
+	require.NoError(f, err)
+	f.Add(raw)
+	f.Add([]byte(`{"admitted":[],"trace":[{"id":"1","verdict":"admitted"}]}`))
+	f.Add([]byte{turnResultCompact, 2, '{', '}', 1, 1, 'x', 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		a, err := decodeTurnResult(raw)
+		if err == nil {
+			_, err = json.Marshal(a)
+			require.NoError(t, err)
+		}
+	})
+}
