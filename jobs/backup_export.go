@@ -71,7 +71,7 @@ func (w *BackupExportWorker) Work(ctx context.Context, job *river.Job[BackupExpo
 		return outcome(err)
 	}
 	now := w.NowFunc()
-	doc := backup.Build(ws.Server, ws.Personas, ws.Collections, ws.Entries, now)
+	doc := backup.Build(ws.Server, ws.Personas, ws.Collections, ws.Entries, ws.Books(), now)
 	data, err := backup.Encode(doc)
 	if err != nil {
 		return river.JobCancel(err)

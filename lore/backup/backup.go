@@ -17,6 +17,10 @@
 //     so empty collections survive a round trip.
 //   - Entries carry their channel ids (persona scope) and pending legacy
 //     channel names (legacy_channel_tags) until the backfill resolves them.
+//   - Each book (a bucket, an entry of serverwide_lorebooks) carries its
+//     categories (with their ids in the source, which its entries'
+//     category_id name) and, once a lore writer wrote them, its
+//     description and tags (docs/workbench.md#categories).
 //   - Older backups carry keyword-tagged server memories (memories in a
 //     bucket, server_memories at the top); see [ConvertMemory].
 //
@@ -99,6 +103,8 @@ type Bucket struct {
 	// LorebookEntries: nil (absent) preserves the destination lineage's
 	// book; non-nil (even empty) replaces it.
 	LorebookEntries *[]Entry `json:"lorebook_entries,omitempty"`
+	// Book is the lineage's book's organisation.
+	Book
 	// Memories are an older backup's memories of this persona.
 	Memories []Memory `json:"memories,omitempty"`
 }
@@ -108,6 +114,59 @@ type Collection struct {
 	Name           string   `json:"name"`
 	Enabled        bool     `json:"enabled"`
 	ChannelDiscIDs []string `json:"channel_disc_ids"`
+	// Book is the collection's organisation.
+	Book
+}
+
+// Book is how a book is organised (docs/workbench.md#categories); none of
+// it is sent to the model. Absent in backups written before it.
+type Book struct {
+	// Categories of the book, with their ids in the source server: the
+	// book's entries name them in category_id.
+	Categories []Category `json:"categories,omitempty"`
+	// Description and Tags are carried once a lore writer wrote them (nil:
+	// none written; the destination's are kept).
+	Description *string  `json:"description,omitempty"`
+	Tags        []string `json:"tags,omitempty"`
+}
+
+// Category is one category of a book.
+type Category struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	SortOrder int    `json:"sort_order"`
+	Enabled   bool   `json:"enabled"`
+}
+
+// BookData is what Build writes of each book's organisation: the server's
+// categories (lore.Category: CollectionID or Lineage) and the info written
+// for its books.
+type BookData struct {
+	Categories []lore.Category
+	// Info holds the written description and tags of books, by BookKey.
+	Info map[BookKey]lore.BookInfo
+}
+
+// BookKey addresses a book: a collection id, or (CollectionID 0) a persona
+// lineage.
+type BookKey struct {
+	CollectionID int64
+	Lineage      lore.Lineage
+}
+
+// book is the Book of the book at k.
+func (d BookData) book(k BookKey) Book {
+	var b Book
+	for _, c := range d.Categories {
+		if c.CollectionID == k.CollectionID && (k.CollectionID != 0 || c.Lineage == k.Lineage) {
+			b.Categories = append(b.Categories, Category{ID: c.ID, Name: c.Name, SortOrder: c.SortOrder, Enabled: c.Enabled})
+		}
+	}
+	if info, ok := d.Info[k]; ok {
+		desc := info.Description
+		b.Description, b.Tags = &desc, nonNil(info.Tags)
+	}
+	return b
 }
 
 // Entry is one lorebook entry as a backup carries it. Missing fields take
@@ -144,7 +203,7 @@ type Entry struct {
 	// Budget, inclusion group, recursion, timed effect and retrieval
 	// fields, and the creator's note (docs/authoring.md); absent in
 	// backups written before them, whose entries take lore.NewEntry's
-	// defaults. A category is not carried (docs/contract.md#backups).
+	// defaults.
 	IgnoreBudget        bool   `json:"ignore_budget,omitempty"`
 	Group               string `json:"group,omitempty"`
 	GroupOverride       bool   `json:"group_override,omitempty"`
@@ -158,6 +217,8 @@ type Entry struct {
 	Delay               int    `json:"delay,omitempty"`
 	Vectorized          bool   `json:"vectorized,omitempty"`
 	Note                string `json:"note,omitempty"`
+	// CategoryID is the id of one of its book's Categories (0: none).
+	CategoryID int64 `json:"category_id,omitempty"`
 	// Serverwide grouping (docs/contract.md#backups): collection name and settings.
 	LorebookName           *string  `json:"lorebook_name,omitempty"`
 	LorebookEnabled        *bool    `json:"lorebook_enabled,omitempty"`
@@ -184,9 +245,10 @@ type Memory struct {
 // Build makes the All Personas bundle of a server: a bucket per persona
 // (removed ones included, by persona id) with its lineage's book, a bucket
 // per lore-only lineage, every Serverwide entry with its collection
-// settings, and every collection. entries are the server's entries of both
-// scopes; collections its collections.
-func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, now time.Time) Document {
+// settings, and every collection, each book with its categories and
+// written description and tags (org). entries are the server's entries
+// of both scopes; collections its collections.
+func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, org BookData, now time.Time) Document {
 	doc := Document{
 		Format: FormatName, Version: Version, ExportType: "all_personas", ExportedAt: now.UTC(),
 		Server: Server{DiscordID: server.ID, Name: server.Name,
@@ -195,7 +257,8 @@ func Build(server lore.Server, personas []lore.Persona, collections []lore.Colle
 	cols := map[string]lore.Collection{}
 	for _, c := range collections {
 		cols[c.Name] = c
-		doc.ServerwideLorebooks = append(doc.ServerwideLorebooks, Collection{Name: c.Name, Enabled: c.Enabled, ChannelDiscIDs: nonNil(c.ChannelIDs)})
+		doc.ServerwideLorebooks = append(doc.ServerwideLorebooks, Collection{Name: c.Name, Enabled: c.Enabled,
+			ChannelDiscIDs: nonNil(c.ChannelIDs), Book: org.book(BookKey{CollectionID: c.ID})})
 	}
 	serverwide := []Entry{}
 	books := map[lore.Lineage][]Entry{}
@@ -217,7 +280,8 @@ func Build(server lore.Server, personas []lore.Persona, collections []lore.Colle
 	seen := map[lore.Lineage]bool{}
 	for _, p := range personas {
 		book := nonNilEntries(books[p.Lineage])
-		doc.Personas = append(doc.Personas, Bucket{PersonaID: p.ID, LineageID: int64(p.Lineage), Name: p.Name, Removed: p.Removed, LorebookEntries: &book})
+		doc.Personas = append(doc.Personas, Bucket{PersonaID: p.ID, LineageID: int64(p.Lineage), Name: p.Name, Removed: p.Removed,
+			LorebookEntries: &book, Book: org.book(BookKey{Lineage: p.Lineage})})
 		seen[p.Lineage] = true
 	}
 	var loreOnly []lore.Lineage
@@ -229,7 +293,7 @@ func Build(server lore.Server, personas []lore.Persona, collections []lore.Colle
 	slices.Sort(loreOnly)
 	for _, l := range loreOnly {
 		book := books[l]
-		doc.Personas = append(doc.Personas, Bucket{LineageID: int64(l), LorebookEntries: &book})
+		doc.Personas = append(doc.Personas, Bucket{LineageID: int64(l), LorebookEntries: &book, Book: org.book(BookKey{Lineage: l})})
 	}
 	return doc
 }
@@ -298,7 +362,7 @@ func fromEntry(e lore.Entry) Entry {
 		IgnoreBudget: e.IgnoreBudget, Group: e.Group, GroupOverride: e.GroupOverride, GroupWeight: &e.GroupWeight,
 		UseGroupScoring: e.UseGroupScoring, ExcludeRecursion: e.ExcludeRecursion, PreventRecursion: e.PreventRecursion,
 		DelayUntilRecursion: e.DelayUntilRecursion, Sticky: e.Sticky, Cooldown: e.Cooldown, Delay: e.Delay,
-		Vectorized: e.Vectorized, Note: e.Note,
+		Vectorized: e.Vectorized, Note: e.Note, CategoryID: e.CategoryID,
 	}
 	if e.Match.Any() {
 		b.MatchSources = &e.Match
@@ -343,6 +407,7 @@ func (b Entry) toEntry(server string, lineage lore.Lineage) lore.Entry {
 	}
 	e.ExcludeRecursion, e.PreventRecursion, e.DelayUntilRecursion = b.ExcludeRecursion, b.PreventRecursion, b.DelayUntilRecursion
 	e.Sticky, e.Cooldown, e.Delay, e.Vectorized, e.Note = b.Sticky, b.Cooldown, b.Delay, b.Vectorized, b.Note
+	e.CategoryID = b.CategoryID // the backup's id; the importer maps it (ImportPlan.Books)
 	if lineage.IsServerwide() {
 		e.Collection = lore.DefaultCollection
 		if b.LorebookName != nil && *b.LorebookName != "" {

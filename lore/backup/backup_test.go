@@ -100,7 +100,7 @@ func TestBuildDecodeRoundTrip(t *testing.T) {
 	sw.Collection, sw.Title, sw.Content = "World", "w", "c"
 	doc := backup.Build(sv, []lore.Persona{{ID: 1, Lineage: 7, Name: "P", Removed: true}},
 		[]lore.Collection{{Name: "World", Enabled: false, ChannelIDs: []string{"500000000000000001"}}, {Name: "Empty", Enabled: true}},
-		[]lore.Entry{sw, e}, time.Unix(0, 0))
+		[]lore.Entry{sw, e}, backup.BookData{}, time.Unix(0, 0))
 	data, err := backup.Encode(doc)
 	require.NoError(t, err)
 	got, err := backup.Decode(data)
@@ -139,11 +139,11 @@ func TestEncodeRefusesWhatCannotBeImported(t *testing.T) {
 			entries = append(entries, e)
 		}
 	}
-	doc := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries, time.Now())
+	doc := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries, backup.BookData{}, time.Now())
 	_, err := backup.Encode(doc)
 	require.ErrorIs(t, err, backup.ErrTooLarge)
 
-	small := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries[:10], time.Now())
+	small := backup.Build(lore.Server{ID: "123456789012345678"}, nil, nil, entries[:10], backup.BookData{}, time.Now())
 	data, err := backup.Encode(small)
 	require.NoError(t, err)
 	_, err = backup.Decode(data)

@@ -12,10 +12,11 @@ import (
 
 // notInBackup are the lore.Entry fields a backup entry does not carry:
 // ids and times the importing store assigns, the scope (the backup's
-// structure gives it), a Serverwide entry's channels (its collection's),
-// and the category (docs/contract.md#backups).
+// structure gives it) and a Serverwide entry's channels (its
+// collection's). CategoryID comes back as the backup's id of the category,
+// which the importer maps (lore/transfer's TestBackupCarriesBookOrganisation).
 var notInBackup = map[string]bool{"ID": true, "Server": true, "Lineage": true, "Collection": true,
-	"CreatedAt": true, "UpdatedAt": true, "CategoryID": true}
+	"CreatedAt": true, "UpdatedAt": true}
 
 // TestEntryRoundTripEveryField sets every field of a persona entry to a
 // value other than lore.NewEntry's and reads it back through the backup's
@@ -37,6 +38,7 @@ func TestEntryRoundTripEveryField(t *testing.T) {
 	e.Group, e.GroupOverride, e.GroupWeight, e.UseGroupScoring = "g", true, 30, &yes
 	e.ExcludeRecursion, e.PreventRecursion, e.DelayUntilRecursion = true, true, 2
 	e.Sticky, e.Cooldown, e.Delay, e.Vectorized, e.Note = 3, 4, 5, true, "ask the author"
+	e.CategoryID = 12
 	e.Extensions = map[string]json.RawMessage{"st/extra": json.RawMessage(`1`)}
 
 	data, err := json.Marshal(fromEntry(e))

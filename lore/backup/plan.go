@@ -97,6 +97,19 @@ type ImportPlan struct {
 	// preserves (Serverwide first, then by lineage).
 	Scopes   []ScopePlan  `json:"scopes"`
 	Memories MemoryReport `json:"memories"`
+	// Books holds the organisation of every included book that has any
+	// (categories, a written description or tags), Serverwide first. The
+	// entries of Replace name their category by its id in the backup
+	// (Category.ID of their BookPlan); the importer maps them.
+	Books []BookPlan `json:"-"`
+}
+
+// BookPlan is one included book's organisation: a persona lineage's book
+// (Collection "") or a Serverwide collection by name.
+type BookPlan struct {
+	Lineage    lore.Lineage
+	Collection string
+	Book
 }
 
 // Plan computes the import of doc into opts.Server without writing: which
@@ -140,6 +153,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			} else {
 				books[dst], bookFrom[dst] = entries, i
 				order = append(order, dst)
+				plan.addBook(BookPlan{Lineage: dst, Book: b.Book})
 			}
 		}
 		for _, m := range b.Memories {
@@ -151,9 +165,14 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 	}
 	if doc.ServerwideLorebookEntries != nil {
 		sc := lore.ScopeReplacement{Lineage: lore.Serverwide}
+		var org []BookPlan
 		for _, c := range doc.ServerwideLorebooks {
 			sc.Collections = append(sc.Collections, lore.Collection{Name: c.Name, Enabled: c.Enabled, ChannelIDs: c.ChannelDiscIDs})
+			if c.Categories != nil || c.Description != nil || c.Tags != nil {
+				org = append(org, BookPlan{Lineage: lore.Serverwide, Collection: c.Name, Book: c.Book})
+			}
 		}
+		plan.Books = append(org, plan.Books...)
 		for _, be := range *doc.ServerwideLorebookEntries {
 			e := be.toEntry(opts.Server, lore.Serverwide)
 			sc.Entries = append(sc.Entries, e)
@@ -202,6 +221,13 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		plan.Scopes = append(plan.Scopes, *scopes[l])
 	}
 	return plan, nil
+}
+
+// addBook adds b to the plan when it has anything to write.
+func (p *ImportPlan) addBook(b BookPlan) {
+	if b.Categories != nil || b.Description != nil || b.Tags != nil {
+		p.Books = append(p.Books, b)
+	}
 }
 
 func sameBook(a, b []lore.Entry) bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"loregate/lore"
+	"loregate/lore/backup"
 	"loregate/lore/i18n"
 )
 
@@ -185,6 +186,60 @@ type Workspace struct {
 	// Entries are every entry of both scopes (Serverwide first, then by
 	// lineage), each with its pending LegacyChannelTags.
 	Entries []lore.Entry
+	// Categories are the categories of every book of the server, by book
+	// (collection, then lineage), each book's by sort order and name.
+	Categories []lore.Category
+	// BookInfo is the description and tags written for books (books
+	// without a written one are not listed).
+	BookInfo []WrittenBookInfo
+}
+
+// WrittenBookInfo is the info a lore writer wrote for one book: a
+// collection (CollectionID) or a persona lineage's book (CollectionID 0).
+type WrittenBookInfo struct {
+	CollectionID int64
+	Lineage      lore.Lineage
+	Info         lore.BookInfo
+}
+
+const (
+	// categoryListServer reads every category of a server.
+	categoryListServer = `SELECT ` + categoryColumns + ` FROM book_categories c WHERE c.server_id = $1
+ORDER BY COALESCE(c.lorebook_id, 0), COALESCE(c.lineage_id, 0), c.sort_order, c.name, c.id`
+	// bookInfoListServer reads the written info of every book of a server.
+	bookInfoListServer = `SELECT COALESCE(lorebook_id, 0), COALESCE(lineage_id, 0), description, tags, updated_at
+FROM book_info WHERE server_id = $1 ORDER BY 1, 2`
+)
+
+// Books is the organisation of w's books as backup.Build takes it.
+func (w Workspace) Books() backup.BookData {
+	d := backup.BookData{Categories: w.Categories, Info: make(map[backup.BookKey]lore.BookInfo, len(w.BookInfo))}
+	for _, b := range w.BookInfo {
+		d.Info[backup.BookKey{CollectionID: b.CollectionID, Lineage: b.Lineage}] = b.Info
+	}
+	return d
+}
+
+// readBookDataTx reads w's Categories and BookInfo.
+func readBookDataTx(ctx context.Context, tx pgx.Tx, server string, w *Workspace) error {
+	rows, err := tx.Query(ctx, categoryListServer, server)
+	if err != nil {
+		return err
+	}
+	if w.Categories, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Category, error) { return scanCategory(r) }); err != nil {
+		return err
+	}
+	if rows, err = tx.Query(ctx, bookInfoListServer, server); err != nil {
+		return err
+	}
+	w.BookInfo, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (WrittenBookInfo, error) {
+		var b WrittenBookInfo
+		var lin int64
+		err := r.Scan(&b.CollectionID, &lin, &b.Info.Description, &b.Info.Tags, &b.Info.UpdatedAt)
+		b.Lineage = lore.Lineage(lin)
+		return b, err
+	})
+	return err
 }
 
 // ReadWorkspace reads a server's whole lore in one repeatable-read,
@@ -220,8 +275,10 @@ func (s *Store) ReadWorkspace(ctx context.Context, server string) (Workspace, er
 		if rows, err = tx.Query(ctx, entryListServer, server); err != nil {
 			return err
 		}
-		w.Entries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) })
-		return err
+		if w.Entries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) }); err != nil {
+			return err
+		}
+		return readBookDataTx(ctx, tx, server, &w)
 	}
 	var err error
 	if b, ok := s.db.(interface {

@@ -133,6 +133,9 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		if err != nil {
 			return err
 		}
+		if err := organiseBooks(ctx, st, server, &plan); err != nil {
+			return err
+		}
 		if len(plan.Replace) > 0 {
 			if err := st.ReplaceScopes(ctx, server, plan.Replace); err != nil {
 				return err

@@ -301,7 +301,7 @@ func exportBackup(t *testing.T, b *bundle, server string) []byte {
 	require.NoError(t, err)
 	ps, err := b.store.ListPersonas(b.ctx, server)
 	require.NoError(t, err)
-	data, err := backup.Encode(backup.Build(sv, ps, cols, b.all(t, server), time.Now()))
+	data, err := backup.Encode(backup.Build(sv, ps, cols, b.all(t, server), backup.BookData{}, time.Now()))
 	require.NoError(t, err)
 	return data
 }
