@@ -225,7 +225,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 		trace: !opts.SkipTrace || opts.baseline}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
-	t.ts.texts = opts.Texts
+	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline
 	t.near = newNearMissScan(ctx, len(in.Messages))
 	defer t.releaseContext()
 	minLevel, err := t.gateAll(ctx)

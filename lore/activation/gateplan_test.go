@@ -4,6 +4,8 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -182,4 +184,28 @@ func TestGatePlanConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestChatMemo: turns over one Matcher whose messages repeat, shift and
+// overflow the chat memo's bound give a fresh engine's Result, and the
+// memo stays within its bound.
+func TestChatMemo(t *testing.T) {
+	in := baseInput([]lore.Entry{ent(1, []string{"storm"}, "a"), ent(2, []string{"glade"}, "b"), ent(3, []string{"Ann"}, "c")})
+	in.ChannelScoping = false
+	opts := Options{SkipTrace: true, ScanDepth: ptr(2)}
+	m := CompileInput(&in, opts.MatchOptions())
+	pad := strings.Repeat("x ", chatMemoBytes/40)
+	msgs := []string{}
+	for k := range 60 {
+		msgs = append(msgs, pad+[]string{"storm", "quiet", "glade", "Ann"}[k%4]+" "+strconv.Itoa(k/3))
+		in.Messages = msgs[max(0, len(msgs)-3):]
+		for range 2 {
+			want, err := Activate(context.Background(), in, opts)
+			require.NoError(t, err)
+			got, err := m.Activate(context.Background(), in, opts)
+			require.NoError(t, err)
+			require.Equal(t, want, got, "turn %d", k)
+		}
+		require.LessOrEqual(t, m.chat.bytes, chatMemoBytes)
+	}
 }

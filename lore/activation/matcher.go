@@ -172,6 +172,8 @@ type Matcher struct {
 	// content memoises, per entry, the key nodes its content reaches as
 	// recursion text (recindex.go).
 	content []atomic.Pointer[contentHits]
+	// chat memoises the key nodes of recent chat messages (chatmemo.go).
+	chat chatMemo
 	// tokens caches token counts (see tokenCache).
 	tokens tokenCache
 }
@@ -211,6 +213,8 @@ type scratch struct {
 	// candList lists the entries markCandidates stamped; planWork is
 	// plannedPass's buffer.
 	candList, planWork []int32
+	// chatHits is scanWindow's buffer of memoised message hits.
+	chatHits []*contentHits
 	// admitted lists the positions of the entries admitted so far.
 	admitted []int32
 }
@@ -627,8 +631,9 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 // tokenizer and set of names) are not either.
 func (m *Matcher) Bytes() int {
 	// ids, order, rank, and a pooled scratch's cand stamps; a gate plan's
-	// copy of the entry states (gateplan.go).
-	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids)
+	// copy of the entry states (gateplan.go); the chat memo at its bound
+	// (chatmemo.go).
+	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
 	for _, ke := range m.keyEntries {
 		n += 4 * (len(ke.start) + len(ke.ents))
 	}

@@ -132,6 +132,9 @@ type turnScan struct {
 	// texts caches the matching form of non-ASCII texts across turns
 	// (Options.Texts; may be nil).
 	texts *TextCache
+	// memo: scanWindow marks the own automata's nodes of the messages
+	// from the Matcher's chat memo (chatmemo.go).
+	memo bool
 }
 
 // newTurnScan prepares the scratch of one turn for m and the names' macro
@@ -206,6 +209,11 @@ func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
 		ts.start = len(msgs)
 		return
 	}
+	var hits []*contentHits
+	if (need[autoFold] && ts.autos[autoFold] != nil || need[autoSens] && ts.autos[autoSens] != nil) && ts.memo {
+		hits = ts.chatHits(msgs[ts.start:], s.chatHits)
+		s.chatHits = hits
+	}
 	for slot, a := range ts.autos {
 		if a == nil || !need[slot] {
 			continue
@@ -222,7 +230,11 @@ func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
 			mk.touched = &s.touched[slot]
 		}
 		for k, msg := range msgs[ts.start:] {
-			ts.scanText(a, msg, fold, &mk, g0+uint32(k))
+			if hits != nil && slot < len(hits[k].nodes) {
+				mk.mark(hits[k].nodes[slot], g0+uint32(k))
+			} else {
+				ts.scanText(a, msg, fold, &mk, g0+uint32(k))
+			}
 		}
 		s.gen[slot] = g0 + uint32(w) - 1
 	}
