@@ -71,8 +71,15 @@ const (
 // String.length counts and the unit of every length limit here. Invalid
 // UTF-8 bytes count as one unit each (they become U+FFFD).
 func UTF16Len(s string) int {
-	n := 0
-	for _, r := range s {
+	// An ASCII byte is one unit: take eight at a time while they are.
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7])&0x80 != 0 {
+			break
+		}
+	}
+	n := i
+	for _, r := range s[i:] {
 		n += utf16.RuneLen(r)
 	}
 	return n

@@ -83,7 +83,8 @@ func TestEntryValidate(t *testing.T) {
 }
 
 func TestUTF16Len(t *testing.T) {
-	for s, want := range map[string]int{"": 0, "abc": 3, "é": 1, "北京": 2, "😀": 2, "a😀b": 4} {
+	for s, want := range map[string]int{"": 0, "abc": 3, "é": 1, "北京": 2, "😀": 2, "a😀b": 4,
+		"abcdefgh😀": 10, "abcdefghijklmnopé": 17, "abcdefg\xffh": 9, "abcdefghijklmnopq": 17, "abcdefgh\xff": 9} {
 		require.Equal(t, want, lore.UTF16Len(s), s)
 	}
 }
