@@ -96,13 +96,14 @@ func goldenPanels(t tr) map[string]*panel {
 		"entry":                     ev,
 		"entry-long":                el,
 		"entry-confirm-delete":      ec,
-		"settings-manager":          base(panel{canManage: true, canSettings: true, view: viewSettings, settings: model.ServerSettings{ChannelScoping: true, BudgetUnit: model.BudgetUnitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
-		"settings-lore-editor":      base(panel{canManage: true, view: viewSettings, settings: model.ServerSettings{BudgetUnit: model.BudgetUnitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
-		"settings-member":           base(panel{canManage: false, view: viewSettings, settings: model.ServerSettings{RegexKeys: true, BudgetUnit: model.BudgetUnitTokens, BudgetLimit: 2000, Tokenizer: "cl100k_base"}}),
-		"backups":                   base(panel{canManage: true, canSettings: true, view: viewBackups}),
-		"backup-preview":            base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
-		"backup-failed":             base(panel{canManage: true, view: viewBackupPreview, preview: &model.BackupPreview{PreviewID: "42"}, previewFailed: true}),
-		"backups-member":            base(panel{canManage: false, view: viewBackups}),
+		"settings-manager": base(panel{canManage: true, canSettings: true, view: viewSettings, settings: model.ServerSettings{ChannelScoping: true, BudgetUnit: model.BudgetUnitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"},
+			wb: workbench{on: true, noticeChannel: chanB, editorRole: "700000000000000001"}}),
+		"settings-lore-editor": base(panel{canManage: true, view: viewSettings, settings: model.ServerSettings{BudgetUnit: model.BudgetUnitCharacters, BudgetLimit: 8000, Tokenizer: "o200k_base"}}),
+		"settings-member":      base(panel{canManage: false, view: viewSettings, settings: model.ServerSettings{RegexKeys: true, BudgetUnit: model.BudgetUnitTokens, BudgetLimit: 2000, Tokenizer: "cl100k_base"}}),
+		"backups":              base(panel{canManage: true, canSettings: true, view: viewBackups}),
+		"backup-preview":       base(panel{canManage: true, view: viewBackupPreview, groups: groups, preview: pv}),
+		"backup-failed":        base(panel{canManage: true, view: viewBackupPreview, preview: &model.BackupPreview{PreviewID: "42"}, previewFailed: true}),
+		"backups-member":       base(panel{canManage: false, view: viewBackups}),
 	}
 	maps.Copy(states, historyGoldenPanels(t, groups))
 	maps.Copy(states, workbenchGoldenPanels(t, groups))

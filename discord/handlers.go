@@ -93,6 +93,10 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		actDeleted:        b.showDeleted,
 		actDeletedPick:    b.pickDeleted,
 		actDeletedRestore: b.restoreDeleted,
+		// The workbench settings (wbsettings.go).
+		actWBToggle:  b.workbenchToggle,
+		actWBChannel: b.workbenchChannel,
+		actWBRole:    b.workbenchRole,
 	}
 	b.addChannelPageRoutes(t)
 	return t

@@ -73,8 +73,10 @@ type workbench struct {
 	openMore bool
 	// noticeChannel is where a new proposal's notice goes ("" none).
 	noticeChannel string
-	revisions     *revisionView
-	proposals     *proposalView
+	// editorRole is the lore editor role ("" none).
+	editorRole string
+	revisions  *revisionView
+	proposals  *proposalView
 	// decisions are the member's decisions not shown before, shown on
 	// opening the panel (decisions.go).
 	decisions *decisionsView
@@ -98,6 +100,9 @@ func (w *workbench) fromServer(s *client.Server) {
 		w.on = s.WorkbenchSettings.ProposalsEnabled
 		if c := s.WorkbenchSettings.ProposalChannelID; c != nil {
 			w.noticeChannel = *c
+		}
+		if r := s.WorkbenchSettings.LoreEditorRoleID; r != nil {
+			w.editorRole = *r
 		}
 	}
 	if s.OpenProposals != nil {
@@ -439,10 +444,17 @@ func suggestedPatch(in *request, e *model.Entry, keys []string) map[string]any {
 }
 
 // proposalNotice posts the notice of a new proposal to the managers'
-// channel in the server's language (no mentions are pinged). A failure
-// is logged: the proposal is stored either way.
+// channel in the server's language (no mentions are pinged), when that
+// channel is one of this server's. A failure is logged: the proposal is
+// stored either way.
 func (b *Bot) proposalNotice(ctx context.Context, in *request, channel string, pr *model.Proposal) {
 	if channel == "" {
+		return
+	}
+	// The API takes any snowflake: post only into this server's channels,
+	// never another server's the bot is also in.
+	if existing, err := b.guildChannels(ctx, in.guild); err != nil || !existing[channel] {
+		b.log.WarnContext(ctx, "discord: proposal notice channel is not a channel of this server", "guild", in.guild, "channel", channel, "err", redact(err))
 		return
 	}
 	t := in.t

@@ -64,6 +64,7 @@ func renderSettings(w *builder, p *panel) {
 	w.text("**" + t.S("Lore budget") + "** · " + budgetText(t, p.settings.BudgetLimit, p.settings.BudgetUnit, p.settings.Tokenizer) + "\n" +
 		t.S("How much lore one turn may add, over every placement; a book can set its own in **Book Settings** (the highest book budget of a turn wins)."))
 	w.row(discordgo.Button{Label: t.S("Change budget"), Style: discordgo.SecondaryButton, Disabled: !p.canSettings, CustomID: route{action: actBudget}.encode()})
+	renderWorkbenchSettings(w, p)
 }
 
 // settingToggle flips one server setting (managers only; the API checks

@@ -147,15 +147,39 @@ func (h *harness) entryAs(perms int64) wireData {
 func TestWorkbenchPanel(t *testing.T) {
 	h := newHarness(t)
 	seedScopes(h) // Lore: Entry 000, Entry 001
-	h.gql(`mutation($s: String!, $c: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, proposalChannelId: $c}) { error { code } } }`,
-		map[string]any{"s": testGuild, "c": chanB}, nil)
+	// The manager names the notice channel in Settings (another server's
+	// channel is refused) and the lore editor role.
+	settings := h.clickID(permManager, route{action: actSettings}.encode()).panel()
+	require.Contains(t, settings.text(), "**Suggestion notices** · none")
+	chans := h.need(settings, actWBChannel)
+	require.Contains(t, h.click(permManager, chans, chanOther).content(), "Not saved: `"+chanOther+"` is not a channel of this server.")
+	o := h.click(permManager, chans, chanB)
+	require.Contains(t, o.content(), "Suggestion notices now go to <#"+chanB+">.")
+	require.Contains(t, o.content(), "**Suggestion notices** · <#"+chanB+">")
+	require.Contains(t, h.click(permManager, h.need(o.panel(), actWBRole), editorRoleID).content(), "Members with <@&"+editorRoleID+"> now write lore.")
+	t.Run("only managers change the workbench settings", func(t *testing.T) {
+		h.roles = []string{editorRoleID}
+		defer func() { h.roles = nil }()
+		p := h.clickID(permMember, route{action: actSettings}.encode()).panel()
+		require.True(t, h.need(p, actWBToggle).Disabled, "a lore editor sees the settings disabled")
+		for _, id := range []string{route{action: actWBToggle}.encode(), route{action: actWBRole}.encode()} {
+			require.Contains(t, h.clickID(permMember, id).content(), "Only members with the Manage Server permission can change settings.")
+		}
+		h.roles = nil
+		require.Contains(t, h.clickID(permMember, route{action: actWBToggle}.encode()).content(), msgNeedManage)
+		var data client.ServerData
+		h.op(client.OpServer, map[string]any{"s": testGuild}, &data)
+		w := data.Server.WorkbenchSettings
+		require.True(t, w.ProposalsEnabled)
+		require.Equal(t, []string{chanB, editorRoleID}, []string{*w.ProposalChannelID, *w.LoreEditorRoleID}, "nothing changed")
+	})
 	original := h.scope(0, "Lore")[0]
 
 	// The member suggests an edit of Entry 000's content.
 	ev := h.entryAs(permMember)
 	m := h.click(permMember, h.need(ev, actSuggestEdit)).modal()
 	require.Equal(t, []string{fieldTitle, fieldKeys, fieldContent, fieldNote}, fieldIDs(m))
-	o := h.submit(permMember, m, map[string]string{fieldContent: "Rewritten by a member.", fieldNote: "Chapter 3 says so."})
+	o = h.submit(permMember, m, map[string]string{fieldContent: "Rewritten by a member.", fieldNote: "Chapter 3 says so."})
 	require.Contains(t, o.content(), "Sent your suggestion #")
 	require.Equal(t, original.Content, h.scope(0, "Lore")[0].Content, "a suggestion writes nothing")
 	notes := noticeTo(o, chanB)
@@ -231,8 +255,18 @@ func TestWorkbenchPanel(t *testing.T) {
 	})
 
 	t.Run("member withdraws an open suggestion", func(t *testing.T) {
+		// A notice channel set through the API to another server's channel
+		// gets no notice.
+		setChannel := func(c string) {
+			h.gql(`mutation($s: String!, $c: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, proposalChannelId: $c}) { error { code } } }`,
+				map[string]any{"s": testGuild, "c": c}, nil)
+		}
+		setChannel(chanOther)
+		defer setChannel(chanB)
 		m := h.click(permMember, h.need(h.entryAs(permMember), actSuggestDelete)).modal()
-		h.submit(permMember, m, map[string]string{fieldNote: "A duplicate."})
+		o := h.submit(permMember, m, map[string]string{fieldNote: "A duplicate."})
+		require.Contains(t, o.content(), "Sent your suggestion #")
+		require.Empty(t, noticeTo(o, chanOther), "never into another server's channel")
 		id := h.openProposal()
 		mine := h.clickID(permMember, route{action: actPropOpen}.encode()).panel()
 		var withdraw []wireComponent
@@ -244,7 +278,7 @@ func TestWorkbenchPanel(t *testing.T) {
 		require.Len(t, withdraw, 1, "Withdraw only on the open suggestion, not the approved or rejected ones")
 		require.Equal(t, "Withdraw #"+id, withdraw[0].label())
 		before := h.snapshot()
-		o := h.click(permMember, withdraw[0])
+		o = h.click(permMember, withdraw[0])
 		require.Contains(t, o.content(), "Withdrew your suggestion #"+id+".")
 		require.Contains(t, o.content(), "## My suggestions")
 		require.Contains(t, o.content(), "-# Withdrawn")
@@ -346,13 +380,18 @@ func TestWorkbenchPanel(t *testing.T) {
 	})
 
 	t.Run("proposals off", func(t *testing.T) {
-		h.gql(`mutation($s: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, proposalsEnabled: false}) { error { code } } }`, map[string]any{"s": testGuild}, nil)
+		toggle := func() string {
+			return h.click(permManager, h.need(h.clickID(permManager, route{action: actSettings}.encode()).panel(), actWBToggle)).content()
+		}
+		require.Contains(t, toggle(), "Suggestions is now Off.")
 		ev := h.entryAs(permMember)
 		_, ok := ev.find(actSuggestEdit)
 		require.False(t, ok, "no suggest buttons when the server takes none")
 		require.NotContains(t, optionValues(h.need(h.open(permMember).panel(), actEntryPick)), valueSuggest)
 		o := h.clickID(permMember, route{action: actSuggestEdit, entry: 1}.encode())
 		require.Contains(t, o.content(), "This server does not take suggestions right now.")
+		require.Contains(t, toggle(), "Suggestions is now On.")
+		h.need(h.entryAs(permMember), actSuggestEdit)
 	})
 }
 
