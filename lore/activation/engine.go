@@ -926,6 +926,13 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = make([]Admitted, 0, len(adm))
 	}
 	order := m.order
+	if t.in.Semantic != nil { // scoreOf's slab, once
+		n := len(adm)
+		if t.trace {
+			n += len(st)
+		}
+		t.scores = make([]float64, 0, n)
+	}
 	if t.trace {
 		res.Trace = make([]TraceItem, len(st))
 	} else {

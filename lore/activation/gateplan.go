@@ -30,6 +30,9 @@ type planKey struct {
 	recursive bool // Options.Recursive
 	recursion bool // turn.recursion
 	budget    int  // turn budget's limit (book shares)
+	// cands is the candidate set of the turn's similarity scores
+	// (CandidateSet), nil without scores.
+	cands any
 }
 
 // gatePlan is the outcome of gateAll for one planKey: every entry's state
@@ -58,19 +61,31 @@ type gatePlan struct {
 	quiet  []bool
 	quietN int
 	loud   []int32
+	// scored are the positions of the entries the semantic gate marked
+	// as candidates, at their positions in the candidate set: a turn
+	// copying the plan reads their scores again (CandidateSet.ScoresAt).
+	scored, at []int32
 }
 
 // planKey returns the key of t's gates, or false when they read something
-// the plan does not hold: turn state, similarity scores, min activations'
-// bookkeeping, context sources or filters, the old code path.
+// the plan does not hold: turn state, similarity scores of no fixed
+// candidate set (CandidateSet), min activations' bookkeeping, context
+// sources or filters, the old code path.
 func (t *turn) planKey(msgCount, defDepth int) (planKey, bool) {
 	in, o, m := t.in, t.opts, t.m
-	if o.baseline || m.planOff || len(in.Entries) == 0 || len(in.State) > 0 || o.MinActivations > 0 ||
-		in.Semantic != nil && in.Semantic.Scores != nil {
+	if o.baseline || m.planOff || len(in.Entries) == 0 || len(in.State) > 0 || o.MinActivations > 0 {
 		return planKey{}, false
 	}
+	var cands any
+	if in.Semantic != nil && in.Semantic.Scores != nil {
+		cs, ok := in.Semantic.Scores.(CandidateSet)
+		if !ok {
+			return planKey{}, false
+		}
+		cands = cs.CandidateSet()
+	}
 	k := planKey{server: in.Server, lineage: in.Lineage, scoping: in.ChannelScoping, msgCount: -1, defDepth: defDepth,
-		recursive: o.Recursive, recursion: t.recursion, budget: t.budget.Limit}
+		recursive: o.Recursive, recursion: t.recursion, budget: t.budget.Limit, cands: cands}
 	if in.ChannelScoping {
 		k.channel, k.parent = in.Channel, in.ParentChannel
 	}
@@ -95,10 +110,22 @@ func (p *gatePlan) fits(key *planKey, in *Input) bool {
 	return true
 }
 
-// applyPlan sets t's entry states and books from p, scans the chat window
-// the pending entries need and returns the lowest delay level.
+// applyPlan sets t's entry states and books from p, with this turn's
+// similarity scores, scans the chat window the pending entries need and
+// returns the lowest delay level.
 func (t *turn) applyPlan(p *gatePlan) int {
 	copy(t.st, p.states)
+	if len(p.scored) > 0 {
+		sc := t.ts.s
+		if cap(sc.simScores) < len(p.at) {
+			sc.simScores = make([]float32, len(p.at))
+		}
+		scores := sc.simScores[:len(p.at)]
+		t.in.Semantic.Scores.(CandidateSet).ScoresAt(p.at, scores)
+		for k, i := range p.scored {
+			t.st[i].score = scores[k]
+		}
+	}
 	t.sel = p.sel
 	t.sel.books = slices.Clone(p.sel.books)
 	var need [numAutos]bool
@@ -146,6 +173,15 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 			p.quietN++
 		default:
 			p.loud = append(p.loud, i)
+		}
+	}
+	for i := range p.states {
+		if p.states[i].scored {
+			at, ok := in.Semantic.Scores.(CandidateSet).Index(in.Entries[i].ID)
+			if !ok {
+				return // no candidate of the set it was scored by: no plan
+			}
+			p.scored, p.at = append(p.scored, int32(i)), append(p.at, at)
 		}
 	}
 	m.plan.Store(p)

@@ -195,6 +195,9 @@ type scratch struct {
 	reRecN  []int
 	// Per-entry state of Activate.
 	states []entryState
+	// simScores holds the similarity scores a gate plan's turn reads
+	// (gateplan.go).
+	simScores []float32
 	// touched lists the terminal nodes of the Matcher's own automata
 	// (autoFold, autoSens) the turn's chat scan reached; cand[i] ==
 	// candGen marks the litOnly entries with a primary key among them.

@@ -53,6 +53,20 @@ type Scores interface {
 	Score(id int64) (score float64, ok bool)
 }
 
+// CandidateSet is implemented by Scores whose candidates are fixed for
+// one scope version (the lexical ranker's, whose index the scope cache
+// keeps): CandidateSet returns a comparable value (the index) equal for
+// every turn scoring the same candidates, so the engine keeps their gates
+// between turns (gateplan.go) and reads only the scores again, in one
+// call: Index is a candidate's position in the set (false for an id that
+// is none), ScoresAt sets out[k] to the score of the candidate at
+// position idx[k] (what Score gives it, as a float32).
+type CandidateSet interface {
+	CandidateSet() any
+	Index(id int64) (int32, bool)
+	ScoresAt(idx []int32, out []float32)
+}
+
 // ScoreMap is Scores in a map (embeddings' scores, tests).
 type ScoreMap map[int64]float64
 
@@ -103,6 +117,9 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		if float64(s.score) >= sem.Threshold {
 			cands = append(cands, i)
 			continue
+		}
+		if s.mode != modeSemantic && !t.trace {
+			continue // a keyed one stays pending; only a trace shows below_threshold
 		}
 		s.pass = 1
 		s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")

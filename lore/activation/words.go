@@ -6,8 +6,14 @@ package activation
 // ranker (lore/semantic) cuts its terms from this form, so similarity and
 // keywords see the same words.
 func MatchingForm(s string) string {
+	if isASCII(s) {
+		return asciiLower(s) // normalize's own ASCII path, with no normalizer to make
+	}
 	return classes().normalizeFast(newNormalizer(), s, true)
 }
+
+// IsASCII reports whether s is all ASCII (the lexical ranker's fast path).
+func IsASCII(s string) bool { return isASCII(s) }
 
 // IsWordRune reports whether r is a word character of the matching rule: a
 // Latin, Cyrillic or Greek letter, or a decimal digit

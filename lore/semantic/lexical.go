@@ -3,6 +3,8 @@ package semantic
 import (
 	"math"
 	"slices"
+
+	"loregate/lore/activation"
 )
 
 // ProfileTerms is how many of a candidate's heaviest terms its vector
@@ -44,8 +46,9 @@ type posting struct {
 // (docs/contract.md#semantic). Build it once per scope version
 // (NewLexical); it is read-only afterwards and safe for concurrent use.
 type Lexical struct {
-	ids      []int64
-	vocab    map[string]int32
+	ids []int64
+	// terms finds a query's terms among the profiles' (termtable.go).
+	terms    termTable
 	idf      []float32
 	postings [][]posting // by term id
 	bytes    int
@@ -104,7 +107,8 @@ func (x *Lexical) indexIDs() {
 // count TitleWeight times. The result depends only on docs and their
 // order, never on map order, so two processes score alike.
 func NewLexical(docs []Doc) *Lexical {
-	x := &Lexical{ids: make([]int64, len(docs)), vocab: map[string]int32{}}
+	x := &Lexical{ids: make([]int64, len(docs))}
+	vocab := map[string]int32{}
 	per := make([]map[int32]int, len(docs)) // term frequencies
 	var df []int
 	var buf []string
@@ -120,10 +124,10 @@ func NewLexical(docs []Doc) *Lexical {
 		}
 		tf := make(map[int32]int, len(buf)/2+1)
 		for _, t := range buf {
-			id, ok := x.vocab[t]
+			id, ok := vocab[t]
 			if !ok {
 				id = int32(len(df))
-				x.vocab[t] = id
+				vocab[t] = id
 				df = append(df, 0)
 				x.bytes += len(t) + 48
 			}
@@ -173,6 +177,16 @@ func NewLexical(docs []Doc) *Lexical {
 	for t := range x.postings {
 		x.bytes += 24 + 8*len(x.postings[t])
 	}
+	// A query looks up only the terms some profile holds: the others
+	// leave the vocabulary (their ids keep their places).
+	for t, id := range vocab {
+		if len(x.postings[id]) == 0 {
+			delete(vocab, t)
+			x.bytes -= len(t) + 48
+		}
+	}
+	x.terms = newTermTable(vocab, len(df))
+	x.bytes += x.terms.bytes() - 48*len(vocab) // the table instead of the map
 	x.bytes += 12*len(docs) + 4*len(df)
 	x.indexIDs()
 	return x
@@ -222,29 +236,50 @@ func (s LexicalScores) Score(id int64) (float64, bool) {
 	return min(float64(s.acc[i])/s.qnorm, 1), true
 }
 
+// CandidateSet is the index the scores are of (activation.CandidateSet):
+// the same for every query of one index.
+func (s LexicalScores) CandidateSet() any { return s.x }
+
+// Index is candidate id's position in the index (activation.CandidateSet).
+func (s LexicalScores) Index(id int64) (int32, bool) { return s.x.index(id) }
+
+// ScoresAt sets out[k] to the score of the candidate at position idx[k]
+// (Score's, as a float32; activation.CandidateSet).
+func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
+	for k, i := range idx {
+		out[k] = 0
+		if s.acc != nil && s.acc[i] > 0 {
+			out[k] = float32(min(float64(s.acc[i])/s.qnorm, 1))
+		}
+	}
+}
+
 // Scores scores query against every candidate (Score's numbers, those
 // sharing no term 0).
 func (x *Lexical) Scores(query string) LexicalScores {
-	acc, qnorm := x.accumulate(query)
+	return x.ScoresOf([]string{query})
+}
+
+// ScoresOf is Scores of the query made of msgs joined by newlines (the
+// turn's query, lore/turn.Query), without joining them: no term spans a
+// newline, and each message's matching form is the joined text's part.
+func (x *Lexical) ScoresOf(msgs []string) LexicalScores {
+	acc, qnorm := x.accumulate(msgs...)
 	return LexicalScores{x: x, acc: acc, qnorm: qnorm}
 }
 
-// accumulate returns the dot products of query's unit vector's terms with
-// every candidate's profile (nil when they share none) and the query
-// vector's length.
-func (x *Lexical) accumulate(query string) ([]float32, float64) {
+// accumulate returns the dot products of the query's (msgs joined by
+// newlines) unit vector's terms with every candidate's profile (nil when
+// they share none) and the query vector's length.
+func (x *Lexical) accumulate(msgs ...string) ([]float32, float64) {
 	if len(x.ids) == 0 {
 		return nil, 0
 	}
-	// The vocabulary holds filtered terms only (appendTerms), so the
-	// query's are looked up unfiltered: a stop word is in no profile.
-	form := matchingForm(query)
-	ids := make([]int32, 0, len(form)/6+1)
-	cutTerms(form, func(t string, _ bool) {
-		if id, ok := x.vocab[t]; ok && len(x.postings[id]) > 0 {
-			ids = append(ids, id)
-		}
-	})
+	var buf [64]int32
+	ids := buf[:0]
+	for _, m := range msgs {
+		ids = x.queryTerms(m, ids)
+	}
 	if len(ids) == 0 {
 		return nil, 0
 	}
@@ -264,6 +299,53 @@ func (x *Lexical) accumulate(query string) ([]float32, float64) {
 		}
 	}
 	return acc, math.Sqrt(qnorm)
+}
+
+// queryTerms appends to ids the term ids of text's terms that some
+// profile holds. The vocabulary holds only profiles' terms, filtered
+// (appendTerms), so they are looked up unfiltered: a stop word is in no
+// profile. ASCII
+// text is cut by bytes and lowered word by word: its terms are the runs
+// of word characters, as cutTerms cuts its matching form.
+func (x *Lexical) queryTerms(text string, ids []int32) []int32 {
+	if !activation.IsASCII(text) {
+		cutTerms(matchingForm(text), func(t string, _ bool) {
+			if id, ok := x.terms.lookup(t); ok {
+				ids = append(ids, id)
+			}
+		})
+		return ids
+	}
+	var low [64]byte
+	for i := 0; i < len(text); {
+		for i < len(text) && asciiKinds[text[i]] != kindWord {
+			i++
+		}
+		j := i
+		for j < len(text) && asciiKinds[text[j]] == kindWord {
+			j++
+		}
+		if j-i > len(low) {
+			// Longer than any term worth a lookup buffer: lowered whole.
+			if id, ok := x.terms.lookup(matchingForm(text[i:j])); ok {
+				ids = append(ids, id)
+			}
+		} else if j > i+1 { // a one-character word is no term
+			w, h := low[:j-i], uint64(fnvOffset)
+			for k := range w {
+				c := text[i+k]
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				w[k], h = c, (h^uint64(c))*fnvPrime
+			}
+			if id, ok := x.terms.find(w, h); ok {
+				ids = append(ids, id)
+			}
+		}
+		i = j
+	}
+	return ids
 }
 
 // SortScores orders s by score, highest first, ties by id.
@@ -288,4 +370,9 @@ func SortScores(s []Score) {
 // tfWeight is the sublinear term frequency of a term seen f > 0 times:
 // 1 + ln f, so a name repeated ten times weighs about three times a word
 // said once.
-func tfWeight(f int) float64 { return 1 + math.Log(float64(f)) }
+func tfWeight(f int) float64 {
+	if f == 1 {
+		return 1 // most terms, and ln is slow
+	}
+	return 1 + math.Log(float64(f))
+}

@@ -60,9 +60,10 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 	if len(cands) == 0 {
 		return
 	}
-	query := Query(t.Input.Messages, set.QueryMessagesOrDefault())
+	msgs := t.Input.Messages
+	msgs = msgs[max(len(msgs)-set.QueryMessagesOrDefault(), 0):] // the query's (Query)
 	var scores activation.Scores
-	byID, name := t.embeddingScores(ctx, r, ranker, query, cands)
+	byID, name := t.embeddingScores(ctx, r, ranker, msgs, cands)
 	if byID != nil {
 		scores = activation.ScoreMap(byID)
 	} else {
@@ -72,15 +73,20 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 		} else {
 			x = NewLexical(cands)
 		}
-		scores = x.Scores(query)
+		scores = x.ScoresOf(msgs)
 	}
 	t.Input.Semantic = &activation.Semantic{Scores: scores, Threshold: set.ThresholdOrDefault(),
 		MaxEntries: set.MaxEntriesOrDefault(), Ranker: name, BudgetShare: set.BudgetShareOrDefault()}
 }
 
-// embeddingScores asks r.Embeddings when the ranker may; nil scores mean
-// the lexical ranker, and name says which ranked and why.
-func (t *Turn) embeddingScores(ctx context.Context, r Rankers, ranker lore.SemanticRanker, query string, cands []semantic.Candidate) (map[int64]float64, string) {
+// embeddingScores asks r.Embeddings when the ranker may, with the query
+// of msgs (the newest messages); nil scores mean the lexical ranker, and
+// name says which ranked and why.
+func (t *Turn) embeddingScores(ctx context.Context, r Rankers, ranker lore.SemanticRanker, msgs []string, cands []semantic.Candidate) (map[int64]float64, string) {
+	var query string
+	if ranker != lore.RankerLexical && r.Embeddings != nil {
+		query = Query(msgs, len(msgs))
+	}
 	switch {
 	case ranker == lore.RankerLexical:
 		return nil, "lexical"

@@ -1,0 +1,98 @@
+package activation
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+)
+
+// setScores are Scores of a fixed candidate set (as the lexical ranker's):
+// the set is the pointer, the scores change from turn to turn.
+type setScores struct {
+	set    *int
+	scores ScoreMap
+}
+
+func (s setScores) Score(id int64) (float64, bool) { return s.scores.Score(id) }
+func (s setScores) CandidateSet() any              { return s.set }
+
+// Index is id itself (the test's candidates are its ids).
+func (s setScores) Index(id int64) (int32, bool) {
+	_, ok := s.scores[id]
+	return int32(id), ok
+}
+
+func (s setScores) ScoresAt(idx []int32, out []float32) {
+	for k, i := range idx {
+		out[k] = float32(s.scores[int64(i)])
+	}
+}
+
+// TestGatePlanSimilarity: turns whose similarity scores come from one
+// candidate set keep their gates in a plan and read only the scores again:
+// every turn, with scores changing each time, another set, a map of scores
+// (no set) and none, gives a freshly compiled engine's Result, and the
+// same admissions with the trace as without.
+func TestGatePlanSimilarity(t *testing.T) {
+	var entries []lore.Entry
+	for id := int64(1); id <= 12; id++ {
+		var keys []string
+		if id%3 == 0 {
+			keys = []string{"storm"}
+		}
+		e := ent(id, keys, "lore of the glade")
+		e.Enabled = id != 5
+		e.Constant = id == 7
+		entries = append(entries, e)
+	}
+	in := baseInput(entries, "a storm over the glade")
+	opts := Options{Random: noDraw, CharBudget: 60}
+	m := CompileInput(&in, opts.MatchOptions())
+	setA, setB := new(int), new(int)
+	n := 0
+	// The candidates are fixed per set (step), their scores change every
+	// turn.
+	scores := func(set *int, step int64) func() Scores {
+		return func() Scores {
+			n++
+			s := ScoreMap{}
+			for id := int64(1); id <= 12; id += step {
+				s[id] = float64((id*7+int64(n)*5)%10) / 10
+			}
+			if set == nil {
+				return s
+			}
+			return setScores{set, s}
+		}
+	}
+	for _, step := range []struct {
+		name   string
+		scores func() Scores
+	}{
+		{"set A", scores(setA, 2)}, {"set B", scores(setB, 1)}, {"map", scores(nil, 3)}, {"none", func() Scores { return nil }},
+		{"set A again", scores(setA, 2)},
+	} {
+		for k := range 5 {
+			in := in
+			in.Semantic = &Semantic{Scores: step.scores(), Threshold: 0.25, MaxEntries: 3, Ranker: "lexical", BudgetShare: 0.25}
+			o := opts
+			o.SkipTrace = k%2 == 1
+			fresh, err := Activate(context.Background(), in, o)
+			require.NoError(t, err)
+			got, err := m.Activate(context.Background(), in, o)
+			require.NoError(t, err)
+			require.Equal(t, fresh, got, "%s, turn %d", step.name, k)
+			o.SkipTrace = !o.SkipTrace // the trace changes no admission
+			other, err := Activate(context.Background(), in, o)
+			require.NoError(t, err)
+			require.Equal(t, fresh.Admitted, other.Admitted, "%s, turn %d, with and without the trace", step.name, k)
+		}
+	}
+	p := m.plan.Load()
+	require.NotNil(t, p)
+	require.Equal(t, any(setA), p.key.cands, "the last repeated turns left a plan of set A")
+	require.NotEmpty(t, p.scored)
+}

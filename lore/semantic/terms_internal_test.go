@@ -1,0 +1,114 @@
+package semantic
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestQueryTermsASCII: the byte cutter of ASCII queries (lowering each
+// word) finds the same term ids, in the same order, as cutTerms over the
+// matching form, the cutter of every query.
+func TestQueryTermsASCII(t *testing.T) {
+	x := NewLexical([]Doc{
+		{ID: 1, Title: "Lollipop", Text: "Kotori always has a lollipop; chupa-chups, 2 of them, in her mouth."},
+		{ID: 2, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon at Raizen High."},
+	})
+	for _, q := range []string{"", "   ", "Kotori's lollipop!", "kinako_bread 2 2nd,raizen.high\tTOHKA", "a b c", "lollipop--kotori...kinako",
+		"LOLLIPOP " + strings.Repeat("x", 70) + " Kotori", "Kotori’s lollipop, Tōhka"} {
+		form := matchingForm(q)
+		var want []int32
+		cutTerms(form, func(term string, _ bool) {
+			if id, ok := x.terms.lookup(term); ok && len(x.postings[id]) > 0 {
+				want = append(want, id)
+			}
+		})
+		got := x.queryTerms(q, nil)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: byte cutter %v, cutTerms %v", q, got, want)
+		}
+	}
+}
+
+// TestScoresAt: the scores read by position (the engine's gate plan) are
+// Score's, for a query sharing terms with the candidates and for one
+// sharing none.
+func TestScoresAt(t *testing.T) {
+	x := NewLexical([]Doc{
+		{ID: 10, Title: "Lollipop", Text: "Kotori always has a lollipop in her mouth."},
+		{ID: 12, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon."},
+		{ID: 40, Title: "Fraxinus", Text: "The airship Fraxinus floats above Tengu City."},
+	})
+	for _, q := range []string{"Kotori, the lollipop!", "nothing shared here"} {
+		s := x.Scores(q)
+		var idx []int32
+		for _, id := range []int64{40, 10, 12} {
+			i, ok := s.Index(id)
+			if !ok {
+				t.Fatalf("candidate %d has no index", id)
+			}
+			idx = append(idx, i)
+		}
+		out := make([]float32, len(idx))
+		s.ScoresAt(idx, out)
+		for k, id := range []int64{40, 10, 12} {
+			want, _ := s.Score(id)
+			if out[k] != float32(want) {
+				t.Errorf("%q, candidate %d: ScoresAt %v, Score %v", q, id, out[k], want)
+			}
+		}
+		if _, ok := s.Index(11); ok {
+			t.Error("id 11 is no candidate")
+		}
+	}
+}
+
+// TestScoresOfMessages: the query's messages scored apart give the scores
+// of their text joined by newlines (the turn's query).
+func TestScoresOfMessages(t *testing.T) {
+	x := NewLexical([]Doc{
+		{ID: 1, Title: "Lollipop", Text: "Kotori always has a lollipop in her mouth."},
+		{ID: 2, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon; Tōhka’s angel is Sandalphon."},
+	})
+	for _, msgs := range [][]string{{"Hi Kotori!", "Kotori, why the LOLLIPOP?"}, {"Tōhka’s angel", "kinako bread"}, {"nothing", "shared"}} {
+		joined, apart := x.Scores(strings.Join(msgs, "\n")), x.ScoresOf(msgs)
+		for _, id := range []int64{1, 2} {
+			a, _ := joined.Score(id)
+			b, _ := apart.Score(id)
+			if a != b {
+				t.Errorf("%q, candidate %d: joined %v, apart %v", msgs, id, a, b)
+			}
+		}
+	}
+}
+
+// TestTermTable: every profile term is found under its id, and no other
+// word (a term in no profile, a stop word, an unknown word) is found.
+func TestTermTable(t *testing.T) {
+	x := NewLexical([]Doc{
+		{ID: 1, Title: "Lollipop", Text: strings.Repeat("Kotori always has a lollipop in her mouth. ", 3) + "once"},
+		{ID: 2, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon at Raizen High School in Tengu City."},
+	})
+	found := 0
+	for id, term := range x.terms.terms {
+		if term == "" {
+			continue
+		}
+		got, ok := x.terms.lookup(term)
+		if !ok || got != int32(id) {
+			t.Errorf("term %q: got %d %v, want %d", term, got, ok, id)
+		}
+		if len(x.postings[id]) == 0 {
+			t.Errorf("term %q is in no profile", term)
+		}
+		found++
+	}
+	if found < 10 {
+		t.Fatalf("only %d terms", found)
+	}
+	for _, w := range []string{"the", "zzz", "lollipops", ""} {
+		if _, ok := x.terms.lookup(w); ok {
+			t.Errorf("%q found", w)
+		}
+	}
+}
