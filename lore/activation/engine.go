@@ -122,9 +122,11 @@ type turn struct {
 	// budget (overBudgetDetail names it).
 	alwaysOnUsed int
 	// hold is what the pass that admits by similarity held of the budget
-	// for its similarity matches, held what of it they have not yet
-	// claimed (semanticbudget.go).
-	hold, held int
+	// for its similarity matches, semUsed what they took of it, held what
+	// was held from the entry claiming the budget now, and pend the
+	// matches still waiting to claim it (semanticbudget.go).
+	hold, semUsed, held int
+	pend                []heldMatch
 	// nonKeys are the pending entries of a mode other than keys, when
 	// the turn may sweep (sweepSet).
 	nonKeys []int32
@@ -435,7 +437,7 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		for _, i := range order {
 			t.admit(i, p)
 		}
-		t.held = 0 // what the similarity matches left returns to later passes
+		t.pend, t.held = t.pend[:0], 0 // what the similarity matches left returns to later passes
 		for _, i := range passed {
 			if t.st[i].verdict == VerdictAdmitted {
 				t.markWon(i)
@@ -879,6 +881,10 @@ func (t *turn) admit(i int32, p int) {
 	s.stage = stageDone
 	content, c := t.costOf(i)
 	b := &t.budget
+	t.held = t.heldFrom(i, s)
+	if s.mode == modeSemantic && len(t.pend) > 0 {
+		defer func() { t.claimed(i, s.cost) }()
+	}
 	switch {
 	case e.IgnoreBudget:
 		// Outside the budget, like titles: admitted, never counted.
@@ -887,7 +893,7 @@ func (t *turn) admit(i int32, p int) {
 		}
 	case t.sel.books != nil && t.overShare(s, c, p):
 		return
-	case b.Limit >= 0 && b.Used+c > b.Limit-t.heldFrom(s):
+	case b.Limit >= 0 && b.Used+c > b.Limit-t.held:
 		s.verdict = VerdictOverBudget
 		t.overWhy(s, e, c)
 		if t.trace {
@@ -899,9 +905,6 @@ func (t *turn) admit(i int32, p int) {
 		s.cost = c
 		if e.Constant {
 			t.alwaysOnUsed += c
-		}
-		if s.mode == modeSemantic {
-			t.held = max(t.held-c, 0)
 		}
 	}
 	if t.sel.books != nil {

@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"slices"
 	"strconv"
 
 	"loregate/lore"
@@ -40,12 +41,20 @@ const (
 	shareSemantic = "semantic"
 )
 
+// heldMatch is a similarity match of the holding pass that has not yet
+// claimed the budget: its entry, cost and priority.
+type heldMatch struct {
+	i          int32
+	cost, prio int
+}
+
 // holdShare sets the hold of a pass whose entries (passed) include
 // similarity matches: BudgetShare of the budget, at most what those
-// matches (not ignoring the budget) cost. Nothing is held without
-// Semantic, without a share, with an unlimited budget or without a
-// similarity match.
+// matches (not ignoring the budget) cost, and lists them (t.pend).
+// Nothing is held without Semantic, without a share, with an unlimited
+// budget or without a similarity match.
 func (t *turn) holdShare(passed []int32) {
+	t.pend, t.semUsed = t.pend[:0], 0
 	sem := t.in.Semantic
 	if sem == nil || sem.BudgetShare <= 0 || t.budget.Limit < 0 {
 		return
@@ -55,22 +64,45 @@ func (t *turn) holdShare(passed []int32) {
 		if t.st[i].mode == modeSemantic && !t.in.Entries[i].IgnoreBudget {
 			_, c := t.costOf(i)
 			need += c
+			t.pend = append(t.pend, heldMatch{i: i, cost: c, prio: t.m.entries[i].priority})
 		}
 	}
 	if need == 0 {
 		return
 	}
 	t.hold = min(int(sem.BudgetShare*float64(t.budget.Limit)), need)
-	t.held = t.hold
 }
 
-// heldFrom is what entry s may not use of the budget: the share still
-// held for similarity matches, unless s is one.
-func (t *turn) heldFrom(s *entryState) int {
-	if s.mode == modeSemantic {
+// heldFrom is what entry i (state s) may not use of the budget: nothing
+// for a similarity match; for another entry, what the similarity matches
+// still waiting to claim the budget cost, counting only those of its
+// priority or higher (a match never keeps a higher-priority entry out:
+// docs/contract.md#semantic-budget), at most the hold less what the
+// matches already took.
+func (t *turn) heldFrom(i int32, s *entryState) int {
+	if s.mode == modeSemantic || len(t.pend) == 0 {
 		return 0
 	}
-	return t.held
+	prio, need := t.m.entries[i].priority, 0
+	for _, h := range t.pend {
+		if h.prio >= prio {
+			need += h.cost
+		}
+	}
+	return max(min(t.hold-t.semUsed, need), 0)
+}
+
+// claimed takes similarity match i off the waiting list when it claims
+// the budget, admitted or not, so that what it cannot use is not held
+// from the entries after it; c is what it took.
+func (t *turn) claimed(i int32, c int) {
+	t.semUsed += c
+	for k, h := range t.pend {
+		if h.i == i {
+			t.pend = slices.Delete(t.pend, k, k+1)
+			return
+		}
+	}
 }
 
 // overWhy records which share over_budget entry s (e, costing c) failed.

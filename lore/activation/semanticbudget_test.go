@@ -23,6 +23,8 @@ func TestSemanticBudgetShare(t *testing.T) {
 		return e
 	}
 	keyless := func(id int64, n int) lore.Entry { return ent(id, nil, strings.Repeat("s", n)) }
+	keyword := func(id int64, n int) lore.Entry { return ent(id, []string{"hello"}, strings.Repeat("k", n)) }
+	prio := func(e lore.Entry, p int) lore.Entry { e.Priority = p; return e }
 	tests := []struct {
 		name    string
 		entries []lore.Entry
@@ -55,6 +57,18 @@ func TestSemanticBudgetShare(t *testing.T) {
 			ScoreMap{3: 0.9}, 0.25, 100,
 			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictOverBudget, 3: VerdictSemanticMatch},
 			map[int64]string{2: "over_budget"}, map[int64]map[string]any{2: {}}},
+		{"a match never holds out a higher-priority entry", []lore.Entry{prio(keyword(1, 90), 200), prio(keyless(2, 20), 50)},
+			ScoreMap{2: 0.9}, 0.25, 100,
+			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictOverBudget},
+			map[int64]string{2: "over_budget_semantic_share"}, nil},
+		{"a lower-priority entry is held out", []lore.Entry{prio(keyword(1, 90), 50), prio(keyless(2, 20), 200)},
+			ScoreMap{2: 0.9}, 0.25, 100,
+			map[int64]Verdict{1: VerdictOverBudget, 2: VerdictSemanticMatch},
+			map[int64]string{1: "over_budget"}, nil},
+		{"a match that did not fit holds nothing after it", []lore.Entry{constant(1, 50), prio(keyless(2, 110), 150), keyword(3, 30)},
+			ScoreMap{2: 0.9}, 0.25, 100,
+			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictOverBudget, 3: VerdictAdmitted},
+			map[int64]string{2: "over_budget_semantic_share"}, nil},
 		{"unlimited budget", []lore.Entry{constant(1, 60), constant(2, 40), keyless(3, 20)},
 			ScoreMap{3: 0.9}, 0.25, -1,
 			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictAdmitted, 3: VerdictSemanticMatch}, nil, nil},
