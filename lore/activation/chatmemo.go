@@ -13,10 +13,11 @@ import (
 // names change) and regex keys are not memoised.
 
 // chatMemoBytes bounds the message text (plus 4 bytes per node) a
-// Matcher's chat memo holds (two 100-message windows of 300 characters);
-// past it the memo starts again empty, and a turn whose messages are not
-// in it scans them as before.
-const chatMemoBytes = 64 << 10
+// Matcher's chat memo holds (a 100-message window of 300 CJK characters,
+// four of 300 Latin ones); past it the memo starts again empty, and a
+// turn whose messages are not in it scans them as before. A window larger
+// than the bound is scanned without the memo.
+const chatMemoBytes = 128 << 10
 
 // chatMemo maps message text to the nodes it reaches.
 type chatMemo struct {
@@ -82,4 +83,13 @@ func (ts *turnScan) chatHits(msgs []string, out []*contentHits) []*contentHits {
 		}
 	}
 	return out
+}
+
+// fitsMemo reports whether the text of msgs fits the chat memo's bound.
+func fitsMemo(msgs []string) bool {
+	n := 0
+	for _, m := range msgs {
+		n += len(m)
+	}
+	return n <= chatMemoBytes
 }

@@ -227,7 +227,8 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 		trace: !opts.SkipTrace || opts.baseline}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
-	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline
+	// The reference text path (benchmarks) predates the chat memo too.
+	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline && (opts.Texts == nil || !opts.Texts.reference)
 	t.near = newNearMissScan(ctx, len(in.Messages))
 	defer t.releaseContext()
 	minLevel, err := t.gateAll(ctx)

@@ -208,4 +208,15 @@ func TestChatMemo(t *testing.T) {
 		}
 		require.LessOrEqual(t, m.chat.bytes, chatMemoBytes)
 	}
+	// A window larger than the bound is scanned without the memo.
+	big := strings.Repeat("y ", chatMemoBytes/4)
+	in.Messages = []string{big + "storm", big + "glade"}
+	for range 2 {
+		want, err := Activate(context.Background(), in, opts)
+		require.NoError(t, err)
+		got, err := m.Activate(context.Background(), in, opts)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "window over the bound")
+		require.Len(t, got.Admitted, 2)
+	}
 }

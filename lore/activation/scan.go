@@ -210,7 +210,7 @@ func (ts *turnScan) scanWindow(w int, need [numAutos]bool) {
 		return
 	}
 	var hits []*contentHits
-	if (need[autoFold] && ts.autos[autoFold] != nil || need[autoSens] && ts.autos[autoSens] != nil) && ts.memo {
+	if (need[autoFold] && ts.autos[autoFold] != nil || need[autoSens] && ts.autos[autoSens] != nil) && ts.memo && fitsMemo(msgs[ts.start:]) {
 		hits = ts.chatHits(msgs[ts.start:], s.chatHits)
 		s.chatHits = hits
 	}
