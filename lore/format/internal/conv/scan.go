@@ -2,6 +2,7 @@ package conv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -163,6 +164,14 @@ func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' ||
 func scanString(d []byte, i int) (int, error) {
 	start := i
 	for i++; i < len(d); i++ {
+		// Eight plain bytes (no quote, backslash or control character)
+		// at a time while there are.
+		for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+			i += 8
+		}
+		if i >= len(d) {
+			break
+		}
 		switch c := d[i]; {
 		case c == '"':
 			return i + 1, nil
@@ -186,6 +195,17 @@ func scanString(d []byte, i int) (int, error) {
 		}
 	}
 	return start, &errJSON{start, "unterminated string"}
+}
+
+// plain8 reports whether none of the eight bytes of x is a quote, a
+// backslash or below 0x20 (the bit tricks of "Bit Twiddling Hacks",
+// determine if a word has a byte less than n / equal to n: a flagged word
+// may be plain, never the reverse).
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	less := (x - ones*0x20) &^ x
+	quote, slash := x^(ones*'"'), x^(ones*'\\')
+	return (less|((quote-ones)&^quote)|((slash-ones)&^slash))&highs == 0
 }
 
 // splitObject validates data as one JSON object (surrounding space

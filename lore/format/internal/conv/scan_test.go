@@ -1,6 +1,8 @@
 package conv
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"testing"
 
@@ -71,5 +73,20 @@ func TestFirstValue(t *testing.T) {
 		got, ok := FirstValue([]byte(tc.in))
 		require.Equal(t, tc.want != "", ok, tc.in)
 		require.Equal(t, tc.want, string(got), tc.in)
+	}
+}
+
+// TestPlain8: a word is plain exactly when none of its bytes is a quote, a
+// backslash or a control character, whatever the other bytes are.
+func TestPlain8(t *testing.T) {
+	for _, fill := range []byte{'a', 0x80, 0xff, 0x20, 0x21} {
+		for b := range 256 {
+			for p := range 8 {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[p] = byte(b)
+				want := byte(b) >= 0x20 && b != '"' && b != '\\'
+				require.Equal(t, want, plain8(binary.LittleEndian.Uint64(w)), "byte %#x at %d among %#x", b, p, fill)
+			}
+		}
 	}
 }
