@@ -57,9 +57,9 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	size := 16 + len(head)
-	for i := range trace { // the items' bound: numbers, flags and strings
-		size += 40 + len(trace[i].Title) + len(trace[i].Detail) + 32*len(trace[i].Params)
+	size := 16 + len(head) // ids of one scope are close: ~8 bytes an item besides its strings
+	for i := range trace {
+		size += 8 + len(trace[i].Title) + len(trace[i].Detail) + 24*len(trace[i].Params)
 	}
 	out := make([]byte, 0, size)
 	out = append(out, turnResultCompact)

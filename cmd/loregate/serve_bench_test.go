@@ -35,7 +35,7 @@ import (
 // naming a key), selecting `admitted { title placement } budget { used
 // limit }`. Rows: `activate` (a cached dry run) at concurrency 1, 4 and 16
 // and `activateTurn` (recorded: one conversation per worker, a new turn id
-// and message count per call) at 1 and 4. Each row reports serve's CPU per
+// and message count per call) at 1, 4 and 16. Each row reports serve's CPU per
 // turn (serve-cpu-us/op, from /proc), Postgres' (pg-cpu-us/op: every
 // process of the cluster in pg_stat_activity), serve's allocations per turn
 // (serve-B/op: go_memstats_alloc_bytes_total over the run), the WAL the
@@ -103,6 +103,7 @@ func BenchmarkServeTurn(b *testing.B) {
 		{"activate/c=16", 16, func(int) []byte { return dry }},
 		{"activateTurn/c=1", 1, turn},
 		{"activateTurn/c=4", 4, turn},
+		{"activateTurn/c=16", 16, turn},
 	}
 	for _, row := range rows {
 		for i, bin := range bins {

@@ -62,10 +62,13 @@ const turnStateColumns = `entry_id, sticky_start, sticky_end, cooldown_start, co
     first_count, first_at, last_count, last_at`
 
 const (
-	// turnAsyncCommit: the turn's COMMIT does not wait for its WAL flush
-	// (docs/turns.md#durability); the transaction stays atomic.
-	turnAsyncCommit = `SET LOCAL synchronous_commit = off`
-	turnLockServer  = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
+	turnLockServer = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
+	// turnLockServerAsync is turnLockServer that also sets the turn's
+	// COMMIT not to wait for its WAL flush (SET LOCAL synchronous_commit =
+	// off, one statement fewer; docs/turns.md#durability); the
+	// transaction stays atomic. An unknown server sets nothing: the turn
+	// fails.
+	turnLockServerAsync = `SELECT set_config('synchronous_commit', 'off', true) FROM servers WHERE id = $1 FOR KEY SHARE`
 	// turnLockConversation creates the conversation or locks its row; no
 	// row when the server is unknown.
 	turnLockConversation = `INSERT INTO turn_conversations (server_id, lineage_id, channel_id)
@@ -132,9 +135,6 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		}
 		t.conn, q = conn, conn
 		b.Queue("BEGIN")
-		if !s.durableTurns {
-			b.Queue(turnAsyncCommit)
-		}
 	} else {
 		tx, err := s.db.Begin(ctx)
 		if err != nil {
@@ -143,7 +143,11 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		t.tx, q = tx, tx
 	}
 	args := []any{c.Server, int64(c.Lineage), c.Channel}
-	b.Queue(turnLockServer, c.Server)
+	if t.conn != nil && !s.durableTurns {
+		b.Queue(turnLockServerAsync, c.Server)
+	} else {
+		b.Queue(turnLockServer, c.Server)
+	}
 	b.Queue(turnLockConversation, args...)
 	b.Queue(turnFindLog, append(args, turnID)...)
 	b.Queue(turnReadState, args...)
@@ -153,11 +157,6 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		if t.conn != nil {
 			if _, err := br.Exec(); err != nil {
 				return err
-			}
-			if !s.durableTurns {
-				if _, err := br.Exec(); err != nil {
-					return err
-				}
 			}
 		}
 		if _, err := br.Exec(); err != nil {
