@@ -211,6 +211,7 @@ func TestModalTextsFit(t *testing.T) {
 		"Replace this lorebook", "Scan depth, 0-100 (blank = inherit)", "Budget in the server's unit (blank = inherit)",
 		"Recursion: lore can activate lore", "Passes 0-10 (1 = none; blank = inherit)", "Keyword matching", "Unit",
 		"Budget (0 = the unit's default)", "Tokenizer (token budgets)",
+		"Why? A note for the lore keepers", "A note for the member (optional)", "Suggest an entry", "Suggest an edit", "Suggest deleting this entry",
 		"New lorebook", "Rename lorebook", "Import Entries", "Import Lorebook", "Import a new lorebook", "Import Persona Card",
 		"Import a workspace backup", "New entry", "Edit entry", "Activation Rules", "Lore budget",
 	}

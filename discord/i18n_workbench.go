@@ -37,7 +37,7 @@ var workbenchTexts = [...][3]string{
 	{"Reject suggestion #%d", "Recusar sugestão #%d", "Rechazar sugerencia #%d"},
 	{"A note for the member (optional)", "Uma nota para o membro (opcional)", "Una nota para el miembro (opcional)"},
 	{"This server does not take suggestions right now. Nothing was sent.", "Este servidor não está aceitando sugestões agora. Nada foi enviado.", "Este servidor no acepta sugerencias ahora. No se envió nada."},
-	{"Why? A note for the lore keepers", "Por quê? Uma nota para os guardiões da lore", "¿Por qué? Una nota para los guardianes del lore"},
+	{"Why? A note for the lore keepers", "Por quê? Uma nota para os guardiões da lore", "¿Por qué? Nota para los guardianes del lore"},
 	{"Suggest deleting this entry", "Sugerir excluir esta entrada", "Sugerir eliminar esta entrada"},
 	{"Suggest an entry", "Sugerir uma entrada", "Sugerir una entrada"},
 	{"+ Suggest an entry", "+ Sugerir uma entrada", "+ Sugerir una entrada"},

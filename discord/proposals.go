@@ -318,10 +318,14 @@ func (b *Bot) openReject(ctx context.Context, in *request) error {
 		p.addReceipt(msgNeedManage)
 		return b.paint(ctx, in, p)
 	}
-	t := in.t
-	m := modal(in.rt.with(modalPropReject), t.S("Reject suggestion #%d", in.rt.entry),
-		input(fieldNote, t.S("A note for the member (optional)"), "", discordgo.TextInputParagraph, false, maxNoteLen))
+	m := rejectModal(in.t, in.rt)
 	return b.respond(ctx, in, &discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: &m})
+}
+
+// rejectModal is the form of a rejection: a note for the member.
+func rejectModal(t tr, rt route) discordgo.InteractionResponseData {
+	return modal(rt.with(modalPropReject), t.S("Reject suggestion #%d", rt.entry),
+		input(fieldNote, t.S("A note for the member (optional)"), "", discordgo.TextInputParagraph, false, maxNoteLen))
 }
 
 // openSuggest returns the handler opening a suggestion modal of kind at

@@ -1,10 +1,14 @@
 package discord
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/client"
@@ -114,6 +118,40 @@ func workbenchGoldenPanels(t tr, groups []lineageGroup) map[string]*panel {
 		"deleted-confirm":   deleted(panel{canManage: true, view: viewDeletedConfirm, wb: workbench{deleted: &deletedView{list: deletedList, pick: &deletedList[2]}}}),
 		"deleted-member":    deleted(panel{canManage: false, wb: workbench{deleted: &deletedView{list: deletedList}}}),
 		"deleted-none":      deleted(panel{canManage: true, wb: workbench{deleted: &deletedView{}}}),
+	}
+}
+
+// TestGoldenModals renders the suggestion and review forms in each
+// language, checks each against Discord's modal limits and compares it
+// with its golden file (-update rewrites them).
+func TestGoldenModals(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	for _, locale := range []discordgo.Locale{discordgo.EnglishUS, discordgo.PortugueseBR, discordgo.SpanishES} {
+		tr := b.translator(locale)
+		tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+		entry := model.Entry{ID: "300", Title: "The Glade", Keys: []string{"glade", "clearing"}, Content: "A quiet clearing where {{char}} rests."}
+		p := &panel{t: tr, guild: testGuild, persona: true, lineage: 7, entries: []model.Entry{entry}, view: viewEntry}
+		p.entry = &p.entries[0]
+		reject := rejectModal(tr, route{action: actPropReject, page: 1, entry: 12})
+		for name, m := range map[string]*discordgo.InteractionResponseData{
+			"modal-suggest-entry":  suggestModal(tr, modalSuggestAdd, p),
+			"modal-suggest-edit":   suggestModal(tr, modalSuggestEdit, p),
+			"modal-suggest-delete": suggestModal(tr, modalSuggestDel, p),
+			"modal-reject":         &reject,
+		} {
+			t.Run(name+"."+string(locale), func(t *testing.T) {
+				got, err := json.MarshalIndent(discordgo.InteractionResponse{Type: discordgo.InteractionResponseModal, Data: m}, "", "  ")
+				require.NoError(t, err)
+				require.Empty(t, payloadViolations(got, true), "the form breaks Discord's limits")
+				path := filepath.Join("testdata", "golden", name+"."+string(locale)+".json")
+				if *update {
+					require.NoError(t, os.WriteFile(path, append(got, '\n'), 0o644))
+				}
+				want, err := os.ReadFile(path)
+				require.NoError(t, err, "golden file missing: run go test ./discord -run TestGoldenModals -update")
+				require.JSONEq(t, string(want), string(got))
+			})
+		}
 	}
 }
 
