@@ -6,6 +6,11 @@
 -- (or not decided).
 ALTER TABLE entry_proposals ADD COLUMN decision_seen_at timestamptz;
 
+-- Decisions taken before this upgrade count as seen (at their decision):
+-- a member is not shown a backlog of old approvals and rejections.
+UPDATE entry_proposals SET decision_seen_at = reviewed_at
+    WHERE state IN ('approved', 'rejected') AND reviewed_at IS NOT NULL;
+
 -- The per-member read of unseen decisions, newest decision first.
 CREATE INDEX entry_proposals_unseen_idx ON entry_proposals (server_id, proposer, reviewed_at DESC, id DESC)
     WHERE decision_seen_at IS NULL AND state IN ('approved', 'rejected');

@@ -108,34 +108,43 @@ func lock(ctx context.Context, conn *pgx.Conn) (unlock func(), err error) {
 	}, nil
 }
 
-func applied(ctx context.Context, conn *pgx.Conn) (map[int]time.Time, error) {
+// appliedRow is one row of loregate_migrations.
+type appliedRow struct {
+	name string
+	at   time.Time
+}
+
+func applied(ctx context.Context, conn *pgx.Conn) (map[int]appliedRow, error) {
 	var exists bool
 	if err := conn.QueryRow(ctx, "SELECT to_regclass('loregate_migrations') IS NOT NULL").Scan(&exists); err != nil {
 		return nil, fmt.Errorf("look up loregate_migrations: %w", err)
 	}
-	out := map[int]time.Time{}
+	out := map[int]appliedRow{}
 	if !exists {
 		return out, nil
 	}
-	rows, err := conn.Query(ctx, "SELECT version, applied_at FROM loregate_migrations")
+	rows, err := conn.Query(ctx, "SELECT version, name, applied_at FROM loregate_migrations")
 	if err != nil {
 		return nil, fmt.Errorf("read loregate_migrations: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var v int
-		var at time.Time
-		if err := rows.Scan(&v, &at); err != nil {
+		var r appliedRow
+		if err := rows.Scan(&v, &r.name, &r.at); err != nil {
 			return nil, fmt.Errorf("read loregate_migrations: %w", err)
 		}
-		out[v] = at
+		out[v] = r
 	}
 	return out, rows.Err()
 }
 
 // GetStatus lists every embedded migration with its applied state. Applied
 // versions that are not embedded (a newer binary ran here) are reported as
-// an error, since this binary cannot undo them.
+// an error (ErrUnknownMigration), since this binary cannot undo them, and
+// so is a version applied under another name than the embedded one
+// (ErrMigrationMismatch: another migration of that number ran here, so
+// the embedded one would be taken as applied without having run).
 func GetStatus(ctx context.Context, conn *pgx.Conn) ([]Status, error) {
 	all, err := All()
 	if err != nil {
@@ -147,8 +156,11 @@ func GetStatus(ctx context.Context, conn *pgx.Conn) ([]Status, error) {
 	}
 	out := make([]Status, 0, len(all))
 	for _, m := range all {
-		at, ok := done[m.Version]
-		out = append(out, Status{Migration: m, Applied: ok, AppliedAt: at})
+		r, ok := done[m.Version]
+		if ok && r.name != m.Name {
+			return out, fmt.Errorf("%w: database applied migration %06d as %q, this binary's is %q", ErrMigrationMismatch, m.Version, r.name, m.Name)
+		}
+		out = append(out, Status{Migration: m, Applied: ok, AppliedAt: r.at})
 		delete(done, m.Version)
 	}
 	for v := range done {
@@ -428,6 +440,11 @@ func countLoss(ctx context.Context, conn *pgx.Conn, l Loss) (int64, bool, error)
 
 // ErrUnknownMigration reports a database migrated by a newer binary.
 var ErrUnknownMigration = errors.New("database has a migration this binary does not know")
+
+// ErrMigrationMismatch reports a database that applied a migration of the
+// same number but another name than this binary's (a build from another
+// branch migrated it): nothing is applied until an operator sorts it out.
+var ErrMigrationMismatch = errors.New("database applied another migration under this number")
 
 // ErrNothingToUndo is returned by Down when no applied migration is >= the
 // target.

@@ -103,6 +103,23 @@ func TestPlanDownUnknownVersion(t *testing.T) {
 	require.ErrorContains(t, err, "no migration numbered 999")
 }
 
+// TestAppliedUnderAnotherName: a version recorded under another name than
+// the embedded migration's is refused (ErrMigrationMismatch), not taken as
+// applied.
+func TestAppliedUnderAnotherName(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, postgrestest.NewDatabase(t))
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = migrations.Up(ctx, conn)
+	require.NoError(t, err)
+	_, err = conn.Exec(ctx, "UPDATE loregate_migrations SET name = 'from_another_branch' WHERE version = (SELECT max(version) FROM loregate_migrations)")
+	require.NoError(t, err)
+	_, err = migrations.Up(ctx, conn)
+	require.ErrorIs(t, err, migrations.ErrMigrationMismatch)
+	require.ErrorContains(t, err, "from_another_branch")
+}
+
 // TestDownFilesDeclareLosses: every column a down file drops and every
 // table whose rows it rewrites or deletes is declared with a "-- loses:" (or
 // "-- no loss:") line, so `migrate down` can count it

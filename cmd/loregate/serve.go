@@ -308,6 +308,8 @@ func readyHandler(pool *pgxpool.Pool) http.HandlerFunc {
 		switch {
 		case errors.Is(err, migrations.ErrUnknownMigration):
 			http.Error(w, "database schema is newer than this binary", http.StatusServiceUnavailable)
+		case errors.Is(err, migrations.ErrMigrationMismatch):
+			http.Error(w, "database applied another migration under one of this binary's numbers", http.StatusServiceUnavailable)
 		case err != nil:
 			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
 		case !current:

@@ -37,7 +37,8 @@ func (s *Store) UnseenDecisions(ctx context.Context, server, proposer string, fi
 	if first <= 0 || proposer == "" {
 		return nil, false, nil
 	}
-	rows, err := s.db.Query(ctx, decisionsUnseen, server, proposer, min(first, 100)+1)
+	first = min(first, 100)
+	rows, err := s.db.Query(ctx, decisionsUnseen, server, proposer, first+1)
 	if err != nil {
 		return nil, false, wrapErr(op, err)
 	}
