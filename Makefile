@@ -41,8 +41,8 @@ bench: build ## Run the benchmarks (results: docs/benchmarks.md)
 	./$(BIN) with-postgres -- $(GO) test -run '^$$' -bench '$(BENCH)' -benchtime $(BENCHTIME) -benchmem $(PKGS)
 
 .PHONY: bench-report
-bench-report: ## Print the ratio tables of docs/benchmarks.md that need no database (engine, recursion, card and world info import; CPU-time ratios, about 2 minutes)
-	@$(GO) test -run '^$$' -bench 'BenchmarkActivation$$|BenchmarkRecursionWorkload|BenchmarkLargeCard|BenchmarkLargeWorldInfo/interleaved' -benchtime 4x ./lore/activation/ ./lore/format/ | awk '\
+bench-report: ## Print the ratio tables of docs/benchmarks.md that need no database (engine, bench workload, recursion, card and world info import; CPU-time ratios, about 3 minutes)
+	@$(GO) test -run '^$$' -bench 'BenchmarkActivation$$|BenchmarkWorkload|BenchmarkRecursionWorkload|BenchmarkLargeCard|BenchmarkLargeWorldInfo/interleaved' -benchtime 4x ./lore/activation/ ./lore/format/ | awk '\
 		/^Benchmark/ { name=$$1; sub(/-[0-9]+$$/, "", name); line=""; \
 			for (i=3; i<NF; i+=2) if ($$(i+1) ~ /\// || $$(i+1) ~ /-ns\/turn|cpu-ms/) line=line sprintf(" | %s %s", $$(i+1), $$i); \
 			print name line } \

@@ -1,7 +1,6 @@
 package activation
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -197,17 +196,20 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 		return nil, 0, err
 	}
 	sc := t.ts.s
+	// work holds the marked quiet entries' ranks (evaluation positions),
+	// sorted.
 	work := sc.planWork[:0]
+	rank, order := t.m.rank, t.m.order
 	for _, i := range sc.candList {
 		if p.quiet[i] {
 			s := &t.st[i]
 			s.verdict, s.chatChecked = "", false
-			work = append(work, i)
+			work = append(work, rank[i])
 		}
 	}
+	sc.planWork = work[:0] // kept for the next turn before the loop below consumes work
 	pending := p.quietN - len(work)
-	rank := t.m.rank
-	slices.SortFunc(work, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	slices.Sort(work)
 	loud := p.loud
 	for k := 0; len(loud) > 0 || len(work) > 0; k++ {
 		if k%checkEvery == checkEvery-1 {
@@ -216,10 +218,10 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 			}
 		}
 		var i int32
-		if len(work) == 0 || len(loud) > 0 && rank[loud[0]] < rank[work[0]] {
+		if len(work) == 0 || len(loud) > 0 && rank[loud[0]] < work[0] {
 			i, loud = loud[0], loud[1:]
 		} else {
-			i, work = work[0], work[1:]
+			i, work = order[work[0]], work[1:]
 		}
 		ok, still, err := t.passEntry(i, 1, curLevel)
 		if err != nil {
@@ -231,7 +233,6 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 			pending++
 		}
 	}
-	sc.planWork = work[:0]
 	if t.in.Semantic != nil {
 		var err error
 		if passed, err = t.semanticPass(passed); err != nil {

@@ -1,12 +1,18 @@
 package scopecache
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore"
@@ -19,7 +25,9 @@ import (
 // entries (the deployment limit raised to the 5,000 ceiling) of 1,000
 // characters and 4 keys each: a cached turn (Load from memory, matcher,
 // 20 messages of ~150 characters, the bot's options: no trace) as ns/op, the first
-// (uncached) load and compile as load-ns, the estimated bytes the cached
+// (uncached) load and compile as load-ns (wall), load-cpu-ns (this
+// process's CPU) and load-pg-cpu-ns (the cluster's, from /proc in 10 ms
+// ticks), the estimated bytes the cached
 // scope holds with its matcher, and how many such scopes a 256 MiB budget
 // keeps. Run with:
 //
@@ -63,12 +71,15 @@ func BenchmarkScopeScale(b *testing.B) {
 				return res
 			}
 			loads := 0
-			var loadNs int64
+			var loadNs, loadCPU, loadPG int64
 			for range 3 {
 				c.Clear()
+				cpu0, pg0 := selfCPU(), pgCPU(b, pool)
 				start := time.Now()
 				turn()
 				loadNs += int64(time.Since(start))
+				loadCPU += int64(selfCPU() - cpu0)
+				loadPG += int64(pgCPU(b, pool) - pg0)
 				loads++
 			}
 			res := turn()
@@ -79,9 +90,41 @@ func BenchmarkScopeScale(b *testing.B) {
 				turn()
 			}
 			b.ReportMetric(float64(loadNs/int64(loads)), "load-ns")
+			b.ReportMetric(float64(loadCPU/int64(loads)), "load-cpu-ns")
+			b.ReportMetric(float64(loadPG/int64(loads)), "load-pg-cpu-ns")
 			b.ReportMetric(float64(per), "bytes/scope")
 			b.ReportMetric(float64(per)/float64(n), "bytes/entry")
 			b.ReportMetric(float64(DefaultMaxBytes/per), "scopes/256MiB")
 		})
 	}
+}
+
+// selfCPU is this process's CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// pgCPU is the CPU time so far of every process of the cluster that
+// pg_stat_activity lists, from /proc/PID/stat (USER_HZ ticks of 10 ms).
+func pgCPU(b *testing.B, pool *pgxpool.Pool) time.Duration {
+	rows, err := pool.Query(context.Background(), `SELECT pid FROM pg_stat_activity`)
+	require.NoError(b, err)
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	require.NoError(b, err)
+	var sum time.Duration
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue // ended meanwhile
+		}
+		f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+		utime, _ := strconv.ParseInt(f[11], 10, 64)
+		stime, _ := strconv.ParseInt(f[12], 10, 64)
+		sum += time.Duration(utime+stime) * 10 * time.Millisecond
+	}
+	return sum
 }
