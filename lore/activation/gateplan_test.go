@@ -59,6 +59,7 @@ func TestGatePlan(t *testing.T) {
 			return in, o
 		}
 	}
+	inB := variant(func(in *Input, _ *Options) { in.Channel = chanB }) // the persona entries' channel
 	steps := []struct {
 		name string
 		turn func() (Input, Options)
@@ -92,6 +93,9 @@ func TestGatePlan(t *testing.T) {
 			in.PersonaBook.MaxBudgetShare, o.CharBudget = ptr(5), 1000
 		})},
 		{"persona book recursive", variant(func(in *Input, _ *Options) { in.PersonaBook.Recursive = ptr(true) })},
+		{"persona book scan depth 0", variant(func(in *Input, _ *Options) {
+			in.Channel, in.PersonaBook.ScanDepth = chanB, ptr(0)
+		})},
 		{"recursive", variant(func(_ *Input, o *Options) { o.Recursive = true })},
 		{"scan depth 1", variant(func(_ *Input, o *Options) { o.ScanDepth = ptr(1) })},
 		{"budget", variant(func(_ *Input, o *Options) { o.CharBudget = 30 })},
@@ -105,12 +109,19 @@ func TestGatePlan(t *testing.T) {
 		})},
 		{"base again", variant(func(*Input, *Options) {})},
 	}
+	// The turn whose plan a step must not read, when it is not base's: the
+	// persona entries are pending only in their channel.
+	before := map[string]func() (Input, Options){"persona book scan depth 0": inB}
 	m := CompileInput(&base, opts.MatchOptions())
 	turns := func(yield func(string, func() (Input, Options)) bool) {
 		for _, st := range steps {
 			// The base turns leave a plan that the step's first turn must
 			// not read.
-			if !yield("base before "+st.name, steps[0].turn) || !yield(st.name, st.turn) {
+			prev := steps[0].turn
+			if b, ok := before[st.name]; ok {
+				prev = b
+			}
+			if !yield("before "+st.name, prev) || !yield(st.name, st.turn) {
 				return
 			}
 		}
