@@ -229,7 +229,7 @@ func FuzzLeanTurn(f *testing.F) {
 	})
 }
 
-// TestLeanActivateTurnMatchesGqlgen records the same turns in two
+// TestLeanActivateTurnMatchesGqlgen records the same five turns in two
 // conversations, one through the lean handler and one through gqlgen
 // alone: every answer is byte for byte the same, turn by turn (timed
 // effects, a swipe, seeded chance rolls), the lean handler answered each
@@ -259,7 +259,7 @@ func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 	for i, step := range []struct {
 		count int
 		text  string
-	}{{2, "the dragon woke"}, {4, "quiet night"}, {4, "a swipe: the castle coin"}, {6, "quiet coin"}, {8, "dragon at the castle"}, {10, "dragon and a coin"}, {12, "castle 城 coin"}} {
+	}{{2, "the dragon woke"}, {4, "quiet night"}, {4, "a swipe: the castle coin"}, {8, "dragon at the castle"}, {10, "dragon and a coin 城"}} {
 		id := fmt.Sprint("turn-", i)
 		lean, got := post(p.lean, turnBody(mutation, chLean, id, step.count, step.text))
 		require.True(t, lean, "answered by the lean handler: %s", got)
@@ -281,7 +281,7 @@ func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 	var rows int
 	require.NoError(t, p.pool.QueryRow(context.Background(), `SELECT count(*) FROM activation_log l JOIN turn_conversations c ON c.id = l.conversation_id
 		WHERE c.channel_id IN ($1, $2)`, chLean, chPlain).Scan(&rows))
-	require.Equal(t, 14, rows, "one row per turn and conversation: retries record nothing")
+	require.Equal(t, 10, rows, "one row per turn and conversation: retries record nothing")
 
 	tok, err := p.auth.Mint("42", map[string]auth.Membership{serverA: {}}, time.Hour, time.Now())
 	require.NoError(t, err)

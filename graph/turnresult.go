@@ -229,18 +229,12 @@ func (d *turnResultReader) fail(what string) {
 	d.buf = nil
 }
 
-func (d *turnResultReader) uvarint() uint64 {
-	v, n := binary.Uvarint(d.buf)
-	if n <= 0 {
-		d.fail("number")
-		return 0
-	}
-	d.buf = d.buf[n:]
-	return v
-}
+func (d *turnResultReader) uvarint() uint64 { return readNumber(d, binary.Uvarint) }
+func (d *turnResultReader) varint() int64   { return readNumber(d, binary.Varint) }
 
-func (d *turnResultReader) varint() int64 {
-	v, n := binary.Varint(d.buf)
+// readNumber reads one varint of d with read (binary.Uvarint or Varint).
+func readNumber[T uint64 | int64](d *turnResultReader, read func([]byte) (T, int)) T {
+	v, n := read(d.buf)
 	if n <= 0 {
 		d.fail("number")
 		return 0
