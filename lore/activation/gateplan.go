@@ -245,14 +245,12 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 // cloneSettings copies s with its own copies of the values it points to,
 // so that a caller changing its settings later cannot change a plan's.
 func cloneSettings(s lore.BookSettings) lore.BookSettings {
-	s.ScanDepth = clonePtr(s.ScanDepth)
-	s.BudgetLimit = clonePtr(s.BudgetLimit)
-	s.Recursive = clonePtr(s.Recursive)
-	s.MaxRecursionSteps = clonePtr(s.MaxRecursionSteps)
-	s.CaseSensitive = clonePtr(s.CaseSensitive)
-	s.WholeWords = clonePtr(s.WholeWords)
-	s.MaxBudgetShare = clonePtr(s.MaxBudgetShare)
-	s.SemanticAllEntries = clonePtr(s.SemanticAllEntries)
+	for _, p := range []**int{&s.ScanDepth, &s.BudgetLimit, &s.MaxRecursionSteps, &s.MaxBudgetShare} {
+		*p = clonePtr(*p)
+	}
+	for _, p := range []**bool{&s.Recursive, &s.CaseSensitive, &s.WholeWords, &s.SemanticAllEntries} {
+		*p = clonePtr(*p)
+	}
 	return s
 }
 

@@ -163,21 +163,7 @@ func (ts *turnScan) contentHits(src int32, text string) *contentHits {
 	if h := m.content[src].Load(); h != nil {
 		return h
 	}
-	h := &contentHits{}
-	sc := ts.s
-	for slot, a := range m.autos {
-		if a == nil {
-			continue
-		}
-		if len(sc.mdone[slot]) < len(a.term) || sc.mgen[slot] == 1<<32-1 {
-			sc.mdone[slot], sc.mgen[slot] = make([]uint32, len(a.term)), 0
-		}
-		sc.mgen[slot]++
-		gen := sc.mgen[slot]
-		sc.hits = sc.hits[:0]
-		ts.scanText(a, text, slot == autoFold, &marks{done: sc.mdone[slot], g0: gen, touched: &sc.hits}, gen)
-		h.nodes[slot] = slices.Clone(sc.hits)
-	}
+	h := ts.hitsOf(text)
 	m.content[src].Store(h)
 	return h
 }
