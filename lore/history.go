@@ -73,6 +73,16 @@ type HistorySnapshot struct {
 	// created (a backup import); an undo removes each one that is empty
 	// again.
 	CreatedCollections []string `json:"createdCollections,omitempty"`
+	// CreatedCategories are the categories the operation created (an import filing entries under its file's categories, a
+	// backup import); an undo removes each one no entry is in any more.
+	// ChangedCategories are the categories it kept but changed (a backup
+	// import sets the backup's sort order and enabled flag), as they were
+	// before, and CategoriesAfter as it left them: an undo puts the state
+	// before back while the category is still as the operation left it
+	// (docs/workbench.md#categories).
+	CreatedCategories []Category `json:"createdCategories,omitempty"`
+	ChangedCategories []Category `json:"changedCategories,omitempty"`
+	CategoriesAfter   []Category `json:"categoriesAfter,omitempty"`
 	// Card is the card character of the existing persona a persona card
 	// import wrote onto (nil for other records, and for a persona the
 	// import created, which an undo removes).
@@ -218,6 +228,10 @@ type UndoResult struct {
 	// CollectionsKept those left as they are because they were changed
 	// since the operation.
 	Collections, CollectionsKept int
+	// Categories counts the categories removed or put back
+	// (HistorySnapshot.CreatedCategories, ChangedCategories);
+	// CategoriesKept those left: in use again, or changed since.
+	Categories, CategoriesKept int
 	// BookSettingsKept: the target book's settings were changed since the
 	// operation, so the undo left them as they are
 	// (HistorySnapshot.BookSettingsAfter).

@@ -26,8 +26,9 @@ type bookKey struct {
 // lacks is created first, with the backup's settings. Then every replaced
 // entry's CategoryID, the backup's id of its category, becomes the
 // destination's (0 when its book has no such category). Run it inside
-// the import's transaction, after the state before the import is read.
-func organiseBooks(ctx context.Context, st lore.HistoryStore, server string, plan *backup.ImportPlan) error {
+// the import's transaction, after the state before the import is read;
+// what it created and changed goes into snap for the undo.
+func organiseBooks(ctx context.Context, st lore.HistoryStore, server string, plan *backup.ImportPlan, snap *lore.HistorySnapshot) error {
 	ids := map[bookKey]map[int64]int64{}
 	for _, b := range plan.Books {
 		k := bookKey{lineage: b.Lineage, collection: b.Collection}
@@ -35,7 +36,7 @@ func organiseBooks(ctx context.Context, st lore.HistoryStore, server string, pla
 		if err != nil {
 			return err
 		}
-		if ids[k], err = bookCategories(ctx, st, server, b, collectionID); err != nil {
+		if ids[k], err = bookCategories(ctx, st, server, b, collectionID, snap); err != nil {
 			return err
 		}
 		if b.Description != nil || b.Tags != nil {
@@ -89,8 +90,9 @@ func bookCollection(ctx context.Context, st lore.HistoryStore, server string, pl
 }
 
 // bookCategories puts b's categories into its book and returns the
-// destination's id of each of the backup's (0: no room).
-func bookCategories(ctx context.Context, st lore.HistoryStore, server string, b backup.BookPlan, collectionID int64) (map[int64]int64, error) {
+// destination's id of each of the backup's (0: no room), noting in snap
+// the categories it creates and changes.
+func bookCategories(ctx context.Context, st lore.HistoryStore, server string, b backup.BookPlan, collectionID int64, snap *lore.HistorySnapshot) (map[int64]int64, error) {
 	out := map[int64]int64{}
 	if len(b.Categories) == 0 {
 		return out, nil
@@ -106,9 +108,11 @@ func bookCategories(ctx context.Context, st lore.HistoryStore, server string, b 
 	for i, c := range b.Categories {
 		if h, ok := byName[c.Name]; ok {
 			if h.SortOrder != c.SortOrder || h.Enabled != c.Enabled {
-				if _, err := st.UpdateCategory(ctx, server, h.ID, lore.CategoryPatch{SortOrder: &c.SortOrder, Enabled: &c.Enabled}); err != nil {
+				after, err := st.UpdateCategory(ctx, server, h.ID, lore.CategoryPatch{SortOrder: &c.SortOrder, Enabled: &c.Enabled})
+				if err != nil {
 					return nil, err
 				}
+				snap.ChangedCategories, snap.CategoriesAfter = append(snap.ChangedCategories, h), append(snap.CategoriesAfter, after)
 			}
 			out[c.ID] = h.ID
 			continue
@@ -123,6 +127,7 @@ func bookCategories(ctx context.Context, st lore.HistoryStore, server string, b 
 			return nil, lore.WithFieldPrefix(fmt.Sprintf("categories[%d]", i), err)
 		}
 		out[c.ID], byName[c.Name] = nc.ID, nc
+		snap.CreatedCategories = append(snap.CreatedCategories, nc)
 	}
 	return out, nil
 }

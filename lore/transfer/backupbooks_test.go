@@ -102,7 +102,7 @@ func TestBackupCarriesBookOrganisation(t *testing.T) {
 	require.NoError(t, err)
 	data, err := backup.Encode(backup.Build(ws.Server, ws.Personas, ws.Collections, ws.Entries, ws.Books(), time.Now()))
 	require.NoError(t, err)
-	_, err = transfer.ImportBackup(b.ctx, b.store, dst, "backup.json", data, nil, "user:1")
+	rep, err := transfer.ImportBackup(b.ctx, b.store, dst, "backup.json", data, nil, "user:1")
 	require.NoError(t, err)
 
 	for _, book := range []struct {
@@ -126,4 +126,16 @@ func TestBackupCarriesBookOrganisation(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, places, cats[1].ID, "the destination's Places is reused (Secrets sorts first)")
 	require.Len(t, cats, 2)
+
+	// the undo removes what the import created and puts Places back.
+	u, err := transfer.Undo(b.ctx, b.store, dst, rep.ImportID, "user:1")
+	require.NoError(t, err)
+	require.Equal(t, 3, u.Categories, "Secrets and Realms removed, Places put back")
+	cats, err = b.store.ListCategories(b.ctx, dst, 3, 0)
+	require.NoError(t, err)
+	require.Len(t, cats, 1)
+	require.Equal(t, lore.Category{ID: places, Name: "Places", SortOrder: 9, Enabled: false},
+		lore.Category{ID: cats[0].ID, Name: cats[0].Name, SortOrder: cats[0].SortOrder, Enabled: cats[0].Enabled})
+	_, err = b.store.GetCollectionByName(b.ctx, dst, "World")
+	require.ErrorIs(t, err, lore.ErrNotFound, "the collection the import created goes, with its categories")
 }

@@ -15,14 +15,15 @@ import (
 // category the book already has by that name is reused, a missing one is
 // created (enabled as the file says) while the book has room for it
 // (lore/postgres allows 100 per book; entries past that stay without
-// one). An undo of the import removes the entries and leaves the
-// categories.
-func categorize(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, collectionID int64, book format.Book, created []lore.Entry) error {
+// one). It returns the categories it created, which an undo of the import
+// removes (HistorySnapshot.CreatedCategories).
+func categorize(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, collectionID int64, book format.Book, created []lore.Entry) ([]lore.Category, error) {
 	lineage := t.Lineage
 	if collectionID != 0 {
 		lineage = lore.Serverwide
 	}
 	var ids map[string]int64
+	var made []lore.Category
 	for _, e := range created {
 		c, ok := format.EntryCategory(book, e)
 		if !ok {
@@ -31,7 +32,7 @@ func categorize(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, 
 		if ids == nil {
 			have, err := st.ListCategories(ctx, t.Server, lineage, collectionID)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			ids = map[string]int64{}
 			for _, h := range have {
@@ -48,16 +49,17 @@ func categorize(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, 
 				continue
 			}
 			if err != nil {
-				return err
+				return nil, err
 			}
 			id, ids[c.Name] = nc.ID, nc.ID
+			made = append(made, nc)
 		}
 		if id == 0 {
 			continue
 		}
 		if _, err := st.UpdateEntry(ctx, t.Server, e.Lineage, e.ID, lore.EntryPatch{CategoryID: &id}); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return made, nil
 }

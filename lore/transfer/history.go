@@ -133,7 +133,8 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		if err != nil {
 			return err
 		}
-		if err := organiseBooks(ctx, st, server, &plan); err != nil {
+		var books lore.HistorySnapshot
+		if err := organiseBooks(ctx, st, server, &plan, &books); err != nil {
 			return err
 		}
 		if len(plan.Replace) > 0 {
@@ -166,10 +167,11 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		if err != nil {
 			return fmt.Errorf("encode backup report: %w", err)
 		}
+		snap := collectionSnapshot(removed, colsBefore, colsAfter)
+		snap.CreatedCategories, snap.ChangedCategories, snap.CategoriesAfter = books.CreatedCategories, books.ChangedCategories, books.CategoriesAfter
 		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryBackup, Actor: actor,
 			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Whole: true},
-			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed),
-			Snapshot: collectionSnapshot(removed, colsBefore, colsAfter)})
+			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: snap})
 		rep.ImportID = rec.ID
 		return err
 	})

@@ -248,7 +248,8 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 		return out, err
 	}
 	created, removed := diff(before, after)
-	if err := categorize(ctx, st, t, out.CollectionID, conv.Book, created); err != nil {
+	madeCategories, err := categorize(ctx, st, t, out.CollectionID, conv.Book, created)
+	if err != nil {
 		return out, err
 	}
 	var newSettings *lore.BookSettings
@@ -266,7 +267,8 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	rec := lore.HistoryRecord{Server: t.Server, Kind: lore.HistoryFile, Actor: req.Actor, SourceName: req.FileName,
 		SourceSHA256: Hash(req.Data), Mode: modeName(t.Mode), Report: report,
 		Target:     lore.HistoryTarget{Lineage: t.Lineage, CollectionID: out.CollectionID, Collection: out.CollectionName},
-		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings, Source: source}}
+		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings, Source: source,
+			CreatedCategories: madeCategories}}
 	if out.NewCollection {
 		rec.CreatedCollection = out.CollectionName
 	}

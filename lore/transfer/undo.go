@@ -35,7 +35,9 @@ import (
 //     removed with its book unless entries were written in that book since
 //     (undoCreatedPersona), the card character a persona card import
 //     replaced on an existing persona comes back unless changed since
-//     (CardKept), a migration's source ids are forgotten (a rerun
+//     (CardKept), the categories it created are removed once no entry is
+//     in them and those it changed get their name, order and flag back
+//     unless changed since (CategoriesKept), a migration's source ids are forgotten (a rerun
 //     migrates them again), and the undo is recorded.
 //
 // Lore written since that the record did not create stays. A server deleted
@@ -86,7 +88,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreChangedCollections, u.restoreCard, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreChangedCollections, u.restoreCategories, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -340,6 +342,9 @@ func (u *undo) record(ctx context.Context, actor string, restored, removed []int
 	}
 	res.Restored, res.Removed, res.Missing = len(u.snap.Entries), len(removed), len(u.rec.CreatedIDs)-len(removed)
 	rep := map[string]any{"restored": res.Restored, "removed": res.Removed, "missing": res.Missing}
+	if res.Categories > 0 || res.CategoriesKept > 0 {
+		rep["categories"], rep["categoriesKept"] = res.Categories, res.CategoriesKept
+	}
 	if res.Collections > 0 || res.CollectionsKept > 0 {
 		rep["collections"], rep["collectionsKept"] = res.Collections, res.CollectionsKept
 	}
