@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -266,4 +267,66 @@ func (s *countingBooks) ListCategories(ctx context.Context, server string, linea
 func (s *countingBooks) ListBooksCategories(ctx context.Context, server string, collectionIDs []int64, lineages []lore.Lineage) ([]lore.Category, error) {
 	s.batch.Add(1)
 	return s.Store.ListBooksCategories(ctx, server, collectionIDs, lineages)
+}
+
+// TestCategoriesWrittenBackToExports: a category renamed or disabled in
+// loregate goes into the RisuAI and NovelAI exports (folder rows, the
+// NovelAI categories list), so importing the export again gives the book
+// its categories as they are now (docs/workbench.md#categories).
+func TestCategoriesWrittenBackToExports(t *testing.T) {
+	o := graphtest.Options{}
+	res, store, pool := graphtest.NewResolver(t, o)
+	a := wrap(t, graphtest.Serve(t, res, o, store, pool))
+	setupServer(t, a, serverA)
+	for i, l := range []int64{5, 6, 7, 8} {
+		var pp struct{ Error *mutationError }
+		a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": i + 1, "l": l, "n": fmt.Sprint("P", l)}, "upsertPersona", &pp)
+		require.Nil(t, pp.Error)
+	}
+	ctx := context.Background()
+	risu := []byte(`{"type": "risu", "ver": 1, "data": [
+		{"key": "\uf000folder:f1", "comment": "Places", "content": "", "mode": "folder", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false},
+		{"key": "lisbon", "comment": "Lisbon", "content": "Seven hills.", "mode": "normal", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false, "folder": "\uf000folder:f1"}]}`)
+	for _, c := range []struct {
+		format, file     string
+		data             []byte
+		from, to         lore.Lineage
+		rename, renamed  string
+		disable, enabled bool
+	}{
+		{"RISU", "places.json", risu, 5, 6, "Places", "Cities", false, true},
+		{"NOVELAI_LOREBOOK", "descriptor.lorebook", corpus(t, "novelai/travelingrobot__the_descriptor_v1_2.lorebook"), 7, 8, "Prose Enhancer", "Prose", true, false},
+	} {
+		p := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": int64(c.from)}, c.file, c.data)
+		require.Nil(t, p.Error)
+		cats, err := store.ListCategories(ctx, serverA, c.from, 0)
+		require.NoError(t, err)
+		require.Len(t, cats, 1)
+		require.Equal(t, c.rename, cats[0].Name)
+		name, enabled := c.renamed, !c.disable
+		_, err = store.UpdateCategory(ctx, serverA, cats[0].ID, lore.CategoryPatch{Name: &name, Enabled: &enabled})
+		require.NoError(t, err)
+
+		var ex struct {
+			JSON  *string
+			Error *mutationError
+		}
+		a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { json error { code message } } }`,
+			map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": int64(c.from), "format": c.format}}, "exportLorebook", &ex)
+		require.Nil(t, ex.Error)
+		require.NotContains(t, *ex.JSON, `"`+c.rename+`"`, "%s: the old name is gone", c.format)
+		p = a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": int64(c.to)}, c.file, []byte(*ex.JSON))
+		require.Nil(t, p.Error)
+		cats, err = store.ListCategories(ctx, serverA, c.to, 0)
+		require.NoError(t, err)
+		require.Len(t, cats, 1, c.format)
+		require.Equal(t, c.renamed, cats[0].Name, c.format)
+		require.Equal(t, c.enabled, cats[0].Enabled, c.format)
+		es, err := store.ListScope(ctx, serverA, c.to, "")
+		require.NoError(t, err)
+		require.NotEmpty(t, es)
+		for _, e := range es {
+			require.Equal(t, cats[0].ID, e.CategoryID, "%s: %s is filed again", c.format, e.Title)
+		}
+	}
 }

@@ -238,6 +238,13 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 	if err := r.withStoredBookFields(ctx, &book, server, lineage, collectionID); err != nil {
 		return fail(err)
 	}
+	// Categories renamed or disabled since the import travel back into the
+	// folder rows and NovelAI categories (docs/workbench.md#categories).
+	cats, err := r.Store.ListCategories(ctx, server, lineage, collectionID)
+	if err != nil {
+		return fail(err)
+	}
+	format.WriteCategories(&book, cats)
 	var data []byte
 	ext, contentType := ".json", ""
 	f := get(in.Format, model.ExportFormatStWorldInfo)
@@ -267,6 +274,12 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 	case model.ExportFormatWorldbook:
 		data, err = format.ExportWorldbook(book)
 		ext = ".worldbook.json"
+	case model.ExportFormatNovelaiLorebook:
+		data, err = format.ExportNovelAI(book)
+		ext = ".lorebook"
+	case model.ExportFormatRisu:
+		data, err = format.ExportRisu(book)
+		ext = ".risu.json"
 	default:
 		data, err = format.ExportST(book)
 	}

@@ -7140,6 +7140,10 @@ enum ExportFormat {
   CARD_CHARX
   "Tavern Helper (JS-Slash-Runner) worldbook JSON, entries keyed \"0\", \"1\", ... (docs/formats.md \"Worldbook\")."
   WORLDBOOK
+  "NovelAI .lorebook JSON, the book's categories as loregate has them now (docs/formats.md)."
+  NOVELAI_LOREBOOK
+  "RisuAI lorebook export {type: \"risu\"}, folder rows named as the book's categories are now (docs/formats.md)."
+  RISU
 }
 
 input ExportLorebookInput {

@@ -2032,6 +2032,10 @@ const (
 	ExportFormatCardCharx ExportFormat = "CARD_CHARX"
 	// Tavern Helper (JS-Slash-Runner) worldbook JSON, entries keyed "0", "1", ... (docs/formats.md "Worldbook").
 	ExportFormatWorldbook ExportFormat = "WORLDBOOK"
+	// NovelAI .lorebook JSON, the book's categories as loregate has them now (docs/formats.md).
+	ExportFormatNovelaiLorebook ExportFormat = "NOVELAI_LOREBOOK"
+	// RisuAI lorebook export {type: "risu"}, folder rows named as the book's categories are now (docs/formats.md).
+	ExportFormatRisu ExportFormat = "RISU"
 )
 
 var AllExportFormat = []ExportFormat{
@@ -2041,11 +2045,13 @@ var AllExportFormat = []ExportFormat{
 	ExportFormatCardPng,
 	ExportFormatCardCharx,
 	ExportFormatWorldbook,
+	ExportFormatNovelaiLorebook,
+	ExportFormatRisu,
 }
 
 func (e ExportFormat) IsValid() bool {
 	switch e {
-	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook, ExportFormatCardJSON, ExportFormatCardPng, ExportFormatCardCharx, ExportFormatWorldbook:
+	case ExportFormatStWorldInfo, ExportFormatCcv3Lorebook, ExportFormatCardJSON, ExportFormatCardPng, ExportFormatCardCharx, ExportFormatWorldbook, ExportFormatNovelaiLorebook, ExportFormatRisu:
 		return true
 	}
 	return false
