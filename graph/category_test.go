@@ -204,6 +204,25 @@ func TestCategoriesAPI(t *testing.T) {
 	require.EqualValues(t, 1, counted.batch.Load(), "one categories read for the listed books")
 	require.Zero(t, counted.single.Load())
 
+	// Books filtered by tag, ignoring case: collections and personas.
+	var tagged struct {
+		Personas    []struct{ Name string }
+		Collections struct {
+			TotalCount int
+			Edges      []struct{ Node struct{ Name string } }
+		}
+	}
+	a.must(member, `query($s: String!) { server(discordId: $s) { personas(tag: "DIARY") { name }
+		collections(tag: "Coast") { totalCount edges { node { name } } } } }`, map[string]any{"s": serverA}, "server", &tagged)
+	require.Len(t, tagged.Personas, 1)
+	require.Equal(t, "Mira", tagged.Personas[0].Name)
+	require.Equal(t, 1, tagged.Collections.TotalCount)
+	require.Equal(t, "Places", tagged.Collections.Edges[0].Node.Name)
+	a.must(member, `query($s: String!) { server(discordId: $s) { personas(tag: "none") { name }
+		collections(tag: "none") { totalCount edges { node { name } } } } }`, map[string]any{"s": serverA}, "server", &tagged)
+	require.Empty(t, tagged.Personas)
+	require.Zero(t, tagged.Collections.TotalCount)
+
 	// Exports write the written description where the format has one.
 	for _, f := range []string{"CCV3_LOREBOOK", "CARD_JSON"} {
 		var ex struct {

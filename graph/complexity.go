@@ -18,7 +18,7 @@ func complexity() generated.ComplexityRoot {
 		}
 		return 1 + n*child
 	}
-	c.Server.Collections = func(child int, first *int, _ *string) int { return pageCost(child, first, 25) }
+	c.Server.Collections = func(child int, first *int, _ *string, _ *string) int { return pageCost(child, first, 25) }
 	c.Collection.Entries = func(child int, first *int, _ *string, _ *bool, _ *string, _ *model.EntryOrder) int {
 		return pageCost(child, first, 50)
 	}

@@ -14,6 +14,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/i18n"
 	"loregate/lore/transfer"
+	"slices"
 	"sort"
 )
 
@@ -93,10 +94,17 @@ func (r *queryResolver) Server(ctx context.Context, discordID string) (*model.Se
 }
 
 // Personas is the resolver for the personas field.
-func (r *serverResolver) Personas(ctx context.Context, obj *model.Server) ([]*model.Persona, error) {
+func (r *serverResolver) Personas(ctx context.Context, obj *model.Server, tag *string) ([]*model.Persona, error) {
 	ps, err := r.Store.ListPersonas(ctx, obj.DiscordID)
 	if err != nil {
 		return nil, err
+	}
+	if tag != nil {
+		_, lineages, err := r.Store.TaggedBooks(ctx, obj.DiscordID, *tag)
+		if err != nil {
+			return nil, err
+		}
+		ps = slices.DeleteFunc(slices.Clone(ps), func(p lore.Persona) bool { return !slices.Contains(lineages, p.Lineage) })
 	}
 	out := make([]*model.Persona, len(ps))
 	for i, p := range ps {
@@ -106,10 +114,17 @@ func (r *serverResolver) Personas(ctx context.Context, obj *model.Server) ([]*mo
 }
 
 // Collections is the resolver for the collections field.
-func (r *serverResolver) Collections(ctx context.Context, obj *model.Server, first *int, after *string) (*model.CollectionConnection, error) {
+func (r *serverResolver) Collections(ctx context.Context, obj *model.Server, first *int, after *string, tag *string) (*model.CollectionConnection, error) {
 	cs, err := r.Store.ListCollections(ctx, obj.DiscordID)
 	if err != nil {
 		return nil, err
+	}
+	if tag != nil {
+		ids, _, err := r.Store.TaggedBooks(ctx, obj.DiscordID, *tag)
+		if err != nil {
+			return nil, err
+		}
+		cs = slices.DeleteFunc(slices.Clone(cs), func(c lore.Collection) bool { return !slices.Contains(ids, c.ID) })
 	}
 	start, end, err := page(len(cs), first, after, 25)
 	if err != nil {

@@ -138,6 +138,9 @@ type CategoryStore interface {
 	GetBookInfo(ctx context.Context, server string, lineage Lineage, collectionID int64) (BookInfo, error)
 	// UpdateBookInfo applies p to a book's description and tags.
 	UpdateBookInfo(ctx context.Context, server string, lineage Lineage, collectionID int64, p BookInfoPatch) (BookInfo, error)
+	// TaggedBooks returns the books whose written tags hold tag, ignoring
+	// case: collection ids and persona lineages.
+	TaggedBooks(ctx context.Context, server, tag string) (collectionIDs []int64, lineages []Lineage, err error)
 }
 
 // CategoryPatch changes a category: nil fields keep their value.

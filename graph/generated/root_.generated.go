@@ -764,7 +764,7 @@ type ComplexityRoot struct {
 		CanWriteLore      func(childComplexity int) int
 		Channels          func(childComplexity int) int
 		Collection        func(childComplexity int, name string) int
-		Collections       func(childComplexity int, first *int, after *string) int
+		Collections       func(childComplexity int, first *int, after *string, tag *string) int
 		DeletedEntries    func(childComplexity int, first *int, after *string) int
 		DiscordID         func(childComplexity int) int
 		EmbeddingsStatus  func(childComplexity int) int
@@ -775,7 +775,7 @@ type ComplexityRoot struct {
 		Limits            func(childComplexity int) int
 		Name              func(childComplexity int) int
 		PersonaBook       func(childComplexity int, lineageID int64) int
-		Personas          func(childComplexity int) int
+		Personas          func(childComplexity int, tag *string) int
 		Proposals         func(childComplexity int, state *model.ProposalState, first *int, after *string) int
 		Settings          func(childComplexity int) int
 		UnseenDecisions   func(childComplexity int, first *int) int
@@ -4247,7 +4247,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Server.Collections(childComplexity, args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Server.Collections(childComplexity, args["first"].(*int), args["after"].(*string), args["tag"].(*string)), true
 	case "Server.deletedEntries":
 		if e.ComplexityRoot.Server.DeletedEntries == nil {
 			break
@@ -4333,7 +4333,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			break
 		}
 
-		return e.ComplexityRoot.Server.Personas(childComplexity), true
+		args, err := ec.field_Server_personas_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Server.Personas(childComplexity, args["tag"].(*string)), true
 	case "Server.proposals":
 		if e.ComplexityRoot.Server.Proposals == nil {
 			break
@@ -6827,10 +6832,10 @@ type Server {
   limits: Limits!
   "Whether the caller manages the server (Manage Server, Administrator or a service key): writes lore and settings. See canWriteLore for lore editors."
   canManage: Boolean!
-  "The persona registry, removed personas included (their lineages keep lore)."
-  personas: [Persona!]!
-  "Serverwide collections by name."
-  collections(first: Int = 25, after: String): CollectionConnection!
+  "The persona registry, removed personas included (their lineages keep lore); with tag, only the personas whose lineage's book carries that tag (ignoring case; docs/workbench.md#categories)."
+  personas(tag: String): [Persona!]!
+  "Serverwide collections by name; with tag, only those whose book carries that tag (ignoring case; docs/workbench.md#categories)."
+  collections(first: Int = 25, after: String, tag: String): CollectionConnection!
   collection(name: String!): Collection
   "One persona lineage's book; null when the lineage is unknown on this server."
   personaBook(lineageId: Int64!): PersonaBook

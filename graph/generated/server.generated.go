@@ -18,8 +18,8 @@ import (
 // region    ************************** generated!.gotpl **************************
 
 type ServerResolver interface {
-	Personas(ctx context.Context, obj *model.Server) ([]*model.Persona, error)
-	Collections(ctx context.Context, obj *model.Server, first *int, after *string) (*model.CollectionConnection, error)
+	Personas(ctx context.Context, obj *model.Server, tag *string) ([]*model.Persona, error)
+	Collections(ctx context.Context, obj *model.Server, first *int, after *string, tag *string) (*model.CollectionConnection, error)
 	Collection(ctx context.Context, obj *model.Server, name string) (*model.Collection, error)
 	PersonaBook(ctx context.Context, obj *model.Server, lineageID int64) (*model.PersonaBook, error)
 	Entry(ctx context.Context, obj *model.Server, lineageID int64, id string) (*model.Entry, error)
@@ -72,6 +72,14 @@ func (ec *executionContext) field_Server_collections_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "tag",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tag"] = arg2
 	return args, nil
 }
 
@@ -144,6 +152,20 @@ func (ec *executionContext) field_Server_personaBook_args(ctx context.Context, r
 		return nil, err
 	}
 	args["lineageId"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Server_personas_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "tag",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["tag"] = arg0
 	return args, nil
 }
 
@@ -884,7 +906,8 @@ func (ec *executionContext) _Server_personas(ctx context.Context, field graphql.
 			return ec.fieldContext_Server_personas(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return ec.Resolvers.Server().Personas(ctx, obj)
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Server().Personas(ctx, obj, fc.Args["tag"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v []*model.Persona) graphql.Marshaler {
@@ -894,7 +917,7 @@ func (ec *executionContext) _Server_personas(ctx context.Context, field graphql.
 		true,
 	)
 }
-func (ec *executionContext) fieldContext_Server_personas(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Server_personas(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Server",
 		Field:      field,
@@ -903,6 +926,17 @@ func (ec *executionContext) fieldContext_Server_personas(_ context.Context, fiel
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Persona(ctx, field)
 		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Server_personas_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -917,7 +951,7 @@ func (ec *executionContext) _Server_collections(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Server().Collections(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Server().Collections(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["tag"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CollectionConnection) graphql.Marshaler {

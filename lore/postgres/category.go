@@ -128,6 +128,38 @@ func (s *Store) ListBooksCategories(ctx context.Context, server string, collecti
 	return out, wrapErr(op, err)
 }
 
+// bookInfoTagged reads the books of server $1 whose tags hold $2, ignoring
+// case (tags of one book are unique ignoring case).
+const bookInfoTagged = `SELECT COALESCE(lorebook_id, 0), COALESCE(lineage_id, 0) FROM book_info
+WHERE server_id = $1 AND EXISTS (SELECT 1 FROM unnest(tags) t WHERE lower(t) = lower($2))
+ORDER BY 1, 2`
+
+// TaggedBooks returns the books of server whose written tags hold tag,
+// ignoring case: collection ids and persona lineages.
+func (s *Store) TaggedBooks(ctx context.Context, server, tag string) (collectionIDs []int64, lineages []lore.Lineage, err error) {
+	const op = "list tagged books"
+	if err := checkServerID(server); err != nil {
+		return nil, nil, wrapErr(op, err)
+	}
+	rows, err := s.db.Query(ctx, bookInfoTagged, server, tag)
+	if err != nil {
+		return nil, nil, wrapErr(op, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c, l int64
+		if err := rows.Scan(&c, &l); err != nil {
+			return nil, nil, wrapErr(op, err)
+		}
+		if c != 0 {
+			collectionIDs = append(collectionIDs, c)
+		} else {
+			lineages = append(lineages, lore.Lineage(l))
+		}
+	}
+	return collectionIDs, lineages, wrapErr(op, rows.Err())
+}
+
 // validateCategory checks a category's name (1..lore.MaxCategoryNameLen
 // characters, no surrounding space or control characters) and sort order
 // (32 bits).
