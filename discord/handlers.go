@@ -89,9 +89,9 @@ func (b *Bot) routeTable() map[string]handlerFunc {
 		modalSuggestAdd:  b.submitSuggest,
 		modalSuggestEdit: b.submitSuggest,
 		modalSuggestDel:  b.submitSuggest,
-		// Deleted entries (deleted.go).
-		actDeleted:        b.showDeleted,
-		actDeletedPick:    b.pickDeleted,
+		// Deleted entries (revisions.go).
+		actDeleted:        b.shows(b.loadDeleted),
+		actDeletedPick:    b.picks(b.loadDeleted),
 		actDeletedRestore: b.restoreDeleted,
 		// The workbench settings (wbsettings.go).
 		actWBToggle:  b.workbenchToggle,

@@ -80,7 +80,7 @@ type workbench struct {
 	// decisions are the member's decisions not shown before, shown on
 	// opening the panel (decisions.go).
 	decisions *decisionsView
-	// deleted is the deleted entries view (deleted.go).
+	// deleted is the deleted entries view (revisions.go).
 	deleted *deletedView
 }
 
@@ -165,21 +165,16 @@ func (b *Bot) loadProposals(ctx context.Context, in *request, page int, pick str
 	if p.canManage {
 		vars["state"] = model.ProposalStateOpen
 	}
-	var data client.ServerData
-	if err := b.api.Do(ctx, in.p, client.OpProposals, vars, &data); err != nil {
-		return nil, fmt.Errorf("read proposals: %w", err)
+	srv, err := b.readServer(ctx, in, client.OpProposals, vars, "proposals", func(s *client.Server) bool { return s.Proposals != nil })
+	if err != nil {
+		return nil, err
 	}
-	if data.Server == nil || data.Server.Proposals == nil {
-		return nil, fmt.Errorf("proposals: %w", errUnavailable)
-	}
-	all := make([]model.Proposal, 0, len(data.Server.Proposals.Edges))
-	for _, e := range data.Server.Proposals.Edges {
+	var all []model.Proposal
+	for _, e := range srv.Proposals.Edges {
 		all = append(all, e.Node)
 	}
-	page = clampPage(page, len(all), proposalPageSize)
-	start := page * proposalPageSize
-	pv := &proposalView{page: page, list: all[start:min(start+proposalPageSize, len(all))]}
-	pv.more = len(all) > start+proposalPageSize || (data.Server.Proposals.PageInfo.HasNextPage && (page+1)*proposalPageSize < proposalMax)
+	pv := &proposalView{}
+	pv.list, pv.page, pv.more = pageWindow(all, page, proposalPageSize, proposalMax, srv.Proposals.PageInfo.HasNextPage)
 	p.wb.proposals, p.view = pv, viewProposals
 	if pick != "" {
 		i := slices.IndexFunc(all, func(x model.Proposal) bool { return x.ID == pick })
@@ -560,12 +555,7 @@ func renderProposals(w *builder, p *panel) {
 	} else if row := withdrawRow(p); len(row) > 0 {
 		w.row(row...)
 	}
-	if pv.page > 0 || pv.more {
-		w.row(
-			discordgo.Button{Label: "◀ " + t.S("Newer"), Style: discordgo.SecondaryButton, CustomID: route{action: actProposals, page: max(0, pv.page-1)}.encode(), Disabled: pv.page == 0},
-			discordgo.Button{Label: t.S("Older") + " ▶", Style: discordgo.SecondaryButton, CustomID: route{action: actProposals, page: pv.page + 1}.encode(), Disabled: !pv.more},
-		)
-	}
+	w.row(newerOlderRow(t, actProposals, pv.page, pv.more)...)
 }
 
 // renderProposal shows what the picked proposal changes (or, after a

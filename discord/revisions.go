@@ -181,18 +181,8 @@ func renderRevisions(w *builder, p *panel) {
 		)
 		return
 	}
-	if len(rv.revs) == 0 {
-		w.text(t.S("No revisions are kept for this entry."))
-	} else {
-		var s strings.Builder
-		for _, r := range rv.revs {
-			s.WriteString(revisionLine(t, r) + "\n")
-		}
-		if rv.more {
-			s.WriteString("-# " + t.S("Older revisions are in the dashboard and the API."))
-		}
-		w.text(s.String())
-	}
+	w.lines(listLines(rv.revs, func(r model.EntryRevision) string { return revisionLine(t, r) }),
+		t.S("No revisions are kept for this entry."), footnoteIf(rv.more, t.S("Older revisions are in the dashboard and the API.")))
 	var opts []discordgo.SelectMenuOption
 	// The newest revision is the entry as it is: restoring it changes
 	// nothing, so it is not offered.
@@ -292,4 +282,242 @@ func scopeLimitOf(e *client.Error) int {
 		return *e.Limit
 	}
 	return maxScopeEntries
+}
+
+// deletedView is one page of deleted entries and the one picked.
+type deletedView struct {
+	page int
+	list []model.EntryRevision
+	more bool
+	// beyond: older deleted entries exist past what the panel pages.
+	beyond bool
+	pick   *model.EntryRevision
+}
+
+// Deleted entries (docs/workbench.md#revisions), opened from Backups:
+// Server.deletedEntries ten a page, newest first (when, who, the kind of
+// write that removed each, its book); lore writers pick one, see its last
+// state and confirm Restore (restoreEntryRevision), which brings it back
+// with its id in its book.
+const (
+	// Routes: the list and its page buttons and Cancel (page: the list
+	// page), the entry select (value: revision id), Restore (entry: the
+	// revision id).
+	actDeleted, actDeletedPick, actDeletedRestore = "lore-de", "lore-dep", "lore-der"
+	// The list and the confirmation; a page's size and how far the list
+	// pages (older ones are in the dashboard and the API).
+	viewDeleted, viewDeletedConfirm viewKind = 400, 401
+	deletedPageSize, deletedMax              = 10, 100
+)
+
+// shows is the handler painting what load returns with nothing picked
+// (a list, its page buttons, Cancel); picks the one of its select, for the
+// one id picked (paintPicked).
+func (b *Bot) shows(load func(context.Context, *request, string) (*panel, error)) handlerFunc {
+	return func(ctx context.Context, in *request) error { return b.paintLoaded(ctx, in, "", load) }
+}
+
+func (b *Bot) picks(load func(context.Context, *request, string) (*panel, error)) handlerFunc {
+	return func(ctx context.Context, in *request) error { return b.paintPicked(ctx, in, load) }
+}
+
+// loadDeleted loads the route's page of deleted entries and, when pick is
+// set, the confirmation of that one (lore writers only; one restored
+// meanwhile is no longer listed, so it is refused with a receipt).
+func (b *Bot) loadDeleted(ctx context.Context, in *request, pick string) (*panel, error) {
+	page := min(max(in.rt.page, 0), deletedMax/deletedPageSize-1)
+	p, err := b.load(ctx, in, route{}, loadOpts{})
+	var srv *client.Server
+	if err == nil {
+		srv, err = b.readServer(ctx, in, client.OpDeletedEntries, map[string]any{"s": in.guild, "first": (page + 1) * deletedPageSize},
+			"deleted entries", func(s *client.Server) bool { return s.DeletedEntries != nil })
+	}
+	if err != nil {
+		return nil, err
+	}
+	conn := srv.DeletedEntries
+	all := make([]model.EntryRevision, len(conn.Edges))
+	for i := range conn.Edges {
+		all[i] = conn.Edges[i].Node
+	}
+	dv := &deletedView{}
+	dv.list, dv.page, dv.more = pageWindow(all, page, deletedPageSize, deletedMax, conn.PageInfo.HasNextPage)
+	dv.beyond = conn.PageInfo.HasNextPage && !dv.more
+	p.wb.deleted, p.view = dv, viewDeleted
+	if pick == "" {
+		return p, nil
+	}
+	i := len(all) - 1
+	for i >= 0 && all[i].ID != pick {
+		i--
+	}
+	if i < 0 {
+		p.addReceipt("That entry is no longer deleted (it may have been restored meanwhile), so nothing was changed.")
+	} else if !in.manage {
+		p.addReceipt(msgNeedManage)
+	} else {
+		dv.pick, p.view = &all[i], viewDeletedConfirm
+	}
+	return p, nil
+}
+
+// deletedButton is the Backups view's Deleted entries, for lore writers.
+func deletedButton(p *panel) discordgo.Button {
+	return discordgo.Button{Label: p.t.S("Deleted entries"), Style: discordgo.SecondaryButton, CustomID: route{action: actDeleted}.encode(), Disabled: !p.canManage}
+}
+
+// inDeleted reports whether p shows a deleted entries view.
+func inDeleted(p *panel) bool {
+	return (p.view == viewDeleted || p.view == viewDeletedConfirm) && p.wb.deleted != nil
+}
+
+// deletedLine is one deleted entry: the revision number, when, who, the
+// kind of write that removed it, its book and its title.
+func deletedLine(p *panel, r model.EntryRevision) string {
+	t := p.t
+	book := model.ImportRecord{CollectionName: r.Collection}
+	if r.LineageID != nil {
+		book.LineageID = *r.LineageID
+	}
+	parts := []string{"**#" + r.ID + "**", fmt.Sprintf("<t:%d:f>", r.At.Unix()), actorText(t, r.By), revisionKindLabel(t, r.Kind),
+		targetText(p, book), "**" + escape(lore.ClipRunes(orUntitled(t, r.Title), 80)) + "**"}
+	return strings.Join(parts, " · ")
+}
+
+// renderDeleted draws the deleted entries or the restore confirmation.
+func renderDeleted(w *builder, p *panel) {
+	t := p.t
+	dv := p.wb.deleted
+	w.text("## " + t.S("Deleted entries"))
+	if p.view == viewDeletedConfirm && dv.pick != nil {
+		r := dv.pick
+		w.text(deletedLine(p, *r) + "\n" + stateText(t, &r.Entry, 700))
+		w.text(t.S("Restore this entry? It comes back with its id in its book, as it was when deleted; the scope's entry limit applies."))
+		w.row(
+			discordgo.Button{Label: t.S("Restore"), Style: discordgo.DangerButton, CustomID: route{action: actDeletedRestore, page: dv.page, entry: idOf(r.ID)}.encode()},
+			discordgo.Button{Label: t.S("Cancel"), Style: discordgo.SecondaryButton, CustomID: route{action: actDeleted, page: dv.page}.encode()},
+		)
+		return
+	}
+	w.lines(listLines(dv.list, func(r model.EntryRevision) string { return deletedLine(p, r) }),
+		t.S("No deleted entries are kept on this server."), footnoteIf(dv.beyond, t.S("Older deleted entries are in the dashboard and the API.")))
+	if p.canManage && len(dv.list) > 0 {
+		opts := make([]discordgo.SelectMenuOption, 0, len(dv.list))
+		for _, r := range dv.list {
+			opts = append(opts, discordgo.SelectMenuOption{
+				Label:       lore.ClipRunes(t.S("Restore %s", orUntitled(t, r.Title)), maxLabelLen),
+				Value:       r.ID,
+				Description: lore.ClipRunes("#"+r.ID+" · "+revisionKindLabel(t, r.Kind)+" · "+r.At.UTC().Format("2006-01-02 15:04 UTC"), maxLabelLen),
+			})
+		}
+		w.add(selectRow(route{action: actDeletedPick, page: dv.page}, t.S("Choose a deleted entry to restore"), opts))
+	}
+	w.row(newerOlderRow(t, actDeleted, dv.page, dv.more)...)
+}
+
+// pageWindow cuts one page of size from all, a newest-first list read as
+// (page+1)*size items: the page clamped to what exists, and whether a
+// later page exists within maxItems (hasNext: the API holds more).
+func pageWindow[T any](all []T, page, size, maxItems int, hasNext bool) (list []T, at int, more bool) {
+	at = clampPage(page, len(all), size)
+	start := at * size
+	more = len(all) > start+size || (hasNext && (at+1)*size < maxItems)
+	return all[start:min(start+size, len(all))], at, more
+}
+
+// readServer runs op, a query whose root field is server, as in's
+// member: an unregistered server, or one whose answer lacks what present
+// looks for, is errUnavailable (what names the read in errors).
+func (b *Bot) readServer(ctx context.Context, in *request, op client.Op, vars map[string]any, what string, present func(*client.Server) bool) (*client.Server, error) {
+	var data client.ServerData
+	if err := b.api.Do(ctx, in.p, op, vars, &data); err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	if data.Server == nil || !present(data.Server) {
+		return nil, fmt.Errorf("%s: %w", what, errUnavailable)
+	}
+	return data.Server, nil
+}
+
+// listLines is one line per item.
+func listLines[T any](items []T, line func(T) string) []string {
+	out := make([]string, 0, len(items))
+	for _, x := range items {
+		out = append(out, line(x))
+	}
+	return out
+}
+
+// footnoteIf is s when cond holds, else "" (no footnote).
+func footnoteIf(cond bool, s string) string {
+	if cond {
+		return s
+	}
+	return ""
+}
+
+// lines writes a list's lines as one text, empty when there are none,
+// and a footnote ("" none) under them.
+func (w *builder) lines(lines []string, empty, footnote string) {
+	if len(lines) == 0 {
+		w.text(empty)
+		return
+	}
+	text := strings.Join(lines, "\n")
+	if footnote != "" {
+		text += "\n-# " + footnote
+	}
+	w.text(text)
+}
+
+// newerOlderRow is a list's page buttons (route act at the next page
+// each way); none when the list has one page.
+func newerOlderRow(t tr, act string, page int, more bool) []discordgo.MessageComponent {
+	if page == 0 && !more {
+		return nil
+	}
+	return []discordgo.MessageComponent{
+		discordgo.Button{Label: "◀ " + t.S("Newer"), Style: discordgo.SecondaryButton, CustomID: route{action: act, page: max(0, page-1)}.encode(), Disabled: page == 0},
+		discordgo.Button{Label: t.S("Older") + " ▶", Style: discordgo.SecondaryButton, CustomID: route{action: act, page: page + 1}.encode(), Disabled: !more},
+	}
+}
+
+// restoreDeleted runs a confirmed restore of the route's revision, after
+// checking the entry is still deleted (a second press of a stale Restore
+// would otherwise rewrite the restored entry), and repaints the list with
+// the receipt.
+func (b *Bot) restoreDeleted(ctx context.Context, in *request) error {
+	if err := b.deferUpdate(ctx, in); err != nil {
+		return err
+	}
+	id := fmt.Sprint(in.rt.entry)
+	p, err := b.loadDeleted(ctx, in, id)
+	if err != nil {
+		return err
+	}
+	if p.view != viewDeletedConfirm {
+		return b.paint(ctx, in, p) // refused with the receipt
+	}
+	receipt := in.t.S("Restored **%s**: it is back in its book with its id, and the restore is in its history.", escape(orUntitled(in.t, p.wb.deleted.pick.Title)))
+	e, err := b.mutate(ctx, in.p, client.OpRestoreEntryRevision, map[string]any{"serverDiscordId": in.guild, "revisionId": id, "idempotencyKey": in.i.ID}, nil)
+	if forbidden(err) {
+		receipt, err = in.t.S(msgNeedManage), nil
+	} else if e != nil {
+		receipt = in.t.S("Not restored, nothing was changed: %s", reasonOf(in.t, e))
+	}
+	if err != nil {
+		return err
+	}
+	return b.repaintLoaded(ctx, in, b.loadDeleted, receipt)
+}
+
+// repaintLoaded paints what load returns with nothing picked, receipt
+// first.
+func (b *Bot) repaintLoaded(ctx context.Context, in *request, load func(context.Context, *request, string) (*panel, error), receipt string) error {
+	p, err := load(ctx, in, "")
+	if err != nil {
+		return err
+	}
+	p.receipt = append([]string{receipt}, p.receipt...)
+	return b.paint(ctx, in, p)
 }

@@ -3,8 +3,6 @@ package postgres
 import (
 	"context"
 
-	"github.com/jackc/pgx/v5"
-
 	"loregate/lore"
 	"loregate/lore/i18n"
 )
@@ -39,17 +37,7 @@ func (s *Store) UnseenDecisions(ctx context.Context, server, proposer string, fi
 	}
 	first = min(first, 100)
 	rows, err := s.db.Query(ctx, decisionsUnseen, server, proposer, first+1)
-	if err != nil {
-		return nil, false, wrapErr(op, err)
-	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (lore.Proposal, error) { return scanProposal(row) })
-	if err != nil {
-		return nil, false, wrapErr(op, err)
-	}
-	if len(out) > first {
-		return out[:first], true, nil
-	}
-	return out, false, nil
+	return collectProposals(op, rows, err, first)
 }
 
 // MarkDecisionsSeen marks proposer's decisions among ids as shown

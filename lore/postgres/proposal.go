@@ -242,6 +242,12 @@ func (s *Store) Proposals(ctx context.Context, server string, state lore.Proposa
 		return nil, false, nil
 	}
 	rows, err := s.db.Query(ctx, proposalList, server, string(state), proposer, before, first+1)
+	return collectProposals(op, rows, err, first)
+}
+
+// collectProposals reads the rows of a query asked for first+1
+// proposals: at most first, and whether there were more.
+func collectProposals(op string, rows pgx.Rows, err error, first int) ([]lore.Proposal, bool, error) {
 	if err != nil {
 		return nil, false, wrapErr(op, err)
 	}
