@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,34 +63,41 @@ type leanMetrics struct {
 // leanPlan is a validated lean document: `activate(input: $var)` with a
 // selection of Activation's scalar fields and of admitted, blocks and
 // budget, or `activateTurn(input: $var)` selecting the same under result,
-// and error (null when the lean path answers).
+// error (MutationError's fields) and __typename.
 type leanPlan struct {
 	operation string // the operation's name, "" when anonymous
 	variable  string // the variable passed as input
 	alias     string // the response key of activate or activateTurn
-	// turn: the document is the activateTurn mutation; payload is then
-	// its selection of ActivateTurnPayload (result's is fields).
-	turn    bool
-	payload []leanField
-	fields  []leanField
-	blocks  bool // blocks is selected: render the prompt blocks
+	// turn: the document is the activateTurn mutation.
+	turn bool
+	// fields is the selection of Activation (activate) or of
+	// ActivateTurnPayload (activateTurn), each response key once.
+	fields []leanField
+	blocks bool // blocks is selected: render the prompt blocks
 }
 
-// leanField is one selected field: its response key, its name and, for
-// admitted, blocks and budget, the selected subfields.
+// leanField is one selected field: its response key, its name and, for a
+// field of an object type (admitted, blocks, budget, result, error,
+// fields), the selected subfields.
 type leanField struct {
 	key, name string
 	sub       []leanField
 }
 
-// leanFields are the fields a lean document may select: Activation's, and
-// under admitted, blocks and budget, theirs (trace and every field added
-// later go to gqlgen).
-var leanFields = map[string]map[string]bool{
-	"":         {"admitted": true, "blocks": true, "budget": true, "passes": true, "storeUnavailable": true, "__typename": true},
-	"admitted": {"id": true, "title": true, "placement": true, "group": true, "content": true, "tokens": true, "pass": true, "triggeredBy": true, "__typename": true},
-	"blocks":   {"tag": true, "role": true, "text": true, "__typename": true},
-	"budget":   {"unit": true, "limit": true, "used": true, "__typename": true},
+// leanFields are the fields a lean document may select, by type: each
+// field's object type, "" for a leaf. Activation's trace and every field
+// added later go to gqlgen.
+var leanFields = map[string]map[string]string{
+	"ActivateTurnPayload": {"result": "Activation", "error": "MutationError", "__typename": ""},
+	"Activation": {"admitted": "AdmittedEntry", "blocks": "PromptBlock", "budget": "Budget",
+		"passes": "", "storeUnavailable": "", "__typename": ""},
+	"AdmittedEntry": {"id": "", "title": "", "placement": "", "group": "", "content": "", "tokens": "",
+		"pass": "", "triggeredBy": "", "__typename": ""},
+	"PromptBlock": {"tag": "", "role": "", "text": "", "__typename": ""},
+	"Budget":      {"unit": "", "limit": "", "used": "", "__typename": ""},
+	"MutationError": {"code": "", "message": "", "field": "", "limit": "", "reason": "", "params": "",
+		"fields": "FieldError", "__typename": ""},
+	"FieldError": {"field": "", "reason": "", "message": "", "params": "", "__typename": ""},
 }
 
 var leanBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -155,16 +163,16 @@ func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []by
 	}()
 	ctx, cancel := context.WithTimeout(ctx, RequestTimeout)
 	defer cancel()
-	act, err := h.run(ctx, p, &lr.inputs[0])
-	if err != nil && ctx.Err() == context.DeadlineExceeded {
+	act, pl, err := h.run(ctx, p, &lr.inputs[0])
+	if (err != nil || pl != nil && pl.Error != nil) && ctx.Err() == context.DeadlineExceeded {
 		w.WriteHeader(http.StatusServiceUnavailable) // what the timeout handler answers
 		_, _ = io.WriteString(w, timeoutBody)
 		return true
 	}
 	if err != nil {
-		return false // gqlgen answers it again, with its errors
+		return false // gqlgen answers it, with its errors
 	}
-	out := p.marshal(act)
+	out := p.marshal(act, pl)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(out)
 	m := &h.metrics[0]
@@ -181,30 +189,30 @@ func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []by
 // errLeanFallback: the lean path leaves the request to gqlgen.
 var errLeanFallback = errors.New("not a lean answer")
 
-// run runs the plan's operation on in. An activateTurn whose payload
-// reports an error is errLeanFallback: gqlgen runs it again and answers
-// with its error. That second run writes nothing twice: a turn that
-// failed wrote nothing (lore/turn's Record), and one whose commit went
-// through before the failure was seen is replayed under its turn id.
-func (h *leanHandler) run(ctx context.Context, p *leanPlan, in *leanInput) (*model.Activation, error) {
+// run runs the plan's operation on in: activate's result, or
+// activateTurn's payload, its error (a turn-id conflict, the store
+// unavailable) included: the lean path answers it, so a failing turn runs
+// once (one ranking, one provider call, one conversation transaction). An
+// error is the request's for gqlgen: errLeanFallback for what the lean
+// path leaves to it before running anything, a permission failure (found
+// before any work) or an internal error (a bug, then run again there).
+func (h *leanHandler) run(ctx context.Context, p *leanPlan, in *leanInput) (*model.Activation, *model.ActivateTurnPayload, error) {
 	if !p.turn {
 		if in.turnID != nil {
-			return nil, errLeanFallback // not an ActivateInput field: gqlgen refuses it
+			return nil, nil, errLeanFallback // not an ActivateInput field: gqlgen refuses it
 		}
-		return h.r.activateAs(ctx, &in.input, false, p.blocks)
+		act, err := h.r.activateAs(ctx, &in.input, false, p.blocks)
+		return act, nil, err
 	}
 	ti, ok := in.turnInput()
 	if !ok {
-		return nil, errLeanFallback
+		return nil, nil, errLeanFallback
 	}
 	pl, err := h.r.activateTurnAs(ctx, &ti, false, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if pl.Error != nil || pl.Result == nil {
-		return nil, errLeanFallback
-	}
-	return pl.Result, nil
+	return nil, pl, nil
 }
 
 // leanContentTypes reports whether the request is JSON and its answer
@@ -263,8 +271,9 @@ func (h *leanHandler) plan(query []byte) *leanPlan {
 // is activate(input: $v) with $v an ActivateInput(!) variable without a
 // default, selecting only leanFields without directives or fragments, or
 // a mutation whose only root field is activateTurn(input: $v) with $v an
-// ActivateTurnInput(!), selecting result (leanFields), error (any of its
-// fields: null in a lean answer) and __typename the same way.
+// ActivateTurnInput(!), selecting result, error and __typename the same
+// way. A response key selected twice in one selection set (gqlgen merges
+// the two) is not lean.
 func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxQueryTokens)
 	if err != nil || len(doc.Operations) != 1 || len(doc.Fragments) != 0 {
@@ -298,87 +307,41 @@ func compileLeanPlan(schema *ast.Schema, query string) *leanPlan {
 		return nil
 	}
 	p := &leanPlan{operation: op.Name, variable: v.Variable, alias: root.Alias, turn: op.Operation == ast.Mutation}
-	count := 0
-	set := root.SelectionSet
+	typ := "Activation"
 	if p.turn {
-		if set, ok = p.payloadSelection(set, &count); !ok {
-			return nil
-		}
+		typ = "ActivateTurnPayload"
 	}
-	p.fields, ok = leanSelection(set, "", &count)
+	count := 0
+	p.fields, ok = p.selection(root.SelectionSet, typ, &count)
 	if !ok {
 		return nil
-	}
-	for _, f := range p.fields {
-		p.blocks = p.blocks || f.name == "blocks"
 	}
 	return p
 }
 
-// payloadSelection reads activateTurn's selection set into p.payload and
-// returns result's selection set (nil when result is not selected): false
-// when a field has arguments, directives or fragments, result is selected
-// twice, or the document selects more than leanMaxFields.
-func (p *leanPlan) payloadSelection(set ast.SelectionSet, count *int) (ast.SelectionSet, bool) {
-	var result ast.SelectionSet
+// selection returns the fields of set, a selection of typ: false when
+// one is not a lean field of typ, has arguments or directives, or repeats
+// a response key of set, or when the document selects more than
+// leanMaxFields. It notes in p whether Activation's blocks are selected.
+func (p *leanPlan) selection(set ast.SelectionSet, typ string, count *int) ([]leanField, bool) {
+	allowed := leanFields[typ]
+	out := make([]leanField, 0, len(set))
 	for _, sel := range set {
 		f, ok := sel.(*ast.Field)
 		if *count++; !ok || *count > leanMaxFields || len(f.Arguments) != 0 || len(f.Directives) != 0 {
 			return nil, false
 		}
-		switch f.Name {
-		case "result":
-			if result != nil {
-				return nil, false // merged by gqlgen: left to it
-			}
-			result = f.SelectionSet
-		case "error":
-			if !leanNullSelection(f.SelectionSet, count) {
-				return nil, false
-			}
-		case "__typename":
-		default:
-			return nil, false
-		}
-		p.payload = append(p.payload, leanField{key: f.Alias, name: f.Name})
-	}
-	return result, true
-}
-
-// leanNullSelection reports whether set (the selection of a field that is
-// null in a lean answer) holds only plain fields, counted against
-// leanMaxFields.
-func leanNullSelection(set ast.SelectionSet, count *int) bool {
-	for _, sel := range set {
-		f, ok := sel.(*ast.Field)
-		if *count++; !ok || *count > leanMaxFields || len(f.Arguments) != 0 || len(f.Directives) != 0 ||
-			!leanNullSelection(f.SelectionSet, count) {
-			return false
-		}
-	}
-	return true
-}
-
-// leanSelection returns the fields of set under parent ("" for
-// Activation), false when one is not a lean field, has arguments or
-// directives, or the document selects more than leanMaxFields.
-func leanSelection(set ast.SelectionSet, parent string, count *int) ([]leanField, bool) {
-	allowed := leanFields[parent]
-	out := make([]leanField, 0, len(set))
-	for _, sel := range set {
-		f, ok := sel.(*ast.Field)
-		if *count++; !ok || *count > leanMaxFields || !allowed[f.Name] || len(f.Arguments) != 0 || len(f.Directives) != 0 {
-			return nil, false
+		sub, ok := allowed[f.Name]
+		if !ok || slices.ContainsFunc(out, func(g leanField) bool { return g.key == f.Alias }) {
+			return nil, false // a repeated key: gqlgen merges the fields
 		}
 		lf := leanField{key: f.Alias, name: f.Name}
-		if len(f.SelectionSet) > 0 {
-			if parent != "" {
-				return nil, false
-			}
-			if lf.sub, ok = leanSelection(f.SelectionSet, f.Name, count); !ok {
+		if sub != "" {
+			if lf.sub, ok = p.selection(f.SelectionSet, sub, count); !ok {
 				return nil, false
 			}
 		}
+		p.blocks = p.blocks || typ == "Activation" && f.Name == "blocks"
 		out = append(out, lf)
 	}
 	return out, true
@@ -399,31 +362,26 @@ func (r *Resolver) activateAs(ctx context.Context, in *model.ActivateInput, trac
 	return activationToModel(t, bs), nil
 }
 
-// marshal writes the response of the plan's selection of a, byte for byte
-// what gqlgen's POST transport writes: {"data":{alias:{...}}}, for
-// activateTurn {"data":{alias:{"result":{...},"error":null}}}.
-func (p *leanPlan) marshal(a *model.Activation) []byte {
+// marshal writes the response of the plan's selection of a (activate)
+// or pl (activateTurn), byte for byte what gqlgen's POST transport
+// writes: {"data":{alias:{...}}}.
+func (p *leanPlan) marshal(a *model.Activation, pl *model.ActivateTurnPayload) []byte {
 	var data bytes.Buffer
-	data.Grow(256 + 128*len(a.Admitted))
+	if pl != nil {
+		a = pl.Result
+	}
+	n := 0
+	if a != nil {
+		n = len(a.Admitted)
+	}
+	data.Grow(256 + 128*n)
 	data.WriteString(`{"`)
 	data.WriteString(p.alias)
 	data.WriteString(`":`)
 	if !p.turn {
-		p.marshalActivation(&data, a)
+		marshalActivation(&data, p.fields, a)
 	} else {
-		data.WriteByte('{')
-		for i, f := range p.payload {
-			leanKey(&data, i, f.key)
-			switch f.name {
-			case "result":
-				p.marshalActivation(&data, a)
-			case "error":
-				data.WriteString("null")
-			case "__typename":
-				graphql.MarshalString("ActivateTurnPayload").MarshalGQL(&data)
-			}
-		}
-		data.WriteByte('}')
+		marshalPayload(&data, p.fields, pl)
 	}
 	data.WriteByte('}')
 	// The transport's json.Marshal of graphql.Response (it also escapes
@@ -435,10 +393,36 @@ func (p *leanPlan) marshal(a *model.Activation) []byte {
 	return out
 }
 
-// marshalActivation writes the plan's selection of a: {...}.
-func (p *leanPlan) marshalActivation(data *bytes.Buffer, a *model.Activation) {
+// marshalPayload writes the selection fields of an ActivateTurnPayload:
+// {...}, result or error null when absent.
+func marshalPayload(data *bytes.Buffer, fields []leanField, pl *model.ActivateTurnPayload) {
 	data.WriteByte('{')
-	for i, f := range p.fields {
+	for i, f := range fields {
+		leanKey(data, i, f.key)
+		switch f.name {
+		case "result":
+			if pl.Result == nil {
+				data.WriteString("null")
+			} else {
+				marshalActivation(data, f.sub, pl.Result)
+			}
+		case "error":
+			if pl.Error == nil {
+				data.WriteString("null")
+			} else {
+				marshalMutationError(data, f.sub, pl.Error)
+			}
+		case "__typename":
+			graphql.MarshalString("ActivateTurnPayload").MarshalGQL(data)
+		}
+	}
+	data.WriteByte('}')
+}
+
+// marshalActivation writes the selection fields of a: {...}.
+func marshalActivation(data *bytes.Buffer, fields []leanField, a *model.Activation) {
+	data.WriteByte('{')
+	for i, f := range fields {
 		leanKey(data, i, f.key)
 		switch f.name {
 		case "admitted":
@@ -543,6 +527,75 @@ func marshalBudget(w *bytes.Buffer, fields []leanField, b *model.Budget) {
 		}
 	}
 	w.WriteByte('}')
+}
+
+// marshalMutationError writes the selection fields of e: {...}, as
+// gqlgen renders MutationError and FieldError (the enum's name, JSON
+// params through graphql.MarshalMap, absent optional fields null).
+func marshalMutationError(w *bytes.Buffer, fields []leanField, e *model.MutationError) {
+	w.WriteByte('{')
+	for i, f := range fields {
+		leanKey(w, i, f.key)
+		switch f.name {
+		case "code":
+			e.Code.MarshalGQL(w)
+		case "message":
+			graphql.MarshalString(e.Message).MarshalGQL(w)
+		case "field":
+			leanOptional(w, e.Field, graphql.MarshalString)
+		case "limit":
+			leanOptional(w, e.Limit, graphql.MarshalInt)
+		case "reason":
+			graphql.MarshalString(e.Reason).MarshalGQL(w)
+		case "params":
+			leanParams(w, e.Params)
+		case "fields":
+			if e.Fields == nil {
+				w.WriteString("null")
+				break
+			}
+			w.WriteByte('[')
+			for j, fe := range e.Fields {
+				if j > 0 {
+					w.WriteByte(',')
+				}
+				marshalFieldError(w, f.sub, fe)
+			}
+			w.WriteByte(']')
+		case "__typename":
+			graphql.MarshalString("MutationError").MarshalGQL(w)
+		}
+	}
+	w.WriteByte('}')
+}
+
+func marshalFieldError(w *bytes.Buffer, fields []leanField, e *model.FieldError) {
+	w.WriteByte('{')
+	for i, f := range fields {
+		leanKey(w, i, f.key)
+		switch f.name {
+		case "field":
+			graphql.MarshalString(e.Field).MarshalGQL(w)
+		case "reason":
+			graphql.MarshalString(e.Reason).MarshalGQL(w)
+		case "message":
+			graphql.MarshalString(e.Message).MarshalGQL(w)
+		case "params":
+			leanParams(w, e.Params)
+		case "__typename":
+			graphql.MarshalString("FieldError").MarshalGQL(w)
+		}
+	}
+	w.WriteByte('}')
+}
+
+// leanParams writes a JSON scalar as gqlgen's marshalOJSON2map does.
+func leanParams(w *bytes.Buffer, m map[string]any) {
+	if m == nil {
+		w.WriteString("null")
+		return
+	}
+	graphql.MarshalMap(m).MarshalGQL(w)
 }
 
 func leanOptional[T any](w *bytes.Buffer, v *T, m func(T) graphql.Marshaler) {

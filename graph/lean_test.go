@@ -19,6 +19,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/graphtest"
 	"loregate/lore"
+	"loregate/lore/turnstate"
 )
 
 // leanPair is one API twice over one resolver: through the lean turn
@@ -29,6 +30,7 @@ type leanPair struct {
 	gqlgenCalls atomic.Int64
 	auth        *auth.Authenticator
 	pool        *pgxpool.Pool
+	r           *graph.Resolver
 }
 
 func newLeanPair(t testing.TB) *leanPair {
@@ -72,7 +74,7 @@ func newLeanPair(t testing.TB) *leanPair {
 	_, _, err = g.Store.CreateCollectionWithEntries(ctx, lore.Collection{Server: serverA, Name: "lean", Enabled: true}, entries)
 	require.NoError(t, err)
 	cfg := graph.Config{Resolver: g.Resolver, Auth: g.Auth}
-	p := &leanPair{auth: g.Auth, pool: g.Pool}
+	p := &leanPair{auth: g.Auth, pool: g.Pool, r: g.Resolver}
 	api := graph.NewServer(cfg)
 	p.plain = g.Auth.Middleware(api)
 	p.lean = g.Auth.Middleware(graph.LeanHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -148,8 +150,15 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 		{"context null", body(bot, `{"i":`+ctxIn(`null`, `"CONTINUE"`)+`}`), nil, true},
 		{"Accept json", body(bot, `{"i":`+in+`}`), map[string]string{"Accept": "text/html, application/json"}, true},
 		{"charset", body(bot, `{"i":`+in+`}`), map[string]string{"Content-Type": "application/json; charset=utf-8"}, true},
+		{"one field under two keys", body(q(`passes p: passes budget { used u: used }`), `{"i":`+in+`}`), nil, true},
 		// Everything below goes to gqlgen.
 		{"trace", body(q(`trace { verdict }`), `{"i":`+in+`}`), nil, false},
+		// A response key selected twice: gqlgen merges the fields.
+		{"repeated field", body(q(`passes passes`), `{"i":`+in+`}`), nil, false},
+		{"repeated alias", body(q(`p: passes p: passes admitted { title }`), `{"i":`+in+`}`), nil, false},
+		{"repeated subfield", body(q(`admitted { title title }`), `{"i":`+in+`}`), nil, false},
+		{"repeated object", body(q(`budget { used } budget { limit }`), `{"i":`+in+`}`), nil, false},
+		{"repeated __typename", body(q(`__typename __typename`), `{"i":`+in+`}`), nil, false},
 		{"unknown generation type", body(bot, `{"i":`+ctxIn(`{}`, `"swipe"`)+`}`), nil, false},
 		{"generation type not a string", body(bot, `{"i":`+ctxIn(`{}`, `1`)+`}`), nil, false},
 		{"one tag as a string", body(bot, `{"i":`+ctxIn(`{"character":{"tags":"knight"}}`, `null`)+`}`), nil, false},
@@ -217,6 +226,11 @@ func FuzzLeanTurn(f *testing.F) {
 		`{"query":"query($i:ActivateInput!){activate(input:$i){admitted{title}}}","variables":{"i":{"serverDiscordId":"` + serverA + `","messages":[{"content":"castle"}],"context":{"character":{"name":"Vel","tags":["knight"],"description":"lantern"},"persona":{"name":null,"description":"d"}},"generationType":"SWIPE"}}}`,
 		// A recorded turn: the lean handler records it, gqlgen replays it.
 		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){result{admitted{title} budget{used}} error{code}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f1","messageCount":4,"messages":[{"content":"dragon coin"}]}}}`,
+		// The same turn id with another input: the lean handler answers the
+		// payload's error; response keys selected twice go to gqlgen.
+		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){__typename result{passes} error{code message field limit reason params fields{field reason message params}}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f1","messageCount":5,"messages":[{"content":"dragon"}]}}}`,
+		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){__typename __typename error{code} error{message} result{passes passes}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f2","messageCount":4,"messages":[{"content":"dragon"}]}}}`,
+		`{"query":"query($i:ActivateInput!){activate(input:$i){passes passes admitted{title title}}}","variables":{"i":` + in + `}}`,
 	} {
 		f.Add(s)
 	}
@@ -234,10 +248,12 @@ func FuzzLeanTurn(f *testing.F) {
 // alone: every answer is byte for byte the same, turn by turn (timed
 // effects, a swipe, seeded chance rolls), the lean handler answered each
 // itself, and a retry through the other path replays the recorded answer
-// unchanged (the input hashes alike whichever path decoded it). Errors
-// (a reused turn id, a member without Manage Server, no channel, null or
-// missing members) and selections outside the lean shape go to gqlgen
-// and answer the same.
+// unchanged (the input hashes alike whichever path decoded it). The
+// payload's errors (a reused turn id, no channel, the store failing at the
+// commit) the lean handler answers itself, having run the turn once (one
+// conversation transaction); a member without Manage Server, null or
+// missing members and selections outside the lean shape (a response key
+// selected twice) go to gqlgen; every answer is the same.
 func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 	p := newLeanPair(t)
 	const chLean, chPlain = "555555555555555555", "666666666666666666"
@@ -289,37 +305,86 @@ func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 	vars := func(members string) string {
 		return `{"query":` + quote(bot) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + members + `}}}`
 	}
+	turnSel := func(sel, members string) string {
+		return `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { `+sel+` } }`) +
+			`,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + members + `}}}`
+	}
+	everyError := `__typename result { passes } error { __typename code message field limit reason params fields { __typename field reason message params } }`
 	for _, c := range []struct {
 		name string
 		body string
 		hdr  map[string]string
 		lean bool
+		code string // the payload's error code of a lean answer ("": none)
 	}{
-		{"bot's selection", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":3`), nil, true},
-		{"only error", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { error { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b2","messageCount":3}}}`, nil, true},
+		{"bot's selection", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":3`), nil, true, ""},
+		{"only error", turnSel(`error { code }`, `,"channelId":"777777777777777777","turnId":"b2","messageCount":3`), nil, true, ""},
+		{"result under two keys", turnSel(`result { passes } error { code } r: result { p: passes admitted { title } }`, `,"channelId":"777777777777777777","turnId":"b11","messageCount":3`), nil, true, ""},
+		{"reused turn id, other input", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":9`), nil, true, "INVALID_INPUT"},
+		{"reused turn id, every error field", turnSel(everyError, `,"channelId":"777777777777777777","turnId":"b1","messageCount":10`), nil, true, "INVALID_INPUT"},
+		{"no channel", vars(`,"turnId":"b3","messageCount":3`), nil, true, "INVALID_INPUT"},
+		{"message count below the messages", vars(`,"channelId":"777777777777777777","turnId":"b6","messageCount":1`), nil, true, "INVALID_INPUT"},
 		// Everything below goes to gqlgen.
-		{"reused turn id, other input", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":9`), nil, false},
-		{"no channel", vars(`,"turnId":"b3","messageCount":3`), nil, false},
-		{"member without Manage Server", vars(`,"channelId":"777777777777777777","turnId":"b4","messageCount":3`), map[string]string{"Authorization": "Bearer " + tok}, false},
-		{"null turn id", vars(`,"channelId":"777777777777777777","turnId":null,"messageCount":3`), nil, false},
-		{"no turn id", vars(`,"channelId":"777777777777777777","messageCount":3`), nil, false},
-		{"null message count", vars(`,"channelId":"777777777777777777","turnId":"b5","messageCount":null`), nil, false},
-		{"message count below the messages", vars(`,"channelId":"777777777777777777","turnId":"b6","messageCount":1`), nil, false},
-		{"overrides", vars(`,"channelId":"777777777777777777","turnId":"b7","messageCount":3,"overrides":{"random":0.5}}`), nil, false},
-		{"turn id in activate", `{"query":` + quote(`query($t: ActivateInput!) { activate(input: $t) { passes } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"turnId":"x"}}}`, nil, false},
-		{"trace", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { result { trace { verdict } } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b8","messageCount":3}}}`, nil, false},
-		{"directive on error", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { error @include(if: true) { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b9","messageCount":3}}}`, nil, false},
-		{"two mutations", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { a: activateTurn(input: $t) { error { code } } b: activateTurn(input: $t) { error { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b10","messageCount":3}}}`, nil, false},
+		{"repeated __typename", turnSel(`__typename __typename result { passes }`, `,"channelId":"777777777777777777","turnId":"b12","messageCount":3`), nil, false, ""},
+		{"repeated error", turnSel(`error { code } error { message }`, `,"channelId":"777777777777777777","turnId":"b13","messageCount":3`), nil, false, ""},
+		{"repeated result field", turnSel(`result { passes passes }`, `,"channelId":"777777777777777777","turnId":"b14","messageCount":3`), nil, false, ""},
+		{"repeated error field", turnSel(`error { code code }`, `,"channelId":"777777777777777777","turnId":"b15","messageCount":3`), nil, false, ""},
+		{"member without Manage Server", vars(`,"channelId":"777777777777777777","turnId":"b4","messageCount":3`), map[string]string{"Authorization": "Bearer " + tok}, false, ""},
+		{"null turn id", vars(`,"channelId":"777777777777777777","turnId":null,"messageCount":3`), nil, false, ""},
+		{"no turn id", vars(`,"channelId":"777777777777777777","messageCount":3`), nil, false, ""},
+		{"null message count", vars(`,"channelId":"777777777777777777","turnId":"b5","messageCount":null`), nil, false, ""},
+		{"overrides", vars(`,"channelId":"777777777777777777","turnId":"b7","messageCount":3,"overrides":{"random":0.5}}`), nil, false, ""},
+		{"turn id in activate", `{"query":` + quote(`query($t: ActivateInput!) { activate(input: $t) { passes } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"turnId":"x"}}}`, nil, false, ""},
+		{"trace", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { result { trace { verdict } } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b8","messageCount":3}}}`, nil, false, ""},
+		{"directive on error", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { error @include(if: true) { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b9","messageCount":3}}}`, nil, false, ""},
+		{"two mutations", `{"query":` + quote(`mutation($t: ActivateTurnInput!) { a: activateTurn(input: $t) { error { code } } b: activateTurn(input: $t) { error { code } } }`) + `,"variables":{"t":{"serverDiscordId":"` + serverA + `",` + leanMsgs + `,"channelId":"777777777777777777","turnId":"b10","messageCount":3}}}`, nil, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			lean, reply := p.same(t, c.body, c.hdr)
 			require.Equal(t, c.lean, lean, "answered by the lean handler: %s", reply)
 			if c.lean {
 				require.NotContains(t, reply, `"errors"`)
-				require.Contains(t, reply, `"error":null`)
+				if c.code == "" {
+					require.Contains(t, reply, `"error":null`)
+				} else {
+					require.Contains(t, reply, `"result":null`)
+					require.Contains(t, reply, `"code":"`+c.code+`"`)
+				}
 			}
 		})
 	}
+
+	// The store failing at the commit, after the engine ran: the lean
+	// handler answers the payload's UNAVAILABLE itself, one conversation
+	// transaction for the request (the turn is not run again by gqlgen).
+	turns := &commitFailingTurns{Store: p.r.Turns}
+	p.r.Turns = turns
+	defer func() { p.r.Turns = turns.Store }()
+	lean, reply := p.same(t, turnSel(everyError, `,"channelId":"777777777777777777","turnId":"s1","messageCount":3`), nil)
+	require.Equal(t, int64(2), turns.begun.Load(), "one transaction per handler: %s", reply)
+	require.True(t, lean, reply)
+	require.Contains(t, reply, `"code":"UNAVAILABLE"`)
+}
+
+// commitFailingTurns is a turn store whose commits fail as a lost
+// connection does (lore/postgres wraps it as lore.ErrUnavailable); begun
+// counts the turns begun.
+type commitFailingTurns struct {
+	turnstate.Store
+	begun atomic.Int64
+}
+
+func (s *commitFailingTurns) BeginTurn(ctx context.Context, c turnstate.Conversation, turnID string) (turnstate.Turn, error) {
+	s.begun.Add(1)
+	tx, err := s.Store.BeginTurn(ctx, c, turnID)
+	return failingCommit{tx}, err
+}
+
+type failingCommit struct{ turnstate.Turn }
+
+func (f failingCommit) Commit(ctx context.Context, _ turnstate.State, _ turnstate.LoggedTurn) error {
+	f.Rollback(ctx)
+	return fmt.Errorf("commit turn: %w: connection reset by peer", lore.ErrUnavailable)
 }
 
 func quote(s string) string {

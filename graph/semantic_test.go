@@ -474,6 +474,28 @@ func TestSemanticEmbeddingsTurns(t *testing.T) {
 			require.Equal(t, lexical, got, "keys and the lexical ranker answer")
 		})
 	}
+	// A recorded turn (the lean path) calls the provider once, even when it
+	// fails: a failing provider is not cached, and a turn whose id is
+	// reused with another input is refused after the ranking, answered
+	// without running it again.
+	fake.SetMode(embeddingstest.Fail)
+	recorded := func(id, chat string) (code string) {
+		t.Helper()
+		var out struct{ Error *mutationError }
+		a.must(serviceKey, `mutation($t: ActivateTurnInput!) { activateTurn(input: $t) { result { passes } error { code message } } }`,
+			map[string]any{"t": map[string]any{"serverDiscordId": server, "channelId": "512345678901234568", "turnId": id, "messageCount": 1,
+				"messages": []map[string]any{{"content": chat}}}}, "activateTurn", &out)
+		if out.Error != nil {
+			code = out.Error.Code
+		}
+		return code
+	}
+	calls = fake.Calls()
+	require.Empty(t, recorded("conflict", "Kotori, a lollipop for the turn?"))
+	require.Equal(t, calls+1, fake.Calls(), "one provider call for the recorded turn")
+	require.Equal(t, "INVALID_INPUT", recorded("conflict", "Kotori, another lollipop for the turn?"))
+	require.Equal(t, calls+2, fake.Calls(), "one provider call for the refused turn")
+	fake.SetMode(embeddingstest.OK)
 	a.must(serviceKey, `query($s: String!) { server(discordId: $s) { embeddingsStatus { ready pending } } }`, map[string]any{"s": server}, "server", &st)
 	require.Zero(t, st.EmbeddingsStatus.Pending, "nothing stored was lost")
 
