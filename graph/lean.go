@@ -533,26 +533,20 @@ func marshalBudget(w *bytes.Buffer, fields []leanField, b *model.Budget) {
 // gqlgen renders MutationError and FieldError (the enum's name, JSON
 // params through graphql.MarshalMap, absent optional fields null).
 func marshalMutationError(w *bytes.Buffer, fields []leanField, e *model.MutationError) {
-	w.WriteByte('{')
-	for i, f := range fields {
-		leanKey(w, i, f.key)
+	leanObject(w, fields, func(f *leanField) {
 		switch f.name {
 		case "code":
 			e.Code.MarshalGQL(w)
-		case "message":
-			graphql.MarshalString(e.Message).MarshalGQL(w)
 		case "field":
 			leanOptional(w, e.Field, graphql.MarshalString)
 		case "limit":
 			leanOptional(w, e.Limit, graphql.MarshalInt)
-		case "reason":
-			graphql.MarshalString(e.Reason).MarshalGQL(w)
 		case "params":
 			leanParams(w, e.Params)
 		case "fields":
 			if e.Fields == nil {
 				w.WriteString("null")
-				break
+				return
 			}
 			w.WriteByte('[')
 			for j, fe := range e.Fields {
@@ -564,27 +558,41 @@ func marshalMutationError(w *bytes.Buffer, fields []leanField, e *model.Mutation
 			w.WriteByte(']')
 		case "__typename":
 			graphql.MarshalString("MutationError").MarshalGQL(w)
+		default: // message, reason: MutationError's strings
+			text := e.Reason
+			if f.name == "message" {
+				text = e.Message
+			}
+			graphql.MarshalString(text).MarshalGQL(w)
 		}
-	}
-	w.WriteByte('}')
+	})
 }
 
 func marshalFieldError(w *bytes.Buffer, fields []leanField, e *model.FieldError) {
-	w.WriteByte('{')
-	for i, f := range fields {
-		leanKey(w, i, f.key)
+	leanObject(w, fields, func(f *leanField) {
 		switch f.name {
-		case "field":
-			graphql.MarshalString(e.Field).MarshalGQL(w)
-		case "reason":
-			graphql.MarshalString(e.Reason).MarshalGQL(w)
-		case "message":
-			graphql.MarshalString(e.Message).MarshalGQL(w)
 		case "params":
 			leanParams(w, e.Params)
 		case "__typename":
 			graphql.MarshalString("FieldError").MarshalGQL(w)
+		default: // field, reason, message: FieldError's strings
+			text := e.Message
+			if f.name == "field" {
+				text = e.Field
+			} else if f.name == "reason" {
+				text = e.Reason
+			}
+			graphql.MarshalString(text).MarshalGQL(w)
 		}
+	})
+}
+
+// leanObject writes the object {...} of fields, each value by value.
+func leanObject(w *bytes.Buffer, fields []leanField, value func(f *leanField)) {
+	w.WriteByte('{')
+	for i := range fields {
+		leanKey(w, i, fields[i].key)
+		value(&fields[i])
 	}
 	w.WriteByte('}')
 }
