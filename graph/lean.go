@@ -396,27 +396,18 @@ func (p *leanPlan) marshal(a *model.Activation, pl *model.ActivateTurnPayload) [
 // marshalPayload writes the selection fields of an ActivateTurnPayload:
 // {...}, result or error null when absent.
 func marshalPayload(data *bytes.Buffer, fields []leanField, pl *model.ActivateTurnPayload) {
-	data.WriteByte('{')
-	for i, f := range fields {
-		leanKey(data, i, f.key)
-		switch f.name {
-		case "result":
-			if pl.Result == nil {
-				data.WriteString("null")
-			} else {
-				marshalActivation(data, f.sub, pl.Result)
-			}
-		case "error":
-			if pl.Error == nil {
-				data.WriteString("null")
-			} else {
-				marshalMutationError(data, f.sub, pl.Error)
-			}
-		case "__typename":
+	leanObject(data, fields, func(f *leanField) {
+		switch {
+		case f.name == "__typename":
 			graphql.MarshalString("ActivateTurnPayload").MarshalGQL(data)
+		case f.name == "result" && pl.Result != nil:
+			marshalActivation(data, f.sub, pl.Result)
+		case f.name == "error" && pl.Error != nil:
+			marshalMutationError(data, f.sub, pl.Error)
+		default:
+			data.WriteString("null")
 		}
-	}
-	data.WriteByte('}')
+	})
 }
 
 // marshalActivation writes the selection fields of a: {...}.
@@ -426,23 +417,9 @@ func marshalActivation(data *bytes.Buffer, fields []leanField, a *model.Activati
 		leanKey(data, i, f.key)
 		switch f.name {
 		case "admitted":
-			data.WriteByte('[')
-			for j, e := range a.Admitted {
-				if j > 0 {
-					data.WriteByte(',')
-				}
-				marshalAdmitted(data, f.sub, e)
-			}
-			data.WriteByte(']')
+			leanList(data, a.Admitted, func(e *model.AdmittedEntry) { marshalAdmitted(data, f.sub, e) })
 		case "blocks":
-			data.WriteByte('[')
-			for j, b := range a.Blocks {
-				if j > 0 {
-					data.WriteByte(',')
-				}
-				marshalBlock(data, f.sub, b)
-			}
-			data.WriteByte(']')
+			leanList(data, a.Blocks, func(b *model.PromptBlock) { marshalBlock(data, f.sub, b) })
 		case "budget":
 			marshalBudget(data, f.sub, &a.Budget)
 		case "passes":
@@ -548,14 +525,7 @@ func marshalMutationError(w *bytes.Buffer, fields []leanField, e *model.Mutation
 				w.WriteString("null")
 				return
 			}
-			w.WriteByte('[')
-			for j, fe := range e.Fields {
-				if j > 0 {
-					w.WriteByte(',')
-				}
-				marshalFieldError(w, f.sub, fe)
-			}
-			w.WriteByte(']')
+			leanList(w, e.Fields, func(fe *model.FieldError) { marshalFieldError(w, f.sub, fe) })
 		case "__typename":
 			graphql.MarshalString("MutationError").MarshalGQL(w)
 		default: // message, reason: MutationError's strings
@@ -585,6 +555,18 @@ func marshalFieldError(w *bytes.Buffer, fields []leanField, e *model.FieldError)
 			graphql.MarshalString(text).MarshalGQL(w)
 		}
 	})
+}
+
+// leanList writes the list [...] of items, each by item.
+func leanList[T any](w *bytes.Buffer, items []T, item func(T)) {
+	w.WriteByte('[')
+	for i, v := range items {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		item(v)
+	}
+	w.WriteByte(']')
 }
 
 // leanObject writes the object {...} of fields, each value by value.
