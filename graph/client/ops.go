@@ -12,6 +12,7 @@ const (
 	OpViewerServers             Op = "ViewerServers"
 	OpServerChannels            Op = "ServerChannels"
 	OpServerAccess              Op = "ServerAccess"
+	OpServerBooksTagged         Op = "ServerBooksTagged"
 	OpViewerLoreEditorRoles     Op = "ViewerLoreEditorRoles"
 	OpUpsertServer              Op = "UpsertServer"
 	OpMarkServerLeft            Op = "MarkServerLeft"

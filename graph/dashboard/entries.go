@@ -176,7 +176,7 @@ func (d *Dashboard) renderServer(rq *req, status int, errs map[string]string) {
 	if errs == nil {
 		errs = map[string]string{}
 	}
-	data := map[string]any{"Errors": errs, "Channels": d.loadChannels(rq)}
+	data := map[string]any{"Errors": errs, "Channels": d.loadChannels(rq), "Filter": d.tagFilter(rq)}
 	var form url.Values
 	if rq.r.Method == http.MethodPost && strings.HasSuffix(rq.r.URL.Path, "/settings") {
 		form = rq.r.PostForm

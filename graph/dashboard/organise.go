@@ -114,3 +114,49 @@ func groupByCategory(entries []model.Entry, cats []model.Category) []categoryGro
 	}
 	return slices.DeleteFunc(groups, func(g categoryGroup) bool { return len(g.Entries) == 0 })
 }
+
+// tagFilter is the server page's tag filter (?tag=, at most 100
+// characters): the books carrying the tag, read through
+// Server.collections(tag:) and Server.personas(tag:), case-insensitive
+// (docs/workbench.md#categories). The zero value lists every book.
+type tagFilter struct {
+	// Tag is the tag asked for ("" lists every book).
+	Tag string
+	// Failed is set when the tagged books could not be read: the page
+	// then lists none and says so.
+	Failed      bool
+	collections map[string]bool
+	lineages    map[int64]bool
+}
+
+// Shows reports whether the server page lists book b.
+func (f tagFilter) Shows(b book) bool {
+	switch {
+	case f.Tag == "":
+		return true
+	case b.Collection != nil:
+		return f.collections[b.Collection.ID]
+	}
+	return f.lineages[b.LineageID]
+}
+
+// tagFilter reads the books carrying the tag the server page asks for.
+func (d *Dashboard) tagFilter(rq *req) tagFilter {
+	tag := strings.TrimSpace(rq.r.URL.Query().Get("tag"))
+	if tag == "" || len(tag) > 100 {
+		return tagFilter{}
+	}
+	f := tagFilter{Tag: tag, collections: map[string]bool{}, lineages: map[int64]bool{}}
+	var out client.ServerData
+	if err := d.api.Do(rq.ctx(), rq.p, client.OpServerBooksTagged, map[string]any{"s": rq.sid, "tag": tag}, &out); err != nil || out.Server == nil {
+		f.Failed = true
+		return f
+	}
+	for _, e := range out.Server.Collections.Edges {
+		f.collections[e.Node.ID] = true
+	}
+	for _, p := range out.Server.Personas {
+		f.lineages[p.LineageID] = true
+	}
+	return f
+}

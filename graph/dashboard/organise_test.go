@@ -11,7 +11,8 @@ import (
 // TestBookOrganisation: a manager writes a book's description and tags and
 // adds a category on the book page; the list groups the entries by
 // category; the editor offers the book's categories and shows the note; a
-// disabled category is marked (docs/workbench.md#categories).
+// disabled category is marked; the server page filters books by tag
+// (docs/workbench.md#categories).
 func TestBookOrganisation(t *testing.T) {
 	e := newEnv(t)
 	coll := e.collection(serverA, "Places")
@@ -56,6 +57,21 @@ func TestBookOrganisation(t *testing.T) {
 	_, editor := get(t, c, base+"e/"+lisbon)
 	require.Contains(t, editor, `<option value="`+cat+`" selected>Cities</option>`)
 	require.Contains(t, editor, `>count the hills</textarea>`)
+
+	// The server page lists only the books carrying the tag asked for
+	// (case-insensitive), and every book again without one.
+	e.collection(serverA, "Harbour")
+	serverPage := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	_, page = get(t, c, serverPage+"?tag=COAST")
+	require.Contains(t, page, `id="tag-filter-note"`)
+	require.Contains(t, page, `/b/c`+coll+`/">Places</a>`)
+	require.NotContains(t, page, `">Harbour</a>`)
+	_, page = get(t, c, serverPage+"?tag=inland")
+	require.NotContains(t, page, `">Places</a>`)
+	_, page = get(t, c, serverPage)
+	require.Contains(t, page, `">Places</a>`)
+	require.Contains(t, page, `">Harbour</a>`)
+	require.NotContains(t, page, `id="tag-filter-note"`)
 
 	post(url.Values{"action": {"disable-category"}, "categoryId": {cat}})
 	_, page = get(t, c, base)
