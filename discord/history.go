@@ -137,8 +137,9 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 	return b.paint(ctx, in, p)
 }
 
-// msgNeedHistory refuses the history to members without Manage Server.
-const msgNeedHistory = "Only members with the Manage Server permission can see and undo the import history."
+// msgNeedHistory refuses the history to members who may not write lore
+// (neither Manage Server nor the lore editor role).
+const msgNeedHistory = "Only members with the Manage Server permission or the server's lore editor role can see and undo the import history."
 
 // undoReceipt says what an undo did.
 func undoReceipt(t tr, id int64, u *model.UndoImportPayload) string {

@@ -58,7 +58,7 @@ var texts = [...][2]string{
 	{"Only members with the Manage Server permission can export lorebooks.", "Somente membros com a permissão Gerenciar Servidor podem exportar lorebooks."},
 	{"Exported %s as SillyTavern world info. Channel scope and collection state are not part of this format.", "%s exportadas como world info do SillyTavern. Restrições de canal e o estado da coleção não fazem parte deste formato."},
 	{"The import failed and nothing was changed. Try again in a moment.", "A importação falhou e nada foi alterado. Tente novamente em instantes."},
-	{"Only members with the Manage Server permission can import lorebooks. Nothing was changed.", "Somente membros com a permissão Gerenciar Servidor podem importar lorebooks. Nada foi alterado."},
+	{"Only members with the Manage Server permission or the server's lore editor role can import lorebooks. Nothing was changed.", "Somente membros com a permissão Gerenciar Servidor ou o cargo de editor de lore do servidor podem importar lorebooks. Nada foi alterado."},
 	{"Attach a lorebook file to import.", "Anexe um arquivo de lorebook para importar."},
 	{"Not imported: that persona is not on this server.", "Não importado: essa persona não está neste servidor."},
 	{"Not imported: there is no Serverwide lorebook named **%s**. Omit `book` to create a new one.", "Não importado: não há lorebook de Todo o Servidor chamado **%s**. Omita `book` para criar um novo."},

@@ -186,7 +186,7 @@ const receiptTime = 10 * time.Second
 
 func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	if !in.manage {
-		return in.t.S("Only members with the Manage Server permission can import lorebooks. Nothing was changed."), nil
+		return in.t.S("Only members with the Manage Server permission or the server's lore editor role can import lorebooks. Nothing was changed."), nil
 	}
 	d := in.i.ApplicationCommandData()
 	req := importRequest{Principal: in.p, Server: in.guild}
@@ -242,7 +242,7 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	req.FileName, req.Data = name, data
 	res, err := b.runImporter(ctx, in, req)
 	if err != nil || res == nil {
-		return in.t.S("Only members with the Manage Server permission can import lorebooks. Nothing was changed."), err
+		return in.t.S("Only members with the Manage Server permission or the server's lore editor role can import lorebooks. Nothing was changed."), err
 	}
 	return importReceipt(in.t, *res, req, book, p) + "\n" + in.t.S("Open `/memories` to see the book."), nil
 }
