@@ -258,30 +258,13 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 		}
 		withSourceBookFields(&book, book.Card, !lineage.IsServerwide())
 	}
-	switch f {
-	case model.ExportFormatCcv3Lorebook:
-		data, err = format.ExportLorebookV3(book)
-		ext = ".lorebook_v3.json"
-	case model.ExportFormatCardJSON:
-		data, err = format.ExportCardJSON(book)
-		ext = ".card.json"
-	case model.ExportFormatCardPng:
-		data, err = format.ExportCardPNG(book)
-		ext, contentType = ".png", "image/png"
-	case model.ExportFormatCardCharx:
-		data, err = format.ExportCardCHARX(book)
-		ext, contentType = ".charx", "application/zip"
-	case model.ExportFormatWorldbook:
-		data, err = format.ExportWorldbook(book)
-		ext = ".worldbook.json"
-	case model.ExportFormatNovelaiLorebook:
-		data, err = format.ExportNovelAI(book)
-		ext = ".lorebook"
-	case model.ExportFormatRisu:
-		data, err = format.ExportRisu(book)
-		ext = ".risu.json"
-	default:
-		data, err = format.ExportST(book)
+	enc := exportEncoderOf(f)
+	data, err = enc.encode(book)
+	if enc.ext != "" {
+		ext = enc.ext
+	}
+	if enc.contentType != "" {
+		contentType = enc.contentType
 	}
 	if err != nil {
 		return nil, fmt.Errorf("export: %w", err)
@@ -330,4 +313,29 @@ func fileName(name string) string {
 		s = "lorebook"
 	}
 	return s
+}
+
+// exportEncoder is one export format's encoder, file extension and
+// content type ("" keeps ".json" and JSON).
+type exportEncoder struct {
+	encode           func(format.Book) ([]byte, error)
+	ext, contentType string
+}
+
+// exportEncoderOf is ExportFormat f's encoder; SillyTavern world info for
+// any other value (docs/formats.md).
+func exportEncoderOf(f model.ExportFormat) exportEncoder {
+	byFormat := map[model.ExportFormat]exportEncoder{
+		model.ExportFormatCcv3Lorebook:    {format.ExportLorebookV3, ".lorebook_v3.json", ""},
+		model.ExportFormatCardJSON:        {format.ExportCardJSON, ".card.json", ""},
+		model.ExportFormatCardPng:         {format.ExportCardPNG, ".png", "image/png"},
+		model.ExportFormatCardCharx:       {format.ExportCardCHARX, ".charx", "application/zip"},
+		model.ExportFormatWorldbook:       {format.ExportWorldbook, ".worldbook.json", ""},
+		model.ExportFormatNovelaiLorebook: {format.ExportNovelAI, ".lorebook", ""},
+		model.ExportFormatRisu:            {format.ExportRisu, ".risu.json", ""},
+	}
+	if e, ok := byFormat[f]; ok {
+		return e
+	}
+	return exportEncoder{format.ExportST, "", ""}
 }
