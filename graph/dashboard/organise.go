@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"loregate/graph/client"
 	"loregate/graph/model"
@@ -116,17 +117,19 @@ func groupByCategory(entries []model.Entry, cats []model.Category) []categoryGro
 }
 
 // tagFilter is the server page's tag filter (?tag=, at most 100
-// characters): the books carrying the tag, read through
-// Server.collections(tag:) and Server.personas(tag:), case-insensitive
-// (docs/workbench.md#categories). The zero value lists every book.
+// characters; a longer tag lists none and says so): the books carrying
+// the tag, read through Server.collections(tag:) and
+// Server.personas(tag:), case-insensitive (docs/workbench.md#categories).
+// The zero value lists every book.
 type tagFilter struct {
 	// Tag is the tag asked for ("" lists every book).
 	Tag string
-	// Failed is set when the tagged books could not be read: the page
-	// then lists none and says so.
-	Failed      bool
-	collections map[string]bool
-	lineages    map[int64]bool
+	// Failed is set when the tagged books could not be read, TooLong
+	// when the tag has more than 100 characters: the page then lists
+	// none and says so.
+	Failed, TooLong bool
+	collections     map[string]bool
+	lineages        map[int64]bool
 }
 
 // Shows reports whether the server page lists book b.
@@ -143,10 +146,14 @@ func (f tagFilter) Shows(b book) bool {
 // tagFilter reads the books carrying the tag the server page asks for.
 func (d *Dashboard) tagFilter(rq *req) tagFilter {
 	tag := strings.TrimSpace(rq.r.URL.Query().Get("tag"))
-	if tag == "" || len(tag) > 100 {
+	if tag == "" {
 		return tagFilter{}
 	}
 	f := tagFilter{Tag: tag, collections: map[string]bool{}, lineages: map[int64]bool{}}
+	if utf8.RuneCountInString(tag) > 100 {
+		f.TooLong = true
+		return f
+	}
 	var out client.ServerData
 	if err := d.api.Do(rq.ctx(), rq.p, client.OpServerBooksTagged, map[string]any{"s": rq.sid, "tag": tag}, &out); err != nil || out.Server == nil {
 		f.Failed = true

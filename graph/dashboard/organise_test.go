@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,6 +68,9 @@ func TestBookOrganisation(t *testing.T) {
 	require.Contains(t, page, `/b/c`+coll+`/">Places</a>`)
 	require.NotContains(t, page, `">Harbour</a>`)
 	_, page = get(t, c, serverPage+"?tag=inland")
+	require.NotContains(t, page, `">Places</a>`)
+	_, page = get(t, c, serverPage+"?tag="+strings.Repeat("c", 101))
+	require.Contains(t, page, "A tag has at most 100 characters.")
 	require.NotContains(t, page, `">Places</a>`)
 	_, page = get(t, c, serverPage)
 	require.Contains(t, page, `">Places</a>`)

@@ -66,6 +66,7 @@ var workbenchTexts = [...][3]string{
 	{"Filter", "Filtrar", "Filtrar"},
 	{"Show every book", "Mostrar todos os livros", "Mostrar todos los libros"},
 	{"Only the books tagged %q are listed.", "Só os livros com a tag %q estão listados.", "Solo se listan los libros con la etiqueta %q."},
+	{"A tag has at most 100 characters.", "Uma tag tem no máximo 100 caracteres.", "Una etiqueta tiene como máximo 100 caracteres."},
 	{"The books tagged %q could not be read.", "Não foi possível ler os livros com a tag %q.", "No se pudieron leer los libros con la etiqueta %q."},
 	{"Categories", "Categorias", "Categorías"},
 	{"Category", "Categoria", "Categoría"},
