@@ -3,6 +3,10 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -348,4 +352,150 @@ func TestCategoriesWrittenBackToExports(t *testing.T) {
 			require.Equal(t, cats[0].ID, e.CategoryID, "%s: %s is filed again", c.format, e.Title)
 		}
 	}
+}
+
+// TestCategoriesCreatedInLoregateExported: categories created in loregate,
+// one of them disabled, and the entries filed in them travel through every
+// export format (new RisuAI folder rows in RisuAI and card exports,
+// loregate's member in world info and worldbook exports, new NovelAI
+// categories) so that importing each export again gives the book the same
+// categories and membership; an entry taken out of an imported RisuAI
+// folder leaves it, and one filed into a new category moves to its folder
+// (docs/workbench.md#categories).
+func TestCategoriesCreatedInLoregateExported(t *testing.T) {
+	a, store := newJobsAPI(t, 64<<20)
+	setupServer(t, a, serverA)
+	ctx := context.Background()
+	src := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "name": "Eldoria"},
+		"Eldoria.json", corpus(t, "st-worldinfo/sillytavern__Eldoria.json"))
+	require.Nil(t, src.Error)
+	risu := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "name": "Lisbon"}, "places.json",
+		[]byte(`{"type": "risu", "ver": 1, "data": [
+		{"key": "\uf000folder:f1", "comment": "Places", "content": "", "mode": "folder", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false},
+		{"key": "lisbon", "comment": "Lisbon", "content": "Seven hills.", "mode": "normal", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false, "folder": "\uf000folder:f1"},
+		{"key": "porto", "comment": "Porto", "content": "The bridge.", "mode": "normal", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false, "folder": "\uf000folder:f1"},
+		{"key": "faro", "comment": "Faro", "content": "The south.", "mode": "normal", "insertorder": 100, "alwaysActive": false, "secondkey": "", "selective": false, "folder": "\uf000folder:f1"}]}`))
+	require.Nil(t, risu.Error)
+
+	// membership reads a book's entries as entryName -> "category name/enabled"
+	// ("" for none).
+	membership := func(collection string) map[string]string {
+		t.Helper()
+		id, err := strconv.ParseInt(collection, 10, 64)
+		require.NoError(t, err)
+		cats, err := store.ListCategories(ctx, serverA, lore.Serverwide, id)
+		require.NoError(t, err)
+		named := map[int64]string{}
+		for _, c := range cats {
+			named[c.ID] = fmt.Sprintf("%s/%v", c.Name, c.Enabled)
+		}
+		c, err := store.GetCollection(ctx, serverA, id)
+		require.NoError(t, err)
+		es, err := store.ListScope(ctx, serverA, lore.Serverwide, c.Name)
+		require.NoError(t, err)
+		out := map[string]string{}
+		for _, e := range es {
+			out[entryName(e)] = named[e.CategoryID]
+		}
+		return out
+	}
+	create := func(collection, name string, sortOrder int) int64 {
+		t.Helper()
+		var p struct {
+			Category *struct{ ID string }
+			Error    *mutationError
+		}
+		a.must(serviceKey, qCreateCategory, map[string]any{"in": map[string]any{"serverDiscordId": serverA,
+			"collectionId": collection, "name": name, "sortOrder": sortOrder}}, "createCategory", &p)
+		require.Nil(t, p.Error)
+		id, err := strconv.ParseInt(p.Category.ID, 10, 64)
+		require.NoError(t, err)
+		return id
+	}
+	file := func(collection string, byTitle map[string]int64) {
+		t.Helper()
+		id, _ := strconv.ParseInt(collection, 10, 64)
+		c, err := store.GetCollection(ctx, serverA, id)
+		require.NoError(t, err)
+		es, err := store.ListScope(ctx, serverA, lore.Serverwide, c.Name)
+		require.NoError(t, err)
+		for _, e := range es {
+			if cat, ok := byTitle[entryName(e)]; ok {
+				_, err := store.UpdateEntry(ctx, serverA, lore.Serverwide, e.ID, lore.EntryPatch{CategoryID: &cat})
+				require.NoError(t, err)
+			}
+		}
+	}
+	eldoria := membership(src.Collection.ID)
+	require.Len(t, eldoria, 4)
+	titles := make([]string, 0, 4)
+	for title := range eldoria {
+		titles = append(titles, title)
+	}
+	slices.Sort(titles)
+	places, secrets := create(src.Collection.ID, "Places", 0), create(src.Collection.ID, "Secrets", 1)
+	disabled := false
+	_, err := store.UpdateCategory(ctx, serverA, secrets, lore.CategoryPatch{Enabled: &disabled})
+	require.NoError(t, err)
+	file(src.Collection.ID, map[string]int64{titles[0]: places, titles[1]: places, titles[2]: secrets})
+	want := map[string]string{titles[0]: "Places/true", titles[1]: "Places/true", titles[2]: "Secrets/false", titles[3]: ""}
+	require.Equal(t, want, membership(src.Collection.ID))
+
+	// The RisuAI book: Porto into a new category, Faro out of its folder.
+	harbours := create(risu.Collection.ID, "Harbours", 1)
+	var none int64
+	file(risu.Collection.ID, map[string]int64{"Porto": harbours, "Faro": none})
+	wantRisu := map[string]string{"Lisbon": "Places/true", "Porto": "Harbours/true", "Faro": ""}
+	require.Equal(t, wantRisu, membership(risu.Collection.ID))
+
+	for i, f := range []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX", "WORLDBOOK", "NOVELAI_LOREBOOK", "RISU"} {
+		for j, book := range []struct {
+			collection string
+			want       map[string]string
+		}{{src.Collection.ID, want}, {risu.Collection.ID, wantRisu}} {
+			name, data := exportBytes(t, a, book.collection, f)
+			p := a.importFile(serviceKey, map[string]any{"serverDiscordId": serverA, "lineageId": 0,
+				"name": fmt.Sprintf("again %d %d", i, j)}, name, data)
+			require.Nil(t, p.Error, f)
+			require.Equal(t, book.want, membership(p.Collection.ID), "%s: the categories come back with their entries", f)
+		}
+	}
+}
+
+// entryName names e by its title, else its first key (Eldoria's entries
+// have no title).
+func entryName(e lore.Entry) string {
+	if e.Title == "" && len(e.Keys) > 0 {
+		return e.Keys[0]
+	}
+	return e.Title
+}
+
+// exportBytes exports collection of serverA in format f and returns the
+// file's name and bytes (a download for CARD_PNG and CARD_CHARX).
+func exportBytes(t *testing.T, a *api, collection, f string) (string, []byte) {
+	t.Helper()
+	var p struct {
+		FileName string
+		JSON     *string
+		Download *struct{ URL string }
+		Error    *mutationError
+	}
+	a.must(serviceKey, `query($input: ExportLorebookInput!) { exportLorebook(input: $input) { fileName json download { url } error { code message } } }`,
+		map[string]any{"input": map[string]any{"serverDiscordId": serverA, "lineageId": 0, "collectionId": collection, "format": f}}, "exportLorebook", &p)
+	require.Nil(t, p.Error, f)
+	if p.JSON != nil {
+		return p.FileName, []byte(*p.JSON)
+	}
+	require.NotNil(t, p.Download, f)
+	req, err := http.NewRequest(http.MethodGet, a.srv.URL+p.Download.URL, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+serviceKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, f)
+	return p.FileName, body
 }

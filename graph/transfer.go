@@ -238,13 +238,12 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 	if err := r.withStoredBookFields(ctx, &book, server, lineage, collectionID); err != nil {
 		return fail(err)
 	}
-	// Categories renamed or disabled since the import travel back into the
-	// folder rows and NovelAI categories (docs/workbench.md#categories).
+	// Categories as they are now travel as RisuAI folder rows or NovelAI
+	// categories, those created in loregate too (docs/workbench.md#categories).
 	cats, err := r.Store.ListCategories(ctx, server, lineage, collectionID)
 	if err != nil {
 		return fail(err)
 	}
-	format.WriteCategories(&book, cats)
 	var data []byte
 	ext, contentType := ".json", ""
 	f := get(in.Format, model.ExportFormatStWorldInfo)
@@ -259,6 +258,7 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 		withSourceBookFields(&book, book.Card, !lineage.IsServerwide())
 	}
 	enc := exportEncoderOf(f)
+	format.WriteCategories(&book, cats, enc.kind)
 	data, err = enc.encode(book)
 	if enc.ext != "" {
 		ext = enc.ext
@@ -320,22 +320,23 @@ func fileName(name string) string {
 type exportEncoder struct {
 	encode           func(format.Book) ([]byte, error)
 	ext, contentType string
+	kind             format.Kind // the folder rows' shape (format.WriteCategories)
 }
 
 // exportEncoderOf is ExportFormat f's encoder; SillyTavern world info for
 // any other value (docs/formats.md).
 func exportEncoderOf(f model.ExportFormat) exportEncoder {
 	byFormat := map[model.ExportFormat]exportEncoder{
-		model.ExportFormatCcv3Lorebook:    {format.ExportLorebookV3, ".lorebook_v3.json", ""},
-		model.ExportFormatCardJSON:        {format.ExportCardJSON, ".card.json", ""},
-		model.ExportFormatCardPng:         {format.ExportCardPNG, ".png", "image/png"},
-		model.ExportFormatCardCharx:       {format.ExportCardCHARX, ".charx", "application/zip"},
-		model.ExportFormatWorldbook:       {format.ExportWorldbook, ".worldbook.json", ""},
-		model.ExportFormatNovelaiLorebook: {format.ExportNovelAI, ".lorebook", ""},
-		model.ExportFormatRisu:            {format.ExportRisu, ".risu.json", ""},
+		model.ExportFormatCcv3Lorebook:    {format.ExportLorebookV3, ".lorebook_v3.json", "", format.KindLorebookV3},
+		model.ExportFormatCardJSON:        {format.ExportCardJSON, ".card.json", "", format.KindV3Card},
+		model.ExportFormatCardPng:         {format.ExportCardPNG, ".png", "image/png", format.KindV3Card},
+		model.ExportFormatCardCharx:       {format.ExportCardCHARX, ".charx", "application/zip", format.KindV3Card},
+		model.ExportFormatWorldbook:       {format.ExportWorldbook, ".worldbook.json", "", format.KindWorldbook},
+		model.ExportFormatNovelaiLorebook: {format.ExportNovelAI, ".lorebook", "", format.KindNovelAI},
+		model.ExportFormatRisu:            {format.ExportRisu, ".risu.json", "", format.KindRisu},
 	}
 	if e, ok := byFormat[f]; ok {
 		return e
 	}
-	return exportEncoder{format.ExportST, "", ""}
+	return exportEncoder{format.ExportST, "", "", format.KindSTWorldInfo}
 }

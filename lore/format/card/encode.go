@@ -217,6 +217,9 @@ func EncodeEntry(e *lore.Entry, index int, v3 bool) *conv.Object {
 		}
 		o.Set(n, v)
 	}
+	if key := folderKey(ext[conv.KeyFolderRow]); key != "" {
+		o.SetValue("folder", key) // the folder the entry is in now
+	}
 	// Drop placeholders of fields that were not written.
 	out := conv.NewObject()
 	for _, f := range o.Fields {

@@ -152,6 +152,9 @@ func Encode(book conv.Book) ([]byte, error) {
 		eo.SetValue("selective", len(e.SecondaryKeys) > 0)
 		eo.SetValue("insertorder", e.Order)
 		conv.Rest(e.Extensions, prefix, eo, "key", "secondkey", "selective", "content", markerKey)
+		if key := conv.RowFolderKey(e.Extensions[conv.KeyFolderRow]); key != "" {
+			eo.SetValue("folder", key) // the folder the entry is in now
+		}
 		if mark != nil {
 			eo.Set(markerKey, mark)
 		}

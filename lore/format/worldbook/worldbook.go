@@ -152,6 +152,10 @@ func DecodeEntry(eo *conv.Object, rep *conv.Report) (lore.Entry, conv.STCtx) {
 			ext[Prefix+l.path] = l.raw
 		}
 	}
+	if row, ok := ext[Prefix+keyFolderRow]; ok {
+		delete(ext, Prefix+keyFolderRow)
+		ext[conv.KeyFolderRow] = row
+	}
 	e.Extensions = ext
 	// World info's budget order: high order first (docs/formats.md
 	// "Budget order").
@@ -186,6 +190,11 @@ func Encode(book conv.Book) ([]byte, error) {
 	return conv.Indented(o, "  ")
 }
 
+// keyFolderRow names the member of a worldbook entry that carries the
+// RisuAI folder row (conv.KeyFolderRow) of its category, which a worldbook
+// has no field for (docs/workbench.md#categories).
+const keyFolderRow = "loregate_folder_row"
+
 // EncodeEntry returns the worldbook object of e; index is the uid when no
 // source uid is kept.
 func EncodeEntry(e *lore.Entry, index int) (json.RawMessage, error) {
@@ -204,6 +213,9 @@ func EncodeEntry(e *lore.Entry, index int) (json.RawMessage, error) {
 	}
 	if _, ok := e.Extensions[Prefix+"uid"]; !ok {
 		t.set("uid", conv.MustMarshal(sourceUID(e, index)))
+	}
+	if row, ok := e.Extensions[conv.KeyFolderRow]; ok {
+		t.set(keyFolderRow, row)
 	}
 	for _, k := range conv.SortedKeys(e.Extensions) {
 		p, ok := strings.CutPrefix(k, Prefix)

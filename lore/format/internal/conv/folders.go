@@ -40,6 +40,17 @@ func IsFolderRow(o *Object) (key string, ok bool) {
 	return s, true
 }
 
+// RowFolderKey returns the folder key of folder row raw (as IsFolderRow),
+// or "" when raw is not a folder row.
+func RowFolderKey(raw json.RawMessage) string {
+	o, err := ParseObject(raw)
+	if err != nil || raw == nil {
+		return ""
+	}
+	key, _ := IsFolderRow(o)
+	return key
+}
+
 // Add records a folder row.
 func (f *Folders) Add(key, title string, row json.RawMessage) {
 	if f.rows == nil {
