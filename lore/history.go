@@ -2,6 +2,9 @@ package lore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"maps"
 	"slices"
@@ -93,6 +96,64 @@ type HistorySnapshot struct {
 	// book without any, a persona card onto an existing persona); nil
 	// otherwise and in records from before this field.
 	Source *SourceSnapshot `json:"source,omitempty"`
+	// BookCard is the target book's kept card (BookCard, book_cards)
+	// before the operation and a digest of the one it left, when it wrote
+	// a card onto a book that existed (a Replace or append of a card file,
+	// a persona card onto an existing persona); nil otherwise and in
+	// records from before this field.
+	BookCard *BookCardSnapshot `json:"bookCard,omitempty"`
+}
+
+// BookCardSnapshot is a book's kept card before an operation (Before,
+// nil: none) and the CardDigest of the one it left (After). An undo puts
+// Before back, byte for byte with its time (none: the row is deleted),
+// while the book still has the card the operation left.
+type BookCardSnapshot struct {
+	Before *KeptCard `json:"before,omitempty"`
+	After  string    `json:"after"`
+}
+
+// KeptCard is a BookCard as a history snapshot holds it: the card JSON's
+// text as a string (the snapshot is jsonb, which would reformat it), the
+// PNG or CHARX file as base64 (nil for a JSON card).
+type KeptCard struct {
+	Container string    `json:"container"`
+	Card      string    `json:"card"`
+	File      []byte    `json:"file,omitempty"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// KeepCard returns c as a snapshot holds it (nil for nil).
+func KeepCard(c *BookCard) *KeptCard {
+	if c == nil {
+		return nil
+	}
+	return &KeptCard{Container: c.Container, Card: string(c.Card), File: c.File, UpdatedAt: c.UpdatedAt}
+}
+
+// BookCard returns the card k holds (nil for nil); its Server, Lineage and
+// CollectionID are left for the caller.
+func (k *KeptCard) BookCard() *BookCard {
+	if k == nil {
+		return nil
+	}
+	return &BookCard{Container: k.Container, Card: []byte(k.Card), File: k.File, UpdatedAt: k.UpdatedAt}
+}
+
+// CardDigest is the SHA-256 (hex) of c's container, card and file, "" for
+// nil: two cards with one digest are the same card.
+func CardDigest(c *BookCard) string {
+	if c == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(c.Container), c.Card, c.File} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:])
+		h.Write(part)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // SourceSnapshot is a book's kept source fields before an operation
@@ -168,7 +229,7 @@ type CardSnapshot struct {
 // Empty reports whether the snapshot holds nothing to restore.
 func (s *HistorySnapshot) Empty() bool {
 	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
-		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil)
+		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil && s.BookCard == nil)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,
@@ -353,6 +414,11 @@ type UndoStore interface {
 	// over them (nil deletes them).
 	TargetSource(ctx context.Context, server string, t HistoryTarget) (src *BookSource, ok bool, err error)
 	SetTargetSource(ctx context.Context, server string, t HistoryTarget, src *BookSource) error
+	// TargetCard returns the kept card of the target's book (nil: none),
+	// as TargetSource. SetTargetCard stores c over it exactly, its
+	// UpdatedAt included (nil deletes it).
+	TargetCard(ctx context.Context, server string, t HistoryTarget) (c *BookCard, ok bool, err error)
+	SetTargetCard(ctx context.Context, server string, t HistoryTarget, c *BookCard) error
 	// ForgetMigratedSources forgets the source ids migration record id
 	// recorded.
 	ForgetMigratedSources(ctx context.Context, id int64) error

@@ -163,13 +163,9 @@ func (s *Store) SetTargetBook(ctx context.Context, server string, t lore.History
 // none): its persona book's, or those of its collection by name (ok false
 // when none of that name exists).
 func (s *Store) TargetSource(ctx context.Context, server string, t lore.HistoryTarget) (*lore.BookSource, bool, error) {
-	var id int64
-	if t.Lineage.IsServerwide() {
-		c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
-		if err != nil || !ok {
-			return nil, false, err
-		}
-		id = c.ID
+	id, ok, err := s.targetBookID(ctx, server, t)
+	if err != nil || !ok {
+		return nil, false, err
 	}
 	src, err := s.GetBookSource(ctx, server, t.Lineage, id)
 	if errors.Is(err, lore.ErrNotFound) {
@@ -184,13 +180,9 @@ func (s *Store) TargetSource(ctx context.Context, server string, t lore.HistoryT
 // SetTargetSource stores src as the kept source fields of the target's
 // book (see TargetSource), over those it has; nil deletes them.
 func (s *Store) SetTargetSource(ctx context.Context, server string, t lore.HistoryTarget, src *lore.BookSource) error {
-	var id int64
-	if t.Lineage.IsServerwide() {
-		c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
-		if err != nil || !ok {
-			return err
-		}
-		id = c.ID
+	id, ok, err := s.targetBookID(ctx, server, t)
+	if err != nil || !ok {
+		return err
 	}
 	if src == nil {
 		return s.undoStep("undo import", func(tx pgx.Tx) error {
@@ -206,6 +198,71 @@ func (s *Store) SetTargetSource(ctx context.Context, server string, t lore.Histo
 	put := *src
 	put.Server, put.Lineage, put.CollectionID = server, t.Lineage, id
 	return s.PutBookSource(ctx, put, true)
+}
+
+// targetBookID is the collection id of the target's book (0 for a persona
+// book; ok false when no collection of its name exists).
+func (s *Store) targetBookID(ctx context.Context, server string, t lore.HistoryTarget) (int64, bool, error) {
+	if !t.Lineage.IsServerwide() {
+		return 0, true, nil
+	}
+	c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
+	return c.ID, ok, err
+}
+
+// TargetCard returns the kept card of the target's book (nil: none), as
+// TargetSource.
+func (s *Store) TargetCard(ctx context.Context, server string, t lore.HistoryTarget) (*lore.BookCard, bool, error) {
+	id, ok, err := s.targetBookID(ctx, server, t)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	c, err := s.GetBookCard(ctx, server, t.Lineage, id)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return &c, true, nil
+}
+
+// bookCardRestore* write a kept card exactly as a history snapshot holds
+// it, its updated_at included.
+const (
+	bookCardRestoreLorebook = `INSERT INTO book_cards (server_id, lorebook_id, container, card, file, updated_at)
+SELECT server_id, id, $3, $4, $5, $6 FROM lorebooks WHERE server_id = $1 AND id = $2
+ON CONFLICT (lorebook_id) WHERE lorebook_id IS NOT NULL
+DO UPDATE SET container = $3, card = $4, file = $5, updated_at = $6`
+	bookCardRestoreLineage = `INSERT INTO book_cards (server_id, lineage_id, container, card, file, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6)
+ON CONFLICT (server_id, lineage_id) WHERE lineage_id IS NOT NULL
+DO UPDATE SET container = $3, card = $4, file = $5, updated_at = $6`
+	bookCardDeleteLorebook = `DELETE FROM book_cards WHERE server_id = $1 AND lorebook_id = $2`
+)
+
+// SetTargetCard stores c as the kept card of the target's book (see
+// TargetCard) exactly, its UpdatedAt included; nil deletes it. A
+// collection gone since gets nothing.
+func (s *Store) SetTargetCard(ctx context.Context, server string, t lore.HistoryTarget, c *lore.BookCard) error {
+	id, ok, err := s.targetBookID(ctx, server, t)
+	if err != nil || !ok {
+		return err
+	}
+	return s.undoStep("undo import", func(tx pgx.Tx) error {
+		var err error
+		switch {
+		case c == nil && id != 0:
+			_, err = tx.Exec(ctx, bookCardDeleteLorebook, server, id)
+		case c == nil:
+			_, err = tx.Exec(ctx, bookCardDeleteLineage, server, int64(t.Lineage))
+		case id != 0:
+			_, err = tx.Exec(ctx, bookCardRestoreLorebook, server, id, c.Container, c.Card, c.File, c.UpdatedAt)
+		default:
+			_, err = tx.Exec(ctx, bookCardRestoreLineage, server, int64(t.Lineage), c.Container, c.Card, c.File, c.UpdatedAt)
+		}
+		return err
+	})
 }
 
 // CollectionNamed returns server's collection name (ok false when none).

@@ -280,8 +280,8 @@ func ImportPersonaCard(ctx context.Context, st lore.HistoryStore, c lore.Persona
 			}
 		}
 		if card != nil && c.Entries != nil {
-			if err := st.PutBookCard(ctx, lore.BookCard{Server: c.Server, Lineage: p.Lineage,
-				Container: string(card.Container), Card: card.JSON, File: card.File}); err != nil {
+			if snap.BookCard, err = putCard(ctx, st, lore.BookCard{Server: c.Server, Lineage: p.Lineage,
+				Container: string(card.Container), Card: card.JSON, File: card.File}, c.PersonaID != 0); err != nil {
 				return fmt.Errorf("keep the card: %w", err)
 			}
 		}

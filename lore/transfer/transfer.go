@@ -239,7 +239,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 	if !record {
 		return out, nil
 	}
-	source, err := keepSource(ctx, st, t, out, conv.Book)
+	source, card, err := keepSource(ctx, st, t, out, conv.Book)
 	if err != nil {
 		return out, err
 	}
@@ -268,7 +268,7 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 		SourceSHA256: Hash(req.Data), Mode: modeName(t.Mode), Report: report,
 		Target:     lore.HistoryTarget{Lineage: t.Lineage, CollectionID: out.CollectionID, Collection: out.CollectionName},
 		CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: &lore.HistorySnapshot{Entries: removed, BookSettings: oldSettings, BookSettingsAfter: newSettings, Source: source,
-			CreatedCategories: madeCategories}}
+			BookCard: card, CreatedCategories: madeCategories}}
 	if out.NewCollection {
 		rec.CreatedCollection = out.CollectionName
 	}
@@ -284,22 +284,60 @@ func write(ctx context.Context, st lore.HistoryStore, req Request, conv format.R
 // the book came in (for card exports) and the book-level fields no column
 // holds (docs/formats.md "Rules worth knowing"): a new book or a replaced
 // one takes the file's, an append keeps the book's own. It returns the
-// snapshot of the book's kept fields an undo puts back (putSource).
-func keepSource(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, out Result, book format.Book) (*lore.SourceSnapshot, error) {
+// snapshots of the book's kept fields and card an undo puts back
+// (putSource, putCard).
+func keepSource(ctx context.Context, st lore.HistoryStore, t lore.ImportTarget, out Result, book format.Book) (*lore.SourceSnapshot, *lore.BookCardSnapshot, error) {
+	var cardSnap *lore.BookCardSnapshot
 	if card := book.Card; card != nil {
 		c := lore.BookCard{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
 			Container: string(card.Container), Card: card.JSON, File: card.File}
-		if err := st.PutBookCard(ctx, c); err != nil {
-			return nil, fmt.Errorf("keep the card: %w", err)
+		var err error
+		if cardSnap, err = putCard(ctx, st, c, !out.NewCollection); err != nil {
+			return nil, nil, fmt.Errorf("keep the card: %w", err)
 		}
 	}
 	src := lore.BookSource{Server: t.Server, Lineage: t.Lineage, CollectionID: out.CollectionID,
 		Name: book.Name, NameFromFile: book.NameFromFile, Description: book.Description, Fields: book.Extensions}
 	snap, err := putSource(ctx, st, src, out.NewCollection || t.Mode == lore.Replace, !out.NewCollection)
 	if err != nil {
-		return nil, fmt.Errorf("keep the book fields: %w", err)
+		return nil, nil, fmt.Errorf("keep the book fields: %w", err)
 	}
-	return snap, nil
+	return snap, cardSnap, nil
+}
+
+// putCard stores c as its book's kept card (book_cards) and, for a book
+// that existed before the operation, returns the card it had and the
+// digest of the one it has now (lore.BookCardSnapshot), so that an undo
+// puts the old one back exactly; nil when the card did not change, or for
+// a new book (its undo removes the book, and the card with it).
+func putCard(ctx context.Context, st lore.HistoryStore, c lore.BookCard, existed bool) (*lore.BookCardSnapshot, error) {
+	if !existed {
+		return nil, st.PutBookCard(ctx, c)
+	}
+	before, err := keptCard(ctx, st, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.PutBookCard(ctx, c); err != nil {
+		return nil, err
+	}
+	after, err := keptCard(ctx, st, c)
+	if err != nil || lore.CardDigest(before) == lore.CardDigest(after) {
+		return nil, err
+	}
+	return &lore.BookCardSnapshot{Before: lore.KeepCard(before), After: lore.CardDigest(after)}, nil
+}
+
+// keptCard reads the kept card of c's book (nil: none).
+func keptCard(ctx context.Context, st lore.HistoryStore, c lore.BookCard) (*lore.BookCard, error) {
+	cur, err := st.GetBookCard(ctx, c.Server, c.Lineage, c.CollectionID)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &cur, nil
 }
 
 // putSource stores src as its book's kept source fields (PutBookSource)

@@ -490,6 +490,61 @@ func TestUndoRestoresBookSettings(t *testing.T) {
 	}
 }
 
+// TestUndoRestoresBookCard: undoing a Replace puts back the card the book
+// came in (book_cards) byte for byte, its time included (a PNG card with
+// its image), and none when the book had none; a card a later import
+// wrote stays until that import is undone (docs/imports.md#undo).
+func TestUndoRestoresBookCard(t *testing.T) {
+	b := setup(t)
+	s := b.server(t)
+	card := func() *lore.BookCard {
+		c, err := b.store.GetBookCard(b.ctx, s, 9, 0)
+		if errors.Is(err, lore.ErrNotFound) {
+			return nil
+		}
+		require.NoError(t, err)
+		return &c
+	}
+	write := func(mode lore.ImportMode, name string, data []byte) int64 {
+		res, err := transfer.Import(b.ctx, b.store, transfer.Request{Target: lore.ImportTarget{Server: s, Lineage: 9, Mode: mode},
+			FileName: name, Data: data})
+		require.NoError(t, err)
+		return res.ImportID
+	}
+	replace := func(name string, data []byte) int64 { return write(lore.Replace, name, data) }
+	undo := func(id int64) {
+		_, err := transfer.Undo(b.ctx, b.store, s, id, "cli")
+		require.NoError(t, err)
+	}
+	cardJSON := func(name string) []byte {
+		return []byte(`{"spec": "chara_card_v2",  "spec_version": "2.0", "data": {"name": "` + name + `",
+			"character_book": {"entries": [{"keys": ["a"], "content": "from ` + name + `", "enabled": true, "insertion_order": 0}]}}}`)
+	}
+	b.hand(t, s, 9, "", "hand")
+	first := replace("first.json", cardJSON("First"))
+	require.NotNil(t, card())
+	undo(first)
+	require.Nil(t, card(), "the book had no card before the import")
+
+	png := corpus(t, "png/sillytavern__default_Seraphina.png")
+	replace("sera.png", png)
+	sera := card()
+	require.NotNil(t, sera)
+	require.Equal(t, "png", sera.Container)
+	second := replace("second.json", cardJSON("Second"))
+	require.Equal(t, "json", card().Container)
+	third := write(lore.Append, "third.json", cardJSON("Third"))
+	undo(third)
+	require.Contains(t, string(card().Card), `"Second"`)
+	undo(second)
+	require.Equal(t, sera, card(), "the undo put the PNG card back, byte for byte")
+
+	fourth := replace("fourth.json", cardJSON("Fourth"))
+	write(lore.Append, "fifth.json", cardJSON("Fifth"))
+	undo(fourth)
+	require.Contains(t, string(card().Card), `"Fifth"`, "a card a later import wrote stays")
+}
+
 // TestUndoKeepsBookSettingsChangedSince: settings a manager changed after
 // a Replace import stay when the import is undone (as lore written since
 // does), and the undo says so; its entries still go.

@@ -27,8 +27,9 @@ import (
 //     that no longer exist are recreated with their settings, its entries
 //     are inserted with their ids and timestamps, book settings a Replace
 //     stored are put back unless changed since (BookSettingsKept), the
-//     book's kept source fields (book_sources) it overwrote come back
-//     byte for byte unless a later import wrote them since,
+//     book's kept source fields (book_sources) and card (book_cards) it
+//     overwrote come back byte for byte unless a later import wrote them
+//     since,
 //     collections the record changed get their enabled flag, channels and
 //     settings back unless changed since (CollectionsKept), a collection
 //     the record created is removed when empty, a persona it created is
@@ -88,7 +89,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreChangedCollections, u.restoreCategories, u.restoreCard, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreBookCard, u.restoreChangedCollections, u.restoreCategories, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -226,6 +227,23 @@ func (u *undo) restoreSource(ctx context.Context) error {
 		return err
 	}
 	return u.st.SetTargetSource(ctx, u.server, u.rec.Target, s.Before.Source())
+}
+
+// restoreBookCard puts back the kept card of the record's target book
+// (book_cards: HistorySnapshot.BookCard), byte for byte with its time, or
+// none, while the book still has the card the record wrote; a card a
+// later import wrote stays (its own undo puts this one back). A
+// collection gone since gets nothing.
+func (u *undo) restoreBookCard(ctx context.Context) error {
+	s := u.snap.BookCard
+	if s == nil {
+		return nil
+	}
+	cur, ok, err := u.st.TargetCard(ctx, u.server, u.rec.Target)
+	if err != nil || !ok || lore.CardDigest(cur) != s.After {
+		return err
+	}
+	return u.st.SetTargetCard(ctx, u.server, u.rec.Target, s.Before.BookCard())
 }
 
 // restoreChangedCollections puts back the flags and settings of the
