@@ -20,11 +20,12 @@ import (
 var apiExports = []struct {
 	format string
 	export func(format.Book) ([]byte, error)
+	kind   format.Kind // as convert writes categories (format.WriteFileCategories)
 }{
-	{"ST_WORLD_INFO", format.ExportST},
-	{"CCV3_LOREBOOK", format.ExportLorebookV3},
-	{"CARD_JSON", format.ExportCardJSON},
-	{"WORLDBOOK", format.ExportWorldbook},
+	{"ST_WORLD_INFO", format.ExportST, format.KindSTWorldInfo},
+	{"CCV3_LOREBOOK", format.ExportLorebookV3, format.KindLorebookV3},
+	{"CARD_JSON", format.ExportCardJSON, format.KindV3Card},
+	{"WORLDBOOK", format.ExportWorldbook, format.KindWorldbook},
 }
 
 // requireExportsMatchConvert exports the book of server's lineage (and
@@ -37,7 +38,9 @@ func requireExportsMatchConvert(t *testing.T, a *api, server string, lineage int
 	t.Helper()
 	out := make(map[string]string, len(apiExports))
 	for _, ex := range apiExports {
-		want, err := ex.export(book)
+		converted := book
+		format.WriteFileCategories(&converted, ex.kind)
+		want, err := ex.export(converted)
 		require.NoError(t, err)
 		var p struct {
 			JSON  *string

@@ -194,3 +194,61 @@ func TestDeletedEntriesPage(t *testing.T) {
 	_, body = get(t, manager, e.srv.URL+"/dashboard/s/"+serverA+"/deleted")
 	require.Contains(t, body, "No entry was deleted.")
 }
+
+// TestBrowserDecisionsShown: a member whose proposals a manager approved
+// and rejected, each with a note, sees both decisions with the notes on the
+// server page the next time they open it, once (the page marks them seen
+// through the API, as the Discord panel does); the proposals page still
+// lists them with the decision; the manager is shown none
+// (docs/workbench.md#decisions).
+func TestBrowserDecisionsShown(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	world := e.collection(serverA, "World")
+	glade := e.entry(serverA, world, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	tower := e.entry(serverA, world, map[string]any{"title": "The tower", "content": "A dark tower.", "keys": []string{"tower"}})
+	member, manager := e.token("77", map[string]bool{serverA: false}), e.token("42", map[string]bool{serverA: true})
+	propose := func(entry, content string) string {
+		var out struct {
+			ProposeEntryChange struct {
+				Proposal *struct{ ID string }
+				Error    *struct{ Message string }
+			}
+		}
+		e.memberGQL(member, `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { proposal { id } error { message } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "UPDATE", "lineageId": 0, "entryId": entry,
+				"patch": map[string]any{"content": content}}}, &out)
+		require.Nil(t, out.ProposeEntryChange.Error)
+		return out.ProposeEntryChange.Proposal.ID
+	}
+	review := func(id, decision, note string) {
+		var out struct {
+			ReviewProposal struct{ Error *struct{ Message string } }
+		}
+		e.memberGQL(manager, `mutation($in: ReviewProposalInput!) { reviewProposal(input: $in) { error { message } } }`,
+			map[string]any{"in": map[string]any{"serverDiscordId": serverA, "proposalId": id, "decision": decision, "note": note}}, &out)
+		require.Nil(t, out.ReviewProposal.Error)
+	}
+	approved, rejected := propose(glade, "A glade where deer graze."), propose(tower, "A tower of glass.")
+	review(approved, "APPROVE", "Thanks, chapter 2 agrees.")
+	review(rejected, "REJECT", "The tower is stone in every chapter.")
+
+	e.browserSignIn(t, ctx, member)
+	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#decisions")),
+		waitText("#decision-"+approved, "Approved"), waitText("#decision-"+approved, "The glade"),
+		waitText("#decision-"+approved, "Thanks, chapter 2 agrees."),
+		waitText("#decision-"+rejected, "Rejected"), waitText("#decision-"+rejected, "The tower is stone in every chapter.")))
+	shot(t, ctx, "35-decisions")
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#collections"))))
+	again, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#decisions")`))
+	require.NoError(t, err)
+	require.False(t, again, "each decision shows once")
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"proposals"),
+		waitText("#proposal-"+rejected, "The tower is stone in every chapter."), waitText("#proposal-"+approved, "Approved")))
+
+	code, body := get(t, e.httpClientSignedIn(manager), base)
+	require.Equal(t, http.StatusOK, code)
+	require.NotContains(t, body, `id="decisions"`, "the manager proposed nothing")
+}

@@ -166,17 +166,25 @@ type bookView struct {
 var exportFormats = []string{"ST_WORLD_INFO", "CCV3_LOREBOOK", "CARD_JSON", "CARD_PNG", "CARD_CHARX", "WORLDBOOK"}
 
 func (d *Dashboard) serverPage(rq *req) error {
-	d.renderServer(rq, http.StatusOK, nil)
+	decisions := d.loadDecisions(rq)
+	d.renderServerWith(rq, http.StatusOK, nil, decisions)
+	d.markDecisionsSeen(rq, decisions)
 	return nil
 }
 
 // renderServer shows the server page with the field errors of a refused
 // form (nil: none); a refused form's values stay in it (rq's form).
 func (d *Dashboard) renderServer(rq *req, status int, errs map[string]string) {
+	d.renderServerWith(rq, status, errs, nil)
+}
+
+// renderServerWith is renderServer showing the member the decisions on
+// their proposals (nil: none).
+func (d *Dashboard) renderServerWith(rq *req, status int, errs map[string]string, decisions *decisionsView) {
 	if errs == nil {
 		errs = map[string]string{}
 	}
-	data := map[string]any{"Errors": errs, "Channels": d.loadChannels(rq), "Filter": d.tagFilter(rq)}
+	data := map[string]any{"Errors": errs, "Channels": d.loadChannels(rq), "Filter": d.tagFilter(rq), "Decisions": decisions}
 	var form url.Values
 	if rq.r.Method == http.MethodPost && strings.HasSuffix(rq.r.URL.Path, "/settings") {
 		form = rq.r.PostForm

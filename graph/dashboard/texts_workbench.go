@@ -55,6 +55,11 @@ var workbenchTexts = [...][3]string{
 	{"When proposed", "Quando proposta", "Al proponerse"},
 	{"With the selected entries", "Com as entradas selecionadas", "Con las entradas seleccionadas"},
 	{"Withdrawn", "Retirada", "Retirada"},
+	{"Decisions on your proposals", "Decisões sobre suas propostas", "Decisiones sobre tus propuestas"},
+	{"The reviewer's note: %s", "Nota de quem revisou: %s", "Nota de quien revisó: %s"},
+	{"More decisions are waiting: they show the next time you open this page.", "Há mais decisões esperando: elas aparecem na próxima vez que você abrir esta página.", "Hay más decisiones esperando: aparecen la próxima vez que abras esta página."},
+	{"Each decision shows once, here or in the Discord panel.", "Cada decisão aparece uma vez, aqui ou no painel do Discord.", "Cada decisión aparece una vez, aquí o en el panel de Discord."},
+	{"Your proposals", "Suas propostas", "Tus propuestas"},
 	{"Your proposals, with the decision and the reviewer's note.", "Suas propostas, com a decisão e a nota de quem revisou.", "Tus propuestas, con la decisión y la nota de quien revisó."},
 	// Books people organise (organise.go).
 	{"About this book", "Sobre este livro", "Acerca de este libro"},

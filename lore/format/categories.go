@@ -1,6 +1,7 @@
 package format
 
 import (
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -183,9 +184,9 @@ func folderRowAs(raw json.RawMessage, c lore.Category) json.RawMessage {
 
 // newFolderRow is a RisuAI folder row for c, as RisuAI makes one (a card
 // book's row for a card kind): key "\uf000folder:" and a UUID made from
-// c's id, so that each export names it alike.
+// c's name, so that each export names it alike.
 func newFolderRow(c lore.Category, kind Kind) json.RawMessage {
-	key := "\uf000folder:" + categoryUUID(c.ID)
+	key := "\uf000folder:" + categoryUUID(c.Name)
 	o := conv.NewObject()
 	switch kind {
 	case KindV2Card, KindV3Card, KindLorebookV3, KindCharacterBook:
@@ -216,8 +217,15 @@ func newFolderRow(c lore.Category, kind Kind) json.RawMessage {
 	return conv.MustMarshal(o)
 }
 
-// categoryUUID is a UUID-shaped name for category id.
-func categoryUUID(id int64) string { return fmt.Sprintf("00000000-0000-4000-8000-%012x", id) }
+// categoryUUID is a UUID (version 5 shaped) made from a category's name,
+// unique in its book: each export, and offline convert, names a new
+// folder or NovelAI category alike.
+func categoryUUID(name string) string {
+	h := sha1.Sum([]byte("loregate category\x00" + name))
+	h[6] = h[6]&0x0f | 0x50
+	h[8] = h[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
 
 func mustObject(raw json.RawMessage) *conv.Object {
 	o, _ := conv.ParseObject(raw)
@@ -263,7 +271,7 @@ func writeNovelAICategories(book *Book, cats []lore.Category, byID map[int64]lor
 	}
 	for _, c := range cats {
 		if used[c.ID] && ids[c.ID] == "" {
-			ids[c.ID] = categoryUUID(c.ID)
+			ids[c.ID] = categoryUUID(c.Name)
 			list = append(list, newNovelAICategory(c, ids[c.ID]))
 		}
 	}
@@ -342,4 +350,40 @@ func (v categoryVotes) winner(source string) int64 {
 		}
 	}
 	return best
+}
+
+// maxFileCategories is the most categories an import gives one book
+// (lore/postgres MaxCategoriesPerBook); entries past it stay without one.
+const maxFileCategories = 100
+
+// WriteFileCategories files book's entries under the categories their file
+// gave them (EntryCategory), as an import into a new book does (one
+// category per name, in the order their first entries come, at most
+// maxFileCategories), and writes them for an export to kind
+// (WriteCategories). Offline convert uses it, so that RisuAI folders and
+// NovelAI categories cross formats as they do through an import and an
+// export (docs/workbench.md#categories). Entries are copied before they
+// change.
+func WriteFileCategories(book *Book, kind Kind) {
+	ids := map[string]int64{}
+	var cats []lore.Category
+	entries := slices.Clone(book.Entries)
+	for i := range entries {
+		c, ok := EntryCategory(*book, entries[i])
+		if !ok {
+			continue
+		}
+		id, known := ids[c.Name]
+		if !known && len(cats) < maxFileCategories {
+			id = int64(len(cats) + 1)
+			ids[c.Name] = id
+			cats = append(cats, lore.Category{ID: id, Name: c.Name, SortOrder: len(cats), Enabled: c.Enabled})
+		}
+		entries[i].CategoryID = id
+	}
+	if len(cats) == 0 {
+		return
+	}
+	book.Entries = entries
+	WriteCategories(book, cats, kind)
 }

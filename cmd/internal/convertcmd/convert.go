@@ -115,6 +115,11 @@ func Run(ctx context.Context, env cli.Env, args []string) error {
 		}
 		return nil
 	}
+	if kind, ok := categoryKinds[*to]; ok {
+		// Folders and NovelAI categories cross formats as an import and an
+		// export carry them (docs/workbench.md#categories).
+		format.WriteFileCategories(&res.Book, kind)
+	}
 	var body []byte
 	switch *to {
 	case "st":
@@ -192,4 +197,11 @@ type report struct {
 func newReport(r *format.Report) report {
 	return report{Summary: format.Summarize(r), Container: r.Container,
 		OldUnsupported: r.UnsupportedKeys, OldIgnored: r.IgnoredSettings, OldCollapsed: r.CollapsedPlacements}
+}
+
+// categoryKinds are the export formats that carry categories (RisuAI
+// folder rows or NovelAI categories), with the shape of their rows.
+var categoryKinds = map[string]format.Kind{
+	"st": format.KindSTWorldInfo, "ccv3": format.KindLorebookV3, "card": format.KindV3Card, "png": format.KindV3Card,
+	"charx": format.KindV3Card, "novelai": format.KindNovelAI, "risu": format.KindRisu, "worldbook": format.KindWorldbook,
 }
