@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/lore"
 	"loregate/lore/format"
 )
 
@@ -56,5 +57,35 @@ func TestFileCategoriesCrossFormats(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, json.Valid(out))
 		require.Equal(t, want, categories(c.file, out), "%s to %s", c.name, c.to)
+	}
+}
+
+// TestCategoriesOfWorldInfoCardInWorldInfo: a card loregate wrote from
+// world info (its entry keeps a field cards lack), imported and filed under
+// a category, keeps the category in a world info export (its entries write
+// no other card fields there).
+func TestCategoriesOfWorldInfoCardInWorldInfo(t *testing.T) {
+	wi, err := format.Import("harbor.json", []byte(`{"entries": {"0": {"uid": 0, "key": ["pier"], "comment": "Pier",
+		"content": "The pier.", "x_tool": {"v": 1}}}}`), format.Options{})
+	require.NoError(t, err)
+	card, err := format.ExportCardJSON(wi.Book)
+	require.NoError(t, err)
+	res, err := format.Import("harbor.card.json", card, format.Options{})
+	require.NoError(t, err)
+	book := res.Book
+	require.NotEmpty(t, book.Entries)
+	for i := range book.Entries {
+		book.Entries[i].CategoryID = 7
+	}
+	format.WriteCategories(&book, []lore.Category{{ID: 7, Name: "Places", Enabled: false}}, format.KindSTWorldInfo)
+	out, err := format.ExportST(book)
+	require.NoError(t, err)
+	again, err := format.Import("again.json", out, format.Options{})
+	require.NoError(t, err)
+	require.Len(t, again.Book.Entries, len(book.Entries))
+	for _, e := range again.Book.Entries {
+		c, ok := format.EntryCategory(again.Book, e)
+		require.True(t, ok, e.Title)
+		require.Equal(t, format.Category{Name: "Places", Enabled: false}, c)
 	}
 }

@@ -543,6 +543,19 @@ func TestUndoRestoresBookCard(t *testing.T) {
 	write(lore.Append, "fifth.json", cardJSON("Fifth"))
 	undo(fourth)
 	require.Contains(t, string(card().Card), `"Fifth"`, "a card a later import wrote stays")
+
+	// A collection's card: the Replace's undo takes the card it gave a
+	// collection that had none away again.
+	c := b.collection(t, s, "Harbor")
+	b.hand(t, s, 0, c.Name, "pier")
+	res, err := transfer.Import(b.ctx, b.store, transfer.Request{Target: lore.ImportTarget{Server: s, CollectionID: c.ID,
+		Collection: c.Name, Mode: lore.Replace}, FileName: "harbor.json", Data: cardJSON("Harbor")})
+	require.NoError(t, err)
+	_, err = b.store.GetBookCard(b.ctx, s, 0, c.ID)
+	require.NoError(t, err)
+	undo(res.ImportID)
+	_, err = b.store.GetBookCard(b.ctx, s, 0, c.ID)
+	require.ErrorIs(t, err, lore.ErrNotFound, "the collection had no card before the import")
 }
 
 // TestUndoKeepsBookSettingsChangedSince: settings a manager changed after

@@ -52,13 +52,20 @@ func cardBookFields(book *conv.Book) json.RawMessage {
 // extensions object with the members it had, the folder row before it)
 // but those
 // world info spells itself (selective, and a hybrid's mirror fields, which
-// writeMirrors writes); nil when there are none, and for an entry
-// loregate wrote from world info.
+// writeMirrors writes); nil when there are none; for an entry loregate
+// wrote from world info only its folder row.
 func cardEntryFields(e *lore.Entry) json.RawMessage {
-	if _, fromWI := e.Extensions[conv.PrefixCardExt+conv.KeyWorldInfo]; fromWI {
-		return nil // an entry loregate wrote from world info
-	}
 	o := conv.NewObject()
+	if _, fromWI := e.Extensions[conv.PrefixCardExt+conv.KeyWorldInfo]; fromWI {
+		// An entry loregate wrote from world info: only its folder row
+		// (its category, docs/workbench.md#categories).
+		if row, ok := e.Extensions[conv.KeyFolderRow]; ok {
+			o.Set(folderRow, row)
+			out, _ := o.MarshalJSON()
+			return out
+		}
+		return nil
+	}
 	var ext *conv.Object
 	for _, k := range conv.SortedKeys(e.Extensions) {
 		if n, ok := strings.CutPrefix(k, conv.PrefixCardExt); ok {
