@@ -196,8 +196,8 @@ func TestDeletedEntriesPage(t *testing.T) {
 }
 
 // TestBrowserDecisionsShown: a member whose proposals a manager approved
-// and rejected, each with a note, sees both decisions with the notes on the
-// server page the next time they open it, once (the page marks them seen
+// and rejected, each with a note, is told on the server list that decisions
+// wait, and sees both with the notes on the server page, once (the page marks them seen
 // through the API, as the Discord panel does); the proposals page still
 // lists them with the decision; the manager is shown none
 // (docs/workbench.md#decisions).
@@ -234,8 +234,15 @@ func TestBrowserDecisionsShown(t *testing.T) {
 	review(rejected, "REJECT", "The tower is stone in every chapter.")
 
 	e.browserSignIn(t, ctx, member)
+	waiting := func() bool {
+		t.Helper()
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector("#servers .decisions-waiting a")`))
+		require.NoError(t, err)
+		return got
+	}
+	require.True(t, waiting(), "the server list says decisions are waiting")
 	base := e.srv.URL + "/dashboard/s/" + serverA + "/"
-	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("#decisions")),
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#servers .decisions-waiting a")), chromedp.WaitVisible(chromedp.CSS("#decisions")),
 		waitText("#decision-"+approved, "Approved"), waitText("#decision-"+approved, "The glade"),
 		waitText("#decision-"+approved, "Thanks, chapter 2 agrees."),
 		waitText("#decision-"+rejected, "Rejected"), waitText("#decision-"+rejected, "The tower is stone in every chapter.")))
@@ -247,6 +254,8 @@ func TestBrowserDecisionsShown(t *testing.T) {
 	require.False(t, again, "each decision shows once")
 	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"proposals"),
 		waitText("#proposal-"+rejected, "The tower is stone in every chapter."), waitText("#proposal-"+approved, "Approved")))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/"), chromedp.WaitVisible(chromedp.CSS("#servers"))))
+	require.False(t, waiting(), "nothing waits once shown")
 
 	code, body := get(t, e.httpClientSignedIn(manager), base)
 	require.Equal(t, http.StatusOK, code)

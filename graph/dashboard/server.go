@@ -162,8 +162,10 @@ type serverListItem struct {
 	ID, Name string
 	// Known is false when loregate has no record of the server (the bot
 	// was never added). CanManage: Manage Server; Writes: the member may
-	// write its lore (a manager or a lore editor).
-	Known, CanManage, Writes bool
+	// write its lore (a manager or a lore editor). Decisions: a decision
+	// on one of the member's proposals waits to be shown on the server
+	// page (docs/workbench.md#decisions).
+	Known, CanManage, Writes, Decisions bool
 }
 
 // maxListedGuilds bounds the servers listed; viewerPage is the servers
@@ -213,6 +215,7 @@ func (d *Dashboard) loadServers(rq *req) ([]serverListItem, error) {
 		it := serverListItem{ID: g.ID, Name: g.Name, CanManage: g.Manage, Writes: g.Manage}
 		if srv, ok := known[g.ID]; ok {
 			it.Known, it.Name, it.CanManage, it.Writes = true, srv.Name, srv.CanManage, srv.CanWriteLore
+			it.Decisions = len(srv.UnseenDecisions) > 0
 		}
 		if it.Name == "" {
 			it.Name = g.ID

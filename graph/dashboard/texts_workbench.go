@@ -56,6 +56,7 @@ var workbenchTexts = [...][3]string{
 	{"With the selected entries", "Com as entradas selecionadas", "Con las entradas seleccionadas"},
 	{"Withdrawn", "Retirada", "Retirada"},
 	{"Decisions on your proposals", "Decisões sobre suas propostas", "Decisiones sobre tus propuestas"},
+	{"New decisions on your proposals", "Novas decisões sobre suas propostas", "Nuevas decisiones sobre tus propuestas"},
 	{"The reviewer's note: %s", "Nota de quem revisou: %s", "Nota de quien revisó: %s"},
 	{"More decisions are waiting: they show the next time you open this page.", "Há mais decisões esperando: elas aparecem na próxima vez que você abrir esta página.", "Hay más decisiones esperando: aparecen la próxima vez que abras esta página."},
 	{"Each decision shows once, here or in the Discord panel.", "Cada decisão aparece uma vez, aqui ou no painel do Discord.", "Cada decisión aparece una vez, aquí o en el panel de Discord."},
