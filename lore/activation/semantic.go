@@ -111,15 +111,18 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 	var cands []int32
 	for _, i := range t.m.order {
 		s := &t.st[i]
-		if !s.scored || s.stage != stagePending || (s.mode != modeSemantic && s.verdict != VerdictNoKeyMatch) {
+		if !s.scored || s.stage != stagePending {
 			continue
 		}
-		if float64(s.score) >= sem.Threshold {
+		below := float64(s.score) < sem.Threshold
+		if s.mode != modeSemantic && (below && !t.trace || s.verdict != VerdictNoKeyMatch) {
+			// A keyed one below the threshold stays pending (only a trace
+			// shows below_threshold), as one whose keys decided.
+			continue
+		}
+		if !below {
 			cands = append(cands, i)
 			continue
-		}
-		if s.mode != modeSemantic && !t.trace {
-			continue // a keyed one stays pending; only a trace shows below_threshold
 		}
 		s.pass = 1
 		s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")

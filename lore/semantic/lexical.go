@@ -3,8 +3,7 @@ package semantic
 import (
 	"math"
 	"slices"
-
-	"loregate/lore/activation"
+	"sync"
 )
 
 // ProfileTerms is how many of a candidate's heaviest terms its vector
@@ -58,6 +57,9 @@ type Lexical struct {
 	pos   map[int64]int32
 	dense []int32
 	base  int64
+	// scratch pools the arrays ScoresAt sums into (*[]float32, one slot
+	// per candidate, zero when pooled).
+	scratch sync.Pool
 }
 
 // maxDenseSpread bounds the dense table of the candidate index at this
@@ -205,7 +207,8 @@ func (x *Lexical) Bytes() int { return x.bytes }
 // candidate's profile are left out of its length, so words outside the
 // book neither match nor dilute.
 func (x *Lexical) Score(query string) []Score {
-	acc, qnorm := x.accumulate(query)
+	acc := make([]float32, len(x.ids))
+	qnorm := x.accumulate(acc, []string{query})
 	var out []Score
 	for i, a := range acc {
 		if a > 0 {
@@ -216,42 +219,83 @@ func (x *Lexical) Score(query string) []Score {
 }
 
 // LexicalScores are one query's scores of every candidate of a Lexical
-// (Lexical.Scores): activation.Scores without a map built per turn.
-type LexicalScores struct {
+// (Lexical.ScoresOf): activation.Scores without a map built per turn.
+// The sums are made when the scores are first read: ScoresAt (the
+// engine's gate plan, once per turn) sums into an array the index pools,
+// so a turn allocates none; Score sums once into an array of its own.
+// Safe for concurrent use.
+type LexicalScores struct{ q *lexicalQuery }
+
+// lexicalQuery is a LexicalScores' query and, once Score has read it, its
+// sums.
+type lexicalQuery struct {
 	x     *Lexical
-	acc   []float32
+	msgs  []string
+	once  sync.Once
+	acc   []float32 // Score's sums, by candidate position
 	qnorm float64
+}
+
+// sums returns the query's sums by candidate position (nil when it shares
+// no term with any candidate) and its length.
+func (q *lexicalQuery) sums() ([]float32, float64) {
+	q.once.Do(func() {
+		if len(q.x.ids) == 0 {
+			return
+		}
+		acc := make([]float32, len(q.x.ids))
+		if q.qnorm = q.x.accumulate(acc, q.msgs); q.qnorm > 0 {
+			q.acc = acc
+		}
+	})
+	return q.acc, q.qnorm
 }
 
 // Score is candidate id's score, 0 when it shares no term with the query;
 // ok is false for an id that is no candidate of the index.
 func (s LexicalScores) Score(id int64) (float64, bool) {
-	i, ok := s.x.index(id)
+	i, ok := s.q.x.index(id)
 	if !ok {
 		return 0, false
 	}
-	if s.acc == nil || s.acc[i] <= 0 {
+	acc, qnorm := s.q.sums()
+	if acc == nil || acc[i] <= 0 {
 		return 0, true
 	}
-	return min(float64(s.acc[i])/s.qnorm, 1), true
+	return min(float64(acc[i])/qnorm, 1), true
 }
 
 // CandidateSet is the index the scores are of (activation.CandidateSet):
 // the same for every query of one index.
-func (s LexicalScores) CandidateSet() any { return s.x }
+func (s LexicalScores) CandidateSet() any { return s.q.x }
 
 // Index is candidate id's position in the index (activation.CandidateSet).
-func (s LexicalScores) Index(id int64) (int32, bool) { return s.x.index(id) }
+func (s LexicalScores) Index(id int64) (int32, bool) { return s.q.x.index(id) }
 
 // ScoresAt sets out[k] to the score of the candidate at position idx[k]
-// (Score's, as a float32; activation.CandidateSet).
+// (Score's, as a float32; activation.CandidateSet). It sums the query
+// into a pooled array, read and cleared here.
 func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
+	x := s.q.x
+	if len(x.ids) == 0 {
+		clear(out[:len(idx)])
+		return
+	}
+	p, _ := x.scratch.Get().(*[]float32)
+	if p == nil {
+		p = new([]float32)
+		*p = make([]float32, len(x.ids))
+	}
+	acc := *p
+	qnorm := x.accumulate(acc, s.q.msgs)
 	for k, i := range idx {
 		out[k] = 0
-		if s.acc != nil && s.acc[i] > 0 {
-			out[k] = float32(min(float64(s.acc[i])/s.qnorm, 1))
+		if acc[i] > 0 {
+			out[k] = float32(min(float64(acc[i])/qnorm, 1))
 		}
 	}
+	clear(acc)
+	x.scratch.Put(p)
 }
 
 // Scores scores query against every candidate (Score's numbers, those
@@ -263,28 +307,26 @@ func (x *Lexical) Scores(query string) LexicalScores {
 // ScoresOf is Scores of the query made of msgs joined by newlines (the
 // turn's query, lore/turn.Query), without joining them: no term spans a
 // newline, and each message's matching form is the joined text's part.
+// msgs are read when the scores are (LexicalScores): they must not change
+// before.
 func (x *Lexical) ScoresOf(msgs []string) LexicalScores {
-	acc, qnorm := x.accumulate(msgs...)
-	return LexicalScores{x: x, acc: acc, qnorm: qnorm}
+	return LexicalScores{q: &lexicalQuery{x: x, msgs: msgs}}
 }
 
-// accumulate returns the dot products of the query's (msgs joined by
-// newlines) unit vector's terms with every candidate's profile (nil when
-// they share none) and the query vector's length.
-func (x *Lexical) accumulate(msgs ...string) ([]float32, float64) {
-	if len(x.ids) == 0 {
-		return nil, 0
-	}
+// accumulate adds to acc (zero, one slot per candidate) the dot products
+// of the query's (msgs joined by newlines) unit vector's terms with every
+// candidate's profile and returns the query vector's length (0 when it
+// shares no term with any profile, acc left zero).
+func (x *Lexical) accumulate(acc []float32, msgs []string) float64 {
 	var buf [64]int32
 	ids := buf[:0]
 	for _, m := range msgs {
 		ids = x.queryTerms(m, ids)
 	}
 	if len(ids) == 0 {
-		return nil, 0
+		return 0
 	}
 	slices.Sort(ids) // a fixed summing order: the same scores everywhere
-	acc := make([]float32, len(x.ids))
 	qnorm := 0.0
 	for i := 0; i < len(ids); {
 		t, f := ids[i], 1
@@ -298,53 +340,51 @@ func (x *Lexical) accumulate(msgs ...string) ([]float32, float64) {
 			acc[p.doc] += float32(qw) * p.weight
 		}
 	}
-	return acc, math.Sqrt(qnorm)
+	return math.Sqrt(qnorm)
 }
 
 // queryTerms appends to ids the term ids of text's terms that some
 // profile holds. The vocabulary holds only profiles' terms, filtered
 // (appendTerms), so they are looked up unfiltered: a stop word is in no
-// profile. ASCII
-// text is cut by bytes and lowered word by word: its terms are the runs
-// of word characters, as cutTerms cuts its matching form.
+// profile. ASCII text is cut by bytes and lowered word by word: its terms
+// are the runs of word characters, as cutTerms cuts its matching form.
 func (x *Lexical) queryTerms(text string, ids []int32) []int32 {
-	if !activation.IsASCII(text) {
-		cutTerms(matchingForm(text), func(t string, _ bool) {
-			if id, ok := x.terms.lookup(t); ok {
-				ids = append(ids, id)
-			}
-		})
-		return ids
-	}
+	start := len(ids)
 	var low [64]byte
 	for i := 0; i < len(text); {
-		for i < len(text) && asciiKinds[text[i]] != kindWord {
+		for i < len(text) && byteKinds[text[i]] == kindSep {
 			i++
 		}
 		j := i
-		for j < len(text) && asciiKinds[text[j]] == kindWord {
+		for j < len(text) && byteKinds[text[j]] == kindWord {
 			j++
 		}
-		if j-i > len(low) {
+		switch {
+		case j < len(text) && byteKinds[text[j]] == kindNonASCII:
+			return x.queryTermsUnicode(text, ids[:start])
+		case j-i > len(low):
 			// Longer than any term worth a lookup buffer: lowered whole.
 			if id, ok := x.terms.lookup(matchingForm(text[i:j])); ok {
 				ids = append(ids, id)
 			}
-		} else if j > i+1 { // a one-character word is no term
-			w, h := low[:j-i], uint64(fnvOffset)
-			for k := range w {
-				c := text[i+k]
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				w[k], h = c, (h^uint64(c))*fnvPrime
-			}
-			if id, ok := x.terms.find(w, h); ok {
+		case j > i+1: // a one-character word is no term
+			if id, ok := x.terms.queryWord(text, i, j, &low); ok {
 				ids = append(ids, id)
 			}
 		}
 		i = j
 	}
+	return ids
+}
+
+// queryTermsUnicode is queryTerms of text that is not all ASCII: cut from
+// its matching form.
+func (x *Lexical) queryTermsUnicode(text string, ids []int32) []int32 {
+	cutTerms(matchingForm(text), func(t string, _ bool) {
+		if id, ok := x.terms.lookup(t); ok {
+			ids = append(ids, id)
+		}
+	})
 	return ids
 }
 

@@ -21,9 +21,10 @@ func Terms(text string) []string {
 type runeKind uint8
 
 const (
-	kindSep  runeKind = iota // punctuation, space, symbols: ends a term
-	kindWord                 // letters of spaced scripts, digits, marks
-	kindCJK                  // Han, Kana, Hangul: bigrams
+	kindSep      runeKind = iota // punctuation, space, symbols: ends a term
+	kindWord                     // letters of spaced scripts, digits, marks
+	kindCJK                      // Han, Kana, Hangul: bigrams
+	kindNonASCII                 // a byte of a multi-byte character (byteKinds)
 )
 
 // asciiKinds are kindOf's answers for ASCII, by byte.
@@ -32,6 +33,16 @@ var asciiKinds = func() (k [utf8.RuneSelf]runeKind) {
 		if activation.IsWordRune(r) {
 			k[r] = kindWord
 		}
+	}
+	return k
+}()
+
+// byteKinds are asciiKinds by byte of UTF-8 text, kindNonASCII for the
+// bytes of other characters.
+var byteKinds = func() (k [256]runeKind) {
+	copy(k[:], asciiKinds[:])
+	for b := utf8.RuneSelf; b < len(k); b++ {
+		k[b] = kindNonASCII
 	}
 	return k
 }()

@@ -1,21 +1,25 @@
 package semantic
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // termTable finds a query word's term id among the profiles' terms: open
-// addressing over the terms' FNV-1a hashes, so an ASCII word is hashed
-// while it is lowered, with no string built and no map lookup (the lexical
-// turn's query cost, docs/benchmarks.md#retrieval).
+// addressing over the terms' hashes (hashTerm), so an ASCII word is hashed
+// eight bytes at a time while it is lowered, with no string built and no
+// map lookup (the lexical turn's query cost,
+// docs/benchmarks.md#retrieval).
 type termTable struct {
 	slots []int32  // term id + 1; 0 empty
 	terms []string // by term id, "" for a term in no profile
 	mask  uint64
 }
 
-// FNV-1a, 64 bits.
+// The hash's seed and multiplier (wyhash's).
 const (
-	fnvOffset = 14695981039346656037
-	fnvPrime  = 1099511628211
+	hashSeed = 0xa0761d6478bd642f
+	hashMul  = 0xe7037ed1a0b428db
 )
 
 // newTermTable indexes vocab (term -> id; ids below n).
@@ -24,7 +28,7 @@ func newTermTable(vocab map[string]int32, n int) termTable {
 	tt := termTable{slots: make([]int32, size), terms: make([]string, n), mask: uint64(size - 1)}
 	for t, id := range vocab {
 		tt.terms[id] = t
-		h := hashString(t)
+		h := hashTerm(t)
 		for tt.slots[h&tt.mask] != 0 {
 			h++
 		}
@@ -33,12 +37,66 @@ func newTermTable(vocab map[string]int32, n int) termTable {
 	return tt
 }
 
-func hashString(s string) uint64 {
-	h := uint64(fnvOffset)
-	for i := 0; i < len(s); i++ {
-		h = (h ^ uint64(s[i])) * fnvPrime
+// mix folds the 128-bit product of a and b into 64 bits.
+func mix(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// hashTerm hashes t eight bytes at a time (little-endian, the last chunk
+// zero-padded), as queryWord hashes a lowered word.
+func hashTerm(t string) uint64 {
+	h := uint64(len(t)) ^ hashSeed
+	for k := 0; k < len(t); k += 8 {
+		var c [8]byte
+		copy(c[:], t[k:])
+		h = mix(h^binary.LittleEndian.Uint64(c[:]), hashMul)
 	}
 	return h
+}
+
+// lowerASCII lowers the ASCII letters of the eight bytes v, each below
+// 0x80: a byte gets 0x20 when it lies in 'A'-'Z' (no carry crosses a
+// byte).
+func lowerASCII(v uint64) uint64 {
+	const (
+		geA   = 0x3f3f3f3f3f3f3f3f // + byte: bit 7 set from 'A' up
+		gtZ   = 0x2525252525252525 // + byte: bit 7 set above 'Z'
+		highs = 0x8080808080808080
+	)
+	return v | ((v+geA)&^(v+gtZ)&highs)>>2
+}
+
+// queryWord returns the term id of the ASCII word text[i:j], 2-64 bytes
+// of word characters, lowered into low eight bytes at a time as they are
+// hashed (hashTerm of the lowered word).
+func (tt *termTable) queryWord(text string, i, j int, low *[64]byte) (int32, bool) {
+	n := j - i
+	h := uint64(n) ^ hashSeed
+	for k := 0; k < n; k += 8 {
+		var v uint64
+		if i+k+8 <= len(text) {
+			v = le64(text[i+k : i+k+8])
+		} else {
+			var c [8]byte
+			copy(c[:], text[i+k:j])
+			v = binary.LittleEndian.Uint64(c[:])
+		}
+		if r := n - k; r < 8 {
+			v &= 1<<(8*r) - 1 // the word's bytes only
+		}
+		v = lowerASCII(v)
+		binary.LittleEndian.PutUint64(low[k:], v)
+		h = mix(h^v, hashMul)
+	}
+	return tt.find(low[:n], h)
+}
+
+// le64 is the first eight bytes of s, little-endian (one load).
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // find returns the id of term w whose hash is h.
@@ -59,7 +117,7 @@ func (tt *termTable) find(w []byte, h uint64) (int32, bool) {
 
 // lookup returns term t's id.
 func (tt *termTable) lookup(t string) (int32, bool) {
-	return tt.find([]byte(t), hashString(t))
+	return tt.find([]byte(t), hashTerm(t))
 }
 
 // bytes is the table's memory, beside its terms' strings (counted with
