@@ -118,6 +118,11 @@ type turn struct {
 	// scores hold the result's and the trace's scores (scoreOf), a slab
 	// instead of one allocation each.
 	scores []float64
+	// semNear, when semPlanned (a gate plan's turn, applyPlan), are the
+	// scored entries semanticPass needs without a trace, in evaluation
+	// order: those at or above the threshold and the keyless ones.
+	semNear    []int32
+	semPlanned bool
 	// alwaysOnUsed is what the admitted Always On entries took of the
 	// budget (overBudgetDetail names it).
 	alwaysOnUsed int

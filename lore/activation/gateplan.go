@@ -121,9 +121,15 @@ func (t *turn) applyPlan(p *gatePlan) int {
 		}
 		scores := sc.simScores[:len(p.at)]
 		t.in.Semantic.Scores.(CandidateSet).ScoresAt(p.at, scores)
+		thr, near := t.in.Semantic.Threshold, sc.semNear[:0]
 		for k, i := range p.scored {
-			t.st[i].score = scores[k]
+			s := &t.st[i]
+			s.score = scores[k]
+			if float64(s.score) >= thr || s.mode == modeSemantic {
+				near = append(near, i)
+			}
 		}
+		sc.semNear, t.semNear, t.semPlanned = near, near, true
 	}
 	t.sel = p.sel
 	t.sel.books = slices.Clone(p.sel.books)
@@ -174,7 +180,7 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 			p.loud = append(p.loud, i)
 		}
 	}
-	for i := range p.states {
+	for _, i := range m.order { // evaluation order, as semNear's
 		if p.states[i].scored {
 			at, ok := in.Semantic.Scores.(CandidateSet).Index(in.Entries[i].ID)
 			if !ok {

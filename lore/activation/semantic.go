@@ -109,7 +109,11 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 	// Those below the threshold are decided at once; only the others
 	// (few) are sorted, best first.
 	var cands []int32
-	for _, i := range t.m.order {
+	order := t.m.order
+	if t.semPlanned && !t.trace {
+		order = t.semNear // the others stay as they are (applyPlan)
+	}
+	for _, i := range order {
 		s := &t.st[i]
 		if !s.scored || s.stage != stagePending {
 			continue

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -57,8 +58,8 @@ type Lexical struct {
 	pos   map[int64]int32
 	dense []int32
 	base  int64
-	// scratch pools the arrays ScoresAt sums into (*[]float32, one slot
-	// per candidate, zero when pooled).
+	// scratch pools the turn's work arrays (*sumScratch, zero when
+	// pooled).
 	scratch sync.Pool
 }
 
@@ -208,7 +209,7 @@ func (x *Lexical) Bytes() int { return x.bytes }
 // book neither match nor dilute.
 func (x *Lexical) Score(query string) []Score {
 	acc := make([]float32, len(x.ids))
-	qnorm := x.accumulate(acc, []string{query})
+	qnorm := x.sum(acc, []string{query})
 	var out []Score
 	for i, a := range acc {
 		if a > 0 {
@@ -244,7 +245,7 @@ func (q *lexicalQuery) sums() ([]float32, float64) {
 			return
 		}
 		acc := make([]float32, len(q.x.ids))
-		if q.qnorm = q.x.accumulate(acc, q.msgs); q.qnorm > 0 {
+		if q.qnorm = q.x.sum(acc, q.msgs); q.qnorm > 0 {
 			q.acc = acc
 		}
 	})
@@ -281,21 +282,21 @@ func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
 		clear(out[:len(idx)])
 		return
 	}
-	p, _ := x.scratch.Get().(*[]float32)
-	if p == nil {
-		p = new([]float32)
-		*p = make([]float32, len(x.ids))
-	}
-	acc := *p
-	qnorm := x.accumulate(acc, s.q.msgs)
+	sc := x.getScratch()
+	acc := sc.acc
+	qnorm := x.accumulate(sc, s.q.msgs)
 	for k, i := range idx {
 		out[k] = 0
-		if acc[i] > 0 {
-			out[k] = float32(min(float64(acc[i])/qnorm, 1))
+		if a := acc[i]; a > 0 {
+			v := float64(a) / qnorm
+			if v > 1 {
+				v = 1
+			}
+			out[k] = float32(v)
 		}
 	}
 	clear(acc)
-	x.scratch.Put(p)
+	x.scratch.Put(sc)
 }
 
 // Scores scores query against every candidate (Score's numbers, those
@@ -313,31 +314,85 @@ func (x *Lexical) ScoresOf(msgs []string) LexicalScores {
 	return LexicalScores{q: &lexicalQuery{x: x, msgs: msgs}}
 }
 
-// accumulate adds to acc (zero, one slot per candidate) the dot products
-// of the query's (msgs joined by newlines) unit vector's terms with every
-// candidate's profile and returns the query vector's length (0 when it
-// shares no term with any profile, acc left zero).
-func (x *Lexical) accumulate(acc []float32, msgs []string) float64 {
-	var buf [64]int32
-	ids := buf[:0]
+// sumScratch is the work arrays of one query's sums (accumulate), zero
+// between queries.
+type sumScratch struct {
+	acc []float32 // by candidate position
+	// words is the set of the query's terms by term id, sum the set of
+	// words' nonzero indexes.
+	words, sum []uint64
+}
+
+// getScratch returns a pooled or new sumScratch of x.
+func (x *Lexical) getScratch() *sumScratch {
+	if sc, ok := x.scratch.Get().(*sumScratch); ok {
+		return sc
+	}
+	words := (len(x.idf) + 63) / 64
+	return &sumScratch{acc: make([]float32, len(x.ids)), words: make([]uint64, words), sum: make([]uint64, (words+63)/64)}
+}
+
+// sum is accumulate into acc (zero, one slot per candidate).
+func (x *Lexical) sum(acc []float32, msgs []string) float64 {
+	sc := x.getScratch()
+	saved := sc.acc
+	sc.acc = acc
+	qnorm := x.accumulate(sc, msgs)
+	sc.acc = saved
+	x.scratch.Put(sc)
+	return qnorm
+}
+
+// accumulate adds to sc.acc the dot products of the query's (msgs joined
+// by newlines) unit vector's terms with every candidate's profile and
+// returns the query vector's length (0 when it shares no term with any
+// profile, sc.acc left zero). It leaves sc's sets zero.
+//
+// The terms are summed in the order of their ids, so every process gives
+// the same scores: the set of terms (sc.words, sc.sum) yields them in
+// that order with no sort; a term said again is put aside (rep) and
+// counted as its turn comes.
+func (x *Lexical) accumulate(sc *sumScratch, msgs []string) float64 {
+	var buf, repBuf [64]int32
+	ids, rep := buf[:0], repBuf[:0]
 	for _, m := range msgs {
 		ids = x.queryTerms(m, ids)
 	}
 	if len(ids) == 0 {
 		return 0
 	}
-	slices.Sort(ids) // a fixed summing order: the same scores everywhere
-	qnorm := 0.0
-	for i := 0; i < len(ids); {
-		t, f := ids[i], 1
-		for i+f < len(ids) && ids[i+f] == t {
-			f++
+	words, sum, acc := sc.words, sc.sum, sc.acc
+	for _, t := range ids {
+		w, bit := t>>6, uint64(1)<<(t&63)
+		if words[w]&bit != 0 {
+			rep = append(rep, t)
+			continue
 		}
-		i += f
-		qw := float64(x.idf[t]) * tfWeight(f)
-		qnorm += qw * qw
-		for _, p := range x.postings[t] {
-			acc[p.doc] += float32(qw) * p.weight
+		words[w] |= bit
+		sum[w>>6] |= 1 << (w & 63)
+	}
+	slices.Sort(rep)
+	qnorm := 0.0
+	for si, sw := range sum {
+		if sw == 0 {
+			continue
+		}
+		sum[si] = 0
+		for ; sw != 0; sw &= sw - 1 {
+			w := si<<6 + bits.TrailingZeros64(sw)
+			for ww := words[w]; ww != 0; ww &= ww - 1 {
+				t := int32(w<<6 + bits.TrailingZeros64(ww))
+				f := 1
+				for len(rep) > 0 && rep[0] == t {
+					f, rep = f+1, rep[1:]
+				}
+				qw := float64(x.idf[t]) * tfWeight(f)
+				qnorm += qw * qw
+				for _, p := range x.postings[t] {
+					acc[p.doc] += float32(qw) * p.weight
+				}
+			}
+			words[w] = 0
 		}
 	}
 	return math.Sqrt(qnorm)

@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -109,6 +110,70 @@ func TestTermTable(t *testing.T) {
 	for _, w := range []string{"the", "zzz", "lollipops", ""} {
 		if _, ok := x.terms.lookup(w); ok {
 			t.Errorf("%q found", w)
+		}
+	}
+}
+
+// TestSumsInTermOrder: the query's sums are made term by term in the
+// order of their ids, each term's weight from how often the query says
+// it, so two processes give the same scores: they equal, bit for bit,
+// those of a sort of the query's term ids, for queries with repeated
+// terms, terms across messages and a term said more than 64 times.
+func TestSumsInTermOrder(t *testing.T) {
+	var docs []Doc
+	words := strings.Fields("kotori lollipop tohka kinako bread raizen high tengu city fraxinus airship sandalphon angel throne sword spirit origami shido reine mana yoshino puppet")
+	for i := range 40 {
+		var b strings.Builder
+		for k := range 12 {
+			b.WriteString(words[(i*7+k*k)%len(words)] + " ")
+		}
+		docs = append(docs, Doc{ID: int64(100 + i), Title: words[i%len(words)], Text: b.String()})
+	}
+	x := NewLexical(docs)
+	reference := func(msgs []string) []float32 {
+		var ids []int32
+		for _, m := range msgs {
+			ids = x.queryTerms(m, ids)
+		}
+		slices.Sort(ids)
+		acc := make([]float32, len(x.ids))
+		qnorm := 0.0
+		for i := 0; i < len(ids); {
+			t, f := ids[i], 1
+			for i+f < len(ids) && ids[i+f] == t {
+				f++
+			}
+			i += f
+			qw := float64(x.idf[t]) * tfWeight(f)
+			qnorm += qw * qw
+			for _, p := range x.postings[t] {
+				acc[p.doc] += float32(qw) * p.weight
+			}
+		}
+		out := make([]float32, len(acc))
+		for i, a := range acc {
+			if a > 0 {
+				out[i] = float32(min(float64(a)/math.Sqrt(qnorm), 1))
+			}
+		}
+		return out
+	}
+	idx := make([]int32, len(x.ids))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	for _, msgs := range [][]string{
+		{"Shido and Tohka eat kinako bread; Tohka, TOHKA!", "the airship Fraxinus over Tengu City, Fraxinus again"},
+		{"Yoshino's puppet", "puppet puppet"},
+		{strings.Repeat("reine origami ", 70), "mana"},
+		{"nothing shared", ""},
+		{"Tōhka’s angel Sandalphon", "a throne and a sword"},
+	} {
+		want := reference(msgs)
+		got := make([]float32, len(idx))
+		x.ScoresOf(msgs).ScoresAt(idx, got)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: sums %v, want %v", msgs, got, want)
 		}
 	}
 }
