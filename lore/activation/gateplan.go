@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -61,9 +62,14 @@ type gatePlan struct {
 	quietN int
 	loud   []int32
 	// scored are the positions of the entries the semantic gate marked
-	// as candidates, at their positions in the candidate set: a turn
-	// copying the plan reads their scores again (CandidateSet.ScoresAt).
+	// as candidates, in evaluation order, at their positions in the
+	// candidate set: a turn copying the plan reads their scores again
+	// (CandidateSet.ScoresAt).
 	scored, at []int32
+	// For NonzeroScores (their states' scores are 0): entryAt is the
+	// entry position by candidate position (-1 none), keyless the scored
+	// entries decided by similarity alone, in evaluation order.
+	entryAt, keyless []int32
 }
 
 // planKey returns the key of t's gates, or false when they read something
@@ -114,7 +120,13 @@ func (p *gatePlan) fits(key *planKey, in *Input) bool {
 // returns the lowest delay level.
 func (t *turn) applyPlan(p *gatePlan) int {
 	copy(t.st, p.states)
-	if len(p.scored) > 0 {
+	var nz NonzeroScores
+	if len(p.scored) > 0 && p.entryAt != nil && t.in.Semantic.Threshold > 0 {
+		nz, _ = t.in.Semantic.Scores.(NonzeroScores)
+	}
+	if nz != nil {
+		t.applyNonzero(p, nz)
+	} else if len(p.scored) > 0 {
 		sc := t.ts.s
 		if cap(sc.simScores) < len(p.at) {
 			sc.simScores = make([]float32, len(p.at))
@@ -189,7 +201,55 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 			p.scored, p.at = append(p.scored, int32(i)), append(p.at, at)
 		}
 	}
+	if len(p.at) > 0 {
+		if _, ok := in.Semantic.Scores.(NonzeroScores); ok {
+			p.indexNonzero()
+		}
+	}
 	m.plan.Store(p)
+}
+
+// indexNonzero sets p's entryAt and keyless and its scored states' scores
+// to 0, for turns whose scores are NonzeroScores (applyNonzero).
+func (p *gatePlan) indexNonzero() {
+	p.entryAt = make([]int32, slices.Max(p.at)+1)
+	for k := range p.entryAt {
+		p.entryAt[k] = -1
+	}
+	for k, i := range p.scored {
+		s := &p.states[i]
+		p.entryAt[p.at[k]], s.score = i, 0
+		if s.mode == modeSemantic {
+			p.keyless = append(p.keyless, i)
+		}
+	}
+}
+
+// applyNonzero sets the scores of a plan's turn whose candidates mostly
+// score 0 (NonzeroScores; the plan's states hold 0) and lists in t.semNear
+// what semanticPass needs without a trace: the keyless candidates and
+// those at or above the threshold (> 0), in evaluation order.
+func (t *turn) applyNonzero(p *gatePlan, nz NonzeroScores) {
+	sc := t.ts.s
+	at, scores := nz.Nonzero(sc.simAt[:0], sc.simScores[:0])
+	sc.simAt, sc.simScores = at, scores
+	thr, near := t.in.Semantic.Threshold, append(sc.semNear[:0], p.keyless...)
+	for k, a := range at {
+		if int(a) >= len(p.entryAt) || p.entryAt[a] < 0 {
+			continue
+		}
+		i := p.entryAt[a]
+		s := &t.st[i]
+		s.score = scores[k]
+		if float64(s.score) >= thr && s.mode != modeSemantic {
+			near = append(near, i)
+		}
+	}
+	if len(near) > len(p.keyless) {
+		rank := t.m.rank
+		slices.SortFunc(near, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+	}
+	sc.semNear, t.semNear, t.semPlanned = near, near, true
 }
 
 // plannedPass is pass 1 (pass) of a turn whose gates came from plan p: it

@@ -198,6 +198,7 @@ type scratch struct {
 	// simScores holds the similarity scores a gate plan's turn reads
 	// (gateplan.go).
 	simScores []float32
+	simAt     []int32
 	semNear   []int32
 	// touched lists the terminal nodes of the Matcher's own automata
 	// (autoFold, autoSens) the turn's chat scan reached; cand[i] ==

@@ -67,6 +67,15 @@ type CandidateSet interface {
 	ScoresAt(idx []int32, out []float32)
 }
 
+// NonzeroScores is implemented by CandidateSet scores most of whose
+// candidates score 0 (the lexical ranker's: a candidate sharing no term
+// with the query): Nonzero appends to at and out the position and score
+// (ScoresAt's) of every candidate scoring above 0, by position, so a gate
+// plan's turn sets those alone (applyNonzero).
+type NonzeroScores interface {
+	Nonzero(at []int32, out []float32) ([]int32, []float32)
+}
+
 // ScoreMap is Scores in a map (embeddings' scores, tests).
 type ScoreMap map[int64]float64
 

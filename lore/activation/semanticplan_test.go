@@ -96,3 +96,73 @@ func TestGatePlanSimilarity(t *testing.T) {
 	require.Equal(t, any(setA), p.key.cands, "the last repeated turns left a plan of set A")
 	require.NotEmpty(t, p.scored)
 }
+
+// nonzeroScores are setScores read sparsely (NonzeroScores, as the
+// lexical ranker's): only the candidates scoring above 0.
+type nonzeroScores struct{ setScores }
+
+func (s nonzeroScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
+	for id := int64(0); id <= 20; id++ {
+		if v, ok := s.scores[id]; ok && v > 0 {
+			at, out = append(at, int32(id)), append(out, float32(v))
+		}
+	}
+	return at, out
+}
+
+// TestGatePlanNonzeroScores: a plan's turns reading only the nonzero
+// scores (most candidates score 0, keyed and keyless ones, some entries
+// no candidate) give a freshly compiled engine's Result turn after turn,
+// whichever scores were nonzero the turn before, with and without the
+// trace; a threshold of 0 reads every score (ScoresAt).
+func TestGatePlanNonzeroScores(t *testing.T) {
+	var entries []lore.Entry
+	for id := int64(1); id <= 16; id++ {
+		var keys []string
+		if id%4 != 1 {
+			keys = []string{"storm"}
+			if id%2 == 0 {
+				keys = []string{"nothing said"}
+			}
+		}
+		entries = append(entries, ent(id, keys, "lore of the glade"))
+	}
+	in := baseInput(entries, "a storm over the glade")
+	opts := Options{Random: noDraw, CharBudget: 200}
+	m := CompileInput(&in, opts.MatchOptions())
+	set := new(int)
+	atThreshold, keyless := 0, 0 // similarity admissions in plans' turns
+	for turn := range 30 {
+		s := ScoreMap{}
+		for id := int64(1); id <= 14; id++ { // 15 and 16 are no candidates
+			s[id] = 0
+		}
+		for k := range 4 {
+			s[int64(turn*3+k*5)%14+1] = []float64{0.75, 0.5, 0.5, 0.25}[(turn+k)%4] // ties: insertion order decides
+		}
+		thr := []float64{0.5, 0, 0.25}[turn/10]
+		in := in
+		in.Semantic = &Semantic{Scores: nonzeroScores{setScores{set, s}}, Threshold: thr, MaxEntries: 2, Ranker: "lexical"}
+		o := opts
+		o.SkipTrace = turn%3 != 0
+		fresh, err := Activate(context.Background(), in, o)
+		require.NoError(t, err)
+		got, err := m.Activate(context.Background(), in, o)
+		require.NoError(t, err)
+		require.Equal(t, fresh, got, "turn %d", turn)
+		for _, a := range got.Admitted {
+			switch {
+			case a.Score == nil || turn%10 < 2 || thr == 0 || !o.SkipTrace: // no plan's sparse turn without a trace
+			case len(a.Entry.Keys) == 0:
+				keyless++
+			case *a.Score == thr && a.Entry.Keys[0] != "storm":
+				atThreshold++
+			}
+		}
+	}
+	require.Positive(t, keyless, "keyless candidates admitted in plans' turns")
+	require.Positive(t, atThreshold, "keyed candidates admitted at the threshold in plans' turns")
+	p := m.plan.Load()
+	require.NotNil(t, p)
+	require.NotEmpty(t, p.entryAt, "the plan reads the scores sparsely")
+}

@@ -288,15 +288,42 @@ func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
 	for k, i := range idx {
 		out[k] = 0
 		if a := acc[i]; a > 0 {
-			v := float64(a) / qnorm
-			if v > 1 {
-				v = 1
-			}
-			out[k] = float32(v)
+			out[k] = unitScore(a, qnorm)
 		}
 	}
 	clear(acc)
 	x.scratch.Put(sc)
+}
+
+// Nonzero appends to at and out the position and score (ScoresAt's) of
+// every candidate sharing a term with the query, by position
+// (activation.NonzeroScores).
+func (s LexicalScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
+	x := s.q.x
+	if len(x.ids) == 0 {
+		return at, out
+	}
+	sc := x.getScratch()
+	if qnorm := x.accumulate(sc, s.q.msgs); qnorm > 0 {
+		for i, a := range sc.acc {
+			if a > 0 {
+				at, out = append(at, int32(i)), append(out, unitScore(a, qnorm))
+				sc.acc[i] = 0
+			}
+		}
+	}
+	x.scratch.Put(sc)
+	return at, out
+}
+
+// unitScore is the score of a candidate whose sum is a > 0 for a query of
+// length qnorm: Score's, as a float32.
+func unitScore(a float32, qnorm float64) float32 {
+	v := float64(a) / qnorm
+	if v > 1 {
+		v = 1
+	}
+	return float32(v)
 }
 
 // Scores scores query against every candidate (Score's numbers, those

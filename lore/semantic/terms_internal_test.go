@@ -177,3 +177,33 @@ func TestSumsInTermOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestNonzero: the sparse read of the scores (the engine's gate plan)
+// lists exactly the candidates ScoresAt scores above 0, by position, with
+// its scores, and leaves the pooled arrays zero for the next query.
+func TestNonzero(t *testing.T) {
+	x := NewLexical([]Doc{
+		{ID: 10, Title: "Lollipop", Text: "Kotori always has a lollipop in her mouth."},
+		{ID: 12, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon."},
+		{ID: 40, Title: "Fraxinus", Text: "The airship Fraxinus floats above Tengu City."},
+		{ID: 41, Title: "Tengu City", Text: "Tohka and Kotori live in Tengu City."},
+	})
+	idx := []int32{0, 1, 2, 3}
+	for range 2 {
+		for _, q := range []string{"Kotori, the lollipop!", "Tengu City", "nothing shared here", "Tohka Tohka kinako"} {
+			all := make([]float32, len(idx))
+			x.Scores(q).ScoresAt(idx, all)
+			var wantAt []int32
+			var want []float32
+			for i, v := range all {
+				if v > 0 {
+					wantAt, want = append(wantAt, int32(i)), append(want, v)
+				}
+			}
+			at, got := x.Scores(q).Nonzero(nil, nil)
+			if !slices.Equal(at, wantAt) || !slices.Equal(got, want) {
+				t.Errorf("%q: Nonzero %v %v, ScoresAt's %v %v", q, at, got, wantAt, want)
+			}
+		}
+	}
+}
