@@ -12,9 +12,6 @@ func MatchingForm(s string) string {
 	return classes().normalizeFast(newNormalizer(), s, true)
 }
 
-// IsASCII reports whether s is all ASCII (the lexical ranker's fast path).
-func IsASCII(s string) bool { return isASCII(s) }
-
 // IsWordRune reports whether r is a word character of the matching rule: a
 // Latin, Cyrillic or Greek letter, or a decimal digit
 // (docs/contract.md#matching).
