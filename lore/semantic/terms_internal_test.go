@@ -118,7 +118,9 @@ func TestTermTable(t *testing.T) {
 // order of their ids, each term's weight from how often the query says
 // it, so two processes give the same scores: they equal, bit for bit,
 // those of a sort of the query's term ids, for queries with repeated
-// terms, terms across messages and a term said more than 64 times.
+// terms, terms across messages and a term said more than 64 times, read
+// whole (ScoresAt) or sparsely (Nonzero), query after query from the
+// pooled arrays.
 func TestSumsInTermOrder(t *testing.T) {
 	var docs []Doc
 	words := strings.Fields("kotori lollipop tohka kinako bread raizen high tengu city fraxinus airship sandalphon angel throne sword spirit origami shido reine mana yoshino puppet")
@@ -175,35 +177,18 @@ func TestSumsInTermOrder(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%q: sums %v, want %v", msgs, got, want)
 		}
-	}
-}
-
-// TestNonzero: the sparse read of the scores (the engine's gate plan)
-// lists exactly the candidates ScoresAt scores above 0, by position, with
-// its scores, and leaves the pooled arrays zero for the next query.
-func TestNonzero(t *testing.T) {
-	x := NewLexical([]Doc{
-		{ID: 10, Title: "Lollipop", Text: "Kotori always has a lollipop in her mouth."},
-		{ID: 12, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon."},
-		{ID: 40, Title: "Fraxinus", Text: "The airship Fraxinus floats above Tengu City."},
-		{ID: 41, Title: "Tengu City", Text: "Tohka and Kotori live in Tengu City."},
-	})
-	idx := []int32{0, 1, 2, 3}
-	for range 2 {
-		for _, q := range []string{"Kotori, the lollipop!", "Tengu City", "nothing shared here", "Tohka Tohka kinako"} {
-			all := make([]float32, len(idx))
-			x.Scores(q).ScoresAt(idx, all)
-			var wantAt []int32
-			var want []float32
-			for i, v := range all {
-				if v > 0 {
-					wantAt, want = append(wantAt, int32(i)), append(want, v)
-				}
+		// The sparse read (the engine's gate plan): the candidates scoring
+		// above 0 alone, by position.
+		at, nz := x.ScoresOf(msgs).Nonzero(nil, nil)
+		var wantAt []int32
+		var wantNz []float32
+		for i, v := range want {
+			if v > 0 {
+				wantAt, wantNz = append(wantAt, int32(i)), append(wantNz, v)
 			}
-			at, got := x.Scores(q).Nonzero(nil, nil)
-			if !slices.Equal(at, wantAt) || !slices.Equal(got, want) {
-				t.Errorf("%q: Nonzero %v %v, ScoresAt's %v %v", q, at, got, wantAt, want)
-			}
+		}
+		if !slices.Equal(at, wantAt) || !slices.Equal(nz, wantNz) {
+			t.Errorf("%q: nonzero %v %v, want %v %v", msgs, at, nz, wantAt, wantNz)
 		}
 	}
 }
