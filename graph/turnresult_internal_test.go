@@ -18,7 +18,7 @@ func turnResultSample() activation.Result {
 	e := lore.NewEntry()
 	e.ID, e.Title, e.Content = 40, "Dragon <b>", "The dragon sleeps."
 	return activation.Result{
-		Admitted: []activation.Admitted{{Entry: e, Content: e.Content, Placement: lore.After, Group: activation.Activated, Pass: 1, Position: e.EntryPosition()}},
+		Admitted: []activation.Admitted{{Entry: &e, Content: e.Content, Placement: lore.After, Group: activation.Activated, Pass: 1, Position: e.EntryPosition()}},
 		Budget:   activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
 		Passes:   2,
 		Trace: []activation.TraceItem{

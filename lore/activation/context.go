@@ -62,18 +62,39 @@ func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 	ce.filtered = len(e.GenerationTypes) > 0 || !e.CharacterFilter.IsZero()
 }
 
+// posVals holds the values one admitted entry's reported position points
+// at: result allocates them for every admitted entry at once (a slab)
+// instead of two values per entry.
+type posVals struct {
+	depth  int
+	role   lore.Role
+	outlet string
+}
+
 // position is the reported position of ce this turn (@@reverse_depth
-// counted from the oldest of the conversation's messages).
-func (t *turn) position(ce *compiledEntry) lore.Position {
-	depth := ce.depth
-	if ce.revDepth >= 0 {
-		n := t.in.MessageCount
-		if n <= 0 {
-			n = len(t.in.Messages)
+// counted from the oldest of the conversation's messages), as
+// lore.NewPosition gives it, its values held by v.
+func (t *turn) position(ce *compiledEntry, v *posVals) lore.Position {
+	p := lore.Position{Kind: ce.kind}
+	switch ce.kind {
+	case lore.PositionAtDepth:
+		v.depth, v.role = ce.depth, ce.role
+		if ce.revDepth >= 0 {
+			n := t.in.MessageCount
+			if n <= 0 {
+				n = len(t.in.Messages)
+			}
+			v.depth = max(n-ce.revDepth, 0)
 		}
-		depth = max(n-ce.revDepth, 0)
+		if v.role == "" {
+			v.role = lore.RoleSystem
+		}
+		p.Depth, p.Role = &v.depth, &v.role
+	case lore.PositionOutlet:
+		v.outlet = ce.outlet
+		p.Outlet = &v.outlet
 	}
-	return lore.NewPosition(ce.kind, depth, ce.role, ce.outlet)
+	return p
 }
 
 // messages returns the texts the turn scans: in.Messages, or with
@@ -319,8 +340,12 @@ func (ts *turnScan) keepHits(src ctxSources, text string) {
 	ts.m.ctxHits.Store(h)
 }
 
-// releaseContext returns the context scans' scratch to the pool.
-func (t *turn) releaseContext() {
+// release returns the recursion items' buffer to the turn's scratch (the
+// texts cleared, so that a pooled scratch holds none) and the context
+// scans' scratch to the pool.
+func (t *turn) release() {
+	clear(t.ts.items)
+	t.ts.s.items = t.ts.items[:0]
 	for _, cs := range t.ctxScans {
 		if cs.sc != nil {
 			t.m.pool.Put(cs.sc)

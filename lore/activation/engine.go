@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -235,7 +236,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	// The reference text path (benchmarks) predates the chat memo too.
 	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline && (opts.Texts == nil || !opts.Texts.reference)
 	t.near = newNearMissScan(ctx, len(in.Messages))
-	defer t.releaseContext()
+	defer t.release()
 	minLevel, err := t.gateAll(ctx)
 	if err != nil {
 		return Result{}, err
@@ -846,25 +847,19 @@ func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 }
 
 // claimOrder sorts a pass's survivors into the order in which they claim
-// the budget (rule 6). They arrive in insertion order.
+// the budget (rule 6): sticky first, then by Matcher.claim, ties in the
+// order they arrive (insertion order).
 func (t *turn) claimOrder(order []int32) []int32 {
-	slices.SortStableFunc(order, func(a, b int32) int {
-		sa, sb := &t.st[a], &t.st[b]
-		ca, cb := &t.m.entries[a], &t.m.entries[b]
-		if x, y := sa.mode == modeSticky, sb.mode == modeSticky; x != y {
+	claim := t.m.claim
+	compare := func(a, b int32) int {
+		if x, y := t.st[a].mode == modeSticky, t.st[b].mode == modeSticky; x != y {
 			return boolFirst(x)
 		}
-		if x, y := ca.dec.IgnoreOnMaxContext, cb.dec.IgnoreOnMaxContext; x != y {
-			return -boolFirst(x)
-		}
-		if c := cmp.Compare(cb.priority, ca.priority); c != 0 {
-			return c
-		}
-		if x, y := t.in.Entries[a].Constant, t.in.Entries[b].Constant; x != y {
-			return boolFirst(x)
-		}
-		return 0
-	})
+		return cmp.Compare(claim[a], claim[b])
+	}
+	if !slices.IsSortedFunc(order, compare) {
+		slices.SortStableFunc(order, compare)
+	}
 	return order
 }
 
@@ -931,8 +926,9 @@ func (t *turn) result(passes int) Result {
 	m, st := t.m, t.st
 	res := Result{Budget: t.budget, Passes: passes}
 	adm := t.ts.s.admitted
+	var pos []posVals
 	if len(adm) > 0 {
-		res.Admitted = make([]Admitted, 0, len(adm))
+		res.Admitted, pos = make([]Admitted, 0, len(adm)), make([]posVals, len(adm))
 	}
 	order := m.order
 	if t.in.Semantic != nil { // scoreOf's slab, once
@@ -946,8 +942,7 @@ func (t *turn) result(passes int) Result {
 		res.Trace = make([]TraceItem, len(st))
 	} else {
 		// Only the admitted entries, in the same (effective) order.
-		slices.SortFunc(adm, func(a, b int32) int { return cmp.Compare(m.rank[a], m.rank[b]) })
-		order = adm
+		order = t.inOrder(adm)
 	}
 	for k, i := range order {
 		s := &st[i]
@@ -967,8 +962,8 @@ func (t *turn) result(passes int) Result {
 		if e.Constant {
 			g = AlwaysOn
 		}
-		a := Admitted{Entry: *e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: t.scoreOf(s)}
+		a := Admitted{Entry: e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce, &pos[len(res.Admitted)]), Score: t.scoreOf(s)}
 		if s.tokens >= 0 {
 			n := int(s.tokens)
 			a.Tokens = &n
@@ -977,8 +972,35 @@ func (t *turn) result(passes int) Result {
 	}
 	res.nearMissWork = t.near.work
 	res.Injections, res.Outlets = injections(res.Admitted)
-	res.Budget.ByBook = t.byBook(res.Admitted)
+	res.Budget.ByBook = t.byBook()
 	return res
+}
+
+// inOrder sorts the entry positions list (distinct) into evaluation order
+// in place, through a bitmap of their ranks: linear in the entries
+// admitted, not in the book's.
+func (t *turn) inOrder(list []int32) []int32 {
+	if len(list) < 2 {
+		return list
+	}
+	sc, rank, order := t.ts.s, t.m.rank, t.m.order
+	words := (len(order) + 63) / 64
+	if cap(sc.rankBits) < words {
+		sc.rankBits = make([]uint64, words)
+	}
+	set := sc.rankBits[:words]
+	clear(set)
+	for _, i := range list {
+		r := rank[i]
+		set[r>>6] |= 1 << (r & 63)
+	}
+	list = list[:0]
+	for w, b := range set {
+		for ; b != 0; b &= b - 1 {
+			list = append(list, order[w<<6+bits.TrailingZeros64(b)])
+		}
+	}
+	return list
 }
 
 // traceItem is the trace item of entry e (compiled ce, state s, triggered

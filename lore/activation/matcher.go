@@ -91,9 +91,11 @@ type compiledEntry struct {
 	regexErr string
 
 	// body is the content without its decorator lines; units its length
-	// in UTF-16 code units.
+	// in UTF-16 code units; ident: it holds an identity macro (costOf
+	// resolves it).
 	body  string
 	units int
+	ident bool
 	dec   decorator.Set
 	// note lists the decorators the engine ignores, for the trace.
 	note string
@@ -139,8 +141,11 @@ type Matcher struct {
 	// order holds entry positions sorted by (Order, ID, position), the
 	// effective order (@@order applied).
 	order []int32
-	// rank is the inverse of order: rank[order[k]] == k.
+	// rank is the inverse of order: rank[order[k]] == k. claim is each
+	// entry's place in the budget's claim order before stickiness
+	// (claimKeys).
 	rank    []int32
+	claim   []int32
 	autos   [2]*automaton
 	regexes []*regexp.Regexp
 	// regexCost is each regex's program size in instructions: scanning n
@@ -220,8 +225,11 @@ type scratch struct {
 	candList, planWork []int32
 	// chatHits is scanWindow's buffer of memoised message hits.
 	chatHits []*contentHits
-	// admitted lists the positions of the entries admitted so far.
+	// admitted lists the positions of the entries admitted so far;
+	// items is turnScan.items' buffer; rankBits is inOrder's bitmap.
 	admitted []int32
+	items    []recItem
+	rankBits []uint64
 }
 
 // nodeEntries lists, for every node of one automaton, the litOnly entries
@@ -517,12 +525,42 @@ func (m *Matcher) sortOrder(entries []lore.Entry) {
 	for k, i := range m.order {
 		m.rank[i] = int32(k)
 	}
+	m.claimKeys(entries)
 	m.special = nil
 	for i := range m.entries {
 		if ce := &m.entries[i]; !ce.litOnly || ce.match != 0 {
 			m.special = append(m.special, int32(i))
 		}
 	}
+}
+
+// claimKeys sets m.claim: each entry's place in the order in which a
+// pass's entries claim the budget (rule 6 of Activate), stickiness and
+// arrival aside: @@ignore_on_max_context last, then higher priority
+// first, then Always On before activated. Entries that tie share a place.
+func (m *Matcher) claimKeys(entries []lore.Entry) {
+	compare := func(a, b int32) int {
+		ca, cb := &m.entries[a], &m.entries[b]
+		return cmp.Or(cmpFalseFirst(ca.dec.IgnoreOnMaxContext, cb.dec.IgnoreOnMaxContext), cmp.Compare(cb.priority, ca.priority),
+			cmpFalseFirst(!entries[a].Constant, !entries[b].Constant))
+	}
+	byKey := slices.SortedFunc(slices.Values(m.order), compare)
+	m.claim = make([]int32, len(entries))
+	place := int32(0)
+	for k, i := range byKey {
+		if k > 0 && compare(byKey[k-1], i) != 0 {
+			place++
+		}
+		m.claim[i] = place
+	}
+}
+
+// cmpFalseFirst orders false before true.
+func cmpFalseFirst(x, y bool) int {
+	if x == y {
+		return 0
+	}
+	return boolFirst(!x)
 }
 
 // indexKeys builds the nodeEntries of slot (an automaton of nodes nodes)
@@ -560,7 +598,7 @@ func (m *Matcher) indexKeys(slot, nodes int, ends []int32) nodeEntries {
 // layer of ce: overridden fields, the content body and the trace note.
 func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	ce.dec, ce.body = decorator.ParseSet(e.Content)
-	ce.units = lore.UTF16Len(ce.body)
+	ce.units, ce.ident = lore.UTF16Len(ce.body), hasIdentityMacro(ce.body)
 	d := &ce.dec
 	ce.order, ce.priority, ce.probability = e.Order, e.Priority, e.Probability
 	for _, o := range []struct {
@@ -635,10 +673,10 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 // counted; token counts cached for token budgets (4 bytes per entry per
 // tokenizer and set of names) are not either.
 func (m *Matcher) Bytes() int {
-	// ids, order, rank, and a pooled scratch's cand stamps; a gate plan's
+	// ids, order, rank, claim, and a pooled scratch's cand stamps; a gate plan's
 	// copy of the entry states (gateplan.go); the chat memo at its bound
 	// (chatmemo.go).
-	n := 512 + 8*len(m.ids) + 12*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
+	n := 512 + 8*len(m.ids) + 16*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
 	for _, ke := range m.keyEntries {
 		n += 4 * (len(ke.start) + len(ke.ents))
 	}

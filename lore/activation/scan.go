@@ -140,7 +140,7 @@ type turnScan struct {
 // newTurnScan prepares the scratch of one turn for m and the names' macro
 // keys; maxItems bounds the recursion items the turn may add.
 func (m *Matcher) newTurnScan(s *scratch, msgs []string, dyn *dynKeys, maxItems int) *turnScan {
-	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes, costs: m.regexCost, reLeft: RegexBudget}
+	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes, costs: m.regexCost, reLeft: RegexBudget, items: s.items[:0]}
 	ts.autos[autoFold], ts.autos[autoSens] = m.autos[autoFold], m.autos[autoSens]
 	if dyn != nil {
 		ts.autos[autoDynFold], ts.autos[autoDynSens] = dyn.autos[0], dyn.autos[1]

@@ -93,7 +93,8 @@ func (t *turn) overShare(s *entryState, c, p int) bool {
 
 // byBook is Budget.ByBook: the books that admitted an entry, with what
 // they used, in the order they were first met.
-func (t *turn) byBook(adm []Admitted) []BookUse {
+func (t *turn) byBook() []BookUse {
+	adm := t.ts.s.admitted
 	if len(adm) == 0 || len(t.sel.books) == 0 {
 		return nil
 	}
@@ -101,18 +102,11 @@ func (t *turn) byBook(adm []Admitted) []BookUse {
 	for i := range books {
 		books[i].Used, books[i].Entries = 0, 0
 	}
-	for k := range adm {
-		a := &adm[k]
-		i := t.sel.persona
-		if a.Entry.Lineage.IsServerwide() {
-			name := a.Entry.Collection
-			if name == "" {
-				name = lore.DefaultCollection
-			}
-			i = t.sel.bookIdx[name]
+	for _, i := range adm {
+		if s := &t.st[i]; s.verdict == VerdictAdmitted {
+			books[s.book].Used += s.cost
+			books[s.book].Entries++
 		}
-		books[i].Used += a.Cost
-		books[i].Entries++
 	}
 	return slices.DeleteFunc(books, func(b BookUse) bool { return b.Entries == 0 })
 }

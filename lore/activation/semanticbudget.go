@@ -123,7 +123,10 @@ func (t *turn) overWhy(s *entryState, e *lore.Entry, c int) {
 // budget's unit (its tokens are kept in its state).
 func (t *turn) costOf(i int32) (string, int) {
 	ce, s := &t.m.entries[i], &t.st[i]
-	content := ResolveIdentity(ce.body, t.opts.UserName, t.opts.CharName, t.opts.BotName)
+	content := ce.body
+	if ce.ident {
+		content = ResolveIdentity(content, t.opts.UserName, t.opts.CharName, t.opts.BotName)
+	}
 	if tok := t.opts.Tokenizer; tok != nil {
 		s.tokens = int32(t.m.tokens.count(tok, int(i), len(t.st), content, content != ce.body, t.opts))
 	}

@@ -299,9 +299,12 @@ const (
 
 // Admitted is an entry that enters the prompt.
 type Admitted struct {
-	// Entry is a copy of the input entry; it shares its slices and
-	// Extensions with the input (use lore.Entry.Clone before changing them).
-	Entry lore.Entry
+	// Entry is the input entry itself (a pointer into Input.Entries, never
+	// nil in a Result): the Result shares it with the input, so neither
+	// may be changed while the other is read (use lore.Entry.Clone to get
+	// one to change). Not copying the entry keeps a result of many
+	// admitted entries cheap (docs/benchmarks.md#recursion-by-new-text).
+	Entry *lore.Entry
 	// Content is Entry.Content with identity macros resolved; its size is
 	// what the budget counted.
 	Content string
