@@ -40,8 +40,9 @@ func matchMask(m lore.MatchSources) uint8 {
 	return b
 }
 
-// compilePosition sets ce's position, context-source mask and filter flag
-// from e and its decorators: the kind is @@position, else AT_DEPTH for
+// compilePosition sets ce's position (the reported one, pos, unless it
+// depends on the turn), context-source mask and filter flag from e and
+// its decorators: the kind is @@position, else AT_DEPTH for
 // @@depth or @@reverse_depth, else e's own kind; the depth is @@depth,
 // else @@reverse_depth (resolved per turn), else e's own.
 func (ce *compiledEntry) compilePosition(e *lore.Entry) {
@@ -60,41 +61,24 @@ func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 		ce.gens |= genBit(g)
 	}
 	ce.filtered = len(e.GenerationTypes) > 0 || !e.CharacterFilter.IsZero()
-}
-
-// posVals holds the values one admitted entry's reported position points
-// at: result allocates them for every admitted entry at once (a slab)
-// instead of two values per entry.
-type posVals struct {
-	depth  int
-	role   lore.Role
-	outlet string
-}
-
-// position is the reported position of ce this turn (@@reverse_depth
-// counted from the oldest of the conversation's messages), as
-// lore.NewPosition gives it, its values held by v.
-func (t *turn) position(ce *compiledEntry, v *posVals) lore.Position {
-	p := lore.Position{Kind: ce.kind}
-	switch ce.kind {
-	case lore.PositionAtDepth:
-		v.depth, v.role = ce.depth, ce.role
-		if ce.revDepth >= 0 {
-			n := t.in.MessageCount
-			if n <= 0 {
-				n = len(t.in.Messages)
-			}
-			v.depth = max(n-ce.revDepth, 0)
-		}
-		if v.role == "" {
-			v.role = lore.RoleSystem
-		}
-		p.Depth, p.Role = &v.depth, &v.role
-	case lore.PositionOutlet:
-		v.outlet = ce.outlet
-		p.Outlet = &v.outlet
+	ce.pos = lore.Position{}
+	if ce.revDepth < 0 {
+		ce.pos = lore.NewPosition(ce.kind, ce.depth, ce.role, ce.outlet)
 	}
-	return p
+}
+
+// position is the reported position of ce this turn: the compiled one,
+// or for @@reverse_depth the depth counted from the oldest of the
+// conversation's messages.
+func (t *turn) position(ce *compiledEntry) lore.Position {
+	if ce.revDepth < 0 {
+		return ce.pos
+	}
+	n := t.in.MessageCount
+	if n <= 0 {
+		n = len(t.in.Messages)
+	}
+	return lore.NewPosition(ce.kind, max(n-ce.revDepth, 0), ce.role, ce.outlet)
 }
 
 // messages returns the texts the turn scans: in.Messages, or with

@@ -1,7 +1,6 @@
 package activation
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math/bits"
@@ -445,8 +444,8 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 			t.admit(i, p)
 		}
 		t.pend, t.held = t.pend[:0], 0 // what the similarity matches left returns to later passes
-		for _, i := range passed {
-			if t.st[i].verdict == VerdictAdmitted {
+		for k := 0; t.m.hasGroups && k < len(passed); k++ {
+			if i := passed[k]; t.st[i].verdict == VerdictAdmitted {
 				t.markWon(i)
 			}
 		}
@@ -725,7 +724,11 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	ce := &t.m.entries[i]
 	s := &t.st[i]
 	skips := t.ts.reSkips
-	if s.chatChecked && !s.chatHit && !t.recursionHit(ce) {
+	// The chat (and context text) was looked up for these keys in this
+	// depth and held none: only the recursion text is read again (by the
+	// loop below, which decides as the shortcut would when none is there).
+	recOnlyText := s.chatChecked && !s.chatHit && p > 1 && s.recOK && !t.minPass
+	if s.chatChecked && !s.chatHit && !recOnlyText && !t.recursionHit(ce) {
 		// Only recursion text can bring a primary key now, and none did.
 		s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
 		if t.ts.reSkips > skips {
@@ -735,7 +738,13 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	}
 	matched, trig, recOnly := -1, -1, false
 	for j := range ce.primary {
-		chat, item := t.visible(&ce.primary[j], s, p)
+		var chat bool
+		var item int
+		if recOnlyText {
+			item = t.ts.recHit(&ce.primary[j])
+		} else {
+			chat, item = t.visible(&ce.primary[j], s, p)
+		}
 		if chat {
 			matched, trig = j, -1
 			break
@@ -848,18 +857,30 @@ func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 
 // claimOrder sorts a pass's survivors into the order in which they claim
 // the budget (rule 6): sticky first, then by Matcher.claim, ties in the
-// order they arrive (insertion order).
+// order they arrive (insertion order). Each survivor is sorted as one
+// integer: its place (sticky or not, claim) above its arrival index.
 func (t *turn) claimOrder(order []int32) []int32 {
-	claim := t.m.claim
-	compare := func(a, b int32) int {
-		if x, y := t.st[a].mode == modeSticky, t.st[b].mode == modeSticky; x != y {
-			return boolFirst(x)
+	if len(order) < 2 {
+		return order
+	}
+	sc := t.ts.s
+	keys := sc.claimKeys[:0]
+	for k, i := range order {
+		key := uint64(t.m.claim[i])<<32 | uint64(k)
+		if t.st[i].mode != modeSticky {
+			key |= 1 << 62
 		}
-		return cmp.Compare(claim[a], claim[b])
+		keys = append(keys, key)
 	}
-	if !slices.IsSortedFunc(order, compare) {
-		slices.SortStableFunc(order, compare)
+	if !slices.IsSorted(keys) {
+		slices.Sort(keys)
+		arrived := append(sc.claimArrived[:0], order...)
+		for k, key := range keys {
+			order[k] = arrived[uint32(key)]
+		}
+		sc.claimArrived = arrived
 	}
+	sc.claimKeys = keys
 	return order
 }
 
@@ -887,7 +908,7 @@ func (t *turn) admit(i int32, p int) {
 		defer func() { t.claimed(i, s.cost) }()
 	}
 	switch {
-	case e.IgnoreBudget:
+	case ce.ignoreBudget:
 		// Outside the budget, like titles: admitted, never counted.
 		if t.trace {
 			s.detail += "; ignores the budget"
@@ -904,7 +925,7 @@ func (t *turn) admit(i int32, p int) {
 	default:
 		b.Used += c
 		s.cost = c
-		if e.Constant {
+		if ce.constant {
 			t.alwaysOnUsed += c
 		}
 	}
@@ -926,9 +947,8 @@ func (t *turn) result(passes int) Result {
 	m, st := t.m, t.st
 	res := Result{Budget: t.budget, Passes: passes}
 	adm := t.ts.s.admitted
-	var pos []posVals
 	if len(adm) > 0 {
-		res.Admitted, pos = make([]Admitted, 0, len(adm)), make([]posVals, len(adm))
+		res.Admitted = make([]Admitted, 0, len(adm))
 	}
 	order := m.order
 	if t.in.Semantic != nil { // scoreOf's slab, once
@@ -950,7 +970,7 @@ func (t *turn) result(passes int) Result {
 		ce := &m.entries[i]
 		var trig int64
 		if s.trig > 0 {
-			trig = t.in.Entries[s.trig-1].ID
+			trig = m.ids[s.trig-1]
 		}
 		if t.trace {
 			res.Trace[k] = t.traceItem(e, ce, s, trig)
@@ -959,11 +979,11 @@ func (t *turn) result(passes int) Result {
 			continue
 		}
 		g := Activated
-		if e.Constant {
+		if ce.constant {
 			g = AlwaysOn
 		}
 		a := Admitted{Entry: e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce, &pos[len(res.Admitted)]), Score: t.scoreOf(s)}
+			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: t.scoreOf(s)}
 		if s.tokens >= 0 {
 			n := int(s.tokens)
 			a.Tokens = &n

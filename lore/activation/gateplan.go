@@ -57,10 +57,14 @@ type gatePlan struct {
 	// (compiledEntry.litOnly, no delay level): their states already hold
 	// pass 1's no_key_match, which plannedPass keeps unless the chat scan
 	// marks them as candidates; quietN counts them. loud lists the other
-	// pending entries in evaluation order.
+	// pending entries in evaluation order. dozing: the turns are recursive
+	// and the quiet states are asleep already for the worklist of the
+	// recursive passes (recindex.go), so a turn does not sort every
+	// pending entry after pass 1.
 	quiet  []bool
 	quietN int
 	loud   []int32
+	dozing bool
 	// scored are the positions of the entries the semantic gate marked
 	// as candidates, in evaluation order, at their positions in the
 	// candidate set: a turn copying the plan reads their scores again
@@ -178,14 +182,15 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 	p.sel.books = slices.Clone(t.sel.books)
 	p.sel.bookIdx = maps.Clone(t.sel.bookIdx)
 	p.quiet = make([]bool, len(p.states))
+	p.dozing = key.recursion
 	for _, i := range m.order {
 		s := &p.states[i]
 		switch {
 		case s.stage != stagePending:
 		case s.mode == modeKeys && m.entries[i].litOnly && s.level == 0 && s.ctx == nil:
 			// What passEntry sets for it in pass 1 when no key of it is in
-			// the scanned chat.
-			s.pass, s.verdict, s.detail, s.chatChecked = 1, VerdictNoKeyMatch, "", true
+			// the scanned chat (and then turn.sleeps holds).
+			s.pass, s.verdict, s.detail, s.chatChecked, s.dormant = 1, VerdictNoKeyMatch, "", true, p.dozing
 			p.quiet[i] = true
 			p.quietN++
 		default:
@@ -256,7 +261,9 @@ func (t *turn) applyNonzero(p *gatePlan, nz NonzeroScores) {
 // evaluates, in evaluation order, the plan's loud entries and the quiet
 // ones the chat scan marked (their states set back to what the gates
 // left), and counts the other quiet entries pending with the no_key_match
-// the plan's states hold.
+// the plan's states hold. When the plan is dozing and no similarity pass
+// follows, it files the entries still pending for the recursive passes'
+// worklist as it goes (the other quiet ones sleep already).
 func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passed []int32) ([]int32, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
@@ -269,12 +276,16 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 	for _, i := range sc.candList {
 		if p.quiet[i] {
 			s := &t.st[i]
-			s.verdict, s.chatChecked = "", false
+			s.verdict, s.chatChecked, s.dormant = "", false, false
 			work = append(work, rank[i])
 		}
 	}
 	sc.planWork = work[:0] // kept for the next turn before the loop below consumes work
 	pending := p.quietN - len(work)
+	filing := p.dozing && t.rx.on && t.in.Semantic == nil
+	if filing {
+		t.startWorklist(pending)
+	}
 	slices.Sort(work)
 	loud := p.loud
 	for k := 0; len(loud) > 0 || len(work) > 0; k++ {
@@ -290,13 +301,16 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 			i, work = order[work[0]], work[1:]
 		}
 		ok, still, err := t.passEntry(i, 1, curLevel)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, 0, err
-		}
-		if ok {
+		case ok:
 			passed = append(passed, i)
-		} else if still {
+		case still:
 			pending++
+			if filing {
+				t.file(i)
+			}
 		}
 	}
 	if t.in.Semantic != nil {

@@ -107,15 +107,21 @@ type compiledEntry struct {
 	// (revDepth >= 0: @@reverse_depth, resolved per turn); match is its
 	// context-source mask and filtered says it has a character filter or
 	// generation types; gens is the set of its generation types (genBit;
-	// 0 none listed) (compilePosition).
+	// 0 none listed) (compilePosition). pos is the reported position
+	// when it does not depend on the turn (revDepth < 0): every result
+	// shares its values.
 	kind                   lore.PositionKind
 	depth                  int
 	revDepth               int
 	outlet                 string
+	pos                    lore.Position
 	match                  uint8
 	gens                   uint8
 	filtered               bool
 	excludeRec, preventRec bool
+	// constant and ignoreBudget are the entry's Constant and
+	// IgnoreBudget, read with the rest of its compiled state.
+	constant, ignoreBudget bool
 	state                  StateUse
 	// groups are the entry's inclusion groups (Entry.Group split on
 	// commas, trimmed, empty names dropped).
@@ -226,10 +232,13 @@ type scratch struct {
 	// chatHits is scanWindow's buffer of memoised message hits.
 	chatHits []*contentHits
 	// admitted lists the positions of the entries admitted so far;
-	// items is turnScan.items' buffer; rankBits is inOrder's bitmap.
-	admitted []int32
-	items    []recItem
-	rankBits []uint64
+	// items is turnScan.items' buffer; rankBits is inOrder's bitmap,
+	// claimKeys and claimArrived claimOrder's buffers.
+	admitted     []int32
+	items        []recItem
+	rankBits     []uint64
+	claimKeys    []uint64
+	claimArrived []int32
 }
 
 // nodeEntries lists, for every node of one automaton, the litOnly entries
@@ -623,6 +632,7 @@ func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 	ce.compilePosition(e)
 	ce.excludeRec = e.ExcludeRecursion || d.ExcludeRecursion
 	ce.preventRec = e.PreventRecursion || d.PreventRecursion
+	ce.constant, ce.ignoreBudget = e.Constant, e.IgnoreBudget
 	if e.Sticky > 0 {
 		ce.state |= UsesSticky
 	}

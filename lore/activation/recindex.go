@@ -1,9 +1,7 @@
 package activation
 
 import (
-	"cmp"
 	"context"
-	"slices"
 )
 
 // This file holds the worklist of the recursive passes of runPasses
@@ -52,23 +50,37 @@ func (t *turn) sleep(i int32) {
 	t.rx.dormant = append(t.rx.dormant, i)
 }
 
-// sortPending sorts the pending entries after pass 1 into those that sleep
-// and the others (rx.active), once per turn.
-func (t *turn) sortPending() {
+// startWorklist starts the worklist with sleeping entries already asleep
+// (their dormant flags set, not listed in rx.dormant).
+func (t *turn) startWorklist(sleeping int) {
 	rx := &t.rx
 	sc := t.ts.s
-	rx.init = true
+	rx.init, rx.sleeping = true, sleeping
 	rx.active, rx.work, rx.dormant = sc.rxActive[:0], sc.rxWork[:0], sc.rxDormant[:0]
+}
+
+// file puts pending entry i, evaluated in pass 1, to sleep or on the
+// active list; entries are filed in evaluation order.
+func (t *turn) file(i int32) {
+	if t.sleeps(i) {
+		t.sleep(i)
+	} else {
+		t.rx.active = append(t.rx.active, i)
+	}
+}
+
+// sortPending sorts the pending entries after pass 1 into those that sleep
+// and the others (rx.active), once per turn, when pass 1 did not
+// (plannedPass files them as it goes).
+func (t *turn) sortPending() {
+	t.startWorklist(0)
 	for _, i := range t.m.order {
 		s := &t.st[i]
 		if s.stage != stagePending || s.mode == modeSemantic {
 			continue
 		}
-		if t.sleeps(i) {
-			t.sleep(i)
-		} else {
-			rx.active = append(rx.active, i)
-		}
+		s.dormant = false // a gate plan's state may say so (offerPlan)
+		t.file(i)
 	}
 }
 
@@ -96,8 +108,7 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 		}
 	}
 	if len(work) > awake {
-		rank := t.m.rank
-		slices.SortFunc(work, func(a, b int32) int { return cmp.Compare(rank[a], rank[b]) })
+		work = t.inOrder(work)
 	}
 	active := rx.active[:0]
 	pending := rx.sleeping
@@ -128,17 +139,31 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 // wakeDormant ends the worklist when runPasses returns: every entry still
 // asleep gets what evaluating it in the last recursive pass would have
 // given it (that pass, and a no_key_match detail that names recursion text
-// when it may read it), and the buffers go back to the scratch.
+// when it may read it), and the buffers go back to the scratch. Only the
+// trace and the min-activations passes read a pending entry's pass and
+// detail, so a turn with neither leaves them.
 func (t *turn) wakeDormant() {
 	rx := &t.rx
-	for _, i := range rx.dormant {
+	wake := func(i int32) {
 		s := &t.st[i]
 		if !s.dormant {
-			continue
+			return
 		}
 		s.dormant = false
 		if rx.last > s.pass {
 			s.pass, s.noKeyRec = rx.last, s.recOK
+		}
+	}
+	if rx.init && (t.trace || t.opts.MinActivations > 0) {
+		for _, i := range rx.dormant {
+			wake(i)
+		}
+		if p := t.plan; p != nil && p.dozing {
+			for _, i := range t.m.order {
+				if p.quiet[i] {
+					wake(i)
+				}
+			}
 		}
 	}
 	if rx.init {

@@ -329,7 +329,9 @@ type Admitted struct {
 	// @@depth, @@reverse_depth resolved for this turn, @@role): Depth and
 	// Role set only for AT_DEPTH, Outlet only for OUTLET. Entries of
 	// kinds other than BEFORE_CHAR and AFTER_CHAR are in
-	// Result.Injections, not in the two placements.
+	// Result.Injections, not in the two placements. The values it points
+	// at may be shared with other results of the same compiled entries:
+	// read them, do not change them.
 	Position lore.Position
 	// Pass is the pass that admitted the entry: 1 for the chat scan, 2 and
 	// up for recursive passes.
