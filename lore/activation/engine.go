@@ -234,7 +234,9 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	// The reference text path (benchmarks) predates the chat memo too.
 	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline && (opts.Texts == nil || !opts.Texts.reference)
-	t.near = newNearMissScan(ctx, len(in.Messages))
+	if t.trace && opts.NearMisses {
+		t.near = newNearMissScan(ctx, len(in.Messages))
+	}
 	defer t.release()
 	minLevel, err := t.gateAll(ctx)
 	if err != nil {
@@ -751,6 +753,9 @@ func (t *turn) matchKeys(i int32, p int) bool {
 		}
 		if item >= 0 && matched < 0 {
 			matched, trig = j, item
+			if recOnlyText && ce.litOnly {
+				break // no chat hit can follow, and literal keys charge no regex budget
+			}
 		}
 		if !recOnly && p > 1 && s.recBook && ce.excludeRec && t.ts.recHit(&ce.primary[j]) >= 0 {
 			recOnly = true
