@@ -48,6 +48,7 @@ func matchMask(m lore.MatchSources) uint8 {
 func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 	d := &ce.dec
 	ce.kind = d.Kind(e.PositionKindOrDerived())
+	ce.injected = ce.kind.Injected()
 	ce.depth, ce.revDepth, ce.outlet = e.Depth, -1, e.Outlet
 	switch {
 	case d.Depth != nil:

@@ -969,6 +969,8 @@ func (t *turn) result(passes int) Result {
 		// Only the admitted entries, in the same (effective) order.
 		order = t.inOrder(adm)
 	}
+	books := t.bookUses()
+	injected := false
 	for k, i := range order {
 		s := &st[i]
 		e := &t.in.Entries[i]
@@ -983,22 +985,40 @@ func (t *turn) result(passes int) Result {
 		if s.verdict != VerdictAdmitted {
 			continue
 		}
-		g := Activated
-		if ce.constant {
-			g = AlwaysOn
+		n := len(res.Admitted)
+		res.Admitted = res.Admitted[:n+1]
+		t.fill(&res.Admitted[n], e, ce, s, trig)
+		injected = injected || ce.injected
+		if books != nil {
+			books[s.book].Used += s.cost
+			books[s.book].Entries++
 		}
-		a := Admitted{Entry: e, Content: s.content, Placement: ce.placement, Group: g, Cost: s.cost, Role: ce.role,
-			Depth: ce.dec.Depth, Pass: s.pass, TriggeredBy: trig, State: ce.state, Position: t.position(ce), Score: t.scoreOf(s)}
-		if s.tokens >= 0 {
-			n := int(s.tokens)
-			a.Tokens = &n
-		}
-		res.Admitted = append(res.Admitted, a)
 	}
 	res.nearMissWork = t.near.work
-	res.Injections, res.Outlets = injections(res.Admitted)
-	res.Budget.ByBook = t.byBook()
+	if injected {
+		res.Injections, res.Outlets = injections(res.Admitted)
+	}
+	if books != nil {
+		res.Budget.ByBook = slices.DeleteFunc(books, func(b BookUse) bool { return b.Entries == 0 })
+	}
 	return res
+}
+
+// fill sets the zero Admitted a to entry e (compiled ce, state s,
+// triggered by the entry with id trig) field by field: a copy of a whole
+// Admitted into the result would pass every pointer of it through the
+// garbage collector's write barrier at once while a collection runs.
+func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
+	a.Entry, a.Content, a.Placement, a.Group = e, s.content, ce.placement, Activated
+	if ce.constant {
+		a.Group = AlwaysOn
+	}
+	a.Cost, a.Role, a.Depth, a.Pass, a.TriggeredBy, a.State = s.cost, ce.role, ce.dec.Depth, s.pass, trig, ce.state
+	a.Position, a.Score = t.position(ce), t.scoreOf(s)
+	if s.tokens >= 0 {
+		n := int(s.tokens)
+		a.Tokens = &n
+	}
 }
 
 // inOrder sorts the entry positions list (distinct) into evaluation order

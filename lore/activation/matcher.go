@@ -62,6 +62,9 @@ type keyRef struct {
 }
 
 type compiledEntry struct {
+	// The fields a turn reads for every entry it evaluates, admits or
+	// reports come first, so that they share few cache lines.
+
 	// litOnly: every primary key is a literal without macros and the
 	// entry has no @@exclude_keys(_all), so a first pass in which none of
 	// its primary keys' terminal nodes was reached decides no_key_match
@@ -73,11 +76,46 @@ type compiledEntry struct {
 	gateFree bool
 	// hasPrimary: at least one primary key can match.
 	hasPrimary bool
-	primary    []keyRef
-	secondary  []keyRef
+	// constant and ignoreBudget are the entry's Constant and
+	// IgnoreBudget, read with the rest of its compiled state; injected:
+	// its kind leaves the two placements (lore.PositionKind.Injected).
+	constant, ignoreBudget, injected bool
+	// ident: body holds an identity macro (costOf resolves it).
+	ident                  bool
+	excludeRec, preventRec bool
+	state                  StateUse
+	primary                []keyRef
 	// exclude and excludeAll are the @@exclude_keys and @@exclude_keys_all
 	// keys.
 	exclude, excludeAll []keyRef
+	// secondaryN counts non-blank secondary keys (regex errors included).
+	secondaryN int
+	// order, priority and probability are the entry's, decorators applied.
+	order, priority, probability int
+	// body is the content without its decorator lines; units its length
+	// in UTF-16 code units.
+	body      string
+	units     int
+	placement lore.Placement
+	role      lore.Role
+	// kind, depth and outlet are the entry's position, decorators applied
+	// (revDepth >= 0: @@reverse_depth, resolved per turn); pos is the
+	// reported position when it does not depend on the turn (revDepth <
+	// 0): every result shares its values. match is the entry's
+	// context-source mask and filtered says it has a character filter or
+	// generation types; gens is the set of its generation types (genBit;
+	// 0 none listed) (compilePosition).
+	revDepth int
+	pos      lore.Position
+	dec      decorator.Set
+	kind     lore.PositionKind
+	depth    int
+	outlet   string
+	match    uint8
+	gens     uint8
+	filtered bool
+
+	secondary []keyRef
 	// primaryText holds the source text of each primary key, for the trace.
 	primaryText []string
 	// sens and whole are the entry's effective case and whole-word rules
@@ -85,44 +123,10 @@ type compiledEntry struct {
 	sens, whole bool
 	// autos has bit 1<<slot set when a literal key uses that automaton.
 	autos uint8
-	// secondaryN counts non-blank secondary keys (regex errors included).
-	secondaryN int
 	// regexErr is the first regex compile error of the entry, for the trace.
 	regexErr string
-
-	// body is the content without its decorator lines; units its length
-	// in UTF-16 code units; ident: it holds an identity macro (costOf
-	// resolves it).
-	body  string
-	units int
-	ident bool
-	dec   decorator.Set
 	// note lists the decorators the engine ignores, for the trace.
 	note string
-	// order, priority and probability are the entry's, decorators applied.
-	order, priority, probability int
-	placement                    lore.Placement
-	role                         lore.Role
-	// kind, depth and outlet are the entry's position, decorators applied
-	// (revDepth >= 0: @@reverse_depth, resolved per turn); match is its
-	// context-source mask and filtered says it has a character filter or
-	// generation types; gens is the set of its generation types (genBit;
-	// 0 none listed) (compilePosition). pos is the reported position
-	// when it does not depend on the turn (revDepth < 0): every result
-	// shares its values.
-	kind                   lore.PositionKind
-	depth                  int
-	revDepth               int
-	outlet                 string
-	pos                    lore.Position
-	match                  uint8
-	gens                   uint8
-	filtered               bool
-	excludeRec, preventRec bool
-	// constant and ignoreBudget are the entry's Constant and
-	// IgnoreBudget, read with the rest of its compiled state.
-	constant, ignoreBudget bool
-	state                  StateUse
 	// groups are the entry's inclusion groups (Entry.Group split on
 	// commas, trimmed, empty names dropped).
 	groups []string

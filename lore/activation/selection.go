@@ -91,24 +91,19 @@ func (t *turn) overShare(s *entryState, c, p int) bool {
 	return true
 }
 
-// byBook is Budget.ByBook: the books that admitted an entry, with what
-// they used, in the order they were first met.
-func (t *turn) byBook() []BookUse {
-	adm := t.ts.s.admitted
-	if len(adm) == 0 || len(t.sel.books) == 0 {
+// bookUses returns the turn's books, in the order they were first met,
+// with nothing used yet, for result to count the admitted entries into
+// (Budget.ByBook keeps those that admitted one); nil when the turn
+// admitted nothing or has no book.
+func (t *turn) bookUses() []BookUse {
+	if len(t.ts.s.admitted) == 0 || len(t.sel.books) == 0 {
 		return nil
 	}
 	books := slices.Clone(t.sel.books)
 	for i := range books {
 		books[i].Used, books[i].Entries = 0, 0
 	}
-	for _, i := range adm {
-		if s := &t.st[i]; s.verdict == VerdictAdmitted {
-			books[s.book].Used += s.cost
-			books[s.book].Entries++
-		}
-	}
-	return slices.DeleteFunc(books, func(b BookUse) bool { return b.Entries == 0 })
+	return books
 }
 
 // sweepSteps is the pass limit of a min-activations sweep: the highest
