@@ -63,12 +63,26 @@ func BenchmarkServeHandlerTurn(b *testing.B) {
 	const sel = `admitted { title placement } budget { used limit }`
 	body, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
 		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs}}})
-	for _, lean := range []bool{false, true} {
+	seq := 0
+	turnBody := func() []byte {
+		seq++
+		t, _ := json.Marshal(map[string]any{
+			"query": `mutation($i:ActivateTurnInput!){activateTurn(input:$i){result{` + sel + `} error{code message}}}`,
+			"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs,
+				"channelId": "333333333333333333", "turnId": fmt.Sprint("t-", seq), "messageCount": 100 + seq}}})
+		return t
+	}
+	for _, row := range []struct {
+		name string
+		lean bool
+		body func() []byte
+	}{{"gqlgen", false, func() []byte { return body }}, {"lean", true, func() []byte { return body }}, {"lean-turn", true, turnBody}} {
+		lean := row.lean
 		mux := http.NewServeMux()
 		graph.Mount(mux, graph.Config{Resolver: r, Auth: authn, Logger: logger, Metrics: graph.NewMetrics(prometheus.NewRegistry()),
 			NoLeanTurns: !lean})
 		post := func() *httptest.ResponseRecorder {
-			req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+			req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(row.body()))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Authorization", "Bearer bench-service-key-0123456789")
 			w := httptest.NewRecorder()
@@ -79,8 +93,8 @@ func BenchmarkServeHandlerTurn(b *testing.B) {
 		require.Equal(b, 200, w.Code)
 		require.NotContains(b, w.Body.String(), `"errors"`)
 		require.Contains(b, w.Body.String(), `"admitted":[{`)
-		name := map[bool]string{false: "gqlgen", true: "lean"}[lean]
-		b.Run(name, func(b *testing.B) {
+		require.NotContains(b, w.Body.String(), `"error":{`)
+		b.Run(row.name, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime(b)
 			for range b.N {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,6 +19,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
+	"loregate/lore/turnstate"
 )
 
 const (
@@ -413,9 +415,14 @@ func (r *roundTrips) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tra
 func (r *roundTrips) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (r *roundTrips) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
-// TestActivateTurnRoundTrips counts round trips: a recorded turn costs two
-// more than the dry run (one to lock and read, one to write and commit); a
-// dry run reads turn state only for a scope with timed effects.
+// TestActivateTurnRoundTrips counts round trips: a recorded turn costs one
+// more than the dry run when the process kept its conversation's state
+// from the conversation's last turn (docs/turns.md#cached-state: the
+// commit checks it and writes), two on a conversation's first turn here
+// (one to lock and read, one to write and commit), three when the state
+// kept is stale (another process recorded a turn: the cached commit
+// writes nothing and the turn runs again under the lock); a dry run reads
+// turn state only for a scope with timed effects.
 func TestActivateTurnRoundTrips(t *testing.T) {
 	cfg, err := pgxpool.ParseConfig(postgrestest.NewDatabase(t))
 	require.NoError(t, err)
@@ -453,16 +460,37 @@ func TestActivateTurnRoundTrips(t *testing.T) {
 		}
 	}
 	turns := 0
-	recorded := func(lineage int) func() {
+	recordedIn := func(lineage int, channel func() string) func() {
 		return func() {
 			turns++
-			in := f.input(turnChannel, fmt.Sprint("rt-", turns), turns, "dragon")
+			in := f.input(channel(), fmt.Sprint("rt-", turns), turns, "dragon")
 			in["lineageId"] = lineage
 			require.Nil(t, f.turn(serviceKey, in).Error)
 		}
 	}
+	recorded := func(lineage int) func() { return recordedIn(lineage, func() string { return turnChannel }) }
+	// A new conversation each call: its first turn.
+	first := func(lineage int) func() {
+		return recordedIn(lineage, func() string { return fmt.Sprint(444444444444444444 + turns) })
+	}
 	plainDry, stickyDry := count(dry(5)), count(dry(6))
 	require.Equal(t, stickyDry, plainDry+1, "a dry run reads turn state only for a stateful scope")
-	require.Equal(t, plainDry+2, count(recorded(5)))
+	require.Equal(t, plainDry+1, count(recorded(5)))
+	require.Equal(t, plainDry+1, count(recorded(6)))
+	require.Equal(t, plainDry+2, count(first(5)))
+	require.Equal(t, plainDry+2, count(first(6)))
+
+	// Another process records a turn of the conversation: this one's
+	// cached commit finds the state stale, then runs the turn again under
+	// the lock; the conversation's next turns here go to the lock at once
+	// for a while.
+	other := postgres.New(pool).TurnStore()
+	tx, err := other.BeginTurn(context.Background(), turnstate.Conversation{Server: serverA, Lineage: 6, Channel: turnChannel}, "other")
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(context.Background(), tx.Stored(), turnstate.LoggedTurn{TurnID: "other",
+		MessageCount: turns, InputSHA256: strings.Repeat("0", 64), BudgetUnit: "utf16"}))
+	before := rt.n.Load()
+	recorded(6)()
+	require.Equal(t, plainDry+3, rt.n.Load()-before, "a stale cached commit, then the turn under the lock")
 	require.Equal(t, plainDry+2, count(recorded(6)))
 }

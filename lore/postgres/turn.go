@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"loregate/lore"
@@ -44,63 +45,110 @@ func checkConversation(c Conversation) error {
 // conversation's lock (so turns of one conversation run one at a time, on
 // every replica) and a shared lock on the server row (so no lore write, an
 // entry deletion for one, interleaves). End it with Commit or Rollback.
+//
+// A turn opened on cached state (TurnStore's BeginCachedTurn) holds no
+// transaction: its Commit locks the server and writes in one round trip,
+// only where the conversation and the server's lore are as they were
+// when the state was kept (docs/turns.md#cached-state).
 type Turn struct {
 	conv Conversation
-	id   int64
-	// State is the conversation's stored state.
+	// at is the state's identity: the conversation's row id, state
+	// version and row version, and the server's lore_version.
+	at turnVersion
+	// State is the conversation's stored state (read only: a cached
+	// turn's is shared).
 	State turnstate.State
 	// Recorded is the logged turn with the same turn id, when one exists: a
 	// retry. Roll back then.
 	Recorded *LoggedTurn
 
-	conn *pgxpool.Conn // the pool path: BEGIN and COMMIT are pipelined
-	tx   pgx.Tx        // a Store bound to a transaction: a savepoint
-	done bool
+	store *Store
+	cache *turnCache    // keeps the state a pool turn commits; nil: none
+	conn  *pgxpool.Conn // the pool path: BEGIN and COMMIT are pipelined
+	tx    pgx.Tx        // a Store bound to a transaction: a savepoint
+	done  bool
+}
+
+// turnVersion identifies a conversation's stored state: the row id and
+// version of turn_conversations (version counts the state writes of this
+// code; xmin changes with any write of the row, an older process's turn
+// included) and the server's lore_version (an entry deletion drops state
+// rows; a restore may bring the entry back).
+type turnVersion struct {
+	id, version, lore int64
+	xmin              uint32
 }
 
 const turnStateColumns = `entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected,
     first_count, first_at, last_count, last_at`
 
 const (
-	turnLockServer = `SELECT 1 FROM servers WHERE id = $1 FOR KEY SHARE`
-	// turnLockServerAsync is turnLockServer that also sets the turn's
-	// COMMIT not to wait for its WAL flush (SET LOCAL synchronous_commit =
-	// off, one statement fewer; docs/turns.md#durability); the
-	// transaction stays atomic. An unknown server sets nothing: the turn
+	turnLockServer = `SELECT lore_version FROM servers WHERE id = $1::text FOR KEY SHARE`
+	// turnLockServerPool is turnLockServer for a turn on a pool connection
+	// (its own transaction): it also plans the turn's statements once per
+	// connection (plan_cache_mode; every one is a keyed read or write, and
+	// a custom plan per turn was a fifth of Postgres' CPU for a turn) and,
+	// with $2 'off', sets the turn's COMMIT not to wait for its WAL flush
+	// (docs/turns.md#durability; the transaction stays atomic). Both only
+	// for the turn's transaction. An unknown server sets nothing: the turn
 	// fails.
-	turnLockServerAsync = `SELECT set_config('synchronous_commit', 'off', true) FROM servers WHERE id = $1 FOR KEY SHARE`
+	turnLockServerPool = `SELECT lore_version, set_config('plan_cache_mode', 'force_generic_plan', true),
+    set_config('synchronous_commit', COALESCE($2, current_setting('synchronous_commit')), true)
+FROM servers WHERE id = $1::text FOR KEY SHARE`
 	// turnLockConversation creates the conversation or locks its row; no
 	// row when the server is unknown.
 	turnLockConversation = `INSERT INTO turn_conversations (server_id, lineage_id, channel_id)
-SELECT id, $2, $3 FROM servers WHERE id = $1
+SELECT id, $2, $3 FROM servers WHERE id = $1::text
 ON CONFLICT (server_id, lineage_id, channel_id) DO UPDATE SET last_turn_at = now()
-RETURNING id`
-	turnConversationID = `(SELECT id FROM turn_conversations WHERE server_id = $1 AND lineage_id = $2 AND channel_id = $3)`
+RETURNING id, version, xmin`
+	turnConversationID = `(SELECT id FROM turn_conversations WHERE server_id = $1::text AND lineage_id = $2 AND channel_id = $3::text)`
 	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
-	turnDeleteState    = `DELETE FROM turn_entry_state WHERE conversation_id = $1 AND entry_id = ANY($2)`
-	// turnUpsertState writes records of entries that still exist (the
-	// server lock keeps them from going away meanwhile).
-	turnUpsertState = `INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
-SELECT $1, u.* FROM unnest($2::bigint[], $3::int[], $4::int[], $5::int[], $6::int[], $7::bool[],
-    $8::int[], $9::timestamptz[], $10::int[], $11::timestamptz[])
-    AS u (entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected, first_count, first_at, last_count, last_at)
-WHERE EXISTS (SELECT 1 FROM lorebook_entries e WHERE e.id = u.entry_id)
-ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
-    sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
-    cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
-    cooldown_protected = EXCLUDED.cooldown_protected,
-    first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
-    last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at`
-	turnInsertLog = `INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
-    budget_unit, budget_limit, budget_used, response, result, created_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+	// turnCommit writes a turn in one statement, only where the
+	// conversation's row ($1) is still at version $2 and row version $3
+	// and the server's lore at $4: it bumps the version, deletes the
+	// records of the entries $5, upserts the records $6... of entries that
+	// still exist (each looked up by its key: as a semi-join the generic
+	// plan read the whole entries table of a small database) and inserts
+	// the log row. It returns the new version and row version and the
+	// entries written, or no row (nothing written) when the conversation
+	// or the server's lore moved on, with the conversation's version now.
+	turnCommit = `WITH c AS (
+    UPDATE turn_conversations t SET version = t.version + 1, last_turn_at = now()
+    FROM servers s
+    WHERE t.id = $1 AND t.version = $2 AND t.xmin = $3 AND s.id = t.server_id AND s.lore_version = $4
+    RETURNING t.id, t.version, t.xmin
+), d AS (
+    DELETE FROM turn_entry_state x USING c WHERE x.conversation_id = c.id AND x.entry_id = ANY($5::bigint[])
+), u AS (
+    INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
+    SELECT c.id, u.* FROM c, unnest($6::bigint[], $7::int[], $8::int[], $9::int[], $10::int[], $11::bool[],
+        $12::int[], $13::timestamptz[], $14::int[], $15::timestamptz[])
+        AS u (entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected, first_count, first_at, last_count, last_at)
+    WHERE (SELECT true FROM lorebook_entries e WHERE e.id = u.entry_id)
+    ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
+        sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
+        cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
+        cooldown_protected = EXCLUDED.cooldown_protected,
+        first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
+        last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at
+    RETURNING entry_id
+), l AS (
+    INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
+        budget_unit, budget_limit, budget_used, response, result, created_at)
+    SELECT c.id, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25 FROM c
+)
+SELECT (SELECT version FROM c), (SELECT xmin FROM c), ARRAY(SELECT entry_id FROM u),
+    (SELECT version FROM turn_conversations WHERE id = $1)`
 	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
 ORDER BY id DESC LIMIT $4`
-	// turnReset clears the state under the conversation's lock.
-	turnReset = `DELETE FROM turn_entry_state WHERE conversation_id =
-    (SELECT id FROM turn_conversations WHERE server_id = $1 AND lineage_id = $2 AND channel_id = $3 FOR UPDATE)`
+	// turnReset clears the state under the conversation's lock and bumps
+	// its version (a process keeping the state sees it changed).
+	turnReset = `WITH c AS (
+    UPDATE turn_conversations SET version = version + 1
+    WHERE server_id = $1::text AND lineage_id = $2 AND channel_id = $3::text RETURNING id)
+DELETE FROM turn_entry_state WHERE conversation_id = (SELECT id FROM c)`
 	turnPruneAge  = `DELETE FROM activation_log WHERE created_at < $1`
 	turnPruneRows = `DELETE FROM activation_log l USING (
     SELECT id, row_number() OVER (PARTITION BY conversation_id ORDER BY id DESC) AS n FROM activation_log) r
@@ -116,6 +164,11 @@ WHERE l.id = r.id AND r.n > $1`
 // transaction, the caller's commit decides. ErrNotFound for an
 // unknown server; ErrInvalid for a bad conversation or turn id.
 func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*Turn, error) {
+	return s.beginTurn(ctx, c, turnID, nil)
+}
+
+// beginTurn is BeginTurn keeping the committed state in cache (nil: not).
+func (s *Store) beginTurn(ctx context.Context, c Conversation, turnID string, cache *turnCache) (*Turn, error) {
 	const op = "begin turn"
 	if err := checkConversation(c); err != nil {
 		return nil, wrapErr(op, err)
@@ -123,7 +176,7 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 	if err := checkTurnID(turnID); err != nil {
 		return nil, wrapErr(op, err)
 	}
-	t := &Turn{conv: c}
+	t := &Turn{conv: c, store: s}
 	var q interface {
 		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
 	}
@@ -133,21 +186,18 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 		if err != nil {
 			return nil, wrapErr(op, err)
 		}
-		t.conn, q = conn, conn
+		t.conn, t.cache, q = conn, cache, conn
 		b.Queue("BEGIN")
+		b.Queue(turnLockServerPool, c.Server, s.turnCommitMode())
 	} else {
 		tx, err := s.db.Begin(ctx)
 		if err != nil {
 			return nil, wrapErr(op, err)
 		}
 		t.tx, q = tx, tx
-	}
-	args := []any{c.Server, int64(c.Lineage), c.Channel}
-	if t.conn != nil && !s.durableTurns {
-		b.Queue(turnLockServerAsync, c.Server)
-	} else {
 		b.Queue(turnLockServer, c.Server)
 	}
+	args := []any{c.Server, int64(c.Lineage), c.Channel}
 	b.Queue(turnLockConversation, args...)
 	b.Queue(turnFindLog, append(args, turnID)...)
 	b.Queue(turnReadState, args...)
@@ -159,12 +209,16 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 				return err
 			}
 		}
-		if _, err := br.Exec(); err != nil {
-			return err
+		var lockArgs []any // the pool statement also returns the two settings
+		if t.conn != nil {
+			lockArgs = []any{nil, nil}
 		}
-		if err := br.QueryRow().Scan(&t.id); errors.Is(err, pgx.ErrNoRows) {
+		if err := br.QueryRow().Scan(append([]any{&t.at.lore}, lockArgs...)...); errors.Is(err, pgx.ErrNoRows) {
 			return notFound("server", c.Server)
 		} else if err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&t.at.id, &t.at.version, &t.at.xmin); err != nil {
 			return err
 		}
 		logs, err := scanLog(br.Query())
@@ -184,6 +238,16 @@ func (s *Store) BeginTurn(ctx context.Context, c Conversation, turnID string) (*
 	return t, nil
 }
 
+// turnCommitMode is turnLockServerPool's $2: "off" for an asynchronous
+// commit, nil for the server's setting (WithDurableTurns).
+func (s *Store) turnCommitMode() *string {
+	if s.durableTurns {
+		return nil
+	}
+	off := "off"
+	return &off
+}
+
 func checkTurnID(id string) error {
 	if !utf8.ValidString(id) || id == "" || utf8.RuneCountInString(id) > MaxTurnIDLen {
 		return lore.Reject("turnId", i18n.TurnIDLengthUTF8, lore.Params{"max": MaxTurnIDLen})
@@ -199,16 +263,98 @@ func checkTurnID(id string) error {
 // Commit writes the new state (only what changed from t.State) and the log
 // row, and commits, in one round trip. The turn is over whatever the
 // outcome; on error nothing was written. A turn id already logged for the
-// conversation (a concurrent retry won) is ErrDuplicateName.
+// conversation (a concurrent retry won) is ErrDuplicateName. A turn opened
+// on cached state is turnstate.ErrStale, nothing written, when the
+// conversation or the server's lore changed since or the turn id was
+// used.
 func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn) error {
 	const op = "commit turn"
 	if t.done {
 		return wrapErr(op, errors.New("turn already ended"))
 	}
 	defer t.Rollback(ctx)
-	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
+	args, err := t.commitArgs(next, log)
 	if err != nil {
 		return wrapErr(op, err)
+	}
+	b := &pgx.Batch{}
+	var q interface {
+		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
+	} = t.tx
+	switch {
+	case t.conn != nil:
+		q = t.conn
+	case t.cached(): // one implicit transaction
+		pool, ok := t.store.pool(ctx)
+		if !ok {
+			return turnstate.ErrStale
+		}
+		q = pool
+		b.Queue(turnLockServerPool, t.conv.Server, t.store.turnCommitMode())
+	}
+	b.Queue(turnCommit, args...)
+	if t.conn != nil {
+		b.Queue("COMMIT")
+	}
+	var at turnVersion
+	var written []int64
+	var now *int64
+	err = func() (err error) {
+		br := q.SendBatch(ctx, b)
+		defer func() { err = errors.Join(err, br.Close()) }()
+		if t.cached() {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		var version *int64
+		var xmin *uint32
+		if err := br.QueryRow().Scan(&version, &xmin, &written, &now); err != nil {
+			return err
+		}
+		if version == nil {
+			return turnstate.ErrStale
+		}
+		at = turnVersion{id: t.at.id, version: *version, xmin: *xmin, lore: t.at.lore}
+		if t.conn != nil {
+			_, err = br.Exec()
+		}
+		return err
+	}()
+	if err == nil && t.tx != nil {
+		err = t.tx.Commit(ctx)
+	}
+	if err == nil && t.conn != nil && t.conn.Conn().PgConn().TxStatus() != 'I' {
+		err = errors.New("transaction did not commit")
+	}
+	switch {
+	case err == nil:
+		if t.cache != nil {
+			t.cache.put(t.conv, at, kept(t.State, next, written))
+		}
+		return nil
+	case t.cached() && isUniqueViolation(err):
+		return turnstate.ErrStale // the turn id was used (a retry): the kept state stays
+	case t.cached() && errors.Is(err, turnstate.ErrStale):
+		// Another turn, a reset or a lore write came first.
+		t.cache.stale(t.conv, t.at, now)
+		return turnstate.ErrStale
+	case errors.Is(err, turnstate.ErrStale):
+		return wrapErr(op, errors.New("the conversation changed under its lock"))
+	}
+	return wrapErr(op, err)
+}
+
+// cached reports whether the turn was opened on cached state (no
+// transaction until Commit).
+func (t *Turn) cached() bool { return t.conn == nil && t.tx == nil }
+
+// commitArgs are turnCommit's arguments for the turn's next state and log
+// row.
+func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) ([]any, error) {
+	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
+	if err != nil {
+		return nil, err
 	}
 	if log.CreatedAt.IsZero() {
 		log.CreatedAt = time.Now()
@@ -223,43 +369,33 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		}
 	}
 	upsert, del := turnstate.Diff(t.State, next)
-	b := &pgx.Batch{}
-	if len(del) > 0 {
-		b.Queue(turnDeleteState, t.id, del)
+	if del == nil {
+		del = []int64{}
 	}
-	if len(upsert) > 0 {
-		b.Queue(turnUpsertState, stateArgs(t.id, upsert)...)
-	}
-	b.Queue(turnInsertLog, t.id, log.TurnID, log.MessageCount, log.InputSHA256, admitted,
-		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt)
-	var q interface {
-		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
-	} = t.tx
-	if t.conn != nil {
-		b.Queue("COMMIT")
-		q = t.conn
-	}
-	n := b.Len()
-	err = func() (err error) {
-		br := q.SendBatch(ctx, b)
-		defer func() { err = errors.Join(err, br.Close()) }()
-		for range n {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
+	args := append([]any{t.at.id, t.at.version, t.at.xmin, t.at.lore, del}, stateArgs(upsert)...)
+	return append(args, log.TurnID, log.MessageCount, log.InputSHA256, admitted,
+		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt), nil
+}
+
+// kept is the state a committed turn left in the store: next without the
+// records of entries the commit did not write for being gone (written
+// lists those it wrote; records unchanged from old were not rewritten).
+func kept(old, next turnstate.State, written []int64) turnstate.State {
+	out := make(turnstate.State, len(next))
+	for id, r := range next {
+		if o, ok := old[id]; ok && o.Equal(r) {
+			out[id] = r
 		}
-		return nil
-	}()
-	if err == nil && t.tx != nil {
-		err = t.tx.Commit(ctx)
 	}
-	if err == nil && t.conn != nil && t.conn.Conn().PgConn().TxStatus() != 'I' {
-		err = errors.New("transaction did not commit")
+	for _, id := range written {
+		out[id] = next[id]
 	}
-	if err != nil {
-		return wrapErr(op, err)
-	}
-	return nil
+	return out
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == pgUniqueViolation
 }
 
 // Rollback ends the turn without writing; it is safe to call after Commit
@@ -272,6 +408,9 @@ func (t *Turn) Rollback(ctx context.Context) {
 	ctx = context.WithoutCancel(ctx)
 	if t.tx != nil {
 		_ = t.tx.Rollback(ctx)
+		return
+	}
+	if t.cached() {
 		return
 	}
 	if t.conn.Conn().PgConn().TxStatus() != 'I' {
@@ -287,7 +426,7 @@ func nonNilEntries(e []LoggedEntry) []LoggedEntry {
 	return e
 }
 
-func stateArgs(conv int64, recs []turnstate.Record) []any {
+func stateArgs(recs []turnstate.Record) []any {
 	n := len(recs)
 	ids := make([]int64, n)
 	ss, se, cs, ce := make([]*int, n), make([]*int, n), make([]*int, n), make([]*int, n)
@@ -309,7 +448,7 @@ func stateArgs(conv int64, recs []turnstate.Record) []any {
 			lc[i], la[i] = &r.LastCount, &r.LastAt
 		}
 	}
-	return []any{conv, ids, ss, se, cs, ce, prot, fc, fa, lc, la}
+	return []any{ids, ss, se, cs, ce, prot, fc, fa, lc, la}
 }
 
 func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
@@ -469,17 +608,33 @@ func (t *Turn) Stored() turnstate.State { return t.State }
 func (t *Turn) Retry() *LoggedTurn { return t.Recorded }
 
 // TurnStore returns s as a turnstate.Store, for callers that depend on
-// lore's interfaces only (the API).
-func (s *Store) TurnStore() turnstate.Store { return turnStore{s} }
+// lore's interfaces only (the API). It keeps the state of the
+// conversations whose turns it records, up to DefaultTurnCacheRecords
+// records, and opens their next turns on it (BeginCachedTurn,
+// docs/turns.md#cached-state).
+func (s *Store) TurnStore() turnstate.Store {
+	return turnStore{Store: s, cache: newTurnCache(DefaultTurnCacheRecords)}
+}
 
-type turnStore struct{ *Store }
+type turnStore struct {
+	*Store
+	cache *turnCache
+}
 
 var _ turnstate.Turn = (*Turn)(nil)
 
 func (t turnStore) BeginTurn(ctx context.Context, c Conversation, turnID string) (turnstate.Turn, error) {
-	turn, err := t.Store.BeginTurn(ctx, c, turnID)
+	turn, err := t.Store.beginTurn(ctx, c, turnID, t.cache)
 	if err != nil {
 		return nil, err
 	}
 	return turn, nil
+}
+
+// ResetTurnState is Store.ResetTurnState, forgetting the state kept.
+func (t turnStore) ResetTurnState(ctx context.Context, c Conversation) (int64, error) {
+	t.cache.drop(c)
+	n, err := t.Store.ResetTurnState(ctx, c)
+	t.cache.drop(c)
+	return n, err
 }

@@ -2,6 +2,7 @@ package turn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -253,6 +254,19 @@ type Recorder interface {
 	BeginTurn(ctx context.Context, c turnstate.Conversation, turnID string) (turnstate.Turn, error)
 }
 
+// CachedRecorder is a Recorder that keeps the state of the conversations
+// whose turns it recorded (lore/postgres's TurnStore,
+// docs/turns.md#cached-state).
+type CachedRecorder interface {
+	Recorder
+	// BeginCachedTurn opens turnID of c on the state kept at the end of
+	// c's last turn recorded through it, without a database round trip;
+	// nil when it keeps none. The turn's Retry is nil: its Commit refuses
+	// with turnstate.ErrStale, having written nothing, when c changed
+	// since or turnID was used.
+	BeginCachedTurn(ctx context.Context, c turnstate.Conversation, turnID string) turnstate.Turn
+}
+
 // Recording is what Record needs besides the turn.
 type Recording struct {
 	// TurnID is the caller's id of the turn, unique in the conversation.
@@ -276,12 +290,27 @@ type Recording struct {
 // seeds the chance draws from the turn id unless the request fixes them
 // (turnstate.Random), runs the engine with the trace, encodes the response
 // and commits the next state with the log row. Nothing is written on an
-// error.
+// error. A CachedRecorder's cached state is tried first: when its commit
+// finds it stale (turnstate.ErrStale) the turn runs again from
+// BeginTurn.
 func Record(ctx context.Context, m *activation.Matcher, t *Turn, turns Recorder, c turnstate.Conversation, rec Recording) (Outcome, error) {
+	if cr, ok := turns.(CachedRecorder); ok {
+		if tx := cr.BeginCachedTurn(ctx, c, rec.TurnID); tx != nil {
+			out, err := record(ctx, m, t, tx, rec)
+			if !errors.Is(err, turnstate.ErrStale) {
+				return out, err
+			}
+		}
+	}
 	tx, err := turns.BeginTurn(ctx, c, rec.TurnID)
 	if err != nil {
 		return Outcome{}, err
 	}
+	return record(ctx, m, t, tx, rec)
+}
+
+// record runs t as the turn tx opened and ends tx.
+func record(ctx context.Context, m *activation.Matcher, t *Turn, tx turnstate.Turn, rec Recording) (Outcome, error) {
 	defer tx.Rollback(ctx) // a no-op after Commit
 	if r := tx.Retry(); r != nil {
 		if r.InputSHA256 != rec.InputSHA256 {
@@ -300,6 +329,7 @@ func Record(ctx context.Context, m *activation.Matcher, t *Turn, turns Recorder,
 	if err := t.run(ctx, m, &out); err != nil {
 		return Outcome{}, err
 	}
+	var err error
 	if rec.Encode != nil {
 		if out.Response, err = rec.Encode(out.Result); err != nil {
 			return Outcome{}, fmt.Errorf("record turn: encode result: %w", err)

@@ -2,6 +2,7 @@ package turnstate
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -93,6 +94,13 @@ type Turn interface {
 	// Rollback ends the turn without writing (a no-op after Commit).
 	Rollback(ctx context.Context)
 }
+
+// ErrStale is the error of a turn opened on a conversation's cached state
+// (lore/turn's CachedRecorder) whose Commit found the conversation
+// changed since (another turn, a reset, a lore write of its server) or
+// its turn id already used: nothing was written. Begin the turn again
+// with Store.BeginTurn.
+var ErrStale = errors.New("turn state changed since it was cached")
 
 // Store keeps turn state and the activation log (lore/postgres implements
 // it through Store.TurnStore).

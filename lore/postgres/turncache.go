@@ -1,0 +1,146 @@
+package postgres
+
+import (
+	"container/list"
+	"context"
+	"sync"
+	"time"
+
+	"loregate/lore/turnstate"
+)
+
+// DefaultTurnCacheRecords bounds the state records a TurnStore keeps, over
+// all its conversations (about 150 bytes each).
+const DefaultTurnCacheRecords = 100_000
+
+// turnCacheSkip is how many turns of a conversation go to BeginTurn after
+// another process or request recorded one of its turns first: turns that
+// alternate between processes (replicas behind a balancer) then run the
+// engine twice once in that many turns, not every other turn.
+const turnCacheSkip = 16
+
+// turnCache keeps, per conversation, the state its last turn committed
+// through this process and that state's identity (turnVersion), most
+// recently used first, up to max records in all.
+type turnCache struct {
+	mu      sync.Mutex
+	max     int
+	records int
+	lru     *list.List // of *cachedTurn, most recent first
+	byConv  map[Conversation]*list.Element
+}
+
+// cachedTurn is one conversation's entry: its state (nil while skipped)
+// and the turns left to skip.
+type cachedTurn struct {
+	conv  Conversation
+	at    turnVersion
+	state turnstate.State
+	skip  int
+}
+
+func newTurnCache(maxRecords int) *turnCache {
+	return &turnCache{max: maxRecords, lru: list.New(), byConv: map[Conversation]*list.Element{}}
+}
+
+// get returns c's kept state and its identity, or false (none, or c is
+// skipping turns: one fewer then).
+func (tc *turnCache) get(c Conversation) (turnVersion, turnstate.State, bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	el, ok := tc.byConv[c]
+	if !ok {
+		return turnVersion{}, nil, false
+	}
+	e := el.Value.(*cachedTurn)
+	if e.skip > 0 || e.state == nil {
+		if e.skip > 0 {
+			e.skip--
+		}
+		return turnVersion{}, nil, false
+	}
+	tc.lru.MoveToFront(el)
+	return e.at, e.state, true
+}
+
+// put keeps st as c's state at at, unless a newer one is kept (another
+// turn of c committed meanwhile). Times are kept as Postgres stores them
+// (microseconds).
+func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State) {
+	for id, r := range st {
+		r.FirstAt, r.LastAt = r.FirstAt.Truncate(time.Microsecond), r.LastAt.Truncate(time.Microsecond)
+		st[id] = r
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.byConv[c]; ok {
+		e := el.Value.(*cachedTurn)
+		if e.state != nil && e.at.id == at.id && e.at.version >= at.version {
+			return
+		}
+		tc.records += len(st) - len(e.state)
+		e.at, e.state = at, st
+		tc.lru.MoveToFront(el)
+	} else {
+		tc.byConv[c] = tc.lru.PushFront(&cachedTurn{conv: c, at: at, state: st})
+		tc.records += len(st)
+	}
+	for tc.records > tc.max && tc.lru.Len() > 1 {
+		tc.removeLocked(tc.lru.Back())
+	}
+}
+
+// stale drops c's state found stale at at. current is the conversation's
+// version then (nil: the conversation is gone): when another turn moved it
+// on, c's next turnCacheSkip turns skip the cache.
+func (tc *turnCache) stale(c Conversation, at turnVersion, current *int64) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	el, ok := tc.byConv[c]
+	if !ok {
+		return
+	}
+	e := el.Value.(*cachedTurn)
+	if e.at != at {
+		return // a newer state is kept already
+	}
+	if current == nil || *current == at.version {
+		tc.removeLocked(el)
+		return
+	}
+	tc.records -= len(e.state)
+	e.state, e.skip = nil, turnCacheSkip
+}
+
+// drop forgets c's state (a reset through this process).
+func (tc *turnCache) drop(c Conversation) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.byConv[c]; ok {
+		tc.removeLocked(el)
+	}
+}
+
+func (tc *turnCache) removeLocked(el *list.Element) {
+	e := tc.lru.Remove(el).(*cachedTurn)
+	delete(tc.byConv, e.conv)
+	tc.records -= len(e.state)
+}
+
+// BeginCachedTurn opens turnID of c on the state its last turn recorded
+// through this TurnStore committed, without a database round trip; nil
+// when none is kept (or c skips the cache, or ctx carries a transaction).
+// The turn's Retry is nil; its Commit locks the server and writes in one
+// round trip, and is turnstate.ErrStale, nothing written, when the
+// conversation or the server's lore changed since or turnID was used
+// (docs/turns.md#cached-state).
+func (t turnStore) BeginCachedTurn(ctx context.Context, c Conversation, turnID string) turnstate.Turn {
+	if _, ok := t.pool(ctx); !ok || checkConversation(c) != nil || checkTurnID(turnID) != nil {
+		return nil
+	}
+	at, st, ok := t.cache.get(c)
+	if !ok {
+		return nil
+	}
+	return &Turn{conv: c, at: at, State: st, store: t.Store, cache: t.cache}
+}
