@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"loregate/cmd/internal/pglocal"
 	"loregate/lore/postgres"
+	"loregate/lore/turn"
 	"loregate/lore/turnstate"
 )
 
@@ -28,7 +30,9 @@ import (
 // turns (docs/turns.md#durability): turns are recorded one after another
 // on a durable local cluster (fsync on) until the postmaster is stopped in
 // immediate mode (SIGQUIT: no shutdown checkpoint, WAL not yet flushed is
-// lost, the next start recovers). With the default asynchronous turn
+// lost, the next start recovers). Turns go through a TurnStore as the API
+// records them: after the first, each in one round trip on the state kept
+// from the turn before (docs/turns.md#cached-state). With the default asynchronous turn
 // commit the turns lost are the last ones acknowledged, within a second of
 // the crash; with WithDurableTurns none is lost. Either way every turn id
 // retried after the restart is applied at most once: a kept turn answers
@@ -63,22 +67,35 @@ func crashRun(t *testing.T, durable bool) {
 		return cl, st, pool
 	}
 	cl, st, pool := start()
+	turns := st.TurnStore()
 	const server = "111111111111111111"
 	_, err := st.UpsertServer(ctx, server, "crash")
 	require.NoError(t, err)
 	conv := turnstate.Conversation{Server: server, Channel: "222222222222222222"}
 
-	record := func(st *postgres.Store, id string, n int) (retry bool, err error) {
-		turn, err := st.BeginTurn(ctx, conv, id)
+	// record records turn id as the API does: on the state the TurnStore
+	// kept from the conversation's last turn when it has it (one round
+	// trip, docs/turns.md#cached-state), else, or when that is stale, under
+	// the conversation's lock.
+	record := func(turns turnstate.Store, id string, n int) (retry bool, err error) {
+		commit := func(tx turnstate.Turn) error {
+			return tx.Commit(ctx, tx.Stored(), turnstate.LoggedTurn{TurnID: id, MessageCount: n,
+				InputSHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(id))), Response: json.RawMessage(`{"admitted":[]}`)})
+		}
+		if tx := turns.(turn.CachedRecorder).BeginCachedTurn(ctx, conv, id); tx != nil {
+			if err := commit(tx); !errors.Is(err, turnstate.ErrStale) {
+				return false, err
+			}
+		}
+		tx, err := turns.BeginTurn(ctx, conv, id)
 		if err != nil {
 			return false, err
 		}
-		if turn.Recorded != nil {
-			turn.Rollback(ctx)
+		if tx.Retry() != nil {
+			tx.Rollback(ctx)
 			return true, nil
 		}
-		return false, turn.Commit(ctx, turnstate.State{}, turnstate.LoggedTurn{TurnID: id, MessageCount: n,
-			InputSHA256: fmt.Sprintf("%x", sha256.Sum256([]byte(id))), Response: json.RawMessage(`{"admitted":[]}`)})
+		return false, commit(tx)
 	}
 	var acked []ack
 	var stopErr error
@@ -87,7 +104,7 @@ func crashRun(t *testing.T, durable bool) {
 		defer close(done)
 		for i := 1; ; i++ {
 			id := "t" + strconv.Itoa(i)
-			if _, err := record(st, id, i); err != nil {
+			if _, err := record(turns, id, i); err != nil {
 				stopErr = err // the crash
 				return
 			}
@@ -113,6 +130,7 @@ func crashRun(t *testing.T, durable bool) {
 
 	cl, st, pool = start()
 	defer func() { pool.Close(); _ = cl.Stop(ctx) }()
+	turns = st.TurnStore()
 	kept := map[string]int{}
 	rows, err := pool.Query(ctx, `SELECT turn_id FROM activation_log`)
 	require.NoError(t, err)
@@ -149,7 +167,7 @@ func crashRun(t *testing.T, durable bool) {
 	// Retries after the restart: the last acknowledged turns again.
 	from := max(0, len(acked)-lost-5)
 	for i, a := range acked[from:] {
-		retry, err := record(st, a.id, from+i+1)
+		retry, err := record(turns, a.id, from+i+1)
 		require.NoError(t, err)
 		require.Equal(t, kept[a.id] == 1, retry, "turn %s: a kept turn answers as a retry, a lost one records anew", a.id)
 	}

@@ -330,7 +330,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 	switch {
 	case err == nil:
 		if t.cache != nil {
-			t.cache.put(t.conv, at, kept(t.State, next, written))
+			t.cache.put(t.conv, at, kept(t.State, next, written), log.TurnID)
 		}
 		return nil
 	case t.cached() && isUniqueViolation(err):

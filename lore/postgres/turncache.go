@@ -30,22 +30,30 @@ type turnCache struct {
 	byConv  map[Conversation]*list.Element
 }
 
-// cachedTurn is one conversation's entry: its state (nil while skipped)
-// and the turns left to skip.
+// turnCacheRecent is how many of a conversation's last turn ids its entry
+// keeps: a retry of one goes to BeginTurn at once (it replays there)
+// instead of running the engine on the kept state first.
+const turnCacheRecent = 8
+
+// cachedTurn is one conversation's entry: its state (nil while skipped),
+// the turns left to skip and the ids of its last turns committed here.
 type cachedTurn struct {
-	conv  Conversation
-	at    turnVersion
-	state turnstate.State
-	skip  int
+	conv   Conversation
+	at     turnVersion
+	state  turnstate.State
+	skip   int
+	recent [turnCacheRecent]string
+	next   int // the slot of recent the next turn id takes
 }
 
 func newTurnCache(maxRecords int) *turnCache {
 	return &turnCache{max: maxRecords, lru: list.New(), byConv: map[Conversation]*list.Element{}}
 }
 
-// get returns c's kept state and its identity, or false (none, or c is
-// skipping turns: one fewer then).
-func (tc *turnCache) get(c Conversation) (turnVersion, turnstate.State, bool) {
+// get returns c's kept state and its identity for turn turnID, or false
+// (none, c is skipping turns: one fewer then, or turnID is one of c's
+// last turns: a retry).
+func (tc *turnCache) get(c Conversation, turnID string) (turnVersion, turnstate.State, bool) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	el, ok := tc.byConv[c]
@@ -53,6 +61,11 @@ func (tc *turnCache) get(c Conversation) (turnVersion, turnstate.State, bool) {
 		return turnVersion{}, nil, false
 	}
 	e := el.Value.(*cachedTurn)
+	for _, id := range e.recent {
+		if id == turnID {
+			return turnVersion{}, nil, false
+		}
+	}
 	if e.skip > 0 || e.state == nil {
 		if e.skip > 0 {
 			e.skip--
@@ -63,10 +76,10 @@ func (tc *turnCache) get(c Conversation) (turnVersion, turnstate.State, bool) {
 	return e.at, e.state, true
 }
 
-// put keeps st as c's state at at, unless a newer one is kept (another
-// turn of c committed meanwhile). Times are kept as Postgres stores them
-// (microseconds).
-func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State) {
+// put keeps st as c's state at at after its turn turnID, unless a newer
+// one is kept (another turn of c committed meanwhile). Times are kept as
+// Postgres stores them (microseconds).
+func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State, turnID string) {
 	for id, r := range st {
 		r.FirstAt, r.LastAt = r.FirstAt.Truncate(time.Microsecond), r.LastAt.Truncate(time.Microsecond)
 		st[id] = r
@@ -80,9 +93,12 @@ func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State) {
 		}
 		tc.records += len(st) - len(e.state)
 		e.at, e.state = at, st
+		e.recent[e.next], e.next = turnID, (e.next+1)%turnCacheRecent
 		tc.lru.MoveToFront(el)
 	} else {
-		tc.byConv[c] = tc.lru.PushFront(&cachedTurn{conv: c, at: at, state: st})
+		e := &cachedTurn{conv: c, at: at, state: st, next: 1}
+		e.recent[0] = turnID
+		tc.byConv[c] = tc.lru.PushFront(e)
 		tc.records += len(st)
 	}
 	for tc.records > tc.max && tc.lru.Len() > 1 {
@@ -129,7 +145,9 @@ func (tc *turnCache) removeLocked(el *list.Element) {
 
 // BeginCachedTurn opens turnID of c on the state its last turn recorded
 // through this TurnStore committed, without a database round trip; nil
-// when none is kept (or c skips the cache, or ctx carries a transaction).
+// when none is kept (or c skips the cache, or ctx carries a transaction,
+// or turnID is one of c's last eight turns here: a retry, which
+// BeginTurn replays).
 // The turn's Retry is nil; its Commit locks the server and writes in one
 // round trip, and is turnstate.ErrStale, nothing written, when the
 // conversation or the server's lore changed since or turnID was used
@@ -138,7 +156,7 @@ func (t turnStore) BeginCachedTurn(ctx context.Context, c Conversation, turnID s
 	if _, ok := t.pool(ctx); !ok || checkConversation(c) != nil || checkTurnID(turnID) != nil {
 		return nil
 	}
-	at, st, ok := t.cache.get(c)
+	at, st, ok := t.cache.get(c, turnID)
 	if !ok {
 		return nil
 	}

@@ -208,8 +208,9 @@ type Outcome struct {
 	// Result is the engine's result (Finish applied); empty on a replay.
 	Result activation.Result
 	// Replayed: Record found the turn id already recorded with the same
-	// input; the engine did not run, and Response is the response recorded
-	// then, to return unchanged.
+	// input, and Response is the response recorded then, to return
+	// unchanged (a run on a CachedRecorder's kept state, which found the
+	// id used at its commit, is discarded).
 	Replayed bool
 	// Response is the recorded response: Recording.Encode's, or on a
 	// replay the stored one (opaque bytes: the caller's encoding). Nil
