@@ -1,6 +1,7 @@
 package semantic
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -428,33 +429,51 @@ func (x *Lexical) accumulate(sc *sumScratch, msgs []string) float64 {
 // queryTerms appends to ids the term ids of text's terms that some
 // profile holds. The vocabulary holds only profiles' terms, filtered
 // (appendTerms), so they are looked up unfiltered: a stop word is in no
-// profile. ASCII text is cut by bytes and lowered word by word: its terms
-// are the runs of word characters, as cutTerms cuts its matching form.
+// profile. ASCII text is cut eight bytes at a time and lowered word by
+// word: its terms are the runs of word characters, as cutTerms cuts its
+// matching form; each chunk's word bytes (wordBytes) against the same
+// shifted by a byte give the places where a word starts or ends (a chunk
+// of zeros after the text ends the last word).
 func (x *Lexical) queryTerms(text string, ids []int32) []int32 {
-	start := len(ids)
 	var low [64]byte
-	for i := 0; i < len(text); {
-		for i < len(text) && byteKinds[text[i]] == kindSep {
-			i++
+	n0, start := len(ids), -1 // start: the open word's first byte, -1 none
+	for i := 0; i < len(text) || start >= 0; i += 8 {
+		var v uint64
+		if i+8 <= len(text) {
+			v = le64(text[i:])
+		} else if i < len(text) {
+			var c [8]byte // zero bytes: no word bytes
+			copy(c[:], text[i:])
+			v = binary.LittleEndian.Uint64(c[:])
 		}
-		j := i
-		for j < len(text) && byteKinds[text[j]] == kindWord {
-			j++
+		if v&highs != 0 {
+			return x.queryTermsUnicode(text, ids[:n0])
 		}
-		switch {
-		case j < len(text) && byteKinds[text[j]] == kindNonASCII:
-			return x.queryTermsUnicode(text, ids[:start])
-		case j-i > len(low):
-			// Longer than any term worth a lookup buffer: lowered whole.
-			if id, ok := x.terms.lookup(matchingForm(text[i:j])); ok {
+		word := wordBytes(v)
+		prev := word << 8
+		if start >= 0 {
+			prev |= 0x80 // the chunk before ended inside a word
+		}
+		for edges := word ^ prev; edges != 0; edges &= edges - 1 {
+			k := i + bits.TrailingZeros64(edges)>>3
+			if start < 0 {
+				start = k
+				continue
+			}
+			var id int32
+			ok := false
+			switch {
+			case k-start > len(low):
+				// Longer than any term worth a lookup buffer: lowered whole.
+				id, ok = x.terms.lookup(matchingForm(text[start:k]))
+			case k > start+1: // a one-character word is no term
+				id, ok = x.terms.queryWord(text, start, k, &low)
+			}
+			if ok {
 				ids = append(ids, id)
 			}
-		case j > i+1: // a one-character word is no term
-			if id, ok := x.terms.queryWord(text, i, j, &low); ok {
-				ids = append(ids, id)
-			}
+			start = -1
 		}
-		i = j
 	}
 	return ids
 }

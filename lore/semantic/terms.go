@@ -37,16 +37,6 @@ var asciiKinds = func() (k [utf8.RuneSelf]runeKind) {
 	return k
 }()
 
-// byteKinds are asciiKinds by byte of UTF-8 text, kindNonASCII for the
-// bytes of other characters.
-var byteKinds = func() (k [256]runeKind) {
-	copy(k[:], asciiKinds[:])
-	for b := utf8.RuneSelf; b < len(k); b++ {
-		k[b] = kindNonASCII
-	}
-	return k
-}()
-
 func kindOf(r rune) runeKind {
 	if r < utf8.RuneSelf {
 		return asciiKinds[r]

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -170,6 +171,7 @@ func TestSumsInTermOrder(t *testing.T) {
 		{strings.Repeat("reine origami ", 70), "mana"},
 		{"nothing shared", ""},
 		{"Tōhka’s angel Sandalphon", "a throne and a sword"},
+		{"Shido and Tohka", "kinako bread for Shido, Tōhka’s angel"},
 	} {
 		want := reference(msgs)
 		got := make([]float32, len(idx))
@@ -189,6 +191,73 @@ func TestSumsInTermOrder(t *testing.T) {
 		}
 		if !slices.Equal(at, wantAt) || !slices.Equal(nz, wantNz) {
 			t.Errorf("%q: nonzero %v %v, want %v %v", msgs, at, nz, wantAt, wantNz)
+		}
+	}
+}
+
+// TestEightBytes: the eight-byte tests of the ASCII cutter agree with
+// the byte tables for every byte in every place: wordBytes with
+// asciiKinds (no byte of 0x80 and up is a word byte), lowerASCII with
+// lowering one byte at a time.
+func TestEightBytes(t *testing.T) {
+	for b := range 256 {
+		for place := range 8 {
+			for _, fill := range []byte{' ', 'Q', '7', 'z', '9', 'a', '0', 0x7f} {
+				var c [8]byte
+				for k := range c {
+					c[k] = fill
+				}
+				c[place] = byte(b)
+				v := uint64(0)
+				for k := range c {
+					v |= uint64(c[k]) << (8 * k)
+				}
+				got := wordBytes(v)>>(8*place+7)&1 == 1
+				if want := b < 0x80 && asciiKinds[b] == kindWord; got != want {
+					t.Fatalf("byte %#x in place %d among %q: word %v, want %v", b, place, fill, got, want)
+				}
+				if b >= 0x80 {
+					continue
+				}
+				low := byte(lowerASCII(v) >> (8 * place))
+				want := byte(b)
+				if want >= 'A' && want <= 'Z' {
+					want += 'a' - 'A'
+				}
+				if low != want {
+					t.Fatalf("byte %#x in place %d: lowered %#x, want %#x", b, place, low, want)
+				}
+			}
+		}
+	}
+}
+
+// TestQueryTermsChunks: the eight-byte cutter finds the terms the cut of
+// the matching form finds (queryTermsUnicode) in texts of words of every
+// length up to 70, separators of one to nine bytes and either case, so
+// words and separators start and end at every place of a chunk and at
+// the end of the text.
+func TestQueryTermsChunks(t *testing.T) {
+	words := strings.Fields("ab Kotori LOLLIPOP tohka kinako2 bread raizen-high tengu city fraxinus airship sandalphon 7th")
+	var docs []Doc
+	for i, w := range words {
+		docs = append(docs, Doc{ID: int64(i + 1), Text: w + " " + strings.Repeat(w[:1], 9+i)})
+	}
+	x := NewLexical(docs)
+	r := rand.New(rand.NewPCG(8, 8))
+	for range 2000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(strings.Repeat(",. !?\t-'"[r.IntN(8):][:1], 1+r.IntN(9)))
+			if w := words[r.IntN(len(words))]; r.IntN(4) > 0 {
+				b.WriteString(w)
+			} else {
+				b.WriteString(strings.Repeat("Tq", 1+r.IntN(35)))
+			}
+		}
+		q := b.String()
+		if got, want := x.queryTerms(q, nil), x.queryTermsUnicode(q, nil); !slices.Equal(got, want) {
+			t.Fatalf("%q: %v, want %v", q, got, want)
 		}
 	}
 }

@@ -67,6 +67,24 @@ func lowerASCII(v uint64) uint64 {
 	return v | ((v+geA)&^(v+gtZ)&highs)>>2
 }
 
+// Eight bytes at once: ones has 1 in each byte, highs bit 7 of each.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x80 * ones
+)
+
+// wordBytes has bit 7 set in each byte of v that is an ASCII letter or
+// digit, a word character of ASCII text (activation.IsWordRune): bytes in
+// 'a'-'z' once 0x20 is set, or in '0'-'9', each test an add whose bit 7
+// tells (no carry crosses a byte of seven bits).
+func wordBytes(v uint64) uint64 {
+	y := v &^ highs
+	l := y | 0x20*ones
+	alpha := (l + (0x80-'a')*ones) &^ (l + (0x7f-'z')*ones)
+	digit := (y + (0x80-'0')*ones) &^ (y + (0x7f-'9')*ones)
+	return (alpha | digit) &^ v & highs
+}
+
 // queryWord returns the term id of the ASCII word text[i:j], 2-64 bytes
 // of word characters, lowered into low eight bytes at a time as they are
 // hashed (hashTerm of the lowered word).
