@@ -3,6 +3,7 @@ package turn_test
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,13 +63,33 @@ func lexicalBenchBook(n int) ([]lore.Entry, []string) {
 	return entries, msgs
 }
 
-// lexicalBenchTurn returns one dry-run turn over snap with msgs under
-// ranker, with the scope's compiled matcher and its candidates and
-// lexical index built once, as the scope cache keeps them.
-func lexicalBenchTurn(b *testing.B, snap lore.Snapshot, msgs []string, ranker lore.SemanticRanker) func() turn.Outcome {
+// lexicalBenchConversation returns 60 chats of four messages sliding
+// over a conversation, one new message a turn: msgs' first two, then
+// messages retelling entries (each some entry's first 30 words), so each
+// turn's query (its two newest) holds a message the turn before did not.
+func lexicalBenchConversation(entries []lore.Entry, msgs []string) [][]string {
+	conv := slices.Clone(msgs[:2])
+	for j := range 62 {
+		conv = append(conv, strings.Join(strings.Fields(entries[(j*37+11)%len(entries)].Content)[:30], " "))
+	}
+	chats := make([][]string, 60)
+	for k := range chats {
+		chats[k] = conv[k : k+4]
+	}
+	return chats
+}
+
+// lexicalBenchTurn returns a dry-run turn over snap under ranker, each
+// call with the next of chats (round and round), with the scope's
+// compiled matcher and its candidates and lexical index built once, as
+// the scope cache keeps them.
+func lexicalBenchTurn(b *testing.B, snap lore.Snapshot, chats [][]string, ranker lore.SemanticRanker) func() turn.Outcome {
 	ctx := context.Background()
-	req := turn.Request{Messages: msgs, Overrides: turn.Overrides{SemanticRanker: &ranker, Budget: ptr(2000000)}}
-	first, err := turn.Prepare(snap, req)
+	reqs := make([]turn.Request, len(chats))
+	for k, msgs := range chats {
+		reqs[k] = turn.Request{Messages: msgs, Overrides: turn.Overrides{SemanticRanker: &ranker, Budget: ptr(2000000)}}
+	}
+	first, err := turn.Prepare(snap, reqs[0])
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,11 +109,13 @@ func lexicalBenchTurn(b *testing.B, snap lore.Snapshot, msgs []string, ranker lo
 		}
 		return index
 	}}
+	k := 0
 	return func() turn.Outcome {
-		t, err := turn.Prepare(snap, req)
+		t, err := turn.Prepare(snap, reqs[k])
 		if err != nil {
 			b.Fatal(err)
 		}
+		k = (k + 1) % len(reqs)
 		t.Rank(ctx, rk)
 		out, err := turn.DryRun(ctx, m, t, nil, turnstate.Conversation{})
 		if err != nil {
@@ -123,15 +146,20 @@ func cpuPerRun(d time.Duration, f func()) time.Duration {
 // against the same turn with the ranker OFF, keys alone ("keyword"); both
 // with what the scope cache keeps (lexicalBenchTurn). "ratio" reports
 // lexical/keyword from process CPU time over interleaved rounds, each
-// variant's fastest of 21, so other work on a shared machine skews it little;
-// docs/benchmarks.md#retrieval gives one run (goal: at most 1.3x).
+// variant's fastest of 21, so other work on a shared machine skews it
+// little; "ratio-newmsg" the same over a conversation bringing one new
+// message a turn (lexicalBenchConversation), each variant through the
+// same turns. docs/benchmarks.md#retrieval gives one run (goal: at most
+// 1.3x).
 func BenchmarkLexicalTurn(b *testing.B) {
 	entries, msgs := lexicalBenchBook(250)
 	snap := lore.Snapshot{Server: lore.Server{Settings: lore.DefaultServerSettings()}, Entries: entries,
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}}}
+	conv := lexicalBenchConversation(entries, msgs)
 	runs := map[string]func() turn.Outcome{}
 	for name, ranker := range map[string]lore.SemanticRanker{"keyword": lore.RankerOff, "lexical": lore.RankerLexical} {
-		runs[name] = lexicalBenchTurn(b, snap, msgs, ranker)
+		runs[name] = lexicalBenchTurn(b, snap, [][]string{msgs}, ranker)
+		runs[name+"-newmsg"] = lexicalBenchTurn(b, snap, conv, ranker)
 		out := runs[name]()
 		retold := 0 // the two retold entries, admitted by similarity alone
 		for _, ad := range out.Result.Admitted {
@@ -143,25 +171,28 @@ func BenchmarkLexicalTurn(b *testing.B) {
 			b.Fatalf("%s: %d admitted, %d retold", name, len(out.Result.Admitted), retold)
 		}
 	}
-	for _, name := range []string{"keyword", "lexical"} {
+	for _, name := range []string{"keyword", "lexical", "keyword-newmsg", "lexical-newmsg"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				runs[name]()
 			}
 		})
 	}
-	b.Run("ratio", func(b *testing.B) {
-		for b.Loop() {
-			runs["lexical"]()
-		}
-		b.StopTimer()
-		kw, lex := time.Duration(1<<62), time.Duration(1<<62)
-		for range 21 {
-			kw = min(kw, cpuPerRun(40*time.Millisecond, func() { runs["keyword"]() }))
-			lex = min(lex, cpuPerRun(40*time.Millisecond, func() { runs["lexical"]() }))
-		}
-		b.ReportMetric(float64(kw.Nanoseconds()), "keyword-cpu-ns")
-		b.ReportMetric(float64(lex.Nanoseconds()), "lexical-cpu-ns")
-		b.ReportMetric(float64(lex)/float64(kw), "lexical/keyword")
-	})
+	for _, v := range []string{"", "-newmsg"} {
+		b.Run("ratio"+v, func(b *testing.B) {
+			kwRun, lexRun := runs["keyword"+v], runs["lexical"+v]
+			for b.Loop() {
+				lexRun()
+			}
+			b.StopTimer()
+			kw, lex := time.Duration(1<<62), time.Duration(1<<62)
+			for range 21 {
+				kw = min(kw, cpuPerRun(40*time.Millisecond, func() { kwRun() }))
+				lex = min(lex, cpuPerRun(40*time.Millisecond, func() { lexRun() }))
+			}
+			b.ReportMetric(float64(kw.Nanoseconds()), "keyword-cpu-ns")
+			b.ReportMetric(float64(lex.Nanoseconds()), "lexical-cpu-ns")
+			b.ReportMetric(float64(lex)/float64(kw), "lexical/keyword")
+		})
+	}
 }
