@@ -222,10 +222,10 @@ func (x *Lexical) Score(query string) []Score {
 
 // LexicalScores are one query's scores of every candidate of a Lexical
 // (Lexical.ScoresOf): activation.Scores without a map built per turn.
-// The sums are made when the scores are first read: ScoresAt (the
-// engine's gate plan, once per turn) sums into an array the index pools,
-// so a turn allocates none; Score sums once into an array of its own.
-// Safe for concurrent use.
+// The sums are made when the scores are read: Nonzero (the engine's gate
+// plan, once per turn) and ScoresAt (the same with a threshold of 0) sum
+// into an array the index pools, so a turn allocates none; Score sums
+// once into an array of its own. Safe for concurrent use.
 type LexicalScores struct{ q *lexicalQuery }
 
 // lexicalQuery is a LexicalScores' query and, once Score has read it, its
