@@ -742,9 +742,12 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	for j := range ce.primary {
 		var chat bool
 		var item int
-		if recOnlyText {
+		switch {
+		case recOnlyText && ce.litOnly:
+			item = t.ts.recLit(&ce.primary[j])
+		case recOnlyText:
 			item = t.ts.recHit(&ce.primary[j])
-		} else {
+		default:
 			chat, item = t.visible(&ce.primary[j], s, p)
 		}
 		if chat {

@@ -266,21 +266,29 @@ func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 	if memo {
 		hits = ts.contentHits(src, text)
 	}
+	s := ts.s
 	for slot, a := range ts.autos {
 		if a == nil {
 			continue
 		}
 		gen := ts.rg0[slot] + k
-		mk := marks{done: ts.s.rdone[slot]}
-		if ts.track && slot < len(ts.s.rtouched) {
-			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &ts.s.rtouched[slot]
-		}
+		s.rgen[slot] = gen
 		if hits != nil && slot < len(hits.nodes) {
-			mk.mark(hits.nodes[slot], gen)
-		} else {
-			ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &mk, gen)
+			// The memoised nodes (most contents reach none or one).
+			done, g0 := s.rdone[slot], ts.rg0[slot]+ts.batch
+			for _, n := range hits.nodes[slot] {
+				if ts.track && done[n] < g0 {
+					s.rtouched[slot] = append(s.rtouched[slot], n)
+				}
+				done[n] = gen
+			}
+			continue
 		}
-		ts.s.rgen[slot] = gen
+		mk := marks{done: s.rdone[slot]}
+		if ts.track && slot < len(s.rtouched) {
+			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &s.rtouched[slot]
+		}
+		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &mk, gen)
 	}
 }
 
@@ -377,6 +385,16 @@ func (ts *turnScan) candidate(i int32) bool {
 	return ts.s.cand[i] == ts.s.candGen
 }
 
+// recLit is recHit for a literal key (kind keyLiteral, not a macro key).
+func (ts *turnScan) recLit(ref *keyRef) int {
+	d := ts.s.rdone[ref.auto][ref.node]
+	g0 := ts.rg0[ref.auto]
+	if d < g0 || d-g0 >= uint32(len(ts.items)) {
+		return -1
+	}
+	return int(d - g0)
+}
+
 // recHit returns the newest recursion item in which the key occurs, or -1.
 func (ts *turnScan) recHit(ref *keyRef) int {
 	if len(ts.items) == 0 {
@@ -385,12 +403,7 @@ func (ts *turnScan) recHit(ref *keyRef) int {
 	ref = ts.resolve(ref)
 	switch ref.kind {
 	case keyLiteral:
-		d := ts.s.rdone[ref.auto][ref.node]
-		g0 := ts.rg0[ref.auto]
-		if d < g0 || d-g0 >= uint32(len(ts.items)) {
-			return -1
-		}
-		return int(d - g0)
+		return ts.recLit(ref)
 	case keyRegex:
 		s := ts.s
 		re := ref.node
