@@ -738,32 +738,7 @@ func (t *turn) matchKeys(i int32, p int) bool {
 		}
 		return false
 	}
-	matched, trig, recOnly := -1, -1, false
-	for j := range ce.primary {
-		var chat bool
-		var item int
-		switch {
-		case recOnlyText && ce.litOnly:
-			item = t.ts.recLit(&ce.primary[j])
-		case recOnlyText:
-			item = t.ts.recHit(&ce.primary[j])
-		default:
-			chat, item = t.visible(&ce.primary[j], s, p)
-		}
-		if chat {
-			matched, trig = j, -1
-			break
-		}
-		if item >= 0 && matched < 0 {
-			matched, trig = j, item
-			if recOnlyText && ce.litOnly {
-				break // no chat hit can follow, and literal keys charge no regex budget
-			}
-		}
-		if !recOnly && p > 1 && s.recBook && ce.excludeRec && t.ts.recHit(&ce.primary[j]) >= 0 {
-			recOnly = true
-		}
-	}
+	matched, trig, recOnly := t.firstKey(ce, s, p, recOnlyText)
 	s.chatChecked, s.chatHit = true, matched >= 0 && trig < 0
 	if matched < 0 {
 		switch {
@@ -791,6 +766,46 @@ func (t *turn) matchKeys(i int32, p int) bool {
 		}
 	}
 	return true
+}
+
+// firstKey finds the primary key of entry s (compiled ce) that matches in
+// pass p: the first one in its chat window (trig -1), else the first one
+// in the recursion text it may read (trig the newest item holding it);
+// matched -1 for none, and then recOnly says a key occurs only in
+// recursion text the entry is excluded from. recOnlyText: the chat held
+// none of its keys (matchKeys).
+func (t *turn) firstKey(ce *compiledEntry, s *entryState, p int, recOnlyText bool) (matched, trig int, recOnly bool) {
+	ts := t.ts
+	if recOnlyText && ce.litOnly {
+		// Literal keys charge no regex budget: the first hit decides.
+		for j := range ce.primary {
+			if item := ts.recLit(&ce.primary[j]); item >= 0 {
+				return j, item, false
+			}
+		}
+		return -1, -1, false
+	}
+	matched, trig = -1, -1
+	excluded := p > 1 && s.recBook && ce.excludeRec
+	for j := range ce.primary {
+		var chat bool
+		var item int
+		if recOnlyText {
+			item = ts.recHit(&ce.primary[j])
+		} else {
+			chat, item = t.visible(&ce.primary[j], s, p)
+		}
+		if chat {
+			return j, -1, recOnly
+		}
+		if item >= 0 && matched < 0 {
+			matched, trig = j, item
+		}
+		if excluded && !recOnly && ts.recHit(&ce.primary[j]) >= 0 {
+			recOnly = true
+		}
+	}
+	return matched, trig, recOnly
 }
 
 // recursionHit reports whether a primary key of ce occurs in the recursion
