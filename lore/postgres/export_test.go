@@ -4,7 +4,7 @@ import "context"
 
 // LoadEnabledSQL exposes the per-turn statement to the external tests, which
 // EXPLAIN exactly the production SQL.
-const LoadEnabledSQL = entryLoadEnabled
+var LoadEnabledSQL = entryLoadEnabled
 
 // SyncCommit is the synchronous_commit setting in force in the turn's
 // transaction (pool path only).

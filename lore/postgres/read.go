@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -104,6 +106,7 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	if !found {
 		return empty, wrapErr(op, notFound("server", server))
 	}
+	sortByInsertion(snap.Entries)
 	// The engine sees a split group as one entry (docs/formats.md "Long
 	// entries").
 	snap.Entries = lore.JoinSplit(snap.Entries)
@@ -192,4 +195,37 @@ func (s *Store) CountByScope(ctx context.Context, server string) (lore.ScopeCoun
 		return nil, wrapErr(op, err)
 	}
 	return counts, nil
+}
+
+// sortByInsertion puts entries in insertion order, ties by id (the order
+// of every scope read), in place. entryLoadEnabled leaves the sort to this:
+// Postgres sorted the whole wide rows, 1,000 characters of content each, a
+// tenth of its time in the per-turn read; here positions are sorted and
+// each entry moves once.
+func sortByInsertion(entries []lore.Entry) {
+	pos := make([]int32, len(entries))
+	for i := range pos {
+		pos[i] = int32(i)
+	}
+	slices.SortFunc(pos, func(a, b int32) int {
+		x, y := &entries[a], &entries[b]
+		return cmp.Or(cmp.Compare(x.Order, y.Order), cmp.Compare(x.ID, y.ID))
+	})
+	// entries[i] takes the entry at pos[i]: follow each cycle of the
+	// permutation once, marking done positions with -1.
+	for i := range pos {
+		if pos[i] < 0 || int(pos[i]) == i {
+			continue
+		}
+		held := entries[i]
+		j := i
+		for int(pos[j]) != i {
+			next := int(pos[j])
+			entries[j] = entries[next]
+			pos[j] = -1
+			j = next
+		}
+		entries[j] = held
+		pos[j] = -1
+	}
 }
