@@ -52,9 +52,9 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		persona      bookSettingsRow
 		book         bookSettingsRow
 	)
-	// Every row repeats the server's and the persona book's columns and
-	// its collection's: they are decoded from the first row and the
-	// collection's first row only (nil destinations skip a column).
+	// The server's row (its name is never NULL) has the server's and the
+	// persona book's columns; an entry row repeats its collection's, decoded
+	// from the collection's first row only (nil destinations skip a column).
 	head := []any{&sv.Name, &sv.Settings.ChannelScoping, &sv.Settings.MemoryTagging,
 		&sv.Settings.RegexKeys, &unit, &limit, &tok, &sv.LoreVersion, &sv.Settings.Semantic}
 	head = append(head, selectionDests(&sv.Settings.Selection)...)
@@ -65,9 +65,10 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	dest := make([]any, 0, len(head)+len(bookCols)+64)
 	for rows.Next() {
 		var r entryRow
-		dest = append(dest[:0], head...)
-		if found {
-			dest = append(dest[:0], skip[:len(head)]...)
+		isServer := rows.RawValues()[0] != nil
+		dest = append(dest[:0], skip[:len(head)]...)
+		if isServer {
+			dest = append(dest[:0], head...)
 		}
 		rawBook := rows.RawValues()[len(head)]
 		newBook := rawBook != nil && !seenBooks[string(rawBook)]
@@ -80,17 +81,15 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 		if err := rows.Scan(append(dest, r.dests()...)...); err != nil {
 			return empty, wrapErr(op, err)
 		}
-		if !found {
+		if isServer {
 			sv.Settings.BudgetUnit, sv.Settings.BudgetLimit, sv.Settings.Tokenizer = lore.BudgetUnit(unit), int(limit), lore.TokenizerName(tok)
 			snap.PersonaBook = persona.settings()
+			found = true
+			continue
 		}
-		found = true
-		e, ok, err := r.entry()
+		e, _, err := r.entry()
 		if err != nil {
 			return empty, wrapErr(op, err)
-		}
-		if !ok {
-			continue // the single all-NULL row of an empty scope
 		}
 		if newBook {
 			snap.Collections[e.Collection] = lore.Collection{

@@ -21,6 +21,15 @@ const entryColumns = `e.id, e.server_id::text, e.lineage_id, e.lorebook_name, e.
 // taken from entryLoadEnabled's aggregate tg.
 var entryLoadColumns = strings.Replace(entryColumns, entryTagsColumn, `COALESCE(tg.names, '{}')`, 1)
 
+// The NULLs that stand for entryLoadEnabled's server and persona book
+// columns (21) on entry rows, for its collection columns (12) on the
+// server's row and persona rows, and for entry columns on the server's row.
+var (
+	loadServerNulls = strings.Repeat("NULL, ", 21)
+	loadBookNulls   = strings.Repeat("NULL, ", 12)
+	loadEntryNulls  = strings.TrimSuffix(strings.Repeat("NULL, ", len((&entryRow{}).dests())), ", ")
+)
+
 // categoryOn keeps entry e when it has no category or its category is
 // enabled (a disabled category hides its entries from the per-turn read,
 // as a disabled collection does; migration 000073).
@@ -144,12 +153,12 @@ SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`
 )
 
 var (
-	// entryLoadEnabled is the per-turn read, one statement: the server row
-	// (settings and lore version, present even when the scope is empty) with
-	// the lineage's persona book settings,
-	// the enabled entries of enabled Serverwide collections with their
-	// collection's state and settings joined, and the enabled entries of
-	// the lineage.
+	// entryLoadEnabled is the per-turn read, one statement: the server's
+	// row (settings and lore version) with the lineage's persona book
+	// settings, then the enabled entries of enabled Serverwide collections
+	// with their collection's state and settings joined, and the enabled
+	// entries of the lineage; each kind of row has NULL in the columns of
+	// the others (the server's columns were repeated on every entry row).
 	// $2 is NULL for a Serverwide-only read. Both branches are answered by
 	// lorebook_entries_scope_idx (server_id, lineage_id, enabled). The
 	// pending legacy channel names of the server's entries are aggregated
@@ -160,31 +169,27 @@ var (
 	entryLoadEnabled = `WITH tg AS (
     SELECT t.entry_id, array_agg(t.name ORDER BY t.name) AS names
     FROM legacy_channel_scope_tags t JOIN lorebook_entries te ON te.id = t.entry_id
-    WHERE te.server_id = $1
+    WHERE te.server_id = (SELECT $1::snowflake)
     GROUP BY t.entry_id)
 SELECT s.name, s.channel_memory_enabled, s.memory_tagging_enabled, s.regex_keys_enabled,
     s.budget_unit, COALESCE(s.budget_limit, 0), s.tokenizer, s.lore_version, s.semantic,
     s.min_activations, s.min_activations_depth_max, s.max_entries, s.include_names,
     pb.scan_depth, pb.budget_limit, pb.recursive, pb.max_recursion_steps, pb.case_sensitive, pb.whole_words,
-    pb.max_budget_share, pb.semantic_all_entries, x.*
+    pb.max_budget_share, pb.semantic_all_entries, ` + loadBookNulls + loadEntryNulls + `
 FROM servers s
-LEFT JOIN persona_books pb ON pb.server_id = s.id AND pb.lineage_id = $2
-LEFT JOIN LATERAL (
-    SELECT b.id AS book_id, b.channel_ids::text[] AS book_channel_ids,
-        b.created_at AS book_created_at, b.updated_at AS book_updated_at,
-        b.scan_depth AS book_scan_depth, b.budget_limit AS book_budget_limit, b.recursive AS book_recursive,
-        b.max_recursion_steps AS book_max_recursion_steps, b.case_sensitive AS book_case_sensitive,
-        b.whole_words AS book_whole_words, b.max_budget_share AS book_max_budget_share,
-        b.semantic_all_entries AS book_semantic_all_entries, ` + entryLoadColumns + `
-    FROM lorebook_entries e
-    JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
-    LEFT JOIN tg ON tg.entry_id = e.id
-    WHERE e.server_id = s.id AND e.lineage_id IS NULL AND e.enabled AND b.enabled AND ` + categoryOn + `
-    UNION ALL
-    SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ` + entryLoadColumns + `
-    FROM lorebook_entries e
-    LEFT JOIN tg ON tg.entry_id = e.id
-    WHERE e.server_id = s.id AND e.lineage_id = $2 AND e.enabled AND ` + categoryOn + `
-) x ON true
-WHERE s.id = $1`
+LEFT JOIN persona_books pb ON pb.server_id = s.id AND pb.lineage_id = (SELECT $2::bigint)
+WHERE s.id = (SELECT $1::snowflake)
+UNION ALL
+SELECT ` + loadServerNulls + `b.id, b.channel_ids::text[], b.created_at, b.updated_at,
+    b.scan_depth, b.budget_limit, b.recursive, b.max_recursion_steps, b.case_sensitive,
+    b.whole_words, b.max_budget_share, b.semantic_all_entries, ` + entryLoadColumns + `
+FROM lorebook_entries e
+JOIN lorebooks b ON b.server_id = e.server_id AND b.name = e.lorebook_name
+LEFT JOIN tg ON tg.entry_id = e.id
+WHERE e.server_id = (SELECT $1::snowflake) AND e.lineage_id IS NULL AND e.enabled AND b.enabled AND ` + categoryOn + `
+UNION ALL
+SELECT ` + loadServerNulls + loadBookNulls + entryLoadColumns + `
+FROM lorebook_entries e
+LEFT JOIN tg ON tg.entry_id = e.id
+WHERE e.server_id = (SELECT $1::snowflake) AND e.lineage_id = (SELECT $2::bigint) AND e.enabled AND ` + categoryOn
 )
