@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,6 +207,7 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 		require.NoError(b, post(w))
 	}
 	alloc0 := p.metric(b, "go_memstats_alloc_bytes_total")
+	handled0 := p.latencyBuckets(b)
 	serve0, pg0 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
 	wal0, stored0 := walAndStored(b, ctx, pool)
 	lat := make([]time.Duration, 0, b.N)
@@ -236,6 +238,7 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	serve1, pg1 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
 	wal1, stored1 := walAndStored(b, ctx, pool)
 	alloc1 := p.metric(b, "go_memstats_alloc_bytes_total")
+	handled1 := p.latencyBuckets(b)
 	require.NoError(b, firstErr)
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	pct := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) }
@@ -247,6 +250,55 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	b.ReportMetric(float64(stored1-stored0)/n, "stored-B/op")
 	b.ReportMetric(pct(0.5), "p50-us")
 	b.ReportMetric(pct(0.99), "p99-us")
+	b.ReportMetric(bucketQuantile(handled0, handled1, 0.5), "handler-p50-us")
+	b.ReportMetric(bucketQuantile(handled0, handled1, 0.99), "handler-p99-us")
+}
+
+// latencyBucketLine is a bucket of serve's GraphQL latency histogram
+// (graph/metrics.go) in the Prometheus text format.
+var latencyBucketLine = regexp.MustCompile(`(?m)^loregate_graphql_request_duration_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\} (\S+)$`)
+
+// latencyBuckets returns serve's GraphQL latency histogram, every
+// operation summed: the count of requests answered within each bucket's
+// upper bound (seconds). The lean turn observes it from its body read to
+// its answer written, so its quantiles are the time a turn spends in the
+// handler, without the connection's reads, waits and writes.
+func (p *serveProcess) latencyBuckets(b *testing.B) map[float64]float64 {
+	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
+	require.NoError(b, err)
+	req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := map[float64]float64{}
+	for _, m := range latencyBucketLine.FindAllSubmatch(raw, -1) {
+		le, _ := strconv.ParseFloat(string(m[1]), 64)
+		n, _ := strconv.ParseFloat(string(m[2]), 64)
+		out[le] += n
+	}
+	return out
+}
+
+// bucketQuantile returns the upper bound in µs of the bucket holding
+// quantile q of the requests observed between the histograms before and
+// after (0 when none was).
+func bucketQuantile(before, after map[float64]float64, q float64) float64 {
+	bounds := make([]float64, 0, len(after))
+	for le := range after {
+		bounds = append(bounds, le)
+	}
+	sort.Float64s(bounds)
+	if len(bounds) == 0 {
+		return 0
+	}
+	total := after[bounds[len(bounds)-1]] - before[bounds[len(bounds)-1]]
+	for _, le := range bounds {
+		if total > 0 && after[le]-before[le] >= q*total {
+			return le * 1e6
+		}
+	}
+	return 0
 }
 
 // clockTick is the unit of /proc/PID/stat times (USER_HZ, 100 on Linux).
