@@ -72,6 +72,11 @@ type config struct {
 	// TextCacheBytes is the memory budget of the non-ASCII message cache
 	// (LOREGATE_TEXT_CACHE_BYTES, default 16 MiB; 0 turns it off).
 	TextCacheBytes int64
+	// GCHeapFloor is the heap serve grows to before its collector runs,
+	// while the live heap is under half of it (LOREGATE_GC_HEAP_FLOOR,
+	// default 64 MiB; 0, or GOGC in the environment, leaves the
+	// collector at Go's default).
+	GCHeapFloor int64
 	// TurnCommit is async (default: a recorded turn is answered before its
 	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
 	// docs/turns.md#durability).
@@ -166,6 +171,10 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.Jobs.Limits = c.Limits
 	c.ScopeCacheBytes = c.bytesVar(or, "LOREGATE_SCOPE_CACHE_BYTES", scopecache.DefaultMaxBytes)
 	c.TextCacheBytes = c.bytesVar(or, "LOREGATE_TEXT_CACHE_BYTES", activation.DefaultTextCacheBytes)
+	c.GCHeapFloor = c.bytesVar(or, "LOREGATE_GC_HEAP_FLOOR", DefaultGCHeapFloor)
+	if getenv("GOGC") != "" {
+		c.GCHeapFloor = 0 // the operator's GOGC stands
+	}
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {
@@ -281,6 +290,7 @@ func (c *config) logAttrs() []any {
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ","),
 		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes,
+		"gc_heap_floor", c.GCHeapFloor,
 		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr,
 		"public_url", c.Dashboard.publicURL(c.Addr), "discord_sign_in", c.Dashboard.ClientID != ""}
 	attrs = append(attrs, c.Jobs.logAttrs()...)

@@ -42,6 +42,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 	logger := cfg.logger(stderr)
 	logger.Info("loregate starting", cfg.logAttrs()...)
+	defer startGCTuner(uint64(cfg.GCHeapFloor))()
 	warnNoCredential(logger, cfg)
 	// Settings that can be wrong are checked before Postgres is started.
 	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)

@@ -41,7 +41,11 @@ import (
 // process of the cluster in pg_stat_activity), serve's allocations per turn
 // (serve-B/op: go_memstats_alloc_bytes_total over the run), the WAL the
 // cluster wrote (wal-B/op) and the bytes the turn tables grew by
-// (stored-B/op) per turn, and the p50/p99 latency. CPU per turn is what
+// (stored-B/op) per turn, the p50/p99 latency the load client sees and
+// serve's own (handler-p50-us, handler-p99-us: the bucket bounds of its
+// latency histogram, from the body read to the answer written, so the
+// tail inside the handler is told from the connection's and the load
+// client's; docs/benchmarks.md#gc-floor). CPU per turn is what
 // other load on a shared machine inflates least.
 //
 // LOREGATE_BENCH_BASELINE names an older loregate binary, or several
