@@ -268,15 +268,8 @@ var latencyBucketLine = regexp.MustCompile(`(?m)^loregate_graphql_request_durati
 // its answer written, so its quantiles are the time a turn spends in the
 // handler, without the connection's reads, waits and writes.
 func (p *serveProcess) latencyBuckets(b *testing.B) map[float64]float64 {
-	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
-	require.NoError(b, err)
-	req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(b, err)
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
 	out := map[float64]float64{}
-	for _, m := range latencyBucketLine.FindAllSubmatch(raw, -1) {
+	for _, m := range latencyBucketLine.FindAllSubmatch(p.metricsText(b), -1) {
 		le, _ := strconv.ParseFloat(string(m[1]), 64)
 		n, _ := strconv.ParseFloat(string(m[2]), 64)
 		out[le] += n

@@ -47,6 +47,17 @@ const scopeCacheTestKey = "scope-cache-test-key-0123456789"
 // metric returns the value of an unlabelled metric from p's /metrics.
 func (p *serveProcess) metric(t testing.TB, name string) float64 {
 	t.Helper()
+	raw := p.metricsText(t)
+	m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(raw)
+	require.NotNil(t, m, "metric %s missing", name)
+	v, err := strconv.ParseFloat(string(m[1]), 64)
+	require.NoError(t, err)
+	return v
+}
+
+// metricsText returns p's /metrics page (Prometheus text format).
+func (p *serveProcess) metricsText(t testing.TB) []byte {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, "http://"+p.addr+"/metrics", nil)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey) // /metrics needs a service key
@@ -54,11 +65,7 @@ func (p *serveProcess) metric(t testing.TB, name string) float64 {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(raw)
-	require.NotNil(t, m, "metric %s missing", name)
-	v, err := strconv.ParseFloat(string(m[1]), 64)
-	require.NoError(t, err)
-	return v
+	return raw
 }
 
 // TestTwoServeProcessesScopeCache runs two `loregate serve` processes on one
