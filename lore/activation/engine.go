@@ -457,7 +457,10 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		if len(t.ts.items) > items {
 			continue
 		}
-		next := t.nextLevel(visited)
+		next := 0
+		if minLevel > 0 { // else no entry waits for a delay level: no walk over every state
+			next = t.nextLevel(visited)
+		}
 		if next == 0 {
 			break
 		}
