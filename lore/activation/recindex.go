@@ -76,10 +76,13 @@ func (t *turn) sortPending() {
 	t.startWorklist(0)
 	for _, i := range t.m.order {
 		s := &t.st[i]
+		// A gate plan's state may say dormant (offerPlan), also of an
+		// entry pass 1 then admitted by similarity: clear it for every
+		// entry, or a later pass would wake one that was never asleep.
+		s.dormant = false
 		if s.stage != stagePending || s.mode == modeSemantic {
 			continue
 		}
-		s.dormant = false // a gate plan's state may say so (offerPlan)
 		t.file(i)
 	}
 }
@@ -99,7 +102,7 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 		ke := &t.m.keyEntries[slot]
 		for _, n := range sc.rtouched[slot] {
 			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
-				if s := &t.st[i]; s.dormant {
+				if s := &t.st[i]; s.dormant && s.stage == stagePending {
 					s.dormant = false
 					rx.sleeping--
 					work = append(work, i)
