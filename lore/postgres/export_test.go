@@ -1,6 +1,10 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // LoadEnabledSQL exposes the per-turn statement to the external tests, which
 // EXPLAIN exactly the production SQL.
@@ -12,4 +16,22 @@ func (t *Turn) SyncCommit(ctx context.Context) (string, error) {
 	var v string
 	err := t.conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&v)
 	return v, err
+}
+
+// CachedTurnSettings runs the settings statement a turn on cached state
+// sends before its commit statement, in one batch (one implicit
+// transaction) with a read of the settings then in force, as the commit
+// statement would see them.
+func (s *Store) CachedTurnSettings(ctx context.Context) (syncCommit, planMode string, err error) {
+	pool, _ := s.pool(ctx)
+	b := &pgx.Batch{}
+	b.Queue(turnSettings, s.turnCommitMode())
+	b.Queue(`SELECT current_setting('synchronous_commit'), current_setting('plan_cache_mode')`)
+	br := pool.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return "", "", err
+	}
+	err = br.QueryRow().Scan(&syncCommit, &planMode)
+	return syncCommit, planMode, err
 }

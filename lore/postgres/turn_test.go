@@ -45,7 +45,8 @@ func record(t testing.TB, st *postgres.Store, c postgres.Conversation, turnID st
 
 // TestTurnCommitDurability: a recorded turn's transaction commits
 // asynchronously unless the Store was made WithDurableTurns, and the
-// setting ends with the transaction (docs/turns.md#durability).
+// setting ends with the transaction (docs/turns.md#durability), on either
+// path.
 func TestTurnCommitDurability(t *testing.T) {
 	b := setup(t)
 	c := b.conversation(t)
@@ -72,9 +73,21 @@ func TestTurnCommitDurability(t *testing.T) {
 		require.NoError(t, turn.Commit(b.ctx, turn.State, postgres.LoggedTurn{TurnID: "durability-" + tc.want,
 			MessageCount: 1, InputSHA256: strings.Repeat("a", 64)}))
 	}
-	var after string
-	require.NoError(t, pool.QueryRow(b.ctx, "SHOW synchronous_commit").Scan(&after))
+	// A turn on cached state sets them in its batch's implicit
+	// transaction (docs/turns.md#cached-state).
+	for _, tc := range []struct {
+		store *postgres.Store
+		want  string
+	}{{store, "off"}, {store.WithDurableTurns(), "on"}} {
+		sync, plan, err := tc.store.CachedTurnSettings(b.ctx)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, sync)
+		require.Equal(t, "force_generic_plan", plan)
+	}
+	var after, plan string
+	require.NoError(t, pool.QueryRow(b.ctx, "SELECT current_setting('synchronous_commit'), current_setting('plan_cache_mode')").Scan(&after, &plan))
 	require.Equal(t, "on", after, "SET LOCAL ends with the turn's transaction")
+	require.Equal(t, "auto", plan)
 }
 
 func TestTurnRecordRetryAndLog(t *testing.T) {
