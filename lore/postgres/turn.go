@@ -47,7 +47,7 @@ func checkConversation(c Conversation) error {
 // entry deletion for one, interleaves). End it with Commit or Rollback.
 //
 // A turn opened on cached state (TurnStore's BeginCachedTurn) holds no
-// transaction: its Commit writes in one round trip and one statement,
+// transaction: its Commit locks the server and writes in one round trip,
 // only where the conversation and the server's lore are as they were
 // when the state was kept (docs/turns.md#cached-state).
 type Turn struct {
@@ -95,12 +95,6 @@ const (
 	turnLockServerPool = `SELECT lore_version, set_config('plan_cache_mode', 'force_generic_plan', true),
     set_config('synchronous_commit', COALESCE($2, current_setting('synchronous_commit')), true)
 FROM servers WHERE id = $1::text FOR KEY SHARE`
-	// turnSettings is turnLockServerPool's settings without the lock, for
-	// a turn on cached state: turnCommit checks the server's lore_version
-	// instead, and a lore write that commits while it runs (an entry gone
-	// under a new state record: a foreign key violation) makes it stale.
-	turnSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
-    set_config('synchronous_commit', COALESCE($1, current_setting('synchronous_commit')), true)`
 	// turnLockConversation creates the conversation or locks its row; no
 	// row when the server is unknown.
 	turnLockConversation = `INSERT INTO turn_conversations (server_id, lineage_id, channel_id)
@@ -296,7 +290,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 			return turnstate.ErrStale
 		}
 		q = pool
-		b.Queue(turnSettings, t.store.turnCommitMode())
+		b.Queue(turnLockServerPool, t.conv.Server, t.store.turnCommitMode())
 	}
 	b.Queue(turnCommit, args...)
 	if t.conn != nil {
@@ -339,12 +333,8 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 			t.cache.put(t.conv, at, kept(t.State, next, written), log.TurnID)
 		}
 		return nil
-	case t.cached() && isViolation(err, pgUniqueViolation):
+	case t.cached() && isUniqueViolation(err):
 		return turnstate.ErrStale // the turn id was used (a retry): the kept state stays
-	case t.cached() && isViolation(err, pgForeignKeyViolation):
-		// A lore write deleted an entry while the statement ran.
-		t.cache.stale(t.conv, t.at, nil)
-		return turnstate.ErrStale
 	case t.cached() && errors.Is(err, turnstate.ErrStale):
 		// Another turn, a reset or a lore write came first.
 		t.cache.stale(t.conv, t.at, now)
@@ -362,9 +352,6 @@ func (t *Turn) cached() bool { return t.conn == nil && t.tx == nil }
 // commitArgs are turnCommit's arguments for the turn's next state and log
 // row.
 func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) ([]any, error) {
-	if err := checkLogRow(log); err != nil {
-		return nil, err
-	}
 	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
 	if err != nil {
 		return nil, err
@@ -390,27 +377,6 @@ func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) ([]any, error) {
 		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt), nil
 }
 
-// checkLogRow checks what the log's table does not (migration 000084):
-// the turn id as BeginTurn does, the input digest as 64 lowercase hex
-// digits, the message count not negative.
-func checkLogRow(log LoggedTurn) error {
-	if err := checkTurnID(log.TurnID); err != nil {
-		return err
-	}
-	if log.MessageCount < 0 {
-		return fmt.Errorf("message count %d is negative", log.MessageCount)
-	}
-	ok := len(log.InputSHA256) == 64
-	for i := 0; ok && i < len(log.InputSHA256); i++ {
-		c := log.InputSHA256[i]
-		ok = '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
-	}
-	if !ok {
-		return fmt.Errorf("input digest %q is not 64 lowercase hex digits", lore.ClipBytes(log.InputSHA256, 80))
-	}
-	return nil
-}
-
 // kept is the state a committed turn left in the store: next without the
 // records of entries the commit did not write for being gone (written
 // lists those it wrote; records unchanged from old were not rewritten).
@@ -427,10 +393,9 @@ func kept(old, next turnstate.State, written []int64) turnstate.State {
 	return out
 }
 
-// isViolation reports whether err is Postgres' error code.
-func isViolation(err error, code string) bool {
+func isUniqueViolation(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == code
+	return errors.As(err, &pgErr) && pgErr.Code == pgUniqueViolation
 }
 
 // Rollback ends the turn without writing; it is safe to call after Commit

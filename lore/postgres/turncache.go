@@ -148,8 +148,8 @@ func (tc *turnCache) removeLocked(el *list.Element) {
 // when none is kept (or c skips the cache, or ctx carries a transaction,
 // or turnID is one of c's last eight turns here: a retry, which
 // BeginTurn replays).
-// The turn's Retry is nil; its Commit writes in one round trip and one
-// statement, and is turnstate.ErrStale, nothing written, when the
+// The turn's Retry is nil; its Commit locks the server and writes in one
+// round trip, and is turnstate.ErrStale, nothing written, when the
 // conversation or the server's lore changed since or turnID was used
 // (docs/turns.md#cached-state).
 func (t turnStore) BeginCachedTurn(ctx context.Context, c Conversation, turnID string) turnstate.Turn {
