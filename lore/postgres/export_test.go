@@ -18,14 +18,14 @@ func (t *Turn) SyncCommit(ctx context.Context) (string, error) {
 	return v, err
 }
 
-// CachedTurnSettings runs the settings statement a turn on cached state
-// sends before its commit statement, in one batch (one implicit
+// CachedTurnSettings runs the server lock statement, with its settings, a
+// turn on cached state sends before its commit statement, in one batch (one implicit
 // transaction) with a read of the settings then in force, as the commit
 // statement would see them.
-func (s *Store) CachedTurnSettings(ctx context.Context) (syncCommit, planMode string, err error) {
+func (s *Store) CachedTurnSettings(ctx context.Context, server string) (syncCommit, planMode string, err error) {
 	pool, _ := s.pool(ctx)
 	b := &pgx.Batch{}
-	b.Queue(turnSettings, s.turnCommitMode())
+	b.Queue(turnLockServerPool, server, s.turnCommitMode())
 	b.Queue(`SELECT current_setting('synchronous_commit'), current_setting('plan_cache_mode')`)
 	br := pool.SendBatch(ctx, b)
 	defer br.Close()

@@ -79,7 +79,7 @@ func TestTurnCommitDurability(t *testing.T) {
 		store *postgres.Store
 		want  string
 	}{{store, "off"}, {store.WithDurableTurns(), "on"}} {
-		sync, plan, err := tc.store.CachedTurnSettings(b.ctx)
+		sync, plan, err := tc.store.CachedTurnSettings(b.ctx, b.server)
 		require.NoError(t, err)
 		require.Equal(t, tc.want, sync)
 		require.Equal(t, "force_generic_plan", plan)

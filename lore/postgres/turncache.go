@@ -10,7 +10,9 @@ import (
 )
 
 // DefaultTurnCacheRecords bounds the state records a TurnStore keeps, over
-// all its conversations (about 150 bytes each).
+// all its conversations (about 150 bytes each); each conversation counts as
+// one record more, plus one per 150 bytes of the turn ids it keeps, so
+// conversations whose turns keep no state are bounded too.
 const DefaultTurnCacheRecords = 100_000
 
 // turnCacheSkip is how many turns of a conversation go to BeginTurn after
@@ -44,6 +46,20 @@ type cachedTurn struct {
 	skip   int
 	recent [turnCacheRecent]string
 	next   int // the slot of recent the next turn id takes
+	weight int // what it counts towards turnCache.max (weigh)
+}
+
+// weigh sets e's weight, its share of tc.max (records, each about 150
+// bytes): its state's records, one for the entry itself and one per 150
+// bytes of its ids.
+func (tc *turnCache) weigh(e *cachedTurn) {
+	n := len(e.conv.Server) + len(e.conv.Channel)
+	for _, id := range e.recent {
+		n += len(id)
+	}
+	w := len(e.state) + 1 + n/150
+	tc.records += w - e.weight
+	e.weight = w
 }
 
 func newTurnCache(maxRecords int) *turnCache {
@@ -91,15 +107,15 @@ func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State, tur
 		if e.state != nil && e.at.id == at.id && e.at.version >= at.version {
 			return
 		}
-		tc.records += len(st) - len(e.state)
 		e.at, e.state = at, st
 		e.recent[e.next], e.next = turnID, (e.next+1)%turnCacheRecent
+		tc.weigh(e)
 		tc.lru.MoveToFront(el)
 	} else {
 		e := &cachedTurn{conv: c, at: at, state: st, next: 1}
 		e.recent[0] = turnID
 		tc.byConv[c] = tc.lru.PushFront(e)
-		tc.records += len(st)
+		tc.weigh(e)
 	}
 	for tc.records > tc.max && tc.lru.Len() > 1 {
 		tc.removeLocked(tc.lru.Back())
@@ -124,8 +140,8 @@ func (tc *turnCache) stale(c Conversation, at turnVersion, current *int64) {
 		tc.removeLocked(el)
 		return
 	}
-	tc.records -= len(e.state)
 	e.state, e.skip = nil, turnCacheSkip
+	tc.weigh(e)
 }
 
 // drop forgets c's state (a reset through this process).
@@ -140,7 +156,7 @@ func (tc *turnCache) drop(c Conversation) {
 func (tc *turnCache) removeLocked(el *list.Element) {
 	e := tc.lru.Remove(el).(*cachedTurn)
 	delete(tc.byConv, e.conv)
-	tc.records -= len(e.state)
+	tc.records -= e.weight
 }
 
 // BeginCachedTurn opens turnID of c on the state its last turn recorded

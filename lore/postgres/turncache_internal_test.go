@@ -1,0 +1,50 @@
+package postgres
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore/turnstate"
+)
+
+// TestTurnCacheBoundsConversations: conversations whose turns keep no state
+// record still count towards the bound (one each, more for long turn ids),
+// so a caller inventing a channel per turn cannot grow the cache without
+// limit; records count as before.
+func TestTurnCacheBoundsConversations(t *testing.T) {
+	tc := newTurnCache(100)
+	for i := range 1000 {
+		c := Conversation{Server: "1", Channel: strconv.Itoa(i)}
+		tc.put(c, turnVersion{id: int64(i), version: 1}, turnstate.State{}, "t")
+	}
+	require.Equal(t, 100, tc.lru.Len())
+	require.Equal(t, 100, tc.records)
+
+	tc = newTurnCache(100)
+	long := strings.Repeat("x", turnstate.MaxTurnIDLen)
+	for i := range 1000 {
+		c := Conversation{Server: "1", Channel: strconv.Itoa(i)}
+		for k := range turnCacheRecent {
+			tc.put(c, turnVersion{id: int64(i), version: int64(k + 1)}, turnstate.State{}, long+strconv.Itoa(k))
+		}
+	}
+	require.LessOrEqual(t, tc.records, 100)
+	require.Less(t, tc.lru.Len(), 100, "long turn ids weigh more than one record")
+
+	tc = newTurnCache(100)
+	st := turnstate.State{}
+	for id := range int64(30) {
+		st[id] = turnstate.Record{LastAt: time.Now()}
+	}
+	for i := range 10 {
+		tc.put(Conversation{Server: "1", Channel: strconv.Itoa(i)}, turnVersion{id: int64(i), version: 1}, st, "t")
+	}
+	require.Equal(t, 3, tc.lru.Len(), "three conversations of 31 each fit in 100")
+	tc.stale(Conversation{Server: "1", Channel: "9"}, turnVersion{id: 9, version: 1}, nil)
+	require.Equal(t, 2, tc.lru.Len())
+	require.Equal(t, 62, tc.records)
+}
