@@ -143,14 +143,15 @@ SELECT (SELECT version FROM c), (SELECT xmin FROM c), ARRAY(SELECT entry_id FROM
     (SELECT version FROM turn_conversations WHERE id = $1)`
 	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
 ORDER BY id DESC LIMIT $4`
-	// turnReset clears the state under the conversation's lock and bumps
-	// its version (a process keeping the state sees it changed).
-	turnReset = `WITH c AS (
-    UPDATE turn_conversations SET version = version + 1
-    WHERE server_id = $1::text AND lineage_id = $2 AND channel_id = $3::text RETURNING id)
-DELETE FROM turn_entry_state WHERE conversation_id = (SELECT id FROM c)`
-	turnPruneAge  = `DELETE FROM activation_log WHERE created_at < $1`
-	turnPruneRows = `DELETE FROM activation_log l USING (
+	// turnResetLock takes the conversation's lock and bumps its version (a
+	// process keeping the state sees it changed); turnResetState then
+	// clears the state in a statement of its own, whose snapshot is taken
+	// after the lock, so it sees what a turn holding the lock committed.
+	turnResetLock = `UPDATE turn_conversations SET version = version + 1
+WHERE server_id = $1::text AND lineage_id = $2 AND channel_id = $3::text RETURNING id`
+	turnResetState = `DELETE FROM turn_entry_state WHERE conversation_id = $1`
+	turnPruneAge   = `DELETE FROM activation_log WHERE created_at < $1`
+	turnPruneRows  = `DELETE FROM activation_log l USING (
     SELECT id, row_number() OVER (PARTITION BY conversation_id ORDER BY id DESC) AS n FROM activation_log) r
 WHERE l.id = r.id AND r.n > $1`
 )
@@ -543,11 +544,21 @@ func (s *Store) ResetTurnState(ctx context.Context, c Conversation) (int64, erro
 	if err := checkConversation(c); err != nil {
 		return 0, wrapErr(op, err)
 	}
-	tag, err := s.db.Exec(ctx, turnReset, c.Server, int64(c.Lineage), c.Channel)
-	if err != nil {
-		return 0, wrapErr(op, err)
-	}
-	return tag.RowsAffected(), nil
+	var n int64
+	err := pgx.BeginFunc(ctx, s.db, func(tx pgx.Tx) error {
+		var id int64
+		err := tx.QueryRow(ctx, turnResetLock, c.Server, int64(c.Lineage), c.Channel).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // no turn recorded yet: no state
+		}
+		if err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, turnResetState, id)
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, wrapErr(op, err)
 }
 
 // PruneActivationLog deletes log rows created before olderThan and, per

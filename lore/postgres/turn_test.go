@@ -259,3 +259,43 @@ func TestPruneActivationLog(t *testing.T) {
 	_, err = b.store.ActivationLog(b.ctx, c1, 0)
 	require.ErrorIs(t, err, lore.ErrInvalid)
 }
+
+// TestResetWaitsForTurn: a reset that waits for a turn holding the
+// conversation's lock clears what that turn committed, new records
+// included (one statement's snapshot, taken before the wait, missed them).
+func TestResetWaitsForTurn(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, withTimed(entry(b.server, 3, "", "a"), 3, 2), entry(b.server, 3, "", "b"))
+	c := b.conversation(t)
+	record(t, b.store, c, "r1", 2, es, es[0].ID)
+
+	turn, err := b.store.BeginTurn(b.ctx, c, "r2")
+	require.NoError(t, err)
+	defer turn.Rollback(b.ctx)
+	type result struct {
+		n   int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := b.store.ResetTurnState(b.ctx, c)
+		done <- result{n, err}
+	}()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		err := b.pool.QueryRow(b.ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity
+WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE turn_conversations SET version%')`).Scan(&waiting)
+		return err == nil && waiting
+	}, 10*time.Second, 10*time.Millisecond, "the reset waits for the turn's lock")
+
+	next, _ := turnstate.Derive(turn.State, es, 4)
+	next = turnstate.Advance(next, es, []int64{es[0].ID, es[1].ID}, 4, time.Now().Truncate(time.Microsecond))
+	require.NoError(t, turn.Commit(b.ctx, next, postgres.LoggedTurn{TurnID: "r2", MessageCount: 4,
+		InputSHA256: strings.Repeat("b", 64), BudgetUnit: "utf16", BudgetLimit: 8000}))
+	got := <-done
+	require.NoError(t, got.err)
+	require.EqualValues(t, 2, got.n, "both records the turn left, the new one included")
+	st, err := b.store.TurnState(b.ctx, c)
+	require.NoError(t, err)
+	require.Empty(t, st)
+}
