@@ -201,10 +201,20 @@ func (s *Store) SetTargetSource(ctx context.Context, server string, t lore.Histo
 }
 
 // targetBookID is the collection id of the target's book (0 for a persona
-// book; ok false when no collection of its name exists).
+// book): the target's collection by its id, renamed since or not, else the
+// collection of its name (ok false when neither exists).
 func (s *Store) targetBookID(ctx context.Context, server string, t lore.HistoryTarget) (int64, bool, error) {
 	if !t.Lineage.IsServerwide() {
 		return 0, true, nil
+	}
+	if t.CollectionID != 0 {
+		c, err := s.GetCollection(ctx, server, t.CollectionID)
+		if err == nil {
+			return c.ID, true, nil
+		}
+		if !errors.Is(err, lore.ErrNotFound) {
+			return 0, false, err
+		}
 	}
 	c, ok, err := s.CollectionNamed(ctx, server, t.Collection)
 	return c.ID, ok, err

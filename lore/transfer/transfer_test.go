@@ -553,6 +553,9 @@ func TestUndoRestoresBookCard(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.store.GetBookCard(b.ctx, s, 0, c.ID)
 	require.NoError(t, err)
+	// Renamed since: the undo finds the collection by its id.
+	_, err = b.store.RenameCollection(b.ctx, s, c.ID, "Old harbor")
+	require.NoError(t, err)
 	undo(res.ImportID)
 	_, err = b.store.GetBookCard(b.ctx, s, 0, c.ID)
 	require.ErrorIs(t, err, lore.ErrNotFound, "the collection had no card before the import")
