@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -102,13 +103,36 @@ func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 	if err := turnstate.CheckTurnID("turnId", in.TurnID); err != nil {
 		return nil, err
 	}
-	data, err := turnInputJSON(in)
+	sum, err := turnInputSum(in)
 	if err != nil {
 		return nil, fmt.Errorf("activate turn: encode input: %w", err)
 	}
-	sum := sha256.Sum256(data)
 	rec.rec = turn.Recording{TurnID: in.TurnID, InputSHA256: hex.EncodeToString(sum[:])}
 	return rec, nil
+}
+
+// turnInputBufs are scratch buffers of turnInputSum (kept up to 64 KiB).
+var turnInputBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// turnInputSum is the SHA-256 of turnInputJSON(in), encoded by
+// appendTurnInput into a pooled buffer when it knows in's shape.
+func turnInputSum(in *model.ActivateTurnInput) ([sha256.Size]byte, error) {
+	buf := turnInputBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*buf) <= 64<<10 {
+			turnInputBufs.Put(buf)
+		}
+	}()
+	data, ok := appendTurnInput((*buf)[:0], in)
+	if ok {
+		*buf = data
+		return sha256.Sum256(data), nil
+	}
+	data, err := turnInputJSON(in)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(data), nil
 }
 
 // turnInputJSON is the encoding of in that a recorded turn hashes: the

@@ -53,18 +53,23 @@ const (
 func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte, error) {
 	bare := *a
 	bare.Trace = nil
-	head, err := json.Marshal(&bare)
-	if err != nil {
-		return nil, err
-	}
-	size := 16 + len(head) // ids of one scope are close: ~8 bytes an item besides its strings
+	size := 16 + binary.MaxVarintLen64 + activationHeadSize(&bare) // ids of one scope are close: ~8 bytes an item besides its strings
 	for i := range trace {
 		size += 8 + len(trace[i].Title) + len(trace[i].Detail) + 24*len(trace[i].Params)
 	}
-	out := make([]byte, 0, size)
-	out = append(out, turnResultCompact)
-	out = binary.AppendUvarint(out, uint64(len(head)))
-	out = append(out, head...)
+	// The head is written after room for its longest length, then moved
+	// back behind its length.
+	const headAt = 1 + binary.MaxVarintLen64
+	out := make([]byte, headAt, size)
+	out[0] = turnResultCompact
+	out, err := marshalActivationHead(out, &bare)
+	if err != nil {
+		return nil, err
+	}
+	var length [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(length[:], uint64(len(out)-headAt))
+	copy(out[1:], length[:n])
+	out = out[:1+n+copy(out[1+n:], out[headAt:])]
 	var verdicts []activation.Verdict // few distinct ones: a linear search
 	index := make([]uint64, len(trace))
 	for i, tr := range trace {
