@@ -758,17 +758,24 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	if ce.secondaryN > 0 && !t.secondary(i, p, skips) {
 		return false
 	}
+	t.keyFound(ce, s, matched, trig)
+	return true
+}
+
+// keyFound records that primary key j of entry s (compiled ce) matched in
+// recursion item trig (-1: in the chat): the triggering entry and, with a
+// trace, the detail.
+func (t *turn) keyFound(ce *compiledEntry, s *entryState, j, trig int) {
 	s.trig = 0
 	if trig >= 0 {
 		s.trig = t.ts.items[trig].src + 1
 	}
 	if t.trace {
-		s.detail = "key " + strconv.Quote(ce.primaryText[matched])
+		s.detail = "key " + strconv.Quote(ce.primaryText[j])
 		if trig >= 0 {
 			s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10)
 		}
 	}
-	return true
 }
 
 // firstKey finds the primary key of entry s (compiled ce) that matches in
@@ -883,30 +890,49 @@ func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 
 // claimOrder sorts a pass's survivors into the order in which they claim
 // the budget (rule 6): sticky first, then by Matcher.claim, ties in the
-// order they arrive (insertion order). Each survivor is sorted as one
-// integer: its place (sticky or not, claim) above its arrival index.
+// order they arrive (insertion order). Survivors that arrive in evaluation
+// order, none sticky (a recursive pass's, most first passes'), are read
+// off a bitmap of their places in Matcher.byClaim; the others are sorted
+// as one integer each: their place (sticky or not, claim) above their
+// arrival index.
 func (t *turn) claimOrder(order []int32) []int32 {
 	if len(order) < 2 {
 		return order
 	}
+	m := t.m
+	sorted, ranked := true, true
+	for k, i := range order {
+		if t.st[i].mode == modeSticky {
+			sorted, ranked = false, false
+			break
+		}
+		if k > 0 {
+			prev := order[k-1]
+			sorted = sorted && m.claim[prev] <= m.claim[i]
+			ranked = ranked && m.rank[prev] < m.rank[i]
+		}
+	}
+	switch {
+	case sorted:
+		return order
+	case ranked:
+		return t.ts.s.bitSort(order, m.claimRank, m.byClaim)
+	}
 	sc := t.ts.s
 	keys := sc.claimKeys[:0]
 	for k, i := range order {
-		key := uint64(t.m.claim[i])<<32 | uint64(k)
+		key := uint64(m.claim[i])<<32 | uint64(k)
 		if t.st[i].mode != modeSticky {
 			key |= 1 << 62
 		}
 		keys = append(keys, key)
 	}
-	if !slices.IsSorted(keys) {
-		slices.Sort(keys)
-		arrived := append(sc.claimArrived[:0], order...)
-		for k, key := range keys {
-			order[k] = arrived[uint32(key)]
-		}
-		sc.claimArrived = arrived
+	slices.Sort(keys)
+	arrived := append(sc.claimArrived[:0], order...)
+	for k, key := range keys {
+		order[k] = arrived[uint32(key)]
 	}
-	sc.claimKeys = keys
+	sc.claimArrived, sc.claimKeys = arrived, keys
 	return order
 }
 
@@ -1043,13 +1069,18 @@ func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState
 }
 
 // inOrder sorts the entry positions list (distinct) into evaluation order
-// in place, through a bitmap of their ranks: linear in the entries
-// admitted, not in the book's.
+// in place (bitSort): linear in the entries admitted, not in the book's.
 func (t *turn) inOrder(list []int32) []int32 {
+	return t.ts.s.bitSort(list, t.m.rank, t.m.order)
+}
+
+// bitSort sorts the entry positions list (distinct) in place by rank,
+// through a bitmap of their ranks: order is rank's inverse
+// (order[rank[i]] == i).
+func (sc *scratch) bitSort(list, rank, order []int32) []int32 {
 	if len(list) < 2 {
 		return list
 	}
-	sc, rank, order := t.ts.s, t.m.rank, t.m.order
 	words := (len(order) + 63) / 64
 	if cap(sc.rankBits) < words {
 		sc.rankBits = make([]uint64, words)

@@ -153,11 +153,14 @@ type Matcher struct {
 	order []int32
 	// rank is the inverse of order: rank[order[k]] == k. claim is each
 	// entry's place in the budget's claim order before stickiness
-	// (claimKeys).
-	rank    []int32
-	claim   []int32
-	autos   [2]*automaton
-	regexes []*regexp.Regexp
+	// (claimKeys); byClaim holds the positions sorted by (claim, rank),
+	// claimRank is its inverse.
+	rank      []int32
+	claim     []int32
+	byClaim   []int32
+	claimRank []int32
+	autos     [2]*automaton
+	regexes   []*regexp.Regexp
 	// regexCost is each regex's program size in instructions: scanning n
 	// bytes costs n+1 times that many units of the turn's RegexBudget.
 	regexCost []int64
@@ -557,7 +560,8 @@ func (m *Matcher) claimKeys(entries []lore.Entry) {
 		return cmp.Or(cmpFalseFirst(ca.dec.IgnoreOnMaxContext, cb.dec.IgnoreOnMaxContext), cmp.Compare(cb.priority, ca.priority),
 			cmpFalseFirst(!entries[a].Constant, !entries[b].Constant))
 	}
-	byKey := slices.SortedFunc(slices.Values(m.order), compare)
+	byKey := slices.Clone(m.order)
+	slices.SortStableFunc(byKey, compare) // ties keep m.order's order
 	m.claim = make([]int32, len(entries))
 	place := int32(0)
 	for k, i := range byKey {
@@ -565,6 +569,10 @@ func (m *Matcher) claimKeys(entries []lore.Entry) {
 			place++
 		}
 		m.claim[i] = place
+	}
+	m.byClaim, m.claimRank = byKey, make([]int32, len(entries))
+	for k, i := range byKey {
+		m.claimRank[i] = int32(k)
 	}
 }
 
@@ -687,10 +695,11 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 // counted; token counts cached for token budgets (4 bytes per entry per
 // tokenizer and set of names) are not either.
 func (m *Matcher) Bytes() int {
-	// ids, order, rank, claim, and a pooled scratch's cand stamps; a gate plan's
+	// ids, order, rank, claim, byClaim, claimRank and a pooled scratch's
+	// cand stamps; a gate plan's
 	// copy of the entry states (gateplan.go); the chat memo at its bound
 	// (chatmemo.go).
-	n := 512 + 8*len(m.ids) + 16*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
+	n := 512 + 8*len(m.ids) + 24*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
 	for _, ke := range m.keyEntries {
 		n += 4 * (len(ke.start) + len(ke.ents))
 	}

@@ -121,7 +121,12 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 				return nil, 0, err
 			}
 		}
-		ok, still, err := t.passEntry(i, p, curLevel)
+		ok, still, err := false, false, error(nil)
+		if done, admits := t.recEntry(i, p, curLevel); done {
+			ok, still = admits, !admits
+		} else {
+			ok, still, err = t.passEntry(i, p, curLevel)
+		}
 		switch {
 		case err != nil:
 			return nil, 0, err
@@ -137,6 +142,30 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 	}
 	rx.active, rx.work, rx.last = active, work, p
 	return passed, pending, nil
+}
+
+// recEntry is passEntry for pending entry i in recursive pass p at delay
+// level curLevel when only the recursion text can change it (matchKeys'
+// recOnlyText: its chat window holds none of its keys) and its literal
+// primary keys alone decide it (no exclude or secondary keys, chance
+// 100): the first key in the recursion text admits it, as evaluate does.
+// done reports false, having changed nothing, for any other entry.
+func (t *turn) recEntry(i int32, p, curLevel int) (done, ok bool) {
+	s, ce := &t.st[i], &t.m.entries[i]
+	if s.stage != stagePending || s.mode != modeKeys || !s.chatChecked || s.chatHit || !s.recOK || t.minPass ||
+		s.level > curLevel || !ce.litOnly || ce.secondaryN > 0 || ce.probability < 100 {
+		return false, false
+	}
+	s.pass = p
+	for j := range ce.primary {
+		if item := t.ts.recLit(&ce.primary[j]); item >= 0 {
+			t.keyFound(ce, s, j, item)
+			s.stage = stagePassed
+			return true, true
+		}
+	}
+	s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", true
+	return true, false
 }
 
 // wakeDormant ends the worklist when runPasses returns: every entry still
