@@ -93,6 +93,10 @@ type turn struct {
 	random func() float64
 	budget Budget
 	nmsg   int
+	// unitCost: the budget counts UTF-16 units without a tokenizer, so
+	// an entry without identity macros costs its compiled body's units
+	// (costOf).
+	unitCost bool
 	// won maps an inclusion group to the position of the entry that won
 	// it in an earlier pass.
 	won map[string]int32
@@ -231,6 +235,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], random: random, budget: budget, nmsg: len(in.Messages),
 		trace: !opts.SkipTrace || opts.baseline}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
+	t.unitCost = opts.Tokenizer == nil && budget.Unit != UnitTokens
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
 	// The reference text path (benchmarks) predates the chat memo too.
 	t.ts.texts, t.ts.memo = opts.Texts, !opts.baseline && (opts.Texts == nil || !opts.Texts.reference)
@@ -953,7 +958,10 @@ func (t *turn) admit(i int32, p int) {
 		return
 	}
 	s.stage = stageDone
-	content, c := t.costOf(i)
+	content, c := ce.body, ce.units // costOf's, without identity macros or tokens
+	if ce.ident || !t.unitCost {
+		content, c = t.costOf(i)
+	}
 	b := &t.budget
 	t.held = t.heldFrom(i, s)
 	if s.mode == modeSemantic && len(t.pend) > 0 {
@@ -965,7 +973,7 @@ func (t *turn) admit(i int32, p int) {
 		if t.trace {
 			s.detail += "; ignores the budget"
 		}
-	case t.sel.books != nil && t.overShare(s, c, p):
+	case t.sel.books != nil && t.sel.books[s.book].Limit >= 0 && t.overShare(s, c, p):
 		return
 	case b.Limit >= 0 && b.Used+c > b.Limit-t.held:
 		s.verdict = VerdictOverBudget
@@ -990,7 +998,7 @@ func (t *turn) admit(i int32, p int) {
 		s.detail += "; pass " + strconv.Itoa(p)
 	}
 	if s.feeds && content != "" {
-		t.ts.addRecursion(i, content, content == ce.body)
+		t.ts.addRecursion(i, content, !ce.ident || content == ce.body)
 	}
 }
 
@@ -1061,7 +1069,13 @@ func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState
 		a.Group = AlwaysOn
 	}
 	a.Cost, a.Role, a.Depth, a.Pass, a.TriggeredBy, a.State = s.cost, ce.role, ce.dec.Depth, s.pass, trig, ce.state
-	a.Position, a.Score = t.position(ce), t.scoreOf(s)
+	a.Position = ce.pos
+	if ce.revDepth >= 0 {
+		a.Position = t.position(ce)
+	}
+	if s.scored {
+		a.Score = t.scoreOf(s)
+	}
 	if s.tokens >= 0 {
 		n := int(s.tokens)
 		a.Tokens = &n

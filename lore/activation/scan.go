@@ -262,33 +262,44 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, mk *marks, ge
 func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 	k := uint32(len(ts.items))
 	ts.items = append(ts.items, recItem{src: src, text: text})
-	var hits *contentHits
-	if memo {
-		hits = ts.contentHits(src, text)
-	}
 	s := ts.s
-	for slot, a := range ts.autos {
+	scan := 0
+	if memo {
+		hits := ts.contentHits(src, text)
+		for slot := range hits.nodes {
+			if ts.autos[slot] != nil {
+				ts.markRec(slot, hits.nodes[slot], k)
+			}
+		}
+		scan = len(hits.nodes) // the macro automata are scanned
+	}
+	for slot := scan; slot < numAutos; slot++ {
+		a := ts.autos[slot]
 		if a == nil {
 			continue
 		}
 		gen := ts.rg0[slot] + k
 		s.rgen[slot] = gen
-		if hits != nil && slot < len(hits.nodes) {
-			// The memoised nodes (most contents reach none or one).
-			done, g0 := s.rdone[slot], ts.rg0[slot]+ts.batch
-			for _, n := range hits.nodes[slot] {
-				if ts.track && done[n] < g0 {
-					s.rtouched[slot] = append(s.rtouched[slot], n)
-				}
-				done[n] = gen
-			}
-			continue
-		}
 		mk := marks{done: s.rdone[slot]}
 		if ts.track && slot < len(s.rtouched) {
 			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &s.rtouched[slot]
 		}
 		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &mk, gen)
+	}
+}
+
+// markRec marks the memoised nodes of recursion item k in own automaton
+// slot, listing in scratch.rtouched those the batch has not reached yet.
+func (ts *turnScan) markRec(slot int, nodes []int32, k uint32) {
+	s := ts.s
+	gen := ts.rg0[slot] + k
+	s.rgen[slot] = gen
+	done, g0 := s.rdone[slot], ts.rg0[slot]+ts.batch
+	for _, n := range nodes {
+		if ts.track && done[n] < g0 {
+			s.rtouched[slot] = append(s.rtouched[slot], n)
+		}
+		done[n] = gen
 	}
 }
 
