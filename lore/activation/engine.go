@@ -1060,18 +1060,36 @@ func (t *turn) result(passes int) Result {
 }
 
 // fill sets the zero Admitted a to entry e (compiled ce, state s,
-// triggered by the entry with id trig) field by field: a copy of a whole
-// Admitted into the result would pass every pointer of it through the
-// garbage collector's write barrier at once while a collection runs.
+// triggered by the entry with id trig) field by field, leaving the zero
+// ones unwritten: a copy of a whole Admitted (or Position) into the result
+// would pass every pointer of it through the garbage collector's write
+// barrier at once while a collection runs.
 func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
 	a.Entry, a.Content, a.Placement, a.Group = e, s.content, ce.placement, Activated
 	if ce.constant {
 		a.Group = AlwaysOn
 	}
-	a.Cost, a.Role, a.Depth, a.Pass, a.TriggeredBy, a.State = s.cost, ce.role, ce.dec.Depth, s.pass, trig, ce.state
-	a.Position = ce.pos
+	a.Cost, a.Pass, a.TriggeredBy, a.State = s.cost, s.pass, trig, ce.state
+	if ce.role != "" {
+		a.Role = ce.role
+	}
+	if ce.dec.Depth != nil {
+		a.Depth = ce.dec.Depth
+	}
+	pos := &ce.pos
 	if ce.revDepth >= 0 {
-		a.Position = t.position(ce)
+		p := t.position(ce)
+		pos = &p
+	}
+	a.Position.Kind = pos.Kind
+	if pos.Depth != nil {
+		a.Position.Depth = pos.Depth
+	}
+	if pos.Role != nil {
+		a.Position.Role = pos.Role
+	}
+	if pos.Outlet != nil {
+		a.Position.Outlet = pos.Outlet
 	}
 	if s.scored {
 		a.Score = t.scoreOf(s)
