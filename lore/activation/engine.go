@@ -951,7 +951,6 @@ func boolFirst(x bool) int {
 
 // admit spends the budget on entry i (rule 6) and feeds recursion.
 func (t *turn) admit(i int32, p int) {
-	e := &t.in.Entries[i]
 	ce := &t.m.entries[i]
 	s := &t.st[i]
 	if s.stage != stagePassed {
@@ -977,7 +976,7 @@ func (t *turn) admit(i int32, p int) {
 		return
 	case b.Limit >= 0 && b.Used+c > b.Limit-t.held:
 		s.verdict = VerdictOverBudget
-		t.overWhy(s, e, c)
+		t.overWhy(s, &t.in.Entries[i], c)
 		if t.trace {
 			s.detail = t.overBudgetDetail(ce, s, c, p)
 		}

@@ -70,6 +70,9 @@ type compiledEntry struct {
 	// its primary keys' terminal nodes was reached decides no_key_match
 	// without evaluate.
 	litOnly bool
+	// keysOnly: litOnly, and nothing but the primary keys decides the
+	// entry in evaluate (no secondary keys, chance 100; recEntry).
+	keysOnly bool
 	// gateFree: no decorator of preGate applies and the chance is above
 	// 0, so preGate passes the entry unless its Delay or an open cooldown
 	// stops it.
@@ -397,6 +400,7 @@ func (kc *keyCompiler) entry(i int, in *Input) {
 	for _, r := range ce.primary {
 		ce.litOnly = ce.litOnly && r.kind == keyLiteral
 	}
+	ce.keysOnly = ce.litOnly && ce.secondaryN == 0 && ce.probability >= 100
 	m.stateful = m.stateful || ce.state != 0
 	for _, g := range strings.Split(e.Group, ",") {
 		if g = strings.TrimSpace(g); g != "" && !slices.Contains(ce.groups, g) {

@@ -152,8 +152,8 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 // done reports false, having changed nothing, for any other entry.
 func (t *turn) recEntry(i int32, p, curLevel int) (done, ok bool) {
 	s, ce := &t.st[i], &t.m.entries[i]
-	if s.stage != stagePending || s.mode != modeKeys || !s.chatChecked || s.chatHit || !s.recOK || t.minPass ||
-		s.level > curLevel || !ce.litOnly || ce.secondaryN > 0 || ce.probability < 100 {
+	if !ce.keysOnly || s.stage != stagePending || s.mode != modeKeys || !s.chatChecked || s.chatHit || !s.recOK ||
+		t.minPass || s.level > curLevel {
 		return false, false
 	}
 	s.pass = p

@@ -265,13 +265,18 @@ func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 	s := ts.s
 	scan := 0
 	if memo {
+		// Only an own automaton's nodes are memoised (none when it is
+		// nil); the macro automata are scanned.
 		hits := ts.contentHits(src, text)
 		for slot := range hits.nodes {
-			if ts.autos[slot] != nil {
+			if len(hits.nodes[slot]) > 0 {
 				ts.markRec(slot, hits.nodes[slot], k)
 			}
 		}
-		scan = len(hits.nodes) // the macro automata are scanned
+		if ts.autos[autoDynFold] == nil && ts.autos[autoDynSens] == nil {
+			return
+		}
+		scan = len(hits.nodes)
 	}
 	for slot := scan; slot < numAutos; slot++ {
 		a := ts.autos[slot]
@@ -290,6 +295,8 @@ func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 
 // markRec marks the memoised nodes of recursion item k in own automaton
 // slot, listing in scratch.rtouched those the batch has not reached yet.
+// scratch.rgen is the newest generation marked (an item that reaches no
+// node marks none).
 func (ts *turnScan) markRec(slot int, nodes []int32, k uint32) {
 	s := ts.s
 	gen := ts.rg0[slot] + k
