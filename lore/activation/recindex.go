@@ -89,7 +89,11 @@ func (t *turn) sortPending() {
 
 // indexedPass is pass for a recursive pass p of runPasses: it evaluates
 // the awake pending entries and those the newest recursion items wake, in
-// evaluation order, and puts to sleep those that may sleep.
+// evaluation order, and puts to sleep those that may sleep. A woken entry
+// that recEntry decides is decided as it wakes (its outcome does not
+// depend on the order), and the entries that passed are returned in the
+// order in which they claim the budget (claimOrder then keeps it), or in
+// evaluation order when inclusion groups read them.
 func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32) ([]int32, int, error) {
 	rx := &t.rx
 	if !rx.init {
@@ -105,16 +109,23 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 				if s := &t.st[i]; s.dormant && s.stage == stagePending {
 					s.dormant = false
 					rx.sleeping--
-					work = append(work, i)
+					switch done, ok := t.recEntry(i, p, curLevel); {
+					case !done:
+						work = append(work, i)
+					case ok:
+						passed = append(passed, i)
+					default:
+						t.sleep(i)
+					}
 				}
 			}
 		}
 	}
+	direct := len(passed)
 	if len(work) > awake {
 		work = t.inOrder(work)
 	}
 	active := rx.active[:0]
-	pending := rx.sleeping
 	for k, i := range work {
 		if k%checkEvery == checkEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -134,14 +145,32 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 			passed = append(passed, i)
 		case still && t.sleeps(i):
 			t.sleep(i)
-			pending++
 		case still:
 			active = append(active, i)
-			pending++
 		}
 	}
 	rx.active, rx.work, rx.last = active, work, p
-	return passed, pending, nil
+	if direct > 0 {
+		passed = t.passOrder(passed)
+	}
+	return passed, rx.sleeping + len(active), nil
+}
+
+// passOrder sorts the entries that passed a recursive pass, some decided
+// as they woke, into the order in which they claim the budget (by
+// Matcher.byClaim, ties in evaluation order, as claimOrder sorts entries
+// that arrive in evaluation order), or into evaluation order when
+// inclusion groups read them or one is sticky.
+func (t *turn) passOrder(passed []int32) []int32 {
+	if t.m.hasGroups || t.won != nil {
+		return t.inOrder(passed)
+	}
+	for _, i := range passed {
+		if t.st[i].mode == modeSticky {
+			return t.inOrder(passed)
+		}
+	}
+	return t.ts.s.bitSort(passed, t.m.claimRank, t.m.byClaim)
 }
 
 // recEntry is passEntry for pending entry i in recursive pass p at delay

@@ -268,10 +268,11 @@ func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 		// Only an own automaton's nodes are memoised (none when it is
 		// nil); the macro automata are scanned.
 		hits := ts.contentHits(src, text)
-		for slot := range hits.nodes {
-			if len(hits.nodes[slot]) > 0 {
-				ts.markRec(slot, hits.nodes[slot], k)
-			}
+		if fold := hits.nodes[autoFold]; len(fold) > 0 {
+			ts.markRec(autoFold, fold, k)
+		}
+		if sens := hits.nodes[autoSens]; len(sens) > 0 {
+			ts.markRec(autoSens, sens, k)
 		}
 		if ts.autos[autoDynFold] == nil && ts.autos[autoDynSens] == nil {
 			return
