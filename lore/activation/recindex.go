@@ -106,17 +106,22 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 		ke := &t.m.keyEntries[slot]
 		for _, n := range sc.rtouched[slot] {
 			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
-				if s := &t.st[i]; s.dormant && s.stage == stagePending {
-					s.dormant = false
-					rx.sleeping--
-					switch done, ok := t.recEntry(i, p, curLevel); {
-					case !done:
-						work = append(work, i)
-					case ok:
-						passed = append(passed, i)
-					default:
-						t.sleep(i)
-					}
+				s := &t.st[i]
+				if !s.dormant || s.stage != stagePending {
+					continue
+				}
+				s.dormant = false
+				rx.sleeping--
+				// Asleep, it is what recEntry asks of its state
+				// (turn.sleeps) but its level and recursion.
+				ce := &t.m.entries[i]
+				switch {
+				case !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel:
+					work = append(work, i)
+				case t.recDecide(ce, s, p):
+					passed = append(passed, i)
+				default:
+					t.sleep(i)
 				}
 			}
 		}
@@ -185,16 +190,22 @@ func (t *turn) recEntry(i int32, p, curLevel int) (done, ok bool) {
 		t.minPass || s.level > curLevel {
 		return false, false
 	}
+	return true, t.recDecide(ce, s, p)
+}
+
+// recDecide decides entry s (compiled ce) for recEntry in pass p and
+// reports whether it passed.
+func (t *turn) recDecide(ce *compiledEntry, s *entryState, p int) bool {
 	s.pass = p
 	for j := range ce.primary {
 		if item := t.ts.recLit(&ce.primary[j]); item >= 0 {
 			t.keyFound(ce, s, j, item)
 			s.stage = stagePassed
-			return true, true
+			return true
 		}
 	}
 	s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", true
-	return true, false
+	return false
 }
 
 // wakeDormant ends the worklist when runPasses returns: every entry still

@@ -406,12 +406,13 @@ func (ts *turnScan) candidate(i int32) bool {
 
 // recLit is recHit for a literal key (kind keyLiteral, not a macro key).
 func (ts *turnScan) recLit(ref *keyRef) int {
-	d := ts.s.rdone[ref.auto][ref.node]
-	g0 := ts.rg0[ref.auto]
-	if d < g0 || d-g0 >= uint32(len(ts.items)) {
+	// A mark older than the turn's first item (d < rg0) wraps to more
+	// than the turn's items: newTurnScan keeps rg0 + maxItems below 2^32.
+	k := ts.s.rdone[ref.auto][ref.node] - ts.rg0[ref.auto]
+	if k >= uint32(len(ts.items)) {
 		return -1
 	}
-	return int(d - g0)
+	return int(k)
 }
 
 // recHit returns the newest recursion item in which the key occurs, or -1.
