@@ -966,13 +966,17 @@ func (t *turn) admit(i int32, p int) {
 	if s.mode == modeSemantic && len(t.pend) > 0 {
 		defer func() { t.claimed(i, s.cost) }()
 	}
+	var book *BookUse // the entry's book's share, when books have shares
+	if t.sel.books != nil {
+		book = &t.sel.books[s.book]
+	}
 	switch {
 	case ce.ignoreBudget:
 		// Outside the budget, like titles: admitted, never counted.
 		if t.trace {
 			s.detail += "; ignores the budget"
 		}
-	case t.sel.books != nil && t.sel.books[s.book].Limit >= 0 && t.overShare(s, c, p):
+	case book != nil && book.Limit >= 0 && t.overShare(s, c, p):
 		return
 	case b.Limit >= 0 && b.Used+c > b.Limit-t.held:
 		s.verdict = VerdictOverBudget
@@ -988,8 +992,8 @@ func (t *turn) admit(i int32, p int) {
 			t.alwaysOnUsed += c
 		}
 	}
-	if t.sel.books != nil {
-		t.sel.books[s.book].Used += s.cost
+	if book != nil {
+		book.Used += s.cost
 	}
 	s.verdict, s.content = VerdictAdmitted, content
 	t.ts.s.admitted = append(t.ts.s.admitted, i)
@@ -1044,8 +1048,9 @@ func (t *turn) result(passes int) Result {
 		t.fill(&res.Admitted[n], e, ce, s, trig)
 		injected = injected || ce.injected
 		if books != nil {
-			books[s.book].Used += s.cost
-			books[s.book].Entries++
+			bu := &books[s.book]
+			bu.Used += s.cost
+			bu.Entries++
 		}
 	}
 	res.nearMissWork = t.near.work
