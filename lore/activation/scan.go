@@ -267,7 +267,10 @@ func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
 	if memo {
 		// Only an own automaton's nodes are memoised (none when it is
 		// nil); the macro automata are scanned.
-		hits := ts.contentHits(src, text)
+		hits := ts.m.content[src].Load()
+		if hits == nil {
+			hits = ts.contentHits(src, text)
+		}
 		if fold := hits.nodes[autoFold]; len(fold) > 0 {
 			ts.markRec(autoFold, fold, k)
 		}
