@@ -1000,7 +1000,10 @@ func (t *turn) admit(i int32, p int) {
 	if p > 1 && t.trace {
 		s.detail += "; pass " + strconv.Itoa(p)
 	}
-	if s.feeds && content != "" {
+	// Text admitted in the turn's last recursive pass is read by no pass:
+	// runPasses stops there, and later passes of minActivations read no
+	// recursion text (minPass) or run only below maxPasses.
+	if s.feeds && content != "" && p < t.maxPasses {
 		t.ts.addRecursion(i, content, !ce.ident || content == ce.body)
 	}
 }
