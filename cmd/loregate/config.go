@@ -37,6 +37,10 @@ type config struct {
 	LogLevel string
 	// LogFormat is json or text (LOREGATE_LOG_FORMAT).
 	LogFormat string
+	// LogFlushInterval is the longest serve holds a log line to write it
+	// with others (LOREGATE_LOG_FLUSH_INTERVAL, default 100ms, at most
+	// 10s; 0 writes each line at once; docs/operations.md#logs).
+	LogFlushInterval time.Duration
 	// ShutdownTimeout is the grace period of the orderly shutdown
 	// (LOREGATE_SHUTDOWN_TIMEOUT): in-flight requests and jobs may finish
 	// within it, then they are cancelled.
@@ -145,6 +149,7 @@ func envOr(getenv func(string) string) func(key, def string) string {
 // is nil). Call validate after fs.Parse.
 func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	or := envOr(getenv)
+	var err error
 	c := &config{
 		Addr:        or("LOREGATE_ADDR", "127.0.0.1:8080"),
 		DataDir:     or("LOREGATE_DATA_DIR", ".loregate"),
@@ -154,6 +159,9 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 		MetricsAddr: getenv("LOREGATE_METRICS_ADDR"),
 	}
 	c.ShutdownTimeout, _ = time.ParseDuration(or("LOREGATE_SHUTDOWN_TIMEOUT", "15s"))
+	if c.LogFlushInterval, err = time.ParseDuration(or("LOREGATE_LOG_FLUSH_INTERVAL", "100ms")); err != nil {
+		c.LogFlushInterval = -1 // refused by validate
+	}
 	c.ServiceKeys = splitList(getenv("LOREGATE_SERVICE_KEYS"))
 	c.JWTSecret = getenv("LOREGATE_JWT_SECRET")
 	c.Introspection = or("LOREGATE_INTROSPECTION", "true") == "true"
@@ -203,6 +211,9 @@ func (c *config) validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
+	}
+	if c.LogFlushInterval < 0 || c.LogFlushInterval > maxLogFlushInterval {
+		return cli.Usagef("LOREGATE_LOG_FLUSH_INTERVAL must be a duration from 0 to %v, such as 100ms", maxLogFlushInterval)
 	}
 	if c.Jobs.err != nil {
 		return c.Jobs.err
@@ -286,7 +297,7 @@ func (c *config) logAttrs() []any {
 	if c.JWTSecret != "" {
 		jwt = "set (masked)"
 	}
-	attrs := []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel,
+	attrs := []any{"addr", c.Addr, "database", db, "log_level", c.LogLevel, "log_flush_interval", c.LogFlushInterval.String(),
 		"service_keys", fmt.Sprintf("%d configured (masked)", len(c.ServiceKeys)), "jwt_secret", jwt,
 		"introspection", c.Introspection, "cors_origins", strings.Join(c.CORSOrigins, ","),
 		"scope_cache_bytes", c.ScopeCacheBytes, "text_cache_bytes", c.TextCacheBytes,
@@ -329,13 +340,19 @@ func splitList(s string) []string {
 }
 
 func (c *config) logger(w io.Writer) *slog.Logger {
+	return slog.New(c.logHandler(w))
+}
+
+// logHandler is the handler of the configured level and format, writing
+// to w.
+func (c *config) logHandler(w io.Writer) slog.Handler {
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(strings.ToUpper(c.LogLevel)))
 	opts := &slog.HandlerOptions{Level: level}
 	if c.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		return slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.NewTextHandler(w, opts)
 }
 
 // testDatabaseURL is TEST_DATABASE_URL: with-postgres starts no cluster

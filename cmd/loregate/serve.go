@@ -40,7 +40,11 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	logger := cfg.logger(stderr)
+	// Once serving, log lines are written in batches (docs/operations.md#logs);
+	// the last ones when runServe returns.
+	logOut := newLogBuffer(stderr, cfg.LogFlushInterval)
+	defer logOut.Close()
+	logger := slog.New(flushingHandler{cfg.logHandler(logOut), logOut})
 	logger.Info("loregate starting", cfg.logAttrs()...)
 	defer startGCTuner(uint64(cfg.GCHeapFloor))()
 	warnNoCredential(logger, cfg)
@@ -202,6 +206,9 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 	logger.Info("loregate serving", "addr", ln.Addr().String())
 	warnNoCredential(logger, cfg) // again: the migration lines pushed the first one up
+	if cfg.LogFlushInterval > 0 {
+		logOut.start()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 
