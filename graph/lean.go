@@ -384,13 +384,24 @@ func (p *leanPlan) marshal(a *model.Activation, pl *model.ActivateTurnPayload) [
 		marshalPayload(&data, p.fields, pl)
 	}
 	data.WriteByte('}')
-	// The transport's json.Marshal of graphql.Response (it also escapes
-	// HTML characters in the data).
-	out, err := json.Marshal(&graphql.Response{Data: data.Bytes()})
-	if err != nil {
-		panic(err) // the data above is valid JSON
+	// What the transport's json.Marshal of graphql.Response writes:
+	// {"data":...}, the data compacted (graphql.MarshalMap ends its JSON
+	// with a newline; no other value writes whitespace outside strings,
+	// where a newline is always escaped) with <, >, &, U+2028 and U+2029
+	// escaped.
+	raw := data.Bytes()
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, raw); err != nil {
+			panic(err) // the data above is valid JSON
+		}
+		raw = compact.Bytes()
 	}
-	return out
+	out := bytes.NewBuffer(make([]byte, 0, len(raw)+16))
+	out.WriteString(`{"data":`)
+	json.HTMLEscape(out, raw)
+	out.WriteByte('}')
+	return out.Bytes()
 }
 
 // marshalPayload writes the selection fields of an ActivateTurnPayload:
