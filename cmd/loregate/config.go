@@ -81,6 +81,9 @@ type config struct {
 	// default 64 MiB; 0, or GOGC in the environment, leaves the
 	// collector at Go's default).
 	GCHeapFloor int64
+	// ProcsTuning runs serve on one P while its requests come one at a
+	// time (procs.go); off when GOMAXPROCS is set in the environment.
+	ProcsTuning bool
 	// TurnCommit is async (default: a recorded turn is answered before its
 	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
 	// docs/turns.md#durability).
@@ -183,6 +186,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	if getenv("GOGC") != "" {
 		c.GCHeapFloor = 0 // the operator's GOGC stands
 	}
+	c.ProcsTuning = getenv("GOMAXPROCS") == "" // the operator's GOMAXPROCS stands
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {

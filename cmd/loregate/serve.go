@@ -196,8 +196,12 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	// It is cancelled only when the grace period ends.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
+	// One P while requests come one at a time, once serving
+	// (docs/configuration.md#processors).
+	procsWrap, stopProcs := startProcsTuner(cfg.ProcsTuning)
+	defer stopProcs()
 	srv := &http.Server{
-		Handler:           mux,
+		Handler:           procsWrap(mux),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

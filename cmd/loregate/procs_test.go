@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeProcs is a procsTuner whose GOMAXPROCS changes and CPU time are
+// recorded and set by the test.
+type fakeProcs struct {
+	*procsTuner
+	mu      sync.Mutex
+	changes []bool // single, in order
+	cpu     atomic.Int64
+	tick    chan time.Time
+	read    chan struct{} // the tuner read the CPU time of a tick
+	now     time.Time
+}
+
+func newFakeProcs(t *testing.T) *fakeProcs {
+	f := &fakeProcs{procsTuner: newProcsTuner(), tick: make(chan time.Time), read: make(chan struct{}), now: time.Now()}
+	f.setProcs = func(single bool) {
+		f.mu.Lock()
+		f.changes = append(f.changes, single)
+		f.mu.Unlock()
+	}
+	f.cpuTime = func() time.Duration {
+		v := time.Duration(f.cpu.Load())
+		f.read <- struct{}{}
+		return v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.run(ctx, f.tick) }()
+	t.Cleanup(func() { cancel(); <-done })
+	require.Eventually(t, func() bool { return f.single.Load() }, 10*time.Second, time.Millisecond, "starts on one P")
+	f.advance(5) // the first tick only starts the count
+	return f
+}
+
+// advance sends a tick procsTick later, the process having used busy of
+// it.
+func (f *fakeProcs) advance(busy float64) {
+	f.cpu.Add(int64(busy * float64(procsTick)))
+	f.now = f.now.Add(procsTick)
+	f.tick <- f.now
+	<-f.read
+}
+
+func (f *fakeProcs) history() []bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]bool(nil), f.changes...)
+}
+
+func TestProcsTunerOverlap(t *testing.T) {
+	f := newFakeProcs(t)
+	// Requests one at a time, half a core: one P throughout.
+	h := f.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for range 10 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
+		f.advance(0.5)
+	}
+	require.Equal(t, []bool{true}, f.history())
+
+	// A request starting while another runs: the default at once, before
+	// any tick.
+	release := make(chan struct{})
+	started := make(chan struct{})
+	slow := f.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { close(started); <-release }))
+	go slow.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
+	<-started
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
+	require.Eventually(t, func() bool { return !f.single.Load() }, 10*time.Second, time.Millisecond)
+	close(release)
+	require.Equal(t, []bool{true, false}, f.history())
+
+	// Back to one P after procsQuietTicks ticks without an overlap, not
+	// before.
+	f.advance(0.5) // the tick that sees the overlap
+	for range procsQuietTicks - 1 {
+		f.advance(0.5)
+	}
+	require.Equal(t, []bool{true, false}, f.history())
+	f.advance(0.5)
+	require.Eventually(t, func() bool { return f.single.Load() }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []bool{true, false, true}, f.history())
+}
+
+func TestProcsTunerBusy(t *testing.T) {
+	f := newFakeProcs(t)
+	// Work without requests (a job, a collection) that fills most of a
+	// core leaves one P at the next tick.
+	f.advance(0.9)
+	require.Eventually(t, func() bool { return !f.single.Load() }, 10*time.Second, time.Millisecond)
+	// It stays while busy, requests or not.
+	for range 2 * procsQuietTicks {
+		f.advance(1.5)
+	}
+	require.Equal(t, []bool{true, false}, f.history())
+	for range procsQuietTicks {
+		f.advance(0.3)
+	}
+	require.Eventually(t, func() bool { return f.single.Load() }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []bool{true, false, true}, f.history())
+}
