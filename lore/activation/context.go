@@ -329,6 +329,9 @@ func (ts *turnScan) keepHits(src ctxSources, text string) {
 // texts cleared, so that a pooled scratch holds none) and the context
 // scans' scratch to the pool.
 func (t *turn) release() {
+	if t.above != nil {
+		t.above.Release()
+	}
 	clear(t.ts.items)
 	t.ts.s.items = t.ts.items[:0]
 	for _, cs := range t.ctxScans {

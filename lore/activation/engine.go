@@ -127,6 +127,10 @@ type turn struct {
 	// order: those at or above the threshold and the keyless ones.
 	semNear    []int32
 	semPlanned bool
+	// above, when set, kept the turn's sums (applyNonzero): result reads
+	// the admitted entries' scores through them (readScores), release
+	// gives them back.
+	above AboveScores
 	// alwaysOnUsed is what the admitted Always On entries took of the
 	// budget (overBudgetDetail names it).
 	alwaysOnUsed int
@@ -1017,6 +1021,9 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = make([]Admitted, 0, len(adm))
 	}
 	order := m.order
+	if t.above != nil {
+		t.readScores(adm)
+	}
 	if t.in.Semantic != nil { // scoreOf's slab, once
 		n := len(adm)
 		if t.trace {

@@ -74,6 +74,9 @@ type gatePlan struct {
 	// entry position by candidate position (-1 none), keyless the scored
 	// entries decided by similarity alone, in evaluation order.
 	entryAt, keyless []int32
+	// posOf is the candidate position by entry position (-1 none), for
+	// readScores.
+	posOf []int32
 }
 
 // planKey returns the key of t's gates, or false when they read something
@@ -214,16 +217,20 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 	m.plan.Store(p)
 }
 
-// indexNonzero sets p's entryAt and keyless and its scored states' scores
-// to 0, for turns whose scores are NonzeroScores (applyNonzero).
+// indexNonzero sets p's entryAt, posOf and keyless and its scored
+// states' scores to 0, for turns whose scores are NonzeroScores (applyNonzero).
 func (p *gatePlan) indexNonzero() {
 	p.entryAt = make([]int32, slices.Max(p.at)+1)
 	for k := range p.entryAt {
 		p.entryAt[k] = -1
 	}
+	p.posOf = make([]int32, len(p.states))
+	for k := range p.posOf {
+		p.posOf[k] = -1
+	}
 	for k, i := range p.scored {
 		s := &p.states[i]
-		p.entryAt[p.at[k]], s.score = i, 0
+		p.entryAt[p.at[k]], p.posOf[i], s.score = i, p.at[k], 0
 		if s.mode == modeSemantic {
 			p.keyless = append(p.keyless, i)
 		}
@@ -233,12 +240,25 @@ func (p *gatePlan) indexNonzero() {
 // applyNonzero sets the scores of a plan's turn whose candidates mostly
 // score 0 (NonzeroScores; the plan's states hold 0) and lists in t.semNear
 // what semanticPass needs without a trace: the keyless candidates and
-// those at or above the threshold (> 0), in evaluation order.
+// those at or above the threshold (> 0), in evaluation order. Without a
+// trace, scores that keep their sums (AboveScores) set those at or above
+// the threshold alone: the others stay at the plan's 0, which nothing
+// reads but scoreOf, reading them through the sums.
 func (t *turn) applyNonzero(p *gatePlan, nz NonzeroScores) {
 	sc := t.ts.s
-	at, scores := nz.Nonzero(sc.simAt[:0], sc.simScores[:0])
+	thr := t.in.Semantic.Threshold
+	var (
+		at     []int32
+		scores []float32
+	)
+	if ab, ok := nz.(AboveScores); ok && !t.trace {
+		at, scores = ab.Above(thr, sc.simAt[:0], sc.simScores[:0])
+		t.above = ab
+	} else {
+		at, scores = nz.Nonzero(sc.simAt[:0], sc.simScores[:0])
+	}
 	sc.simAt, sc.simScores = at, scores
-	thr, near := t.in.Semantic.Threshold, append(sc.semNear[:0], p.keyless...)
+	near := append(sc.semNear[:0], p.keyless...)
 	for k, a := range at {
 		if int(a) >= len(p.entryAt) || p.entryAt[a] < 0 {
 			continue

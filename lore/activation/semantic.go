@@ -76,6 +76,18 @@ type NonzeroScores interface {
 	Nonzero(at []int32, out []float32) ([]int32, []float32)
 }
 
+// AboveScores is implemented by NonzeroScores that keep one query's sums
+// (the lexical ranker's): Above appends the position and score
+// (ScoresAt's) of every candidate scoring at or above thr > 0, by
+// position, and keeps the sums, so ScoresAt reads them without summing
+// again until Release. A gate plan's turn without a trace sets the scores
+// of those alone (applyNonzero) and reads the admitted entries' at the end
+// (readScores).
+type AboveScores interface {
+	Above(thr float64, at []int32, out []float32) ([]int32, []float32)
+	Release()
+}
+
 // ScoreMap is Scores in a map (embeddings' scores, tests).
 type ScoreMap map[int64]float64
 
@@ -171,6 +183,25 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		}
 	}
 	return passed, nil
+}
+
+// readScores sets the scores of the admitted entries adm that a gate
+// plan's turn without a trace left at the plan's 0 (applyNonzero with
+// AboveScores): one read of the kept sums.
+func (t *turn) readScores(adm []int32) {
+	sc, posOf := t.ts.s, t.plan.posOf
+	idx, ents := sc.simAt[:0], sc.simEnt[:0]
+	for _, i := range adm {
+		if t.st[i].scored && posOf[i] >= 0 {
+			idx, ents = append(idx, posOf[i]), append(ents, i)
+		}
+	}
+	out := slices.Grow(sc.simScores[:0], len(idx))[:len(idx)]
+	t.in.Semantic.Scores.(CandidateSet).ScoresAt(idx, out)
+	for k, i := range ents {
+		t.st[i].score = out[k]
+	}
+	sc.simAt, sc.simEnt, sc.simScores = idx, ents, out
 }
 
 // similarity is the trace detail of a candidate's score against the

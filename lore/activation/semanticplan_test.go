@@ -110,12 +110,39 @@ func (s nonzeroScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
 	return at, out
 }
 
+// aboveScores are nonzeroScores that keep their sums (AboveScores, as
+// the lexical ranker's): Above lists those at or above the threshold
+// alone; kept counts the Above calls not yet released.
+type aboveScores struct {
+	nonzeroScores
+	kept *int
+}
+
+func (s aboveScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32) {
+	*s.kept++
+	for id := int64(0); id <= 20; id++ {
+		if v, ok := s.scores[id]; ok && v > 0 && float64(float32(v)) >= thr {
+			at, out = append(at, int32(id)), append(out, float32(v))
+		}
+	}
+	return at, out
+}
+
+func (s aboveScores) Release() { *s.kept-- }
+
 // TestGatePlanNonzeroScores: a plan's turns reading only the nonzero
 // scores (most candidates score 0, keyed and keyless ones, some entries
-// no candidate) give a freshly compiled engine's Result turn after turn,
+// no candidate), or without a trace only those at or above the threshold
+// (AboveScores: the admitted entries' read at the end, the sums given
+// back), give a freshly compiled engine's Result turn after turn,
 // whichever scores were nonzero the turn before, with and without the
 // trace; a threshold of 0 reads every score (ScoresAt).
 func TestGatePlanNonzeroScores(t *testing.T) {
+	t.Run("nonzero", func(t *testing.T) { testGatePlanNonzero(t, false) })
+	t.Run("above", func(t *testing.T) { testGatePlanNonzero(t, true) })
+}
+
+func testGatePlanNonzero(t *testing.T, above bool) {
 	var entries []lore.Entry
 	for id := int64(1); id <= 16; id++ {
 		var keys []string
@@ -132,17 +159,23 @@ func TestGatePlanNonzeroScores(t *testing.T) {
 	m := CompileInput(&in, opts.MatchOptions())
 	set := new(int)
 	atThreshold, keyless := 0, 0 // similarity admissions in plans' turns
+	keyed, kept := 0, 0          // keyed candidates admitted by their keys below the threshold
 	for turn := range 30 {
 		s := ScoreMap{}
 		for id := int64(1); id <= 14; id++ { // 15 and 16 are no candidates
 			s[id] = 0
 		}
+		s[3] = 0.125 // a keyed candidate below any threshold but 0
 		for k := range 4 {
 			s[int64(turn*3+k*5)%14+1] = []float64{0.75, 0.5, 0.5, 0.25}[(turn+k)%4] // ties: insertion order decides
 		}
 		thr := []float64{0.5, 0, 0.25}[turn/10]
 		in := in
-		in.Semantic = &Semantic{Scores: nonzeroScores{setScores{set, s}}, Threshold: thr, MaxEntries: 2, Ranker: "lexical"}
+		var sc Scores = nonzeroScores{setScores{set, s}}
+		if above {
+			sc = aboveScores{nonzeroScores{setScores{set, s}}, &kept}
+		}
+		in.Semantic = &Semantic{Scores: sc, Threshold: thr, MaxEntries: 2, Ranker: "lexical"}
 		o := opts
 		o.SkipTrace = turn%3 != 0
 		fresh, err := Activate(context.Background(), in, o)
@@ -150,6 +183,7 @@ func TestGatePlanNonzeroScores(t *testing.T) {
 		got, err := m.Activate(context.Background(), in, o)
 		require.NoError(t, err)
 		require.Equal(t, fresh, got, "turn %d", turn)
+		require.Zero(t, kept, "turn %d: every kept sum given back", turn)
 		for _, a := range got.Admitted {
 			switch {
 			case a.Score == nil || turn%10 < 2 || thr == 0 || !o.SkipTrace: // no plan's sparse turn without a trace
@@ -157,11 +191,14 @@ func TestGatePlanNonzeroScores(t *testing.T) {
 				keyless++
 			case *a.Score == thr && a.Entry.Keys[0] != "storm":
 				atThreshold++
+			case *a.Score > 0 && *a.Score < thr:
+				keyed++
 			}
 		}
 	}
 	require.Positive(t, keyless, "keyless candidates admitted in plans' turns")
 	require.Positive(t, atThreshold, "keyed candidates admitted at the threshold in plans' turns")
+	require.Positive(t, keyed, "keyed candidates admitted by their keys below the threshold in plans' turns")
 	p := m.plan.Load()
 	require.NotNil(t, p)
 	require.NotEmpty(t, p.entryAt, "the plan reads the scores sparsely")

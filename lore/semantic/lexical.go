@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // ProfileTerms is how many of a candidate's heaviest terms its vector
@@ -62,6 +63,8 @@ type Lexical struct {
 	// scratch pools the turn's work arrays (*sumScratch, zero when
 	// pooled).
 	scratch sync.Pool
+	// memo holds the query messages' terms (termmemo.go).
+	memo termMemo
 }
 
 // maxDenseSpread bounds the dense table of the candidate index at this
@@ -191,7 +194,7 @@ func NewLexical(docs []Doc) *Lexical {
 	}
 	x.terms = newTermTable(vocab, len(df))
 	x.bytes += x.terms.bytes() - 48*len(vocab) // the table instead of the map
-	x.bytes += 12*len(docs) + 4*len(df)
+	x.bytes += 12*len(docs) + 4*len(df) + termMemoBytes
 	x.indexIDs()
 	return x
 }
@@ -236,6 +239,10 @@ type lexicalQuery struct {
 	once  sync.Once
 	acc   []float32 // Score's sums, by candidate position
 	qnorm float64
+	// kept holds Above's sums until Release (Score reads them), keptNorm
+	// the query's length.
+	kept     *sumScratch
+	keptNorm float64
 }
 
 // sums returns the query's sums by candidate position (nil when it shares
@@ -260,6 +267,12 @@ func (s LexicalScores) Score(id int64) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if k := s.q.kept; k != nil {
+		if a := k.acc[i]; a > 0 {
+			return min(float64(a)/s.q.keptNorm, 1), true
+		}
+		return 0, true
+	}
 	acc, qnorm := s.q.sums()
 	if acc == nil || acc[i] <= 0 {
 		return 0, true
@@ -281,6 +294,15 @@ func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
 	x := s.q.x
 	if len(x.ids) == 0 {
 		clear(out[:len(idx)])
+		return
+	}
+	if k := s.q.kept; k != nil {
+		for j, i := range idx {
+			out[j] = 0
+			if a := k.acc[i]; a > 0 {
+				out[j] = unitScore(a, s.q.keptNorm)
+			}
+		}
 		return
 	}
 	sc := x.getScratch()
@@ -317,6 +339,76 @@ func (s LexicalScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
 	return at, out
 }
 
+// Above appends to at and out the position and score (ScoresAt's) of
+// every candidate scoring at or above thr > 0, by position
+// (activation.AboveScores), and keeps the query's sums: Score reads them
+// until Release. Above, Score and Release are then one turn's calls, not
+// for concurrent use.
+func (s LexicalScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32) {
+	x, q := s.q.x, s.q
+	if len(x.ids) == 0 || q.kept != nil {
+		return at, out
+	}
+	sc := x.getScratch()
+	qnorm := x.accumulate(sc, q.msgs)
+	q.kept, q.keptNorm = sc, qnorm
+	if qnorm == 0 {
+		return at, out
+	}
+	// A score is monotone in its sum: lim lies a little below the least
+	// sum scoring thr, and each sum from it up is checked exactly.
+	lim := math.Float32bits(float32(thr * qnorm * (1 - 1e-6)))
+	n := len(at)
+	at = sumsFrom(sc.acc, max(lim, 1), at)
+	for _, i := range at[n:] {
+		if v := unitScore(sc.acc[i], qnorm); float64(v) >= thr {
+			at[n], out = i, append(out, v)
+			n++
+		}
+	}
+	return at[:n], out
+}
+
+// sumsFrom appends to at the positions of the sums in acc (each >= 0)
+// whose bits are lim > 0 or more (the sums from float32 lim up): two sums
+// to a word, four words a step, each sum's bit 31 set by an add when it
+// is lim or more (no carry crosses from a sum below 1<<31).
+func sumsFrom(acc []float32, lim uint32, at []int32) []int32 {
+	if len(acc) < 2 || uintptr(unsafe.Pointer(unsafe.SliceData(acc)))%8 != 0 {
+		return bitsFrom(acc, lim, 0, at) // no word to read
+	}
+	k := uint64(1<<31-lim) * (1 | 1<<32)
+	const tops = 1<<31 | 1<<63
+	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(acc))), len(acc)/2)
+	i := 0
+	for ; i+4 <= len(words); i += 4 {
+		if ((words[i]+k)|(words[i+1]+k)|(words[i+2]+k)|(words[i+3]+k))&tops != 0 {
+			at = bitsFrom(acc[2*i:2*i+8], lim, 2*i, at)
+		}
+	}
+	return bitsFrom(acc[2*i:], lim, 2*i, at)
+}
+
+// bitsFrom appends to at base plus the position of each sum of acc whose
+// bits are lim or more.
+func bitsFrom(acc []float32, lim uint32, base int, at []int32) []int32 {
+	for j, a := range acc {
+		if math.Float32bits(a) >= lim {
+			at = append(at, int32(base+j))
+		}
+	}
+	return at
+}
+
+// Release gives back the sums Above kept (activation.AboveScores).
+func (s LexicalScores) Release() {
+	if sc := s.q.kept; sc != nil {
+		s.q.kept = nil
+		clear(sc.acc)
+		s.q.x.scratch.Put(sc)
+	}
+}
+
 // unitScore is the score of a candidate whose sum is a > 0 for a query of
 // length qnorm: Score's, as a float32.
 func unitScore(a float32, qnorm float64) float32 {
@@ -342,13 +434,14 @@ func (x *Lexical) ScoresOf(msgs []string) LexicalScores {
 	return LexicalScores{q: &lexicalQuery{x: x, msgs: msgs}}
 }
 
-// sumScratch is the work arrays of one query's sums (accumulate), zero
-// between queries.
+// sumScratch is the work arrays of one query's sums (accumulate): acc
+// zero between queries, the others work space.
 type sumScratch struct {
 	acc []float32 // by candidate position
-	// words is the set of the query's terms by term id, sum the set of
-	// words' nonzero indexes.
-	words, sum []uint64
+	// merged are the query's terms across its messages (mergeTerms, two
+	// arrays in turn), ids a message's term ids as cut.
+	merged [2][]termCount
+	ids    []int32
 }
 
 // getScratch returns a pooled or new sumScratch of x.
@@ -356,8 +449,7 @@ func (x *Lexical) getScratch() *sumScratch {
 	if sc, ok := x.scratch.Get().(*sumScratch); ok {
 		return sc
 	}
-	words := (len(x.idf) + 63) / 64
-	return &sumScratch{acc: make([]float32, len(x.ids)), words: make([]uint64, words), sum: make([]uint64, (words+63)/64)}
+	return &sumScratch{acc: make([]float32, len(x.ids))}
 }
 
 // sum is accumulate into acc (zero, one slot per candidate).
@@ -374,53 +466,31 @@ func (x *Lexical) sum(acc []float32, msgs []string) float64 {
 // accumulate adds to sc.acc the dot products of the query's (msgs joined
 // by newlines) unit vector's terms with every candidate's profile and
 // returns the query vector's length (0 when it shares no term with any
-// profile, sc.acc left zero). It leaves sc's sets zero.
+// profile, sc.acc left zero).
 //
 // The terms are summed in the order of their ids, so every process gives
-// the same scores: the set of terms (sc.words, sc.sum) yields them in
-// that order with no sort; a term said again is put aside (rep) and
-// counted as its turn comes.
+// the same scores: each message's terms come in that order, each once
+// with its count (textTerms, memoised), and the messages' lists are
+// merged.
 func (x *Lexical) accumulate(sc *sumScratch, msgs []string) float64 {
-	var buf, repBuf [64]int32
-	ids, rep := buf[:0], repBuf[:0]
-	for _, m := range msgs {
-		ids = x.queryTerms(m, ids)
-	}
-	if len(ids) == 0 {
-		return 0
-	}
-	words, sum, acc := sc.words, sc.sum, sc.acc
-	for _, t := range ids {
-		w, bit := t>>6, uint64(1)<<(t&63)
-		if words[w]&bit != 0 {
-			rep = append(rep, t)
+	var q []termCount
+	for k, m := range msgs {
+		var tc []termCount
+		tc, sc.ids = x.textTerms(m, sc.ids)
+		if k == 0 {
+			q = tc
 			continue
 		}
-		words[w] |= bit
-		sum[w>>6] |= 1 << (w & 63)
+		sc.merged[k%2] = mergeTerms(sc.merged[k%2][:0], q, tc)
+		q = sc.merged[k%2]
 	}
-	slices.Sort(rep)
+	acc := sc.acc
 	qnorm := 0.0
-	for si, sw := range sum {
-		if sw == 0 {
-			continue
-		}
-		sum[si] = 0
-		for ; sw != 0; sw &= sw - 1 {
-			w := si<<6 + bits.TrailingZeros64(sw)
-			for ww := words[w]; ww != 0; ww &= ww - 1 {
-				t := int32(w<<6 + bits.TrailingZeros64(ww))
-				f := 1
-				for len(rep) > 0 && rep[0] == t {
-					f, rep = f+1, rep[1:]
-				}
-				qw := float64(x.idf[t]) * tfWeight(f)
-				qnorm += qw * qw
-				for _, p := range x.postings[t] {
-					acc[p.doc] += float32(qw) * p.weight
-				}
-			}
-			words[w] = 0
+	for _, tc := range q {
+		qw := float64(x.idf[tc.id]) * tfWeight(int(tc.n))
+		qnorm += qw * qw
+		for _, p := range x.postings[tc.id] {
+			acc[p.doc] += float32(qw) * p.weight
 		}
 	}
 	return math.Sqrt(qnorm)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -165,14 +166,18 @@ func TestSumsInTermOrder(t *testing.T) {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	for _, msgs := range [][]string{
+	queries := [][]string{
 		{"Shido and Tohka eat kinako bread; Tohka, TOHKA!", "the airship Fraxinus over Tengu City, Fraxinus again"},
 		{"Yoshino's puppet", "puppet puppet"},
 		{strings.Repeat("reine origami ", 70), "mana"},
 		{"nothing shared", ""},
 		{"Tōhka’s angel Sandalphon", "a throne and a sword"},
 		{"Shido and Tohka", "kinako bread for Shido, Tōhka’s angel"},
-	} {
+		{"tohka", "Tohka's sword", "the sword of Tohka", "kinako"},
+	}
+	// Every query twice: its messages' terms come from the memo the
+	// second time.
+	for _, msgs := range append(queries, queries...) {
 		want := reference(msgs)
 		got := make([]float32, len(idx))
 		x.ScoresOf(msgs).ScoresAt(idx, got)
@@ -192,6 +197,37 @@ func TestSumsInTermOrder(t *testing.T) {
 		if !slices.Equal(at, wantAt) || !slices.Equal(nz, wantNz) {
 			t.Errorf("%q: nonzero %v %v, want %v %v", msgs, at, nz, wantAt, wantNz)
 		}
+		testAbove(t, x, msgs, want)
+	}
+}
+
+// testAbove checks Above's read of the scores of msgs (want, by position)
+// at some thresholds: those at or above alone, and the kept sums read
+// (ScoresAt, Score) as summed anew until Release.
+func testAbove(t *testing.T, x *Lexical, msgs []string, want []float32) {
+	t.Helper()
+	for _, thr := range []float64{0.01, 0.25, float64(slices.Max(want)), 0.9} {
+		s := x.ScoresOf(msgs)
+		at, out := s.Above(thr, nil, nil)
+		var wantAt []int32
+		var wantOut []float32
+		for i, v := range want {
+			if v > 0 && float64(v) >= thr {
+				wantAt, wantOut = append(wantAt, int32(i)), append(wantOut, v)
+			}
+		}
+		if !slices.Equal(at, wantAt) || !slices.Equal(out, wantOut) {
+			t.Errorf("%q, threshold %v: above %v %v, want %v %v", msgs, thr, at, out, wantAt, wantOut)
+		}
+		idx := []int32{int32(len(want) - 1), 0, 3}
+		got := make([]float32, len(idx))
+		s.ScoresAt(idx, got)
+		fresh, _ := x.ScoresOf(msgs).Score(x.ids[3])
+		kept, _ := s.Score(x.ids[3])
+		if got[0] != want[idx[0]] || got[1] != want[0] || got[2] != want[3] || kept != fresh {
+			t.Errorf("%q: kept sums read %v and %v, want %v and %v", msgs, got, kept, []float32{want[idx[0]], want[0], want[3]}, fresh)
+		}
+		s.Release()
 	}
 }
 
@@ -259,5 +295,56 @@ func TestQueryTermsChunks(t *testing.T) {
 		if got, want := x.queryTerms(q, nil), x.queryTermsUnicode(q, nil); !slices.Equal(got, want) {
 			t.Fatalf("%q: %v, want %v", q, got, want)
 		}
+	}
+}
+
+// TestSumsFrom: the sums read two to a word give the positions a plain
+// loop gives, for every length and sums on both sides of the limit in
+// every place.
+func TestSumsFrom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 40 {
+		acc := make([]float32, n)
+		for range 20 {
+			for i := range acc {
+				acc[i] = []float32{0, 0, 0.5, 1, 1.5, math.MaxFloat32, math.SmallestNonzeroFloat32}[r.IntN(7)]
+			}
+			lim := []float32{1, math.SmallestNonzeroFloat32, math.MaxFloat32, 0.75}[r.IntN(4)]
+			for _, sums := range [][]float32{acc, acc[min(n, 1):]} { // the second one unaligned
+				var want []int32
+				for i, a := range sums {
+					if a >= lim {
+						want = append(want, int32(i))
+					}
+				}
+				if got := sumsFrom(sums, math.Float32bits(lim), nil); !slices.Equal(got, want) {
+					t.Fatalf("%v from %v: %v, want %v", sums, lim, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestTermMemo: the memo stays within its bound as messages come (it
+// starts again empty), a message larger than the bound is cut every time,
+// and a memoised message's terms are its terms.
+func TestTermMemo(t *testing.T) {
+	x := NewLexical([]Doc{{ID: 1, Title: "Lollipop", Text: "Kotori always has a lollipop in her mouth."}})
+	for i := range 3000 {
+		msg := "Kotori's lollipop " + strings.Repeat("x", i%50) + " message " + strconv.Itoa(i)
+		tc, _ := x.textTerms(msg, nil)
+		if x.memo.bytes > termMemoBytes {
+			t.Fatalf("message %d: memo of %d bytes", i, x.memo.bytes)
+		}
+		if again, _ := x.textTerms(msg, nil); len(tc) != 2 || !slices.Equal(again, tc) {
+			t.Fatalf("message %d: terms %v, then %v", i, tc, again)
+		}
+	}
+	long := strings.Repeat("kotori ", termMemoBytes/7+1)
+	if tc, _ := x.textTerms(long, nil); len(tc) != 1 || tc[0].n != termMemoBytes/7+1 {
+		t.Fatalf("long message: %v", tc)
+	}
+	if _, ok := x.memo.terms[long]; ok {
+		t.Error("a message larger than the bound memoised")
 	}
 }

@@ -63,16 +63,21 @@ func lexicalBenchBook(n int) ([]lore.Entry, []string) {
 	return entries, msgs
 }
 
-// lexicalBenchConversation returns 60 chats of four messages sliding
+// lexicalBenchConversation returns 2,000 chats of four messages sliding
 // over a conversation, one new message a turn: msgs' first two, then
-// messages retelling entries (each some entry's first 30 words), so each
-// turn's query (its two newest) holds a message the turn before did not.
+// messages retelling entries, each 30 words of some entry's content from
+// a place that moves on every 250 messages, so no two are alike. The
+// conversation (about 400 KB) outgrows the keyword matcher's chat memo and
+// the lexical ranker's term memo, so each turn's newest message is new to
+// both, its other query message seen the turn before.
 func lexicalBenchConversation(entries []lore.Entry, msgs []string) [][]string {
 	conv := slices.Clone(msgs[:2])
-	for j := range 62 {
-		conv = append(conv, strings.Join(strings.Fields(entries[(j*37+11)%len(entries)].Content)[:30], " "))
+	for j := range 2002 {
+		words := strings.Fields(entries[(j*37+11)%len(entries)].Content)
+		at := (j / len(entries) * 9) % (len(words) - 30)
+		conv = append(conv, strings.Join(words[at:at+30], " "))
 	}
-	chats := make([][]string, 60)
+	chats := make([][]string, 2000)
 	for k := range chats {
 		chats[k] = conv[k : k+4]
 	}
