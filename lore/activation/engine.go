@@ -128,9 +128,11 @@ type turn struct {
 	semNear    []int32
 	semPlanned bool
 	// above, when set, kept the turn's sums (applyNonzero): result reads
-	// the admitted entries' scores through them (readScores), release
-	// gives them back.
-	above AboveScores
+	// the admitted entries' scores from sums (by candidate position, the
+	// query's length sumsNorm), release gives them back.
+	above    AboveScores
+	sums     []float32
+	sumsNorm float64
 	// alwaysOnUsed is what the admitted Always On entries took of the
 	// budget (overBudgetDetail names it).
 	alwaysOnUsed int
@@ -1021,9 +1023,6 @@ func (t *turn) result(passes int) Result {
 		res.Admitted = make([]Admitted, 0, len(adm))
 	}
 	order := m.order
-	if t.above != nil {
-		t.readScores(adm)
-	}
 	if t.in.Semantic != nil { // scoreOf's slab, once
 		n := len(adm)
 		if t.trace {
@@ -1052,6 +1051,10 @@ func (t *turn) result(passes int) Result {
 		}
 		if s.verdict != VerdictAdmitted {
 			continue
+		}
+		if t.sums != nil && t.plan.posOf[i] >= 0 {
+			// A score the plan's turn left at 0 (applyNonzero).
+			s.score = SumScore(t.sums[t.plan.posOf[i]], t.sumsNorm)
 		}
 		n := len(res.Admitted)
 		res.Admitted = res.Admitted[:n+1]

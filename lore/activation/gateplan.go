@@ -75,7 +75,7 @@ type gatePlan struct {
 	// entries decided by similarity alone, in evaluation order.
 	entryAt, keyless []int32
 	// posOf is the candidate position by entry position (-1 none), for
-	// readScores.
+	// the result of a turn reading the kept sums (AboveScores).
 	posOf []int32
 }
 
@@ -242,8 +242,8 @@ func (p *gatePlan) indexNonzero() {
 // what semanticPass needs without a trace: the keyless candidates and
 // those at or above the threshold (> 0), in evaluation order. Without a
 // trace, scores that keep their sums (AboveScores) set those at or above
-// the threshold alone: the others stay at the plan's 0, which nothing
-// reads but scoreOf, reading them through the sums.
+// the threshold alone: the others stay at the plan's 0 until the result
+// reads the admitted ones' from the sums.
 func (t *turn) applyNonzero(p *gatePlan, nz NonzeroScores) {
 	sc := t.ts.s
 	thr := t.in.Semantic.Threshold
@@ -252,7 +252,7 @@ func (t *turn) applyNonzero(p *gatePlan, nz NonzeroScores) {
 		scores []float32
 	)
 	if ab, ok := nz.(AboveScores); ok && !t.trace {
-		at, scores = ab.Above(thr, sc.simAt[:0], sc.simScores[:0])
+		at, scores, t.sums, t.sumsNorm = ab.Above(thr, sc.simAt[:0], sc.simScores[:0])
 		t.above = ab
 	} else {
 		at, scores = nz.Nonzero(sc.simAt[:0], sc.simScores[:0])

@@ -217,11 +217,9 @@ type scratch struct {
 	// Per-entry state of Activate.
 	states []entryState
 	// simScores holds the similarity scores a gate plan's turn reads
-	// (gateplan.go), simAt their candidate positions, simEnt their entry
-	// positions (readScores).
+	// (gateplan.go), simAt their candidate positions.
 	simScores []float32
 	simAt     []int32
-	simEnt    []int32
 	semNear   []int32
 	// touched lists the terminal nodes of the Matcher's own automata
 	// (autoFold, autoSens) the turn's chat scan reached; cand[i] ==

@@ -79,13 +79,28 @@ type NonzeroScores interface {
 // AboveScores is implemented by NonzeroScores that keep one query's sums
 // (the lexical ranker's): Above appends the position and score
 // (ScoresAt's) of every candidate scoring at or above thr > 0, by
-// position, and keeps the sums, so ScoresAt reads them without summing
-// again until Release. A gate plan's turn without a trace sets the scores
-// of those alone (applyNonzero) and reads the admitted entries' at the end
-// (readScores).
+// position, and returns the query's sums by candidate position and its
+// length, kept until Release: a candidate's score is SumScore of its sum.
+// A gate plan's turn without a trace sets the scores of those at or above
+// the threshold alone (applyNonzero) and reads the admitted entries' from
+// the sums at the end (result).
 type AboveScores interface {
-	Above(thr float64, at []int32, out []float32) ([]int32, []float32)
+	Above(thr float64, at []int32, out []float32) (pos []int32, scores, sums []float32, norm float64)
 	Release()
+}
+
+// SumScore is the score of a candidate whose similarity sum is sum for a
+// query of length norm > 0 (the lexical ranker's cosine): sum / norm, at
+// most 1, as a float32; 0 for a sum of 0 or less.
+func SumScore(sum float32, norm float64) float32 {
+	if sum <= 0 {
+		return 0
+	}
+	v := float64(sum) / norm
+	if v > 1 {
+		v = 1
+	}
+	return float32(v)
 }
 
 // ScoreMap is Scores in a map (embeddings' scores, tests).
@@ -183,25 +198,6 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		}
 	}
 	return passed, nil
-}
-
-// readScores sets the scores of the admitted entries adm that a gate
-// plan's turn without a trace left at the plan's 0 (applyNonzero with
-// AboveScores): one read of the kept sums.
-func (t *turn) readScores(adm []int32) {
-	sc, posOf := t.ts.s, t.plan.posOf
-	idx, ents := sc.simAt[:0], sc.simEnt[:0]
-	for _, i := range adm {
-		if t.st[i].scored && posOf[i] >= 0 {
-			idx, ents = append(idx, posOf[i]), append(ents, i)
-		}
-	}
-	out := slices.Grow(sc.simScores[:0], len(idx))[:len(idx)]
-	t.in.Semantic.Scores.(CandidateSet).ScoresAt(idx, out)
-	for k, i := range ents {
-		t.st[i].score = out[k]
-	}
-	sc.simAt, sc.simEnt, sc.simScores = idx, ents, out
 }
 
 // similarity is the trace detail of a candidate's score against the

@@ -118,14 +118,18 @@ type aboveScores struct {
 	kept *int
 }
 
-func (s aboveScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32) {
+// Above's sums are the scores (norm 1).
+func (s aboveScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32, []float32, float64) {
 	*s.kept++
+	sums := make([]float32, 21)
 	for id := int64(0); id <= 20; id++ {
-		if v, ok := s.scores[id]; ok && v > 0 && float64(float32(v)) >= thr {
+		v, ok := s.scores[id]
+		sums[id] = float32(v)
+		if ok && v > 0 && float64(float32(v)) >= thr {
 			at, out = append(at, int32(id)), append(out, float32(v))
 		}
 	}
-	return at, out
+	return at, out, sums, 1
 }
 
 func (s aboveScores) Release() { *s.kept-- }

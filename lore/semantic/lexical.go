@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"loregate/lore/activation"
 )
 
 // ProfileTerms is how many of a candidate's heaviest terms its vector
@@ -300,7 +302,7 @@ func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
 		for j, i := range idx {
 			out[j] = 0
 			if a := k.acc[i]; a > 0 {
-				out[j] = unitScore(a, s.q.keptNorm)
+				out[j] = activation.SumScore(a, s.q.keptNorm)
 			}
 		}
 		return
@@ -311,7 +313,7 @@ func (s LexicalScores) ScoresAt(idx []int32, out []float32) {
 	for k, i := range idx {
 		out[k] = 0
 		if a := acc[i]; a > 0 {
-			out[k] = unitScore(a, qnorm)
+			out[k] = activation.SumScore(a, qnorm)
 		}
 	}
 	clear(acc)
@@ -330,7 +332,7 @@ func (s LexicalScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
 	if qnorm := x.accumulate(sc, s.q.msgs); qnorm > 0 {
 		for i, a := range sc.acc {
 			if a > 0 {
-				at, out = append(at, int32(i)), append(out, unitScore(a, qnorm))
+				at, out = append(at, int32(i)), append(out, activation.SumScore(a, qnorm))
 				sc.acc[i] = 0
 			}
 		}
@@ -344,16 +346,15 @@ func (s LexicalScores) Nonzero(at []int32, out []float32) ([]int32, []float32) {
 // (activation.AboveScores), and keeps the query's sums: Score reads them
 // until Release. Above, Score and Release are then one turn's calls, not
 // for concurrent use.
-func (s LexicalScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32) {
+func (s LexicalScores) Above(thr float64, at []int32, out []float32) ([]int32, []float32, []float32, float64) {
 	x, q := s.q.x, s.q
-	if len(x.ids) == 0 || q.kept != nil {
-		return at, out
+	if q.kept == nil {
+		sc := x.getScratch()
+		q.kept, q.keptNorm = sc, x.accumulate(sc, q.msgs)
 	}
-	sc := x.getScratch()
-	qnorm := x.accumulate(sc, q.msgs)
-	q.kept, q.keptNorm = sc, qnorm
+	sc, qnorm := q.kept, q.keptNorm
 	if qnorm == 0 {
-		return at, out
+		return at, out, sc.acc, 1
 	}
 	// A score is monotone in its sum: lim lies a little below the least
 	// sum scoring thr, and each sum from it up is checked exactly.
@@ -361,12 +362,12 @@ func (s LexicalScores) Above(thr float64, at []int32, out []float32) ([]int32, [
 	n := len(at)
 	at = sumsFrom(sc.acc, max(lim, 1), at)
 	for _, i := range at[n:] {
-		if v := unitScore(sc.acc[i], qnorm); float64(v) >= thr {
+		if v := activation.SumScore(sc.acc[i], qnorm); float64(v) >= thr {
 			at[n], out = i, append(out, v)
 			n++
 		}
 	}
-	return at[:n], out
+	return at[:n], out, sc.acc, qnorm
 }
 
 // sumsFrom appends to at the positions of the sums in acc (each >= 0)
@@ -407,16 +408,6 @@ func (s LexicalScores) Release() {
 		clear(sc.acc)
 		s.q.x.scratch.Put(sc)
 	}
-}
-
-// unitScore is the score of a candidate whose sum is a > 0 for a query of
-// length qnorm: Score's, as a float32.
-func unitScore(a float32, qnorm float64) float32 {
-	v := float64(a) / qnorm
-	if v > 1 {
-		v = 1
-	}
-	return float32(v)
 }
 
 // Scores scores query against every candidate (Score's numbers, those

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"loregate/lore/activation"
 )
 
 // TestQueryTermsASCII: the byte cutter of ASCII queries (lowering each
@@ -203,12 +205,18 @@ func TestSumsInTermOrder(t *testing.T) {
 
 // testAbove checks Above's read of the scores of msgs (want, by position)
 // at some thresholds: those at or above alone, and the kept sums read
-// (ScoresAt, Score) as summed anew until Release.
+// (SumScore of Above's sums, ScoresAt, Score) as summed anew until
+// Release.
 func testAbove(t *testing.T, x *Lexical, msgs []string, want []float32) {
 	t.Helper()
 	for _, thr := range []float64{0.01, 0.25, float64(slices.Max(want)), 0.9} {
 		s := x.ScoresOf(msgs)
-		at, out := s.Above(thr, nil, nil)
+		at, out, sums, norm := s.Above(thr, nil, nil)
+		for i, v := range want {
+			if got := activation.SumScore(sums[i], norm); got != v {
+				t.Errorf("%q: kept sum %d scores %v, want %v", msgs, i, got, v)
+			}
+		}
 		var wantAt []int32
 		var wantOut []float32
 		for i, v := range want {
