@@ -191,11 +191,11 @@ func NewLexical(docs []Doc) *Lexical {
 	for t, id := range vocab {
 		if len(x.postings[id]) == 0 {
 			delete(vocab, t)
-			x.bytes -= len(t) + 48
 		}
+		x.bytes -= len(t) + 48
 	}
 	x.terms = newTermTable(vocab, len(df))
-	x.bytes += x.terms.bytes() - 48*len(vocab) // the table instead of the map
+	x.bytes += x.terms.bytes() // the table (its own copy of the terms) instead of the map
 	x.bytes += 12*len(docs) + 4*len(df) + termMemoBytes
 	x.indexIDs()
 	return x
@@ -381,17 +381,20 @@ func sumsFrom(acc []float32, lim uint32, at []int32) []int32 {
 	k := uint64(1<<31-lim) * (1 | 1<<32)
 	const tops = 1<<31 | 1<<63
 	words := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(acc))), len(acc)/2)
-	i := 0
-	for ; i+4 <= len(words); i += 4 {
-		if ((words[i]+k)|(words[i+1]+k)|(words[i+2]+k)|(words[i+3]+k))&tops != 0 {
-			at = bitsFrom(acc[2*i:2*i+8], lim, 2*i, at)
+	base := 0
+	for ; len(words) >= 4; words, base = words[4:], base+8 {
+		w := (*[4]uint64)(words)
+		if ((w[0]+k)|(w[1]+k)|(w[2]+k)|(w[3]+k))&tops != 0 {
+			at = bitsFrom(acc[base:base+8], lim, base, at)
 		}
 	}
-	return bitsFrom(acc[2*i:], lim, 2*i, at)
+	return bitsFrom(acc[base:], lim, base, at)
 }
 
 // bitsFrom appends to at base plus the position of each sum of acc whose
 // bits are lim or more.
+//
+//go:noinline
 func bitsFrom(acc []float32, lim uint32, base int, at []int32) []int32 {
 	for j, a := range acc {
 		if math.Float32bits(a) >= lim {
@@ -461,26 +464,38 @@ func (x *Lexical) sum(acc []float32, msgs []string) float64 {
 //
 // The terms are summed in the order of their ids, so every process gives
 // the same scores: each message's terms come in that order, each once
-// with its count (textTerms, memoised), and the messages' lists are
-// merged.
+// with its count (textTerms, memoised); the messages but the last are
+// merged (mergeTerms), and the last is merged in as the terms are summed.
 func (x *Lexical) accumulate(sc *sumScratch, msgs []string) float64 {
-	var q []termCount
+	var a, b []termCount
 	for k, m := range msgs {
 		var tc []termCount
 		tc, sc.ids = x.textTerms(m, sc.ids)
-		if k == 0 {
-			q = tc
-			continue
+		switch {
+		case k == len(msgs)-1:
+			b = tc
+		case k == 0:
+			a = tc
+		default:
+			sc.merged[k%2] = mergeTerms(sc.merged[k%2][:0], a, tc)
+			a = sc.merged[k%2]
 		}
-		sc.merged[k%2] = mergeTerms(sc.merged[k%2][:0], q, tc)
-		q = sc.merged[k%2]
 	}
 	acc := sc.acc
 	qnorm := 0.0
-	for _, tc := range q {
-		qw := float64(x.idf[tc.id]) * tfWeight(int(tc.n))
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		var t termCount
+		switch {
+		case j == len(b) || i < len(a) && a[i].id < b[j].id:
+			t, i = a[i], i+1
+		case i == len(a) || b[j].id < a[i].id:
+			t, j = b[j], j+1
+		default:
+			t, i, j = termCount{a[i].id, a[i].n + b[j].n}, i+1, j+1
+		}
+		qw := float64(x.idf[t.id]) * tfWeight(int(t.n))
 		qnorm += qw * qw
-		for _, p := range x.postings[tc.id] {
+		for _, p := range x.postings[t.id] {
 			acc[p.doc] += float32(qw) * p.weight
 		}
 	}
@@ -496,7 +511,7 @@ func (x *Lexical) accumulate(sc *sumScratch, msgs []string) float64 {
 // shifted by a byte give the places where a word starts or ends (a chunk
 // of zeros after the text ends the last word).
 func (x *Lexical) queryTerms(text string, ids []int32) []int32 {
-	var low [64]byte
+	var low [8]uint64
 	n0, start := len(ids), -1 // start: the open word's first byte, -1 none
 	for i := 0; i < len(text) || start >= 0; i += 8 {
 		var v uint64
@@ -524,7 +539,7 @@ func (x *Lexical) queryTerms(text string, ids []int32) []int32 {
 			var id int32
 			ok := false
 			switch {
-			case k-start > len(low):
+			case k-start > 8*len(low):
 				// Longer than any term worth a lookup buffer: lowered whole.
 				id, ok = x.terms.lookup(matchingForm(text[start:k]))
 			case k > start+1: // a one-character word is no term

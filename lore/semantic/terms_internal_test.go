@@ -95,7 +95,8 @@ func TestTermTable(t *testing.T) {
 		{ID: 2, Title: "Tohka", Text: "Tohka eats kinako bread every afternoon at Raizen High School in Tengu City."},
 	})
 	found := 0
-	for id, term := range x.terms.terms {
+	for id := range x.terms.spans {
+		term := x.terms.term(int32(id))
 		if term == "" {
 			continue
 		}

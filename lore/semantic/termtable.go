@@ -3,18 +3,26 @@ package semantic
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // termTable finds a query word's term id among the profiles' terms: open
 // addressing over the terms' hashes (hashTerm), so an ASCII word is hashed
-// eight bytes at a time while it is lowered, with no string built and no
-// map lookup (the lexical turn's query cost,
-// docs/benchmarks.md#retrieval).
+// eight bytes at a time while it is lowered, and compared with a term
+// eight bytes at a time, with no string built and no map lookup (the
+// lexical turn's query cost, docs/benchmarks.md#retrieval).
 type termTable struct {
-	slots []int32  // term id + 1; 0 empty
-	terms []string // by term id, "" for a term in no profile
+	slots []int32 // term id + 1; 0 empty
+	// keys holds the terms' bytes eight to a word (little-endian, as
+	// hashTerm reads them), each term from a word of its own, zero-padded;
+	// spans says where, by term id (n 0: a term in no profile).
+	keys  []uint64
+	spans []termSpan
 	mask  uint64
 }
+
+// termSpan is where a term's n bytes lie in termTable.keys: from word at.
+type termSpan struct{ at, n int32 }
 
 // The hash's seed and multiplier (wyhash's).
 const (
@@ -25,9 +33,15 @@ const (
 // newTermTable indexes vocab (term -> id; ids below n).
 func newTermTable(vocab map[string]int32, n int) termTable {
 	size := 1 << bits.Len(uint(2*len(vocab)|1)) // at most half full
-	tt := termTable{slots: make([]int32, size), terms: make([]string, n), mask: uint64(size - 1)}
+	tt := termTable{slots: make([]int32, size), spans: make([]termSpan, n), mask: uint64(size - 1)}
+	words := 0
+	for t := range vocab {
+		words += (len(t) + 7) / 8
+	}
+	tt.keys = make([]uint64, 0, words)
 	for t, id := range vocab {
-		tt.terms[id] = t
+		tt.spans[id] = termSpan{at: int32(len(tt.keys)), n: int32(len(t))}
+		tt.keys = appendWords(tt.keys, t)
 		h := hashTerm(t)
 		for tt.slots[h&tt.mask] != 0 {
 			h++
@@ -35,6 +49,17 @@ func newTermTable(vocab map[string]int32, n int) termTable {
 		tt.slots[h&tt.mask] = id + 1
 	}
 	return tt
+}
+
+// appendWords appends t's bytes to dst eight to a word, little-endian, the
+// last word zero-padded.
+func appendWords(dst []uint64, t string) []uint64 {
+	for k := 0; k < len(t); k += 8 {
+		var c [8]byte
+		copy(c[:], t[k:])
+		dst = append(dst, binary.LittleEndian.Uint64(c[:]))
+	}
+	return dst
 }
 
 // mix folds the 128-bit product of a and b into 64 bits.
@@ -88,26 +113,27 @@ func wordBytes(v uint64) uint64 {
 // queryWord returns the term id of the ASCII word text[i:j], 2-64 bytes
 // of word characters, lowered into low eight bytes at a time as they are
 // hashed (hashTerm of the lowered word).
-func (tt *termTable) queryWord(text string, i, j int, low *[64]byte) (int32, bool) {
+func (tt *termTable) queryWord(text string, i, j int, low *[8]uint64) (int32, bool) {
 	n := j - i
 	h := uint64(n) ^ hashSeed
-	for k := 0; k < n; k += 8 {
+	c := 0
+	for k := 0; k < n; k, c = k+8, c+1 {
 		var v uint64
 		if i+k+8 <= len(text) {
 			v = le64(text[i+k : i+k+8])
 		} else {
-			var c [8]byte
-			copy(c[:], text[i+k:j])
-			v = binary.LittleEndian.Uint64(c[:])
+			var b [8]byte
+			copy(b[:], text[i+k:j])
+			v = binary.LittleEndian.Uint64(b[:])
 		}
 		if r := n - k; r < 8 {
 			v &= 1<<(8*r) - 1 // the word's bytes only
 		}
 		v = lowerASCII(v)
-		binary.LittleEndian.PutUint64(low[k:], v)
+		low[c&7] = v
 		h = mix(h^v, hashMul)
 	}
-	return tt.find(low[:n], h)
+	return tt.find(low[:c], n, h)
 }
 
 // le64 is the first eight bytes of s, little-endian (one load).
@@ -117,8 +143,9 @@ func le64(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// find returns the id of term w whose hash is h.
-func (tt *termTable) find(w []byte, h uint64) (int32, bool) {
+// find returns the id of the term of n bytes whose words (appendWords)
+// are w and whose hash is h.
+func (tt *termTable) find(w []uint64, n int, h uint64) (int32, bool) {
 	if len(tt.slots) == 0 {
 		return 0, false
 	}
@@ -127,7 +154,7 @@ func (tt *termTable) find(w []byte, h uint64) (int32, bool) {
 		if v == 0 {
 			return 0, false
 		}
-		if tt.terms[v-1] == string(w) {
+		if sp := tt.spans[v-1]; int(sp.n) == n && slices.Equal(tt.keys[sp.at:int(sp.at)+len(w)], w) {
 			return v - 1, true
 		}
 	}
@@ -135,9 +162,19 @@ func (tt *termTable) find(w []byte, h uint64) (int32, bool) {
 
 // lookup returns term t's id.
 func (tt *termTable) lookup(t string) (int32, bool) {
-	return tt.find([]byte(t), hashTerm(t))
+	var buf [8]uint64
+	return tt.find(appendWords(buf[:0], t), len(t), hashTerm(t))
 }
 
-// bytes is the table's memory, beside its terms' strings (counted with
-// the vocabulary).
-func (tt *termTable) bytes() int { return 4*len(tt.slots) + 16*len(tt.terms) }
+// term is term id's text ("" for a term in no profile).
+func (tt *termTable) term(id int32) string {
+	sp := tt.spans[id]
+	b := make([]byte, 0, 8*((sp.n+7)/8))
+	for _, w := range tt.keys[sp.at : sp.at+(sp.n+7)/8] {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return string(b[:sp.n])
+}
+
+// bytes is the table's memory.
+func (tt *termTable) bytes() int { return 4*len(tt.slots) + 8*len(tt.keys) + 8*len(tt.spans) }
