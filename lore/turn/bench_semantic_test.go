@@ -84,6 +84,26 @@ func lexicalBenchConversation(entries []lore.Entry, msgs []string) [][]string {
 	return chats
 }
 
+// keptRankers are Rankers keeping the candidates and the lexical index
+// they build first, as the scope cache keeps them.
+func keptRankers() turn.Rankers {
+	var (
+		index *semantic.Lexical
+		cands []semantic.Candidate
+	)
+	return turn.Rankers{Candidates: func(build func() []semantic.Candidate) []semantic.Candidate {
+		if cands == nil {
+			cands = build()
+		}
+		return cands
+	}, Lexical: func(cands []semantic.Candidate) *semantic.Lexical {
+		if index == nil {
+			index = turn.NewLexical(cands)
+		}
+		return index
+	}}
+}
+
 // lexicalBenchTurn returns a dry-run turn over snap under ranker, each
 // call with the next of chats (round and round), with the scope's
 // compiled matcher and its candidates and lexical index built once, as
@@ -99,21 +119,7 @@ func lexicalBenchTurn(b *testing.B, snap lore.Snapshot, chats [][]string, ranker
 		b.Fatal(err)
 	}
 	m := activation.CompileInput(&first.Input, first.Options.MatchOptions())
-	var (
-		index *semantic.Lexical
-		cands []semantic.Candidate
-	)
-	rk := turn.Rankers{Candidates: func(build func() []semantic.Candidate) []semantic.Candidate {
-		if cands == nil {
-			cands = build()
-		}
-		return cands
-	}, Lexical: func(cands []semantic.Candidate) *semantic.Lexical {
-		if index == nil {
-			index = turn.NewLexical(cands)
-		}
-		return index
-	}}
+	rk := keptRankers()
 	k := 0
 	return func() turn.Outcome {
 		t, err := turn.Prepare(snap, reqs[k])

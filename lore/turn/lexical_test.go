@@ -39,22 +39,8 @@ func TestLexicalTurnsKeepScores(t *testing.T) {
 	snap := lore.Snapshot{Server: lore.Server{Settings: lore.DefaultServerSettings()}, Entries: entries,
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true}}}
 	ranker := lore.RankerLexical
-	var (
-		m     *activation.Matcher
-		index *semantic.Lexical
-		cands []semantic.Candidate
-	)
-	kept := turn.Rankers{Candidates: func(build func() []semantic.Candidate) []semantic.Candidate {
-		if cands == nil {
-			cands = build()
-		}
-		return cands
-	}, Lexical: func(cands []semantic.Candidate) *semantic.Lexical {
-		if index == nil {
-			index = turn.NewLexical(cands)
-		}
-		return index
-	}}
+	var m *activation.Matcher
+	kept := keptRankers()
 	run := func(chat []string, trace bool, rk turn.Rankers, fresh bool) turn.Outcome {
 		tr, err := turn.Prepare(snap, turn.Request{Messages: chat, Trace: trace,
 			Overrides: turn.Overrides{SemanticRanker: &ranker, Budget: ptr(2000000)}})
