@@ -32,54 +32,71 @@ func recWorkload(b *testing.B, book, chat string) Input {
 	}
 }
 
+// recBooks are the bench workload's recursion books with their 100-message
+// chats.
+var recBooks = []struct{ book, chat string }{
+	{"latin-250", "latin-250-chat-100"},
+	{"latin-500", "latin-500-chat-100"},
+	{"cjk-250", "cjk-250-chat-100"},
+}
+
+// recVariant is one row of the recursion benchmarks: a compiled book, its
+// turn and options, and the passes the turn must run.
+type recVariant struct {
+	name   string
+	m      *Matcher
+	in     Input
+	opts   Options
+	passes int
+}
+
+// recVariants are the rows of book (recBooks) as the bot runs a turn
+// (SkipTrace, warm text cache, unlimited budget, scan depth 100): single
+// is the -rec book without recursion, recursive-3 the same turn with it;
+// plain and idle-pass are the book without links, without and with
+// recursion. It fails b when a turn does not run its passes or the tiers
+// are not linked as described.
+func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int) {
+	rec, plain := recWorkload(b, book+"-rec", chat), recWorkload(b, book, chat)
+	opts := Options{ScanDepth: ptr(100), CharBudget: -1, Random: func() float64 { return 0 }, SkipTrace: true, Texts: NewTextCache(0)}
+	on := opts
+	on.Recursive = true
+	mRec, mPlain := CompileInput(&rec, opts.MatchOptions()), CompileInput(&plain, opts.MatchOptions())
+	variants := []recVariant{
+		{"single", mRec, rec, opts, 1},
+		{"recursive-3", mRec, rec, on, 3},
+		{"plain", mPlain, plain, opts, 1},
+		{"idle-pass", mPlain, plain, on, 2},
+	}
+	admitted := map[string]int{}
+	for _, v := range variants {
+		res, err := v.m.Activate(context.Background(), v.in, v.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Passes != v.passes {
+			b.Fatalf("%s: %d passes, want %d", v.name, res.Passes, v.passes)
+		}
+		admitted[v.name] = len(res.Admitted)
+	}
+	if admitted["recursive-3"] < 2*admitted["single"] || admitted["idle-pass"] != admitted["plain"] {
+		b.Fatalf("admitted %v: the workload's tiers are not linked as described", admitted)
+	}
+	return variants, admitted
+}
+
 // BenchmarkRecursionWorkload measures recursion by new text on the bench
 // workload's recursion books (docs/benchmarks.md "Recursion by new text"):
 // each entry the 100-message chat admits names a second-tier entry whose
-// content names a third, so 3 passes triple the admissions. Rows, as the
-// bot runs a turn (SkipTrace, warm text cache, unlimited budget, scan depth
-// 100): single is the -rec book without recursion, recursive-3 the same
-// turn with it (goal: at most 1.5x single); plain and idle-pass are the
-// book without links, without and with recursion, where pass 2 reads the
-// admitted text and admits nothing (goal: at most 1.1x). Ratios are process
-// CPU time per turn, each variant's fastest of 7 interleaved rounds.
+// content names a third, so 3 passes triple the admissions. Rows
+// (recVariants): recursive-3 over single (goal: at most 1.5x); idle-pass
+// over plain, where pass 2 reads the admitted text and admits nothing
+// (goal: at most 1.1x). Ratios are process CPU time per turn, each
+// variant's fastest of 7 interleaved rounds.
 func BenchmarkRecursionWorkload(b *testing.B) {
-	for _, w := range []struct{ book, chat string }{
-		{"latin-250", "latin-250-chat-100"},
-		{"latin-500", "latin-500-chat-100"},
-		{"cjk-250", "cjk-250-chat-100"},
-	} {
+	for _, w := range recBooks {
 		b.Run(w.book, func(b *testing.B) {
-			rec, plain := recWorkload(b, w.book+"-rec", w.chat), recWorkload(b, w.book, w.chat)
-			opts := Options{ScanDepth: ptr(100), CharBudget: -1, Random: func() float64 { return 0 }, SkipTrace: true, Texts: NewTextCache(0)}
-			on := opts
-			on.Recursive = true
-			mRec, mPlain := CompileInput(&rec, opts.MatchOptions()), CompileInput(&plain, opts.MatchOptions())
-			variants := []struct {
-				name   string
-				m      *Matcher
-				in     Input
-				opts   Options
-				passes int
-			}{
-				{"single", mRec, rec, opts, 1},
-				{"recursive-3", mRec, rec, on, 3},
-				{"plain", mPlain, plain, opts, 1},
-				{"idle-pass", mPlain, plain, on, 2},
-			}
-			admitted := map[string]int{}
-			for _, v := range variants {
-				res, err := v.m.Activate(context.Background(), v.in, v.opts)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Passes != v.passes {
-					b.Fatalf("%s: %d passes, want %d", v.name, res.Passes, v.passes)
-				}
-				admitted[v.name] = len(res.Admitted)
-			}
-			if admitted["recursive-3"] < 2*admitted["single"] || admitted["idle-pass"] != admitted["plain"] {
-				b.Fatalf("admitted %v: the workload's tiers are not linked as described", admitted)
-			}
+			variants, admitted := recVariants(b, w.book, w.chat)
 			per := map[string]int64{}
 			for range 7 {
 				for _, v := range variants {
@@ -101,6 +118,26 @@ func BenchmarkRecursionWorkload(b *testing.B) {
 			b.ReportMetric(float64(per["recursive-3"])/float64(per["single"]), "rec3/single")
 			b.ReportMetric(float64(per["idle-pass"])/float64(per["plain"]), "idle/plain")
 			b.ReportMetric(float64(admitted["recursive-3"])/float64(admitted["single"]), "admit-x")
+		})
+	}
+}
+
+// BenchmarkRecursionTurn runs one row of BenchmarkRecursionWorkload per
+// sub-benchmark (BOOK/VARIANT), b.N turns, for instruction counts under
+// valgrind (docs/benchmarks.md "Recursion by new text"), which do not
+// depend on the machine's load.
+func BenchmarkRecursionTurn(b *testing.B) {
+	for _, w := range recBooks {
+		b.Run(w.book, func(b *testing.B) {
+			variants, _ := recVariants(b, w.book, w.chat)
+			for _, v := range variants {
+				b.Run(v.name, func(b *testing.B) {
+					for b.Loop() {
+						res, _ := v.m.Activate(context.Background(), v.in, v.opts)
+						benchSink += len(res.Admitted)
+					}
+				})
+			}
 		})
 	}
 }
