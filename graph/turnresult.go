@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"loregate/graph/model"
@@ -17,11 +18,13 @@ import (
 // holds"): what a retry of the turn returns, whatever it selects. Rows
 // written before migration 000086 hold the whole Activation as JSON (an
 // object, first byte '{'); newer ones this compact encoding, led by
-// turnResultCompact:
+// turnResultDetails (turnResultCompact before 2 December 2026: each
+// item's detail inline, no detail table):
 //
-//	byte     turnResultCompact
+//	byte     turnResultDetails
 //	uvarint  n, then n bytes: the Activation as JSON without its trace
 //	uvarint  v, then v verdicts, each uvarint length and bytes
+//	uvarint  d, then d details, each uvarint length and bytes
 //	uvarint  items, then per trace item:
 //	  varint   id minus the previous item's id (the first: minus 0)
 //	  uvarint  verdict (index into the verdicts)
@@ -31,14 +34,19 @@ import (
 //	  varint   triggeredBy (flag 1)
 //	  8 bytes  score, IEEE 754 little endian (flag 2)
 //	  uvarint  length, params as a JSON object (flag 4)
-//	  uvarint  length, detail (flag 8)
+//	  uvarint  detail (flag 8; index into the details)
 //
 // The trace is the bulk of a turn (250 items in a full scope): as JSON
 // objects it was ~30 KB a turn, encoded and stored every turn and parsed
-// by Postgres as jsonb; here it is ~10 bytes an item. The items keep what
-// a bare stored trace kept (activationToModel's bareTrace): withReasons
-// derives their reasons when the trace is selected.
-const turnResultCompact = 0x02
+// by Postgres as jsonb; here it is ~10 bytes an item. Most items of a
+// turn share one detail ("no key in the last 2 messages"): inline, that
+// was 7.5 of the 11.4 KB of a 250-entry turn. The items keep what a bare
+// stored trace kept (activationToModel's bareTrace): withReasons derives
+// their reasons when the trace is selected.
+const (
+	turnResultCompact = 0x02
+	turnResultDetails = 0x03
+)
 
 // Trace item flags of the compact encoding.
 const (
@@ -61,7 +69,7 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 	// back behind its length.
 	const headAt = 1 + binary.MaxVarintLen64
 	out := make([]byte, headAt, size)
-	out[0] = turnResultCompact
+	out[0] = turnResultDetails
 	out, err := marshalActivationHead(out, &bare)
 	if err != nil {
 		return nil, err
@@ -70,21 +78,20 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 	n := binary.PutUvarint(length[:], uint64(len(out)-headAt))
 	copy(out[1:], length[:n])
 	out = out[:1+n+copy(out[1+n:], out[headAt:])]
-	var verdicts []activation.Verdict // few distinct ones: a linear search
-	index := make([]uint64, len(trace))
-	for i, tr := range trace {
-		j := 0
-		for j < len(verdicts) && verdicts[j] != tr.Verdict {
-			j++
+	// Few distinct verdicts and details, first numbered, then written.
+	var verdicts, details stringTable
+	index := make([]uint64, 2*len(trace))
+	for i := range trace {
+		index[2*i] = verdicts.id(string(trace[i].Verdict))
+		if trace[i].Detail != "" {
+			index[2*i+1] = details.id(trace[i].Detail)
 		}
-		if j == len(verdicts) {
-			verdicts = append(verdicts, tr.Verdict)
-		}
-		index[i] = uint64(j)
 	}
-	out = binary.AppendUvarint(out, uint64(len(verdicts)))
-	for _, v := range verdicts {
-		out = appendString(out, string(v))
+	for _, t := range [...]*stringTable{&verdicts, &details} {
+		out = binary.AppendUvarint(out, uint64(len(t.list)))
+		for _, v := range t.list {
+			out = appendString(out, v)
+		}
 	}
 	out = binary.AppendUvarint(out, uint64(len(trace)))
 	prev := int64(0)
@@ -105,7 +112,7 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 		if tr.Detail != "" {
 			flags |= traceHasDetail
 		}
-		out = binary.AppendUvarint(out, index[i])
+		out = binary.AppendUvarint(out, index[2*i])
 		out = binary.AppendUvarint(out, uint64(max(tr.Pass, 0)))
 		out = binary.AppendUvarint(out, flags)
 		out = appendString(out, tr.Title)
@@ -123,10 +130,47 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 			out = appendString(out, string(p))
 		}
 		if flags&traceHasDetail != 0 {
-			out = appendString(out, tr.Detail)
+			out = binary.AppendUvarint(out, index[2*i+1])
 		}
 	}
 	return out, nil
+}
+
+// stringTable numbers distinct strings in the order first seen: the
+// trace's verdicts and details, few distinct ones, mostly in runs.
+type stringTable struct {
+	list []string
+	last int            // the index id gave last
+	byID map[string]int // once list outgrows a linear search
+}
+
+func (t *stringTable) id(s string) uint64 {
+	if t.last < len(t.list) && t.list[t.last] == s {
+		return uint64(t.last)
+	}
+	j, ok := -1, false
+	if t.byID != nil {
+		if j, ok = t.byID[s]; !ok {
+			j = -1
+		}
+	} else {
+		j = slices.Index(t.list, s)
+	}
+	if j < 0 {
+		j = len(t.list)
+		t.list = append(t.list, s)
+		switch {
+		case t.byID != nil:
+			t.byID[s] = j
+		case len(t.list) > 16:
+			t.byID = make(map[string]int, 2*len(t.list))
+			for k, v := range t.list {
+				t.byID[v] = k
+			}
+		}
+	}
+	t.last = j
+	return uint64(j)
 }
 
 func appendString(out []byte, s string) []byte {
@@ -150,7 +194,7 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 		}
 		return &res, nil
 	}
-	if len(raw) == 0 || raw[0] != turnResultCompact {
+	if len(raw) == 0 || raw[0] != turnResultCompact && raw[0] != turnResultDetails {
 		return nil, errTurnResult
 	}
 	d := &turnResultReader{buf: raw[1:]}
@@ -158,9 +202,10 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 	if err := decodeJSON(d.bytes(), &res); err != nil || d.err != nil {
 		return nil, errors.Join(errTurnResult, d.err, err)
 	}
-	verdicts := make([]string, d.count(1))
-	for i := range verdicts {
-		verdicts[i] = string(d.bytes())
+	verdicts := d.strings()
+	var details []string
+	if raw[0] == turnResultDetails {
+		details = d.strings()
 	}
 	n := d.count(5) // an item is at least 5 bytes
 	items := make([]model.TraceItem, n)
@@ -193,8 +238,7 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 			}
 		}
 		if flags&traceHasDetail != 0 {
-			s := string(d.bytes())
-			it.Detail = &s
+			it.Detail, d.err = detailOf(d, details, raw[0] == turnResultDetails)
 		}
 		res.Trace[i] = it
 	}
@@ -267,6 +311,30 @@ func (d *turnResultReader) bytes() []byte {
 		return nil
 	}
 	return d.next(int(n))
+}
+
+// strings reads a count and that many strings (a table of the compact
+// encoding).
+func (d *turnResultReader) strings() []string {
+	out := make([]string, d.count(1))
+	for i := range out {
+		out[i] = string(d.bytes())
+	}
+	return out
+}
+
+// detailOf reads a trace item's detail: an index into details (byIndex),
+// else inline; d.err, or an index out of range, as the error.
+func detailOf(d *turnResultReader, details []string, byIndex bool) (*string, error) {
+	var s string
+	if !byIndex {
+		s = string(d.bytes())
+	} else if i := d.uvarint(); d.err == nil && i >= uint64(len(details)) {
+		return nil, fmt.Errorf("detail %d of %d", i, len(details))
+	} else if d.err == nil {
+		s = details[i]
+	}
+	return &s, d.err
 }
 
 // count reads a count of things of at least size bytes each, refusing

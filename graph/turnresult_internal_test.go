@@ -1,7 +1,10 @@
 package graph
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -12,12 +15,13 @@ import (
 
 // turnResultSample is an engine result whose trace has every optional
 // part: ids going down and up, a score, params (an int64 lineage among
-// them), a detail, a recursion trigger, non-ASCII titles.
+// them), details (one in many items), a recursion trigger, non-ASCII
+// titles.
 func turnResultSample() activation.Result {
 	score := 0.8125
 	e := lore.NewEntry()
 	e.ID, e.Title, e.Content = 40, "Dragon <b>", "The dragon sleeps."
-	return activation.Result{
+	res := activation.Result{
 		Admitted: []activation.Admitted{{Entry: &e, Content: e.Content, Placement: lore.After, Group: activation.Activated, Pass: 1, Position: e.EntryPosition()}},
 		Budget:   activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
 		Passes:   2,
@@ -29,6 +33,16 @@ func turnResultSample() activation.Result {
 			{ID: 8, Title: "Again", Verdict: activation.VerdictNoKeyMatch, Params: lore.Params{}},
 		},
 	}
+	// Details in runs, repeated after others, and more distinct ones
+	// than the table searches linearly.
+	for i := range 40 {
+		detail := "no key in the last 2 messages"
+		if i%2 == 1 {
+			detail = fmt.Sprintf("key %q", fmt.Sprint("k", i%23))
+		}
+		res.Trace = append(res.Trace, activation.TraceItem{ID: int64(100 + i), Title: fmt.Sprint("e", i), Verdict: activation.VerdictNoKeyMatch, Detail: detail})
+	}
+	return res
 }
 
 // TestTurnResultRoundTrip: the compact stored result decodes to the
@@ -42,7 +56,7 @@ func TestTurnResultRoundTrip(t *testing.T) {
 	want := activationToModel(run, r.blocks(run))
 	raw, err := encodeTurnResult(want, res.Trace)
 	require.NoError(t, err)
-	require.Equal(t, byte(turnResultCompact), raw[0])
+	require.Equal(t, byte(turnResultDetails), raw[0])
 	got, err := decodeTurnResult(raw)
 	require.NoError(t, err)
 	wantJSON, err := json.Marshal(want)
@@ -50,6 +64,11 @@ func TestTurnResultRoundTrip(t *testing.T) {
 	gotJSON, err := json.Marshal(got)
 	require.NoError(t, err)
 	require.JSONEq(t, string(wantJSON), string(gotJSON))
+	require.Equal(t, 1, bytes.Count(raw, []byte("no key in the last 2 messages")), "a detail stored once")
+
+	// A row stored before the detail table (turnResultCompact: each
+	// detail inline) reads the same.
+	require.JSONEq(t, string(wantJSON), string(mustJSON(t, inlineDetails(t, raw))))
 	require.Len(t, got.Trace, len(res.Trace))
 	require.Nil(t, got.Trace[4].Params, "empty params are none, as in a JSON row")
 	require.Less(t, len(raw), len(wantJSON))
@@ -65,6 +84,50 @@ func TestTurnResultRoundTrip(t *testing.T) {
 		_, err := decodeTurnResult(bad)
 		require.Error(t, err, "%q", bad)
 	}
+}
+
+// inlineDetails rewrites a turnResultDetails result as turnResultCompact
+// wrote it: no detail table, each item's detail inline.
+func inlineDetails(t *testing.T, raw []byte) []byte {
+	d := &turnResultReader{buf: raw[1:]}
+	out := appendString([]byte{turnResultCompact}, string(d.bytes()))
+	verdicts, details := d.strings(), d.strings()
+	out = binary.AppendUvarint(out, uint64(len(verdicts)))
+	for _, v := range verdicts {
+		out = appendString(out, v)
+	}
+	n := d.count(5)
+	out = binary.AppendUvarint(out, uint64(n))
+	for range n {
+		out = binary.AppendVarint(out, d.varint())
+		out = binary.AppendUvarint(out, d.uvarint())
+		out = binary.AppendUvarint(out, d.uvarint())
+		flags := d.uvarint()
+		out = appendString(binary.AppendUvarint(out, flags), string(d.bytes()))
+		if flags&traceHasTriggeredBy != 0 {
+			out = binary.AppendVarint(out, d.varint())
+		}
+		if flags&traceHasScore != 0 {
+			out = append(out, d.next(8)...)
+		}
+		if flags&traceHasParams != 0 {
+			out = appendString(out, string(d.bytes()))
+		}
+		if flags&traceHasDetail != 0 {
+			out = appendString(out, details[d.uvarint()])
+		}
+	}
+	require.NoError(t, d.err)
+	require.Empty(t, d.buf)
+	return out
+}
+
+func mustJSON(t *testing.T, raw []byte) []byte {
+	a, err := decodeTurnResult(raw)
+	require.NoError(t, err)
+	out, err := json.Marshal(a)
+	require.NoError(t, err)
+	return out
 }
 
 // FuzzTurnResult: a stored result that does not decode is an error, never
