@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -105,27 +106,33 @@ RETURNING id, version, xmin`
 	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
-	// turnCommit writes a turn in one statement, only where the
-	// conversation's row ($1) is still at version $2 and row version $3
-	// and the server's lore at $4: it bumps the version, deletes the
-	// records of the entries $5, upserts the records $6... of entries that
-	// still exist (each looked up by its key: as a semi-join the generic
-	// plan read the whole entries table of a small database) and inserts
-	// the log row. It returns the new version and row version and the
-	// entries written, or no row (nothing written) when the conversation
-	// or the server's lore moved on, with the conversation's version now.
-	turnCommit = `WITH c AS (
+	// turnCommit and turnCommitDelete write a turn in one statement, only
+	// where the conversation's row ($1) is still at version $2 and row
+	// version $3 and the server's lore at $4: it bumps the version,
+	// upserts the records $5 (turn_state_record[] as text, see
+	// stateRecords) of entries that still exist (each looked up by its
+	// key: as a semi-join the generic plan read the whole entries table of
+	// a small database), inserts the log row ($6...) and, in
+	// turnCommitDelete only, deletes the records of the entries $16 (a
+	// statement without that part when there are none: each part of a
+	// statement is set up again at every execution,
+	// docs/benchmarks.md#turn-commit-postgres). It returns the new version
+	// and row version and the entries written, or no row (nothing written)
+	// when the conversation or the server's lore moved on, with the
+	// conversation's version now.
+	turnCommit       = turnCommitHead + turnCommitTail
+	turnCommitDelete = turnCommitHead + `, d AS (
+    DELETE FROM turn_entry_state x USING c WHERE x.conversation_id = c.id AND x.entry_id = ANY($16::bigint[])
+)` + turnCommitTail
+	turnCommitHead = `WITH c AS (
     UPDATE turn_conversations t SET version = t.version + 1, last_turn_at = now()
     FROM servers s
     WHERE t.id = $1 AND t.version = $2 AND t.xmin = $3 AND s.id = t.server_id AND s.lore_version = $4
     RETURNING t.id, t.version, t.xmin
-), d AS (
-    DELETE FROM turn_entry_state x USING c WHERE x.conversation_id = c.id AND x.entry_id = ANY($5::bigint[])
-), u AS (
+)`
+	turnCommitTail = `, u AS (
     INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
-    SELECT c.id, u.* FROM c, unnest($6::bigint[], $7::int[], $8::int[], $9::int[], $10::int[], $11::bool[],
-        $12::int[], $13::timestamptz[], $14::int[], $15::timestamptz[])
-        AS u (entry_id, sticky_start, sticky_end, cooldown_start, cooldown_end, cooldown_protected, first_count, first_at, last_count, last_at)
+    SELECT c.id, ` + turnStateColumns + ` FROM c, unnest($5::text::turn_state_record[]) u
     WHERE (SELECT true FROM lorebook_entries e WHERE e.id = u.entry_id)
     ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
         sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
@@ -137,7 +144,8 @@ RETURNING id, version, xmin`
 ), l AS (
     INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
         budget_unit, budget_limit, budget_used, response, result, created_at)
-    SELECT c.id, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25 FROM c
+    SELECT c.id, $6::text, $7::int, $8::text, $9::jsonb, $10::text, $11::int, $12::int, $13::jsonb, $14::bytea,
+        $15::timestamptz FROM c
 )
 SELECT (SELECT version FROM c), (SELECT xmin FROM c), ARRAY(SELECT entry_id FROM u),
     (SELECT version FROM turn_conversations WHERE id = $1)`
@@ -274,7 +282,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		return wrapErr(op, errors.New("turn already ended"))
 	}
 	defer t.Rollback(ctx)
-	args, err := t.commitArgs(next, log)
+	stmt, args, err := t.commitArgs(next, log)
 	if err != nil {
 		return wrapErr(op, err)
 	}
@@ -293,7 +301,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		q = pool
 		b.Queue(turnLockServerPool, t.conv.Server, t.store.turnCommitMode())
 	}
-	b.Queue(turnCommit, args...)
+	b.Queue(stmt, args...)
 	if t.conn != nil {
 		b.Queue("COMMIT")
 	}
@@ -350,12 +358,13 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 // transaction until Commit).
 func (t *Turn) cached() bool { return t.conn == nil && t.tx == nil }
 
-// commitArgs are turnCommit's arguments for the turn's next state and log
-// row.
-func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) ([]any, error) {
+// commitArgs are the statement that writes the turn's next state and log
+// row (turnCommit, or turnCommitDelete when records go) and its
+// arguments.
+func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) (string, []any, error) {
 	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if log.CreatedAt.IsZero() {
 		log.CreatedAt = time.Now()
@@ -370,12 +379,13 @@ func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) ([]any, error) {
 		}
 	}
 	upsert, del := turnstate.Diff(t.State, next)
-	if del == nil {
-		del = []int64{}
+	args := []any{t.at.id, t.at.version, t.at.xmin, t.at.lore, stateRecords(upsert),
+		log.TurnID, log.MessageCount, log.InputSHA256, admitted,
+		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt}
+	if len(del) == 0 {
+		return turnCommit, args, nil
 	}
-	args := append([]any{t.at.id, t.at.version, t.at.xmin, t.at.lore, del}, stateArgs(upsert)...)
-	return append(args, log.TurnID, log.MessageCount, log.InputSHA256, admitted,
-		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt), nil
+	return turnCommitDelete, append(args, del), nil
 }
 
 // kept is the state a committed turn left in the store: next without the
@@ -427,29 +437,57 @@ func nonNilEntries(e []LoggedEntry) []LoggedEntry {
 	return e
 }
 
-func stateArgs(recs []turnstate.Record) []any {
-	n := len(recs)
-	ids := make([]int64, n)
-	ss, se, cs, ce := make([]*int, n), make([]*int, n), make([]*int, n), make([]*int, n)
-	prot := make([]bool, n)
-	fc, lc := make([]*int, n), make([]*int, n)
-	fa, la := make([]*time.Time, n), make([]*time.Time, n)
-	for i, r := range recs {
-		ids[i] = r.EntryID
-		if r.Sticky != nil {
-			ss[i], se[i] = &r.Sticky.Start, &r.Sticky.End
+// stateRecords is recs as a turn_state_record[] in Postgres' text form
+// (migration 000088), e.g. {"(7,4,8,,,f,4,2026-12-02T03:32:54.589469Z,4,...)"}:
+// an empty field is NULL, times are UTC to the microsecond (what
+// timestamptz keeps; pgx's binary form truncates the same way). No field
+// holds a quote, a backslash, a comma or a parenthesis, so none is quoted.
+func stateRecords(recs []turnstate.Record) string {
+	b := make([]byte, 0, 2+len(recs)*96)
+	b = append(b, '{')
+	num := func(n int, ok bool) {
+		if ok {
+			b = strconv.AppendInt(b, int64(n), 10)
 		}
-		if r.Cooldown != nil {
-			cs[i], ce[i], prot[i] = &r.Cooldown.Start, &r.Cooldown.End, r.Cooldown.Protected
-		}
-		if r.Activated() {
-			fc[i], fa[i] = &r.FirstCount, &r.FirstAt
-		}
-		if !r.LastAt.IsZero() {
-			lc[i], la[i] = &r.LastCount, &r.LastAt
+		b = append(b, ',')
+	}
+	at := func(t time.Time, ok bool) {
+		if ok {
+			b = t.UTC().Truncate(time.Microsecond).AppendFormat(b, "2006-01-02T15:04:05.999999Z")
 		}
 	}
-	return []any{ids, ss, se, cs, ce, prot, fc, fa, lc, la}
+	for i, r := range recs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `"(`...)
+		b = strconv.AppendInt(b, r.EntryID, 10)
+		b = append(b, ',')
+		sticky, cooldown := r.Sticky != nil, r.Cooldown != nil
+		var s, c turnstate.Window
+		if sticky {
+			s = *r.Sticky
+		}
+		if cooldown {
+			c = *r.Cooldown
+		}
+		num(s.Start, sticky)
+		num(s.End, sticky)
+		num(c.Start, cooldown)
+		num(c.End, cooldown)
+		b = append(b, "f,"...)
+		if c.Protected {
+			b[len(b)-2] = 't'
+		}
+		num(r.FirstCount, r.Activated())
+		at(r.FirstAt, r.Activated())
+		b = append(b, ',')
+		last := !r.LastAt.IsZero()
+		num(r.LastCount, last)
+		at(r.LastAt, last)
+		b = append(b, `)"`...)
+	}
+	return string(append(b, '}'))
 }
 
 func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
