@@ -59,7 +59,11 @@ func authoringExample() (string, error) {
 		if a.TriggeredBy != 0 {
 			from = fmt.Sprintf(" from #%d", a.TriggeredBy)
 		}
-		fmt.Fprintf(&b, "+ %s (pass %d%s, %s, %s, %d): %s\n", a.Entry.Title, a.Pass, from, a.Placement, a.Role, a.Cost, a.Content)
+		role := a.Entry.Role // @@role applied is in the position of an AT_DEPTH entry
+		if a.Position.Role != nil {
+			role = *a.Position.Role
+		}
+		fmt.Fprintf(&b, "+ %s (pass %d%s, %s, %s, %d): %s\n", a.Entry.Title, a.Pass, from, a.Placement, role, a.Cost, a.Content)
 	}
 	for _, t := range res.Trace {
 		if t.Verdict != activation.VerdictAdmitted {

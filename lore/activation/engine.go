@@ -1087,12 +1087,6 @@ func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState
 		a.Group = AlwaysOn
 	}
 	a.Cost, a.Pass, a.TriggeredBy, a.State = s.cost, s.pass, trig, ce.state
-	if ce.role != "" {
-		a.Role = ce.role
-	}
-	if ce.dec.Depth != nil {
-		a.Depth = ce.dec.Depth
-	}
 	pos := &ce.pos
 	if ce.revDepth >= 0 {
 		p := t.position(ce)

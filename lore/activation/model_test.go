@@ -364,14 +364,17 @@ func TestDecorators(t *testing.T) {
 		{"depth: before, depth kept", "@@depth 4\nx", nil, Options{}, VerdictAdmitted, "",
 			func(t *testing.T, a Admitted) {
 				require.Equal(t, lore.Before, a.Placement)
-				require.Equal(t, 4, *a.Depth)
+				require.Equal(t, 4, *a.Position.Depth)
 			}},
 		{"position after_desc", "@@depth 4\n@@position after_desc\nx", nil, Options{}, VerdictAdmitted, "",
 			func(t *testing.T, a Admitted) { require.Equal(t, lore.After, a.Placement) }},
 		{"position before_desc", "@@position before_desc\nx", nil, Options{}, VerdictAdmitted, "",
-			func(t *testing.T, a Admitted) { require.Equal(t, lore.Before, a.Placement); require.Nil(t, a.Depth) }},
-		{"role", "@@role assistant\nx", nil, Options{}, VerdictAdmitted, "",
-			func(t *testing.T, a Admitted) { require.Equal(t, lore.RoleAssistant, a.Role) }},
+			func(t *testing.T, a Admitted) {
+				require.Equal(t, lore.Before, a.Placement)
+				require.Nil(t, a.Position.Depth)
+			}},
+		{"role", "@@role assistant\n@@depth 2\nx", nil, Options{}, VerdictAdmitted, "",
+			func(t *testing.T, a Admitted) { require.Equal(t, lore.RoleAssistant, *a.Position.Role) }},
 		{"additional_keys are primary keys", "@@additional_keys forest, glade\nx", func(e *lore.Entry, _ *Input) { e.Keys = []string{"absent"} }, Options{}, VerdictAdmitted, `key "forest"`, nil},
 		{"exclude_keys block", "@@exclude_keys swamp, glade\nx", nil, Options{}, VerdictDecoratorBlocked, `@@exclude_keys: "glade" is present`, nil},
 		{"exclude_keys absent", "@@exclude_keys swamp\nx", nil, Options{}, VerdictAdmitted, "", nil},
@@ -391,7 +394,10 @@ func TestDecorators(t *testing.T) {
 		{"dont_activate_after_match", "@@dont_activate_after_match\nx", func(_ *lore.Entry, in *Input) { in.State = map[int64]EntryState{1: {Matched: true}} },
 			Options{}, VerdictDecoratorBlocked, "@@dont_activate_after_match", nil},
 		{"fallback applies after an unknown one", "@@instruct_depth 2\n@@@depth 3\nx", nil, Options{}, VerdictAdmitted, "unknown decorator",
-			func(t *testing.T, a Admitted) { require.Equal(t, 3, *a.Depth); require.Equal(t, "x", a.Content) }},
+			func(t *testing.T, a Admitted) {
+				require.Equal(t, 3, *a.Position.Depth)
+				require.Equal(t, "x", a.Content)
+			}},
 		{"unknown is in the trace, never in the content", "@@sparkle 3\nx", nil, Options{}, VerdictAdmitted, `"@@sparkle 3" (unknown decorator)`,
 			func(t *testing.T, a Admitted) { require.Equal(t, "x", a.Content) }},
 		{"decorators cost nothing", "@@role user\n@@depth 1\n12345", nil, Options{CharBudget: 5}, VerdictAdmitted, "",

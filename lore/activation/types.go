@@ -319,12 +319,6 @@ type Admitted struct {
 	// Tokens is the token count of Content when Options.Tokenizer is set,
 	// nil otherwise.
 	Tokens *int
-	// Role is the entry's role, @@role applied: the role of its own message
-	// where the assembler emits one message per entry.
-	Role lore.Role
-	// Depth is the @@depth of the entry (messages from the newest), nil
-	// when it has none; the placement is then Before.
-	Depth *int
 	// Position is where the entry goes, decorators applied (@@position,
 	// @@depth, @@reverse_depth resolved for this turn, @@role): Depth and
 	// Role set only for AT_DEPTH, Outlet only for OUTLET. Entries of
