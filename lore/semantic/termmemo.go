@@ -49,6 +49,11 @@ func (x *Lexical) textTerms(text string, ids []int32) ([]termCount, []int32) {
 		}
 		tc = append(tc, termCount{id, 1})
 	}
+	if cap(tc) > len(tc) {
+		// ids counted every occurrence; the memo keeps the distinct terms
+		// alone (the bound counts 8 bytes a term).
+		tc = append(make([]termCount, 0, len(tc)), tc...)
+	}
 	size := len(text) + 8*len(tc) + 64
 	if size > termMemoBytes {
 		return tc, ids
