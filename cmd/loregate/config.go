@@ -82,8 +82,12 @@ type config struct {
 	// collector at Go's default).
 	GCHeapFloor int64
 	// ProcsTuning runs serve on one P while its requests come one at a
-	// time (procs.go); off when GOMAXPROCS is set in the environment.
+	// time (procs.go): LOREGATE_PROCS_TUNER=on, off by default (jobs, the
+	// Discord bot and the collector below 80% of a core would share that
+	// one P with the requests) and whenever GOMAXPROCS is set in the
+	// environment (docs/configuration.md#processors).
 	ProcsTuning bool
+	procsTuner  string
 	// TurnCommit is async (default: a recorded turn is answered before its
 	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
 	// docs/turns.md#durability).
@@ -186,7 +190,8 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	if getenv("GOGC") != "" {
 		c.GCHeapFloor = 0 // the operator's GOGC stands
 	}
-	c.ProcsTuning = getenv("GOMAXPROCS") == "" // the operator's GOMAXPROCS stands
+	c.procsTuner = or("LOREGATE_PROCS_TUNER", "off")
+	c.ProcsTuning = c.procsTuner == "on" && getenv("GOMAXPROCS") == "" // the operator's GOMAXPROCS stands
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {
@@ -207,6 +212,9 @@ func (c *config) validate() error {
 	case "json", "text":
 	default:
 		return cli.Usagef("log format %q is not json or text", c.LogFormat)
+	}
+	if c.procsTuner != "on" && c.procsTuner != "off" {
+		return cli.Usagef("LOREGATE_PROCS_TUNER=%q is not on or off", lore.ClipBytes(c.procsTuner, 24))
 	}
 	switch c.TurnCommit {
 	case "async", "sync":

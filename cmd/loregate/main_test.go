@@ -152,6 +152,41 @@ func TestTurnCommit(t *testing.T) {
 	}
 }
 
+// TestProcsTunerSetting: the procs tuner is off unless LOREGATE_PROCS_TUNER
+// is on, and off whenever GOMAXPROCS is set; anything but on or off stops
+// start-up naming the variable (docs/configuration.md#processors).
+func TestProcsTunerSetting(t *testing.T) {
+	for _, tt := range []struct {
+		value, gomaxprocs string
+		want              bool
+		err               string
+	}{
+		{"", "", false, ""},
+		{"off", "", false, ""},
+		{"on", "", true, ""},
+		{"on", "2", false, ""},
+		{"auto", "", false, `LOREGATE_PROCS_TUNER="auto" is not on or off`},
+	} {
+		t.Run(tt.value+"/"+tt.gomaxprocs, func(t *testing.T) {
+			t.Setenv("LOREGATE_PROCS_TUNER", tt.value)
+			getenv := func(k string) string {
+				if k == "GOMAXPROCS" {
+					return tt.gomaxprocs
+				}
+				return os.Getenv(k)
+			}
+			c := loadConfig(getenv, flag.NewFlagSet("t", flag.ContinueOnError))
+			err := c.validate()
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.want, c.ProcsTuning)
+		})
+	}
+}
+
 // TestRescueDelayFollowsTimeouts: the rescue delay defaults to the longest
 // job timeout plus a margin, and a setting at or below a timeout stops
 // start-up with an error naming both variables and the bound.
