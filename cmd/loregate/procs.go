@@ -20,7 +20,8 @@ const (
 	procsBusy = 0.8
 )
 
-// procsTuner runs serve on one P (GOMAXPROCS=1) while its requests come
+// procsTuner, opt-in because work not over HTTP shares its one P with the
+// requests, runs serve on one P (GOMAXPROCS=1) while its requests come
 // one at a time and it uses less than procsBusy of a core, and on the
 // runtime's default as soon as two requests overlap or it is busier
 // (docs/configuration.md#processors). On one P a request is served by one
@@ -126,9 +127,10 @@ func (t *procsTuner) set(single bool) {
 	}
 }
 
-// startProcsTuner starts tuning (unless GOMAXPROCS is set in the
-// environment or the runtime's default is one P already) and returns its
-// request middleware and the function that stops it.
+// startProcsTuner starts tuning when enabled (LOREGATE_PROCS_TUNER=on and
+// no GOMAXPROCS in the environment: config.ProcsTuning) and the runtime's
+// default is more than one P, and returns its request middleware and the
+// function that stops it; otherwise both do nothing.
 func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, stop func()) {
 	if !enabled || runtime.GOMAXPROCS(0) == 1 {
 		return func(h http.Handler) http.Handler { return h }, func() {}

@@ -41,18 +41,19 @@ func (x *Lexical) textTerms(text string, ids []int32) ([]termCount, []int32) {
 	}
 	ids = x.queryTerms(text, ids[:0])
 	slices.Sort(ids)
-	tc = make([]termCount, 0, len(ids))
+	distinct := 0 // the memo keeps the distinct terms alone: 8 bytes a term, as the bound counts
+	for k, id := range ids {
+		if k == 0 || id != ids[k-1] {
+			distinct++
+		}
+	}
+	tc = make([]termCount, 0, distinct)
 	for _, id := range ids {
 		if k := len(tc) - 1; k >= 0 && tc[k].id == id {
 			tc[k].n++
 			continue
 		}
 		tc = append(tc, termCount{id, 1})
-	}
-	if cap(tc) > len(tc) {
-		// ids counted every occurrence; the memo keeps the distinct terms
-		// alone (the bound counts 8 bytes a term).
-		tc = append(make([]termCount, 0, len(tc)), tc...)
 	}
 	size := len(text) + 8*len(tc) + 64
 	if size > termMemoBytes {
