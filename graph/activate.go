@@ -90,6 +90,8 @@ type turnRun struct {
 type recording struct {
 	conv turnstate.Conversation
 	rec  turn.Recording
+	// trace is the engine's trace buffer (activation.Options.TraceBuf).
+	trace []activation.TraceItem
 }
 
 // runActivation authorises the caller, reads the scope once, prepares the
@@ -142,6 +144,9 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		return nil, err
 	}
 	t.Options.Texts = r.Texts
+	if rec != nil {
+		t.Options.TraceBuf = rec.trace
+	}
 	if len(hidden) > 0 {
 		t.Finish = func(res *activation.Result) {
 			gates := t.Input

@@ -51,10 +51,17 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	// The stored response is the whole result in the compact encoding of
 	// turnresult.go, its trace without the reasons, which the trace's own
 	// fields give (withReasons). The trace enters the answer's model only
-	// when selected.
+	// when selected. The engine's trace and the encoding go to buffers
+	// of earlier turns: neither is read once the turn is committed.
+	bufs := turnBufferPool.Get().(*turnBuffers)
+	defer bufs.release()
+	rec.trace = bufs.trace
 	rec.rec.Encode = func(res activation.Result) ([]byte, error) {
+		if cap(res.Trace) > cap(bufs.trace) {
+			bufs.trace = res.Trace[:0]
+		}
 		built = activationToModel(&turnRun{result: res, bareTrace: true, skipTrace: !traced}, r.blocksOf(prompt.Blocks(res.Admitted)))
-		return encodeTurnResult(built, res.Trace)
+		return bufs.enc.encode(built, res.Trace)
 	}
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
@@ -77,6 +84,34 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 		r.namePersonaBooks(ctx, in.ServerDiscordID, built.Budget.ByBook)
 	}
 	return &model.ActivateTurnPayload{Result: built}, nil
+}
+
+// turnBuffers are the scratch buffers of one recorded turn at a time
+// (turnBufferPool): the engine's trace (activation.Options.TraceBuf) and
+// the stored result's encoder.
+type turnBuffers struct {
+	trace []activation.TraceItem
+	enc   turnEncoder
+}
+
+var turnBufferPool = sync.Pool{New: func() any { return new(turnBuffers) }}
+
+// Largest buffers kept for the next turn: a trace of 8,192 entries (about
+// 0.8 MB) and a stored result of 256 KiB.
+const (
+	maxKeptTrace  = 8192
+	maxKeptResult = 256 << 10
+)
+
+// release returns b to turnBufferPool, dropping a buffer too large to keep.
+func (b *turnBuffers) release() {
+	if cap(b.trace) > maxKeptTrace {
+		b.trace = nil
+	}
+	if cap(b.enc.out) > maxKeptResult {
+		b.enc = turnEncoder{}
+	}
+	turnBufferPool.Put(b)
 }
 
 // withReasons sets the reason and params of the items of a recorded turn's

@@ -59,16 +59,34 @@ const (
 // encodeTurnResult is the stored result of a recorded turn: a, its trace
 // left out (a.Trace is not read), and the engine's trace items.
 func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte, error) {
+	var e turnEncoder
+	return e.encode(a, trace)
+}
+
+// turnEncoder writes stored results (encodeTurnResult) into buffers it
+// keeps for the next one: the result it returns is valid until its next
+// encode.
+type turnEncoder struct {
+	out               []byte
+	index             []uint64 // per trace item: its verdict's and its detail's number
+	verdicts, details stringTable
+}
+
+// encode is encodeTurnResult into e's buffers.
+func (e *turnEncoder) encode(a *model.Activation, trace []activation.TraceItem) ([]byte, error) {
 	bare := *a
 	bare.Trace = nil
-	size := 16 + binary.MaxVarintLen64 + activationHeadSize(&bare) // ids of one scope are close: ~8 bytes an item besides its strings
-	for i := range trace {
-		size += 8 + len(trace[i].Title) + len(trace[i].Detail) + 24*len(trace[i].Params)
+	if e.out == nil {
+		size := 16 + binary.MaxVarintLen64 + activationHeadSize(&bare) // ids of one scope are close: ~8 bytes an item besides its strings
+		for i := range trace {
+			size += 8 + len(trace[i].Title) + 24*len(trace[i].Params)
+		}
+		e.out = make([]byte, 0, size)
 	}
 	// The head is written after room for its longest length, then moved
 	// back behind its length.
 	const headAt = 1 + binary.MaxVarintLen64
-	out := make([]byte, headAt, size)
+	out := append(e.out[:0], make([]byte, headAt)...)
 	out[0] = turnResultDetails
 	out, err := marshalActivationHead(out, &bare)
 	if err != nil {
@@ -79,20 +97,30 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 	copy(out[1:], length[:n])
 	out = out[:1+n+copy(out[1+n:], out[headAt:])]
 	// Few distinct verdicts and details, first numbered, then written.
-	var verdicts, details stringTable
-	index := make([]uint64, 2*len(trace))
+	e.verdicts.reset()
+	e.details.reset()
+	index := slices.Grow(e.index[:0], 2*len(trace))[:2*len(trace)]
+	e.index = index
 	for i := range trace {
-		index[2*i] = verdicts.id(string(trace[i].Verdict))
+		index[2*i] = e.verdicts.id(string(trace[i].Verdict))
 		if trace[i].Detail != "" {
-			index[2*i+1] = details.id(trace[i].Detail)
+			index[2*i+1] = e.details.id(trace[i].Detail)
 		}
 	}
-	for _, t := range [...]*stringTable{&verdicts, &details} {
+	for _, t := range [...]*stringTable{&e.verdicts, &e.details} {
 		out = binary.AppendUvarint(out, uint64(len(t.list)))
 		for _, v := range t.list {
 			out = appendString(out, v)
 		}
 	}
+	out, err = appendTraceItems(out, trace, index)
+	e.out = out[:0]
+	return out, err
+}
+
+// appendTraceItems appends the trace items of the compact encoding, index
+// holding each item's verdict and detail numbers.
+func appendTraceItems(out []byte, trace []activation.TraceItem, index []uint64) ([]byte, error) {
 	out = binary.AppendUvarint(out, uint64(len(trace)))
 	prev := int64(0)
 	for i := range trace {
@@ -125,7 +153,7 @@ func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte
 		if flags&traceHasParams != 0 {
 			p, err := json.Marshal(tr.Params)
 			if err != nil {
-				return nil, fmt.Errorf("trace params of entry %d: %w", tr.ID, err)
+				return out, fmt.Errorf("trace params of entry %d: %w", tr.ID, err)
 			}
 			out = appendString(out, string(p))
 		}
@@ -142,6 +170,12 @@ type stringTable struct {
 	list []string
 	last int            // the index id gave last
 	byID map[string]int // once list outgrows a linear search
+}
+
+// reset empties t for another trace, keeping its list's room.
+func (t *stringTable) reset() {
+	clear(t.list)
+	t.list, t.last, t.byID = t.list[:0], 0, nil
 }
 
 func (t *stringTable) id(s string) uint64 {

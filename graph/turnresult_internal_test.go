@@ -122,6 +122,25 @@ func inlineDetails(t *testing.T, raw []byte) []byte {
 	return out
 }
 
+// TestTurnEncoderReuse: an encoder that keeps its buffers between turns
+// writes each turn's stored result as a fresh one does, a longer result
+// after a shorter one and back.
+func TestTurnEncoderReuse(t *testing.T) {
+	res := turnResultSample()
+	short := res
+	short.Trace = res.Trace[:3]
+	var e turnEncoder
+	for _, r := range []activation.Result{short, res, short, res} {
+		run := &turnRun{result: r, bareTrace: true}
+		a := activationToModel(run, nil)
+		want, err := encodeTurnResult(a, r.Trace)
+		require.NoError(t, err)
+		got, err := e.encode(a, r.Trace)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+	}
+}
+
 func mustJSON(t *testing.T, raw []byte) []byte {
 	a, err := decodeTurnResult(raw)
 	require.NoError(t, err)

@@ -1031,7 +1031,11 @@ func (t *turn) result(passes int) Result {
 		t.scores = make([]float64, 0, n)
 	}
 	if t.trace {
-		res.Trace = make([]TraceItem, len(st))
+		res.Trace = t.opts.TraceBuf
+		if cap(res.Trace) < len(st) {
+			res.Trace = make([]TraceItem, len(st))
+		}
+		res.Trace = res.Trace[:len(st)]
 	} else {
 		// Only the admitted entries, in the same (effective) order.
 		order = t.inOrder(adm)

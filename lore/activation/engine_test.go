@@ -596,3 +596,22 @@ func TestMatcherConcurrentTurns(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestTraceBuf: a traced turn writes its trace into Options.TraceBuf when
+// it has room for every entry (old items overwritten, the same trace as
+// without it) and into a trace of its own otherwise.
+func TestTraceBuf(t *testing.T) {
+	entries := []lore.Entry{ent(1, []string{"dragon"}, "A dragon."), constant(2, "Always."), ent(3, []string{"elf"}, "An elf.")}
+	in := baseInput(entries, "the dragon flies")
+	want := run(t, in, Options{})
+	buf := make([]TraceItem, 4)
+	for i := range buf {
+		buf[i] = TraceItem{ID: 99, Title: "stale", Detail: "stale", Params: lore.Params{"x": 1}}
+	}
+	got := run(t, in, Options{TraceBuf: buf})
+	require.Equal(t, want.Trace, got.Trace)
+	require.Same(t, &buf[0], &got.Trace[0], "the trace is the buffer")
+	small := run(t, in, Options{TraceBuf: make([]TraceItem, 0, 2)})
+	require.Equal(t, want.Trace, small.Trace)
+	require.Equal(t, len(entries), cap(small.Trace), "a buffer too small is not used")
+}

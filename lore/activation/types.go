@@ -123,6 +123,11 @@ type Options struct {
 	// few messages, building the trace is about half of a turn (250
 	// entries, docs/benchmarks.md "Activation engine").
 	SkipTrace bool
+	// TraceBuf, when it has room for every entry, holds Result.Trace of a
+	// traced turn (its items are overwritten): a caller that records many
+	// turns reuses one buffer instead of a new trace a turn. The trace
+	// is then valid until the caller reuses the buffer.
+	TraceBuf []TraceItem
 
 	// baseline runs the turn as the engine did before the per-turn work
 	// of docs/benchmarks.md "Activation engine" was trimmed (trace always

@@ -362,10 +362,7 @@ func (t *Turn) cached() bool { return t.conn == nil && t.tx == nil }
 // row (turnCommit, or turnCommitDelete when records go) and its
 // arguments.
 func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) (string, []any, error) {
-	admitted, err := json.Marshal(nonNilEntries(log.Admitted))
-	if err != nil {
-		return "", nil, err
-	}
+	admitted := appendLoggedEntries(make([]byte, 0, 16+80*len(log.Admitted)), log.Admitted)
 	if log.CreatedAt.IsZero() {
 		log.CreatedAt = time.Now()
 	}
@@ -430,11 +427,21 @@ func (t *Turn) Rollback(ctx context.Context) {
 	t.conn.Release() // the pool destroys a connection left in a transaction
 }
 
-func nonNilEntries(e []LoggedEntry) []LoggedEntry {
-	if e == nil {
-		return []LoggedEntry{}
+// appendLoggedEntries appends es as the JSON array of a log row's
+// admitted column (LoggedEntry's JSON names; [] for none).
+func appendLoggedEntries(b []byte, es []LoggedEntry) []byte {
+	b = append(b, '[')
+	for i, e := range es {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `{"id":`...), e.ID, 10)
+		b = appendJSONString(append(b, `,"group":`...), e.Group)
+		b = appendJSONString(append(b, `,"placement":`...), e.Placement)
+		b = strconv.AppendInt(append(b, `,"pass":`...), int64(e.Pass), 10)
+		b = append(strconv.AppendInt(append(b, `,"cost":`...), int64(e.Cost), 10), '}')
 	}
-	return e
+	return append(b, ']')
 }
 
 // stateRecords is recs as a turn_state_record[] in Postgres' text form

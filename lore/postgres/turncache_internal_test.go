@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,4 +48,31 @@ func TestTurnCacheBoundsConversations(t *testing.T) {
 	tc.stale(Conversation{Server: "1", Channel: "9"}, turnVersion{id: 9, version: 1}, nil)
 	require.Equal(t, 2, tc.lru.Len())
 	require.Equal(t, 62, tc.records)
+}
+
+// TestLoggedEntriesJSON: a log row's admitted column is written by hand;
+// it decodes to the entries given, odd strings included, and none is [].
+func TestLoggedEntriesJSON(t *testing.T) {
+	for _, in := range [][]turnstate.LoggedEntry{nil, {}, {
+		{ID: 1, Group: "activated", Placement: "before_char", Pass: 1, Cost: 400},
+		{ID: -9007199254740993, Group: `a"b\c`, Placement: "<\u2028\x01é>", Pass: 0, Cost: -1},
+		{ID: 42, Group: "always_on", Placement: string([]byte{0xff, 'x'}), Pass: 3},
+	}} {
+		raw := appendLoggedEntries(nil, in)
+		var got []turnstate.LoggedEntry
+		require.NoError(t, json.Unmarshal(raw, &got), "%s", raw)
+		want, err := json.Marshal(nonNil(in))
+		require.NoError(t, err)
+		var back []turnstate.LoggedEntry
+		require.NoError(t, json.Unmarshal(want, &back))
+		require.Equal(t, back, got)
+		require.NotEqual(t, "null", string(raw))
+	}
+}
+
+func nonNil(e []turnstate.LoggedEntry) []turnstate.LoggedEntry {
+	if e == nil {
+		return []turnstate.LoggedEntry{}
+	}
+	return e
 }

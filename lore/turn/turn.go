@@ -321,7 +321,12 @@ func record(ctx context.Context, m *activation.Matcher, t *Turn, tx turnstate.Tu
 	}
 	count := messageCount(&t.Input)
 	state, flags := turnstate.Derive(tx.Stored(), t.Input.Entries, count)
-	t.Input.State = engineState(flags)
+	if m.Stateful() {
+		// Else no entry reads a flag (a match latch is read only by the
+		// decorators that make a scope stateful), and a turn without state
+		// can copy the gates of the turn before (the Matcher's gate plan).
+		t.Input.State = engineState(flags)
+	}
 	if !t.seeded {
 		t.Options.Random = turnstate.Random(rec.TurnID)
 	}
