@@ -18,6 +18,9 @@ const (
 	pgCheckViolation      = "23514"
 	pgNotNullViolation    = "23502"
 	pgClassDataException  = "22"
+	// pgFeatureNotSupported is also "cached plan must not change result
+	// type" (a prepared statement outlived a schema change).
+	pgFeatureNotSupported = "0A000"
 )
 
 // interpretError translates a pgx error into the lore error vocabulary. It is

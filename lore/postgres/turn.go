@@ -286,50 +286,53 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 	if err != nil {
 		return wrapErr(op, err)
 	}
-	b := &pgx.Batch{}
-	var q interface {
-		SendBatch(context.Context, *pgx.Batch) pgx.BatchResults
-	} = t.tx
+	var conn *pgx.Conn
+	var stmts [3]wireStatement
+	n := 0
 	switch {
 	case t.conn != nil:
-		q = t.conn
-	case t.cached(): // one implicit transaction
+		conn = t.conn.Conn()
+	case t.tx != nil:
+		conn = t.tx.Conn()
+	default: // cached: one implicit transaction
 		pool, ok := t.store.pool(ctx)
 		if !ok {
 			return turnstate.ErrStale
 		}
-		q = pool
-		b.Queue(turnLockServerPool, t.conv.Server, t.store.turnCommitMode())
+		pc, err := pool.Acquire(ctx)
+		if err != nil {
+			return wrapErr(op, err)
+		}
+		defer pc.Release()
+		conn = pc.Conn()
+		stmts[n] = wireStatement{turnLockServerPool, []any{t.conv.Server, t.store.turnCommitMode()}}
+		n++
 	}
-	b.Queue(stmt, args...)
+	commitAt := n
+	stmts[n] = wireStatement{stmt, args}
+	n++
 	if t.conn != nil {
-		b.Queue("COMMIT")
+		stmts[n] = wireStatement{"COMMIT", nil}
+		n++
+	}
+	var c commitRow
+	err = pipe(ctx, conn, stmts[:n], func(i int, values [][]byte) error {
+		if i != commitAt {
+			return nil
+		}
+		return c.read(values)
+	})
+	if err == nil && !c.read1 {
+		err = errors.New("the commit statement returned no row")
+	}
+	if err == nil && c.version == nil {
+		err = turnstate.ErrStale
 	}
 	var at turnVersion
-	var written []int64
-	var now *int64
-	err = func() (err error) {
-		br := q.SendBatch(ctx, b)
-		defer func() { err = errors.Join(err, br.Close()) }()
-		if t.cached() {
-			if _, err := br.Exec(); err != nil {
-				return err
-			}
-		}
-		var version *int64
-		var xmin *uint32
-		if err := br.QueryRow().Scan(&version, &xmin, &written, &now); err != nil {
-			return err
-		}
-		if version == nil {
-			return turnstate.ErrStale
-		}
-		at = turnVersion{id: t.at.id, version: *version, xmin: *xmin, lore: t.at.lore}
-		if t.conn != nil {
-			_, err = br.Exec()
-		}
-		return err
-	}()
+	if err == nil {
+		at = turnVersion{id: t.at.id, version: *c.version, xmin: *c.xmin, lore: t.at.lore}
+	}
+	written, now := c.written, c.now
 	if err == nil && t.tx != nil {
 		err = t.tx.Commit(ctx)
 	}
@@ -352,6 +355,37 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		return wrapErr(op, errors.New("the conversation changed under its lock"))
 	}
 	return wrapErr(op, err)
+}
+
+// commitRow is the row of turnCommit: the conversation's new version and
+// row version (NULL when nothing was written), the entries whose records
+// it wrote and the conversation's version now.
+type commitRow struct {
+	version, now *int64
+	xmin         *uint32
+	written      []int64
+	read1        bool
+}
+
+func (c *commitRow) read(values [][]byte) (err error) {
+	if len(values) != 4 || c.read1 {
+		return fmt.Errorf("commit statement: %d columns", len(values))
+	}
+	c.read1 = true
+	if c.version, err = wireInt8(values[0]); err != nil {
+		return err
+	}
+	if c.xmin, err = wireXID(values[1]); err != nil {
+		return err
+	}
+	if c.written, err = wireInt8s(values[2]); err != nil {
+		return err
+	}
+	if c.version != nil && c.xmin == nil {
+		return errors.New("commit statement: a version without a row version")
+	}
+	c.now, err = wireInt8(values[3])
+	return err
 }
 
 // cached reports whether the turn was opened on cached state (no

@@ -1,12 +1,14 @@
 package postgres
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore/turnstate"
@@ -75,4 +77,41 @@ func nonNil(e []turnstate.LoggedEntry) []turnstate.LoggedEntry {
 		return []turnstate.LoggedEntry{}
 	}
 	return e
+}
+
+// TestWireValues: the commit row's values read by hand as pgx encodes
+// them in the binary format; NULLs, empty arrays and malformed values.
+func TestWireValues(t *testing.T) {
+	m := pgtype.NewMap()
+	for _, ids := range [][]int64{nil, {}, {7}, {1, -2, 9007199254740993}} {
+		raw, err := m.Encode(pgtype.Int8ArrayOID, pgtype.BinaryFormatCode, ids, []byte{})
+		require.NoError(t, err)
+		got, err := wireInt8s(raw)
+		require.NoError(t, err)
+		if len(ids) == 0 {
+			require.Empty(t, got)
+		} else {
+			require.Equal(t, ids, got)
+		}
+	}
+	withNull, err := m.Encode(pgtype.Int8ArrayOID, pgtype.BinaryFormatCode, []*int64{nil}, []byte{})
+	require.NoError(t, err)
+	_, err = wireInt8s(withNull)
+	require.Error(t, err)
+	_, err = wireInt8s([]byte{0, 0, 0, 1})
+	require.Error(t, err)
+
+	n, err := wireInt8(binary.BigEndian.AppendUint64(nil, uint64(1<<40+3)))
+	require.NoError(t, err)
+	require.Equal(t, int64(1<<40+3), *n)
+	x, err := wireXID([]byte{0xff, 0, 0, 1})
+	require.NoError(t, err)
+	require.Equal(t, uint32(0xff000001), *x)
+	for _, f := range []func([]byte) error{
+		func(v []byte) error { _, err := wireInt8(v); return err },
+		func(v []byte) error { _, err := wireXID(v); return err },
+	} {
+		require.NoError(t, f(nil), "NULL")
+		require.Error(t, f([]byte{1, 2, 3}))
+	}
 }
