@@ -201,7 +201,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	procsWrap, stopProcs := startProcsTuner(cfg.ProcsTuning)
 	defer stopProcs()
 	srv := &http.Server{
-		Handler:           procsWrap(mux),
+		Handler:           fairTurns(procsWrap(mux)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
