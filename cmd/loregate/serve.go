@@ -214,7 +214,9 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		logOut.start()
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	// Connections read and write without waking the runtime's sysmon
+	// (rawio_linux.go).
+	go func() { errc <- srv.Serve(rawIOListener(ln)) }()
 
 	select {
 	case err := <-errc:

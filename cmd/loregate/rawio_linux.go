@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// rawIOListener wraps serve's listener so that each accepted TCP
+// connection reads and writes with raw non-blocking system calls
+// (docs/benchmarks.md#raw-io). net's own Read and Write enter the runtime's
+// syscall state, and the first such call after the process was idle wakes
+// the runtime's sysmon thread from its deep sleep; sysmon then polls every
+// 20 µs until every P is idle again. At one request at a time that was
+// every request: a sixth of serve's CPU per cached turn. A read or write
+// of a non-blocking socket never blocks the thread, so it needs no syscall
+// state; when the socket is not ready the goroutine waits in the network
+// poller as before (syscall.RawConn), with the connection's deadlines.
+//
+// The connection stays a net.Conn as net's: its errors are *net.OpError
+// with Op "read" or "write" around the same causes (a deadline's is a
+// timeout, a closed connection's net.ErrClosed), the end of the stream is
+// io.EOF, and every other method is the *net.TCPConn's.
+//
+// The cost: sysmon, asleep while serve is idle, is woken by the next
+// timer or system call instead of by the request, so a request that
+// reaches an idle serve and then computes without any I/O is preempted
+// for fairness only from then on (the runtime's own behaviour for work
+// woken by the network poller).
+func rawIOListener(ln net.Listener) net.Listener { return rawListener{ln} }
+
+type rawListener struct{ net.Listener }
+
+func (l rawListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c, nil
+	}
+	raw, err := tc.SyscallConn()
+	if err != nil {
+		return c, nil
+	}
+	return &rawConn{TCPConn: tc, raw: raw}, nil
+}
+
+// rawConn is a TCP connection whose Read and Write are raw system calls
+// run under raw (the connection's poller and deadlines).
+type rawConn struct {
+	*net.TCPConn
+	raw syscall.RawConn
+}
+
+func (c *rawConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := c.raw.Read(func(fd uintptr) bool {
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+			switch e {
+			case syscall.EINTR:
+				continue
+			case syscall.EAGAIN:
+				return false // wait until readable, then again
+			}
+			n, errno = int(r), e
+			return true
+		}
+	})
+	switch {
+	case err != nil:
+		return 0, c.opError("read", err)
+	case errno != 0:
+		return 0, c.opError("read", os.NewSyscallError("read", errno))
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (c *rawConn) Write(p []byte) (int, error) {
+	var done int
+	var errno syscall.Errno
+	err := c.raw.Write(func(fd uintptr) bool {
+		for done < len(p) {
+			rest := p[done:]
+			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+			switch e {
+			case 0:
+				done += int(r)
+			case syscall.EINTR:
+			case syscall.EAGAIN:
+				return false // wait until writable, then the rest
+			default:
+				errno = e
+				return true
+			}
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return done, c.opError("write", err)
+	case errno != 0:
+		return done, c.opError("write", os.NewSyscallError("write", errno))
+	}
+	return done, nil
+}
+
+// opError is err as net's Read and Write return it: a *net.OpError of op
+// (syscall.RawConn's own says "raw-read" or "raw-write").
+func (c *rawConn) opError(op string, err error) error {
+	if oe, ok := errors.AsType[*net.OpError](err); ok {
+		err = oe.Err
+	}
+	return &net.OpError{Op: op, Net: "tcp", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}

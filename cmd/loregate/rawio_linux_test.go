@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// rawPair returns a server-side connection accepted through ln (wrapped
+// by wrap) and its client.
+func rawPair(t *testing.T, wrap func(net.Listener) net.Listener) (server, client net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := wrap(ln).Accept()
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	require.NoError(t, err)
+	server = <-accepted
+	require.NotNil(t, server)
+	t.Cleanup(func() { server.Close(); client.Close() })
+	return server, client
+}
+
+// TestRawConnActsAsNetConn runs each case on a plain accepted
+// *net.TCPConn and on rawIOListener's connection: what net/http relies
+// on (data, io.EOF, the OpError's Op, a deadline's timeout, a closed
+// connection's error, a pending read aborted by a past deadline) must be
+// the same.
+func TestRawConnActsAsNetConn(t *testing.T) {
+	plain := func(ln net.Listener) net.Listener { return ln }
+	for _, wrap := range []struct {
+		name string
+		fn   func(net.Listener) net.Listener
+	}{{"net", plain}, {"raw", rawIOListener}} {
+		t.Run(wrap.name, func(t *testing.T) {
+			t.Run("round trip larger than the socket buffers", func(t *testing.T) {
+				server, client := rawPair(t, wrap.fn)
+				if wrap.name == "raw" {
+					require.IsType(t, &rawConn{}, server)
+				}
+				data := make([]byte, 8<<20)
+				for i := range data {
+					data[i] = byte(rand.Uint32())
+				}
+				got := make(chan []byte, 1)
+				go func() { b, _ := io.ReadAll(client); got <- b }()
+				n, err := server.Write(data) // blocks on a full buffer: EAGAIN, then the rest
+				require.NoError(t, err)
+				require.Equal(t, len(data), n)
+				require.NoError(t, server.(interface{ CloseWrite() error }).CloseWrite())
+				require.True(t, bytes.Equal(data, <-got))
+
+				go func() { _, _ = client.Write(data); client.Close() }()
+				back, err := io.ReadAll(server) // short reads, then io.EOF
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(data, back))
+				n, err = server.Read(make([]byte, 1))
+				require.Equal(t, 0, n)
+				require.ErrorIs(t, err, io.EOF)
+			})
+			t.Run("deadline passed", func(t *testing.T) {
+				server, _ := rawPair(t, wrap.fn)
+				require.NoError(t, server.SetReadDeadline(time.Now().Add(20*time.Millisecond)))
+				_, err := server.Read(make([]byte, 16))
+				requireOpError(t, err, "read", os.ErrDeadlineExceeded)
+				require.True(t, err.(net.Error).Timeout())
+			})
+			t.Run("pending read aborted by a past deadline", func(t *testing.T) {
+				server, _ := rawPair(t, wrap.fn)
+				done := make(chan error, 1)
+				go func() { _, err := server.Read(make([]byte, 1)); done <- err }()
+				time.Sleep(20 * time.Millisecond) // parked in the poller
+				require.NoError(t, server.SetReadDeadline(time.Unix(1, 0)))
+				select {
+				case err := <-done:
+					requireOpError(t, err, "read", os.ErrDeadlineExceeded)
+					require.True(t, err.(net.Error).Timeout())
+				case <-time.After(10 * time.Second):
+					t.Fatal("the pending read was not aborted")
+				}
+			})
+			t.Run("closed", func(t *testing.T) {
+				server, _ := rawPair(t, wrap.fn)
+				require.NoError(t, server.Close())
+				_, err := server.Read(make([]byte, 1))
+				requireOpError(t, err, "read", net.ErrClosed)
+				_, err = server.Write([]byte("x"))
+				requireOpError(t, err, "write", net.ErrClosed)
+			})
+			t.Run("peer reset", func(t *testing.T) {
+				server, client := rawPair(t, wrap.fn)
+				require.NoError(t, client.(*net.TCPConn).SetLinger(0))
+				require.NoError(t, client.Close()) // RST
+				var err error
+				for range 100 {
+					if _, err = server.Write(make([]byte, 64<<10)); err != nil {
+						break
+					}
+					time.Sleep(time.Millisecond)
+				}
+				var oe *net.OpError
+				require.ErrorAs(t, err, &oe)
+				require.Equal(t, "write", oe.Op)
+				var se *os.SyscallError
+				require.ErrorAs(t, err, &se)
+			})
+		})
+	}
+}
+
+func requireOpError(t *testing.T, err error, op string, cause error) {
+	t.Helper()
+	var oe *net.OpError
+	require.ErrorAs(t, err, &oe)
+	require.Equal(t, op, oe.Op)
+	require.Equal(t, "tcp", oe.Net)
+	require.ErrorIs(t, err, cause)
+}
