@@ -451,7 +451,10 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		if t.rx.on {
 			t.ts.startBatch()
 		}
-		order = t.claimOrder(append(order[:0], passed...))
+		order = append(order[:0], passed...)
+		if !t.rx.claimed {
+			order = t.claimOrder(order)
+		}
 		t.holdShare(passed)
 		for _, i := range order {
 			t.admit(i, p)

@@ -231,11 +231,14 @@ type scratch struct {
 	// rxActive, rxWork and rxDormant are the buffers of recIndex; mgen
 	// and mdone are gen and done for contentHits, hits its node buffer.
 	rxActive, rxWork, rxDormant []int32
-	mgen                        [2]uint32
-	mdone                       [2][]uint32
-	hits                        []int32
-	cand                        []uint32
-	candGen                     uint32
+	// wake[i] is wakeByContent's record of entry i in the batch wakeGen.
+	wake    []wakeSlot
+	wakeGen uint32
+	mgen    [2]uint32
+	mdone   [2][]uint32
+	hits    []int32
+	cand    []uint32
+	candGen uint32
 	// candList lists the entries markCandidates stamped; planWork is
 	// plannedPass's buffer.
 	candList, planWork []int32

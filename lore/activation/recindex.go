@@ -2,6 +2,7 @@ package activation
 
 import (
 	"context"
+	"slices"
 )
 
 // This file holds the worklist of the recursive passes of runPasses
@@ -27,8 +28,10 @@ type recIndex struct {
 	// sleeping how many still sleep.
 	dormant  []int32
 	sleeping int
-	// last is the last recursive pass run.
-	last int
+	// last is the last recursive pass run; claimed: its entries that
+	// passed are in the order in which they claim the budget (passOrder).
+	last    int
+	claimed bool
 }
 
 // sleeps reports whether pending entry i may sleep: a keyword entry of
@@ -101,34 +104,20 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 	}
 	work := append(rx.work[:0], rx.active...)
 	awake := len(work)
-	sc := t.ts.s
-	for slot := range sc.rtouched {
-		ke := &t.m.keyEntries[slot]
-		for _, n := range sc.rtouched[slot] {
-			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
-				s := &t.st[i]
-				if !s.dormant || s.stage != stagePending {
-					continue
-				}
-				s.dormant = false
-				rx.sleeping--
-				// Asleep, it is what recEntry asks of its state
-				// (turn.sleeps) but its level and recursion.
-				ce := &t.m.entries[i]
-				switch {
-				case !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel:
-					work = append(work, i)
-				case t.recDecide(ce, s, p):
-					passed = append(passed, i)
-				default:
-					t.sleep(i)
-				}
-			}
-		}
+	if t.ts.plain {
+		// An item without memoised hits: wake from the nodes the batch
+		// reached.
+		t.ts.flush()
+		passed, work = t.wakeByNodes(p, curLevel, passed, work)
+	} else {
+		passed, work = t.wakeByContent(p, curLevel, passed, work)
 	}
 	direct := len(passed)
 	if len(work) > awake {
 		work = t.inOrder(work)
+	}
+	if len(work) > 0 {
+		t.ts.flush() // the entries evaluated below read the marks
 	}
 	active := rx.active[:0]
 	for k, i := range work {
@@ -154,11 +143,93 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 			active = append(active, i)
 		}
 	}
-	rx.active, rx.work, rx.last = active, work, p
+	rx.active, rx.work, rx.last, rx.claimed = active, work, p, false
 	if direct > 0 {
 		passed = t.passOrder(passed)
 	}
 	return passed, rx.sleeping + len(active), nil
+}
+
+// wakeByNodes wakes, for recursive pass p at delay level curLevel, the
+// sleeping entries with a primary key at a node the newest batch of
+// recursion items reached (scratch.rtouched, marked by flush): those
+// recEntry decides are decided (added to passed or put to sleep again),
+// the others added to work.
+func (t *turn) wakeByNodes(p, curLevel int, passed, work []int32) ([]int32, []int32) {
+	sc := t.ts.s
+	for slot := range sc.rtouched {
+		ke := &t.m.keyEntries[slot]
+		for _, n := range sc.rtouched[slot] {
+			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
+				s := &t.st[i]
+				if !s.dormant || s.stage != stagePending {
+					continue
+				}
+				s.dormant = false
+				t.rx.sleeping--
+				// Asleep, it is what recEntry asks of its state
+				// (turn.sleeps) but its level and recursion.
+				ce := &t.m.entries[i]
+				switch {
+				case !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel:
+					work = append(work, i)
+				case t.recDecide(ce, s, p):
+					passed = append(passed, i)
+				default:
+					t.sleep(i)
+				}
+			}
+		}
+	}
+	return passed, work
+}
+
+// wakeByContent is wakeByNodes when every item of the newest batch has
+// memoised hits: the entries to wake are the items' contentHits.wakes,
+// and an entry recEntry decides passes with its first key (in key order)
+// that an item of the batch reaches, triggered by the newest such item.
+// That is what recDecide reads off the marks: a sleeping entry that may
+// read recursion text found none of its keys in the items before the
+// batch, or a pass since would have woken it.
+func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []int32) {
+	ts, sc := t.ts, t.ts.s
+	if sc.wakeGen++; sc.wakeGen == 0 {
+		clear(sc.wake)
+		sc.wakeGen = 1
+	}
+	gen := sc.wakeGen
+	for k := int(ts.batch); k < len(ts.items); k++ {
+		for _, w := range ts.items[k].hits.wakes {
+			ws := &sc.wake[w.ent]
+			if ws.gen == gen {
+				// Decided by an earlier item of the batch: a newer item
+				// or an earlier key triggers it.
+				if w.key <= ws.key && ws.item >= 0 {
+					ws.key, ws.item = w.key, int32(k)
+					t.keyFound(&t.m.entries[w.ent], &t.st[w.ent], int(w.key), k)
+				}
+				continue
+			}
+			s := &t.st[w.ent]
+			if !s.dormant || s.stage != stagePending {
+				continue
+			}
+			s.dormant = false
+			t.rx.sleeping--
+			ce := &t.m.entries[w.ent]
+			if !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel {
+				*ws = wakeSlot{gen: gen, item: -1}
+				work = append(work, w.ent)
+				continue
+			}
+			*ws = wakeSlot{gen: gen, key: w.key, item: int32(k)}
+			s.pass = p
+			t.keyFound(ce, s, int(w.key), k)
+			s.stage = stagePassed
+			passed = append(passed, w.ent)
+		}
+	}
+	return passed, work
 }
 
 // passOrder sorts the entries that passed a recursive pass, some decided
@@ -175,6 +246,7 @@ func (t *turn) passOrder(passed []int32) []int32 {
 			return t.inOrder(passed)
 		}
 	}
+	t.rx.claimed = true
 	return t.ts.s.bitSort(passed, t.m.claimRank, t.m.byClaim)
 }
 
@@ -251,6 +323,25 @@ func (t *turn) wakeDormant() {
 // per compiled scope.
 type contentHits struct {
 	nodes [2][]int32
+	// wakes lists the litOnly entries with a primary key at one of nodes
+	// (Matcher.keyEntries), each with the first such key: the entries the
+	// content wakes as recursion text (turn.wakeByContent). The chat memo
+	// leaves it nil.
+	wakes []recWake
+}
+
+// recWake is an entry a content wakes and its first primary key (index
+// into compiledEntry.primary) that the content reaches.
+type recWake struct {
+	ent, key int32
+}
+
+// wakeSlot is what wakeByContent found for one woken entry: the batch
+// (gen), its first key reached and the newest item reaching it (item -1:
+// the entry is evaluated, not decided on waking).
+type wakeSlot struct {
+	gen       uint32
+	key, item int32
 }
 
 // contentHits returns the memoised hits of entry src's content text,
@@ -261,8 +352,34 @@ func (ts *turnScan) contentHits(src int32, text string) *contentHits {
 		return h
 	}
 	h := ts.hitsOf(text)
+	h.wakes = ts.wakesOf(h)
 	m.content[src].Store(h)
 	return h
+}
+
+// wakesOf lists the entries content h wakes (contentHits.wakes), right
+// after hitsOf marked h's nodes in the scratch's own marks.
+func (ts *turnScan) wakesOf(h *contentHits) []recWake {
+	m, sc := ts.m, ts.s
+	var wakes []recWake
+	for slot := range h.nodes {
+		ke := &m.keyEntries[slot]
+		for _, n := range h.nodes[slot] {
+			for _, i := range ke.ents[ke.start[n]:ke.start[n+1]] {
+				if slices.ContainsFunc(wakes, func(w recWake) bool { return w.ent == i }) {
+					continue
+				}
+				ce := &m.entries[i]
+				for j := range ce.primary {
+					if r := &ce.primary[j]; sc.mdone[r.auto][r.node] == sc.mgen[r.auto] {
+						wakes = append(wakes, recWake{ent: i, key: int32(j)})
+						break
+					}
+				}
+			}
+		}
+	}
+	return wakes
 }
 
 // mark sets done[node] = gen for every node of nodes, listing in touched

@@ -95,6 +95,7 @@ func (m *Matcher) getScratch() *scratch {
 	}
 	s.states = make([]entryState, len(m.ids))
 	s.cand = make([]uint32, len(m.ids))
+	s.wake = make([]wakeSlot, len(m.ids))
 	return s
 }
 
@@ -102,6 +103,9 @@ func (m *Matcher) getScratch() *scratch {
 type recItem struct {
 	src  int32 // entry position
 	text string
+	// hits are the memoised nodes of text (nil: text is not the entry's
+	// body as compiled, and is scanned).
+	hits *contentHits
 }
 
 // turnScan holds the matches of one turn: for every terminal node, the
@@ -128,7 +132,11 @@ type turnScan struct {
 	// automata that the items from batch on reach first (startBatch).
 	track bool
 	batch uint32
-	nz    *normalizer
+	// marked counts the items whose nodes are marked (flush); plain: an
+	// item of the newest batch has no memoised hits.
+	marked int
+	plain  bool
+	nz     *normalizer
 	// texts caches the matching form of non-ASCII texts across turns
 	// (Options.Texts; may be nil).
 	texts *TextCache
@@ -255,45 +263,68 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, mk *marks, ge
 	a.scanMarked(marked, mk, gen)
 }
 
-// addRecursion scans the admitted content of entry src for later passes;
-// memo says text is the entry's body as compiled (no identity macro), so
-// the key nodes it reaches in the own automata are memoised with the
-// Matcher (contentHits) and marked without a scan in later turns.
+// addRecursion records the admitted content of entry src for later
+// passes; memo says text is the entry's body as compiled (no identity
+// macro), so the key nodes it reaches in the own automata, and the
+// entries they wake (contentHits), are memoised with the Matcher the
+// first time. The item's nodes are marked later, when a pass reads them
+// (flush): a recursive pass whose new items are all memoised wakes the
+// sleeping entries from the memo (turn.wakeByContent) without them.
 func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
-	k := uint32(len(ts.items))
-	ts.items = append(ts.items, recItem{src: src, text: text})
-	s := ts.s
-	scan := 0
+	var hits *contentHits
 	if memo {
-		// Only an own automaton's nodes are memoised (none when it is
-		// nil); the macro automata are scanned.
-		hits := ts.m.content[src].Load()
-		if hits == nil {
+		if hits = ts.m.content[src].Load(); hits == nil {
 			hits = ts.contentHits(src, text)
 		}
+	} else if ts.track {
+		ts.plain = true
+	}
+	ts.items = append(ts.items, recItem{src: src, text: text, hits: hits})
+}
+
+// flush marks the nodes of the recursion items not marked yet, in item
+// order, before anything reads the marks (recLit).
+func (ts *turnScan) flush() {
+	for k := ts.marked; k < len(ts.items); k++ {
+		ts.markItem(k)
+	}
+	ts.marked = len(ts.items)
+}
+
+// markItem marks the nodes recursion item k reaches: from its memoised
+// hits in the own automata, else by a scan; the macro automata are
+// scanned.
+func (ts *turnScan) markItem(k int) {
+	it := &ts.items[k]
+	s := ts.s
+	scan := 0
+	if hits := it.hits; hits != nil {
+		// Only an own automaton's nodes are memoised (none when it is
+		// nil); the macro automata are scanned.
 		if fold := hits.nodes[autoFold]; len(fold) > 0 {
-			ts.markRec(autoFold, fold, k)
+			ts.markRec(autoFold, fold, uint32(k))
 		}
 		if sens := hits.nodes[autoSens]; len(sens) > 0 {
-			ts.markRec(autoSens, sens, k)
+			ts.markRec(autoSens, sens, uint32(k))
 		}
 		if ts.autos[autoDynFold] == nil && ts.autos[autoDynSens] == nil {
 			return
 		}
 		scan = len(hits.nodes)
 	}
+	track := ts.track && uint32(k) >= ts.batch
 	for slot := scan; slot < numAutos; slot++ {
 		a := ts.autos[slot]
 		if a == nil {
 			continue
 		}
-		gen := ts.rg0[slot] + k
+		gen := ts.rg0[slot] + uint32(k)
 		s.rgen[slot] = gen
 		mk := marks{done: s.rdone[slot]}
-		if ts.track && slot < len(s.rtouched) {
+		if track && slot < len(s.rtouched) {
 			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &s.rtouched[slot]
 		}
-		ts.scanText(a, text, slot == autoFold || slot == autoDynFold, &mk, gen)
+		ts.scanText(a, it.text, slot == autoFold || slot == autoDynFold, &mk, gen)
 	}
 }
 
@@ -306,8 +337,9 @@ func (ts *turnScan) markRec(slot int, nodes []int32, k uint32) {
 	gen := ts.rg0[slot] + k
 	s.rgen[slot] = gen
 	done, g0 := s.rdone[slot], ts.rg0[slot]+ts.batch
+	track := ts.track && k >= ts.batch
 	for _, n := range nodes {
-		if ts.track && done[n] < g0 {
+		if track && done[n] < g0 {
 			s.rtouched[slot] = append(s.rtouched[slot], n)
 		}
 		done[n] = gen
@@ -318,7 +350,7 @@ func (ts *turnScan) markRec(slot int, nodes []int32, k uint32) {
 // addRecursion lists the own automata's nodes these items reach and the
 // items before them did not (scratch.rtouched).
 func (ts *turnScan) startBatch() {
-	ts.track, ts.batch = true, uint32(len(ts.items))
+	ts.track, ts.batch, ts.plain = true, uint32(len(ts.items)), false
 	for slot := range ts.s.rtouched {
 		ts.s.rtouched[slot] = ts.s.rtouched[slot][:0]
 	}
@@ -409,6 +441,9 @@ func (ts *turnScan) candidate(i int32) bool {
 
 // recLit is recHit for a literal key (kind keyLiteral, not a macro key).
 func (ts *turnScan) recLit(ref *keyRef) int {
+	if ts.marked < len(ts.items) {
+		ts.flush()
+	}
 	// A mark older than the turn's first item (d < rg0) wraps to more
 	// than the turn's items: newTurnScan keeps rg0 + maxItems below 2^32.
 	k := ts.s.rdone[ref.auto][ref.node] - ts.rg0[ref.auto]
