@@ -145,7 +145,7 @@ func (t *turn) indexedPass(ctx context.Context, p, curLevel int, passed []int32)
 	}
 	rx.active, rx.work, rx.last, rx.claimed = active, work, p, false
 	if direct > 0 {
-		passed = t.passOrder(passed)
+		passed = t.passOrder(passed, direct)
 	}
 	return passed, rx.sleeping + len(active), nil
 }
@@ -223,9 +223,12 @@ func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []
 				continue
 			}
 			*ws = wakeSlot{gen: gen, key: w.key, item: int32(k)}
-			s.pass = p
-			t.keyFound(ce, s, int(w.key), k)
-			s.stage = stagePassed
+			s.pass, s.stage = p, stagePassed
+			if t.trace {
+				t.keyFound(ce, s, int(w.key), k)
+			} else { // keyFound's without a trace
+				s.trig = ts.items[k].src + 1
+			}
 			passed = append(passed, w.ent)
 		}
 	}
@@ -236,12 +239,13 @@ func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []
 // as they woke, into the order in which they claim the budget (by
 // Matcher.byClaim, ties in evaluation order, as claimOrder sorts entries
 // that arrive in evaluation order), or into evaluation order when
-// inclusion groups read them or one is sticky.
-func (t *turn) passOrder(passed []int32) []int32 {
+// inclusion groups read them or one is sticky. The first direct entries
+// were decided as they woke (asleep, none is sticky).
+func (t *turn) passOrder(passed []int32, direct int) []int32 {
 	if t.m.hasGroups || t.won != nil {
 		return t.inOrder(passed)
 	}
-	for _, i := range passed {
+	for _, i := range passed[direct:] {
 		if t.st[i].mode == modeSticky {
 			return t.inOrder(passed)
 		}
