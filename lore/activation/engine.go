@@ -456,9 +456,7 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 			order = t.claimOrder(order)
 		}
 		t.holdShare(passed)
-		for _, i := range order {
-			t.admit(i, p)
-		}
+		t.admitAll(order, p)
 		t.pend, t.held = t.pend[:0], 0 // what the similarity matches left returns to later passes
 		for k := 0; t.m.hasGroups && k < len(passed); k++ {
 			if i := passed[k]; t.st[i].verdict == VerdictAdmitted {
@@ -956,6 +954,45 @@ func boolFirst(x bool) int {
 		return -1
 	}
 	return 1
+}
+
+// admitAll admits the entries of order in that order in pass p (admit).
+// A turn without a trace, similarity holds (holdShare) or token counts
+// takes admit's common case inline: an entry without identity macros
+// that fits the budget, its book without a share of its own.
+func (t *turn) admitAll(order []int32, p int) {
+	if t.trace || len(t.pend) > 0 || !t.unitCost {
+		for _, i := range order {
+			t.admit(i, p)
+		}
+		return
+	}
+	t.held = 0 // heldFrom's, with nothing held
+	b, sc, feeds := &t.budget, t.ts.s, p < t.maxPasses
+	for _, i := range order {
+		ce, s := &t.m.entries[i], &t.st[i]
+		c := ce.units
+		var book *BookUse
+		if t.sel.books != nil {
+			book = &t.sel.books[s.book]
+		}
+		if s.stage != stagePassed || ce.ident || ce.ignoreBudget || b.Limit >= 0 && b.Used+c > b.Limit || book != nil && book.Limit >= 0 {
+			t.admit(i, p)
+			continue
+		}
+		s.stage, s.verdict, s.content, s.cost = stageDone, VerdictAdmitted, ce.body, c
+		b.Used += c
+		if ce.constant {
+			t.alwaysOnUsed += c
+		}
+		if book != nil {
+			book.Used += c
+		}
+		sc.admitted = append(sc.admitted, i)
+		if feeds && s.feeds && ce.body != "" {
+			t.ts.addRecursion(i, ce.body, true)
+		}
+	}
 }
 
 // admit spends the budget on entry i (rule 6) and feeds recursion.
