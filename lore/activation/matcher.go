@@ -231,9 +231,9 @@ type scratch struct {
 	// rxActive, rxWork and rxDormant are the buffers of recIndex; mgen
 	// and mdone are gen and done for contentHits, hits its node buffer.
 	rxActive, rxWork, rxDormant []int32
-	// wake[i] is wakeByContent's record of entry i in the batch wakeGen.
-	wake    []wakeSlot
-	wakeGen uint32
+	// wakeKey[i] is the primary key by which wakeByContent decided entry
+	// i in its pass.
+	wakeKey []int32
 	mgen    [2]uint32
 	mdone   [2][]uint32
 	hits    []int32

@@ -192,42 +192,36 @@ func (t *turn) wakeByNodes(p, curLevel int, passed, work []int32) ([]int32, []in
 // read recursion text found none of its keys in the items before the
 // batch, or a pass since would have woken it.
 func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []int32) {
-	ts, sc := t.ts, t.ts.s
-	if sc.wakeGen++; sc.wakeGen == 0 {
-		clear(sc.wake)
-		sc.wakeGen = 1
-	}
-	gen := sc.wakeGen
+	ts, keys := t.ts, t.ts.s.wakeKey
+	decide := !t.minPass
 	for k := int(ts.batch); k < len(ts.items); k++ {
-		for _, w := range ts.items[k].hits.wakes {
-			ws := &sc.wake[w.ent]
-			if ws.gen == gen {
-				// Decided by an earlier item of the batch: a newer item
-				// or an earlier key triggers it.
-				if w.key <= ws.key && ws.item >= 0 {
-					ws.key, ws.item = w.key, int32(k)
-					t.keyFound(&t.m.entries[w.ent], &t.st[w.ent], int(w.key), k)
+		it := &ts.items[k]
+		for _, w := range it.hits.wakes {
+			s := &t.st[w.ent]
+			if !s.dormant {
+				// Decided by an earlier item of the batch (passed in this
+				// pass), a newer item or an earlier key triggers it.
+				if s.stage == stagePassed && s.pass == p && w.key <= keys[w.ent] {
+					keys[w.ent] = w.key
+					t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
 				}
 				continue
 			}
-			s := &t.st[w.ent]
-			if !s.dormant || s.stage != stagePending {
+			if s.stage != stagePending {
 				continue
 			}
 			s.dormant = false
 			t.rx.sleeping--
-			ce := &t.m.entries[w.ent]
-			if !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel {
-				*ws = wakeSlot{gen: gen, item: -1}
+			if !w.keysOnly || !decide || !s.recOK || s.level > curLevel {
 				work = append(work, w.ent)
 				continue
 			}
-			*ws = wakeSlot{gen: gen, key: w.key, item: int32(k)}
+			keys[w.ent] = w.key
 			s.pass, s.stage = p, stagePassed
 			if t.trace {
-				t.keyFound(ce, s, int(w.key), k)
+				t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
 			} else { // keyFound's without a trace
-				s.trig = ts.items[k].src + 1
+				s.trig = it.src + 1
 			}
 			passed = append(passed, w.ent)
 		}
@@ -334,18 +328,11 @@ type contentHits struct {
 	wakes []recWake
 }
 
-// recWake is an entry a content wakes and its first primary key (index
-// into compiledEntry.primary) that the content reaches.
+// recWake is an entry a content wakes, its first primary key (index into
+// compiledEntry.primary) that the content reaches, and its keysOnly.
 type recWake struct {
 	ent, key int32
-}
-
-// wakeSlot is what wakeByContent found for one woken entry: the batch
-// (gen), its first key reached and the newest item reaching it (item -1:
-// the entry is evaluated, not decided on waking).
-type wakeSlot struct {
-	gen       uint32
-	key, item int32
+	keysOnly bool
 }
 
 // contentHits returns the memoised hits of entry src's content text,
@@ -376,7 +363,7 @@ func (ts *turnScan) wakesOf(h *contentHits) []recWake {
 				ce := &m.entries[i]
 				for j := range ce.primary {
 					if r := &ce.primary[j]; sc.mdone[r.auto][r.node] == sc.mgen[r.auto] {
-						wakes = append(wakes, recWake{ent: i, key: int32(j)})
+						wakes = append(wakes, recWake{ent: i, key: int32(j), keysOnly: ce.keysOnly})
 						break
 					}
 				}

@@ -95,7 +95,7 @@ func (m *Matcher) getScratch() *scratch {
 	}
 	s.states = make([]entryState, len(m.ids))
 	s.cand = make([]uint32, len(m.ids))
-	s.wake = make([]wakeSlot, len(m.ids))
+	s.wakeKey = make([]int32, len(m.ids))
 	return s
 }
 
