@@ -9,11 +9,14 @@ import (
 // (docs/benchmarks.md "Recursion by new text"): a recursive pass reads the
 // text admitted by the pass before it, so an entry whose keys found
 // nothing so far can change only if that new text reaches one of its
-// keys. Such an entry sleeps: the pass does not evaluate it until the
-// index from key node to entries (Matcher.keyEntries) wakes it from the
-// nodes the new items reached (scratch.rtouched). A pass whose new text
-// names no sleeping entry's key evaluates only the few entries that are
-// not asleep. The Result is the one of evaluating every pending entry in
+// keys. Such an entry sleeps: the pass does not evaluate it until the new
+// items wake it, from the wake lists memoised with their contents
+// (contentHits.wakes, wakeByContent), or, when an item's content has
+// identity macros, from the index from key node to entries
+// (Matcher.keyEntries) read with the nodes the new items reached
+// (scratch.rtouched, wakeByNodes). A pass whose new text names no
+// sleeping entry's key evaluates only the few entries that are not
+// asleep. The Result is the one of evaluating every pending entry in
 // every pass (Options.baseline still does; requireSameTurn compares).
 
 // recIndex is the worklist of one turn's recursive passes.
