@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,8 +47,10 @@ import (
 // serve's own (handler-p50-us, handler-p99-us: the bucket bounds of its
 // latency histogram, from the body read to the answer written, so the
 // tail inside the handler is told from the connection's and the load
-// client's; docs/benchmarks.md#gc-floor). CPU per turn is what
-// other load on a shared machine inflates least.
+// client's; docs/benchmarks.md#gc-floor). The load client (this process)
+// collects at GOGC=800 within a row, so that its own collections do not
+// stall the requests it times (docs/benchmarks.md#tail-order). CPU per
+// turn is what other load on a shared machine inflates least.
 //
 // LOREGATE_BENCH_BASELINE names an older loregate binary, or several
 // separated by ':': their rows (`.../base`, `.../base2`, ...) then run
@@ -215,6 +219,12 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	serve0, pg0 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
 	wal0, stored0 := walAndStored(b, ctx, pool)
 	lat := make([]time.Duration, 0, b.N)
+	// The load client's own collections stall the requests they overlap (a
+	// cycle every ~700 requests at GOGC=100 doubled the latency of ~4% of
+	// them: docs/benchmarks.md#tail-order): it starts the row with a fresh
+	// heap and collects at 800 until the row ends, about once a row.
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(800))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var next atomic.Int64
