@@ -116,10 +116,11 @@ RETURNING id, version, xmin`
 	// turnCommitDelete only, deletes the records of the entries $16 (a
 	// statement without that part when there are none: each part of a
 	// statement is set up again at every execution,
-	// docs/benchmarks.md#turn-commit-postgres). It returns the new version
-	// and row version and the entries written, or no row (nothing written)
-	// when the conversation or the server's lore moved on, with the
-	// conversation's version now.
+	// docs/benchmarks.md#turn-commit-postgres). It returns one row: the new
+	// version and row version and the entries written, or, when the
+	// conversation or the server's lore moved on (nothing written), NULLs
+	// and the conversation's version now, which only this case reads; no
+	// row when the conversation is gone.
 	turnCommit       = turnCommitHead + turnCommitTail
 	turnCommitDelete = turnCommitHead + `, d AS (
     DELETE FROM turn_entry_state x USING c WHERE x.conversation_id = c.id AND x.entry_id = ANY($16::bigint[])
@@ -147,8 +148,8 @@ RETURNING id, version, xmin`
     SELECT c.id, $6::text, $7::int, $8::text, $9::jsonb, $10::text, $11::int, $12::int, $13::jsonb, $14::bytea,
         $15::timestamptz FROM c
 )
-SELECT (SELECT version FROM c), (SELECT xmin FROM c), ARRAY(SELECT entry_id FROM u),
-    (SELECT version FROM turn_conversations WHERE id = $1)`
+SELECT c.version, c.xmin, ARRAY(SELECT entry_id FROM u), NULL::bigint FROM c
+UNION ALL SELECT NULL, NULL, NULL, t.version FROM turn_conversations t WHERE t.id = $1 AND NOT EXISTS (SELECT FROM c)`
 	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
 ORDER BY id DESC LIMIT $4`
 	// turnResetLock takes the conversation's lock and bumps its version (a
@@ -323,7 +324,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		return c.read(values)
 	})
 	if err == nil && !c.read1 {
-		err = errors.New("the commit statement returned no row")
+		err = turnstate.ErrStale // the conversation is gone
 	}
 	if err == nil && c.version == nil {
 		err = turnstate.ErrStale
@@ -358,8 +359,8 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 }
 
 // commitRow is the row of turnCommit: the conversation's new version and
-// row version (NULL when nothing was written), the entries whose records
-// it wrote and the conversation's version now.
+// row version and the entries whose records it wrote, or, when nothing
+// was written, NULLs and the conversation's version now.
 type commitRow struct {
 	version, now *int64
 	xmin         *uint32
