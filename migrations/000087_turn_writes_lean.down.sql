@@ -1,6 +1,7 @@
 -- 000087_turn_writes_lean (down): the default fillfactor, the primary key
 -- on id, the index listing a conversation's turns and the foreign key
 -- again. No row is changed: the trigger kept every log row's conversation.
+LOCK TABLE turn_conversations, activation_log IN SHARE ROW EXCLUSIVE MODE;
 ALTER TABLE turn_conversations RESET (fillfactor);
 ALTER TABLE turn_entry_state RESET (fillfactor);
 

@@ -18,9 +18,11 @@
 --   row (lore/postgres turn.go), and a trigger deletes the log rows of the
 --   conversations deleted, as the key's ON DELETE CASCADE did.
 --
--- Locks: building the new key holds SHARE on activation_log (recorded
--- turns wait, reads of the log do not), then ACCESS EXCLUSIVE briefly to
--- swap the keys (docs/operations.md).
+-- Locks (docs/operations.md): turn_conversations and activation_log in
+-- SHARE ROW EXCLUSIVE first, so recorded turns wait for the migration
+-- (reads of the log do not) and none holds a lock it needs later; then
+-- ACCESS EXCLUSIVE on activation_log, briefly, to swap the keys.
+LOCK TABLE turn_conversations, activation_log IN SHARE ROW EXCLUSIVE MODE;
 ALTER TABLE turn_conversations SET (fillfactor = 10);
 ALTER TABLE turn_entry_state SET (fillfactor = 50);
 

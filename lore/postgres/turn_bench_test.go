@@ -1,14 +1,17 @@
 package postgres_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/turnstate"
 )
@@ -47,4 +50,59 @@ func BenchmarkTurn(b *testing.B) {
 				InputSHA256: fmt.Sprintf("%064x", n), BudgetUnit: "utf16", Response: response}))
 		}
 	})
+}
+
+// BenchmarkTurnCachedCommit measures what Postgres does for a recorded turn
+// of serve's bot (BenchmarkServeTurn's turn: one admitted entry whose state
+// record changes, its log row with the 4.2 KB stored result of that turn,
+// testdata/bench-turn-result.bin): b.N turns of one conversation, each
+// opened on the state the turn before kept (docs/turns.md#cached-state),
+// so each commits in one round trip, on a pool of one connection. It
+// reports the CPU time of that one Postgres backend per turn
+// (pg-cpu-us/op; walwriter and the other processes are not in it) and
+// logs the backend's process id, for counting its instructions under
+// valgrind (docs/benchmarks.md#turn-commit-postgres).
+func BenchmarkTurnCachedCommit(b *testing.B) {
+	result, err := os.ReadFile("testdata/bench-turn-result.bin")
+	require.NoError(b, err)
+	ctx, _, store, server, clock := cpuBench(b)
+	col, err := store.CreateCollection(ctx, lore.Collection{Server: server, Name: "bench", Enabled: true})
+	require.NoError(b, err)
+	es := make([]lore.Entry, 250)
+	for i := range es {
+		es[i], err = store.InsertEntry(ctx, entry(server, 0, col.Name, fmt.Sprint("e-", i)))
+		require.NoError(b, err)
+	}
+	turns := store.TurnStore()
+	cached := turns.(interface {
+		BeginCachedTurn(context.Context, turnstate.Conversation, string) turnstate.Turn
+	})
+	c := postgres.Conversation{Server: server, Channel: "333333333333333333"}
+	admitted := es[148].ID
+	turn := func(k int) {
+		id := fmt.Sprint("t-", k)
+		tx := cached.BeginCachedTurn(ctx, c, id)
+		if tx == nil {
+			tx, err = turns.BeginTurn(ctx, c, id)
+			require.NoError(b, err)
+		}
+		next, _ := turnstate.Derive(tx.Stored(), es, 100+k)
+		next = turnstate.Advance(next, es, []int64{admitted}, 100+k, time.Now())
+		require.NoError(b, tx.Commit(ctx, next, postgres.LoggedTurn{TurnID: id, MessageCount: 100 + k,
+			InputSHA256: fmt.Sprintf("%064x", k), BudgetUnit: "tokens", BudgetLimit: 2048, BudgetUsed: 400,
+			Admitted: []postgres.LoggedEntry{{ID: admitted, Group: "activated", Placement: "before", Pass: 1, Cost: 400}},
+			Response: result}))
+	}
+	for k := range 10 { // the first turn takes the lock; the plans settle
+		turn(k)
+	}
+	b.Logf("backend pid %d", clock.backend)
+	_, pg0 := clock.parts(b)
+	b.ResetTimer()
+	for k := range b.N {
+		turn(10 + k)
+	}
+	b.StopTimer()
+	_, pg1 := clock.parts(b)
+	b.ReportMetric(float64((pg1-pg0).Microseconds())/float64(b.N), "pg-cpu-us/op")
 }
