@@ -495,7 +495,7 @@ func stateRecords(recs []turnstate.Record) string {
 	}
 	at := func(t time.Time, ok bool) {
 		if ok {
-			b = t.UTC().Truncate(time.Microsecond).AppendFormat(b, "2006-01-02T15:04:05.999999Z")
+			b = appendTimestamp(b, t)
 		}
 	}
 	for i, r := range recs {
@@ -531,6 +531,32 @@ func stateRecords(recs []turnstate.Record) string {
 	}
 	return string(append(b, '}'))
 }
+
+// appendTimestamp appends t in UTC to the microsecond as Postgres reads a
+// timestamptz, e.g. 2026-12-02T03:32:54.589469Z (a year outside 1-9999
+// as time.Time.AppendFormat writes it).
+func appendTimestamp(b []byte, t time.Time) []byte {
+	t = t.UTC().Truncate(time.Microsecond)
+	y, mo, d := t.Date()
+	if y < 1 || y > 9999 {
+		return t.AppendFormat(b, "2006-01-02T15:04:05.999999Z")
+	}
+	h, mi, sec := t.Clock()
+	for _, f := range [...]struct {
+		sep   byte
+		v, ds int
+	}{{0, y, 4}, {'-', int(mo), 2}, {'-', d, 2}, {'T', h, 2}, {':', mi, 2}, {':', sec, 2}, {'.', t.Nanosecond() / 1000, 6}} {
+		if f.sep != 0 {
+			b = append(b, f.sep)
+		}
+		for p := pow10[f.ds-1]; p > 0; p /= 10 {
+			b = append(b, byte('0'+f.v/p%10))
+		}
+	}
+	return append(b, 'Z')
+}
+
+var pow10 = [...]int{1, 10, 100, 1000, 10000, 100000}
 
 func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
 	if err != nil {

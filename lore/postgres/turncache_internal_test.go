@@ -115,3 +115,23 @@ func TestWireValues(t *testing.T) {
 		require.Error(t, f([]byte{1, 2, 3}))
 	}
 }
+
+// TestAppendTimestamp: the state records' times read back as the instant
+// they were, to the microsecond, in any zone and year.
+func TestAppendTimestamp(t *testing.T) {
+	zone := time.FixedZone("x", -5*3600-30*60)
+	for _, at := range []time.Time{
+		time.Date(2026, 12, 2, 3, 32, 54, 589469123, time.UTC),
+		time.Date(2026, 1, 1, 0, 0, 0, 0, zone),
+		time.Date(1, 1, 1, 0, 0, 0, 999, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	} {
+		raw := string(appendTimestamp([]byte("x"), at))
+		got, err := time.Parse("2006-01-02T15:04:05.999999Z", raw[1:])
+		require.NoError(t, err, raw)
+		require.True(t, at.Truncate(time.Microsecond).Equal(got), "%s: %s", at, raw)
+	}
+	require.Equal(t, "2026-12-02T03:04:05.000007Z", string(appendTimestamp(nil, time.Date(2026, 12, 2, 3, 4, 5, 7890, time.UTC))))
+	far := time.Date(12345, 6, 7, 8, 9, 10, 11000, time.UTC)
+	require.Equal(t, "12345-06-07T08:09:10.000011Z", string(appendTimestamp(nil, far)), "as AppendFormat writes it")
+}
