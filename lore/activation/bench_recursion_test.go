@@ -54,7 +54,8 @@ type recVariant struct {
 // (SkipTrace, warm text cache, unlimited budget, scan depth 100): single
 // is the -rec book without recursion, recursive-3 the same turn with it;
 // plain and idle-pass are the book without links, without and with
-// recursion. It fails b when a turn does not run its passes or the tiers
+// recursion; single-buf and recursive-3-buf are single and recursive-3
+// with a reused Options.AdmittedBuf. It fails b when a turn does not run its passes or the tiers
 // are not linked as described.
 func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int) {
 	rec, plain := recWorkload(b, book+"-rec", chat), recWorkload(b, book, chat)
@@ -62,11 +63,15 @@ func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int)
 	on := opts
 	on.Recursive = true
 	mRec, mPlain := CompileInput(&rec, opts.MatchOptions()), CompileInput(&plain, opts.MatchOptions())
+	buf, onBuf := opts, on
+	buf.AdmittedBuf, onBuf.AdmittedBuf = make([]Admitted, 0, len(rec.Entries)), make([]Admitted, 0, len(rec.Entries))
 	variants := []recVariant{
 		{"single", mRec, rec, opts, 1},
 		{"recursive-3", mRec, rec, on, 3},
 		{"plain", mPlain, plain, opts, 1},
 		{"idle-pass", mPlain, plain, on, 2},
+		{"single-buf", mRec, rec, buf, 1},
+		{"recursive-3-buf", mRec, rec, onBuf, 3},
 	}
 	admitted := map[string]int{}
 	for _, v := range variants {
@@ -91,8 +96,10 @@ func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int)
 // content names a third, so 3 passes triple the admissions. Rows
 // (recVariants): recursive-3 over single (goal: at most 1.5x); idle-pass
 // over plain, where pass 2 reads the admitted text and admits nothing
-// (goal: at most 1.1x). Ratios are process CPU time per turn, each
-// variant's fastest of 7 interleaved rounds.
+// (goal: at most 1.1x); rec3buf/single-buf is recursive-3 over single when
+// both reuse an Options.AdmittedBuf (no Admitted slice allocated a turn).
+// Ratios are process CPU time per turn, each variant's fastest of 7
+// interleaved rounds.
 func BenchmarkRecursionWorkload(b *testing.B) {
 	for _, w := range recBooks {
 		b.Run(w.book, func(b *testing.B) {
@@ -117,6 +124,7 @@ func BenchmarkRecursionWorkload(b *testing.B) {
 			b.ReportMetric(float64(per["idle-pass"]), "idle-ns/turn")
 			b.ReportMetric(float64(per["recursive-3"])/float64(per["single"]), "rec3/single")
 			b.ReportMetric(float64(per["idle-pass"])/float64(per["plain"]), "idle/plain")
+			b.ReportMetric(float64(per["recursive-3-buf"])/float64(per["single-buf"]), "rec3buf/single-buf")
 			b.ReportMetric(float64(admitted["recursive-3"])/float64(admitted["single"]), "admit-x")
 		})
 	}

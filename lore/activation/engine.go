@@ -1059,7 +1059,10 @@ func (t *turn) result(passes int) Result {
 	m, st := t.m, t.st
 	res := Result{Budget: t.budget, Passes: passes}
 	adm := t.ts.s.admitted
-	if len(adm) > 0 {
+	if buf := t.opts.AdmittedBuf; len(adm) > 0 && cap(buf) >= len(adm) {
+		clear(buf[:len(adm)]) // fill writes onto zero items
+		res.Admitted = buf[:0]
+	} else if len(adm) > 0 {
 		res.Admitted = make([]Admitted, 0, len(adm))
 	}
 	order := m.order

@@ -615,3 +615,26 @@ func TestTraceBuf(t *testing.T) {
 	require.Equal(t, want.Trace, small.Trace)
 	require.Equal(t, len(entries), cap(small.Trace), "a buffer too small is not used")
 }
+
+// TestAdmittedBuf: a turn writes Result.Admitted into Options.AdmittedBuf
+// when it has room, over stale items, and the Result is the same.
+func TestAdmittedBuf(t *testing.T) {
+	entries := []lore.Entry{ent(1, []string{"dragon"}, "A dragon names the elf."), constant(2, "Always."), ent(3, []string{"elf"}, "An elf.")}
+	in := baseInput(entries, "the dragon flies")
+	opts := Options{Recursive: true}
+	want := run(t, in, opts)
+	require.Len(t, want.Admitted, 3)
+	stale := 7
+	buf := make([]Admitted, 4)
+	for i := range buf {
+		buf[i] = Admitted{Entry: &entries[0], Content: "stale", Cost: 9, Tokens: &stale, Pass: 5, TriggeredBy: 99}
+	}
+	opts.AdmittedBuf = buf
+	got := run(t, in, opts)
+	require.Equal(t, want, got)
+	require.Same(t, &buf[0], &got.Admitted[0], "the result is the buffer")
+	opts.AdmittedBuf = make([]Admitted, 0, 2)
+	small := run(t, in, opts)
+	require.Equal(t, want, small)
+	require.Equal(t, 3, cap(small.Admitted), "a buffer too small is not used")
+}
