@@ -34,13 +34,15 @@ func openDatabase(ctx context.Context, cfg *config, logger *slog.Logger) (string
 	return cluster.URL(), release, nil
 }
 
-// openPool opens a pgx pool; when observe is set, every query's latency is
+// openPool opens a pgx pool whose TCP connections read and write with raw
+// system calls (rawIODial); when observe is set, every query's latency is
 // reported to it by statement kind (the first SQL keyword).
 func openPool(ctx context.Context, url string, observe func(statement string, d time.Duration)) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("database URL: %w", err)
 	}
+	cfg.ConnConfig.DialFunc = rawIODial(cfg.ConnConfig.DialFunc)
 	if observe != nil {
 		cfg.ConnConfig.Tracer = &queryTimer{observe: observe}
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"os"
 	"syscall"
 	"unsafe"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // rawIOListener wraps serve's listener so that each accepted TCP
@@ -39,15 +42,34 @@ func (l rawListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return rawIOConn(c), nil
+}
+
+// rawIODial wraps a pgx dial function so that the database connections it
+// dials read and write as rawIOListener's do: a recorded turn's commit
+// waits for Postgres' answer, and its read woke sysmon as a request's did.
+func rawIODial(dial pgconn.DialFunc) pgconn.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rawIOConn(c), nil
+	}
+}
+
+// rawIOConn is c reading and writing with raw system calls when it is a
+// TCP connection, else c.
+func rawIOConn(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
 	if !ok {
-		return c, nil
+		return c
 	}
 	raw, err := tc.SyscallConn()
 	if err != nil {
-		return c, nil
+		return c
 	}
-	return &rawConn{TCPConn: tc, raw: raw}, nil
+	return &rawConn{TCPConn: tc, raw: raw}
 }
 
 // rawConn is a TCP connection whose Read and Write are raw system calls

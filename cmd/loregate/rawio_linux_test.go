@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"loregate/lore/postgres/postgrestest"
 )
 
 // rawPair returns a server-side connection accepted through ln (wrapped
@@ -126,4 +129,31 @@ func requireOpError(t *testing.T, err error, op string, cause error) {
 	require.Equal(t, op, oe.Op)
 	require.Equal(t, "tcp", oe.Net)
 	require.ErrorIs(t, err, cause)
+}
+
+// TestRawIODialPool: openPool's TCP connections to Postgres are raw ones,
+// and what pgx needs of them holds: queries, a query cut short by its
+// context (a deadline on the connection, then the connection closed) and
+// the pool going on with a new connection.
+func TestRawIODialPool(t *testing.T) {
+	ctx := context.Background()
+	pool, err := openPool(ctx, postgrestest.NewDatabase(t), nil)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	c, err := pool.Acquire(ctx)
+	require.NoError(t, err)
+	if _, tcp := c.Conn().PgConn().Conn().LocalAddr().(*net.TCPAddr); tcp {
+		require.IsType(t, &rawConn{}, c.Conn().PgConn().Conn())
+	}
+	var big string
+	require.NoError(t, c.QueryRow(ctx, `SELECT repeat('x', 1 << 20)`).Scan(&big)) // many reads
+	require.Len(t, big, 1<<20)
+	c.Release()
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = pool.Exec(short, `SELECT pg_sleep(5)`)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	var one int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT 1`).Scan(&one))
+	require.Equal(t, 1, one)
 }
