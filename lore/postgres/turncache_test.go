@@ -160,3 +160,49 @@ func TestTurnCachedState(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, st)
 }
+
+// TestTurnCachedCommitCancelled: a cached commit whose context ends while
+// its pipeline waits on a lock returns the context's error; the pool
+// drops the connection the pipeline left mid-way, Postgres cancels the
+// waiting statement (nothing written), and the turn retried under the
+// same id is recorded once.
+func TestTurnCachedCommitCancelled(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"))
+	a := cachedTurns{t: t, store: b.store.TurnStore(), c: b.conversation(t), es: es}
+	require.False(t, a.record("t1", 2, es[0].ID))
+	require.True(t, a.record("t2", 4))
+
+	// The pipeline's first statement waits for the server's row.
+	blocker, err := b.pool.Begin(b.ctx)
+	require.NoError(t, err)
+	_, err = blocker.Exec(b.ctx, `SELECT 1 FROM servers WHERE id = $1 FOR UPDATE`, b.server)
+	require.NoError(t, err)
+	tx, cached := a.begin("t3")
+	require.True(t, cached)
+	next, _ := turnstate.Derive(tx.Stored(), es, 6)
+	next = turnstate.Advance(next, es, []int64{es[0].ID}, 6, time.Now())
+	ctx, cancel := context.WithTimeout(b.ctx, 200*time.Millisecond)
+	defer cancel()
+	err = tx.Commit(ctx, next, turnstate.LoggedTurn{TurnID: "t3", MessageCount: 6, InputSHA256: fmt.Sprintf("%064x", 6), BudgetUnit: "utf16"})
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	// pgconn cancels the waiting statement as it drops the connection:
+	// once no backend waits for the lock, the turn cannot commit.
+	require.Eventually(t, func() bool {
+		var waiting int
+		err := blocker.QueryRow(b.ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting)
+		return err == nil && waiting == 0
+	}, 10*time.Second, 10*time.Millisecond)
+	require.NoError(t, blocker.Rollback(b.ctx))
+
+	// The connection the cancelled pipeline broke is destroyed in the
+	// background.
+	require.Eventually(t, func() bool { return b.pool.Stat().AcquiredConns() == 0 }, 10*time.Second, 10*time.Millisecond,
+		"%d connections acquired", b.pool.Stat().AcquiredConns())
+	require.Equal(t, 2, logRows(t, b, a.c))
+	require.True(t, a.record("t3", 6, es[0].ID), "the kept state is still the stored one")
+	require.True(t, a.record("t4", 8))
+	require.Equal(t, 4, logRows(t, b, a.c))
+	a.stored(b)
+}
