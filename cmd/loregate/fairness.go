@@ -10,20 +10,27 @@ import (
 // runnableMetric counts the goroutines ready to run that wait for a P.
 const runnableMetric = "/sched/goroutines/runnable:goroutines"
 
-// runnableSamples holds reusable one-sample slices for runnableGoroutines
-// (metrics.Read of a fresh one allocates it).
-var runnableSamples = sync.Pool{New: func() any {
-	return &[1]metrics.Sample{{Name: runnableMetric}}
-}}
+// runnableCounter reads the runtime's count of goroutines ready to run that
+// no P runs yet (local run queues, their next slots and the global queue).
+// Each read takes the runtime's metrics lock, about half a microsecond.
+type runnableCounter struct {
+	// samples holds reusable one-sample slices (metrics.Read of a fresh one
+	// allocates it).
+	samples sync.Pool
+}
 
-// runnableGoroutines returns the runtime's approximate count of goroutines
-// ready to run that no P runs yet (local run queues, their next slots and
-// the global queue).
-func runnableGoroutines() uint64 {
-	s := runnableSamples.Get().(*[1]metrics.Sample)
+func newRunnableCounter() *runnableCounter {
+	c := &runnableCounter{}
+	c.samples.New = func() any { return &[1]metrics.Sample{{Name: runnableMetric}} }
+	return c
+}
+
+// count returns the approximate number of runnable goroutines waiting for a P.
+func (c *runnableCounter) count() uint64 {
+	s := c.samples.Get().(*[1]metrics.Sample)
 	metrics.Read(s[:])
 	n := s[0].Value.Uint64()
-	runnableSamples.Put(s)
+	c.samples.Put(s)
 	return n
 }
 
@@ -40,9 +47,13 @@ func runnableGoroutines() uint64 {
 // a request when a goroutine waits sends the request to the back of the
 // global queue, which every P takes from in order. With nothing waiting
 // (a request at a time) it does not yield, so it wakes no idle thread.
+// The check reads a runtime metric under the runtime's metrics lock (about
+// half a microsecond), the lock a /metrics scrape takes while it reads the
+// runtime's metrics: a request that starts during that read waits for it.
 func fairTurns(next http.Handler) http.Handler {
+	runnable := newRunnableCounter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if runnableGoroutines() > 0 {
+		if runnable.count() > 0 {
 			runtime.Gosched()
 		}
 		next.ServeHTTP(w, r)

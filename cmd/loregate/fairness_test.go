@@ -42,6 +42,6 @@ func TestRunnableGoroutines(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	done := make(chan struct{})
 	go close(done)
-	require.NotZero(t, runnableGoroutines())
+	require.NotZero(t, newRunnableCounter().count())
 	<-done
 }

@@ -142,9 +142,10 @@ func TestRawIODialPool(t *testing.T) {
 	t.Cleanup(pool.Close)
 	c, err := pool.Acquire(ctx)
 	require.NoError(t, err)
-	if _, tcp := c.Conn().PgConn().Conn().LocalAddr().(*net.TCPAddr); tcp {
-		require.IsType(t, &rawConn{}, c.Conn().PgConn().Conn())
-	}
+	// The test cluster listens on TCP only (cmd/internal/pglocal), so the
+	// raw connection is always the one under test.
+	require.IsType(t, &net.TCPAddr{}, c.Conn().PgConn().Conn().LocalAddr(), "the test database must be reached over TCP")
+	require.IsType(t, &rawConn{}, c.Conn().PgConn().Conn())
 	var big string
 	require.NoError(t, c.QueryRow(ctx, `SELECT repeat('x', 1 << 20)`).Scan(&big)) // many reads
 	require.Len(t, big, 1<<20)
