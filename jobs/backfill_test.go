@@ -234,6 +234,10 @@ func TestBackfillOutcomes(t *testing.T) {
 	}
 	f, discord := newFakeDiscord(t)
 	client := startClient(t, pool, jobs.Config{Deps: jobs.Deps{Discord: discord}, BackfillInterval: 24 * 3600e9})
+	// The schedule runs on start; once it has, no backfill of serverA but
+	// the subtests' own runs while the faults are set (else a scheduled one
+	// could take a fault, or be the job a subtest's insert joins).
+	waitKindDone(t, client, jobs.BackfillScheduleArgs{}.Kind())
 
 	res, err := client.Insert(ctx, jobs.BackfillArgs{ServerID: serverB}, nil)
 	require.NoError(t, err)

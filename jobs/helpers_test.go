@@ -118,6 +118,25 @@ func waitFinal(t *testing.T, client *river.Client[pgx.Tx], id int64) *rivertype.
 	}
 }
 
+// waitKindDone waits until a job of kind has completed: a periodic job
+// that runs on start (river.PeriodicJobOpts.RunOnStart) is enqueued only
+// once the client is elected leader, which on a busy machine can come after
+// the test's own writes.
+func waitKindDone(t *testing.T, client *river.Client[pgx.Tx], kind string) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	params := river.NewJobListParams().Kinds(kind).States(rivertype.JobStateCompleted).First(1)
+	for {
+		res, err := client.JobList(context.Background(), params)
+		require.NoError(t, err)
+		if len(res.Jobs) > 0 {
+			return
+		}
+		require.True(t, time.Now().Before(deadline), "no %s job completed after %s", kind, waitLimit)
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // insert enqueues args with an insert-only client.
 func insert(t *testing.T, pool *pgxpool.Pool, args river.JobArgs) *rivertype.JobInsertResult {
 	t.Helper()
