@@ -22,7 +22,7 @@ func turnResultSample() activation.Result {
 	e := lore.NewEntry()
 	e.ID, e.Title, e.Content = 40, "Dragon <b>", "The dragon sleeps."
 	res := activation.Result{
-		Admitted: []activation.Admitted{{Entry: &e, Content: e.Content, Placement: lore.After, Group: activation.Activated, Pass: 1, Position: e.EntryPosition()}},
+		Admitted: []activation.Admitted{{Entry: &e, Content: e.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated, Position: e.EntryPosition()}, Pass: 1}},
 		Budget:   activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
 		Passes:   2,
 		Trace: []activation.TraceItem{

@@ -62,9 +62,9 @@ func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 		ce.gens |= genBit(g)
 	}
 	ce.filtered = len(e.GenerationTypes) > 0 || !e.CharacterFilter.IsZero()
-	ce.pos = lore.Position{}
+	ce.placing.Position = lore.Position{}
 	if ce.revDepth < 0 {
-		ce.pos = lore.NewPosition(ce.kind, ce.depth, ce.role, ce.outlet)
+		ce.placing.Position = lore.NewPosition(ce.kind, ce.depth, ce.role, ce.outlet)
 	}
 }
 
@@ -73,7 +73,7 @@ func (ce *compiledEntry) compilePosition(e *lore.Entry) {
 // conversation's messages.
 func (t *turn) position(ce *compiledEntry) lore.Position {
 	if ce.revDepth < 0 {
-		return ce.pos
+		return ce.placing.Position
 	}
 	n := t.in.MessageCount
 	if n <= 0 {

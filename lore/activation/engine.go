@@ -1125,30 +1125,18 @@ func (t *turn) result(passes int) Result {
 
 // fill sets the zero Admitted a to entry e (compiled ce, state s,
 // triggered by the entry with id trig) field by field, leaving the zero
-// ones unwritten: a copy of a whole Admitted (or Position) into the result
-// would pass every pointer of it through the garbage collector's write
-// barrier at once while a collection runs.
+// ones unwritten: a copy of a whole Admitted into the result would pass
+// every pointer of it through the garbage collector's write barrier at
+// once while a collection runs. a points at ce's Placing, or for
+// @@reverse_depth at a copy with this turn's position.
 func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
-	a.Entry, a.Content, a.Placement, a.Group = e, s.content, ce.placement, Activated
-	if ce.constant {
-		a.Group = AlwaysOn
-	}
-	a.Cost, a.Pass, a.TriggeredBy, a.State = s.cost, s.pass, trig, ce.state
-	pos := &ce.pos
+	a.Entry, a.Content, a.Placing = e, s.content, &ce.placing
 	if ce.revDepth >= 0 {
-		p := t.position(ce)
-		pos = &p
+		p := ce.placing
+		p.Position = t.position(ce)
+		a.Placing = &p
 	}
-	a.Position.Kind = pos.Kind
-	if pos.Depth != nil {
-		a.Position.Depth = pos.Depth
-	}
-	if pos.Role != nil {
-		a.Position.Role = pos.Role
-	}
-	if pos.Outlet != nil {
-		a.Position.Outlet = pos.Outlet
-	}
+	a.Cost, a.Pass, a.TriggeredBy = s.cost, s.pass, trig
 	if s.scored {
 		a.Score = t.scoreOf(s)
 	}

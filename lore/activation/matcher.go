@@ -102,14 +102,14 @@ type compiledEntry struct {
 	placement lore.Placement
 	role      lore.Role
 	// kind, depth and outlet are the entry's position, decorators applied
-	// (revDepth >= 0: @@reverse_depth, resolved per turn); pos is the
-	// reported position when it does not depend on the turn (revDepth <
-	// 0): every result shares its values. match is the entry's
-	// context-source mask and filtered says it has a character filter or
-	// generation types; gens is the set of its generation types (genBit;
-	// 0 none listed) (compilePosition).
+	// (revDepth >= 0: @@reverse_depth, resolved per turn); placing is
+	// what every result that admits the entry points at, its Position the
+	// reported position when that does not depend on the turn (revDepth <
+	// 0). match is the entry's context-source mask and filtered says it
+	// has a character filter or generation types; gens is the set of its
+	// generation types (genBit; 0 none listed) (compilePosition).
 	revDepth int
-	pos      lore.Position
+	placing  Placing
 	dec      decorator.Set
 	kind     lore.PositionKind
 	depth    int
@@ -673,6 +673,10 @@ func (ce *compiledEntry) compileDecorators(e *lore.Entry) {
 			ce.note += ", "
 		}
 		ce.note += strconv.Quote(ig.Line) + " (" + ig.Reason + ")"
+	}
+	ce.placing.Placement, ce.placing.Group, ce.placing.State = ce.placement, Activated, ce.state
+	if ce.constant {
+		ce.placing.Group = AlwaysOn
 	}
 }
 

@@ -309,7 +309,9 @@ const (
 	VerdictOverEntryCap Verdict = "over_entry_cap"
 )
 
-// Admitted is an entry that enters the prompt.
+// Admitted is an entry that enters the prompt (72 bytes on 64-bit
+// platforms: a turn's result holds one per admitted entry,
+// docs/benchmarks.md#recursion-per-admission).
 type Admitted struct {
 	// Entry is the input entry itself (a pointer into Input.Entries, never
 	// nil in a Result): the Result shares it with the input, so neither
@@ -320,25 +322,17 @@ type Admitted struct {
 	// Content is Entry.Content with identity macros resolved; its size is
 	// what the budget counted.
 	Content string
-	// Placement is the entry's placement; an invalid one becomes lore.After
-	// (the panel default, docs/contract.md#panel).
-	Placement lore.Placement
-	// Group is AlwaysOn for constants, Activated otherwise.
-	Group Group
+	// Placing holds the entry's Placement, Group, Position and State,
+	// which read as fields of the Admitted (a.Placement). Never nil in a
+	// Result; it is shared with the compiled entry and every other result
+	// of the same Matcher: read it, do not change it.
+	*Placing
 	// Cost is what the entry took from the budget (UTF-16 units or tokens);
 	// 0 for IgnoreBudget entries.
 	Cost int
 	// Tokens is the token count of Content when Options.Tokenizer is set,
 	// nil otherwise.
 	Tokens *int
-	// Position is where the entry goes, decorators applied (@@position,
-	// @@depth, @@reverse_depth resolved for this turn, @@role): Depth and
-	// Role set only for AT_DEPTH, Outlet only for OUTLET. Entries of
-	// kinds other than BEFORE_CHAR and AFTER_CHAR are in
-	// Result.Injections, not in the two placements. The values it points
-	// at may be shared with other results of the same compiled entries:
-	// read them, do not change them.
-	Position lore.Position
 	// Pass is the pass that admitted the entry: 1 for the chat scan, 2 and
 	// up for recursive passes.
 	Pass int
@@ -346,11 +340,30 @@ type Admitted struct {
 	// this one in a recursive pass; 0 when the chat, a constant, a
 	// decorator or turn state did.
 	TriggeredBy int64
-	// State says which turn state the entry opens or reads.
-	State StateUse
 	// Score is the entry's similarity when a ranker scored it
 	// (Input.Semantic), nil otherwise.
 	Score *float64
+}
+
+// Placing is where an admitted entry goes and what opens it: the part of
+// an Admitted that depends on the compiled entry alone (and, for
+// @@reverse_depth, on the turn's message count). A Matcher holds one per
+// entry and its results point at it (Admitted.Placing), so a result of many
+// admitted entries carries no copy of it.
+type Placing struct {
+	// Placement is the entry's placement; an invalid one becomes lore.After
+	// (the panel default, docs/contract.md#panel).
+	Placement lore.Placement
+	// Group is AlwaysOn for constants, Activated otherwise.
+	Group Group
+	// Position is where the entry goes, decorators applied (@@position,
+	// @@depth, @@reverse_depth resolved for this turn, @@role): Depth and
+	// Role set only for AT_DEPTH, Outlet only for OUTLET. Entries of
+	// kinds other than BEFORE_CHAR and AFTER_CHAR are in
+	// Result.Injections, not in the two placements.
+	Position lore.Position
+	// State says which turn state the entry opens or reads.
+	State StateUse
 }
 
 // TraceItem explains one entry's verdict.

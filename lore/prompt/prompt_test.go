@@ -14,7 +14,7 @@ import (
 )
 
 func adm(content string, g activation.Group, p lore.Placement) activation.Admitted {
-	return activation.Admitted{Entry: &lore.Entry{}, Content: content, Group: g, Placement: p}
+	return activation.Admitted{Entry: &lore.Entry{}, Content: content, Placing: &activation.Placing{Group: g, Placement: p}}
 }
 
 func hist(n int) []prompt.Message {
@@ -78,7 +78,7 @@ func TestBlocks(t *testing.T) {
 	}, got)
 	require.Empty(t, prompt.Blocks(nil))
 	// Entries carry the id and title of each admitted entry.
-	one := prompt.Blocks([]activation.Admitted{{Entry: &lore.Entry{ID: 7, Title: "Glade"}, Content: "c", Group: activation.AlwaysOn, Placement: lore.After}})
+	one := prompt.Blocks([]activation.Admitted{{Entry: &lore.Entry{ID: 7, Title: "Glade"}, Content: "c", Placing: &activation.Placing{Group: activation.AlwaysOn, Placement: lore.After}}})
 	require.Equal(t, []prompt.BlockEntry{{ID: 7, Title: "Glade", Content: "c", Role: lore.RoleSystem}}, one[0].Entries)
 }
 
