@@ -90,8 +90,6 @@ type turnRun struct {
 type recording struct {
 	conv turnstate.Conversation
 	rec  turn.Recording
-	// trace is the engine's trace buffer (activation.Options.TraceBuf).
-	trace []activation.TraceItem
 }
 
 // runActivation authorises the caller, reads the scope once, prepares the
@@ -103,7 +101,11 @@ type recording struct {
 // scope's entries the per-turn read leaves out (hiddenEntries) with the
 // verdicts of the engine's gates; without it nothing more than the scope
 // cache is read.
-func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *recording, traced bool) (*turnRun, error) {
+//
+// With bufs (nil: none) the engine's result goes to its admitted list,
+// and a recorded turn's trace to its trace (turnBuffers): the caller
+// reads the result only until it releases bufs.
+func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, rec *recording, traced bool, bufs *turnBuffers) (*turnRun, error) {
 	if !auth.FromContext(ctx).CanRead(in.ServerDiscordID) {
 		return nil, lore.NotFound("server", in.ServerDiscordID)
 	}
@@ -144,8 +146,11 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 		return nil, err
 	}
 	t.Options.Texts = r.Texts
-	if rec != nil {
-		t.Options.TraceBuf = rec.trace
+	if bufs != nil {
+		t.Options.AdmittedBuf = bufs.admitted
+		if rec != nil {
+			t.Options.TraceBuf = bufs.trace
+		}
 	}
 	if len(hidden) > 0 {
 		t.Finish = func(res *activation.Result) {
@@ -160,6 +165,9 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	out, err := r.runTurn(ctx, m, t, rec, unavailable)
 	if err != nil {
 		return nil, err
+	}
+	if bufs != nil && cap(out.Result.Admitted) > cap(bufs.admitted) {
+		bufs.admitted = out.Result.Admitted[:0] // the next turn's
 	}
 	return &turnRun{snapshot: snap, opts: t.Options, result: out.Result, unavailable: unavailable,
 		replayed: out.Replayed, response: out.Response}, nil
@@ -445,7 +453,9 @@ const MaxDocuments = 50
 
 // assemblePrompt runs one turn and places its lore in the caller's prompt.
 func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptInput) (*model.AssembledPrompt, error) {
-	t, err := r.runActivation(ctx, &in.Activation, nil, selects(ctx, "activation", "trace"))
+	bufs := turnBufferPool.Get().(*turnBuffers)
+	defer bufs.release() // the answer copies what it reads of the result
+	t, err := r.runActivation(ctx, &in.Activation, nil, selects(ctx, "activation", "trace"), bufs)
 	if err != nil {
 		return nil, err
 	}

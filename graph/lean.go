@@ -350,7 +350,9 @@ func (p *leanPlan) selection(set ast.SelectionSet, typ string, count *int) ([]le
 // activateAs is activate with the trace and the prompt blocks chosen by
 // the caller (the lean path has no operation context to read them from).
 func (r *Resolver) activateAs(ctx context.Context, in *model.ActivateInput, traced, blocks bool) (*model.Activation, error) {
-	t, err := r.runActivation(ctx, in, nil, traced)
+	bufs := turnBufferPool.Get().(*turnBuffers)
+	defer bufs.release() // the answer copies what it reads of the result
+	t, err := r.runActivation(ctx, in, nil, traced, bufs)
 	if err != nil {
 		return nil, err
 	}

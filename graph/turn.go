@@ -55,7 +55,6 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	// of earlier turns: neither is read once the turn is committed.
 	bufs := turnBufferPool.Get().(*turnBuffers)
 	defer bufs.release()
-	rec.trace = bufs.trace
 	rec.rec.Encode = func(res activation.Result) ([]byte, error) {
 		if cap(res.Trace) > cap(bufs.trace) {
 			bufs.trace = res.Trace[:0]
@@ -66,7 +65,7 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,
 		ParentChannelID: in.ParentChannelID, Messages: in.Messages, Names: in.Names, Overrides: in.Overrides,
 		MessageCount: graphql.OmittableOf(&in.MessageCount), Context: in.Context, GenerationType: in.GenerationType}
-	t, err := r.runActivation(ctx, ai, rec, traced)
+	t, err := r.runActivation(ctx, ai, rec, traced, bufs)
 	if err != nil {
 		return fail(err)
 	}
@@ -86,25 +85,34 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	return &model.ActivateTurnPayload{Result: built}, nil
 }
 
-// turnBuffers are the scratch buffers of one recorded turn at a time
-// (turnBufferPool): the engine's trace (activation.Options.TraceBuf) and
-// the stored result's encoder.
+// turnBuffers are the scratch buffers of one turn at a time
+// (turnBufferPool), held by one request from Get to release: the
+// engine's admitted entries (activation.Options.AdmittedBuf, every turn),
+// its trace (activation.Options.TraceBuf, a recorded turn) and the stored
+// result's encoder. What a turn answers is built from them (the model
+// copies what it reads) before release.
 type turnBuffers struct {
-	trace []activation.TraceItem
-	enc   turnEncoder
+	admitted []activation.Admitted
+	trace    []activation.TraceItem
+	enc      turnEncoder
 }
 
 var turnBufferPool = sync.Pool{New: func() any { return new(turnBuffers) }}
 
-// Largest buffers kept for the next turn: a trace of 8,192 entries (about
-// 0.8 MB) and a stored result of 256 KiB.
+// Largest buffers kept for the next turn: 8,192 admitted entries (about
+// 0.6 MB), a trace of 8,192 entries (about 0.8 MB) and a stored result of
+// 256 KiB.
 const (
-	maxKeptTrace  = 8192
-	maxKeptResult = 256 << 10
+	maxKeptAdmitted = 8192
+	maxKeptTrace    = 8192
+	maxKeptResult   = 256 << 10
 )
 
 // release returns b to turnBufferPool, dropping a buffer too large to keep.
 func (b *turnBuffers) release() {
+	if cap(b.admitted) > maxKeptAdmitted {
+		b.admitted = nil
+	}
 	if cap(b.trace) > maxKeptTrace {
 		b.trace = nil
 	}

@@ -495,3 +495,86 @@ func TestActivateTurnRoundTrips(t *testing.T) {
 	require.Equal(t, plainDry+3, rt.n.Load()-before, "a stale cached commit, then the turn under the lock")
 	require.Equal(t, plainDry+2, count(recorded(6)))
 }
+
+// TestTurnBuffersNotShared runs dry runs (the lean path and gqlgen's, with
+// a trace), assembled prompts and recorded turns at once, each worker's
+// requests admitting a set of entries of their own size: the engine's
+// admitted list goes to a pooled buffer (turnBuffers), and every answer
+// must hold exactly its own entries with their own content, as it would
+// if no other request ran (a buffer shared by two requests would mix
+// them; -race reports the writes).
+func TestTurnBuffersNotShared(t *testing.T) {
+	const kinds, workers, rounds = 12, 6, 6
+	entries := make([]lore.Entry, kinds)
+	for k := range entries {
+		entries[k] = keyed(fmt.Sprintf("E%02d", k), fmt.Sprintf("Lore of E%02d.", k), fmt.Sprintf("kw%02d", k))
+	}
+	f := newTurnFixture(t, entries...)
+	const (
+		qBot      = `query($input: ActivateInput!) { activate(input: $input) { admitted { title content } budget { used limit } } }`
+		qPreview  = `query($input: ActivateInput!) { activate(input: $input) { admitted { title content } blocks { text } trace { verdict } } }`
+		qAssemble = `query($input: AssemblePromptInput!) { assemblePrompt(input: $input) { activation { admitted { title content } } } }`
+	)
+	type admitted []struct{ Title, Content string }
+	// admittedOf is the admitted list at path (field names) of r's data,
+	// or an error.
+	admittedOf := func(r gqlResponse, path ...string) (admitted, error) {
+		if len(r.Errors) > 0 {
+			return nil, fmt.Errorf("errors: %+v", r.Errors)
+		}
+		raw := r.Data[path[0]]
+		for _, p := range path[1:] {
+			var m map[string]json.RawMessage
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, err
+			}
+			raw = m[p]
+		}
+		var a admitted
+		return a, json.Unmarshal(raw, &a)
+	}
+	// check reports what differs from worker w's entries: E00..E(2w).
+	check := func(w int, got admitted, err error) string {
+		if err != nil || len(got) != 2*w+1 {
+			return fmt.Sprintf("%d admitted, want %d (%v): %+v", len(got), 2*w+1, err, got)
+		}
+		for _, a := range got {
+			var k int
+			if _, err := fmt.Sscanf(a.Title, "E%02d", &k); err != nil || k > 2*w || a.Content != fmt.Sprintf("Lore of E%02d.", k) {
+				return fmt.Sprintf("admitted %q with %q", a.Title, a.Content)
+			}
+		}
+		return ""
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		words := make([]string, 2*w+1)
+		for k := range words {
+			words[k] = fmt.Sprintf("kw%02d", k)
+		}
+		channel := fmt.Sprintf("4444444444444444%02d", w)
+		dry := map[string]any{"serverDiscordId": f.server, "lineageId": 5, "channelId": channel,
+			"messages": []map[string]any{{"content": strings.Join(words, " ")}}}
+		wg.Go(func() {
+			for r := range rounds {
+				rec := f.input(channel, fmt.Sprintf("w%d-r%d", w, r), 10+r, strings.Join(words, " "))
+				for _, c := range []struct {
+					query string
+					vars  map[string]any
+					path  []string
+				}{
+					{qBot, map[string]any{"input": dry}, []string{"activate", "admitted"}},
+					{qPreview, map[string]any{"input": dry}, []string{"activate", "admitted"}},
+					{qAssemble, map[string]any{"input": map[string]any{"activation": dry}}, []string{"assemblePrompt", "activation", "admitted"}},
+					{qActivateTurn, map[string]any{"input": rec}, []string{"activateTurn", "result", "admitted"}},
+				} {
+					got, err := admittedOf(f.do(serviceKey, c.query, c.vars), c.path...)
+					if diff := check(w, got, err); diff != "" {
+						t.Errorf("worker %d round %d %s: %s", w, r, c.path[0], diff)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

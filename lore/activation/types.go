@@ -131,7 +131,7 @@ type Options struct {
 	// AdmittedBuf, when it has room for every admitted entry, holds
 	// Result.Admitted (its items are overwritten): a caller that runs many
 	// turns, such as a bot, reuses one buffer instead of a new slice a turn
-	// (144 bytes an entry, a collector's share of CPU time that grows with
+	// (72 bytes an entry, a collector's share of CPU time that grows with
 	// recursion's admissions: docs/benchmarks.md#recursion-per-admission).
 	// Result.Admitted is then valid until the caller reuses the buffer.
 	AdmittedBuf []Admitted
