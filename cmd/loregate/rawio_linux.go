@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -69,35 +70,83 @@ func rawIOConn(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &rawConn{TCPConn: tc, raw: raw}
+	rc := &rawConn{TCPConn: tc, raw: raw}
+	// Bound once: a method value made per call would be allocated for each
+	// Read and Write (it escapes into syscall.RawConn).
+	rc.readFn, rc.writeFn = rc.rd.read, rc.wr.write
+	return rc
 }
 
 // rawConn is a TCP connection whose Read and Write are raw system calls
-// run under raw (the connection's poller and deadlines).
+// run under raw (the connection's poller and deadlines). rd and wr hold
+// the buffer and the outcome of the Read or Write in progress, each
+// under its own lock: net.Conn allows concurrent calls.
 type rawConn struct {
 	*net.TCPConn
-	raw syscall.RawConn
+	raw     syscall.RawConn
+	rmu     sync.Mutex
+	rd      rawOp
+	readFn  func(fd uintptr) bool
+	wmu     sync.Mutex
+	wr      rawOp
+	writeFn func(fd uintptr) bool
+}
+
+// rawOp is one Read's or Write's buffer, the bytes done and the error
+// number that ended it (0 for none).
+type rawOp struct {
+	p     []byte
+	done  int
+	errno syscall.Errno
+}
+
+// read is the Read callback: one read(2) into p, retried on EINTR; it
+// reports false (wait until readable) on EAGAIN.
+func (o *rawOp) read(fd uintptr) bool {
+	for {
+		r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(o.p))), uintptr(len(o.p)))
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait until readable, then again
+		}
+		o.done, o.errno = int(r), e
+		return true
+	}
+}
+
+// write is the Write callback: write(2) until all of p is written or an
+// error other than EINTR; it reports false (wait until writable, then
+// the rest) on EAGAIN.
+func (o *rawOp) write(fd uintptr) bool {
+	for o.done < len(o.p) {
+		rest := o.p[o.done:]
+		r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
+		switch e {
+		case 0:
+			o.done += int(r)
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // wait until writable, then the rest
+		default:
+			o.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 func (c *rawConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.raw.Read(func(fd uintptr) bool {
-		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait until readable, then again
-			}
-			n, errno = int(r), e
-			return true
-		}
-	})
+	c.rmu.Lock()
+	c.rd = rawOp{p: p}
+	err := c.raw.Read(c.readFn)
+	n, errno := c.rd.done, c.rd.errno
+	c.rd.p = nil // the caller's buffer is not kept
+	c.rmu.Unlock()
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -110,25 +159,12 @@ func (c *rawConn) Read(p []byte) (int, error) {
 }
 
 func (c *rawConn) Write(p []byte) (int, error) {
-	var done int
-	var errno syscall.Errno
-	err := c.raw.Write(func(fd uintptr) bool {
-		for done < len(p) {
-			rest := p[done:]
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(rest))), uintptr(len(rest)))
-			switch e {
-			case 0:
-				done += int(r)
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // wait until writable, then the rest
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wmu.Lock()
+	c.wr = rawOp{p: p}
+	err := c.raw.Write(c.writeFn)
+	done, errno := c.wr.done, c.wr.errno
+	c.wr.p = nil
+	c.wmu.Unlock()
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)

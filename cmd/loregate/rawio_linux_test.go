@@ -158,3 +158,19 @@ func TestRawIODialPool(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT 1`).Scan(&one))
 	require.Equal(t, 1, one)
 }
+
+// TestRawConnAllocatesNothing: a Read and a Write that succeed allocate
+// nothing (their callbacks are bound once per connection; a closure made
+// per call escaped into syscall.RawConn and was allocated every time).
+func TestRawConnAllocatesNothing(t *testing.T) {
+	server, client := rawPair(t, rawIOListener)
+	require.IsType(t, &rawConn{}, server)
+	out, in := []byte("ping"), make([]byte, 4)
+	allocs := testing.AllocsPerRun(200, func() {
+		_, _ = client.Write(out)
+		_, _ = server.Read(in)
+		_, _ = server.Write(out)
+		_, _ = io.ReadFull(client, in)
+	})
+	require.Zero(t, allocs)
+}
