@@ -82,10 +82,12 @@ type config struct {
 	// collector at Go's default).
 	GCHeapFloor int64
 	// ProcsTuning runs serve on one P while its requests come one at a
-	// time (procs.go): LOREGATE_PROCS_TUNER=on, off by default (jobs, the
-	// Discord bot and the collector below 80% of a core would share that
-	// one P with the requests) and whenever GOMAXPROCS is set in the
-	// environment (docs/configuration.md#processors).
+	// time (procs.go): LOREGATE_PROCS_TUNER=on; auto (the default) turns it
+	// on only for a serve that works no jobs (LOREGATE_JOB_WORKERS=0) and
+	// runs no Discord bot (no LOREGATE_DISCORD_TOKEN), whose work is its
+	// HTTP requests (jobs and the bot below 80% of a core would share that
+	// one P with the requests); off, and whenever GOMAXPROCS is set in the
+	// environment, turns it off (docs/configuration.md#processors).
 	ProcsTuning bool
 	procsTuner  string
 	// TurnCommit is async (default: a recorded turn is answered before its
@@ -190,8 +192,10 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	if getenv("GOGC") != "" {
 		c.GCHeapFloor = 0 // the operator's GOGC stands
 	}
-	c.procsTuner = or("LOREGATE_PROCS_TUNER", "off")
-	c.ProcsTuning = c.procsTuner == "on" && getenv("GOMAXPROCS") == "" // the operator's GOMAXPROCS stands
+	c.procsTuner = or("LOREGATE_PROCS_TUNER", "auto")
+	onlyHTTP := c.Jobs.Workers == 0 && c.DiscordToken == ""
+	c.ProcsTuning = getenv("GOMAXPROCS") == "" && // the operator's GOMAXPROCS stands
+		(c.procsTuner == "on" || c.procsTuner == "auto" && onlyHTTP)
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {
@@ -213,8 +217,10 @@ func (c *config) validate() error {
 	default:
 		return cli.Usagef("log format %q is not json or text", c.LogFormat)
 	}
-	if c.procsTuner != "on" && c.procsTuner != "off" {
-		return cli.Usagef("LOREGATE_PROCS_TUNER=%q is not on or off", lore.ClipBytes(c.procsTuner, 24))
+	switch c.procsTuner {
+	case "auto", "on", "off":
+	default:
+		return cli.Usagef("LOREGATE_PROCS_TUNER=%q is not auto, on or off", lore.ClipBytes(c.procsTuner, 24))
 	}
 	switch c.TurnCommit {
 	case "async", "sync":

@@ -152,26 +152,34 @@ func TestTurnCommit(t *testing.T) {
 	}
 }
 
-// TestProcsTunerSetting: the procs tuner is off unless LOREGATE_PROCS_TUNER
-// is on, and off whenever GOMAXPROCS is set; anything but on or off stops
-// start-up naming the variable (docs/configuration.md#processors).
+// TestProcsTunerSetting: the procs tuner is on when LOREGATE_PROCS_TUNER
+// is on, and by default (auto) only for a serve that works no jobs and
+// runs no Discord bot; off whenever GOMAXPROCS is set; anything but auto,
+// on or off stops start-up naming the variable
+// (docs/configuration.md#processors).
 func TestProcsTunerSetting(t *testing.T) {
 	for _, tt := range []struct {
-		value, gomaxprocs string
-		want              bool
-		err               string
+		value, workers, token, gomaxprocs string
+		want                              bool
+		err                               string
 	}{
-		{"", "", false, ""},
-		{"off", "", false, ""},
-		{"on", "", true, ""},
-		{"on", "2", false, ""},
-		{"auto", "", false, `LOREGATE_PROCS_TUNER="auto" is not on or off`},
+		{"", "", "", "", false, ""}, // auto, with the default job workers
+		{"", "0", "", "", true, ""}, // auto: HTTP only
+		{"auto", "0", "", "", true, ""},
+		{"auto", "0", "bot-token", "", false, ""},
+		{"auto", "2", "", "", false, ""},
+		{"auto", "0", "", "2", false, ""},
+		{"off", "0", "", "", false, ""},
+		{"on", "", "", "", true, ""},
+		{"on", "", "", "2", false, ""},
+		{"yes", "", "", "", false, `LOREGATE_PROCS_TUNER="yes" is not auto, on or off`},
 	} {
-		t.Run(tt.value+"/"+tt.gomaxprocs, func(t *testing.T) {
-			t.Setenv("LOREGATE_PROCS_TUNER", tt.value)
+		t.Run(strings.Join([]string{tt.value, tt.workers, tt.token, tt.gomaxprocs}, "/"), func(t *testing.T) {
+			env := map[string]string{"LOREGATE_PROCS_TUNER": tt.value, "LOREGATE_JOB_WORKERS": tt.workers,
+				"LOREGATE_DISCORD_TOKEN": tt.token, "GOMAXPROCS": tt.gomaxprocs}
 			getenv := func(k string) string {
-				if k == "GOMAXPROCS" {
-					return tt.gomaxprocs
+				if v, ok := env[k]; ok {
+					return v
 				}
 				return os.Getenv(k)
 			}

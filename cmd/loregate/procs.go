@@ -20,11 +20,13 @@ const (
 	procsBusy = 0.8
 )
 
-// procsTuner, opt-in because work not over HTTP shares its one P with the
-// requests, runs serve on one P (GOMAXPROCS=1) while its requests come
+// procsTuner runs serve on one P (GOMAXPROCS=1) while its requests come
 // one at a time and it uses less than procsBusy of a core, and on the
 // runtime's default as soon as two requests overlap or it is busier
-// (docs/configuration.md#processors). On one P a request is served by one
+// (docs/configuration.md#processors). It is on by default only for a
+// serve whose work is its HTTP requests (no job workers, no Discord bot:
+// config.ProcsTuning), as work not over HTTP would share the one P with
+// the requests. On one P a request is served by one
 // thread: a request of the cached bot turn no longer wakes a second thread
 // for each goroutine it readies (net/http's background read, its deadline,
 // the answer), which cost about a third of serve's CPU per turn at
@@ -127,8 +129,9 @@ func (t *procsTuner) set(single bool) {
 	}
 }
 
-// startProcsTuner starts tuning when enabled (LOREGATE_PROCS_TUNER=on and
-// no GOMAXPROCS in the environment: config.ProcsTuning) and the runtime's
+// startProcsTuner starts tuning when enabled (config.ProcsTuning:
+// LOREGATE_PROCS_TUNER=on, or auto for a serve with no job workers and no
+// Discord bot, and no GOMAXPROCS in the environment) and the runtime's
 // default is more than one P, and returns its request middleware and the
 // function that stops it; otherwise both do nothing.
 func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, stop func()) {

@@ -175,6 +175,11 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	// (LOREGATE_METRICS_ADDR) serves it openly, for a scraper on a private
 	// network.
 	mux.Handle("GET /metrics", serviceOnly(authn, metricsHandler))
+	// One P while requests come one at a time, once serving
+	// (docs/configuration.md#processors); a scrape on the operator's
+	// metrics address counts as a request.
+	procsWrap, stopProcs := startProcsTuner(cfg.ProcsTuning)
+	defer stopProcs()
 	var metricsSrv *http.Server
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
@@ -183,7 +188,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		}
 		mmux := http.NewServeMux()
 		mmux.Handle("GET /metrics", metricsHandler)
-		metricsSrv = &http.Server{Handler: mmux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
+		metricsSrv = &http.Server{Handler: procsWrap(mmux), ReadHeaderTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second}
 		logger.Info("metrics serving", "addr", mln.Addr().String())
 		go func() { _ = metricsSrv.Serve(mln) }()
 		defer metricsSrv.Close()
@@ -196,10 +201,6 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	// It is cancelled only when the grace period ends.
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
-	// One P while requests come one at a time, once serving
-	// (docs/configuration.md#processors).
-	procsWrap, stopProcs := startProcsTuner(cfg.ProcsTuning)
-	defer stopProcs()
 	srv := &http.Server{
 		Handler:           fairTurns(procsWrap(mux)),
 		ReadHeaderTimeout: 10 * time.Second,
