@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
+	"loregate/graph/graphtest"
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -577,4 +578,18 @@ func TestTurnBuffersNotShared(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestActivateTurnDeferred runs the turn tests with serve's
+// LOREGATE_TURN_COMMIT=deferred (docs/turns.md#durability): a turn on the
+// kept state is answered before it is written, and every behaviour they
+// check holds the same.
+func TestActivateTurnDeferred(t *testing.T) {
+	t.Setenv(graphtest.TurnCommitEnv, "deferred")
+	for name, test := range map[string]func(*testing.T){
+		"TimedEffects": TestActivateTurnTimedEffects, "Decorators": TestActivateTurnDecorators,
+		"Retry": TestActivateTurnRetry, "Permissions": TestActivateTurnPermissions, "Concurrent": TestActivateTurnConcurrent,
+	} {
+		t.Run(name, test)
+	}
 }

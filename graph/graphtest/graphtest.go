@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/scopecache"
+	"loregate/lore/turnstate"
 )
 
 // ServiceKey is the service credential of every test API; JWTSecret signs
@@ -98,6 +100,24 @@ type API struct {
 	Pool  *pgxpool.Pool
 }
 
+// TurnCommitEnv names the environment variable that makes the resolvers
+// NewResolver builds record turns as serve's LOREGATE_TURN_COMMIT=deferred
+// does (postgres.Store.DeferredTurnStore, its flusher stopped at the
+// test's end) when it is "deferred": a test sets it with t.Setenv to run
+// turn tests in that mode too.
+const TurnCommitEnv = "LOREGATE_TEST_TURN_COMMIT"
+
+// turnStore is store's turn store for the mode TurnCommitEnv names.
+func turnStore(t testing.TB, store *postgres.Store) turnstate.Store {
+	if os.Getenv(TurnCommitEnv) != "deferred" {
+		return store.TurnStore()
+	}
+	turns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{})
+	require.NoError(t, err)
+	t.Cleanup(flusher.Start(context.Background()))
+	return turns
+}
+
 // NewResolver builds the resolver of o (see Options) and returns it with
 // the store over the database (nil with NoStore) and the database.
 func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pgxpool.Pool) {
@@ -118,7 +138,7 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 		r.Store = o.Store
 		ps, _ := o.Store.(*postgres.Store)
 		if ps != nil {
-			r.Turns = ps.TurnStore()
+			r.Turns = turnStore(t, ps)
 		}
 		return r, ps, nil
 	}
@@ -132,7 +152,7 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 		store = store.WithLoreWriteHook(scopes.Invalidate)
 		r.Scopes, r.Texts = scopes, activation.NewTextCache(0)
 	}
-	r.Store, r.Turns = store, store.TurnStore()
+	r.Store, r.Turns = store, turnStore(t, store)
 	if o.Jobs {
 		r.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: startJobs(t, pool, jobs.Deps{Store: store, Logger: logger, Embeddings: emb}, !o.JobsIdle, o.JobConfig)},
 			InlineImportBytes: o.InlineImportBytes}

@@ -68,6 +68,15 @@ type Turn struct {
 	conn  *pgxpool.Conn // the pool path: BEGIN and COMMIT are pipelined
 	tx    pgx.Tx        // a Store bound to a transaction: a savepoint
 	done  bool
+	// gen is the kept state's generation a cached turn was opened on
+	// (cachedTurn.gen).
+	gen uint64
+	// held: a DeferredTurnStore's lock-path turn, holding the
+	// conversation in cache until it ends (turnCache.hold).
+	held bool
+	// ids are the hashes of the conversation's logged turn ids, read by a
+	// DeferredTurnStore's lock-path turn (nil: not read).
+	ids map[uint64]struct{}
 }
 
 // turnVersion identifies a conversation's stored state: the row id and
@@ -106,6 +115,7 @@ RETURNING id, version, xmin`
 	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
+	turnLogIDs         = `SELECT turn_id FROM activation_log WHERE conversation_id = ` + turnConversationID
 	// turnCommit and turnCommitDelete write a turn in one statement, only
 	// where the conversation's row ($1) is still at version $2 and row
 	// version $3 and the server's lore at $4: it bumps the version,
@@ -211,6 +221,10 @@ func (s *Store) beginTurn(ctx context.Context, c Conversation, turnID string, ca
 	b.Queue(turnLockConversation, args...)
 	b.Queue(turnFindLog, append(args, turnID)...)
 	b.Queue(turnReadState, args...)
+	readIDs := cache != nil && cache.dq != nil && t.conn != nil
+	if readIDs {
+		b.Queue(turnLogIDs, args...)
+	}
 	err := func() (err error) {
 		br := q.SendBatch(ctx, b)
 		defer func() { err = errors.Join(err, br.Close()) }()
@@ -238,7 +252,11 @@ func (s *Store) beginTurn(ctx context.Context, c Conversation, turnID string, ca
 		if len(logs) > 0 {
 			t.Recorded = &logs[0]
 		}
-		t.State, err = scanState(br.Query())
+		if t.State, err = scanState(br.Query()); err != nil || !readIDs {
+			return err
+		}
+		rows, err := br.Query()
+		t.ids, err = scanIDs(cache.dq, rows, err)
 		return err
 	}()
 	if err != nil {
@@ -283,6 +301,11 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		return wrapErr(op, errors.New("turn already ended"))
 	}
 	defer t.Rollback(ctx)
+	if t.cached() && t.cache != nil && t.cache.dq != nil {
+		if handled, err := t.deferCommit(ctx, next, log); handled {
+			return err
+		}
+	}
 	stmt, args, err := t.commitArgs(next, log)
 	if err != nil {
 		return wrapErr(op, err)
@@ -343,7 +366,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 	switch {
 	case err == nil:
 		if t.cache != nil {
-			t.cache.put(t.conv, at, kept(t.State, next, written), log.TurnID)
+			t.cache.keep(t.conv, at, kept(t.State, next, written), log.TurnID, t.ids)
 		}
 		return nil
 	case t.cached() && isUniqueViolation(err):
@@ -397,27 +420,35 @@ func (t *Turn) cached() bool { return t.conn == nil && t.tx == nil }
 // row (turnCommit, or turnCommitDelete when records go) and its
 // arguments.
 func (t *Turn) commitArgs(next turnstate.State, log LoggedTurn) (string, []any, error) {
-	admitted := appendLoggedEntries(make([]byte, 0, 16+80*len(log.Admitted)), log.Admitted)
-	if log.CreatedAt.IsZero() {
-		log.CreatedAt = time.Now()
+	admitted, response, result, createdAt := logColumns(log)
+	upsert, del := turnstate.Diff(t.State, next)
+	args := []any{t.at.id, t.at.version, t.at.xmin, t.at.lore, stateRecords(upsert),
+		log.TurnID, log.MessageCount, log.InputSHA256, admitted,
+		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, createdAt}
+	if len(del) == 0 {
+		return turnCommit, args, nil
 	}
-	// A JSON object goes to response (jsonb), any other encoding to
-	// result (bytea, not parsed), response then '{}' (migration 000086).
-	response, result := log.Response, []byte(nil)
+	return turnCommitDelete, append(args, del), nil
+}
+
+// logColumns are log's admitted (JSON), response (jsonb), result
+// (bytea, nil: NULL) and created_at columns. A JSON object goes to
+// response, any other encoding to result (not parsed), response then '{}'
+// (migration 000086); a zero time is now.
+func logColumns(log LoggedTurn) (admitted, response, result []byte, createdAt time.Time) {
+	admitted = appendLoggedEntries(make([]byte, 0, 16+80*len(log.Admitted)), log.Admitted)
+	createdAt = log.CreatedAt
+	if createdAt.IsZero() {
+		createdAt = time.Now()
+	}
+	response = log.Response
 	if len(response) == 0 || response[0] != '{' {
 		response, result = []byte("{}"), log.Response
 		if len(result) == 0 {
 			result = nil
 		}
 	}
-	upsert, del := turnstate.Diff(t.State, next)
-	args := []any{t.at.id, t.at.version, t.at.xmin, t.at.lore, stateRecords(upsert),
-		log.TurnID, log.MessageCount, log.InputSHA256, admitted,
-		log.BudgetUnit, log.BudgetLimit, log.BudgetUsed, response, result, log.CreatedAt}
-	if len(del) == 0 {
-		return turnCommit, args, nil
-	}
-	return turnCommitDelete, append(args, del), nil
+	return admitted, response, result, createdAt
 }
 
 // kept is the state a committed turn left in the store: next without the
@@ -448,6 +479,10 @@ func (t *Turn) Rollback(ctx context.Context) {
 		return
 	}
 	t.done = true
+	if t.held {
+		t.held = false
+		t.cache.unhold(t.conv)
+	}
 	ctx = context.WithoutCancel(ctx)
 	if t.tx != nil {
 		_ = t.tx.Rollback(ctx)
@@ -585,6 +620,27 @@ func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
 			r.LastCount, r.LastAt = *lc, *la
 		}
 		out[r.EntryID] = r
+	}
+	return out, rows.Err()
+}
+
+// scanIDs reads turn ids into their hashes (q.hash); nil when there are
+// more than maxKnownTurnIDs.
+func scanIDs(q *turnQueue, rows pgx.Rows, err error) (map[uint64]struct{}, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[uint64]struct{}{}
+	var id string
+	for rows.Next() {
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[q.hash(id)] = struct{}{}
+	}
+	if len(out) > maxKnownTurnIDs {
+		out = nil
 	}
 	return out, rows.Err()
 }
@@ -740,18 +796,63 @@ type turnStore struct {
 
 var _ turnstate.Turn = (*Turn)(nil)
 
+// BeginTurn is Store.BeginTurn keeping the state the turn commits. On a
+// DeferredTurnStore it first waits until c's queued turns are written
+// (ctx's error when it ends first), and no turn of c opens on the kept
+// state until the turn ends.
 func (t turnStore) BeginTurn(ctx context.Context, c Conversation, turnID string) (turnstate.Turn, error) {
+	if t.cache.dq != nil {
+		t.cache.hold(c)
+		if err := t.cache.settle(ctx, c); err != nil {
+			t.cache.unhold(c)
+			return nil, wrapErr("begin turn", err)
+		}
+	}
 	turn, err := t.Store.beginTurn(ctx, c, turnID, t.cache)
 	if err != nil {
+		if t.cache.dq != nil {
+			t.cache.unhold(c)
+		}
 		return nil, err
 	}
+	turn.held = t.cache.dq != nil
 	return turn, nil
 }
 
-// ResetTurnState is Store.ResetTurnState, forgetting the state kept.
+// ResetTurnState is Store.ResetTurnState, forgetting the state kept (on
+// a DeferredTurnStore after c's queued turns are written).
 func (t turnStore) ResetTurnState(ctx context.Context, c Conversation) (int64, error) {
+	if t.cache.dq != nil {
+		t.cache.hold(c)
+		defer t.cache.unhold(c)
+		if err := t.cache.settle(ctx, c); err != nil {
+			return 0, wrapErr("reset turn state", err)
+		}
+	}
 	t.cache.drop(c)
 	n, err := t.Store.ResetTurnState(ctx, c)
 	t.cache.drop(c)
 	return n, err
+}
+
+// TurnState is Store.TurnState; on a DeferredTurnStore, while turns of c
+// are queued, the state the last of them left (read only).
+func (t turnStore) TurnState(ctx context.Context, c Conversation) (turnstate.State, error) {
+	if t.cache.dq != nil {
+		if st := t.cache.queuedState(c); st != nil {
+			return st, nil
+		}
+	}
+	return t.Store.TurnState(ctx, c)
+}
+
+// ActivationLog is Store.ActivationLog (on a DeferredTurnStore after c's
+// queued turns are written).
+func (t turnStore) ActivationLog(ctx context.Context, c Conversation, last int) ([]LoggedTurn, error) {
+	if t.cache.dq != nil {
+		if err := t.cache.settle(ctx, c); err != nil {
+			return nil, wrapErr("read activation log", err)
+		}
+	}
+	return t.Store.ActivationLog(ctx, c, last)
 }

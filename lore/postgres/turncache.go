@@ -30,6 +30,9 @@ type turnCache struct {
 	records int
 	lru     *list.List // of *cachedTurn, most recent first
 	byConv  map[Conversation]*list.Element
+	// dq is the queue of deferred commits (DeferredTurnStore); nil: a
+	// cached turn commits itself.
+	dq *turnQueue
 }
 
 // turnCacheRecent is how many of a conversation's last turn ids its entry
@@ -47,6 +50,13 @@ type cachedTurn struct {
 	recent [turnCacheRecent]string
 	next   int // the slot of recent the next turn id takes
 	weight int // what it counts towards turnCache.max (weigh)
+	// gen counts the states kept: a turn opened on the cache defers its
+	// commit only onto the state it was opened on.
+	gen uint64
+	// holds counts the turns of the conversation on the lock path in this
+	// process: while one runs no turn opens on the cache nor defers.
+	holds int
+	deferred
 }
 
 // weigh sets e's weight, its share of tc.max (records, each about 150
@@ -57,7 +67,11 @@ func (tc *turnCache) weigh(e *cachedTurn) {
 	for _, id := range e.recent {
 		n += len(id)
 	}
+	n += 40 * len(e.ids) // a map slot a turn id
 	w := len(e.state) + 1 + n/150
+	if e.busy() {
+		w += len(e.durable) // else the same map as e.state
+	}
 	tc.records += w - e.weight
 	e.weight = w
 }
@@ -69,56 +83,83 @@ func newTurnCache(maxRecords int) *turnCache {
 // get returns c's kept state and its identity for turn turnID, or false
 // (none, c is skipping turns: one fewer then, or turnID is one of c's
 // last turns: a retry).
-func (tc *turnCache) get(c Conversation, turnID string) (turnVersion, turnstate.State, bool) {
+func (tc *turnCache) get(c Conversation, turnID string) (turnVersion, turnstate.State, uint64, bool) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	el, ok := tc.byConv[c]
 	if !ok {
-		return turnVersion{}, nil, false
+		return turnVersion{}, nil, 0, false
 	}
 	e := el.Value.(*cachedTurn)
 	for _, id := range e.recent {
 		if id == turnID {
-			return turnVersion{}, nil, false
+			return turnVersion{}, nil, 0, false
 		}
 	}
-	if e.skip > 0 || e.state == nil {
+	if q := tc.dq; q != nil && q.active() && !q.fresh(e, turnID) {
+		return turnVersion{}, nil, 0, false
+	}
+	if e.skip > 0 || e.state == nil || e.holds > 0 {
 		if e.skip > 0 {
 			e.skip--
 		}
-		return turnVersion{}, nil, false
+		return turnVersion{}, nil, 0, false
 	}
 	tc.lru.MoveToFront(el)
-	return e.at, e.state, true
+	return e.at, e.state, e.gen, true
 }
 
 // put keeps st as c's state at at after its turn turnID, unless a newer
 // one is kept (another turn of c committed meanwhile). Times are kept as
 // Postgres stores them (microseconds).
 func (tc *turnCache) put(c Conversation, at turnVersion, st turnstate.State, turnID string) {
+	tc.keep(c, at, st, turnID, nil)
+}
+
+// keep is put with ids, the hashes of every turn id logged for c before
+// turnID (DeferredTurnStore's lock path reads them; nil: not read).
+func (tc *turnCache) keep(c Conversation, at turnVersion, st turnstate.State, turnID string, ids map[uint64]struct{}) {
+	truncateTimes(st)
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	el, ok := tc.byConv[c]
+	if !ok {
+		el = tc.lru.PushFront(&cachedTurn{conv: c})
+		tc.byConv[c] = el
+	}
+	e := el.Value.(*cachedTurn)
+	if e.state != nil && e.at.id == at.id && e.at.version >= at.version {
+		return
+	}
+	e.at, e.state, e.durable = at, st, st
+	e.gen++
+	e.recent[e.next], e.next = turnID, (e.next+1)%turnCacheRecent
+	if tc.dq != nil {
+		tc.dq.learnIDs(e, ids, turnID)
+	}
+	tc.weigh(e)
+	tc.lru.MoveToFront(el)
+	tc.evictLocked()
+}
+
+// truncateTimes sets st's times to what Postgres keeps (microseconds).
+func truncateTimes(st turnstate.State) {
 	for id, r := range st {
 		r.FirstAt, r.LastAt = r.FirstAt.Truncate(time.Microsecond), r.LastAt.Truncate(time.Microsecond)
 		st[id] = r
 	}
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	if el, ok := tc.byConv[c]; ok {
-		e := el.Value.(*cachedTurn)
-		if e.state != nil && e.at.id == at.id && e.at.version >= at.version {
-			return
+}
+
+// evictLocked drops the least recently used conversations while the
+// records kept exceed tc.max, but never the most recent one nor one with
+// turns held, queued or being written.
+func (tc *turnCache) evictLocked() {
+	for el := tc.lru.Back(); el != nil && tc.records > tc.max && el != tc.lru.Front(); {
+		prev := el.Prev()
+		if e := el.Value.(*cachedTurn); e.holds == 0 && !e.busy() {
+			tc.removeLocked(el)
 		}
-		e.at, e.state = at, st
-		e.recent[e.next], e.next = turnID, (e.next+1)%turnCacheRecent
-		tc.weigh(e)
-		tc.lru.MoveToFront(el)
-	} else {
-		e := &cachedTurn{conv: c, at: at, state: st, next: 1}
-		e.recent[0] = turnID
-		tc.byConv[c] = tc.lru.PushFront(e)
-		tc.weigh(e)
-	}
-	for tc.records > tc.max && tc.lru.Len() > 1 {
-		tc.removeLocked(tc.lru.Back())
+		el = prev
 	}
 }
 
@@ -136,11 +177,14 @@ func (tc *turnCache) stale(c Conversation, at turnVersion, current *int64) {
 	if e.at != at {
 		return // a newer state is kept already
 	}
-	if current == nil || *current == at.version {
+	if (current == nil || *current == at.version) && e.holds == 0 && !e.busy() {
 		tc.removeLocked(el)
 		return
 	}
-	e.state, e.skip = nil, turnCacheSkip
+	e.forget()
+	if current != nil && *current != at.version {
+		e.skip = turnCacheSkip
+	}
 	tc.weigh(e)
 }
 
@@ -149,8 +193,20 @@ func (tc *turnCache) drop(c Conversation) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	if el, ok := tc.byConv[c]; ok {
+		if e := el.Value.(*cachedTurn); e.holds > 0 || e.busy() {
+			e.forget()
+			tc.weigh(e)
+			return
+		}
 		tc.removeLocked(el)
 	}
+}
+
+// forget drops e's state (kept, durable and the turn ids known) but keeps
+// e: its holds, or its turns queued or being written, still count.
+func (e *cachedTurn) forget() {
+	e.state, e.durable, e.ids = nil, nil, nil
+	e.gen++
 }
 
 func (tc *turnCache) removeLocked(el *list.Element) {
@@ -172,9 +228,9 @@ func (t turnStore) BeginCachedTurn(ctx context.Context, c Conversation, turnID s
 	if _, ok := t.pool(ctx); !ok || checkConversation(c) != nil || checkTurnID(turnID) != nil {
 		return nil
 	}
-	at, st, ok := t.cache.get(c, turnID)
+	at, st, gen, ok := t.cache.get(c, turnID)
 	if !ok {
 		return nil
 	}
-	return &Turn{conv: c, at: at, State: st, store: t.Store, cache: t.cache}
+	return &Turn{conv: c, at: at, State: st, store: t.Store, cache: t.cache, gen: gen}
 }

@@ -1,0 +1,612 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"loregate/lore"
+	"loregate/lore/turnstate"
+)
+
+// Deferred commits (docs/turns.md#durability, DeferredTurnStore): a turn
+// opened on a conversation's kept state is answered at once; its log row
+// and the state it left wait in a queue that one flusher writes every
+// interval, all queued turns in one transaction of two statements.
+
+// Limits of DeferredTurns.
+const (
+	DefaultTurnFlushInterval = 10 * time.Millisecond
+	MinTurnFlushInterval     = time.Millisecond
+	MaxTurnFlushInterval     = time.Second
+	DefaultTurnQueue         = 1024
+	// turnFlushAt is how many queued turns start a flush before the
+	// interval ends.
+	turnFlushAt = 256
+	// maxKnownTurnIDs bounds the turn ids a conversation's entry knows
+	// (about 40 bytes each, weighed in the cache); past it the next turn
+	// takes the lock path, which reads them again (the log keeps 500 a
+	// conversation, LOREGATE_ACTIVATION_LOG_ROWS).
+	maxKnownTurnIDs = 8192
+)
+
+// DeferredTurns configures DeferredTurnStore.
+type DeferredTurns struct {
+	// Interval is how long a turn waits in the queue at most before a
+	// flush starts (MinTurnFlushInterval..MaxTurnFlushInterval; 0:
+	// DefaultTurnFlushInterval). A flush starts sooner when turnFlushAt
+	// turns are queued or a lock-path turn waits for one.
+	Interval time.Duration
+	// MaxQueued bounds the turns queued or being written (0:
+	// DefaultTurnQueue); a turn past it waits for a flush.
+	MaxQueued int
+	// OnLost, when set, is called with the number of answered turns a
+	// flush did not record (their conversation or their server's lore
+	// moved on, or the write failed); it must be fast.
+	OnLost func(turns int)
+	// OnError, when set, is called with each error of a flush's write
+	// (the turns of a batch that failed are then written conversation by
+	// conversation); it must be fast.
+	OnError func(error)
+	// StopTimeout bounds the last flush when the flusher stops (0: 30 s).
+	StopTimeout time.Duration
+}
+
+// TurnFlusher writes a DeferredTurnStore's queued turns (Start).
+type TurnFlusher struct {
+	store *Store
+	tc    *turnCache
+}
+
+// DeferredTurnStore is TurnStore whose turns on a conversation's kept
+// state (docs/turns.md#cached-state) commit later: the turn is answered
+// once its state is kept in memory, and the returned flusher writes the
+// queued turns in batches once started (TurnFlusher.Start,
+// docs/turns.md#durability). Until it starts, and after it stopped, those
+// turns commit themselves as TurnStore's do.
+// A turn on the lock path first waits until the conversation's queued
+// turns are written; so do ResetTurnState and ActivationLog. TurnState
+// returns the kept state while turns of the conversation are queued.
+// lore.ErrInvalid when cfg is out of its limits.
+func (s *Store) DeferredTurnStore(cfg DeferredTurns) (turnstate.Store, *TurnFlusher, error) {
+	if cfg.Interval == 0 {
+		cfg.Interval = DefaultTurnFlushInterval
+	}
+	if cfg.MaxQueued == 0 {
+		cfg.MaxQueued = DefaultTurnQueue
+	}
+	if cfg.StopTimeout == 0 {
+		cfg.StopTimeout = 30 * time.Second
+	}
+	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 {
+		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d (at least 1)",
+			lore.ErrInvalid, cfg.Interval, MinTurnFlushInterval, MaxTurnFlushInterval, cfg.MaxQueued)
+	}
+	tc := newTurnCache(DefaultTurnCacheRecords)
+	tc.dq = &turnQueue{cfg: cfg, seed: maphash.MakeSeed(), slots: make(chan struct{}, cfg.MaxQueued),
+		wake: make(chan struct{}, 1), now: make(chan struct{}, 1), flushed: make(chan struct{})}
+	return turnStore{Store: s, cache: tc}, &TurnFlusher{store: s, tc: tc}, nil
+}
+
+// turnQueue is a turnCache's queue of deferred commits; its fields but
+// the channels are guarded by the cache's mutex.
+type turnQueue struct {
+	cfg     DeferredTurns
+	seed    maphash.Seed
+	dirty   []*cachedTurn // conversations with pending turns
+	queued  int           // pending turns over all conversations
+	running bool          // the flusher started
+	closed  bool          // the flusher is stopping: no turn defers
+	slots   chan struct{} // a queued or in-flight turn holds one
+	wake    chan struct{} // a turn was queued to an empty queue
+	now     chan struct{} // flush without waiting for the interval
+	flushed chan struct{} // closed when a flush ends, then replaced
+}
+
+// deferred is one conversation's part of the deferred commits.
+type deferred struct {
+	// durable is the state stored at the entry's version; the entry's
+	// state is ahead of it by the pending and in-flight turns.
+	durable  turnstate.State
+	pending  []queuedTurn // answered, not yet written, oldest first
+	inflight int          // turns a flush is writing
+	queued   bool         // in turnQueue.dirty
+	// ids holds the hashes of every turn id logged or queued for the
+	// conversation (nil: not known, no turn defers).
+	ids map[uint64]struct{}
+}
+
+func (d *deferred) busy() bool { return len(d.pending) > 0 || d.inflight > 0 }
+
+// queuedTurn is a deferred turn's log row, its columns as the flush
+// sends them.
+type queuedTurn struct {
+	turnID, sha256, admitted, unit, response string
+	count, limit, used                       int32
+	result                                   []byte // nil: NULL
+	at                                       time.Time
+}
+
+func (q *turnQueue) hash(turnID string) uint64 { return maphash.String(q.seed, turnID) }
+
+// active reports whether turns defer now (under the cache's mutex).
+func (q *turnQueue) active() bool { return q.running && !q.closed }
+
+// fresh reports whether turnID is known unused in e's conversation
+// (under the cache's mutex).
+func (q *turnQueue) fresh(e *cachedTurn, turnID string) bool {
+	if e.ids == nil {
+		return false
+	}
+	_, used := e.ids[q.hash(turnID)]
+	return !used
+}
+
+// learnIDs records in e the turn ids a lock-path turn read (ids, nil:
+// none read) and turnID, which it committed.
+func (q *turnQueue) learnIDs(e *cachedTurn, ids map[uint64]struct{}, turnID string) {
+	if ids != nil {
+		e.ids = ids
+	}
+	if e.ids == nil {
+		return
+	}
+	if len(e.ids) >= maxKnownTurnIDs {
+		e.ids = nil
+		return
+	}
+	e.ids[q.hash(turnID)] = struct{}{}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// reserve takes a queue slot for a turn, waiting for a flush while the
+// queue is full; ctx's error when it ends first.
+func (q *turnQueue) reserve(ctx context.Context) error {
+	select {
+	case q.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	signal(q.wake)
+	signal(q.now)
+	select {
+	case q.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (q *turnQueue) release(n int) {
+	for range n {
+		<-q.slots
+	}
+}
+
+// deferTurn queues qt, a turn of c opened on the kept state gen, and keeps
+// next as c's state. False, nothing queued, when that state is no longer
+// kept, a lock-path turn of c runs, the turn id is not known unused, or
+// turns do not defer now.
+func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State, qt queuedTurn) bool {
+	truncateTimes(next)
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	q := tc.dq
+	el, ok := tc.byConv[c]
+	if !ok || !q.active() {
+		return false
+	}
+	e := el.Value.(*cachedTurn)
+	if e.state == nil || e.gen != gen || e.holds > 0 || !q.fresh(e, qt.turnID) {
+		return false
+	}
+	if !e.busy() {
+		e.durable = e.state
+	}
+	e.ids[q.hash(qt.turnID)] = struct{}{}
+	e.recent[e.next], e.next = qt.turnID, (e.next+1)%turnCacheRecent
+	e.state = next
+	e.gen++
+	e.pending = append(e.pending, qt)
+	if !e.queued {
+		e.queued = true
+		q.dirty = append(q.dirty, e)
+	}
+	q.queued++
+	if q.queued == 1 {
+		signal(q.wake)
+	}
+	if q.queued >= turnFlushAt {
+		signal(q.now)
+	}
+	tc.weigh(e)
+	tc.lru.MoveToFront(el)
+	return true
+}
+
+// hold marks a lock-path turn of c running (no turn of c opens on the
+// kept state nor defers until unhold).
+func (tc *turnCache) hold(c Conversation) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	el, ok := tc.byConv[c]
+	if !ok {
+		el = tc.lru.PushFront(&cachedTurn{conv: c})
+		tc.byConv[c] = el
+		tc.weigh(el.Value.(*cachedTurn))
+	}
+	el.Value.(*cachedTurn).holds++
+}
+
+func (tc *turnCache) unhold(c Conversation) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.byConv[c]; ok {
+		el.Value.(*cachedTurn).holds--
+	}
+}
+
+// settle waits until no turn of c is queued or being written (at once
+// when none is); ctx's error when it ends first.
+func (tc *turnCache) settle(ctx context.Context, c Conversation) error {
+	for {
+		tc.mu.Lock()
+		el, ok := tc.byConv[c]
+		busy := ok && el.Value.(*cachedTurn).busy()
+		flushed := tc.dq.flushed
+		tc.mu.Unlock()
+		if !busy {
+			return nil
+		}
+		signal(tc.dq.wake)
+		signal(tc.dq.now)
+		select {
+		case <-flushed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// queuedState is c's kept state while turns of c are queued or being
+// written (the state the last of them was answered on), else nil.
+func (tc *turnCache) queuedState(c Conversation) turnstate.State {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if el, ok := tc.byConv[c]; ok && el.Value.(*cachedTurn).busy() {
+		return el.Value.(*cachedTurn).state
+	}
+	return nil
+}
+
+// flushItem is one conversation's part of a flush: its turns queued
+// since the last flush, the state they started from (at, durable) and the
+// state they left.
+type flushItem struct {
+	e       *cachedTurn
+	conv    Conversation
+	at      turnVersion
+	durable turnstate.State
+	state   turnstate.State
+	turns   []queuedTurn
+}
+
+// takeBatch moves every pending turn in flight.
+func (tc *turnCache) takeBatch() []flushItem {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	q := tc.dq
+	items := make([]flushItem, 0, len(q.dirty))
+	for _, e := range q.dirty {
+		e.queued = false
+		if len(e.pending) == 0 {
+			continue
+		}
+		items = append(items, flushItem{e: e, conv: e.conv, at: e.at, durable: e.durable, state: e.state, turns: e.pending})
+		e.inflight += len(e.pending)
+		e.pending = nil
+	}
+	q.dirty, q.queued = q.dirty[:0], 0
+	return items
+}
+
+// applyBatch ends a flush: items[i]'s conversation is now at written[i],
+// or, nil, its turns were not recorded: they and the turns queued after
+// them are dropped with the kept state. It returns how many turns were
+// dropped and wakes settle's waiters.
+func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion) int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	q := tc.dq
+	lost, done := 0, 0
+	for i, it := range items {
+		e := it.e
+		e.inflight -= len(it.turns)
+		done += len(it.turns)
+		switch {
+		case written[i] != nil && e.state != nil:
+			e.at, e.durable = *written[i], it.state
+		case written[i] == nil:
+			lost += len(it.turns) + len(e.pending)
+			done += len(e.pending)
+			q.queued -= len(e.pending)
+			e.pending = nil
+			e.forget()
+		}
+		if !e.busy() {
+			e.durable = e.state
+		}
+		tc.weigh(e)
+	}
+	q.release(done)
+	close(q.flushed)
+	q.flushed = make(chan struct{})
+	return lost
+}
+
+// Start starts writing the queued turns, in a goroutine of its own,
+// until ctx ends or stop is called; from then no turn defers, what is
+// left is written (within DeferredTurns.StopTimeout) and stop returns.
+// A turn answered before stop returned is written or counted lost
+// (DeferredTurns.OnLost) by then. Call Start once; stop may be called
+// more than once.
+func (f *TurnFlusher) Start(ctx context.Context) (stop func()) {
+	q := f.tc.dq
+	f.tc.mu.Lock()
+	q.running = true
+	f.tc.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.run(ctx)
+	}()
+	return sync.OnceFunc(func() {
+		cancel()
+		<-done
+	})
+}
+
+// run is Start's goroutine.
+func (f *TurnFlusher) run(ctx context.Context) {
+	q := f.tc.dq
+	timer := time.NewTimer(q.cfg.Interval)
+	timer.Stop()
+	defer func() {
+		timer.Stop()
+		f.tc.mu.Lock()
+		q.closed = true
+		f.tc.mu.Unlock()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.StopTimeout)
+		defer cancel()
+		f.flush(sctx)
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wake:
+		}
+		timer.Reset(q.cfg.Interval)
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		case <-q.now:
+			timer.Stop()
+		}
+		f.flush(ctx)
+	}
+}
+
+// flush writes every queued turn: all conversations in one transaction,
+// or, when that fails, each in its own.
+func (f *TurnFlusher) flush(ctx context.Context) {
+	items := f.tc.takeBatch()
+	written := make([]*turnVersion, len(items))
+	if len(items) > 0 {
+		err := f.write(ctx, items, written)
+		f.report(err)
+		if err != nil && len(items) > 1 {
+			for i := range items {
+				f.report(f.write(ctx, items[i:i+1], written[i:i+1]))
+			}
+		}
+	}
+	if lost := f.tc.applyBatch(items, written); lost > 0 && f.tc.dq.cfg.OnLost != nil {
+		f.tc.dq.cfg.OnLost(lost)
+	}
+}
+
+func (f *TurnFlusher) report(err error) {
+	if err != nil && f.tc.dq.cfg.OnError != nil {
+		f.tc.dq.cfg.OnError(err)
+	}
+}
+
+// turnFlush writes the queued turns of conversations $1 (each at version
+// $2, row version $3, with its server $6 at lore_version $4, recording $5
+// turns) in one statement: for each conversation still at those versions
+// it bumps the version by $5, upserts its records ($8, their conversation
+// in $7) of entries that exist, deletes its records of entries $10 ($9),
+// and inserts its log rows ($11..$21, in order). It returns the new
+// version and row version of each conversation written; the others
+// (moved on, reset or gone) have nothing written.
+const turnFlush = `WITH v AS (
+    SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[], $6::text[])
+        AS v(id, version, xmin, lore, n, server)
+), s AS (
+    SELECT id, lore_version FROM servers WHERE id = ANY($6::text[]) FOR KEY SHARE
+), c AS (
+    UPDATE turn_conversations t SET version = t.version + v.n, last_turn_at = now()
+    FROM v, s
+    WHERE t.id = v.id AND t.version = v.version AND t.xmin = v.xmin::text::xid
+        AND s.id = t.server_id AND s.id = v.server AND s.lore_version = v.lore
+    RETURNING t.id, t.version, t.xmin
+), u AS (
+    INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
+    SELECT c.id, ` + turnStateColumns + `
+    FROM unnest($7::bigint[], $8::text::turn_state_record[]) AS r(cid) JOIN c ON c.id = r.cid
+    WHERE (SELECT true FROM lorebook_entries e WHERE e.id = r.entry_id)
+    ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
+        sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
+        cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
+        cooldown_protected = EXCLUDED.cooldown_protected,
+        first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
+        last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at
+), d AS (
+    DELETE FROM turn_entry_state x USING c, unnest($9::bigint[], $10::bigint[]) AS g(cid, eid)
+    WHERE x.conversation_id = c.id AND g.cid = c.id AND x.entry_id = g.eid
+), l AS (
+    INSERT INTO activation_log (conversation_id, ` + turnLogColumns + `)
+    SELECT q.cid, q.turn_id, q.n, q.sha, q.admitted::jsonb, q.unit, q.lim, q.used, q.response::jsonb, q.result, q.at
+    FROM unnest($11::bigint[], $12::text[], $13::int[], $14::text[], $15::text[], $16::text[], $17::int[],
+        $18::int[], $19::text[], $20::bytea[], $21::timestamptz[])
+        WITH ORDINALITY AS q(cid, turn_id, n, sha, admitted, unit, lim, used, response, result, at, ord)
+    WHERE q.cid IN (SELECT id FROM c)
+    ORDER BY q.ord
+)
+SELECT id, version, xmin FROM c`
+
+// turnFlushSettings plans turnFlush once per connection (its transaction
+// only); the flush commits with the server's synchronous_commit.
+const turnFlushSettings = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`
+
+// write writes items in one transaction and sets written[i] to the new
+// version of items[i]'s conversation, or leaves it nil when that
+// conversation had moved on (nothing of it written). On error nothing
+// was written.
+func (f *TurnFlusher) write(ctx context.Context, items []flushItem, written []*turnVersion) error {
+	pool, ok := f.store.pool(ctx)
+	if !ok {
+		return errors.New("write deferred turns: the store is not on a pool")
+	}
+	pc, err := pool.Acquire(ctx)
+	if err != nil {
+		return wrapErr("write deferred turns", err)
+	}
+	defer pc.Release()
+	byID := make(map[int64]int, len(items))
+	for i, it := range items {
+		byID[it.at.id] = i
+	}
+	var got []turnVersion
+	err = pipe(ctx, pc.Conn(), []wireStatement{{turnFlushSettings, nil}, {turnFlush, flushArgs(items)}}, func(stmt int, values [][]byte) error {
+		if stmt != 1 {
+			return nil
+		}
+		if len(values) != 3 {
+			return fmt.Errorf("flush statement: %d columns", len(values))
+		}
+		id, err := wireInt8(values[0])
+		if err != nil {
+			return err
+		}
+		version, err := wireInt8(values[1])
+		if err != nil {
+			return err
+		}
+		xmin, err := wireXID(values[2])
+		if err != nil {
+			return err
+		}
+		if id == nil || version == nil || xmin == nil {
+			return errors.New("flush statement: a NULL version")
+		}
+		got = append(got, turnVersion{id: *id, version: *version, xmin: *xmin})
+		return nil
+	})
+	if err != nil {
+		return wrapErr("write deferred turns", err)
+	}
+	for _, v := range got {
+		if i, ok := byID[v.id]; ok {
+			v.lore = items[i].at.lore
+			written[i] = &v
+		}
+	}
+	return nil
+}
+
+// flushArgs are turnFlush's arguments for items.
+func flushArgs(items []flushItem) []any {
+	var (
+		ids, versions, xmins, lores, recConv, delConv, delEntry []int64
+		counts                                                  []int32
+		servers                                                 []string
+		recs                                                    []turnstate.Record
+		l                                                       logArrays
+	)
+	for _, it := range items {
+		ids, versions = append(ids, it.at.id), append(versions, it.at.version)
+		xmins, lores = append(xmins, int64(it.at.xmin)), append(lores, it.at.lore)
+		counts, servers = append(counts, int32(len(it.turns))), append(servers, it.conv.Server)
+		upsert, del := turnstate.Diff(it.durable, it.state)
+		for range upsert {
+			recConv = append(recConv, it.at.id)
+		}
+		recs = append(recs, upsert...)
+		for _, id := range del {
+			delConv, delEntry = append(delConv, it.at.id), append(delEntry, id)
+		}
+		for _, qt := range it.turns {
+			l.add(it.at.id, qt)
+		}
+	}
+	return []any{ids, versions, xmins, lores, counts, servers, recConv, stateRecords(recs), delConv, delEntry,
+		l.conv, l.turnID, l.count, l.sha256, l.admitted, l.unit, l.limit, l.used, l.response, l.result, l.at}
+}
+
+// logArrays are the log rows of a flush, column by column.
+type logArrays struct {
+	conv                                     []int64
+	turnID, sha256, admitted, unit, response []string
+	count, limit, used                       []int32
+	result                                   [][]byte
+	at                                       []time.Time
+}
+
+func (l *logArrays) add(conv int64, qt queuedTurn) {
+	l.conv, l.turnID, l.count = append(l.conv, conv), append(l.turnID, qt.turnID), append(l.count, qt.count)
+	l.sha256, l.admitted, l.unit = append(l.sha256, qt.sha256), append(l.admitted, qt.admitted), append(l.unit, qt.unit)
+	l.limit, l.used, l.response = append(l.limit, qt.limit), append(l.used, qt.used), append(l.response, qt.response)
+	l.result, l.at = append(l.result, qt.result), append(l.at, qt.at)
+}
+
+// deferCommit queues t's commit (Turn.Commit of a turn opened on a
+// DeferredTurnStore's kept state). handled is false when turns do not
+// defer now (the flusher is not running): the turn commits itself then. A turn
+// that cannot defer on its state is turnstate.ErrStale, nothing queued.
+func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log LoggedTurn) (handled bool, err error) {
+	q := t.cache.dq
+	t.cache.mu.Lock()
+	active := q.active()
+	t.cache.mu.Unlock()
+	if !active {
+		return false, nil
+	}
+	admitted, response, result, at := logColumns(log)
+	qt := queuedTurn{turnID: log.TurnID, sha256: log.InputSHA256, admitted: string(admitted), unit: log.BudgetUnit,
+		response: string(response), count: int32(log.MessageCount), limit: int32(log.BudgetLimit),
+		used: int32(log.BudgetUsed), at: at}
+	if result != nil {
+		qt.result = append([]byte(nil), result...) // the caller reuses its buffer
+	}
+	if err := q.reserve(ctx); err != nil {
+		return true, wrapErr("commit turn", err)
+	}
+	if !t.cache.deferTurn(t.conv, t.gen, next, qt) {
+		q.release(1)
+		return true, turnstate.ErrStale
+	}
+	return true, nil
+}

@@ -1,0 +1,206 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+	"loregate/lore/turnstate"
+)
+
+// deferredTurns is a DeferredTurnStore whose flusher runs, with the
+// turns it did not record counted in lost. Its interval is the longest,
+// so turns stay queued until a lock-path turn, ActivationLog, a full
+// queue or stop makes a flush start.
+func deferredTurns(t *testing.T, b *testBundle, maxQueued int) (turnstate.Store, *atomic.Int64, func()) {
+	t.Helper()
+	lost := &atomic.Int64{}
+	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval, MaxQueued: maxQueued,
+		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(err error) { t.Errorf("flush: %v", err) }})
+	require.NoError(t, err)
+	stop := f.Start(b.ctx)
+	t.Cleanup(stop)
+	return st, lost, stop
+}
+
+// recordDeferred records turn id as lore/turn's Record does (the kept
+// state first, the lock path when it has none or it is stale) with the
+// response "r-"+id, and returns whether it was deferred and the response
+// answered (a retry's recorded one).
+func (ct cachedTurns) recordDeferred(id string, count int, ids ...int64) (deferred bool, response string) {
+	ct.t.Helper()
+	tx, cached := ct.begin(id)
+	if r := tx.Retry(); r != nil {
+		tx.Rollback(context.Background())
+		return false, string(r.Response)
+	}
+	next, _ := turnstate.Derive(tx.Stored(), ct.es, count)
+	next = turnstate.Advance(next, ct.es, ids, count, time.Now())
+	log := turnstate.LoggedTurn{TurnID: id, MessageCount: count, InputSHA256: fmt.Sprintf("%064x", count),
+		BudgetUnit: "utf16", Response: []byte("r-" + id)}
+	err := tx.Commit(context.Background(), next, log)
+	if cached && err == turnstate.ErrStale {
+		return ct.recordDeferred(id, count, ids...)
+	}
+	require.NoError(ct.t, err)
+	return cached, "r-" + id
+}
+
+// TestTurnDeferred: a DeferredTurnStore answers a turn on the kept state
+// before writing it (docs/turns.md#durability); the lock path,
+// ActivationLog and stop write the queued turns first; a retry of a
+// queued or logged turn id replays its recorded response and changes
+// nothing; TurnState reads the state queued turns left.
+func TestTurnDeferred(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, withTimed(entry(b.server, 3, "", "a"), 3, 2), entry(b.server, 3, "", "b"))
+	st, lost, stop := deferredTurns(t, b, 0)
+	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
+	written := func() int { return logRows(t, b, a.c) } // the store's own read: no flush
+
+	d, _ := a.recordDeferred("t1", 2, es[0].ID)
+	require.False(t, d, "a conversation's first turn here: under the lock")
+	for i := 2; i <= 12; i++ {
+		d, _ := a.recordDeferred(fmt.Sprint("t", i), 2*i, es[i%2].ID)
+		require.True(t, d, "turn %d", i)
+	}
+	require.Equal(t, 1, written(), "the deferred turns are queued")
+	queued, err := st.TurnState(b.ctx, a.c)
+	require.NoError(t, err)
+
+	// A retry of a queued turn, one of the last eight or older: under the
+	// lock, after the queue is written; the recorded response, nothing
+	// written again.
+	for _, id := range []string{"t12", "t3"} {
+		d, resp := a.recordDeferred(id, 99, es[0].ID)
+		require.False(t, d)
+		require.Equal(t, "r-"+id, resp)
+	}
+	require.Equal(t, 12, written())
+	stored, err := b.store.TurnState(b.ctx, a.c)
+	require.NoError(t, err)
+	require.Equal(t, queued, stored, "TurnState read the state the queued turns left")
+
+	// Deferring again; ActivationLog writes the queue first.
+	for i := 13; i <= 20; i++ {
+		d, _ := a.recordDeferred(fmt.Sprint("t", i), 2*i, es[i%2].ID)
+		require.True(t, d, "turn %d", i)
+	}
+	logs, err := st.ActivationLog(b.ctx, a.c, 200)
+	require.NoError(t, err)
+	require.Len(t, logs, 20)
+	for i, l := range logs {
+		require.Equal(t, fmt.Sprint("t", 20-i), l.TurnID, "log order")
+		require.Equal(t, "r-"+l.TurnID, string(l.Response))
+	}
+	d, resp := a.recordDeferred("t1", 99)
+	require.False(t, d, "a logged turn id goes under the lock")
+	require.Equal(t, "r-t1", resp)
+
+	// A reset through the store writes the queue first, then clears.
+	for i := 21; i <= 23; i++ {
+		d, _ := a.recordDeferred(fmt.Sprint("t", i), 2*i, es[0].ID)
+		require.True(t, d, "turn %d", i)
+	}
+	n, err := st.ResetTurnState(b.ctx, a.c)
+	require.NoError(t, err)
+	require.Positive(t, n)
+	require.Equal(t, 23, written())
+	stored, err = b.store.TurnState(b.ctx, a.c)
+	require.NoError(t, err)
+	require.Empty(t, stored)
+
+	// Stopping writes what is queued.
+	for i := 24; i <= 30; i++ {
+		a.recordDeferred(fmt.Sprint("t", i), 2*i, es[1].ID)
+	}
+	require.Less(t, written(), 30)
+	stop()
+	require.Equal(t, 30, written())
+	require.Zero(t, lost.Load())
+	// After stop a turn on the kept state commits itself.
+	d, _ = a.recordDeferred("t31", 62)
+	require.True(t, d)
+	require.Equal(t, 31, written())
+	a.stored(b)
+}
+
+// TestTurnDeferredConflict: queued turns whose conversation or server's
+// lore moved on before the flush are not recorded (counted lost), the
+// other conversations of the batch are, and the conversation's next turn
+// takes the lock path on the stored state.
+func TestTurnDeferredConflict(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"), entry(b.server, 3, "", "b"))
+	st, lost, stop := deferredTurns(t, b, 0)
+	other := postgres.New(b.pool).TurnStore()
+	b2 := &testBundle{ctx: b.ctx, pool: b.pool, store: b.store, server: snowflake(t)}
+	_, err := b.store.UpsertServer(b.ctx, b2.server, "Other Guild")
+	require.NoError(t, err)
+	es2 := b2.insert(t, entry(b2.server, 3, "", "c"))
+	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
+	c := cachedTurns{t: t, store: st, c: b2.conversation(t), es: es2}
+	for _, ct := range []cachedTurns{a, c} {
+		ct.recordDeferred("t1", 2, ct.es[0].ID)
+		d, _ := ct.recordDeferred("t2", 4, ct.es[0].ID)
+		require.True(t, d)
+	}
+
+	// An entry write of a's server: a's queued turn is not recorded, c's is.
+	_, err = b.store.UpdateEntry(b.ctx, b.server, 3, es[1].ID, lore.EntryPatch{Content: ptr("edited")})
+	require.NoError(t, err)
+	_, err = st.ActivationLog(b.ctx, c.c, 1)
+	require.NoError(t, err)
+	require.Equal(t, 1, logRows(t, b, a.c))
+	require.Equal(t, 2, logRows(t, b, c.c))
+	require.Equal(t, int64(1), lost.Load())
+	d, _ := a.recordDeferred("t3", 6, es[1].ID)
+	require.False(t, d, "after a lost turn: the lock path")
+	d, _ = a.recordDeferred("t4", 8)
+	require.True(t, d)
+	_, err = st.ActivationLog(b.ctx, a.c, 1)
+	require.NoError(t, err)
+	a.stored(b)
+
+	// Another process records a turn of a: the turns queued here are not.
+	d, _ = a.recordDeferred("t5", 10, es[0].ID)
+	require.True(t, d)
+	tx, err := other.BeginTurn(b.ctx, a.c, "o1")
+	require.NoError(t, err)
+	require.NoError(t, tx.Commit(b.ctx, tx.Stored(), turnstate.LoggedTurn{TurnID: "o1", MessageCount: 10,
+		InputSHA256: fmt.Sprintf("%064x", 10), BudgetUnit: "utf16"}))
+	stop()
+	require.Equal(t, int64(2), lost.Load(), "t2 and t5")
+	logs, err := b.store.ActivationLog(b.ctx, a.c, 10)
+	require.NoError(t, err)
+	var ids []string
+	for _, l := range logs {
+		ids = append(ids, l.TurnID)
+	}
+	require.Equal(t, []string{"o1", "t4", "t3", "t1"}, ids)
+}
+
+// TestTurnDeferredFull: past MaxQueued a turn waits for a flush (which
+// the full queue starts) instead of queueing more; every turn is
+// recorded once.
+func TestTurnDeferredFull(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"))
+	st, lost, _ := deferredTurns(t, b, 2)
+	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
+	for i := 1; i <= 9; i++ {
+		a.recordDeferred(fmt.Sprint("t", i), 2*i, es[0].ID)
+		require.LessOrEqual(t, i-logRows(t, b, a.c), 2, "turn %d: at most two queued", i)
+	}
+	logs, err := st.ActivationLog(b.ctx, a.c, 200)
+	require.NoError(t, err)
+	require.Len(t, logs, 9)
+	require.Zero(t, lost.Load())
+	a.stored(b)
+}
