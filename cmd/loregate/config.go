@@ -18,6 +18,7 @@ import (
 	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/embeddings"
+	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
 	"loregate/lore/semantic"
 )
@@ -91,9 +92,15 @@ type config struct {
 	ProcsTuning bool
 	procsTuner  string
 	// TurnCommit is async (default: a recorded turn is answered before its
-	// WAL flush) or sync (it waits for it) (LOREGATE_TURN_COMMIT;
-	// docs/turns.md#durability).
+	// WAL flush), sync (it waits for it) or deferred (a turn on the
+	// conversation's kept state is answered before it is written, and
+	// written within TurnFlushInterval with the turns queued beside it)
+	// (LOREGATE_TURN_COMMIT; docs/turns.md#durability).
 	TurnCommit string
+	// TurnFlushInterval is how long a deferred turn waits at most before
+	// its batch is written (LOREGATE_TURN_FLUSH_INTERVAL, 10ms; 1ms to
+	// 1s; read with TurnCommit=deferred only).
+	TurnFlushInterval time.Duration
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
 	// docs/operations.md#embeddings). Off (the zero Config) unless both
@@ -197,6 +204,9 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.ProcsTuning = getenv("GOMAXPROCS") == "" && // the operator's GOMAXPROCS stands
 		(c.procsTuner == "on" || c.procsTuner == "auto" && onlyHTTP)
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
+	if c.TurnFlushInterval, err = time.ParseDuration(or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())); err != nil {
+		c.TurnFlushInterval = -1 // refused by validate
+	}
 	c.Embeddings = c.loadEmbeddings(getenv)
 	if fs == nil {
 		return c
@@ -223,9 +233,13 @@ func (c *config) validate() error {
 		return cli.Usagef("LOREGATE_PROCS_TUNER=%q is not auto, on or off", lore.ClipBytes(c.procsTuner, 24))
 	}
 	switch c.TurnCommit {
-	case "async", "sync":
+	case "async", "sync", "deferred":
 	default:
-		return cli.Usagef("LOREGATE_TURN_COMMIT=%q is not async or sync", lore.ClipBytes(c.TurnCommit, 24))
+		return cli.Usagef("LOREGATE_TURN_COMMIT=%q is not async, sync or deferred", lore.ClipBytes(c.TurnCommit, 24))
+	}
+	if c.TurnCommit == "deferred" && c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval {
+		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms",
+			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval)
 	}
 	if c.ShutdownTimeout <= 0 {
 		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")

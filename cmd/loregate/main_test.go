@@ -129,17 +129,25 @@ func TestCacheBudgets(t *testing.T) {
 	}
 }
 
-// TestTurnCommit: LOREGATE_TURN_COMMIT is async (the default) or sync;
-// anything else stops start-up naming the variable (docs/turns.md#durability).
+// TestTurnCommit: LOREGATE_TURN_COMMIT is async (the default), sync or
+// deferred, and LOREGATE_TURN_FLUSH_INTERVAL a duration from 1ms to 1s
+// (10ms by default); anything else stops start-up naming the variable
+// (docs/turns.md#durability).
 func TestTurnCommit(t *testing.T) {
-	for _, tt := range []struct{ value, want, err string }{
-		{"", "async", ""},
-		{"async", "async", ""},
-		{"sync", "sync", ""},
-		{"durable", "", `LOREGATE_TURN_COMMIT="durable" is not async or sync`},
+	for _, tt := range []struct{ value, interval, want, err string }{
+		{"", "", "async", ""},
+		{"async", "", "async", ""},
+		{"sync", "", "sync", ""},
+		{"deferred", "", "deferred", ""},
+		{"deferred", "2ms", "deferred", ""},
+		{"durable", "", "", `LOREGATE_TURN_COMMIT="durable" is not async, sync or deferred`},
+		{"deferred", "0s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
+		{"deferred", "2s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
+		{"deferred", "soon", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
 	} {
-		t.Run(tt.value, func(t *testing.T) {
+		t.Run(tt.value+"/"+tt.interval, func(t *testing.T) {
 			t.Setenv("LOREGATE_TURN_COMMIT", tt.value)
+			t.Setenv("LOREGATE_TURN_FLUSH_INTERVAL", tt.interval)
 			c := loadConfig(os.Getenv, flag.NewFlagSet("t", flag.ContinueOnError))
 			err := c.validate()
 			if tt.err != "" {
@@ -148,6 +156,11 @@ func TestTurnCommit(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.want, c.TurnCommit)
+			if tt.interval == "2ms" {
+				require.Equal(t, 2*time.Millisecond, c.TurnFlushInterval)
+			} else {
+				require.Equal(t, 10*time.Millisecond, c.TurnFlushInterval)
+			}
 		})
 	}
 }

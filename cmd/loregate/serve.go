@@ -26,6 +26,7 @@ import (
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
+	"loregate/lore/turnstate"
 	"loregate/migrations"
 )
 
@@ -85,6 +86,17 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
+	if cfg.TurnCommit == "deferred" {
+		turns, stopFlusher, err := startTurnFlusher(ctx, store, cfg.TurnFlushInterval, reg, logger)
+		if err != nil {
+			return err
+		}
+		// Runs after the HTTP server and the bot stopped (deferred
+		// later, run earlier) and before pool.Close: every turn answered
+		// is written or counted.
+		defer stopFlusher()
+		resolver.Turns = turns
+	}
 	if cfg.TextCacheBytes > 0 {
 		resolver.Texts = activation.NewTextCache(int(cfg.TextCacheBytes))
 		registerTextCache(reg, resolver.Texts)
@@ -226,6 +238,30 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	}
 	gracefulStop(srv, cancelBase, stopJobs, cfg.ShutdownTimeout, logger)
 	return nil
+}
+
+// startTurnFlusher returns store's turn store for LOREGATE_TURN_COMMIT=deferred
+// (postgres.Store.DeferredTurnStore, docs/turns.md#durability) with its
+// flusher started, and the function that stops it once no turn runs: it
+// writes what is queued and returns. The turns a flush could not record
+// count in loregate_turns_unrecorded_total; its errors are logged.
+func startTurnFlusher(ctx context.Context, store *postgres.Store, interval time.Duration, reg prometheus.Registerer,
+	logger *slog.Logger) (turnstate.Store, func(), error) {
+	lost := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "loregate_turns_unrecorded_total",
+		Help: "Recorded turns answered with LOREGATE_TURN_COMMIT=deferred that their flush did not write (their conversation or their server's lore moved on first, or the write failed).",
+	})
+	if err := reg.Register(lost); err != nil {
+		return nil, nil, fmt.Errorf("register turn metrics: %w", err)
+	}
+	turns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{Interval: interval,
+		OnLost:  func(n int) { lost.Add(float64(n)) },
+		OnError: func(err error) { logger.Warn("deferred turns: a flush failed", "err", err) }})
+	if err != nil {
+		return nil, nil, cli.Usagef("%v", err)
+	}
+	// Not cancelled by the signal: the flusher stops when stop is called.
+	return turns, flusher.Start(context.WithoutCancel(ctx)), nil
 }
 
 // gracefulStop is serve's shutdown (docs/operations.md "Shutdown"): the

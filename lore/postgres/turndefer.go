@@ -584,15 +584,16 @@ func (l *logArrays) add(conv int64, qt queuedTurn) {
 
 // deferCommit queues t's commit (Turn.Commit of a turn opened on a
 // DeferredTurnStore's kept state). handled is false when turns do not
-// defer now (the flusher is not running): the turn commits itself then. A turn
-// that cannot defer on its state is turnstate.ErrStale, nothing queued.
+// defer now (the flusher is not running) and the state t was opened on
+// is the stored one: the turn commits itself then. A turn that cannot
+// defer on its state is turnstate.ErrStale, nothing queued.
 func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log LoggedTurn) (handled bool, err error) {
 	q := t.cache.dq
-	t.cache.mu.Lock()
-	active := q.active()
-	t.cache.mu.Unlock()
-	if !active {
-		return false, nil
+	if active, stored := t.cache.deferrable(t); !active {
+		if stored {
+			return false, nil
+		}
+		return true, turnstate.ErrStale
 	}
 	admitted, response, result, at := logColumns(log)
 	qt := queuedTurn{turnID: log.TurnID, sha256: log.InputSHA256, admitted: string(admitted), unit: log.BudgetUnit,
@@ -609,4 +610,21 @@ func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log Logged
 		return true, turnstate.ErrStale
 	}
 	return true, nil
+}
+
+// deferrable reports whether turns defer now and, when they do not,
+// whether the state t was opened on is still the kept one and stored
+// (no turn of it queued or lost since).
+func (tc *turnCache) deferrable(t *Turn) (active, stored bool) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.dq.active() {
+		return true, false
+	}
+	el, ok := tc.byConv[t.conv]
+	if !ok {
+		return false, false
+	}
+	e := el.Value.(*cachedTurn)
+	return false, e.gen == t.gen && !e.busy() && e.at == t.at
 }

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+	"loregate/lore/postgres/postgrestest"
+)
+
+// deferredServe is a database with a server of one keyed entry and the
+// serve environment that records its turns with
+// LOREGATE_TURN_COMMIT=deferred, flushing every second (the longest).
+type deferredServe struct {
+	pool *pgxpool.Pool
+	env  []string
+}
+
+const (
+	deferredKey     = "deferred-turns-key-0123456789"
+	deferredServer  = "111111111111111111"
+	deferredChannel = "333333333333333333"
+)
+
+func newDeferredServe(t *testing.T) deferredServe {
+	dbURL := postgrestest.NewDatabase(t)
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	_, err = store.UpsertServer(ctx, deferredServer, "S")
+	require.NoError(t, err)
+	e := lore.NewEntry()
+	e.Server, e.Lineage, e.Title, e.Content, e.Keys, e.Sticky = deferredServer, 7, "Dragon", "Dragon lore.", []string{"dragon"}, 3
+	_, err = store.InsertEntry(ctx, e)
+	require.NoError(t, err)
+	return deferredServe{pool: pool, env: []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + deferredKey,
+		"LOREGATE_JOB_WORKERS=0", "LOREGATE_TURN_COMMIT=deferred", "LOREGATE_TURN_FLUSH_INTERVAL=1s"}}
+}
+
+// turn records turn i (message count 2i, the entry's key every third
+// turn) and returns its result.
+func (d deferredServe) turn(t *testing.T, p *serveProcess, i int) string {
+	text := "nothing here"
+	if i%3 == 0 {
+		text = "a dragon"
+	}
+	return p.turnCall(t, deferredKey, map[string]any{"serverDiscordId": deferredServer, "lineageId": 7,
+		"channelId": deferredChannel, "turnId": fmt.Sprint("turn-", i), "messageCount": 2 * i,
+		"messages": []map[string]any{{"content": "hello"}, {"content": text}}})
+}
+
+// check asserts that turns 1..n are each logged once, that the
+// conversation's version counted n writes, and that the entry's state is
+// what its last logged admission left; it returns the rows logged.
+func (d deferredServe) check(t *testing.T, n int) int {
+	ctx := context.Background()
+	var rows, ids, version int
+	require.NoError(t, d.pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT turn_id) FROM activation_log`).Scan(&rows, &ids))
+	require.Equal(t, rows, ids, "a turn id logged twice")
+	require.NoError(t, d.pool.QueryRow(ctx, `SELECT version FROM turn_conversations`).Scan(&version))
+	require.Equal(t, rows, version, "the version counts the turns logged")
+	var lastLogged, lastState *int
+	require.NoError(t, d.pool.QueryRow(ctx, `SELECT max(message_count) FROM activation_log WHERE jsonb_array_length(admitted) > 0`).Scan(&lastLogged))
+	require.NoError(t, d.pool.QueryRow(ctx, `SELECT max(last_count) FROM turn_entry_state`).Scan(&lastState))
+	require.Equal(t, lastLogged, lastState, "the state is what the log's last admission left")
+	require.LessOrEqual(t, rows, n)
+	return rows
+}
+
+// TestServeDeferredTurnsKill: with LOREGATE_TURN_COMMIT=deferred a SIGKILL
+// of serve loses the turns answered since the last flush
+// (docs/turns.md#durability), never part of one; after a restart,
+// retrying the last turns records each lost one once and replays each
+// recorded one unchanged. Before the kill a retry of a still-queued turn
+// replays it.
+func TestServeDeferredTurnsKill(t *testing.T) {
+	d := newDeferredServe(t)
+	bin := loregateBinary(t)
+	p := startServe(t, bin, d.env)
+	answered := map[int]string{}
+	for i := 1; i <= 12; i++ {
+		answered[i] = d.turn(t, p, i)
+	}
+	for deadline := time.Now().Add(10 * time.Second); d.check(t, 12) < 12; time.Sleep(20 * time.Millisecond) {
+		require.True(t, time.Now().Before(deadline), "the turns are written within the interval")
+	}
+	for i := 13; i <= 20; i++ {
+		answered[i] = d.turn(t, p, i)
+	}
+	require.Less(t, d.check(t, 20), 20)
+	require.Equal(t, answered[20], d.turn(t, p, 20), "a retry of a queued turn waits for its flush and replays it")
+	require.Equal(t, 20, d.check(t, 20))
+	const n = 30
+	for i := 21; i <= n; i++ {
+		answered[i] = d.turn(t, p, i)
+	}
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	<-p.done
+	kept := d.check(t, n)
+	require.Less(t, kept, n, "the queued turns are lost with the process")
+	t.Logf("%d of %d turns were written before the kill", kept, n)
+
+	p = startServe(t, bin, d.env)
+	for i := 5; i <= n; i++ {
+		got := d.turn(t, p, i)
+		if i <= kept {
+			require.JSONEq(t, answered[i], got, "turn %d was written: the retry replays it", i)
+		}
+	}
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	<-p.done
+	require.Equal(t, n, d.check(t, n))
+}
+
+// TestServeDeferredTurnsTerm: SIGTERM writes every queued turn before
+// serve exits.
+func TestServeDeferredTurnsTerm(t *testing.T) {
+	d := newDeferredServe(t)
+	p := startServe(t, loregateBinary(t), d.env)
+	const n = 15
+	for i := 1; i <= n; i++ {
+		d.turn(t, p, i)
+	}
+	require.Less(t, d.check(t, n), n, "turns are queued")
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-p.done)
+	require.Equal(t, n, d.check(t, n))
+}
