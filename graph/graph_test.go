@@ -7,6 +7,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -43,11 +44,16 @@ func newAPI(t *testing.T) *api {
 	return newAPILimits(t, lore.Limits{})
 }
 
+// turnCommitEnv set to deferred makes newAPI record turns as serve's
+// LOREGATE_TURN_COMMIT=deferred does: TestActivateTurnDeferred sets it
+// with t.Setenv to run the turn tests in that mode too.
+const turnCommitEnv = "LOREGATE_TEST_TURN_COMMIT"
+
 // newAPILimits is newAPI for a deployment with limits lim (zero fields:
 // defaults), enforced by the store and the importers.
 func newAPILimits(t *testing.T, lim lore.Limits) *api {
 	t.Helper()
-	return wrap(t, graphtest.New(t, graphtest.Options{Limits: lim, ScopeCache: true}))
+	return wrap(t, graphtest.New(t, graphtest.Options{Limits: lim, ScopeCache: true, DeferredTurns: os.Getenv(turnCommitEnv) == "deferred"}))
 }
 
 // wrap is the test client of a graphtest API.

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
-	"loregate/graph/graphtest"
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -585,7 +584,7 @@ func TestTurnBuffersNotShared(t *testing.T) {
 // kept state is answered before it is written, and every behaviour they
 // check holds the same.
 func TestActivateTurnDeferred(t *testing.T) {
-	t.Setenv(graphtest.TurnCommitEnv, "deferred")
+	t.Setenv(turnCommitEnv, "deferred")
 	for name, test := range map[string]func(*testing.T){
 		"TimedEffects": TestActivateTurnTimedEffects, "Decorators": TestActivateTurnDecorators,
 		"Retry": TestActivateTurnRetry, "Permissions": TestActivateTurnPermissions, "Concurrent": TestActivateTurnConcurrent,

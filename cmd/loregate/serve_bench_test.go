@@ -59,20 +59,30 @@ import (
 // times in a row; to alternate the binaries, run the benchmark N times
 // (each run starts every binary again). Run under `loregate with-postgres --dir DIR` for a durable
 // cluster (fsync on); `make bench`'s throwaway cluster runs with fsync off.
+// LOREGATE_BENCH_DEFERRED set adds this build's rows with
+// LOREGATE_TURN_COMMIT=deferred (`.../deferred`, docs/turns.md#durability)
+// after `.../new`.
 func BenchmarkServeTurn(b *testing.B) {
 	ctx := context.Background()
 	const server = "111111111111111111"
-	var bins []struct{ name, path string }
+	type bin struct {
+		name, path string
+		env        []string
+	}
+	var bins []bin
 	if list := os.Getenv("LOREGATE_BENCH_BASELINE"); list != "" {
 		for i, base := range filepath.SplitList(list) {
 			name := "base"
 			if i > 0 {
 				name = fmt.Sprint("base", i+1)
 			}
-			bins = append(bins, struct{ name, path string }{name, base})
+			bins = append(bins, bin{name: name, path: base})
 		}
 	}
-	bins = append(bins, struct{ name, path string }{"new", buildBinary(b)})
+	bins = append(bins, bin{name: "new", path: buildBinary(b)})
+	if os.Getenv("LOREGATE_BENCH_DEFERRED") != "" {
+		bins = append(bins, bin{name: "deferred", path: bins[len(bins)-1].path, env: []string{"LOREGATE_TURN_COMMIT=deferred"}})
+	}
 	// Each binary on its own database, migrated by its own serve, the
 	// same book imported through its own API (an older binary's schema
 	// is not this build's store's).
@@ -85,8 +95,8 @@ func BenchmarkServeTurn(b *testing.B) {
 		require.NoError(b, err)
 		b.Cleanup(pool.Close)
 		pools[i] = pool
-		procs[i] = startServe(b, bin.path, []string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
-			"LOREGATE_JOB_WORKERS=0"})
+		procs[i] = startServe(b, bin.path, append([]string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
+			"LOREGATE_JOB_WORKERS=0"}, bin.env...))
 		importBenchBook(b, procs[i], server, book)
 	}
 	const sel = `admitted { title placement } budget { used limit }`
@@ -249,6 +259,9 @@ func serveRun(b *testing.B, ctx context.Context, pool *pgxpool.Pool, p *servePro
 	}
 	wg.Wait()
 	b.StopTimer()
+	// Turns answered with LOREGATE_TURN_COMMIT=deferred are written
+	// within 10 ms: their flush counts in the row.
+	time.Sleep(30 * time.Millisecond)
 	serve1, pg1 := procCPU(p.cmd.Process.Pid), pgCPU(b, ctx, pool)
 	wal1, stored1 := walAndStored(b, ctx, pool)
 	alloc1 := p.metric(b, "go_memstats_alloc_bytes_total")

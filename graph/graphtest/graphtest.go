@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 	"time"
 
@@ -63,6 +62,9 @@ type Options struct {
 	// so every cached turn checks the lore version) and the text cache,
 	// as in `serve`.
 	ScopeCache bool
+	// DeferredTurns records turns as serve's LOREGATE_TURN_COMMIT=deferred
+	// does (docs/turns.md#durability).
+	DeferredTurns bool
 	// Jobs starts River workers for every job kind on the database; an
 	// import upload above InlineImportBytes becomes a job. JobConfig, when
 	// set, adjusts River's configuration (poll intervals).
@@ -100,16 +102,11 @@ type API struct {
 	Pool  *pgxpool.Pool
 }
 
-// TurnCommitEnv names the environment variable that makes the resolvers
-// NewResolver builds record turns as serve's LOREGATE_TURN_COMMIT=deferred
-// does (postgres.Store.DeferredTurnStore, its flusher stopped at the
-// test's end) when it is "deferred": a test sets it with t.Setenv to run
-// turn tests in that mode too.
-const TurnCommitEnv = "LOREGATE_TEST_TURN_COMMIT"
-
-// turnStore is store's turn store for the mode TurnCommitEnv names.
-func turnStore(t testing.TB, store *postgres.Store) turnstate.Store {
-	if os.Getenv(TurnCommitEnv) != "deferred" {
+// turnStore is store's turn store: with deferred, as serve's
+// LOREGATE_TURN_COMMIT=deferred makes it (postgres.Store.DeferredTurnStore,
+// its flusher stopped when t ends).
+func turnStore(t testing.TB, store *postgres.Store, deferred bool) turnstate.Store {
+	if !deferred {
 		return store.TurnStore()
 	}
 	turns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{})
@@ -138,7 +135,7 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 		r.Store = o.Store
 		ps, _ := o.Store.(*postgres.Store)
 		if ps != nil {
-			r.Turns = turnStore(t, ps)
+			r.Turns = turnStore(t, ps, o.DeferredTurns)
 		}
 		return r, ps, nil
 	}
@@ -152,7 +149,7 @@ func NewResolver(t testing.TB, o Options) (*graph.Resolver, *postgres.Store, *pg
 		store = store.WithLoreWriteHook(scopes.Invalidate)
 		r.Scopes, r.Texts = scopes, activation.NewTextCache(0)
 	}
-	r.Store, r.Turns = store, turnStore(t, store)
+	r.Store, r.Turns = store, turnStore(t, store, o.DeferredTurns)
 	if o.Jobs {
 		r.Jobs = &graph.Jobs{Queue: &jobs.Queue{Store: store, Client: startJobs(t, pool, jobs.Deps{Store: store, Logger: logger, Embeddings: emb}, !o.JobsIdle, o.JobConfig)},
 			InlineImportBytes: o.InlineImportBytes}
