@@ -58,7 +58,7 @@ fuzz: ## Fuzz every decoder, the GraphQL request path and the regex key compiler
 	done
 
 .PHONY: soak
-soak: build ## Long runs, not in make test: hostile requests beside normal turns (p99 within 3x of a quiet run) 10 kills of serve under writers at the default settings, a 10,000-memory migration job
+soak: build ## Long runs, not in make test: hostile requests beside normal turns (p99 within 3x of a quiet run) 10 kills of serve under writers at the default settings, 10 SIGKILLs of serve recording deferred turns, a 10,000-memory migration job
 	./$(BIN) with-postgres -- $(GO) test -count=1 -tags soak -timeout 60m -run '^TestSoak' -v ./graph/ ./cmd/loregate/ ./jobs/
 
 .PHONY: generate

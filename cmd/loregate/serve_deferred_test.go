@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"syscall"
 	"testing"
 	"time"
@@ -87,6 +90,7 @@ func TestServeDeferredTurnsKill(t *testing.T) {
 	bin := loregateBinary(t)
 	p := startServe(t, bin, d.env)
 	answered := map[int]string{}
+	require.Equal(t, deferredChannel, deferredChannelOf(0))
 	for i := 1; i <= 12; i++ {
 		answered[i] = d.turn(t, p, i)
 	}
@@ -122,7 +126,9 @@ func TestServeDeferredTurnsKill(t *testing.T) {
 }
 
 // TestServeDeferredTurnsTerm: SIGTERM writes every queued turn before
-// serve exits.
+// serve exits, the flush in progress too: with nothing written yet
+// (flushing every second), and while turns come back to back (flushing
+// every millisecond).
 func TestServeDeferredTurnsTerm(t *testing.T) {
 	d := newDeferredServe(t)
 	p := startServe(t, loregateBinary(t), d.env)
@@ -134,4 +140,61 @@ func TestServeDeferredTurnsTerm(t *testing.T) {
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, <-p.done)
 	require.Equal(t, n, d.check(t, n))
+
+	p = startServe(t, loregateBinary(t), append(d.env, "LOREGATE_TURN_FLUSH_INTERVAL=1ms"))
+	answered := n
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := n + 1; deferredTurn(p, 0, i) == nil; i++ {
+			answered = i
+		}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-p.done)
+	<-done
+	require.Greater(t, answered, n+10)
+	require.Equal(t, answered, d.check(t, answered))
+}
+
+func deferredChannelOf(worker int) string { return fmt.Sprint(333333333333333333 + worker) }
+
+// deferredTurn records turn i of worker's conversation on p as
+// deferredServe.turn does, failing neither on an error nor a refusal:
+// it returns them.
+func deferredTurn(p *serveProcess, worker, i int) error {
+	text := "nothing here"
+	if i%3 == 0 {
+		text = "a dragon"
+	}
+	body, _ := json.Marshal(map[string]any{
+		"query": `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) { result { budget { used } } error { code } } }`,
+		"variables": map[string]any{"input": map[string]any{"serverDiscordId": deferredServer, "lineageId": 7,
+			"channelId": deferredChannelOf(worker), "turnId": fmt.Sprint("turn-", i), "messageCount": 2 * i,
+			"messages": []map[string]any{{"content": "hello"}, {"content": text}}}},
+	})
+	req, err := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+deferredKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Data struct {
+			ActivateTurn struct{ Result json.RawMessage }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		return err
+	}
+	if len(out.Data.ActivateTurn.Result) == 0 || string(out.Data.ActivateTurn.Result) == "null" {
+		return fmt.Errorf("turn %d: no result", i)
+	}
+	return nil
 }

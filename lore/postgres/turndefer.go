@@ -51,8 +51,9 @@ type DeferredTurns struct {
 	// (the turns of a batch that failed are then written conversation by
 	// conversation); it must be fast.
 	OnError func(error)
-	// StopTimeout bounds the last flush when the flusher stops (0: 30 s).
-	StopTimeout time.Duration
+	// WriteTimeout bounds each flush's write, the last one's too (0: 30
+	// s); the turns of a write that times out are lost (OnLost).
+	WriteTimeout time.Duration
 }
 
 // TurnFlusher writes a DeferredTurnStore's queued turns (Start).
@@ -78,8 +79,8 @@ func (s *Store) DeferredTurnStore(cfg DeferredTurns) (turnstate.Store, *TurnFlus
 	if cfg.MaxQueued == 0 {
 		cfg.MaxQueued = DefaultTurnQueue
 	}
-	if cfg.StopTimeout == 0 {
-		cfg.StopTimeout = 30 * time.Second
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = 30 * time.Second
 	}
 	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 {
 		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d (at least 1)",
@@ -212,7 +213,7 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 	if !e.busy() {
 		e.durable = e.state
 	}
-	e.ids[q.hash(qt.turnID)] = struct{}{}
+	q.learnIDs(e, nil, qt.turnID)
 	e.recent[e.next], e.next = qt.turnID, (e.next+1)%turnCacheRecent
 	e.state = next
 	e.gen++
@@ -355,8 +356,9 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion) int {
 
 // Start starts writing the queued turns, in a goroutine of its own,
 // until ctx ends or stop is called; from then no turn defers, what is
-// left is written (within DeferredTurns.StopTimeout) and stop returns.
-// A turn answered before stop returned is written or counted lost
+// left is written and stop returns. A write in progress is never
+// cancelled (each is bounded by DeferredTurns.WriteTimeout): a turn
+// answered before stop returned is written or counted lost
 // (DeferredTurns.OnLost) by then. Call Start once; stop may be called
 // more than once.
 func (f *TurnFlusher) Start(ctx context.Context) (stop func()) {
@@ -386,9 +388,7 @@ func (f *TurnFlusher) run(ctx context.Context) {
 		f.tc.mu.Lock()
 		q.closed = true
 		f.tc.mu.Unlock()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.cfg.StopTimeout)
-		defer cancel()
-		f.flush(sctx)
+		f.flush(ctx)
 	}()
 	for {
 		select {
@@ -409,8 +409,11 @@ func (f *TurnFlusher) run(ctx context.Context) {
 }
 
 // flush writes every queued turn: all conversations in one transaction,
-// or, when that fails, each in its own.
+// or, when that fails, each in its own; ctx's values only (its end does
+// not cancel the write: DeferredTurns.WriteTimeout bounds it).
 func (f *TurnFlusher) flush(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.tc.dq.cfg.WriteTimeout)
+	defer cancel()
 	items := f.tc.takeBatch()
 	written := make([]*turnVersion, len(items))
 	if len(items) > 0 {
