@@ -57,16 +57,7 @@ func deferredKillRun(t *testing.T, c int) {
 	<-p.done
 	wg.Wait()
 
-	kept := map[string]int{}
-	rows, err := d.pool.Query(context.Background(), `SELECT channel_id || '/' || turn_id FROM activation_log l
-		JOIN turn_conversations c ON c.id = l.conversation_id`)
-	require.NoError(t, err)
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		kept[id]++
-	}
-	require.NoError(t, rows.Err())
+	kept := d.logged(t)
 	total, lost, window := 0, 0, time.Duration(0)
 	retryFrom := make([]int, c)
 	for w, as := range acked {
@@ -105,16 +96,7 @@ func deferredKillRun(t *testing.T, c int) {
 			t.Log(line)
 		}
 	}
-	logged := map[string]int{}
-	rows, err = d.pool.Query(context.Background(), `SELECT channel_id || '/' || turn_id FROM activation_log l
-		JOIN turn_conversations c ON c.id = l.conversation_id`)
-	require.NoError(t, err)
-	for rows.Next() {
-		var id string
-		require.NoError(t, rows.Scan(&id))
-		logged[id]++
-	}
-	require.NoError(t, rows.Err())
+	logged := d.logged(t)
 	for w, as := range acked {
 		for i, a := range as {
 			id := fmt.Sprint(deferredChannelOf(w), "/", a.id)
@@ -125,4 +107,20 @@ func deferredKillRun(t *testing.T, c int) {
 		delete(logged, fmt.Sprint(deferredChannelOf(w), "/turn-", len(as)+1))
 	}
 	require.Empty(t, logged, "turns logged that were never sent")
+}
+
+// logged counts the log rows of each channel/turn id.
+func (d deferredServe) logged(t *testing.T) map[string]int {
+	out := map[string]int{}
+	rows, err := d.pool.Query(context.Background(), `SELECT channel_id || '/' || turn_id FROM activation_log l
+		JOIN turn_conversations c ON c.id = l.conversation_id`)
+	require.NoError(t, err)
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		require.NoError(t, rows.Scan(&id))
+		out[id]++
+	}
+	require.NoError(t, rows.Err())
+	return out
 }

@@ -145,12 +145,7 @@ RETURNING id, version, xmin`
     INSERT INTO turn_entry_state (conversation_id, ` + turnStateColumns + `)
     SELECT c.id, ` + turnStateColumns + ` FROM c, unnest($5::text::turn_state_record[]) u
     WHERE (SELECT true FROM lorebook_entries e WHERE e.id = u.entry_id)
-    ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
-        sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
-        cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
-        cooldown_protected = EXCLUDED.cooldown_protected,
-        first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
-        last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at
+    ` + turnStateUpsert + `
     RETURNING entry_id
 ), l AS (
     INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256, admitted,
@@ -160,6 +155,14 @@ RETURNING id, version, xmin`
 )
 SELECT c.version, c.xmin, ARRAY(SELECT entry_id FROM u), NULL::bigint FROM c
 UNION ALL SELECT NULL, NULL, NULL, t.version FROM turn_conversations t WHERE t.id = $1 AND NOT EXISTS (SELECT FROM c)`
+	// turnStateUpsert makes an INSERT of turn_entry_state records
+	// replace the ones stored.
+	turnStateUpsert = `ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
+        sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
+        cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
+        cooldown_protected = EXCLUDED.cooldown_protected,
+        first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
+        last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at`
 	turnListLog = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + `
 ORDER BY id DESC LIMIT $4`
 	// turnResetLock takes the conversation's lock and bumps its version (a

@@ -122,11 +122,7 @@ func (tc *turnCache) keep(c Conversation, at turnVersion, st turnstate.State, tu
 	truncateTimes(st)
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	el, ok := tc.byConv[c]
-	if !ok {
-		el = tc.lru.PushFront(&cachedTurn{conv: c})
-		tc.byConv[c] = el
-	}
+	el := tc.entryLocked(c)
 	e := el.Value.(*cachedTurn)
 	if e.state != nil && e.at.id == at.id && e.at.version >= at.version {
 		return
@@ -140,6 +136,17 @@ func (tc *turnCache) keep(c Conversation, at turnVersion, st turnstate.State, tu
 	tc.weigh(e)
 	tc.lru.MoveToFront(el)
 	tc.evictLocked()
+}
+
+// entryLocked returns c's entry, made (with no state) when c has none.
+func (tc *turnCache) entryLocked(c Conversation) *list.Element {
+	el, ok := tc.byConv[c]
+	if !ok {
+		el = tc.lru.PushFront(&cachedTurn{conv: c})
+		tc.byConv[c] = el
+		tc.weigh(el.Value.(*cachedTurn))
+	}
+	return el
 }
 
 // truncateTimes sets st's times to what Postgres keeps (microseconds).

@@ -239,13 +239,7 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 func (tc *turnCache) hold(c Conversation) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	el, ok := tc.byConv[c]
-	if !ok {
-		el = tc.lru.PushFront(&cachedTurn{conv: c})
-		tc.byConv[c] = el
-		tc.weigh(el.Value.(*cachedTurn))
-	}
-	el.Value.(*cachedTurn).holds++
+	tc.entryLocked(c).Value.(*cachedTurn).holds++
 }
 
 func (tc *turnCache) unhold(c Conversation) {
@@ -460,12 +454,7 @@ const turnFlush = `WITH v AS (
     SELECT c.id, ` + turnStateColumns + `
     FROM unnest($7::bigint[], $8::text::turn_state_record[]) AS r(cid) JOIN c ON c.id = r.cid
     WHERE (SELECT true FROM lorebook_entries e WHERE e.id = r.entry_id)
-    ON CONFLICT (conversation_id, entry_id) DO UPDATE SET
-        sticky_start = EXCLUDED.sticky_start, sticky_end = EXCLUDED.sticky_end,
-        cooldown_start = EXCLUDED.cooldown_start, cooldown_end = EXCLUDED.cooldown_end,
-        cooldown_protected = EXCLUDED.cooldown_protected,
-        first_count = EXCLUDED.first_count, first_at = EXCLUDED.first_at,
-        last_count = EXCLUDED.last_count, last_at = EXCLUDED.last_at
+    ` + turnStateUpsert + `
 ), d AS (
     DELETE FROM turn_entry_state x USING c, unnest($9::bigint[], $10::bigint[]) AS g(cid, eid)
     WHERE x.conversation_id = c.id AND g.cid = c.id AND x.entry_id = g.eid
