@@ -4,12 +4,16 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"loregate/lore/postgres/postgrestest"
 )
 
 // fakeProcs is a procsTuner whose GOMAXPROCS changes and CPU time are
@@ -110,4 +114,34 @@ func TestProcsTunerBusy(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return f.single.Load() }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []bool{true, false, true}, f.history())
+}
+
+// TestProcsTunerAutoServe: by default (auto) a serve that works no jobs
+// runs on one P while idle, and one that works jobs, or with the tuner
+// off, keeps the runtime's default (docs/configuration.md#processors);
+// GOMAXPROCS as serve's runtime reports it (/metrics).
+func TestProcsTunerAutoServe(t *testing.T) {
+	if runtime.NumCPU() < 2 || os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("one P either way: needs 2 CPUs and no GOMAXPROCS in the environment")
+	}
+	for _, tt := range []struct {
+		name string
+		env  []string
+		one  bool
+	}{
+		{"auto without jobs", []string{"LOREGATE_JOB_WORKERS=0"}, true},
+		{"auto with jobs", []string{"LOREGATE_JOB_WORKERS=2"}, false},
+		{"off", []string{"LOREGATE_JOB_WORKERS=0", "LOREGATE_PROCS_TUNER=off"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := startServe(t, loregateBinary(t), append([]string{"DATABASE_URL=" + postgrestest.NewDatabase(t),
+				"LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey}, tt.env...))
+			procs := p.metric(t, "go_sched_gomaxprocs_threads")
+			if tt.one {
+				require.Equal(t, 1.0, procs)
+			} else {
+				require.Greater(t, procs, 1.0)
+			}
+		})
+	}
 }
