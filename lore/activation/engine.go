@@ -39,12 +39,102 @@ const (
 	modeSemantic             // by similarity (semantic.go)
 )
 
+// verdictCode is a Verdict as a number (verdictNames lists them), so that an
+// entryState holds no pointer for its verdict: a turn sets and resets the
+// verdict of every entry it reads, and while a collection marks, each
+// pointer written passes through the write barrier
+// (docs/benchmarks.md#recursion-per-admission).
+type verdictCode uint8
+
+// The verdict codes: vNone for no verdict yet, then one per Verdict.
+const (
+	vNone verdictCode = iota
+	vAdmitted
+	vDisabled
+	vGatedServer
+	vGatedLineage
+	vGatedCollection
+	vGatedCategory
+	vGatedChannel
+	vNoKeyMatch
+	vSecondaryLogicFailed
+	vChanceFailed
+	vOverBudget
+	vGroupLost
+	vExcludedFromRecursion
+	vDelayedUntilRecursion
+	vDecoratorBlocked
+	vCooldown
+	vDelayed
+	vFilteredCharacter
+	vFilteredGenerationType
+	vOverEntryCap
+	vSemanticMatch
+	vBelowThreshold
+	vOverSemanticCap
+	vRegexBudgetExhausted
+)
+
+// verdictNames are the Verdicts of the codes.
+var verdictNames = [...]Verdict{
+	vNone:                   "",
+	vAdmitted:               VerdictAdmitted,
+	vDisabled:               VerdictDisabled,
+	vGatedServer:            VerdictGatedServer,
+	vGatedLineage:           VerdictGatedLineage,
+	vGatedCollection:        VerdictGatedCollection,
+	vGatedCategory:          VerdictGatedCategory,
+	vGatedChannel:           VerdictGatedChannel,
+	vNoKeyMatch:             VerdictNoKeyMatch,
+	vSecondaryLogicFailed:   VerdictSecondaryLogicFailed,
+	vChanceFailed:           VerdictChanceFailed,
+	vOverBudget:             VerdictOverBudget,
+	vGroupLost:              VerdictGroupLost,
+	vExcludedFromRecursion:  VerdictExcludedFromRecursion,
+	vDelayedUntilRecursion:  VerdictDelayedUntilRecursion,
+	vDecoratorBlocked:       VerdictDecoratorBlocked,
+	vCooldown:               VerdictCooldown,
+	vDelayed:                VerdictDelayed,
+	vFilteredCharacter:      VerdictFilteredCharacter,
+	vFilteredGenerationType: VerdictFilteredGenerationType,
+	vOverEntryCap:           VerdictOverEntryCap,
+	vSemanticMatch:          VerdictSemanticMatch,
+	vBelowThreshold:         VerdictBelowThreshold,
+	vOverSemanticCap:        VerdictOverSemanticCap,
+	vRegexBudgetExhausted:   VerdictRegexBudgetExhausted,
+}
+
+// verdict is c's Verdict.
+func (c verdictCode) verdict() Verdict { return verdictNames[c] }
+
+// codeOf is v's code; it panics for a verdict verdictNames does not list (a
+// new Verdict needs its code).
+func codeOf(v Verdict) verdictCode {
+	for c, w := range verdictNames {
+		if w == v {
+			return verdictCode(c)
+		}
+	}
+	panic("activation: verdict " + string(v) + " has no verdictCode")
+}
+
+// entryState is one entry's state in a turn: its strings and pointer,
+// and its scalars (entryScalars, embedded), which a turn's reset copies
+// at once (resetStates).
 type entryState struct {
-	stage   stage
-	mode    mode
-	verdict Verdict
+	entryScalars
 	detail  string
 	content string
+	// ctx is the entry's context-source scan (nil: its keys read the chat
+	// only; see context.go).
+	ctx *turnScan
+}
+
+// entryScalars are the fields of an entryState that hold no pointer.
+type entryScalars struct {
+	stage   stage
+	mode    mode
+	verdict verdictCode
 	depth   int
 	// level is the delay-until-recursion level (0 none).
 	level int
@@ -68,11 +158,9 @@ type entryState struct {
 	// score is the entry's similarity when scored (a Semantic candidate).
 	score  float32
 	scored bool
-	// ctx is the entry's context-source scan (nil: its keys read the chat
-	// only; see context.go); widen: its depth comes from the server or
-	// book layer and widens in a min-activations pass (base is that
-	// depth); book indexes turn.books.
-	ctx   *turnScan
+	// widen: the entry's depth comes from the server or book layer and
+	// widens in a min-activations pass (base is that depth); book indexes
+	// turn.books.
 	widen bool
 	base  int
 	book  int16
@@ -81,6 +169,40 @@ type entryState struct {
 	// (semanticbudget.go).
 	over   overCause
 	aoTook int32
+}
+
+// resetStates sets dst to src (of the same length) entry by entry (set).
+func resetStates(dst, src []entryState) {
+	dst = dst[:len(src)]
+	for k := range src {
+		dst[k].set(&src[k])
+	}
+}
+
+// set sets d to s: the scalars in one copy and each string or pointer
+// only where it differs. While a collection marks, a copy of whole states
+// would pass every string and pointer of every entry through the write
+// barrier; this passes only those the turn before changed, the admitted
+// entries' content mostly (docs/benchmarks.md#recursion-per-admission).
+func (d *entryState) set(s *entryState) {
+	d.entryScalars = s.entryScalars
+	if d.detail != s.detail {
+		d.detail = s.detail
+	}
+	if d.content != s.content {
+		d.content = s.content
+	}
+	if d.ctx != s.ctx {
+		d.ctx = s.ctx
+	}
+}
+
+// noDetail clears s's detail, writing it only when it is set (a write
+// passes through the write barrier while a collection marks).
+func (s *entryState) noDetail() {
+	if s.detail != "" {
+		s.detail = ""
+	}
 }
 
 // turn is the state of one Activate call.
@@ -340,14 +462,14 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	e := &in.Entries[i]
 	ce := &t.m.entries[i]
 	s := &t.st[i]
-	*s = entryState{}
+	s.set(&entryState{})
 	if v, d := gc.gate(e, in); v != "" {
-		s.verdict, s.detail = v, d
+		s.verdict, s.detail = codeOf(v), d
 		return 0
 	}
 	if ce.filtered {
 		if v, d := filterGate(e, ce.gens, in); v != "" {
-			s.verdict, s.detail = v, d
+			s.verdict, s.detail = codeOf(v), d
 			return 0
 		}
 	}
@@ -362,7 +484,7 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	if ce.gateFree && e.Delay <= 0 && !es.Cooldown && !opts.baseline {
 		// preGate passes it (see compiledEntry.gateFree).
 	} else if v, d := preGate(e, ce, es, msgCount); v != "" {
-		s.verdict, s.detail = v, d
+		s.verdict, s.detail = codeOf(v), d
 		return 0
 	}
 	switch {
@@ -386,13 +508,13 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
 		s.level = e.DelayUntilRecursion
 		if !t.recursion {
-			s.verdict, s.detail = VerdictDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
+			s.verdict, s.detail = vDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
 			return 0
 		}
 		level = s.level
 	}
 	if s.mode == modeKeys && !ce.hasPrimary {
-		s.verdict = VerdictNoKeyMatch
+		s.verdict = vNoKeyMatch
 		s.detail = "no usable key"
 		if ce.regexErr != "" {
 			s.detail += "; " + ce.regexErr
@@ -459,7 +581,7 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		t.admitAll(order, p)
 		t.pend, t.held = t.pend[:0], 0 // what the similarity matches left returns to later passes
 		for k := 0; t.m.hasGroups && k < len(passed); k++ {
-			if i := passed[k]; t.st[i].verdict == VerdictAdmitted {
+			if i := passed[k]; t.st[i].verdict == vAdmitted {
 				t.markWon(i)
 			}
 		}
@@ -529,14 +651,16 @@ func (t *turn) passEntry(i int32, p, curLevel int) (ok, pending bool, err error)
 	}
 	s.pass = p
 	if s.level > 0 && (p == 1 || s.level > curLevel) {
-		s.verdict, s.detail = VerdictDelayedUntilRecursion, "" // detail in result
+		s.verdict = vDelayedUntilRecursion // detail in result
+		s.noDetail()
 		return false, true, nil
 	}
 	if p == 1 && s.mode == modeKeys && t.m.entries[i].litOnly && !t.opts.baseline && t.keyless(i, s) {
 		// What evaluate concludes for an entry whose literal keys
 		// occur nowhere in the scanned chat or context text, without its per-key
 		// walk: most entries of a turn.
-		s.verdict, s.detail, s.chatChecked = VerdictNoKeyMatch, "", true
+		s.verdict, s.chatChecked = vNoKeyMatch, true
+		s.noDetail()
 		return false, true, nil
 	}
 	if ok, err = t.evaluate(i, p); err != nil {
@@ -717,7 +841,7 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 func (t *turn) excluded(ce *compiledEntry, s *entryState, p int) bool {
 	for j := range ce.exclude {
 		if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
-			s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
+			s.stage, s.verdict, s.detail = stageDone, vDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
 			return true
 		}
 	}
@@ -729,7 +853,7 @@ func (t *turn) excluded(ce *compiledEntry, s *entryState, p int) bool {
 		}
 	}
 	if all {
-		s.stage, s.verdict, s.detail = stageDone, VerdictDecoratorBlocked, "every @@exclude_keys_all key is present"
+		s.stage, s.verdict, s.detail = stageDone, vDecoratorBlocked, "every @@exclude_keys_all key is present"
 	}
 	return all
 }
@@ -747,9 +871,10 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	recOnlyText := s.chatChecked && !s.chatHit && p > 1 && s.recOK && !t.minPass
 	if s.chatChecked && !s.chatHit && !recOnlyText && !t.recursionHit(ce) {
 		// Only recursion text can bring a primary key now, and none did.
-		s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", s.recOK
+		s.verdict, s.noKeyRec = vNoKeyMatch, s.recOK
+		s.noDetail()
 		if t.ts.reSkips > skips {
-			s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+			s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
 		}
 		return false
 	}
@@ -758,11 +883,12 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	if matched < 0 {
 		switch {
 		case t.ts.reSkips > skips:
-			s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+			s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
 		case recOnly:
-			s.verdict, s.detail = VerdictExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
+			s.verdict, s.detail = vExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
 		default:
-			s.verdict, s.detail = VerdictNoKeyMatch, "" // detail in result
+			s.verdict = vNoKeyMatch // detail in result
+			s.noDetail()
 			s.noKeyRec = p > 1 && s.recOK
 		}
 		return false
@@ -870,11 +996,11 @@ func (t *turn) secondary(i int32, p, skips int) bool {
 		ok = hits < ce.secondaryN
 	}
 	if t.ts.reSkips > skips {
-		s.verdict, s.detail = VerdictRegexBudgetExhausted, regexBudgetDetail
+		s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
 		return false
 	}
 	if !ok {
-		s.verdict = VerdictSecondaryLogicFailed
+		s.verdict = vSecondaryLogicFailed
 		s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
 		return false
 	}
@@ -890,7 +1016,7 @@ func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 		return false, fmt.Errorf("activation: %w", lore.Reject("options.random", i18n.RandomOutOfRange, lore.Params{"value": r}))
 	}
 	if !(r*100 < float64(ce.probability)) {
-		s.stage, s.verdict = stageDone, VerdictChanceFailed
+		s.stage, s.verdict = stageDone, vChanceFailed
 		s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
 		return false, nil
 	}
@@ -980,7 +1106,7 @@ func (t *turn) admitAll(order []int32, p int) {
 			t.admit(i, p)
 			continue
 		}
-		s.stage, s.verdict, s.content, s.cost = stageDone, VerdictAdmitted, ce.body, c
+		s.stage, s.verdict, s.content, s.cost = stageDone, vAdmitted, ce.body, c
 		b.Used += c
 		if ce.constant {
 			t.alwaysOnUsed += c
@@ -1025,7 +1151,7 @@ func (t *turn) admit(i int32, p int) {
 	case book != nil && book.Limit >= 0 && t.overShare(s, c, p):
 		return
 	case b.Limit >= 0 && b.Used+c > b.Limit-t.held:
-		s.verdict = VerdictOverBudget
+		s.verdict = vOverBudget
 		t.overWhy(s, &t.in.Entries[i], c)
 		if t.trace {
 			s.detail = t.overBudgetDetail(ce, s, c, p)
@@ -1041,7 +1167,7 @@ func (t *turn) admit(i int32, p int) {
 	if book != nil {
 		book.Used += s.cost
 	}
-	s.verdict, s.content = VerdictAdmitted, content
+	s.verdict, s.content = vAdmitted, content
 	t.ts.s.admitted = append(t.ts.s.admitted, i)
 	if p > 1 && t.trace {
 		s.detail += "; pass " + strconv.Itoa(p)
@@ -1096,7 +1222,7 @@ func (t *turn) result(passes int) Result {
 		if t.trace {
 			res.Trace[k] = t.traceItem(e, ce, s, trig)
 		}
-		if s.verdict != VerdictAdmitted {
+		if s.verdict != vAdmitted {
 			continue
 		}
 		if t.sums != nil && t.plan.posOf[i] >= 0 {
@@ -1184,7 +1310,7 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	detail := s.detail
 	if detail == "" {
 		switch s.verdict {
-		case VerdictNoKeyMatch:
+		case vNoKeyMatch:
 			depth := t.scannedDepth(s)
 			detail = noKeyDetail(depth, s.noKeyRec)
 			if t.opts.NearMisses && ce.whole {
@@ -1193,7 +1319,7 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 			if ce.regexErr != "" {
 				detail += "; " + ce.regexErr
 			}
-		case VerdictDelayedUntilRecursion:
+		case vDelayedUntilRecursion:
 			detail = "waits for recursion level " + strconv.Itoa(s.level)
 		}
 	}

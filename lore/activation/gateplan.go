@@ -126,7 +126,7 @@ func (p *gatePlan) fits(key *planKey, in *Input) bool {
 // similarity scores, scans the chat window the pending entries need and
 // returns the lowest delay level.
 func (t *turn) applyPlan(p *gatePlan) int {
-	copy(t.st, p.states)
+	resetStates(t.st, p.states)
 	var nz NonzeroScores
 	if len(p.scored) > 0 && p.entryAt != nil && t.in.Semantic.Threshold > 0 {
 		nz, _ = t.in.Semantic.Scores.(NonzeroScores)
@@ -193,7 +193,8 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 		case s.mode == modeKeys && m.entries[i].litOnly && s.level == 0 && s.ctx == nil:
 			// What passEntry sets for it in pass 1 when no key of it is in
 			// the scanned chat (and then turn.sleeps holds).
-			s.pass, s.verdict, s.detail, s.chatChecked, s.dormant = 1, VerdictNoKeyMatch, "", true, p.dozing
+			s.pass, s.verdict, s.chatChecked, s.dormant = 1, vNoKeyMatch, true, p.dozing
+			s.noDetail()
 			p.quiet[i] = true
 			p.quietN++
 		default:
@@ -296,7 +297,7 @@ func (t *turn) plannedPass(ctx context.Context, p *gatePlan, curLevel int, passe
 	for _, i := range sc.candList {
 		if p.quiet[i] {
 			s := &t.st[i]
-			s.verdict, s.chatChecked, s.dormant = "", false, false
+			s.verdict, s.chatChecked, s.dormant = vNone, false, false
 			work = append(work, rank[i])
 		}
 	}

@@ -76,7 +76,7 @@ func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 				if l, ok := beaten[i]; ok && l.group == g && t.st[l.winner].stage != stagePassed {
 					delete(beaten, i)
 					s := &t.st[i]
-					s.stage, s.verdict, s.detail = stagePassed, "", l.detail
+					s.stage, s.verdict, s.detail = stagePassed, vNone, l.detail
 					reopened = true
 				}
 			}
@@ -206,7 +206,7 @@ func (t *turn) score(i int32, p int) int {
 // lose gives entry i the group_lost verdict for group g.
 func (t *turn) lose(i int32, g, why string) {
 	s := &t.st[i]
-	s.stage, s.verdict = stageDone, VerdictGroupLost
+	s.stage, s.verdict = stageDone, vGroupLost
 	s.detail = "group " + strconv.Quote(g) + ": " + why
 }
 

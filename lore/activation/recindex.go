@@ -45,7 +45,7 @@ type recIndex struct {
 // recursion text change (wakeDormant sets them).
 func (t *turn) sleeps(i int32) bool {
 	s := &t.st[i]
-	return s.stage == stagePending && s.mode == modeKeys && s.verdict == VerdictNoKeyMatch &&
+	return s.stage == stagePending && s.mode == modeKeys && s.verdict == vNoKeyMatch &&
 		s.chatChecked && !s.chatHit && t.m.entries[i].litOnly
 }
 
@@ -277,7 +277,8 @@ func (t *turn) recDecide(ce *compiledEntry, s *entryState, p int) bool {
 			return true
 		}
 	}
-	s.verdict, s.detail, s.noKeyRec = VerdictNoKeyMatch, "", true
+	s.verdict, s.noKeyRec = vNoKeyMatch, true
+	s.noDetail()
 	return false
 }
 

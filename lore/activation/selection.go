@@ -76,7 +76,7 @@ func (t *turn) overShare(s *entryState, c, p int) bool {
 	if b.Limit < 0 || b.Used+c <= b.Limit {
 		return false
 	}
-	s.verdict = VerdictOverBudget
+	s.verdict = vOverBudget
 	name := b.Collection
 	if name == "" {
 		name = "the persona book"
@@ -293,7 +293,8 @@ func (t *turn) minPassAt(skew, limit, p int, cands []int32, need []int, passed [
 		}
 		s.depth, s.chatChecked, s.pass = s.base+skew, false, p
 		if s.depth < need[k] {
-			s.verdict, s.detail, s.chatChecked, s.chatHit, s.noKeyRec = VerdictNoKeyMatch, "", true, false, s.recOK
+			s.verdict, s.chatChecked, s.chatHit, s.noKeyRec = vNoKeyMatch, true, false, s.recOK
+			s.noDetail()
 			continue
 		}
 		ok, err := t.evaluate(i, p)
@@ -328,7 +329,7 @@ func (t *turn) settle(passed []int32, order *[]int32, p int) error {
 		t.admit(i, p)
 	}
 	for _, i := range passed {
-		if t.st[i].verdict == VerdictAdmitted {
+		if t.st[i].verdict == vAdmitted {
 			t.markWon(i)
 		}
 	}
@@ -364,7 +365,7 @@ func (t *turn) capEntries() {
 	cap := t.opts.MaxEntries
 	for _, i := range counted[cap:] {
 		s := &t.st[i]
-		s.verdict = VerdictOverEntryCap
+		s.verdict = vOverEntryCap
 		s.detail = "priority " + strconv.Itoa(t.m.entries[i].priority) + ": " + strconv.Itoa(len(counted)) +
 			" keyword entries were admitted, at most " + strconv.Itoa(cap) + " kept (max entries)"
 		t.budget.Used -= s.cost
@@ -373,5 +374,5 @@ func (t *turn) capEntries() {
 		}
 		s.cost = 0
 	}
-	t.ts.s.admitted = slices.DeleteFunc(adm, func(i int32) bool { return t.st[i].verdict == VerdictOverEntryCap })
+	t.ts.s.admitted = slices.DeleteFunc(adm, func(i int32) bool { return t.st[i].verdict == vOverEntryCap })
 }

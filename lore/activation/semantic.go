@@ -155,7 +155,7 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 			continue
 		}
 		below := float64(s.score) < sem.Threshold
-		if s.mode != modeSemantic && (below && !t.trace || s.verdict != VerdictNoKeyMatch) {
+		if s.mode != modeSemantic && (below && !t.trace || s.verdict != vNoKeyMatch) {
 			// A keyed one below the threshold stays pending (only a trace
 			// shows below_threshold), as one whose keys decided.
 			continue
@@ -165,7 +165,7 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 			continue
 		}
 		s.pass = 1
-		s.verdict, s.detail = VerdictBelowThreshold, t.similarity(s, " below ")
+		s.verdict, s.detail = vBelowThreshold, t.similarity(s, " below ")
 		if s.mode == modeSemantic {
 			s.stage = stageDone
 		}
@@ -178,7 +178,7 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		keyless := s.mode == modeSemantic
 		switch {
 		case taken >= sem.MaxEntries:
-			s.verdict, s.detail = VerdictOverSemanticCap, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap"
+			s.verdict, s.detail = vOverSemanticCap, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap"
 		default:
 			taken++
 			s.mode, s.detail = modeSemantic, t.similarity(s, " at or above ")
@@ -235,8 +235,8 @@ func (v Verdict) Entered() bool { return v == VerdictAdmitted || v == VerdictSem
 // semanticVerdict is the verdict the trace shows: semantic_match for an
 // entry similarity admitted.
 func semanticVerdict(s *entryState) Verdict {
-	if s.verdict == VerdictAdmitted && s.mode == modeSemantic {
+	if s.verdict == vAdmitted && s.mode == modeSemantic {
 		return VerdictSemanticMatch
 	}
-	return s.verdict
+	return s.verdict.verdict()
 }
