@@ -33,6 +33,8 @@ type turnCache struct {
 	// dq is the queue of deferred commits (DeferredTurnStore); nil: a
 	// cached turn commits itself.
 	dq *turnQueue
+	// gens is the last generation given (newGen).
+	gens uint64
 }
 
 // turnCacheRecent is how many of a conversation's last turn ids its entry
@@ -50,8 +52,10 @@ type cachedTurn struct {
 	recent [turnCacheRecent]string
 	next   int // the slot of recent the next turn id takes
 	weight int // what it counts towards turnCache.max (weigh)
-	// gen counts the states kept: a turn opened on the cache defers its
-	// commit only onto the state it was opened on.
+	// gen identifies the state kept (newGen, never repeated within the
+	// cache, not even by an entry made again for the conversation after
+	// it left): a turn opened on the cache defers its commit only onto the
+	// state it was opened on.
 	gen uint64
 	// holds counts the turns of the conversation on the lock path in this
 	// process: while one runs no turn opens on the cache nor defers.
@@ -128,7 +132,7 @@ func (tc *turnCache) keep(c Conversation, at turnVersion, st turnstate.State, tu
 		return
 	}
 	e.at, e.state, e.durable = at, st, st
-	e.gen++
+	e.gen = tc.newGen()
 	e.recent[e.next], e.next = turnID, (e.next+1)%turnCacheRecent
 	if tc.dq != nil {
 		tc.dq.learnIDs(e, ids, turnID)
@@ -188,7 +192,7 @@ func (tc *turnCache) stale(c Conversation, at turnVersion, current *int64) {
 		tc.removeLocked(el)
 		return
 	}
-	e.forget()
+	tc.forget(e)
 	if current != nil && *current != at.version {
 		e.skip = turnCacheSkip
 	}
@@ -201,7 +205,7 @@ func (tc *turnCache) drop(c Conversation) {
 	defer tc.mu.Unlock()
 	if el, ok := tc.byConv[c]; ok {
 		if e := el.Value.(*cachedTurn); e.holds > 0 || e.busy() {
-			e.forget()
+			tc.forget(e)
 			tc.weigh(e)
 			return
 		}
@@ -211,9 +215,15 @@ func (tc *turnCache) drop(c Conversation) {
 
 // forget drops e's state (kept, durable and the turn ids known) but keeps
 // e: its holds, or its turns queued or being written, still count.
-func (e *cachedTurn) forget() {
+func (tc *turnCache) forget(e *cachedTurn) {
 	e.state, e.durable, e.ids = nil, nil, nil
-	e.gen++
+	e.gen = tc.newGen()
+}
+
+// newGen is a generation no state of tc had (under tc.mu).
+func (tc *turnCache) newGen() uint64 {
+	tc.gens++
+	return tc.gens
 }
 
 func (tc *turnCache) removeLocked(el *list.Element) {

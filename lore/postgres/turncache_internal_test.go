@@ -3,6 +3,7 @@ package postgres
 import (
 	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,4 +135,33 @@ func TestAppendTimestamp(t *testing.T) {
 	require.Equal(t, "2026-12-02T03:04:05.000007Z", string(appendTimestamp(nil, time.Date(2026, 12, 2, 3, 4, 5, 7890, time.UTC))))
 	far := time.Date(12345, 6, 7, 8, 9, 10, 11000, time.UTC)
 	require.Equal(t, "12345-06-07T08:09:10.000011Z", string(appendTimestamp(nil, far)), "as AppendFormat writes it")
+}
+
+// TestTurnCacheGenerationsNeverRepeat: a turn opened on a conversation's
+// kept state defers only onto that state. When the conversation's entry
+// leaves the cache (evicted) and comes back, the states kept since never
+// take the generation the turn was opened on: a turn still running on the
+// state before is refused (it would queue its state, computed from the
+// old one, over the newer one).
+func TestTurnCacheGenerationsNeverRepeat(t *testing.T) {
+	tc := newTurnCache(DefaultTurnCacheRecords)
+	tc.dq = &turnQueue{running: true, seed: maphash.MakeSeed(), wake: make(chan struct{}, 1), now: make(chan struct{}, 1)}
+	c := Conversation{Server: "1", Channel: "2"}
+	for v := range int64(5) { // lock-path turns
+		tc.keep(c, turnVersion{id: 1, version: v + 1}, turnstate.State{}, "t"+strconv.FormatInt(v, 10), map[uint64]struct{}{})
+	}
+	_, _, gen, ok := tc.get(c, "old") // a turn opened on the kept state, still running
+	require.True(t, ok)
+
+	tc.mu.Lock()
+	tc.removeLocked(tc.byConv[c]) // evicted meanwhile
+	tc.mu.Unlock()
+	tc.keep(c, turnVersion{id: 1, version: 6}, turnstate.State{}, "t6", map[uint64]struct{}{})
+	for i := range 10 {
+		_, _, g, ok := tc.get(c, "u"+strconv.Itoa(i))
+		require.True(t, ok)
+		require.False(t, tc.deferTurn(c, gen, turnstate.State{7: {EntryID: 7}}, queuedTurn{turnID: "old"}),
+			"a turn opened on the state before the eviction, after %d turns", i)
+		require.True(t, tc.deferTurn(c, g, turnstate.State{}, queuedTurn{turnID: "u" + strconv.Itoa(i)}), "turn %d", i)
+	}
 }

@@ -216,7 +216,7 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 	q.learnIDs(e, nil, qt.turnID)
 	e.recent[e.next], e.next = qt.turnID, (e.next+1)%turnCacheRecent
 	e.state = next
-	e.gen++
+	e.gen = tc.newGen()
 	e.pending = append(e.pending, qt)
 	if !e.queued {
 		e.queued = true
@@ -335,7 +335,7 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion) int {
 			done += len(e.pending)
 			q.queued -= len(e.pending)
 			e.pending = nil
-			e.forget()
+			tc.forget(e)
 		}
 		if !e.busy() {
 			e.durable = e.state
