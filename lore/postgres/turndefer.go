@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"loregate/lore"
 	"loregate/lore/turnstate"
@@ -47,12 +50,14 @@ type DeferredTurns struct {
 	// flush did not record (their conversation or their server's lore
 	// moved on, or the write failed); it must be fast.
 	OnLost func(turns int)
-	// OnError, when set, is called with each error of a flush's write
+	// OnError, when set, is called with the errors of a flush's writes
 	// (the turns of a batch that failed are then written conversation by
-	// conversation); it must be fast.
+	// conversation, again while the database is unavailable, once a round
+	// reported); it must be fast.
 	OnError func(error)
-	// WriteTimeout bounds each flush's write, the last one's too (0: 30
-	// s); the turns of a write that times out are lost (OnLost).
+	// WriteTimeout bounds each flush, its writes again while the database
+	// is unavailable included, the last flush's too (0: 30 s); the turns
+	// it could not write by then are lost (OnLost).
 	WriteTimeout time.Duration
 }
 
@@ -402,26 +407,79 @@ func (f *TurnFlusher) run(ctx context.Context) {
 	}
 }
 
-// flush writes every queued turn: all conversations in one transaction,
-// or, when that fails, each in its own; ctx's values only (its end does
-// not cancel the write: DeferredTurns.WriteTimeout bounds it).
+// flush writes every queued turn (writeBatch); ctx's values only (its end
+// does not cancel the write: DeferredTurns.WriteTimeout bounds it).
 func (f *TurnFlusher) flush(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.tc.dq.cfg.WriteTimeout)
 	defer cancel()
 	items := f.tc.takeBatch()
 	written := make([]*turnVersion, len(items))
 	if len(items) > 0 {
-		err := f.write(ctx, items, written)
-		f.report(err)
-		if err != nil && len(items) > 1 {
-			for i := range items {
-				f.report(f.write(ctx, items[i:i+1], written[i:i+1]))
-			}
-		}
+		f.writeBatch(ctx, items, written)
 	}
 	if lost := f.tc.applyBatch(items, written); lost > 0 && f.tc.dq.cfg.OnLost != nil {
 		f.tc.dq.cfg.OnLost(lost)
 	}
+}
+
+// writeBatch writes items: all conversations in one transaction or, when
+// that fails, each in its own, again and again (10 ms apart, doubling up
+// to 1 s) while the database is unavailable (retryable) until ctx ends.
+// The items it could not write are left with written[i] nil.
+func (f *TurnFlusher) writeBatch(ctx context.Context, items []flushItem, written []*turnVersion) {
+	err := f.write(ctx, items, written)
+	if err == nil {
+		return
+	}
+	f.report(err)
+	var todo []int
+	if len(items) > 1 || retryable(err) {
+		todo = make([]int, len(items))
+		for i := range todo {
+			todo[i] = i
+		}
+	}
+	for wait := time.Duration(0); len(todo) > 0; wait = min(max(2*wait, 10*time.Millisecond), time.Second) {
+		if wait > 0 {
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				timer.Stop()
+				return
+			case <-timer.C:
+			}
+		}
+		again, last := todo[:0], error(nil)
+		for _, i := range todo {
+			switch err := f.write(ctx, items[i:i+1], written[i:i+1]); {
+			case err == nil:
+			case retryable(err):
+				again, last = append(again, i), err
+			default:
+				f.report(err)
+			}
+		}
+		f.report(last) // once a round
+		todo = again
+	}
+}
+
+// retryable reports whether a write that failed with err may succeed
+// again: the connection failed or was refused, the server is shutting
+// down or short of resources, a deadlock, a serialization failure, a lock
+// or statement timeout; not an error of the statement or its data.
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return errors.Is(err, lore.ErrUnavailable)
+	}
+	switch {
+	case len(pgErr.Code) != 5:
+		return false
+	case strings.Contains(" 08 40 53 57 58 ", " "+pgErr.Code[:2]+" "):
+		return true
+	}
+	return pgErr.Code == "55P03" // lock_not_available
 }
 
 func (f *TurnFlusher) report(err error) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore"
@@ -202,5 +203,52 @@ func TestTurnDeferredFull(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, logs, 9)
 	require.Zero(t, lost.Load())
+	a.stored(b)
+}
+
+// TestTurnDeferredWriteRetried: a flush whose write fails while the
+// database is unavailable (here its statements time out behind a lock)
+// writes again until DeferredTurns.WriteTimeout: the turns answered
+// meanwhile are recorded, none lost; the errors are reported.
+func TestTurnDeferredWriteRetried(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"))
+	var lost, failed atomic.Int64
+	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval,
+		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(error) { failed.Add(1) }})
+	require.NoError(t, err)
+	stop := f.Start(b.ctx)
+	t.Cleanup(stop)
+	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
+	for i := 1; i <= 4; i++ {
+		d, _ := a.recordDeferred(fmt.Sprint("t", i), 2*i, es[0].ID)
+		require.Equal(t, i > 1, d, "turn %d", i)
+	}
+
+	lock, err := pgx.Connect(b.ctx, b.pool.Config().ConnString())
+	require.NoError(t, err)
+	defer lock.Close(b.ctx)
+	_, err = b.pool.Exec(b.ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET statement_timeout = 100', current_database()); END $$`)
+	require.NoError(t, err)
+	b.pool.Reset() // the flush's connections time out from now
+	tx, err := lock.Begin(b.ctx)
+	require.NoError(t, err)
+	_, err = tx.Exec(b.ctx, `LOCK TABLE turn_conversations IN ACCESS EXCLUSIVE MODE`)
+	require.NoError(t, err)
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }() // the last flush
+	// Two failed writes, or the flush gave up.
+	require.Eventually(t, func() bool {
+		select {
+		case <-stopped:
+			return true
+		default:
+			return failed.Load() >= 2
+		}
+	}, 20*time.Second, 5*time.Millisecond)
+	require.NoError(t, tx.Rollback(b.ctx))
+	<-stopped
+	require.Zero(t, lost.Load())
+	require.Equal(t, 4, logRows(t, b, a.c))
 	a.stored(b)
 }
