@@ -237,7 +237,7 @@ func (c *config) validate() error {
 	default:
 		return cli.Usagef("LOREGATE_TURN_COMMIT=%q is not async, sync or deferred", lore.ClipBytes(c.TurnCommit, 24))
 	}
-	if c.TurnCommit == "deferred" && c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval {
+	if c.TurnCommit == "deferred" && (c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval) {
 		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms",
 			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval)
 	}

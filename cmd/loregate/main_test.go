@@ -131,8 +131,8 @@ func TestCacheBudgets(t *testing.T) {
 
 // TestTurnCommit: LOREGATE_TURN_COMMIT is async (the default), sync or
 // deferred, and LOREGATE_TURN_FLUSH_INTERVAL a duration from 1ms to 1s
-// (10ms by default); anything else stops start-up naming the variable
-// (docs/turns.md#durability).
+// (10ms by default, read with deferred only); anything else stops
+// start-up naming the variable (docs/turns.md#durability).
 func TestTurnCommit(t *testing.T) {
 	for _, tt := range []struct{ value, interval, want, err string }{
 		{"", "", "async", ""},
@@ -144,6 +144,8 @@ func TestTurnCommit(t *testing.T) {
 		{"deferred", "0s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
 		{"deferred", "2s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
 		{"deferred", "soon", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
+		{"async", "2s", "async", ""}, // read with deferred only
+		{"sync", "soon", "sync", ""},
 	} {
 		t.Run(tt.value+"/"+tt.interval, func(t *testing.T) {
 			t.Setenv("LOREGATE_TURN_COMMIT", tt.value)
@@ -156,9 +158,10 @@ func TestTurnCommit(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.want, c.TurnCommit)
-			if tt.interval == "2ms" {
+			switch tt.interval {
+			case "2ms":
 				require.Equal(t, 2*time.Millisecond, c.TurnFlushInterval)
-			} else {
+			case "":
 				require.Equal(t, 10*time.Millisecond, c.TurnFlushInterval)
 			}
 		})
