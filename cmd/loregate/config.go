@@ -83,12 +83,12 @@ type config struct {
 	// collector at Go's default).
 	GCHeapFloor int64
 	// ProcsTuning runs serve on one P while its requests come one at a
-	// time (procs.go): LOREGATE_PROCS_TUNER=on; auto (the default) turns it
-	// on only for a serve that works no jobs (LOREGATE_JOB_WORKERS=0) and
-	// runs no Discord bot (no LOREGATE_DISCORD_TOKEN), whose work is its
-	// HTTP requests (jobs and the bot below 80% of a core would share that
-	// one P with the requests); off, and whenever GOMAXPROCS is set in the
-	// environment, turns it off (docs/configuration.md#processors).
+	// time and no job runs (procs.go): LOREGATE_PROCS_TUNER=on; auto (the
+	// default) turns it on for a serve that runs no Discord bot (no
+	// LOREGATE_DISCORD_TOKEN: the bot's work below 80% of a core would
+	// share that one P with the requests); off, and whenever GOMAXPROCS is
+	// set in the environment, turns it off
+	// (docs/configuration.md#processors).
 	ProcsTuning bool
 	procsTuner  string
 	// TurnCommit is async (default: a recorded turn is answered before its
@@ -200,9 +200,8 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 		c.GCHeapFloor = 0 // the operator's GOGC stands
 	}
 	c.procsTuner = or("LOREGATE_PROCS_TUNER", "auto")
-	onlyHTTP := c.Jobs.Workers == 0 && c.DiscordToken == ""
 	c.ProcsTuning = getenv("GOMAXPROCS") == "" && // the operator's GOMAXPROCS stands
-		(c.procsTuner == "on" || c.procsTuner == "auto" && onlyHTTP)
+		(c.procsTuner == "on" || c.procsTuner == "auto" && c.DiscordToken == "")
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	if c.TurnFlushInterval, err = time.ParseDuration(or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate

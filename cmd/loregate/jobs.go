@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"loregate/cmd/internal/cli"
 	"loregate/discord"
@@ -78,6 +79,9 @@ type jobsConfig struct {
 	// embed trigger). Both are set by the command, not the environment.
 	embedder jobs.Embedder
 	onWrite  func(server string)
+	// middleware is River middleware of the workers (the procs tuner's
+	// hold while a job runs, procs.go).
+	middleware []rivertype.Middleware
 }
 
 func (c jobsConfig) logAttrs() []any {
@@ -115,6 +119,9 @@ func startJobs(ctx context.Context, pool *pgxpool.Pool, jc jobsConfig, work bool
 			return nil, nil, cli.Usagef("%v", err)
 		}
 		cfg.Discord = d
+	}
+	if len(jc.middleware) > 0 {
+		cfg.ConfigFunc = func(rc *river.Config) { rc.Middleware = append(rc.Middleware, jc.middleware...) }
 	}
 	client, err := jobs.NewClient(pool, cfg)
 	if err != nil {

@@ -169,9 +169,9 @@ func TestTurnCommit(t *testing.T) {
 }
 
 // TestProcsTunerSetting: the procs tuner is on when LOREGATE_PROCS_TUNER
-// is on, and by default (auto) only for a serve that works no jobs and
-// runs no Discord bot; off whenever GOMAXPROCS is set; anything but auto,
-// on or off stops start-up naming the variable
+// is on, and by default (auto) for a serve that runs no Discord bot, with
+// job workers or without; off whenever GOMAXPROCS is set; anything but
+// auto, on or off stops start-up naming the variable
 // (docs/configuration.md#processors).
 func TestProcsTunerSetting(t *testing.T) {
 	for _, tt := range []struct {
@@ -179,12 +179,12 @@ func TestProcsTunerSetting(t *testing.T) {
 		want                              bool
 		err                               string
 	}{
-		{"", "", "", "", false, ""}, // auto, with the default job workers
-		{"", "0", "", "", true, ""}, // auto: HTTP only
-		{"auto", "0", "", "", true, ""},
+		{"", "", "", "", true, ""}, // auto, with the default job workers
+		{"", "0", "", "", true, ""},
+		{"auto", "2", "", "", true, ""},
 		{"auto", "0", "bot-token", "", false, ""},
-		{"auto", "2", "", "", false, ""},
-		{"auto", "0", "", "2", false, ""},
+		{"auto", "2", "bot-token", "", false, ""},
+		{"auto", "", "", "2", false, ""},
 		{"off", "0", "", "", false, ""},
 		{"on", "", "", "", true, ""},
 		{"on", "", "", "2", false, ""},

@@ -4,9 +4,13 @@ import (
 	"context"
 	"net/http"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 const (
@@ -23,19 +27,21 @@ const (
 // procsTuner runs serve on one P (GOMAXPROCS=1) while its requests come
 // one at a time and it uses less than procsBusy of a core, and on the
 // runtime's default as soon as two requests overlap or it is busier
-// (docs/configuration.md#processors). It is on by default only for a
-// serve whose work is its HTTP requests (no job workers, no Discord bot:
-// config.ProcsTuning), as work not over HTTP would share the one P with
-// the requests. On one P a request is served by one
-// thread: a request of the cached bot turn no longer wakes a second thread
-// for each goroutine it readies (net/http's background read, its deadline,
-// the answer), which cost about a third of serve's CPU per turn at
-// concurrency 1 (docs/benchmarks.md#procs).
+// (docs/configuration.md#processors). A job holds the default while it
+// runs (holdJob). It is on by default for a serve without the Discord bot
+// (config.ProcsTuning): the bot's work, neither a request nor a job,
+// would share the one P with the requests. On one P a request is served
+// by one thread: a request of the cached bot turn no longer wakes a second
+// thread for each goroutine it readies (net/http's background read, its
+// deadline, the answer), which cost about a third of serve's CPU per turn
+// at concurrency 1 (docs/benchmarks.md#procs).
 type procsTuner struct {
 	inflight atomic.Int32
-	overlap  atomic.Bool // two requests overlapped since the last tick
-	single   atomic.Bool // serve runs on one P
+	jobs     atomic.Int32 // jobs running (holdJob)
+	overlap  atomic.Bool  // two requests overlapped since the last tick
+	single   atomic.Bool  // serve runs on one P
 	up       chan struct{}
+	setMu    sync.Mutex // serializes set: the tuner's goroutine and a starting job
 
 	// setProcs sets GOMAXPROCS to 1 (single) or to the runtime's default;
 	// cpuTime returns the process's CPU time so far. Tests replace them.
@@ -109,7 +115,7 @@ func (t *procsTuner) run(ctx context.Context, tick <-chan time.Time) {
 			// An overlap the middleware saw while the tuner was going to
 			// one P raises it here.
 			switch {
-			case t.overlap.Swap(false) || busy:
+			case t.overlap.Swap(false) || busy || t.jobs.Load() > 0:
 				quiet = 0
 				t.set(false)
 			case !t.single.Load():
@@ -121,22 +127,54 @@ func (t *procsTuner) run(ctx context.Context, tick <-chan time.Time) {
 	}
 }
 
-// set runs serve on one P or on the runtime's default.
+// holdJob keeps serve on the runtime's default while a job runs, and
+// returns the function that ends the hold: a job that starts on one P
+// leaves it before it runs (it would keep the one P from the requests,
+// which wait in the socket unseen), and the tuner returns to one P only
+// procsQuietTicks after the last job ended.
+func (t *procsTuner) holdJob() (release func()) {
+	t.jobs.Add(1)
+	t.set(false)
+	return func() { t.jobs.Add(-1) }
+}
+
+// set runs serve on one P or on the runtime's default; never on one P
+// while a job runs.
 func (t *procsTuner) set(single bool) {
+	t.setMu.Lock()
+	defer t.setMu.Unlock()
+	if single && t.jobs.Load() > 0 {
+		return
+	}
 	if t.single.Load() != single {
 		t.single.Store(single)
 		t.setProcs(single)
 	}
 }
 
+// procsJobs is the River worker middleware that holds serve on the
+// runtime's default while a job runs (procsTuner.holdJob).
+type procsJobs struct {
+	river.MiddlewareDefaults
+	t *procsTuner
+}
+
+// Work runs the job under a hold.
+func (m *procsJobs) Work(ctx context.Context, _ *rivertype.JobRow, doInner func(context.Context) error) error {
+	defer m.t.holdJob()()
+	return doInner(ctx)
+}
+
 // startProcsTuner starts tuning when enabled (config.ProcsTuning:
-// LOREGATE_PROCS_TUNER=on, or auto for a serve with no job workers and no
-// Discord bot, and no GOMAXPROCS in the environment) and the runtime's
-// default is more than one P, and returns its request middleware and the
-// function that stops it; otherwise both do nothing.
-func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, stop func()) {
+// LOREGATE_PROCS_TUNER=on, or auto for a serve that runs no Discord bot,
+// and no GOMAXPROCS in the environment) and the runtime's default is more
+// than one P. It returns its request middleware, the River middleware
+// that holds the default while a job runs, and the function that stops
+// it; otherwise middleware that does nothing, none, and a stop that does
+// nothing.
+func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, stop func()) {
 	if !enabled || runtime.GOMAXPROCS(0) == 1 {
-		return func(h http.Handler) http.Handler { return h }, func() {}
+		return func(h http.Handler) http.Handler { return h }, nil, func() {}
 	}
 	t := newProcsTuner()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -146,7 +184,7 @@ func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, stop f
 		defer close(done)
 		t.run(ctx, ticker.C)
 	}()
-	return t.Handler, func() {
+	return t.Handler, []rivertype.Middleware{&procsJobs{t: t}}, func() {
 		cancel()
 		ticker.Stop()
 		<-done

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"loregate/lore/postgres/postgrestest"
@@ -116,10 +120,41 @@ func TestProcsTunerBusy(t *testing.T) {
 	require.Equal(t, []bool{true, false, true}, f.history())
 }
 
-// TestProcsTunerAutoServe: by default (auto) a serve that works no jobs
-// runs on one P while idle, and one that works jobs, or with the tuner
-// off, keeps the runtime's default (docs/configuration.md#processors);
-// GOMAXPROCS as serve's runtime reports it (/metrics).
+// TestProcsTunerJob: a job that starts on one P returns serve to the
+// runtime's default before it runs, whatever the CPU time; serve stays
+// there while it runs, and returns to one P procsQuietTicks after it
+// ended.
+func TestProcsTunerJob(t *testing.T) {
+	f := newFakeProcs(t)
+	jobs := &procsJobs{t: f.procsTuner}
+	ran := false
+	require.NoError(t, jobs.Work(context.Background(), nil, func(context.Context) error {
+		ran = true
+		require.False(t, f.single.Load(), "the default before the job runs")
+		for range 2 * procsQuietTicks {
+			f.advance(0.1)
+		}
+		require.False(t, f.single.Load(), "held while the job runs")
+		return nil
+	}))
+	require.True(t, ran)
+	require.Equal(t, []bool{true, false}, f.history())
+	for range procsQuietTicks - 1 {
+		f.advance(0.1)
+	}
+	require.False(t, f.single.Load())
+	f.advance(0.1)
+	require.Eventually(t, func() bool { return f.single.Load() }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []bool{true, false, true}, f.history())
+	// The job's error is the middleware's.
+	err := jobs.Work(context.Background(), nil, func(context.Context) error { return context.Canceled })
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// TestProcsTunerAutoServe: by default (auto) serve runs on one P while
+// idle, with job workers or without, and keeps the runtime's default with
+// the tuner off (docs/configuration.md#processors); GOMAXPROCS as serve's
+// runtime reports it (/metrics).
 func TestProcsTunerAutoServe(t *testing.T) {
 	if runtime.NumCPU() < 2 || os.Getenv("GOMAXPROCS") != "" {
 		t.Skip("one P either way: needs 2 CPUs and no GOMAXPROCS in the environment")
@@ -130,7 +165,7 @@ func TestProcsTunerAutoServe(t *testing.T) {
 		one  bool
 	}{
 		{"auto without jobs", []string{"LOREGATE_JOB_WORKERS=0"}, true},
-		{"auto with jobs", []string{"LOREGATE_JOB_WORKERS=2"}, false},
+		{"auto with jobs", []string{"LOREGATE_JOB_WORKERS=2"}, true},
 		{"off", []string{"LOREGATE_JOB_WORKERS=0", "LOREGATE_PROCS_TUNER=off"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,4 +179,32 @@ func TestProcsTunerAutoServe(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordJobs is River worker middleware that counts the jobs it wraps.
+type recordJobs struct {
+	river.MiddlewareDefaults
+	n atomic.Int32
+}
+
+func (r *recordJobs) Work(ctx context.Context, _ *rivertype.JobRow, doInner func(context.Context) error) error {
+	r.n.Add(1)
+	return doInner(ctx)
+}
+
+// TestStartJobsMiddleware: the River middleware serve hands startJobs
+// (the procs tuner's hold) wraps the jobs its workers work: the periodic
+// jobs that run on start pass through it.
+func TestStartJobsMiddleware(t *testing.T) {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, postgrestest.NewDatabase(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	rec := &recordJobs{}
+	jc := loadJobsConfig(os.Getenv)
+	jc.middleware = []rivertype.Middleware{rec}
+	_, stop, err := startJobs(ctx, pool, jc, true, slog.New(slog.DiscardHandler), 10*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(stop)
+	require.Eventually(t, func() bool { return rec.n.Load() > 0 }, time.Minute, 20*time.Millisecond, "a job worked through the middleware")
 }

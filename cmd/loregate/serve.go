@@ -130,6 +130,12 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 			}
 		})
 	}
+	// One P while requests come one at a time and no job runs
+	// (docs/configuration.md#processors); a scrape on the operator's
+	// metrics address counts as a request.
+	procsWrap, procsJobs, stopProcs := startProcsTuner(cfg.ProcsTuning)
+	defer stopProcs()
+	cfg.Jobs.middleware = procsJobs
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
 	if err != nil {
 		return err
@@ -187,11 +193,6 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	// (LOREGATE_METRICS_ADDR) serves it openly, for a scraper on a private
 	// network.
 	mux.Handle("GET /metrics", serviceOnly(authn, metricsHandler))
-	// One P while requests come one at a time, once serving
-	// (docs/configuration.md#processors); a scrape on the operator's
-	// metrics address counts as a request.
-	procsWrap, stopProcs := startProcsTuner(cfg.ProcsTuning)
-	defer stopProcs()
 	var metricsSrv *http.Server
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)
