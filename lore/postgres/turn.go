@@ -115,7 +115,9 @@ RETURNING id, version, xmin`
 	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
-	turnLogIDs         = `SELECT turn_id FROM activation_log WHERE conversation_id = ` + turnConversationID
+	// turnLogIDs reads one more than maxKnownTurnIDs at most (scanIDs
+	// keeps none then): a conversation's log is pruned hourly only.
+	turnLogIDs = `SELECT turn_id FROM activation_log WHERE conversation_id = ` + turnConversationID + ` LIMIT 8193`
 	// turnCommit and turnCommitDelete write a turn in one statement, only
 	// where the conversation's row ($1) is still at version $2 and row
 	// version $3 and the server's lore at $4: it bumps the version,

@@ -165,3 +165,31 @@ func TestTurnCacheGenerationsNeverRepeat(t *testing.T) {
 		require.True(t, tc.deferTurn(c, g, turnstate.State{}, queuedTurn{turnID: "u" + strconv.Itoa(i)}), "turn %d", i)
 	}
 }
+
+// TestTurnCacheHoldLeavesNothing: a lock-path turn that commits nothing
+// (a retry, an error) or a reset makes its conversation's entry while it
+// runs and leaves none: a caller inventing conversations cannot grow the
+// cache between the turns that keep a state (and evict).
+func TestTurnCacheHoldLeavesNothing(t *testing.T) {
+	tc := newTurnCache(100)
+	tc.dq = &turnQueue{running: true, seed: maphash.MakeSeed()}
+	for i := range 1000 {
+		c := Conversation{Server: "1", Channel: strconv.Itoa(i)}
+		tc.hold(c)
+		tc.drop(c) // a reset
+		tc.unhold(c)
+	}
+	require.Zero(t, tc.lru.Len())
+	require.Zero(t, tc.records)
+	c := Conversation{Server: "1", Channel: "kept"}
+	tc.hold(c)
+	tc.keep(c, turnVersion{id: 1, version: 1}, turnstate.State{}, "t1", map[uint64]struct{}{})
+	tc.unhold(c)
+	require.Equal(t, 1, tc.lru.Len(), "a committed turn's state stays")
+}
+
+// TestTurnLogIDsBounded: a lock-path turn reads one turn id more than a
+// conversation's entry keeps at most, not the whole log.
+func TestTurnLogIDsBounded(t *testing.T) {
+	require.True(t, strings.HasSuffix(turnLogIDs, " LIMIT "+strconv.Itoa(maxKnownTurnIDs+1)), turnLogIDs)
+}

@@ -247,11 +247,17 @@ func (tc *turnCache) hold(c Conversation) {
 	tc.entryLocked(c).Value.(*cachedTurn).holds++
 }
 
+// unhold ends hold; c's entry goes when it is left with nothing (no state,
+// no turns to skip, held or queued): a lock-path turn that committed
+// nothing, or a reset, keeps no entry for c.
 func (tc *turnCache) unhold(c Conversation) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	if el, ok := tc.byConv[c]; ok {
-		el.Value.(*cachedTurn).holds--
+		e := el.Value.(*cachedTurn)
+		if e.holds--; e.holds == 0 && e.state == nil && e.skip == 0 && !e.busy() {
+			tc.removeLocked(el)
+		}
 	}
 }
 
