@@ -325,14 +325,22 @@ func (ts *turnScan) keepHits(src ctxSources, text string) {
 	ts.m.ctxHits.Store(h)
 }
 
-// release returns the recursion items' buffer to the turn's scratch (the
-// texts cleared, so that a pooled scratch holds none) and the context
-// scans' scratch to the pool.
+// release returns the recursion items' buffer to the turn's scratch and
+// the context scans' scratch to the pool. The texts scanned this turn
+// (hits nil: an identity macro resolved, the turn's own strings) are
+// cleared, so that a pooled scratch holds none; a memoised item's text
+// and hits are its Matcher's, whose pool keeps the scratch, and are left
+// for the next turn to overwrite (clearing them would pass them through
+// the write barrier while a collection marks).
 func (t *turn) release() {
 	if t.above != nil {
 		t.above.Release()
 	}
-	clear(t.ts.items)
+	for k := range t.ts.items {
+		if it := &t.ts.items[k]; it.hits == nil {
+			it.text = ""
+		}
+	}
 	t.ts.s.items = t.ts.items[:0]
 	for _, cs := range t.ctxScans {
 		if cs.sc != nil {
