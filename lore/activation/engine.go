@@ -118,23 +118,12 @@ func codeOf(v Verdict) verdictCode {
 	panic("activation: verdict " + string(v) + " has no verdictCode")
 }
 
-// entryState is one entry's state in a turn: its strings and pointer,
-// and its scalars (entryScalars, embedded), which a turn's reset copies
-// at once (resetStates).
 type entryState struct {
-	entryScalars
-	detail  string
-	content string
-	// ctx is the entry's context-source scan (nil: its keys read the chat
-	// only; see context.go).
-	ctx *turnScan
-}
-
-// entryScalars are the fields of an entryState that hold no pointer.
-type entryScalars struct {
 	stage   stage
 	mode    mode
 	verdict verdictCode
+	detail  string
+	content string
 	depth   int
 	// level is the delay-until-recursion level (0 none).
 	level int
@@ -158,9 +147,11 @@ type entryScalars struct {
 	// score is the entry's similarity when scored (a Semantic candidate).
 	score  float32
 	scored bool
-	// widen: the entry's depth comes from the server or book layer and
-	// widens in a min-activations pass (base is that depth); book indexes
-	// turn.books.
+	// ctx is the entry's context-source scan (nil: its keys read the chat
+	// only; see context.go); widen: its depth comes from the server or
+	// book layer and widens in a min-activations pass (base is that
+	// depth); book indexes turn.books.
+	ctx   *turnScan
 	widen bool
 	base  int
 	book  int16
@@ -169,32 +160,6 @@ type entryScalars struct {
 	// (semanticbudget.go).
 	over   overCause
 	aoTook int32
-}
-
-// resetStates sets dst to src (of the same length) entry by entry (set).
-func resetStates(dst, src []entryState) {
-	dst = dst[:len(src)]
-	for k := range src {
-		dst[k].set(&src[k])
-	}
-}
-
-// set sets d to s: the scalars in one copy and each string or pointer
-// only where it differs. While a collection marks, a copy of whole states
-// would pass every string and pointer of every entry through the write
-// barrier; this passes only those the turn before changed, the admitted
-// entries' content mostly (docs/benchmarks.md#recursion-per-admission).
-func (d *entryState) set(s *entryState) {
-	d.entryScalars = s.entryScalars
-	if d.detail != s.detail {
-		d.detail = s.detail
-	}
-	if d.content != s.content {
-		d.content = s.content
-	}
-	if d.ctx != s.ctx {
-		d.ctx = s.ctx
-	}
 }
 
 // noDetail clears s's detail, writing it only when it is set (a write
@@ -462,7 +427,7 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	e := &in.Entries[i]
 	ce := &t.m.entries[i]
 	s := &t.st[i]
-	s.set(&entryState{})
+	*s = entryState{}
 	if v, d := gc.gate(e, in); v != "" {
 		s.verdict, s.detail = codeOf(v), d
 		return 0

@@ -126,7 +126,7 @@ func (p *gatePlan) fits(key *planKey, in *Input) bool {
 // similarity scores, scans the chat window the pending entries need and
 // returns the lowest delay level.
 func (t *turn) applyPlan(p *gatePlan) int {
-	resetStates(t.st, p.states)
+	copy(t.st, p.states)
 	var nz NonzeroScores
 	if len(p.scored) > 0 && p.entryAt != nil && t.in.Semantic.Threshold > 0 {
 		nz, _ = t.in.Semantic.Scores.(NonzeroScores)
