@@ -234,10 +234,19 @@ func TestEmbedTriggerAndSweep(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, semantic.TextHash("The spacequake alarm rings for the 4 time."), vecs[f.ids["alarm"]].Hash)
 	// Each job completed itself in the transaction of its last read, with
-	// its report as the output.
+	// its report as the output. The job that wrote the last vector
+	// completes in a round after that write, so the test waits for it
+	// (under load the status was ready before any job had completed).
 	var jobsDone, withOutput int
-	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE (metadata->'output'->>'candidates')::int = 3)
+	deadline := time.Now().Add(waitLimit)
+	for {
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE (metadata->'output'->>'candidates')::int = 3)
 FROM river_job WHERE kind = 'entry_embed' AND state = 'completed'`).Scan(&jobsDone, &withOutput))
+		if jobsDone > 0 || !time.Now().Before(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	require.Positive(t, jobsDone)
 	require.Equal(t, jobsDone, withOutput)
 }
