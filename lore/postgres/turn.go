@@ -115,9 +115,8 @@ RETURNING id, version, xmin`
 	turnLogColumns     = `turn_id, message_count, input_sha256, admitted, budget_unit, budget_limit, budget_used, response, result, created_at`
 	turnFindLog        = `SELECT ` + turnLogColumns + ` FROM activation_log WHERE conversation_id = ` + turnConversationID + ` AND turn_id = $4`
 	turnReadState      = `SELECT ` + turnStateColumns + ` FROM turn_entry_state WHERE conversation_id = ` + turnConversationID
-	// turnLogIDs reads one more than maxKnownTurnIDs at most (scanIDs
-	// keeps none then): a conversation's log is pruned hourly only.
-	turnLogIDs = `SELECT turn_id FROM activation_log WHERE conversation_id = ` + turnConversationID + ` LIMIT 8193`
+	// turnLogIDs reads a conversation's logged turn ids, $4 at most.
+	turnLogIDs = `SELECT turn_id FROM activation_log WHERE conversation_id = ` + turnConversationID + ` LIMIT $4`
 	// turnCommit and turnCommitDelete write a turn in one statement, only
 	// where the conversation's row ($1) is still at version $2 and row
 	// version $3 and the server's lore at $4: it bumps the version,
@@ -228,7 +227,7 @@ func (s *Store) beginTurn(ctx context.Context, c Conversation, turnID string, ca
 	b.Queue(turnReadState, args...)
 	readIDs := cache != nil && cache.dq != nil && t.conn != nil
 	if readIDs {
-		b.Queue(turnLogIDs, args...)
+		b.Queue(turnLogIDs, append(args, cache.dq.maxIDs()+1)...)
 	}
 	err := func() (err error) {
 		br := q.SendBatch(ctx, b)
@@ -630,7 +629,7 @@ func scanState(rows pgx.Rows, err error) (turnstate.State, error) {
 }
 
 // scanIDs reads turn ids into their hashes (q.hash); nil when there are
-// more than maxKnownTurnIDs.
+// more than q's DeferredTurns.MaxTurnIDs.
 func scanIDs(q *turnQueue, rows pgx.Rows, err error) (map[uint64]struct{}, error) {
 	if err != nil {
 		return nil, err
@@ -644,7 +643,7 @@ func scanIDs(q *turnQueue, rows pgx.Rows, err error) (map[uint64]struct{}, error
 		}
 		out[q.hash(id)] = struct{}{}
 	}
-	if len(out) > maxKnownTurnIDs {
+	if len(out) > q.maxIDs() {
 		out = nil
 	}
 	return out, rows.Err()

@@ -62,7 +62,16 @@ func BenchmarkTurn(b *testing.B) {
 // (pg-cpu-us/op; walwriter and the other processes are not in it) and
 // logs the backend's process id, for counting its instructions under
 // valgrind (docs/benchmarks.md#turn-commit-postgres).
-func BenchmarkTurnCachedCommit(b *testing.B) {
+func BenchmarkTurnCachedCommit(b *testing.B) { turnCommitBench(b, false) }
+
+// BenchmarkTurnDeferredCommit is BenchmarkTurnCachedCommit with deferred
+// turns (docs/turns.md#deferred): each turn is queued, and the flusher
+// writes them every 10 ms in one transaction; the last batch is written
+// before the CPU time is read; a new conversation every 1,000 turns. Its
+// allocations are the turns' and the flusher's.
+func BenchmarkTurnDeferredCommit(b *testing.B) { turnCommitBench(b, true) }
+
+func turnCommitBench(b *testing.B, deferred bool) {
 	result, err := os.ReadFile("testdata/bench-turn-result.bin")
 	require.NoError(b, err)
 	ctx, _, store, server, clock := cpuBench(b)
@@ -73,13 +82,27 @@ func BenchmarkTurnCachedCommit(b *testing.B) {
 		es[i], err = store.InsertEntry(ctx, entry(server, 0, col.Name, fmt.Sprint("e-", i)))
 		require.NoError(b, err)
 	}
-	turns := store.TurnStore()
+	turns, stop := store.TurnStore(), func() {}
+	if deferred {
+		var f *postgres.TurnFlusher
+		turns, f, err = store.DeferredTurnStore(postgres.DeferredTurns{OnLost: func(n int) { b.Errorf("%d turns lost", n) },
+			OnError: func(err error) { b.Errorf("flush: %v", err) }})
+		require.NoError(b, err)
+		stop = f.Start(ctx)
+		b.Cleanup(stop)
+	}
 	cached := turns.(interface {
 		BeginCachedTurn(context.Context, turnstate.Conversation, string) turnstate.Turn
 	})
-	c := postgres.Conversation{Server: server, Channel: "333333333333333333"}
 	admitted := es[148].ID
 	turn := func(k int) {
+		c := postgres.Conversation{Server: server, Channel: "333333333333333333"}
+		if deferred {
+			// A conversation with more turn ids than DeferredTurns.MaxTurnIDs
+			// stops deferring (the log keeps 500 a conversation): a new one
+			// every 1,000 turns.
+			c.Channel = fmt.Sprint(333333333333333333 + k/1000)
+		}
 		id := fmt.Sprint("t-", k)
 		tx := cached.BeginCachedTurn(ctx, c, id)
 		if tx == nil {
@@ -91,7 +114,7 @@ func BenchmarkTurnCachedCommit(b *testing.B) {
 		require.NoError(b, tx.Commit(ctx, next, postgres.LoggedTurn{TurnID: id, MessageCount: 100 + k,
 			InputSHA256: fmt.Sprintf("%064x", k), BudgetUnit: "tokens", BudgetLimit: 2048, BudgetUsed: 400,
 			Admitted: []postgres.LoggedEntry{{ID: admitted, Group: "activated", Placement: "before", Pass: 1, Cost: 400}},
-			Response: result}))
+			Response: result}), "turn %d", k)
 	}
 	for k := range 10 { // the first turn takes the lock; the plans settle
 		turn(k)
@@ -102,6 +125,7 @@ func BenchmarkTurnCachedCommit(b *testing.B) {
 	for k := range b.N {
 		turn(10 + k)
 	}
+	stop()
 	b.StopTimer()
 	_, pg1 := clock.parts(b)
 	b.ReportMetric(float64((pg1-pg0).Microseconds())/float64(b.N), "pg-cpu-us/op")

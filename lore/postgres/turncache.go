@@ -100,7 +100,7 @@ func (tc *turnCache) get(c Conversation, turnID string) (turnVersion, turnstate.
 			return turnVersion{}, nil, 0, false
 		}
 	}
-	if q := tc.dq; q != nil && q.active() && !q.fresh(e, turnID) {
+	if q := tc.dq; q != nil && q.active() && e.ids != nil && !q.fresh(e, turnID) {
 		return turnVersion{}, nil, 0, false
 	}
 	if e.skip > 0 || e.state == nil || e.holds > 0 {

@@ -29,11 +29,8 @@ const (
 	// turnFlushAt is how many queued turns start a flush before the
 	// interval ends.
 	turnFlushAt = 256
-	// maxKnownTurnIDs bounds the turn ids a conversation's entry knows
-	// (about 40 bytes each, weighed in the cache); past it the next turn
-	// takes the lock path, which reads them again (the log keeps 500 a
-	// conversation, LOREGATE_ACTIVATION_LOG_ROWS).
-	maxKnownTurnIDs = 8192
+	// DefaultKnownTurnIDs is DeferredTurns.MaxTurnIDs' default.
+	DefaultKnownTurnIDs = 16384
 )
 
 // DeferredTurns configures DeferredTurnStore.
@@ -55,6 +52,14 @@ type DeferredTurns struct {
 	// conversation, again while the database is unavailable, once a round
 	// reported); it must be fast.
 	OnError func(error)
+	// MaxTurnIDs bounds the turn ids kept per conversation (0:
+	// DefaultKnownTurnIDs; about 40 bytes each, weighed in the cache's
+	// records; the log keeps 500 a conversation after its hourly prune,
+	// LOREGATE_ACTIVATION_LOG_ROWS): a turn defers only when its id is
+	// known unused. A conversation with more logged commits its turns on
+	// the kept state itself, as TurnStore's do, until a lock-path turn
+	// (which reads the ids, MaxTurnIDs + 1 at most) finds fewer.
+	MaxTurnIDs int
 	// WriteTimeout bounds each flush, its writes again while the database
 	// is unavailable included, the last flush's too (0: 30 s); the turns
 	// it could not write by then are lost (OnLost).
@@ -65,7 +70,13 @@ type DeferredTurns struct {
 type TurnFlusher struct {
 	store *Store
 	tc    *turnCache
+	// wire holds the write's parameter buffers from one flush to the
+	// next (a batch's are about 4.5 KB a turn), up to maxKeptFlushWire.
+	wire turnWire
 }
+
+// maxKeptFlushWire is the largest parameter buffer the flusher keeps.
+const maxKeptFlushWire = 4 << 20
 
 // DeferredTurnStore is TurnStore whose turns on a conversation's kept
 // state (docs/turns.md#cached-state) commit later: the turn is answered
@@ -84,12 +95,15 @@ func (s *Store) DeferredTurnStore(cfg DeferredTurns) (turnstate.Store, *TurnFlus
 	if cfg.MaxQueued == 0 {
 		cfg.MaxQueued = DefaultTurnQueue
 	}
+	if cfg.MaxTurnIDs == 0 {
+		cfg.MaxTurnIDs = DefaultKnownTurnIDs
+	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 30 * time.Second
 	}
-	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 {
-		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d (at least 1)",
-			lore.ErrInvalid, cfg.Interval, MinTurnFlushInterval, MaxTurnFlushInterval, cfg.MaxQueued)
+	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 || cfg.MaxTurnIDs < 1 {
+		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d and turn ids %d (at least 1)",
+			lore.ErrInvalid, cfg.Interval, MinTurnFlushInterval, MaxTurnFlushInterval, cfg.MaxQueued, cfg.MaxTurnIDs)
 	}
 	tc := newTurnCache(DefaultTurnCacheRecords)
 	tc.dq = &turnQueue{cfg: cfg, seed: maphash.MakeSeed(), slots: make(chan struct{}, cfg.MaxQueued),
@@ -138,11 +152,19 @@ type queuedTurn struct {
 
 func (q *turnQueue) hash(turnID string) uint64 { return maphash.String(q.seed, turnID) }
 
+// maxIDs is DeferredTurns.MaxTurnIDs (its default when unset).
+func (q *turnQueue) maxIDs() int {
+	if q.cfg.MaxTurnIDs > 0 {
+		return q.cfg.MaxTurnIDs
+	}
+	return DefaultKnownTurnIDs
+}
+
 // active reports whether turns defer now (under the cache's mutex).
 func (q *turnQueue) active() bool { return q.running && !q.closed }
 
 // fresh reports whether turnID is known unused in e's conversation
-// (under the cache's mutex).
+// (under the cache's mutex): false when e does not know its turn ids.
 func (q *turnQueue) fresh(e *cachedTurn, turnID string) bool {
 	if e.ids == nil {
 		return false
@@ -160,7 +182,7 @@ func (q *turnQueue) learnIDs(e *cachedTurn, ids map[uint64]struct{}, turnID stri
 	if e.ids == nil {
 		return
 	}
-	if len(e.ids) >= maxKnownTurnIDs {
+	if len(e.ids) >= q.maxIDs() {
 		e.ids = nil
 		return
 	}
@@ -556,7 +578,12 @@ func (f *TurnFlusher) write(ctx context.Context, items []flushItem, written []*t
 		byID[it.at.id] = i
 	}
 	var got []turnVersion
-	err = pipe(ctx, pc.Conn(), []wireStatement{{turnFlushSettings, nil}, {turnFlush, flushArgs(items)}}, func(stmt int, values [][]byte) error {
+	defer func() {
+		if cap(f.wire.buf) > maxKeptFlushWire {
+			f.wire = turnWire{}
+		}
+	}()
+	err = pipeWire(ctx, pc.Conn(), &f.wire, []wireStatement{{turnFlushSettings, nil}, {turnFlush, flushArgs(items)}}, func(stmt int, values [][]byte) error {
 		if stmt != 1 {
 			return nil
 		}
@@ -639,13 +666,14 @@ func (l *logArrays) add(conv int64, qt queuedTurn) {
 }
 
 // deferCommit queues t's commit (Turn.Commit of a turn opened on a
-// DeferredTurnStore's kept state). handled is false when turns do not
-// defer now (the flusher is not running) and the state t was opened on
-// is the stored one: the turn commits itself then. A turn that cannot
-// defer on its state is turnstate.ErrStale, nothing queued.
+// DeferredTurnStore's kept state). handled is false when the turn should
+// commit itself: turns do not defer now (the flusher is not running) or
+// its conversation's turn ids are not known (more than MaxTurnIDs),
+// and the state t was opened on is the stored one. A turn that can do
+// neither is turnstate.ErrStale, nothing queued.
 func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log LoggedTurn) (handled bool, err error) {
 	q := t.cache.dq
-	if active, stored := t.cache.deferrable(t); !active {
+	if deferNow, stored := t.cache.deferrable(t, log.TurnID); !deferNow {
 		if stored {
 			return false, nil
 		}
@@ -668,19 +696,20 @@ func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log Logged
 	return true, nil
 }
 
-// deferrable reports whether turns defer now and, when they do not,
-// whether the state t was opened on is still the kept one and stored
-// (no turn of it queued or lost since).
-func (tc *turnCache) deferrable(t *Turn) (active, stored bool) {
+// deferrable reports whether t's turn turnID may defer (the flusher runs
+// and its conversation's turn ids are known; deferTurn checks the rest)
+// and, when not, whether the state t was opened on is still the kept one
+// and stored (no turn of it queued or lost since).
+func (tc *turnCache) deferrable(t *Turn, turnID string) (deferNow, stored bool) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	if tc.dq.active() {
-		return true, false
-	}
 	el, ok := tc.byConv[t.conv]
 	if !ok {
-		return false, false
+		return tc.dq.active(), false
 	}
 	e := el.Value.(*cachedTurn)
+	if tc.dq.active() && e.ids != nil {
+		return true, false
+	}
 	return false, e.gen == t.gen && !e.busy() && e.at == t.at
 }

@@ -22,7 +22,7 @@ import (
 func deferredTurns(t *testing.T, b *testBundle, maxQueued int) (turnstate.Store, *atomic.Int64, func()) {
 	t.Helper()
 	lost := &atomic.Int64{}
-	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval, MaxQueued: maxQueued,
+	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval, MaxQueued: maxQueued, MaxTurnIDs: 100,
 		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(err error) { t.Errorf("flush: %v", err) }})
 	require.NoError(t, err)
 	stop := f.Start(b.ctx)
@@ -31,26 +31,36 @@ func deferredTurns(t *testing.T, b *testBundle, maxQueued int) (turnstate.Store,
 }
 
 // recordDeferred records turn id as lore/turn's Record does (the kept
-// state first, the lock path when it has none or it is stale) with the
-// response "r-"+id, and returns whether it was deferred and the response
-// answered (a retry's recorded one).
+// state first, the lock path when it has none or its commit is stale)
+// with the response "r-"+id, and returns whether it was deferred (or
+// committed on the kept state) and the response answered (a retry's
+// recorded one).
 func (ct cachedTurns) recordDeferred(id string, count int, ids ...int64) (deferred bool, response string) {
 	ct.t.Helper()
 	tx, cached := ct.begin(id)
+	response, err := ct.runTurn(tx, id, count, ids)
+	if cached && err == turnstate.ErrStale {
+		tx, err = ct.store.BeginTurn(context.Background(), ct.c, id)
+		require.NoError(ct.t, err)
+		cached = false
+		response, err = ct.runTurn(tx, id, count, ids)
+	}
+	require.NoError(ct.t, err)
+	return cached && response == "r-"+id, response
+}
+
+// runTurn ends tx: the recorded response of a retry, else the turn
+// committed with the response "r-"+id.
+func (ct cachedTurns) runTurn(tx turnstate.Turn, id string, count int, ids []int64) (string, error) {
 	if r := tx.Retry(); r != nil {
 		tx.Rollback(context.Background())
-		return false, string(r.Response)
+		return string(r.Response), nil
 	}
 	next, _ := turnstate.Derive(tx.Stored(), ct.es, count)
 	next = turnstate.Advance(next, ct.es, ids, count, time.Now())
 	log := turnstate.LoggedTurn{TurnID: id, MessageCount: count, InputSHA256: fmt.Sprintf("%064x", count),
 		BudgetUnit: "utf16", Response: []byte("r-" + id)}
-	err := tx.Commit(context.Background(), next, log)
-	if cached && err == turnstate.ErrStale {
-		return ct.recordDeferred(id, count, ids...)
-	}
-	require.NoError(ct.t, err)
-	return cached, "r-" + id
+	return "r-" + id, tx.Commit(context.Background(), next, log)
 }
 
 // TestTurnDeferred: a DeferredTurnStore answers a turn on the kept state
@@ -250,5 +260,38 @@ func TestTurnDeferredWriteRetried(t *testing.T) {
 	<-stopped
 	require.Zero(t, lost.Load())
 	require.Equal(t, 4, logRows(t, b, a.c))
+	a.stored(b)
+}
+
+// TestTurnDeferredManyIDs: a conversation with more logged turns than a
+// DeferredTurnStore keeps the ids of (MaxTurnIDs, 100 here) commits its turns on the kept state
+// itself (written at once, as TurnStore's are), and a retry of any of its
+// turns still replays.
+func TestTurnDeferredManyIDs(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"))
+	st, lost, _ := deferredTurns(t, b, 0)
+	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
+	other := a
+	other.store = b.store.TurnStore()
+	other.recordDeferred("t0", 2)
+	_, err := b.pool.Exec(b.ctx, `INSERT INTO activation_log (conversation_id, turn_id, message_count, input_sha256,
+		admitted, budget_unit, budget_limit, budget_used, response, created_at)
+		SELECT c.id, 'old-' || g, 1, repeat('0', 64), '[]', 'utf16', 0, 0, '{"old": 1}', now()
+		FROM turn_conversations c, generate_series(1, 150) g WHERE c.channel_id = $1`, a.c.Channel)
+	require.NoError(t, err)
+	d, _ := a.recordDeferred("t1", 4, es[0].ID)
+	require.False(t, d)
+	for i := 2; i <= 5; i++ {
+		d, _ := a.recordDeferred(fmt.Sprint("t", i), 2+2*i, es[0].ID)
+		require.True(t, d, "on the kept state")
+		var n int
+		require.NoError(t, b.pool.QueryRow(b.ctx, `SELECT count(*) FROM activation_log`).Scan(&n))
+		require.Equal(t, 151+i, n, "written at once")
+	}
+	d, resp := a.recordDeferred("old-7", 99)
+	require.False(t, d)
+	require.Equal(t, `{"old": 1}`, resp)
+	require.Zero(t, lost.Load())
 	a.stored(b)
 }

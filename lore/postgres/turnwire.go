@@ -48,7 +48,19 @@ const maxKeptWire = 256 << 10
 // for NULL; valid only during the call). The first error is returned: a
 // statement's as a *pgconn.PgError. A pgx.BatchTracer of conn traces the
 // pipeline as a batch of stmts.
-func pipe(ctx context.Context, conn *pgx.Conn, stmts []wireStatement, row func(stmt int, values [][]byte) error) (err error) {
+func pipe(ctx context.Context, conn *pgx.Conn, stmts []wireStatement, row func(stmt int, values [][]byte) error) error {
+	w := turnWires.Get().(*turnWire)
+	defer func() {
+		if cap(w.buf) <= maxKeptWire {
+			turnWires.Put(w)
+		}
+	}()
+	return pipeWire(ctx, conn, w, stmts, row)
+}
+
+// pipeWire is pipe encoding the parameters into w's buffers (one caller
+// at a time: the deferred turns' flusher keeps its own).
+func pipeWire(ctx context.Context, conn *pgx.Conn, w *turnWire, stmts []wireStatement, row func(stmt int, values [][]byte) error) (err error) {
 	bt, _ := conn.Config().Tracer.(pgx.BatchTracer)
 	if bt != nil {
 		b := &pgx.Batch{}
@@ -64,12 +76,6 @@ func pipe(ctx context.Context, conn *pgx.Conn, stmts []wireStatement, row func(s
 			return err
 		}
 	}
-	w := turnWires.Get().(*turnWire)
-	defer func() {
-		if cap(w.buf) <= maxKeptWire {
-			turnWires.Put(w)
-		}
-	}()
 	p := conn.PgConn().StartPipeline(ctx)
 	defer func() {
 		if cerr := p.Close(); err == nil {
