@@ -335,6 +335,15 @@ func (c *config) logAttrs() []any {
 		"gc_heap_floor", c.GCHeapFloor,
 		"shutdown_timeout", c.ShutdownTimeout.String(), "metrics_addr", c.MetricsAddr,
 		"public_url", c.Dashboard.publicURL(c.Addr), "discord_sign_in", c.Dashboard.ClientID != ""}
+	attrs = append(attrs, "turn_commit", c.TurnCommit)
+	if c.TurnCommit == "deferred" {
+		attrs = append(attrs, "turn_flush_interval", c.TurnFlushInterval.String())
+	}
+	tuner := c.procsTuner + ": off"
+	if c.ProcsTuning {
+		tuner = c.procsTuner + ": on"
+	}
+	attrs = append(attrs, "procs_tuner", tuner)
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -164,6 +166,13 @@ func TestTurnCommit(t *testing.T) {
 			case "":
 				require.Equal(t, 10*time.Millisecond, c.TurnFlushInterval)
 			}
+			line := fmt.Sprintln(c.logAttrs()...) // the start-up line shows the mode
+			require.Contains(t, line, " turn_commit "+tt.want+" ")
+			if tt.want == "deferred" {
+				require.Contains(t, line, " turn_flush_interval "+c.TurnFlushInterval.String()+" ")
+			} else {
+				require.NotContains(t, line, "turn_flush_interval")
+			}
 		})
 	}
 }
@@ -207,6 +216,8 @@ func TestProcsTunerSetting(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.want, c.ProcsTuning)
+			want := map[bool]string{true: ": on", false: ": off"}[tt.want]
+			require.Contains(t, fmt.Sprintln(c.logAttrs()...), " procs_tuner "+cmp.Or(tt.value, "auto")+want+" ")
 		})
 	}
 }
