@@ -101,6 +101,7 @@ type config struct {
 	// its batch is written (LOREGATE_TURN_FLUSH_INTERVAL, 10ms; 1ms to
 	// 1s; read with TurnCommit=deferred only).
 	TurnFlushInterval time.Duration
+	turnFlushInterval string // as set, for validate's error
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
 	// docs/operations.md#embeddings). Off (the zero Config) unless both
@@ -203,7 +204,8 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.ProcsTuning = getenv("GOMAXPROCS") == "" && // the operator's GOMAXPROCS stands
 		(c.procsTuner == "on" || c.procsTuner == "auto" && c.DiscordToken == "")
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
-	if c.TurnFlushInterval, err = time.ParseDuration(or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())); err != nil {
+	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
+	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}
 	c.Embeddings = c.loadEmbeddings(getenv)
@@ -237,8 +239,8 @@ func (c *config) validate() error {
 		return cli.Usagef("LOREGATE_TURN_COMMIT=%q is not async, sync or deferred", lore.ClipBytes(c.TurnCommit, 24))
 	}
 	if c.TurnCommit == "deferred" && (c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval) {
-		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms",
-			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval)
+		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms, got %q",
+			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval, lore.ClipBytes(c.turnFlushInterval, 24))
 	}
 	if c.ShutdownTimeout <= 0 {
 		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")

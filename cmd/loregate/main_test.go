@@ -143,10 +143,11 @@ func TestTurnCommit(t *testing.T) {
 		{"deferred", "", "deferred", ""},
 		{"deferred", "2ms", "deferred", ""},
 		{"durable", "", "", `LOREGATE_TURN_COMMIT="durable" is not async, sync or deferred`},
-		{"deferred", "0s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
-		{"deferred", "2s", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
-		{"deferred", "soon", "", "LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s"},
-		{"async", "2s", "async", ""}, // read with deferred only
+		{"deferred", "0s", "", `LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s, such as 10ms, got "0s"`},
+		{"deferred", "2s", "", `LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s, such as 10ms, got "2s"`},
+		{"deferred", "soon", "", `LOREGATE_TURN_FLUSH_INTERVAL must be a duration from 1ms to 1s, such as 10ms, got "soon"`},
+		{"deferred", "10", "", `got "10"`}, // a number without its unit
+		{"async", "2s", "async", ""},       // read with deferred only
 		{"sync", "soon", "sync", ""},
 	} {
 		t.Run(tt.value+"/"+tt.interval, func(t *testing.T) {
