@@ -109,13 +109,16 @@ func (t *procsTuner) run(ctx context.Context, tick <-chan time.Time) {
 			t.set(false)
 			quiet = 0
 		case now := <-tick:
+			// An overlap the middleware saw while the tuner was going to
+			// one P raises it here. Read before the CPU time, so an
+			// overlap that starts after that read counts at the next
+			// tick, never in this one (the tests step ticks on that read).
+			overlapped := t.overlap.Swap(false)
 			cpu := t.cpuTime()
 			busy := !last.IsZero() && now.Sub(last) > 0 && float64(cpu-lastCPU) >= procsBusy*float64(now.Sub(last))
 			lastCPU, last = cpu, now
-			// An overlap the middleware saw while the tuner was going to
-			// one P raises it here.
 			switch {
-			case t.overlap.Swap(false) || busy || t.jobs.Load() > 0:
+			case overlapped || busy || t.jobs.Load() > 0:
 				quiet = 0
 				t.set(false)
 			case !t.single.Load():
