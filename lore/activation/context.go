@@ -234,11 +234,12 @@ func (src *ctxSources) text() string {
 }
 
 // contextScan returns the scan of the context text of mask, made once per
-// turn and mask; nil when the request has no such text.
-func (t *turn) contextScan(mask uint8) *turnScan {
+// turn and mask, as an entryState.ctx (1 + its index in t.ctxScans; its
+// scan is nil when the request has no such text).
+func (t *turn) contextScan(mask uint8) int8 {
 	for i := range t.ctxScans {
 		if t.ctxScans[i].mask == mask {
-			return t.ctxScans[i].ts
+			return int8(i + 1)
 		}
 	}
 	cs := ctxScan{mask: mask}
@@ -264,14 +265,23 @@ func (t *turn) contextScan(mask uint8) *turnScan {
 		cs.ts.markCandidates()
 	}
 	t.ctxScans = append(t.ctxScans, cs)
-	return cs.ts
+	return int8(len(t.ctxScans))
+}
+
+// ctxOf is s's context-source scan (nil: none, or no context text).
+func (t *turn) ctxOf(s *entryState) *turnScan {
+	if s.ctx == 0 {
+		return nil
+	}
+	return t.ctxScans[s.ctx-1].ts
 }
 
 // keyless reports whether no primary key of the plain-keyed entry i
 // (state s) occurs in the chat window the turn scanned nor in its context
 // text (markCandidates of both scans).
 func (t *turn) keyless(i int32, s *entryState) bool {
-	return !t.ts.candidate(i) && (s.ctx == nil || !s.ctx.candidate(i))
+	ctx := t.ctxOf(s)
+	return !t.ts.candidate(i) && (ctx == nil || !ctx.candidate(i))
 }
 
 // ctxHits are the terminal nodes of the Matcher's own automata that one
@@ -342,6 +352,7 @@ func (t *turn) release() {
 		}
 	}
 	t.ts.s.items = t.ts.items[:0]
+	t.ts.s.strs = t.strs[:0] // the next turn overwrites them
 	for _, cs := range t.ctxScans {
 		if cs.sc != nil {
 			t.m.pool.Put(cs.sc)

@@ -118,13 +118,19 @@ func codeOf(v Verdict) verdictCode {
 	panic("activation: verdict " + string(v) + " has no verdictCode")
 }
 
+// entryState holds no string nor pointer: a turn resets the states of every
+// entry (a copy of the gate plan's, gateplan.go), and while a collection
+// marks, a copy of pointers passes each through the write barrier
+// (docs/benchmarks.md#recursion-per-admission). Its detail, its admitted
+// content and its context scan are indexes into the turn's strs and
+// ctxScans (turn.str, turn.setStr, turn.ctxOf).
 type entryState struct {
 	stage   stage
 	mode    mode
 	verdict verdictCode
-	detail  string
-	content string
-	depth   int
+	// detail and content index the turn's strs (turn.str; 0 is "").
+	detail, content int32
+	depth           int
 	// level is the delay-until-recursion level (0 none).
 	level int
 	pass  int
@@ -147,11 +153,12 @@ type entryState struct {
 	// score is the entry's similarity when scored (a Semantic candidate).
 	score  float32
 	scored bool
-	// ctx is the entry's context-source scan (nil: its keys read the chat
-	// only; see context.go); widen: its depth comes from the server or
-	// book layer and widens in a min-activations pass (base is that
-	// depth); book indexes turn.books.
-	ctx   *turnScan
+	// ctx is the entry's context-source scan, 1 + its index in
+	// turn.ctxScans (0: its keys read the chat only; see context.go and
+	// turn.ctxOf); widen: its depth comes from the server or book layer
+	// and widens in a min-activations pass (base is that depth); book
+	// indexes turn.books.
+	ctx   int8
 	widen bool
 	base  int
 	book  int16
@@ -162,21 +169,44 @@ type entryState struct {
 	aoTook int32
 }
 
-// noDetail clears s's detail, writing it only when it is set (a write
-// passes through the write barrier while a collection marks).
-func (s *entryState) noDetail() {
-	if s.detail != "" {
-		s.detail = ""
+// noDetail clears s's detail.
+func (s *entryState) noDetail() { s.detail = 0 }
+
+// str is the turn's string k (an entryState's detail or content; 0 is "").
+func (t *turn) str(k int32) string {
+	if k == 0 {
+		return ""
 	}
+	return t.strs[k-1]
 }
+
+// setStr sets the string *k (an entryState's detail or content) to v: in
+// its place when *k holds one, else appended to the turn's strs.
+func (t *turn) setStr(k *int32, v string) {
+	if *k != 0 {
+		t.strs[*k-1] = v
+		return
+	}
+	t.strs = append(t.strs, v)
+	*k = int32(len(t.strs))
+}
+
+// setDetail sets s's detail to d.
+func (t *turn) setDetail(s *entryState, d string) { t.setStr(&s.detail, d) }
+
+// addDetail appends more to s's detail.
+func (t *turn) addDetail(s *entryState, more string) { t.setStr(&s.detail, t.str(s.detail)+more) }
 
 // turn is the state of one Activate call.
 type turn struct {
-	m      *Matcher
-	in     *Input
-	opts   *Options
-	ts     *turnScan
-	st     []entryState
+	m    *Matcher
+	in   *Input
+	opts *Options
+	ts   *turnScan
+	st   []entryState
+	// strs holds the strings of st (entryState.detail, content): the gate
+	// plan's, then those the turn sets.
+	strs   []string
 	random func() float64
 	budget Budget
 	nmsg   int
@@ -325,7 +355,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	defer m.pool.Put(sc)
 	sc.admitted = sc.admitted[:0]
 	// Each state is reset by gateAll, which visits every entry.
-	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], random: random, budget: budget, nmsg: len(in.Messages),
+	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], strs: sc.strs[:0], random: random, budget: budget, nmsg: len(in.Messages),
 		trace: !opts.SkipTrace || opts.baseline}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.unitCost = opts.Tokenizer == nil && budget.Unit != UnitTokens
@@ -429,12 +459,14 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	s := &t.st[i]
 	*s = entryState{}
 	if v, d := gc.gate(e, in); v != "" {
-		s.verdict, s.detail = codeOf(v), d
+		s.verdict = codeOf(v)
+		t.setDetail(s, d)
 		return 0
 	}
 	if ce.filtered {
 		if v, d := filterGate(e, ce.gens, in); v != "" {
-			s.verdict, s.detail = codeOf(v), d
+			s.verdict = codeOf(v)
+			t.setDetail(s, d)
 			return 0
 		}
 	}
@@ -449,7 +481,8 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	if ce.gateFree && e.Delay <= 0 && !es.Cooldown && !opts.baseline {
 		// preGate passes it (see compiledEntry.gateFree).
 	} else if v, d := preGate(e, ce, es, msgCount); v != "" {
-		s.verdict, s.detail = codeOf(v), d
+		s.verdict = codeOf(v)
+		t.setDetail(s, d)
 		return 0
 	}
 	switch {
@@ -473,16 +506,17 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
 		s.level = e.DelayUntilRecursion
 		if !t.recursion {
-			s.verdict, s.detail = vDelayedUntilRecursion, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off"
+			s.verdict = vDelayedUntilRecursion
+			t.setDetail(s, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off")
 			return 0
 		}
 		level = s.level
 	}
 	if s.mode == modeKeys && !ce.hasPrimary {
 		s.verdict = vNoKeyMatch
-		s.detail = "no usable key"
+		t.setDetail(s, "no usable key")
 		if ce.regexErr != "" {
-			s.detail += "; " + ce.regexErr
+			t.addDetail(s, "; "+ce.regexErr)
 		}
 		return level
 	}
@@ -758,8 +792,8 @@ func eachBook(in *Input, f func(lore.BookSettings)) {
 func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) {
 	at := t.ts.hit(ref, s.depth)
 	chat = at >= 0 && at >= t.nmsg-s.depth
-	if !chat && s.ctx != nil && s.depth > 0 {
-		chat = s.ctx.hit(ref, 1) >= 0 // a context source joins the scanned text
+	if ctx := t.ctxOf(s); !chat && ctx != nil && s.depth > 0 {
+		chat = ctx.hit(ref, 1) >= 0 // a context source joins the scanned text
 	}
 	item = -1
 	if p > 1 && s.recOK && !t.minPass {
@@ -779,13 +813,13 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 	}
 	switch s.mode {
 	case modeConstant:
-		s.detail = "always on"
+		t.setDetail(s, "always on")
 	case modeActivate:
-		s.detail = "@@activate"
+		t.setDetail(s, "@@activate")
 	case modeKept:
-		s.detail = "@@keep_activate_after_match: admitted in an earlier turn"
+		t.setDetail(s, "@@keep_activate_after_match: admitted in an earlier turn")
 	case modeSticky:
-		s.detail = "sticky"
+		t.setDetail(s, "sticky")
 	default:
 		if !t.matchKeys(i, p) {
 			return false, nil
@@ -806,7 +840,8 @@ func (t *turn) evaluate(i int32, p int) (bool, error) {
 func (t *turn) excluded(ce *compiledEntry, s *entryState, p int) bool {
 	for j := range ce.exclude {
 		if chat, item := t.visible(&ce.exclude[j], s, p); chat || item >= 0 {
-			s.stage, s.verdict, s.detail = stageDone, vDecoratorBlocked, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present"
+			s.stage, s.verdict = stageDone, vDecoratorBlocked
+			t.setDetail(s, "@@exclude_keys: "+strconv.Quote(ce.dec.ExcludeKeys[j])+" is present")
 			return true
 		}
 	}
@@ -818,7 +853,8 @@ func (t *turn) excluded(ce *compiledEntry, s *entryState, p int) bool {
 		}
 	}
 	if all {
-		s.stage, s.verdict, s.detail = stageDone, vDecoratorBlocked, "every @@exclude_keys_all key is present"
+		s.stage, s.verdict = stageDone, vDecoratorBlocked
+		t.setDetail(s, "every @@exclude_keys_all key is present")
 	}
 	return all
 }
@@ -839,7 +875,8 @@ func (t *turn) matchKeys(i int32, p int) bool {
 		s.verdict, s.noKeyRec = vNoKeyMatch, s.recOK
 		s.noDetail()
 		if t.ts.reSkips > skips {
-			s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
+			s.verdict = vRegexBudgetExhausted
+			t.setDetail(s, regexBudgetDetail)
 		}
 		return false
 	}
@@ -848,9 +885,11 @@ func (t *turn) matchKeys(i int32, p int) bool {
 	if matched < 0 {
 		switch {
 		case t.ts.reSkips > skips:
-			s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
+			s.verdict = vRegexBudgetExhausted
+			t.setDetail(s, regexBudgetDetail)
 		case recOnly:
-			s.verdict, s.detail = vExcludedFromRecursion, "a key occurs only in recursion text; the entry is excluded from recursion"
+			s.verdict = vExcludedFromRecursion
+			t.setDetail(s, "a key occurs only in recursion text; the entry is excluded from recursion")
 		default:
 			s.verdict = vNoKeyMatch // detail in result
 			s.noDetail()
@@ -874,9 +913,9 @@ func (t *turn) keyFound(ce *compiledEntry, s *entryState, j, trig int) {
 		s.trig = t.ts.items[trig].src + 1
 	}
 	if t.trace {
-		s.detail = "key " + strconv.Quote(ce.primaryText[j])
+		t.setDetail(s, "key "+strconv.Quote(ce.primaryText[j]))
 		if trig >= 0 {
-			s.detail += " in the content of #" + strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10)
+			t.addDetail(s, " in the content of #"+strconv.FormatInt(t.in.Entries[s.trig-1].ID, 10))
 		}
 	}
 }
@@ -961,12 +1000,13 @@ func (t *turn) secondary(i int32, p, skips int) bool {
 		ok = hits < ce.secondaryN
 	}
 	if t.ts.reSkips > skips {
-		s.verdict, s.detail = vRegexBudgetExhausted, regexBudgetDetail
+		s.verdict = vRegexBudgetExhausted
+		t.setDetail(s, regexBudgetDetail)
 		return false
 	}
 	if !ok {
 		s.verdict = vSecondaryLogicFailed
-		s.detail = string(logic) + ": " + strconv.Itoa(hits) + " of " + strconv.Itoa(ce.secondaryN) + " secondary keys matched"
+		t.setDetail(s, string(logic)+": "+strconv.Itoa(hits)+" of "+strconv.Itoa(ce.secondaryN)+" secondary keys matched")
 		return false
 	}
 	return true
@@ -982,11 +1022,11 @@ func (t *turn) roll(ce *compiledEntry, s *entryState) (bool, error) {
 	}
 	if !(r*100 < float64(ce.probability)) {
 		s.stage, s.verdict = stageDone, vChanceFailed
-		s.detail = "draw " + strconv.FormatFloat(r, 'f', -1, 64) + " not below chance " + strconv.Itoa(ce.probability) + "%"
+		t.setDetail(s, "draw "+strconv.FormatFloat(r, 'f', -1, 64)+" not below chance "+strconv.Itoa(ce.probability)+"%")
 		return false, nil
 	}
 	if t.trace {
-		s.detail += ", draw " + strconv.FormatFloat(r, 'f', -1, 64) + " below chance " + strconv.Itoa(ce.probability) + "%"
+		t.addDetail(s, ", draw "+strconv.FormatFloat(r, 'f', -1, 64)+" below chance "+strconv.Itoa(ce.probability)+"%")
 	}
 	return true, nil
 }
@@ -1071,7 +1111,8 @@ func (t *turn) admitAll(order []int32, p int) {
 			t.admit(i, p)
 			continue
 		}
-		s.stage, s.verdict, s.content, s.cost = stageDone, vAdmitted, ce.body, c
+		s.stage, s.verdict, s.cost = stageDone, vAdmitted, c
+		t.setStr(&s.content, ce.body)
 		b.Used += c
 		if ce.constant {
 			t.alwaysOnUsed += c
@@ -1111,7 +1152,7 @@ func (t *turn) admit(i int32, p int) {
 	case ce.ignoreBudget:
 		// Outside the budget, like titles: admitted, never counted.
 		if t.trace {
-			s.detail += "; ignores the budget"
+			t.addDetail(s, "; ignores the budget")
 		}
 	case book != nil && book.Limit >= 0 && t.overShare(s, c, p):
 		return
@@ -1119,7 +1160,7 @@ func (t *turn) admit(i int32, p int) {
 		s.verdict = vOverBudget
 		t.overWhy(s, &t.in.Entries[i], c)
 		if t.trace {
-			s.detail = t.overBudgetDetail(ce, s, c, p)
+			t.setDetail(s, t.overBudgetDetail(ce, s, c, p))
 		}
 		return
 	default:
@@ -1132,10 +1173,11 @@ func (t *turn) admit(i int32, p int) {
 	if book != nil {
 		book.Used += s.cost
 	}
-	s.verdict, s.content = vAdmitted, content
+	s.verdict = vAdmitted
+	t.setStr(&s.content, content)
 	t.ts.s.admitted = append(t.ts.s.admitted, i)
 	if p > 1 && t.trace {
-		s.detail += "; pass " + strconv.Itoa(p)
+		t.addDetail(s, "; pass "+strconv.Itoa(p))
 	}
 	// Text admitted in the turn's last recursive pass is read by no pass:
 	// runPasses stops there, and later passes of minActivations read no
@@ -1221,7 +1263,7 @@ func (t *turn) result(passes int) Result {
 // once while a collection runs. a points at ce's Placing, or for
 // @@reverse_depth at a copy with this turn's position.
 func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
-	a.Entry, a.Content, a.Placing = e, s.content, &ce.placing
+	a.Entry, a.Content, a.Placing = e, t.str(s.content), &ce.placing
 	if ce.revDepth >= 0 {
 		p := ce.placing
 		p.Position = t.position(ce)
@@ -1272,7 +1314,7 @@ func (sc *scratch) bitSort(list, rank, order []int32) []int32 {
 // traceItem is the trace item of entry e (compiled ce, state s, triggered
 // by the entry with id trig).
 func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) TraceItem {
-	detail := s.detail
+	detail := t.str(s.detail)
 	if detail == "" {
 		switch s.verdict {
 		case vNoKeyMatch:

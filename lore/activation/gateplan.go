@@ -45,6 +45,8 @@ type gatePlan struct {
 	colls   map[string]lore.Collection
 	persona lore.BookSettings
 	states  []entryState
+	// strs are the strings the states index (entryState.detail).
+	strs []string
 	// minLevel is gateAll's result; maxDepth the deepest scan depth among
 	// the entries that scan (0 none); need the own automata (autoFold,
 	// autoSens) they use, scans whether any does (then the macro automata
@@ -127,6 +129,7 @@ func (p *gatePlan) fits(key *planKey, in *Input) bool {
 // returns the lowest delay level.
 func (t *turn) applyPlan(p *gatePlan) int {
 	copy(t.st, p.states)
+	t.strs = append(t.strs[:0], p.strs...)
 	var nz NonzeroScores
 	if len(p.scored) > 0 && p.entryAt != nil && t.in.Semantic.Threshold > 0 {
 		nz, _ = t.in.Semantic.Scores.(NonzeroScores)
@@ -180,7 +183,7 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 		colls[name] = c
 	}
 	p := &gatePlan{key: *key, first: &in.Entries[0], colls: colls, persona: cloneSettings(in.PersonaBook),
-		states: slices.Clone(t.st), minLevel: minLevel, maxDepth: maxDepth, need: [2]bool{need[autoFold], need[autoSens]},
+		states: slices.Clone(t.st), strs: slices.Clone(t.strs), minLevel: minLevel, maxDepth: maxDepth, need: [2]bool{need[autoFold], need[autoSens]},
 		scans: scans, sel: t.sel}
 	p.sel.books = slices.Clone(t.sel.books)
 	p.sel.bookIdx = maps.Clone(t.sel.bookIdx)
@@ -190,7 +193,7 @@ func (m *Matcher) offerPlan(key *planKey, t *turn, minLevel, maxDepth int, need 
 		s := &p.states[i]
 		switch {
 		case s.stage != stagePending:
-		case s.mode == modeKeys && m.entries[i].litOnly && s.level == 0 && s.ctx == nil:
+		case s.mode == modeKeys && m.entries[i].litOnly && s.level == 0 && s.ctx == 0:
 			// What passEntry sets for it in pass 1 when no key of it is in
 			// the scanned chat (and then turn.sleeps holds).
 			s.pass, s.verdict, s.chatChecked, s.dormant = 1, vNoKeyMatch, true, p.dozing

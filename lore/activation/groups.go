@@ -60,7 +60,7 @@ func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 			}
 			for _, i := range members {
 				if !slices.Contains(winners, i) {
-					beaten[i] = loss{g, winners[0], t.st[i].detail}
+					beaten[i] = loss{g, winners[0], t.str(t.st[i].detail)}
 					t.lose(i, g, "lost to "+t.name(winners[0])+" ("+how+")")
 				}
 			}
@@ -76,7 +76,8 @@ func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 				if l, ok := beaten[i]; ok && l.group == g && t.st[l.winner].stage != stagePassed {
 					delete(beaten, i)
 					s := &t.st[i]
-					s.stage, s.verdict, s.detail = stagePassed, vNone, l.detail
+					s.stage, s.verdict = stagePassed, vNone
+					t.setDetail(s, l.detail)
 					reopened = true
 				}
 			}
@@ -207,7 +208,7 @@ func (t *turn) score(i int32, p int) int {
 func (t *turn) lose(i int32, g, why string) {
 	s := &t.st[i]
 	s.stage, s.verdict = stageDone, vGroupLost
-	s.detail = "group " + strconv.Quote(g) + ": " + why
+	t.setDetail(s, "group "+strconv.Quote(g)+": "+why)
 }
 
 // markWon records the groups of admitted entry i as won.

@@ -214,8 +214,9 @@ type scratch struct {
 	reDepth []int
 	reRec   []int
 	reRecN  []int
-	// Per-entry state of Activate.
+	// Per-entry state of Activate, and the strings it indexes (turn.strs).
 	states []entryState
+	strs   []string
 	// simScores holds the similarity scores a gate plan's turn reads
 	// (gateplan.go), simAt their candidate positions.
 	simScores []float32

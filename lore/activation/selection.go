@@ -83,10 +83,10 @@ func (t *turn) overShare(s *entryState, c, p int) bool {
 	} else {
 		name = "book " + strconv.Quote(name)
 	}
-	s.detail = name + " may use " + strconv.Itoa(b.Limit) + " " + string(t.budget.Unit) + " of the budget (max budget share): needs " +
-		strconv.Itoa(c) + ", " + strconv.Itoa(b.Limit-b.Used) + " left"
+	t.setDetail(s, name+" may use "+strconv.Itoa(b.Limit)+" "+string(t.budget.Unit)+" of the budget (max budget share): needs "+
+		strconv.Itoa(c)+", "+strconv.Itoa(b.Limit-b.Used)+" left")
 	if p > 1 {
-		s.detail += " in pass " + strconv.Itoa(p)
+		t.addDetail(s, " in pass "+strconv.Itoa(p))
 	}
 	return true
 }
@@ -267,7 +267,7 @@ func (t *turn) minDepth(i int32, s *entryState, limit int) int {
 	need := limit + 1
 	for j := range ce.primary {
 		ref := &ce.primary[j]
-		if s.ctx != nil && s.ctx.hit(ref, 1) >= 0 {
+		if ctx := t.ctxOf(s); ctx != nil && ctx.hit(ref, 1) >= 0 {
 			return 1
 		}
 		if at := t.ts.hit(ref, limit); at >= 0 && at >= t.nmsg-limit {
@@ -366,8 +366,8 @@ func (t *turn) capEntries() {
 	for _, i := range counted[cap:] {
 		s := &t.st[i]
 		s.verdict = vOverEntryCap
-		s.detail = "priority " + strconv.Itoa(t.m.entries[i].priority) + ": " + strconv.Itoa(len(counted)) +
-			" keyword entries were admitted, at most " + strconv.Itoa(cap) + " kept (max entries)"
+		t.setDetail(s, "priority "+strconv.Itoa(t.m.entries[i].priority)+": "+strconv.Itoa(len(counted))+
+			" keyword entries were admitted, at most "+strconv.Itoa(cap)+" kept (max entries)")
 		t.budget.Used -= s.cost
 		if t.sel.books != nil {
 			t.sel.books[s.book].Used -= s.cost

@@ -165,7 +165,8 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 			continue
 		}
 		s.pass = 1
-		s.verdict, s.detail = vBelowThreshold, t.similarity(s, " below ")
+		s.verdict = vBelowThreshold
+		t.setDetail(s, t.similarity(s, " below "))
 		if s.mode == modeSemantic {
 			s.stage = stageDone
 		}
@@ -178,10 +179,12 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 		keyless := s.mode == modeSemantic
 		switch {
 		case taken >= sem.MaxEntries:
-			s.verdict, s.detail = vOverSemanticCap, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap"
+			s.verdict = vOverSemanticCap
+			t.setDetail(s, t.similarity(s, " at or above ")+"; "+strconv.Itoa(sem.MaxEntries)+" better candidates took the cap")
 		default:
 			taken++
-			s.mode, s.detail = modeSemantic, t.similarity(s, " at or above ")
+			s.mode = modeSemantic
+			t.setDetail(s, t.similarity(s, " at or above "))
 			if ce.probability < 100 {
 				if ok, err := t.roll(ce, s); err != nil {
 					return nil, err
