@@ -234,11 +234,14 @@ func (src *ctxSources) text() string {
 }
 
 // contextScan returns the scan of the context text of mask, made once per
-// turn and mask, as an entryState.ctx (1 + its index in t.ctxScans; its
-// scan is nil when the request has no such text).
+// turn and mask, as an entryState.ctx: 1 + its index in t.ctxScans, 0
+// when the request has no such text.
 func (t *turn) contextScan(mask uint8) int8 {
 	for i := range t.ctxScans {
 		if t.ctxScans[i].mask == mask {
+			if t.ctxScans[i].ts == nil {
+				return 0
+			}
 			return int8(i + 1)
 		}
 	}
@@ -265,23 +268,20 @@ func (t *turn) contextScan(mask uint8) int8 {
 		cs.ts.markCandidates()
 	}
 	t.ctxScans = append(t.ctxScans, cs)
+	if cs.ts == nil {
+		return 0
+	}
 	return int8(len(t.ctxScans))
 }
 
-// ctxOf is s's context-source scan (nil: none, or no context text).
-func (t *turn) ctxOf(s *entryState) *turnScan {
-	if s.ctx == 0 {
-		return nil
-	}
-	return t.ctxScans[s.ctx-1].ts
-}
+// ctxOf is the context-source scan of s, whose ctx is not 0.
+func (t *turn) ctxOf(s *entryState) *turnScan { return t.ctxScans[s.ctx-1].ts }
 
 // keyless reports whether no primary key of the plain-keyed entry i
 // (state s) occurs in the chat window the turn scanned nor in its context
 // text (markCandidates of both scans).
 func (t *turn) keyless(i int32, s *entryState) bool {
-	ctx := t.ctxOf(s)
-	return !t.ts.candidate(i) && (ctx == nil || !ctx.candidate(i))
+	return !t.ts.candidate(i) && (s.ctx == 0 || !t.ctxOf(s).candidate(i))
 }
 
 // ctxHits are the terminal nodes of the Matcher's own automata that one

@@ -128,7 +128,8 @@ type entryState struct {
 	stage   stage
 	mode    mode
 	verdict verdictCode
-	// detail and content index the turn's strs (turn.str; 0 is "").
+	// detail and content index the turn's strs (turn.str; 0 is ""); a
+	// content of bodyContent is the compiled entry's body.
 	detail, content int32
 	depth           int
 	// level is the delay-until-recursion level (0 none).
@@ -154,10 +155,10 @@ type entryState struct {
 	score  float32
 	scored bool
 	// ctx is the entry's context-source scan, 1 + its index in
-	// turn.ctxScans (0: its keys read the chat only; see context.go and
-	// turn.ctxOf); widen: its depth comes from the server or book layer
-	// and widens in a min-activations pass (base is that depth); book
-	// indexes turn.books.
+	// turn.ctxScans (0: its keys read the chat only, or the request has
+	// no context text; see context.go and turn.ctxOf); widen: its depth
+	// comes from the server or book layer and widens in a min-activations
+	// pass (base is that depth); book indexes turn.books.
 	ctx   int8
 	widen bool
 	base  int
@@ -168,6 +169,10 @@ type entryState struct {
 	over   overCause
 	aoTook int32
 }
+
+// bodyContent is the entryState.content of an entry admitted with its
+// compiled body (no identity macros, costed in UTF-16 units).
+const bodyContent = -1
 
 // noDetail clears s's detail.
 func (s *entryState) noDetail() { s.detail = 0 }
@@ -183,7 +188,7 @@ func (t *turn) str(k int32) string {
 // setStr sets the string *k (an entryState's detail or content) to v: in
 // its place when *k holds one, else appended to the turn's strs.
 func (t *turn) setStr(k *int32, v string) {
-	if *k != 0 {
+	if *k > 0 {
 		t.strs[*k-1] = v
 		return
 	}
@@ -792,8 +797,8 @@ func eachBook(in *Input, f func(lore.BookSettings)) {
 func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) {
 	at := t.ts.hit(ref, s.depth)
 	chat = at >= 0 && at >= t.nmsg-s.depth
-	if ctx := t.ctxOf(s); !chat && ctx != nil && s.depth > 0 {
-		chat = ctx.hit(ref, 1) >= 0 // a context source joins the scanned text
+	if !chat && s.ctx != 0 && s.depth > 0 {
+		chat = t.ctxOf(s).hit(ref, 1) >= 0 // a context source joins the scanned text
 	}
 	item = -1
 	if p > 1 && s.recOK && !t.minPass {
@@ -1112,7 +1117,7 @@ func (t *turn) admitAll(order []int32, p int) {
 			continue
 		}
 		s.stage, s.verdict, s.cost = stageDone, vAdmitted, c
-		t.setStr(&s.content, ce.body)
+		s.content = bodyContent
 		b.Used += c
 		if ce.constant {
 			t.alwaysOnUsed += c
@@ -1136,7 +1141,8 @@ func (t *turn) admit(i int32, p int) {
 	}
 	s.stage = stageDone
 	content, c := ce.body, ce.units // costOf's, without identity macros or tokens
-	if ce.ident || !t.unitCost {
+	own := ce.ident || !t.unitCost
+	if own {
 		content, c = t.costOf(i)
 	}
 	b := &t.budget
@@ -1174,7 +1180,11 @@ func (t *turn) admit(i int32, p int) {
 		book.Used += s.cost
 	}
 	s.verdict = vAdmitted
-	t.setStr(&s.content, content)
+	if own {
+		t.setStr(&s.content, content)
+	} else {
+		s.content = bodyContent
+	}
 	t.ts.s.admitted = append(t.ts.s.admitted, i)
 	if p > 1 && t.trace {
 		t.addDetail(s, "; pass "+strconv.Itoa(p))
@@ -1263,7 +1273,10 @@ func (t *turn) result(passes int) Result {
 // once while a collection runs. a points at ce's Placing, or for
 // @@reverse_depth at a copy with this turn's position.
 func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
-	a.Entry, a.Content, a.Placing = e, t.str(s.content), &ce.placing
+	a.Entry, a.Content, a.Placing = e, ce.body, &ce.placing
+	if s.content != bodyContent {
+		a.Content = t.str(s.content)
+	}
 	if ce.revDepth >= 0 {
 		p := ce.placing
 		p.Position = t.position(ce)

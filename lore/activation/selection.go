@@ -267,7 +267,7 @@ func (t *turn) minDepth(i int32, s *entryState, limit int) int {
 	need := limit + 1
 	for j := range ce.primary {
 		ref := &ce.primary[j]
-		if ctx := t.ctxOf(s); ctx != nil && ctx.hit(ref, 1) >= 0 {
+		if s.ctx != 0 && t.ctxOf(s).hit(ref, 1) >= 0 {
 			return 1
 		}
 		if at := t.ts.hit(ref, limit); at >= 0 && at >= t.nmsg-limit {
