@@ -18,7 +18,8 @@ import (
 // Deferred commits (docs/turns.md#durability, DeferredTurnStore): a turn
 // opened on a conversation's kept state is answered at once; its log row
 // and the state it left wait in a queue that one flusher writes every
-// interval, all queued turns in one transaction of two statements.
+// interval, all queued turns in one transaction: turnFlushSettings, then
+// turnFlush, one statement for every conversation and turn of the batch.
 
 // Limits of DeferredTurns.
 const (
