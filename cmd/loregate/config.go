@@ -221,12 +221,12 @@ func (c *config) validate() error {
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return cli.Usagef("log level %q is not debug, info, warn or error", c.LogLevel)
+		return cli.Usagef("log level (--log-level, LOREGATE_LOG_LEVEL) %q is not debug, info, warn or error", lore.ClipBytes(c.LogLevel, 24))
 	}
 	switch c.LogFormat {
 	case "json", "text":
 	default:
-		return cli.Usagef("log format %q is not json or text", c.LogFormat)
+		return cli.Usagef("log format (LOREGATE_LOG_FORMAT) %q is not json or text", lore.ClipBytes(c.LogFormat, 24))
 	}
 	switch c.procsTuner {
 	case "auto", "on", "off":

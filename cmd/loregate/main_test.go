@@ -67,17 +67,22 @@ func TestMigrateDownPreviewChangesNothing(t *testing.T) {
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
+		env  string // NAME=value set for the case
 		want string
 	}{
-		{[]string{"nope"}, `unknown command "nope"`},
-		{[]string{"migrate"}, "migrate needs up, status or down N"},
-		{[]string{"migrate", "down", "x"}, `migration number "x" is not a positive integer`},
-		{[]string{"migrate", "sideways"}, `unknown migrate action "sideways"`},
-		{[]string{"serve", "--log-level", "loud"}, `log level "loud"`},
-		{[]string{"token"}, "token needs --user"},
+		{args: []string{"nope"}, want: `unknown command "nope"`},
+		{args: []string{"migrate"}, want: "migrate needs up, status or down N"},
+		{args: []string{"migrate", "down", "x"}, want: `migration number "x" is not a positive integer`},
+		{args: []string{"migrate", "sideways"}, want: `unknown migrate action "sideways"`},
+		{args: []string{"serve", "--log-level", "loud"}, want: `log level (--log-level, LOREGATE_LOG_LEVEL) "loud"`},
+		{args: []string{"serve"}, env: "LOREGATE_LOG_FORMAT=yaml", want: `log format (LOREGATE_LOG_FORMAT) "yaml"`},
+		{args: []string{"token"}, want: "token needs --user"},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+		t.Run(strings.Join(tt.args, " ")+" "+tt.env, func(t *testing.T) {
+			if name, value, ok := strings.Cut(tt.env, "="); ok {
+				t.Setenv(name, value)
+			}
 			var out, errb bytes.Buffer
 			code := run(context.Background(), testEnv(nil, &out, &errb), tt.args)
 			require.Equal(t, cli.ExitUsage, code)
