@@ -26,6 +26,7 @@ import (
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/scopecache"
+	"loregate/lore/turnstate"
 )
 
 // BenchmarkServeHandlerTurn is the server side of the bot's cached turn
@@ -35,7 +36,15 @@ import (
 // are the server's. The workload is BenchmarkServeTurn's (cmd/loregate):
 // a Serverwide scope of 250 entries x 4 keys with 400-character contents,
 // 20 messages of 55 words, the selection `admitted { title placement }
-// budget { used limit }` posted as full query text.
+// budget { used limit }` posted as full query text. Rows: `gqlgen` and
+// `lean` (a cached activate), `lean-turn` (activateTurn with the default
+// TurnStore) and `lean-turn-deferred` (LOREGATE_TURN_COMMIT=deferred's
+// store, its flusher's writes in this process as in serve); the turn
+// rows' figures also hold the benchmark's own JSON encoding of each
+// request (about 20 µs). Each turn row records its turns in one
+// conversation of its own: past DefaultKnownTurnIDs (16,384) turns a
+// deferred conversation's turns commit themselves, so keep -benchtime
+// under that.
 func BenchmarkServeHandlerTurn(b *testing.B) {
 	pool := postgrestest.NewPool(b)
 	ctx := context.Background()
@@ -56,30 +65,43 @@ func BenchmarkServeHandlerTurn(b *testing.B) {
 	b.Cleanup(func() { cancel(); <-done })
 	require.Eventually(b, func() bool { return scopes.Stats().Listening }, 10*time.Second, time.Millisecond)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	r := &graph.Resolver{Store: store.WithLoreWriteHook(scopes.Invalidate), Turns: store.TurnStore(), Logger: logger,
-		Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}
+	resolver := func(turns turnstate.Store) *graph.Resolver {
+		return &graph.Resolver{Store: store.WithLoreWriteHook(scopes.Invalidate), Turns: turns, Logger: logger,
+			Cache: activation.NewCache(4), Scopes: scopes, Texts: activation.NewTextCache(0)}
+	}
+	r := resolver(store.TurnStore())
+	// lean-turn-deferred: LOREGATE_TURN_COMMIT=deferred's store, its
+	// flusher's writes in this process (as in serve).
+	deferredTurns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{})
+	require.NoError(b, err)
+	b.Cleanup(flusher.Start(ctx))
 	authn, err := auth.NewAuthenticator([]string{"bench-service-key-0123456789"}, "bench-jwt-secret-0123456789abcdef0123")
 	require.NoError(b, err)
 	const sel = `admitted { title placement } budget { used limit }`
 	body, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
 		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs}}})
 	seq := 0
-	turnBody := func() []byte {
-		seq++
-		t, _ := json.Marshal(map[string]any{
-			"query": `mutation($i:ActivateTurnInput!){activateTurn(input:$i){result{` + sel + `} error{code message}}}`,
-			"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs,
-				"channelId": "333333333333333333", "turnId": fmt.Sprint("t-", seq), "messageCount": 100 + seq}}})
-		return t
+	turnBody := func(channel string) func() []byte {
+		return func() []byte {
+			seq++
+			t, _ := json.Marshal(map[string]any{
+				"query": `mutation($i:ActivateTurnInput!){activateTurn(input:$i){result{` + sel + `} error{code message}}}`,
+				"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs,
+					"channelId": channel, "turnId": fmt.Sprint("t-", seq), "messageCount": 100 + seq}}})
+			return t
+		}
 	}
 	for _, row := range []struct {
 		name string
 		lean bool
 		body func() []byte
-	}{{"gqlgen", false, func() []byte { return body }}, {"lean", true, func() []byte { return body }}, {"lean-turn", true, turnBody}} {
+		r    *graph.Resolver
+	}{{"gqlgen", false, func() []byte { return body }, r}, {"lean", true, func() []byte { return body }, r},
+		{"lean-turn", true, turnBody("333333333333333333"), r},
+		{"lean-turn-deferred", true, turnBody("333333333333333334"), resolver(deferredTurns)}} {
 		lean := row.lean
 		mux := http.NewServeMux()
-		graph.Mount(mux, graph.Config{Resolver: r, Auth: authn, Logger: logger, Metrics: graph.NewMetrics(prometheus.NewRegistry()),
+		graph.Mount(mux, graph.Config{Resolver: row.r, Auth: authn, Logger: logger, Metrics: graph.NewMetrics(prometheus.NewRegistry()),
 			NoLeanTurns: !lean})
 		post := func() *httptest.ResponseRecorder {
 			req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(row.body()))

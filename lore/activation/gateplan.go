@@ -20,9 +20,12 @@ import (
 // planKey is what, besides the entries (the Matcher's own) and the books
 // (compared by gatePlan.fits), gateEntry reads in a plannable turn.
 type planKey struct {
-	server          string
-	lineage         lore.Lineage
-	channel, parent string // "" while channel scoping is off
+	server  string
+	lineage lore.Lineage
+	// channel and parent are "" while channel scoping is off or no list
+	// of channels could gate the turn (channelFree): the gates of every
+	// channel are then the same.
+	channel, parent string
 	scoping         bool
 	// msgCount is -1 when no entry's gates read it (Matcher.msgGated).
 	msgCount  int
@@ -100,7 +103,7 @@ func (t *turn) planKey(msgCount, defDepth int) (planKey, bool) {
 	}
 	k := planKey{server: in.Server, lineage: in.Lineage, scoping: in.ChannelScoping, msgCount: -1, defDepth: defDepth,
 		recursive: o.Recursive, recursion: t.recursion, budget: t.budget.Limit, cands: cands}
-	if in.ChannelScoping {
+	if in.ChannelScoping && !m.channelFree(in) {
 		k.channel, k.parent = in.Channel, in.ParentChannel
 	}
 	if m.msgGated {
@@ -373,4 +376,39 @@ func (m *Matcher) planFlags(entries []lore.Entry) {
 		m.planOff = m.planOff || ce.match != 0 || ce.filtered
 		m.msgGated = m.msgGated || !ce.gateFree || entries[i].Delay > 0
 	}
+}
+
+// channelLists records whether an entries array lists channels
+// (Matcher.channelFree), by its first element as gatePlan.fits tells
+// arrays apart.
+type channelLists struct {
+	first *lore.Entry
+	n     int
+	any   bool
+}
+
+// channelFree reports whether no list of channels can gate a turn of in
+// (gateCache.gate reads an entry's own list or its collection's): no
+// entry and no collection of in lists any, so every channel passes the
+// same gates and one plan serves the turns of all channels. What it found
+// for in's entries array is kept for the next turn.
+func (m *Matcher) channelFree(in *Input) bool {
+	for _, c := range in.Collections {
+		if len(c.ChannelIDs) > 0 {
+			return false
+		}
+	}
+	first := &in.Entries[0]
+	if l := m.chanLists.Load(); l != nil && l.first == first && l.n == len(in.Entries) {
+		return !l.any
+	}
+	l := &channelLists{first: first, n: len(in.Entries)}
+	for i := range in.Entries {
+		if len(in.Entries[i].ChannelIDs) > 0 {
+			l.any = true
+			break
+		}
+	}
+	m.chanLists.Store(l)
+	return !l.any
 }

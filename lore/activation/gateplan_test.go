@@ -166,6 +166,49 @@ func TestCloneSettings(t *testing.T) {
 	require.True(t, s.Equal(cloneSettings(s)))
 }
 
+// TestGatePlanChannels: where no list of channels can gate a turn, the
+// turns of every channel share one plan (a bot's conversations in several
+// channels at once no longer gate every entry again each turn); where a
+// collection or a persona entry lists channels, each channel's turn still
+// gets a fresh engine's Result.
+func TestGatePlanChannels(t *testing.T) {
+	persona := ent(4, []string{"storm"}, "d")
+	persona.Lineage = 7
+	for _, tc := range []struct {
+		name   string
+		colls  map[string]lore.Collection
+		extra  []lore.Entry
+		shared bool
+	}{
+		{"no lists", general(), nil, true},
+		{"collection lists A", general(chanA), nil, false},
+		{"persona entry lists B", general(), []lore.Entry{withChannels(persona, chanB)}, false},
+		{"persona entry lists none", general(), []lore.Entry{persona}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			entries := append([]lore.Entry{ent(1, []string{"storm"}, "a"), ent(2, []string{"glade"}, "b"), constant(3, "c")}, tc.extra...)
+			in := baseInput(entries, "storm in the glade")
+			in.Collections = tc.colls
+			opts := Options{SkipTrace: true}
+			m := CompileInput(&in, opts.MatchOptions())
+			for k := range 8 {
+				in.Channel = []string{chanA, chanB}[k%2]
+				want, err := Activate(context.Background(), in, opts)
+				require.NoError(t, err)
+				got, err := m.Activate(context.Background(), in, opts)
+				require.NoError(t, err)
+				require.Equal(t, want, got, "turn %d in %s", k, in.Channel)
+			}
+			require.Equal(t, tc.shared, m.plan.Load() != nil, "a plan made over turns alternating between two channels")
+		})
+	}
+}
+
+func withChannels(e lore.Entry, channels ...string) lore.Entry {
+	e.ChannelIDs = channels
+	return e
+}
+
 // TestGatePlanConcurrent: turns in parallel over one Matcher, on two
 // channels so that plans are made and replaced while others read them
 // (run with -race), each give a fresh engine's Result.

@@ -186,10 +186,13 @@ type Matcher struct {
 	// plan memoises the gates of the last repeated turn, planSeen the key
 	// of the last plannable turn (gateplan.go); planOff: some entry's
 	// gates read context sources or filters, so no turn is planned;
-	// msgGated: some entry's gates read the message count.
+	// msgGated: some entry's gates read the message count; chanLists:
+	// whether the entries array of the last turn lists channels
+	// (channelFree).
 	plan              atomic.Pointer[gatePlan]
 	planSeen          atomic.Pointer[planKey]
 	planOff, msgGated bool
+	chanLists         atomic.Pointer[channelLists]
 	// content memoises, per entry, the key nodes its content reaches as
 	// recursion text (recindex.go).
 	content []atomic.Pointer[contentHits]
