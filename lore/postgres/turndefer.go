@@ -125,7 +125,18 @@ type turnQueue struct {
 	wake    chan struct{} // a turn was queued to an empty queue
 	now     chan struct{} // flush without waiting for the interval
 	flushed chan struct{} // closed when a flush ends, then replaced
+	// arena holds the log columns of the pending turns that are bytes
+	// (queuedTurn's admitted and result), each appended once; takeBatch
+	// hands it to the flush, which gives it back as spare once written
+	// (at most maxKeptTurnArena kept), so queued turns allocate nothing
+	// of their own for their stored results.
+	arena, spare []byte
 }
+
+// maxKeptTurnArena is the largest turnQueue.arena kept for the next
+// batch: about 400 turns of the 4.2 KB stored result of
+// docs/benchmarks.md#deferred-turns.
+const maxKeptTurnArena = 2 << 20
 
 // deferred is one conversation's part of the deferred commits.
 type deferred struct {
@@ -143,12 +154,16 @@ type deferred struct {
 func (d *deferred) busy() bool { return len(d.pending) > 0 || d.inflight > 0 }
 
 // queuedTurn is a deferred turn's log row, its columns as the flush
-// sends them.
+// sends them. Queued (deferTurn), admitted and result are in the
+// queue's arena; before, entries are the log's admitted entries (encoded
+// into admitted then) and result the caller's.
 type queuedTurn struct {
-	turnID, sha256, admitted, unit, response string
-	count, limit, used                       int32
-	result                                   []byte // nil: NULL
-	at                                       time.Time
+	turnID, sha256, unit, response string
+	count, limit, used             int32
+	admitted                       []byte
+	result                         []byte // nil: NULL
+	at                             time.Time
+	entries                        []LoggedEntry
 }
 
 func (q *turnQueue) hash(turnID string) uint64 { return maphash.String(q.seed, turnID) }
@@ -242,6 +257,14 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 		e.durable = e.state
 	}
 	q.learnIDs(e, nil, qt.turnID)
+	start := len(q.arena)
+	q.arena = appendLoggedEntries(q.arena, qt.entries)
+	qt.admitted, qt.entries = q.arena[start:len(q.arena):len(q.arena)], nil
+	if qt.result != nil {
+		start = len(q.arena)
+		q.arena = append(q.arena, qt.result...)
+		qt.result = q.arena[start:len(q.arena):len(q.arena)]
+	}
 	e.recent[e.next], e.next = qt.turnID, (e.next+1)%turnCacheRecent
 	e.state = next
 	e.gen = tc.newGen()
@@ -329,11 +352,14 @@ type flushItem struct {
 	turns   []queuedTurn
 }
 
-// takeBatch moves every pending turn in flight.
-func (tc *turnCache) takeBatch() []flushItem {
+// takeBatch moves every pending turn in flight, and with them the arena
+// their bytes are in (applyBatch's to give back).
+func (tc *turnCache) takeBatch() ([]flushItem, []byte) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	q := tc.dq
+	arena := q.arena
+	q.arena, q.spare = q.spare[:0], nil
 	items := make([]flushItem, 0, len(q.dirty))
 	for _, e := range q.dirty {
 		e.queued = false
@@ -345,17 +371,21 @@ func (tc *turnCache) takeBatch() []flushItem {
 		e.pending = nil
 	}
 	q.dirty, q.queued = q.dirty[:0], 0
-	return items
+	return items, arena
 }
 
 // applyBatch ends a flush: items[i]'s conversation is now at written[i],
 // or, nil, its turns were not recorded: they and the turns queued after
-// them are dropped with the kept state. It returns how many turns were
-// dropped and wakes settle's waiters.
-func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion) int {
+// them are dropped with the kept state. The batch's arena, read no more,
+// becomes the queue's spare. It returns how many turns were dropped and
+// wakes settle's waiters.
+func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena []byte) int {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	q := tc.dq
+	if cap(arena) <= maxKeptTurnArena && cap(arena) > cap(q.spare) {
+		q.spare = arena[:0]
+	}
 	lost, done := 0, 0
 	for i, it := range items {
 		e := it.e
@@ -373,6 +403,10 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion) int {
 		}
 		if !e.busy() {
 			e.durable = e.state
+		}
+		if len(e.pending) == 0 && cap(it.turns) <= turnFlushAt {
+			clear(it.turns) // the next turns of e reuse it
+			e.pending = it.turns[:0]
 		}
 		tc.weigh(e)
 	}
@@ -441,12 +475,12 @@ func (f *TurnFlusher) run(ctx context.Context) {
 func (f *TurnFlusher) flush(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.tc.dq.cfg.WriteTimeout)
 	defer cancel()
-	items := f.tc.takeBatch()
+	items, arena := f.tc.takeBatch()
 	written := make([]*turnVersion, len(items))
 	if len(items) > 0 {
 		f.writeBatch(ctx, items, written)
 	}
-	if lost := f.tc.applyBatch(items, written); lost > 0 && f.tc.dq.cfg.OnLost != nil {
+	if lost := f.tc.applyBatch(items, written, arena); lost > 0 && f.tc.dq.cfg.OnLost != nil {
 		f.tc.dq.cfg.OnLost(lost)
 	}
 }
@@ -652,11 +686,11 @@ func flushArgs(items []flushItem) []any {
 
 // logArrays are the log rows of a flush, column by column.
 type logArrays struct {
-	conv                                     []int64
-	turnID, sha256, admitted, unit, response []string
-	count, limit, used                       []int32
-	result                                   [][]byte
-	at                                       []time.Time
+	conv                           []int64
+	turnID, sha256, unit, response []string
+	count, limit, used             []int32
+	admitted, result               [][]byte
+	at                             []time.Time
 }
 
 func (l *logArrays) add(conv int64, qt queuedTurn) {
@@ -680,12 +714,18 @@ func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log Logged
 		}
 		return true, turnstate.ErrStale
 	}
-	admitted, response, result, at := logColumns(log)
-	qt := queuedTurn{turnID: log.TurnID, sha256: log.InputSHA256, admitted: string(admitted), unit: log.BudgetUnit,
-		response: string(response), count: int32(log.MessageCount), limit: int32(log.BudgetLimit),
-		used: int32(log.BudgetUsed), at: at}
-	if result != nil {
-		qt.result = append([]byte(nil), result...) // the caller reuses its buffer
+	// The columns as logColumns gives them; the bytes go to the queue's
+	// arena (deferTurn: the caller reuses its result's buffer).
+	qt := queuedTurn{turnID: log.TurnID, sha256: log.InputSHA256, unit: log.BudgetUnit, response: "{}",
+		count: int32(log.MessageCount), limit: int32(log.BudgetLimit), used: int32(log.BudgetUsed), at: log.CreatedAt,
+		entries: log.Admitted, result: log.Response}
+	if qt.at.IsZero() {
+		qt.at = time.Now()
+	}
+	if len(log.Response) > 0 && log.Response[0] == '{' {
+		qt.response, qt.result = string(log.Response), nil
+	} else if len(log.Response) == 0 {
+		qt.result = nil
 	}
 	if err := q.reserve(ctx); err != nil {
 		return true, wrapErr("commit turn", err)

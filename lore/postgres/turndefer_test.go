@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -294,4 +295,89 @@ func TestTurnDeferredManyIDs(t *testing.T) {
 	require.Equal(t, `{"old": 1}`, resp)
 	require.Zero(t, lost.Load())
 	a.stored(b)
+}
+
+// TestTurnDeferredRowsAsCommitted: the same turns recorded through a
+// DeferredTurnStore and through a TurnStore, each in a conversation of
+// its own, leave the same log rows, column by column as Postgres stores
+// them (a stored result in bytes, a JSON response, none), and the same
+// state records; a turn whose state leaves out a stored record deletes
+// it at the flush as at a commit.
+func TestTurnDeferredRowsAsCommitted(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, withTimed(entry(b.server, 3, "", "a"), 3, 2), entry(b.server, 3, "", "b"), entry(b.server, 3, "", "c"))
+	st, lost, stop := deferredTurns(t, b, 0)
+	at := time.Date(2026, 12, 2, 10, 40, 0, 123456789, time.UTC)
+	responses := [][]byte{[]byte("\x00stored result\xff"), []byte(`{"admitted": [], "x": 1}`), nil}
+	record := func(store turnstate.Store, c postgres.Conversation) (deferred int) {
+		ct := cachedTurns{t: t, store: store, c: c, es: es}
+		for i := range 9 {
+			id, count := fmt.Sprint("t", i), 2+2*i
+			tx, cached := ct.begin(id)
+			next, _ := turnstate.Derive(tx.Stored(), es, count)
+			admit := []int64{es[i%3].ID, es[(i+1)%3].ID}
+			next = turnstate.Advance(next, es, admit, count, at.Add(time.Duration(i)*time.Second))
+			if i == 5 {
+				delete(next, es[2].ID) // its record goes
+			}
+			logged := []postgres.LoggedEntry{{ID: admit[0], Group: "activated", Placement: "before", Pass: 1, Cost: 40},
+				{ID: admit[1], Group: "alwaysOn", Placement: "at_depth", Pass: 2, Cost: 7}}
+			require.NoError(t, tx.Commit(b.ctx, next, turnstate.LoggedTurn{TurnID: id, MessageCount: count,
+				InputSHA256: fmt.Sprintf("%064x", i), Admitted: logged, BudgetUnit: "tokens", BudgetLimit: 2048, BudgetUsed: 47,
+				Response: responses[i%3], CreatedAt: at.Add(time.Duration(i) * time.Second)}), "turn %s", id)
+			if cached {
+				deferred++
+			}
+		}
+		return deferred
+	}
+	committed, queued := b.conversation(t), b.conversation(t)
+	record(b.store.TurnStore(), committed)
+	require.Equal(t, 8, record(st, queued), "every turn after the first on the kept state")
+	require.Less(t, logRows(t, b, queued), 9, "turns queued before stop")
+	stop()
+	require.Zero(t, lost.Load())
+
+	rows := func(c postgres.Conversation, query string) [][]any {
+		r, err := b.pool.Query(b.ctx, query, c.Channel)
+		require.NoError(t, err)
+		out, err := pgx.CollectRows(r, func(row pgx.CollectableRow) ([]any, error) { return row.Values() })
+		require.NoError(t, err)
+		return out
+	}
+	const logQuery = `SELECT l.turn_id, l.message_count, l.input_sha256, l.admitted::text, l.budget_unit, l.budget_limit,
+		l.budget_used, l.response::text, l.result, l.created_at
+		FROM activation_log l JOIN turn_conversations c ON c.id = l.conversation_id WHERE c.channel_id = $1 ORDER BY l.id`
+	const stateQuery = `SELECT s.entry_id, s.sticky_start, s.sticky_end, s.cooldown_start, s.cooldown_end, s.cooldown_protected,
+		s.first_count, s.first_at, s.last_count, s.last_at
+		FROM turn_entry_state s JOIN turn_conversations c ON c.id = s.conversation_id WHERE c.channel_id = $1 ORDER BY s.entry_id`
+	want := rows(committed, logQuery)
+	require.Len(t, want, 9)
+	require.Equal(t, want, rows(queued, logQuery))
+	wantState := rows(committed, stateQuery)
+	require.Len(t, wantState, 3, "c's record deleted at turn 5, written again by turns 6 and 7")
+	require.Equal(t, wantState, rows(queued, stateQuery))
+
+	// A record that no later turn writes again: deleted by the flush alone.
+	st, lost, stop = deferredTurns(t, b, 0)
+	drop := func(store turnstate.Store, c postgres.Conversation, id string, drop bool) (cached bool) {
+		tx, cached := cachedTurns{t: t, store: store, c: c, es: es}.begin(id)
+		next := maps.Clone(tx.Stored())
+		if drop {
+			delete(next, es[0].ID)
+		}
+		require.NoError(t, tx.Commit(b.ctx, next, turnstate.LoggedTurn{TurnID: id, MessageCount: 40,
+			InputSHA256: fmt.Sprintf("%064x", 40), BudgetUnit: "tokens"}))
+		return cached
+	}
+	drop(b.store.TurnStore(), committed, "u0", false)
+	drop(b.store.TurnStore(), committed, "u1", true)
+	require.False(t, drop(st, queued, "u0", false), "under the lock")
+	require.True(t, drop(st, queued, "u1", true), "on the kept state")
+	require.Len(t, rows(queued, stateQuery), 3, "the delete is queued")
+	stop()
+	require.Zero(t, lost.Load())
+	wantState = rows(committed, stateQuery)
+	require.Len(t, wantState, 2)
+	require.Equal(t, wantState, rows(queued, stateQuery))
 }
