@@ -99,9 +99,11 @@ type config struct {
 	TurnCommit string
 	// TurnFlushInterval is how long a deferred turn waits at most before
 	// its batch is written (LOREGATE_TURN_FLUSH_INTERVAL, 10ms; 1ms to
-	// 1s; read with TurnCommit=deferred only).
+	// 1s; read with TurnCommit=deferred only: set with another commit
+	// mode, serve warns at start, warnIgnoredSettings).
 	TurnFlushInterval time.Duration
 	turnFlushInterval string // as set, for validate's error
+	turnFlushSet      bool   // LOREGATE_TURN_FLUSH_INTERVAL is set
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
 	// docs/operations.md#embeddings). Off (the zero Config) unless both
@@ -205,6 +207,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 		(c.procsTuner == "on" || c.procsTuner == "auto" && c.DiscordToken == "")
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
+	c.turnFlushSet = getenv("LOREGATE_TURN_FLUSH_INTERVAL") != ""
 	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}

@@ -38,3 +38,35 @@ func TestNoCredentialWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestIgnoredSettingsWarning: LOREGATE_TURN_FLUSH_INTERVAL set while turns
+// do not commit deferred is named in a warning with the commit mode; set
+// with deferred, or unset, nothing is said.
+func TestIgnoredSettingsWarning(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		warn bool
+	}{
+		{map[string]string{"LOREGATE_TURN_FLUSH_INTERVAL": "5ms"}, true},
+		{map[string]string{"LOREGATE_TURN_FLUSH_INTERVAL": "5ms", "LOREGATE_TURN_COMMIT": "sync"}, true},
+		{map[string]string{"LOREGATE_TURN_FLUSH_INTERVAL": "5ms", "LOREGATE_TURN_COMMIT": "deferred"}, false},
+		{map[string]string{"LOREGATE_TURN_COMMIT": "async"}, false},
+	} {
+		cfg := loadConfig(func(k string) string { return tc.env[k] }, nil)
+		var buf bytes.Buffer
+		warnIgnoredSettings(slog.New(slog.NewTextHandler(&buf, nil)), cfg)
+		out := buf.String()
+		if !tc.warn {
+			if out != "" {
+				t.Errorf("%v: unexpected warning: %s", tc.env, out)
+			}
+			continue
+		}
+		for _, want := range []string{"level=WARN", "LOREGATE_TURN_FLUSH_INTERVAL is ignored", "LOREGATE_TURN_COMMIT=deferred",
+			"turn_commit=" + cfg.TurnCommit, "turn_flush_interval=5ms"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%v: warning lacks %q: %s", tc.env, want, out)
+			}
+		}
+	}
+}

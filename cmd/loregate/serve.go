@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/client"
 	"loregate/graph/dashboard"
+	"loregate/lore"
 	"loregate/lore/activation"
 	"loregate/lore/postgres"
 	"loregate/lore/scopecache"
@@ -49,6 +51,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	logger.Info("loregate starting", cfg.logAttrs()...)
 	defer startGCTuner(uint64(cfg.GCHeapFloor))()
 	warnNoCredential(logger, cfg)
+	warnIgnoredSettings(logger, cfg)
 	// Settings that can be wrong are checked before Postgres is started.
 	authn, err := auth.NewAuthenticator(cfg.ServiceKeys, cfg.JWTSecret)
 	if err != nil {
@@ -255,14 +258,23 @@ func startTurnFlusher(ctx context.Context, store *postgres.Store, interval time.
 	if err := reg.Register(lost); err != nil {
 		return nil, nil, fmt.Errorf("register turn metrics: %w", err)
 	}
+	var unrecorded atomic.Int64
 	turns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{Interval: interval,
-		OnLost:  func(n int) { lost.Add(float64(n)) },
+		OnLost:  func(n int) { lost.Add(float64(n)); unrecorded.Add(int64(n)) },
 		OnError: func(err error) { logger.Warn("deferred turns: a flush failed", "err", err) }})
 	if err != nil {
 		return nil, nil, cli.Usagef("%v", err)
 	}
 	// Not cancelled by the signal: the flusher stops when stop is called.
-	return turns, flusher.Start(context.WithoutCancel(ctx)), nil
+	stop := flusher.Start(context.WithoutCancel(ctx))
+	return turns, func() {
+		written, dropped := flusher.Written(), unrecorded.Load()
+		stop()
+		// Counts only (docs/operations.md#shutdown): the turns the last
+		// flushes wrote once the requests had stopped.
+		logger.Info("deferred turns: the queue is written", "turns_written", flusher.Written()-written,
+			"turns_unrecorded", unrecorded.Load()-dropped)
+	}, nil
 }
 
 // gracefulStop is serve's shutdown (docs/operations.md "Shutdown"): the
@@ -382,5 +394,16 @@ const noCredentialWarning = "no credential configured: every /graphql request wi
 func warnNoCredential(logger *slog.Logger, cfg *config) {
 	if len(cfg.ServiceKeys) == 0 && cfg.JWTSecret == "" {
 		logger.Warn(noCredentialWarning)
+	}
+}
+
+// warnIgnoredSettings warns at start of a setting that the others make
+// void: LOREGATE_TURN_FLUSH_INTERVAL without LOREGATE_TURN_COMMIT=deferred
+// (docs/configuration.md; serve starts all the same, so that switching the
+// commit mode back needs no other change).
+func warnIgnoredSettings(logger *slog.Logger, cfg *config) {
+	if cfg.turnFlushSet && cfg.TurnCommit != "deferred" {
+		logger.Warn("LOREGATE_TURN_FLUSH_INTERVAL is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred",
+			"turn_commit", cfg.TurnCommit, "turn_flush_interval", lore.ClipBytes(cfg.turnFlushInterval, 24))
 	}
 }

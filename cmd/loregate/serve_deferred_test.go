@@ -158,6 +158,24 @@ func TestServeDeferredTurnsTerm(t *testing.T) {
 	require.Equal(t, answered, d.check(t, answered))
 }
 
+// TestServeDeferredTurnsStopLog: the shutdown's log line counts the
+// queued turns its last flush wrote (no lore in it).
+func TestServeDeferredTurnsStopLog(t *testing.T) {
+	d := newDeferredServe(t)
+	p := startServe(t, loregateBinary(t), d.env)
+	const n = 6
+	for i := 1; i <= n; i++ {
+		d.turn(t, p, i)
+	}
+	queued := n - d.check(t, n)
+	require.Positive(t, queued)
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, <-p.done)
+	require.Equal(t, n, d.check(t, n))
+	require.Regexp(t, fmt.Sprintf(`msg="deferred turns: the queue is written" turns_written=%d turns_unrecorded=0\n`, queued), p.output())
+	require.NotContains(t, p.output(), "dragon")
+}
+
 func deferredChannelOf(worker int) string { return fmt.Sprint(333333333333333333 + worker) }
 
 // deferredTurn records turn i of worker's conversation on p as

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -74,7 +75,13 @@ type TurnFlusher struct {
 	// wire holds the write's parameter buffers from one flush to the
 	// next (a batch's are about 4.5 KB a turn), up to maxKeptFlushWire.
 	wire turnWire
+	// written counts the queued turns written (Written).
+	written atomic.Int64
 }
+
+// Written returns how many queued turns f has written since it started
+// (the turns it did not record are DeferredTurns.OnLost's).
+func (f *TurnFlusher) Written() int64 { return f.written.Load() }
 
 // maxKeptFlushWire is the largest parameter buffer the flusher keeps.
 const maxKeptFlushWire = 4 << 20
@@ -480,6 +487,13 @@ func (f *TurnFlusher) flush(ctx context.Context) {
 	if len(items) > 0 {
 		f.writeBatch(ctx, items, written)
 	}
+	n := 0
+	for i, it := range items {
+		if written[i] != nil {
+			n += len(it.turns)
+		}
+	}
+	f.written.Add(int64(n))
 	if lost := f.tc.applyBatch(items, written, arena); lost > 0 && f.tc.dq.cfg.OnLost != nil {
 		f.tc.dq.cfg.OnLost(lost)
 	}
