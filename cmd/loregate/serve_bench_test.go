@@ -61,7 +61,8 @@ import (
 // cluster (fsync on); `make bench`'s throwaway cluster runs with fsync off.
 // LOREGATE_BENCH_DEFERRED set adds this build's rows with
 // LOREGATE_TURN_COMMIT=deferred (`.../deferred`, docs/turns.md#durability)
-// after `.../new`.
+// after `.../new`; set to `all`, each baseline's too (`.../base-deferred`
+// after `.../base`: baselines that know the setting, 97865b4 and later).
 func BenchmarkServeTurn(b *testing.B) {
 	ctx := context.Background()
 	const server = "111111111111111111"
@@ -77,6 +78,9 @@ func BenchmarkServeTurn(b *testing.B) {
 				name = fmt.Sprint("base", i+1)
 			}
 			bins = append(bins, bin{name: name, path: base})
+			if os.Getenv("LOREGATE_BENCH_DEFERRED") == "all" {
+				bins = append(bins, bin{name: name + "-deferred", path: base, env: []string{"LOREGATE_TURN_COMMIT=deferred"}})
+			}
 		}
 	}
 	bins = append(bins, bin{name: "new", path: buildBinary(b)})
@@ -90,7 +94,7 @@ func BenchmarkServeTurn(b *testing.B) {
 	pools := make([]*pgxpool.Pool, len(bins))
 	book, msgs := benchBook()
 	for i, bin := range bins {
-		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", bin.name, "_", time.Now().UnixNano()))
+		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", strings.ReplaceAll(bin.name, "-", "_"), "_", time.Now().UnixNano()))
 		pool, err := pgxpool.New(ctx, dbURL)
 		require.NoError(b, err)
 		b.Cleanup(pool.Close)
