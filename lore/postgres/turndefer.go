@@ -133,17 +133,41 @@ type turnQueue struct {
 	now     chan struct{} // flush without waiting for the interval
 	flushed chan struct{} // closed when a flush ends, then replaced
 	// arena holds the log columns of the pending turns that are bytes
-	// (queuedTurn's admitted and result), each appended once; takeBatch
-	// hands it to the flush, which gives it back as spare once written
-	// (at most maxKeptTurnArena kept), so queued turns allocate nothing
-	// of their own for their stored results.
-	arena, spare []byte
+	// (queuedTurn's admitted and result, hold), in chunks of
+	// turnArenaChunk bytes; takeBatch hands them to the flush, which
+	// gives them back once written (at most maxFreeTurnChunks kept in
+	// free), so queued turns allocate nothing of their own for their
+	// stored results, and a batch grown large while a write was held
+	// copies nothing as it grows. scratch encodes a turn's admitted list.
+	arena, free [][]byte
+	scratch     []byte
 }
 
-// maxKeptTurnArena is the largest turnQueue.arena kept for the next
-// batch: about 400 turns of the 4.2 KB stored result of
-// docs/benchmarks.md#deferred-turns.
-const maxKeptTurnArena = 2 << 20
+// The arena's chunks: 64 KiB (about 13 turns of the 4.2 KB stored result
+// of docs/benchmarks.md#deferred-turns), 32 kept for the next batches.
+const (
+	turnArenaChunk    = 64 << 10
+	maxFreeTurnChunks = 32
+)
+
+// hold copies b into the arena and returns the copy (under the cache's
+// mutex). A value longer than a chunk gets a chunk of its own.
+func (q *turnQueue) hold(b []byte) []byte {
+	n := len(q.arena)
+	if n == 0 || cap(q.arena[n-1])-len(q.arena[n-1]) < len(b) {
+		var c []byte
+		if k := len(q.free); k > 0 && len(b) <= turnArenaChunk {
+			c, q.free = q.free[k-1], q.free[:k-1]
+		} else {
+			c = make([]byte, 0, max(turnArenaChunk, len(b)))
+		}
+		q.arena, n = append(q.arena, c), n+1
+	}
+	c := q.arena[n-1]
+	start := len(c)
+	q.arena[n-1] = append(c, b...)
+	return q.arena[n-1][start : start+len(b) : start+len(b)]
+}
 
 // deferred is one conversation's part of the deferred commits.
 type deferred struct {
@@ -264,13 +288,10 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 		e.durable = e.state
 	}
 	q.learnIDs(e, nil, qt.turnID)
-	start := len(q.arena)
-	q.arena = appendLoggedEntries(q.arena, qt.entries)
-	qt.admitted, qt.entries = q.arena[start:len(q.arena):len(q.arena)], nil
+	q.scratch = appendLoggedEntries(q.scratch[:0], qt.entries)
+	qt.admitted, qt.entries = q.hold(q.scratch), nil
 	if qt.result != nil {
-		start = len(q.arena)
-		q.arena = append(q.arena, qt.result...)
-		qt.result = q.arena[start:len(q.arena):len(q.arena)]
+		qt.result = q.hold(qt.result)
 	}
 	e.recent[e.next], e.next = qt.turnID, (e.next+1)%turnCacheRecent
 	e.state = next
@@ -361,12 +382,12 @@ type flushItem struct {
 
 // takeBatch moves every pending turn in flight, and with them the arena
 // their bytes are in (applyBatch's to give back).
-func (tc *turnCache) takeBatch() ([]flushItem, []byte) {
+func (tc *turnCache) takeBatch() ([]flushItem, [][]byte) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	q := tc.dq
 	arena := q.arena
-	q.arena, q.spare = q.spare[:0], nil
+	q.arena = nil
 	items := make([]flushItem, 0, len(q.dirty))
 	for _, e := range q.dirty {
 		e.queued = false
@@ -383,15 +404,17 @@ func (tc *turnCache) takeBatch() ([]flushItem, []byte) {
 
 // applyBatch ends a flush: items[i]'s conversation is now at written[i],
 // or, nil, its turns were not recorded: they and the turns queued after
-// them are dropped with the kept state. The batch's arena, read no more,
-// becomes the queue's spare. It returns how many turns were dropped and
-// wakes settle's waiters.
-func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena []byte) int {
+// them are dropped with the kept state. The chunks of the batch's
+// arena, read no more, go back to the queue's free ones. It returns how
+// many turns were dropped and wakes settle's waiters.
+func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena [][]byte) int {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	q := tc.dq
-	if cap(arena) <= maxKeptTurnArena && cap(arena) > cap(q.spare) {
-		q.spare = arena[:0]
+	for _, c := range arena {
+		if cap(c) == turnArenaChunk && len(q.free) < maxFreeTurnChunks {
+			q.free = append(q.free, c[:0])
+		}
 	}
 	lost, done := 0, 0
 	for i, it := range items {
