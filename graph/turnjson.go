@@ -25,6 +25,9 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
 		for i < len(s) && jsonPlain[s[i]] {
 			i++
 		}
@@ -67,6 +70,15 @@ func appendJSONString(b []byte, s string) []byte {
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// plain8 reports whether the 8 bytes of w are all jsonPlain: the scan
+// unrolled, about 3 times the bytes a second of one byte a test
+// (appendJSONString hashes every message of a recorded turn's input).
+func plain8(w string) bool {
+	_ = w[7]
+	return jsonPlain[w[0]] && jsonPlain[w[1]] && jsonPlain[w[2]] && jsonPlain[w[3]] &&
+		jsonPlain[w[4]] && jsonPlain[w[5]] && jsonPlain[w[6]] && jsonPlain[w[7]]
 }
 
 // jsonPlain marks the bytes appendJSONString copies as they are: ASCII
