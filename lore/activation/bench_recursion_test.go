@@ -122,6 +122,8 @@ func BenchmarkRecursionWorkload(b *testing.B) {
 			b.ReportMetric(float64(per["single"]), "single-ns/turn")
 			b.ReportMetric(float64(per["recursive-3"]), "rec3-ns/turn")
 			b.ReportMetric(float64(per["idle-pass"]), "idle-ns/turn")
+			b.ReportMetric(float64(per["single-buf"]), "singlebuf-ns/turn")
+			b.ReportMetric(float64(per["recursive-3-buf"]), "rec3buf-ns/turn")
 			b.ReportMetric(float64(per["recursive-3"])/float64(per["single"]), "rec3/single")
 			b.ReportMetric(float64(per["idle-pass"])/float64(per["plain"]), "idle/plain")
 			b.ReportMetric(float64(per["recursive-3-buf"])/float64(per["single-buf"]), "rec3buf/single-buf")

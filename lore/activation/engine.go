@@ -1203,7 +1203,7 @@ func (t *turn) result(passes int) Result {
 	res := Result{Budget: t.budget, Passes: passes}
 	adm := t.ts.s.admitted
 	if buf := t.opts.AdmittedBuf; len(adm) > 0 && cap(buf) >= len(adm) {
-		clear(buf[:len(adm)]) // fill writes onto zero items
+		clear(buf[:len(adm)]) // collect writes onto zero items
 		res.Admitted = buf[:0]
 	} else if len(adm) > 0 {
 		res.Admitted = make([]Admitted, 0, len(adm))
@@ -1227,34 +1227,15 @@ func (t *turn) result(passes int) Result {
 		order = t.inOrder(adm)
 	}
 	books := t.bookUses()
+	if t.trace {
+		for k, i := range order {
+			s := &st[i]
+			res.Trace[k] = t.traceItem(&t.in.Entries[i], &m.entries[i], s, t.trigID(s))
+		}
+	}
 	injected := false
-	for k, i := range order {
-		s := &st[i]
-		e := &t.in.Entries[i]
-		ce := &m.entries[i]
-		var trig int64
-		if s.trig > 0 {
-			trig = m.ids[s.trig-1]
-		}
-		if t.trace {
-			res.Trace[k] = t.traceItem(e, ce, s, trig)
-		}
-		if s.verdict != vAdmitted {
-			continue
-		}
-		if t.sums != nil && t.plan.posOf[i] >= 0 {
-			// A score the plan's turn left at 0 (applyNonzero).
-			s.score = SumScore(t.sums[t.plan.posOf[i]], t.sumsNorm)
-		}
-		n := len(res.Admitted)
-		res.Admitted = res.Admitted[:n+1]
-		t.fill(&res.Admitted[n], e, ce, s, trig)
-		injected = injected || ce.injected
-		if books != nil {
-			bu := &books[s.book]
-			bu.Used += s.cost
-			bu.Entries++
-		}
+	if len(adm) > 0 {
+		res.Admitted, injected = t.collect(res.Admitted[:len(adm)], order, books)
 	}
 	res.nearMissWork = t.near.work
 	if injected {
@@ -1266,14 +1247,50 @@ func (t *turn) result(passes int) Result {
 	return res
 }
 
-// fill sets the zero Admitted a to entry e (compiled ce, state s,
-// triggered by the entry with id trig) field by field, leaving the zero
-// ones unwritten: a copy of a whole Admitted into the result would pass
-// every pointer of it through the garbage collector's write barrier at
-// once while a collection runs. a points at ce's Placing, or for
-// @@reverse_depth at a copy with this turn's position.
-func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState, trig int64) {
-	a.Entry, a.Content, a.Placing = e, ce.body, &ce.placing
+// collect fills out, zero Admitted items (one per admitted entry), with
+// the admitted entries of order, in that order, counting each into its
+// book of books (when not nil), and returns them with whether one is
+// injected. It writes each item field by field, leaving the zero ones
+// unwritten: a copy of a whole Admitted would pass every pointer of it
+// through the garbage collector's write barrier while a collection runs.
+// An item points at its compiled entry's Placing (fillRare: a copy for
+// @@reverse_depth).
+func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitted, bool) {
+	m, st, ents := t.m, t.st, t.in.Entries
+	injected, n := false, 0
+	for _, i := range order {
+		s := &st[i]
+		if s.verdict != vAdmitted {
+			continue
+		}
+		if t.sums != nil && t.plan.posOf[i] >= 0 {
+			// A score the plan's turn left at 0 (applyNonzero).
+			s.score = SumScore(t.sums[t.plan.posOf[i]], t.sumsNorm)
+		}
+		ce, a := &m.entries[i], &out[n]
+		n++
+		a.Entry, a.Content, a.Placing = &ents[i], ce.body, &ce.placing
+		a.Cost, a.Pass = s.cost, s.pass
+		if s.trig > 0 {
+			a.TriggeredBy = m.ids[s.trig-1]
+		}
+		if s.content != bodyContent || ce.revDepth >= 0 || s.scored || s.tokens >= 0 {
+			t.fillRare(a, ce, s)
+		}
+		injected = injected || ce.injected
+		if books != nil {
+			bu := &books[s.book]
+			bu.Used += s.cost
+			bu.Entries++
+		}
+	}
+	return out[:n], injected
+}
+
+// fillRare sets what collect leaves to it in Admitted a of entry state s
+// (compiled ce): identity-resolved content, @@reverse_depth's position,
+// the score and the token count.
+func (t *turn) fillRare(a *Admitted, ce *compiledEntry, s *entryState) {
 	if s.content != bodyContent {
 		a.Content = t.str(s.content)
 	}
@@ -1282,7 +1299,6 @@ func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState
 		p.Position = t.position(ce)
 		a.Placing = &p
 	}
-	a.Cost, a.Pass, a.TriggeredBy = s.cost, s.pass, trig
 	if s.scored {
 		a.Score = t.scoreOf(s)
 	}
@@ -1290,6 +1306,14 @@ func (t *turn) fill(a *Admitted, e *lore.Entry, ce *compiledEntry, s *entryState
 		n := int(s.tokens)
 		a.Tokens = &n
 	}
+}
+
+// trigID is the id of the entry whose content triggered state s (0 none).
+func (t *turn) trigID(s *entryState) int64 {
+	if s.trig > 0 {
+		return t.m.ids[s.trig-1]
+	}
+	return 0
 }
 
 // inOrder sorts the entry positions list (distinct) into evaluation order
@@ -1312,13 +1336,15 @@ func (sc *scratch) bitSort(list, rank, order []int32) []int32 {
 	set := sc.rankBits[:words]
 	clear(set)
 	for _, i := range list {
-		r := rank[i]
+		r := uint32(rank[i])
 		set[r>>6] |= 1 << (r & 63)
 	}
-	list = list[:0]
+	k := 0
 	for w, b := range set {
-		for ; b != 0; b &= b - 1 {
-			list = append(list, order[w<<6+bits.TrailingZeros64(b)])
+		base := order[w<<6:]
+		for ; b != 0 && k < len(list); b &= b - 1 {
+			list[k] = base[bits.TrailingZeros64(b)]
+			k++
 		}
 	}
 	return list

@@ -87,7 +87,13 @@ type compiledEntry struct {
 	ident                  bool
 	excludeRec, preventRec bool
 	state                  StateUse
-	primary                []keyRef
+	// body is the content without its decorator lines; units its length
+	// in UTF-16 code units; revDepth is explained with placing below. A
+	// turn reads the three for every entry it admits.
+	body     string
+	units    int
+	revDepth int
+	primary  []keyRef
 	// exclude and excludeAll are the @@exclude_keys and @@exclude_keys_all
 	// keys.
 	exclude, excludeAll []keyRef
@@ -95,12 +101,8 @@ type compiledEntry struct {
 	secondaryN int
 	// order, priority and probability are the entry's, decorators applied.
 	order, priority, probability int
-	// body is the content without its decorator lines; units its length
-	// in UTF-16 code units.
-	body      string
-	units     int
-	placement lore.Placement
-	role      lore.Role
+	placement                    lore.Placement
+	role                         lore.Role
 	// kind, depth and outlet are the entry's position, decorators applied
 	// (revDepth >= 0: @@reverse_depth, resolved per turn); placing is
 	// what every result that admits the entry points at, its Position the
@@ -108,7 +110,6 @@ type compiledEntry struct {
 	// 0). match is the entry's context-source mask and filtered says it
 	// has a character filter or generation types; gens is the set of its
 	// generation types (genBit; 0 none listed) (compilePosition).
-	revDepth int
 	placing  Placing
 	dec      decorator.Set
 	kind     lore.PositionKind
