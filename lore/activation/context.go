@@ -335,23 +335,16 @@ func (ts *turnScan) keepHits(src ctxSources, text string) {
 	ts.m.ctxHits.Store(h)
 }
 
-// release returns the recursion items' buffer to the turn's scratch and
+// release returns the recursion items' buffers to the turn's scratch and
 // the context scans' scratch to the pool. The texts scanned this turn
-// (hits nil: an identity macro resolved, the turn's own strings) are
-// cleared, so that a pooled scratch holds none; a memoised item's text
-// and hits are its Matcher's, whose pool keeps the scratch, and are left
-// for the next turn to overwrite (clearing them would pass them through
-// the write barrier while a collection marks).
+// (turnScan.alts: an identity macro resolved, the turn's own strings) are
+// cleared, so that a pooled scratch holds none; the items hold no text.
 func (t *turn) release() {
 	if t.above != nil {
 		t.above.Release()
 	}
-	for k := range t.ts.items {
-		if it := &t.ts.items[k]; it.hits == nil {
-			it.text = ""
-		}
-	}
-	t.ts.s.items = t.ts.items[:0]
+	clear(t.ts.alts)
+	t.ts.s.items, t.ts.s.alts = t.ts.items[:0], t.ts.alts[:0]
 	t.ts.s.strs = t.strs[:0] // the next turn overwrites them
 	for _, cs := range t.ctxScans {
 		if cs.sc != nil {

@@ -250,10 +250,11 @@ type scratch struct {
 	// chatHits is scanWindow's buffer of memoised message hits.
 	chatHits []*contentHits
 	// admitted lists the positions of the entries admitted so far;
-	// items is turnScan.items' buffer; rankBits is inOrder's bitmap,
-	// claimKeys and claimArrived claimOrder's buffers.
+	// items and alts are turnScan's buffers; rankBits is inOrder's
+	// bitmap, claimKeys and claimArrived claimOrder's buffers.
 	admitted     []int32
 	items        []recItem
+	alts         []string
 	rankBits     []uint64
 	claimKeys    []uint64
 	claimArrived []int32

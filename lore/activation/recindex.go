@@ -195,40 +195,36 @@ func (t *turn) wakeByNodes(p, curLevel int, passed, work []int32) ([]int32, []in
 // read recursion text found none of its keys in the items before the
 // batch, or a pass since would have woken it.
 func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []int32) {
-	ts, keys := t.ts, t.ts.s.wakeKey
-	decide := !t.minPass
-	for k := int(ts.batch); k < len(ts.items); k++ {
-		it := &ts.items[k]
-		for _, w := range it.hits.wakes {
-			s := &t.st[w.ent]
-			if !s.dormant {
-				// Decided by an earlier item of the batch (passed in this
-				// pass), a newer item or an earlier key triggers it.
-				if s.stage == stagePassed && s.pass == p && w.key <= keys[w.ent] {
+	ts, keys, st := t.ts, t.ts.s.wakeKey, t.st
+	decide, woke := !t.minPass, 0
+	batch := int(ts.batch)
+	for k, it := range ts.items[batch:] {
+		for _, w := range ts.m.content[it.src].Load().wakes {
+			s := &st[w.ent]
+			if !s.dormant || s.stage != stagePending {
+				if !s.dormant && s.stage == stagePassed && s.pass == p && w.key <= keys[w.ent] {
+					// Decided by an earlier item of the batch (passed in
+					// this pass), a newer item or an earlier key triggers it.
 					keys[w.ent] = w.key
-					t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
+					t.keyFound(&t.m.entries[w.ent], s, int(w.key), batch+k)
 				}
 				continue
 			}
-			if s.stage != stagePending {
-				continue
-			}
 			s.dormant = false
-			t.rx.sleeping--
+			woke++
 			if !w.keysOnly || !decide || !s.recOK || s.level > curLevel {
 				work = append(work, w.ent)
 				continue
 			}
 			keys[w.ent] = w.key
-			s.pass, s.stage = p, stagePassed
+			s.pass, s.stage, s.trig = p, stagePassed, it.src+1 // keyFound's without a trace
 			if t.trace {
-				t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
-			} else { // keyFound's without a trace
-				s.trig = it.src + 1
+				t.keyFound(&t.m.entries[w.ent], s, int(w.key), batch+k)
 			}
 			passed = append(passed, w.ent)
 		}
 	}
+	t.rx.sleeping -= woke
 	return passed, work
 }
 
@@ -324,12 +320,15 @@ func (t *turn) wakeDormant() {
 // entry's content is the same text turn after turn, so it is scanned once
 // per compiled scope.
 type contentHits struct {
-	nodes [2][]int32
 	// wakes lists the litOnly entries with a primary key at one of nodes
 	// (Matcher.keyEntries), each with the first such key: the entries the
 	// content wakes as recursion text (turn.wakeByContent). The chat memo
-	// leaves it nil.
+	// leaves it nil. It comes first, and up to two wakes are held in few,
+	// in the same object: a recursive pass reads them for every item, and
+	// no more cache lines than needed.
 	wakes []recWake
+	few   [2]recWake
+	nodes [2][]int32
 }
 
 // recWake is an entry a content wakes, its first primary key (index into
@@ -348,6 +347,9 @@ func (ts *turnScan) contentHits(src int32, text string) *contentHits {
 	}
 	h := ts.hitsOf(text)
 	h.wakes = ts.wakesOf(h)
+	if len(h.wakes) <= len(h.few) {
+		h.wakes = h.few[:copy(h.few[:], h.wakes)]
+	}
 	m.content[src].Store(h)
 	return h
 }

@@ -99,13 +99,15 @@ func (m *Matcher) getScratch() *scratch {
 	return s
 }
 
-// recItem is the admitted content of one entry, scanned by later passes.
+// recItem is the admitted content of one entry, scanned by later passes
+// (turnScan.itemText). It holds no pointer, so that recording one passes
+// nothing through the garbage collector's write barrier.
 type recItem struct {
-	src  int32 // entry position
-	text string
-	// hits are the memoised nodes of text (nil: text is not the entry's
-	// body as compiled, and is scanned).
-	hits *contentHits
+	src int32 // entry position
+	// alt is 0 when the text is the entry's body as compiled, whose hits
+	// are memoised (Matcher.content, turnScan.itemHits); else the text
+	// (identity macros resolved) is turnScan.alts[alt-1], and is scanned.
+	alt int32
 }
 
 // turnScan holds the matches of one turn: for every terminal node, the
@@ -127,6 +129,7 @@ type turnScan struct {
 	g0      [numAutos]uint32
 	start   int
 	items   []recItem
+	alts    []string
 	rg0     [numAutos]uint32
 	// track: addRecursion lists in scratch.rtouched the nodes of the own
 	// automata that the items from batch on reach first (startBatch).
@@ -148,7 +151,7 @@ type turnScan struct {
 // newTurnScan prepares the scratch of one turn for m and the names' macro
 // keys; maxItems bounds the recursion items the turn may add.
 func (m *Matcher) newTurnScan(s *scratch, msgs []string, dyn *dynKeys, maxItems int) *turnScan {
-	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes, costs: m.regexCost, reLeft: RegexBudget, items: s.items[:0]}
+	ts := &turnScan{m: m, s: s, msgs: msgs, dyn: dyn, regexes: m.regexes, costs: m.regexCost, reLeft: RegexBudget, items: s.items[:0], alts: s.alts[:0]}
 	ts.autos[autoFold], ts.autos[autoSens] = m.autos[autoFold], m.autos[autoSens]
 	if dyn != nil {
 		ts.autos[autoDynFold], ts.autos[autoDynSens] = dyn.autos[0], dyn.autos[1]
@@ -271,15 +274,34 @@ func (ts *turnScan) scanText(a *automaton, text string, fold bool, mk *marks, ge
 // (flush): a recursive pass whose new items are all memoised wakes the
 // sleeping entries from the memo (turn.wakeByContent) without them.
 func (ts *turnScan) addRecursion(src int32, text string, memo bool) {
-	var hits *contentHits
+	var alt int32
 	if memo {
-		if hits = ts.m.content[src].Load(); hits == nil {
-			hits = ts.contentHits(src, text)
+		if ts.m.content[src].Load() == nil {
+			ts.contentHits(src, text)
 		}
-	} else if ts.track {
-		ts.plain = true
+	} else {
+		ts.plain = ts.plain || ts.track
+		ts.alts = append(ts.alts, text)
+		alt = int32(len(ts.alts))
 	}
-	ts.items = append(ts.items, recItem{src: src, text: text, hits: hits})
+	ts.items = append(ts.items, recItem{src: src, alt: alt})
+}
+
+// itemText is the text of recursion item k.
+func (ts *turnScan) itemText(k int) string {
+	if it := ts.items[k]; it.alt > 0 {
+		return ts.alts[it.alt-1]
+	}
+	return ts.m.entries[ts.items[k].src].body
+}
+
+// itemHits are the memoised hits of recursion item k's text, nil when
+// it is scanned (recItem.alt).
+func (ts *turnScan) itemHits(k int) *contentHits {
+	if it := ts.items[k]; it.alt == 0 {
+		return ts.m.content[it.src].Load()
+	}
+	return nil
 }
 
 // flush marks the nodes of the recursion items not marked yet, in item
@@ -295,10 +317,9 @@ func (ts *turnScan) flush() {
 // hits in the own automata, else by a scan; the macro automata are
 // scanned.
 func (ts *turnScan) markItem(k int) {
-	it := &ts.items[k]
 	s := ts.s
 	scan := 0
-	if hits := it.hits; hits != nil {
+	if hits := ts.itemHits(k); hits != nil {
 		// Only an own automaton's nodes are memoised (none when it is
 		// nil); the macro automata are scanned.
 		if fold := hits.nodes[autoFold]; len(fold) > 0 {
@@ -324,7 +345,7 @@ func (ts *turnScan) markItem(k int) {
 		if track && slot < len(s.rtouched) {
 			mk.g0, mk.touched = ts.rg0[slot]+ts.batch, &s.rtouched[slot]
 		}
-		ts.scanText(a, it.text, slot == autoFold || slot == autoDynFold, &mk, gen)
+		ts.scanText(a, ts.itemText(k), slot == autoFold || slot == autoDynFold, &mk, gen)
 	}
 }
 
@@ -466,7 +487,7 @@ func (ts *turnScan) recHit(ref *keyRef) int {
 		s := ts.s
 		re := ref.node
 		for ; s.reRecN[re] < len(ts.items); s.reRecN[re]++ {
-			if ts.matchRegex(re, ts.items[s.reRecN[re]].text) {
+			if ts.matchRegex(re, ts.itemText(s.reRecN[re])) {
 				s.reRec[re] = s.reRecN[re]
 			}
 		}
