@@ -3,6 +3,7 @@ package activation
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -128,17 +129,6 @@ type entryState struct {
 	stage   stage
 	mode    mode
 	verdict verdictCode
-	// detail and content index the turn's strs (turn.str; 0 is ""); a
-	// content of bodyContent is the compiled entry's body.
-	detail, content int32
-	depth           int
-	// level is the delay-until-recursion level (0 none).
-	level int
-	pass  int
-	// trig is the position+1 of the entry whose content matched (0 none).
-	trig   int32
-	cost   int
-	tokens int32
 	// recOK: recursion text may activate the entry; feeds: its content
 	// feeds recursion; recBook: its book scans recursively.
 	recOK, feeds, recBook bool
@@ -151,9 +141,7 @@ type entryState struct {
 	// dormant: a recursive pass skips the entry until new recursion text
 	// reaches one of its primary keys (recindex.go).
 	dormant bool
-	// score is the entry's similarity when scored (a Semantic candidate).
-	score  float32
-	scored bool
+	scored  bool
 	// ctx is the entry's context-source scan, 1 + its index in
 	// turn.ctxScans (0: its keys read the chat only, or the request has
 	// no context text; see context.go and turn.ctxOf); widen: its depth
@@ -161,13 +149,34 @@ type entryState struct {
 	// pass (base is that depth); book indexes turn.books.
 	ctx   int8
 	widen bool
-	base  int
 	book  int16
 	// over says which share of the budget an over_budget entry failed;
 	// aoTook is what the Always On entries had taken by then
 	// (semanticbudget.go).
-	over   overCause
+	over overCause
+	// detail and content index the turn's strs (turn.str; 0 is ""); a
+	// content of bodyContent is the compiled entry's body.
+	detail, content int32
+	// The numbers are int32 (sat32), so that a state is 64 bytes, one
+	// cache line, which every pass reads.
+	depth int32
+	// level is the delay-until-recursion level (0 none).
+	level int32
+	pass  int32
+	// trig is the position+1 of the entry whose content matched (0 none).
+	trig   int32
+	cost   int32
+	tokens int32
+	// score is the entry's similarity when scored (a Semantic candidate).
+	score  float32
+	base   int32
 	aoTook int32
+}
+
+// sat32 is v as an int32, saturated: an entryState's number (a depth,
+// level, pass or cost) never comes near 2^31.
+func sat32(v int) int32 {
+	return int32(min(max(v, math.MinInt32), math.MaxInt32))
 }
 
 // bodyContent is the entryState.content of an entry admitted with its
@@ -440,7 +449,7 @@ func (t *turn) gateAll(ctx context.Context) (int, error) {
 		}
 		s, ce := &t.st[i], &t.m.entries[i]
 		if s.stage == stagePending && (s.mode == modeKeys || len(ce.exclude) > 0 || len(ce.excludeAll) > 0) {
-			depth, scans = max(depth, s.depth), true
+			depth, scans = max(depth, int(s.depth)), true
 			t.ts.usesAutos(ce, &need)
 		}
 	}
@@ -509,13 +518,13 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 	t.semanticGate(i, e.ID)
 	level := 0
 	if s.mode != modeSticky && e.DelayUntilRecursion > 0 {
-		s.level = e.DelayUntilRecursion
+		s.level = sat32(e.DelayUntilRecursion)
 		if !t.recursion {
 			s.verdict = vDelayedUntilRecursion
-			t.setDetail(s, "waits for recursion level "+strconv.Itoa(s.level)+"; recursion is off")
+			t.setDetail(s, "waits for recursion level "+strconv.Itoa(int(s.level))+"; recursion is off")
 			return 0
 		}
-		level = s.level
+		level = int(s.level)
 	}
 	if s.mode == modeKeys && !ce.hasPrimary {
 		s.verdict = vNoKeyMatch
@@ -533,8 +542,8 @@ func (t *turn) gateEntry(i int32, gc *gateCache, msgCount, defDepth int) int {
 			d = max(*p, 0)
 		}
 	}
-	s.depth = d
-	s.widen, s.base = e.ScanDepth == nil && ce.dec.ScanDepth == nil, d
+	s.depth = sat32(d)
+	s.widen, s.base = e.ScanDepth == nil && ce.dec.ScanDepth == nil, sat32(d)
 	if ce.match != 0 {
 		s.ctx = t.contextScan(ce.match)
 	}
@@ -653,8 +662,8 @@ func (t *turn) passEntry(i int32, p, curLevel int) (ok, pending bool, err error)
 	if s.stage != stagePending || s.mode == modeSemantic {
 		return false, false, nil
 	}
-	s.pass = p
-	if s.level > 0 && (p == 1 || s.level > curLevel) {
+	s.pass = int32(p)
+	if s.level > 0 && (p == 1 || int(s.level) > curLevel) {
 		s.verdict = vDelayedUntilRecursion // detail in result
 		s.noDetail()
 		return false, true, nil
@@ -678,7 +687,7 @@ func (t *turn) passEntry(i int32, p, curLevel int) (ok, pending bool, err error)
 func (t *turn) nextLevel(visited int) int {
 	next := 0
 	for i := range t.st {
-		if l := t.st[i].level; t.st[i].stage == stagePending && l > visited && (next == 0 || l < next) {
+		if l := int(t.st[i].level); t.st[i].stage == stagePending && l > visited && (next == 0 || l < next) {
 			next = l
 		}
 	}
@@ -795,8 +804,8 @@ func eachBook(in *Input, f func(lore.BookSettings)) {
 // chat message within its depth (chat) and the newest recursion item
 // (item, -1 none; only when recursion text may activate the entry).
 func (t *turn) visible(ref *keyRef, s *entryState, p int) (chat bool, item int) {
-	at := t.ts.hit(ref, s.depth)
-	chat = at >= 0 && at >= t.nmsg-s.depth
+	at := t.ts.hit(ref, int(s.depth))
+	chat = at >= 0 && at >= t.nmsg-int(s.depth)
 	if !chat && s.ctx != 0 && s.depth > 0 {
 		chat = t.ctxOf(s).hit(ref, 1) >= 0 // a context source joins the scanned text
 	}
@@ -1116,7 +1125,7 @@ func (t *turn) admitAll(order []int32, p int) {
 			t.admit(i, p)
 			continue
 		}
-		s.stage, s.verdict, s.cost = stageDone, vAdmitted, c
+		s.stage, s.verdict, s.cost = stageDone, vAdmitted, sat32(c)
 		s.content = bodyContent
 		b.Used += c
 		if ce.constant {
@@ -1148,7 +1157,7 @@ func (t *turn) admit(i int32, p int) {
 	b := &t.budget
 	t.held = t.heldFrom(i, s)
 	if s.mode == modeSemantic && len(t.pend) > 0 {
-		defer func() { t.claimed(i, s.cost) }()
+		defer func() { t.claimed(i, int(s.cost)) }()
 	}
 	var book *BookUse // the entry's book's share, when books have shares
 	if t.sel.books != nil {
@@ -1171,13 +1180,13 @@ func (t *turn) admit(i int32, p int) {
 		return
 	default:
 		b.Used += c
-		s.cost = c
+		s.cost = sat32(c)
 		if ce.constant {
 			t.alwaysOnUsed += c
 		}
 	}
 	if book != nil {
-		book.Used += s.cost
+		book.Used += int(s.cost)
 	}
 	s.verdict = vAdmitted
 	if own {
@@ -1270,7 +1279,7 @@ func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitt
 		ce, a := &m.entries[i], &out[n]
 		n++
 		a.Entry, a.Content, a.Placing = &ents[i], ce.body, &ce.placing
-		a.Cost, a.Pass = s.cost, s.pass
+		a.Cost, a.Pass = int(s.cost), int(s.pass)
 		if s.trig > 0 {
 			a.TriggeredBy = m.ids[s.trig-1]
 		}
@@ -1280,7 +1289,7 @@ func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitt
 		injected = injected || ce.injected
 		if books != nil {
 			bu := &books[s.book]
-			bu.Used += s.cost
+			bu.Used += int(s.cost)
 			bu.Entries++
 		}
 	}
@@ -1366,7 +1375,7 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 				detail += "; " + ce.regexErr
 			}
 		case vDelayedUntilRecursion:
-			detail = "waits for recursion level " + strconv.Itoa(s.level)
+			detail = "waits for recursion level " + strconv.Itoa(int(s.level))
 		}
 	}
 	if ce.note != "" {
@@ -1377,7 +1386,7 @@ func (t *turn) traceItem(e *lore.Entry, ce *compiledEntry, s *entryState, trig i
 	if v == VerdictOverBudget && s.over != overPlain {
 		params = t.overBudgetParams(s, params)
 	}
-	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: s.pass, TriggeredBy: trig, Params: params,
+	return TraceItem{ID: e.ID, Title: e.Title, Verdict: v, Detail: detail, Pass: int(s.pass), TriggeredBy: trig, Params: params,
 		Score: t.scoreOf(s)}
 }
 

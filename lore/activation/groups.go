@@ -47,7 +47,7 @@ func (t *turn) groups(passed []int32, p int) ([]int32, error) {
 			}
 			if w, ok := t.won[g]; ok {
 				for _, i := range members {
-					t.lose(i, g, "won in pass "+strconv.Itoa(t.st[w].pass)+" by "+t.name(w))
+					t.lose(i, g, "won in pass "+strconv.Itoa(int(t.st[w].pass))+" by "+t.name(w))
 				}
 				continue
 			}

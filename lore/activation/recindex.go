@@ -174,7 +174,7 @@ func (t *turn) wakeByNodes(p, curLevel int, passed, work []int32) ([]int32, []in
 				// (turn.sleeps) but its level and recursion.
 				ce := &t.m.entries[i]
 				switch {
-				case !ce.keysOnly || !s.recOK || t.minPass || s.level > curLevel:
+				case !ce.keysOnly || !s.recOK || t.minPass || int(s.level) > curLevel:
 					work = append(work, i)
 				case t.recDecide(ce, s, p):
 					passed = append(passed, i)
@@ -202,7 +202,7 @@ func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []
 		for _, w := range ts.m.content[it.src].Load().wakes {
 			s := &st[w.ent]
 			if !s.dormant || s.stage != stagePending {
-				if !s.dormant && s.stage == stagePassed && s.pass == p && w.key <= keys[w.ent] {
+				if !s.dormant && s.stage == stagePassed && int(s.pass) == p && w.key <= keys[w.ent] {
 					// Decided by an earlier item of the batch (passed in
 					// this pass), a newer item or an earlier key triggers it.
 					keys[w.ent] = w.key
@@ -212,12 +212,12 @@ func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []
 			}
 			s.dormant = false
 			woke++
-			if !w.keysOnly || !decide || !s.recOK || s.level > curLevel {
+			if !w.keysOnly || !decide || !s.recOK || int(s.level) > curLevel {
 				work = append(work, w.ent)
 				continue
 			}
 			keys[w.ent] = w.key
-			s.pass, s.stage, s.trig = p, stagePassed, it.src+1 // keyFound's without a trace
+			s.pass, s.stage, s.trig = int32(p), stagePassed, it.src+1 // keyFound's without a trace
 			if t.trace {
 				t.keyFound(&t.m.entries[w.ent], s, int(w.key), batch+k)
 			}
@@ -256,7 +256,7 @@ func (t *turn) passOrder(passed []int32, direct int) []int32 {
 func (t *turn) recEntry(i int32, p, curLevel int) (done, ok bool) {
 	s, ce := &t.st[i], &t.m.entries[i]
 	if !ce.keysOnly || s.stage != stagePending || s.mode != modeKeys || !s.chatChecked || s.chatHit || !s.recOK ||
-		t.minPass || s.level > curLevel {
+		t.minPass || int(s.level) > curLevel {
 		return false, false
 	}
 	return true, t.recDecide(ce, s, p)
@@ -265,7 +265,7 @@ func (t *turn) recEntry(i int32, p, curLevel int) (done, ok bool) {
 // recDecide decides entry s (compiled ce) for recEntry in pass p and
 // reports whether it passed.
 func (t *turn) recDecide(ce *compiledEntry, s *entryState, p int) bool {
-	s.pass = p
+	s.pass = int32(p)
 	for j := range ce.primary {
 		if item := t.ts.recLit(&ce.primary[j]); item >= 0 {
 			t.keyFound(ce, s, j, item)
@@ -292,8 +292,8 @@ func (t *turn) wakeDormant() {
 			return
 		}
 		s.dormant = false
-		if rx.last > s.pass {
-			s.pass, s.noKeyRec = rx.last, s.recOK
+		if rx.last > int(s.pass) {
+			s.pass, s.noKeyRec = int32(rx.last), s.recOK
 		}
 	}
 	if rx.init && (t.trace || t.opts.MinActivations > 0) {

@@ -150,8 +150,8 @@ func (t *turn) minActivations(ctx context.Context, passes int) (int, error) {
 	}
 	base := -1 // the smallest widening depth
 	for k := range t.st {
-		if s := &t.st[k]; s.stage == stagePending && s.widen && s.base > 0 && (base < 0 || s.base < base) {
-			base = s.base
+		if s := &t.st[k]; s.stage == stagePending && s.widen && s.base > 0 && (base < 0 || int(s.base) < base) {
+			base = int(s.base)
 		}
 	}
 	if base < 0 || base >= limit || len(t.ts.s.admitted) >= t.opts.MinActivations {
@@ -212,7 +212,7 @@ func (t *turn) widening(limit int) (cands []int32, need []int) {
 	}
 	for _, i := range set {
 		s := &t.st[i]
-		if s.stage != stagePending || !s.widen || s.base <= 0 || s.base >= limit || s.level > 0 {
+		if s.stage != stagePending || !s.widen || s.base <= 0 || int(s.base) >= limit || s.level > 0 {
 			continue
 		}
 		if s.mode == modeKeys && t.m.entries[i].litOnly && t.keyless(i, s) {
@@ -246,9 +246,9 @@ func (t *turn) sweepSet() []int32 {
 // no_key_match detail: its own, or, if the min-activations sweep widened
 // it, as far as the sweep went.
 func (t *turn) scannedDepth(s *entryState) int {
-	d := s.depth
-	if w := t.swept; w.skews > 0 && s.widen && s.base > 0 && s.level == 0 && s.base < w.limit {
-		d = max(d, s.base+min(w.skews, w.limit-s.base))
+	d := int(s.depth)
+	if w, b := t.swept, int(s.base); w.skews > 0 && s.widen && b > 0 && s.level == 0 && b < w.limit {
+		d = max(d, b+min(w.skews, w.limit-b))
 	}
 	return min(d, t.nmsg)
 }
@@ -288,11 +288,11 @@ func (t *turn) minPassAt(skew, limit, p int, cands []int32, need []int, passed [
 	defer func() { t.minPass = false }()
 	for k, i := range cands {
 		s := &t.st[i]
-		if s.stage != stagePending || s.base+skew > limit {
+		if s.stage != stagePending || int(s.base)+skew > limit {
 			continue
 		}
-		s.depth, s.chatChecked, s.pass = s.base+skew, false, p
-		if s.depth < need[k] {
+		s.depth, s.chatChecked, s.pass = sat32(int(s.base)+skew), false, int32(p)
+		if int(s.depth) < need[k] {
 			s.verdict, s.chatChecked, s.chatHit, s.noKeyRec = vNoKeyMatch, true, false, s.recOK
 			s.noDetail()
 			continue
@@ -368,9 +368,9 @@ func (t *turn) capEntries() {
 		s.verdict = vOverEntryCap
 		t.setDetail(s, "priority "+strconv.Itoa(t.m.entries[i].priority)+": "+strconv.Itoa(len(counted))+
 			" keyword entries were admitted, at most "+strconv.Itoa(cap)+" kept (max entries)")
-		t.budget.Used -= s.cost
+		t.budget.Used -= int(s.cost)
 		if t.sel.books != nil {
-			t.sel.books[s.book].Used -= s.cost
+			t.sel.books[s.book].Used -= int(s.cost)
 		}
 		s.cost = 0
 	}
