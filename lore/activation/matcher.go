@@ -199,8 +199,11 @@ type Matcher struct {
 	planOff, msgGated bool
 	chanLists         atomic.Pointer[channelLists]
 	// content memoises, per entry, the key nodes its content reaches as
-	// recursion text (recindex.go).
+	// recursion text (recindex.go); wakes, the entries it wakes, when
+	// none or one (wakeSum: 8 bytes an entry, read without the memo's
+	// object).
 	content []atomic.Pointer[contentHits]
+	wakes   []atomic.Uint64
 	// chat memoises the key nodes of recent chat messages (chatmemo.go).
 	chat chatMemo
 	// tokens caches token counts (see tokenCache).
@@ -350,7 +353,7 @@ func hasIdentityMacro(s string) bool {
 func compile(in *Input, mo MatchOptions, denseCap uint32) *Matcher {
 	entries := in.Entries
 	m := &Matcher{mo: mo, ids: make([]int64, len(entries)), entries: make([]compiledEntry, len(entries)), books: bookSignature(in),
-		content: make([]atomic.Pointer[contentHits], len(entries))}
+		content: make([]atomic.Pointer[contentHits], len(entries)), wakes: make([]atomic.Uint64, len(entries))}
 	kc := &keyCompiler{m: m, nz: newNormalizer(), idx: [2]map[string]int32{{}, {}}, reIdx: map[string]int32{},
 		regexLeft: int64(MaxMatcherRegexProgram)}
 	for i := range entries {

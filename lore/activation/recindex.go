@@ -198,8 +198,17 @@ func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []
 	ts, keys, st := t.ts, t.ts.s.wakeKey, t.st
 	decide, woke := !t.minPass, 0
 	batch := int(ts.batch)
+	var one [1]recWake
 	for k, it := range ts.items[batch:] {
-		for _, w := range ts.m.content[it.src].Load().wakes {
+		wakes := one[:0]
+		switch sum := t.m.wakes[it.src].Load(); {
+		case sum&wakeOne != 0:
+			one[0] = recWake{ent: int32(sum & wakeMask), key: int32(sum >> 30 & wakeMask), keysOnly: sum&wakeKeysOnly != 0}
+			wakes = one[:]
+		case sum == 0:
+			wakes = ts.m.content[it.src].Load().wakes
+		}
+		for _, w := range wakes {
 			s := &st[w.ent]
 			if !s.dormant || s.stage != stagePending {
 				if !s.dormant && s.stage == stagePassed && int(s.pass) == p && w.key <= keys[w.ent] {
@@ -338,6 +347,32 @@ type recWake struct {
 	keysOnly bool
 }
 
+// A content's wakes when it has none or one, as Matcher.wakes holds them:
+// wakeKnown set, and with wakeOne the wake, its ent in the low 30 bits and
+// its key in the next 30. 0 means the memo (contentHits.wakes) holds them.
+const (
+	wakeKnown    = 1 << 63
+	wakeOne      = 1 << 62
+	wakeKeysOnly = 1 << 61
+	wakeMask     = 1<<30 - 1
+)
+
+// wakeSum is Matcher.wakes' form of wakes.
+func wakeSum(wakes []recWake) uint64 {
+	switch {
+	case len(wakes) == 0:
+		return wakeKnown
+	case len(wakes) > 1 || wakes[0].ent > wakeMask || wakes[0].key > wakeMask:
+		return 0
+	}
+	w := wakes[0]
+	sum := uint64(wakeKnown|wakeOne) | uint64(w.ent) | uint64(w.key)<<30
+	if w.keysOnly {
+		sum |= wakeKeysOnly
+	}
+	return sum
+}
+
 // contentHits returns the memoised hits of entry src's content text,
 // scanning it into the scratch's own marks the first time.
 func (ts *turnScan) contentHits(src int32, text string) *contentHits {
@@ -350,6 +385,7 @@ func (ts *turnScan) contentHits(src int32, text string) *contentHits {
 	if len(h.wakes) <= len(h.few) {
 		h.wakes = h.few[:copy(h.few[:], h.wakes)]
 	}
+	m.wakes[src].Store(wakeSum(h.wakes))
 	m.content[src].Store(h)
 	return h
 }
