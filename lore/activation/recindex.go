@@ -195,46 +195,60 @@ func (t *turn) wakeByNodes(p, curLevel int, passed, work []int32) ([]int32, []in
 // read recursion text found none of its keys in the items before the
 // batch, or a pass since would have woken it.
 func (t *turn) wakeByContent(p, curLevel int, passed, work []int32) ([]int32, []int32) {
-	ts, keys, st := t.ts, t.ts.s.wakeKey, t.st
-	decide, woke := !t.minPass, 0
+	ts := t.ts
+	wk := waking{p: int32(p), curLevel: curLevel, decide: !t.minPass, passed: passed, work: work}
 	batch := int(ts.batch)
-	var one [1]recWake
 	for k, it := range ts.items[batch:] {
-		wakes := one[:0]
 		switch sum := t.m.wakes[it.src].Load(); {
 		case sum&wakeOne != 0:
-			one[0] = recWake{ent: int32(sum & wakeMask), key: int32(sum >> 30 & wakeMask), keysOnly: sum&wakeKeysOnly != 0}
-			wakes = one[:]
+			w := recWake{ent: int32(sum & wakeMask), key: int32(sum >> 30 & wakeMask), keysOnly: sum&wakeKeysOnly != 0}
+			t.wake(&wk, w, batch+k)
 		case sum == 0:
-			wakes = ts.m.content[it.src].Load().wakes
-		}
-		for _, w := range wakes {
-			s := &st[w.ent]
-			if !s.dormant || s.stage != stagePending {
-				if !s.dormant && s.stage == stagePassed && int(s.pass) == p && w.key <= keys[w.ent] {
-					// Decided by an earlier item of the batch (passed in
-					// this pass), a newer item or an earlier key triggers it.
-					keys[w.ent] = w.key
-					t.keyFound(&t.m.entries[w.ent], s, int(w.key), batch+k)
-				}
-				continue
+			for _, w := range ts.m.content[it.src].Load().wakes {
+				t.wake(&wk, w, batch+k)
 			}
-			s.dormant = false
-			woke++
-			if !w.keysOnly || !decide || !s.recOK || int(s.level) > curLevel {
-				work = append(work, w.ent)
-				continue
-			}
-			keys[w.ent] = w.key
-			s.pass, s.stage, s.trig = int32(p), stagePassed, it.src+1 // keyFound's without a trace
-			if t.trace {
-				t.keyFound(&t.m.entries[w.ent], s, int(w.key), batch+k)
-			}
-			passed = append(passed, w.ent)
 		}
 	}
-	t.rx.sleeping -= woke
-	return passed, work
+	t.rx.sleeping -= wk.woke
+	return wk.passed, wk.work
+}
+
+// waking is the state of one wakeByContent: its pass p and delay level,
+// whether it decides (no min-activations pass), the entries it decided
+// (passed) and those it woke for the pass to evaluate (work), and how
+// many it woke.
+type waking struct {
+	p            int32
+	curLevel     int
+	decide       bool
+	passed, work []int32
+	woke         int
+}
+
+// wake is wakeByContent's for wake w of recursion item k.
+func (t *turn) wake(wk *waking, w recWake, k int) {
+	s := &t.st[w.ent]
+	if !s.dormant || s.stage != stagePending {
+		if !s.dormant && s.stage == stagePassed && s.pass == wk.p && w.key <= t.ts.s.wakeKey[w.ent] {
+			// Decided by an earlier item of the batch (passed in this
+			// pass), a newer item or an earlier key triggers it.
+			t.ts.s.wakeKey[w.ent] = w.key
+			t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
+		}
+		return
+	}
+	s.dormant = false
+	wk.woke++
+	if !w.keysOnly || !wk.decide || !s.recOK || int(s.level) > wk.curLevel {
+		wk.work = append(wk.work, w.ent)
+		return
+	}
+	t.ts.s.wakeKey[w.ent] = w.key
+	s.pass, s.stage, s.trig = wk.p, stagePassed, t.ts.items[k].src+1 // keyFound's without a trace
+	if t.trace {
+		t.keyFound(&t.m.entries[w.ent], s, int(w.key), k)
+	}
+	wk.passed = append(wk.passed, w.ent)
 }
 
 // passOrder sorts the entries that passed a recursive pass, some decided
