@@ -50,10 +50,12 @@ func (c *runnableCounter) count() uint64 {
 // The check reads a runtime metric under the runtime's metrics lock (about
 // half a microsecond), the lock a /metrics scrape takes while it reads the
 // runtime's metrics: a request that starts during that read waits for it.
-func fairTurns(next http.Handler) http.Handler {
+// waiting is called before the yield (the procs tuner's contended).
+func fairTurns(next http.Handler, waiting func()) http.Handler {
 	runnable := newRunnableCounter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if runnable.count() > 0 {
+			waiting()
 			runtime.Gosched()
 		}
 		next.ServeHTTP(w, r)

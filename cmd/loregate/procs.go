@@ -77,19 +77,32 @@ func processCPU() time.Duration {
 func (t *procsTuner) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if t.inflight.Add(1) > 1 {
-			if !t.overlap.Load() {
-				t.overlap.Store(true)
-			}
-			if t.single.Load() {
-				select {
-				case t.up <- struct{}{}:
-				default:
-				}
-			}
+			t.contended()
 		}
 		defer t.inflight.Add(-1)
 		next.ServeHTTP(w, r)
 	})
+}
+
+// contended counts as two requests overlapping: serve leaves one P at once
+// and stays on the default for procsQuietTicks more. The Handler calls it
+// when a request starts while another runs; fairTurns when a request
+// starts while goroutines wait for a P. On one P that second signal is the
+// only one that shows requests arriving together: the P serves them one
+// after the other, a handler (tens of µs) never sees another running, and
+// they wait in the run queue. Without it, a burst that started on one P
+// ran there until a tick found serve busy, which on a shared machine took
+// up to 350 ms (docs/benchmarks.md#tail-order).
+func (t *procsTuner) contended() {
+	if !t.overlap.Load() {
+		t.overlap.Store(true)
+	}
+	if t.single.Load() {
+		select {
+		case t.up <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // run tunes until ctx ends, starting on one P, reading the CPU time at
@@ -172,12 +185,14 @@ func (m *procsJobs) Work(ctx context.Context, _ *rivertype.JobRow, doInner func(
 // LOREGATE_PROCS_TUNER=on, or auto for a serve that runs no Discord bot,
 // and no GOMAXPROCS in the environment) and the runtime's default is more
 // than one P. It returns its request middleware, the River middleware
-// that holds the default while a job runs, and the function that stops
-// it; otherwise middleware that does nothing, none, and a stop that does
+// that holds the default while a job runs, the function fairTurns calls
+// when a request finds goroutines waiting for a P (procsTuner.contended),
+// and the function that stops it; otherwise middleware that does
+// nothing, none, a function that does nothing, and a stop that does
 // nothing.
-func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, stop func()) {
+func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, contended, stop func()) {
 	if !enabled || runtime.GOMAXPROCS(0) == 1 {
-		return func(h http.Handler) http.Handler { return h }, nil, func() {}
+		return func(h http.Handler) http.Handler { return h }, nil, func() {}, func() {}
 	}
 	t := newProcsTuner()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -187,7 +202,7 @@ func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs [
 		defer close(done)
 		t.run(ctx, ticker.C)
 	}()
-	return t.Handler, []rivertype.Middleware{&procsJobs{t: t}}, func() {
+	return t.Handler, []rivertype.Middleware{&procsJobs{t: t}}, t.contended, func() {
 		cancel()
 		ticker.Stop()
 		<-done

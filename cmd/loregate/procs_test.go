@@ -102,6 +102,22 @@ func TestProcsTunerOverlap(t *testing.T) {
 	require.Equal(t, []bool{true, false, true}, f.history())
 }
 
+// TestProcsTunerContended: on one P, requests that arrive together are
+// served one after the other, so no handler sees another running; the
+// request that finds a goroutine waiting for the P (fairTurns) returns
+// serve to the default at once, before any tick.
+func TestProcsTunerContended(t *testing.T) {
+	f := newFakeProcs(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	h := fairTurns(f.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})), f.contended)
+	waiting := make(chan struct{})
+	go close(waiting) // runnable on the one P while the request starts
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
+	<-waiting
+	require.Eventually(t, func() bool { return !f.single.Load() }, 10*time.Second, time.Millisecond)
+	require.Equal(t, []bool{true, false}, f.history())
+}
+
 func TestProcsTunerBusy(t *testing.T) {
 	f := newFakeProcs(t)
 	// Work without requests (a job, a collection) that fills most of a
