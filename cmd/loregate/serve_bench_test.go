@@ -63,6 +63,13 @@ import (
 // LOREGATE_TURN_COMMIT=deferred (`.../deferred`, docs/turns.md#durability)
 // after `.../new`; set to `all`, each baseline's too (`.../base-deferred`
 // after `.../base`: baselines that know the setting, 97865b4 and later).
+// LOREGATE_BENCH_FLOOR=N adds, to the `activate` rows only, `.../floor`:
+// the platform's floor for the tail, a minimal net/http server
+// (testdata/floorserve) that answers with the bytes `.../new` answers
+// after N µs of CPU per request (35 gives about serve's CPU per turn at
+// c=16 on the 2-core machine), so that p99/p50 is read against what any
+// Go server gets on the same machine from the same client
+// (docs/benchmarks.md#tail-floor).
 func BenchmarkServeTurn(b *testing.B) {
 	ctx := context.Background()
 	const server = "111111111111111111"
@@ -83,29 +90,40 @@ func BenchmarkServeTurn(b *testing.B) {
 			}
 		}
 	}
-	bins = append(bins, bin{name: "new", path: buildBinary(b)})
+	bins = append(bins, bin{name: "new", path: buildBinary(b, ".")})
+	newBin := len(bins) - 1
 	if os.Getenv("LOREGATE_BENCH_DEFERRED") != "" {
 		bins = append(bins, bin{name: "deferred", path: bins[len(bins)-1].path, env: []string{"LOREGATE_TURN_COMMIT=deferred"}})
 	}
+	if spin := os.Getenv("LOREGATE_BENCH_FLOOR"); spin != "" {
+		bins = append(bins, bin{name: "floor", path: buildBinary(b, "./testdata/floorserve"), env: []string{"LOREGATE_BENCH_FLOOR=" + spin}})
+	}
+	book, msgs := benchBook()
+	const sel = `admitted { title placement } budget { used limit }`
+	dry, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
+		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs}}})
 	// Each binary on its own database, migrated by its own serve, the
 	// same book imported through its own API (an older binary's schema
 	// is not this build's store's).
 	procs := make([]*serveProcess, len(bins))
 	pools := make([]*pgxpool.Pool, len(bins))
-	book, msgs := benchBook()
 	for i, bin := range bins {
 		dbURL := emptyDatabase(b, ctx, fmt.Sprint("loregate_bench_", strings.ReplaceAll(bin.name, "-", "_"), "_", time.Now().UnixNano()))
 		pool, err := pgxpool.New(ctx, dbURL)
 		require.NoError(b, err)
 		b.Cleanup(pool.Close)
 		pools[i] = pool
-		procs[i] = startServe(b, bin.path, append([]string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey,
-			"LOREGATE_JOB_WORKERS=0"}, bin.env...))
+		env := append([]string{"DATABASE_URL=" + dbURL, "LOREGATE_SERVICE_KEYS=" + scopeCacheTestKey, "LOREGATE_JOB_WORKERS=0"}, bin.env...)
+		if bin.name == "floor" {
+			// serveRun reads the size of the turn tables: empty ones.
+			_, err := pool.Exec(ctx, `CREATE TABLE activation_log (); CREATE TABLE turn_entry_state (); CREATE TABLE turn_conversations ()`)
+			require.NoError(b, err)
+			procs[i] = startServe(b, bin.path, append(env, "LOREGATE_FLOOR_ANSWER="+string(procs[newBin].post(b, dry))))
+			continue
+		}
+		procs[i] = startServe(b, bin.path, env)
 		importBenchBook(b, procs[i], server, book)
 	}
-	const sel = `admitted { title placement } budget { used limit }`
-	dry, _ := json.Marshal(map[string]any{"query": `query($i:ActivateInput!){activate(input:$i){` + sel + `}}`,
-		"variables": map[string]any{"i": map[string]any{"serverDiscordId": server, "lineageId": 0, "messages": msgs}}})
 	var seq atomic.Int64
 	seq.Store(100)
 	turn := func(worker int) []byte {
@@ -130,10 +148,28 @@ func BenchmarkServeTurn(b *testing.B) {
 	}
 	for _, row := range rows {
 		for i, bin := range bins {
+			if bin.name == "floor" && !strings.HasPrefix(row.name, "activate/") {
+				continue
+			}
 			p, pool := procs[i], pools[i]
 			b.Run(row.name+"/"+bin.name, func(b *testing.B) { serveRun(b, ctx, pool, p, row.c, row.body) })
 		}
 	}
+}
+
+// post posts body to p's /graphql with the bench's key and returns the
+// answer (status 200 required).
+func (p *serveProcess) post(b *testing.B, body []byte) []byte {
+	req, _ := http.NewRequest(http.MethodPost, "http://"+p.addr+"/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+scopeCacheTestKey)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(b, err)
+	defer resp.Body.Close()
+	reply, err := io.ReadAll(resp.Body)
+	require.NoError(b, err)
+	require.Equal(b, http.StatusOK, resp.StatusCode, "%s", reply)
+	return reply
 }
 
 // benchBook returns the 250-entry Serverwide book as SillyTavern world
@@ -388,13 +424,17 @@ func emptyDatabase(b *testing.B, ctx context.Context, name string) string {
 	return u.String()
 }
 
-// buildBinary builds loregate into a temporary directory: the benchmark
-// compares real binaries (this build's with a baseline's), not the test
-// binary the tests run.
-func buildBinary(b *testing.B) string {
+// buildBinary builds the command in pkg (loregate: ".") into a temporary
+// directory: the benchmark compares real binaries (this build's with a
+// baseline's), not the test binary the tests run.
+func buildBinary(b *testing.B, pkg string) string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "loregate")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	name := filepath.Base(pkg)
+	if pkg == "." {
+		name = "loregate"
+	}
+	bin := filepath.Join(b.TempDir(), name)
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	require.NoError(b, err, "%s", out)
 	return bin
 }
