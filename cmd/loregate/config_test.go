@@ -39,6 +39,7 @@ func TestEnvironmentReadInConfigOnly(t *testing.T) {
 		"cmd/loregate/config.go":                     true,
 		"lore/postgres/postgrestest/postgrestest.go": true, // TEST_DATABASE_URL, CI
 		"lore/sharedtest/sharedtest.go":              true, // CI
+		"cmd/loregate/testdata/floorserve/main.go":   true, // BenchmarkServeTurn's stand-in for serve, configured as serve
 	}
 	read := regexp.MustCompile(`\bos\.(Getenv|LookupEnv)\(|\bgetenv\("|\bGetenv\("`)
 	root := filepath.Join("..", "..")

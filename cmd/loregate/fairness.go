@@ -50,12 +50,14 @@ func (c *runnableCounter) count() uint64 {
 // The check reads a runtime metric under the runtime's metrics lock (about
 // half a microsecond), the lock a /metrics scrape takes while it reads the
 // runtime's metrics: a request that starts during that read waits for it.
-// waiting is called before the yield (the procs tuner's contended).
-func fairTurns(next http.Handler, waiting func()) http.Handler {
+// started is told, before any yield, whether goroutines were waiting (the
+// procs tuner's started).
+func fairTurns(next http.Handler, started func(waiting bool)) http.Handler {
 	runnable := newRunnableCounter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if runnable.count() > 0 {
-			waiting()
+		waiting := runnable.count() > 0
+		started(waiting)
+		if waiting {
 			runtime.Gosched()
 		}
 		next.ServeHTTP(w, r)

@@ -39,6 +39,7 @@ type procsTuner struct {
 	inflight atomic.Int32
 	jobs     atomic.Int32 // jobs running (holdJob)
 	overlap  atomic.Bool  // two requests overlapped since the last tick
+	waited   atomic.Int32 // requests in a row that found goroutines waiting for a P (started)
 	single   atomic.Bool  // serve runs on one P
 	up       chan struct{}
 	setMu    sync.Mutex // serializes set: the tuner's goroutine and a starting job
@@ -84,15 +85,29 @@ func (t *procsTuner) Handler(next http.Handler) http.Handler {
 	})
 }
 
+// started is called by fairTurns at the start of every request with
+// whether goroutines wait for a P. Two requests in a row that find some
+// count as an overlap (contended). On one P that is the only sign of
+// requests arriving together: the P serves them one after the other, a
+// handler (tens of µs) never sees another running, and the rest wait in
+// the run queue. Without it a burst that started on one P ran there until
+// a tick found serve busy, which on a shared machine took up to 350 ms
+// (docs/benchmarks.md#tail-order). One request alone that finds a
+// goroutine waiting (a timer's, a listener's) is not a burst.
+func (t *procsTuner) started(waiting bool) {
+	if !waiting {
+		if t.waited.Load() != 0 {
+			t.waited.Store(0)
+		}
+		return
+	}
+	if t.waited.Add(1) >= 2 {
+		t.contended()
+	}
+}
+
 // contended counts as two requests overlapping: serve leaves one P at once
-// and stays on the default for procsQuietTicks more. The Handler calls it
-// when a request starts while another runs; fairTurns when a request
-// starts while goroutines wait for a P. On one P that second signal is the
-// only one that shows requests arriving together: the P serves them one
-// after the other, a handler (tens of µs) never sees another running, and
-// they wait in the run queue. Without it, a burst that started on one P
-// ran there until a tick found serve busy, which on a shared machine took
-// up to 350 ms (docs/benchmarks.md#tail-order).
+// and stays on the default for procsQuietTicks more.
 func (t *procsTuner) contended() {
 	if !t.overlap.Load() {
 		t.overlap.Store(true)
@@ -186,13 +201,12 @@ func (m *procsJobs) Work(ctx context.Context, _ *rivertype.JobRow, doInner func(
 // and no GOMAXPROCS in the environment) and the runtime's default is more
 // than one P. It returns its request middleware, the River middleware
 // that holds the default while a job runs, the function fairTurns calls
-// when a request finds goroutines waiting for a P (procsTuner.contended),
-// and the function that stops it; otherwise middleware that does
-// nothing, none, a function that does nothing, and a stop that does
-// nothing.
-func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, contended, stop func()) {
+// at the start of every request (procsTuner.started), and the function
+// that stops it; otherwise middleware that does nothing, none, a function
+// that does nothing, and a stop that does nothing.
+func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, started func(waiting bool), stop func()) {
 	if !enabled || runtime.GOMAXPROCS(0) == 1 {
-		return func(h http.Handler) http.Handler { return h }, nil, func() {}, func() {}
+		return func(h http.Handler) http.Handler { return h }, nil, func(bool) {}, func() {}
 	}
 	t := newProcsTuner()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -202,7 +216,7 @@ func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs [
 		defer close(done)
 		t.run(ctx, ticker.C)
 	}()
-	return t.Handler, []rivertype.Middleware{&procsJobs{t: t}}, t.contended, func() {
+	return t.Handler, []rivertype.Middleware{&procsJobs{t: t}}, t.started, func() {
 		cancel()
 		ticker.Stop()
 		<-done

@@ -104,16 +104,22 @@ func TestProcsTunerOverlap(t *testing.T) {
 
 // TestProcsTunerContended: on one P, requests that arrive together are
 // served one after the other, so no handler sees another running; the
-// request that finds a goroutine waiting for the P (fairTurns) returns
-// serve to the default at once, before any tick.
+// second request in a row that finds a goroutine waiting for the P
+// (fairTurns) returns serve to the default at once, before any tick. The
+// first alone does not.
 func TestProcsTunerContended(t *testing.T) {
 	f := newFakeProcs(t)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	h := fairTurns(f.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})), f.contended)
-	waiting := make(chan struct{})
-	go close(waiting) // runnable on the one P while the request starts
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
-	<-waiting
+	h := fairTurns(f.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})), f.started)
+	serveWaiting := func() {
+		waiting := make(chan struct{})
+		go close(waiting) // runnable on the one P while the request starts
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/graphql", nil))
+		<-waiting
+	}
+	serveWaiting()
+	require.Equal(t, []bool{true}, f.history())
+	serveWaiting()
 	require.Eventually(t, func() bool { return !f.single.Load() }, 10*time.Second, time.Millisecond)
 	require.Equal(t, []bool{true, false}, f.history())
 }

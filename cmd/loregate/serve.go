@@ -136,7 +136,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	// One P while requests come one at a time and no job runs
 	// (docs/configuration.md#processors); a scrape on the operator's
 	// metrics address counts as a request.
-	procsWrap, procsJobs, procsContended, stopProcs := startProcsTuner(cfg.ProcsTuning)
+	procsWrap, procsJobs, procsStarted, stopProcs := startProcsTuner(cfg.ProcsTuning)
 	defer stopProcs()
 	cfg.Jobs.middleware = procsJobs
 	jobClient, stopJobs, err := startJobs(ctx, pool, cfg.Jobs, cfg.Jobs.Workers > 0, logger, cfg.ShutdownTimeout)
@@ -218,7 +218,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	base, cancelBase := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelBase()
 	srv := &http.Server{
-		Handler:           fairTurns(procsWrap(mux), procsContended),
+		Handler:           fairTurns(procsWrap(mux), procsStarted),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
