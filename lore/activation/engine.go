@@ -1135,8 +1135,13 @@ func (t *turn) admitAll(order []int32, p int) {
 			book.Used += c
 		}
 		sc.admitted = append(sc.admitted, i)
-		if feeds && s.feeds && ce.body != "" {
-			t.ts.addRecursion(i, ce.body, true)
+		if !feeds || !s.feeds || ce.body == "" {
+			continue
+		}
+		if ts := t.ts; t.m.content[i].Load() != nil {
+			ts.items = append(ts.items, recItem{src: i}) // addRecursion's, its body's hits memoised
+		} else {
+			ts.addRecursion(i, ce.body, true)
 		}
 	}
 }
