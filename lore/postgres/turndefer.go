@@ -525,7 +525,9 @@ func (f *TurnFlusher) flush(ctx context.Context) {
 // writeBatch writes items: all conversations in one transaction or, when
 // that fails, each in its own, again and again (10 ms apart, doubling up
 // to 1 s) while the database is unavailable (retryable) until ctx ends.
-// The items it could not write are left with written[i] nil.
+// An item that a write whose answer was lost may have written, and that a
+// later write finds moved on, is looked up (flushedBefore). The items it
+// could not write are left with written[i] nil.
 func (f *TurnFlusher) writeBatch(ctx context.Context, items []flushItem, written []*turnVersion) {
 	err := f.write(ctx, items, written)
 	if err == nil {
@@ -533,10 +535,11 @@ func (f *TurnFlusher) writeBatch(ctx context.Context, items []flushItem, written
 	}
 	f.report(err)
 	var todo []int
+	unsure := make([]bool, len(items)) // a write of it got no answer
 	if len(items) > 1 || retryable(err) {
 		todo = make([]int, len(items))
 		for i := range todo {
-			todo[i] = i
+			todo[i], unsure[i] = i, unanswered(err)
 		}
 	}
 	for wait := time.Duration(0); len(todo) > 0; wait = min(max(2*wait, 10*time.Millisecond), time.Second) {
@@ -552,9 +555,12 @@ func (f *TurnFlusher) writeBatch(ctx context.Context, items []flushItem, written
 		again, last := todo[:0], error(nil)
 		for _, i := range todo {
 			switch err := f.write(ctx, items[i:i+1], written[i:i+1]); {
+			case err == nil && written[i] == nil && unsure[i]:
+				written[i] = f.flushedBefore(ctx, &items[i])
 			case err == nil:
 			case retryable(err):
 				again, last = append(again, i), err
+				unsure[i] = unsure[i] || unanswered(err)
 			default:
 				f.report(err)
 			}
