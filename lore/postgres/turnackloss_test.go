@@ -66,12 +66,7 @@ func TestTurnDeferredCommitAckLost(t *testing.T) {
 	pool, err := pgxpool.NewWithConfig(b.ctx, cfg)
 	require.NoError(t, err)
 	defer pool.Close()
-	var lost, failed atomic.Int64
-	st, f, err := postgres.New(pool).DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval,
-		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(error) { failed.Add(1) }})
-	require.NoError(t, err)
-	stop := f.Start(b.ctx)
-	t.Cleanup(stop)
+	st, lost, failed, stop := countedDeferred(t, postgres.New(pool))
 	a := cachedTurns{t: t, store: st, c: b.conversation(t), es: es}
 	d, _ := a.recordDeferred("t1", 2, es[0].ID)
 	require.False(t, d)

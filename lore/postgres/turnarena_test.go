@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,20 @@ import (
 	"loregate/lore/turnstate"
 )
 
+// countedDeferred is a DeferredTurnStore of store whose flusher runs
+// (its interval the longest), with the turns it did not record counted in
+// lost and the errors of its writes, which the test provokes, in failed.
+func countedDeferred(t *testing.T, store *postgres.Store) (st turnstate.Store, lost, failed *atomic.Int64, stop func()) {
+	t.Helper()
+	lost, failed = &atomic.Int64{}, &atomic.Int64{}
+	st, f, err := store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval,
+		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(error) { failed.Add(1) }})
+	require.NoError(t, err)
+	stop = f.Start(context.Background())
+	t.Cleanup(stop)
+	return st, lost, failed, stop
+}
+
 // TestTurnDeferredArenaKeepsEachTurn: the queue's arena (its chunks
 // reused from flush to flush) leaves every queued turn its own stored
 // result and admitted list: over many flushes, with results larger than
@@ -23,12 +38,7 @@ import (
 func TestTurnDeferredArenaKeepsEachTurn(t *testing.T) {
 	b := setup(t)
 	es := b.insert(t, entry(b.server, 3, "", "a"), entry(b.server, 3, "", "b"))
-	var lost, failed atomic.Int64
-	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval,
-		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(error) { failed.Add(1) }})
-	require.NoError(t, err)
-	stop := f.Start(b.ctx)
-	t.Cleanup(stop)
+	st, lost, failed, stop := countedDeferred(t, b.store)
 
 	convs := make([]cachedTurns, 3)
 	for i := range convs {
