@@ -50,14 +50,14 @@ func (c *runnableCounter) count() uint64 {
 // The check reads a runtime metric under the runtime's metrics lock (about
 // half a microsecond), the lock a /metrics scrape takes while it reads the
 // runtime's metrics: a request that starts during that read waits for it.
-// started is told, before any yield, whether goroutines were waiting (the
+// started is told, before any yield, how many goroutines were waiting (the
 // procs tuner's started).
-func fairTurns(next http.Handler, started func(waiting bool)) http.Handler {
+func fairTurns(next http.Handler, started func(waiting uint64)) http.Handler {
 	runnable := newRunnableCounter()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		waiting := runnable.count() > 0
+		waiting := runnable.count()
 		started(waiting)
-		if waiting {
+		if waiting > 0 {
 			runtime.Gosched()
 		}
 		next.ServeHTTP(w, r)

@@ -23,7 +23,7 @@ func TestFairTurnsRunsWaitingGoroutinesFirst(t *testing.T) {
 		if ran.Load() {
 			sawRan++
 		}
-	}), func(bool) {})
+	}), func(uint64) {})
 	const rounds = 20
 	for range rounds {
 		ran.Store(false)

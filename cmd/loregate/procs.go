@@ -85,17 +85,20 @@ func (t *procsTuner) Handler(next http.Handler) http.Handler {
 	})
 }
 
-// started is called by fairTurns at the start of every request with
-// whether goroutines wait for a P. Two requests in a row that find some
-// count as an overlap (contended). On one P that is the only sign of
-// requests arriving together: the P serves them one after the other, a
-// handler (tens of µs) never sees another running, and the rest wait in
-// the run queue. Without it a burst that started on one P ran there until
-// a tick found serve busy, which on a shared machine took up to 350 ms
-// (docs/benchmarks.md#tail-order). One request alone that finds a
-// goroutine waiting (a timer's, a listener's) is not a burst.
-func (t *procsTuner) started(waiting bool) {
-	if !waiting {
+// started is called by fairTurns at the start of every request with the
+// number of goroutines waiting for a P. Two requests in a row that find
+// at least two waiting count as an overlap (contended). On one P that is
+// the only sign of requests arriving together: the P serves them one
+// after the other, a handler (tens of µs) never sees another running, and
+// the rest wait in the run queue. Without it a burst that started on one
+// P ran there until a tick found serve busy, which on a shared machine
+// took up to 350 ms (docs/benchmarks.md#tail-order). One goroutine
+// waiting is not a burst: with requests one at a time net/http's
+// background read of the connection, a timer's or a listener's goroutine
+// is often runnable as a request starts, and counting it made serve leave
+// one P and come back every second at c=1 (docs/benchmarks.md#tail-floor).
+func (t *procsTuner) started(waiting uint64) {
+	if waiting < 2 {
 		if t.waited.Load() != 0 {
 			t.waited.Store(0)
 		}
@@ -204,9 +207,9 @@ func (m *procsJobs) Work(ctx context.Context, _ *rivertype.JobRow, doInner func(
 // at the start of every request (procsTuner.started), and the function
 // that stops it; otherwise middleware that does nothing, none, a function
 // that does nothing, and a stop that does nothing.
-func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, started func(waiting bool), stop func()) {
+func startProcsTuner(enabled bool) (wrap func(http.Handler) http.Handler, jobs []rivertype.Middleware, started func(waiting uint64), stop func()) {
 	if !enabled || runtime.GOMAXPROCS(0) == 1 {
-		return func(h http.Handler) http.Handler { return h }, nil, func(bool) {}, func() {}
+		return func(h http.Handler) http.Handler { return h }, nil, func(uint64) {}, func() {}
 	}
 	t := newProcsTuner()
 	ctx, cancel := context.WithCancel(context.Background())
