@@ -80,20 +80,27 @@ func (p *serveProcess) turnCall(t *testing.T, key string, input map[string]any) 
 	return string(out.Data.ActivateTurn.Result)
 }
 
+// turnDatabase returns a fresh migrated database holding the server row
+// of server, a pool on it (closed when t ends) and a store over the pool.
+func turnDatabase(t *testing.T, server string) (string, *pgxpool.Pool, *postgres.Store) {
+	dbURL := postgrestest.NewDatabase(t)
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	store := postgres.New(pool)
+	_, err = store.UpsertServer(context.Background(), server, "S")
+	require.NoError(t, err)
+	return dbURL, pool, store
+}
+
 // TestTwoServeProcessesShareTurnState alternates the turns of one
 // conversation between two `loregate serve` processes and plays the same
 // turns in another conversation through one process: timed effects, match
 // decorators and seeded chance rolls give the same result turn by turn.
 func TestTwoServeProcessesShareTurnState(t *testing.T) {
-	dbURL := postgrestest.NewDatabase(t)
-	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, dbURL)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
-	store := postgres.New(pool)
 	const server = "111111111111111111"
-	_, err = store.UpsertServer(ctx, server, "S")
-	require.NoError(t, err)
+	dbURL, pool, store := turnDatabase(t, server)
+	ctx := context.Background()
 	add := func(title, content string, sticky, cooldown, chance int) {
 		e := lore.NewEntry()
 		e.Server, e.Lineage, e.Title, e.Content, e.Keys = server, 7, title, content, []string{"dragon"}
