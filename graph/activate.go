@@ -453,8 +453,8 @@ const MaxDocuments = 50
 
 // assemblePrompt runs one turn and places its lore in the caller's prompt.
 func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptInput) (*model.AssembledPrompt, error) {
-	bufs := turnBufferPool.Get().(*turnBuffers)
-	defer bufs.release() // the answer copies what it reads of the result
+	bufs := r.turnBuffers()
+	defer r.releaseTurnBuffers(bufs) // the answer copies what it reads of the result
 	t, err := r.runActivation(ctx, &in.Activation, nil, selects(ctx, "activation", "trace"), bufs)
 	if err != nil {
 		return nil, err

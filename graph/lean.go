@@ -51,6 +51,10 @@ type leanHandler struct {
 
 	mu    sync.Mutex
 	plans map[string]*leanPlan // by document text; nil value: not lean
+
+	// bodies (*bytes.Buffer, kept up to 64 KiB) and decoders
+	// (*leanDecoder) are kept from one request to the next.
+	bodies, decoders sync.Pool
 }
 
 // leanMetrics are one operation's series: its ok counter and latency
@@ -100,10 +104,10 @@ var leanFields = map[string]map[string]string{
 	"FieldError": {"field": "", "reason": "", "message": "", "params": "", "__typename": ""},
 }
 
-var leanBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 func newLeanHandler(next http.Handler, cfg Config, schema *ast.Schema) *leanHandler {
-	h := &leanHandler{next: next, r: cfg.Resolver, schema: schema, plans: map[string]*leanPlan{}}
+	h := &leanHandler{next: next, r: cfg.Resolver, schema: schema, plans: map[string]*leanPlan{},
+		bodies:   sync.Pool{New: func() any { return new(bytes.Buffer) }},
+		decoders: sync.Pool{New: func() any { return new(leanDecoder) }}}
 	if cfg.Metrics != nil {
 		// operationLabel's names of the operations
 		for i, label := range []string{"query:activate", "mutation:activateTurn"} {
@@ -119,11 +123,11 @@ func (h *leanHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h.next.ServeHTTP(w, req)
 		return
 	}
-	body := leanBodies.Get().(*bytes.Buffer)
+	body := h.bodies.Get().(*bytes.Buffer)
 	defer func() {
 		if body.Cap() <= 64<<10 { // keep small buffers only
 			body.Reset()
-			leanBodies.Put(body)
+			h.bodies.Put(body)
 		}
 	}()
 	body.Reset()
@@ -146,7 +150,7 @@ func (h *leanHandler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // activation succeeds; it reports whether it wrote the response.
 func (h *leanHandler) serve(w http.ResponseWriter, ctx context.Context, raw []byte) (served bool) {
 	start := time.Now()
-	lr, ok := decodeLeanRequest(raw, h.plan)
+	lr, ok := decodeLeanRequest(&h.decoders, raw, h.plan)
 	if !ok {
 		return false
 	}
@@ -350,8 +354,8 @@ func (p *leanPlan) selection(set ast.SelectionSet, typ string, count *int) ([]le
 // activateAs is activate with the trace and the prompt blocks chosen by
 // the caller (the lean path has no operation context to read them from).
 func (r *Resolver) activateAs(ctx context.Context, in *model.ActivateInput, traced, blocks bool) (*model.Activation, error) {
-	bufs := turnBufferPool.Get().(*turnBuffers)
-	defer bufs.release() // the answer copies what it reads of the result
+	bufs := r.turnBuffers()
+	defer r.releaseTurnBuffers(bufs) // the answer copies what it reads of the result
 	t, err := r.runActivation(ctx, in, nil, traced, bufs)
 	if err != nil {
 		return nil, err

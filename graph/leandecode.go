@@ -54,9 +54,7 @@ type leanDecoder struct {
 	plan func(query []byte) *leanPlan
 }
 
-var leanDecoders = sync.Pool{New: func() any { return new(leanDecoder) }}
-
-// decodeLeanRequest decodes raw when it is a body whose every member the
+// decodeLeanRequest decodes raw, with a leanDecoder of decoders, when it is a body whose every member the
 // lean path reads the way gqlgen's POST transport and variable coercion do
 // (query, operationName and variables, the variable an ActivateInput
 // object of the fields the bot sends, strings as strings and integers as
@@ -65,9 +63,9 @@ var leanDecoders = sync.Pool{New: func() any { return new(leanDecoder) }}
 // decoding stops there, before the variables when the query comes first
 // (another operation's variables are not decoded twice). The result stays
 // valid while raw does.
-func decodeLeanRequest(raw []byte, plan func(query []byte) *leanPlan) (req leanRequest, ok bool) {
-	d := leanDecoders.Get().(*leanDecoder)
-	defer leanDecoders.Put(d)
+func decodeLeanRequest(decoders *sync.Pool, raw []byte, plan func(query []byte) *leanPlan) (req leanRequest, ok bool) {
+	d := decoders.Get().(*leanDecoder)
+	defer decoders.Put(d)
 	d.buf = *bytes.NewBuffer(raw)
 	d.dec.Reset(&d.buf) // duplicate names and invalid UTF-8 are errors: gqlgen reads those
 	d.req, d.plan = leanRequest{inputs: d.in[:0]}, plan

@@ -13,6 +13,7 @@ package graph
 
 import (
 	"log/slog"
+	"sync"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -62,6 +63,11 @@ type Resolver struct {
 	// tokenizers loads each server tokenizer once (a Resolver is used by
 	// pointer and never copied).
 	tokenizers tokens.Set
+	// turnBufs keeps turnBuffers from one turn to the next (the zero pool
+	// is ready; turnBuffers, releaseTurnBuffers).
+	turnBufs sync.Pool
+	// turnInputBufs keeps turnInputSum's buffers (the zero pool is ready).
+	turnInputBufs sync.Pool
 }
 
 // importOptions returns the converter options of an import at the

@@ -43,7 +43,7 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	if r.Turns == nil {
 		return fail(fmt.Errorf("activate turn: no turn store: %w", lore.ErrUnavailable))
 	}
-	rec, err := checkTurn(in)
+	rec, err := r.checkTurn(in)
 	if err != nil {
 		return fail(err)
 	}
@@ -53,8 +53,8 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	// fields give (withReasons). The trace enters the answer's model only
 	// when selected. The engine's trace and the encoding go to buffers
 	// of earlier turns: neither is read once the turn is committed.
-	bufs := turnBufferPool.Get().(*turnBuffers)
-	defer bufs.release()
+	bufs := r.turnBuffers()
+	defer r.releaseTurnBuffers(bufs)
 	rec.rec.Encode = func(res activation.Result) ([]byte, error) {
 		if cap(res.Trace) > cap(bufs.trace) {
 			bufs.trace = res.Trace[:0]
@@ -86,7 +86,7 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 }
 
 // turnBuffers are the scratch buffers of one turn at a time
-// (turnBufferPool), held by one request from Get to release: the
+// (Resolver.turnBufs), held by one request from Get to release: the
 // engine's admitted entries (activation.Options.AdmittedBuf, every turn),
 // its trace (activation.Options.TraceBuf, a recorded turn) and the stored
 // result's encoder. What a turn answers is built from them (the model
@@ -97,7 +97,14 @@ type turnBuffers struct {
 	enc      turnEncoder
 }
 
-var turnBufferPool = sync.Pool{New: func() any { return new(turnBuffers) }}
+// turnBuffers takes a turn's buffers from r's pool (new ones when it has
+// none), to give back with releaseTurnBuffers.
+func (r *Resolver) turnBuffers() *turnBuffers {
+	if b, ok := r.turnBufs.Get().(*turnBuffers); ok {
+		return b
+	}
+	return new(turnBuffers)
+}
 
 // Largest buffers kept for the next turn: 8,192 admitted entries (about
 // 0.6 MB), a trace of 8,192 entries (about 0.8 MB) and a stored result of
@@ -108,8 +115,9 @@ const (
 	maxKeptResult   = 256 << 10
 )
 
-// release returns b to turnBufferPool, dropping a buffer too large to keep.
-func (b *turnBuffers) release() {
+// releaseTurnBuffers returns b to r's pool, dropping a buffer too large
+// to keep.
+func (r *Resolver) releaseTurnBuffers(b *turnBuffers) {
 	if cap(b.admitted) > maxKeptAdmitted {
 		b.admitted = nil
 	}
@@ -119,7 +127,7 @@ func (b *turnBuffers) release() {
 	if cap(b.enc.out) > maxKeptResult {
 		b.enc = turnEncoder{}
 	}
-	turnBufferPool.Put(b)
+	r.turnBufs.Put(b)
 }
 
 // withReasons sets the reason and params of the items of a recorded turn's
@@ -138,7 +146,7 @@ func withReasons(items []*model.TraceItem) {
 
 // checkTurn validates what activate does not (a conversation channel, the
 // turn id) and hashes the input for the log row.
-func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
+func (r *Resolver) checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 	rec := &recording{conv: turnstate.Conversation{Server: in.ServerDiscordID, Lineage: lore.Lineage(get(in.LineageID, 0)), Channel: get(in.ChannelID, "")}}
 	if err := turnstate.CheckConversation(rec.conv, "lineageId", "channelId"); err != nil {
 		return nil, err
@@ -146,7 +154,7 @@ func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 	if err := turnstate.CheckTurnID("turnId", in.TurnID); err != nil {
 		return nil, err
 	}
-	sum, err := turnInputSum(in)
+	sum, err := turnInputSum(&r.turnInputBufs, in)
 	if err != nil {
 		return nil, fmt.Errorf("activate turn: encode input: %w", err)
 	}
@@ -154,16 +162,17 @@ func checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 	return rec, nil
 }
 
-// turnInputBufs are scratch buffers of turnInputSum (kept up to 64 KiB).
-var turnInputBufs = sync.Pool{New: func() any { return new([]byte) }}
-
 // turnInputSum is the SHA-256 of turnInputJSON(in), encoded by
-// appendTurnInput into a pooled buffer when it knows in's shape.
-func turnInputSum(in *model.ActivateTurnInput) ([sha256.Size]byte, error) {
-	buf := turnInputBufs.Get().(*[]byte)
+// appendTurnInput into a buffer of bufs (*[]byte, kept up to 64 KiB;
+// a new one when bufs has none) when it knows in's shape.
+func turnInputSum(bufs *sync.Pool, in *model.ActivateTurnInput) ([sha256.Size]byte, error) {
+	buf, ok := bufs.Get().(*[]byte)
+	if !ok {
+		buf = new([]byte)
+	}
 	defer func() {
 		if cap(*buf) <= 64<<10 {
-			turnInputBufs.Put(buf)
+			bufs.Put(buf)
 		}
 	}()
 	data, ok := appendTurnInput((*buf)[:0], in)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -48,7 +49,7 @@ func TestTurnJSONMatchesEncodingJSON(t *testing.T) {
 		got, ok := appendTurnInput(nil, in)
 		require.True(t, ok, "shape %d", i)
 		require.Equal(t, string(want), string(got), "shape %d", i)
-		sum, err := turnInputSum(in)
+		sum, err := turnInputSum(new(sync.Pool), in)
 		require.NoError(t, err)
 		require.Equal(t, sha256.Sum256(want), sum)
 	}
@@ -56,7 +57,7 @@ func TestTurnJSONMatchesEncodingJSON(t *testing.T) {
 	in.Overrides = graphql.OmittableOf(&turn.Overrides{})
 	_, ok := appendTurnInput(nil, in)
 	require.False(t, ok, "overrides go to encoding/json")
-	sum, err := turnInputSum(in)
+	sum, err := turnInputSum(new(sync.Pool), in)
 	require.NoError(t, err)
 	want, _ := turnInputJSON(in)
 	require.Equal(t, sha256.Sum256(want), sum)

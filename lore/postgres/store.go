@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -37,6 +38,10 @@ type Store struct {
 	// durableTurns makes a recorded turn's commit wait for its WAL flush
 	// (see WithDurableTurns).
 	durableTurns bool
+	// wires are the recorded turns' parameter buffers (turnWire), kept
+	// from one commit to the next; shared by the Stores derived from this
+	// one.
+	wires *sync.Pool
 }
 
 var _ lore.Store = (*Store)(nil)
@@ -44,7 +49,7 @@ var _ lore.Store = (*Store)(nil)
 // New returns a Store on pool. The pool's database must have the migrations
 // of loregate/migrations applied.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{db: poolExec{pool}, lim: lore.DefaultLimits()}
+	return &Store{db: poolExec{pool}, lim: lore.DefaultLimits(), wires: newTurnWires()}
 }
 
 // WithLimits returns a Store on the same database that enforces lim (zero
@@ -52,7 +57,9 @@ func New(pool *pgxpool.Pool) *Store {
 // validated against lim.ContentChars and every write that adds entries is
 // refused past lim.ScopeEntries. The caller validates lim (Limits.Validate).
 func (s *Store) WithLimits(lim lore.Limits) *Store {
-	return &Store{db: s.db, lim: lim.WithDefaults(), onWrite: s.onWrite, durableTurns: s.durableTurns}
+	c := *s
+	c.lim = lim.WithDefaults()
+	return &c
 }
 
 // Limits returns the limits the store enforces.
@@ -64,7 +71,9 @@ func (s *Store) Limits() lore.Limits { return s.lim }
 // part of a larger transaction, e.g. a River job worker's, or a write plus
 // the job it enqueues with River's InsertTx.
 func (s *Store) InTx(tx pgx.Tx) *Store {
-	return &Store{db: tx, lim: s.lim, onWrite: s.onWrite, durableTurns: s.durableTurns}
+	c := *s
+	c.db = tx
+	return &c
 }
 
 // WithLoreWriteHook returns a Store that calls fn(server) after each of its
@@ -109,7 +118,7 @@ func (s *Store) WithTx(ctx context.Context, fn func(ctx context.Context, tx pgx.
 		return wrapErr("begin transaction", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	inner := &Store{db: tx, lim: s.lim}
+	inner := &Store{db: tx, lim: s.lim, wires: s.wires}
 	var written []string
 	if s.onWrite != nil {
 		inner.onWrite = func(server string) {

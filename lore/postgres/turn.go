@@ -344,7 +344,7 @@ func (t *Turn) Commit(ctx context.Context, next turnstate.State, log LoggedTurn)
 		n++
 	}
 	var c commitRow
-	err = pipe(ctx, conn, stmts[:n], func(i int, values [][]byte) error {
+	err = t.store.pipe(ctx, conn, stmts[:n], func(i int, values [][]byte) error {
 		if i != commitAt {
 			return nil
 		}

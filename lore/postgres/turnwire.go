@@ -26,7 +26,7 @@ type wireStatement struct {
 	args []any
 }
 
-// turnWire holds pipe's buffers between turns (turnWires).
+// turnWire holds pipe's buffers between turns (Store.wires).
 type turnWire struct {
 	buf     []byte
 	values  [][]byte
@@ -34,13 +34,17 @@ type turnWire struct {
 	ends    []int // each value's end in buf, -1 for NULL
 }
 
-var turnWires = sync.Pool{New: func() any { return &turnWire{buf: make([]byte, 0, 1024)} }}
+// newTurnWires returns the pool of a Store's turnWires, shared by the
+// Stores derived from it (WithLimits, InTx, ...).
+func newTurnWires() *sync.Pool {
+	return &sync.Pool{New: func() any { return &turnWire{buf: make([]byte, 0, 1024)} }}
+}
 
 // maxKeptWire is the largest parameter buffer kept for the next turn.
 const maxKeptWire = 256 << 10
 
-// pipe runs stmts on conn in one pipeline ended by one Sync: one round
-// trip and, outside a transaction, one implicit transaction (a failing
+// pipe runs stmts on conn in one pipeline ended by one Sync, their
+// parameters encoded into a turnWire of s's pool: one round trip and, outside a transaction, one implicit transaction (a failing
 // statement rolls back the ones before it and skips the rest). A
 // statement is prepared on conn at its first use there (pgx.Conn.Prepare:
 // one more round trip, once per connection). row gets each row of each
@@ -48,11 +52,11 @@ const maxKeptWire = 256 << 10
 // for NULL; valid only during the call). The first error is returned: a
 // statement's as a *pgconn.PgError. A pgx.BatchTracer of conn traces the
 // pipeline as a batch of stmts.
-func pipe(ctx context.Context, conn *pgx.Conn, stmts []wireStatement, row func(stmt int, values [][]byte) error) error {
-	w := turnWires.Get().(*turnWire)
+func (s *Store) pipe(ctx context.Context, conn *pgx.Conn, stmts []wireStatement, row func(stmt int, values [][]byte) error) error {
+	w := s.wires.Get().(*turnWire)
 	defer func() {
 		if cap(w.buf) <= maxKeptWire {
-			turnWires.Put(w)
+			s.wires.Put(w)
 		}
 	}()
 	return pipeWire(ctx, conn, w, stmts, row)

@@ -25,7 +25,7 @@ func TestPipeAfterSchemaChange(t *testing.T) {
 	defer c.Release()
 	columns := func() (int, error) {
 		n := 0
-		err := pipe(ctx, c.Conn(), []wireStatement{{`SELECT * FROM pipe_probe`, nil}}, func(_ int, v [][]byte) error {
+		err := New(pool).pipe(ctx, c.Conn(), []wireStatement{{`SELECT * FROM pipe_probe`, nil}}, func(_ int, v [][]byte) error {
 			n = len(v)
 			return nil
 		})
