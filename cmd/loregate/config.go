@@ -103,7 +103,11 @@ type config struct {
 	// mode, serve warns at start, warnIgnoredSettings).
 	TurnFlushInterval time.Duration
 	turnFlushInterval string // as set, for validate's error
-	turnFlushSet      bool   // LOREGATE_TURN_FLUSH_INTERVAL is set
+	// TurnQueueBytes bounds the bytes of the deferred turns queued or
+	// being written (LOREGATE_TURN_QUEUE_BYTES, 64 MiB; at least 1; read
+	// with TurnCommit=deferred only; postgres.DeferredTurns.MaxQueuedBytes).
+	TurnQueueBytes int64
+	turnFlushSet   bool // LOREGATE_TURN_FLUSH_INTERVAL is set
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
 	// docs/operations.md#embeddings). Off (the zero Config) unless both
@@ -208,6 +212,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
 	c.turnFlushSet = getenv("LOREGATE_TURN_FLUSH_INTERVAL") != ""
+	c.TurnQueueBytes = c.bytesVar(or, "LOREGATE_TURN_QUEUE_BYTES", postgres.DefaultTurnQueueBytes)
 	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}
@@ -244,6 +249,9 @@ func (c *config) validate() error {
 	if c.TurnCommit == "deferred" && (c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval) {
 		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms, got %q",
 			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval, lore.ClipBytes(c.turnFlushInterval, 24))
+	}
+	if c.TurnCommit == "deferred" && c.TurnQueueBytes < 1 {
+		return cli.Usagef("LOREGATE_TURN_QUEUE_BYTES must be a byte size of at least 1, such as 64MiB")
 	}
 	if c.ShutdownTimeout <= 0 {
 		return cli.Usagef("LOREGATE_SHUTDOWN_TIMEOUT must be a positive duration such as 15s")
@@ -342,7 +350,7 @@ func (c *config) logAttrs() []any {
 		"public_url", c.Dashboard.publicURL(c.Addr), "discord_sign_in", c.Dashboard.ClientID != ""}
 	attrs = append(attrs, "turn_commit", c.TurnCommit)
 	if c.TurnCommit == "deferred" {
-		attrs = append(attrs, "turn_flush_interval", c.TurnFlushInterval.String())
+		attrs = append(attrs, "turn_flush_interval", c.TurnFlushInterval.String(), "turn_queue_bytes", c.TurnQueueBytes)
 	}
 	tuner := c.procsTuner + ": off"
 	if c.ProcsTuning {

@@ -90,7 +90,7 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	resolver := &graph.Resolver{Store: store, Turns: store.TurnStore(), Logger: logger, Cache: activation.NewCache(activation.DefaultCacheSize), Metrics: metrics,
 		Limits: cfg.Limits}
 	if cfg.TurnCommit == "deferred" {
-		turns, stopFlusher, err := startTurnFlusher(ctx, store, cfg.TurnFlushInterval, reg, logger)
+		turns, stopFlusher, err := startTurnFlusher(ctx, store, postgres.DeferredTurns{Interval: cfg.TurnFlushInterval, MaxQueuedBytes: cfg.TurnQueueBytes}, reg, logger)
 		if err != nil {
 			return err
 		}
@@ -246,10 +246,10 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 
 // startTurnFlusher returns store's turn store for LOREGATE_TURN_COMMIT=deferred
 // (postgres.Store.DeferredTurnStore, docs/turns.md#durability) with its
-// flusher started, and the function that stops it once no turn runs: it
+// flusher started (cfg's Interval and MaxQueuedBytes), and the function that stops it once no turn runs: it
 // writes what is queued and returns. The turns a flush could not record
 // count in loregate_turns_unrecorded_total; its errors are logged.
-func startTurnFlusher(ctx context.Context, store *postgres.Store, interval time.Duration, reg prometheus.Registerer,
+func startTurnFlusher(ctx context.Context, store *postgres.Store, cfg postgres.DeferredTurns, reg prometheus.Registerer,
 	logger *slog.Logger) (turnstate.Store, func(), error) {
 	lost := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "loregate_turns_unrecorded_total",
@@ -259,9 +259,9 @@ func startTurnFlusher(ctx context.Context, store *postgres.Store, interval time.
 		return nil, nil, fmt.Errorf("register turn metrics: %w", err)
 	}
 	var unrecorded atomic.Int64
-	turns, flusher, err := store.DeferredTurnStore(postgres.DeferredTurns{Interval: interval,
-		OnLost:  func(n int) { lost.Add(float64(n)); unrecorded.Add(int64(n)) },
-		OnError: func(err error) { logger.Warn("deferred turns: a flush failed", "err", err) }})
+	cfg.OnLost = func(n int) { lost.Add(float64(n)); unrecorded.Add(int64(n)) }
+	cfg.OnError = func(err error) { logger.Warn("deferred turns: a flush failed", "err", err) }
+	turns, flusher, err := store.DeferredTurnStore(cfg)
 	if err != nil {
 		return nil, nil, cli.Usagef("%v", err)
 	}

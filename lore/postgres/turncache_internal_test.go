@@ -160,9 +160,10 @@ func TestTurnCacheGenerationsNeverRepeat(t *testing.T) {
 	for i := range 10 {
 		_, _, g, ok := tc.get(c, "u"+strconv.Itoa(i))
 		require.True(t, ok)
-		require.False(t, tc.deferTurn(c, gen, turnstate.State{7: {EntryID: 7}}, queuedTurn{turnID: "old"}),
-			"a turn opened on the state before the eviction, after %d turns", i)
-		require.True(t, tc.deferTurn(c, g, turnstate.State{}, queuedTurn{turnID: "u" + strconv.Itoa(i)}), "turn %d", i)
+		queued, _ := tc.deferTurn(c, gen, turnstate.State{7: {EntryID: 7}}, queuedTurn{turnID: "old"})
+		require.False(t, queued, "a turn opened on the state before the eviction, after %d turns", i)
+		queued, _ = tc.deferTurn(c, g, turnstate.State{}, queuedTurn{turnID: "u" + strconv.Itoa(i)})
+		require.True(t, queued, "turn %d", i)
 	}
 }
 

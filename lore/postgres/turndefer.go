@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -28,6 +30,11 @@ const (
 	MinTurnFlushInterval     = time.Millisecond
 	MaxTurnFlushInterval     = time.Second
 	DefaultTurnQueue         = 1024
+	// DefaultTurnQueueBytes is DeferredTurns.MaxQueuedBytes' default:
+	// 64 MiB, about 15,000 of the 4.2 KB stored results of
+	// docs/benchmarks.md#deferred-turns (1,024 queued turns of about
+	// 64 KB each).
+	DefaultTurnQueueBytes = 64 << 20
 	// turnFlushAt is how many queued turns start a flush before the
 	// interval ends.
 	turnFlushAt = 256
@@ -45,6 +52,13 @@ type DeferredTurns struct {
 	// MaxQueued bounds the turns queued or being written (0:
 	// DefaultTurnQueue); a turn past it waits for a flush.
 	MaxQueued int
+	// MaxQueuedBytes bounds the bytes the turns queued or being written
+	// hold (0: DefaultTurnQueueBytes): their log rows' columns (the
+	// stored result, the admitted entries, the ids) and queuedTurnSize
+	// each. A turn that would pass it waits for a flush; one larger than
+	// the whole bound waits until nothing is queued nor being written
+	// and is then queued alone.
+	MaxQueuedBytes int64
 	// OnLost, when set, is called with the number of answered turns a
 	// flush did not record (their conversation or their server's lore
 	// moved on, or the write failed); it must be fast.
@@ -103,15 +117,18 @@ func (s *Store) DeferredTurnStore(cfg DeferredTurns) (turnstate.Store, *TurnFlus
 	if cfg.MaxQueued == 0 {
 		cfg.MaxQueued = DefaultTurnQueue
 	}
+	if cfg.MaxQueuedBytes == 0 {
+		cfg.MaxQueuedBytes = DefaultTurnQueueBytes
+	}
 	if cfg.MaxTurnIDs == 0 {
 		cfg.MaxTurnIDs = DefaultKnownTurnIDs
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = 30 * time.Second
 	}
-	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 || cfg.MaxTurnIDs < 1 {
-		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d and turn ids %d (at least 1)",
-			lore.ErrInvalid, cfg.Interval, MinTurnFlushInterval, MaxTurnFlushInterval, cfg.MaxQueued, cfg.MaxTurnIDs)
+	if cfg.Interval < MinTurnFlushInterval || cfg.Interval > MaxTurnFlushInterval || cfg.MaxQueued < 1 || cfg.MaxTurnIDs < 1 || cfg.MaxQueuedBytes < 1 {
+		return nil, nil, fmt.Errorf("deferred turns: %w: flush interval %v (%v..%v), queue %d, queue bytes %d and turn ids %d (at least 1)",
+			lore.ErrInvalid, cfg.Interval, MinTurnFlushInterval, MaxTurnFlushInterval, cfg.MaxQueued, cfg.MaxQueuedBytes, cfg.MaxTurnIDs)
 	}
 	tc := newTurnCache(DefaultTurnCacheRecords)
 	tc.dq = &turnQueue{cfg: cfg, seed: maphash.MakeSeed(), slots: make(chan struct{}, cfg.MaxQueued),
@@ -126,6 +143,7 @@ type turnQueue struct {
 	seed    maphash.Seed
 	dirty   []*cachedTurn // conversations with pending turns
 	queued  int           // pending turns over all conversations
+	bytes   int64         // queuedTurn.size of the pending and in-flight turns
 	running bool          // the flusher started
 	closed  bool          // the flusher is stopping: no turn defers
 	slots   chan struct{} // a queued or in-flight turn holds one
@@ -191,6 +209,7 @@ func (d *deferred) busy() bool { return len(d.pending) > 0 || d.inflight > 0 }
 type queuedTurn struct {
 	turnID, sha256, unit, response string
 	count, limit, used             int32
+	size                           int32 // its bytes, for MaxQueuedBytes (deferTurn)
 	admitted                       []byte
 	result                         []byte // nil: NULL
 	at                             time.Time
@@ -205,6 +224,14 @@ func (q *turnQueue) maxIDs() int {
 		return q.cfg.MaxTurnIDs
 	}
 	return DefaultKnownTurnIDs
+}
+
+// maxBytes is DeferredTurns.MaxQueuedBytes (its default when unset).
+func (q *turnQueue) maxBytes() int64 {
+	if q.cfg.MaxQueuedBytes > 0 {
+		return q.cfg.MaxQueuedBytes
+	}
+	return DefaultTurnQueueBytes
 }
 
 // active reports whether turns defer now (under the cache's mutex).
@@ -267,28 +294,42 @@ func (q *turnQueue) release(n int) {
 	}
 }
 
+// queuedTurnSize is what a queued turn holds besides its columns' bytes:
+// its queuedTurn in a conversation's pending list.
+const queuedTurnSize = int(unsafe.Sizeof(queuedTurn{}))
+
 // deferTurn queues qt, a turn of c opened on the kept state gen, and keeps
 // next as c's state. False, nothing queued, when that state is no longer
 // kept, a lock-path turn of c runs, the turn id is not known unused, or
-// turns do not defer now.
-func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State, qt queuedTurn) bool {
+// turns do not defer now; full, a channel closed at the next flush's end,
+// and nothing queued when qt's bytes would pass MaxQueuedBytes (unless
+// nothing is queued nor being written).
+func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State, qt queuedTurn) (queued bool, full <-chan struct{}) {
 	truncateTimes(next)
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	q := tc.dq
 	el, ok := tc.byConv[c]
 	if !ok || !q.active() {
-		return false
+		return false, nil
 	}
 	e := el.Value.(*cachedTurn)
 	if e.state == nil || e.gen != gen || e.holds > 0 || !q.fresh(e, qt.turnID) {
-		return false
+		return false, nil
+	}
+	q.scratch = appendLoggedEntries(q.scratch[:0], qt.entries)
+	size := queuedTurnSize + len(q.scratch) + len(qt.result) + len(qt.turnID) + len(qt.sha256) + len(qt.unit) + len(qt.response)
+	if q.bytes > 0 && q.bytes+int64(size) > q.maxBytes() {
+		signal(q.wake)
+		signal(q.now)
+		return false, q.flushed
 	}
 	if !e.busy() {
 		e.durable = e.state
 	}
 	q.learnIDs(e, nil, qt.turnID)
-	q.scratch = appendLoggedEntries(q.scratch[:0], qt.entries)
+	q.bytes += int64(size)
+	qt.size = int32(min(size, math.MaxInt32))
 	qt.admitted, qt.entries = q.hold(q.scratch), nil
 	if qt.result != nil {
 		qt.result = q.hold(qt.result)
@@ -310,7 +351,7 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 	}
 	tc.weigh(e)
 	tc.lru.MoveToFront(el)
-	return true
+	return true, nil
 }
 
 // hold marks a lock-path turn of c running (no turn of c opens on the
@@ -421,6 +462,7 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena
 		e := it.e
 		e.inflight -= len(it.turns)
 		done += len(it.turns)
+		q.bytes -= turnBytes(it.turns)
 		switch {
 		case written[i] != nil && e.state != nil:
 			e.at, e.durable = *written[i], it.state
@@ -428,6 +470,7 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena
 			lost += len(it.turns) + len(e.pending)
 			done += len(e.pending)
 			q.queued -= len(e.pending)
+			q.bytes -= turnBytes(e.pending)
 			e.pending = nil
 			tc.forget(e)
 		}
@@ -444,6 +487,15 @@ func (tc *turnCache) applyBatch(items []flushItem, written []*turnVersion, arena
 	close(q.flushed)
 	q.flushed = make(chan struct{})
 	return lost
+}
+
+// turnBytes is the sum of turns' sizes (queuedTurn.size).
+func turnBytes(turns []queuedTurn) int64 {
+	var n int64
+	for i := range turns {
+		n += int64(turns[i].size)
+	}
+	return n
 }
 
 // Start starts writing the queued turns, in a goroutine of its own,
@@ -773,11 +825,22 @@ func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log Logged
 	if err := q.reserve(ctx); err != nil {
 		return true, wrapErr("commit turn", err)
 	}
-	if !t.cache.deferTurn(t.conv, t.gen, next, qt) {
-		q.release(1)
-		return true, turnstate.ErrStale
+	for {
+		queued, full := t.cache.deferTurn(t.conv, t.gen, next, qt)
+		if queued {
+			return true, nil
+		}
+		if full == nil {
+			q.release(1)
+			return true, turnstate.ErrStale
+		}
+		select { // MaxQueuedBytes: wait for a flush
+		case <-full:
+		case <-ctx.Done():
+			q.release(1)
+			return true, wrapErr("commit turn", ctx.Err())
+		}
 	}
-	return true, nil
 }
 
 // deferrable reports whether t's turn turnID may defer (the flusher runs

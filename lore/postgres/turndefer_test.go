@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -215,6 +216,60 @@ func TestTurnDeferredFull(t *testing.T) {
 	require.Len(t, logs, 9)
 	require.Zero(t, lost.Load())
 	a.stored(b)
+}
+
+// TestTurnDeferredQueueBytes: past MaxQueuedBytes a turn waits for a
+// flush instead of queueing more (docs/turns.md#deferred): with a bound
+// of 100 KiB and stored results of 30 KiB, no more than three turns are
+// ever answered and not yet logged; a turn larger than the bound waits
+// until nothing is queued and is then queued alone. Every turn is
+// deferred, recorded once with its own result, none lost.
+func TestTurnDeferredQueueBytes(t *testing.T) {
+	b := setup(t)
+	es := b.insert(t, entry(b.server, 3, "", "a"))
+	lost := &atomic.Int64{}
+	st, f, err := b.store.DeferredTurnStore(postgres.DeferredTurns{Interval: postgres.MaxTurnFlushInterval, MaxQueuedBytes: 100 << 10,
+		OnLost: func(n int) { lost.Add(int64(n)) }, OnError: func(err error) { t.Errorf("flush: %v", err) }})
+	require.NoError(t, err)
+	t.Cleanup(f.Start(b.ctx))
+	convs := []cachedTurns{{t: t, store: st, c: b.conversation(t), es: es}, {t: t, store: st, c: b.conversation(t), es: es}}
+	want := map[string][]byte{} // turn id: its stored result
+	unlogged := func() int {
+		n := 0
+		for _, ct := range convs {
+			n += logRows(t, b, ct.c)
+		}
+		return len(want) - n
+	}
+	record := func(ct cachedTurns, id string, size int) (deferred bool) {
+		want[id] = bytes.Repeat([]byte(id[:1]), size)
+		tx, cached := ct.begin(id)
+		next, _ := turnstate.Derive(tx.Stored(), es, len(want))
+		require.NoError(t, tx.Commit(b.ctx, next, turnstate.LoggedTurn{TurnID: id, MessageCount: len(want),
+			InputSHA256: fmt.Sprintf("%064x", len(want)), BudgetUnit: "utf16", Response: want[id]}))
+		return cached
+	}
+	for i, ct := range convs {
+		require.False(t, record(ct, fmt.Sprint("first", i), 10), "a conversation's first turn here: under the lock")
+	}
+	for i := range 12 {
+		require.True(t, record(convs[i%2], fmt.Sprint("t", i), 30<<10), "turn %d", i)
+		require.LessOrEqual(t, unlogged(), 3, "turn %d: 90 KiB of results queued at most", i)
+	}
+	require.True(t, record(convs[0], "big", 150<<10))
+	require.Equal(t, 1, unlogged(), "the turn larger than the bound is queued alone")
+	require.True(t, record(convs[1], "u", 30<<10))
+	require.Equal(t, 1, unlogged(), "the next turn waits for the large one's flush")
+	for _, ct := range convs {
+		logs, err := st.ActivationLog(b.ctx, ct.c, 200)
+		require.NoError(t, err)
+		for _, l := range logs {
+			require.Equal(t, want[l.TurnID], []byte(l.Response), l.TurnID)
+			delete(want, l.TurnID)
+		}
+	}
+	require.Empty(t, want, "every turn logged once")
+	require.Zero(t, lost.Load())
 }
 
 // TestTurnDeferredWriteRetried: a flush whose write fails while the
