@@ -50,9 +50,11 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	var built *model.Activation
 	// The stored response is the whole result in the compact encoding of
 	// turnresult.go, its trace without the reasons, which the trace's own
-	// fields give (withReasons). The trace enters the answer's model only
-	// when selected. The engine's trace and the encoding go to buffers
-	// of earlier turns: neither is read once the turn is committed.
+	// fields give (withReasons). The engine builds the trace, and the row
+	// stores it, only when the request selects it (a bot's turn does not:
+	// docs/turns.md#what-the-log-holds). The engine's trace and the
+	// encoding go to buffers of earlier turns: neither is read once the
+	// turn is committed.
 	bufs := r.turnBuffers()
 	defer r.releaseTurnBuffers(bufs)
 	rec.rec.Encode = func(res activation.Result) ([]byte, error) {

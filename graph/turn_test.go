@@ -301,6 +301,33 @@ func TestActivateTurnRetry(t *testing.T) {
 	}
 }
 
+// TestActivateTurnUntracedRetry: a turn whose request does not select the
+// trace (the bot's) records none; a retry that selects it gets the
+// recorded result with an empty trace, and a traced turn's retry its
+// trace (docs/turns.md#what-the-log-holds).
+func TestActivateTurnUntracedRetry(t *testing.T) {
+	f := newTurnFixture(t, keyed("Dragon", "Dragon lore.", "dragon"), keyed("Never", "Never lore.", "zzz"))
+	const bare = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) {
+		result { admitted { id title content } budget { unit limit used } } error { code message field } } }`
+	var first turnPayload
+	f.must(serviceKey, bare, map[string]any{"input": f.input(turnChannel, "b1", 2, "dragon")}, "activateTurn", &first)
+	require.Nil(t, first.Error)
+	require.Len(t, first.Result.Admitted, 1)
+	again := f.turn(serviceKey, f.input(turnChannel, "b1", 2, "dragon"))
+	require.Nil(t, again.Error)
+	require.Equal(t, first.Result.Admitted, again.Result.Admitted)
+	require.Equal(t, first.Result.Budget, again.Result.Budget)
+	require.Empty(t, again.Result.Trace)
+
+	traced := f.turn(serviceKey, f.input(turnChannel, "b2", 4, "dragon"))
+	require.Equal(t, []string{"Dragon:admitted", "Never:no_key_match"}, verdicts(traced.Result))
+	var replay turnPayload
+	f.must(serviceKey, bare, map[string]any{"input": f.input(turnChannel, "b2", 4, "dragon")}, "activateTurn", &replay)
+	require.Equal(t, traced.Result.Admitted, replay.Result.Admitted)
+	require.Equal(t, traced, f.turn(serviceKey, f.input(turnChannel, "b2", 4, "dragon")))
+	require.Len(t, f.log(turnChannel, 5), 2)
+}
+
 func conversationOf(f *turnFixture) postgres.Conversation {
 	return postgres.Conversation{Server: f.server, Lineage: 5, Channel: turnChannel}
 }

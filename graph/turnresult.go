@@ -14,8 +14,9 @@ import (
 	"loregate/lore/activation"
 )
 
-// The stored result of a recorded turn (docs/turns.md "What the log
-// holds"): what a retry of the turn returns, whatever it selects. Rows
+// The stored result of a recorded turn (docs/turns.md#what-the-log-holds):
+// what a retry of the turn returns, whatever it selects (the trace only
+// when the recorded request selected it: else no items). Rows
 // written before migration 000086 hold the whole Activation as JSON (an
 // object, first byte '{'); newer ones this compact encoding, led by
 // turnResultDetails (turnResultCompact before 2 December 2026: each

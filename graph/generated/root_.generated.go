@@ -7189,8 +7189,10 @@ extend type Mutation {
   timed-effect state, stateful decorators and an activation-log row. A turn
   id is unique per conversation: a retry with the same id and input returns
   the recorded result and changes nothing; a different input under a used
-  id is INVALID_INPUT. Chance rolls are seeded from the turn id. Needs the
-  Manage Server permission (or a service key).
+  id is INVALID_INPUT. The recorded result holds the trace only when the
+  recording request selects it: a retry of a turn recorded without it
+  returns an empty trace. Chance rolls are seeded from the turn id. Needs
+  the Manage Server permission (or a service key).
   """
   activateTurn(input: ActivateTurnInput!): ActivateTurnPayload!
   "Clears a conversation's turn state (windows and activation history; the log stays). Managers only."

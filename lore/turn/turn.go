@@ -45,8 +45,9 @@ type Request struct {
 	// none (a token budget then fails).
 	Tokenizer activation.Tokenizer
 	// Trace is set when the caller reads the trace (a preview): near
-	// misses are named; a dry run without it builds no trace, a recorded
-	// run always does (its stored response).
+	// misses are named; a run without it, dry or recorded, builds no
+	// trace (a recorded turn's stored response then holds none,
+	// docs/turns.md#what-the-log-holds).
 	Trace bool
 	// Speakers are the names of Messages' senders (same length or nil;
 	// "" unknown), scanned with includeNames.
@@ -289,7 +290,8 @@ type Recording struct {
 // does not run) or refuses a used id with another input (an
 // *lore.InvalidError naming turnId), applies the start-of-turn rules,
 // seeds the chance draws from the turn id unless the request fixes them
-// (turnstate.Random), runs the engine with the trace, encodes the response
+// (turnstate.Random), runs the engine (with the trace when t's request
+// read it: Request.Trace), encodes the response
 // and commits the next state with the log row. Nothing is written on an
 // error. A CachedRecorder's cached state is tried first: when its commit
 // finds it stale (turnstate.ErrStale) the turn runs again from
@@ -330,7 +332,6 @@ func record(ctx context.Context, m *activation.Matcher, t *Turn, tx turnstate.Tu
 	if !t.seeded {
 		t.Options.Random = turnstate.Random(rec.TurnID)
 	}
-	t.Options.SkipTrace = false
 	var out Outcome
 	if err := t.run(ctx, m, &out); err != nil {
 		return Outcome{}, err

@@ -271,7 +271,7 @@ func TestRecordReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, out.Replayed)
 	require.Contains(t, string(out.Response), "Dragon")
-	require.NotNil(t, out.Result.Trace, "a recorded turn keeps the trace")
+	require.Nil(t, out.Result.Trace, "a request that does not read the trace builds none (Request.Trace)")
 	first := out.Response
 
 	tr, m = f.prepare(t, 1, "a dragon and a coin")
@@ -306,6 +306,15 @@ func TestRecordReplay(t *testing.T) {
 	out, err = turn.DryRun(ctx, m, tr, nil, f.conv)
 	require.NoError(t, err)
 	require.Empty(t, out.Result.Admitted)
+
+	// A request that reads the trace records it.
+	count := 3
+	tr, err = turn.Prepare(f.snap, turn.Request{Lineage: 5, Channel: f.conv.Channel, Messages: []string{"coin"}, MessageCount: &count, Trace: true})
+	require.NoError(t, err)
+	out, err = turn.Record(ctx, activation.CompileInput(&tr.Input, tr.Options.MatchOptions()), tr, turns, f.conv,
+		turn.Recording{TurnID: "t2", InputSHA256: hashA, Encode: encode})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Result.Trace)
 }
 
 // failingStates is a state reader whose reads fail.
