@@ -44,7 +44,8 @@ type config struct {
 	LogFlushInterval time.Duration
 	// ShutdownTimeout is the grace period of the orderly shutdown
 	// (LOREGATE_SHUTDOWN_TIMEOUT): in-flight requests and jobs may finish
-	// within it, then they are cancelled.
+	// within it, then they are cancelled; serve's whole stop takes at most
+	// twice it (docs/operations.md#shutdown).
 	ShutdownTimeout time.Duration
 	// MetricsAddr, when set, serves /metrics without a credential on this
 	// separate operator address (LOREGATE_METRICS_ADDR); on the API

@@ -78,7 +78,10 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer pool.Close()
+	// stopBy is the shutdown's end, set at the signal: twice the grace
+	// period (docs/operations.md#shutdown).
+	var stopBy time.Time
+	defer closePool(pool, &stopBy, logger)
 	if err := migrateUp(ctx, pool, logger); err != nil {
 		return err
 	}
@@ -96,8 +99,8 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		}
 		// Runs after the HTTP server and the bot stopped (deferred
 		// later, run earlier) and before pool.Close: every turn answered
-		// is written or counted.
-		defer stopFlusher()
+		// is written or counted by stopBy.
+		defer func() { stopFlusher(stopBy) }()
 		resolver.Turns = turns
 	}
 	if cfg.TextCacheBytes > 0 {
@@ -240,17 +243,20 @@ func runServe(ctx context.Context, env cli.Env, args []string) error {
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
+	stopBy = time.Now().Add(2 * cfg.ShutdownTimeout)
 	gracefulStop(srv, cancelBase, stopJobs, cfg.ShutdownTimeout, logger)
 	return nil
 }
 
 // startTurnFlusher returns store's turn store for LOREGATE_TURN_COMMIT=deferred
 // (postgres.Store.DeferredTurnStore, docs/turns.md#durability) with its
-// flusher started (cfg's Interval and MaxQueuedBytes), and the function that stops it once no turn runs: it
-// writes what is queued and returns. The turns a flush could not record
-// count in loregate_turns_unrecorded_total; its errors are logged.
+// flusher started (cfg's Interval and MaxQueuedBytes), and the function
+// that stops it once no turn runs: it writes what is queued, its writes
+// cut at by (zero: none but the flush's WriteTimeout), and returns. The
+// turns a flush could not record count in loregate_turns_unrecorded_total;
+// its errors are logged.
 func startTurnFlusher(ctx context.Context, store *postgres.Store, cfg postgres.DeferredTurns, reg prometheus.Registerer,
-	logger *slog.Logger) (turnstate.Store, func(), error) {
+	logger *slog.Logger) (turnstate.Store, func(by time.Time), error) {
 	lost := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "loregate_turns_unrecorded_total",
 		Help: "Recorded turns answered with LOREGATE_TURN_COMMIT=deferred that their flush did not write (their conversation or their server's lore moved on first, or the write failed).",
@@ -267,14 +273,39 @@ func startTurnFlusher(ctx context.Context, store *postgres.Store, cfg postgres.D
 	}
 	// Not cancelled by the signal: the flusher stops when stop is called.
 	stop := flusher.Start(context.WithoutCancel(ctx))
-	return turns, func() {
+	return turns, func(by time.Time) {
 		written, dropped := flusher.Written(), unrecorded.Load()
+		if !by.IsZero() {
+			flusher.Cut(by)
+		}
 		stop()
 		// Counts only (docs/operations.md#shutdown): the turns the last
 		// flushes wrote once the requests had stopped.
 		logger.Info("deferred turns: the queue is written", "turns_written", flusher.Written()-written,
 			"turns_unrecorded", unrecorded.Load()-dropped)
 	}, nil
+}
+
+// closePool closes pool, waiting at most until *stopBy (when set; a
+// second at least) for the connections still in use: past the shutdown's
+// end they are left to the process's exit, with a warning.
+func closePool(pool *pgxpool.Pool, stopBy *time.Time, logger *slog.Logger) {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		pool.Close()
+	}()
+	if stopBy.IsZero() {
+		<-closed
+		return
+	}
+	timer := time.NewTimer(max(time.Until(*stopBy), time.Second))
+	defer timer.Stop()
+	select {
+	case <-closed:
+	case <-timer.C:
+		logger.Warn("database connections still in use at the end of the shutdown: left to the exit")
+	}
 }
 
 // gracefulStop is serve's shutdown (docs/operations.md "Shutdown"): the

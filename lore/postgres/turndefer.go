@@ -77,8 +77,9 @@ type DeferredTurns struct {
 	// (which reads the ids, MaxTurnIDs + 1 at most) finds fewer.
 	MaxTurnIDs int
 	// WriteTimeout bounds each flush, its writes again while the database
-	// is unavailable included, the last flush's too (0: 30 s); the turns
-	// it could not write by then are lost (OnLost).
+	// is unavailable included, the last flush's too (0: 30 s; a shutdown
+	// bounds them sooner with TurnFlusher.Cut); the turns it could not
+	// write by then are lost (OnLost).
 	WriteTimeout time.Duration
 }
 
@@ -91,6 +92,10 @@ type TurnFlusher struct {
 	wire turnWire
 	// written counts the queued turns written (Written).
 	written atomic.Int64
+	// writes is the context of every write (Start's values), cut by
+	// Cut.
+	writes context.Context
+	cut    context.CancelFunc
 }
 
 // Written returns how many queued turns f has written since it started
@@ -500,8 +505,8 @@ func turnBytes(turns []queuedTurn) int64 {
 
 // Start starts writing the queued turns, in a goroutine of its own,
 // until ctx ends or stop is called; from then no turn defers, what is
-// left is written and stop returns. A write in progress is never
-// cancelled (each is bounded by DeferredTurns.WriteTimeout): a turn
+// left is written and stop returns. A write in progress is cancelled
+// only by Cut (each is bounded by DeferredTurns.WriteTimeout): a turn
 // answered before stop returned is written or counted lost
 // (DeferredTurns.OnLost) by then. Call Start once; stop may be called
 // more than once.
@@ -510,6 +515,7 @@ func (f *TurnFlusher) Start(ctx context.Context) (stop func()) {
 	f.tc.mu.Lock()
 	q.running = true
 	f.tc.mu.Unlock()
+	f.writes, f.cut = context.WithCancel(context.WithoutCancel(ctx))
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -522,6 +528,19 @@ func (f *TurnFlusher) Start(ctx context.Context) (stop func()) {
 	})
 }
 
+// Cut ends every write of f in progress or to come, the last flush's
+// included, by at (each is still bounded by DeferredTurns.WriteTimeout);
+// a shutdown's deadline. The turns of a write cut short count as lost
+// (DeferredTurns.OnLost), though a commit it had sent may have reached
+// the database: a retry of such a turn replays it. Call after Start.
+func (f *TurnFlusher) Cut(at time.Time) {
+	if d := time.Until(at); d > 0 {
+		time.AfterFunc(d, f.cut)
+		return
+	}
+	f.cut()
+}
+
 // run is Start's goroutine.
 func (f *TurnFlusher) run(ctx context.Context) {
 	q := f.tc.dq
@@ -532,7 +551,7 @@ func (f *TurnFlusher) run(ctx context.Context) {
 		f.tc.mu.Lock()
 		q.closed = true
 		f.tc.mu.Unlock()
-		f.flush(ctx)
+		f.flush()
 	}()
 	for {
 		select {
@@ -548,14 +567,14 @@ func (f *TurnFlusher) run(ctx context.Context) {
 		case <-q.now:
 			timer.Stop()
 		}
-		f.flush(ctx)
+		f.flush()
 	}
 }
 
-// flush writes every queued turn (writeBatch); ctx's values only (its end
-// does not cancel the write: DeferredTurns.WriteTimeout bounds it).
-func (f *TurnFlusher) flush(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.tc.dq.cfg.WriteTimeout)
+// flush writes every queued turn (writeBatch), bounded by
+// DeferredTurns.WriteTimeout and Cut (Start's end does not cancel it).
+func (f *TurnFlusher) flush() {
+	ctx, cancel := context.WithTimeout(f.writes, f.tc.dq.cfg.WriteTimeout)
 	defer cancel()
 	items, arena := f.tc.takeBatch()
 	written := make([]*turnVersion, len(items))
