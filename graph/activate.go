@@ -445,7 +445,7 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 // blocks renders the admitted entries as the prompt blocks of
 // docs/contract.md#prompt.
 func (r *Resolver) blocks(t *turnRun) []*model.PromptBlock {
-	return r.blocksOf(prompt.Blocks(t.result.Admitted))
+	return blocksOf(prompt.Blocks(t.result.Admitted))
 }
 
 // MaxDocuments bounds the retrieved documents of one assemblePrompt call.
@@ -483,7 +483,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 	msgs := prompt.Assemble(req)
 	out := &model.AssembledPrompt{
 		Messages:   make([]*model.PromptMessage, len(msgs)),
-		Activation: *activationToModel(t, r.blocksOf(blocks)),
+		Activation: *activationToModel(t, blocksOf(blocks)),
 	}
 	if selects(ctx, "activation", "budget", "byBook", "name") {
 		r.namePersonaBooks(ctx, in.Activation.ServerDiscordID, out.Activation.Budget.ByBook)
@@ -567,7 +567,8 @@ func idOrNil(id int64) *string {
 	return &s
 }
 
-func (r *Resolver) blocksOf(bs []prompt.Block) []*model.PromptBlock {
+// blocksOf is the API's prompt blocks of bs.
+func blocksOf(bs []prompt.Block) []*model.PromptBlock {
 	out := make([]*model.PromptBlock, len(bs))
 	for i, b := range bs {
 		out[i] = &model.PromptBlock{Tag: string(b.Tag), Role: string(b.Role), Text: b.Text,

@@ -212,7 +212,7 @@ func (h *leanHandler) run(ctx context.Context, p *leanPlan, in *leanInput) (*mod
 	if !ok {
 		return nil, nil, errLeanFallback
 	}
-	pl, err := h.r.activateTurnAs(ctx, &ti, false, false)
+	pl, err := h.r.activateTurnAs(ctx, &ti, false, p.blocks, false)
 	if err != nil {
 		return nil, nil, err
 	}

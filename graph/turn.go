@@ -29,13 +29,15 @@ const MaxMessageCount = turn.MaxMessageCount
 // activateTurn runs and records one turn (see the schema) through
 // lore/turn's Record; a retry returns the recorded result.
 func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput) (*model.ActivateTurnPayload, error) {
-	return r.activateTurnAs(ctx, in, selects(ctx, "result", "trace"), selects(ctx, "result", "budget", "byBook", "name"))
+	return r.activateTurnAs(ctx, in, selects(ctx, "result", "trace"), selects(ctx, "result", "blocks"),
+		selects(ctx, "result", "budget", "byBook", "name"))
 }
 
-// activateTurnAs is activateTurn with the trace (traced) and the persona
-// books' names in budget.byBook (byBook) chosen by the caller: the lean
-// path has no operation context to read them from.
-func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInput, traced, byBook bool) (*model.ActivateTurnPayload, error) {
+// activateTurnAs is activateTurn with the trace (traced), the prompt
+// blocks (blocks) and the persona books' names in budget.byBook (byBook)
+// chosen by the caller: the lean path has no operation context to read
+// them from.
+func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInput, traced, blocks, byBook bool) (*model.ActivateTurnPayload, error) {
 	fail := failure[model.ActivateTurnPayload]
 	if !auth.FromContext(ctx).CanManage(in.ServerDiscordID) {
 		return fail(errForbidden)
@@ -61,7 +63,11 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 		if cap(res.Trace) > cap(bufs.trace) {
 			bufs.trace = res.Trace[:0]
 		}
-		built = activationToModel(&turnRun{result: res, bareTrace: true, skipTrace: !traced}, r.blocksOf(prompt.Blocks(res.Admitted)))
+		var bs []*model.PromptBlock // not stored: a retry rebuilds them (decodeTurnResult)
+		if blocks {
+			bs = blocksOf(prompt.Blocks(res.Admitted))
+		}
+		built = activationToModel(&turnRun{result: res, bareTrace: true, skipTrace: !traced}, bs)
 		return bufs.enc.encode(built, res.Trace)
 	}
 	ai := &model.ActivateInput{ServerDiscordID: in.ServerDiscordID, LineageID: in.LineageID, ChannelID: in.ChannelID,

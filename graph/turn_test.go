@@ -255,12 +255,12 @@ func TestActivateTurnRetry(t *testing.T) {
 	require.Len(t, f.log(turnChannel, 5), 1)
 
 	// The row keeps the result in the compact encoding (migration
-	// 000086; format byte 3 since its details are a table), not as
-	// JSON; a row stored as JSON before it (the whole
+	// 000086; format byte 4 since its prompt blocks are rebuilt when
+	// read), not as JSON; a row stored as JSON before it (the whole
 	// result, reasons included, as rows were then) replays the same.
 	ctx := context.Background()
 	var compact, emptyResponse bool
-	require.NoError(t, f.pool.QueryRow(ctx, `SELECT result IS NOT NULL AND get_byte(result, 0) = 3, response = '{}'::jsonb
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT result IS NOT NULL AND get_byte(result, 0) = 4, response = '{}'::jsonb
 		FROM activation_log WHERE turn_id = 't1'`).Scan(&compact, &emptyResponse))
 	require.True(t, compact && emptyResponse)
 	var raw map[string]json.RawMessage

@@ -9,9 +9,12 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"loregate/graph/model"
+	"loregate/lore"
 	"loregate/lore/activation"
+	"loregate/lore/prompt"
 )
 
 // The stored result of a recorded turn (docs/turns.md#what-the-log-holds):
@@ -19,11 +22,14 @@ import (
 // when the recorded request selected it: else no items). Rows
 // written before migration 000086 hold the whole Activation as JSON (an
 // object, first byte '{'); newer ones this compact encoding, led by
-// turnResultDetails (turnResultCompact before 2 December 2026: each
-// item's detail inline, no detail table):
+// turnResultNoBlocks (turnResultCompact before 2 December 2026: each
+// item's detail inline, no detail table; then turnResultDetails, whose
+// JSON holds the prompt blocks):
 //
-//	byte     turnResultDetails
+//	byte     turnResultNoBlocks
 //	uvarint  n, then n bytes: the Activation as JSON without its trace
+//	         and its prompt blocks (rebuilt from admitted when read:
+//	         each admitted content was stored three times)
 //	uvarint  v, then v verdicts, each uvarint length and bytes
 //	uvarint  d, then d details, each uvarint length and bytes
 //	uvarint  items, then per trace item:
@@ -45,8 +51,9 @@ import (
 // stored trace kept (activationToModel's bareTrace): withReasons derives
 // their reasons when the trace is selected.
 const (
-	turnResultCompact = 0x02
-	turnResultDetails = 0x03
+	turnResultCompact  = 0x02
+	turnResultDetails  = 0x03
+	turnResultNoBlocks = 0x04
 )
 
 // Trace item flags of the compact encoding.
@@ -58,7 +65,8 @@ const (
 )
 
 // encodeTurnResult is the stored result of a recorded turn: a, its trace
-// left out (a.Trace is not read), and the engine's trace items.
+// and prompt blocks left out (a.Trace and a.Blocks are not read), and the
+// engine's trace items.
 func encodeTurnResult(a *model.Activation, trace []activation.TraceItem) ([]byte, error) {
 	var e turnEncoder
 	return e.encode(a, trace)
@@ -76,7 +84,7 @@ type turnEncoder struct {
 // encode is encodeTurnResult into e's buffers.
 func (e *turnEncoder) encode(a *model.Activation, trace []activation.TraceItem) ([]byte, error) {
 	bare := *a
-	bare.Trace = nil
+	bare.Trace, bare.Blocks = nil, nil
 	if e.out == nil {
 		size := 16 + binary.MaxVarintLen64 + activationHeadSize(&bare) // ids of one scope are close: ~8 bytes an item besides its strings
 		for i := range trace {
@@ -88,7 +96,7 @@ func (e *turnEncoder) encode(a *model.Activation, trace []activation.TraceItem) 
 	// back behind its length.
 	const headAt = 1 + binary.MaxVarintLen64
 	out := append(e.out[:0], make([]byte, headAt)...)
-	out[0] = turnResultDetails
+	out[0] = turnResultNoBlocks
 	out, err := marshalActivationHead(out, &bare)
 	if err != nil {
 		return nil, err
@@ -216,9 +224,9 @@ func appendString(out []byte, s string) []byte {
 // errTurnResult is a stored result that does not decode.
 var errTurnResult = errors.New("stored turn result is corrupt")
 
-// decodeTurnResult reads a stored result, either encoding: the
-// Activation with its trace items as stored (no reasons for items stored
-// without them; numbers in params as written).
+// decodeTurnResult reads a stored result, any encoding: the Activation
+// with its trace items as stored (no reasons for items stored without
+// them; numbers in params as written) and its prompt blocks.
 func decodeTurnResult(raw []byte) (*model.Activation, error) {
 	if len(raw) > 0 && raw[0] == '{' {
 		var res model.Activation
@@ -229,7 +237,7 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 		}
 		return &res, nil
 	}
-	if len(raw) == 0 || raw[0] != turnResultCompact && raw[0] != turnResultDetails {
+	if len(raw) == 0 || raw[0] < turnResultCompact || raw[0] > turnResultNoBlocks {
 		return nil, errTurnResult
 	}
 	d := &turnResultReader{buf: raw[1:]}
@@ -239,8 +247,11 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 	}
 	verdicts := d.strings()
 	var details []string
-	if raw[0] == turnResultDetails {
+	if raw[0] != turnResultCompact {
 		details = d.strings()
+	}
+	if raw[0] == turnResultNoBlocks {
+		res.Blocks = blocksOf(prompt.Blocks(admittedOf(res.Admitted)))
 	}
 	n := d.count(5) // an item is at least 5 bytes
 	items := make([]model.TraceItem, n)
@@ -273,7 +284,7 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 			}
 		}
 		if flags&traceHasDetail != 0 {
-			it.Detail, d.err = detailOf(d, details, raw[0] == turnResultDetails)
+			it.Detail, d.err = detailOf(d, details, raw[0] != turnResultCompact)
 		}
 		res.Trace[i] = it
 	}
@@ -284,6 +295,27 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 		return nil, errors.Join(errTurnResult, d.err)
 	}
 	return &res, nil
+}
+
+// admittedOf is the engine's view of a stored result's admitted entries,
+// what prompt.Blocks reads of them: id, title, group, placement, position
+// kind and content (activationToModel's mapping reversed).
+func admittedOf(entries []*model.AdmittedEntry) []activation.Admitted {
+	out := make([]activation.Admitted, 0, len(entries))
+	for _, m := range entries {
+		if m == nil {
+			continue
+		}
+		id, _ := strconv.ParseInt(m.ID, 10, 64)
+		group := activation.Activated
+		if m.Group == model.ActivationGroupAlwaysOn {
+			group = activation.AlwaysOn
+		}
+		out = append(out, activation.Admitted{Entry: &lore.Entry{ID: id, Title: m.Title}, Content: m.Content,
+			Placing: &activation.Placing{Group: group, Placement: lore.Placement(strings.ToLower(string(m.Placement))),
+				Position: lore.Position{Kind: lore.PositionKind(m.Position.Kind)}}})
+	}
+	return out
 }
 
 // decodeJSON decodes one JSON value into v, numbers as json.Number.

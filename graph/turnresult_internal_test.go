@@ -21,10 +21,23 @@ func turnResultSample() activation.Result {
 	score := 0.8125
 	e := lore.NewEntry()
 	e.ID, e.Title, e.Content = 40, "Dragon <b>", "The dragon sleeps."
+	// Admitted entries of both groups and placements, one of them
+	// injected (not in the prompt blocks), so that the blocks a read
+	// rebuilds are checked.
+	always, deep, before := lore.NewEntry(), lore.NewEntry(), lore.NewEntry()
+	always.ID, always.Title, always.Content = 41, "Always", "Always said."
+	deep.ID, deep.Title, deep.Content = 42, "Deep", "Said at depth."
+	before.ID, before.Title, before.Content = 43, "Before", "Said before."
 	res := activation.Result{
-		Admitted: []activation.Admitted{{Entry: &e, Content: e.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated, Position: e.EntryPosition()}, Pass: 1}},
-		Budget:   activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
-		Passes:   2,
+		Admitted: []activation.Admitted{
+			{Entry: &e, Content: e.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated, Position: e.EntryPosition()}, Pass: 1},
+			{Entry: &always, Content: always.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.AlwaysOn, Position: always.EntryPosition()}, Pass: 1},
+			{Entry: &deep, Content: deep.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated,
+				Position: lore.NewPosition(lore.PositionAtDepth, 2, lore.RoleSystem, "")}, Pass: 1},
+			{Entry: &before, Content: before.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.Activated, Position: before.EntryPosition()}, Pass: 2},
+		},
+		Budget: activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
+		Passes: 2,
 		Trace: []activation.TraceItem{
 			{ID: 40, Title: "Dragon <b>", Verdict: activation.VerdictAdmitted, Pass: 1, Detail: `key "dragon"`},
 			{ID: 7, Title: "城 \u2028", Verdict: activation.VerdictChanceFailed, Pass: 2, TriggeredBy: 40, Params: lore.Params{"chance": 50}},
@@ -54,9 +67,11 @@ func TestTurnResultRoundTrip(t *testing.T) {
 	r := &Resolver{}
 	run := &turnRun{result: res, bareTrace: true}
 	want := activationToModel(run, r.blocks(run))
+	require.Len(t, want.Blocks, 3)
 	raw, err := encodeTurnResult(want, res.Trace)
 	require.NoError(t, err)
-	require.Equal(t, byte(turnResultDetails), raw[0])
+	require.Equal(t, byte(turnResultNoBlocks), raw[0])
+	require.Equal(t, 1, bytes.Count(raw, []byte("The dragon sleeps.")), "the content stored once, not again in the blocks")
 	got, err := decodeTurnResult(raw)
 	require.NoError(t, err)
 	wantJSON, err := json.Marshal(want)
@@ -66,9 +81,16 @@ func TestTurnResultRoundTrip(t *testing.T) {
 	require.JSONEq(t, string(wantJSON), string(gotJSON))
 	require.Equal(t, 1, bytes.Count(raw, []byte("no key in the last 2 messages")), "a detail stored once")
 
-	// A row stored before the detail table (turnResultCompact: each
-	// detail inline) reads the same.
-	require.JSONEq(t, string(wantJSON), string(mustJSON(t, inlineDetails(t, raw))))
+	// Rows stored before: with the blocks in the JSON (turnResultDetails),
+	// and before the detail table (turnResultCompact: each detail inline),
+	// read the same.
+	bare := *want
+	bare.Trace = nil
+	head, err := marshalActivationHead(nil, &bare)
+	require.NoError(t, err)
+	withBlocks := withHead(t, raw, turnResultDetails, head)
+	require.JSONEq(t, string(wantJSON), string(mustJSON(t, withBlocks)))
+	require.JSONEq(t, string(wantJSON), string(mustJSON(t, inlineDetails(t, withBlocks))))
 	require.Len(t, got.Trace, len(res.Trace))
 	require.Nil(t, got.Trace[4].Params, "empty params are none, as in a JSON row")
 	require.Less(t, len(raw), len(wantJSON))
@@ -84,6 +106,15 @@ func TestTurnResultRoundTrip(t *testing.T) {
 		_, err := decodeTurnResult(bad)
 		require.Error(t, err, "%q", bad)
 	}
+}
+
+// withHead is raw, a compact stored result, with format byte format and
+// the Activation's JSON head.
+func withHead(t *testing.T, raw []byte, format byte, head []byte) []byte {
+	d := &turnResultReader{buf: raw[1:]}
+	d.bytes()
+	require.NoError(t, d.err)
+	return append(appendString([]byte{format}, string(head)), d.buf...)
 }
 
 // inlineDetails rewrites a turnResultDetails result as turnResultCompact
