@@ -713,47 +713,88 @@ func (m *Matcher) fits(entries []lore.Entry) bool {
 	return true
 }
 
-// Bytes estimates the memory m holds (automata, compiled keys, regexes,
-// plus the per-turn match arrays of one pooled scratch), for caches with a
-// byte budget. Entry bodies share the entries' content strings and are not
-// counted; token counts cached for token budgets (4 bytes per entry per
-// tokenizer and set of names) are not either.
+// Bytes estimates the memory m holds, for caches with a byte budget: what
+// Compile keeps (compiledBytes: the automata, the compiled entries and
+// keys, the regexes, the orders) and what turns add at most (turnBytes: a
+// pooled scratch, a gate plan, the chat memo at its bound). Entry bodies
+// and key texts share the entries' strings and are not counted; token
+// counts cached for token budgets (4 bytes per entry per tokenizer and set
+// of names) and the recursion memo of entry contents are not either.
+// TestMatcherBytesMeasured compares it with the live heap on corpus books.
 func (m *Matcher) Bytes() int {
-	// ids, order, rank, claim, byClaim, claimRank and a pooled scratch's
-	// cand stamps; a gate plan's
-	// copy of the entry states (gateplan.go); the chat memo at its bound
-	// (chatmemo.go).
-	n := 512 + 8*len(m.ids) + 24*len(m.order) + 160*len(m.entries) + int(unsafe.Sizeof(entryState{}))*len(m.ids) + chatMemoBytes
+	return m.compiledBytes() + m.turnBytes()
+}
+
+// Sizes of the structures, for compiledBytes and turnBytes.
+const (
+	matcherSize       = int(unsafe.Sizeof(Matcher{}))
+	compiledEntrySize = int(unsafe.Sizeof(compiledEntry{}))
+	keyRefSize        = int(unsafe.Sizeof(keyRef{}))
+	automatonSize     = int(unsafe.Sizeof(automaton{}))
+	macroKeySize      = int(unsafe.Sizeof(macroKey{}))
+	stringSize        = int(unsafe.Sizeof(""))
+	entryStateSize    = int(unsafe.Sizeof(entryState{}))
+	scratchSize       = int(unsafe.Sizeof(scratch{}))
+	gatePlanSize      = int(unsafe.Sizeof(gatePlan{}))
+)
+
+// compiledBytes is what Compile allocated and m keeps: the arrays by
+// their capacity, the decorators' values, and per regex its program
+// (about 120 bytes per RE2 instruction, regexCost) and source.
+func (m *Matcher) compiledBytes() int {
+	n := matcherSize + len(m.books) + 8*cap(m.ids) + compiledEntrySize*cap(m.entries) +
+		4*(cap(m.order)+cap(m.rank)+cap(m.claim)+cap(m.byClaim)+cap(m.claimRank)+cap(m.special)) +
+		8*(cap(m.regexes)+cap(m.regexCost)+cap(m.content)+cap(m.wakes)) + macroKeySize*cap(m.macros)
 	for _, ke := range m.keyEntries {
-		n += 4 * (len(ke.start) + len(ke.ents))
+		n += 4 * (cap(ke.start) + cap(ke.ents))
 	}
 	for i := range m.entries {
 		ce := &m.entries[i]
-		n += 8*(len(ce.primary)+len(ce.secondary)+len(ce.exclude)+len(ce.excludeAll)) +
-			16*(len(ce.primaryText)+len(ce.groups)) + len(ce.regexErr) + len(ce.note)
-		for _, t := range ce.primaryText {
-			n += len(t)
-		}
+		n += keyRefSize*(cap(ce.primary)+cap(ce.secondary)+cap(ce.exclude)+cap(ce.excludeAll)) +
+			stringSize*(cap(ce.primaryText)+cap(ce.groups)) + len(ce.regexErr) + len(ce.note) + decoratorBytes(&ce.dec)
 	}
 	for _, a := range m.autos {
-		if a == nil {
-			continue
+		if a != nil {
+			n += automatonSize + 4*(cap(a.delta)+cap(a.childStart)+cap(a.childNext)+cap(a.fail)+cap(a.dict)) +
+				cap(a.childCls) + cap(a.term) + cap(a.out)
 		}
-		n += 512 + 4*len(a.delta) + 4*len(a.childStart) + len(a.childCls) + 4*len(a.childNext) +
-			4*len(a.fail) + 4*len(a.dict) + len(a.term) + len(a.out)
-		// The match arrays (chat and recursion) of a pooled scratch.
-		n += 8 * len(a.term)
 	}
 	for i, re := range m.regexes {
 		if re != nil {
-			// About 120 bytes per program instruction (regexCost).
-			n += 1024 + 8*len(re.String()) + 120*int(m.regexCost[i])
+			n += 1024 + len(re.String()) + 120*int(m.regexCost[i])
 		}
 	}
-	for _, k := range m.macros {
-		n += 32 + len(k.text)
-	}
 	return n
+}
+
+// decoratorBytes is what d holds outside its struct: a word per value
+// set through a pointer, and its lists (their strings are the content's).
+func decoratorBytes(d *decorator.Set) int {
+	n := 0
+	for _, set := range []bool{d.ScanDepth != nil, d.Probability != nil, d.Order != nil, d.Priority != nil, d.Depth != nil,
+		d.ReverseDepth != nil, d.Position != nil, d.ActivateOnlyAfter != nil, d.ActivateOnlyEvery != nil, d.WholeWords != nil} {
+		if set {
+			n += 8
+		}
+	}
+	return n + stringSize*(cap(d.AdditionalKeys)+cap(d.ExcludeKeys)+cap(d.ExcludeKeysAll)) +
+		int(unsafe.Sizeof(decorator.Ignored{}))*cap(d.Ignored)
+}
+
+// turnBytes is what turns add to m at most, besides what the entries'
+// contents memoise for recursion: a pooled scratch (its three match
+// arrays per node of an own automaton, and per entry its state, the
+// string it indexes and two positions), a gate plan (gateplan.go: per
+// entry a copy of the state and its string, and a mark) and the chat memo
+// at its bound (chatmemo.go).
+func (m *Matcher) turnBytes() int {
+	n := scratchSize + gatePlanSize + (2*entryStateSize+2*stringSize+9)*len(m.ids)
+	for _, a := range m.autos {
+		if a != nil {
+			n += 12 * len(a.term)
+		}
+	}
+	return n + chatMemoBytes
 }
 
 // MaxMatcherRegexProgram bounds the compiled regex keys of one matcher (one

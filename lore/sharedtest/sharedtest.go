@@ -4,12 +4,14 @@
 // only through this package, so a missing checkout is handled one way:
 // under CI (the CI environment variable is set) the test fails, because the
 // material must be there; elsewhere it is skipped with a message that says
-// what is missing.
+// what is missing. LiveHeap is the heap measurement of the tests that
+// weigh structures built from that material.
 package sharedtest
 
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -68,4 +70,23 @@ func missing(tb testing.TB, p string, err error) {
 		tb.Fatalf("sharedtest: %s is missing under CI: %v", p, err)
 	}
 	tb.Skipf("sharedtest: %s is absent (the shared checkout is not beside the repository): skipping", p)
+}
+
+// LiveHeap is the live heap that build leaves (what it returns kept), in
+// bytes, for the memory tests that measure real books: the heap after a
+// collection, less the heap before. Two collections before empty the
+// sync.Pools (their victims) of what ran before; one after keeps the
+// objects build left in pools (a matcher's turn scratch). What build
+// shares with values live before (entries it reads) is not counted only
+// while the caller keeps those alive.
+func LiveHeap(build func() any) int64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v := build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(v)
+	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }

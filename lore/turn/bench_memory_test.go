@@ -2,7 +2,6 @@ package turn_test
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"loregate/lore"
@@ -11,19 +10,6 @@ import (
 	"loregate/lore/sharedtest"
 	"loregate/lore/turn"
 )
-
-// heapOf is the live heap that build's result holds, in bytes: the heap
-// after a collection with the result kept, less the heap before.
-func heapOf(build func() any) int64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	v := build()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(v)
-	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
-}
 
 // BenchmarkScopeMemory measures what the scope cache holds per scope for
 // retrieval by meaning (docs/operations.md#embeddings "Memory per
@@ -50,11 +36,11 @@ func BenchmarkScopeMemory(b *testing.B) {
 			var candBytes, lexBytes int64
 			for b.Loop() {
 				cands, x = nil, nil // measure this round's, not the last one's freed
-				candBytes = heapOf(func() any {
+				candBytes = sharedtest.LiveHeap(func() any {
 					cands = semantic.Candidates(entries, semantic.Which{})
 					return cands
 				})
-				lexBytes = heapOf(func() any { x = turn.NewLexical(cands); return x })
+				lexBytes = sharedtest.LiveHeap(func() any { x = turn.NewLexical(cands); return x })
 			}
 			b.ReportMetric(float64(len(cands)), "candidates")
 			b.ReportMetric(float64(candBytes), "candidates-B")
@@ -63,7 +49,7 @@ func BenchmarkScopeMemory(b *testing.B) {
 			for _, dims := range []int{1024, 3072} {
 				r := rand.New(rand.NewPCG(uint64(dims), 28))
 				var v *semantic.Vectors
-				vb := heapOf(func() any {
+				vb := sharedtest.LiveHeap(func() any {
 					v = semantic.NewVectors(dims, len(cands))
 					for _, c := range cands {
 						vec := make([]float32, dims)
