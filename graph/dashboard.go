@@ -108,6 +108,11 @@ func (r *Resolver) viewerServers(ctx context.Context, first *int, after *string)
 		conn.PageInfo.HasNextPage = page.Total > 0 && q.AfterID == ""
 		return conn, nil
 	}
+	ids := make([]string, len(page.Servers))
+	for i, s := range page.Servers {
+		ids[i] = s.ID
+	}
+	listedServers(ctx, ids)
 	for _, s := range page.Servers {
 		cursor := encodeKeyset("s:", serverCursor{Name: s.Name, ID: s.ID})
 		conn.Edges = append(conn.Edges, &model.ServerEdge{Cursor: cursor, Node: *serverToModel(s, p.CanManage(s.ID), r.Limits)})

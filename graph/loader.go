@@ -32,6 +32,9 @@ type loaders struct {
 	// books holds the per-book reads of Collection and PersonaBook
 	// (bookloader.go): description and tags, categories.
 	books bookLoads
+	// decisions holds the unseen decisions of the listed servers
+	// (decision.go).
+	decisions decisionLoads
 }
 
 type scopeLoad struct {

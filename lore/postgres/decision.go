@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"math"
 
 	"loregate/lore"
 	"loregate/lore/i18n"
@@ -13,9 +15,13 @@ import (
 var _ lore.DecisionStore = (*Store)(nil)
 
 const (
-	decisionsUnseen = `SELECT ` + proposalColumns + ` FROM entry_proposals
-WHERE server_id = $1 AND proposer = $2 AND decision_seen_at IS NULL AND state IN ('approved', 'rejected')
-ORDER BY reviewed_at DESC, id DESC LIMIT $3`
+	// decisionsUnseen lists the unseen decisions of proposer $2 on the
+	// servers $1, at most $3 a server, each server's most recent first.
+	decisionsUnseen = `SELECT ` + proposalColumns + ` FROM (
+    SELECT *, row_number() OVER (PARTITION BY server_id ORDER BY reviewed_at DESC, id DESC) AS n FROM entry_proposals
+    WHERE server_id = ANY($1::text[]) AND proposer = $2 AND decision_seen_at IS NULL AND state IN ('approved', 'rejected')
+) p WHERE n <= $3
+ORDER BY server_id, n`
 
 	// decisionsMark needs no server lock: it touches only the decision's
 	// own mark, and a review deciding the same row concurrently holds the
@@ -36,8 +42,35 @@ func (s *Store) UnseenDecisions(ctx context.Context, server, proposer string, fi
 		return nil, false, nil
 	}
 	first = min(first, 100)
-	rows, err := s.db.Query(ctx, decisionsUnseen, server, proposer, first+1)
+	rows, err := s.db.Query(ctx, decisionsUnseen, []string{server}, proposer, first+1)
 	return collectProposals(op, rows, err, first)
+}
+
+// UnseenDecisionsOf lists proposer's decided proposals not shown yet on
+// each of servers in one query (lore.DecisionStore).
+func (s *Store) UnseenDecisionsOf(ctx context.Context, servers []string, proposer string, first int) (map[string][]lore.Proposal, error) {
+	const op = "list unseen decisions"
+	if len(servers) > lore.MaxDecisionServers {
+		return nil, wrapErr(op, fmt.Errorf("%w: %d servers, at most %d", lore.ErrInvalid, len(servers), lore.MaxDecisionServers))
+	}
+	for _, server := range servers {
+		if err := checkServerID(server); err != nil {
+			return nil, wrapErr(op, err)
+		}
+	}
+	if first <= 0 || proposer == "" || len(servers) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Query(ctx, decisionsUnseen, servers, proposer, min(first, 100)+1)
+	list, _, err := collectProposals(op, rows, err, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]lore.Proposal{}
+	for _, p := range list {
+		out[p.Server] = append(out[p.Server], p)
+	}
+	return out, nil
 }
 
 // MarkDecisionsSeen marks proposer's decisions among ids as shown

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,4 +74,51 @@ func TestDecisionsSeen(t *testing.T) {
 
 	_, err = b.store.MarkDecisionsSeen(b.ctx, b.server, "701", make([]int64, lore.MaxDecisionsMarked+1))
 	requireInvalidField(t, err, "proposalIds")
+}
+
+// TestUnseenDecisionsOf: one read lists a proposer's unseen decisions on
+// several servers, each as UnseenDecisions lists it (most recent first,
+// first+1 at most), and nothing for a server without any or for another
+// proposer's.
+func TestUnseenDecisionsOf(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, third := snowflake(t), snowflake(t)
+	for _, s := range []string{second, third} {
+		_, err := b.store.UpsertServer(b.ctx, s, "Other Guild")
+		require.NoError(t, err)
+	}
+	decide := func(server, who string, n int) []int64 {
+		e := b.insert(t, entry(server, 3, "", "The moon is cheese."))[0]
+		var ids []int64
+		for i := range n {
+			c := e.Clone()
+			c.Content = fmt.Sprint("rock ", i)
+			p, err := b.store.ProposeEntryChange(b.ctx, lore.Proposal{Server: server, Proposer: who, Kind: lore.ProposeUpdate, Lineage: 3, EntryID: e.ID, Proposed: &c})
+			require.NoError(t, err)
+			_, err = b.store.ReviewProposal(b.ctx, server, p.ID, false, "user:900", "", nil)
+			require.NoError(t, err)
+			ids = append([]int64{p.ID}, ids...) // the most recent first
+		}
+		return ids
+	}
+	first, sec := decide(b.server, "701", 3), decide(second, "701", 1)
+	decide(third, "702", 2)
+	got, err := b.store.UnseenDecisionsOf(b.ctx, []string{b.server, second, third}, "701", 2)
+	require.NoError(t, err)
+	ids := map[string][]int64{}
+	for s, list := range got {
+		for _, p := range list {
+			require.Equal(t, s, p.Server)
+			ids[s] = append(ids[s], p.ID)
+		}
+	}
+	require.Equal(t, map[string][]int64{b.server: first, second: sec}, ids, "first+1 a server, the most recent first; none of another proposer")
+	single, more, err := b.store.UnseenDecisions(b.ctx, b.server, "701", 2)
+	require.NoError(t, err)
+	require.True(t, more)
+	require.Equal(t, got[b.server][:2], single)
+
+	_, err = b.store.UnseenDecisionsOf(b.ctx, make([]string, lore.MaxDecisionServers+1), "701", 2)
+	require.ErrorIs(t, err, lore.ErrInvalid)
 }
