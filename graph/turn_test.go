@@ -1,7 +1,9 @@
 package graph_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -11,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
+	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/postgres"
 	"loregate/lore/postgres/postgrestest"
@@ -274,6 +278,29 @@ func TestActivateTurnRetry(t *testing.T) {
 	require.Nil(t, other.Result)
 	require.Equal(t, "INVALID_INPUT", other.Error.Code)
 	require.Equal(t, "turnId", *other.Error.Field)
+
+	// The input's key is an xxh64 pair and a tag; a row stored before
+	// holds the SHA-256 of the input's JSON, which the same input still
+	// replays; a key that is neither is another turn.
+	var key string
+	require.NoError(t, f.pool.QueryRow(ctx, `SELECT input_sha256 FROM activation_log WHERE turn_id = 't1'`).Scan(&key))
+	require.True(t, strings.HasSuffix(key, strings.Repeat("0", 32)), key)
+	lineage, channel := int64(5), turnChannel
+	old, err := json.Marshal(model.ActivateTurnInput{ServerDiscordID: f.server, LineageID: graphql.OmittableOf(&lineage),
+		ChannelID: graphql.OmittableOf(&channel), Messages: []*model.MessageInput{{Content: "dragon"}}, TurnID: "t1", MessageCount: 2})
+	require.NoError(t, err)
+	old = append(bytes.TrimSuffix(old, []byte(`,"context":null,"generationType":null}`)), '}')
+	for i, stored := range []string{fmt.Sprintf("%x", sha256.Sum256(old)), strings.Repeat("a", 64)} {
+		_, err = f.pool.Exec(ctx, `UPDATE activation_log SET input_sha256 = $1 WHERE turn_id = 't1'`, stored)
+		require.NoError(t, err)
+		again = f.turn(serviceKey, f.input(turnChannel, "t1", 2, "dragon"))
+		if i == 0 {
+			require.Equal(t, first, again, "a row keyed by the SHA-256 of %s", old)
+			continue
+		}
+		require.Nil(t, again.Result)
+		require.Equal(t, "INVALID_INPUT", again.Error.Code)
+	}
 
 	// The same turn id and input in another conversation rolls the same.
 	elsewhere := f.turn(serviceKey, f.input("444444444444444444", "t1", 2, "dragon"))

@@ -2,6 +2,8 @@ package graph
 
 import (
 	"encoding/json"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -43,4 +45,24 @@ func TestTurnInputEncodingStable(t *testing.T) {
 	data, err = json.Marshal(in.Overrides.Value())
 	require.NoError(t, err)
 	require.NotContains(t, string(data), "minActivations")
+}
+
+// TestInputKey: a recorded turn's input key fits the log's column (64
+// lower-case hex digits), ends with inputKeyTag, which no SHA-256 key of
+// the inputs here does, and changes with any byte of the input.
+func TestInputKey(t *testing.T) {
+	hexKey := regexp.MustCompile(`^[0-9a-f]{64}$`)
+	seen := map[string]bool{}
+	base := []byte(`{"serverDiscordId":"111111111111111111","messages":[{"content":"hello"}],"turnId":"t1","messageCount":4}`)
+	for i := range base {
+		for _, data := range [][]byte{base[:i], append(append([]byte{}, base[:i]...), base[i]^1)} {
+			key := inputKey(data)
+			require.Regexp(t, hexKey, key)
+			require.True(t, strings.HasSuffix(key, inputKeyTag))
+			require.False(t, strings.HasSuffix(inputSHA256(data), inputKeyTag))
+			require.False(t, seen[key], "%q", data)
+			seen[key] = true
+		}
+	}
+	require.Equal(t, inputKey(base), inputKey(append([]byte{}, base...)))
 }

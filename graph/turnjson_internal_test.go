@@ -2,6 +2,7 @@ package graph
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -49,18 +50,22 @@ func TestTurnJSONMatchesEncodingJSON(t *testing.T) {
 		got, ok := appendTurnInput(nil, in)
 		require.True(t, ok, "shape %d", i)
 		require.Equal(t, string(want), string(got), "shape %d", i)
-		sum, err := turnInputSum(new(sync.Pool), in)
+		key, err := turnInputKey(new(sync.Pool), in, inputKey)
 		require.NoError(t, err)
-		require.Equal(t, sha256.Sum256(want), sum)
+		require.Equal(t, inputKey(want), key)
+		legacy, err := turnInputKey(new(sync.Pool), in, inputSHA256)
+		require.NoError(t, err)
+		sum := sha256.Sum256(want)
+		require.Equal(t, hex.EncodeToString(sum[:]), legacy)
 	}
 	in := turnInputShapes()[0]
 	in.Overrides = graphql.OmittableOf(&turn.Overrides{})
 	_, ok := appendTurnInput(nil, in)
 	require.False(t, ok, "overrides go to encoding/json")
-	sum, err := turnInputSum(new(sync.Pool), in)
+	key, err := turnInputKey(new(sync.Pool), in, inputKey)
 	require.NoError(t, err)
 	want, _ := turnInputJSON(in)
-	require.Equal(t, sha256.Sum256(want), sum)
+	require.Equal(t, inputKey(want), key)
 
 	for i, a := range activationShapes() {
 		want, err := json.Marshal(a)

@@ -273,9 +273,15 @@ type CachedRecorder interface {
 type Recording struct {
 	// TurnID is the caller's id of the turn, unique in the conversation.
 	TurnID string
-	// InputSHA256 is the hex digest of the request, telling a retry (same
-	// input: replayed) from another turn under a used id (refused).
+	// InputSHA256 is the key of the request (64 hex digits: the caller's
+	// digest of its encoding), telling a retry (same input: replayed) from
+	// another turn under a used id (refused).
 	InputSHA256 string
+	// InputKeyBefore, when set, gives the key the caller gave the same
+	// request before it changed its digest: a logged turn whose key is
+	// neither is another turn. It runs only when the logged key is not
+	// InputSHA256.
+	InputKeyBefore func() string
 	// Encode gives the response stored with the log row and returned to
 	// retries (turnstate.LoggedTurn.Response); nil stores none (the CLI's
 	// state file keeps no responses).
@@ -316,7 +322,7 @@ func Record(ctx context.Context, m *activation.Matcher, t *Turn, turns Recorder,
 func record(ctx context.Context, m *activation.Matcher, t *Turn, tx turnstate.Turn, rec Recording) (Outcome, error) {
 	defer tx.Rollback(ctx) // a no-op after Commit
 	if r := tx.Retry(); r != nil {
-		if r.InputSHA256 != rec.InputSHA256 {
+		if r.InputSHA256 != rec.InputSHA256 && (rec.InputKeyBefore == nil || r.InputSHA256 != rec.InputKeyBefore()) {
 			return Outcome{}, lore.Reject("turnId", i18n.TurnIDReused, nil)
 		}
 		return Outcome{Replayed: true, Response: r.Response}, nil

@@ -286,6 +286,15 @@ func TestRecordReplay(t *testing.T) {
 	var ie *lore.InvalidError
 	require.True(t, errors.As(err, &ie), "%v", err)
 	require.Equal(t, "turnId", ie.Field)
+	// A caller that changed its key: the key it gave the same input before
+	// replays a turn logged under it; another is another turn.
+	out, err = turn.Record(ctx, m, tr, turns, f.conv, turn.Recording{TurnID: "t1", InputSHA256: hashB,
+		InputKeyBefore: func() string { return hashA }, Encode: encode})
+	require.NoError(t, err)
+	require.True(t, out.Replayed)
+	_, err = turn.Record(ctx, m, tr, turns, f.conv, turn.Recording{TurnID: "t1", InputSHA256: hashB,
+		InputKeyBefore: func() string { return hashB }, Encode: encode})
+	require.True(t, errors.As(err, &ie), "%v", err)
 
 	// Sticky 2 from count 1: the next turn admits Dragon without its key,
 	// in a dry run too, which leaves the state as it was.
