@@ -166,8 +166,8 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	if err != nil {
 		return nil, err
 	}
-	if bufs != nil && cap(out.Result.Admitted) > cap(bufs.admitted) {
-		bufs.admitted = out.Result.Admitted[:0] // the next turn's
+	if bufs != nil && cap(out.Result.Admissions) > cap(bufs.admitted) {
+		bufs.admitted = out.Result.Admissions[:0] // the next turn's
 	}
 	return &turnRun{snapshot: snap, opts: t.Options, result: out.Result, unavailable: unavailable,
 		replayed: out.Replayed, response: out.Response}, nil
@@ -390,7 +390,7 @@ func (r *Resolver) matcher(scope *scopecache.Scope, key activation.CacheKey, in 
 func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activation {
 	res := t.result
 	out := &model.Activation{
-		Admitted: make([]*model.AdmittedEntry, len(res.Admitted)),
+		Admitted: make([]*model.AdmittedEntry, res.NumAdmitted()),
 		Blocks:   blocks,
 		Budget: model.Budget{Unit: string(res.Budget.Unit), Limit: res.Budget.Limit, Used: res.Budget.Used,
 			ByBook: byBookToModel(&res)},
@@ -398,7 +398,8 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 
 		StoreUnavailable: t.unavailable,
 	}
-	for i, a := range res.Admitted {
+	for i := range out.Admitted {
+		a := res.AdmittedAt(i)
 		group := model.ActivationGroupActivated
 		if a.Group == activation.AlwaysOn {
 			group = model.ActivationGroupAlwaysOn
@@ -445,7 +446,7 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 // blocks renders the admitted entries as the prompt blocks of
 // docs/contract.md#prompt.
 func (r *Resolver) blocks(t *turnRun) []*model.PromptBlock {
-	return blocksOf(prompt.Blocks(t.result.Admitted))
+	return blocksOf(prompt.Blocks(&t.result))
 }
 
 // MaxDocuments bounds the retrieved documents of one assemblePrompt call.
@@ -459,7 +460,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 	if err != nil {
 		return nil, err
 	}
-	blocks := prompt.Blocks(t.result.Admitted)
+	blocks := prompt.Blocks(&t.result)
 	req := prompt.Request{Blocks: blocks, Injections: t.result.Injections, Outlets: t.result.Outlets}
 	for _, m := range in.Activation.Messages {
 		req.History = append(req.History, prompt.Message{

@@ -67,7 +67,7 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 		}
 		var bs []*model.PromptBlock // not stored: a retry rebuilds them (decodeTurnResult)
 		if blocks {
-			bs = blocksOf(prompt.Blocks(res.Admitted))
+			bs = blocksOf(prompt.Blocks(&res))
 		}
 		built = activationToModel(&turnRun{result: res, bareTrace: true, skipTrace: !traced}, bs)
 		return bufs.enc.encode(built, res.Trace)
@@ -102,7 +102,7 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 // result's encoder. What a turn answers is built from them (the model
 // copies what it reads) before release.
 type turnBuffers struct {
-	admitted []activation.Admitted
+	admitted []activation.Admission
 	trace    []activation.TraceItem
 	enc      turnEncoder
 }
@@ -116,8 +116,8 @@ func (r *Resolver) turnBuffers() *turnBuffers {
 	return new(turnBuffers)
 }
 
-// Largest buffers kept for the next turn: 8,192 admitted entries (about
-// 0.6 MB), a trace of 8,192 entries (about 0.8 MB) and a stored result of
+// Largest buffers kept for the next turn: 8,192 admitted entries (128
+// KiB), a trace of 8,192 entries (about 0.8 MB) and a stored result of
 // 256 KiB.
 const (
 	maxKeptAdmitted = 8192

@@ -251,7 +251,8 @@ func decodeTurnResult(raw []byte) (*model.Activation, error) {
 		details = d.strings()
 	}
 	if raw[0] == turnResultNoBlocks {
-		res.Blocks = blocksOf(prompt.Blocks(admittedOf(res.Admitted)))
+		stored := activation.ResultOf(admittedOf(res.Admitted))
+		res.Blocks = blocksOf(prompt.Blocks(&stored))
 	}
 	n := d.count(5) // an item is at least 5 bytes
 	items := make([]model.TraceItem, n)

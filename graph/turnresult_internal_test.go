@@ -28,23 +28,21 @@ func turnResultSample() activation.Result {
 	always.ID, always.Title, always.Content = 41, "Always", "Always said."
 	deep.ID, deep.Title, deep.Content = 42, "Deep", "Said at depth."
 	before.ID, before.Title, before.Content = 43, "Before", "Said before."
-	res := activation.Result{
-		Admitted: []activation.Admitted{
-			{Entry: &e, Content: e.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated, Position: e.EntryPosition()}, Pass: 1},
-			{Entry: &always, Content: always.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.AlwaysOn, Position: always.EntryPosition()}, Pass: 1},
-			{Entry: &deep, Content: deep.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated,
-				Position: lore.NewPosition(lore.PositionAtDepth, 2, lore.RoleSystem, "")}, Pass: 1},
-			{Entry: &before, Content: before.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.Activated, Position: before.EntryPosition()}, Pass: 2},
-		},
-		Budget: activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18},
-		Passes: 2,
-		Trace: []activation.TraceItem{
-			{ID: 40, Title: "Dragon <b>", Verdict: activation.VerdictAdmitted, Pass: 1, Detail: `key "dragon"`},
-			{ID: 7, Title: "城 \u2028", Verdict: activation.VerdictChanceFailed, Pass: 2, TriggeredBy: 40, Params: lore.Params{"chance": 50}},
-			{ID: 9_007_199_254_740_993, Title: "", Verdict: activation.VerdictGatedLineage, Params: lore.Params{"lineage": int64(9_007_199_254_740_993)}},
-			{ID: 8, Title: "Scored", Verdict: activation.VerdictNoKeyMatch, Pass: 1, Score: &score},
-			{ID: 8, Title: "Again", Verdict: activation.VerdictNoKeyMatch, Params: lore.Params{}},
-		},
+	res := activation.ResultOf([]activation.Admitted{
+		{Entry: &e, Content: e.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated, Position: e.EntryPosition()}, Pass: 1},
+		{Entry: &always, Content: always.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.AlwaysOn, Position: always.EntryPosition()}, Pass: 1},
+		{Entry: &deep, Content: deep.Content, Placing: &activation.Placing{Placement: lore.After, Group: activation.Activated,
+			Position: lore.NewPosition(lore.PositionAtDepth, 2, lore.RoleSystem, "")}, Pass: 1},
+		{Entry: &before, Content: before.Content, Placing: &activation.Placing{Placement: lore.Before, Group: activation.Activated, Position: before.EntryPosition()}, Pass: 2},
+	})
+	res.Budget = activation.Budget{Unit: activation.UnitUTF16, Limit: 8000, Used: 18}
+	res.Passes = 2
+	res.Trace = []activation.TraceItem{
+		{ID: 40, Title: "Dragon <b>", Verdict: activation.VerdictAdmitted, Pass: 1, Detail: `key "dragon"`},
+		{ID: 7, Title: "城 \u2028", Verdict: activation.VerdictChanceFailed, Pass: 2, TriggeredBy: 40, Params: lore.Params{"chance": 50}},
+		{ID: 9_007_199_254_740_993, Title: "", Verdict: activation.VerdictGatedLineage, Params: lore.Params{"lineage": int64(9_007_199_254_740_993)}},
+		{ID: 8, Title: "Scored", Verdict: activation.VerdictNoKeyMatch, Pass: 1, Score: &score},
+		{ID: 8, Title: "Again", Verdict: activation.VerdictNoKeyMatch, Params: lore.Params{}},
 	}
 	// Details in runs, repeated after others, and more distinct ones
 	// than the table searches linearly.

@@ -54,7 +54,7 @@ func authoringExample() (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "budget: %d of %d %s, %d passes\n", res.Budget.Used, res.Budget.Limit, res.Budget.Unit, res.Passes)
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		from := ""
 		if a.TriggeredBy != 0 {
 			from = fmt.Sprintf(" from #%d", a.TriggeredBy)

@@ -51,13 +51,13 @@ func BenchmarkContextSources(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			benchSink += len(res.Admitted)
+			benchSink += res.NumAdmitted()
 		}
 	}
 	ra, _ := cache.Activate(context.Background(), keyA, inA, opts)
 	rb, _ := cache.Activate(context.Background(), keyB, inB, opts)
-	if len(ra.Admitted) == 0 || len(rb.Admitted) == 0 {
-		b.Fatalf("the chat admits %d and %d entries", len(ra.Admitted), len(rb.Admitted))
+	if ra.NumAdmitted() == 0 || rb.NumAdmitted() == 0 {
+		b.Fatalf("the chat admits %d and %d entries", ra.NumAdmitted(), rb.NumAdmitted())
 	}
 	for b.Loop() {
 		turn(keyB, inB)()
@@ -98,7 +98,7 @@ func BenchmarkMinActivations(b *testing.B) {
 				b.Fatal(err)
 			}
 			*passes = res.Passes
-			benchSink += len(res.Admitted)
+			benchSink += res.NumAdmitted()
 		}
 	}
 	var p1, p2, p3 int

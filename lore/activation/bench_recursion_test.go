@@ -64,7 +64,7 @@ func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int)
 	on.Recursive = true
 	mRec, mPlain := CompileInput(&rec, opts.MatchOptions()), CompileInput(&plain, opts.MatchOptions())
 	buf, onBuf := opts, on
-	buf.AdmittedBuf, onBuf.AdmittedBuf = make([]Admitted, 0, len(rec.Entries)), make([]Admitted, 0, len(rec.Entries))
+	buf.AdmittedBuf, onBuf.AdmittedBuf = make([]Admission, 0, len(rec.Entries)), make([]Admission, 0, len(rec.Entries))
 	variants := []recVariant{
 		{"single", mRec, rec, opts, 1},
 		{"recursive-3", mRec, rec, on, 3},
@@ -82,7 +82,7 @@ func recVariants(b *testing.B, book, chat string) ([]recVariant, map[string]int)
 		if res.Passes != v.passes {
 			b.Fatalf("%s: %d passes, want %d", v.name, res.Passes, v.passes)
 		}
-		admitted[v.name] = len(res.Admitted)
+		admitted[v.name] = res.NumAdmitted()
 	}
 	if admitted["recursive-3"] < 2*admitted["single"] || admitted["idle-pass"] != admitted["plain"] {
 		b.Fatalf("admitted %v: the workload's tiers are not linked as described", admitted)
@@ -109,7 +109,7 @@ func BenchmarkRecursionWorkload(b *testing.B) {
 				for _, v := range variants {
 					d := cpuPerTurn(30_000_000, func() {
 						res, _ := v.m.Activate(context.Background(), v.in, v.opts)
-						benchSink += len(res.Admitted)
+						benchSink += res.NumAdmitted()
 					}).Nanoseconds()
 					if old, ok := per[v.name]; !ok || d < old {
 						per[v.name] = d
@@ -144,7 +144,7 @@ func BenchmarkRecursionTurn(b *testing.B) {
 				b.Run(v.name, func(b *testing.B) {
 					for b.Loop() {
 						res, _ := v.m.Activate(context.Background(), v.in, v.opts)
-						benchSink += len(res.Admitted)
+						benchSink += res.NumAdmitted()
 					}
 				})
 			}

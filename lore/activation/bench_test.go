@@ -197,7 +197,7 @@ func BenchmarkActivation(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(res.Admitted) == 0 {
+				if res.NumAdmitted() == 0 {
 					b.Fatal("benchmark chat admits nothing")
 				}
 				for _, o := range []Options{traced, old} {
@@ -205,20 +205,20 @@ func BenchmarkActivation(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if len(r.Trace) != len(book) || !slices.EqualFunc(r.Admitted, res.Admitted, func(x, y Admitted) bool { return x.Entry.ID == y.Entry.ID }) {
-						b.Fatalf("traced or old path admits %d entries with %d trace items, bot turn %d", len(r.Admitted), len(r.Trace), len(res.Admitted))
+					if len(r.Trace) != len(book) || !slices.EqualFunc(r.Admitted(), res.Admitted(), func(x, y Admitted) bool { return x.Entry.ID == y.Entry.ID }) {
+						b.Fatalf("traced or old path admits %d entries with %d trace items, bot turn %d", r.NumAdmitted(), len(r.Trace), res.NumAdmitted())
 					}
 				}
 				b.ResetTimer()
 				for b.Loop() {
 					res, _ = cache.Activate(context.Background(), key, in, opts)
-					benchSink += len(res.Admitted)
+					benchSink += res.NumAdmitted()
 				}
 				b.StopTimer()
 				turnOf := func(o Options) func() {
 					return func() {
 						res, _ := cache.Activate(context.Background(), key, in, o)
-						benchSink += len(res.Admitted)
+						benchSink += res.NumAdmitted()
 					}
 				}
 				keys := make([][]string, len(book))
@@ -227,8 +227,8 @@ func BenchmarkActivation(b *testing.B) {
 						keys[i] = append(keys[i], strings.ToLower(k))
 					}
 				}
-				if hits := naiveTurn(keys, msgs); hits != len(res.Admitted) {
-					b.Fatalf("naive scan admits %d entries, engine %d", hits, len(res.Admitted))
+				if hits := naiveTurn(keys, msgs); hits != res.NumAdmitted() {
+					b.Fatalf("naive scan admits %d entries, engine %d", hits, res.NumAdmitted())
 				}
 				naive := cpuPerTurn(200*time.Millisecond, func() { benchSink += naiveTurn(keys, msgs) })
 				var tbl [256]uint8
@@ -351,21 +351,21 @@ func BenchmarkActivationCJK(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if len(res.Admitted) == 0 || len(res.Admitted) != len(want.Admitted) {
-				b.Fatalf("admitted %d, reference path %d", len(res.Admitted), len(want.Admitted))
+			if res.NumAdmitted() == 0 || res.NumAdmitted() != want.NumAdmitted() {
+				b.Fatalf("admitted %d, reference path %d", res.NumAdmitted(), want.NumAdmitted())
 			}
 			for b.Loop() {
 				res, _ = m.Activate(context.Background(), in, opts)
-				benchSink += len(res.Admitted)
+				benchSink += res.NumAdmitted()
 			}
 			b.StopTimer()
 			engine := perTurn(200*time.Millisecond, func() {
 				res, _ := m.Activate(context.Background(), in, opts)
-				benchSink += len(res.Admitted)
+				benchSink += res.NumAdmitted()
 			})
 			old := perTurn(200*time.Millisecond, func() {
 				res, _ := ref.Activate(context.Background(), in, refOpts)
-				benchSink += len(res.Admitted)
+				benchSink += res.NumAdmitted()
 			})
 			var tbl [256]uint8
 			for i := range tbl {
@@ -404,7 +404,7 @@ func newModelBench(b *testing.B) modelBench {
 		b.Fatal(err)
 	}
 	first := map[int64]bool{}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		first[a.Entry.ID] = true
 	}
 	// Link the chat's entries to a second tier and that to a third.
@@ -465,14 +465,14 @@ func BenchmarkModel(b *testing.B) {
 			b.Fatal(err)
 		}
 		if v.passes == 3 {
-			for _, a := range res.Admitted {
+			for _, a := range res.Admitted() {
 				passText[a.Pass-1] = append(passText[a.Pass-1], a.Content)
 			}
 		}
 		if res.Passes != v.passes {
 			b.Fatalf("%s: %d passes, want %d", v.name, res.Passes, v.passes)
 		}
-		admitted[v.name] = len(res.Admitted)
+		admitted[v.name] = res.NumAdmitted()
 	}
 	if admitted["recursive-3"] < admitted["single-pass"]+len(mb.in.Entries)/10 {
 		b.Fatalf("recursion admits %d entries, single pass %d: the tiers are not linked", admitted["recursive-3"], admitted["single-pass"])
@@ -481,7 +481,7 @@ func BenchmarkModel(b *testing.B) {
 		b.Run(v.name, func(b *testing.B) {
 			for b.Loop() {
 				res, _ := cache.Activate(context.Background(), key, mb.in, v.opts)
-				benchSink += len(res.Admitted)
+				benchSink += res.NumAdmitted()
 			}
 			b.ReportMetric(float64(admitted[v.name]), "admitted")
 		})
@@ -500,7 +500,7 @@ func BenchmarkModel(b *testing.B) {
 		for _, v := range variants {
 			d := cpuPerTurn(40*time.Millisecond, func() {
 				res, _ := cache.Activate(context.Background(), key, mb.in, v.opts)
-				benchSink += len(res.Admitted)
+				benchSink += res.NumAdmitted()
 			})
 			if old, ok := per[v.name]; !ok || d < old {
 				per[v.name] = d

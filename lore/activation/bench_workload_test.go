@@ -31,7 +31,7 @@ func BenchmarkWorkload(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(res.Admitted) == 0 {
+				if res.NumAdmitted() == 0 {
 					b.Fatal("the workload's chat admits nothing")
 				}
 				textBytes := 0
@@ -52,21 +52,21 @@ func BenchmarkWorkload(b *testing.B) {
 				for range 7 {
 					engine = min(engine, cpuPerTurn(20*time.Millisecond, func() {
 						res, _ := m.Activate(context.Background(), in, opts)
-						benchSink += len(res.Admitted)
+						benchSink += res.NumAdmitted()
 					}))
 					slid = min(slid, cpuPerTurn(20*time.Millisecond, func() {
 						turn++
 						slide.Messages[len(slide.Messages)-1] = last + " " + strconv.Itoa(turn)
 						res, _ := m.Activate(context.Background(), slide, opts)
-						benchSink += len(res.Admitted)
+						benchSink += res.NumAdmitted()
 					}))
 					bytes = min(bytes, cpuPerTurn(10*time.Millisecond, func() { benchSink += int(byteLoop(&tbl, in.Messages)) }))
 				}
 				for b.Loop() {
 					res, _ := m.Activate(context.Background(), in, opts)
-					benchSink += len(res.Admitted)
+					benchSink += res.NumAdmitted()
 				}
-				b.ReportMetric(float64(len(res.Admitted)), "admitted")
+				b.ReportMetric(float64(res.NumAdmitted()), "admitted")
 				b.ReportMetric(float64(engine.Nanoseconds()), "cpu-ns/turn")
 				b.ReportMetric(float64(bytes.Nanoseconds()), "byteloop-ns/turn")
 				b.ReportMetric(float64(slid.Nanoseconds()), "new-ns/turn")

@@ -96,7 +96,7 @@ func TestBehaviourCases(t *testing.T) {
 					res, err := activation.Activate(t.Context(), in, opts)
 					require.NoError(t, err)
 					got := []string{}
-					for _, a := range res.Admitted {
+					for _, a := range res.Admitted() {
 						got = append(got, a.Entry.Title)
 					}
 					require.ElementsMatch(t, orEmpty(r.ExpectActive), got, "%s: %s\ntrace: %+v", c.ID, c.About, res.Trace)
@@ -169,7 +169,7 @@ func checkRate(t *testing.T, in activation.Input, opts activation.Options, r cas
 	for range r.Trials {
 		res, err := m.Activate(context.Background(), in, opts)
 		require.NoError(t, err)
-		for _, a := range res.Admitted {
+		for _, a := range res.Admitted() {
 			counts[a.Entry.Title]++
 		}
 	}

@@ -1214,13 +1214,12 @@ func (t *turn) admit(i int32, p int) {
 // result builds the Result of the turn.
 func (t *turn) result(passes int) Result {
 	m, st := t.m, t.st
-	res := Result{Budget: t.budget, Passes: passes}
+	res := Result{Budget: t.budget, Passes: passes, entries: t.in.Entries, m: m}
 	adm := t.ts.s.admitted
 	if buf := t.opts.AdmittedBuf; len(adm) > 0 && cap(buf) >= len(adm) {
-		clear(buf[:len(adm)]) // collect writes onto zero items
-		res.Admitted = buf[:0]
+		res.Admissions = buf[:0]
 	} else if len(adm) > 0 {
-		res.Admitted = make([]Admitted, 0, len(adm))
+		res.Admissions = make([]Admission, 0, len(adm))
 	}
 	order := m.order
 	if t.in.Semantic != nil { // scoreOf's slab, once
@@ -1249,11 +1248,11 @@ func (t *turn) result(passes int) Result {
 	}
 	injected := false
 	if len(adm) > 0 {
-		res.Admitted, injected = t.collect(res.Admitted[:len(adm)], order, books)
+		injected = t.collect(&res, res.Admissions[:len(adm)], order, books)
 	}
 	res.nearMissWork = t.near.work
 	if injected {
-		res.Injections, res.Outlets = injections(res.Admitted)
+		res.Injections, res.Outlets = injections(&res)
 	}
 	if books != nil {
 		res.Budget.ByBook = slices.DeleteFunc(books, func(b BookUse) bool { return b.Entries == 0 })
@@ -1261,16 +1260,14 @@ func (t *turn) result(passes int) Result {
 	return res
 }
 
-// collect fills out, zero Admitted items (one per admitted entry), with
-// the admitted entries of order, in that order, counting each into its
-// book of books (when not nil), and returns them with whether one is
-// injected. It writes each item field by field, leaving the zero ones
-// unwritten: a copy of a whole Admitted would pass every pointer of it
-// through the garbage collector's write barrier while a collection runs.
-// An item points at its compiled entry's Placing (fillRare: a copy for
-// @@reverse_depth).
-func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitted, bool) {
-	m, st, ents := t.m, t.st, t.in.Entries
+// collect fills out (one Admission per admitted entry) with the admitted
+// entries of order, in that order, sets res.Admissions to them, counts
+// each into its book of books (when not nil) and reports whether one is
+// injected. An entry with identity-resolved content, @@reverse_depth's
+// position, a score or a token count also has its res.rare item
+// (fillRare).
+func (t *turn) collect(res *Result, out []Admission, order []int32, books []BookUse) bool {
+	m, st := t.m, t.st
 	injected, n := false, 0
 	for _, i := range order {
 		s := &st[i]
@@ -1281,16 +1278,17 @@ func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitt
 			// A score the plan's turn left at 0 (applyNonzero).
 			s.score = SumScore(t.sums[t.plan.posOf[i]], t.sumsNorm)
 		}
-		ce, a := &m.entries[i], &out[n]
+		ce := &m.entries[i]
+		rare := s.content != bodyContent || ce.revDepth >= 0 || s.scored || s.tokens >= 0
+		out[n] = Admission{pos: i, trig: s.trig, cost: s.cost, passRare: uint32(s.pass) << 1}
+		if rare {
+			out[n].passRare |= 1
+			if res.rare == nil {
+				res.rare = make([]rareAdmission, len(out))
+			}
+			t.fillRare(&res.rare[n], ce, s)
+		}
 		n++
-		a.Entry, a.Content, a.Placing = &ents[i], ce.body, &ce.placing
-		a.Cost, a.Pass = int(s.cost), int(s.pass)
-		if s.trig > 0 {
-			a.TriggeredBy = m.ids[s.trig-1]
-		}
-		if s.content != bodyContent || ce.revDepth >= 0 || s.scored || s.tokens >= 0 {
-			t.fillRare(a, ce, s)
-		}
 		injected = injected || ce.injected
 		if books != nil {
 			bu := &books[s.book]
@@ -1298,27 +1296,27 @@ func (t *turn) collect(out []Admitted, order []int32, books []BookUse) ([]Admitt
 			bu.Entries++
 		}
 	}
-	return out[:n], injected
+	res.Admissions = out[:n]
+	return injected
 }
 
-// fillRare sets what collect leaves to it in Admitted a of entry state s
+// fillRare sets x, the rare part of the Admission of entry state s
 // (compiled ce): identity-resolved content, @@reverse_depth's position,
 // the score and the token count.
-func (t *turn) fillRare(a *Admitted, ce *compiledEntry, s *entryState) {
+func (t *turn) fillRare(x *rareAdmission, ce *compiledEntry, s *entryState) {
 	if s.content != bodyContent {
-		a.Content = t.str(s.content)
+		x.content, x.ownContent = t.str(s.content), true
 	}
 	if ce.revDepth >= 0 {
-		p := ce.placing
-		p.Position = t.position(ce)
-		a.Placing = &p
+		x.placing = ce.placing
+		x.placing.Position = t.position(ce)
+		x.reversed = true
 	}
 	if s.scored {
-		a.Score = t.scoreOf(s)
+		x.score = t.scoreOf(s)
 	}
 	if s.tokens >= 0 {
-		n := int(s.tokens)
-		a.Tokens = &n
+		x.tokens, x.counted = int(s.tokens), true
 	}
 }
 

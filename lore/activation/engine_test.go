@@ -49,7 +49,7 @@ func verdicts(res Result) map[int64]Verdict {
 
 func admittedIDs(res Result) []int64 {
 	ids := []int64{}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		ids = append(ids, a.Entry.ID)
 	}
 	return ids
@@ -147,7 +147,7 @@ func TestGates(t *testing.T) {
 			res := run(t, in, Options{Random: noDraw})
 			require.Equal(t, tt.want, res.Trace[0].Verdict, "detail: %s", res.Trace[0].Detail)
 			require.NotEmpty(t, res.Trace[0].Detail)
-			require.Equal(t, tt.want == VerdictAdmitted, len(res.Admitted) == 1)
+			require.Equal(t, tt.want == VerdictAdmitted, res.NumAdmitted() == 1)
 		})
 	}
 }
@@ -291,11 +291,11 @@ func TestGroupsPlacementAndOrder(t *testing.T) {
 	bad.Order, bad.Placement = 99, ""
 	res := run(t, baseInput([]lore.Entry{c, k, tie1, tie2, bad}, "the glade"), Options{})
 	require.Equal(t, []int64{2, 3, 4, 1, 5}, admittedIDs(res))
-	require.Equal(t, AlwaysOn, res.Admitted[3].Group)
-	require.Equal(t, lore.Before, res.Admitted[3].Placement)
-	require.Equal(t, Activated, res.Admitted[0].Group)
-	require.Equal(t, lore.After, res.Admitted[0].Placement)
-	require.Equal(t, lore.After, res.Admitted[4].Placement, "invalid placement becomes after")
+	require.Equal(t, AlwaysOn, res.Admitted()[3].Group)
+	require.Equal(t, lore.Before, res.Admitted()[3].Placement)
+	require.Equal(t, Activated, res.Admitted()[0].Group)
+	require.Equal(t, lore.After, res.Admitted()[0].Placement)
+	require.Equal(t, lore.After, res.Admitted()[4].Placement, "invalid placement becomes after")
 	ids := []int64{}
 	for _, tr := range res.Trace {
 		ids = append(ids, tr.ID)
@@ -370,7 +370,7 @@ func TestBudgetCountsUTF16AndResolvedContent(t *testing.T) {
 	res := run(t, baseInput([]lore.Entry{emoji, macro}, "gate"), Options{CharBudget: 7, UserName: "Ana"})
 	require.Equal(t, []int64{1, 2}, admittedIDs(res))
 	require.Equal(t, 7, res.Budget.Used)
-	require.Equal(t, "Ana", res.Admitted[1].Content)
+	require.Equal(t, "Ana", res.Admitted()[1].Content)
 	res = run(t, baseInput([]lore.Entry{emoji, macro}, "gate"), Options{CharBudget: 6, UserName: "Ana"})
 	require.Equal(t, []int64{1}, admittedIDs(res))
 }
@@ -583,7 +583,7 @@ func TestMatcherConcurrentTurns(t *testing.T) {
 					msg = "the glade and «Вега»"
 				}
 				res, err := m.Activate(context.Background(), baseInput(entries, msg), Options{})
-				if err != nil || len(res.Admitted) != 2*((g+i+1)%2) {
+				if err != nil || res.NumAdmitted() != 2*((g+i+1)%2) {
 					got = append(got, int64(i))
 				}
 			}
@@ -616,25 +616,25 @@ func TestTraceBuf(t *testing.T) {
 	require.Equal(t, len(entries), cap(small.Trace), "a buffer too small is not used")
 }
 
-// TestAdmittedBuf: a turn writes Result.Admitted into Options.AdmittedBuf
+// TestAdmittedBuf: a turn writes Result.Admissions into Options.AdmittedBuf
 // when it has room, over stale items, and the Result is the same.
 func TestAdmittedBuf(t *testing.T) {
 	entries := []lore.Entry{ent(1, []string{"dragon"}, "A dragon names the elf."), constant(2, "Always."), ent(3, []string{"elf"}, "An elf.")}
 	in := baseInput(entries, "the dragon flies")
 	opts := Options{Recursive: true}
 	want := run(t, in, opts)
-	require.Len(t, want.Admitted, 3)
-	stale := 7
-	buf := make([]Admitted, 4)
+	require.Len(t, want.Admitted(), 3)
+	buf := make([]Admission, 4)
 	for i := range buf {
-		buf[i] = Admitted{Entry: &entries[0], Content: "stale", Cost: 9, Tokens: &stale, Pass: 5, TriggeredBy: 99}
+		buf[i] = Admission{pos: 2, trig: 3, cost: 9, passRare: 5<<1 | 1}
 	}
 	opts.AdmittedBuf = buf
 	got := run(t, in, opts)
-	require.Equal(t, want, got)
-	require.Same(t, &buf[0], &got.Admitted[0], "the result is the buffer")
-	opts.AdmittedBuf = make([]Admitted, 0, 2)
+	require.Equal(t, viewOf(want), viewOf(got))
+	require.Equal(t, want.Admitted(), got.Admitted())
+	require.Same(t, &buf[0], &got.Admissions[0], "the result is the buffer")
+	opts.AdmittedBuf = make([]Admission, 0, 2)
 	small := run(t, in, opts)
-	require.Equal(t, want, small)
-	require.Equal(t, 3, cap(small.Admitted), "a buffer too small is not used")
+	require.Equal(t, viewOf(want), viewOf(small))
+	require.Equal(t, 3, cap(small.Admissions), "a buffer too small is not used")
 }

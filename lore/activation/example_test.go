@@ -29,7 +29,7 @@ func ExampleActivate() {
 		fmt.Println(err)
 		return
 	}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		fmt.Printf("%s (%s): %s\n", a.Entry.Title, a.Group, a.Content)
 	}
 	for _, t := range res.Trace {
@@ -58,7 +58,7 @@ func ExampleCache() {
 	for _, msg := range []string{"hello", "the glade?", "the GLADE!"} {
 		in.Messages = append(in.Messages, msg)
 		res, _ := cache.Activate(context.Background(), key, in, activation.Options{})
-		fmt.Println(msg, "->", len(res.Admitted))
+		fmt.Println(msg, "->", len(res.Admitted()))
 	}
 	fmt.Printf("%+v\n", cache.Stats())
 	// Output:

@@ -27,7 +27,7 @@ func byTitle(t *testing.T, res Result, title string) TraceItem {
 
 func admittedTitles(res Result) []string {
 	out := []string{}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		out = append(out, a.Entry.Title)
 	}
 	return out
@@ -66,7 +66,7 @@ func TestRecursionSteps(t *testing.T) {
 			res := run(t, baseInput(chain(), "We open the door."), tt.opts)
 			require.Equal(t, tt.want, admittedTitles(res))
 			require.Equal(t, tt.passes, res.Passes)
-			for k, a := range res.Admitted {
+			for k, a := range res.Admitted() {
 				require.Equal(t, k+1, a.Pass, "%s admitted in pass %d", a.Entry.Title, a.Pass)
 				if k > 0 {
 					require.Equal(t, int64(k), a.TriggeredBy, "%s triggered by the previous link", a.Entry.Title)
@@ -85,7 +85,7 @@ func TestRecursionSteps(t *testing.T) {
 	}
 	res := run(t, baseInput(long, "wa"), Options{Recursive: true, MaxRecursionSteps: ptr(0)})
 	require.Equal(t, MaxPasses, res.Passes)
-	require.Len(t, res.Admitted, MaxPasses)
+	require.Len(t, res.Admitted(), MaxPasses)
 }
 
 func TestRecursionFlags(t *testing.T) {
@@ -135,7 +135,7 @@ func TestRecursionFlags(t *testing.T) {
 		o.RegexKeys = true
 		res := run(t, baseInput(es, "We open the door."), o)
 		require.Equal(t, []string{"A", "B", "C", "D"}, admittedTitles(res))
-		require.Equal(t, int64(2), res.Admitted[2].TriggeredBy)
+		require.Equal(t, int64(2), res.Admitted()[2].TriggeredBy)
 	})
 	t.Run("non-ASCII recursion text is normalised like chat", func(t *testing.T) {
 		es := chain()
@@ -417,12 +417,12 @@ func TestDecorators(t *testing.T) {
 			tr := res.Trace[0]
 			require.Equal(t, tt.want, tr.Verdict, tr.Detail)
 			require.Contains(t, tr.Detail, tt.detail)
-			for _, a := range res.Admitted {
+			for _, a := range res.Admitted() {
 				require.NotContains(t, a.Content, "@@", "decorators are never sent to the model")
 			}
 			if tt.check != nil {
-				require.Len(t, res.Admitted, 1)
-				tt.check(t, res.Admitted[0])
+				require.Len(t, res.Admitted(), 1)
+				tt.check(t, res.Admitted()[0])
 			}
 		})
 	}
@@ -472,7 +472,7 @@ func TestMacroKeys(t *testing.T) {
 	re := ent(5, []string{`/^{{user}}\b/`}, "r")
 	res, err := Activate(context.Background(), baseInput([]lore.Entry{re}, "Mira speaks."), Options{UserName: "Mira", RegexKeys: true})
 	require.NoError(t, err)
-	require.Len(t, res.Admitted, 1)
+	require.Len(t, res.Admitted(), 1)
 }
 
 func TestScanDepthZero(t *testing.T) {
@@ -484,11 +484,11 @@ func TestScanDepthZero(t *testing.T) {
 	require.Equal(t, []int64{2}, admittedIDs(res))
 	require.Equal(t, VerdictNoKeyMatch, verdicts(res)[1])
 	res = run(t, in, Options{ScanDepth: ptr(0)})
-	require.Empty(t, res.Admitted, "--scan-depth 0 scans nothing for entries without their own")
+	require.Empty(t, res.Admitted(), "--scan-depth 0 scans nothing for entries without their own")
 	book := in
 	book.Collections = map[string]lore.Collection{lore.DefaultCollection: {Name: lore.DefaultCollection, Enabled: true, Settings: lore.BookSettings{ScanDepth: ptr(0)}}}
 	res = run(t, book, Options{ScanDepth: ptr(5)})
-	require.Empty(t, res.Admitted, "the book's depth 0 wins over the server's 5")
+	require.Empty(t, res.Admitted(), "the book's depth 0 wins over the server's 5")
 }
 
 func TestTurnState(t *testing.T) {
@@ -503,9 +503,9 @@ func TestTurnState(t *testing.T) {
 	in.State = map[int64]EntryState{1: {Sticky: true, Cooldown: true}}
 	res, err := m.Activate(context.Background(), in, Options{Random: noDraw})
 	require.NoError(t, err)
-	require.Len(t, res.Admitted, 1, "sticky: admitted without keys, no chance roll, cooldown ignored")
+	require.Len(t, res.Admitted(), 1, "sticky: admitted without keys, no chance roll, cooldown ignored")
 	require.Equal(t, "sticky", res.Trace[0].Detail)
-	require.Equal(t, UsesSticky|UsesCooldown, res.Admitted[0].State)
+	require.Equal(t, UsesSticky|UsesCooldown, res.Admitted()[0].State)
 
 	in.State = map[int64]EntryState{1: {Cooldown: true}}
 	res, err = m.Activate(context.Background(), in, Options{Random: noDraw})
@@ -519,7 +519,7 @@ func TestTurnState(t *testing.T) {
 	zin.State = map[int64]EntryState{1: {Sticky: true}}
 	res, err = Activate(context.Background(), zin, Options{Random: noDraw})
 	require.NoError(t, err)
-	require.Empty(t, res.Admitted)
+	require.Empty(t, res.Admitted())
 	require.Equal(t, VerdictChanceFailed, res.Trace[0].Verdict)
 
 	d := ent(1, []string{"glade"}, "x")
@@ -531,7 +531,7 @@ func TestTurnState(t *testing.T) {
 	din.MessageCount = 4
 	res = run(t, din, Options{})
 	require.Equal(t, VerdictAdmitted, res.Trace[0].Verdict)
-	require.Equal(t, UsesMessageCount, res.Admitted[0].State)
+	require.Equal(t, UsesMessageCount, res.Admitted()[0].State)
 	din.MessageCount = 0 // = len(Messages) = 1
 	res = run(t, din, Options{})
 	require.Equal(t, VerdictDelayed, res.Trace[0].Verdict)
@@ -556,24 +556,24 @@ func TestBookLayers(t *testing.T) {
 		a := ent(1, []string{"lad"}, "x")
 		in := baseInput([]lore.Entry{a}, "the glade")
 		in.Collections = coll(lore.BookSettings{WholeWords: &no})
-		require.Len(t, run(t, in, Options{}).Admitted, 1)
+		require.Len(t, run(t, in, Options{}).Admitted(), 1)
 		in.Collections = coll(lore.BookSettings{})
-		require.Empty(t, run(t, in, Options{}).Admitted)
+		require.Empty(t, run(t, in, Options{}).Admitted())
 	})
 	t.Run("highest book budget wins over the server's", func(t *testing.T) {
 		in := baseInput([]lore.Entry{ent(1, []string{"glade"}, "1234567")}, "the glade")
 		in.Collections = coll(lore.BookSettings{BudgetLimit: ptr(7)})
 		res := run(t, in, Options{CharBudget: 2})
 		require.Equal(t, 7, res.Budget.Limit)
-		require.Len(t, res.Admitted, 1)
+		require.Len(t, res.Admitted(), 1)
 	})
 	t.Run("persona book", func(t *testing.T) {
 		p := ent(1, []string{"glade"}, "x")
 		p.Lineage = 7
 		in := baseInput([]lore.Entry{p}, "the glade", "one", "two")
-		require.Empty(t, run(t, in, Options{}).Admitted)
+		require.Empty(t, run(t, in, Options{}).Admitted())
 		in.PersonaBook = lore.BookSettings{ScanDepth: ptr(3)}
-		require.Len(t, run(t, in, Options{}).Admitted, 1)
+		require.Len(t, run(t, in, Options{}).Admitted(), 1)
 	})
 	t.Run("a matcher refuses other book case settings; the cache recompiles", func(t *testing.T) {
 		in := baseInput([]lore.Entry{ent(1, []string{"Glade"}, "x")}, "the glade")
@@ -585,11 +585,11 @@ func TestBookLayers(t *testing.T) {
 		k := CacheKey{Server: srv, Version: 1}
 		res, err := c.Activate(context.Background(), k, in, Options{})
 		require.NoError(t, err)
-		require.Empty(t, res.Admitted)
+		require.Empty(t, res.Admitted())
 		in.Collections = coll(lore.BookSettings{})
 		res, err = c.Activate(context.Background(), k, in, Options{})
 		require.NoError(t, err)
-		require.Len(t, res.Admitted, 1)
+		require.Len(t, res.Admitted(), 1)
 		require.Equal(t, int64(2), c.Stats().Builds)
 	})
 }
@@ -610,18 +610,18 @@ func TestTokenBudgetCached(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []int64{1, 2}, admittedIDs(res))
 		require.Equal(t, UnitTokens, res.Budget.Unit)
-		require.Equal(t, 3, *res.Admitted[0].Tokens)
-		require.Equal(t, 3, *res.Admitted[1].Tokens, "counted after the macros resolve")
+		require.Equal(t, 3, *res.Admitted()[0].Tokens)
+		require.Equal(t, 3, *res.Admitted()[1].Tokens, "counted after the macros resolve")
 		require.Equal(t, 6, res.Budget.Used)
 	}
 	require.Equal(t, 3, calls, "each entry counted once")
 	res, err := m.Activate(context.Background(), in, Options{TokenBudget: 6, Tokenizer: tok, UserName: "Ann"})
 	require.NoError(t, err)
-	require.Equal(t, 2, *res.Admitted[1].Tokens)
+	require.Equal(t, 2, *res.Admitted()[1].Tokens)
 	require.Equal(t, 4, calls, "only the macro entry is recounted for other names")
 	res, err = m.Activate(context.Background(), in, Options{})
 	require.NoError(t, err)
-	require.Nil(t, res.Admitted[0].Tokens, "no tokenizer, no count")
+	require.Nil(t, res.Admitted()[0].Tokens, "no tokenizer, no count")
 }
 
 func TestContextEnds(t *testing.T) {

@@ -27,11 +27,11 @@ type injectionKey struct {
 // for EM_TOP and OUTLET. Groups come in kind order, AT_DEPTH by depth then
 // role, OUTLET by name. An OUTLET entry without a name is listed (outlet
 // "") but has no Outlet: nothing can read it.
-func injections(adm []Admitted) ([]Injection, []Outlet) {
+func injections(r *Result) ([]Injection, []Outlet) {
 	var keys []injectionKey
 	var groups [][]int
-	for k := range adm {
-		p := &adm[k].Position
+	for k := range r.NumAdmitted() {
+		p := &r.AdmittedAt(k).Position
 		if !p.Kind.Injected() {
 			continue
 		}
@@ -64,7 +64,7 @@ func injections(adm []Admitted) ([]Injection, []Outlet) {
 	var out []Injection
 	var outlets []Outlet
 	for _, g := range idx {
-		in := injection(keys[g], groups[g], adm)
+		in := injection(keys[g], groups[g], r)
 		out = append(out, in)
 		if in.Kind == lore.PositionOutlet && *in.Outlet != "" {
 			outlets = append(outlets, Outlet{Name: *in.Outlet, Text: in.Text})
@@ -73,9 +73,9 @@ func injections(adm []Admitted) ([]Injection, []Outlet) {
 	return out, outlets
 }
 
-// injection joins the entries members (indexes of adm, insertion order)
-// of one key.
-func injection(key injectionKey, members []int, adm []Admitted) Injection {
+// injection joins the entries members (indexes of r's admitted entries,
+// insertion order) of one key.
+func injection(key injectionKey, members []int, r *Result) Injection {
 	if key.kind == lore.PositionEMTop || key.kind == lore.PositionOutlet {
 		members = slices.Clone(members)
 		slices.Reverse(members)
@@ -83,8 +83,9 @@ func injection(key injectionKey, members []int, adm []Admitted) Injection {
 	texts := make([]string, 0, len(members))
 	in := Injection{Kind: key.kind, EntryIDs: make([]int64, 0, len(members))}
 	for _, k := range members {
-		texts = append(texts, adm[k].Content)
-		in.EntryIDs = append(in.EntryIDs, adm[k].Entry.ID)
+		a := r.AdmittedAt(k)
+		texts = append(texts, a.Content)
+		in.EntryIDs = append(in.EntryIDs, a.Entry.ID)
 	}
 	in.Text = strings.Join(texts, "\n")
 	p := lore.NewPosition(key.kind, key.depth, key.role, key.outlet)

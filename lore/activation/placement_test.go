@@ -56,8 +56,8 @@ func TestAdmittedPosition(t *testing.T) {
 				tt.edit(&in)
 			}
 			res := run(t, in, Options{})
-			require.Len(t, res.Admitted, 1)
-			require.Equal(t, tt.want, res.Admitted[0].Position)
+			require.Len(t, res.Admitted(), 1)
+			require.Equal(t, tt.want, res.Admitted()[0].Position)
 		})
 	}
 }
@@ -126,7 +126,7 @@ func TestInjections(t *testing.T) {
 	require.Equal(t, []Outlet{{Name: "alpha", Text: "alpha"}, {Name: "mood", Text: "mood o70\nmood o10"}}, res.Outlets)
 	// Every admitted entry stays in Admitted (the two placements' callers
 	// and the trace read it), the injected ones with their position.
-	require.Len(t, res.Admitted, 17)
+	require.Len(t, res.Admitted(), 17)
 }
 
 // TestInjectionsNeutral: a book of BEFORE_CHAR and AFTER_CHAR entries has
@@ -135,7 +135,7 @@ func TestInjectionsNeutral(t *testing.T) {
 	entries := []lore.Entry{constant(1, "a"), ent(2, []string{"gate"}, "b"),
 		positioned(3, lore.PositionBeforeChar, 1, 4, lore.RoleSystem, "", "c")}
 	res := run(t, baseInput(entries, "the gate"), Options{})
-	require.Len(t, res.Admitted, 3)
+	require.Len(t, res.Admitted(), 3)
 	require.Nil(t, res.Injections)
 	require.Nil(t, res.Outlets)
 }

@@ -365,7 +365,7 @@ func TestRecursionAgainstReference(t *testing.T) {
 		opts.Random = c.draws()
 		res, err := Activate(t.Context(), baseInput(c.entries, c.msgs...), opts)
 		require.NoError(t, err)
-		admitted += len(res.Admitted)
+		admitted += res.NumAdmitted()
 		for _, tr := range res.Trace {
 			if tr.Verdict == VerdictGroupLost {
 				lost++

@@ -87,7 +87,7 @@ func TestSemanticAdmission(t *testing.T) {
 					require.Contains(t, tr.Detail, "(lexical)")
 				}
 			}
-			for _, a := range res.Admitted {
+			for _, a := range res.Admitted() {
 				if _, scored := tc.sem.Scores.Score(a.Entry.ID); scored {
 					require.NotNil(t, a.Score)
 				}

@@ -129,12 +129,11 @@ type Options struct {
 	// is then valid until the caller reuses the buffer.
 	TraceBuf []TraceItem
 	// AdmittedBuf, when it has room for every admitted entry, holds
-	// Result.Admitted (its items are overwritten): a caller that runs many
-	// turns, such as a bot, reuses one buffer instead of a new slice a turn
-	// (72 bytes an entry, a collector's share of CPU time that grows with
-	// recursion's admissions: docs/benchmarks.md#recursion-per-admission).
-	// Result.Admitted is then valid until the caller reuses the buffer.
-	AdmittedBuf []Admitted
+	// Result.Admissions (its items are overwritten): a caller that runs
+	// many turns, such as a bot, reuses one buffer instead of a new slice
+	// a turn (16 bytes an entry; docs/benchmarks.md#recursion-per-admission).
+	// Result.Admissions is then valid until the caller reuses the buffer.
+	AdmittedBuf []Admission
 
 	// baseline runs the turn as the engine did before the per-turn work
 	// of docs/benchmarks.md "Activation engine" was trimmed (trace always
@@ -309,9 +308,9 @@ const (
 	VerdictOverEntryCap Verdict = "over_entry_cap"
 )
 
-// Admitted is an entry that enters the prompt (72 bytes on 64-bit
-// platforms: a turn's result holds one per admitted entry,
-// docs/benchmarks.md#recursion-per-admission).
+// Admitted is an entry that enters the prompt, as Result.AdmittedAt
+// reads it from the turn's Admission (a Result keeps its admitted entries
+// in 16 bytes each without pointers; an Admitted is a view of one).
 type Admitted struct {
 	// Entry is the input entry itself (a pointer into Input.Entries, never
 	// nil in a Result): the Result shares it with the input, so neither
@@ -453,10 +452,11 @@ type Outlet struct {
 
 // Result is the outcome of one turn.
 type Result struct {
-	// Admitted entries in insertion order: lore.Entry.Order ascending,
-	// ties by ID, then by input position.
-	Admitted []Admitted
-	Budget   Budget
+	// Admissions are the admitted entries in insertion order:
+	// lore.Entry.Order ascending, ties by ID, then by input position.
+	// AdmittedAt(k) reads the k-th as an Admitted; NumAdmitted counts them.
+	Admissions []Admission
+	Budget     Budget
 	// Trace has one item per input entry, in the same insertion order; nil
 	// with Options.SkipTrace.
 	Trace []TraceItem
@@ -475,4 +475,97 @@ type Result struct {
 	// Outlets are the OUTLET injections by name, for callers that resolve
 	// {{outlet::NAME}} themselves.
 	Outlets []Outlet
+
+	// entries are Input.Entries and m the Matcher of the turn: what
+	// AdmittedAt reads an Admission's entry, content and placing from.
+	entries []lore.Entry
+	m       *Matcher
+	// rare is parallel to Admissions when one of them is rare
+	// (Admission.passRare), nil otherwise.
+	rare []rareAdmission
+	// list holds the admitted entries of a Result built by ResultOf.
+	list []Admitted
+}
+
+// ResultOf is a Result whose admitted entries are admitted, for callers
+// that build one by hand (tests, tools); an engine's Result keeps them as
+// Admissions.
+func ResultOf(admitted []Admitted) Result { return Result{list: admitted} }
+
+// Admission is one admitted entry of a Result in 16 bytes without
+// pointers: a turn's result holds one per admitted entry, and the
+// collector neither scans them nor passes their writes through its write
+// barrier (docs/benchmarks.md#recursion-per-admission). Result.AdmittedAt
+// reads it as an Admitted.
+type Admission struct {
+	// pos is the entry's position in Input.Entries; trig is 1 + the
+	// position of the entry whose content triggered it (0 none).
+	pos, trig int32
+	// cost is Admitted.Cost (saturated at int32).
+	cost int32
+	// passRare is Admitted.Pass << 1, | 1 when the entry is rare:
+	// Result.rare holds its identity-resolved content, its
+	// @@reverse_depth placing, its token count or its score.
+	passRare uint32
+}
+
+// rareAdmission is what an Admission leaves to Result.rare: the fields
+// few admitted entries set.
+type rareAdmission struct {
+	// content is the identity-resolved content when ownContent.
+	content string
+	// placing is the turn's copy for @@reverse_depth when reversed.
+	placing Placing
+	// score is the similarity, nil when the entry was not scored.
+	score *float64
+	// tokens is the token count when counted.
+	tokens                        int
+	ownContent, reversed, counted bool
+}
+
+// NumAdmitted is the number of admitted entries of r.
+func (r Result) NumAdmitted() int {
+	if r.list != nil {
+		return len(r.list)
+	}
+	return len(r.Admissions)
+}
+
+// AdmittedAt is the k-th admitted entry of r (0 <= k < NumAdmitted), in
+// insertion order. Its Entry points into the turn's Input.Entries, its
+// Placing and Tokens into r or the Matcher: read them, do not change them.
+func (r *Result) AdmittedAt(k int) Admitted {
+	if r.list != nil {
+		return r.list[k]
+	}
+	ad := &r.Admissions[k]
+	ce := &r.m.entries[ad.pos]
+	a := Admitted{Entry: &r.entries[ad.pos], Content: ce.body, Placing: &ce.placing, Cost: int(ad.cost), Pass: int(ad.passRare >> 1)}
+	if ad.trig > 0 {
+		a.TriggeredBy = r.m.ids[ad.trig-1]
+	}
+	if ad.passRare&1 != 0 {
+		x := &r.rare[k]
+		if x.ownContent {
+			a.Content = x.content
+		}
+		if x.reversed {
+			a.Placing = &x.placing
+		}
+		if x.counted {
+			a.Tokens = &x.tokens
+		}
+		a.Score = x.score
+	}
+	return a
+}
+
+// Admitted returns every admitted entry of r, in insertion order, in a new
+// slice (72 bytes an entry: per-turn callers read AdmittedAt instead).
+func (r Result) Admitted() []Admitted {
+	out := make([]Admitted, r.NumAdmitted())
+	for k := range out {
+		out[k] = r.AdmittedAt(k)
+	}
+	return out
 }

@@ -82,7 +82,7 @@ func TestLargeChineseWorldInfo(t *testing.T) {
 	}, activation.Options{CharBudget: -1})
 	require.NoError(t, err)
 	found := false
-	for _, a := range r.Admitted {
+	for _, a := range r.Admitted() {
 		if a.Entry.Title == "守护者法杖" {
 			found = true
 		}

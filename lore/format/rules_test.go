@@ -307,7 +307,7 @@ func TestSillyTavernBudgetOrder(t *testing.T) {
 			activation.Options{CharBudget: 100})
 		require.NoError(t, err)
 		var got []string
-		for _, a := range r.Admitted {
+		for _, a := range r.Admitted() {
 			got = append(got, a.Entry.Title)
 		}
 		require.Equal(t, []string{"o50", "o90"}, got, "%s: SillyTavern's choice, in insertion order", name)

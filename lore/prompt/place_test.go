@@ -39,7 +39,7 @@ func run(t *testing.T, entries []lore.Entry, history []prompt.Message, req promp
 		Collections: map[string]lore.Collection{lore.DefaultCollection: {Enabled: true}}, Messages: msgs},
 		activation.Options{CharBudget: 1 << 24})
 	require.NoError(t, err)
-	req.History, req.Blocks, req.Injections, req.Outlets = history, prompt.Blocks(res.Admitted), res.Injections, res.Outlets
+	req.History, req.Blocks, req.Injections, req.Outlets = history, prompt.Blocks(&res), res.Injections, res.Outlets
 	return prompt.Assemble(req)
 }
 
@@ -273,7 +273,7 @@ func TestAssembleNeutralGolden(t *testing.T) {
 		{{Message: prompt.Message{Role: lore.RoleSystem, Content: "You narrate."}}, {Marker: prompt.MarkerWorldInfoAfter}, {Marker: prompt.MarkerChatHistory}},
 		{{Marker: prompt.MarkerChatHistory}, {Marker: prompt.MarkerWorldInfoBefore}, {Marker: "jailbreak"}},
 	} {
-		got = append(got, prompt.Assemble(prompt.Request{Preset: preset, History: history, Documents: docs, Blocks: prompt.Blocks(res.Admitted)}))
+		got = append(got, prompt.Assemble(prompt.Request{Preset: preset, History: history, Documents: docs, Blocks: prompt.Blocks(&res)}))
 	}
 	js, err := json.MarshalIndent(got, "", "  ")
 	require.NoError(t, err)

@@ -74,12 +74,12 @@ type BlockEntry struct {
 	Role    lore.Role
 }
 
-// Blocks groups admitted entries (in insertion order, as activation returns
-// them) into at most four blocks, in this order: Always On before, Always On
+// Blocks groups the admitted entries of res (in insertion order) into at
+// most four blocks, in this order: Always On before, Always On
 // after, activated before, activated after. Empty groups give no block.
 // Entries whose position is injected (AN, AT_DEPTH, EM, OUTLET: the
 // activation's Injections) are in no block.
-func Blocks(admitted []activation.Admitted) []Block {
+func Blocks(res *activation.Result) []Block {
 	var out []Block
 	for _, g := range []activation.Group{activation.AlwaysOn, activation.Activated} {
 		for _, p := range []lore.Placement{lore.Before, lore.After} {
@@ -91,7 +91,8 @@ func Blocks(admitted []activation.Admitted) []Block {
 				b.Role = lore.RoleUser
 			}
 			var texts []string
-			for _, a := range admitted {
+			for k := range res.NumAdmitted() {
+				a := res.AdmittedAt(k)
 				if a.Group == g && a.Placement == p && !a.Position.Kind.Injected() {
 					texts = append(texts, a.Content)
 					b.Entries = append(b.Entries, BlockEntry{ID: a.Entry.ID, Title: a.Entry.Title, Content: a.Content, Role: b.Role})

@@ -51,8 +51,14 @@ var admitted = []activation.Admitted{
 	adm("A3", activation.AlwaysOn, lore.Before),
 }
 
+// blocksOf is prompt.Blocks of a Result whose admitted entries are adm.
+func blocksOf(adm []activation.Admitted) []prompt.Block {
+	res := activation.ResultOf(adm)
+	return prompt.Blocks(&res)
+}
+
 func TestBlocks(t *testing.T) {
-	blocks := prompt.Blocks(admitted)
+	blocks := blocksOf(admitted)
 	require.Len(t, blocks, 4)
 	type row struct {
 		tag   prompt.Tag
@@ -76,14 +82,14 @@ func TestBlocks(t *testing.T) {
 		{prompt.TagBefore, lore.RoleUser, activation.Activated, "[Lorebook (Before)]\nK2", []string{"K2"}},
 		{prompt.TagAfter, lore.RoleUser, activation.Activated, "[Lorebook (After)]\nK1", []string{"K1"}},
 	}, got)
-	require.Empty(t, prompt.Blocks(nil))
+	require.Empty(t, blocksOf(nil))
 	// Entries carry the id and title of each admitted entry.
-	one := prompt.Blocks([]activation.Admitted{{Entry: &lore.Entry{ID: 7, Title: "Glade"}, Content: "c", Placing: &activation.Placing{Group: activation.AlwaysOn, Placement: lore.After}}})
+	one := blocksOf([]activation.Admitted{{Entry: &lore.Entry{ID: 7, Title: "Glade"}, Content: "c", Placing: &activation.Placing{Group: activation.AlwaysOn, Placement: lore.After}}})
 	require.Equal(t, []prompt.BlockEntry{{ID: 7, Title: "Glade", Content: "c", Role: lore.RoleSystem}}, one[0].Entries)
 }
 
 func TestAssemble(t *testing.T) {
-	blocks := prompt.Blocks(admitted)
+	blocks := blocksOf(admitted)
 	docs := []prompt.Message{{Kind: prompt.KindDocument, Role: lore.RoleUser, Content: "doc"}}
 	sys := prompt.PresetItem{Message: prompt.Message{Role: lore.RoleSystem, Content: "sys"}}
 	tests := []struct {
@@ -177,7 +183,7 @@ type words struct{}
 func (words) CountTokens(s string) int { return len(strings.Fields(s)) }
 
 func TestInspect(t *testing.T) {
-	blocks := prompt.Blocks([]activation.Admitted{
+	blocks := blocksOf([]activation.Admitted{
 		adm("é😀", activation.AlwaysOn, lore.Before),
 		adm("two words", activation.Activated, lore.Before),
 	})
@@ -203,10 +209,10 @@ func ExampleAssemble() {
 		{Kind: prompt.KindHistory, Role: lore.RoleUser, Content: "Where do we rest?"},
 		{Kind: prompt.KindHistory, Role: lore.RoleAssistant, Content: "In the glade."},
 	}
-	for _, m := range prompt.Assemble(prompt.Request{History: history, Blocks: prompt.Blocks(res.Admitted)}) {
+	for _, m := range prompt.Assemble(prompt.Request{History: history, Blocks: prompt.Blocks(&res)}) {
 		fmt.Printf("%s: %q\n", m.Role, m.Content)
 	}
-	for _, s := range prompt.Inspect(prompt.Blocks(res.Admitted), nil) {
+	for _, s := range prompt.Inspect(prompt.Blocks(&res), nil) {
 		fmt.Printf("%s: %d characters\n", s.Label, s.Chars)
 	}
 	// Output:

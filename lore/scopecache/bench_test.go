@@ -83,7 +83,7 @@ func BenchmarkScopeScale(b *testing.B) {
 				loads++
 			}
 			res := turn()
-			require.NotEmpty(b, res.Admitted)
+			require.NotEmpty(b, res.Admitted())
 			per := c.Stats().Bytes
 			b.ResetTimer()
 			for b.Loop() {

@@ -173,13 +173,13 @@ func BenchmarkLexicalTurn(b *testing.B) {
 		runs[name+"-newmsg"] = lexicalBenchTurn(b, snap, conv, ranker)
 		out := runs[name]()
 		retold := 0 // the two retold entries, admitted by similarity alone
-		for _, ad := range out.Result.Admitted {
+		for _, ad := range out.Result.Admitted() {
 			if (ad.Entry.ID == 101 || ad.Entry.ID == 201) && ad.Score != nil {
 				retold++
 			}
 		}
-		if len(out.Result.Admitted) == 0 || (ranker == lore.RankerLexical) != (retold > 0) {
-			b.Fatalf("%s: %d admitted, %d retold", name, len(out.Result.Admitted), retold)
+		if out.Result.NumAdmitted() == 0 || (ranker == lore.RankerLexical) != (retold > 0) {
+			b.Fatalf("%s: %d admitted, %d retold", name, out.Result.NumAdmitted(), retold)
 		}
 	}
 	for _, name := range []string{"keyword", "lexical", "keyword-newmsg", "lexical-newmsg"} {

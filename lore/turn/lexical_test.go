@@ -16,7 +16,7 @@ import (
 // admittedScores are a turn's admitted entries' ids and scores (-1: none).
 func admittedScores(out turn.Outcome) [][2]float64 {
 	var got [][2]float64
-	for _, a := range out.Result.Admitted {
+	for _, a := range out.Result.Admitted() {
 		s := -1.0
 		if a.Score != nil {
 			s = *a.Score

@@ -353,9 +353,10 @@ func record(ctx context.Context, m *activation.Matcher, t *Turn, tx turnstate.Tu
 		now = rec.Now()
 	}
 	res := &out.Result
-	admitted := make([]int64, len(res.Admitted))
-	logged := make([]turnstate.LoggedEntry, len(res.Admitted))
-	for i, a := range res.Admitted {
+	admitted := make([]int64, res.NumAdmitted())
+	logged := make([]turnstate.LoggedEntry, res.NumAdmitted())
+	for i := range admitted {
+		a := res.AdmittedAt(i)
 		admitted[i] = a.Entry.ID
 		logged[i] = turnstate.LoggedEntry{ID: a.Entry.ID, Group: string(a.Group), Placement: string(a.Placement), Pass: a.Pass, Cost: a.Cost}
 	}

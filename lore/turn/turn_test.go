@@ -250,7 +250,7 @@ var (
 
 func encode(res activation.Result) ([]byte, error) {
 	titles := []string{}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		titles = append(titles, a.Entry.Title)
 	}
 	return json.Marshal(map[string]any{"admitted": titles}) // the log keeps a JSON object
@@ -280,7 +280,7 @@ func TestRecordReplay(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, out.Replayed)
 	require.JSONEq(t, string(first), string(out.Response))
-	require.Empty(t, out.Result.Admitted, "the engine did not run")
+	require.Empty(t, out.Result.Admitted(), "the engine did not run")
 
 	_, err = turn.Record(ctx, m, tr, turns, f.conv, turn.Recording{TurnID: "t1", InputSHA256: hashB, Encode: encode})
 	var ie *lore.InvalidError
@@ -304,8 +304,8 @@ func TestRecordReplay(t *testing.T) {
 	out, err = turn.DryRun(ctx, m, tr, turns, f.conv)
 	require.NoError(t, err)
 	require.NoError(t, out.StateErr)
-	require.Len(t, out.Result.Admitted, 1)
-	require.Equal(t, "Dragon", out.Result.Admitted[0].Entry.Title)
+	require.Len(t, out.Result.Admitted(), 1)
+	require.Equal(t, "Dragon", out.Result.Admitted()[0].Entry.Title)
 	after, err := turns.TurnState(ctx, f.conv)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "a dry run writes nothing")
@@ -314,7 +314,7 @@ func TestRecordReplay(t *testing.T) {
 	tr, m = f.prepare(t, 2, "nothing")
 	out, err = turn.DryRun(ctx, m, tr, nil, f.conv)
 	require.NoError(t, err)
-	require.Empty(t, out.Result.Admitted)
+	require.Empty(t, out.Result.Admitted())
 
 	// A request that reads the trace records it.
 	count := 3
@@ -342,7 +342,7 @@ func TestDryRunStateUnavailable(t *testing.T) {
 	out, err := turn.DryRun(context.Background(), m, tr, failingStates{}, f.conv)
 	require.NoError(t, err)
 	require.ErrorIs(t, out.StateErr, lore.ErrUnavailable)
-	require.Len(t, out.Result.Admitted, 1)
+	require.Len(t, out.Result.Admitted(), 1)
 }
 
 // TestRecordSeedsDraws: a recorded turn draws from turnstate.Random(turn
@@ -358,7 +358,7 @@ func TestRecordSeedsDraws(t *testing.T) {
 		out, err := turn.Record(ctx, m, tr, f.store.TurnStore(), conv, turn.Recording{TurnID: id, InputSHA256: hashA, Encode: encode})
 		require.NoError(t, err)
 		want := turnstate.Random(id)() < 0.5
-		require.Equal(t, want, len(out.Result.Admitted) == 1, "turn %s", id)
+		require.Equal(t, want, out.Result.NumAdmitted() == 1, "turn %s", id)
 	}
 }
 
@@ -390,7 +390,7 @@ func TestPrepareCardCharacter(t *testing.T) {
 			res, err := activation.Activate(context.Background(), tr.Input, tr.Options)
 			require.NoError(t, err)
 			got := []int64{}
-			for _, a := range res.Admitted {
+			for _, a := range res.Admitted() {
 				got = append(got, a.Entry.ID)
 			}
 			require.Equal(t, tt.want, got)

@@ -364,7 +364,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, apiKey string) ([]
 		return nil, nil, asFlagError(err)
 	}
 	res := out.Result
-	blocks := prompt.Blocks(res.Admitted)
+	blocks := prompt.Blocks(&res)
 	if c.format == "text" {
 		return renderText(res, blocks), warnings, nil
 	}
@@ -660,7 +660,7 @@ func renderJSON(res activation.Result, blocks []prompt.Block, entries []lore.Ent
 		Passes: res.Passes,
 		Trace:  []jsonTrace{},
 	}
-	for _, a := range res.Admitted {
+	for _, a := range res.Admitted() {
 		out.Admitted = append(out.Admitted, jsonAdmitted{ID: a.Entry.ID, Title: a.Entry.Title,
 			Placement: string(a.Placement), Group: string(a.Group), Content: a.Content,
 			Tokens: a.Tokens, Pass: a.Pass, TriggeredBy: idOrNil(a.TriggeredBy), Position: a.Position, Score: a.Score})
@@ -716,8 +716,8 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 		limit = "unlimited"
 	}
 	fmt.Fprintf(&b, "%d of %s admitted in %s; budget %d of %s %s used\n",
-		len(res.Admitted), lore.Count(len(res.Trace), "entry", "entries"), lore.Count(res.Passes, "pass", "passes"), res.Budget.Used, limit, res.Budget.Unit)
-	if len(res.Admitted) > 0 {
+		res.NumAdmitted(), lore.Count(len(res.Trace), "entry", "entries"), lore.Count(res.Passes, "pass", "passes"), res.Budget.Used, limit, res.Budget.Unit)
+	if res.NumAdmitted() > 0 {
 		b.WriteString("\nAdmitted (insertion order):\n")
 		for _, t := range res.Trace {
 			if t.Verdict.Entered() {
@@ -725,7 +725,7 @@ func renderText(res activation.Result, blocks []prompt.Block) []byte {
 			}
 		}
 	}
-	if len(res.Admitted) < len(res.Trace) {
+	if res.NumAdmitted() < len(res.Trace) {
 		b.WriteString("\nNot admitted:\n")
 		for _, t := range res.Trace {
 			if !t.Verdict.Entered() {
