@@ -67,7 +67,7 @@ func (r *Resolver) activate(ctx context.Context, in *model.ActivateInput) (*mode
 // turnRun is one evaluated chat turn.
 type turnRun struct {
 	snapshot lore.Snapshot
-	opts     activation.Options
+	opts     *activation.Options
 	result   activation.Result
 	// unavailable is set when the store read failed and no lore was used.
 	unavailable bool
@@ -169,7 +169,7 @@ func (r *Resolver) runActivation(ctx context.Context, in *model.ActivateInput, r
 	if bufs != nil && cap(out.Result.Admissions) > cap(bufs.admitted) {
 		bufs.admitted = out.Result.Admissions[:0] // the next turn's
 	}
-	return &turnRun{snapshot: snap, opts: t.Options, result: out.Result, unavailable: unavailable,
+	return &turnRun{snapshot: snap, opts: &t.Options, result: out.Result, unavailable: unavailable,
 		replayed: out.Replayed, response: out.Response}, nil
 }
 
@@ -513,7 +513,7 @@ func (r *Resolver) assemblePrompt(ctx context.Context, in *model.AssemblePromptI
 // the first main marker (first when there is none), then the markers in
 // order, chatHistory appended when missing. A name that is not a
 // SillyTavern prompt identifier (prompt.Markers) is bad input.
-func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.PresetItem, error) {
+func presetOf(in *model.AssemblePromptInput, opts *activation.Options) ([]prompt.PresetItem, error) {
 	var system []prompt.PresetItem
 	if sp := callerText(in.SystemPrompt, opts); sp != "" {
 		system = []prompt.PresetItem{{Message: prompt.Message{Kind: prompt.KindPreset, Role: lore.RoleSystem, Content: sp}}}
@@ -551,7 +551,7 @@ func presetOf(in *model.AssemblePromptInput, opts activation.Options) ([]prompt.
 // callerText is one of assemblePrompt's texts (system prompt, author's
 // note, examples) with its identity macros resolved with the turn's names
 // as in entry content; "" when omitted.
-func callerText(v graphql.Omittable[*string], opts activation.Options) string {
+func callerText(v graphql.Omittable[*string], opts *activation.Options) string {
 	s := get(v, "")
 	if s == "" {
 		return ""

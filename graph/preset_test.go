@@ -59,7 +59,7 @@ func TestPresetOf(t *testing.T) {
 			if tc.system != "" {
 				in.SystemPrompt = graphql.OmittableOf(&tc.system)
 			}
-			got, err := presetOf(in, opts)
+			got, err := presetOf(in, &opts)
 			if tc.bad != "" {
 				var inv *lore.InvalidError
 				require.True(t, errors.As(err, &inv), "%v", err)

@@ -1263,9 +1263,9 @@ func (t *turn) result(passes int) Result {
 // collect fills out (one Admission per admitted entry) with the admitted
 // entries of order, in that order, sets res.Admissions to them, counts
 // each into its book of books (when not nil) and reports whether one is
-// injected. An entry with identity-resolved content, @@reverse_depth's
-// position, a score or a token count also has its res.rare item
-// (fillRare).
+// injected. An entry with a token count has it in res.tokens; one with
+// identity-resolved content, @@reverse_depth's position or a score has
+// its res.rare item (fillRare).
 func (t *turn) collect(res *Result, out []Admission, order []int32, books []BookUse) bool {
 	m, st := t.m, t.st
 	injected, n := false, 0
@@ -1279,14 +1279,20 @@ func (t *turn) collect(res *Result, out []Admission, order []int32, books []Book
 			s.score = SumScore(t.sums[t.plan.posOf[i]], t.sumsNorm)
 		}
 		ce := &m.entries[i]
-		rare := s.content != bodyContent || ce.revDepth >= 0 || s.scored || s.tokens >= 0
-		out[n] = Admission{pos: i, trig: s.trig, cost: s.cost, passRare: uint32(s.pass) << 1}
-		if rare {
-			out[n].passRare |= 1
+		out[n] = Admission{pos: i, trig: s.trig, cost: s.cost, passFlags: uint32(s.pass) << admPassShift}
+		if s.tokens >= 0 {
+			if res.tokens == nil {
+				res.tokens = make([]int, len(out))
+			}
+			res.tokens[n] = int(s.tokens)
+			out[n].passFlags |= admCounted
+		}
+		if s.content != bodyContent || ce.revDepth >= 0 || s.scored {
 			if res.rare == nil {
 				res.rare = make([]rareAdmission, len(out))
 			}
 			t.fillRare(&res.rare[n], ce, s)
+			out[n].passFlags |= admRare
 		}
 		n++
 		injected = injected || ce.injected
@@ -1301,22 +1307,19 @@ func (t *turn) collect(res *Result, out []Admission, order []int32, books []Book
 }
 
 // fillRare sets x, the rare part of the Admission of entry state s
-// (compiled ce): identity-resolved content, @@reverse_depth's position,
-// the score and the token count.
+// (compiled ce): identity-resolved content, @@reverse_depth's position
+// and the score.
 func (t *turn) fillRare(x *rareAdmission, ce *compiledEntry, s *entryState) {
 	if s.content != bodyContent {
 		x.content, x.ownContent = t.str(s.content), true
 	}
 	if ce.revDepth >= 0 {
-		x.placing = ce.placing
-		x.placing.Position = t.position(ce)
-		x.reversed = true
+		p := ce.placing
+		p.Position = t.position(ce)
+		x.placing = &p
 	}
 	if s.scored {
 		x.score = t.scoreOf(s)
-	}
-	if s.tokens >= 0 {
-		x.tokens, x.counted = int(s.tokens), true
 	}
 }
 

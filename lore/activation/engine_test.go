@@ -626,7 +626,7 @@ func TestAdmittedBuf(t *testing.T) {
 	require.Len(t, want.Admitted(), 3)
 	buf := make([]Admission, 4)
 	for i := range buf {
-		buf[i] = Admission{pos: 2, trig: 3, cost: 9, passRare: 5<<1 | 1}
+		buf[i] = Admission{pos: 2, trig: 3, cost: 9, passFlags: 5<<admPassShift | admRare | admCounted}
 	}
 	opts.AdmittedBuf = buf
 	got := run(t, in, opts)

@@ -93,7 +93,7 @@ type resultView struct {
 // viewOf is r's resultView.
 func viewOf(r Result) resultView {
 	adm := r.Admitted()
-	r.Admissions, r.entries, r.m, r.rare, r.list = nil, nil, nil, nil, nil
+	r.Admissions, r.entries, r.m, r.rare, r.tokens, r.list = nil, nil, nil, nil, nil, nil
 	return resultView{adm, r}
 }
 

@@ -481,8 +481,10 @@ type Result struct {
 	entries []lore.Entry
 	m       *Matcher
 	// rare is parallel to Admissions when one of them is rare
-	// (Admission.passRare), nil otherwise.
-	rare []rareAdmission
+	// (admRare), nil otherwise; tokens likewise when one has its tokens
+	// counted (admCounted).
+	rare   []rareAdmission
+	tokens []int
 	// list holds the admitted entries of a Result built by ResultOf.
 	list []Admitted
 }
@@ -503,24 +505,31 @@ type Admission struct {
 	pos, trig int32
 	// cost is Admitted.Cost (saturated at int32).
 	cost int32
-	// passRare is Admitted.Pass << 1, | 1 when the entry is rare:
-	// Result.rare holds its identity-resolved content, its
-	// @@reverse_depth placing, its token count or its score.
-	passRare uint32
+	// passFlags is Admitted.Pass << admPassShift | the admRare and
+	// admCounted flags.
+	passFlags uint32
 }
+
+// The flags of Admission.passFlags.
+const (
+	// admRare: Result.rare holds the entry's identity-resolved content,
+	// its @@reverse_depth placing or its score.
+	admRare = 1 << iota
+	// admCounted: Result.tokens holds the entry's token count.
+	admCounted
+	admPassShift = iota
+)
 
 // rareAdmission is what an Admission leaves to Result.rare: the fields
 // few admitted entries set.
 type rareAdmission struct {
 	// content is the identity-resolved content when ownContent.
 	content string
-	// placing is the turn's copy for @@reverse_depth when reversed.
-	placing Placing
+	// placing is the turn's copy for @@reverse_depth, nil none.
+	placing *Placing
 	// score is the similarity, nil when the entry was not scored.
-	score *float64
-	// tokens is the token count when counted.
-	tokens                        int
-	ownContent, reversed, counted bool
+	score      *float64
+	ownContent bool
 }
 
 // NumAdmitted is the number of admitted entries of r.
@@ -540,20 +549,20 @@ func (r *Result) AdmittedAt(k int) Admitted {
 	}
 	ad := &r.Admissions[k]
 	ce := &r.m.entries[ad.pos]
-	a := Admitted{Entry: &r.entries[ad.pos], Content: ce.body, Placing: &ce.placing, Cost: int(ad.cost), Pass: int(ad.passRare >> 1)}
+	a := Admitted{Entry: &r.entries[ad.pos], Content: ce.body, Placing: &ce.placing, Cost: int(ad.cost), Pass: int(ad.passFlags >> admPassShift)}
 	if ad.trig > 0 {
 		a.TriggeredBy = r.m.ids[ad.trig-1]
 	}
-	if ad.passRare&1 != 0 {
+	if ad.passFlags&admCounted != 0 {
+		a.Tokens = &r.tokens[k]
+	}
+	if ad.passFlags&admRare != 0 {
 		x := &r.rare[k]
 		if x.ownContent {
 			a.Content = x.content
 		}
-		if x.reversed {
-			a.Placing = &x.placing
-		}
-		if x.counted {
-			a.Tokens = &x.tokens
+		if x.placing != nil {
+			a.Placing = x.placing
 		}
 		a.Score = x.score
 	}

@@ -381,7 +381,11 @@ func (t *Turn) run(ctx context.Context, m *activation.Matcher, out *Outcome) err
 		return err // the engine's errors name it
 	}
 	if t.Finish != nil {
-		t.Finish(&res)
+		// A copy, so that res is not moved to the heap on every turn
+		// (Finish may keep the pointer).
+		fin := res
+		t.Finish(&fin)
+		res = fin
 	}
 	out.Result = res
 	return nil
