@@ -131,7 +131,7 @@ type Options struct {
 	// AdmittedBuf, when it has room for every admitted entry, holds
 	// Result.Admissions (its items are overwritten): a caller that runs
 	// many turns, such as a bot, reuses one buffer instead of a new slice
-	// a turn (16 bytes an entry; docs/benchmarks.md#recursion-per-admission).
+	// a turn (16 bytes an entry; docs/benchmarks.md#recursion-admissions).
 	// Result.Admissions is then valid until the caller reuses the buffer.
 	AdmittedBuf []Admission
 
@@ -477,7 +477,8 @@ type Result struct {
 	Outlets []Outlet
 
 	// entries are Input.Entries and m the Matcher of the turn: what
-	// AdmittedAt reads an Admission's entry, content and placing from.
+	// AdmittedAt reads an Admission's entry, content and placing from (a
+	// Result keeps both reachable while it is held).
 	entries []lore.Entry
 	m       *Matcher
 	// rare is parallel to Admissions when one of them is rare
@@ -497,7 +498,7 @@ func ResultOf(admitted []Admitted) Result { return Result{list: admitted} }
 // Admission is one admitted entry of a Result in 16 bytes without
 // pointers: a turn's result holds one per admitted entry, and the
 // collector neither scans them nor passes their writes through its write
-// barrier (docs/benchmarks.md#recursion-per-admission). Result.AdmittedAt
+// barrier (docs/benchmarks.md#recursion-admissions). Result.AdmittedAt
 // reads it as an Admitted.
 type Admission struct {
 	// pos is the entry's position in Input.Entries; trig is 1 + the
