@@ -108,6 +108,7 @@ type config struct {
 	// being written (LOREGATE_TURN_QUEUE_BYTES, 64 MiB; at least 1; read
 	// with TurnCommit=deferred only; postgres.DeferredTurns.MaxQueuedBytes).
 	TurnQueueBytes int64
+	turnQueueSet   bool // LOREGATE_TURN_QUEUE_BYTES is set
 	turnFlushSet   bool // LOREGATE_TURN_FLUSH_INTERVAL is set
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
@@ -214,6 +215,7 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
 	c.turnFlushSet = getenv("LOREGATE_TURN_FLUSH_INTERVAL") != ""
 	c.TurnQueueBytes = c.bytesVar(or, "LOREGATE_TURN_QUEUE_BYTES", postgres.DefaultTurnQueueBytes)
+	c.turnQueueSet = getenv("LOREGATE_TURN_QUEUE_BYTES") != ""
 	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}
@@ -377,7 +379,11 @@ func (c *config) bytesVar(or func(key, def string) string, key string, def int64
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n < 0 || n > (1<<50)/mult {
-		c.err = cli.Usagef("%s must be a byte size such as 268435456 or 256MiB (0 = off), got %q", key, v)
+		off := " (0 = off)"
+		if key == "LOREGATE_TURN_QUEUE_BYTES" {
+			off = "" // a bound that is never off (validate)
+		}
+		c.err = cli.Usagef("%s must be a byte size such as 268435456 or 256MiB%s, got %q", key, off, v)
 		return def
 	}
 	return n * mult

@@ -39,9 +39,10 @@ func TestNoCredentialWarning(t *testing.T) {
 	}
 }
 
-// TestIgnoredSettingsWarning: LOREGATE_TURN_FLUSH_INTERVAL set while turns
-// do not commit deferred is named in a warning with the commit mode; set
-// with deferred, or unset, nothing is said.
+// TestIgnoredSettingsWarning: LOREGATE_TURN_FLUSH_INTERVAL or
+// LOREGATE_TURN_QUEUE_BYTES set while turns do not commit deferred is
+// named in a warning with the commit mode; set with deferred, or unset,
+// nothing is said.
 func TestIgnoredSettingsWarning(t *testing.T) {
 	for _, tc := range []struct {
 		env  map[string]string
@@ -51,6 +52,7 @@ func TestIgnoredSettingsWarning(t *testing.T) {
 		{map[string]string{"LOREGATE_TURN_FLUSH_INTERVAL": "5ms", "LOREGATE_TURN_COMMIT": "sync"}, true},
 		{map[string]string{"LOREGATE_TURN_FLUSH_INTERVAL": "5ms", "LOREGATE_TURN_COMMIT": "deferred"}, false},
 		{map[string]string{"LOREGATE_TURN_COMMIT": "async"}, false},
+		{map[string]string{"LOREGATE_TURN_QUEUE_BYTES": "1MiB", "LOREGATE_TURN_COMMIT": "deferred"}, false},
 	} {
 		cfg := loadConfig(func(k string) string { return tc.env[k] }, nil)
 		var buf bytes.Buffer
@@ -68,5 +70,10 @@ func TestIgnoredSettingsWarning(t *testing.T) {
 				t.Errorf("%v: warning lacks %q: %s", tc.env, want, out)
 			}
 		}
+	}
+	var buf bytes.Buffer
+	warnIgnoredSettings(slog.New(slog.NewTextHandler(&buf, nil)), loadConfig(func(k string) string { return map[string]string{"LOREGATE_TURN_QUEUE_BYTES": "1MiB"}[k] }, nil))
+	if want := `level=WARN msg="LOREGATE_TURN_QUEUE_BYTES is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred" turn_commit=async turn_queue_bytes=1048576`; !strings.Contains(buf.String(), want) {
+		t.Errorf("warning lacks %q: %s", want, buf.String())
 	}
 }

@@ -156,15 +156,10 @@ func TestTurnCommit(t *testing.T) {
 		{"sync", "soon", "sync", ""},
 	} {
 		t.Run(tt.value+"/"+tt.interval, func(t *testing.T) {
-			t.Setenv("LOREGATE_TURN_COMMIT", tt.value)
-			t.Setenv("LOREGATE_TURN_FLUSH_INTERVAL", tt.interval)
-			c := loadConfig(os.Getenv, flag.NewFlagSet("t", flag.ContinueOnError))
-			err := c.validate()
-			if tt.err != "" {
-				require.ErrorContains(t, err, tt.err)
+			c, ok := validConfig(t, tt.err, "LOREGATE_TURN_COMMIT", tt.value, "LOREGATE_TURN_FLUSH_INTERVAL", tt.interval)
+			if !ok {
 				return
 			}
-			require.NoError(t, err)
 			require.Equal(t, tt.want, c.TurnCommit)
 			switch tt.interval {
 			case "2ms":
@@ -179,6 +174,56 @@ func TestTurnCommit(t *testing.T) {
 			} else {
 				require.NotContains(t, line, "turn_flush_interval")
 			}
+		})
+	}
+}
+
+// validConfig loads the configuration with the environment variables of
+// kv (name, value, ...) set and validates it: false when it is refused,
+// with an error holding wantErr (""; no error expected).
+func validConfig(t *testing.T, wantErr string, kv ...string) (*config, bool) {
+	t.Helper()
+	for i := 0; i < len(kv); i += 2 {
+		t.Setenv(kv[i], kv[i+1])
+	}
+	c := loadConfig(os.Getenv, flag.NewFlagSet("t", flag.ContinueOnError))
+	err := c.validate()
+	if wantErr != "" {
+		require.ErrorContains(t, err, wantErr)
+		return c, false
+	}
+	require.NoError(t, err)
+	return c, true
+}
+
+// TestTurnQueueBytes: LOREGATE_TURN_QUEUE_BYTES is a byte size of at
+// least 1 (64 MiB by default), read with LOREGATE_TURN_COMMIT=deferred
+// only and shown on the start-up line then; anything else stops start-up
+// naming the variable (docs/configuration.md, docs/turns.md#deferred).
+func TestTurnQueueBytes(t *testing.T) {
+	for _, tt := range []struct {
+		commit, value string
+		want          int64
+		err           string
+	}{
+		{"deferred", "", 64 << 20, ""},
+		{"deferred", "32MiB", 32 << 20, ""},
+		{"deferred", "0", 0, "LOREGATE_TURN_QUEUE_BYTES must be a byte size of at least 1, such as 64MiB"},
+		{"deferred", "lots", 0, `LOREGATE_TURN_QUEUE_BYTES must be a byte size such as 268435456 or 256MiB, got "lots"`},
+		{"async", "0", 0, ""}, // read with deferred only
+	} {
+		t.Run(tt.commit+"/"+tt.value, func(t *testing.T) {
+			c, ok := validConfig(t, tt.err, "LOREGATE_TURN_COMMIT", tt.commit, "LOREGATE_TURN_QUEUE_BYTES", tt.value)
+			if !ok {
+				return
+			}
+			line := fmt.Sprintln(c.logAttrs()...)
+			if tt.commit != "deferred" {
+				require.NotContains(t, line, "turn_queue_bytes")
+				return
+			}
+			require.Equal(t, tt.want, c.TurnQueueBytes)
+			require.Contains(t, line, fmt.Sprint(" turn_queue_bytes ", tt.want, " "))
 		})
 	}
 }

@@ -429,12 +429,16 @@ func warnNoCredential(logger *slog.Logger, cfg *config) {
 }
 
 // warnIgnoredSettings warns at start of a setting that the others make
-// void: LOREGATE_TURN_FLUSH_INTERVAL without LOREGATE_TURN_COMMIT=deferred
-// (docs/configuration.md; serve starts all the same, so that switching the
-// commit mode back needs no other change).
+// void: LOREGATE_TURN_FLUSH_INTERVAL or LOREGATE_TURN_QUEUE_BYTES without
+// LOREGATE_TURN_COMMIT=deferred (docs/configuration.md; serve starts all
+// the same, so that switching the commit mode back needs no other change).
 func warnIgnoredSettings(logger *slog.Logger, cfg *config) {
 	if cfg.turnFlushSet && cfg.TurnCommit != "deferred" {
 		logger.Warn("LOREGATE_TURN_FLUSH_INTERVAL is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred",
 			"turn_commit", cfg.TurnCommit, "turn_flush_interval", lore.ClipBytes(cfg.turnFlushInterval, 24))
+	}
+	if cfg.turnQueueSet && cfg.TurnCommit != "deferred" {
+		logger.Warn("LOREGATE_TURN_QUEUE_BYTES is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred",
+			"turn_commit", cfg.TurnCommit, "turn_queue_bytes", cfg.TurnQueueBytes)
 	}
 }
