@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -784,11 +785,11 @@ func decoratorBytes(d *decorator.Set) int {
 // turnBytes is what turns add to m at most, besides what the entries'
 // contents memoise for recursion: a pooled scratch (its three match
 // arrays per node of an own automaton, and per entry its state, the
-// string it indexes and two positions), a gate plan (gateplan.go: per
-// entry a copy of the state and its string, and a mark) and the chat memo
-// at its bound (chatmemo.go).
+// string it indexes and two positions) and the pool's array of 128 bytes
+// per P, a gate plan (gateplan.go: per entry a copy of the state and its
+// string, and a mark) and the chat memo at its bound (chatmemo.go).
 func (m *Matcher) turnBytes() int {
-	n := scratchSize + gatePlanSize + (2*entryStateSize+2*stringSize+9)*len(m.ids)
+	n := scratchSize + 128*runtime.GOMAXPROCS(0) + gatePlanSize + (2*entryStateSize+2*stringSize+9)*len(m.ids)
 	for _, a := range m.autos {
 		if a != nil {
 			n += 12 * len(a.term)
