@@ -54,8 +54,9 @@ func BenchmarkTurn(b *testing.B) {
 
 // BenchmarkTurnCachedCommit measures what Postgres does for a recorded turn
 // of serve's bot (BenchmarkServeTurn's turn: one admitted entry whose state
-// record changes, its log row with the 4.2 KB stored result of that turn,
-// testdata/bench-turn-result.bin): b.N turns of one conversation, each
+// record changes, its log row with the 768-byte stored result of that
+// turn, testdata/bench-turn-result.bin: no trace, no prompt blocks; 4.2 KB
+// before 2 December 2026): b.N turns of one conversation, each
 // opened on the state the turn before kept (docs/turns.md#cached-state),
 // so each commits in one round trip, on a pool of one connection. It
 // reports the CPU time of that one Postgres backend per turn
