@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
@@ -93,21 +94,19 @@ func (x *Lexical) indexIDs() {
 	}
 	lo, hi := slices.Min(x.ids), slices.Max(x.ids)
 	if spread := uint64(hi - lo); spread < uint64(maxDenseSpread*len(x.ids)) {
-		x.base, x.dense = lo, make([]int32, spread+1)
+		x.base, x.dense = lo, allocated[int32](int(spread)+1)
 		for i := range x.dense {
 			x.dense[i] = -1
 		}
 		for i, id := range x.ids {
 			x.dense[id-lo] = int32(i)
 		}
-		x.bytes += 4 * len(x.dense)
 		return
 	}
 	x.pos = make(map[int64]int32, len(x.ids))
 	for i, id := range x.ids {
 		x.pos[id] = int32(i)
 	}
-	x.bytes += 24 * len(x.ids)
 }
 
 // NewLexical indexes docs. A term weighs idf(t) * (1 + ln tf(t, d)), with
@@ -116,7 +115,7 @@ func (x *Lexical) indexIDs() {
 // count TitleWeight times. The result depends only on docs and their
 // order, never on map order, so two processes score alike.
 func NewLexical(docs []Doc) *Lexical {
-	x := &Lexical{ids: make([]int64, len(docs))}
+	x := &Lexical{ids: allocated[int64](len(docs))}
 	vocab := map[string]int32{}
 	per := make([]map[int32]int, len(docs)) // term frequencies
 	var df []int
@@ -138,7 +137,6 @@ func NewLexical(docs []Doc) *Lexical {
 				id = int32(len(df))
 				vocab[t] = id
 				df = append(df, 0)
-				x.bytes += len(t) + 48
 			}
 			if tf[id] == 0 {
 				df[id]++
@@ -148,11 +146,11 @@ func NewLexical(docs []Doc) *Lexical {
 		per[i] = tf
 	}
 	n := float64(len(docs))
-	x.idf = make([]float32, len(df))
+	x.idf = allocated[float32](len(df))
 	for t, f := range df {
 		x.idf[t] = float32(math.Log(1 + (n-float64(f)+0.5)/(float64(f)+0.5)))
 	}
-	x.postings = make([][]posting, len(df))
+	x.postings = allocated[[]posting](len(df))
 	type tw struct {
 		t int32
 		w float64
@@ -183,30 +181,81 @@ func NewLexical(docs []Doc) *Lexical {
 			x.postings[v.t] = append(x.postings[v.t], posting{doc: int32(i), weight: float32(v.w / norm)})
 		}
 	}
-	for t := range x.postings {
-		x.bytes += 24 + 8*len(x.postings[t])
-	}
 	// A query looks up only the terms some profile holds: the others
 	// leave the vocabulary (their ids keep their places).
 	for t, id := range vocab {
 		if len(x.postings[id]) == 0 {
 			delete(vocab, t)
 		}
-		x.bytes -= len(t) + 48
 	}
 	x.terms = newTermTable(vocab, len(df))
-	x.bytes += x.terms.bytes() // the table (its own copy of the terms) instead of the map
-	x.bytes += 12*len(docs) + 4*len(df) + termMemoBytes
 	x.indexIDs()
+	x.bytes = x.indexBytes() + x.turnBytes()
 	return x
 }
 
 // Len is the number of candidates.
 func (x *Lexical) Len() int { return len(x.ids) }
 
-// Bytes estimates the index's memory in bytes (for the scope cache's
-// budget).
+// Bytes estimates the memory x holds in bytes, for the scope cache's
+// budget: what NewLexical keeps (indexBytes: the candidate ids and index,
+// the idf weights, the postings, the term table with its own copy of the
+// profiles' terms) and what turns add at most (turnBytes: a pooled
+// scratch and the term memo at its bound). The process's text tables
+// (lore/activation, about 470 KB once per process, built by the first
+// text that is not all ASCII) are no index's. TestLexicalBytesMeasured
+// compares it with the live heap on corpus books.
 func (x *Lexical) Bytes() int { return x.bytes }
+
+// allocated returns n zero elements in an array whose capacity is all
+// the allocator gives (append rounds it up to a size class or a whole
+// page), so the index's capacities are its memory (indexBytes).
+func allocated[E any](n int) []E { return slices.Grow([]E(nil), n)[:n] }
+
+// Sizes of the structures, for indexBytes and turnBytes.
+const (
+	lexicalSize    = int(unsafe.Sizeof(Lexical{}))
+	postingSize    = int(unsafe.Sizeof(posting{}))
+	sliceSize      = int(unsafe.Sizeof([]posting(nil)))
+	sumScratchSize = int(unsafe.Sizeof(sumScratch{}))
+	termCountSize  = int(unsafe.Sizeof(termCount{}))
+	termSpanSize   = int(unsafe.Sizeof(termSpan{}))
+	// posSlotSize is a slot of the id map (map[int64]int32: key, value,
+	// padding); a group holds 8 slots and 8 control bytes.
+	posSlotSize = 16
+)
+
+// indexBytes is what NewLexical keeps, by the structures' sizes and
+// capacities: the Lexical, its ids, idf weights, posting lists (a slice
+// header per term of the vocabulary, the postings of the profiles'
+// terms), the term table and the candidate index (the dense table, or the
+// id map at 7/8 load in groups of 8 slots).
+func (x *Lexical) indexBytes() int {
+	n := lexicalSize + 8*cap(x.ids) + 4*cap(x.idf) + sliceSize*cap(x.postings) + x.terms.bytes() + 4*cap(x.dense)
+	for _, p := range x.postings {
+		n += postingSize * cap(p)
+	}
+	if x.pos != nil {
+		slots := 8
+		for slots*7 < len(x.pos)*8 {
+			slots *= 2
+		}
+		n += slots/8*(8+8*posSlotSize) + 128 // the groups, the map and table headers
+	}
+	return n
+}
+
+// turnBytes is what turns add at most: a pooled sumScratch (its sums, one
+// float32 per candidate, and room for a query of queryTermsRoom terms in
+// its three work arrays), the pool's array of 128 bytes per P, and the
+// term memo at its bound.
+func (x *Lexical) turnBytes() int {
+	return sumScratchSize + 4*len(x.ids) + queryTermsRoom*(2*termCountSize+4) + 128*runtime.GOMAXPROCS(0) + termMemoBytes
+}
+
+// queryTermsRoom is how many query terms turnBytes counts room for in a
+// scratch's work arrays: a turn's query of a few chat messages.
+const queryTermsRoom = 24
 
 // Score returns the cosine similarity of query to every candidate sharing
 // a term with it, in candidate order; candidates sharing none score

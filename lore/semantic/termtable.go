@@ -33,12 +33,12 @@ const (
 // newTermTable indexes vocab (term -> id; ids below n).
 func newTermTable(vocab map[string]int32, n int) termTable {
 	size := 1 << bits.Len(uint(2*len(vocab)|1)) // at most half full
-	tt := termTable{slots: make([]int32, size), spans: make([]termSpan, n), mask: uint64(size - 1)}
+	tt := termTable{slots: allocated[int32](size), spans: allocated[termSpan](n), mask: uint64(size - 1)}
 	words := 0
 	for t := range vocab {
 		words += (len(t) + 7) / 8
 	}
-	tt.keys = make([]uint64, 0, words)
+	tt.keys = allocated[uint64](words)[:0]
 	for t, id := range vocab {
 		tt.spans[id] = termSpan{at: int32(len(tt.keys)), n: int32(len(t))}
 		tt.keys = appendWords(tt.keys, t)
@@ -176,5 +176,7 @@ func (tt *termTable) term(id int32) string {
 	return string(b[:sp.n])
 }
 
-// bytes is the table's memory.
-func (tt *termTable) bytes() int { return 4*len(tt.slots) + 8*len(tt.keys) + 8*len(tt.spans) }
+// bytes is the table's memory: its slots, the terms' words and spans.
+func (tt *termTable) bytes() int {
+	return 4*cap(tt.slots) + 8*cap(tt.keys) + termSpanSize*cap(tt.spans)
+}
