@@ -646,3 +646,46 @@ func TestActivateTurnDeferred(t *testing.T) {
 		t.Run(name, test)
 	}
 }
+
+// TestActivateTurnRetrySelections: a retry answers what the recording
+// request would have answered for any selection but the trace, whatever
+// that request selected: the prompt blocks, which a row of format 4 does
+// not store, are rebuilt from its admitted entries (identity-resolved
+// content, both groups and placements, an injected and a
+// @@reverse_depth entry), byte for byte. The same turn id and input in
+// two conversations roll the same, so one records with every field and
+// the other with none of the blocks.
+func TestActivateTurnRetrySelections(t *testing.T) {
+	always := keyed("Always", "{{user}} is always here.")
+	always.Constant, always.Placement = true, lore.Before
+	deep := keyed("Deep", "@@reverse_depth 1\nSaid at depth to {{user}}.", "dragon")
+	after := keyed("After", "The dragon sleeps, {{user}}.", "dragon")
+	before := keyed("Before", "Before the dragon.", "dragon")
+	before.Placement = lore.Before
+	f := newTurnFixture(t, always, deep, after, before)
+	const full = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) {
+		result { admitted { id title placement group content tokens pass triggeredBy score position { kind depth role outlet } }
+			blocks { tag role text entries { id title content role } } budget { unit limit used byBook { entries used } }
+			passes injections { kind depth role outlet text entryIds } outlets { name text } storeUnavailable }
+		error { code message field } } }`
+	const bare = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) { result { passes } error { code } } }`
+	in := func(channel string) map[string]any {
+		m := f.input(channel, "s1", 3, "a dragon", "the dragon wakes")
+		m["names"] = map[string]any{"user": "Ann"}
+		return m
+	}
+	do := func(query, channel string) string {
+		t.Helper()
+		r := f.do(serviceKey, query, map[string]any{"input": in(channel)})
+		require.Empty(t, r.Errors)
+		return string(r.Data["activateTurn"])
+	}
+	want := do(full, turnChannel)
+	require.Contains(t, want, "Ann is always here.")
+	require.Contains(t, want, `"AT_DEPTH"`)
+	require.Contains(t, want, "KNOWLEDGE_LOREBOOK_BEFORE")
+	require.Equal(t, want, do(full, turnChannel), "a retry of the full selection")
+	const other = "444444444444444444"
+	require.NotContains(t, do(bare, other), "admitted")
+	require.Equal(t, want, do(full, other), "a retry of a turn recorded without the blocks")
+}
