@@ -69,7 +69,8 @@ func TestAPIReturnsEveryFieldError(t *testing.T) {
 }
 
 // TestNotFoundNamesTheArgument: NOT_FOUND names the argument that did not
-// resolve (field and params.argument), with the id asked for.
+// resolve (field and params.argument), with the id asked for; undoImport and
+// deleteServer once named "import %d" and "server %s" instead.
 func TestNotFoundNamesTheArgument(t *testing.T) {
 	a := newAPI(t)
 	setupServer(t, a, serverA)
@@ -80,18 +81,22 @@ func TestNotFoundNamesTheArgument(t *testing.T) {
 	for _, tc := range []struct {
 		name, query, field string
 		vars               map[string]any
-		reason, id         string
+		reason, id, arg    string
 	}{
 		{"unknown entry", `mutation($s: String!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: "987654", patch: {title: "x"}}) { ` + errSel + ` } }`,
-			"updateEntry", map[string]any{"s": serverA}, "not_found", "987654"},
+			"updateEntry", map[string]any{"s": serverA}, "not_found", "987654", "entryId"},
 		{"unknown collection", `mutation($s: String!) { createEntry(input: {serverDiscordId: $s, lineageId: 0, collectionId: "424242", entry: {content: "x"}}) { ` + errSel + ` } }`,
-			"createEntry", map[string]any{"s": serverA}, "not_found", "424242"},
+			"createEntry", map[string]any{"s": serverA}, "not_found", "424242", "collectionId"},
 		{"unknown server", `mutation { createCollection(input: {serverDiscordId: "333333333333333333", name: "W"}) { ` + errSel + ` } }`,
-			"createCollection", nil, "not_found", "333333333333333333"},
+			"createCollection", nil, "not_found", "333333333333333333", "serverDiscordId"},
 		{"unknown lineage", `mutation($s: String!) { createEntry(input: {serverDiscordId: $s, lineageId: 99, entry: {content: "x"}}) { ` + errSel + ` } }`,
-			"createEntry", map[string]any{"s": serverA}, "unknown_lineage", "99"},
+			"createEntry", map[string]any{"s": serverA}, "unknown_lineage", "99", "lineageId"},
 		{"unknown collection to delete", `mutation($s: String!) { deleteCollection(input: {serverDiscordId: $s, collectionId: "5555"}) { ` + errSel + ` } }`,
-			"deleteCollection", map[string]any{"s": serverA}, "not_found", "5555"},
+			"deleteCollection", map[string]any{"s": serverA}, "not_found", "5555", "collectionId"},
+		{"unknown import to undo", `mutation($s: String!) { undoImport(input: {serverDiscordId: $s, importId: "777"}) { ` + errSel + ` } }`,
+			"undoImport", map[string]any{"s": serverA}, "not_found", "777", "importId"},
+		{"unknown server to delete", `mutation { deleteServer(input: {serverDiscordId: "333333333333333333", confirm: false}) { ` + errSel + ` } }`,
+			"deleteServer", nil, "not_found", "333333333333333333", "serverDiscordId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var p struct{ Error *reasonedError }
@@ -102,12 +107,11 @@ func TestNotFoundNamesTheArgument(t *testing.T) {
 			require.Equal(t, tc.id, p.Error.Params["id"])
 			require.NotNil(t, p.Error.Field)
 			require.Contains(t, p.Error.Message, tc.id)
-			wantArg := map[string]string{"unknown entry": "entryId", "unknown collection": "collectionId", "unknown server": "serverDiscordId",
-				"unknown lineage": "lineageId", "unknown collection to delete": "collectionId"}[tc.name]
-			require.Equal(t, wantArg, *p.Error.Field)
+			require.Equal(t, tc.arg, *p.Error.Field)
+			require.NotContains(t, p.Error.Message, "%", "no format verb leaks into the message")
 			if tc.reason == "not_found" {
-				require.Equal(t, wantArg, p.Error.Params["argument"])
-				require.Contains(t, p.Error.Message, wantArg)
+				require.Equal(t, tc.arg, p.Error.Params["argument"])
+				require.Contains(t, p.Error.Message, tc.arg)
 			}
 		})
 	}

@@ -145,7 +145,7 @@ func (s *Store) ServerFootprint(ctx context.Context, server string) ([]lore.Tabl
 		var one int
 		if err := tx.QueryRow(ctx, "SELECT 1 FROM servers WHERE id = $1", server).Scan(&one); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("server %s", server)
+				return notFound("server", server)
 			}
 			return err
 		}
@@ -171,7 +171,7 @@ func (s *Store) PurgeServer(ctx context.Context, server string, rule lore.PurgeR
 		var left *time.Time
 		if err := tx.QueryRow(ctx, serverLeftAtLock, server).Scan(&left); err != nil {
 			if errors.Is(err, pgx.ErrNoRows) {
-				return notFound("server %s", server)
+				return notFound("server", server)
 			}
 			return err
 		}

@@ -40,7 +40,7 @@ func (s *Store) LockHistoryRecord(ctx context.Context, server string, id int64) 
 		var err error
 		rec, err = scanHistory(tx.QueryRow(ctx, historyGetForUpdate, server, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return notFound("import %d", id)
+			return notFound("import", id)
 		}
 		return err
 	})
