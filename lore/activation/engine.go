@@ -250,8 +250,8 @@ type turn struct {
 	// run at it).
 	minPass bool
 	level   int
-	// scores hold the result's and the trace's scores (scoreOf), a slab
-	// instead of one allocation each.
+	// scores hold the trace's scores (scoreOf), a slab instead of one
+	// allocation each (the result's are Result.scores).
 	scores []float64
 	// semNear, when semPlanned (a gate plan's turn, applyPlan), are the
 	// scored entries semanticPass needs without a trace, in evaluation
@@ -370,7 +370,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	sc.admitted = sc.admitted[:0]
 	// Each state is reset by gateAll, which visits every entry.
 	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], strs: sc.strs[:0], random: random, budget: budget, nmsg: len(in.Messages),
-		trace: !opts.SkipTrace || opts.baseline}
+		trace: !opts.SkipTrace || opts.baseline, pend: sc.pend[:0]}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.unitCost = opts.Tokenizer == nil && budget.Unit != UnitTokens
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
@@ -1102,11 +1102,14 @@ func boolFirst(x bool) int {
 }
 
 // admitAll admits the entries of order in that order in pass p (admit).
-// A turn without a trace, similarity holds (holdShare) or token counts
-// takes admit's common case inline: an entry without identity macros
-// that fits the budget, its book without a share of its own.
+// A turn without a trace or token counts takes admit's common case
+// inline: an entry without identity macros that fits the budget, its
+// book without a share of its own. While similarity matches hold a share
+// (holdShare), an entry but a similarity match fits when it would with
+// all that is still held held from it (heldFrom holds at most that), and
+// a similarity match takes itself off the waiting list (claimed).
 func (t *turn) admitAll(order []int32, p int) {
-	if t.trace || len(t.pend) > 0 || !t.unitCost {
+	if t.trace || !t.unitCost {
 		for _, i := range order {
 			t.admit(i, p)
 		}
@@ -1121,9 +1124,16 @@ func (t *turn) admitAll(order []int32, p int) {
 		if t.sel.books != nil {
 			book = &t.sel.books[s.book]
 		}
-		if s.stage != stagePassed || ce.ident || ce.ignoreBudget || b.Limit >= 0 && b.Used+c > b.Limit || book != nil && book.Limit >= 0 {
+		held := 0
+		if len(t.pend) > 0 && s.mode != modeSemantic {
+			held = max(t.hold-t.semUsed, 0)
+		}
+		if s.stage != stagePassed || ce.ident || ce.ignoreBudget || b.Limit >= 0 && b.Used+c > b.Limit-held || book != nil && book.Limit >= 0 {
 			t.admit(i, p)
 			continue
+		}
+		if s.mode == modeSemantic && len(t.pend) > 0 {
+			t.claimed(i, int(sat32(c)))
 		}
 		s.stage, s.verdict, s.cost = stageDone, vAdmitted, sat32(c)
 		s.content = bodyContent
@@ -1222,12 +1232,8 @@ func (t *turn) result(passes int) Result {
 		res.Admissions = make([]Admission, 0, len(adm))
 	}
 	order := m.order
-	if t.in.Semantic != nil { // scoreOf's slab, once
-		n := len(adm)
-		if t.trace {
-			n += len(st)
-		}
-		t.scores = make([]float64, 0, n)
+	if t.in.Semantic != nil && t.trace { // scoreOf's slab, once
+		t.scores = make([]float64, 0, len(st))
 	}
 	if t.trace {
 		res.Trace = t.opts.TraceBuf
@@ -1263,9 +1269,9 @@ func (t *turn) result(passes int) Result {
 // collect fills out (one Admission per admitted entry) with the admitted
 // entries of order, in that order, sets res.Admissions to them, counts
 // each into its book of books (when not nil) and reports whether one is
-// injected. An entry with a token count has it in res.tokens; one with
-// identity-resolved content, @@reverse_depth's position or a score has
-// its res.rare item (fillRare).
+// injected. An entry with a token count has it in res.tokens, one with a
+// score in res.scores; one with identity-resolved content or
+// @@reverse_depth's position has its res.rare item (fillRare).
 func (t *turn) collect(res *Result, out []Admission, order []int32, books []BookUse) bool {
 	m, st := t.m, t.st
 	injected, n := false, 0
@@ -1287,7 +1293,14 @@ func (t *turn) collect(res *Result, out []Admission, order []int32, books []Book
 			res.tokens[n] = int(s.tokens)
 			out[n].passFlags |= admCounted
 		}
-		if s.content != bodyContent || ce.revDepth >= 0 || s.scored {
+		if s.scored {
+			if res.scores == nil {
+				res.scores = make([]float64, len(out))
+			}
+			res.scores[n] = float64(s.score)
+			out[n].passFlags |= admScored
+		}
+		if s.content != bodyContent || ce.revDepth >= 0 {
 			if res.rare == nil {
 				res.rare = make([]rareAdmission, len(out))
 			}
@@ -1307,8 +1320,8 @@ func (t *turn) collect(res *Result, out []Admission, order []int32, books []Book
 }
 
 // fillRare sets x, the rare part of the Admission of entry state s
-// (compiled ce): identity-resolved content, @@reverse_depth's position
-// and the score.
+// (compiled ce): identity-resolved content and @@reverse_depth's
+// position.
 func (t *turn) fillRare(x *rareAdmission, ce *compiledEntry, s *entryState) {
 	if s.content != bodyContent {
 		x.content, x.ownContent = t.str(s.content), true
@@ -1317,9 +1330,6 @@ func (t *turn) fillRare(x *rareAdmission, ce *compiledEntry, s *entryState) {
 		p := ce.placing
 		p.Position = t.position(ce)
 		x.placing = &p
-	}
-	if s.scored {
-		x.score = t.scoreOf(s)
 	}
 }
 

@@ -266,6 +266,8 @@ type scratch struct {
 	rankBits     []uint64
 	claimKeys    []uint64
 	claimArrived []int32
+	// pend is turn.pend's array, kept between turns.
+	pend []heldMatch
 }
 
 // nodeEntries lists, for every node of one automaton, the litOnly entries

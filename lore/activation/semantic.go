@@ -218,8 +218,8 @@ func (t *turn) similarity(s *entryState, rel string) string {
 	return d
 }
 
-// scoreOf is an entry's score for the trace and the result: nil for an
-// entry no ranker scored. The scores share t.scores' arrays.
+// scoreOf is an entry's score for the trace: nil for an entry no ranker
+// scored. The scores share t.scores' arrays.
 func (t *turn) scoreOf(s *entryState) *float64 {
 	if !s.scored {
 		return nil

@@ -483,9 +483,10 @@ type Result struct {
 	m       *Matcher
 	// rare is parallel to Admissions when one of them is rare
 	// (admRare), nil otherwise; tokens likewise when one has its tokens
-	// counted (admCounted).
+	// counted (admCounted), scores when one has a score (admScored).
 	rare   []rareAdmission
 	tokens []int
+	scores []float64
 	// list holds the admitted entries of a Result built by ResultOf.
 	list []Admitted
 }
@@ -506,18 +507,20 @@ type Admission struct {
 	pos, trig int32
 	// cost is Admitted.Cost (saturated at int32).
 	cost int32
-	// passFlags is Admitted.Pass << admPassShift | the admRare and
-	// admCounted flags.
+	// passFlags is Admitted.Pass << admPassShift | the admRare,
+	// admCounted and admScored flags.
 	passFlags uint32
 }
 
 // The flags of Admission.passFlags.
 const (
-	// admRare: Result.rare holds the entry's identity-resolved content,
-	// its @@reverse_depth placing or its score.
+	// admRare: Result.rare holds the entry's identity-resolved content or
+	// its @@reverse_depth placing.
 	admRare = 1 << iota
 	// admCounted: Result.tokens holds the entry's token count.
 	admCounted
+	// admScored: Result.scores holds the entry's similarity score.
+	admScored
 	admPassShift = iota
 )
 
@@ -527,9 +530,7 @@ type rareAdmission struct {
 	// content is the identity-resolved content when ownContent.
 	content string
 	// placing is the turn's copy for @@reverse_depth, nil none.
-	placing *Placing
-	// score is the similarity, nil when the entry was not scored.
-	score      *float64
+	placing    *Placing
 	ownContent bool
 }
 
@@ -565,7 +566,9 @@ func (r *Result) AdmittedAt(k int) Admitted {
 		if x.placing != nil {
 			a.Placing = x.placing
 		}
-		a.Score = x.score
+	}
+	if ad.passFlags&admScored != 0 {
+		a.Score = &r.scores[k]
 	}
 	return a
 }
