@@ -27,8 +27,10 @@ import (
 // Limits on untrusted GraphQL input. They are loregate's choices, sized for
 // the dashboard's and the bot's real queries with room to spare.
 const (
-	// MaxJSONUploadBytes is the largest JSON lorebook upload (docs/contract.md#limits:
-	// 2 MB by default).
+	// MaxJSONUploadBytes is the largest JSON attachment the Discord bot
+	// downloads (2 MiB); the importer refuses a JSON lorebook over the
+	// deployment's lore.Limits.JSONBytes (docs/contract.md#limits: 2 MB by
+	// default).
 	MaxJSONUploadBytes = 2 << 20
 	// MaxUploadBytes is the largest upload of any kind (PNG and CHARX
 	// cards); the format importer enforces each carrier's own ceiling.
@@ -144,7 +146,7 @@ func Mount(mux *http.ServeMux, cfg Config) {
 	}
 	h = cfg.Auth.Middleware(h)
 	h = cors(cfg.AllowedOrigins, h)
-	h = bodyLimit(h)
+	h = bodyLimit(cfg.Resolver.Limits.WithDefaults().JSONBytes, h)
 	mux.Handle("/graphql", accessLog(cfg.Logger, h))
 	if cfg.Resolver.Jobs != nil {
 		mux.Handle("GET /artifacts/{id}", accessLog(cfg.Logger, cfg.Auth.Middleware(artifactHandler(cfg.Resolver.Jobs, cfg.Logger))))
@@ -288,8 +290,9 @@ const CodeRequestTooLarge = "REQUEST_TOO_LARGE"
 // bodyLimit caps request bodies: MaxUploadBytes (plus form overhead) for
 // multipart uploads, MaxBodyBytes otherwise. A body whose declared length
 // is over the limit is refused at once with HTTP 413 and
-// CodeRequestTooLarge.
-func bodyLimit(next http.Handler) http.Handler {
+// CodeRequestTooLarge; the message names the upload limits, jsonBytes
+// being the deployment's JSON lorebook limit (lore.Limits.JSONBytes).
+func bodyLimit(jsonBytes int64, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		limit := int64(MaxBodyBytes)
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
@@ -301,7 +304,7 @@ func bodyLimit(next http.Handler) http.Handler {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)
 			body, _ := json.Marshal(map[string]any{"errors": []any{map[string]any{
-				"message":    fmt.Sprintf("request body too large: %d bytes, at most %d accepted (uploads: JSON lorebooks %d bytes, cards %d bytes)", r.ContentLength, limit, MaxJSONUploadBytes, MaxUploadBytes),
+				"message":    fmt.Sprintf("request body too large: %d bytes, at most %d accepted (uploads: JSON lorebooks %d bytes, cards %d bytes)", r.ContentLength, limit, jsonBytes, MaxUploadBytes),
 				"extensions": map[string]any{"code": CodeRequestTooLarge},
 			}}})
 			_, _ = w.Write(body)

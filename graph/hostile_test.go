@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph"
+	"loregate/lore"
 )
 
 // Bounds every hostile request must stay within (issue 18): CPU time of the
@@ -290,6 +291,9 @@ func TestHostileRequests(t *testing.T) {
 		var r gqlResponse
 		require.NoError(t, json.Unmarshal(body, &r))
 		require.Equal(t, graph.CodeRequestTooLarge, r.Errors[0].Extensions["code"])
+		// The JSON figure is the deployment's import limit (2,000,000 by
+		// default), not the Discord download cap of 2 MiB it once quoted.
+		require.Contains(t, r.Errors[0].Message, fmt.Sprintf("JSON lorebooks %d bytes, cards %d bytes", lore.DefaultJSONBytes, graph.MaxUploadBytes))
 	})
 }
 
