@@ -3,7 +3,9 @@ package format
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"loregate/lore"
@@ -106,11 +108,37 @@ func tail(b []byte, n int) []byte {
 // DetectJSON returns the format of a JSON document by shape, in the order
 // of the JSON shapes docs/formats.md lists.
 func DetectJSON(data []byte) (Kind, error) {
-	o, err := conv.ParseObject(conv.StripBOM(data))
+	data = conv.StripBOM(data)
+	o, err := conv.ParseObject(data)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrUnknownFormat, err)
+		return "", &malformedJSON{err: err, truncated: endsEarly(data)}
 	}
 	return detectObject(o)
+}
+
+// malformedJSON is a file that starts as JSON but does not parse. It is
+// ErrUnknownFormat (no format can be told from it), but its text is the
+// parser's, not "unknown lorebook format", and says when the file ends
+// before its JSON does: a download or copy cut short.
+type malformedJSON struct {
+	err       error
+	truncated bool
+}
+
+func (e *malformedJSON) Error() string {
+	if e.truncated {
+		return fmt.Sprintf("the file ends before its JSON does (cut short?): %v", e.err)
+	}
+	return e.err.Error()
+}
+
+func (e *malformedJSON) Unwrap() []error { return []error{ErrUnknownFormat, e.err} }
+
+// endsEarly reports whether data is JSON that stops in the middle of its
+// first value (only called once data failed to parse).
+func endsEarly(data []byte) bool {
+	var v json.RawMessage
+	return errors.Is(json.NewDecoder(bytes.NewReader(data)).Decode(&v), io.ErrUnexpectedEOF)
 }
 
 func detectObject(o *conv.Object) (Kind, error) {

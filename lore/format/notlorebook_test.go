@@ -46,3 +46,41 @@ func TestNotALorebookFile(t *testing.T) {
 		})
 	}
 }
+
+// TestMalformedJSONSaysWhat: a JSON file that does not parse is still
+// ErrUnknownFormat, but its message is the parser's (where and what), not
+// "unknown lorebook format", and a file cut short (a world info book
+// truncated mid-entry) says the file ends before its JSON does.
+func TestMalformedJSONSaysWhat(t *testing.T) {
+	for _, tc := range []struct {
+		name, data string
+		truncated  bool
+		want       string
+	}{
+		{"cut in a string", `{"entries": {"0": {"key": ["forest"], "content": "The Whispering Fo`, true, `invalid json in member "entries"`},
+		{"cut after a member", `{"entries": {"0": {"key": ["forest"]},`, true, `invalid json`},
+		{"cut with a bom", "\xef\xbb\xbf{\"entries\": ", true, `invalid json`},
+		{"bad value", `{"entries": {"0": nope}}`, false, `invalid json in member "entries"`},
+		{"trailing garbage", `{"entries": {}} }`, false, `invalid json`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := format.Import("book.json", []byte(tc.data), format.Options{})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !errors.Is(err, format.ErrUnknownFormat) || errors.Is(err, format.ErrNotLorebookFile) {
+				t.Errorf("%v: want ErrUnknownFormat, not ErrNotLorebookFile", err)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "unknown lorebook format") {
+				t.Errorf("%q blames the format of a file that is not valid JSON", msg)
+			}
+			if !strings.Contains(msg, tc.want) {
+				t.Errorf("%q lacks %q", msg, tc.want)
+			}
+			if got := strings.Contains(msg, "the file ends before its JSON does"); got != tc.truncated {
+				t.Errorf("%q: truncation named = %v, want %v", msg, got, tc.truncated)
+			}
+		})
+	}
+}
