@@ -4,7 +4,7 @@
 //
 //	loregate serve     [--addr ADDR] [--data-dir DIR]   run the HTTP service
 //	loregate worker    [--data-dir DIR]                 run only the background jobs
-//	loregate migrate   up | status | down N [--yes]     manage the schema
+//	loregate migrate   up | status | down N [--yes | --force]  manage the schema
 //	loregate activate  --book PATH --chat PATH ...      offline activation
 //	loregate convert   IN [-o OUT] [--to FORMAT]        convert a lorebook file
 //	loregate migrate-memories --from FILE --apply      migrate legacy keyword memories
@@ -33,10 +33,10 @@ import (
 var commands = []cli.Command{
 	{Name: "serve", Synopsis: "[--addr ADDR] [--data-dir DIR]", Summary: "run the HTTP service", Run: runServe},
 	{Name: "worker", Synopsis: "[--data-dir DIR]", Summary: "run only the background jobs", Run: runWorker},
-	{Name: "migrate", Synopsis: "up | status | down N [--yes]", Summary: "manage the database schema", Run: runMigrate},
+	{Name: "migrate", Synopsis: "up | status | down N [--yes | --force]", Summary: "manage the database schema", Run: runMigrate},
 	{Name: "activate", Synopsis: "--book PATH --chat PATH [flags]", Summary: "run the activation engine offline",
 		Run: runActivate, Prefix: "activate"},
-	{Name: "convert", Synopsis: "IN [-o OUT] [--to st|ccv3|novelai|risu|agnai|canonical] [--report-only]",
+	{Name: "convert", Synopsis: "IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|worldbook|canonical] [--report-only]",
 		Summary: "convert a lorebook file", Run: convertcmd.Run, Prefix: "convert"},
 	{Name: "migrate-memories", Synopsis: "--from FILE | --from-db URL --query SQL (--preview | --apply) [--job] | --undo ID[,ID...]",
 		Summary: "migrate legacy keyword memories into lore, or undo it", Run: runMigrateMemories},
@@ -58,19 +58,40 @@ func main() {
 }
 
 // run dispatches args to the command table and returns the exit status.
+// Help asked for (loregate --help, loregate COMMAND --help) goes to stdout,
+// so it pages and greps; usage errors go to stderr.
 func run(ctx context.Context, env cli.Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		fmt.Fprint(env.Stderr, usage())
-		if len(args) == 0 {
-			return cli.ExitUsage
-		}
+		return cli.ExitUsage
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(env.Stdout, usage())
 		return 0
 	}
 	for _, c := range commands {
 		if c.Name == args[0] {
+			if asksHelp(args[1:]) {
+				env.Stderr = env.Stdout
+			}
 			return cli.Status(env.Stderr, c.Prefix, c.Run(ctx, env, args[1:]))
 		}
 	}
 	fmt.Fprintf(env.Stderr, "loregate: unknown command %q\n\n%s", args[0], usage())
 	return cli.ExitUsage
+}
+
+// asksHelp reports whether a command's args ask for its help (-h, -help or
+// --help before a "--"): the command then prints only its usage, which
+// belongs on stdout.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }

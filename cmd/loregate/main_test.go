@@ -92,15 +92,52 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-// TestHelpExitsZero: every command's --help prints its flags and exits 0
-// (a request for help is not a usage error).
+// TestHelpExitsZero: every command's --help prints its flags on stdout
+// (so `loregate serve --help | less` shows them) and exits 0 (a request for
+// help is not a usage error); serve, worker, migrate, migrate-memories,
+// with-postgres and token once printed theirs on stderr.
 func TestHelpExitsZero(t *testing.T) {
 	for _, cmd := range []string{"serve", "worker", "migrate", "migrate-memories", "with-postgres", "token", "activate", "convert"} {
-		t.Run(cmd, func(t *testing.T) {
+		for _, flag := range []string{"--help", "-h"} {
+			t.Run(cmd+" "+flag, func(t *testing.T) {
+				var out, errb bytes.Buffer
+				code := run(context.Background(), testEnv(strings.NewReader(""), &out, &errb), []string{cmd, flag})
+				require.Equal(t, 0, code, "stderr: %s", errb.String())
+				require.Contains(t, out.String(), "-", "the flags are printed on stdout")
+				require.Empty(t, errb.String())
+			})
+		}
+	}
+}
+
+// TestTopLevelUsage: `loregate --help` (and help, -h) prints the command
+// list on stdout and exits 0; `loregate` alone prints it on stderr and
+// exits 2. The list shows what the commands take: convert's every --to
+// format, migrate's --force.
+func TestTopLevelUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stdout bool
+	}{
+		{[]string{"--help"}, 0, true},
+		{[]string{"-h"}, 0, true},
+		{[]string{"help"}, 0, true},
+		{nil, cli.ExitUsage, false},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(context.Background(), testEnv(strings.NewReader(""), &out, &errb), []string{cmd, "--help"})
-			require.Equal(t, 0, code, "stderr: %s", errb.String())
-			require.Contains(t, out.String()+errb.String(), "-", "the flags are printed")
+			code := run(context.Background(), testEnv(nil, &out, &errb), tc.args)
+			require.Equal(t, tc.code, code)
+			text, other := errb.String(), out.String()
+			if tc.stdout {
+				text, other = other, text
+			}
+			require.Empty(t, other)
+			for _, want := range []string{"loregate convert IN [-o OUT] [--to st|ccv3|card|png|charx|novelai|risu|agnai|worldbook|canonical]",
+				"down N [--yes | --force]", "loregate token"} {
+				require.Contains(t, text, want)
+			}
 		})
 	}
 }
