@@ -108,8 +108,10 @@ type config struct {
 	// being written (LOREGATE_TURN_QUEUE_BYTES, 64 MiB; at least 1; read
 	// with TurnCommit=deferred only; postgres.DeferredTurns.MaxQueuedBytes).
 	TurnQueueBytes int64
-	turnQueueSet   bool // LOREGATE_TURN_QUEUE_BYTES is set
-	turnFlushSet   bool // LOREGATE_TURN_FLUSH_INTERVAL is set
+	turnQueueBytes string // as set, for warnIgnoredSettings
+	turnQueueErr   error  // a value that is not a byte size (validate, deferred only)
+	turnQueueSet   bool   // LOREGATE_TURN_QUEUE_BYTES is set
+	turnFlushSet   bool   // LOREGATE_TURN_FLUSH_INTERVAL is set
 	// Embeddings is the embeddings provider of retrieval by meaning
 	// (LOREGATE_EMBEDDINGS_URL, _MODEL, _API_KEY, _DIMENSIONS, _TIMEOUT;
 	// docs/operations.md#embeddings). Off (the zero Config) unless both
@@ -214,8 +216,14 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.TurnCommit = or("LOREGATE_TURN_COMMIT", "async")
 	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
 	c.turnFlushSet = getenv("LOREGATE_TURN_FLUSH_INTERVAL") != ""
+	// A bad value stops start-up only where it is read (validate): with
+	// another commit mode it is ignored, as the flush interval is.
+	prevErr := c.err
+	c.err = nil
 	c.TurnQueueBytes = c.bytesVar(or, "LOREGATE_TURN_QUEUE_BYTES", postgres.DefaultTurnQueueBytes)
-	c.turnQueueSet = getenv("LOREGATE_TURN_QUEUE_BYTES") != ""
+	c.turnQueueErr, c.err = c.err, prevErr
+	c.turnQueueBytes = getenv("LOREGATE_TURN_QUEUE_BYTES")
+	c.turnQueueSet = c.turnQueueBytes != ""
 	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}
@@ -252,6 +260,9 @@ func (c *config) validate() error {
 	if c.TurnCommit == "deferred" && (c.TurnFlushInterval < postgres.MinTurnFlushInterval || c.TurnFlushInterval > postgres.MaxTurnFlushInterval) {
 		return cli.Usagef("LOREGATE_TURN_FLUSH_INTERVAL must be a duration from %v to %v, such as 10ms, got %q",
 			postgres.MinTurnFlushInterval, postgres.MaxTurnFlushInterval, lore.ClipBytes(c.turnFlushInterval, 24))
+	}
+	if c.TurnCommit == "deferred" && c.turnQueueErr != nil {
+		return c.turnQueueErr
 	}
 	if c.TurnCommit == "deferred" && c.TurnQueueBytes < 1 {
 		return cli.Usagef("LOREGATE_TURN_QUEUE_BYTES must be a byte size of at least 1, such as 64MiB")

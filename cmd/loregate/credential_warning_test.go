@@ -71,9 +71,11 @@ func TestIgnoredSettingsWarning(t *testing.T) {
 			}
 		}
 	}
-	var buf bytes.Buffer
-	warnIgnoredSettings(slog.New(slog.NewTextHandler(&buf, nil)), loadConfig(func(k string) string { return map[string]string{"LOREGATE_TURN_QUEUE_BYTES": "1MiB"}[k] }, nil))
-	if want := `level=WARN msg="LOREGATE_TURN_QUEUE_BYTES is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred" turn_commit=async turn_queue_bytes=1048576`; !strings.Contains(buf.String(), want) {
-		t.Errorf("warning lacks %q: %s", want, buf.String())
+	for _, v := range []string{"1MiB", "lots"} { // as set, a value that is not a byte size too
+		var buf bytes.Buffer
+		warnIgnoredSettings(slog.New(slog.NewTextHandler(&buf, nil)), loadConfig(func(k string) string { return map[string]string{"LOREGATE_TURN_QUEUE_BYTES": v}[k] }, nil))
+		if want := `level=WARN msg="LOREGATE_TURN_QUEUE_BYTES is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred" turn_commit=async turn_queue_bytes=` + v; !strings.Contains(buf.String(), want) {
+			t.Errorf("warning lacks %q: %s", want, buf.String())
+		}
 	}
 }

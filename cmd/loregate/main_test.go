@@ -237,6 +237,8 @@ func validConfig(t *testing.T, wantErr string, kv ...string) (*config, bool) {
 // least 1 (64 MiB by default), read with LOREGATE_TURN_COMMIT=deferred
 // only and shown on the start-up line then; anything else stops start-up
 // naming the variable (docs/configuration.md, docs/turns.md#deferred).
+// With another commit mode any value, a bad one too, is ignored (with a
+// warning: TestIgnoredSettingsWarning), as LOREGATE_TURN_FLUSH_INTERVAL's.
 func TestTurnQueueBytes(t *testing.T) {
 	for _, tt := range []struct {
 		commit, value string
@@ -248,6 +250,8 @@ func TestTurnQueueBytes(t *testing.T) {
 		{"deferred", "0", 0, "LOREGATE_TURN_QUEUE_BYTES must be a byte size of at least 1, such as 64MiB"},
 		{"deferred", "lots", 0, `LOREGATE_TURN_QUEUE_BYTES must be a byte size such as 268435456 or 256MiB, got "lots"`},
 		{"async", "0", 0, ""}, // read with deferred only
+		{"async", "lots", 0, ""},
+		{"sync", "-1", 0, ""},
 	} {
 		t.Run(tt.commit+"/"+tt.value, func(t *testing.T) {
 			c, ok := validConfig(t, tt.err, "LOREGATE_TURN_COMMIT", tt.commit, "LOREGATE_TURN_QUEUE_BYTES", tt.value)

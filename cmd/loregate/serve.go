@@ -439,6 +439,6 @@ func warnIgnoredSettings(logger *slog.Logger, cfg *config) {
 	}
 	if cfg.turnQueueSet && cfg.TurnCommit != "deferred" {
 		logger.Warn("LOREGATE_TURN_QUEUE_BYTES is ignored: it applies only with LOREGATE_TURN_COMMIT=deferred",
-			"turn_commit", cfg.TurnCommit, "turn_queue_bytes", cfg.TurnQueueBytes)
+			"turn_commit", cfg.TurnCommit, "turn_queue_bytes", lore.ClipBytes(cfg.turnQueueBytes, 24))
 	}
 }
