@@ -474,7 +474,20 @@ func (x *Lexical) Scores(query string) LexicalScores {
 // msgs are read when the scores are (LexicalScores): they must not change
 // before.
 func (x *Lexical) ScoresOf(msgs []string) LexicalScores {
-	return LexicalScores{q: &lexicalQuery{x: x, msgs: msgs}}
+	return x.ScoresIn(new(LexicalQuery), msgs)
+}
+
+// LexicalQuery is where a LexicalScores keeps its query (ScoresIn): a
+// caller holding one per turn (lore/turn.Turn) scores a turn without an
+// allocation. Its zero value is ready for use; do not copy one.
+type LexicalQuery struct{ q lexicalQuery }
+
+// ScoresIn is ScoresOf keeping the query in q, which it resets: the
+// scores read q, so q must outlive them and serve no other query
+// meanwhile.
+func (x *Lexical) ScoresIn(q *LexicalQuery, msgs []string) LexicalScores {
+	q.q = lexicalQuery{x: x, msgs: msgs}
+	return LexicalScores{q: &q.q}
 }
 
 // sumScratch is the work arrays of one query's sums (accumulate): acc

@@ -62,10 +62,10 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 	}
 	msgs := t.Input.Messages
 	msgs = msgs[max(len(msgs)-set.QueryMessagesOrDefault(), 0):] // the query's (Query)
-	var scores activation.Scores
+	rs := new(ranked)
 	byID, name := t.embeddingScores(ctx, r, ranker, msgs, cands)
 	if byID != nil {
-		scores = activation.ScoreMap(byID)
+		rs.sem.Scores = activation.ScoreMap(byID)
 	} else {
 		var x *semantic.Lexical
 		if r.Lexical != nil {
@@ -73,10 +73,18 @@ func (t *Turn) Rank(ctx context.Context, r Rankers) {
 		} else {
 			x = NewLexical(cands)
 		}
-		scores = x.ScoresOf(msgs)
+		rs.sem.Scores = x.ScoresIn(&rs.lexq, msgs)
 	}
-	t.Input.Semantic = &activation.Semantic{Scores: scores, Threshold: set.ThresholdOrDefault(),
-		MaxEntries: set.MaxEntriesOrDefault(), Ranker: name, BudgetShare: set.BudgetShareOrDefault()}
+	rs.sem.Threshold, rs.sem.MaxEntries = set.ThresholdOrDefault(), set.MaxEntriesOrDefault()
+	rs.sem.Ranker, rs.sem.BudgetShare = name, set.BudgetShareOrDefault()
+	t.Input.Semantic = &rs.sem
+}
+
+// ranked is what Rank sets Input.Semantic to and the lexical ranker's
+// query, in one allocation.
+type ranked struct {
+	sem  activation.Semantic
+	lexq semantic.LexicalQuery
 }
 
 // embeddingScores asks r.Embeddings when the ranker may, with the query
