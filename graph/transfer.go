@@ -270,18 +270,20 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	file := fileName(name) + ext
+	// The file's entries: the parts of a split entry are one entry there.
+	count := len(lore.JoinSplit(entries))
 	if contentType != "" {
 		a, err := r.Jobs.Queue.StoreArtifact(ctx, lore.Artifact{Server: server, Kind: "card_export", FileName: file,
 			ContentType: contentType, Data: data})
 		if err != nil {
 			return fail(err)
 		}
-		return &model.ExportPayload{FileName: &file, Entries: len(entries), Download: &model.Artifact{
+		return &model.ExportPayload{FileName: &file, Entries: count, Download: &model.Artifact{
 			ID: strconv.FormatInt(a.ID, 10), FileName: a.FileName, SizeBytes: int(a.Size), Sha256: a.SHA256,
 			ExpiresAt: a.ExpiresAt, URL: ArtifactPath(a.ID)}}, nil
 	}
 	js := string(data)
-	return &model.ExportPayload{FileName: &file, JSON: &js, Entries: len(entries)}, nil
+	return &model.ExportPayload{FileName: &file, JSON: &js, Entries: count}, nil
 }
 
 // bookCard returns the card a book was imported from, nil when it came

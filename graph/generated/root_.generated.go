@@ -7165,6 +7165,7 @@ type ExportPayload {
   json: String
   "The exported file as a download (CARD_PNG, CARD_CHARX), through the artifact route."
   download: Artifact
+  "Entries in the exported file: a split entry's parts, stored as several rows, are one entry there."
   entries: Int!
   error: MutationError
 }

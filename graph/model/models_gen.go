@@ -755,9 +755,10 @@ type ExportPayload struct {
 	// The exported file as JSON text (JSON formats).
 	JSON *string `json:"json,omitempty"`
 	// The exported file as a download (CARD_PNG, CARD_CHARX), through the artifact route.
-	Download *Artifact      `json:"download,omitempty"`
-	Entries  int            `json:"entries"`
-	Error    *MutationError `json:"error,omitempty"`
+	Download *Artifact `json:"download,omitempty"`
+	// Entries in the exported file: a split entry's parts, stored as several rows, are one entry there.
+	Entries int            `json:"entries"`
+	Error   *MutationError `json:"error,omitempty"`
 }
 
 type ExportWorkspaceBackupInput struct {
