@@ -196,3 +196,52 @@ func TestTurnLogIDsBounded(t *testing.T) {
 	require.True(t, strings.HasSuffix(turnLogIDs, " LIMIT $4"), turnLogIDs)
 	require.Equal(t, DefaultKnownTurnIDs, (&turnQueue{}).maxIDs())
 }
+
+// TestTurnQueueLargeTurn: a turn larger than DeferredTurns.MaxQueuedBytes
+// does not wait for a queue with nothing in it, which steady traffic
+// never leaves (here a turn of another conversation is answered during
+// every flush): it is refused at once, nothing queued (deferCommit's
+// turnstate.ErrStale, on which lore/turn's Record commits it under the
+// lock), and the queue never holds more than its bound.
+func TestTurnQueueLargeTurn(t *testing.T) {
+	const bound = 4 << 10
+	tc := newTurnCache(DefaultTurnCacheRecords)
+	q := &turnQueue{cfg: DeferredTurns{MaxQueuedBytes: bound}, running: true, seed: maphash.MakeSeed(), slots: make(chan struct{}, DefaultTurnQueue),
+		wake: make(chan struct{}, 1), now: make(chan struct{}, 1), flushed: make(chan struct{})}
+	tc.dq = q
+	busy, large := Conversation{Server: "1", Channel: "2"}, Conversation{Server: "1", Channel: "3"}
+	tc.keep(busy, turnVersion{id: 1, version: 1}, turnstate.State{}, "b0", map[uint64]struct{}{})
+	tc.keep(large, turnVersion{id: 2, version: 1}, turnstate.State{}, "l0", map[uint64]struct{}{})
+	answer := func(c Conversation, id string, size int) (queued bool, full <-chan struct{}) {
+		t.Helper()
+		_, _, gen, ok := tc.get(c, id)
+		require.True(t, ok, id)
+		q.slots <- struct{}{} // deferCommit's reserve
+		queued, full = tc.deferTurn(c, gen, turnstate.State{}, queuedTurn{turnID: id, result: make([]byte, size)})
+		if !queued {
+			<-q.slots
+		}
+		tc.mu.Lock()
+		require.LessOrEqual(t, q.bytes, int64(bound), "after %s", id)
+		tc.mu.Unlock()
+		return queued, full
+	}
+	queued, _ := answer(busy, "b1", 100)
+	require.True(t, queued)
+	for i := 2; i < 100; i++ {
+		queued, full := answer(large, "large", 2*bound)
+		require.False(t, queued, "larger than the bound")
+		if full == nil {
+			return // refused: it commits under the lock
+		}
+		items, arena := tc.takeBatch() // the flush it waits for starts
+		queued, _ = answer(busy, "b"+strconv.Itoa(i), 100)
+		require.True(t, queued)
+		written := make([]*turnVersion, len(items))
+		for k := range written {
+			written[k] = &turnVersion{id: 1, version: int64(i)}
+		}
+		tc.applyBatch(items, written, arena)
+	}
+	t.Fatal("the large turn waited through 98 flushes for a queue with nothing in it")
+}

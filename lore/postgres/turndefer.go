@@ -56,8 +56,9 @@ type DeferredTurns struct {
 	// hold (0: DefaultTurnQueueBytes): their log rows' columns (the
 	// stored result, the admitted entries, the ids) and queuedTurnSize
 	// each. A turn that would pass it waits for a flush; one larger than
-	// the whole bound waits until nothing is queued nor being written
-	// and is then queued alone.
+	// the whole bound does not defer: its commit is turnstate.ErrStale,
+	// nothing queued, and lore/turn's Record runs it again under the
+	// lock (a synchronous commit).
 	MaxQueuedBytes int64
 	// OnLost, when set, is called with the number of answered turns a
 	// flush did not record (their conversation or their server's lore
@@ -305,10 +306,12 @@ const queuedTurnSize = int(unsafe.Sizeof(queuedTurn{}))
 
 // deferTurn queues qt, a turn of c opened on the kept state gen, and keeps
 // next as c's state. False, nothing queued, when that state is no longer
-// kept, a lock-path turn of c runs, the turn id is not known unused, or
-// turns do not defer now; full, a channel closed at the next flush's end,
-// and nothing queued when qt's bytes would pass MaxQueuedBytes (unless
-// nothing is queued nor being written).
+// kept, a lock-path turn of c runs, the turn id is not known unused,
+// turns do not defer now, or qt's bytes alone pass MaxQueuedBytes (it
+// commits under the lock: waiting for a queue with nothing in it, which
+// steady traffic never leaves, could last until its request ends); full,
+// a channel closed at the next flush's end, and nothing queued when qt's
+// bytes would pass MaxQueuedBytes with the turns queued or being written.
 func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State, qt queuedTurn) (queued bool, full <-chan struct{}) {
 	truncateTimes(next)
 	tc.mu.Lock()
@@ -324,7 +327,10 @@ func (tc *turnCache) deferTurn(c Conversation, gen uint64, next turnstate.State,
 	}
 	q.scratch = appendLoggedEntries(q.scratch[:0], qt.entries)
 	size := queuedTurnSize + len(q.scratch) + len(qt.result) + len(qt.turnID) + len(qt.sha256) + len(qt.unit) + len(qt.response)
-	if q.bytes > 0 && q.bytes+int64(size) > q.maxBytes() {
+	if int64(size) > q.maxBytes() {
+		return false, nil
+	}
+	if q.bytes+int64(size) > q.maxBytes() {
 		signal(q.wake)
 		signal(q.now)
 		return false, q.flushed
@@ -819,7 +825,8 @@ func (l *logArrays) add(conv int64, qt queuedTurn) {
 // commit itself: turns do not defer now (the flusher is not running) or
 // its conversation's turn ids are not known (more than MaxTurnIDs),
 // and the state t was opened on is the stored one. A turn that can do
-// neither is turnstate.ErrStale, nothing queued.
+// neither, or larger than MaxQueuedBytes, is turnstate.ErrStale, nothing
+// queued: lore/turn's Record runs it again under the lock.
 func (t *Turn) deferCommit(ctx context.Context, next turnstate.State, log LoggedTurn) (handled bool, err error) {
 	q := t.cache.dq
 	if deferNow, stored := t.cache.deferrable(t, log.TurnID); !deferNow {

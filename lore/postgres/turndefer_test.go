@@ -221,9 +221,11 @@ func TestTurnDeferredFull(t *testing.T) {
 // TestTurnDeferredQueueBytes: past MaxQueuedBytes a turn waits for a
 // flush instead of queueing more (docs/turns.md#deferred): with a bound
 // of 100 KiB and stored results of 30 KiB, no more than three turns are
-// ever answered and not yet logged; a turn larger than the bound waits
-// until nothing is queued and is then queued alone. Every turn is
-// deferred, recorded once with its own result, none lost.
+// ever answered and not yet logged; a turn larger than the bound does not
+// defer (turnstate.ErrStale) and is committed under the lock, as
+// lore/turn's Record does, so the queue never holds more than the bound.
+// Every other turn is deferred; each is recorded once with its own
+// result, none lost.
 func TestTurnDeferredQueueBytes(t *testing.T) {
 	b := setup(t)
 	es := b.insert(t, entry(b.server, 3, "", "a"))
@@ -243,10 +245,17 @@ func TestTurnDeferredQueueBytes(t *testing.T) {
 	}
 	record := func(ct cachedTurns, id string, size int) (deferred bool) {
 		want[id] = bytes.Repeat([]byte(id[:1]), size)
+		log := turnstate.LoggedTurn{TurnID: id, MessageCount: len(want), InputSHA256: fmt.Sprintf("%064x", len(want)), BudgetUnit: "utf16", Response: want[id]}
 		tx, cached := ct.begin(id)
 		next, _ := turnstate.Derive(tx.Stored(), es, len(want))
-		require.NoError(t, tx.Commit(b.ctx, next, turnstate.LoggedTurn{TurnID: id, MessageCount: len(want),
-			InputSHA256: fmt.Sprintf("%064x", len(want)), BudgetUnit: "utf16", Response: want[id]}))
+		err := tx.Commit(b.ctx, next, log)
+		if cached && err == turnstate.ErrStale { // again under the lock
+			tx, err = st.BeginTurn(b.ctx, ct.c, id)
+			require.NoError(t, err)
+			next, _ = turnstate.Derive(tx.Stored(), es, len(want))
+			err, cached = tx.Commit(b.ctx, next, log), false
+		}
+		require.NoError(t, err)
 		return cached
 	}
 	for i, ct := range convs {
@@ -256,10 +265,13 @@ func TestTurnDeferredQueueBytes(t *testing.T) {
 		require.True(t, record(convs[i%2], fmt.Sprint("t", i), 30<<10), "turn %d", i)
 		require.LessOrEqual(t, unlogged(), 3, "turn %d: 90 KiB of results queued at most", i)
 	}
-	require.True(t, record(convs[0], "big", 150<<10))
-	require.Equal(t, 1, unlogged(), "the turn larger than the bound is queued alone")
+	require.False(t, record(convs[0], "big", 150<<10), "the turn larger than the bound is not deferred")
+	logs, err := b.store.ActivationLog(b.ctx, convs[0].c, 1)
+	require.NoError(t, err)
+	require.Equal(t, "big", logs[0].TurnID, "committed at once")
 	require.True(t, record(convs[1], "u", 30<<10))
-	require.Equal(t, 1, unlogged(), "the next turn waits for the large one's flush")
+	require.True(t, record(convs[0], "v", 30<<10), "the kept state after the large turn")
+	require.LessOrEqual(t, unlogged(), 3)
 	for _, ct := range convs {
 		logs, err := st.ActivationLog(b.ctx, ct.c, 200)
 		require.NoError(t, err)
