@@ -73,7 +73,7 @@ func authorizeService(ctx context.Context, server string) error {
 // cycle is the bot's and the operators' (docs/servers.md).
 func serviceOnly(ctx context.Context) error {
 	if p := auth.FromContext(ctx); p == nil || p.Kind != auth.Service {
-		return errForbidden
+		return errForbiddenService
 	}
 	return nil
 }

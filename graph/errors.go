@@ -41,6 +41,16 @@ var errForbidden = errors.New("forbidden: writing this server's lore needs the M
 // It is errForbidden to errors.Is (code FORBIDDEN) with its own message.
 var errForbiddenSettings error = forbiddenError("forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)")
 
+// errForbiddenService is returned by the server life cycle mutations
+// (docs/servers.md) to any principal but a service key: a manager has the
+// permission errForbidden names and is still refused.
+var errForbiddenService error = forbiddenError("forbidden: only a service key may do this (the server life cycle is the bot's and the operators')")
+
+// errForbiddenExport is returned by exports to a principal that may not
+// write the server's lore: exporting is a write-level action
+// (docs/contract.md#permissions).
+var errForbiddenExport error = forbiddenError("forbidden: exporting this server's lore needs the Manage Server permission or the server's lore editor role")
+
 // forbiddenError is a permission failure with its own message; errors.Is
 // matches it to errForbidden.
 type forbiddenError string

@@ -179,6 +179,9 @@ func (r *Resolver) exportBook(ctx context.Context, in *model.ExportLorebookInput
 	fail := failure[model.ExportPayload]
 	server, lineage := in.ServerDiscordID, lore.Lineage(in.LineageID)
 	if err := r.authorizeWrite(ctx, server, lineage); err != nil {
+		if err == errForbidden {
+			err = errForbiddenExport
+		}
 		return fail(err)
 	}
 	var name, collection string
