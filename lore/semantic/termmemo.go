@@ -40,7 +40,7 @@ func (x *Lexical) textTerms(text string, ids []int32) ([]termCount, []int32) {
 		return tc, ids
 	}
 	ids = x.queryTerms(text, ids[:0])
-	slices.Sort(ids)
+	sortIDs(ids)
 	distinct := 0 // the memo keeps the distinct terms alone: 8 bytes a term, as the bound counts
 	for k, id := range ids {
 		if k == 0 || id != ids[k-1] {
@@ -69,6 +69,26 @@ func (x *Lexical) textTerms(text string, ids []int32) ([]termCount, []int32) {
 	}
 	memo.mu.Unlock()
 	return tc, ids
+}
+
+// insertionMax is the most ids sortIDs sorts by insertion: a chat
+// message's terms, which it sorts in about half slices.Sort's time (30 to
+// 100 random ids; 0.9x at 256).
+const insertionMax = 128
+
+// sortIDs sorts ids ascending.
+func sortIDs(ids []int32) {
+	if len(ids) > insertionMax {
+		slices.Sort(ids)
+		return
+	}
+	for i := 1; i < len(ids); i++ {
+		v, j := ids[i], i
+		for ; j > 0 && ids[j-1] > v; j-- {
+			ids[j] = ids[j-1]
+		}
+		ids[j] = v
+	}
 }
 
 // mergeTerms appends to dst the terms of a and b (each by id ascending,
