@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path"
+	"strconv"
 	"strings"
 
 	"loregate/graph/model"
@@ -68,17 +69,22 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 		}
 		report = reportToModel(&res.Report)
 	}
-	p, written, _, err := transfer.ImportPersonaCard(ctx, r.Store, c, res.Book.Card, in.File.Filename, data, actor(ctx))
+	p, written, recID, err := transfer.ImportPersonaCard(ctx, r.Store, c, res.Book.Card, in.File.Filename, data, actor(ctx))
 	if err != nil {
 		return fail(err, report)
 	}
 	r.Logger.InfoContext(ctx, "persona card imported", "request_id", RequestID(ctx), "format", res.Format,
 		"created", personaID == 0, "lineage", int64(p.Lineage), "added", written.Added, "replaced", written.Replaced,
 		"dropped", res.Report.Dropped, "skipped", len(res.Report.Skipped))
-	return &model.PersonaCardPayload{
+	out := &model.PersonaCardPayload{
 		Persona: personaToModel(p), Created: personaID == 0, Added: written.Added, Replaced: written.Replaced,
 		BookIncluded: !noBook, Report: report,
-	}, nil
+	}
+	if recID != 0 {
+		id := strconv.FormatInt(recID, 10)
+		out.ImportID = &id
+	}
+	return out, nil
 }
 
 // personaName picks a new persona's display name: the one asked for, else

@@ -109,3 +109,56 @@ func TestImportPersonaCard(t *testing.T) {
 		require.Equal(t, "NOT_FOUND", p.Error.Code)
 	})
 }
+
+// TestPersonaCardImportID: importPersonaCard answers its history record's
+// importId, as importLorebook does, and undoImport with it takes the import
+// back: an alter it created is removed with its book, an existing
+// persona's replaced book comes back.
+func TestPersonaCardImportID(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var pp struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 2, "l": 5, "n": "Ayla"}, "upsertPersona", &pp)
+	require.Nil(t, pp.Error)
+	seraphina := corpus(t, "png/sillytavern__default_Seraphina.png")
+	const q = `mutation($input: ImportPersonaCardInput!) { importPersonaCard(input: $input) { persona { id } added importId error { code message } } }`
+	const qUndo = `mutation($s: String!, $id: ID!) { undoImport(input: {serverDiscordId: $s, importId: $id}) {
+		removed restored persona { personaId removed } error { code message } } }`
+	for _, tc := range []struct {
+		name         string
+		input        map[string]any
+		wantRemoved  bool // the persona goes with the undo
+		wantRestored int
+	}{
+		{"alter", map[string]any{}, true, 0},
+		{"existing persona", map[string]any{"personaId": 2}, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.input["serverDiscordId"] = serverA
+			r := a.upload(serviceKey, q, tc.input, "Seraphina.png", seraphina)
+			require.Empty(t, r.Errors)
+			var p struct {
+				Persona  struct{ ID int64 }
+				Added    int
+				ImportID *string
+				Error    *mutationError
+			}
+			require.NoError(t, json.Unmarshal(r.Data["importPersonaCard"], &p))
+			require.Nil(t, p.Error)
+			require.NotNil(t, p.ImportID, "the payload names the history record")
+			var u struct {
+				Removed, Restored int
+				Persona           *struct {
+					PersonaID int64
+					Removed   bool
+				}
+				Error *mutationError
+			}
+			a.must(serviceKey, qUndo, map[string]any{"s": serverA, "id": *p.ImportID}, "undoImport", &u)
+			require.Nil(t, u.Error)
+			require.Equal(t, p.Added, u.Removed, "the undo removes the entries the import wrote")
+			require.Equal(t, tc.wantRestored, u.Restored)
+			require.Equal(t, tc.wantRemoved, u.Persona != nil && u.Persona.Removed)
+		})
+	}
+}

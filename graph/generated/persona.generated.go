@@ -179,6 +179,29 @@ func (ec *executionContext) fieldContext_PersonaCardPayload_report(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _PersonaCardPayload_importId(ctx context.Context, field graphql.CollectedField, obj *model.PersonaCardPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PersonaCardPayload_importId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ImportID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PersonaCardPayload_importId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PersonaCardPayload", field, false, false, "ID")
+}
+
 func (ec *executionContext) _PersonaCardPayload_error(ctx context.Context, field graphql.CollectedField, obj *model.PersonaCardPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -331,6 +354,11 @@ func (ec *executionContext) _PersonaCardPayload(ctx context.Context, sel ast.Sel
 			}
 		case "report":
 			out.Values[i] = ec._PersonaCardPayload_report(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "importId":
+			out.Values[i] = ec._PersonaCardPayload_importId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -627,6 +627,7 @@ type ComplexityRoot struct {
 		BookIncluded func(childComplexity int) int
 		Created      func(childComplexity int) int
 		Error        func(childComplexity int) int
+		ImportID     func(childComplexity int) int
 		Persona      func(childComplexity int) int
 		Replaced     func(childComplexity int) int
 		Report       func(childComplexity int) int
@@ -3692,6 +3693,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PersonaCardPayload.Error(childComplexity), true
+	case "PersonaCardPayload.importId":
+		if e.ComplexityRoot.PersonaCardPayload.ImportID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PersonaCardPayload.ImportID(childComplexity), true
 	case "PersonaCardPayload.persona":
 		if e.ComplexityRoot.PersonaCardPayload.Persona == nil {
 			break
@@ -6290,6 +6297,8 @@ type PersonaCardPayload {
   "False when the card has no book: the lineage's lore was left as it was."
   bookIncluded: Boolean!
   report: ConversionReport
+  "The import's history record: undoImport takes it (a persona the import created goes with its book; an existing persona gets its book back)."
+  importId: ID
   error: MutationError
 }
 `, BuiltIn: false},
@@ -8568,6 +8577,8 @@ func (ec *executionContext) childFields_PersonaCardPayload(ctx context.Context, 
 		return ec.fieldContext_PersonaCardPayload_bookIncluded(ctx, field)
 	case "report":
 		return ec.fieldContext_PersonaCardPayload_report(ctx, field)
+	case "importId":
+		return ec.fieldContext_PersonaCardPayload_importId(ctx, field)
 	case "error":
 		return ec.fieldContext_PersonaCardPayload_error(ctx, field)
 	}

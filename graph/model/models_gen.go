@@ -1140,7 +1140,9 @@ type PersonaCardPayload struct {
 	// False when the card has no book: the lineage's lore was left as it was.
 	BookIncluded bool              `json:"bookIncluded"`
 	Report       *ConversionReport `json:"report,omitempty"`
-	Error        *MutationError    `json:"error,omitempty"`
+	// The import's history record: undoImport takes it (a persona the import created goes with its book; an existing persona gets its book back).
+	ImportID *string        `json:"importId,omitempty"`
+	Error    *MutationError `json:"error,omitempty"`
 }
 
 type PersonaContextInput struct {
