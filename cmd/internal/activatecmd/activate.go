@@ -462,7 +462,9 @@ func loadBooks(ctx context.Context, paths []string) (entries []lore.Entry, colle
 		}
 		collections[unique] = lore.Collection{Name: unique, Enabled: true, Settings: res.Book.Settings}
 		units[unique] = res.Book.BudgetUnit
-		for _, e := range res.Book.Entries {
+		// The engine sees a split entry as one (docs/formats.md "Long
+		// entries"), as the service's store read gives it.
+		for _, e := range lore.JoinSplit(res.Book.Entries) {
 			e = e.Clone()
 			e.ID = int64(len(entries) + 1)
 			e.Server, e.Lineage, e.Collection = "", lore.Serverwide, unique

@@ -375,3 +375,41 @@ func TestByBookLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestLongEntryIsOneEntry: an entry over the content limit, which the
+// importer splits into parts, is one entry to the engine, as in the
+// service: admitted once with its whole content, counted once, a part never
+// admitted without the others (the CLI once admitted each part on its own).
+func TestLongEntryIsOneEntry(t *testing.T) {
+	long := strings.Repeat("The long saga goes on. ", 400) // 9,200 characters: 3 parts
+	book := writeBook(t, `{"entries":{"0":{"uid":0,"key":["saga"],"comment":"Saga","content":"`+long+
+		`"},"1":{"uid":1,"key":["glade"],"comment":"Glade","content":"A quiet glade."}}}`)
+	chat := writeChat(t, `["Tell the saga in the glade."]`)
+	for _, tc := range []struct {
+		name     string
+		budget   string
+		admitted []string
+		used     int
+	}{
+		{"fits", "20000", []string{"Saga", "Glade"}, len(long) + len("A quiet glade.")},
+		{"over budget: no part alone", "5000", []string{"Glade"}, len("A quiet glade.")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", "--book", book, "--chat", chat, "--budget", tc.budget)
+			require.Equal(t, 0, code, stderr)
+			var out output
+			require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+			var titles []string
+			for _, a := range out.Admitted {
+				titles = append(titles, a.Title)
+				if a.Title == "Saga" {
+					require.Equal(t, len(long), len(a.Content), "the whole content, joined")
+					require.True(t, a.Content == long, "the parts joined in order")
+				}
+			}
+			require.ElementsMatch(t, tc.admitted, titles)
+			require.Len(t, out.Trace, 2, "one verdict per entry")
+			require.Equal(t, tc.used, out.Budget.Used)
+		})
+	}
+}
