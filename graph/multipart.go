@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 )
 
@@ -40,11 +41,17 @@ func (m *multipartErrors) Write(b []byte) (int, error) {
 	if err := json.Unmarshal(b, &resp); err != nil || len(resp.Errors) != 1 || (len(resp.Data) > 0 && string(resp.Data) != "null") {
 		return m.ResponseWriter.Write(b)
 	}
-	msg, ok := explainMultipart(resp.Errors[0].Message)
-	if !ok {
+	var out []byte
+	var err error
+	if msg, ok := explainMultipart(resp.Errors[0].Message); ok {
+		out, err = json.Marshal(graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": CodeBadInput}}}})
+	} else if msg, ok := explainNullVariable(resp.Errors[0]); ok {
+		e := *resp.Errors[0]
+		e.Message = msg
+		out, err = json.Marshal(graphql.Response{Errors: gqlerror.List{&e}})
+	} else {
 		return m.ResponseWriter.Write(b)
 	}
-	out, err := json.Marshal(graphql.Response{Errors: gqlerror.List{{Message: msg, Extensions: map[string]any{"code": CodeBadInput}}}})
 	if err != nil {
 		return m.ResponseWriter.Write(b)
 	}
@@ -80,4 +87,19 @@ func explainMultipart(msg string) (string, bool) {
 	default:
 		return fmt.Sprintf(`multipart upload: the form field %q is not named in "map" (map it: {%q: ["variables.file"]})`, m[2], m[2]) + uploadHelp, true
 	}
+}
+
+// explainNullVariable rewords gqlgen's "cannot be null" for a variable of
+// an upload request, which is what a "map" path naming another variable
+// (variables.fil for variables.file) leaves: the file went elsewhere and
+// the variable stayed null. Code and path are kept.
+func explainNullVariable(e *gqlerror.Error) (string, bool) {
+	if e.Message != "cannot be null" || len(e.Path) != 2 || e.Path[0] != ast.PathName("variable") {
+		return "", false
+	}
+	name, ok := e.Path[1].(ast.PathName)
+	if !ok {
+		return "", false
+	}
+	return fmt.Sprintf(`multipart upload: variable %q is null; if it is the file, "map" must name "variables.%s" for the form field that holds it`, string(name), string(name)) + uploadHelp, true
 }
