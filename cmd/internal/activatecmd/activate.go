@@ -445,7 +445,9 @@ func loadBooks(ctx context.Context, paths []string) (entries []lore.Entry, colle
 		if err != nil {
 			return nil, nil, nil, bad("book %s: %v", path, err)
 		}
-		res, err := format.Import(filepath.Base(path), data, format.Options{})
+		// The safety ceilings, not the store's limits: any book convert
+		// reads is read whole (docs/formats.md "Limits").
+		res, err := format.Import(filepath.Base(path), data, format.Options{Limits: lore.CeilingLimits()})
 		if err != nil {
 			return nil, nil, nil, bad("book %s: %v", path, err)
 		}

@@ -376,12 +376,13 @@ func TestByBookLimit(t *testing.T) {
 	}
 }
 
-// TestLongEntryIsOneEntry: an entry over the content limit, which the
-// importer splits into parts, is one entry to the engine, as in the
-// service: admitted once with its whole content, counted once, a part never
-// admitted without the others (the CLI once admitted each part on its own).
+// TestLongEntryIsOneEntry: an entry over the content ceiling (100,000
+// characters), which the importer splits into parts, is one entry to the
+// engine, as in the service: admitted once with its whole content, counted
+// once, a part never admitted without the others (the CLI once admitted
+// each part on its own).
 func TestLongEntryIsOneEntry(t *testing.T) {
-	long := strings.Repeat("The long saga goes on. ", 400) // 9,200 characters: 3 parts
+	long := strings.Repeat("The long saga goes on. ", 5200) // 119,600 characters: 2 parts
 	book := writeBook(t, `{"entries":{"0":{"uid":0,"key":["saga"],"comment":"Saga","content":"`+long+
 		`"},"1":{"uid":1,"key":["glade"],"comment":"Glade","content":"A quiet glade."}}}`)
 	chat := writeChat(t, `["Tell the saga in the glade."]`)
@@ -391,8 +392,8 @@ func TestLongEntryIsOneEntry(t *testing.T) {
 		admitted []string
 		used     int
 	}{
-		{"fits", "20000", []string{"Saga", "Glade"}, len(long) + len("A quiet glade.")},
-		{"over budget: no part alone", "5000", []string{"Glade"}, len("A quiet glade.")},
+		{"fits", "200000", []string{"Saga", "Glade"}, len(long) + len("A quiet glade.")},
+		{"over budget: no part alone", "110000", []string{"Glade"}, len("A quiet glade.")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCmd(t, "", "--book", book, "--chat", chat, "--budget", tc.budget)
@@ -410,6 +411,33 @@ func TestLongEntryIsOneEntry(t *testing.T) {
 			require.ElementsMatch(t, tc.admitted, titles)
 			require.Len(t, out.Trace, 2, "one verdict per entry")
 			require.Equal(t, tc.used, out.Budget.Used)
+		})
+	}
+}
+
+// TestBooksReadToTheCeilings: loregate activate reads a book as convert
+// does, to the safety ceilings rather than the store's limits
+// (docs/formats.md "Limits"): a JSON book over 2 MB is read, not refused
+// with the deployment's LOREGATE_MAX_JSON_BYTES, and an entry over 4,000
+// characters stays whole.
+func TestBooksReadToTheCeilings(t *testing.T) {
+	for _, tc := range []struct {
+		name, book string
+		content    int
+	}{
+		{"json over 2 MB", `{"entries":{"0":{"uid":0,"key":["saga"],"comment":"Saga","content":"A saga."}},"pad":"` +
+			strings.Repeat("x", 2_100_000) + `"}`, len("A saga.")},
+		{"entry over 4,000 characters", `{"entries":{"0":{"uid":0,"key":["saga"],"comment":"Saga","content":"` +
+			strings.Repeat("Saga. ", 1000) + `"}}}`, 6000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, "", "--book", writeBook(t, tc.book), "--chat", writeChat(t, `["the saga"]`))
+			require.Equal(t, 0, code, stderr)
+			var out output
+			require.NoError(t, json.Unmarshal([]byte(stdout), &out))
+			require.Len(t, out.Admitted, 1)
+			require.Len(t, out.Admitted[0].Content, tc.content)
+			require.Len(t, out.Trace, 1)
 		})
 	}
 }
