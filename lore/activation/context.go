@@ -346,7 +346,7 @@ func (t *turn) release() {
 	clear(t.ts.alts)
 	t.ts.s.items, t.ts.s.alts = t.ts.items[:0], t.ts.alts[:0]
 	t.ts.s.strs = t.strs[:0] // the next turn overwrites them
-	t.ts.s.pend = t.pend[:0]
+	t.ts.s.pend, t.ts.s.matched = t.pend[:0], t.matched[:0]
 	for _, cs := range t.ctxScans {
 		if cs.sc != nil {
 			t.m.pool.Put(cs.sc)

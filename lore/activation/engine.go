@@ -273,6 +273,9 @@ type turn struct {
 	// matches still waiting to claim it (semanticbudget.go).
 	hold, semUsed, held int
 	pend                []heldMatch
+	// matched are the similarity matches semanticPass passed in the pass
+	// being run, in order (holdShare's).
+	matched []int32
 	// nonKeys are the pending entries of a mode other than keys, when
 	// the turn may sweep (sweepSet).
 	nonKeys []int32
@@ -370,7 +373,7 @@ func (m *Matcher) Activate(ctx context.Context, in Input, opts Options) (Result,
 	sc.admitted = sc.admitted[:0]
 	// Each state is reset by gateAll, which visits every entry.
 	t := &turn{m: m, in: &in, opts: &opts, st: sc.states[:n], strs: sc.strs[:0], random: random, budget: budget, nmsg: len(in.Messages),
-		trace: !opts.SkipTrace || opts.baseline, pend: sc.pend[:0]}
+		trace: !opts.SkipTrace || opts.baseline, pend: sc.pend[:0], matched: sc.matched[:0]}
 	t.recursion, t.maxPasses = turnRecursion(&in, &opts)
 	t.unitCost = opts.Tokenizer == nil && budget.Unit != UnitTokens
 	t.ts = m.newTurnScan(sc, t.messages(), m.dynFor(opts.UserName, opts.CharName, opts.BotName), n)
@@ -590,7 +593,7 @@ func (t *turn) runPasses(ctx context.Context, minLevel int) (int, error) {
 		if !t.rx.claimed {
 			order = t.claimOrder(order)
 		}
-		t.holdShare(passed)
+		t.holdShare()
 		t.admitAll(order, p)
 		t.pend, t.held = t.pend[:0], 0 // what the similarity matches left returns to later passes
 		for k := 0; t.m.hasGroups && k < len(passed); k++ {

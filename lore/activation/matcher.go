@@ -266,8 +266,10 @@ type scratch struct {
 	rankBits     []uint64
 	claimKeys    []uint64
 	claimArrived []int32
-	// pend is turn.pend's array, kept between turns.
-	pend []heldMatch
+	// pend and matched are turn.pend's and turn.matched's arrays, kept
+	// between turns.
+	pend    []heldMatch
+	matched []int32
 }
 
 // nodeEntries lists, for every node of one automaton, the litOnly entries

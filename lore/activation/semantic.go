@@ -142,6 +142,7 @@ func (t *turn) semanticGate(i int32, e int64) {
 // keyed one stays pending, so recursion text may still match its keys.
 func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 	sem := t.in.Semantic
+	t.matched = t.matched[:0]
 	// Those below the threshold are decided at once; only the others
 	// (few) are sorted, best first.
 	var cands []int32
@@ -193,7 +194,7 @@ func (t *turn) semanticPass(passed []int32) ([]int32, error) {
 				}
 			}
 			s.stage = stagePassed
-			passed = append(passed, i)
+			passed, t.matched = append(passed, i), append(t.matched, i)
 			continue
 		}
 		if keyless {

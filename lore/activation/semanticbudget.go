@@ -48,20 +48,25 @@ type heldMatch struct {
 	cost, prio int
 }
 
-// holdShare sets the hold of a pass whose entries (passed) include
-// similarity matches: BudgetShare of the budget, at most what those
-// matches (not ignoring the budget) cost, and lists them (t.pend).
-// Nothing is held without Semantic, without a share, with an unlimited
-// budget or without a similarity match.
-func (t *turn) holdShare(passed []int32) {
+// holdShare sets the hold of a pass whose entries include similarity
+// matches: BudgetShare of the budget, at most what those matches (not
+// ignoring the budget) cost, and lists them (t.pend). Nothing is held
+// without Semantic, without a share, with an unlimited budget or without
+// a similarity match. The pass's similarity matches are those
+// semanticPass passed in it (t.matched, pass 1's alone) that the pass's
+// groups left passed, in the pass's order: no other pass passes an entry
+// decided by similarity (passEntry).
+func (t *turn) holdShare() {
 	t.pend, t.semUsed = t.pend[:0], 0
+	matched := t.matched
+	t.matched = t.matched[:0] // the next pass's are none
 	sem := t.in.Semantic
 	if sem == nil || sem.BudgetShare <= 0 || t.budget.Limit < 0 {
 		return
 	}
 	need := 0
-	for _, i := range passed {
-		if t.st[i].mode == modeSemantic && !t.in.Entries[i].IgnoreBudget {
+	for _, i := range matched {
+		if s := &t.st[i]; s.stage == stagePassed && s.mode == modeSemantic && !t.in.Entries[i].IgnoreBudget {
 			_, c := t.costOf(i)
 			need += c
 			t.pend = append(t.pend, heldMatch{i: i, cost: c, prio: t.m.entries[i].priority})

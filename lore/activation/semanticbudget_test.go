@@ -13,9 +13,9 @@ import (
 // TestSemanticBudgetShare: the pass that admits by similarity holds up to
 // BudgetShare of the budget, as much as its similarity matches cost;
 // keyword and Always On entries claim the rest, similarity matches what
-// is held plus what the others left; no match, no share or no limit holds
-// nothing; the trace says which share an over_budget entry failed
-// (docs/contract.md#semantic-budget).
+// is held plus what the others left; no match (or one that lost its
+// inclusion group), no share or no limit holds nothing; the trace says
+// which share an over_budget entry failed (docs/contract.md#semantic-budget).
 func TestSemanticBudgetShare(t *testing.T) {
 	constant := func(id int64, n int) lore.Entry {
 		e := ent(id, nil, strings.Repeat("c", n))
@@ -25,6 +25,7 @@ func TestSemanticBudgetShare(t *testing.T) {
 	keyless := func(id int64, n int) lore.Entry { return ent(id, nil, strings.Repeat("s", n)) }
 	keyword := func(id int64, n int) lore.Entry { return ent(id, []string{"hello"}, strings.Repeat("k", n)) }
 	prio := func(e lore.Entry, p int) lore.Entry { e.Priority = p; return e }
+	group := func(e lore.Entry, override bool) lore.Entry { e.Group, e.GroupOverride = "g", override; return e }
 	tests := []struct {
 		name    string
 		entries []lore.Entry
@@ -69,6 +70,9 @@ func TestSemanticBudgetShare(t *testing.T) {
 			ScoreMap{2: 0.9}, 0.25, 100,
 			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictOverBudget, 3: VerdictAdmitted},
 			map[int64]string{2: "over_budget_semantic_share"}, nil},
+		{"a match that lost its group holds nothing", []lore.Entry{keyword(1, 60), group(keyword(2, 10), true), group(keyless(3, 20), false), keyword(4, 30)},
+			ScoreMap{3: 0.9}, 0.25, 100,
+			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictAdmitted, 3: VerdictGroupLost, 4: VerdictAdmitted}, nil, nil},
 		{"unlimited budget", []lore.Entry{constant(1, 60), constant(2, 40), keyless(3, 20)},
 			ScoreMap{3: 0.9}, 0.25, -1,
 			map[int64]Verdict{1: VerdictAdmitted, 2: VerdictAdmitted, 3: VerdictSemanticMatch}, nil, nil},
