@@ -1108,9 +1108,11 @@ func boolFirst(x bool) int {
 // A turn without a trace or token counts takes admit's common case
 // inline: an entry without identity macros that fits the budget, its
 // book without a share of its own. While similarity matches hold a share
-// (holdShare), an entry but a similarity match fits when it would with
-// all that is still held held from it (heldFrom holds at most that), and
-// a similarity match takes itself off the waiting list (claimed).
+// (holdShare), an entry fits when it would with all that is still held
+// held from it (heldFrom holds at most that), and a similarity match
+// takes admit's way, which takes it off the waiting list (claimed), until
+// the matches have taken the hold: from then on nothing is held from any
+// entry, whichever wait.
 func (t *turn) admitAll(order []int32, p int) {
 	if t.trace || !t.unitCost {
 		for _, i := range order {
@@ -1118,7 +1120,7 @@ func (t *turn) admitAll(order []int32, p int) {
 		}
 		return
 	}
-	t.held = 0 // heldFrom's, with nothing held
+	t.held = t.stillHeld() // the most heldFrom holds; admit sets its own
 	b, sc, feeds := &t.budget, t.ts.s, p < t.maxPasses
 	for _, i := range order {
 		ce, s := &t.m.entries[i], &t.st[i]
@@ -1127,16 +1129,11 @@ func (t *turn) admitAll(order []int32, p int) {
 		if t.sel.books != nil {
 			book = &t.sel.books[s.book]
 		}
-		held := 0
-		if len(t.pend) > 0 && s.mode != modeSemantic {
-			held = max(t.hold-t.semUsed, 0)
-		}
-		if s.stage != stagePassed || ce.ident || ce.ignoreBudget || b.Limit >= 0 && b.Used+c > b.Limit-held || book != nil && book.Limit >= 0 {
+		if s.stage != stagePassed || ce.ident || ce.ignoreBudget || b.Limit >= 0 && b.Used+c > b.Limit-t.held || book != nil && book.Limit >= 0 ||
+			t.held > 0 && s.mode == modeSemantic {
 			t.admit(i, p)
+			t.held = t.stillHeld()
 			continue
-		}
-		if s.mode == modeSemantic && len(t.pend) > 0 {
-			t.claimed(i, int(sat32(c)))
 		}
 		s.stage, s.verdict, s.cost = stageDone, vAdmitted, sat32(c)
 		s.content = bodyContent
@@ -1157,6 +1154,15 @@ func (t *turn) admitAll(order []int32, p int) {
 			ts.addRecursion(i, ce.body, true)
 		}
 	}
+}
+
+// stillHeld is the most heldFrom holds from an entry now: what the hold
+// has left while similarity matches wait to claim the budget, else 0.
+func (t *turn) stillHeld() int {
+	if len(t.pend) == 0 {
+		return 0
+	}
+	return max(t.hold-t.semUsed, 0)
 }
 
 // admit spends the budget on entry i (rule 6) and feeds recursion.

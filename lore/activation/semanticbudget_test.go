@@ -1,6 +1,7 @@
 package activation
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -112,4 +113,40 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestSemanticBudgetShareUntraced: a turn without a trace, whose entries
+// that fit take admitAll's inline way, admits what the traced turn admits
+// while similarity matches hold a share: a match claims its share as it
+// is admitted, so what it leaves is no longer held from the entries after
+// it; one still waiting holds its cost from them.
+func TestSemanticBudgetShareUntraced(t *testing.T) {
+	keyless := func(id int64, n int) lore.Entry { return ent(id, nil, strings.Repeat("s", n)) }
+	keyword := func(id int64, n int) lore.Entry { return ent(id, []string{"hello"}, strings.Repeat("k", n)) }
+	prio := func(e lore.Entry, p int) lore.Entry { e.Priority = p; return e }
+	tests := []struct {
+		name    string
+		entries []lore.Entry
+		scores  ScoreMap
+		want    []int64
+	}{
+		{"a match claimed first holds nothing after it", []lore.Entry{prio(keyless(1, 20), 200), keyword(2, 60), keyword(3, 20)},
+			ScoreMap{1: 0.9}, []int64{1, 2, 3}},
+		{"a waiting match holds its cost", []lore.Entry{keyword(1, 60), keyword(2, 30), keyless(3, 20)},
+			ScoreMap{3: 0.9}, []int64{1, 3}},
+		{"the hold taken, nothing is held", []lore.Entry{prio(keyless(1, 25), 200), keyword(2, 60), keyword(3, 15), keyless(4, 10)},
+			ScoreMap{1: 0.9, 4: 0.8}, []int64{1, 2, 3}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := baseInput(tc.entries, "hello")
+			in.Semantic = &Semantic{Scores: tc.scores, Threshold: 0.25, MaxEntries: 5, Ranker: "lexical", BudgetShare: 0.25}
+			traced := run(t, in, Options{Random: noDraw, CharBudget: 100})
+			require.Equal(t, tc.want, admittedIDs(traced))
+			untraced, err := Activate(context.Background(), in, Options{Random: noDraw, CharBudget: 100, SkipTrace: true})
+			require.NoError(t, err)
+			require.Nil(t, untraced.Trace)
+			require.Equal(t, tc.want, admittedIDs(untraced))
+		})
+	}
 }
