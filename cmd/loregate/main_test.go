@@ -92,6 +92,35 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestFlagErrorPrintedOnce: an unknown flag or a bad flag value is printed
+// once on stderr, followed by the command's usage, and exits 2 (the flag
+// set's line was once repeated as "loregate: ...").
+func TestFlagErrorPrintedOnce(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"worker", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"migrate", "--nosuchflag", "up"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"migrate-memories", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"with-postgres", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
+		{[]string{"token", "--bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"token", "--user", "1", "--guild", "1:owner"}, `--guild role "owner" is not member or manage`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), testEnv(nil, &out, &errb), tt.args)
+			require.Equal(t, cli.ExitUsage, code)
+			require.Equal(t, 1, strings.Count(errb.String(), tt.want), errb.String())
+			require.Contains(t, errb.String(), "-", "the usage follows")
+			first, _, _ := strings.Cut(errb.String(), "\n")
+			require.Contains(t, first, tt.want, "the first line names the problem")
+		})
+	}
+}
+
 // TestHelpExitsZero: every command's --help prints its flags on stdout
 // (so `loregate serve --help | less` shows them) and exits 0 (a request for
 // help is not a usage error); serve, worker, migrate, migrate-memories,

@@ -88,13 +88,15 @@ func Failf(format string, args ...any) error {
 // Exit is an exit with code and no message.
 func Exit(code int) error { return &ExitError{Code: code} }
 
-// FlagError maps a flag set's parse error: --help (flag.ErrHelp, the flag
-// set has printed its usage) exits 0, any other error is a usage error.
+// FlagError maps a parse error of a flag set made by Env.FlagSet: --help
+// (flag.ErrHelp) exits 0, any other error is a usage error (exit 2) with no
+// message of its own, since the flag set has printed the error and its usage
+// on stderr already (Status printing it again would show it twice).
 func FlagError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return Exit(0)
 	}
-	return Usagef("%v", err)
+	return Exit(ExitUsage)
 }
 
 // Status prints err on stderr (one "PREFIX: message" line, none for nil or
