@@ -345,12 +345,30 @@ func loadJobsConfig(getenv func(string) string) jobsConfig {
 	return c
 }
 
-// logAttrs returns the configuration as log attributes with secrets masked.
-func (c *config) logAttrs() []any {
-	db := "local cluster in " + c.DataDir
+// databaseAttr is the database of the start-up line, its URL masked.
+func (c *config) databaseAttr() string {
 	if c.DatabaseURL != "" {
-		db = pglocal.MaskURL(c.DatabaseURL)
+		return pglocal.MaskURL(c.DatabaseURL)
 	}
+	return "local cluster in " + c.DataDir
+}
+
+// workerLogAttrs returns what `loregate worker` uses of the configuration
+// as log attributes with secrets masked: the database, logging, shutdown,
+// the jobs, the embeddings provider and the limits; none of serve's HTTP,
+// credential, cache or turn settings, which a worker never reads.
+func (c *config) workerLogAttrs() []any {
+	attrs := []any{"database", c.databaseAttr(), "log_level", c.LogLevel, "shutdown_timeout", c.ShutdownTimeout.String()}
+	attrs = append(attrs, c.Jobs.logAttrs()...)
+	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
+	return append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
+		"max_json_bytes", c.Limits.JSONBytes)
+}
+
+// logAttrs returns serve's configuration as log attributes with secrets
+// masked (workerLogAttrs is the worker's).
+func (c *config) logAttrs() []any {
+	db := c.databaseAttr()
 	jwt := "unset (member tokens disabled)"
 	if c.JWTSecret != "" {
 		jwt = "set (masked)"
@@ -370,7 +388,7 @@ func (c *config) logAttrs() []any {
 	if c.ProcsTuning {
 		tuner = c.procsTuner + ": on"
 	}
-	attrs = append(attrs, "procs_tuner", tuner)
+	attrs = append(attrs, "procs_tuner", tuner, "inline_import_bytes", c.Jobs.InlineImportBytes)
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
 	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,

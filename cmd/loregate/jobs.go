@@ -84,12 +84,15 @@ type jobsConfig struct {
 	middleware []rivertype.Middleware
 }
 
+// logAttrs returns the job settings a worker reads as log attributes, the
+// Discord token masked (InlineImportBytes, read by serve's API only, is
+// not among them).
 func (c jobsConfig) logAttrs() []any {
 	token := "unset (channel-name backfill disabled)"
 	if c.DiscordToken != "" {
 		token = "set (masked)"
 	}
-	return []any{"job_workers", c.Workers, "inline_import_bytes", c.InlineImportBytes, "artifact_ttl", c.ArtifactTTL.String(),
+	return []any{"job_workers", c.Workers, "artifact_ttl", c.ArtifactTTL.String(),
 		"discord_token", token, "backfill_interval", c.BackfillInterval.String(),
 		"activation_log_max_age", c.LogMaxAge.String(), "activation_log_rows", c.LogRowsPerConversation,
 		"import_job_timeout", c.ImportTimeout.String(), "job_timeout", c.JobTimeout.String(), "rescue_stuck_jobs_after", c.RescueStuckJobsAfter.String(),

@@ -431,3 +431,36 @@ func TestActivateSendsEmbeddingsKey(t *testing.T) {
 	require.Equal(t, "Bearer sk-cli-key", fake.LastAuthorization())
 	require.NotContains(t, out.String()+errb.String(), "sk-cli-key")
 }
+
+// TestWorkerStartLine: `loregate worker` logs the settings it uses (the
+// database, the jobs, the embeddings, the limits) and none of serve's: it
+// listens on no address (the line once showed addr=127.0.0.1:8080), checks
+// no credential and caches no scope. serve's line keeps them.
+func TestWorkerStartLine(t *testing.T) {
+	t.Setenv("DATABASE_URL", "postgres://loregate:secret@127.0.0.1:1/none?sslmode=disable&connect_timeout=1")
+	t.Setenv("LOREGATE_METRICS_ADDR", "127.0.0.1:9100")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the worker stops at its database
+	var out, errb bytes.Buffer
+	require.NotZero(t, run(ctx, testEnv(nil, &out, &errb), []string{"worker"}))
+	line, _, _ := strings.Cut(errb.String(), "\n")
+	require.Contains(t, line, "loregate worker starting")
+	serve := " " + fmt.Sprintln(loadConfig(os.Getenv, nil).logAttrs()...)
+	for _, tt := range []struct {
+		attr   string
+		worker bool
+	}{
+		{"database", true}, {"log_level", true}, {"shutdown_timeout", true}, {"job_workers", true},
+		{"discord_token", true}, {"embeddings", true}, {"max_scope_entries", true},
+		{"addr", false}, {"metrics_addr", false}, {"public_url", false}, {"service_keys", false},
+		{"jwt_secret", false}, {"cors_origins", false}, {"introspection", false}, {"discord_sign_in", false},
+		{"scope_cache_bytes", false}, {"text_cache_bytes", false}, {"gc_heap_floor", false},
+		{"log_flush_interval", false}, {"turn_commit", false}, {"procs_tuner", false}, {"inline_import_bytes", false},
+	} {
+		t.Run(tt.attr, func(t *testing.T) {
+			require.Equal(t, tt.worker, strings.Contains(line, " "+tt.attr+"="), line)
+			require.Contains(t, serve, " "+tt.attr+" ", "serve logs every setting")
+		})
+	}
+	require.NotContains(t, line, "secret@", "the URL is masked")
+}

@@ -26,7 +26,7 @@ func runWorker(ctx context.Context, env cli.Env, args []string) error {
 		return cli.Usagef("LOREGATE_JOB_WORKERS is 0: a worker with no workers would do nothing")
 	}
 	logger := cfg.logger(stderr)
-	logger.Info("loregate worker starting", cfg.logAttrs()...)
+	logger.Info("loregate worker starting", cfg.workerLogAttrs()...)
 	pool, release, err := openMigratedPool(ctx, cfg, logger)
 	if err != nil {
 		return err
