@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"loregate/cmd/internal/cli"
+	"loregate/graph/auth"
 	"loregate/lore/embeddings/embeddingstest"
 	"loregate/lore/postgres/postgrestest"
 	"loregate/lore/sharedtest"
@@ -77,6 +78,9 @@ func TestUsageErrors(t *testing.T) {
 		{args: []string{"serve", "--log-level", "loud"}, want: `log level (--log-level, LOREGATE_LOG_LEVEL) "loud"`},
 		{args: []string{"serve"}, env: "LOREGATE_LOG_FORMAT=yaml", want: `log format (LOREGATE_LOG_FORMAT) "yaml"`},
 		{args: []string{"token"}, want: "token needs --user"},
+		{args: []string{"token", "--user", "abc"}, want: `--user "abc" is not a Discord user id (a snowflake: 17 to 20 digits`},
+		{args: []string{"token", "--user", "1", "--guild", "123456789012345678"}, want: `--user "1" is not a Discord user id`},
+		{args: []string{"token", "--user", "0123456789012345678"}, want: `--user "0123456789012345678" is not a Discord user id`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " ")+" "+tt.env, func(t *testing.T) {
@@ -106,7 +110,8 @@ func TestFlagErrorPrintedOnce(t *testing.T) {
 		{[]string{"migrate-memories", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
 		{[]string{"with-postgres", "--nosuchflag"}, "flag provided but not defined: -nosuchflag"},
 		{[]string{"token", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"token", "--user", "1", "--guild", "1:owner"}, `--guild role "owner" is not member or manage`},
+		{[]string{"token", "--user", "123456789012345678", "--guild", "123456789012345678:owner"}, `--guild role "owner" is not member or manage`},
+		{[]string{"token", "--user", "123456789012345678", "--guild", "abc:manage"}, `--guild id "abc" is not a Discord server id (a snowflake`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -463,4 +468,21 @@ func TestWorkerStartLine(t *testing.T) {
 		})
 	}
 	require.NotContains(t, line, "secret@", "the URL is masked")
+}
+
+// TestTokenMintsSnowflakes: token mints a member token for a Discord user
+// id and guild ids (snowflakes, as the API checks them) that the API's
+// authenticator accepts with those ids.
+func TestTokenMintsSnowflakes(t *testing.T) {
+	secret := strings.Repeat("s", 32)
+	t.Setenv("LOREGATE_JWT_SECRET", secret)
+	var out, errb bytes.Buffer
+	code := run(context.Background(), testEnv(nil, &out, &errb), []string{"token", "--user", "223456789012345678", "--guild", "123456789012345678:manage"})
+	require.Equal(t, 0, code, errb.String())
+	a, err := auth.NewAuthenticator(nil, secret)
+	require.NoError(t, err)
+	p, err := a.Authenticate(strings.TrimSpace(out.String()))
+	require.NoError(t, err)
+	require.Equal(t, "223456789012345678", p.UserID)
+	require.True(t, p.Guilds["123456789012345678"].Manage)
 }

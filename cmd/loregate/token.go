@@ -8,7 +8,12 @@ import (
 
 	"loregate/cmd/internal/cli"
 	"loregate/graph/auth"
+	"loregate/lore"
 )
+
+// snowflakeSyntax is what lore.ValidSnowflake accepts, for the token
+// command's errors.
+const snowflakeSyntax = "a snowflake: 17 to 20 digits, no leading zero, e.g. 123456789012345678"
 
 // guildFlags collects repeated --guild ID[:manage] flags.
 type guildFlags map[string]auth.Membership
@@ -19,6 +24,9 @@ func (g guildFlags) Set(v string) error {
 	id, role, _ := strings.Cut(v, ":")
 	if id == "" {
 		return fmt.Errorf("--guild needs a guild id, e.g. 123456789012345678:manage")
+	}
+	if !lore.ValidSnowflake(id) {
+		return fmt.Errorf("--guild id %q is not a Discord server id (%s)", lore.ClipBytes(id, 40), snowflakeSyntax)
 	}
 	switch role {
 	case "", "member":
@@ -44,6 +52,11 @@ func runToken(_ context.Context, env cli.Env, args []string) error {
 	}
 	if *user == "" {
 		return cli.Usagef("token needs --user")
+	}
+	// The API checks Discord ids with lore.ValidSnowflake: a token for any
+	// other subject or guild would name no member the API knows.
+	if !lore.ValidSnowflake(*user) {
+		return cli.Usagef("--user %q is not a Discord user id (%s)", lore.ClipBytes(*user, 40), snowflakeSyntax)
 	}
 	a, err := auth.NewAuthenticator(nil, loadConfig(env.Getenv, nil).JWTSecret)
 	if err != nil {
