@@ -63,7 +63,8 @@ func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*
 }
 
 // importHistory answers importHistory (managers only: snapshots hold every
-// scope's lore). Cursors are opaque record ids.
+// scope's lore). Cursors are opaque record ids. totalCount is counted only
+// when selected, as EntryConnection's is.
 func (r *Resolver) importHistory(ctx context.Context, server string, first *int, after *string) (*model.ImportHistoryConnection, error) {
 	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
 		return nil, err
@@ -77,6 +78,11 @@ func (r *Resolver) importHistory(ctx context.Context, server string, first *int,
 		return nil, err
 	}
 	conn := &model.ImportHistoryConnection{Edges: []*model.ImportRecordEdge{}, PageInfo: model.PageInfo{}}
+	if selects(ctx, "totalCount") {
+		if conn.TotalCount, err = r.Store.HistoryCount(ctx, server); err != nil {
+			return nil, err
+		}
+	}
 	if n == 0 {
 		return conn, nil
 	}

@@ -41,7 +41,7 @@ func (r *Resolver) importPersonaCard(ctx context.Context, in *model.ImportPerson
 	// splitting long ones (docs/formats.md "Long entries").
 	opts := format.Options{Limits: r.Limits.WithDefaults(), PersonaCard: true}
 	res, err := format.Import(in.File.Filename, data, opts)
-	report := reportToModel(&res.Report)
+	report := failedReport(&res.Report)
 	noBook := errors.Is(err, format.ErrNoLorebook)
 	if err != nil && !noBook {
 		return fail(lore.Reject("file", i18n.FileUnreadable, lore.Params{"detail": err.Error()}), report)

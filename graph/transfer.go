@@ -100,9 +100,8 @@ func (r *Resolver) importLorebook(ctx context.Context, in *model.ImportLorebookI
 		return r.awaitImport(ctx, job, req.Target.Server, wait)
 	}
 	res, err := transfer.Import(ctx, r.Store, req)
-	report := reportToModel(&res.Conversion)
 	if err != nil {
-		return fail(err, report)
+		return fail(err, failedReport(&res.Conversion))
 	}
 	r.Logger.InfoContext(ctx, "lorebook imported", "request_id", RequestID(ctx), "import_id", res.ImportID,
 		"format", res.Conversion.Format, "added", res.Added, "duplicates", res.Duplicates, "replaced", res.Replaced,
@@ -123,6 +122,17 @@ func importPayload(res transfer.Result) *model.ImportPayload {
 		out.Collection = &m
 	}
 	return out
+}
+
+// failedReport is the report of a failed import: what the conversion found
+// when the file was converted (the write was refused), nil when no format
+// was recognised (the payload's error says why; an empty report would
+// claim a conversion that did not happen).
+func failedReport(r *format.Report) *model.ConversionReport {
+	if r.Format == "" {
+		return nil
+	}
+	return reportToModel(r)
 }
 
 // reportToModel is format.Summarize in the model's types (the CLI prints

@@ -345,6 +345,8 @@ type HistoryStore interface {
 	// than the record before (0: from the newest); more reports whether
 	// older ones exist.
 	History(ctx context.Context, server string, first int, before int64) (records []HistoryRecord, more bool, err error)
+	// HistoryCount counts a server's records, over every page of History.
+	HistoryCount(ctx context.Context, server string) (int, error)
 	// HistoryRecord returns one record of the server (ErrNotFound).
 	HistoryRecord(ctx context.Context, server string, id int64) (HistoryRecord, error)
 	// UndoStore holds the statements of an undo (lore/transfer.Undo has

@@ -88,6 +88,29 @@ func (ec *executionContext) fieldContext_ImportHistoryConnection_pageInfo(_ cont
 	return fc, nil
 }
 
+func (ec *executionContext) _ImportHistoryConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.ImportHistoryConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImportHistoryConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImportHistoryConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImportHistoryConnection", field, false, false, "Int")
+}
+
 func (ec *executionContext) _ImportPlan_report(ctx context.Context, field graphql.CollectedField, obj *model.ImportPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1240,6 +1263,11 @@ func (ec *executionContext) _ImportHistoryConnection(ctx context.Context, sel as
 			}
 		case "pageInfo":
 			out.Values[i] = ec._ImportHistoryConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "totalCount":
+			out.Values[i] = ec._ImportHistoryConnection_totalCount(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -378,8 +378,9 @@ type ComplexityRoot struct {
 	}
 
 	ImportHistoryConnection struct {
-		Edges    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	ImportPayload struct {
@@ -2379,6 +2380,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ImportHistoryConnection.PageInfo(childComplexity), true
+	case "ImportHistoryConnection.totalCount":
+		if e.ComplexityRoot.ImportHistoryConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImportHistoryConnection.TotalCount(childComplexity), true
 
 	case "ImportPayload.added":
 		if e.ComplexityRoot.ImportPayload.Added == nil {
@@ -6017,6 +6024,8 @@ type ImportRecordEdge {
 type ImportHistoryConnection {
   edges: [ImportRecordEdge!]!
   pageInfo: PageInfo!
+  "The server's records in all, over every page (counted only when selected)."
+  totalCount: Int!
 }
 
 input UndoImportInput {
@@ -6296,6 +6305,7 @@ type PersonaCardPayload {
   replaced: Int!
   "False when the card has no book: the lineage's lore was left as it was."
   bookIncluded: Boolean!
+  "What the converter did with the file. On failure: the conversion's report when the file was read as a card, null when no format was recognised."
   report: ConversionReport
   "The import's history record: undoImport takes it (a persona the import created goes with its book; an existing persona gets its book back)."
   importId: ID
@@ -7024,7 +7034,7 @@ input ImportLorebookInput {
   lineageId: Int64!
   "Serverwide: the existing collection to import into (its id), or omitted to create a new collection."
   collection: ID
-  "Serverwide, new collection: its name (default: the book's name in the file, then the file name)."
+  "Serverwide, new collection: its name (default: the book's name in the file, then the file name). Ignored when collection is given (the existing collection keeps its name) and for a persona book (lineageId > 0)."
   name: String
   mode: ImportMode = APPEND
   "World info JSON, a character card (JSON, PNG, CHARX), NovelAI, RisuAI or Agnai."
@@ -7121,6 +7131,7 @@ type SettingCount {
 }
 
 type ImportPayload {
+  "What the converter did with the file. On failure: the conversion's report when the file was converted (the write was refused), null when it was not (no format recognised, or refused before conversion)."
   report: ConversionReport
   "Entries written."
   added: Int!
@@ -8179,6 +8190,8 @@ func (ec *executionContext) childFields_ImportHistoryConnection(ctx context.Cont
 		return ec.fieldContext_ImportHistoryConnection_edges(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_ImportHistoryConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ImportHistoryConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ImportHistoryConnection", field.Name)
 }

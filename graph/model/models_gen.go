@@ -782,6 +782,8 @@ type FieldError struct {
 type ImportHistoryConnection struct {
 	Edges    []*ImportRecordEdge `json:"edges"`
 	PageInfo PageInfo            `json:"pageInfo"`
+	// The server's records in all, over every page (counted only when selected).
+	TotalCount int `json:"totalCount"`
 }
 
 type ImportLorebookInput struct {
@@ -790,7 +792,7 @@ type ImportLorebookInput struct {
 	LineageID int64 `json:"lineageId"`
 	// Serverwide: the existing collection to import into (its id), or omitted to create a new collection.
 	Collection graphql.Omittable[*string] `json:"collection,omitempty"`
-	// Serverwide, new collection: its name (default: the book's name in the file, then the file name).
+	// Serverwide, new collection: its name (default: the book's name in the file, then the file name). Ignored when collection is given (the existing collection keeps its name) and for a persona book (lineageId > 0).
 	Name graphql.Omittable[*string]     `json:"name,omitempty"`
 	Mode graphql.Omittable[*ImportMode] `json:"mode,omitempty"`
 	// World info JSON, a character card (JSON, PNG, CHARX), NovelAI, RisuAI or Agnai.
@@ -807,6 +809,7 @@ type ImportLorebookInput struct {
 }
 
 type ImportPayload struct {
+	// What the converter did with the file. On failure: the conversion's report when the file was converted (the write was refused), null when it was not (no format recognised, or refused before conversion).
 	Report *ConversionReport `json:"report,omitempty"`
 	// Entries written.
 	Added int `json:"added"`
@@ -1138,8 +1141,9 @@ type PersonaCardPayload struct {
 	// Entries the card's book replaced.
 	Replaced int `json:"replaced"`
 	// False when the card has no book: the lineage's lore was left as it was.
-	BookIncluded bool              `json:"bookIncluded"`
-	Report       *ConversionReport `json:"report,omitempty"`
+	BookIncluded bool `json:"bookIncluded"`
+	// What the converter did with the file. On failure: the conversion's report when the file was read as a card, null when no format was recognised.
+	Report *ConversionReport `json:"report,omitempty"`
 	// The import's history record: undoImport takes it (a persona the import created goes with its book; an existing persona gets its book back).
 	ImportID *string        `json:"importId,omitempty"`
 	Error    *MutationError `json:"error,omitempty"`

@@ -31,6 +31,8 @@ RETURNING id, created_at`
 	historyList = `SELECT ` + historyColumns + ` FROM import_history
 WHERE server_id = $1 AND ($2 = 0 OR id < $2) ORDER BY id DESC LIMIT $3`
 
+	historyCount = `SELECT count(*) FROM import_history WHERE server_id = $1`
+
 	historyGet = `SELECT ` + historyColumns + ` FROM import_history WHERE server_id = $1 AND id = $2`
 
 	historyGetForUpdate = historyGet + ` FOR UPDATE`
@@ -194,6 +196,17 @@ func (s *Store) History(ctx context.Context, server string, first int, before in
 		out = out[:first]
 	}
 	return out, more, nil
+}
+
+// HistoryCount counts server's records (see lore.HistoryStore).
+func (s *Store) HistoryCount(ctx context.Context, server string) (int, error) {
+	const op = "count history"
+	if err := checkServerID(server); err != nil {
+		return 0, wrapErr(op, err)
+	}
+	var n int
+	err := s.db.QueryRow(ctx, historyCount, server).Scan(&n)
+	return n, wrapErr(op, err)
 }
 
 // HistoryRecord returns record id of server, or ErrNotFound.
