@@ -141,7 +141,7 @@ func TestBrowserWorkbench(t *testing.T) {
 		require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base+"proposals"), waitText("#proposals .proposed", "A glade of old oaks."),
 			chromedp.Click(chromedp.CSS("#proposals button.approve")), waitText("#proposals .error", "The entry changed after this proposal was made")))
 		cells, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => { const r = [...document.querySelectorAll("#proposals table.fields tbody tr")]
-			.find(tr => tr.querySelector("th").innerText === "content"); return r ? [...r.querySelectorAll("td")].map(td => td.innerText) : []; })()`))
+			.find(tr => tr.querySelector("th").innerText === "Content"); return r ? [...r.querySelectorAll("td")].map(td => td.innerText) : []; })()`))
 		require.NoError(t, err)
 		require.Equal(t, []string{"A glade where deer graze.", "A glade after the fire.", "A glade of old oaks."}, cells, "when proposed, now, proposed")
 		button, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#proposals button.approve").innerText`))
@@ -149,6 +149,47 @@ func TestBrowserWorkbench(t *testing.T) {
 		require.Equal(t, "Approve anyway", button)
 		require.Equal(t, "A glade after the fire.", e.getEntry(serverA, "World", glade).Content, "nothing written without a fresh decision")
 	})
+}
+
+// TestBrowserChangedFieldsTranslated: the history's changed fields and a
+// proposal's field table name the fields in the member's language (not
+// their API names), and a proposed flag shows as yes or no in it.
+func TestBrowserChangedFieldsTranslated(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	world := e.collection(serverA, "World")
+	glade := e.entry(serverA, world, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	e.must(`mutation($s: String!, $id: ID!) { updateEntry(input: {serverDiscordId: $s, lineageId: 0, entryId: $id, patch: {title: "The old glade", content: "A glade.", constant: true}}) { error { message } } }`,
+		map[string]any{"s": serverA, "id": glade}, nil)
+	var out struct {
+		ProposeEntryChange struct{ Error *struct{ Message string } }
+	}
+	e.memberGQL(e.token("77", map[string]bool{serverA: false}), `mutation($in: ProposeEntryChangeInput!) { proposeEntryChange(input: $in) { error { message } } }`,
+		map[string]any{"in": map[string]any{"serverDiscordId": serverA, "kind": "UPDATE", "lineageId": 0, "entryId": glade,
+			"patch": map[string]any{"content": "A glade with deer.", "enabled": false}}}, &out)
+	require.Nil(t, out.ProposeEntryChange.Error)
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	base := "/dashboard/s/" + serverA + "/"
+	for _, tc := range []struct {
+		lang, changed string
+		rows          []string
+	}{
+		{"en", "Changed: Always On, Content, Title", []string{"Content|A glade.|A glade with deer.", "Enabled|yes|no"}},
+		{"pt-BR", "Alterou: Sempre Ativa, Conteúdo, Título", []string{"Conteúdo|A glade.|A glade with deer.", "Ativada|sim|não"}},
+		{"es", "Cambió: Siempre activa, Contenido, Título", []string{"Contenido|A glade.|A glade with deer.", "Activada|sí|no"}},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			history := base + "b/c" + world + "/e/" + glade + "/history"
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(history)),
+				chromedp.WaitVisible(chromedp.CSS("#revisions"))))
+			require.Equal(t, tc.changed, text(t, ctx, "#revisions li:first-child .changed"))
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+base+"proposals"), chromedp.WaitVisible(chromedp.CSS("#proposals table.fields"))))
+			rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#proposals table.fields tbody tr")]
+				.map(tr => [...tr.querySelectorAll("th, td")].map(c => c.innerText).join("|"))`))
+			require.NoError(t, err)
+			require.Equal(t, tc.rows, rows)
+		})
+	}
 }
 
 // jsonQuote is s as a JavaScript string literal.

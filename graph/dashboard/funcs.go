@@ -60,10 +60,13 @@ func numRange(name string) *intRange {
 // funcs are the templates' helpers, the labels of valueNames included.
 // Names that translate take the request's tr as their first argument.
 var funcs = withValueNames(template.FuncMap{
-	"codeSpans": codeSpans,
-	"join":      strings.Join,
-	"list":      func(s ...string) []string { return s },
-	"dict":      func() map[string]string { return map[string]string{} },
+	"codeSpans":  codeSpans,
+	"join":       strings.Join,
+	"fieldName":  fieldName,
+	"fieldNames": fieldNames,
+	"fieldValue": fieldValue,
+	"list":       func(s ...string) []string { return s },
+	"dict":       func() map[string]string { return map[string]string{} },
 	"args": func(root view, name, label string, value any, rest ...string) fieldArgs {
 		a := fieldArgs{Root: root, Name: name, Label: label, Value: value}
 		if len(rest) > 0 {

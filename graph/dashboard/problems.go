@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 
 	"loregate/graph/client"
 )
@@ -35,6 +36,55 @@ var fieldLabels = map[string]string{
 	"budgetLimit": "Budget limit", "budgetUnit": "Budget unit", "tokenizer": "Tokenizer",
 	"maxRecursionSteps": "Recursion passes", "name": "Name", "file": "File", "maxBudgetShare": "Share of the shared budget",
 	"minActivations": "Min activations", "minActivationsDepthMax": "Min activations depth max", "maxEntries": "Max entries",
+}
+
+// entryFieldLabels are the catalog keys of the other entry fields, as a
+// revision's or a proposal's changed fields name them (fieldName; the
+// rest are in fieldLabels).
+var entryFieldLabels = map[string]string{
+	"constant": "Always On", "enabled": "Enabled", "position": "Position", "depth": "Depth", "outlet": "Outlet name",
+	"match": "Also match", "characterFilter": "Character filter", "generationTypes": "Fires on",
+	"caseSensitive": "Case-sensitive keys", "wholeWords": "Whole words", "ignoreBudget": "Outside the budget",
+	"legacyChannelTags": "Legacy channel names", "groupOverride": "Wins its group first", "useGroupScoring": "Group scoring",
+	"excludeRecursion": "Recursion never activates this entry", "preventRecursion": "Its content never feeds recursion",
+	"vectorized": "Vectorized", "categoryId": "Category", "note": "Creator's note", "extensions": "Extensions",
+	"collection": "Collection", "lineage": "Book",
+}
+
+// fieldName is the label of an entry field's API name (a revision's or a
+// proposal's changed field) in the member's language; a name without a
+// label shows as it is.
+func fieldName(t tr, name string) string {
+	if key, ok := entryFieldLabels[name]; ok {
+		return t.S(key)
+	}
+	if key, ok := fieldLabels[name]; ok {
+		return t.S(key)
+	}
+	return name
+}
+
+// fieldNames joins the labels of changed fields (fieldName).
+func fieldNames(t tr, names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fieldName(t, n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// fieldValue is a proposal's field value as the page shows it: a flag's
+// true or false as yes or no in the member's language.
+func fieldValue(t tr, name, value string) string {
+	if name == "constant" || name == "enabled" {
+		switch value {
+		case "true":
+			return t.S("yes")
+		case "false":
+			return t.S("no")
+		}
+	}
+	return value
 }
 
 // reasonText is the text of an API error in the member's language: its

@@ -40,7 +40,7 @@ func TestEveryTextIsTranslated(t *testing.T) {
 			}
 		}
 	}
-	for _, labels := range append(slices.Collect(maps.Values(valueNames)), flashTexts, fieldLabels) {
+	for _, labels := range append(slices.Collect(maps.Values(valueNames)), flashTexts, fieldLabels, entryFieldLabels) {
 		for _, v := range labels {
 			used[v] = true
 		}
