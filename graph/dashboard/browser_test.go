@@ -475,6 +475,62 @@ func TestBrowserReadOnlyMember(t *testing.T) {
 	require.Equal(t, "The glade", e.getEntry(serverA, "World", id).Title)
 }
 
+// TestBrowserForbiddenWriteNamed: a write the API refuses with FORBIDDEN
+// (a read-only member's form, e.g. one opened before Manage Server was
+// taken away) answers 403 with what the write needs, in the member's
+// language; it is not a failure of the lore service (502).
+func TestBrowserForbiddenWriteNamed(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	coll := e.collection(serverA, "World")
+	id := e.entry(serverA, coll, map[string]any{"title": "The glade", "content": "A quiet glade.", "keys": []string{"glade"}})
+	e.browserSignIn(t, ctx, e.token("43", map[string]bool{serverA: false}))
+	base := "/dashboard/s/" + serverA + "/"
+	lore := map[string]string{
+		"en":    "Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role.",
+		"pt-BR": "Nada foi alterado: gravar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor.",
+		"es":    "No se cambió nada: escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor.",
+	}
+	settings := map[string]string{
+		"en":    "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings).",
+		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor).",
+		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor).",
+	}
+	for _, lang := range []string{"en", "pt-BR", "es"} {
+		for _, tc := range []struct {
+			name, action string
+			fields       map[string]string
+			want         string
+		}{
+			{"new collection", base + "collections", map[string]string{"name": "Mine"}, lore[lang]},
+			{"bulk disable", base + "b/c" + coll + "/bulk", map[string]string{"action": "disable", "entry": id}, lore[lang]},
+			{"server settings", base + "settings", map[string]string{"budgetUnit": "TOKENS"}, settings[lang]},
+		} {
+			t.Run(lang+"/"+tc.name, func(t *testing.T) {
+				fields, _ := json.Marshal(tc.fields)
+				post := fmt.Sprintf(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = %q;
+					const add = (n, v) => { const i = document.createElement("input"); i.type = "hidden"; i.name = n; i.value = v; f.appendChild(i); };
+					add("csrf", document.querySelector("input[name=csrf]").value);
+					for (const [n, v] of Object.entries(%s)) add(n, v);
+					document.body.appendChild(f); f.submit(); })()`, tc.action, fields)
+				require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+lang+"?back="+url.QueryEscape(base)),
+					chromedp.WaitVisible(chromedp.CSS("main h1")), chromedp.Evaluate[chromedp.Void](post),
+					waitText("main .error", tc.want)))
+			})
+		}
+	}
+	require.Equal(t, map[string]bool{"The glade": true}, e.enabledOf(serverA, "World"))
+
+	// The status says refused, not a failing service.
+	c := e.httpClient()
+	e.devSignIn(c, e.token("43", map[string]bool{serverA: false}))
+	_, page := get(t, c, e.srv.URL+base)
+	resp, err := c.PostForm(e.srv.URL+base+"collections", url.Values{"csrf": {between(page, `name="csrf" value="`, `"`)}, "name": {"Mine"}})
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+}
+
 // TestBrowserCrossServerRefused: a member of server A opening server B's
 // pages, or B's collection under A's URL, is refused.
 func TestBrowserCrossServerRefused(t *testing.T) {

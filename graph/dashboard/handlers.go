@@ -137,6 +137,9 @@ func (d *Dashboard) serveError(rq *req, err error) {
 		rq.problems = problems(rq.t, ce, nil)
 		d.renderError(rq, "error", rq.t.S("Error"), http.StatusUnprocessableEntity, nil, "")
 		return
+	case errors.Is(err, client.ErrForbidden):
+		d.renderError(rq, "error", rq.t.S("Error"), http.StatusForbidden, nil, forbiddenText(rq.t, err))
+		return
 	}
 	d.log.WarnContext(rq.ctx(), "dashboard API call failed", "path", rq.r.URL.Path, "err", err)
 	msg := rq.t.S("The lore service could not answer. Try again in a moment.")
@@ -144,6 +147,19 @@ func (d *Dashboard) serveError(rq *req, err error) {
 		msg += " (" + lore.ClipRunes(ce.Message, 300) + ")"
 	}
 	d.renderError(rq, "error", rq.t.S("Error"), http.StatusBadGateway, nil, msg)
+}
+
+// forbiddenText is the page's text for a write the API refused with
+// FORBIDDEN (a member without the permission it needs; a form shown before
+// the permission was taken away): what the write needs, in the member's
+// language. Server settings, personas and backups need Manage Server
+// itself; lore writes also take the lore editor role.
+func forbiddenText(t tr, err error) string {
+	var ce *client.Error
+	if errors.As(err, &ce) && strings.Contains(ce.Message, "not server settings") {
+		return t.S("Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings).")
+	}
+	return t.S("Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role.")
 }
 
 // unavailable is the failure of the dashboard's own store (the sessions).
