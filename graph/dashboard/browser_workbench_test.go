@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -188,6 +189,30 @@ func TestBrowserChangedFieldsTranslated(t *testing.T) {
 				.map(tr => [...tr.querySelectorAll("th, td")].map(c => c.innerText).join("|"))`))
 			require.NoError(t, err)
 			require.Equal(t, tc.rows, rows)
+		})
+	}
+}
+
+// TestBrowserRestoreUnknownRevision: restoring a revision that is not the
+// server's (another server's id, or none) says so once, in the member's
+// language, without the API's field name put before the reason's text
+// ("revision: revision 999999 ...").
+func TestBrowserRestoreUnknownRevision(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	base := "/dashboard/s/" + serverA + "/"
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "Not restored, nothing was changed: revision 999999 was not found: it does not exist, was deleted, or belongs to another server or scope"},
+		{"es", "No se restauró, no se cambió nada: revision 999999 no se encontró: no existe, se eliminó o pertenece a otro servidor o ámbito"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			post := fmt.Sprintf(`(() => { const f = document.createElement("form"); f.method = "post"; f.action = %q;
+				const i = document.createElement("input"); i.type = "hidden"; i.name = "csrf"; i.value = document.querySelector("input[name=csrf]").value;
+				f.appendChild(i); document.body.appendChild(f); f.submit(); })()`, base+"revisions/999999/restore")
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(base)),
+				chromedp.WaitVisible(chromedp.CSS("main h1")), chromedp.Evaluate[chromedp.Void](post), chromedp.WaitVisible(chromedp.CSS("main .error"))))
+			require.Equal(t, tc.want, text(t, ctx, "main .error"))
 		})
 	}
 }

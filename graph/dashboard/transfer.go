@@ -204,7 +204,9 @@ func apiMessage(t tr, err error) string {
 	}
 	var parts []string
 	for _, p := range problems(t, ce, nil) {
-		if p.Label != "" && p.Field != "file" {
+		// A field without a label of its own (revision, proposal) is named
+		// by the reason's text already: no "revision: revision 4 ...".
+		if p.Label != "" && p.Label != p.Field && p.Field != "file" {
 			parts = append(parts, p.Label+": "+p.Text)
 		} else {
 			parts = append(parts, p.Text)
