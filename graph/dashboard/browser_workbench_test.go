@@ -7,9 +7,12 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
+
+	"loregate/graph/auth"
 )
 
 // memberGQL runs a GraphQL operation with a member's bearer token and
@@ -213,6 +216,37 @@ func TestBrowserRestoreUnknownRevision(t *testing.T) {
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(base)),
 				chromedp.WaitVisible(chromedp.CSS("main h1")), chromedp.Evaluate[chromedp.Void](post), chromedp.WaitVisible(chromedp.CSS("main .error"))))
 			require.Equal(t, tc.want, text(t, ctx, "main .error"))
+		})
+	}
+}
+
+// TestBrowserLoreEditorNoBackups: a lore editor (the server's lore editor
+// role, without Manage Server) who opens the backups page by its address
+// is refused there, in their language, before any form: backups stay the
+// managers' (docs/workbench.md#lore-editor-role). The page once showed
+// the export and restore forms, and Export answered the API's English
+// refusal.
+func TestBrowserLoreEditorNoBackups(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	const role = "700000000000000101"
+	e.must(`mutation($s: String!, $r: String!) { updateWorkbenchSettings(input: {serverDiscordId: $s, loreEditorRoleId: $r}) { error { message } } }`,
+		map[string]any{"s": serverA, "r": role}, nil)
+	tok, err := e.authn.Mint("44", map[string]auth.Membership{serverA: {Roles: []string{role}}}, time.Hour, time.Now())
+	require.NoError(t, err)
+	e.browserSignIn(t, ctx, tok)
+	backups := "/dashboard/s/" + serverA + "/backups"
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "Only members with the Manage Server permission can make or restore backups."},
+		{"pt-BR", "Só membros com a permissão Gerenciar Servidor podem fazer ou restaurar backups."},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(backups)),
+				chromedp.WaitVisible(chromedp.CSS("main .error"))))
+			require.Equal(t, tc.want, text(t, ctx, "main .error"))
+			forms, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#export-backup, #preview-backup").length`))
+			require.NoError(t, err)
+			require.Zero(t, forms, "no backup forms for a lore editor")
 		})
 	}
 }
