@@ -486,3 +486,41 @@ func TestTokenMintsSnowflakes(t *testing.T) {
 	require.Equal(t, "223456789012345678", p.UserID)
 	require.True(t, p.Guilds["123456789012345678"].Manage)
 }
+
+// TestTokenRoles: --role GUILD:ROLE puts a role the member holds into the
+// token's membership of that guild (a server's lore editor role, which
+// the dashboard's operator sign-in could not carry before); a role of a
+// guild no --guild names, or not two ids, is a usage error.
+func TestTokenRoles(t *testing.T) {
+	secret := strings.Repeat("s", 32)
+	t.Setenv("LOREGATE_JWT_SECRET", secret)
+	const user, guild, role = "223456789012345678", "123456789012345678", "323456789012345678"
+	for _, tc := range []struct {
+		args  []string
+		roles []string // nil = a usage error
+		want  string
+	}{
+		{[]string{"--guild", guild, "--role", guild + ":" + role}, []string{role}, ""},
+		{[]string{"--guild", guild + ":manage", "--role", guild + ":" + role, "--role", guild + ":423456789012345678"}, []string{role, "423456789012345678"}, ""},
+		{[]string{"--role", guild + ":" + role}, nil, "--role names guild 123456789012345678, which no --guild names"},
+		{[]string{"--guild", guild, "--role", guild}, nil, `--role "123456789012345678" is not GUILD_ID:ROLE_ID`},
+		{[]string{"--guild", guild, "--role", guild + ":editors"}, nil, `--role "123456789012345678:editors" is not GUILD_ID:ROLE_ID`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), testEnv(nil, &out, &errb), append([]string{"token", "--user", user}, tc.args...))
+			if tc.roles == nil {
+				require.Equal(t, cli.ExitUsage, code)
+				first, _, _ := strings.Cut(errb.String(), "\n")
+				require.Contains(t, first, tc.want)
+				return
+			}
+			require.Equal(t, 0, code, errb.String())
+			a, err := auth.NewAuthenticator(nil, secret)
+			require.NoError(t, err)
+			p, err := a.Authenticate(strings.TrimSpace(out.String()))
+			require.NoError(t, err)
+			require.Equal(t, tc.roles, p.Guilds[guild].Roles)
+		})
+	}
+}

@@ -39,6 +39,39 @@ func (g guildFlags) Set(v string) error {
 	return nil
 }
 
+// roleFlags collects repeated --role GUILD_ID:ROLE_ID flags: a role the
+// member holds in a guild named by --guild (a server's lore editor role,
+// docs/workbench.md#lore-editor-role).
+type roleFlags map[string][]string
+
+func (r roleFlags) String() string { return fmt.Sprint(map[string][]string(r)) }
+
+func (r roleFlags) Set(v string) error {
+	guild, role, _ := strings.Cut(v, ":")
+	if !lore.ValidSnowflake(guild) || !lore.ValidSnowflake(role) {
+		return fmt.Errorf("--role %q is not GUILD_ID:ROLE_ID (two Discord ids, %s)", lore.ClipBytes(v, 80), snowflakeSyntax)
+	}
+	r[guild] = append(r[guild], role)
+	return nil
+}
+
+// withRoles puts the --role flags into the memberships of their guilds; a
+// role of a guild without --guild is a usage error.
+func withRoles(guilds guildFlags, roles roleFlags) error {
+	for g, ids := range roles {
+		m, ok := guilds[g]
+		if !ok {
+			return fmt.Errorf("--role names guild %s, which no --guild names", g)
+		}
+		if len(ids) > auth.MaxRoles {
+			return fmt.Errorf("--role: at most %d roles per guild", auth.MaxRoles)
+		}
+		m.Roles = ids
+		guilds[g] = m
+	}
+	return nil
+}
+
 // runToken mints a member token for development (signed with
 // LOREGATE_JWT_SECRET) and prints it.
 func runToken(_ context.Context, env cli.Env, args []string) error {
@@ -47,8 +80,13 @@ func runToken(_ context.Context, env cli.Env, args []string) error {
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
 	guilds := guildFlags{}
 	fs.Var(guilds, "guild", "GUILD_ID[:manage] the member belongs to (repeatable); :manage grants Manage Server")
+	roles := roleFlags{}
+	fs.Var(roles, "role", "GUILD_ID:ROLE_ID a role the member holds there (repeatable), e.g. the server's lore editor role")
 	if err := fs.Parse(args); err != nil {
 		return cli.FlagError(err)
+	}
+	if err := withRoles(guilds, roles); err != nil {
+		return cli.Usagef("%v", err)
 	}
 	if *user == "" {
 		return cli.Usagef("token needs --user")
