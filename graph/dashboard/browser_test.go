@@ -441,6 +441,47 @@ func TestBrowserPlaygroundWhyNot(t *testing.T) {
 	shot(t, ctx, "12-playground")
 }
 
+// TestBrowserPlaygroundSimilarity: an entry retrieval by meaning admitted
+// (the lexical ranker, every entry a candidate) is listed among the fired
+// entries as fired by similarity, in the member's language; one a key
+// admitted stays "activated by a key". Both once read "activated by a key".
+func TestBrowserPlaygroundSimilarity(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	var set struct {
+		UpdateServerSettings struct{ Error *struct{ Message string } }
+	}
+	e.must(`mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, semanticRanker: LEXICAL, semanticAllEntries: true, semanticThreshold: 0.1}) { error { message } } }`,
+		map[string]any{"s": serverA}, &set)
+	require.Nil(t, set.UpdateServerSettings.Error)
+	world := e.collection(serverA, "World")
+	e.entry(serverA, world, map[string]any{"title": "Hidden key", "content": "Ann hides the key under the stone.", "keys": []string{"zzzz"}})
+	e.entry(serverA, world, map[string]any{"title": "Old tale", "content": "An old tale.", "keys": []string{"ancient"}})
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: false}))
+	play := "/dashboard/s/" + serverA + "/play"
+	for _, tc := range []struct{ lang, similar, key string }{
+		{"en", "fired by similarity", "activated by a key"},
+		{"es", "activada por similitud", "activada por una clave"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(play)),
+				chromedp.WaitVisible(chromedp.CSS("#chat")),
+				chromedp.SetValue(chromedp.CSS("#chat"), "Bo: the ancient tale\nAnn: where did Ann hide the key?"),
+				chromedp.Click(chromedp.CSS("#run")), chromedp.WaitVisible(chromedp.CSS("#trace"))))
+			rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#admitted li")].map(li => li.innerText)`))
+			require.NoError(t, err)
+			require.Len(t, rows, 2)
+			got := map[string]string{}
+			for _, r := range rows {
+				title, rest, _ := strings.Cut(r, " (World) — ")
+				why, _, _ := strings.Cut(rest, ", ")
+				got[title] = why
+			}
+			require.Equal(t, map[string]string{"Hidden key": tc.similar, "Old tale": tc.key}, got)
+		})
+	}
+}
+
 // TestBrowserReadOnlyMember: a member without Manage Server sees the lore
 // and no write control on any page (phone-sized screen), and a write sent
 // anyway is refused.

@@ -34,6 +34,21 @@ type playView struct {
 	Error  string
 }
 
+// Similar reports whether the run admitted entry id by its similarity to
+// the chat (trace verdict semantic_match), not by a key: the fired list
+// says so rather than "activated by a key".
+func (v playView) Similar(id string) bool {
+	if v.Result == nil {
+		return false
+	}
+	for _, it := range v.Result.Activation.Trace {
+		if it.ID == id {
+			return it.Verdict == "semantic_match"
+		}
+	}
+	return false
+}
+
 // maxPlayTextChars bounds each optional prompt text of the playground, in
 // characters (runes); the API bounds them again.
 const maxPlayTextChars = 20_000
