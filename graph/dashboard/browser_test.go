@@ -503,6 +503,17 @@ func TestBrowserReadOnlyMember(t *testing.T) {
 	}
 	require.Contains(t, text(t, ctx, "header"), "Playground")
 
+	// The server page shows a reader every server setting the form shows a
+	// manager, the selection controls included (they once stopped at
+	// channel restrictions).
+	e.must(`mutation($s: String!) { updateServerSettings(input: {serverDiscordId: $s, minActivations: 2, minActivationsDepthMax: 9, maxEntries: 7, includeNames: true}) { error { message } } }`,
+		map[string]any{"s": serverA}, nil)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(base), chromedp.WaitVisible(chromedp.CSS("dl.facts"))))
+	facts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`["minActivations", "minActivationsDepthMax", "maxEntries", "includeNames"]
+		.map(id => (document.querySelector("#fact-" + id) || {innerText: "absent"}).innerText)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"2", "9", "7", "yes"}, facts)
+
 	// A write sent anyway (with a valid CSRF token) is refused.
 	c := e.httpClient()
 	e.devSignIn(c, e.token("43", map[string]bool{serverA: false}))
