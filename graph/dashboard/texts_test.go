@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"loregate/lore/activation"
@@ -81,5 +82,36 @@ func TestEveryVerdictNamed(t *testing.T) {
 	}
 	if len(verdicts) != len(activation.Verdicts()) {
 		t.Errorf("verdicts names %d verdicts, the engine has %d", len(verdicts), len(activation.Verdicts()))
+	}
+}
+
+// TestFieldLabelsMatchForms: a field's name in the error banner and in a
+// revision's or a proposal's changed fields (fieldLabels,
+// entryFieldLabels) is, in every language, the start of the form's label
+// of that field where the form's label adds a hint in brackets ("Scan
+// depth" and "Scan depth (messages)"): the banner once said "Profundidade
+// de busca" beside a field labelled "Profundidade de varredura".
+func TestFieldLabelsMatchForms(t *testing.T) {
+	for _, lang := range []struct {
+		name  string
+		texts [][2]string
+	}{{"pt-BR", texts.Texts}, {"es", texts.Es}} {
+		tr := map[string]string{}
+		for _, x := range lang.texts {
+			tr[x[0]] = x[1]
+		}
+		for _, labels := range []map[string]string{fieldLabels, entryFieldLabels} {
+			for _, label := range labels {
+				short, ok := tr[label]
+				if !ok {
+					continue // TestEveryTextIsTranslated reports it
+				}
+				for key, long := range tr {
+					if strings.HasPrefix(key, label+" (") && !strings.HasPrefix(long, short) {
+						t.Errorf("%s: %q is %q, but %q is %q", lang.name, label, short, key, long)
+					}
+				}
+			}
+		}
 	}
 }

@@ -84,7 +84,7 @@ var workbenchTexts = [...][3]string{
 	{"Character filter", "Filtro de personagens", "Filtro de personajes"},
 	{"Fires on", "Dispara em", "Se activa en"},
 	{"Legacy channel names", "Nomes de canais antigos", "Nombres de canales antiguos"},
-	{"Group scoring", "Pontuação do grupo", "Puntuación del grupo"},
+	{"Group scoring", "Pontuação de grupo", "Puntuación de grupo"},
 	{"Creator's note", "Nota do criador", "Nota del creador"},
 	{"Extensions", "Extensões", "Extensiones"},
 	{"No category", "Sem categoria", "Sin categoría"},
