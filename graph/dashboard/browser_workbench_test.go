@@ -251,6 +251,30 @@ func TestBrowserLoreEditorNoBackups(t *testing.T) {
 	}
 }
 
+// TestBrowserDeletedPersonaEntryNamed: a deleted entry of a persona book
+// is listed under the book's name (its personas' names, as the server
+// page and the playground name it), not "Book of lineage 1".
+func TestBrowserDeletedPersonaEntryNamed(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	var out struct {
+		CreateEntry struct {
+			Entry struct{ ID string }
+		}
+	}
+	e.must(`mutation($s: String!) { upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 1, name: "Ann"}) { error { message } } }`, map[string]any{"s": serverA}, nil)
+	e.must(`mutation($s: String!) { createEntry(input: {serverDiscordId: $s, lineageId: 1, entry: {title: "Secret", content: "A secret.", keys: ["secret"]}}) { entry { id } } }`,
+		map[string]any{"s": serverA}, &out)
+	require.NotEmpty(t, out.CreateEntry.Entry.ID)
+	e.must(`mutation($s: String!, $id: ID!) { deleteEntry(input: {serverDiscordId: $s, lineageId: 1, entryId: $id}) { error { message } } }`,
+		map[string]any{"s": serverA, "id": out.CreateEntry.Entry.ID}, nil)
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/s/"+serverA+"/deleted"), chromedp.WaitVisible(chromedp.CSS("#deleted"))))
+	books, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#deleted tbody td:nth-child(3)")].map(td => td.innerText)`))
+	require.NoError(t, err)
+	require.Equal(t, []string{"Ann"}, books)
+}
+
 // jsonQuote is s as a JavaScript string literal.
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
