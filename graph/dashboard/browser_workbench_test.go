@@ -157,7 +157,8 @@ func TestBrowserWorkbench(t *testing.T) {
 
 // TestBrowserChangedFieldsTranslated: the history's changed fields and a
 // proposal's field table name the fields in the member's language (not
-// their API names), and a proposed flag shows as yes or no in it.
+// their API names), a proposed flag shows as yes or no in it, and the
+// writer and the proposer are named as the header names a member.
 func TestBrowserChangedFieldsTranslated(t *testing.T) {
 	ctx := tab(t)
 	e := newEnv(t)
@@ -175,23 +176,25 @@ func TestBrowserChangedFieldsTranslated(t *testing.T) {
 	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
 	base := "/dashboard/s/" + serverA + "/"
 	for _, tc := range []struct {
-		lang, changed string
-		rows          []string
+		lang, changed, by, proposer string
+		rows                        []string
 	}{
-		{"en", "Changed: Always On, Content, Title", []string{"Content|A glade.|A glade with deer.", "Enabled|yes|no"}},
-		{"pt-BR", "Alterou: Sempre Ativa, Conteúdo, Título", []string{"Conteúdo|A glade.|A glade with deer.", "Ativada|sim|não"}},
-		{"es", "Cambió: Siempre activa, Contenido, Título", []string{"Contenido|A glade.|A glade with deer.", "Activada|sí|no"}},
+		{"en", "Changed: Always On, Content, Title", "Service key service#1", "Member 77", []string{"Content|A glade.|A glade with deer.", "Enabled|yes|no"}},
+		{"pt-BR", "Alterou: Sempre Ativa, Conteúdo, Título", "Chave de serviço service#1", "Membro 77", []string{"Conteúdo|A glade.|A glade with deer.", "Ativada|sim|não"}},
+		{"es", "Cambió: Siempre activa, Contenido, Título", "Clave de servicio service#1", "Miembro 77", []string{"Contenido|A glade.|A glade with deer.", "Activada|sí|no"}},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			history := base + "b/c" + world + "/e/" + glade + "/history"
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(history)),
 				chromedp.WaitVisible(chromedp.CSS("#revisions"))))
 			require.Equal(t, tc.changed, text(t, ctx, "#revisions li:first-child .changed"))
+			require.Equal(t, tc.by, text(t, ctx, "#revisions li:first-child .by"), "who wrote it, not service:service#1")
 			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+base+"proposals"), chromedp.WaitVisible(chromedp.CSS("#proposals table.fields"))))
 			rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#proposals table.fields tbody tr")]
 				.map(tr => [...tr.querySelectorAll("th, td")].map(c => c.innerText).join("|"))`))
 			require.NoError(t, err)
 			require.Equal(t, tc.rows, rows)
+			require.Equal(t, tc.proposer, text(t, ctx, "#proposals .by"))
 		})
 	}
 }

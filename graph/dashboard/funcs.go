@@ -65,6 +65,7 @@ var funcs = withValueNames(template.FuncMap{
 	"fieldName":  fieldName,
 	"fieldNames": fieldNames,
 	"fieldValue": fieldValue,
+	"writerName": writerName,
 	"list":       func(s ...string) []string { return s },
 	"dict":       func() map[string]string { return map[string]string{} },
 	"args": func(root view, name, label string, value any, rest ...string) fieldArgs {

@@ -170,3 +170,16 @@ func localProblems(rq *req, errs map[string]string, anchor func(string) string) 
 
 // editorAnchor is the id of an editor field's control.
 func editorAnchor(f string) string { return "f-" + f }
+
+// writerName names who wrote a revision (EntryRevision.by: "user:<discord
+// id>" or "service:<label>") in the member's language, as the header
+// names a member: "Member 123..." or "Service key service#1".
+func writerName(t tr, by string) string {
+	if id, ok := strings.CutPrefix(by, "user:"); ok {
+		return t.S("Member %s", id)
+	}
+	if label, ok := strings.CutPrefix(by, "service:"); ok {
+		return t.S("Service key %s", label)
+	}
+	return by
+}
