@@ -119,6 +119,9 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 // everything back.
 func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName string, data []byte, mapping map[lore.Lineage]lore.Lineage, actor string) (BackupReport, error) {
 	var rep BackupReport
+	// The entry revisions the import writes name its actor, also when a
+	// background job (no request principal) runs it.
+	ctx = lore.WithActor(ctx, actor)
 	err := st.Atomic(ctx, server, func(ctx context.Context, st lore.HistoryStore) error {
 		plan, err := PlanBackup(ctx, st, server, data, mapping)
 		if err != nil {

@@ -151,6 +151,9 @@ func PreviewConverted(ctx context.Context, st lore.HistoryStore, req Request, co
 // import can be undone (Undo).
 func Write(ctx context.Context, st lore.HistoryStore, req Request, conv format.Result) (Result, error) {
 	var out Result
+	// The entry revisions the import writes name its actor, also when a
+	// background job (no request principal) runs it.
+	ctx = lore.WithActor(ctx, req.Actor)
 	err := st.Atomic(ctx, req.Target.Server, func(ctx context.Context, tx lore.HistoryStore) error {
 		var err error
 		out, err = write(ctx, tx, req, conv, true)
