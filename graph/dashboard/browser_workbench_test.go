@@ -176,12 +176,12 @@ func TestBrowserChangedFieldsTranslated(t *testing.T) {
 	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
 	base := "/dashboard/s/" + serverA + "/"
 	for _, tc := range []struct {
-		lang, changed, by, proposer string
-		rows                        []string
+		lang, changed, by, proposer, base string
+		rows                              []string
 	}{
-		{"en", "Changed: Always On, Content, Title", "Service key service#1", "Member 77", []string{"Content|A glade.|A glade with deer.", "Enabled|yes|no"}},
-		{"pt-BR", "Alterou: Sempre Ativa, Conteúdo, Título", "Chave de serviço service#1", "Membro 77", []string{"Conteúdo|A glade.|A glade with deer.", "Ativada|sim|não"}},
-		{"es", "Cambió: Siempre activa, Contenido, Título", "Clave de servicio service#1", "Miembro 77", []string{"Contenido|A glade.|A glade with deer.", "Activada|sí|no"}},
+		{"en", "Changed: Always On, Content, Title", "Service key service#1", "Member 77", "When proposed", []string{"Content|A glade.|A glade with deer.", "Enabled|yes|no"}},
+		{"pt-BR", "Alterou: Sempre Ativa, Conteúdo, Título", "Chave de serviço service#1", "Membro 77", "Quando proposta", []string{"Conteúdo|A glade.|A glade with deer.", "Ativada|sim|não"}},
+		{"es", "Cambió: Siempre activa, Contenido, Título", "Clave de servicio service#1", "Miembro 77", "Al proponerse", []string{"Contenido|A glade.|A glade with deer.", "Activada|sí|no"}},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
 			history := base + "b/c" + world + "/e/" + glade + "/history"
@@ -195,6 +195,10 @@ func TestBrowserChangedFieldsTranslated(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, tc.rows, rows)
 			require.Equal(t, tc.proposer, text(t, ctx, "#proposals .by"))
+			// The column holds the entry as it was when proposed (the
+			// proposal's base), which later writes do not update: it is
+			// named for what it is, not "Now".
+			require.Equal(t, tc.base, text(t, ctx, "#proposals table.fields thead th:nth-child(2)"))
 		})
 	}
 }
