@@ -1551,7 +1551,8 @@ type TraceItem struct {
 	// gated_category (a preview's entry in a disabled category), gated_channel, no_key_match, secondary_logic_failed, chance_failed,
 	// over_budget, group_lost, excluded_from_recursion, delayed_until_recursion,
 	// decorator_blocked, cooldown, delayed, regex_budget_exhausted, filtered_character,
-	// filtered_generation_type, over_entry_cap.
+	// filtered_generation_type, over_entry_cap; with retrieval by meaning semantic_match,
+	// below_threshold, over_semantic_cap (docs/api.md "Reason keys").
 	Verdict string `json:"verdict"`
 	// Why, in English.
 	Detail *string `json:"detail,omitempty"`
