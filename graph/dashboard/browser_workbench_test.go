@@ -282,6 +282,31 @@ func TestBrowserDeletedPersonaEntryNamed(t *testing.T) {
 	require.Equal(t, []string{"Ann"}, books)
 }
 
+// TestBrowserImportHistoryModeTranslated: the import history names an
+// import's mode in the member's language; ImportRecord.mode is spelled
+// in lower case ("append", "replace"), which the page once showed as it
+// is, in English, in every language.
+func TestBrowserImportHistoryModeTranslated(t *testing.T) {
+	ctx := tab(t)
+	e := newEnv(t)
+	e.importFile(serverA, "World", "World.json", []byte(`{"entries": {"0": {"uid": 0, "comment": "The glade", "content": "A quiet glade.", "key": ["glade"]}}}`))
+	e.browserSignIn(t, ctx, e.token("42", map[string]bool{serverA: true}))
+	history := "/dashboard/s/" + serverA + "/history"
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "(added)"},
+		{"pt-BR", "(adicionadas)"},
+		{"es", "(añadidas)"},
+	} {
+		t.Run(tc.lang, func(t *testing.T) {
+			require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/dashboard/lang/"+tc.lang+"?back="+url.QueryEscape(history)),
+				chromedp.WaitVisible(chromedp.CSS("#history"))))
+			what := text(t, ctx, "#history tbody tr:first-child td:nth-child(2)")
+			require.Contains(t, what, tc.want)
+			require.NotContains(t, what, "append")
+		})
+	}
+}
+
 // jsonQuote is s as a JavaScript string literal.
 func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)

@@ -270,9 +270,11 @@ var valueNames = map[string]map[string]string{
 		"workspace_backup_export": "Workspace backup export",
 		"workspace_backup_import": "Workspace backup import",
 	},
-	"modeName": {
+	"modeName": { // ImportMode, and ImportRecord.mode's lower-case spelling
 		"APPEND":  "added",
 		"REPLACE": "replaced the book",
+		"append":  "added",
+		"replace": "replaced the book",
 	},
 	"positionName": {
 		"BEFORE_CHAR": "Before the character", "AFTER_CHAR": "After the character",
