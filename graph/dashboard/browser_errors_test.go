@@ -162,6 +162,14 @@ func TestBrowserPersonasAndBackups(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("p-name").removeAttribute("maxlength")`),
 		chromedp.Click(chromedp.CSS("#register")), chromedp.WaitVisible(chromedp.CSS("#error-banner"))))
 	require.Contains(t, text(t, ctx, "#error-banner"), "is 201 characters long, at most 200 allowed")
+	// Registering with the id of a registered persona is refused (it
+	// would move Ann to a new book, away from her lore); Ann stays.
+	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS("#p-name"), "Cy"), chromedp.SetValue(chromedp.CSS("#p-id"), "1"),
+		chromedp.Click(chromedp.CSS("#register")), waitText("#error-banner", "Persona 1 is registered already (Ann of the Glade)")))
+	e.must(`query($s: String!) { server(discordId: $s) { personas { id lineageId name removed } } }`, map[string]any{"s": serverA}, &reg)
+	require.Len(t, reg.Server.Personas, 2)
+	require.Equal(t, "Ann of the Glade", reg.Server.Personas[0].Name)
+	require.Equal(t, reg.Server.Personas[1].LineageID, reg.Server.Personas[0].LineageID, "Ann keeps her book")
 	shot(t, ctx, "26-personas")
 	requireNoEnums(t, ctx)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(`//table[@id="personas"]//a[contains(., "lineage")]`), chromedp.WaitVisible(chromedp.CSS("#entries"))))

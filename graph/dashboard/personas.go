@@ -69,6 +69,11 @@ func (d *Dashboard) personaAction(rq *req) error {
 			if err != nil {
 				v.Errors["id"] = rq.t.S("%q is not a whole number", s)
 			}
+			// Registering is for a new persona: an id in use would move that
+			// persona to another book (upsertPersona), away from its lore.
+			if p, ok := findPersona(rq.srv.Personas, s); ok && !p.Removed {
+				v.Errors["id"] = rq.t.S("Persona %d is registered already (%s): rename it in the list, or leave the id blank for the next free one.", p.ID, p.Name)
+			}
 			in["id"] = n
 		}
 		if l, err := strconv.ParseInt(f.Get("lineage"), 10, 64); err == nil && l > 0 {
