@@ -86,6 +86,11 @@ type HistorySnapshot struct {
 	CreatedCategories []Category `json:"createdCategories,omitempty"`
 	ChangedCategories []Category `json:"changedCategories,omitempty"`
 	CategoriesAfter   []Category `json:"categoriesAfter,omitempty"`
+	// PersonaBooks are the persona book settings a backup import replaced
+	// (the backup carried them), as they were before and as it left them:
+	// an undo puts Before back while the book still has After; one
+	// changed since keeps its settings (UndoResult.BookSettingsKept).
+	PersonaBooks []PersonaBookSnapshot `json:"personaBooks,omitempty"`
 	// Card is the card character of the existing persona a persona card
 	// import wrote onto (nil for other records, and for a persona the
 	// import created, which an undo removes).
@@ -226,10 +231,19 @@ type CardSnapshot struct {
 	After   *CharacterContext `json:"after,omitempty"`
 }
 
+// PersonaBookSnapshot is one persona lineage's book settings before an
+// operation and after it (HistorySnapshot.PersonaBooks).
+type PersonaBookSnapshot struct {
+	Lineage Lineage      `json:"lineage"`
+	Before  BookSettings `json:"before"`
+	After   BookSettings `json:"after"`
+}
+
 // Empty reports whether the snapshot holds nothing to restore.
 func (s *HistorySnapshot) Empty() bool {
 	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
-		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil && s.BookCard == nil)
+		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil && s.BookCard == nil &&
+		len(s.PersonaBooks) == 0)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,

@@ -6048,7 +6048,7 @@ type UndoImportPayload {
   collectionsRestored: Int!
   "Serverwide collections a backup import changed that were changed again since: they keep their current state."
   collectionsKept: Int!
-  "True when the undone import replaced the target book's settings and they were changed again since: they keep their current state (otherwise the settings from before the import are put back)."
+  "True when the undone import replaced the target book's settings (a backup import: a persona book's) and they were changed again since: they keep their current state (otherwise the settings from before the import are put back)."
   bookSettingsKept: Boolean!
   "Set when the undone import created a persona (a persona card import)."
   persona: UndoPersona

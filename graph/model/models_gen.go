@@ -1590,7 +1590,7 @@ type UndoImportPayload struct {
 	CollectionsRestored int `json:"collectionsRestored"`
 	// Serverwide collections a backup import changed that were changed again since: they keep their current state.
 	CollectionsKept int `json:"collectionsKept"`
-	// True when the undone import replaced the target book's settings and they were changed again since: they keep their current state (otherwise the settings from before the import are put back).
+	// True when the undone import replaced the target book's settings (a backup import: a persona book's) and they were changed again since: they keep their current state (otherwise the settings from before the import are put back).
 	BookSettingsKept bool `json:"bookSettingsKept"`
 	// Set when the undone import created a persona (a persona card import).
 	Persona *UndoPersona   `json:"persona,omitempty"`

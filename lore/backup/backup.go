@@ -20,7 +20,9 @@
 //   - Each book (a bucket, an entry of serverwide_lorebooks) carries its
 //     categories (with their ids in the source, which its entries'
 //     category_id name) and, once a lore writer wrote them, its
-//     description and tags (docs/workbench.md#categories).
+//     description and tags (docs/workbench.md#categories), and its
+//     settings (an object with lore.BookSettings' field names; absent in
+//     older backups, whose import keeps the destination's).
 //   - Older backups carry keyword-tagged server memories (memories in a
 //     bucket, server_memories at the top); see [ConvertMemory].
 //
@@ -118,8 +120,9 @@ type Collection struct {
 	Book
 }
 
-// Book is how a book is organised (docs/workbench.md#categories); none of
-// it is sent to the model. Absent in backups written before it.
+// Book is how a book is organised (docs/workbench.md#categories; none of
+// it is sent to the model) and its settings. Absent in backups written
+// before it.
 type Book struct {
 	// Categories of the book, with their ids in the source server: the
 	// book's entries name them in category_id.
@@ -128,6 +131,13 @@ type Book struct {
 	// none written; the destination's are kept).
 	Description *string  `json:"description,omitempty"`
 	Tags        []string `json:"tags,omitempty"`
+	// Settings are the book's settings with the API's field names
+	// (lore.BookSettings: scanDepth, budgetLimit, maxBudgetShare,
+	// recursive, maxRecursionSteps, caseSensitive, wholeWords,
+	// semanticAllEntries; an absent field inherits). Build writes them for
+	// every book; nil (backups written before them) keeps the
+	// destination's settings.
+	Settings *lore.BookSettings `json:"settings,omitempty"`
 }
 
 // Category is one category of a book.
@@ -145,6 +155,10 @@ type BookData struct {
 	Categories []lore.Category
 	// Info holds the written description and tags of books, by BookKey.
 	Info map[BookKey]lore.BookInfo
+	// PersonaSettings holds the stored book settings of persona lineages
+	// (a lineage without any has none set). Collections carry their own
+	// (lore.Collection.Settings).
+	PersonaSettings map[lore.Lineage]lore.BookSettings
 }
 
 // BookKey addresses a book: a collection id, or (CollectionID 0) a persona
@@ -165,6 +179,10 @@ func (d BookData) book(k BookKey) Book {
 	if info, ok := d.Info[k]; ok {
 		desc := info.Description
 		b.Description, b.Tags = &desc, nonNil(info.Tags)
+	}
+	if k.CollectionID == 0 {
+		set := d.PersonaSettings[k.Lineage].Clone()
+		b.Settings = &set
 	}
 	return b
 }
@@ -245,8 +263,8 @@ type Memory struct {
 // Build makes the All Personas bundle of a server: a bucket per persona
 // (removed ones included, by persona id) with its lineage's book, a bucket
 // per lore-only lineage, every Serverwide entry with its collection
-// settings, and every collection, each book with its categories and
-// written description and tags (org). entries are the server's entries
+// settings, and every collection, each book with its categories, written
+// description and tags, and settings (org; a collection's own). entries are the server's entries
 // of both scopes; collections its collections.
 func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, org BookData, now time.Time) Document {
 	doc := Document{
@@ -257,8 +275,11 @@ func Build(server lore.Server, personas []lore.Persona, collections []lore.Colle
 	cols := map[string]lore.Collection{}
 	for _, c := range collections {
 		cols[c.Name] = c
+		book := org.book(BookKey{CollectionID: c.ID})
+		set := c.Settings.Clone()
+		book.Settings = &set
 		doc.ServerwideLorebooks = append(doc.ServerwideLorebooks, Collection{Name: c.Name, Enabled: c.Enabled,
-			ChannelDiscIDs: nonNil(c.ChannelIDs), Book: org.book(BookKey{CollectionID: c.ID})})
+			ChannelDiscIDs: nonNil(c.ChannelIDs), Book: book})
 	}
 	serverwide := []Entry{}
 	books := map[lore.Lineage][]Entry{}
@@ -331,7 +352,10 @@ func Decode(data []byte) (Document, error) {
 		case errors.As(err, &se):
 			return Document{}, fmt.Errorf("%w: malformed JSON at byte %d", ErrNotBackup, se.Offset)
 		case errors.As(err, &te):
-			return Document{}, fmt.Errorf("%w: field %s has the wrong type", ErrNotBackup, te.Field)
+			// A book's fields sit in the embedded Book, which is no
+			// field of the file.
+			field := strings.ReplaceAll(te.Field, "Book.", "")
+			return Document{}, fmt.Errorf("%w: field %s has the wrong type", ErrNotBackup, field)
 		default:
 			return Document{}, fmt.Errorf("%w: malformed JSON", ErrNotBackup)
 		}

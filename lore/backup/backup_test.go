@@ -149,3 +149,79 @@ func TestEncodeRefusesWhatCannotBeImported(t *testing.T) {
 	_, err = backup.Decode(data)
 	require.NoError(t, err)
 }
+
+// TestBookSettings: Build writes every book's settings (a collection's own,
+// a persona lineage's from BookData, none set as an empty object); Plan
+// carries them into the books it writes, validates them in the
+// destination's budget unit (the field names the book), and a backup
+// without them (written before them) plans no settings.
+func TestBookSettings(t *testing.T) {
+	depth, share, limit := 7, 40, 900
+	world := lore.BookSettings{ScanDepth: &depth, MaxBudgetShare: &share}
+	persona := lore.BookSettings{BudgetLimit: &limit}
+	e := lore.NewEntry()
+	e.Lineage, e.Title, e.Content = 9, "t", "c"
+	doc := backup.Build(lore.Server{ID: server, Settings: lore.DefaultServerSettings()},
+		[]lore.Persona{{ID: 1, Lineage: 7, Name: "P"}},
+		[]lore.Collection{{Name: "World", Enabled: true, Settings: world}}, []lore.Entry{e},
+		backup.BookData{PersonaSettings: map[lore.Lineage]lore.BookSettings{9: persona}}, time.Unix(0, 0))
+	data, err := backup.Encode(doc)
+	require.NoError(t, err)
+	got, err := backup.Decode(data)
+	require.NoError(t, err)
+	require.Equal(t, &world, got.ServerwideLorebooks[0].Settings)
+	require.Equal(t, &lore.BookSettings{}, got.Personas[0].Settings, "lineage 7 has none set: an empty object")
+	require.Equal(t, &persona, got.Personas[1].Settings)
+	require.Contains(t, string(data), `"settings":{"scanDepth":7,"maxBudgetShare":40}`)
+
+	settingsOf := func(plan backup.ImportPlan) map[string]*lore.BookSettings {
+		out := map[string]*lore.BookSettings{}
+		for _, b := range plan.Books {
+			out[fmt.Sprint(b.Lineage, b.Collection)] = b.Settings
+		}
+		return out
+	}
+	plan, err := backup.Plan(got, backup.Options{Server: server, BudgetUnit: lore.BudgetCharacters})
+	require.NoError(t, err)
+	require.Equal(t, map[string]*lore.BookSettings{"0World": &world, "7": {}, "9": &persona}, settingsOf(plan))
+
+	old := got
+	old.Personas = []backup.Bucket{got.Personas[0], got.Personas[1]}
+	old.Personas[0].Settings, old.Personas[1].Settings = nil, nil
+	old.ServerwideLorebooks = []backup.Collection{got.ServerwideLorebooks[0]}
+	old.ServerwideLorebooks[0].Settings = nil
+	plan, err = backup.Plan(old, backup.Options{Server: server, BudgetUnit: lore.BudgetCharacters})
+	require.NoError(t, err)
+	require.Empty(t, settingsOf(plan), "a backup without settings writes none")
+
+	tooDeep, noShare, tokens := 101, 0, 3_000_000
+	for _, tc := range []struct {
+		name  string
+		edit  func(d *backup.Document)
+		unit  lore.BudgetUnit
+		field string
+	}{
+		{"scan depth", func(d *backup.Document) { d.Personas[1].Settings = &lore.BookSettings{ScanDepth: &tooDeep} },
+			lore.BudgetCharacters, "personas[1].settings.scanDepth"},
+		{"share", func(d *backup.Document) {
+			d.ServerwideLorebooks[0].Settings = &lore.BookSettings{MaxBudgetShare: &noShare}
+		},
+			lore.BudgetCharacters, "serverwide_lorebooks[0].settings.maxBudgetShare"},
+		{"limit in the destination's unit", func(d *backup.Document) { d.Personas[0].Settings = &lore.BookSettings{BudgetLimit: &tokens} },
+			lore.BudgetTokens, "personas[0].settings.budgetLimit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := old
+			d.Personas = append([]backup.Bucket(nil), old.Personas...)
+			d.ServerwideLorebooks = append([]backup.Collection(nil), old.ServerwideLorebooks...)
+			tc.edit(&d)
+			_, err := backup.Plan(d, backup.Options{Server: server, BudgetUnit: tc.unit})
+			var ie *lore.InvalidError
+			require.ErrorAs(t, err, &ie)
+			require.Equal(t, tc.field, ie.Field)
+		})
+	}
+	_, err = backup.Decode([]byte(`{"personas":[{"lineage_id":7,"settings":{"scanDepth":"7"}}]}`))
+	require.ErrorIs(t, err, backup.ErrNotBackup)
+	require.Contains(t, err.Error(), "personas.settings.scanDepth")
+}

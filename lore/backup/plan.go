@@ -44,6 +44,10 @@ type Options struct {
 	// Current are the destination's entry counts per scope (for the
 	// preview); nil means unknown (counted as 0).
 	Current lore.ScopeCounts
+	// BudgetUnit is the destination's budget unit: a book's settings are
+	// validated in it (lore.BookSettings.Validate), as the API's settings
+	// mutation does.
+	BudgetUnit lore.BudgetUnit
 }
 
 // ScopePlan is what an import does to one destination scope.
@@ -98,7 +102,8 @@ type ImportPlan struct {
 	Scopes   []ScopePlan  `json:"scopes"`
 	Memories MemoryReport `json:"memories"`
 	// Books holds the organisation of every included book that has any
-	// (categories, a written description or tags), Serverwide first. The
+	// (categories, a written description or tags, settings), Serverwide
+	// first. The
 	// entries of Replace name their category by its id in the backup
 	// (Category.ID of their BookPlan); the importer maps them.
 	Books []BookPlan `json:"-"`
@@ -116,8 +121,10 @@ type BookPlan struct {
 // scopes are replaced and with what, which memories convert, and the
 // per-scope counts the preview shows. Entries are not validated here
 // (ReplaceScopes validates the whole batch before deleting anything).
-// Errors wrap lore.ErrInvalid: a bucket or mapping with a lineage <= 0, or
-// two buckets mapped to one lineage with different books.
+// Errors wrap lore.ErrInvalid: a bucket or mapping with a lineage <= 0,
+// two buckets mapped to one lineage with different books, or a book's
+// settings out of range (the field names the book, e.g.
+// "serverwide_lorebooks[0].settings.scanDepth").
 func Plan(doc Document, opts Options) (ImportPlan, error) {
 	plan := ImportPlan{Conversions: map[lore.Lineage][]lore.Entry{}, Memories: MemoryReport{NotConverted: []NotConverted{}}}
 	for from, to := range opts.LineageMap {
@@ -130,6 +137,9 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			return to
 		}
 		return src
+	}
+	if err := checkSettings(doc, opts.BudgetUnit); err != nil {
+		return ImportPlan{}, err
 	}
 	books := map[lore.Lineage][]lore.Entry{}
 	bookFrom := map[lore.Lineage]int{}
@@ -168,7 +178,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		var org []BookPlan
 		for _, c := range doc.ServerwideLorebooks {
 			sc.Collections = append(sc.Collections, lore.Collection{Name: c.Name, Enabled: c.Enabled, ChannelIDs: c.ChannelDiscIDs})
-			if c.Categories != nil || c.Description != nil || c.Tags != nil {
+			if c.Book.written() {
 				org = append(org, BookPlan{Lineage: lore.Serverwide, Collection: c.Name, Book: c.Book})
 			}
 		}
@@ -225,9 +235,36 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 
 // addBook adds b to the plan when it has anything to write.
 func (p *ImportPlan) addBook(b BookPlan) {
-	if b.Categories != nil || b.Description != nil || b.Tags != nil {
+	if b.written() {
 		p.Books = append(p.Books, b)
 	}
+}
+
+// written reports whether b carries anything an import writes.
+func (b Book) written() bool {
+	return b.Categories != nil || b.Description != nil || b.Tags != nil || b.Settings != nil
+}
+
+// checkSettings validates the settings of every book of doc in unit with
+// lore.BookSettings.Validate, the API's settings rules; the error's field
+// names the book ("personas[i].settings.<field>" or
+// "serverwide_lorebooks[i].settings.<field>").
+func checkSettings(doc Document, unit lore.BudgetUnit) error {
+	for i, b := range doc.Personas {
+		if b.Settings != nil {
+			if err := b.Settings.Validate(unit); err != nil {
+				return lore.WithFieldPrefix(fmt.Sprintf("personas[%d].settings", i), err)
+			}
+		}
+	}
+	for i, c := range doc.ServerwideLorebooks {
+		if c.Settings != nil {
+			if err := c.Settings.Validate(unit); err != nil {
+				return lore.WithFieldPrefix(fmt.Sprintf("serverwide_lorebooks[%d].settings", i), err)
+			}
+		}
+	}
+	return nil
 }
 
 func sameBook(a, b []lore.Entry) bool {

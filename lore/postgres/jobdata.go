@@ -192,6 +192,9 @@ type Workspace struct {
 	// BookInfo is the description and tags written for books (books
 	// without a written one are not listed).
 	BookInfo []WrittenBookInfo
+	// PersonaBooks are the stored book settings of persona lineages (a
+	// lineage without a row has none set).
+	PersonaBooks map[lore.Lineage]lore.BookSettings
 }
 
 // WrittenBookInfo is the info a lore writer wrote for one book: a
@@ -209,18 +212,41 @@ ORDER BY COALESCE(c.lorebook_id, 0), COALESCE(c.lineage_id, 0), c.sort_order, c.
 	// bookInfoListServer reads the written info of every book of a server.
 	bookInfoListServer = `SELECT COALESCE(lorebook_id, 0), COALESCE(lineage_id, 0), description, tags, updated_at
 FROM book_info WHERE server_id = $1 ORDER BY 1, 2`
+	// personaBookListServer reads the book settings of every persona
+	// lineage of a server.
+	personaBookListServer = `SELECT b.lineage_id, ` + bookSettingsColumns + ` FROM persona_books b WHERE b.server_id = $1`
 )
 
 // Books is the organisation of w's books as backup.Build takes it.
 func (w Workspace) Books() backup.BookData {
-	d := backup.BookData{Categories: w.Categories, Info: make(map[backup.BookKey]lore.BookInfo, len(w.BookInfo))}
+	d := backup.BookData{Categories: w.Categories, Info: make(map[backup.BookKey]lore.BookInfo, len(w.BookInfo)),
+		PersonaSettings: w.PersonaBooks}
 	for _, b := range w.BookInfo {
 		d.Info[backup.BookKey{CollectionID: b.CollectionID, Lineage: b.Lineage}] = b.Info
 	}
 	return d
 }
 
-// readBookDataTx reads w's Categories and BookInfo.
+// readPersonaBooksTx reads w's PersonaBooks.
+func readPersonaBooksTx(ctx context.Context, tx pgx.Tx, server string, w *Workspace) error {
+	rows, err := tx.Query(ctx, personaBookListServer, server)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	w.PersonaBooks = map[lore.Lineage]lore.BookSettings{}
+	for rows.Next() {
+		var lin int64
+		var r bookSettingsRow
+		if err := rows.Scan(append([]any{&lin}, r.dests()...)...); err != nil {
+			return err
+		}
+		w.PersonaBooks[lore.Lineage(lin)] = r.settings()
+	}
+	return rows.Err()
+}
+
+// readBookDataTx reads w's Categories, BookInfo and PersonaBooks.
 func readBookDataTx(ctx context.Context, tx pgx.Tx, server string, w *Workspace) error {
 	rows, err := tx.Query(ctx, categoryListServer, server)
 	if err != nil {
@@ -239,7 +265,10 @@ func readBookDataTx(ctx context.Context, tx pgx.Tx, server string, w *Workspace)
 		b.Lineage = lore.Lineage(lin)
 		return b, err
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return readPersonaBooksTx(ctx, tx, server, w)
 }
 
 // ReadWorkspace reads a server's whole lore in one repeatable-read,

@@ -17,8 +17,10 @@ type bookKey struct {
 	collection string
 }
 
-// organiseBooks writes the organisation of the plan's books before their
-// scopes are replaced (docs/contract.md#backups): each book's categories
+// organiseBooks writes the organisation and settings of the plan's books
+// before their scopes are replaced (docs/contract.md#backups): each book's
+// settings when the backup carries them (all of them: a setting the
+// backup leaves out is cleared, so the book inherits it), its categories
 // (one the book has by that name is reused and takes the backup's sort
 // order and enabled flag; a missing one is created while the book has
 // room, else its entries stay without one) and its description and tags
@@ -45,6 +47,9 @@ func organiseBooks(ctx context.Context, st lore.HistoryStore, server string, pla
 				return err
 			}
 		}
+		if err := putBookSettings(ctx, st, server, b, collectionID, snap); err != nil {
+			return err
+		}
 	}
 	for i := range plan.Replace {
 		r := &plan.Replace[i]
@@ -59,6 +64,36 @@ func organiseBooks(ctx context.Context, st lore.HistoryStore, server string, pla
 			}
 			e.CategoryID = ids[k][e.CategoryID]
 		}
+	}
+	return nil
+}
+
+// putBookSettings stores b's settings, when the backup carries them, as
+// its book's, through the settings mutation (validated in the server's
+// budget unit). An undo puts a collection's back (HistorySnapshot.
+// ChangedCollections) and a persona book's (noted in snap.PersonaBooks).
+func putBookSettings(ctx context.Context, st lore.HistoryStore, server string, b backup.BookPlan, collectionID int64, snap *lore.HistorySnapshot) error {
+	if b.Settings == nil {
+		return nil
+	}
+	s := b.Settings.Clone()
+	p := lore.BookSettingsPatch{ScanDepth: &s.ScanDepth, BudgetLimit: &s.BudgetLimit, MaxRecursionSteps: &s.MaxRecursionSteps,
+		MaxBudgetShare: &s.MaxBudgetShare, Recursive: &s.Recursive, CaseSensitive: &s.CaseSensitive, WholeWords: &s.WholeWords,
+		SemanticAllEntries: &s.SemanticAllEntries}
+	if b.Lineage.IsServerwide() {
+		_, err := st.UpdateCollectionSettings(ctx, server, collectionID, p)
+		return err
+	}
+	before, err := st.PersonaBookSettings(ctx, server, b.Lineage)
+	if err != nil {
+		return err
+	}
+	after, err := st.UpdatePersonaBookSettings(ctx, server, b.Lineage, p)
+	if err != nil {
+		return err
+	}
+	if !before.Equal(after) {
+		snap.PersonaBooks = append(snap.PersonaBooks, lore.PersonaBookSnapshot{Lineage: b.Lineage, Before: before, After: after})
 	}
 	return nil
 }

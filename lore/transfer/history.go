@@ -107,7 +107,8 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 	if err != nil {
 		return backup.ImportPlan{}, err
 	}
-	return backup.Plan(doc, backup.Options{Server: server, LineageMap: mapping, MemoryTagging: sv.Settings.MemoryTagging, Current: counts})
+	return backup.Plan(doc, backup.Options{Server: server, LineageMap: mapping, MemoryTagging: sv.Settings.MemoryTagging,
+		Current: counts, BudgetUnit: sv.Settings.Unit()})
 }
 
 // ImportBackup plans data against server as it is now and writes it, in
@@ -172,6 +173,7 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		}
 		snap := collectionSnapshot(removed, colsBefore, colsAfter)
 		snap.CreatedCategories, snap.ChangedCategories, snap.CategoriesAfter = books.CreatedCategories, books.ChangedCategories, books.CategoriesAfter
+		snap.PersonaBooks = books.PersonaBooks
 		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryBackup, Actor: actor,
 			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Whole: true},
 			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: snap})

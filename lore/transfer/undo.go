@@ -31,7 +31,9 @@ import (
 //     overwrote come back byte for byte unless a later import wrote them
 //     since,
 //     collections the record changed get their enabled flag, channels and
-//     settings back unless changed since (CollectionsKept), a collection
+//     settings back unless changed since (CollectionsKept), persona book
+//     settings a backup import replaced come back unless changed since
+//     (BookSettingsKept), a collection
 //     the record created is removed when empty, a persona it created is
 //     removed with its book unless entries were written in that book since
 //     (undoCreatedPersona), the card character a persona card import
@@ -89,7 +91,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreBookCard, u.restoreChangedCollections, u.restoreCategories, u.restoreCard, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreBookCard, u.restoreChangedCollections, u.restorePersonaBooks, u.restoreCategories, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -269,6 +271,27 @@ func (u *undo) restoreChangedCollections(ctx context.Context) error {
 			return err
 		}
 		u.res.Collections++
+	}
+	return nil
+}
+
+// restorePersonaBooks puts back the persona book settings a backup import
+// replaced (HistorySnapshot.PersonaBooks) while the book still has the
+// ones it left; one changed since keeps its settings (BookSettingsKept).
+func (u *undo) restorePersonaBooks(ctx context.Context) error {
+	for _, pb := range u.snap.PersonaBooks {
+		t := lore.HistoryTarget{Lineage: pb.Lineage}
+		cur, _, err := u.st.TargetBook(ctx, u.server, t)
+		if err != nil {
+			return err
+		}
+		if !cur.Equal(pb.After) {
+			u.res.BookSettingsKept = true
+			continue
+		}
+		if err := u.st.SetTargetBook(ctx, u.server, t, pb.Before); err != nil {
+			return err
+		}
 	}
 	return nil
 }
