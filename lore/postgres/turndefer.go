@@ -31,9 +31,10 @@ const (
 	MaxTurnFlushInterval     = time.Second
 	DefaultTurnQueue         = 1024
 	// DefaultTurnQueueBytes is DeferredTurns.MaxQueuedBytes' default:
-	// 64 MiB, about 15,000 of the 4.2 KB stored results of
-	// docs/benchmarks.md#deferred-turns (1,024 queued turns of about
-	// 64 KB each).
+	// 64 MiB, about 15,000 stored results of 4.2 KB, the benchmark turn's
+	// with the trace (768 bytes without it since 2 December 2026:
+	// docs/benchmarks.md#deferred-turns), or 1,024 queued turns of about
+	// 64 KB each.
 	DefaultTurnQueueBytes = 64 << 20
 	// turnFlushAt is how many queued turns start a flush before the
 	// interval ends.

@@ -44,7 +44,8 @@ func newTurnWires() *sync.Pool {
 const maxKeptWire = 256 << 10
 
 // pipe runs stmts on conn in one pipeline ended by one Sync, their
-// parameters encoded into a turnWire of s's pool: one round trip and, outside a transaction, one implicit transaction (a failing
+// parameters encoded into a turnWire of s's pool: one round trip and,
+// outside a transaction, one implicit transaction (a failing
 // statement rolls back the ones before it and skips the rest). A
 // statement is prepared on conn at its first use there (pgx.Conn.Prepare:
 // one more round trip, once per connection). row gets each row of each
