@@ -544,7 +544,8 @@ func (r Result) NumAdmitted() int {
 
 // AdmittedAt is the k-th admitted entry of r (0 <= k < NumAdmitted), in
 // insertion order. Its Entry points into the turn's Input.Entries, its
-// Placing and Tokens into r or the Matcher: read them, do not change them.
+// Placing, Tokens and Score into r or the Matcher: read them, do not
+// change them.
 func (r *Result) AdmittedAt(k int) Admitted {
 	if r.list != nil {
 		return r.list[k]

@@ -264,8 +264,8 @@ type Memory struct {
 // (removed ones included, by persona id) with its lineage's book, a bucket
 // per lore-only lineage, every Serverwide entry with its collection
 // settings, and every collection, each book with its categories, written
-// description and tags, and settings (org; a collection's own). entries are the server's entries
-// of both scopes; collections its collections.
+// description and tags, and settings (org; a collection's own). entries
+// are the server's entries of both scopes; collections its collections.
 func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, org BookData, now time.Time) Document {
 	doc := Document{
 		Format: FormatName, Version: Version, ExportType: "all_personas", ExportedAt: now.UTC(),

@@ -103,9 +103,8 @@ type ImportPlan struct {
 	Memories MemoryReport `json:"memories"`
 	// Books holds the organisation of every included book that has any
 	// (categories, a written description or tags, settings), Serverwide
-	// first. The
-	// entries of Replace name their category by its id in the backup
-	// (Category.ID of their BookPlan); the importer maps them.
+	// first. The entries of Replace name their category by its id in the
+	// backup (Category.ID of their BookPlan); the importer maps them.
 	Books []BookPlan `json:"-"`
 }
 
