@@ -270,9 +270,7 @@ var valueNames = map[string]map[string]string{
 		"workspace_backup_export": "Workspace backup export",
 		"workspace_backup_import": "Workspace backup import",
 	},
-	"modeName": { // ImportMode, and ImportRecord.mode's lower-case spelling
-		"APPEND":  "added",
-		"REPLACE": "replaced the book",
+	"modeName": { // ImportRecord.mode (history.html)
 		"append":  "added",
 		"replace": "replaced the book",
 	},
