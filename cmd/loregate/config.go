@@ -217,13 +217,18 @@ func loadConfig(getenv func(string) string, fs *flag.FlagSet) *config {
 	c.turnFlushInterval = or("LOREGATE_TURN_FLUSH_INTERVAL", postgres.DefaultTurnFlushInterval.String())
 	c.turnFlushSet = getenv("LOREGATE_TURN_FLUSH_INTERVAL") != ""
 	// A bad value stops start-up only where it is read (validate): with
-	// another commit mode it is ignored, as the flush interval is.
-	prevErr := c.err
-	c.err = nil
-	c.TurnQueueBytes = c.bytesVar(or, "LOREGATE_TURN_QUEUE_BYTES", postgres.DefaultTurnQueueBytes)
-	c.turnQueueErr, c.err = c.err, prevErr
+	// another commit mode it is ignored, as the flush interval is. The
+	// bound is never off: its error offers no "0 = off".
 	c.turnQueueBytes = getenv("LOREGATE_TURN_QUEUE_BYTES")
 	c.turnQueueSet = c.turnQueueBytes != ""
+	c.TurnQueueBytes = postgres.DefaultTurnQueueBytes
+	if c.turnQueueSet {
+		if n, err := parseBytes("LOREGATE_TURN_QUEUE_BYTES", c.turnQueueBytes, ""); err != nil {
+			c.turnQueueErr = err
+		} else {
+			c.TurnQueueBytes = n
+		}
+	}
 	if c.TurnFlushInterval, err = time.ParseDuration(c.turnFlushInterval); err != nil {
 		c.TurnFlushInterval = -1 // refused by validate
 	}
@@ -396,10 +401,21 @@ func (c *config) logAttrs() []any {
 	return attrs
 }
 
-// bytesVar reads a byte size: a non-negative integer with an optional
-// KiB, MiB or GiB suffix ("256MiB"). A bad value is reported by validate.
+// bytesVar reads a byte size whose 0 turns the setting off (parseBytes).
+// A bad value is reported by validate.
 func (c *config) bytesVar(or func(key, def string) string, key string, def int64) int64 {
-	v := or(key, strconv.FormatInt(def, 10))
+	n, err := parseBytes(key, or(key, strconv.FormatInt(def, 10)), " (0 = off)")
+	if err != nil {
+		c.err = err
+		return def
+	}
+	return n
+}
+
+// parseBytes reads v, key's value, as a byte size: a non-negative integer
+// with an optional KiB, MiB or GiB suffix ("256MiB"). hint follows the
+// example in the error.
+func parseBytes(key, v, hint string) (int64, error) {
 	num, mult := v, int64(1)
 	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
 		if n, ok := strings.CutSuffix(v, suffix); ok {
@@ -408,14 +424,9 @@ func (c *config) bytesVar(or func(key, def string) string, key string, def int64
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
 	if err != nil || n < 0 || n > (1<<50)/mult {
-		off := " (0 = off)"
-		if key == "LOREGATE_TURN_QUEUE_BYTES" {
-			off = "" // a bound that is never off (validate)
-		}
-		c.err = cli.Usagef("%s must be a byte size such as 268435456 or 256MiB%s, got %q", key, off, v)
-		return def
+		return 0, cli.Usagef("%s must be a byte size such as 268435456 or 256MiB%s, got %q", key, hint, v)
 	}
-	return n * mult
+	return n * mult, nil
 }
 
 func splitList(s string) []string {
