@@ -363,7 +363,12 @@ func (c *config) databaseAttr() string {
 // the jobs, the embeddings provider and the limits; none of serve's HTTP,
 // credential, cache or turn settings, which a worker never reads.
 func (c *config) workerLogAttrs() []any {
-	attrs := []any{"database", c.databaseAttr(), "log_level", c.LogLevel, "shutdown_timeout", c.ShutdownTimeout.String()}
+	return c.jobLogAttrs([]any{"database", c.databaseAttr(), "log_level", c.LogLevel, "shutdown_timeout", c.ShutdownTimeout.String()})
+}
+
+// jobLogAttrs appends to attrs what serve and worker both log: the jobs,
+// the embeddings provider and the limits.
+func (c *config) jobLogAttrs(attrs []any) []any {
 	attrs = append(attrs, c.Jobs.logAttrs()...)
 	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
 	return append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
@@ -394,11 +399,7 @@ func (c *config) logAttrs() []any {
 		tuner = c.procsTuner + ": on"
 	}
 	attrs = append(attrs, "procs_tuner", tuner, "inline_import_bytes", c.Jobs.InlineImportBytes)
-	attrs = append(attrs, c.Jobs.logAttrs()...)
-	attrs = append(attrs, embeddingsLogAttrs(c.Embeddings)...)
-	attrs = append(attrs, "max_scope_entries", c.Limits.ScopeEntries, "max_content_chars", c.Limits.ContentChars,
-		"max_json_bytes", c.Limits.JSONBytes)
-	return attrs
+	return c.jobLogAttrs(attrs)
 }
 
 // bytesVar reads a byte size whose 0 turns the setting off (parseBytes).
