@@ -54,12 +54,12 @@ type leanDecoder struct {
 	plan func(query []byte) *leanPlan
 }
 
-// decodeLeanRequest decodes raw, with a leanDecoder of decoders, when it is a body whose every member the
-// lean path reads the way gqlgen's POST transport and variable coercion do
-// (query, operationName and variables, the variable an ActivateInput
-// object of the fields the bot sends, strings as strings and integers as
-// plain integer literals); ok is false for anything else, which gqlgen
-// then reads. plan gives the query's lean plan, nil when it has none: the
+// decodeLeanRequest decodes raw, with a leanDecoder of decoders, when it
+// is a body whose every member the lean path reads the way gqlgen's POST
+// transport and variable coercion do (query, operationName and variables,
+// the variable an ActivateInput object of the fields the bot sends,
+// strings as strings and integers as plain integer literals); ok is false
+// for anything else, which gqlgen then reads. plan gives the query's lean plan, nil when it has none: the
 // decoding stops there, before the variables when the query comes first
 // (another operation's variables are not decoded twice). The result stays
 // valid while raw does.

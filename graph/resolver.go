@@ -66,7 +66,7 @@ type Resolver struct {
 	// turnBufs keeps turnBuffers from one turn to the next (the zero pool
 	// is ready; turnBuffers, releaseTurnBuffers).
 	turnBufs sync.Pool
-	// turnInputBufs keeps turnInputSum's buffers (the zero pool is ready).
+	// turnInputBufs keeps turnInputKey's buffers (the zero pool is ready).
 	turnInputBufs sync.Pool
 }
 

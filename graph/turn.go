@@ -96,11 +96,12 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 }
 
 // turnBuffers are the scratch buffers of one turn at a time
-// (Resolver.turnBufs), held by one request from Get to release: the
-// engine's admitted entries (activation.Options.AdmittedBuf, every turn),
-// its trace (activation.Options.TraceBuf, a recorded turn) and the stored
-// result's encoder. What a turn answers is built from them (the model
-// copies what it reads) before release.
+// (Resolver.turnBufs), held by one request from Resolver.turnBuffers to
+// releaseTurnBuffers: the engine's admitted entries
+// (activation.Options.AdmittedBuf, every turn), its trace
+// (activation.Options.TraceBuf, a recorded turn) and the stored result's
+// encoder. What a turn answers is built from them (the model copies what
+// it reads) before release.
 type turnBuffers struct {
 	admitted []activation.Admission
 	trace    []activation.TraceItem
@@ -169,7 +170,7 @@ func (r *Resolver) checkTurn(in *model.ActivateTurnInput) (*recording, error) {
 		return nil, fmt.Errorf("activate turn: encode input: %w", err)
 	}
 	rec.rec = turn.Recording{TurnID: in.TurnID, InputSHA256: key, InputKeyBefore: func() string {
-		key, _ := turnInputKey(&r.turnInputBufs, in, inputSHA256) // encoded once above
+		key, _ := turnInputKey(&r.turnInputBufs, in, inputSHA256) // no error: it encoded above
 		return key
 	}}
 	return rec, nil
