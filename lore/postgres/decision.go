@@ -16,12 +16,14 @@ var _ lore.DecisionStore = (*Store)(nil)
 
 const (
 	// decisionsUnseen lists the unseen decisions of proposer $2 on the
-	// servers $1, at most $3 a server, each server's most recent first.
-	decisionsUnseen = `SELECT ` + proposalColumns + ` FROM (
-    SELECT *, row_number() OVER (PARTITION BY server_id ORDER BY reviewed_at DESC, id DESC) AS n FROM entry_proposals
-    WHERE server_id = ANY($1::text[]) AND proposer = $2 AND decision_seen_at IS NULL AND state IN ('approved', 'rejected')
-) p WHERE n <= $3
-ORDER BY server_id, n`
+	// servers $1, at most $3 a server, each server's most recent first:
+	// per server, the first $3 rows of entry_proposals_unseen_idx.
+	decisionsUnseen = `SELECT p.* FROM (SELECT DISTINCT unnest($1::text[]) AS sid) s CROSS JOIN LATERAL (
+    SELECT ` + proposalColumns + ` FROM entry_proposals
+    WHERE server_id = s.sid AND proposer = $2 AND decision_seen_at IS NULL AND state IN ('approved', 'rejected')
+    ORDER BY reviewed_at DESC, id DESC LIMIT $3
+) p
+ORDER BY s.sid, p.reviewed_at DESC, p.id DESC`
 
 	// decisionsMark needs no server lock: it touches only the decision's
 	// own mark, and a review deciding the same row concurrently holds the

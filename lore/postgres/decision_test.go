@@ -118,6 +118,10 @@ func TestUnseenDecisionsOf(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, more)
 	require.Equal(t, got[b.server][:2], single)
+	newest, more, err := b.store.UnseenDecisions(b.ctx, b.server, "701", 1)
+	require.NoError(t, err)
+	require.True(t, more)
+	require.Equal(t, first[:1], []int64{newest[0].ID}, "the limit keeps the most recent")
 
 	_, err = b.store.UnseenDecisionsOf(b.ctx, make([]string, lore.MaxDecisionServers+1), "701", 2)
 	require.ErrorIs(t, err, lore.ErrInvalid)
