@@ -178,8 +178,9 @@ func reportToModel(r *format.Report) *model.ConversionReport {
 
 // exportLorebook serialises one collection or persona book (docs/contract.md#exports:
 // "Standalone exports serialize only the selected collection or persona
-// book as SillyTavern world info"). Exporting is a manager action (seed
-// 002).
+// book as SillyTavern world info"). Exporting is a write-level action:
+// Manage Server or the server's lore editor role
+// (docs/contract.md#permissions; errForbiddenExport).
 func (r *Resolver) exportLorebook(ctx context.Context, in *model.ExportLorebookInput) (*model.ExportPayload, error) {
 	return r.exportBook(ctx, in, nil)
 }
