@@ -17,11 +17,7 @@ type backupView struct {
 }
 
 func backupData(rq *req) backupView {
-	v := backupView{Books: map[int64]string{}}
-	for _, b := range rq.srv.PersonaBooks() {
-		v.Books[b.LineageID] = b.Name
-	}
-	return v
+	return backupView{Books: rq.srv.PersonaBookNames()}
 }
 
 // backupsPage is the workspace backups page (managers): export the whole

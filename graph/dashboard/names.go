@@ -55,10 +55,7 @@ func (d *Dashboard) entryNames(rq *req, ids []string) (map[string]entryName, err
 	for _, b := range rq.srv.CollectionBooks() {
 		collections[b.Name] = b.Ref
 	}
-	personas := map[int64]string{}
-	for _, b := range rq.srv.PersonaBooks() {
-		personas[b.LineageID] = b.Name
-	}
+	personas := rq.srv.PersonaBookNames()
 	for _, e := range data.Server.EntriesByID {
 		n := entryName{ID: e.ID, Title: e.Title}
 		if n.Title == "" {

@@ -122,6 +122,16 @@ func (s *serverView) PersonaBooks() []book {
 	return out
 }
 
+// PersonaBookNames is the PersonaBooks' names by lineage id, as the pages
+// name a persona book.
+func (s *serverView) PersonaBookNames() map[int64]string {
+	out := map[int64]string{}
+	for _, b := range s.PersonaBooks() {
+		out[b.LineageID] = b.Name
+	}
+	return out
+}
+
 // Serverwide is the Serverwide scope's count against the limit.
 func (s *serverView) Serverwide() scopeCount { return s.serverwideCount() }
 

@@ -132,11 +132,8 @@ func (d *Dashboard) deletedPage(rq *req) error {
 			next = "?after=" + *pi.EndCursor
 		}
 	}
-	books := map[int64]string{} // persona books by their personas' names, as the other pages name them
-	for _, b := range rq.srv.PersonaBooks() {
-		books[b.LineageID] = b.Name
-	}
-	d.page(rq, "deleted", rq.t.S("Deleted entries"), map[string]any{"Revisions": revs, "Next": next, "Books": books})
+	d.page(rq, "deleted", rq.t.S("Deleted entries"), map[string]any{"Revisions": revs, "Next": next,
+		"Books": rq.srv.PersonaBookNames()})
 	return nil
 }
 
