@@ -15,7 +15,8 @@ import (
 
 // multipartForm is gqlgen's multipart transport with its request errors
 // (a missing or misplaced operations or map field, a file map does not
-// name, a name map gives that was not sent) reworded to say what to send
+// name, a name map gives that was not sent, a variable left null by a map
+// path naming another: explainNullVariable) reworded to say what to send
 // (docs/api.md#uploads).
 type multipartForm struct{ transport.MultipartForm }
 
