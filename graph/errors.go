@@ -32,33 +32,50 @@ const (
 )
 
 // errForbidden is returned by lore writes the principal may not make.
-var errForbidden = errors.New("forbidden: writing this server's lore needs the Manage Server permission or the server's lore editor role")
+var errForbidden error = &forbiddenError{
+	msg:    "forbidden: writing this server's lore needs the Manage Server permission or the server's lore editor role",
+	reason: i18n.ForbiddenLoreWrite,
+}
 
 // errForbiddenSettings is returned by writes of a server's settings (and
 // of its persona registry, backups and wipes) to a principal that does
 // not manage the server: a lore editor writes lore only
 // (docs/workbench.md#lore-editor-role).
 // It is errForbidden to errors.Is (code FORBIDDEN) with its own message.
-var errForbiddenSettings error = forbiddenError("forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)")
+var errForbiddenSettings error = &forbiddenError{
+	msg:    "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)",
+	reason: i18n.ForbiddenSettings,
+}
 
 // errForbiddenService is returned by the server life cycle mutations
 // (docs/servers.md) to any principal but a service key: a manager has the
 // permission errForbidden names and is still refused.
-var errForbiddenService error = forbiddenError("forbidden: only a service key may do this (the server life cycle is the bot's and the operators')")
+var errForbiddenService error = &forbiddenError{
+	msg:    "forbidden: only a service key may do this (the server life cycle is the bot's and the operators')",
+	reason: i18n.ForbiddenService,
+}
 
 // errForbiddenExport is returned by exports to a principal that may not
 // write the server's lore: exporting is a write-level action
 // (docs/contract.md#permissions).
-var errForbiddenExport error = forbiddenError("forbidden: exporting this server's lore needs the Manage Server permission or the server's lore editor role")
+var errForbiddenExport error = &forbiddenError{
+	msg:    "forbidden: exporting this server's lore needs the Manage Server permission or the server's lore editor role",
+	reason: i18n.ForbiddenExport,
+}
 
-// forbiddenError is a permission failure with its own message; errors.Is
-// matches it to errForbidden.
-type forbiddenError string
+// forbiddenError is a permission failure (code FORBIDDEN) with its own
+// English message and the reason key of the permission the call lacks
+// (extensions.reason, docs/api.md "Reason keys"); errors.Is matches every
+// one to errForbidden.
+type forbiddenError struct {
+	msg    string
+	reason i18n.Key
+}
 
-func (e forbiddenError) Error() string { return string(e) }
+func (e *forbiddenError) Error() string { return e.msg }
 
 // Is makes every forbiddenError an errForbidden.
-func (e forbiddenError) Is(target error) bool { return target == errForbidden }
+func (e *forbiddenError) Is(target error) bool { return target == errForbidden }
 
 // mutationError maps a contract error to a payload error with its reason
 // key and params (docs/api.md "Reason keys"). It returns nil for errors
@@ -208,8 +225,8 @@ func apiField(f string) string {
 
 // presentError is the server's error presenter: it keeps GraphQL
 // validation errors, maps forbidden, not-found and invalid-input errors to
-// codes, and turns every other error into a generic internal error logged
-// with the request id.
+// codes with their reason keys, and turns every other error into a
+// generic internal error logged with the request id.
 func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gqlErr := graphql.DefaultErrorPresenter(ctx, err)
@@ -222,11 +239,13 @@ func presentError(logger *slog.Logger) graphql.ErrorPresenterFunc {
 			return gqlErr
 		}
 		code := ""
+		var forbidden *forbiddenError
 		switch {
 		case strings.HasSuffix(err.Error(), "introspection disabled"): // gqlgen's plain error
 			code = "INTROSPECTION_DISABLED"
-		case errors.Is(err, errForbidden):
+		case errors.As(err, &forbidden):
 			code = CodeForbidden
+			gqlErr.Extensions = withReason(gqlErr.Extensions, forbidden.reason, map[string]any{})
 		case errors.Is(err, lore.ErrNotFound):
 			code = CodeNotFound
 			gqlErr.Message = "not found: it does not exist or is not visible to you"

@@ -34,7 +34,8 @@ type Error struct {
 	// Limit is the scope limit of SCOPE_FULL (nil otherwise).
 	Limit *int
 	// Reason is the stable lower_snake reason key ("" when the API gave
-	// none, e.g. for FORBIDDEN); Params its params.
+	// none, e.g. for INTERNAL; FORBIDDEN's names the permission the call
+	// lacks); Params its params.
 	Reason string
 	Params map[string]any
 	// Fields are every field error of an invalid write, Field's first.

@@ -80,7 +80,13 @@ const (
 	// an embeddings provider (reindexEmbeddings) on a deployment without
 	// one (docs/operations.md#embeddings).
 	EmbeddingsNotConfigured Key = "embeddings_not_configured"
-	PositionPlacement       Key = "position_placement_mismatch"
+	// The FORBIDDEN GraphQL errors' reasons (extensions.reason), one per
+	// permission a refused call lacks (docs/api.md "Reason keys").
+	ForbiddenLoreWrite Key = "forbidden_lore_write"
+	ForbiddenSettings  Key = "forbidden_settings"
+	ForbiddenService   Key = "forbidden_service"
+	ForbiddenExport    Key = "forbidden_export"
+	PositionPlacement  Key = "position_placement_mismatch"
 	// Field reasons added for the rules that raised the generic invalid.
 	CursorOtherOrder           Key = "cursor_of_other_order"
 	CursorOtherConnection      Key = "cursor_of_other_connection"
@@ -409,6 +415,20 @@ var reasons = [...]Reason{
 	{EmbeddingsNotConfigured, "this deployment has no embeddings provider, so there is nothing to reindex: vectorized entries are ranked by the built-in lexical ranker (the operator sets LOREGATE_EMBEDDINGS_URL and LOREGATE_EMBEDDINGS_MODEL to use one)",
 		"esta instalação não tem provedor de embeddings, então não há nada para reindexar: as entradas vetorizadas são ordenadas pelo ranqueador léxico embutido (o operador define LOREGATE_EMBEDDINGS_URL e LOREGATE_EMBEDDINGS_MODEL para usar um)",
 		"esta instalación no tiene proveedor de embeddings, así que no hay nada que reindexar: las entradas vectorizadas se ordenan con el clasificador léxico integrado (el operador define LOREGATE_EMBEDDINGS_URL y LOREGATE_EMBEDDINGS_MODEL para usar uno)"},
+
+	// Permission failures (extensions.reason of a FORBIDDEN GraphQL error).
+	{ForbiddenLoreWrite, "writing this server's lore needs the Manage Server permission or the server's lore editor role",
+		"gravar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor",
+		"escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor"},
+	{ForbiddenSettings, "this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)",
+		"isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor)",
+		"esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor)"},
+	{ForbiddenService, "only a service key may do this (the server life cycle is the bot's and the operators')",
+		"só uma chave de serviço pode fazer isto (o ciclo de vida do servidor é do bot e dos operadores)",
+		"solo una clave de servicio puede hacer esto (el ciclo de vida del servidor es del bot y de los operadores)"},
+	{ForbiddenExport, "exporting this server's lore needs the Manage Server permission or the server's lore editor role",
+		"exportar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor",
+		"exportar la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor"},
 
 	// Conversion report notices (ConversionReport.notices).
 	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",
