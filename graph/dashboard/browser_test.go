@@ -539,14 +539,14 @@ func TestBrowserForbiddenWriteNamed(t *testing.T) {
 	e.browserSignIn(t, ctx, e.token("43", map[string]bool{serverA: false}))
 	base := "/dashboard/s/" + serverA + "/"
 	lore := map[string]string{
-		"en":    "Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role.",
-		"pt-BR": "Nada foi alterado: gravar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor.",
-		"es":    "No se cambió nada: escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor.",
+		"en":    "Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role",
+		"pt-BR": "Nada foi alterado: gravar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor",
+		"es":    "No se cambió nada: escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor",
 	}
 	settings := map[string]string{
-		"en":    "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings).",
-		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor).",
-		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor).",
+		"en":    "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)",
+		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor)",
+		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor)",
 	}
 	for _, lang := range []string{"en", "pt-BR", "es"} {
 		for _, tc := range []struct {

@@ -17,6 +17,7 @@ import (
 	"loregate/graph/auth"
 	"loregate/graph/client"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/postgres"
 )
 
@@ -149,17 +150,19 @@ func (d *Dashboard) serveError(rq *req, err error) {
 	d.renderError(rq, "error", rq.t.S("Error"), http.StatusBadGateway, nil, msg)
 }
 
-// forbiddenText is the page's text for a write the API refused with
+// forbiddenText is the page's text for a call the API refused with
 // FORBIDDEN (a member without the permission it needs; a form shown before
-// the permission was taken away): what the write needs, in the member's
-// language. Server settings, personas and backups need Manage Server
-// itself; lore writes also take the lore editor role.
+// the permission was taken away): what the call needs, in the member's
+// language, from the error's reason key (forbidden_lore_write,
+// forbidden_settings, forbidden_export, ...; docs/api.md "Reason keys").
+// An error without a key is taken for a lore write.
 func forbiddenText(t tr, err error) string {
+	reason, params := i18n.ForbiddenLoreWrite, map[string]any(nil)
 	var ce *client.Error
-	if errors.As(err, &ce) && strings.Contains(ce.Message, "not server settings") {
-		return t.S("Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings).")
+	if errors.As(err, &ce) && ce.Reason != "" {
+		reason, params = ce.Reason, ce.Params
 	}
-	return t.S("Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role.")
+	return t.S("Nothing was changed: %s", t.Reason(reason, params))
 }
 
 // unavailable is the failure of the dashboard's own store (the sessions).

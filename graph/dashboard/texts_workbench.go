@@ -79,8 +79,6 @@ var workbenchTexts = [...][3]string{
 	{"Depth", "Profundidade", "Profundidad"},
 	{"Persona %d is registered already (%s): rename it in the list, or leave the id blank for the next free one.", "A persona %d já está registrada (%s): renomeie-a na lista ou deixe o id em branco para o próximo livre.", "La persona %d ya está registrada (%s): renómbrala en la lista o deja el id en blanco para el siguiente libre."},
 	{"Service key %s", "Chave de serviço %s", "Clave de servicio %s"},
-	{"Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings).", "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor).", "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor)."},
-	{"Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role.", "Nada foi alterado: gravar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor.", "No se cambió nada: escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor."},
 	{"Outlet name", "Nome da saída", "Nombre de la salida"},
 	{"Also match", "Também comparar", "También comparar"},
 	{"Character filter", "Filtro de personagens", "Filtro de personajes"},
