@@ -63,6 +63,14 @@ var errForbiddenExport error = &forbiddenError{
 	reason: i18n.ForbiddenExport,
 }
 
+// errForbiddenManage is returned by what only a manager or a service
+// key may do that is neither a lore write nor a server setting
+// (activateTurn, upsertServer): the lore editor role does not grant it.
+var errForbiddenManage error = &forbiddenError{
+	msg:    "forbidden: this needs the Manage Server permission (the lore editor role does not grant it)",
+	reason: i18n.ForbiddenManage,
+}
+
 // forbiddenError is a permission failure (code FORBIDDEN) with its own
 // English message and the reason key of the permission the call lacks
 // (extensions.reason, docs/api.md "Reason keys"); errors.Is matches every

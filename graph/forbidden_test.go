@@ -16,7 +16,9 @@ import (
 // (extensions.reason, params {}), whose English text is the message. A
 // manager calling a service-only life cycle mutation was told it needs
 // the Manage Server permission it has, and a member exporting was told
-// writing needs it. Every forbidden_ key of the catalog has a case here.
+// writing needs it; a member recording a turn or renaming the server was
+// told the lore editor role would do. Every forbidden_ key of the catalog
+// has a case here.
 func TestForbiddenSaysWhatIsNeeded(t *testing.T) {
 	a := newAPI(t)
 	setupServer(t, a, serverA)
@@ -35,6 +37,10 @@ func TestForbiddenSaysWhatIsNeeded(t *testing.T) {
 			"writing this server's lore needs the Manage Server permission", i18n.ForbiddenLoreWrite},
 		{"member changes server settings", member, `mutation { updateServerSettings(input: {serverDiscordId: "` + serverA + `", maxEntries: 7}) { error { code } } }`,
 			"this needs the Manage Server permission (a lore editor writes entries", i18n.ForbiddenSettings},
+		{"member records a turn", member, `mutation { activateTurn(input: {serverDiscordId: "` + serverA + `", channelId: "600000000000000001", messages: [{content: "hi"}], turnId: "t1", messageCount: 1}) { error { code } } }`,
+			"this needs the Manage Server permission (the lore editor role", i18n.ForbiddenManage},
+		{"member renames the server", member, `mutation { upsertServer(input: {discordId: "` + serverA + `", name: "Mine"}) { error { code } } }`,
+			"this needs the Manage Server permission (the lore editor role", i18n.ForbiddenManage},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

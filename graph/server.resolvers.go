@@ -24,7 +24,7 @@ func (r *mutationResolver) UpsertServer(ctx context.Context, input model.UpsertS
 	if p == nil || p.Kind != auth.Service {
 		// Servers are registered by the bot (a service) when it joins a guild.
 		if !p.CanManage(input.DiscordID) {
-			return nil, errForbidden
+			return nil, errForbiddenManage
 		}
 	}
 	if !lore.ValidSnowflake(input.DiscordID) {

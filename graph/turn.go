@@ -42,7 +42,7 @@ func (r *Resolver) activateTurn(ctx context.Context, in *model.ActivateTurnInput
 func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInput, traced, blocks, byBook bool) (*model.ActivateTurnPayload, error) {
 	fail := failure[model.ActivateTurnPayload]
 	if !auth.FromContext(ctx).CanManage(in.ServerDiscordID) {
-		return fail(errForbidden)
+		return fail(errForbiddenManage)
 	}
 	if r.Turns == nil {
 		return fail(fmt.Errorf("activate turn: no turn store: %w", lore.ErrUnavailable))

@@ -29,6 +29,11 @@ var forbiddenTexts = map[string]map[string]string{
 		"pt-BR": "Nada foi alterado: só uma chave de serviço pode fazer isto (o ciclo de vida do servidor é do bot e dos operadores)",
 		"es":    "No se cambió nada: solo una clave de servicio puede hacer esto (el ciclo de vida del servidor es del bot y de los operadores)",
 	},
+	i18n.ForbiddenManage: {
+		"en":    "Nothing was changed: this needs the Manage Server permission (the lore editor role does not grant it)",
+		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (o cargo de editor de lore não a concede)",
+		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (el rol de editor de lore no lo concede)",
+	},
 	i18n.ForbiddenExport: {
 		"en":    "Nothing was changed: exporting this server's lore needs the Manage Server permission or the server's lore editor role",
 		"pt-BR": "Nada foi alterado: exportar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor",

@@ -86,6 +86,7 @@ const (
 	ForbiddenSettings  Key = "forbidden_settings"
 	ForbiddenService   Key = "forbidden_service"
 	ForbiddenExport    Key = "forbidden_export"
+	ForbiddenManage    Key = "forbidden_manage"
 	PositionPlacement  Key = "position_placement_mismatch"
 	// Field reasons added for the rules that raised the generic invalid.
 	CursorOtherOrder           Key = "cursor_of_other_order"
@@ -429,6 +430,9 @@ var reasons = [...]Reason{
 	{ForbiddenExport, "exporting this server's lore needs the Manage Server permission or the server's lore editor role",
 		"exportar a lore deste servidor precisa da permissão Gerenciar Servidor ou do cargo de editor de lore do servidor",
 		"exportar la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor"},
+	{ForbiddenManage, "this needs the Manage Server permission (the lore editor role does not grant it)",
+		"isto precisa da permissão Gerenciar Servidor (o cargo de editor de lore não a concede)",
+		"esto necesita el permiso Gestionar servidor (el rol de editor de lore no lo concede)"},
 
 	// Conversion report notices (ConversionReport.notices).
 	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",
