@@ -310,7 +310,9 @@ func (r *Resolver) activationLog(ctx context.Context, server string, lineageID *
 	return out, nil
 }
 
-// resetTurnState clears a conversation's state (managers only).
+// resetTurnState clears a conversation's state: a lore write (authorizeWrite:
+// Manage Server, the lore editor role or a service key), unlike
+// activateTurn, which needs Manage Server (docs/api.md "Reason keys").
 func (r *Resolver) resetTurnState(ctx context.Context, in *model.ResetTurnStateInput) (*model.DeletePayload, error) {
 	lineage := get(in.LineageID, 0)
 	c, err := conversation(in.ServerDiscordID, &lineage, in.ChannelID)
