@@ -3,6 +3,7 @@ package lore
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"loregate/lore/i18n"
@@ -473,6 +474,14 @@ func (p SettingsPatch) Apply(s ServerSettings) ServerSettings {
 func DefaultServerSettings() ServerSettings {
 	return ServerSettings{ChannelScoping: true, MemoryTagging: true, RegexKeys: false,
 		BudgetUnit: BudgetCharacters, Tokenizer: TokenizerO200k}
+}
+
+// Equal reports whether s and o are the same settings: "" unit and
+// tokenizer count as their defaults, pointers compare by value.
+func (s ServerSettings) Equal(o ServerSettings) bool {
+	s.BudgetUnit, s.Tokenizer = s.Unit(), s.TokenizerOrDefault()
+	o.BudgetUnit, o.Tokenizer = o.Unit(), o.TokenizerOrDefault()
+	return reflect.DeepEqual(s, o)
 }
 
 // Unit returns the budget unit, BudgetCharacters for "".

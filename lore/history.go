@@ -91,6 +91,13 @@ type HistorySnapshot struct {
 	// an undo puts Before back while the book still has After; one
 	// changed since keeps its settings (UndoResult.BookSettingsKept).
 	PersonaBooks []PersonaBookSnapshot `json:"personaBooks,omitempty"`
+	// ServerSettings are the server's settings a backup import replaced
+	// (the backup carried them), as they were before and as it left them;
+	// Workbench the same for the workbench settings. An undo puts Before
+	// back while the server still has After; settings changed since stay
+	// (UndoResult.ServerSettingsKept).
+	ServerSettings *ServerSettingsSnapshot `json:"serverSettings,omitempty"`
+	Workbench      *WorkbenchSnapshot      `json:"workbench,omitempty"`
 	// Card is the card character of the existing persona a persona card
 	// import wrote onto (nil for other records, and for a persona the
 	// import created, which an undo removes).
@@ -239,11 +246,25 @@ type PersonaBookSnapshot struct {
 	After   BookSettings `json:"after"`
 }
 
+// ServerSettingsSnapshot is a server's settings before an operation and
+// as it left them.
+type ServerSettingsSnapshot struct {
+	Before ServerSettings `json:"before"`
+	After  ServerSettings `json:"after"`
+}
+
+// WorkbenchSnapshot is a server's workbench settings before an operation
+// and as it left them.
+type WorkbenchSnapshot struct {
+	Before WorkbenchSettings `json:"before"`
+	After  WorkbenchSettings `json:"after"`
+}
+
 // Empty reports whether the snapshot holds nothing to restore.
 func (s *HistorySnapshot) Empty() bool {
 	return s == nil || (len(s.Entries) == 0 && len(s.Collections) == 0 && s.BookSettings == nil &&
 		len(s.ChangedCollections) == 0 && len(s.CreatedCollections) == 0 && s.Card == nil && s.Source == nil && s.BookCard == nil &&
-		len(s.PersonaBooks) == 0)
+		len(s.PersonaBooks) == 0 && s.ServerSettings == nil && s.Workbench == nil)
 }
 
 // HistoryRecord is one row of the import history. Every import (file,
@@ -311,6 +332,11 @@ type UndoResult struct {
 	// operation, so the undo left them as they are
 	// (HistorySnapshot.BookSettingsAfter).
 	BookSettingsKept bool
+	// ServerSettings: the server's settings (or workbench settings) a
+	// backup import replaced were put back (HistorySnapshot.
+	// ServerSettings, Workbench); ServerSettingsKept: they were changed
+	// since the import and stay.
+	ServerSettings, ServerSettingsKept bool
 	// Card: the persona card character was put back (HistorySnapshot.Card);
 	// CardKept: it was changed since the import and stays.
 	Card, CardKept bool

@@ -100,14 +100,34 @@ func (e *ProposalConflictError) Is(target error) bool { return target == ErrStal
 // WorkbenchSettings are a server's workbench settings.
 type WorkbenchSettings struct {
 	// ProposalsEnabled lets members propose (default true).
-	ProposalsEnabled bool
+	ProposalsEnabled bool `json:"proposalsEnabled"`
 	// ProposalChannelID is the channel for "a proposal arrived" notices
 	// ("" = none).
-	ProposalChannelID string
+	ProposalChannelID string `json:"proposalChannelId"`
 	// LoreEditorRoleID is the Discord role whose members write lore but
 	// not server settings ("" = none).
-	LoreEditorRoleID string
-	UpdatedAt        time.Time
+	LoreEditorRoleID string    `json:"loreEditorRoleId"`
+	UpdatedAt        time.Time `json:"updatedAt"`
+}
+
+// Same reports whether w and o hold the same settings (UpdatedAt aside).
+func (w WorkbenchSettings) Same(o WorkbenchSettings) bool {
+	return w.ProposalsEnabled == o.ProposalsEnabled && w.ProposalChannelID == o.ProposalChannelID &&
+		w.LoreEditorRoleID == o.LoreEditorRoleID
+}
+
+// Apply returns w with p applied (UpdatedAt unchanged).
+func (p WorkbenchSettingsPatch) Apply(w WorkbenchSettings) WorkbenchSettings {
+	if p.ProposalsEnabled != nil {
+		w.ProposalsEnabled = *p.ProposalsEnabled
+	}
+	if p.ProposalChannelID != nil {
+		w.ProposalChannelID = *p.ProposalChannelID
+	}
+	if p.LoreEditorRoleID != nil {
+		w.LoreEditorRoleID = *p.LoreEditorRoleID
+	}
+	return w
 }
 
 // WorkbenchSettingsPatch changes the settings it sets; a pointer to ""

@@ -23,6 +23,10 @@
 //     description and tags (docs/workbench.md#categories), and its
 //     settings (an object with lore.BookSettings' field names; absent in
 //     older backups, whose import keeps the destination's).
+//   - server carries the source server's id and name, its settings
+//     (settings, with lore.ServerSettings' field names) and its workbench
+//     settings (workbench); both are absent in older backups, whose import
+//     keeps the destination's.
 //   - Older backups carry keyword-tagged server memories (memories in a
 //     bucket, server_memories at the top); see [ConvertMemory].
 //
@@ -93,6 +97,27 @@ type Server struct {
 	Name           string `json:"name"`
 	ChannelScoping *bool  `json:"channel_memory_enabled,omitempty"`
 	MemoryTagging  *bool  `json:"memory_tagging_enabled,omitempty"`
+	// Settings are the server's settings with the API's field names
+	// (lore.ServerSettings: channelScoping, memoryTagging, regexKeys,
+	// budgetUnit, budgetLimit, tokenizer, semantic, minActivations,
+	// minActivationsDepthMax, maxEntries, includeNames; an absent field
+	// takes its default). Build writes them; nil (backups written before
+	// them) keeps the destination's settings.
+	Settings *lore.ServerSettings `json:"settings,omitempty"`
+	// Workbench are the server's workbench settings (Workbench); nil in
+	// backups written before them keeps the destination's.
+	Workbench *Workbench `json:"workbench,omitempty"`
+}
+
+// Workbench are a server's workbench settings (lore.WorkbenchSettings,
+// docs/workbench.md): the proposals switch, and the Discord ids of the
+// proposal channel and the lore editor role ("" = none). The ids name
+// things of the source server: an import applies them only onto that same
+// server (ImportPlan.Settings).
+type Workbench struct {
+	ProposalsEnabled  bool   `json:"proposalsEnabled"`
+	ProposalChannelID string `json:"proposalChannelId"`
+	LoreEditorRoleID  string `json:"loreEditorRoleId"`
 }
 
 // Bucket is one persona (or lore-only lineage) of the bundle.
@@ -159,6 +184,8 @@ type BookData struct {
 	// (a lineage without any has none set). Collections carry their own
 	// (lore.Collection.Settings).
 	PersonaSettings map[lore.Lineage]lore.BookSettings
+	// Workbench is the server's workbench settings (nil: not written).
+	Workbench *lore.WorkbenchSettings
 }
 
 // BookKey addresses a book: a collection id, or (CollectionID 0) a persona
@@ -264,13 +291,20 @@ type Memory struct {
 // (removed ones included, by persona id) with its lineage's book, a bucket
 // per lore-only lineage, every Serverwide entry with its collection
 // settings, and every collection, each book with its categories, written
-// description and tags, and settings (org; a collection's own). entries
-// are the server's entries of both scopes; collections its collections.
+// description and tags, and settings (org; a collection's own), and the
+// server's settings and workbench settings (org.Workbench). entries are
+// the server's entries of both scopes; collections its collections.
 func Build(server lore.Server, personas []lore.Persona, collections []lore.Collection, entries []lore.Entry, org BookData, now time.Time) Document {
+	set := server.Settings
+	set.BudgetUnit, set.Tokenizer = set.Unit(), set.TokenizerOrDefault()
 	doc := Document{
 		Format: FormatName, Version: Version, ExportType: "all_personas", ExportedAt: now.UTC(),
 		Server: Server{DiscordID: server.ID, Name: server.Name,
-			ChannelScoping: &server.Settings.ChannelScoping, MemoryTagging: &server.Settings.MemoryTagging},
+			ChannelScoping: &server.Settings.ChannelScoping, MemoryTagging: &server.Settings.MemoryTagging, Settings: &set},
+	}
+	if w := org.Workbench; w != nil {
+		doc.Server.Workbench = &Workbench{ProposalsEnabled: w.ProposalsEnabled, ProposalChannelID: w.ProposalChannelID,
+			LoreEditorRoleID: w.LoreEditorRoleID}
 	}
 	cols := map[string]lore.Collection{}
 	for _, c := range collections {

@@ -106,6 +106,78 @@ type ImportPlan struct {
 	// first. The entries of Replace name their category by its id in the
 	// backup (Category.ID of their BookPlan); the importer maps them.
 	Books []BookPlan `json:"-"`
+	// Settings is what the import does with the server's settings.
+	Settings SettingsPlan `json:"server_settings"`
+}
+
+// SettingsPlan is what a backup import does with the server's settings
+// and workbench settings (docs/contract.md#backups).
+type SettingsPlan struct {
+	// Included: the backup carries the server's settings; they replace
+	// the destination's, every field (one the backup leaves out takes its
+	// default). False for backups written before them: the destination
+	// keeps its own.
+	Included bool `json:"included"`
+	// Workbench: the backup carries the workbench settings; its proposals
+	// switch replaces the destination's, and onto the same server its
+	// proposal channel and lore editor role too.
+	Workbench bool `json:"workbench"`
+	// SameServer: the backup was exported from the destination server.
+	SameServer bool `json:"same_server"`
+	// Skipped names the settings the import leaves as they are although
+	// the backup carries them: the Discord ids of the source server
+	// (proposalChannelId, loreEditorRoleId), which mean nothing on
+	// another server.
+	Skipped []string `json:"skipped,omitempty"`
+	// SkippedReason says why Skipped were left.
+	SkippedReason string `json:"skipped_reason,omitempty"`
+	// Changed: the import changed the destination's settings (set by the
+	// importer, false in a preview).
+	Changed bool `json:"changed,omitempty"`
+	// Server is what the importer stores as the server's settings (nil:
+	// keep them); WorkbenchPatch what it applies of the workbench
+	// settings (nil: nothing).
+	Server         *lore.ServerSettings         `json:"-"`
+	WorkbenchPatch *lore.WorkbenchSettingsPatch `json:"-"`
+}
+
+// SkippedOtherServer is SettingsPlan.SkippedReason for a backup of
+// another server.
+const SkippedOtherServer = "the backup was exported from another server: its channel and role ids mean nothing here"
+
+// planSettings plans the server's settings of doc into opts.Server and
+// returns the budget unit and memory tagging the rest of the import works
+// with: the backup's when it carries settings (they are applied first),
+// else the destination's. Settings out of range refuse the file
+// (lore.ErrInvalid, field "server.settings.<field>"), as do workbench ids
+// that are no snowflakes ("server.workbench.<field>").
+func planSettings(doc Document, opts Options) (SettingsPlan, lore.BudgetUnit, bool, error) {
+	sp := SettingsPlan{SameServer: doc.Server.DiscordID != "" && doc.Server.DiscordID == opts.Server}
+	unit, tagging := opts.BudgetUnit, opts.MemoryTagging
+	if set := doc.Server.Settings; set != nil {
+		if err := set.Validate(); err != nil {
+			return SettingsPlan{}, "", false, lore.WithFieldPrefix("server.settings", err)
+		}
+		s := *set
+		s.BudgetUnit, s.Tokenizer = s.Unit(), s.TokenizerOrDefault()
+		sp.Included, sp.Server = true, &s
+		unit, tagging = s.BudgetUnit, s.MemoryTagging
+	}
+	if w := doc.Server.Workbench; w != nil {
+		for _, f := range []struct{ name, v string }{{"proposalChannelId", w.ProposalChannelID}, {"loreEditorRoleId", w.LoreEditorRoleID}} {
+			if f.v != "" && !lore.ValidSnowflake(f.v) {
+				return SettingsPlan{}, "", false, lore.Reject("server.workbench."+f.name, i18n.NotSnowflake, lore.Params{"value": lore.ClipBytes(f.v, 40)})
+			}
+		}
+		enabled, channel, role := w.ProposalsEnabled, w.ProposalChannelID, w.LoreEditorRoleID
+		sp.Workbench, sp.WorkbenchPatch = true, &lore.WorkbenchSettingsPatch{ProposalsEnabled: &enabled}
+		if sp.SameServer {
+			sp.WorkbenchPatch.ProposalChannelID, sp.WorkbenchPatch.LoreEditorRoleID = &channel, &role
+		} else {
+			sp.Skipped, sp.SkippedReason = []string{"proposalChannelId", "loreEditorRoleId"}, SkippedOtherServer
+		}
+	}
+	return sp, unit, tagging, nil
 }
 
 // BookPlan is one included book's organisation: a persona lineage's book
@@ -123,7 +195,11 @@ type BookPlan struct {
 // Errors wrap lore.ErrInvalid: a bucket or mapping with a lineage <= 0,
 // two buckets mapped to one lineage with different books, or a book's
 // settings out of range (the field names the book, e.g.
-// "serverwide_lorebooks[0].settings.scanDepth").
+// "serverwide_lorebooks[0].settings.scanDepth"), or the server's settings
+// out of range ("server.settings.<field>"). A backup that carries the
+// server's settings is planned with them (its books' settings are checked
+// in its budget unit, its memories converted with its memory tagging),
+// since the import applies them first.
 func Plan(doc Document, opts Options) (ImportPlan, error) {
 	plan := ImportPlan{Conversions: map[lore.Lineage][]lore.Entry{}, Memories: MemoryReport{NotConverted: []NotConverted{}}}
 	for from, to := range opts.LineageMap {
@@ -136,6 +212,10 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			return to
 		}
 		return src
+	}
+	var err error
+	if plan.Settings, opts.BudgetUnit, opts.MemoryTagging, err = planSettings(doc, opts); err != nil {
+		return ImportPlan{}, err
 	}
 	if err := checkSettings(doc, opts.BudgetUnit); err != nil {
 		return ImportPlan{}, err

@@ -195,6 +195,9 @@ type Workspace struct {
 	// PersonaBooks are the stored book settings of persona lineages (a
 	// lineage without a row has none set).
 	PersonaBooks map[lore.Lineage]lore.BookSettings
+	// Workbench are the server's workbench settings (proposals switch,
+	// proposal channel, lore editor role).
+	Workbench lore.WorkbenchSettings
 }
 
 // WrittenBookInfo is the info a lore writer wrote for one book: a
@@ -217,10 +220,11 @@ FROM book_info WHERE server_id = $1 ORDER BY 1, 2`
 	personaBookListServer = `SELECT b.lineage_id, ` + bookSettingsColumns + ` FROM persona_books b WHERE b.server_id = $1`
 )
 
-// Books is the organisation of w's books as backup.Build takes it.
+// Books is the organisation of w's books (and the server's workbench
+// settings) as backup.Build takes it.
 func (w Workspace) Books() backup.BookData {
 	d := backup.BookData{Categories: w.Categories, Info: make(map[backup.BookKey]lore.BookInfo, len(w.BookInfo)),
-		PersonaSettings: w.PersonaBooks}
+		PersonaSettings: w.PersonaBooks, Workbench: &w.Workbench}
 	for _, b := range w.BookInfo {
 		d.Info[backup.BookKey{CollectionID: b.CollectionID, Lineage: b.Lineage}] = b.Info
 	}
@@ -271,7 +275,8 @@ func readBookDataTx(ctx context.Context, tx pgx.Tx, server string, w *Workspace)
 	return readPersonaBooksTx(ctx, tx, server, w)
 }
 
-// ReadWorkspace reads a server's whole lore in one repeatable-read,
+// ReadWorkspace reads a server's whole lore, its settings and workbench
+// settings in one repeatable-read,
 // read-only transaction (a workspace backup export sees one state even
 // while writers run). ErrNotFound for an unknown server.
 func (s *Store) ReadWorkspace(ctx context.Context, server string) (Workspace, error) {
@@ -305,6 +310,9 @@ func (s *Store) ReadWorkspace(ctx context.Context, server string) (Workspace, er
 			return err
 		}
 		if w.Entries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (lore.Entry, error) { return scanEntry(r) }); err != nil {
+			return err
+		}
+		if w.Workbench, err = scanWorkbenchSettings(tx.QueryRow(ctx, workbenchSettingsGet, server)); err != nil {
 			return err
 		}
 		return readBookDataTx(ctx, tx, server, &w)

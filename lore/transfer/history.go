@@ -86,6 +86,11 @@ type BackupReport struct {
 	// and those skipped as already present (repeated imports).
 	ConvertedAdded      int `json:"converted_added"`
 	ConvertedDuplicates int `json:"converted_duplicates"`
+	// ServerSettings says what the import did with the server's settings
+	// and workbench settings: whether the backup carried them, whether
+	// they changed, and which it left (the source server's channel and
+	// role ids, onto another server).
+	ServerSettings backup.SettingsPlan `json:"server_settings"`
 }
 
 // PlanBackup decodes data and plans its import into server with the
@@ -112,7 +117,9 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 }
 
 // ImportBackup plans data against server as it is now and writes it, in
-// one transaction under the server lock: every included scope is replaced
+// one transaction under the server lock: the server's settings and
+// workbench settings the backup carries are applied first
+// (applyServerSettings), every included scope is replaced
 // (whole batch validated first, absent scopes untouched), converted keyword
 // memories are appended (deduplicated against the scope, so repeated
 // imports add them once), and the import is recorded with the created
@@ -128,7 +135,6 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		if err != nil {
 			return err
 		}
-		rep = BackupReport{Scopes: plan.Scopes, Memories: plan.Memories}
 		before, err := st.ListServerEntries(ctx, server)
 		if err != nil {
 			return err
@@ -138,6 +144,10 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 			return err
 		}
 		var books lore.HistorySnapshot
+		if err := applyServerSettings(ctx, st, server, &plan.Settings, &books); err != nil {
+			return err
+		}
+		rep = BackupReport{Scopes: plan.Scopes, Memories: plan.Memories, ServerSettings: plan.Settings}
 		if err := organiseBooks(ctx, st, server, &plan, &books); err != nil {
 			return err
 		}
@@ -173,7 +183,7 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		}
 		snap := collectionSnapshot(removed, colsBefore, colsAfter)
 		snap.CreatedCategories, snap.ChangedCategories, snap.CategoriesAfter = books.CreatedCategories, books.ChangedCategories, books.CategoriesAfter
-		snap.PersonaBooks = books.PersonaBooks
+		snap.PersonaBooks, snap.ServerSettings, snap.Workbench = books.PersonaBooks, books.ServerSettings, books.Workbench
 		rec, err := st.RecordHistory(ctx, lore.HistoryRecord{Server: server, Kind: lore.HistoryBackup, Actor: actor,
 			SourceName: fileName, SourceSHA256: Hash(data), Mode: "replace", Target: lore.HistoryTarget{Whole: true},
 			Report: report, CreatedIDs: ids(created), RemovedIDs: ids(removed), Snapshot: snap})

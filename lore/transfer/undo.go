@@ -33,7 +33,9 @@ import (
 //     collections the record changed get their enabled flag, channels and
 //     settings back unless changed since (CollectionsKept), persona book
 //     settings a backup import replaced come back unless changed since
-//     (BookSettingsKept), a collection
+//     (BookSettingsKept), the server's settings and workbench settings a
+//     backup import replaced come back unless changed since
+//     (ServerSettingsKept), a collection
 //     the record created is removed when empty, a persona it created is
 //     removed with its book unless entries were written in that book since
 //     (undoCreatedPersona), the card character a persona card import
@@ -91,7 +93,7 @@ func (u *undo) run(ctx context.Context, actor string) (lore.UndoResult, error) {
 			return lore.UndoResult{}, err
 		}
 	}
-	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreBookCard, u.restoreChangedCollections, u.restorePersonaBooks, u.restoreCategories, u.restoreCard, u.cleanUp} {
+	for _, step := range []func(context.Context) error{u.restoreSnapshot, u.restoreSource, u.restoreBookCard, u.restoreChangedCollections, u.restorePersonaBooks, u.restoreServerSettings, u.restoreCategories, u.restoreCard, u.cleanUp} {
 		if err := step(ctx); err != nil {
 			return lore.UndoResult{}, err
 		}
@@ -293,6 +295,45 @@ func (u *undo) restorePersonaBooks(ctx context.Context) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// restoreServerSettings puts back the server's settings and workbench
+// settings a backup import replaced (HistorySnapshot.ServerSettings,
+// Workbench), each while the server still has what the import left;
+// settings changed since stay (UndoResult.ServerSettingsKept).
+func (u *undo) restoreServerSettings(ctx context.Context) error {
+	if s := u.snap.ServerSettings; s != nil {
+		cur, err := u.st.GetServer(ctx, u.server)
+		if err != nil {
+			return err
+		}
+		if !cur.Settings.Equal(s.After) {
+			u.res.ServerSettingsKept = true
+		} else if _, err := u.st.UpdateServerSettings(ctx, u.server, s.Before); err != nil {
+			return err
+		} else {
+			u.res.ServerSettings = true
+		}
+	}
+	w := u.snap.Workbench
+	if w == nil {
+		return nil
+	}
+	cur, err := u.st.GetWorkbenchSettings(ctx, u.server)
+	if err != nil {
+		return err
+	}
+	if !cur.Same(w.After) {
+		u.res.ServerSettingsKept = true
+		return nil
+	}
+	enabled, channel, role := w.Before.ProposalsEnabled, w.Before.ProposalChannelID, w.Before.LoreEditorRoleID
+	if _, err := u.st.UpdateWorkbenchSettings(ctx, u.server, lore.WorkbenchSettingsPatch{ProposalsEnabled: &enabled,
+		ProposalChannelID: &channel, LoreEditorRoleID: &role}); err != nil {
+		return err
+	}
+	u.res.ServerSettings = true
 	return nil
 }
 

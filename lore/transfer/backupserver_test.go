@@ -1,0 +1,209 @@
+package transfer_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/backup"
+	"loregate/lore/transfer"
+)
+
+// The Discord ids of the server settings fixtures.
+const (
+	backupChannel = "300000000000000001"
+	backupRole    = "300000000000000002"
+	otherChannel  = "300000000000000003"
+	otherRole     = "300000000000000004"
+)
+
+// serverFixture gives server settings unlike the defaults in every field
+// (a token budget with cl100k_base, regex keys on, channel scoping and
+// memory tagging off, the lexical ranker, the selection controls) and
+// workbench settings (proposals off, a proposal channel and a lore
+// editor role), plus a collection Lore with a book budget and an entry.
+// It returns both as stored.
+func (b *bundle) serverFixture(t *testing.T, server string) (lore.ServerSettings, lore.WorkbenchSettings) {
+	t.Helper()
+	set := lore.ServerSettings{ChannelScoping: false, MemoryTagging: false, RegexKeys: true, BudgetUnit: lore.BudgetTokens,
+		BudgetLimit: 3000, Tokenizer: lore.TokenizerCL100k,
+		Semantic:  lore.SemanticSettings{Ranker: lore.RankerLexical, AllEntries: true, Threshold: ptr(0.4), QueryMessages: ptr(3)},
+		Selection: lore.Selection{MinActivations: 3, MinActivationsDepthMax: 20, MaxEntries: 7, IncludeNames: true}}
+	sv, err := b.store.UpdateServerSettings(b.ctx, server, set)
+	require.NoError(t, err)
+	w, err := b.store.UpdateWorkbenchSettings(b.ctx, server, lore.WorkbenchSettingsPatch{ProposalsEnabled: ptr(false),
+		ProposalChannelID: ptr(backupChannel), LoreEditorRoleID: ptr(backupRole)})
+	require.NoError(t, err)
+	b.collection(t, server, "Lore")
+	b.hand(t, server, lore.Serverwide, "Lore", "lore one")
+	b.setSettings(t, server, "Lore", lore.BookSettings{BudgetLimit: ptr(900)})
+	return sv.Settings, w
+}
+
+// changeServer gives server the default settings and other workbench ids
+// (proposals on), as a server looks after the backup was written.
+func (b *bundle) changeServer(t *testing.T, server string) (lore.ServerSettings, lore.WorkbenchSettings) {
+	t.Helper()
+	sv, err := b.store.UpdateServerSettings(b.ctx, server, lore.DefaultServerSettings())
+	require.NoError(t, err)
+	w, err := b.store.UpdateWorkbenchSettings(b.ctx, server, lore.WorkbenchSettingsPatch{ProposalsEnabled: ptr(true),
+		ProposalChannelID: ptr(otherChannel), LoreEditorRoleID: ptr(otherRole)})
+	require.NoError(t, err)
+	return sv.Settings, w
+}
+
+// serverState reads server's settings and workbench settings.
+func (b *bundle) serverState(t *testing.T, server string) (lore.ServerSettings, lore.WorkbenchSettings) {
+	t.Helper()
+	sv, err := b.store.GetServer(b.ctx, server)
+	require.NoError(t, err)
+	w, err := b.store.GetWorkbenchSettings(b.ctx, server)
+	require.NoError(t, err)
+	return sv.Settings, w
+}
+
+// serverPart returns the "server" object of a decoded backup.
+func serverPart(doc map[string]any) map[string]any { return doc["server"].(map[string]any) }
+
+// TestBackupCarriesServerSettings: a workspace backup carries the server's
+// settings and workbench settings (docs/contract.md#backups). Restored
+// onto the same server after they changed, both come back, Discord ids
+// included; onto another server the settings come and the proposal
+// channel and lore editor role (ids of the source server) are skipped
+// and named in the report; a backup written before settings were carried
+// restores as before, keeping the destination's; settings out of range,
+// and a book budget out of the range of the backup's own budget unit,
+// refuse the whole file with nothing written.
+func TestBackupCarriesServerSettings(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name string
+		// other: import into another server than the exported one.
+		other bool
+		// edit changes the exported file (nil: as exported).
+		edit func(doc map[string]any)
+		// settings, ids: the destination gets the backup's settings, and
+		// its proposal channel and lore editor role; else it keeps its own.
+		settings, ids bool
+		// field is the error's field for a refused file ("" accepted).
+		field string
+	}{
+		{name: "same server", settings: true, ids: true},
+		{name: "another server", other: true, settings: true},
+		{name: "backup written before server settings", edit: func(doc map[string]any) {
+			delete(serverPart(doc), "settings")
+			delete(serverPart(doc), "workbench")
+		}},
+		{name: "budget limit out of range", field: "server.settings.budgetLimit", edit: func(doc map[string]any) {
+			serverPart(doc)["settings"].(map[string]any)["budgetLimit"] = 50 // tokens: 100-32000
+		}},
+		{name: "unknown tokenizer", field: "server.settings.tokenizer", edit: func(doc map[string]any) {
+			serverPart(doc)["settings"].(map[string]any)["tokenizer"] = "gpt2"
+		}},
+		{name: "role id not a snowflake", field: "server.workbench.loreEditorRoleId", edit: func(doc map[string]any) {
+			serverPart(doc)["workbench"].(map[string]any)["loreEditorRoleId"] = "editors"
+		}},
+		{name: "book budget checked in the backup's unit", field: "serverwide_lorebooks[0].settings.budgetLimit", edit: func(doc map[string]any) {
+			// 50 is a valid character budget (the destination's unit
+			// after the change) but not a token budget (the backup's).
+			books(doc)[0]["settings"].(map[string]any)["budgetLimit"] = 50
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			source := b.server(t)
+			wantSet, wantWB := b.serverFixture(t, source)
+			data := b.exportBackup(t, source)
+			if tc.edit != nil {
+				data = editBackup(t, data, tc.edit)
+			}
+			dest := source
+			if tc.other {
+				dest = b.server(t)
+			}
+			changedSet, changedWB := b.changeServer(t, dest)
+			entries, history := b.all(t, dest), b.historyLen(t, dest)
+
+			rep, err := transfer.ImportBackup(b.ctx, b.store, dest, "backup.json", data, nil, "user:1")
+			gotSet, gotWB := b.serverState(t, dest)
+			if tc.field != "" {
+				require.ErrorIs(t, err, lore.ErrInvalid)
+				require.Contains(t, err.Error(), tc.field)
+				require.Equal(t, entries, b.all(t, dest), "nothing written")
+				require.Equal(t, history, b.historyLen(t, dest), "nothing recorded")
+				require.True(t, changedSet.Equal(gotSet), "settings kept: %+v", gotSet)
+				require.True(t, changedWB.Same(gotWB), "workbench kept: %+v", gotWB)
+				return
+			}
+			require.NoError(t, err)
+			sp := rep.ServerSettings
+			require.Equal(t, tc.settings, sp.Included, "report: included")
+			require.Equal(t, tc.settings, sp.Changed, "report: changed")
+			require.Equal(t, !tc.other, sp.SameServer, "report: same server")
+			if !tc.settings {
+				require.True(t, changedSet.Equal(gotSet), "settings kept: %+v", gotSet)
+				require.True(t, changedWB.Same(gotWB), "workbench kept: %+v", gotWB)
+				require.Empty(t, sp.Skipped)
+				return
+			}
+			require.True(t, wantSet.Equal(gotSet), "settings restored: want %+v, got %+v", wantSet, gotSet)
+			require.Equal(t, wantWB.ProposalsEnabled, gotWB.ProposalsEnabled, "the proposals switch is restored onto any server")
+			if tc.ids {
+				require.Equal(t, backupChannel, gotWB.ProposalChannelID)
+				require.Equal(t, backupRole, gotWB.LoreEditorRoleID)
+				require.Empty(t, sp.Skipped)
+			} else {
+				require.Equal(t, otherChannel, gotWB.ProposalChannelID, "another server keeps its channel")
+				require.Equal(t, otherRole, gotWB.LoreEditorRoleID, "another server keeps its role")
+				require.Equal(t, []string{"proposalChannelId", "loreEditorRoleId"}, sp.Skipped)
+				require.Equal(t, backup.SkippedOtherServer, sp.SkippedReason)
+			}
+			require.True(t, lore.BookSettings{BudgetLimit: ptr(900)}.Equal(b.settingsOf(t, dest, "Lore")), "the book's token budget")
+			// The stored job report says it too.
+			raw, err := json.Marshal(rep)
+			require.NoError(t, err)
+			require.Contains(t, string(raw), `"server_settings":{"included":true,"workbench":true`)
+		})
+	}
+}
+
+// TestBackupServerSettingsUndo: undoing a backup import puts back the
+// server's settings and workbench settings it replaced, unless they were
+// changed again since (ServerSettingsKept).
+func TestBackupServerSettingsUndo(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name string
+		// since changes the settings after the import.
+		since bool
+	}{{name: "unchanged since"}, {name: "changed since", since: true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := b.server(t)
+			wantSet, _ := b.serverFixture(t, server)
+			data := b.exportBackup(t, server)
+			changedSet, changedWB := b.changeServer(t, server)
+			rep, err := transfer.ImportBackup(b.ctx, b.store, server, "backup.json", data, nil, "user:1")
+			require.NoError(t, err)
+			gotSet, _ := b.serverState(t, server)
+			require.True(t, wantSet.Equal(gotSet), "restored by the import")
+			later := gotSet
+			if tc.since {
+				later.RegexKeys = false
+				_, err := b.store.UpdateServerSettings(b.ctx, server, later)
+				require.NoError(t, err)
+			}
+			u, err := transfer.Undo(b.ctx, b.store, server, rep.ImportID, "user:1")
+			require.NoError(t, err)
+			require.Equal(t, tc.since, u.ServerSettingsKept, "kept")
+			require.True(t, u.ServerSettings, "the workbench settings come back in both cases")
+			gotSet, gotWB := b.serverState(t, server)
+			require.True(t, changedWB.Same(gotWB), "workbench put back: %+v", gotWB)
+			if tc.since {
+				require.True(t, later.Equal(gotSet), "settings changed since stay")
+			} else {
+				require.True(t, changedSet.Equal(gotSet), "settings put back: %+v", gotSet)
+			}
+		})
+	}
+}
