@@ -85,6 +85,11 @@ func TestLegacyMemoryMapping(t *testing.T) {
 			require.NoError(t, err)
 
 			_, rep := importBackup(t, pool, store, serverA, []byte(olderBackup))
+			require.False(t, rep.ServerSettings.Included, "an older backup carries no server settings")
+			require.False(t, rep.ServerSettings.Changed)
+			sv, err := store.GetServer(ctx, serverA)
+			require.NoError(t, err)
+			require.True(t, set.Equal(sv.Settings), "the destination keeps its settings")
 			require.Equal(t, 5, rep.Memories.Total)
 			require.Equal(t, 2, rep.Memories.Converted)
 			require.Equal(t, 2, rep.Memories.ChannelOnly, "channel-only rows are reported as not converted")
@@ -162,4 +167,69 @@ func TestBackupImportFailureKeepsEverything(t *testing.T) {
 	require.Equal(t, lore.ScopeCounts{0: 0, 7: 1}, counts)
 	_, err = store.GetBlob(ctx, b.ID)
 	require.NoError(t, err)
+}
+
+// TestBackupJobsCarryServerSettings runs the export job and the import job
+// (docs/contract.md#backups): the server's settings and workbench
+// settings come back onto the server the backup came from, Discord ids
+// included; onto another server the settings come and its own proposal
+// channel and lore editor role stay, named in the job's report.
+func TestBackupJobsCarryServerSettings(t *testing.T) {
+	ctx := context.Background()
+	pool := postgrestest.NewPool(t)
+	store := postgres.New(pool)
+	for _, tc := range []struct {
+		name, dest string
+		skipped    []string
+	}{
+		{name: "same server", dest: serverA},
+		{name: "another server", dest: serverB, skipped: []string{"proposalChannelId", "loreEditorRoleId"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range []string{serverA, serverB} {
+				_, err := store.UpsertServer(ctx, s, "S")
+				require.NoError(t, err)
+			}
+			want := lore.ServerSettings{ChannelScoping: false, MemoryTagging: true, RegexKeys: true, BudgetUnit: lore.BudgetTokens,
+				BudgetLimit: 1500, Tokenizer: lore.TokenizerCL100k, Selection: lore.Selection{MaxEntries: 4, IncludeNames: true}}
+			_, err := store.UpdateServerSettings(ctx, serverA, want)
+			require.NoError(t, err)
+			no, role, channel := false, "600000000000000001", "600000000000000002"
+			_, err = store.UpdateWorkbenchSettings(ctx, serverA, lore.WorkbenchSettingsPatch{ProposalsEnabled: &no, LoreEditorRoleID: &role, ProposalChannelID: &channel})
+			require.NoError(t, err)
+
+			client := startClient(t, pool, jobs.Config{})
+			res, err := client.Insert(ctx, jobs.BackupExportArgs{ServerID: serverA}, nil)
+			require.NoError(t, err)
+			row := waitFinal(t, client, res.Job.ID)
+			require.Equal(t, rivertype.JobStateCompleted, row.State, "errors %v", row.Errors)
+			a, err := store.GetArtifactByJob(ctx, row.ID)
+			require.NoError(t, err)
+			a, err = store.GetArtifactData(ctx, a.ID)
+			require.NoError(t, err)
+
+			// The destination changes after the backup.
+			yes, otherRole, otherChannel := true, "600000000000000003", "600000000000000004"
+			_, err = store.UpdateServerSettings(ctx, tc.dest, lore.DefaultServerSettings())
+			require.NoError(t, err)
+			_, err = store.UpdateWorkbenchSettings(ctx, tc.dest, lore.WorkbenchSettingsPatch{ProposalsEnabled: &yes, LoreEditorRoleID: &otherRole, ProposalChannelID: &otherChannel})
+			require.NoError(t, err)
+
+			_, rep := importBackup(t, pool, store, tc.dest, a.Data)
+			require.True(t, rep.ServerSettings.Included)
+			require.True(t, rep.ServerSettings.Changed)
+			require.Equal(t, tc.skipped, rep.ServerSettings.Skipped)
+			sv, err := store.GetServer(ctx, tc.dest)
+			require.NoError(t, err)
+			require.True(t, want.Equal(sv.Settings), "settings restored: want %+v, got %+v", want, sv.Settings)
+			w, err := store.GetWorkbenchSettings(ctx, tc.dest)
+			require.NoError(t, err)
+			require.False(t, w.ProposalsEnabled)
+			if tc.skipped == nil {
+				require.Equal(t, []string{role, channel}, []string{w.LoreEditorRoleID, w.ProposalChannelID})
+			} else {
+				require.Equal(t, []string{otherRole, otherChannel}, []string{w.LoreEditorRoleID, w.ProposalChannelID})
+			}
+		})
+	}
 }
