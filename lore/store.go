@@ -185,9 +185,11 @@ type Store interface {
 	// DeleteServer removes the server and cascades all its lore.
 	DeleteServer(ctx context.Context, id string) error
 
-	// UpsertPersona registers a persona, or renames it / moves it to
-	// another lineage; re-registering a removed persona restores it. Lore
-	// is keyed by lineage and untouched. ErrNotFound for an unknown server.
+	// UpsertPersona registers a persona or renames it; re-registering a
+	// removed persona restores it (under p.Lineage). A persona that is not
+	// removed never moves to another lineage: p.Lineage naming another one
+	// is ErrInvalid (reason i18n.PersonaOtherLineage). Lore is keyed by
+	// lineage and untouched. ErrNotFound for an unknown server.
 	UpsertPersona(ctx context.Context, p Persona) (Persona, error)
 	// RemovePersona marks the persona removed; its lineage's lore stays.
 	RemovePersona(ctx context.Context, server string, id int64) error

@@ -69,8 +69,10 @@ func (d *Dashboard) personaAction(rq *req) error {
 			if err != nil {
 				v.Errors["id"] = rq.t.S("%q is not a whole number", s)
 			}
-			// Registering is for a new persona: an id in use would move that
-			// persona to another book (upsertPersona), away from its lore.
+			// Registering is for a new persona: an id in use is renamed in the
+			// list. (Moving a registered persona to another book is refused by
+			// upsertPersona itself, lore/postgres Store.UpsertPersona, which
+			// also catches an id registered after this page was read.)
 			if p, ok := findPersona(rq.srv.Personas, s); ok && !p.Removed {
 				v.Errors["id"] = rq.t.S("Persona %d is registered already (%s): rename it in the list, or leave the id blank for the next free one.", p.ID, p.Name)
 			}

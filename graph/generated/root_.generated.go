@@ -6839,6 +6839,12 @@ extend type AdmittedEntry {
 extend type Mutation {
   upsertServer(input: UpsertServerInput!): ServerPayload!
   updateServerSettings(input: UpdateServerSettingsInput!): ServerPayload!
+  """
+  Registers a persona (id, lineage, display name), renames one, or restores a removed one (under
+  lineageId, whatever its lineage was). A persona that is not removed never moves to another
+  lineage, away from its book: another lineageId is INVALID_INPUT on lineageId (reason
+  persona_other_lineage, params id, lineage and requested; nothing changes). Managers only.
+  """
   upsertPersona(input: UpsertPersonaInput!): PersonaPayload!
   removePersona(input: RemovePersonaInput!): PersonaPayload!
   wipeServerLore(input: WipeServerLoreInput!): DeletePayload!

@@ -112,6 +112,10 @@ const (
 	LineageListedTwice         Key = "lineage_listed_twice"
 	PersonaBookConflict        Key = "persona_book_conflict"
 	NotPositivePersonaID       Key = "not_positive_persona_id"
+	// PersonaOtherLineage refuses upsertPersona with the id of a persona
+	// (not removed) registered under another lineage: it would move the
+	// persona away from its book.
+	PersonaOtherLineage        Key = "persona_other_lineage"
 	PersonaIDOrNew             Key = "persona_id_or_new"
 	NotPositiveID              Key = "not_positive_id"
 	ConversationChannel        Key = "conversation_channel"
@@ -350,6 +354,7 @@ var reasons = [...]Reason{
 	{LineageMapChanged, "differs from the mapping this preview was made with; preview again with the new mapping", "difere do mapeamento com que esta prévia foi feita; gere a prévia de novo com o novo mapeamento", "difiere del mapeo con el que se hizo esta vista previa; vuelve a generar la vista previa con el nuevo mapeo"},
 	{LineageListedTwice, "lineage {lineage} is listed twice", "a linhagem {lineage} aparece duas vezes", "el linaje {lineage} aparece dos veces"},
 	{PersonaBookConflict, "maps to lineage {lineage} like personas[{other}] but carries a different book", "é mapeada para a linhagem {lineage} como personas[{other}], mas traz outro livro", "se asigna al linaje {lineage} como personas[{other}], pero trae otro libro"},
+	{PersonaOtherLineage, "must be {lineage}, the lineage persona {id} is registered under, not {requested}: a persona does not move to another book (rename it with lineage {lineage}, or register a new persona id)", "deve ser {lineage}, a linhagem em que a persona {id} está registrada, não {requested}: uma persona não muda de livro (renomeie-a com a linhagem {lineage} ou registre um novo id de persona)", "debe ser {lineage}, el linaje en el que está registrada la persona {id}, no {requested}: una persona no cambia de libro (renómbrala con el linaje {lineage} o registra un nuevo id de persona)"},
 	{NotPositivePersonaID, "must be a positive persona id", "deve ser o id positivo de uma persona", "debe ser el id positivo de una persona"},
 	{PersonaIDOrNew, "must be a positive persona id, or 0 for a new persona", "deve ser o id positivo de uma persona, ou 0 para uma persona nova", "debe ser el id positivo de una persona, o 0 para una persona nueva"},
 	{NotPositiveID, "must be a positive id", "deve ser um id positivo", "debe ser un id positivo"},

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -159,11 +160,16 @@ func scanPersona(row pgx.Row) (lore.Persona, error) {
 	return p, err
 }
 
-// UpsertPersona registers a persona or renames it (and may move it to
-// another lineage); re-registering a removed persona restores it. p.ID and
-// p.Lineage must be > 0, p.Name valid per lore.ValidatePersonaName.
-// ErrNotFound when the server is unknown. Lore is keyed by lineage, so it
-// is untouched.
+// UpsertPersona registers a persona or renames it; re-registering a
+// removed persona restores it, under p.Lineage whatever its lineage was.
+// A persona that is not removed keeps its lineage: p.Lineage naming
+// another one is refused (lore.ErrInvalid on "lineage", reason
+// i18n.PersonaOtherLineage with the persona's id and both lineages), since
+// it would move the persona away from its book; nothing is written. This
+// is the one place that rule is decided (the API and the dashboard go
+// through it). p.ID and p.Lineage must be > 0, p.Name valid per
+// lore.ValidatePersonaName. ErrNotFound when the server is unknown. Lore
+// is keyed by lineage, so it is untouched.
 func (s *Store) UpsertPersona(ctx context.Context, p lore.Persona) (lore.Persona, error) {
 	const op = "upsert persona"
 	if err := checkServerID(p.Server); err != nil {
@@ -179,7 +185,22 @@ func (s *Store) UpsertPersona(ctx context.Context, p lore.Persona) (lore.Persona
 		return lore.Persona{}, wrapErr(op, err)
 	}
 	out, err := scanPersona(s.db.QueryRow(ctx, personaUpsert, p.Server, p.ID, int64(p.Lineage), p.Name))
+	if errors.Is(err, pgx.ErrNoRows) {
+		// The persona is registered, not removed, under another lineage.
+		err = otherLineage(ctx, s.db, p)
+	}
 	return out, wrapErr(op, err)
+}
+
+// otherLineage is the refusal of an upsert of p whose persona is
+// registered (not removed) under another lineage: it reads that lineage.
+func otherLineage(ctx context.Context, q executor, p lore.Persona) error {
+	cur, err := scanPersona(q.QueryRow(ctx, personaGet, p.Server, p.ID))
+	if err != nil {
+		return fmt.Errorf("read the registered persona: %w", err)
+	}
+	return lore.Reject("lineage", i18n.PersonaOtherLineage,
+		lore.Params{"id": p.ID, "lineage": int64(cur.Lineage), "requested": int64(p.Lineage)})
 }
 
 // RemovePersona marks the persona removed. Its lineage's lore stays and is

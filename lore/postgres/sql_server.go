@@ -55,11 +55,15 @@ const personaColumns = `server_id::text, id, lineage_id, display_name, removed`
 
 const (
 	// personaUpsert registers or renames a persona; re-registering a
-	// removed persona restores it.
+	// removed persona restores it, under any lineage. A persona that is
+	// not removed keeps its lineage: with another one the statement
+	// changes nothing and returns no row (UpsertPersona then names the
+	// persona's lineage, docs/api.md "Personas").
 	personaUpsert = `INSERT INTO personas (server_id, id, lineage_id, display_name)
 VALUES ($1, $2, $3, $4)
 ON CONFLICT (server_id, id) DO UPDATE
 SET lineage_id = EXCLUDED.lineage_id, display_name = EXCLUDED.display_name, removed = false
+WHERE personas.removed OR personas.lineage_id = EXCLUDED.lineage_id
 RETURNING ` + personaColumns
 
 	personaRemove = `UPDATE personas SET removed = true WHERE server_id = $1 AND id = $2`

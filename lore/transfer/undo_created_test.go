@@ -114,7 +114,12 @@ func TestUndoCreatedPersona(t *testing.T) {
 	t.Run("moved to another lineage since: kept", func(t *testing.T) {
 		s := b.server(t)
 		p, recID := b.cardImport(t, s, "Drift", "one")
+		// A registered persona keeps its lineage; removed, it may be
+		// registered again under another one.
 		_, err := b.store.UpsertPersona(b.ctx, lore.Persona{Server: s, ID: p.ID, Lineage: 40, Name: "Drift"})
+		require.ErrorIs(t, err, lore.ErrInvalid)
+		require.NoError(t, b.store.RemovePersona(b.ctx, s, p.ID))
+		_, err = b.store.UpsertPersona(b.ctx, lore.Persona{Server: s, ID: p.ID, Lineage: 40, Name: "Drift"})
 		require.NoError(t, err)
 		u, err := transfer.Undo(b.ctx, b.store, s, recID, "user:1")
 		require.NoError(t, err)
