@@ -16,7 +16,9 @@
 //     serverwide_lorebooks also lists every collection with its settings,
 //     so empty collections survive a round trip.
 //   - Entries carry their channel ids (persona scope) and pending legacy
-//     channel names (legacy_channel_tags) until the backfill resolves them.
+//     channel names (legacy_channel_tags) until the backfill resolves them,
+//     and their id in the source (id), which only orders the import:
+//     restored entries get new ids (docs/contract.md#backups).
 //   - Each book (a bucket, an entry of serverwide_lorebooks) carries its
 //     categories (with their ids in the source, which its entries'
 //     category_id name) and, once a lore writer wrote them, its
@@ -218,6 +220,13 @@ func (d BookData) book(k BookKey) Book {
 // the canonical defaults (lore.NewEntry): enabled, probability 100, default
 // priority, AND_ANY, after the persona, system role.
 type Entry struct {
+	// ID is the entry's id in the source server. An import gives entries
+	// new ids (ids are one sequence for every server) and uses these only
+	// to write each scope's entries in the source's id order, so entries
+	// of equal insertion order keep their relative order (ties by id);
+	// absent in backups written before it, whose entries are written in
+	// the file's order.
+	ID             int64    `json:"id,omitempty"`
 	Title          string   `json:"title"`
 	Content        string   `json:"content"`
 	Keys           []string `json:"keys"`
@@ -411,7 +420,7 @@ func Decode(data []byte) (Document, error) {
 
 func fromEntry(e lore.Entry) Entry {
 	b := Entry{
-		Title: e.Title, Content: e.Content, Keys: nonNil(e.Keys), SecondaryKeys: nonNil(e.SecondaryKeys),
+		ID: e.ID, Title: e.Title, Content: e.Content, Keys: nonNil(e.Keys), SecondaryKeys: nonNil(e.SecondaryKeys),
 		SelectiveLogic: string(e.Logic), Constant: e.Constant, Enabled: &e.Enabled, ScanDepth: e.ScanDepth,
 		Probability: &e.Probability, InsertionOrder: e.Order, Priority: &e.Priority,
 		Placement: string(e.Placement), Role: string(e.Role), CaseSensitive: e.CaseSensitive, WholeWords: e.WholeWords,

@@ -14,7 +14,9 @@ import (
 // ids and times the importing store assigns, the scope (the backup's
 // structure gives it) and a Serverwide entry's channels (its
 // collection's). CategoryID comes back as the backup's id of the category,
-// which the importer maps (lore/transfer's TestBackupCarriesBookOrganisation).
+// which the importer maps (lore/transfer's TestBackupCarriesBookOrganisation);
+// ID travels as the source's id (Entry.ID), which orders the import and is
+// never the imported entry's id (checked below).
 var notInBackup = map[string]bool{"ID": true, "Server": true, "Lineage": true, "Collection": true,
 	"CreatedAt": true, "UpdatedAt": true}
 
@@ -38,7 +40,7 @@ func TestEntryRoundTripEveryField(t *testing.T) {
 	e.Group, e.GroupOverride, e.GroupWeight, e.UseGroupScoring = "g", true, 30, &yes
 	e.ExcludeRecursion, e.PreventRecursion, e.DelayUntilRecursion = true, true, 2
 	e.Sticky, e.Cooldown, e.Delay, e.Vectorized, e.Note = 3, 4, 5, true, "ask the author"
-	e.CategoryID = 12
+	e.CategoryID, e.ID = 12, 99
 	e.Extensions = map[string]json.RawMessage{"st/extra": json.RawMessage(`1`)}
 
 	data, err := json.Marshal(fromEntry(e))
@@ -46,6 +48,7 @@ func TestEntryRoundTripEveryField(t *testing.T) {
 	var b Entry
 	require.NoError(t, json.Unmarshal(data, &b))
 	got := b.toEntry("111111111111111111", e.Lineage)
+	require.Zero(t, got.ID, "a source id is never the imported entry's")
 
 	fresh := lore.NewEntry()
 	want, have, def := reflect.ValueOf(e), reflect.ValueOf(got), reflect.ValueOf(fresh)

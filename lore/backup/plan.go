@@ -2,8 +2,10 @@ package backup
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -231,7 +233,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		dst := dest(src)
 		if b.LorebookEntries != nil {
 			entries := make([]lore.Entry, len(*b.LorebookEntries))
-			for j, be := range *b.LorebookEntries {
+			for j, be := range inIDOrder(*b.LorebookEntries) {
 				entries[j] = be.toEntry(opts.Server, dst)
 			}
 			if prev, ok := books[dst]; ok {
@@ -262,7 +264,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			}
 		}
 		plan.Books = append(org, plan.Books...)
-		for _, be := range *doc.ServerwideLorebookEntries {
+		for _, be := range inIDOrder(*doc.ServerwideLorebookEntries) {
 			e := be.toEntry(opts.Server, lore.Serverwide)
 			sc.Entries = append(sc.Entries, e)
 			if be.LorebookEnabled != nil || be.LorebookChannelDiscIDs != nil {
@@ -310,6 +312,23 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		plan.Scopes = append(plan.Scopes, *scopes[l])
 	}
 	return plan, nil
+}
+
+// inIDOrder returns a scope's backup entries in their source ids' order
+// (Entry.ID), the order the import writes them in so that their new ids
+// keep the source's order. When an entry has no id (a backup written
+// before them) or two share one, the file's order is kept.
+func inIDOrder(es []Entry) []Entry {
+	seen := make(map[int64]bool, len(es))
+	for _, e := range es {
+		if e.ID <= 0 || seen[e.ID] {
+			return es
+		}
+		seen[e.ID] = true
+	}
+	out := slices.Clone(es)
+	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.ID, b.ID) })
+	return out
 }
 
 // addBook adds b to the plan when it has anything to write.

@@ -2,6 +2,7 @@ package transfer_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -204,6 +205,91 @@ func TestBackupServerSettingsUndo(t *testing.T) {
 			} else {
 				require.True(t, changedSet.Equal(gotSet), "settings put back: %+v", gotSet)
 			}
+		})
+	}
+}
+
+// byActivationOrder returns the titles of es in the order the engine
+// admits entries of equal insertion order: by id.
+func byActivationOrder(es []lore.Entry) []string {
+	es = slices.Clone(es)
+	slices.SortFunc(es, func(a, b lore.Entry) int {
+		if a.Order != b.Order {
+			return a.Order - b.Order
+		}
+		return int(a.ID - b.ID)
+	})
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.Title
+	}
+	return out
+}
+
+// TestBackupRenumbersInOrder: a restored backup gives its entries new ids
+// (docs/contract.md#backups) in the source's id order within each scope,
+// so entries of equal insertion order in different collections keep the
+// order the engine admits them in (ties by id); each entry is filed under
+// its category again. A backup without entry ids (written before them)
+// restores in the file's order.
+func TestBackupRenumbersInOrder(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name string
+		edit func(doc map[string]any)
+		// want is the Serverwide order after the restore.
+		want []string
+	}{
+		{name: "ids kept in order", want: []string{"hand Zeta first", "hand Alpha second", "hand Zeta third"}},
+		{name: "backup without entry ids", edit: func(doc map[string]any) {
+			for _, e := range doc["serverwide_lorebook_entries"].([]any) {
+				delete(e.(map[string]any), "id")
+			}
+		}, want: []string{"hand Alpha second", "hand Zeta first", "hand Zeta third"}}, // by collection name
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			server := b.server(t)
+			b.collection(t, server, "Zeta")
+			b.collection(t, server, "Alpha")
+			b.hand(t, server, lore.Serverwide, "Zeta", "Zeta first")
+			b.hand(t, server, lore.Serverwide, "Alpha", "Alpha second")
+			b.hand(t, server, lore.Serverwide, "Zeta", "Zeta third")
+			b.hand(t, server, 3, "", "persona first", "persona second")
+			before := b.all(t, server)
+			sw := func(es []lore.Entry) (out []lore.Entry) {
+				for _, e := range es {
+					if e.Lineage.IsServerwide() {
+						out = append(out, e)
+					}
+				}
+				return out
+			}
+			require.Equal(t, []string{"hand Zeta first", "hand Alpha second", "hand Zeta third"}, byActivationOrder(sw(before)))
+			data := b.exportBackup(t, server)
+			if tc.edit != nil {
+				data = editBackup(t, data, tc.edit)
+			}
+			_, err := transfer.ImportBackup(b.ctx, b.store, server, "backup.json", data, nil, "user:1")
+			require.NoError(t, err)
+			after := b.all(t, server)
+			require.Len(t, after, len(before))
+			old := map[int64]bool{}
+			for _, e := range before {
+				old[e.ID] = true
+			}
+			for _, e := range after {
+				require.False(t, old[e.ID], "entry %q has a new id", e.Title)
+			}
+			require.Equal(t, tc.want, byActivationOrder(sw(after)))
+			persona := func(es []lore.Entry) (out []lore.Entry) {
+				for _, e := range es {
+					if !e.Lineage.IsServerwide() {
+						out = append(out, e)
+					}
+				}
+				return out
+			}
+			require.Equal(t, []string{"hand persona first", "hand persona second"}, byActivationOrder(persona(after)))
 		})
 	}
 }
