@@ -54,7 +54,8 @@ func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*
 	r.Logger.InfoContext(ctx, "import undone", "request_id", RequestID(ctx), "server", in.ServerDiscordID,
 		"import_id", id, "restored", res.Restored, "removed", res.Removed, "missing", res.Missing)
 	undo := strconv.FormatInt(res.Record.ID, 10)
-	out := &model.UndoImportPayload{Restored: res.Restored, Removed: res.Removed, ImportID: &undo, CollectionsRestored: res.Collections, CollectionsKept: res.CollectionsKept, BookSettingsKept: res.BookSettingsKept}
+	out := &model.UndoImportPayload{Restored: res.Restored, Removed: res.Removed, ImportID: &undo, CollectionsRestored: res.Collections, CollectionsKept: res.CollectionsKept, BookSettingsKept: res.BookSettingsKept,
+		ServerSettingsRestored: res.ServerSettings, ServerSettingsKept: res.ServerSettingsKept}
 	if p := res.Persona; p != nil {
 		out.Persona = &model.UndoPersona{PersonaID: p.ID, LineageID: int64(p.Lineage), Removed: p.Removed,
 			AuthoredSince: p.AuthoredSince, Moved: p.Moved}

@@ -316,6 +316,9 @@ func previewToModel(b lore.Blob, plan backup.ImportPlan) *model.BackupPreview {
 		}
 		p.Scopes = append(p.Scopes, sp)
 	}
+	sp := plan.Settings
+	p.ServerSettings = model.BackupSettingsPreview{Included: sp.Included, Workbench: sp.Workbench, SameServer: sp.SameServer,
+		Skipped: append([]string{}, sp.Skipped...)}
 	mr := plan.Memories
 	p.Memories = model.MemoryConversion{Total: mr.Total, Converted: mr.Converted, ChannelOnly: mr.ChannelOnly,
 		Untagged: mr.Untagged, ServerwideChannelsDropped: mr.ServerwideChannelsDropped, NotConverted: []*model.NotConvertedMemory{}}

@@ -16,6 +16,7 @@ import (
 
 	"loregate/graph/auth"
 	"loregate/graph/graphtest"
+	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/postgres"
 )
@@ -27,7 +28,8 @@ const (
 	qExportBackup  = `mutation($s: String!) { exportWorkspaceBackup(input: {serverDiscordId: $s}) { job { id state } error { code message } } }`
 	qPreviewBackup = `mutation($input: PreviewWorkspaceBackupInput!) { previewWorkspaceBackup(input: $input) {
 		preview { previewId expiresAt scopes { lineageId included incoming current converted }
-			memories { total converted channelOnly untagged notConverted { source reason } } }
+			memories { total converted channelOnly untagged notConverted { source reason } }
+		serverSettings { included workbench sameServer skipped } }
 		error { code message field } } }`
 	qImportBackup = `mutation($input: ImportWorkspaceBackupInput!) { importWorkspaceBackup(input: $input) { job { id state } error { code message } } }`
 )
@@ -203,6 +205,17 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	mk(7, "", "sword", []string{chA}, []string{"tavern"})
 	mk(7, "", "shield", nil, nil)
 	mk(9, "", "orphan", nil, []string{"General Chat"}) // lore-only lineage
+	// A's settings and lore editor role travel too; the role (an id of A)
+	// does not apply on B.
+	setA := lore.DefaultServerSettings()
+	setA.RegexKeys, setA.BudgetUnit, setA.BudgetLimit, setA.IncludeNames = true, lore.BudgetTokens, 1500, true
+	_, err = store.UpdateServerSettings(ctx, serverA, setA)
+	require.NoError(t, err)
+	roleA, off := "555555555555555555", false
+	_, err = store.UpdateWorkbenchSettings(ctx, serverA, lore.WorkbenchSettingsPatch{LoreEditorRoleID: &roleA, ProposalsEnabled: &off})
+	require.NoError(t, err)
+	svB, err := store.GetServer(ctx, serverB)
+	require.NoError(t, err)
 
 	// Destination: lineage 7 holds something else (replaced), lineage 12 is
 	// absent from the backup (preserved); its own "World" is enabled for
@@ -270,13 +283,16 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	require.Empty(t, r.Errors)
 	var pv struct {
 		Preview *struct {
-			PreviewID string
-			Scopes    []scopePreview
+			PreviewID      string
+			Scopes         []scopePreview
+			ServerSettings model.BackupSettingsPreview
 		}
 		Error *mutationError
 	}
 	require.NoError(t, json.Unmarshal(r.Data["previewWorkspaceBackup"], &pv))
 	require.Nil(t, pv.Error)
+	require.Equal(t, model.BackupSettingsPreview{Included: true, Workbench: true, SameServer: false,
+		Skipped: []string{"proposalChannelId", "loreEditorRoleId"}}, pv.Preview.ServerSettings)
 	l7, l9, l12 := int64(7), int64(9), int64(12)
 	require.Equal(t, []scopePreview{
 		{LineageID: nil, Included: true, Incoming: 2, Current: 0},
@@ -314,6 +330,12 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	gotCols, err := store.ListCollections(ctx, serverB)
 	require.NoError(t, err)
 	require.Equal(t, collectionSettings(wantCols), collectionSettings(gotCols), "collection settings, empty collection included")
+	gotB, err := store.GetServer(ctx, serverB)
+	require.NoError(t, err)
+	require.True(t, setA.Equal(gotB.Settings), "A's settings on B: %+v", gotB.Settings)
+	wbB, err := store.GetWorkbenchSettings(ctx, serverB)
+	require.NoError(t, err)
+	require.Equal(t, []any{false, ""}, []any{wbB.ProposalsEnabled, wbB.LoreEditorRoleID}, "A's proposals switch, not A's role")
 
 	// The preview was consumed: committing it again is NOT_FOUND.
 	a.must(serviceKey, qImportBackup, map[string]any{"input": map[string]any{"serverDiscordId": serverB, "previewId": pv.Preview.PreviewID}}, "importWorkspaceBackup", &im)
@@ -326,12 +348,19 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	a.must(serviceKey, qHistory, map[string]any{"s": serverB, "first": 1}, "importHistory", &h)
 	require.Equal(t, "BACKUP", h.Edges[0].Node.Kind)
 	var u struct {
-		Restored, Removed, CollectionsRestored int
-		Error                                  *mutationError
+		Restored, Removed, CollectionsRestored     int
+		ServerSettingsRestored, ServerSettingsKept bool
+		Error                                      *mutationError
 	}
 	a.must(serviceKey, `mutation($s: String!, $id: ID!) { undoImport(input: {serverDiscordId: $s, importId: $id}) {
-		restored removed collectionsRestored error { code message } } }`, map[string]any{"s": serverB, "id": h.Edges[0].Node.ID}, "undoImport", &u)
+		restored removed collectionsRestored serverSettingsRestored serverSettingsKept error { code message } } }`,
+		map[string]any{"s": serverB, "id": h.Edges[0].Node.ID}, "undoImport", &u)
 	require.Nil(t, u.Error)
+	require.True(t, u.ServerSettingsRestored)
+	require.False(t, u.ServerSettingsKept)
+	gotB, err = store.GetServer(ctx, serverB)
+	require.NoError(t, err)
+	require.True(t, svB.Settings.Equal(gotB.Settings), "B's own settings back")
 	require.Equal(t, 1, u.CollectionsRestored)
 	require.Equal(t, 1, u.Restored)
 	require.Equal(t, 5, u.Removed)

@@ -998,6 +998,52 @@ func (ec *executionContext) fieldContext_UndoImportPayload_bookSettingsKept(_ co
 	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _UndoImportPayload_serverSettingsRestored(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_serverSettingsRestored(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServerSettingsRestored, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_serverSettingsRestored(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _UndoImportPayload_serverSettingsKept(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_UndoImportPayload_serverSettingsKept(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServerSettingsKept, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_UndoImportPayload_serverSettingsKept(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("UndoImportPayload", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _UndoImportPayload_persona(ctx context.Context, field graphql.CollectedField, obj *model.UndoImportPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1593,6 +1639,16 @@ func (ec *executionContext) _UndoImportPayload(ctx context.Context, sel ast.Sele
 			}
 		case "bookSettingsKept":
 			out.Values[i] = ec._UndoImportPayload_bookSettingsKept(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serverSettingsRestored":
+			out.Values[i] = ec._UndoImportPayload_serverSettingsRestored(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "serverSettingsKept":
+			out.Values[i] = ec._UndoImportPayload_serverSettingsKept(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -299,6 +299,38 @@ func (ec *executionContext) fieldContext_BackupPreview_memories(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _BackupPreview_serverSettings(ctx context.Context, field graphql.CollectedField, obj *model.BackupPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupPreview_serverSettings(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ServerSettings, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.BackupSettingsPreview) graphql.Marshaler {
+			return ec.marshalNBackupSettingsPreview2loregateᚋgraphᚋmodelᚐBackupSettingsPreview(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupPreview_serverSettings(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BackupPreview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BackupSettingsPreview(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _BackupPreviewPayload_preview(ctx context.Context, field graphql.CollectedField, obj *model.BackupPreviewPayload) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -361,6 +393,98 @@ func (ec *executionContext) fieldContext_BackupPreviewPayload_error(_ context.Co
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BackupSettingsPreview_included(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingsPreview_included(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Included, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingsPreview_included(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingsPreview", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BackupSettingsPreview_workbench(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingsPreview_workbench(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Workbench, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingsPreview_workbench(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingsPreview", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BackupSettingsPreview_sameServer(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingsPreview_sameServer(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SameServer, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingsPreview_sameServer(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingsPreview", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _BackupSettingsPreview_skipped(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingsPreview_skipped(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Skipped, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingsPreview_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingsPreview", field, false, false, "String")
 }
 
 func (ec *executionContext) _Job_id(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
@@ -1383,6 +1507,11 @@ func (ec *executionContext) _BackupPreview(ctx context.Context, sel ast.Selectio
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "serverSettings":
+			out.Values[i] = ec._BackupPreview_serverSettings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1419,6 +1548,54 @@ func (ec *executionContext) _BackupPreviewPayload(ctx context.Context, sel ast.S
 		case "error":
 			out.Values[i] = ec._BackupPreviewPayload_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var backupSettingsPreviewImplementors = []string{"BackupSettingsPreview"}
+
+func (ec *executionContext) _BackupSettingsPreview(ctx context.Context, sel ast.SelectionSet, obj *model.BackupSettingsPreview) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backupSettingsPreviewImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BackupSettingsPreview")
+		case "included":
+			out.Values[i] = ec._BackupSettingsPreview_included(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "workbench":
+			out.Values[i] = ec._BackupSettingsPreview_workbench(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sameServer":
+			out.Values[i] = ec._BackupSettingsPreview_sameServer(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skipped":
+			out.Values[i] = ec._BackupSettingsPreview_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -1728,6 +1905,10 @@ func (ec *executionContext) marshalNBackupPreviewPayload2ᚖloregateᚋgraphᚋm
 		return graphql.Null
 	}
 	return ec._BackupPreviewPayload(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNBackupSettingsPreview2loregateᚋgraphᚋmodelᚐBackupSettingsPreview(ctx context.Context, sel ast.SelectionSet, v model.BackupSettingsPreview) graphql.Marshaler {
+	return ec._BackupSettingsPreview(ctx, sel, &v)
 }
 
 func (ec *executionContext) unmarshalNExportWorkspaceBackupInput2loregateᚋgraphᚋmodelᚐExportWorkspaceBackupInput(ctx context.Context, v any) (model.ExportWorkspaceBackupInput, error) {

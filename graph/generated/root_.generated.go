@@ -90,15 +90,23 @@ type ComplexityRoot struct {
 	}
 
 	BackupPreview struct {
-		ExpiresAt func(childComplexity int) int
-		Memories  func(childComplexity int) int
-		PreviewID func(childComplexity int) int
-		Scopes    func(childComplexity int) int
+		ExpiresAt      func(childComplexity int) int
+		Memories       func(childComplexity int) int
+		PreviewID      func(childComplexity int) int
+		Scopes         func(childComplexity int) int
+		ServerSettings func(childComplexity int) int
 	}
 
 	BackupPreviewPayload struct {
 		Error   func(childComplexity int) int
 		Preview func(childComplexity int) int
+	}
+
+	BackupSettingsPreview struct {
+		Included   func(childComplexity int) int
+		SameServer func(childComplexity int) int
+		Skipped    func(childComplexity int) int
+		Workbench  func(childComplexity int) int
 	}
 
 	BookBudget struct {
@@ -856,14 +864,16 @@ type ComplexityRoot struct {
 	}
 
 	UndoImportPayload struct {
-		BookSettingsKept    func(childComplexity int) int
-		CollectionsKept     func(childComplexity int) int
-		CollectionsRestored func(childComplexity int) int
-		Error               func(childComplexity int) int
-		ImportID            func(childComplexity int) int
-		Persona             func(childComplexity int) int
-		Removed             func(childComplexity int) int
-		Restored            func(childComplexity int) int
+		BookSettingsKept       func(childComplexity int) int
+		CollectionsKept        func(childComplexity int) int
+		CollectionsRestored    func(childComplexity int) int
+		Error                  func(childComplexity int) int
+		ImportID               func(childComplexity int) int
+		Persona                func(childComplexity int) int
+		Removed                func(childComplexity int) int
+		Restored               func(childComplexity int) int
+		ServerSettingsKept     func(childComplexity int) int
+		ServerSettingsRestored func(childComplexity int) int
 	}
 
 	UndoPersona struct {
@@ -1147,6 +1157,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BackupPreview.Scopes(childComplexity), true
+	case "BackupPreview.serverSettings":
+		if e.ComplexityRoot.BackupPreview.ServerSettings == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.ServerSettings(childComplexity), true
 
 	case "BackupPreviewPayload.error":
 		if e.ComplexityRoot.BackupPreviewPayload.Error == nil {
@@ -1160,6 +1176,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BackupPreviewPayload.Preview(childComplexity), true
+
+	case "BackupSettingsPreview.included":
+		if e.ComplexityRoot.BackupSettingsPreview.Included == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingsPreview.Included(childComplexity), true
+	case "BackupSettingsPreview.sameServer":
+		if e.ComplexityRoot.BackupSettingsPreview.SameServer == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingsPreview.SameServer(childComplexity), true
+	case "BackupSettingsPreview.skipped":
+		if e.ComplexityRoot.BackupSettingsPreview.Skipped == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingsPreview.Skipped(childComplexity), true
+	case "BackupSettingsPreview.workbench":
+		if e.ComplexityRoot.BackupSettingsPreview.Workbench == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingsPreview.Workbench(childComplexity), true
 
 	case "BookBudget.collectionId":
 		if e.ComplexityRoot.BookBudget.CollectionID == nil {
@@ -4709,6 +4750,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.UndoImportPayload.Restored(childComplexity), true
+	case "UndoImportPayload.serverSettingsKept":
+		if e.ComplexityRoot.UndoImportPayload.ServerSettingsKept == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.ServerSettingsKept(childComplexity), true
+	case "UndoImportPayload.serverSettingsRestored":
+		if e.ComplexityRoot.UndoImportPayload.ServerSettingsRestored == nil {
+			break
+		}
+
+		return e.ComplexityRoot.UndoImportPayload.ServerSettingsRestored(childComplexity), true
 
 	case "UndoPersona.authoredSince":
 		if e.ComplexityRoot.UndoPersona.AuthoredSince == nil {
@@ -6050,6 +6103,10 @@ type UndoImportPayload {
   collectionsKept: Int!
   "True when the undone import replaced the target book's settings (a backup import: a persona book's) and they were changed again since: they keep their current state (otherwise the settings from before the import are put back)."
   bookSettingsKept: Boolean!
+  "True when the undone backup import had replaced the server's settings or workbench settings and they were put back."
+  serverSettingsRestored: Boolean!
+  "True when the undone backup import had replaced the server's settings or workbench settings and they were changed again since: they keep their current state."
+  serverSettingsKept: Boolean!
   "Set when the undone import created a persona (a persona card import)."
   persona: UndoPersona
   error: MutationError
@@ -6176,6 +6233,20 @@ type BackupPreview {
   "Every scope the import replaces, converts into or preserves (Serverwide first)."
   scopes: [ScopePreview!]!
   memories: MemoryConversion!
+  "What the import does with the server's settings and workbench settings (docs/contract.md#backups)."
+  serverSettings: BackupSettingsPreview!
+}
+
+"What a backup import does with the server's settings and workbench settings (docs/contract.md#backups)."
+type BackupSettingsPreview {
+  "The backup carries the server's settings: they replace this server's, every field. False for backups written before them: the server keeps its own."
+  included: Boolean!
+  "The backup carries the workbench settings: its proposals switch replaces this server's, and when it was exported from this server its proposal channel and lore editor role too."
+  workbench: Boolean!
+  "The backup was exported from this server."
+  sameServer: Boolean!
+  "Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId)."
+  skipped: [String!]!
 }
 
 type ScopePreview {
@@ -7625,6 +7696,8 @@ func (ec *executionContext) childFields_BackupPreview(ctx context.Context, field
 		return ec.fieldContext_BackupPreview_scopes(ctx, field)
 	case "memories":
 		return ec.fieldContext_BackupPreview_memories(ctx, field)
+	case "serverSettings":
+		return ec.fieldContext_BackupPreview_serverSettings(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreview", field.Name)
 }
@@ -7637,6 +7710,20 @@ func (ec *executionContext) childFields_BackupPreviewPayload(ctx context.Context
 		return ec.fieldContext_BackupPreviewPayload_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreviewPayload", field.Name)
+}
+
+func (ec *executionContext) childFields_BackupSettingsPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "included":
+		return ec.fieldContext_BackupSettingsPreview_included(ctx, field)
+	case "workbench":
+		return ec.fieldContext_BackupSettingsPreview_workbench(ctx, field)
+	case "sameServer":
+		return ec.fieldContext_BackupSettingsPreview_sameServer(ctx, field)
+	case "skipped":
+		return ec.fieldContext_BackupSettingsPreview_skipped(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BackupSettingsPreview", field.Name)
 }
 
 func (ec *executionContext) childFields_BookBudget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9037,6 +9124,10 @@ func (ec *executionContext) childFields_UndoImportPayload(ctx context.Context, f
 		return ec.fieldContext_UndoImportPayload_collectionsKept(ctx, field)
 	case "bookSettingsKept":
 		return ec.fieldContext_UndoImportPayload_bookSettingsKept(ctx, field)
+	case "serverSettingsRestored":
+		return ec.fieldContext_UndoImportPayload_serverSettingsRestored(ctx, field)
+	case "serverSettingsKept":
+		return ec.fieldContext_UndoImportPayload_serverSettingsKept(ctx, field)
 	case "persona":
 		return ec.fieldContext_UndoImportPayload_persona(ctx, field)
 	case "error":

@@ -176,11 +176,25 @@ type BackupPreview struct {
 	// Every scope the import replaces, converts into or preserves (Serverwide first).
 	Scopes   []*ScopePreview  `json:"scopes"`
 	Memories MemoryConversion `json:"memories"`
+	// What the import does with the server's settings and workbench settings (docs/contract.md#backups).
+	ServerSettings BackupSettingsPreview `json:"serverSettings"`
 }
 
 type BackupPreviewPayload struct {
 	Preview *BackupPreview `json:"preview,omitempty"`
 	Error   *MutationError `json:"error,omitempty"`
+}
+
+// What a backup import does with the server's settings and workbench settings (docs/contract.md#backups).
+type BackupSettingsPreview struct {
+	// The backup carries the server's settings: they replace this server's, every field. False for backups written before them: the server keeps its own.
+	Included bool `json:"included"`
+	// The backup carries the workbench settings: its proposals switch replaces this server's, and when it was exported from this server its proposal channel and lore editor role too.
+	Workbench bool `json:"workbench"`
+	// The backup was exported from this server.
+	SameServer bool `json:"sameServer"`
+	// Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId).
+	Skipped []string `json:"skipped"`
 }
 
 // What one book's admitted entries took from the budget.
@@ -1592,6 +1606,10 @@ type UndoImportPayload struct {
 	CollectionsKept int `json:"collectionsKept"`
 	// True when the undone import replaced the target book's settings (a backup import: a persona book's) and they were changed again since: they keep their current state (otherwise the settings from before the import are put back).
 	BookSettingsKept bool `json:"bookSettingsKept"`
+	// True when the undone backup import had replaced the server's settings or workbench settings and they were put back.
+	ServerSettingsRestored bool `json:"serverSettingsRestored"`
+	// True when the undone backup import had replaced the server's settings or workbench settings and they were changed again since: they keep their current state.
+	ServerSettingsKept bool `json:"serverSettingsKept"`
 	// Set when the undone import created a persona (a persona card import).
 	Persona *UndoPersona   `json:"persona,omitempty"`
 	Error   *MutationError `json:"error,omitempty"`
