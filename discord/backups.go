@@ -157,7 +157,7 @@ func (b *Bot) submitBackup(ctx context.Context, in *request) error {
 	e, err := refused(b.api.Upload(ctx, in.p, client.OpPreviewWorkspaceBackup, map[string]any{"serverDiscordId": in.guild}, client.File{Name: name, Data: data}, &out))
 	switch {
 	case errors.Is(err, client.ErrForbidden):
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, forbiddenText(in.t, err))
 		return b.paint(ctx, in, p)
 	case err != nil:
 		return err

@@ -12,6 +12,7 @@ import (
 	"loregate/graph/client"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 	"loregate/lore/postgres/postgrestest"
 )
 
@@ -83,7 +84,7 @@ func TestPersonaCardImport(t *testing.T) {
 	t.Run("member refused", func(t *testing.T) {
 		before := h.personas()
 		o := h.submitForm(permMember, m, nil, nil, h.upload("c.json", cardJSON("Nope", "x")))
-		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		require.Contains(t, o.content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.personas())
 	})
 }
@@ -127,7 +128,7 @@ func TestSettingsControls(t *testing.T) {
 			before := tc.get(settings())
 
 			o := h.clickID(permMember, id)
-			require.Contains(t, o.content(), "Only members with the Manage Server permission or the server's lore editor role can change lorebooks")
+			require.Contains(t, o.content(), msgNeedSettings)
 			require.Equal(t, before, tc.get(settings()), "member: unchanged")
 
 			o = h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(id)})
@@ -158,7 +159,7 @@ func TestBackups(t *testing.T) {
 	p := h.clickID(permMember, route{action: actBackups}.encode()).panel()
 	require.True(t, h.need(p, actBackupExp).Disabled, "members cannot export")
 	o := h.clickID(permMember, route{action: actBackupExp}.encode())
-	require.Contains(t, o.content(), "Only members with the Manage Server permission")
+	require.Contains(t, o.content(), msgNeedSettings)
 
 	// Export: a follow-up carries the file; the view says so.
 	o = h.clickID(permManager, route{action: actBackupExp}.encode())
@@ -268,7 +269,7 @@ func TestBookSettingsControls(t *testing.T) {
 		{"out of range", permManager, map[string]string{fieldDepth: "101"}, nil,
 			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, "scan depth must be a whole number from 0 to 100"},
 		{"member refused", permMember, map[string]string{fieldDepth: ""}, nil,
-			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, "Only members with the Manage Server permission"},
+			stored{ScanDepth: &four, BudgetLimit: &budget, Recursive: &yes, MaxRecursionSteps: &three}, msgNeedLoreWrite},
 		{"blanks inherit", permManager, map[string]string{fieldDepth: "", fieldBudget: "", fieldSteps: ""}, map[string][]string{fieldRecursive: {valueInherit}},
 			stored{}, "Saved the settings of **Lore**"},
 	}
@@ -310,7 +311,7 @@ func TestBookSettingsControls(t *testing.T) {
 		picks := map[string][]string{fieldUnit: {string(model.BudgetUnitTokens)}, fieldTokenizer: {"cl100k_base"}}
 
 		o := h.submitForm(permMember, m, map[string]string{fieldBudget: "3000"}, picks, nil)
-		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		require.Contains(t, o.content(), msgNeedSettings)
 		o = h.run("dm_component.json", 0, map[string]string{"{{CUSTOM_ID}}": jsonString(route{action: actBudget}.encode())})
 		require.Contains(t, o.content(), "use `/memories` in a server")
 		require.Equal(t, before, settings())
@@ -398,7 +399,7 @@ func TestPortuguesePanel(t *testing.T) {
 	require.Contains(t, p.text(), "entradas neste escopo")
 	require.Equal(t, "+ Importar Entradas", h.need(p, actEntryPick).Options[len(h.need(p, actEntryPick).Options)-1].Label)
 	o := h.click(permMember, h.need(p, actBookToggle))
-	require.Contains(t, o.content(), "Somente membros com a permissão Gerenciar Servidor")
+	require.Contains(t, o.content(), refusalTexts[i18n.ForbiddenLoreWrite]["pt-BR"])
 	m := h.click(permManager, h.need(h.open(permManager).panel(), actEntryPick), valueImport).modal()
 	require.Equal(t, "Importar Entradas", m.Title)
 	require.Equal(t, "Substituir este lorebook", m.Components[1].label())

@@ -18,9 +18,51 @@ import (
 
 // Receipts shown to members.
 const (
-	msgNeedManage = "Only members with the Manage Server permission or the server's lore editor role can change lorebooks. Nothing was changed."
-	msgOutdated   = "This panel was out of date, so nothing was changed. Here is the current view."
+	msgOutdated = "This panel was out of date, so nothing was changed. Here is the current view."
 )
+
+// permissionOf is the reason key of the permission a route action needs
+// (docs/api.md "Reason keys"), as the API checks it: the server's
+// settings, workspace backups and workbench settings need Manage Server
+// (forbidden_settings; the lore editor role does not grant them), an
+// export is forbidden_export, every other action a lore write.
+func permissionOf(action string) i18n.Key {
+	switch action {
+	case actSetToggle, actBudget, modalBudget, actBackupExp, actBackupImp, modalBackup, actBackupOK,
+		actWBToggle, actWBChannel, actWBRole:
+		return i18n.ForbiddenSettings
+	case actExport:
+		return i18n.ForbiddenExport
+	}
+	return i18n.ForbiddenLoreWrite
+}
+
+// refusal is the receipt of a call the member may not make, in the
+// member's language: "Nothing was changed: " and the text of the reason
+// key naming the permission it needs (lore/i18n), the shape of the
+// adapter's other reason-key receipts.
+func refusal(t tr, key i18n.Key, params map[string]any) string {
+	if !i18n.Known(key) {
+		key, params = i18n.ForbiddenLoreWrite, nil
+	}
+	return t.S("Nothing was changed: %s", i18n.Text(t.lang, key, params))
+}
+
+// forbiddenText is the receipt of the API's FORBIDDEN err: the refusal of
+// its reason key (extensions.reason), the lore write's when it carries
+// none or one this adapter does not know (an older or newer server).
+func forbiddenText(t tr, err error) string {
+	var e *client.Error
+	if errors.As(err, &e) {
+		return refusal(t, e.Reason, e.Params)
+	}
+	return refusal(t, i18n.ForbiddenLoreWrite, nil)
+}
+
+// notAllowed is the receipt of a request the adapter refuses before
+// calling the API (the member may not write lore): the refusal of the
+// permission its action needs (permissionOf).
+func (in *request) notAllowed() string { return refusal(in.t, permissionOf(in.rt.action), nil) }
 
 // Mutations the panel makes. Every one re-resolves scope and permission in
 // the resolver; the payload's typed error becomes the receipt.
@@ -204,7 +246,7 @@ func (b *Bot) entryPick(ctx context.Context, in *request) error {
 	return b.paint(ctx, in, p)
 }
 
-// confirm shows a delete confirmation (managers only).
+// confirm shows a delete confirmation (lore writers only).
 func (b *Bot) confirm(view viewKind) handlerFunc {
 	return func(ctx context.Context, in *request) error {
 		p, err := b.load(ctx, in, in.rt, loadOpts{full: view == viewConfirmEntry})
@@ -214,7 +256,7 @@ func (b *Bot) confirm(view viewKind) handlerFunc {
 		switch {
 		case p.stale:
 		case !in.manage:
-			p.addReceipt(msgNeedManage)
+			p.receipt = append(p.receipt, in.notAllowed())
 		case view == viewConfirmBook && p.book != nil:
 			p.view = view
 		case view == viewConfirmEntry && p.entry != nil:
@@ -247,13 +289,13 @@ func (b *Bot) write(ctx context.Context, in *request, o loadOpts, need func(*pan
 		return b.paint(ctx, in, p)
 	}
 	if !in.manage {
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 		return b.paint(ctx, in, p)
 	}
 	next, no, receipt, err := op(p)
 	switch {
 	case errors.Is(err, client.ErrForbidden):
-		receipt, next, no = in.t.S(msgNeedManage), in.rt, o
+		receipt, next, no = forbiddenText(in.t, err), in.rt, o
 	case err != nil:
 		return err
 	}
@@ -365,7 +407,7 @@ func (b *Bot) bookChannels(ctx context.Context, in *request) error {
 	switch {
 	case p.stale || p.book == nil:
 	case !in.manage:
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 	default:
 		existing, err := b.guildChannels(ctx, in.guild)
 		if err != nil {
@@ -462,8 +504,8 @@ func (b *Bot) entryDelete(ctx context.Context, in *request) error {
 }
 
 // export answers Export Lorebook with the selected book as SillyTavern
-// world info JSON, attached to an ephemeral message (managers only, as in
-// docs/contract.md).
+// world info JSON, attached to an ephemeral message (lore writers only:
+// Manage Server or the lore editor role, docs/contract.md#permissions).
 func (b *Bot) export(ctx context.Context, in *request) error {
 	p, err := b.load(ctx, in, in.rt, loadOpts{})
 	if err != nil {
@@ -473,7 +515,7 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 		return b.paint(ctx, in, p)
 	}
 	if !in.manage {
-		p.addReceipt("Only members with the Manage Server permission can export lorebooks.")
+		p.receipt = append(p.receipt, in.notAllowed())
 		return b.paint(ctx, in, p)
 	}
 	input := map[string]any{"serverDiscordId": in.guild, "lineageId": p.lineage}
@@ -485,7 +527,7 @@ func (b *Bot) export(ctx context.Context, in *request) error {
 	}
 	if err := b.api.Do(ctx, in.p, client.OpExportLorebook, map[string]any{"in": input}, &data); err != nil {
 		if errors.Is(err, client.ErrForbidden) {
-			p.addReceipt(msgNeedManage)
+			p.receipt = append(p.receipt, forbiddenText(in.t, err))
 			return b.paint(ctx, in, p)
 		}
 		return err

@@ -105,7 +105,7 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 			return err
 		}
 		p.view = viewBackups
-		p.addReceipt(msgNeedHistory)
+		p.receipt = append(p.receipt, in.notAllowed())
 		return b.paint(ctx, in, p)
 	}
 	var out model.UndoImportPayload
@@ -114,7 +114,7 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 	var receipt string
 	switch {
 	case errors.Is(err, client.ErrForbidden):
-		receipt = in.t.S(msgNeedHistory)
+		receipt = forbiddenText(in.t, err)
 	case err != nil:
 		return err
 	case e != nil && e.Code == string(model.ErrorCodeInvalidInput):

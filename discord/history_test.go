@@ -91,10 +91,10 @@ func TestImportHistoryPanel(t *testing.T) {
 	t.Run("member refused", func(t *testing.T) {
 		p := h.clickID(permMember, route{action: actBackups}.encode()).panel()
 		require.True(t, h.need(p, actHistory).Disabled, "members cannot open the history")
-		for _, id := range []string{route{action: actHistory}.encode(), route{action: actHistoryUndo, entry: 1}.encode()} {
+		for id, want := range map[string]string{route{action: actHistory}.encode(): msgNeedHistory, route{action: actHistoryUndo, entry: 1}.encode(): msgNeedLoreWrite} {
 			before := h.snapshot()
 			o := h.clickID(permMember, id)
-			require.Contains(t, o.content(), msgNeedHistory)
+			require.Contains(t, o.content(), want)
 			require.NotContains(t, o.content(), "**#", "no record is shown")
 			require.Equal(t, before, h.snapshot())
 		}

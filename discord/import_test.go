@@ -94,7 +94,7 @@ func TestAttachmentImportInline(t *testing.T) {
 		before := h.snapshot()
 		o := h.importCommand(permMember, "gen.json", worldInfo(3), nil)
 		require.Equal(t, 5, o.callback().Type)
-		require.Contains(t, o.content(), "Only members with the Manage Server permission or the server's lore editor role can import")
+		require.Contains(t, o.content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.snapshot())
 		for _, c := range o.calls {
 			require.NotEqual(t, "GET", c.Method, "nothing downloaded for a refused import")
@@ -214,7 +214,7 @@ func TestPanelUploadImport(t *testing.T) {
 	t.Run("member refused", func(t *testing.T) {
 		before := h.snapshot()
 		o := h.submitForm(permMember, m, map[string]string{fieldName: "Sneaky"}, nil, h.upload("s.json", worldInfo(1)))
-		require.Contains(t, o.content(), "Only members with the Manage Server permission")
+		require.Contains(t, o.content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.snapshot())
 	})
 	t.Run("no file", func(t *testing.T) {

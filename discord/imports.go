@@ -186,7 +186,7 @@ const receiptTime = 10 * time.Second
 
 func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	if !in.manage {
-		return in.t.S("Only members with the Manage Server permission or the server's lore editor role can import lorebooks. Nothing was changed."), nil
+		return in.notAllowed(), nil
 	}
 	d := in.i.ApplicationCommandData()
 	req := importRequest{Principal: in.p, Server: in.guild}
@@ -241,21 +241,21 @@ func (b *Bot) runImport(ctx context.Context, in *request) (string, error) {
 	}
 	req.FileName, req.Data = name, data
 	res, err := b.runImporter(ctx, in, req)
-	if err != nil || res == nil {
-		return in.t.S("Only members with the Manage Server permission or the server's lore editor role can import lorebooks. Nothing was changed."), err
+	switch {
+	case forbidden(err):
+		return forbiddenText(in.t, err), nil
+	case err != nil:
+		return "", err
 	}
 	return importReceipt(in.t, *res, req, book, p) + "\n" + in.t.S("Open `/memories` to see the book."), nil
 }
 
 // runImporter runs req through the importer and logs the conversion's
-// counts (never file content). A nil result with a nil error means the API
-// refused the member.
+// counts (never file content). The API's refusal of the member is its
+// FORBIDDEN error (forbidden, forbiddenText).
 func (b *Bot) runImporter(ctx context.Context, in *request, req importRequest) (*model.ImportPayload, error) {
 	res, err := b.importer.Import(ctx, req)
-	switch {
-	case errors.Is(err, client.ErrForbidden):
-		return nil, nil
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
 	if res.Report != nil {
@@ -302,7 +302,7 @@ func (b *Bot) startWrite(ctx context.Context, in *request, rt route, o loadOpts)
 	case p.stale:
 		return p, true, b.paint(ctx, in, p)
 	case !in.manage:
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 		return p, true, b.paint(ctx, in, p)
 	}
 	return p, false, nil
@@ -314,7 +314,7 @@ func (b *Bot) mutateOrRepaint(ctx context.Context, in *request, p *panel, op cli
 	e, err := b.mutate(ctx, in.p, op, input, out)
 	switch {
 	case errors.Is(err, client.ErrForbidden):
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, forbiddenText(in.t, err))
 		return true, b.paint(ctx, in, p)
 	case err != nil:
 		return true, err
@@ -388,10 +388,10 @@ func (b *Bot) submitImport(ctx context.Context, in *request) error {
 	switch {
 	case errors.Is(err, errJobPending):
 		receipt = in.t.S("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
+	case forbidden(err):
+		receipt = forbiddenText(in.t, err)
 	case err != nil:
 		return err
-	case res == nil:
-		receipt = in.t.S(msgNeedManage)
 	default:
 		receipt = importReceipt(in.t, *res, req, book, p)
 		if res.Error == nil && res.Collection != nil {
@@ -438,7 +438,7 @@ func (b *Bot) submitCard(ctx context.Context, in *request) error {
 	var c model.PersonaCardPayload
 	_, err = refused(b.api.Upload(ctx, in.p, client.OpImportPersonaCard, input, client.File{Name: name, Data: data}, &c))
 	if errors.Is(err, client.ErrForbidden) {
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, forbiddenText(in.t, err))
 		return b.paint(ctx, in, p)
 	}
 	if err != nil {

@@ -57,7 +57,7 @@ func (b *Bot) openModalAt(ctx context.Context, in *request, kind string, rt rout
 		return err
 	}
 	if !p.stale && !in.manage {
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 	}
 	needBook := kind == modalRename || ((kind == modalEntryAdd || kind == modalBookSet) && !p.persona)
 	if !p.stale && ((full && p.entry == nil) || (needBook && p.book == nil) || (p.persona && p.lineage == 0 && kind != modalCard)) {

@@ -214,7 +214,7 @@ func (b *Bot) review(ctx context.Context, in *request, decision model.ProposalDe
 		if err != nil {
 			return err
 		}
-		p.receipt = append([]string{in.t.S(msgNeedManage)}, p.receipt...)
+		p.receipt = append([]string{in.notAllowed()}, p.receipt...)
 		return b.paint(ctx, in, p)
 	}
 	input := map[string]any{"serverDiscordId": in.guild, "proposalId": id, "decision": decision, "idempotencyKey": in.i.ID}
@@ -229,7 +229,7 @@ func (b *Bot) review(ctx context.Context, in *request, decision model.ProposalDe
 	var receipt string
 	switch {
 	case forbidden(err):
-		receipt = in.t.S(msgNeedManage)
+		receipt = forbiddenText(in.t, err)
 	case err != nil:
 		return err
 	case e != nil && e.Code == string(model.ErrorCodeStaleTarget) && out.Conflict != nil:
@@ -310,7 +310,7 @@ func (b *Bot) openReject(ctx context.Context, in *request) error {
 		if err != nil {
 			return err
 		}
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 		return b.paint(ctx, in, p)
 	}
 	m := rejectModal(in.t, in.rt)

@@ -81,14 +81,14 @@ func (b *Bot) restoreRevision(ctx context.Context, in *request) error {
 	rev := scope.entry
 	scope.entry = 0
 	if !in.manage {
-		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S(msgNeedManage))
+		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.notAllowed())
 	}
 	var out model.EntryPayload
 	e, err := b.mutate(ctx, in.p, client.OpRestoreEntryRevision, map[string]any{"serverDiscordId": in.guild,
 		"revisionId": fmt.Sprint(rev), "idempotencyKey": in.i.ID}, &out)
 	switch {
 	case forbidden(err):
-		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, in.t.S(msgNeedManage))
+		return b.repaintWith(ctx, in, scope, loadOpts{persona: scope.lineage != 0}, forbiddenText(in.t, err))
 	case err != nil:
 		return err
 	case e != nil:
@@ -152,7 +152,7 @@ func (b *Bot) loadRevisions(ctx context.Context, in *request, pick string) (*pan
 		case i < 0:
 			p.addReceipt("That revision is no longer among the entry's last 10, so nothing was changed.")
 		case !in.manage:
-			p.addReceipt(msgNeedManage)
+			p.receipt = append(p.receipt, in.notAllowed())
 		default:
 			rv.pick, p.view = &rv.revs[i], viewRevisionConfirm
 		}
@@ -354,7 +354,7 @@ func (b *Bot) loadDeleted(ctx context.Context, in *request, pick string) (*panel
 	if i < 0 {
 		p.addReceipt("That entry is no longer deleted (it may have been restored meanwhile), so nothing was changed.")
 	} else if !in.manage {
-		p.addReceipt(msgNeedManage)
+		p.receipt = append(p.receipt, in.notAllowed())
 	} else {
 		dv.pick, p.view = &all[i], viewDeletedConfirm
 	}
@@ -501,7 +501,7 @@ func (b *Bot) restoreDeleted(ctx context.Context, in *request) error {
 	receipt := in.t.S("Restored **%s**: it is back in its book with its id, and the restore is in its history.", escape(orUntitled(in.t, p.wb.deleted.pick.Title)))
 	e, err := b.mutate(ctx, in.p, client.OpRestoreEntryRevision, map[string]any{"serverDiscordId": in.guild, "revisionId": id, "idempotencyKey": in.i.ID}, nil)
 	if forbidden(err) {
-		receipt, err = in.t.S(msgNeedManage), nil
+		receipt, err = forbiddenText(in.t, err), nil
 	} else if e != nil {
 		receipt = in.t.S("Not restored, nothing was changed: %s", reasonOf(in.t, e))
 	}

@@ -125,7 +125,7 @@ func (b *Bot) workbenchWrite(ctx context.Context, in *request, change func(*pane
 		e, err := b.mutate(ctx, in.p, client.OpUpdateWorkbenchSettings, fields, nil)
 		switch {
 		case forbidden(err):
-			return in.rt, o, in.t.S("Only members with the Manage Server permission can change settings."), nil
+			return in.rt, o, forbiddenText(in.t, err), nil
 		case err != nil || e != nil:
 			return in.rt, o, receiptOf(in.t, e), err
 		}

@@ -201,10 +201,10 @@ func TestWorkbenchPanel(t *testing.T) {
 		p := h.clickID(permMember, route{action: actSettings}.encode()).panel()
 		require.True(t, h.need(p, actWBToggle).Disabled, "a lore editor sees the settings disabled")
 		for _, id := range []string{route{action: actWBToggle}.encode(), route{action: actWBRole}.encode()} {
-			require.Contains(t, h.clickID(permMember, id).content(), "Only members with the Manage Server permission can change settings.")
+			require.Contains(t, h.clickID(permMember, id).content(), msgNeedSettings, "the API refuses a lore editor")
 		}
 		h.roles = nil
-		require.Contains(t, h.clickID(permMember, route{action: actWBToggle}.encode()).content(), msgNeedManage)
+		require.Contains(t, h.clickID(permMember, route{action: actWBToggle}.encode()).content(), msgNeedSettings, "the adapter refuses a member")
 		var data client.ServerData
 		h.op(client.OpServer, map[string]any{"s": testGuild}, &data)
 		w := data.Server.WorkbenchSettings
@@ -235,7 +235,7 @@ func TestWorkbenchPanel(t *testing.T) {
 		require.False(t, ok, "members get no review select")
 		before := h.snapshot()
 		o := h.clickID(permMember, route{action: actPropApprove, entry: 1}.encode())
-		require.Contains(t, o.content(), msgNeedManage)
+		require.Contains(t, o.content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.snapshot())
 	})
 
@@ -356,7 +356,7 @@ func TestWorkbenchPanel(t *testing.T) {
 		_, ok := member.find(actRevPick)
 		require.False(t, ok, "members read the history but restore nothing")
 		before := h.snapshot()
-		require.Contains(t, h.click(permMember, h.need(c, actRevRestore)).content(), msgNeedManage)
+		require.Contains(t, h.click(permMember, h.need(c, actRevRestore)).content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.snapshot())
 
 		o := h.click(permManager, h.need(c, actRevRestore))
@@ -392,7 +392,7 @@ func TestWorkbenchPanel(t *testing.T) {
 		require.True(t, h.need(h.clickID(permMember, route{action: actBackups}.encode()).panel(), actDeleted).Disabled, "members restore nothing")
 		before := h.snapshot()
 		o := h.clickID(permMember, route{action: actDeletedRestore, entry: rev}.encode())
-		require.Contains(t, o.content(), msgNeedManage)
+		require.Contains(t, o.content(), msgNeedLoreWrite)
 		require.Equal(t, before, h.snapshot())
 
 		c := h.click(permManager, sel, sel.Options[0].Value).panel()

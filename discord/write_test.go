@@ -266,11 +266,11 @@ func TestWritePaths(t *testing.T) {
 					require.Equal(t, 6, o.callback().Type, "writes are deferred before the read")
 					require.NotEmpty(t, o.edits(), "then the panel is repainted")
 					if perms == permMember && !editor {
-						require.Contains(t, o.content(), msgNeedManage)
+						require.Contains(t, o.content(), msgNeedLoreWrite)
 						require.Equal(t, before, h.snapshot(), "nothing was written")
 						continue
 					}
-					require.NotContains(t, o.content(), msgNeedManage)
+					require.NotContains(t, o.content(), msgNeedLoreWrite)
 					require.NotEqual(t, before, h.snapshot())
 					s.check(t, h, o)
 				}
@@ -304,7 +304,7 @@ func TestExport(t *testing.T) {
 
 	o = h.click(permMember, ex)
 	require.Equal(t, 7, o.callback().Type)
-	require.Contains(t, o.content(), "Only members with the Manage Server permission can export")
+	require.Contains(t, o.content(), msgNeedExport)
 	for _, c := range o.calls {
 		require.Empty(t, c.Files)
 	}
@@ -329,7 +329,7 @@ func TestModalOpensRefusedForMembers(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := do()
 			require.Equal(t, 7, o.callback().Type)
-			require.Contains(t, o.content(), msgNeedManage)
+			require.Contains(t, o.content(), msgNeedLoreWrite)
 		})
 	}
 }
