@@ -397,6 +397,7 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 		Passes: res.Passes,
 
 		StoreUnavailable: t.unavailable,
+		Notices:          activationNotices(&t.snapshot),
 	}
 	for i := range out.Admitted {
 		a := res.AdmittedAt(i)
@@ -441,6 +442,21 @@ func activationToModel(t *turnRun, blocks []*model.PromptBlock) *model.Activatio
 		out.Trace[i] = item
 	}
 	return out
+}
+
+// activationNotices are the non-fatal notes of a turn over snap (the
+// Activation's notices, docs/api.md "Activation notices"):
+// unregistered_lineage when the turn's lineage is unknown on the server,
+// so it had Serverwide lore only. A flag the scope's read already holds
+// (lore.Snapshot.UnknownLineage): no query, and nothing allocated for a
+// known lineage.
+func activationNotices(snap *lore.Snapshot) []*model.ActivationNotice {
+	if !snap.UnknownLineage {
+		return nil
+	}
+	params := map[string]any{"lineage": int64(snap.Lineage)}
+	return []*model.ActivationNotice{{Reason: i18n.UnregisteredLineage, Params: params,
+		Message: i18n.Text(i18n.EN, i18n.UnregisteredLineage, params)}}
 }
 
 // blocks renders the admitted entries as the prompt blocks of

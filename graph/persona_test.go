@@ -1,11 +1,14 @@
 package graph_test
 
 import (
+	"context"
 	"encoding/json"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
 )
 
 // qUpsertPersonaReason is upsertPersona selecting the payload error's
@@ -98,3 +101,121 @@ func TestUpsertPersonaLineage(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestActivateUnregisteredLineage: activate, activateTurn (recorded and
+// retried) and assemblePrompt with a lineageId the server does not know
+// (no persona, removed or not, reads it and it holds no lore) answer with
+// Serverwide lore and the notice unregistered_lineage naming the lineage;
+// Serverwide requests and known lineages (a persona's empty book, a
+// removed persona's, a lore-only lineage's) have none. Registering a
+// persona under the lineage ends the notice on the next turn, through the
+// scope cache.
+func TestActivateUnregisteredLineage(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	ctx := context.Background()
+	sw := lore.NewEntry()
+	sw.Server, sw.Collection, sw.Title, sw.Content, sw.Constant = serverA, "General", "Realm", "The realm is old.", true
+	_, _, err := a.store.CreateCollectionWithEntries(ctx, lore.Collection{Server: serverA, Name: "General", Enabled: true}, []lore.Entry{sw})
+	require.NoError(t, err)
+	for _, p := range []lore.Persona{{Server: serverA, ID: 1, Lineage: 7, Name: "Sera"}, {Server: serverA, ID: 2, Lineage: 9, Name: "Gone"}} {
+		_, err := a.store.UpsertPersona(ctx, p)
+		require.NoError(t, err)
+	}
+	require.NoError(t, a.store.RemovePersona(ctx, serverA, 2))
+	own := lore.NewEntry()
+	own.Server, own.Lineage, own.Title, own.Content, own.Constant = serverA, 8, "Kept", "Lore of a lineage without persona.", true
+	_, err = a.store.ReplacePersonaBook(ctx, serverA, 8, []lore.Entry{own})
+	require.NoError(t, err)
+
+	type notice struct {
+		Reason, Message string
+		Params          map[string]any
+	}
+	type activation struct {
+		Admitted []struct{ Title string }
+		Notices  []notice
+	}
+	const (
+		qActivateNotices = `query($input: ActivateInput!) { activate(input: $input) { admitted { title } notices { reason params message } } }`
+		qTurnNotices     = `mutation($input: ActivateTurnInput!) { activateTurn(input: $input) {
+			result { admitted { title } notices { reason params message } } error { code message } } }`
+		qPromptNotices = `query($input: AssemblePromptInput!) { assemblePrompt(input: $input) { activation { admitted { title } notices { reason params message } } } }`
+	)
+	msgs := []map[string]any{{"role": "user", "content": "hello"}}
+	input := func(lineage any) map[string]any {
+		in := map[string]any{"serverDiscordId": serverA, "channelId": turnChannel, "messages": msgs}
+		if lineage != nil {
+			in["lineageId"] = lineage
+		}
+		return in
+	}
+	turns := 0
+	// run answers the request through op: activate, activateTurn (a new
+	// turn id, then a retry of it: both must agree) or assemblePrompt.
+	run := func(t *testing.T, op string, lineage any) activation {
+		t.Helper()
+		var out activation
+		switch op {
+		case "activate":
+			a.must(serviceKey, qActivateNotices, map[string]any{"input": input(lineage)}, "activate", &out)
+		case "activateTurn":
+			turns++
+			in := input(lineage)
+			in["turnId"], in["messageCount"] = "t"+strconv.Itoa(turns), turns
+			var first, retry struct {
+				Result *activation
+				Error  *mutationError
+			}
+			a.must(serviceKey, qTurnNotices, map[string]any{"input": in}, "activateTurn", &first)
+			require.Nil(t, first.Error)
+			a.must(serviceKey, qTurnNotices, map[string]any{"input": in}, "activateTurn", &retry)
+			require.Nil(t, retry.Error)
+			require.Equal(t, *first.Result, *retry.Result, "a retried turn reports the notices too")
+			out = *first.Result
+		case "assemblePrompt":
+			var p struct{ Activation activation }
+			a.must(serviceKey, qPromptNotices, map[string]any{"input": map[string]any{"activation": input(lineage)}}, "assemblePrompt", &p)
+			out = p.Activation
+		}
+		return out
+	}
+	unregistered := func(lineage int64) []notice {
+		return []notice{{Reason: "unregistered_lineage", Params: map[string]any{"lineage": float64(lineage)},
+			Message: "lineage " + itoa(lineage) + " is not registered on the server (no persona reads it and it holds no lore): only Serverwide lore was activated"}}
+	}
+	for _, op := range []string{"activate", "activateTurn", "assemblePrompt"} {
+		for _, tc := range []struct {
+			name     string
+			lineage  any // nil: omitted
+			admitted []string
+			notices  []notice // [] is an empty list, not null
+		}{
+			{"no lineage", nil, []string{"Realm"}, []notice{}},
+			{"Serverwide", 0, []string{"Realm"}, []notice{}},
+			{"a persona's empty book", 7, []string{"Realm"}, []notice{}},
+			{"a removed persona's lineage", 9, []string{"Realm"}, []notice{}},
+			{"a lore-only lineage", 8, []string{"Realm", "Kept"}, []notice{}},
+			{"an unknown lineage", 42, []string{"Realm"}, unregistered(42)},
+		} {
+			t.Run(op+"/"+tc.name, func(t *testing.T) {
+				got := run(t, op, tc.lineage)
+				var titles []string
+				for _, e := range got.Admitted {
+					titles = append(titles, e.Title)
+				}
+				require.ElementsMatch(t, tc.admitted, titles)
+				require.Equal(t, tc.notices, got.Notices)
+			})
+		}
+	}
+
+	t.Run("registering the lineage ends the notice", func(t *testing.T) {
+		require.Equal(t, unregistered(43), run(t, "activate", 43).Notices) // cached now
+		var p struct{ Error *mutationError }
+		a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 3, "l": 43, "n": "New"}, "upsertPersona", &p)
+		require.Nil(t, p.Error)
+		require.Empty(t, run(t, "activate", 43).Notices)
+		require.Empty(t, run(t, "activateTurn", 43).Notices)
+	})
+}

@@ -89,6 +89,11 @@ func (r *Resolver) activateTurnAs(ctx context.Context, in *model.ActivateTurnInp
 	if traced {
 		withReasons(built.Trace)
 	}
+	if built != nil {
+		// Not stored: the notices are the request's, from this read of the
+		// scope (a retry is told too).
+		built.Notices = activationNotices(&t.snapshot)
+	}
 	if built != nil && byBook {
 		r.namePersonaBooks(ctx, in.ServerDiscordID, built.Budget.ByBook)
 	}

@@ -179,10 +179,11 @@ func appendTurnInput(b []byte, in *model.ActivateTurnInput) ([]byte, bool) {
 }
 
 // appendActivationJSON appends json.Marshal(a) for an Activation without
-// a trace (the stored result's head); false when a has a trace or a score
-// that is NaN or infinite (json.Marshal refuses those).
+// a trace or notices (the stored result's head: notices are not stored,
+// a turn's answer adds its own); false when a has a trace, notices or a
+// score that is NaN or infinite (json.Marshal refuses those).
 func appendActivationJSON(b []byte, a *model.Activation) ([]byte, bool) {
-	if a.Trace != nil {
+	if a.Trace != nil || a.Notices != nil {
 		return b, false
 	}
 	ok := true
@@ -205,6 +206,7 @@ func appendActivationJSON(b []byte, a *model.Activation) ([]byte, bool) {
 		return append(appendJSONString(appendJSONKey(b, "text", false), o.Text), '}')
 	})
 	b = strconv.AppendBool(appendJSONKey(b, "storeUnavailable", false), a.StoreUnavailable)
+	b = append(appendJSONKey(b, "notices", false), "null"...)
 	return append(b, '}'), ok
 }
 

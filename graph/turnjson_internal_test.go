@@ -85,11 +85,15 @@ func TestTurnJSONMatchesEncodingJSON(t *testing.T) {
 	a.Trace = []*model.TraceItem{}
 	_, ok = appendActivationJSON(nil, a)
 	require.False(t, ok, "a trace goes to encoding/json")
+	a = activationShapes()[0]
+	a.Notices = []*model.ActivationNotice{{Reason: "r", Params: map[string]any{"lineage": 1}}}
+	_, ok = appendActivationJSON(nil, a)
+	require.False(t, ok, "notices go to encoding/json")
 
 	// Every field of the encoded types is one the encoders write: a
 	// field added to the schema fails here until they write it too.
 	for typ, n := range map[reflect.Type]int{reflect.TypeFor[model.ActivateTurnInput](): 11, reflect.TypeFor[model.MessageInput](): 3,
-		reflect.TypeFor[model.Activation](): 8, reflect.TypeFor[model.AdmittedEntry](): 10, reflect.TypeFor[model.EntryPosition](): 4,
+		reflect.TypeFor[model.Activation](): 9, reflect.TypeFor[model.AdmittedEntry](): 10, reflect.TypeFor[model.EntryPosition](): 4,
 		reflect.TypeFor[model.PromptBlock](): 4, reflect.TypeFor[model.PromptBlockEntry](): 4, reflect.TypeFor[model.Budget](): 4,
 		reflect.TypeFor[model.BookBudget](): 6, reflect.TypeFor[model.Injection](): 6, reflect.TypeFor[model.Outlet](): 2} {
 		require.Equal(t, n, typ.NumField(), "%v", typ)

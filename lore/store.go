@@ -23,6 +23,12 @@ type Snapshot struct {
 	// lowest id first when several share the lineage), nil when none: a
 	// request without context.character uses it.
 	Character *CharacterContext
+	// UnknownLineage is set when Lineage is a persona lineage the server
+	// does not know: no persona (removed or not) reads it and it owns no
+	// lore there (Store.LineageKnown false). Such a turn has Serverwide
+	// lore only; the API warns the caller (docs/api.md "Activation
+	// notices").
+	UnknownLineage bool
 }
 
 // ScopeCounts maps a lineage to its entry count (disabled entries

@@ -262,6 +262,107 @@ func (ec *executionContext) fieldContext_Activation_storeUnavailable(_ context.C
 	return graphql.NewScalarFieldContext("Activation", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Activation_notices(ctx context.Context, field graphql.CollectedField, obj *model.Activation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Activation_notices(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Notices, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ActivationNotice) graphql.Marshaler {
+			return ec.marshalNActivationNotice2ᚕᚖloregateᚋgraphᚋmodelᚐActivationNoticeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Activation_notices(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Activation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActivationNotice(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ActivationNotice_reason(ctx context.Context, field graphql.CollectedField, obj *model.ActivationNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivationNotice_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivationNotice_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivationNotice", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActivationNotice_params(ctx context.Context, field graphql.CollectedField, obj *model.ActivationNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivationNotice_params(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Params, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalNJSON2map(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivationNotice_params(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivationNotice", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ActivationNotice_message(ctx context.Context, field graphql.CollectedField, obj *model.ActivationNotice) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActivationNotice_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActivationNotice_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActivationNotice", field, false, false, "String")
+}
+
 func (ec *executionContext) _AdmittedEntry_id(ctx context.Context, field graphql.CollectedField, obj *model.AdmittedEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1954,6 +2055,54 @@ func (ec *executionContext) _Activation(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "notices":
+			out.Values[i] = ec._Activation_notices(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var activationNoticeImplementors = []string{"ActivationNotice"}
+
+func (ec *executionContext) _ActivationNotice(ctx context.Context, sel ast.SelectionSet, obj *model.ActivationNotice) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, activationNoticeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActivationNotice")
+		case "reason":
+			out.Values[i] = ec._ActivationNotice_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "params":
+			out.Values[i] = ec._ActivationNotice_params(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ActivationNotice_message(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2449,6 +2598,30 @@ func (ec *executionContext) unmarshalNActivationGroup2loregateᚋgraphᚋmodel�
 
 func (ec *executionContext) marshalNActivationGroup2loregateᚋgraphᚋmodelᚐActivationGroup(ctx context.Context, sel ast.SelectionSet, v model.ActivationGroup) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNActivationNotice2ᚕᚖloregateᚋgraphᚋmodelᚐActivationNoticeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ActivationNotice) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActivationNotice2ᚖloregateᚋgraphᚋmodelᚐActivationNotice(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActivationNotice2ᚖloregateᚋgraphᚋmodelᚐActivationNotice(ctx context.Context, sel ast.SelectionSet, v *model.ActivationNotice) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ActivationNotice!")
+		return graphql.Null
+	}
+	return ec._ActivationNotice(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNAdmittedEntry2ᚕᚖloregateᚋgraphᚋmodelᚐAdmittedEntryᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.AdmittedEntry) graphql.Marshaler {

@@ -46,6 +46,7 @@ type ComplexityRoot struct {
 		Blocks           func(childComplexity int) int
 		Budget           func(childComplexity int) int
 		Injections       func(childComplexity int) int
+		Notices          func(childComplexity int) int
 		Outlets          func(childComplexity int) int
 		Passes           func(childComplexity int) int
 		StoreUnavailable func(childComplexity int) int
@@ -58,6 +59,12 @@ type ComplexityRoot struct {
 		Budget       func(childComplexity int) int
 		MessageCount func(childComplexity int) int
 		TurnID       func(childComplexity int) int
+	}
+
+	ActivationNotice struct {
+		Message func(childComplexity int) int
+		Params  func(childComplexity int) int
+		Reason  func(childComplexity int) int
 	}
 
 	AdmittedEntry struct {
@@ -954,6 +961,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Activation.Injections(childComplexity), true
+	case "Activation.notices":
+		if e.ComplexityRoot.Activation.Notices == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Activation.Notices(childComplexity), true
 	case "Activation.outlets":
 		if e.ComplexityRoot.Activation.Outlets == nil {
 			break
@@ -1009,6 +1022,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ActivationLogEntry.TurnID(childComplexity), true
+
+	case "ActivationNotice.message":
+		if e.ComplexityRoot.ActivationNotice.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationNotice.Message(childComplexity), true
+	case "ActivationNotice.params":
+		if e.ComplexityRoot.ActivationNotice.Params == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationNotice.Params(childComplexity), true
+	case "ActivationNotice.reason":
+		if e.ComplexityRoot.ActivationNotice.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActivationNotice.Reason(childComplexity), true
 
 	case "AdmittedEntry.content":
 		if e.ComplexityRoot.AdmittedEntry.Content == nil {
@@ -5258,6 +5290,22 @@ type Activation {
   logged. Callers may show or retry it.
   """
   storeUnavailable: Boolean!
+  """
+  Non-fatal notes about the request, each with a stable reason key and params (docs/api.md
+  "Activation notices"): unregistered_lineage when lineageId names a lineage the server does not
+  know (no persona, removed or not, reads it and it holds no lore), so only Serverwide lore was
+  used. Empty for a sound request.
+  """
+  notices: [ActivationNotice!]!
+}
+
+"A non-fatal note about an activation request, with a reason key (docs/api.md \"Reason keys\")."
+type ActivationNotice {
+  reason: String!
+  "The reason's params: a JSON object."
+  params: JSON!
+  "The note in English."
+  message: String!
 }
 `, BuiltIn: false},
 	{Name: "../category.graphqls", Input: `# Books people organise (docs/workbench.md#categories): categories inside
@@ -7608,6 +7656,8 @@ func (ec *executionContext) childFields_Activation(ctx context.Context, field gr
 		return ec.fieldContext_Activation_outlets(ctx, field)
 	case "storeUnavailable":
 		return ec.fieldContext_Activation_storeUnavailable(ctx, field)
+	case "notices":
+		return ec.fieldContext_Activation_notices(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Activation", field.Name)
 }
@@ -7626,6 +7676,18 @@ func (ec *executionContext) childFields_ActivationLogEntry(ctx context.Context, 
 		return ec.fieldContext_ActivationLogEntry_budget(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ActivationLogEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_ActivationNotice(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reason":
+		return ec.fieldContext_ActivationNotice_reason(ctx, field)
+	case "params":
+		return ec.fieldContext_ActivationNotice_params(ctx, field)
+	case "message":
+		return ec.fieldContext_ActivationNotice_message(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActivationNotice", field.Name)
 }
 
 func (ec *executionContext) childFields_AdmittedEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

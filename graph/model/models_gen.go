@@ -77,6 +77,11 @@ type Activation struct {
 	// (docs/contract.md#results: runtime read failures return an empty list) and the failure is
 	// logged. Callers may show or retry it.
 	StoreUnavailable bool `json:"storeUnavailable"`
+	// Non-fatal notes about the request, each with a stable reason key and params (docs/api.md
+	// "Activation notices"): unregistered_lineage when lineageId names a lineage the server does not
+	// know (no persona, removed or not, reads it and it holds no lore), so only Serverwide lore was
+	// used. Empty for a sound request.
+	Notices []*ActivationNotice `json:"notices"`
 }
 
 // The request's context sources (docs/authoring.md "Context sources"): the
@@ -96,6 +101,15 @@ type ActivationLogEntry struct {
 	// The admitted entries in insertion order.
 	Admitted []*LoggedEntry `json:"admitted"`
 	Budget   Budget         `json:"budget"`
+}
+
+// A non-fatal note about an activation request, with a reason key (docs/api.md "Reason keys").
+type ActivationNotice struct {
+	Reason string `json:"reason"`
+	// The reason's params: a JSON object.
+	Params map[string]any `json:"params"`
+	// The note in English.
+	Message string `json:"message"`
 }
 
 type AdmittedEntry struct {

@@ -72,6 +72,9 @@ const (
 	ScopeFull           Key = "scope_full"
 	NotFound            Key = "not_found"
 	UnknownLineage      Key = "unknown_lineage"
+	// UnregisteredLineage is the activation notice of a turn whose
+	// lineage the server does not know: Serverwide lore only.
+	UnregisteredLineage Key = "unregistered_lineage"
 	DuplicateName       Key = "duplicate_name"
 	StaleTarget         Key = "stale_target"
 	StaleVersion        Key = "stale_version"
@@ -413,6 +416,7 @@ var reasons = [...]Reason{
 	// Mutation-level reasons (MutationError.reason of the other codes).
 	{ScopeFull, "the scope would hold {total} entries, {over} over the limit of {limit}", "o escopo ficaria com {total} entradas, {over} acima do limite de {limit}", "el ámbito tendría {total} entradas, {over} por encima del límite de {limit}"},
 	{NotFound, "{argument} {id} was not found: it does not exist, was deleted, or belongs to another server or scope", "{argument} {id} não foi encontrado: não existe, foi excluído ou pertence a outro servidor ou escopo", "{argument} {id} no se encontró: no existe, se eliminó o pertenece a otro servidor o ámbito"},
+	{UnregisteredLineage, "lineage {lineage} is not registered on the server (no persona reads it and it holds no lore): only Serverwide lore was activated", "a linhagem {lineage} não está registrada no servidor (nenhuma persona a usa e ela não tem lore): só a lore de Todo o Servidor foi ativada", "el linaje {lineage} no está registrado en el servidor (ninguna persona lo usa y no tiene lore): solo se activó la lore de todo el servidor"},
 	{UnknownLineage, "lineage {id} is not registered on the server", "a linhagem {id} não está registrada no servidor", "el linaje {id} no está registrado en el servidor"},
 	{DuplicateName, "a collection named \"{name}\" already exists on this server", "já existe uma coleção chamada \"{name}\" neste servidor", "ya existe una colección llamada \"{name}\" en este servidor"},
 	{StaleTarget, "the collection was renamed or deleted after this write was prepared; nothing was written", "a coleção foi renomeada ou excluída depois que esta gravação foi preparada; nada foi gravado", "la colección se renombró o eliminó después de preparar esta escritura; no se guardó nada"},

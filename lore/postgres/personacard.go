@@ -32,30 +32,35 @@ RETURNING ` + personaColumns
 	// personaGetCardContext is one persona's card character (NULL none).
 	personaGetCardContext = `SELECT card_context FROM personas WHERE server_id = $1 AND id = $2`
 
-	// personaCardContext is the card character of a lineage: its
-	// personas' (answered by personas_lineage_idx), not removed first,
-	// then by id.
-	personaCardContext = `SELECT card_context FROM personas
-WHERE server_id = $1 AND lineage_id = $2 AND card_context IS NOT NULL
-ORDER BY removed, id LIMIT 1`
+	// personaLineageRead is what the per-turn read of a persona lineage
+	// takes from the registry, in one row: the lineage's card character,
+	// its personas' (answered by personas_lineage_idx), not removed first,
+	// then by id (NULL none); and whether the lineage is known on the
+	// server, as personaLineageKnown says.
+	personaLineageRead = `SELECT (SELECT card_context FROM personas
+    WHERE server_id = $1 AND lineage_id = $2 AND card_context IS NOT NULL
+    ORDER BY removed, id LIMIT 1), ` + lineageKnownExpr
 )
 
-// lineageCharacter reads the card character of a persona lineage (nil when
-// none of its personas has one).
-func lineageCharacter(ctx context.Context, q executor, server string, lineage lore.Lineage) (*lore.CharacterContext, error) {
-	var raw []byte
-	err := q.QueryRow(ctx, personaCardContext, server, int64(lineage)).Scan(&raw)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
+// lineageRead reads the card character of a persona lineage (nil when
+// none of its personas has one) and whether the lineage is known on the
+// server (a persona, removed or not, reads it or it owns lore there).
+func lineageRead(ctx context.Context, q executor, server string, lineage lore.Lineage) (*lore.CharacterContext, bool, error) {
+	var (
+		raw   []byte
+		known bool
+	)
+	if err := q.QueryRow(ctx, personaLineageRead, server, int64(lineage)).Scan(&raw, &known); err != nil {
+		return nil, false, err
 	}
-	if err != nil {
-		return nil, err
+	if raw == nil {
+		return nil, known, nil
 	}
 	var c lore.CharacterContext
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, fmt.Errorf("persona card context: %w", err)
+		return nil, false, fmt.Errorf("persona card context: %w", err)
 	}
-	return &c, nil
+	return &c, known, nil
 }
 
 // ImportPersonaCard writes a character card's import (see

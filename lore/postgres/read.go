@@ -110,9 +110,11 @@ func (s *Store) LoadEnabledForScope(ctx context.Context, server string, lineage 
 	// entries").
 	snap.Entries = lore.JoinSplit(snap.Entries)
 	if !lineage.IsServerwide() {
-		if snap.Character, err = lineageCharacter(ctx, s.db, server, lineage); err != nil {
+		var known bool
+		if snap.Character, known, err = lineageRead(ctx, s.db, server, lineage); err != nil {
 			return empty, wrapErr(op, err)
 		}
+		snap.UnknownLineage = !known
 	}
 	return snap, nil
 }

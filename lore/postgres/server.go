@@ -169,7 +169,8 @@ func scanPersona(row pgx.Row) (lore.Persona, error) {
 // is the one place that rule is decided (the API and the dashboard go
 // through it). p.ID and p.Lineage must be > 0, p.Name valid per
 // lore.ValidatePersonaName. ErrNotFound when the server is unknown. Lore
-// is keyed by lineage, so it is untouched.
+// is keyed by lineage, so it is untouched; the server's lore version moves
+// on (cached scopes see the registration).
 func (s *Store) UpsertPersona(ctx context.Context, p lore.Persona) (lore.Persona, error) {
 	const op = "upsert persona"
 	if err := checkServerID(p.Server); err != nil {
@@ -184,18 +185,29 @@ func (s *Store) UpsertPersona(ctx context.Context, p lore.Persona) (lore.Persona
 	if err := lore.ValidatePersonaName(p.Name); err != nil {
 		return lore.Persona{}, wrapErr(op, err)
 	}
-	out, err := scanPersona(s.db.QueryRow(ctx, personaUpsert, p.Server, p.ID, int64(p.Lineage), p.Name))
-	if errors.Is(err, pgx.ErrNoRows) {
-		// The persona is registered, not removed, under another lineage.
-		err = otherLineage(ctx, s.db, p)
+	// A lore write (server lock, lore_version bumped): a registration makes
+	// its lineage known, which the per-turn read reports
+	// (lore.Snapshot.UnknownLineage), so cached scopes must go.
+	var out lore.Persona
+	err := s.write(ctx, op, p.Server, func(tx pgx.Tx) error {
+		var err error
+		out, err = scanPersona(tx.QueryRow(ctx, personaUpsert, p.Server, p.ID, int64(p.Lineage), p.Name))
+		if errors.Is(err, pgx.ErrNoRows) {
+			// The persona is registered, not removed, under another lineage.
+			return otherLineage(ctx, tx, p)
+		}
+		return err
+	})
+	if err != nil {
+		return lore.Persona{}, err
 	}
-	return out, wrapErr(op, err)
+	return out, nil
 }
 
 // otherLineage is the refusal of an upsert of p whose persona is
 // registered (not removed) under another lineage: it reads that lineage.
-func otherLineage(ctx context.Context, q executor, p lore.Persona) error {
-	cur, err := scanPersona(q.QueryRow(ctx, personaGet, p.Server, p.ID))
+func otherLineage(ctx context.Context, tx pgx.Tx, p lore.Persona) error {
+	cur, err := scanPersona(tx.QueryRow(ctx, personaGet, p.Server, p.ID))
 	if err != nil {
 		return fmt.Errorf("read the registered persona: %w", err)
 	}

@@ -72,6 +72,10 @@ RETURNING ` + personaColumns
 
 	// personaLineageKnown: a lineage is known when a persona (removed or
 	// not) reads it or when it owns lore on the server.
-	personaLineageKnown = `SELECT EXISTS (SELECT 1 FROM personas WHERE server_id = $1 AND lineage_id = $2)
+	personaLineageKnown = `SELECT ` + lineageKnownExpr
+
+	// lineageKnownExpr is personaLineageKnown's expression (server $1,
+	// lineage $2).
+	lineageKnownExpr = `EXISTS (SELECT 1 FROM personas WHERE server_id = $1 AND lineage_id = $2)
     OR EXISTS (SELECT 1 FROM lorebook_entries WHERE server_id = $1 AND lineage_id = $2)`
 )
