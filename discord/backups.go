@@ -87,6 +87,14 @@ func renderPreview(w *builder, p *panel) {
 	if pv.Memories.Total > 0 {
 		s.WriteString(t.S("Older keyword memories: %d of %d convert to entries.", pv.Memories.Converted, pv.Memories.Total) + "\n")
 	}
+	switch ss := pv.ServerSettings; {
+	case ss.Included && len(ss.Skipped) > 0:
+		s.WriteString(t.S("Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.") + "\n")
+	case ss.Included:
+		s.WriteString(t.S("Server settings: replaced by the backup's (budget, switches, lore editor role).") + "\n")
+	default:
+		s.WriteString(t.S("Server settings: not in the backup, kept as they are.") + "\n")
+	}
 	w.text(s.String())
 	w.row(
 		discordgo.Button{Label: t.S("Confirm import"), Style: discordgo.DangerButton, CustomID: confirm},

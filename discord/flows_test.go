@@ -187,6 +187,7 @@ func TestBackups(t *testing.T) {
 	p = h.submitForm(permManager, m, nil, nil, h.upload(name, file)).panel()
 	require.Contains(t, p.text(), "Serverwide: replaces 5 entries with 2")
 	require.Contains(t, p.text(), "Aria: replaces 5 entries with 2")
+	require.Contains(t, p.text(), "Server settings: replaced by the backup's (budget, switches, lore editor role).", "a backup of this server")
 	require.Len(t, h.scope(0, "Lore"), 5, "nothing changes before Confirm")
 	confirm := h.need(p, actBackupOK)
 
