@@ -19,6 +19,9 @@ const (
 	msgNeedLoreWrite = "Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role"
 	msgNeedSettings  = "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)"
 	msgNeedExport    = "Nothing was changed: exporting this server's lore needs the Manage Server permission or the server's lore editor role"
+	// msgNeedHistory refuses the import history (a read) to a member who
+	// may not write lore.
+	msgNeedHistory = "The import history is not shown: writing this server's lore needs the Manage Server permission or the server's lore editor role"
 )
 
 // refusalTexts are the refusals' texts by reason key and Discord locale.
@@ -147,5 +150,9 @@ func TestForbiddenText(t *testing.T) {
 			err := &client.Error{Op: client.OpCreateCollection, Code: graph.CodeForbidden, Message: misleading, Reason: reason}
 			require.Equal(t, refusalTexts[i18n.ForbiddenLoreWrite][locale], forbiddenText(tt, err), "key %q in %s", reason, locale)
 		}
+		// The history read's refusal names the API's key too.
+		settings := &client.Error{Op: client.OpImportHistory, Code: graph.CodeForbidden, Message: misleading, Reason: i18n.ForbiddenSettings}
+		require.True(t, strings.HasSuffix(historyRefusal(tt, settings), strings.SplitN(refusalTexts[i18n.ForbiddenSettings][locale], ": ", 2)[1]), locale)
+		require.True(t, strings.HasSuffix(historyRefusal(tt, nil), strings.SplitN(refusalTexts[i18n.ForbiddenLoreWrite][locale], ": ", 2)[1]), locale)
 	}
 }

@@ -42,21 +42,33 @@ func permissionOf(action string) i18n.Key {
 // key naming the permission it needs (lore/i18n), the shape of the
 // adapter's other reason-key receipts.
 func refusal(t tr, key i18n.Key, params map[string]any) string {
+	return t.S("Nothing was changed: %s", reasonText(t, key, params))
+}
+
+// reasonText is a permission's reason key rendered in the member's
+// language with its params; the lore write's for a key this adapter does
+// not know (none, from an older server, or a newer server's).
+func reasonText(t tr, key i18n.Key, params map[string]any) string {
 	if !i18n.Known(key) {
 		key, params = i18n.ForbiddenLoreWrite, nil
 	}
-	return t.S("Nothing was changed: %s", i18n.Text(t.lang, key, params))
+	return i18n.Text(t.lang, key, params)
 }
 
-// forbiddenText is the receipt of the API's FORBIDDEN err: the refusal of
-// its reason key (extensions.reason), the lore write's when it carries
-// none or one this adapter does not know (an older or newer server).
-func forbiddenText(t tr, err error) string {
+// forbiddenReason is the text of the permission the API's FORBIDDEN err
+// names (its extensions.reason; reasonText).
+func forbiddenReason(t tr, err error) string {
 	var e *client.Error
 	if errors.As(err, &e) {
-		return refusal(t, e.Reason, e.Params)
+		return reasonText(t, e.Reason, e.Params)
 	}
-	return refusal(t, i18n.ForbiddenLoreWrite, nil)
+	return reasonText(t, i18n.ForbiddenLoreWrite, nil)
+}
+
+// forbiddenText is the receipt of the API's FORBIDDEN err: "Nothing was
+// changed: " and the text of the permission it names (forbiddenReason).
+func forbiddenText(t tr, err error) string {
+	return t.S("Nothing was changed: %s", forbiddenReason(t, err))
 }
 
 // notAllowed is the receipt of a request the adapter refuses before

@@ -137,9 +137,13 @@ func (b *Bot) undoHistory(ctx context.Context, in *request) error {
 	return b.paint(ctx, in, p)
 }
 
-// msgNeedHistory refuses the history to members who may not write lore
-// (neither Manage Server nor the lore editor role).
-const msgNeedHistory = "Only members with the Manage Server permission or the server's lore editor role can see and undo the import history."
+// historyRefusal is the receipt of a history read the member may not
+// make: the text of the permission the API's FORBIDDEN err names
+// (forbiddenReason), a lore write's for the adapter's own refusal (err
+// nil) of a member who may not write lore.
+func historyRefusal(t tr, err error) string {
+	return t.S("The import history is not shown: %s", forbiddenReason(t, err))
+}
 
 // undoReceipt says what an undo did.
 func undoReceipt(t tr, id int64, u *model.UndoImportPayload) string {
@@ -175,7 +179,7 @@ func (b *Bot) loadHistory(ctx context.Context, in *request, page int, pick int64
 	}
 	p.view = viewBackups
 	if !in.manage {
-		p.addReceipt(msgNeedHistory)
+		p.receipt = append(p.receipt, historyRefusal(in.t, nil))
 		return p, nil
 	}
 	page = min(max(page, 0), historyMaxRecords/historyPageSize-1)
@@ -185,7 +189,7 @@ func (b *Bot) loadHistory(ctx context.Context, in *request, page int, pick int64
 	err = b.api.Do(ctx, in.p, client.OpImportHistory, map[string]any{"s": in.guild, "first": (page + 1) * historyPageSize}, &data)
 	switch {
 	case errors.Is(err, client.ErrForbidden):
-		p.addReceipt(msgNeedHistory)
+		p.receipt = append(p.receipt, historyRefusal(in.t, err))
 		return p, nil
 	case err != nil:
 		return nil, fmt.Errorf("read import history: %w", err)

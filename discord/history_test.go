@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"loregate/graph/client"
 	"loregate/graph/model"
+	"loregate/lore/i18n"
 )
 
 // historyGoldenPanels are the import history states of the golden
@@ -100,6 +102,10 @@ func TestImportHistoryPanel(t *testing.T) {
 		}
 		o := h.clickID(permMember, route{action: actHistoryPick}.encode(), "1")
 		require.Contains(t, o.content(), msgNeedHistory)
+		h.locale = "pt-BR"
+		defer func() { h.locale = "en-US" }()
+		o = h.clickID(permMember, route{action: actHistory}.encode())
+		require.Contains(t, o.content(), "O histórico de importações não é mostrado: "+strings.TrimPrefix(refusalTexts[i18n.ForbiddenLoreWrite]["pt-BR"], "Nada foi alterado: "))
 	})
 
 	// A manager replaces Aria's book with 3 entries from the panel's

@@ -250,7 +250,7 @@ var esTexts = [...][2]string{
 	{"NAND: fewer than all match", "NAND: coinciden menos que todas"},
 	{"Import history", "Historial de importaciones"},
 	{"**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there.", "**Historial de importaciones** muestra las importaciones, eliminaciones de lorebooks y vaciados recientes; un gestor puede deshacer uno desde ahí."},
-	{msgNeedHistory, "Solo los miembros con el permiso Gestionar servidor o el rol de editor de lore del servidor pueden ver y deshacer el historial de importaciones."},
+	{"The import history is not shown: %s", "El historial de importaciones no se muestra: %s"},
 	{"Nothing was imported, deleted or wiped on this server yet.", "Todavía no se importó, eliminó ni vació nada en este servidor."},
 	{"Undo removes the entries an import created, edited ones too, and restores what it replaced. Lore written since stays.", "Deshacer quita las entradas que creó una importación, también las editadas, y restaura lo que reemplazó. La lore escrita después se queda."},
 	{"Undo #%s · %s", "Deshacer #%s · %s"},

@@ -6,7 +6,7 @@ package discord
 var historyTexts = [...][2]string{
 	{"Import history", "Histórico de importações"},
 	{"**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there.", "**Histórico de importações** lista as importações, exclusões de lorebooks e limpezas recentes; um gerente pode desfazer uma delas por ali."},
-	{msgNeedHistory, "Somente membros com a permissão Gerenciar Servidor ou o cargo de editor de lore do servidor podem ver e desfazer o histórico de importações."},
+	{"The import history is not shown: %s", "O histórico de importações não é mostrado: %s"},
 	{"Nothing was imported, deleted or wiped on this server yet.", "Nada foi importado, excluído ou limpo neste servidor ainda."},
 	{"Undo removes the entries an import created, edited ones too, and restores what it replaced. Lore written since stays.", "Desfazer remove as entradas que uma importação criou, inclusive as editadas, e restaura o que ela substituiu. A lore escrita depois permanece."},
 	{"Undo #%s · %s", "Desfazer #%s · %s"},
