@@ -65,8 +65,8 @@ type leanMetrics struct {
 }
 
 // leanPlan is a validated lean document: `activate(input: $var)` with a
-// selection of Activation's scalar fields and of admitted, blocks and
-// budget, or `activateTurn(input: $var)` selecting the same under result,
+// selection of Activation's scalar fields and of admitted, blocks,
+// budget and notices, or `activateTurn(input: $var)` selecting the same under result,
 // error (MutationError's fields) and __typename.
 type leanPlan struct {
 	operation string // the operation's name, "" when anonymous
@@ -90,11 +90,13 @@ type leanField struct {
 
 // leanFields are the fields a lean document may select, by type: each
 // field's object type, "" for a leaf. Activation's trace and every field
-// added later go to gqlgen.
+// added later go to gqlgen (notices, a bot's check of its lineage, is
+// lean: it costs a flag test per turn).
 var leanFields = map[string]map[string]string{
 	"ActivateTurnPayload": {"result": "Activation", "error": "MutationError", "__typename": ""},
 	"Activation": {"admitted": "AdmittedEntry", "blocks": "PromptBlock", "budget": "Budget",
-		"passes": "", "storeUnavailable": "", "__typename": ""},
+		"passes": "", "storeUnavailable": "", "notices": "ActivationNotice", "__typename": ""},
+	"ActivationNotice": {"reason": "", "params": "", "message": "", "__typename": ""},
 	"AdmittedEntry": {"id": "", "title": "", "placement": "", "group": "", "content": "", "tokens": "",
 		"pass": "", "triggeredBy": "", "__typename": ""},
 	"PromptBlock": {"tag": "", "role": "", "text": "", "__typename": ""},
@@ -443,6 +445,8 @@ func marshalActivation(data *bytes.Buffer, fields []leanField, a *model.Activati
 			graphql.MarshalInt(a.Passes).MarshalGQL(data)
 		case "storeUnavailable":
 			graphql.MarshalBoolean(a.StoreUnavailable).MarshalGQL(data)
+		case "notices":
+			leanList(data, a.Notices, func(n *model.ActivationNotice) { marshalNotice(data, f.sub, n) })
 		case "__typename":
 			graphql.MarshalString("Activation").MarshalGQL(data)
 		}
@@ -485,6 +489,22 @@ func marshalAdmitted(w *bytes.Buffer, fields []leanField, e *model.AdmittedEntry
 		}
 	}
 	w.WriteByte('}')
+}
+
+// marshalNotice writes the selection fields of an ActivationNotice.
+func marshalNotice(w *bytes.Buffer, fields []leanField, n *model.ActivationNotice) {
+	leanObject(w, fields, func(f *leanField) {
+		switch f.name {
+		case "reason":
+			graphql.MarshalString(n.Reason).MarshalGQL(w)
+		case "params":
+			leanParams(w, n.Params)
+		case "message":
+			graphql.MarshalString(n.Message).MarshalGQL(w)
+		case "__typename":
+			graphql.MarshalString("ActivationNotice").MarshalGQL(w)
+		}
+	})
 }
 
 func marshalBlock(w *bytes.Buffer, fields []leanField, b *model.PromptBlock) {

@@ -151,6 +151,9 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 		{"Accept json", body(bot, `{"i":`+in+`}`), map[string]string{"Accept": "text/html, application/json"}, true},
 		{"charset", body(bot, `{"i":`+in+`}`), map[string]string{"Content-Type": "application/json; charset=utf-8"}, true},
 		{"one field under two keys", body(q(`passes p: passes budget { used u: used }`), `{"i":`+in+`}`), nil, true},
+		{"notices, none", body(q(`notices { reason } passes`), `{"i":`+in+`}`), nil, true},
+		{"notices of an unknown lineage", body(q(`admitted { title } notices { __typename reason params message }`),
+			`{"i":{"serverDiscordId":"`+serverA+`","lineageId":42,`+leanMsgs+`}}`), nil, true},
 		// Everything below goes to gqlgen.
 		{"trace", body(q(`trace { verdict }`), `{"i":`+in+`}`), nil, false},
 		// A response key selected twice: gqlgen merges the fields.
@@ -196,6 +199,12 @@ func TestLeanTurnMatchesGqlgen(t *testing.T) {
 			if c.lean {
 				require.NotContains(t, reply, `"errors"`)
 			}
+			switch c.name {
+			case "notices, none":
+				require.Contains(t, reply, `"notices":[]`)
+			case "notices of an unknown lineage":
+				require.Contains(t, reply, `"notices":[{"__typename":"ActivationNotice","reason":"unregistered_lineage","params":{"lineage":42},"message":"lineage 42 is not registered`)
+			}
 			if c.name == "context and generation type" { // the filter, generation type and match flags read them
 				for _, title := range []string{"Vel only", "Swipes", "Described"} {
 					require.Contains(t, reply, `"`+title+`"`)
@@ -231,6 +240,7 @@ func FuzzLeanTurn(f *testing.F) {
 		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){__typename result{passes} error{code message field limit reason params fields{field reason message params}}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f1","messageCount":5,"messages":[{"content":"dragon"}]}}}`,
 		`{"query":"mutation($t:ActivateTurnInput!){activateTurn(input:$t){__typename __typename error{code} error{message} result{passes passes}}}","variables":{"t":{"serverDiscordId":"` + serverA + `","channelId":"888888888888888888","turnId":"f2","messageCount":4,"messages":[{"content":"dragon"}]}}}`,
 		`{"query":"query($i:ActivateInput!){activate(input:$i){passes passes admitted{title title}}}","variables":{"i":` + in + `}}`,
+		`{"query":"query($i:ActivateInput!){activate(input:$i){notices{reason params message} admitted{title}}}","variables":{"i":{"serverDiscordId":"` + serverA + `","lineageId":42,"messages":[{"content":"dragon"}]}}}`,
 	} {
 		f.Add(s)
 	}
@@ -323,6 +333,7 @@ func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 		{"reused turn id, other input", vars(`,"channelId":"777777777777777777","turnId":"b1","messageCount":9`), nil, true, "INVALID_INPUT"},
 		{"reused turn id, every error field", turnSel(everyError, `,"channelId":"777777777777777777","turnId":"b1","messageCount":10`), nil, true, "INVALID_INPUT"},
 		{"no channel", vars(`,"turnId":"b3","messageCount":3`), nil, true, "INVALID_INPUT"},
+		{"notices of an unknown lineage", turnSel(`result { notices { reason params } } error { code }`, `,"lineageId":42,"channelId":"777777777777777777","turnId":"b16","messageCount":3`), nil, true, ""},
 		{"message count below the messages", vars(`,"channelId":"777777777777777777","turnId":"b6","messageCount":1`), nil, true, "INVALID_INPUT"},
 		// Everything below goes to gqlgen.
 		{"repeated __typename", turnSel(`__typename __typename result { passes }`, `,"channelId":"777777777777777777","turnId":"b12","messageCount":3`), nil, false, ""},
@@ -344,6 +355,9 @@ func TestLeanActivateTurnMatchesGqlgen(t *testing.T) {
 			require.Equal(t, c.lean, lean, "answered by the lean handler: %s", reply)
 			if c.lean {
 				require.NotContains(t, reply, `"errors"`)
+				if c.name == "notices of an unknown lineage" {
+					require.Contains(t, reply, `"notices":[{"reason":"unregistered_lineage","params":{"lineage":42}}]`)
+				}
 				if c.code == "" {
 					require.Contains(t, reply, `"error":null`)
 				} else {
