@@ -283,12 +283,13 @@ func lineageMap(in []*model.LineageMappingInput) ([]backup.LineageMapping, map[l
 // the import plan's counts; nothing is written to lore.
 func (r *Resolver) previewWorkspaceBackup(ctx context.Context, in *model.PreviewWorkspaceBackupInput) (*model.BackupPreviewPayload, error) {
 	fail := failure[model.BackupPreviewPayload]
-	if r.Jobs == nil {
-		return fail(errJobsUnavailable)
-	}
 	server := in.ServerDiscordID
+	// Managers only, as the server's settings are: a backup carries them.
 	if err := r.authorizeSettings(ctx, server); err != nil {
 		return fail(err)
+	}
+	if r.Jobs == nil {
+		return fail(errJobsUnavailable)
 	}
 	data, err := readUpload(in.File)
 	if err != nil {
@@ -330,12 +331,14 @@ func previewToModel(b lore.Blob, plan backup.ImportPlan) *model.BackupPreview {
 
 // importWorkspaceBackup queues the commit of a previewed backup.
 func (r *Resolver) importWorkspaceBackup(ctx context.Context, in *model.ImportWorkspaceBackupInput) (*model.JobPayload, error) {
-	if r.Jobs == nil {
-		return jobPayload(nil, errJobsUnavailable)
-	}
 	server := in.ServerDiscordID
+	// Managers only, checked again at the commit: the import replaces
+	// every included scope and the server's settings.
 	if err := r.authorizeSettings(ctx, server); err != nil {
 		return jobPayload(nil, err)
+	}
+	if r.Jobs == nil {
+		return jobPayload(nil, errJobsUnavailable)
 	}
 	id, err := parseID("previewId", in.PreviewID)
 	if err != nil {

@@ -194,12 +194,16 @@ func TestLoreEditorRole(t *testing.T) {
 		{`mutation { removePersona(input: {serverDiscordId: "` + serverA + `", id: 1}) { error { code } } }`},
 		{`mutation { wipeServerLore(input: {serverDiscordId: "` + serverA + `", preservePersonas: true}) { error { code } } }`},
 		{`mutation { exportWorkspaceBackup(input: {serverDiscordId: "` + serverA + `"}) { error { code } } }`},
+		// A backup import replaces the server's settings too.
+		{`mutation { importWorkspaceBackup(input: {serverDiscordId: "` + serverA + `", previewId: "1"}) { error { code } } }`},
 	}
 	for _, s := range settings {
 		r := a.do(editor, s.query, nil)
 		requireForbidden(t, r, s.query)
 		require.Contains(t, r.Errors[0].Message, "Manage Server")
 	}
+	r = a.upload(editor, qPreviewBackup, map[string]any{"serverDiscordId": serverA}, "backup.json", []byte(`{"personas": []}`))
+	requireForbidden(t, r, "a backup preview by the lore editor")
 
 	// Every write re-checks: the manager moves the grant to another role,
 	// then unsets it; the editor's token is the same.
