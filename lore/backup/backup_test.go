@@ -225,3 +225,59 @@ func TestBookSettings(t *testing.T) {
 	require.ErrorIs(t, err, backup.ErrNotBackup)
 	require.Contains(t, err.Error(), "personas.settings.scanDepth")
 }
+
+// TestServerSettingsPlan: Build writes the server's settings and
+// workbench settings; Plan applies the settings onto any server, the
+// workbench's Discord ids only onto the server the backup came from
+// (else Skipped), converts memories with the backup's memory tagging,
+// and plans nothing for a backup without them.
+func TestServerSettingsPlan(t *testing.T) {
+	const other = "222222222222222222"
+	set := lore.DefaultServerSettings()
+	set.MemoryTagging, set.RegexKeys, set.BudgetUnit, set.BudgetLimit = false, true, lore.BudgetTokens, 1500
+	wb := &lore.WorkbenchSettings{ProposalsEnabled: false, ProposalChannelID: "300000000000000001", LoreEditorRoleID: "300000000000000002"}
+	built := backup.Build(lore.Server{ID: server, Settings: set}, nil, nil, nil, backup.BookData{Workbench: wb}, time.Unix(0, 0))
+	data, err := backup.Encode(built)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"workbench":{"proposalsEnabled":false,"proposalChannelId":"300000000000000001","loreEditorRoleId":"300000000000000002"}`)
+	doc, err := backup.Decode(data)
+	require.NoError(t, err)
+	doc.ServerMemories = []backup.Memory{{ID: json.RawMessage(`1`), Content: "c", KeywordTags: []string{"k"}}}
+	old := doc
+	old.Server.Settings, old.Server.Workbench = nil, nil
+	for _, tc := range []struct {
+		name   string
+		doc    backup.Document
+		dest   string
+		want   backup.SettingsPlan
+		ids    bool // the patch sets the channel and role
+		always bool // the converted memory is Always On (memory tagging off)
+	}{
+		{name: "same server", doc: doc, dest: server, want: backup.SettingsPlan{Included: true, Workbench: true, SameServer: true},
+			ids: true, always: true},
+		{name: "another server", doc: doc, dest: other, want: backup.SettingsPlan{Included: true, Workbench: true,
+			Skipped: []string{"proposalChannelId", "loreEditorRoleId"}, SkippedReason: backup.SkippedOtherServer}, always: true},
+		{name: "older backup", doc: old, dest: server, want: backup.SettingsPlan{SameServer: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := backup.Plan(tc.doc, backup.Options{Server: tc.dest, MemoryTagging: true, BudgetUnit: lore.BudgetCharacters})
+			require.NoError(t, err)
+			got := plan.Settings
+			if tc.want.Included {
+				require.NotNil(t, got.Server)
+				require.True(t, set.Equal(*got.Server), "the backup's settings: %+v", *got.Server)
+				require.NotNil(t, got.WorkbenchPatch)
+				require.False(t, *got.WorkbenchPatch.ProposalsEnabled)
+				require.Equal(t, tc.ids, got.WorkbenchPatch.LoreEditorRoleID != nil && got.WorkbenchPatch.ProposalChannelID != nil)
+			} else {
+				require.Nil(t, got.Server)
+				require.Nil(t, got.WorkbenchPatch)
+			}
+			got.Server, got.WorkbenchPatch = nil, nil
+			require.Equal(t, tc.want, got)
+			conv := plan.Conversions[lore.Serverwide]
+			require.Len(t, conv, 1)
+			require.Equal(t, tc.always, conv[0].Constant, "memory tagging: the backup's when it carries settings")
+		})
+	}
+}

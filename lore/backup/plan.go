@@ -41,7 +41,9 @@ type Options struct {
 	// 000). Serverwide is never mapped.
 	LineageMap map[lore.Lineage]lore.Lineage
 	// MemoryTagging is the destination's memory-tagging setting: when false
-	// converted memories become Always On.
+	// converted memories become Always On. (Plan uses the backup's own, and
+	// its budget unit below, when the backup carries the server's
+	// settings: the import applies them first.)
 	MemoryTagging bool
 	// Current are the destination's entry counts per scope (for the
 	// preview); nil means unknown (counted as 0).
