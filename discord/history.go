@@ -155,6 +155,12 @@ func undoReceipt(t tr, id int64, u *model.UndoImportPayload) string {
 	if u.CollectionsKept > 0 {
 		s.WriteString(" " + t.S("Lorebooks changed since keep their current state: %d.", u.CollectionsKept))
 	}
+	if u.ServerSettingsRestored {
+		s.WriteString(" " + t.S("The server settings the backup replaced were put back."))
+	}
+	if u.ServerSettingsKept {
+		s.WriteString(" " + t.S("Server settings changed since keep their current state."))
+	}
 	if pr := u.Persona; pr != nil {
 		switch {
 		case pr.Removed:

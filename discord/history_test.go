@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/client"
@@ -214,4 +215,37 @@ func TestImportHistoryPanel(t *testing.T) {
 		require.Contains(t, p.text(), "## Histórico de importações")
 		require.Equal(t, "Escolha uma importação para desfazer", h.need(p, actHistoryPick).Placeholder)
 	})
+}
+
+// TestUndoReceiptServerSettings: an undo's receipt says whether the
+// server's settings a backup import replaced came back or stay as changed
+// since, in each language.
+func TestUndoReceiptServerSettings(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	for _, tc := range []struct {
+		name      string
+		u         model.UndoImportPayload
+		want, not string
+		locale    discordgo.Locale
+	}{
+		{name: "put back", u: model.UndoImportPayload{ServerSettingsRestored: true}, locale: discordgo.EnglishUS,
+			want: "The server settings the backup replaced were put back.", not: "keep their current state"},
+		{name: "kept", u: model.UndoImportPayload{ServerSettingsKept: true}, locale: discordgo.EnglishUS,
+			want: "Server settings changed since keep their current state.", not: "were put back"},
+		{name: "none", u: model.UndoImportPayload{}, locale: discordgo.EnglishUS, not: "Server settings"},
+		{name: "put back, pt-BR", u: model.UndoImportPayload{ServerSettingsRestored: true}, locale: discordgo.PortugueseBR,
+			want: "As configurações do servidor que o backup substituiu foram restauradas."},
+		{name: "kept, es-ES", u: model.UndoImportPayload{ServerSettingsKept: true}, locale: discordgo.SpanishES,
+			want: "Los ajustes del servidor cambiados después conservan su estado actual."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := undoReceipt(b.translator(tc.locale), 5, &tc.u)
+			if tc.want != "" {
+				require.Contains(t, got, tc.want)
+			}
+			if tc.not != "" {
+				require.NotContains(t, got, tc.not)
+			}
+		})
+	}
 }

@@ -280,6 +280,8 @@ var esTexts = [...][2]string{
 	{"Undid import #%d: %s restored, %s removed.", "Importación #%d deshecha: %s restauradas, %s quitadas."},
 	{"Lorebook states put back: %d.", "Estados de lorebooks restaurados: %d."},
 	{"Lorebooks changed since keep their current state: %d.", "Los lorebooks cambiados después conservan su estado actual: %d."},
+	{"The server settings the backup replaced were put back.", "Se restauraron los ajustes del servidor que la copia había reemplazado."},
+	{"Server settings changed since keep their current state.", "Los ajustes del servidor cambiados después conservan su estado actual."},
 	{"The persona it created (id %d) was removed with its book.", "La persona que creó (id %d) se quitó con su libro."},
 	{"The persona it created (id %d) stays: %s were written in its book since.", "La persona que creó (id %d) se queda: después se escribieron %s en su libro."},
 	{"The persona it created (id %d) stays: it was moved to another lineage since.", "La persona que creó (id %d) se queda: después se movió a otro linaje."},

@@ -36,6 +36,8 @@ var historyTexts = [...][2]string{
 	{"Undid import #%d: %s restored, %s removed.", "Importação #%d desfeita. Restauradas: %s. Removidas: %s."},
 	{"Lorebook states put back: %d.", "Estados de lorebooks restaurados: %d."},
 	{"Lorebooks changed since keep their current state: %d.", "Lorebooks alterados depois mantêm o estado atual: %d."},
+	{"The server settings the backup replaced were put back.", "As configurações do servidor que o backup substituiu foram restauradas."},
+	{"Server settings changed since keep their current state.", "Configurações do servidor alteradas depois mantêm o estado atual."},
 	{"The persona it created (id %d) was removed with its book.", "A persona que ela criou (id %d) foi removida com seu livro."},
 	{"The persona it created (id %d) stays: %s were written in its book since.", "A persona que ela criou (id %d) permanece, com lore escrita em seu livro depois: %s."},
 	{"The persona it created (id %d) stays: it was moved to another lineage since.", "A persona que ela criou (id %d) permanece: ela foi movida para outra linhagem depois."},
