@@ -33,7 +33,7 @@ func renderBackups(w *builder, p *panel) {
 		renderPreview(w, p)
 		return
 	}
-	w.text(t.S("**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).") + "\n" +
+	w.text(t.S("**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, and the server's settings, as one file (All Personas).") + "\n" +
 		t.S("**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.") + "\n" +
 		t.S("To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.") + "\n" +
 		t.S("**Import history** lists recent imports, lorebook deletes and wipes; a manager can undo one from there.") + "\n" +

@@ -5,7 +5,7 @@ package discord
 // translation. Every key needs one here (TestCatalogComplete).
 var esTexts = [...][2]string{
 	{"Backups", "Copias de seguridad"},
-	{"**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).", "**Exportar espacio de trabajo** guarda todos los libros de todo el servidor (con sus canales y estado) y el libro de cada persona, incluidas las personas quitadas, en un solo archivo (Todas las personas)."},
+	{"**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, and the server's settings, as one file (All Personas).", "**Exportar espacio de trabajo** guarda todos los libros de todo el servidor (con sus canales y estado) y el libro de cada persona, incluidas las personas quitadas, y los ajustes del servidor, en un solo archivo (Todas las personas)."},
 	{"**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.", "**Importar copia** muestra lo que recibe cada ámbito antes de cambiar nada: los libros incluidos reemplazan todo su ámbito y los ausentes se quedan como están."},
 	{"To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.", "Para exportar el libro de una persona, abre **Persona**, elige la persona y pulsa **Exportar lorebook**."},
 	{"Only members with the Manage Server permission can export or import backups.", "Solo los miembros con el permiso Gestionar servidor pueden exportar o importar copias de seguridad."},

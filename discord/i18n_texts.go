@@ -5,7 +5,7 @@ package discord
 // Importar Lorebook, Regras de Ativação, Ativa / Desativada...).
 var texts = [...][2]string{
 	{"Backups", "Backups"},
-	{"**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, as one file (All Personas).", "**Exportar espaço de trabalho** salva todos os livros de Todo o Servidor (com seus canais e estado) e o livro de cada persona, inclusive de personas removidas, em um único arquivo (Todas as Personas)."},
+	{"**Export workspace** saves every Serverwide book (with its channels and state) and every persona's book, removed personas' included, and the server's settings, as one file (All Personas).", "**Exportar espaço de trabalho** salva todos os livros de Todo o Servidor (com seus canais e estado) e o livro de cada persona, inclusive de personas removidas, e as configurações do servidor, em um único arquivo (Todas as Personas)."},
 	{"**Import backup** shows what each scope gets before anything changes: included books replace their whole scope, absent ones stay as they are.", "**Importar backup** mostra o que cada escopo recebe antes de qualquer mudança: os livros incluídos substituem o escopo inteiro, os ausentes permanecem como estão."},
 	{"To export one persona's book, open **Persona**, choose the persona and press **Export Lorebook**.", "Para exportar o livro de uma persona, abra **Persona**, escolha a persona e pressione **Exportar Lorebook**."},
 	{"Only members with the Manage Server permission can export or import backups.", "Somente membros com a permissão Gerenciar Servidor podem exportar ou importar backups."},
