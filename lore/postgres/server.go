@@ -216,16 +216,21 @@ func otherLineage(ctx context.Context, tx pgx.Tx, p lore.Persona) error {
 }
 
 // RemovePersona marks the persona removed. Its lineage's lore stays and is
-// still listed and exported. ErrNotFound for an unknown persona.
+// still listed and exported. ErrNotFound for an unknown persona. Like
+// UpsertPersona a lore write (server lock, lore_version bumped), so cached
+// scopes drop the persona's card at once.
 func (s *Store) RemovePersona(ctx context.Context, server string, id int64) error {
+	const op = "remove persona"
 	if err := checkServerID(server); err != nil {
-		return wrapErr("remove persona", err)
+		return wrapErr(op, err)
 	}
-	tag, err := s.db.Exec(ctx, personaRemove, server, id)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = notFound("persona", id)
-	}
-	return wrapErr("remove persona", err)
+	return s.write(ctx, op, server, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, personaRemove, server, id)
+		if err == nil && tag.RowsAffected() == 0 {
+			err = notFound("persona", id)
+		}
+		return err
+	})
 }
 
 // ListPersonas returns the server's personas, removed ones included, by id.

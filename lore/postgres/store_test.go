@@ -342,6 +342,18 @@ func TestLoreVersion(t *testing.T) {
 	_, err = b.store.ReplacePersonaBook(b.ctx, b.server, 4, nil)
 	require.NoError(t, err)
 	require.Equal(t, v0+6, b.loreVersion(t))
+
+	// The persona registry: a registration makes a lineage known and a
+	// removal changes which persona a scope reads, so both bump it; a
+	// refused move and an unknown persona do not.
+	_, err = b.store.UpsertPersona(b.ctx, lore.Persona{Server: b.server, ID: 7, Lineage: 4, Name: "Aria"})
+	require.NoError(t, err)
+	_, err = b.store.UpsertPersona(b.ctx, lore.Persona{Server: b.server, ID: 7, Lineage: 5, Name: "Aria"})
+	requireInvalidField(t, err, "lineage")
+	require.ErrorIs(t, b.store.RemovePersona(b.ctx, b.server, 8), lore.ErrNotFound)
+	require.Equal(t, v0+7, b.loreVersion(t))
+	require.NoError(t, b.store.RemovePersona(b.ctx, b.server, 7))
+	require.Equal(t, v0+8, b.loreVersion(t))
 }
 
 func TestWithTx(t *testing.T) {
