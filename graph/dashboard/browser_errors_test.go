@@ -201,6 +201,7 @@ func TestBrowserPersonasAndBackups(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, row, "Serverwide")
 	require.Contains(t, row, "replaced by the backup's book")
+	require.Contains(t, text(t, ctx, "#backup-settings"), "The server's settings are replaced by the backup's (budget", "a backup of this server")
 	e.requireEntries(serverA, 0)
 	shot(t, ctx, "27-backup-preview")
 	requireNoEnums(t, ctx)
