@@ -87,14 +87,7 @@ func renderPreview(w *builder, p *panel) {
 	if pv.Memories.Total > 0 {
 		s.WriteString(t.S("Older keyword memories: %d of %d convert to entries.", pv.Memories.Converted, pv.Memories.Total) + "\n")
 	}
-	switch ss := pv.ServerSettings; {
-	case ss.Included && len(ss.Skipped) > 0:
-		s.WriteString(t.S("Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.") + "\n")
-	case ss.Included:
-		s.WriteString(t.S("Server settings: replaced by the backup's (budget, switches, lore editor role).") + "\n")
-	default:
-		s.WriteString(t.S("Server settings: not in the backup, kept as they are.") + "\n")
-	}
+	s.WriteString(settingsPreview(t, pv.ServerSettings))
 	w.text(s.String())
 	w.row(
 		discordgo.Button{Label: t.S("Confirm import"), Style: discordgo.DangerButton, CustomID: confirm},
@@ -276,4 +269,41 @@ func pollJob(ctx context.Context, api *client.Client, p *auth.Principal, op clie
 		}
 		wait = min(wait*2, pollMax)
 	}
+}
+
+// settingsPreview is the preview's lines about the server's settings:
+// replaced by the backup's (without the other server's ids), or not in
+// the backup; and whether this server keeps its semantic ranker
+// (docs/contract.md#backups).
+func settingsPreview(t tr, ss model.BackupSettingsPreview) string {
+	var s []string
+	otherServer, keepsRanker := skipReasons(ss)
+	switch {
+	case ss.Included && otherServer:
+		s = append(s, t.S("Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied."))
+	case ss.Included:
+		s = append(s, t.S("Server settings: replaced by the backup's (budget, switches, lore editor role)."))
+	default:
+		s = append(s, t.S("Server settings: not in the backup, kept as they are."))
+	}
+	if keepsRanker {
+		s = append(s, t.S("Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider."))
+	}
+	return strings.Join(s, "\n") + "\n"
+}
+
+// skipReasons reads why a backup import leaves settings as they are: the
+// source server's ids onto another server, and this server's semantic
+// ranker that keeps lore local (docs/contract.md#backups). Skipped
+// settings without reasons are the other server's ids.
+func skipReasons(ss model.BackupSettingsPreview) (otherServer, keepsRanker bool) {
+	for _, k := range ss.SkippedReasons {
+		switch k.Reason {
+		case model.BackupSkipReasonKeepsLoreLocal:
+			keepsRanker = true
+		default:
+			otherServer = true
+		}
+	}
+	return otherServer || (len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0), keepsRanker
 }

@@ -82,7 +82,9 @@ func goldenPanels(t tr) map[string]*panel {
 		{LineageID: &l9, Included: false, Incoming: 0, Current: 2},
 	}
 	pv.Memories.Total, pv.Memories.Converted = 3, 2
-	pv.ServerSettings = model.BackupSettingsPreview{Included: true, Workbench: true, Skipped: []string{"proposalChannelId", "loreEditorRoleId"}}
+	pv.ServerSettings = model.BackupSettingsPreview{Included: true, Workbench: true, Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"},
+		SkippedReasons: []*model.BackupSettingSkip{{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal},
+			{Setting: "proposalChannelId", Reason: model.BackupSkipReasonOtherServer}, {Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}}}
 	withReceipt := sw(viewMain, true)
 	withReceipt.receipt = []string{t.S("Imported into %s: %s added, %d skipped", "**Book 00**", t.N("%d entries", 3), 1)}
 	states := map[string]*panel{

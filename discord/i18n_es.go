@@ -24,6 +24,7 @@ var esTexts = [...][2]string{
 	{"Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "Ajustes del servidor: se reemplazan por los de la copia; el rol de editor de lore y el canal de sugerencias son de otro servidor y no se aplican."},
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Ajustes del servidor: se reemplazan por los de la copia (presupuesto, interruptores, rol de editor de lore)."},
 	{"Server settings: not in the backup, kept as they are.", "Ajustes del servidor: no están en la copia, se quedan como están."},
+	{"Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider.", "Búsqueda por significado: se conserva el clasificador de este servidor. Nunca envía la lore fuera, y el de la copia la enviaría al proveedor de embeddings."},
 	{"Confirm import", "Confirmar importación"},
 	{"The export is still running. Press **Export workspace** again in a few minutes.", "La exportación sigue en curso. Pulsa **Exportar espacio de trabajo** otra vez en unos minutos."},
 	{"The export failed. Nothing was changed; try again in a moment.", "La exportación falló. No se cambió nada; inténtalo de nuevo en un momento."},

@@ -319,7 +319,14 @@ func previewToModel(b lore.Blob, plan backup.ImportPlan) *model.BackupPreview {
 	}
 	sp := plan.Settings
 	p.ServerSettings = model.BackupSettingsPreview{Included: sp.Included, Workbench: sp.Workbench, SameServer: sp.SameServer,
-		Skipped: append([]string{}, sp.Skipped...)}
+		Skipped: append([]string{}, sp.Skipped...), SkippedReasons: []*model.BackupSettingSkip{}}
+	for _, k := range sp.SkippedReasons {
+		reason := model.BackupSkipReasonOtherServer
+		if k.Reason == backup.SkipKeepsLoreLocal {
+			reason = model.BackupSkipReasonKeepsLoreLocal
+		}
+		p.ServerSettings.SkippedReasons = append(p.ServerSettings.SkippedReasons, &model.BackupSettingSkip{Setting: k.Setting, Reason: reason})
+	}
 	mr := plan.Memories
 	p.Memories = model.MemoryConversion{Total: mr.Total, Converted: mr.Converted, ChannelOnly: mr.ChannelOnly,
 		Untagged: mr.Untagged, ServerwideChannelsDropped: mr.ServerwideChannelsDropped, NotConverted: []*model.NotConvertedMemory{}}

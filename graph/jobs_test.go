@@ -29,7 +29,7 @@ const (
 	qPreviewBackup = `mutation($input: PreviewWorkspaceBackupInput!) { previewWorkspaceBackup(input: $input) {
 		preview { previewId expiresAt scopes { lineageId included incoming current converted }
 			memories { total converted channelOnly untagged notConverted { source reason } }
-		serverSettings { included workbench sameServer skipped } }
+		serverSettings { included workbench sameServer skipped skippedReasons { setting reason } } }
 		error { code message field } } }`
 	qImportBackup = `mutation($input: ImportWorkspaceBackupInput!) { importWorkspaceBackup(input: $input) { job { id state } error { code message } } }`
 )
@@ -214,7 +214,12 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	roleA, off := "555555555555555555", false
 	_, err = store.UpdateWorkbenchSettings(ctx, serverA, lore.WorkbenchSettingsPatch{LoreEditorRoleID: &roleA, ProposalsEnabled: &off})
 	require.NoError(t, err)
+	// B keeps its lore on the machine (LEXICAL): A's AUTO would send it
+	// to the embeddings provider, so B keeps its ranker.
 	svB, err := store.GetServer(ctx, serverB)
+	require.NoError(t, err)
+	svB.Settings.Semantic.Ranker = lore.RankerLexical
+	svB, err = store.UpdateServerSettings(ctx, serverB, svB.Settings)
 	require.NoError(t, err)
 
 	// Destination: lineage 7 holds something else (replaced), lineage 12 is
@@ -292,7 +297,10 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.Data["previewWorkspaceBackup"], &pv))
 	require.Nil(t, pv.Error)
 	require.Equal(t, model.BackupSettingsPreview{Included: true, Workbench: true, SameServer: false,
-		Skipped: []string{"proposalChannelId", "loreEditorRoleId"}}, pv.Preview.ServerSettings)
+		Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"},
+		SkippedReasons: []*model.BackupSettingSkip{{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal},
+			{Setting: "proposalChannelId", Reason: model.BackupSkipReasonOtherServer},
+			{Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}}}, pv.Preview.ServerSettings)
 	l7, l9, l12 := int64(7), int64(9), int64(12)
 	require.Equal(t, []scopePreview{
 		{LineageID: nil, Included: true, Incoming: 2, Current: 0},
@@ -332,7 +340,9 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	require.Equal(t, collectionSettings(wantCols), collectionSettings(gotCols), "collection settings, empty collection included")
 	gotB, err := store.GetServer(ctx, serverB)
 	require.NoError(t, err)
-	require.True(t, setA.Equal(gotB.Settings), "A's settings on B: %+v", gotB.Settings)
+	wantB := setA
+	wantB.Semantic.Ranker = lore.RankerLexical
+	require.True(t, wantB.Equal(gotB.Settings), "A's settings on B, B's ranker: %+v", gotB.Settings)
 	wbB, err := store.GetWorkbenchSettings(ctx, serverB)
 	require.NoError(t, err)
 	require.Equal(t, []any{false, ""}, []any{wbB.ProposalsEnabled, wbB.LoreEditorRoleID}, "A's proposals switch, not A's role")

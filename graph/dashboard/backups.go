@@ -14,6 +14,10 @@ type backupView struct {
 	Preview *model.BackupPreview
 	Books   map[int64]string
 	Error   string
+	// OtherServer: the import leaves the source server's Discord ids;
+	// KeepsRanker: this server keeps its semantic ranker, which never
+	// sends lore out (docs/contract.md#backups).
+	OtherServer, KeepsRanker bool
 }
 
 func backupData(rq *req) backupView {
@@ -95,6 +99,17 @@ func (d *Dashboard) backupPreview(rq *req, v backupView) error {
 		return nil
 	}
 	v.Preview = out.Preview
+	if out.Preview != nil {
+		ss := out.Preview.ServerSettings
+		for _, k := range ss.SkippedReasons {
+			if k.Reason == model.BackupSkipReasonKeepsLoreLocal {
+				v.KeepsRanker = true
+			} else {
+				v.OtherServer = true
+			}
+		}
+		v.OtherServer = v.OtherServer || len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0
+	}
 	d.page(rq, "backups", rq.t.S("Backups"), v)
 	return nil
 }

@@ -351,6 +351,7 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"The server's settings are replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "As configurações do servidor são substituídas pelas do backup; o cargo de editor de lore e o canal de sugestões são de outro servidor e não são aplicados."},
 	{"The server's settings are replaced by the backup's (budget, switches, lore editor role).", "As configurações do servidor são substituídas pelas do backup (orçamento, chaves, cargo de editor de lore)."},
 	{"The backup carries no server settings: this server keeps its own.", "O backup não traz configurações do servidor: este servidor mantém as suas."},
+	{"This server keeps its ranker for retrieval by meaning: it never sends lore out, and the backup's would send it to the embeddings provider.", "Este servidor mantém o seu ranqueador da busca por significado: ele nunca envia a lore para fora, e o do backup a enviaria ao provedor de embeddings."},
 	{"Lorebook import", "Importação de lorebook"},
 	{"Make a backup", "Fazer um backup"},
 	{"New name", "Novo nome"},

@@ -347,6 +347,7 @@ var esTexts = [][2]string{
 	{"The server's settings are replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "Los ajustes del servidor se reemplazan por los de la copia; el rol de editor de lore y el canal de sugerencias son de otro servidor y no se aplican."},
 	{"The server's settings are replaced by the backup's (budget, switches, lore editor role).", "Los ajustes del servidor se reemplazan por los de la copia (presupuesto, interruptores, rol de editor de lore)."},
 	{"The backup carries no server settings: this server keeps its own.", "La copia no trae ajustes del servidor: este servidor conserva los suyos."},
+	{"This server keeps its ranker for retrieval by meaning: it never sends lore out, and the backup's would send it to the embeddings provider.", "Este servidor conserva su clasificador de la búsqueda por significado: nunca envía la lore fuera, y el de la copia la enviaría al proveedor de embeddings."},
 	{"Lorebook import", "Importación de lorebook"},
 	{"Make a backup", "Hacer una copia de seguridad"},
 	{"New name", "Nuevo nombre"},

@@ -395,6 +395,52 @@ func (ec *executionContext) fieldContext_BackupPreviewPayload_error(_ context.Co
 	return fc, nil
 }
 
+func (ec *executionContext) _BackupSettingSkip_setting(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingSkip_setting(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Setting, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingSkip_setting(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingSkip", field, false, false, "String")
+}
+
+func (ec *executionContext) _BackupSettingSkip_reason(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingSkip) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingSkip_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.BackupSkipReason) graphql.Marshaler {
+			return ec.marshalNBackupSkipReason2loregateᚋgraphᚋmodelᚐBackupSkipReason(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingSkip_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupSettingSkip", field, false, false, "BackupSkipReason")
+}
+
 func (ec *executionContext) _BackupSettingsPreview_included(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -485,6 +531,38 @@ func (ec *executionContext) _BackupSettingsPreview_skipped(ctx context.Context, 
 }
 func (ec *executionContext) fieldContext_BackupSettingsPreview_skipped(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BackupSettingsPreview", field, false, false, "String")
+}
+
+func (ec *executionContext) _BackupSettingsPreview_skippedReasons(ctx context.Context, field graphql.CollectedField, obj *model.BackupSettingsPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupSettingsPreview_skippedReasons(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SkippedReasons, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.BackupSettingSkip) graphql.Marshaler {
+			return ec.marshalNBackupSettingSkip2ᚕᚖloregateᚋgraphᚋmodelᚐBackupSettingSkipᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupSettingsPreview_skippedReasons(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BackupSettingsPreview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BackupSettingSkip(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Job_id(ctx context.Context, field graphql.CollectedField, obj *model.Job) (ret graphql.Marshaler) {
@@ -1567,6 +1645,44 @@ func (ec *executionContext) _BackupPreviewPayload(ctx context.Context, sel ast.S
 	return out
 }
 
+var backupSettingSkipImplementors = []string{"BackupSettingSkip"}
+
+func (ec *executionContext) _BackupSettingSkip(ctx context.Context, sel ast.SelectionSet, obj *model.BackupSettingSkip) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backupSettingSkipImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BackupSettingSkip")
+		case "setting":
+			out.Values[i] = ec._BackupSettingSkip_setting(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._BackupSettingSkip_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var backupSettingsPreviewImplementors = []string{"BackupSettingsPreview"}
 
 func (ec *executionContext) _BackupSettingsPreview(ctx context.Context, sel ast.SelectionSet, obj *model.BackupSettingsPreview) graphql.Marshaler {
@@ -1595,6 +1711,11 @@ func (ec *executionContext) _BackupSettingsPreview(ctx context.Context, sel ast.
 			}
 		case "skipped":
 			out.Values[i] = ec._BackupSettingsPreview_skipped(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "skippedReasons":
+			out.Values[i] = ec._BackupSettingsPreview_skippedReasons(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -1907,8 +2028,42 @@ func (ec *executionContext) marshalNBackupPreviewPayload2ᚖloregateᚋgraphᚋm
 	return ec._BackupPreviewPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNBackupSettingSkip2ᚕᚖloregateᚋgraphᚋmodelᚐBackupSettingSkipᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.BackupSettingSkip) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNBackupSettingSkip2ᚖloregateᚋgraphᚋmodelᚐBackupSettingSkip(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNBackupSettingSkip2ᚖloregateᚋgraphᚋmodelᚐBackupSettingSkip(ctx context.Context, sel ast.SelectionSet, v *model.BackupSettingSkip) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "BackupSettingSkip!")
+		return graphql.Null
+	}
+	return ec._BackupSettingSkip(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNBackupSettingsPreview2loregateᚋgraphᚋmodelᚐBackupSettingsPreview(ctx context.Context, sel ast.SelectionSet, v model.BackupSettingsPreview) graphql.Marshaler {
 	return ec._BackupSettingsPreview(ctx, sel, &v)
+}
+
+func (ec *executionContext) unmarshalNBackupSkipReason2loregateᚋgraphᚋmodelᚐBackupSkipReason(ctx context.Context, v any) (model.BackupSkipReason, error) {
+	var res model.BackupSkipReason
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNBackupSkipReason2loregateᚋgraphᚋmodelᚐBackupSkipReason(ctx context.Context, sel ast.SelectionSet, v model.BackupSkipReason) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalNExportWorkspaceBackupInput2loregateᚋgraphᚋmodelᚐExportWorkspaceBackupInput(ctx context.Context, v any) (model.ExportWorkspaceBackupInput, error) {

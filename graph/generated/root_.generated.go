@@ -109,11 +109,17 @@ type ComplexityRoot struct {
 		Preview func(childComplexity int) int
 	}
 
+	BackupSettingSkip struct {
+		Reason  func(childComplexity int) int
+		Setting func(childComplexity int) int
+	}
+
 	BackupSettingsPreview struct {
-		Included   func(childComplexity int) int
-		SameServer func(childComplexity int) int
-		Skipped    func(childComplexity int) int
-		Workbench  func(childComplexity int) int
+		Included       func(childComplexity int) int
+		SameServer     func(childComplexity int) int
+		Skipped        func(childComplexity int) int
+		SkippedReasons func(childComplexity int) int
+		Workbench      func(childComplexity int) int
 	}
 
 	BookBudget struct {
@@ -1209,6 +1215,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.BackupPreviewPayload.Preview(childComplexity), true
 
+	case "BackupSettingSkip.reason":
+		if e.ComplexityRoot.BackupSettingSkip.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingSkip.Reason(childComplexity), true
+	case "BackupSettingSkip.setting":
+		if e.ComplexityRoot.BackupSettingSkip.Setting == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingSkip.Setting(childComplexity), true
+
 	case "BackupSettingsPreview.included":
 		if e.ComplexityRoot.BackupSettingsPreview.Included == nil {
 			break
@@ -1227,6 +1246,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BackupSettingsPreview.Skipped(childComplexity), true
+	case "BackupSettingsPreview.skippedReasons":
+		if e.ComplexityRoot.BackupSettingsPreview.SkippedReasons == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupSettingsPreview.SkippedReasons(childComplexity), true
 	case "BackupSettingsPreview.workbench":
 		if e.ComplexityRoot.BackupSettingsPreview.Workbench == nil {
 			break
@@ -6293,8 +6318,25 @@ type BackupSettingsPreview {
   workbench: Boolean!
   "The backup was exported from this server."
   sameServer: Boolean!
-  "Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId)."
+  "Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId), and semanticRanker when the backup's ranker would send lore to the embeddings provider and this server's does not (a restore never widens where lore goes). skippedReasons says why, each."
   skipped: [String!]!
+  "Why each setting of skipped is left, in the same order."
+  skippedReasons: [BackupSettingSkip!]!
+}
+
+"A setting a backup import leaves as it is, and why (docs/contract.md#backups)."
+type BackupSettingSkip {
+  "The API's name of the setting: semanticRanker, proposalChannelId or loreEditorRoleId."
+  setting: String!
+  reason: BackupSkipReason!
+}
+
+"Why a backup import leaves a setting as it is."
+enum BackupSkipReason {
+  "A Discord id of the server the backup was exported from: it means nothing on this server."
+  OTHER_SERVER
+  "This server's semantic ranker never sends lore out (LEXICAL, OFF) and the backup's would (AUTO, EMBEDDINGS): a restore never widens where lore goes, so the server keeps its ranker."
+  KEEPS_LORE_LOCAL
 }
 
 type ScopePreview {
@@ -7774,6 +7816,16 @@ func (ec *executionContext) childFields_BackupPreviewPayload(ctx context.Context
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreviewPayload", field.Name)
 }
 
+func (ec *executionContext) childFields_BackupSettingSkip(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "setting":
+		return ec.fieldContext_BackupSettingSkip_setting(ctx, field)
+	case "reason":
+		return ec.fieldContext_BackupSettingSkip_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BackupSettingSkip", field.Name)
+}
+
 func (ec *executionContext) childFields_BackupSettingsPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "included":
@@ -7784,6 +7836,8 @@ func (ec *executionContext) childFields_BackupSettingsPreview(ctx context.Contex
 		return ec.fieldContext_BackupSettingsPreview_sameServer(ctx, field)
 	case "skipped":
 		return ec.fieldContext_BackupSettingsPreview_skipped(ctx, field)
+	case "skippedReasons":
+		return ec.fieldContext_BackupSettingsPreview_skippedReasons(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BackupSettingsPreview", field.Name)
 }

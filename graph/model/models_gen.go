@@ -199,6 +199,13 @@ type BackupPreviewPayload struct {
 	Error   *MutationError `json:"error,omitempty"`
 }
 
+// A setting a backup import leaves as it is, and why (docs/contract.md#backups).
+type BackupSettingSkip struct {
+	// The API's name of the setting: semanticRanker, proposalChannelId or loreEditorRoleId.
+	Setting string           `json:"setting"`
+	Reason  BackupSkipReason `json:"reason"`
+}
+
 // What a backup import does with the server's settings and workbench settings (docs/contract.md#backups).
 type BackupSettingsPreview struct {
 	// The backup carries the server's settings: they replace this server's, every field. False for backups written before them: the server keeps its own.
@@ -207,8 +214,10 @@ type BackupSettingsPreview struct {
 	Workbench bool `json:"workbench"`
 	// The backup was exported from this server.
 	SameServer bool `json:"sameServer"`
-	// Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId).
+	// Settings the backup carries that the import leaves as they are: the Discord ids of another server (proposalChannelId, loreEditorRoleId), and semanticRanker when the backup's ranker would send lore to the embeddings provider and this server's does not (a restore never widens where lore goes). skippedReasons says why, each.
 	Skipped []string `json:"skipped"`
+	// Why each setting of skipped is left, in the same order.
+	SkippedReasons []*BackupSettingSkip `json:"skippedReasons"`
 }
 
 // What one book's admitted entries took from the budget.
@@ -1861,6 +1870,64 @@ func (e *ActivationGroup) UnmarshalJSON(b []byte) error {
 }
 
 func (e ActivationGroup) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Why a backup import leaves a setting as it is.
+type BackupSkipReason string
+
+const (
+	// A Discord id of the server the backup was exported from: it means nothing on this server.
+	BackupSkipReasonOtherServer BackupSkipReason = "OTHER_SERVER"
+	// This server's semantic ranker never sends lore out (LEXICAL, OFF) and the backup's would (AUTO, EMBEDDINGS): a restore never widens where lore goes, so the server keeps its ranker.
+	BackupSkipReasonKeepsLoreLocal BackupSkipReason = "KEEPS_LORE_LOCAL"
+)
+
+var AllBackupSkipReason = []BackupSkipReason{
+	BackupSkipReasonOtherServer,
+	BackupSkipReasonKeepsLoreLocal,
+}
+
+func (e BackupSkipReason) IsValid() bool {
+	switch e {
+	case BackupSkipReasonOtherServer, BackupSkipReasonKeepsLoreLocal:
+		return true
+	}
+	return false
+}
+
+func (e BackupSkipReason) String() string {
+	return string(e)
+}
+
+func (e *BackupSkipReason) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = BackupSkipReason(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid BackupSkipReason", str)
+	}
+	return nil
+}
+
+func (e BackupSkipReason) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *BackupSkipReason) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e BackupSkipReason) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

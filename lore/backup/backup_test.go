@@ -256,7 +256,9 @@ func TestServerSettingsPlan(t *testing.T) {
 		{name: "same server", doc: doc, dest: server, want: backup.SettingsPlan{Included: true, Workbench: true, SameServer: true},
 			ids: true, always: true},
 		{name: "another server", doc: doc, dest: other, want: backup.SettingsPlan{Included: true, Workbench: true,
-			Skipped: []string{"proposalChannelId", "loreEditorRoleId"}, SkippedReason: backup.SkippedOtherServer}, always: true},
+			Skipped: []string{"proposalChannelId", "loreEditorRoleId"}, SkippedReason: backup.SkippedOtherServer,
+			SkippedReasons: []backup.SkippedSetting{{Setting: "proposalChannelId", Reason: backup.SkipOtherServer},
+				{Setting: "loreEditorRoleId", Reason: backup.SkipOtherServer}}}, always: true},
 		{name: "older backup", doc: old, dest: server, want: backup.SettingsPlan{SameServer: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -278,6 +280,64 @@ func TestServerSettingsPlan(t *testing.T) {
 			conv := plan.Conversions[lore.Serverwide]
 			require.Len(t, conv, 1)
 			require.Equal(t, tc.always, conv[0].Constant, "memory tagging: the backup's when it carries settings")
+		})
+	}
+}
+
+// TestRestoreNeverWidensRanker: a restore never makes a server send its
+// lore out (docs/contract.md#backups): when the destination's semantic
+// ranker never sends lore to the embeddings provider (LEXICAL, OFF) and
+// the backup's would (AUTO, "" or EMBEDDINGS), the plan keeps the
+// destination's and names semanticRanker skipped with its own reason,
+// beside the other server's ids; otherwise the backup's applies.
+func TestRestoreNeverWidensRanker(t *testing.T) {
+	const other = "222222222222222222"
+	wb := &lore.WorkbenchSettings{ProposalChannelID: "300000000000000001", LoreEditorRoleID: "300000000000000002"}
+	keep := backup.SkippedSetting{Setting: "semanticRanker", Reason: backup.SkipKeepsLoreLocal}
+	ids := []backup.SkippedSetting{{Setting: "proposalChannelId", Reason: backup.SkipOtherServer}, {Setting: "loreEditorRoleId", Reason: backup.SkipOtherServer}}
+	for _, tc := range []struct {
+		name         string
+		from, dest   lore.SemanticRanker
+		destServer   string
+		want         lore.SemanticRanker
+		skipped      []backup.SkippedSetting
+		reasonInText []string
+	}{
+		{name: "lexical server keeps its ranker against auto", from: lore.RankerAuto, dest: lore.RankerLexical, destServer: server,
+			want: lore.RankerLexical, skipped: []backup.SkippedSetting{keep}, reasonInText: []string{backup.SkippedKeepsLoreLocal}},
+		{name: "off server keeps its ranker against embeddings", from: lore.RankerEmbeddings, dest: lore.RankerOff, destServer: server,
+			want: lore.RankerOff, skipped: []backup.SkippedSetting{keep}, reasonInText: []string{backup.SkippedKeepsLoreLocal}},
+		{name: "unset backup ranker is auto", from: "", dest: lore.RankerLexical, destServer: server,
+			want: lore.RankerLexical, skipped: []backup.SkippedSetting{keep}, reasonInText: []string{backup.SkippedKeepsLoreLocal}},
+		{name: "both reasons onto another server", from: lore.RankerAuto, dest: lore.RankerOff, destServer: other,
+			want: lore.RankerOff, skipped: append([]backup.SkippedSetting{keep}, ids...),
+			reasonInText: []string{backup.SkippedKeepsLoreLocal, backup.SkippedOtherServer}},
+		{name: "narrowing applies", from: lore.RankerLexical, dest: lore.RankerAuto, destServer: server, want: lore.RankerLexical},
+		{name: "local to local applies", from: lore.RankerOff, dest: lore.RankerLexical, destServer: server, want: lore.RankerOff},
+		{name: "auto server takes embeddings", from: lore.RankerEmbeddings, dest: "", destServer: server, want: lore.RankerEmbeddings},
+		{name: "another server, ranker applies", from: lore.RankerEmbeddings, dest: lore.RankerEmbeddings, destServer: other,
+			want: lore.RankerEmbeddings, skipped: ids, reasonInText: []string{backup.SkippedOtherServer}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := lore.DefaultServerSettings()
+			set.Semantic.Ranker, set.Semantic.AllEntries = tc.from, true
+			data, err := backup.Encode(backup.Build(lore.Server{ID: server, Settings: set}, nil, nil, nil, backup.BookData{Workbench: wb}, time.Unix(0, 0)))
+			require.NoError(t, err)
+			doc, err := backup.Decode(data)
+			require.NoError(t, err)
+			plan, err := backup.Plan(doc, backup.Options{Server: tc.destServer, SemanticRanker: tc.dest, BudgetUnit: lore.BudgetCharacters})
+			require.NoError(t, err)
+			sp := plan.Settings
+			require.NotNil(t, sp.Server)
+			require.Equal(t, tc.want, sp.Server.Semantic.Ranker)
+			require.True(t, sp.Server.Semantic.AllEntries, "the other semantic settings apply")
+			require.Equal(t, tc.skipped, sp.SkippedReasons)
+			names := []string(nil)
+			for _, s := range tc.skipped {
+				names = append(names, s.Setting)
+			}
+			require.Equal(t, names, sp.Skipped)
+			require.Equal(t, strings.Join(tc.reasonInText, "; "), sp.SkippedReason)
 		})
 	}
 }

@@ -52,6 +52,11 @@ type Options struct {
 	// validated in it (lore.BookSettings.Validate), as the API's settings
 	// mutation does.
 	BudgetUnit lore.BudgetUnit
+	// SemanticRanker is the destination's semantic ranker ("" is AUTO).
+	// A restore never widens where lore goes: when it never sends lore
+	// out (LEXICAL, OFF) and the backup's would (AUTO, EMBEDDINGS), the
+	// destination keeps it (SettingsPlan.Skipped names semanticRanker).
+	SemanticRanker lore.SemanticRanker
 }
 
 // ScopePlan is what an import does to one destination scope.
@@ -131,10 +136,14 @@ type SettingsPlan struct {
 	// Skipped names the settings the import leaves as they are although
 	// the backup carries them: the Discord ids of the source server
 	// (proposalChannelId, loreEditorRoleId), which mean nothing on
-	// another server.
+	// another server, and the semantic ranker when the backup's would
+	// send lore out and the destination's does not (semanticRanker).
 	Skipped []string `json:"skipped,omitempty"`
-	// SkippedReason says why Skipped were left.
+	// SkippedReason says why Skipped were left, in words: the distinct
+	// reasons of SkippedReasons joined by "; ".
 	SkippedReason string `json:"skipped_reason,omitempty"`
+	// SkippedReasons gives each of Skipped its reason, in the same order.
+	SkippedReasons []SkippedSetting `json:"skipped_reasons,omitempty"`
 	// Changed: the import changed the destination's settings (set by the
 	// importer, false in a preview).
 	Changed bool `json:"changed,omitempty"`
@@ -146,13 +155,61 @@ type SettingsPlan struct {
 }
 
 // SkippedOtherServer is SettingsPlan.SkippedReason for a backup of
-// another server.
+// another server (the text of SkipOtherServer).
 const SkippedOtherServer = "the backup was exported from another server: its channel and role ids mean nothing here"
+
+// SkippedKeepsLoreLocal is the text of SkipKeepsLoreLocal.
+const SkippedKeepsLoreLocal = "this server's semantic ranker never sends lore out and the backup's would send it to the embeddings provider: a restore never widens where lore goes"
+
+// SkipReason says why an import leaves a setting the backup carries.
+type SkipReason string
+
+// The reasons of SkippedSetting.
+const (
+	// SkipOtherServer: a Discord id of the server the backup came from,
+	// which means nothing on another server.
+	SkipOtherServer SkipReason = "other_server"
+	// SkipKeepsLoreLocal: the destination's semantic ranker never sends
+	// lore out (LEXICAL, OFF) and the backup's would (AUTO, EMBEDDINGS).
+	SkipKeepsLoreLocal SkipReason = "keeps_lore_local"
+)
+
+// Text is the reason in words (SettingsPlan.SkippedReason).
+func (r SkipReason) Text() string {
+	if r == SkipKeepsLoreLocal {
+		return SkippedKeepsLoreLocal
+	}
+	return SkippedOtherServer
+}
+
+// SkippedSetting is one setting an import leaves as it is, and why.
+type SkippedSetting struct {
+	// Setting is the API's name of the setting (semanticRanker,
+	// proposalChannelId, loreEditorRoleId).
+	Setting string     `json:"setting"`
+	Reason  SkipReason `json:"reason"`
+}
+
+// skip adds setting to the skipped ones with reason.
+func (sp *SettingsPlan) skip(reason SkipReason, settings ...string) {
+	for _, s := range settings {
+		sp.Skipped = append(sp.Skipped, s)
+		sp.SkippedReasons = append(sp.SkippedReasons, SkippedSetting{Setting: s, Reason: reason})
+	}
+	if !strings.Contains(sp.SkippedReason, reason.Text()) {
+		if sp.SkippedReason != "" {
+			sp.SkippedReason += "; "
+		}
+		sp.SkippedReason += reason.Text()
+	}
+}
 
 // planSettings plans the server's settings of doc into opts.Server and
 // returns the budget unit and memory tagging the rest of the import works
 // with: the backup's when it carries settings (they are applied first),
-// else the destination's. Settings out of range refuse the file
+// else the destination's. The destination keeps a semantic ranker that
+// never sends lore out when the backup's would (Options.SemanticRanker).
+// Settings out of range refuse the file
 // (lore.ErrInvalid, field "server.settings.<field>"), as do workbench ids
 // that are no snowflakes ("server.workbench.<field>").
 func planSettings(doc Document, opts Options) (SettingsPlan, lore.BudgetUnit, bool, error) {
@@ -164,6 +221,10 @@ func planSettings(doc Document, opts Options) (SettingsPlan, lore.BudgetUnit, bo
 		}
 		s := *set
 		s.BudgetUnit, s.Tokenizer = s.Unit(), s.TokenizerOrDefault()
+		if s.Semantic.Ranker.SendsOut() && !opts.SemanticRanker.SendsOut() {
+			s.Semantic.Ranker = opts.SemanticRanker
+			sp.skip(SkipKeepsLoreLocal, "semanticRanker")
+		}
 		sp.Included, sp.Server = true, &s
 		unit, tagging = s.BudgetUnit, s.MemoryTagging
 	}
@@ -178,7 +239,7 @@ func planSettings(doc Document, opts Options) (SettingsPlan, lore.BudgetUnit, bo
 		if sp.SameServer {
 			sp.WorkbenchPatch.ProposalChannelID, sp.WorkbenchPatch.LoreEditorRoleID = &channel, &role
 		} else {
-			sp.Skipped, sp.SkippedReason = []string{"proposalChannelId", "loreEditorRoleId"}, SkippedOtherServer
+			sp.skip(SkipOtherServer, "proposalChannelId", "loreEditorRoleId")
 		}
 	}
 	return sp, unit, tagging, nil

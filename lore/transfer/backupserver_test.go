@@ -3,6 +3,7 @@ package transfer_test
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -290,6 +291,75 @@ func TestBackupRenumbersInOrder(t *testing.T) {
 				return out
 			}
 			require.Equal(t, []string{"hand persona first", "hand persona second"}, byActivationOrder(persona(after)))
+		})
+	}
+}
+
+// TestBackupKeepsLocalRanker: a restore never widens where lore goes
+// (docs/contract.md#backups). A destination whose semantic ranker never
+// sends lore out (LEXICAL, OFF) keeps it when the backup's would (AUTO,
+// EMBEDDINGS): the preview and the import's report name semanticRanker
+// with its reason, every other setting is restored, and an undo puts the
+// destination's settings back. A ranker that narrows or keeps lore local
+// is restored as before.
+func TestBackupKeepsLocalRanker(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name       string
+		from, dest lore.SemanticRanker
+		other      bool
+		// kept: the destination keeps its ranker (skipped).
+		kept bool
+	}{
+		{name: "lexical keeps its ranker against auto", from: lore.RankerAuto, dest: lore.RankerLexical, kept: true},
+		{name: "off keeps its ranker against embeddings", from: lore.RankerEmbeddings, dest: lore.RankerOff, kept: true},
+		{name: "another server, off against auto", from: lore.RankerAuto, dest: lore.RankerOff, other: true, kept: true},
+		{name: "auto takes lexical", from: lore.RankerLexical, dest: lore.RankerAuto},
+		{name: "lexical takes off", from: lore.RankerOff, dest: lore.RankerLexical},
+		{name: "embeddings takes auto", from: lore.RankerAuto, dest: lore.RankerEmbeddings},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			source := b.server(t)
+			wantSet, _ := b.serverFixture(t, source)
+			wantSet.Semantic.Ranker = tc.from
+			_, err := b.store.UpdateServerSettings(b.ctx, source, wantSet)
+			require.NoError(t, err)
+			data := b.exportBackup(t, source)
+			dest := source
+			if tc.other {
+				dest = b.server(t)
+			}
+			changedSet, _ := b.changeServer(t, dest)
+			changedSet.Semantic.Ranker = tc.dest
+			_, err = b.store.UpdateServerSettings(b.ctx, dest, changedSet)
+			require.NoError(t, err)
+
+			want := []string(nil)
+			if tc.kept {
+				want = append(want, "semanticRanker")
+				wantSet.Semantic.Ranker = tc.dest
+			}
+			if tc.other {
+				want = append(want, "proposalChannelId", "loreEditorRoleId")
+			}
+			plan, err := transfer.PlanBackup(b.ctx, b.store, dest, data, nil)
+			require.NoError(t, err)
+			require.Equal(t, want, plan.Settings.Skipped, "the preview names it")
+			rep, err := transfer.ImportBackup(b.ctx, b.store, dest, "backup.json", data, nil, "user:1")
+			require.NoError(t, err)
+			require.Equal(t, want, rep.ServerSettings.Skipped, "the report names it")
+			require.Equal(t, tc.kept, slices.Contains(rep.ServerSettings.SkippedReasons,
+				backup.SkippedSetting{Setting: "semanticRanker", Reason: backup.SkipKeepsLoreLocal}))
+			require.Equal(t, tc.kept, strings.Contains(rep.ServerSettings.SkippedReason, backup.SkippedKeepsLoreLocal))
+			gotSet, _ := b.serverState(t, dest)
+			require.True(t, wantSet.Equal(gotSet), "want %+v, got %+v", wantSet, gotSet)
+			require.Equal(t, wantSet.Semantic.Ranker.OrAuto(), gotSet.Semantic.Ranker.OrAuto())
+
+			u, err := transfer.Undo(b.ctx, b.store, dest, rep.ImportID, "user:1")
+			require.NoError(t, err)
+			require.False(t, u.ServerSettingsKept)
+			gotSet, _ = b.serverState(t, dest)
+			require.True(t, changedSet.Equal(gotSet), "undo puts the destination's settings back: %+v", gotSet)
 		})
 	}
 }

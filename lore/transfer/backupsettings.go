@@ -15,7 +15,8 @@ import (
 // settings write bumps lore_version); settings already as the backup has
 // them are not written. What it changed goes into snap for the undo, and
 // sp.Changed says so in the report. Onto another server the plan leaves
-// the workbench ids out (SettingsPlan.Skipped).
+// the workbench ids out, and it keeps a ranker that never sends lore out
+// against the backup's that would (SettingsPlan.Skipped).
 func applyServerSettings(ctx context.Context, st lore.HistoryStore, server string, sp *backup.SettingsPlan, snap *lore.HistorySnapshot) error {
 	if sp.Server != nil {
 		cur, err := st.GetServer(ctx, server)

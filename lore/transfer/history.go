@@ -113,7 +113,7 @@ func PlanBackup(ctx context.Context, st lore.Store, server string, data []byte, 
 		return backup.ImportPlan{}, err
 	}
 	return backup.Plan(doc, backup.Options{Server: server, LineageMap: mapping, MemoryTagging: sv.Settings.MemoryTagging,
-		Current: counts, BudgetUnit: sv.Settings.Unit()})
+		Current: counts, BudgetUnit: sv.Settings.Unit(), SemanticRanker: sv.Settings.Semantic.Ranker})
 }
 
 // ImportBackup plans data against server as it is now and writes it, in

@@ -1,0 +1,66 @@
+package discord
+
+import (
+	"testing"
+
+	"github.com/bwmarrin/discordgo"
+	"github.com/stretchr/testify/require"
+
+	"loregate/graph/model"
+)
+
+// TestBackupPreviewSettings: the backup preview says what happens to the
+// server's settings for each reason a setting is skipped
+// (docs/contract.md#backups): the other server's ids are not applied,
+// and a server whose ranker keeps lore local keeps it, in each language.
+func TestBackupPreviewSettings(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	ranker := &model.BackupSettingSkip{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal}
+	role := &model.BackupSettingSkip{Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}
+	const (
+		replaced = "Server settings: replaced by the backup's (budget, switches, lore editor role)."
+		other    = "belong to another server and are not applied"
+		kept     = "Retrieval by meaning: this server's ranker is kept."
+	)
+	for _, tc := range []struct {
+		name   string
+		ss     model.BackupSettingsPreview
+		locale discordgo.Locale
+		want   []string
+		not    []string
+	}{
+		{name: "same server", ss: model.BackupSettingsPreview{Included: true, SameServer: true}, locale: discordgo.EnglishUS,
+			want: []string{replaced}, not: []string{other, kept}},
+		{name: "ranker kept, same server", locale: discordgo.EnglishUS,
+			ss:   model.BackupSettingsPreview{Included: true, SameServer: true, Skipped: []string{"semanticRanker"}, SkippedReasons: []*model.BackupSettingSkip{ranker}},
+			want: []string{replaced, kept, "the backup's would send it to the embeddings provider"}, not: []string{other}},
+		{name: "other server", locale: discordgo.EnglishUS,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{role}},
+			want: []string{other}, not: []string{kept}},
+		{name: "both", locale: discordgo.EnglishUS,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"semanticRanker", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{ranker, role}},
+			want: []string{other, kept}},
+		{name: "skipped without reasons: other server", locale: discordgo.EnglishUS,
+			ss: model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}}, want: []string{other}, not: []string{kept}},
+		{name: "not in the backup", ss: model.BackupSettingsPreview{}, locale: discordgo.EnglishUS,
+			want: []string{"Server settings: not in the backup, kept as they are."}, not: []string{kept}},
+		{name: "ranker kept, pt-BR", locale: discordgo.PortugueseBR,
+			ss:   model.BackupSettingsPreview{Included: true, SameServer: true, Skipped: []string{"semanticRanker"}, SkippedReasons: []*model.BackupSettingSkip{ranker}},
+			want: []string{"Busca por significado: o ranqueador deste servidor é mantido.", "substituídas pelas do backup (orçamento"}},
+		{name: "both, es-ES", locale: discordgo.SpanishES,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"semanticRanker", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{ranker, role}},
+			want: []string{"Búsqueda por significado: se conserva el clasificador de este servidor.", "son de otro servidor y no se aplican"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := b.translator(tc.locale)
+			tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+			got := settingsPreview(tr, tc.ss)
+			for _, w := range tc.want {
+				require.Contains(t, got, w)
+			}
+			for _, n := range tc.not {
+				require.NotContains(t, got, n)
+			}
+		})
+	}
+}
