@@ -88,6 +88,7 @@ func renderPreview(w *builder, p *panel) {
 		s.WriteString(t.S("Older keyword memories: %d of %d convert to entries.", pv.Memories.Converted, pv.Memories.Total) + "\n")
 	}
 	s.WriteString(settingsPreview(t, pv.ServerSettings))
+	s.WriteString(otherChannelsPreview(t, pv.OtherServerChannels))
 	w.text(s.String())
 	w.row(
 		discordgo.Button{Label: t.S("Confirm import"), Style: discordgo.DangerButton, CustomID: confirm},
@@ -290,6 +291,17 @@ func settingsPreview(t tr, ss model.BackupSettingsPreview) string {
 		s = append(s, t.S("Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider."))
 	}
 	return strings.Join(s, "\n") + "\n"
+}
+
+// otherChannelsPreview is the preview's line about restored channel lists
+// that name the channels of the server a backup came from, onto another
+// server (kept as they are: that lore is used in no channel here until a
+// manager chooses its channels; docs/contract.md#backups); "" for none.
+func otherChannelsPreview(t tr, oc model.BackupOtherChannels) string {
+	if oc.Collections+oc.Entries == 0 {
+		return ""
+	}
+	return t.S("Channels: %d collections and %d persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", oc.Collections, oc.Entries) + "\n"
 }
 
 // skipReasons reads why a backup import leaves settings as they are: the

@@ -64,3 +64,36 @@ func TestBackupPreviewSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupPreviewOtherChannels: onto another server the preview says how
+// many restored collections and persona entries keep the source server's
+// channel lists, in each language; nothing when there are none.
+func TestBackupPreviewOtherChannels(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	for _, tc := range []struct {
+		name   string
+		oc     model.BackupOtherChannels
+		locale discordgo.Locale
+		want   string
+	}{
+		{name: "none", locale: discordgo.EnglishUS},
+		{name: "collections and entries", oc: model.BackupOtherChannels{Collections: 2, Entries: 3}, locale: discordgo.EnglishUS,
+			want: "Channels: 2 collections and 3 persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here"},
+		{name: "entries only", oc: model.BackupOtherChannels{Entries: 1}, locale: discordgo.EnglishUS, want: "Channels: 0 collections and 1 persona entries"},
+		{name: "pt-BR", oc: model.BackupOtherChannels{Collections: 1, Entries: 4}, locale: discordgo.PortugueseBR,
+			want: "Canais: 1 coleções e 4 entradas de persona mantêm as listas de canais do servidor de onde o backup veio."},
+		{name: "es-ES", oc: model.BackupOtherChannels{Collections: 3}, locale: discordgo.SpanishES,
+			want: "Canales: 3 colecciones y 0 entradas de persona conservan las listas de canales"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := b.translator(tc.locale)
+			tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+			got := otherChannelsPreview(tr, tc.oc)
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, tc.want)
+		})
+	}
+}

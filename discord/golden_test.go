@@ -85,6 +85,7 @@ func goldenPanels(t tr) map[string]*panel {
 	pv.ServerSettings = model.BackupSettingsPreview{Included: true, Workbench: true, Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"},
 		SkippedReasons: []*model.BackupSettingSkip{{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal},
 			{Setting: "proposalChannelId", Reason: model.BackupSkipReasonOtherServer}, {Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}}}
+	pv.OtherServerChannels = model.BackupOtherChannels{Collections: 2, Entries: 5}
 	withReceipt := sw(viewMain, true)
 	withReceipt.receipt = []string{t.S("Imported into %s: %s added, %d skipped", "**Book 00**", t.N("%d entries", 3), 1)}
 	states := map[string]*panel{

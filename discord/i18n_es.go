@@ -25,6 +25,7 @@ var esTexts = [...][2]string{
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Ajustes del servidor: se reemplazan por los de la copia (presupuesto, interruptores, rol de editor de lore)."},
 	{"Server settings: not in the backup, kept as they are.", "Ajustes del servidor: no están en la copia, se quedan como están."},
 	{"Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider.", "Búsqueda por significado: se conserva el clasificador de este servidor. Nunca envía la lore fuera, y el de la copia la enviaría al proveedor de embeddings."},
+	{"Channels: %d collections and %d persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", "Canales: %d colecciones y %d entradas de persona conservan las listas de canales del servidor de donde viene la copia. Mientras la restricción por canal esté activada, esa lore no se usa en ningún canal aquí hasta que elijas sus canales."},
 	{"Confirm import", "Confirmar importación"},
 	{"The export is still running. Press **Export workspace** again in a few minutes.", "La exportación sigue en curso. Pulsa **Exportar espacio de trabajo** otra vez en unos minutos."},
 	{"The export failed. Nothing was changed; try again in a moment.", "La exportación falló. No se cambió nada; inténtalo de nuevo en un momento."},

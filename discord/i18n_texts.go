@@ -25,6 +25,7 @@ var texts = [...][2]string{
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Configurações do servidor: substituídas pelas do backup (orçamento, chaves, cargo de editor de lore)."},
 	{"Server settings: not in the backup, kept as they are.", "Configurações do servidor: fora do backup, mantidas como estão."},
 	{"Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider.", "Busca por significado: o ranqueador deste servidor é mantido. Ele nunca envia a lore para fora, e o do backup a enviaria ao provedor de embeddings."},
+	{"Channels: %d collections and %d persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", "Canais: %d coleções e %d entradas de persona mantêm as listas de canais do servidor de onde o backup veio. Enquanto os limites de canal estiverem ligados, essa lore não é usada em nenhum canal aqui até você escolher os canais dela."},
 	{"Confirm import", "Confirmar importação"},
 	{"The export is still running. Press **Export workspace** again in a few minutes.", "A exportação ainda está em andamento. Pressione **Exportar espaço de trabalho** de novo em alguns minutos."},
 	{"The export failed. Nothing was changed; try again in a moment.", "A exportação falhou. Nada foi alterado; tente novamente em instantes."},

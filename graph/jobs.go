@@ -327,6 +327,7 @@ func previewToModel(b lore.Blob, plan backup.ImportPlan) *model.BackupPreview {
 		}
 		p.ServerSettings.SkippedReasons = append(p.ServerSettings.SkippedReasons, &model.BackupSettingSkip{Setting: k.Setting, Reason: reason})
 	}
+	p.OtherServerChannels = model.BackupOtherChannels{Collections: plan.OtherServerChannels.Collections, Entries: plan.OtherServerChannels.Entries}
 	mr := plan.Memories
 	p.Memories = model.MemoryConversion{Total: mr.Total, Converted: mr.Converted, ChannelOnly: mr.ChannelOnly,
 		Untagged: mr.Untagged, ServerwideChannelsDropped: mr.ServerwideChannelsDropped, NotConverted: []*model.NotConvertedMemory{}}

@@ -29,7 +29,8 @@ const (
 	qPreviewBackup = `mutation($input: PreviewWorkspaceBackupInput!) { previewWorkspaceBackup(input: $input) {
 		preview { previewId expiresAt scopes { lineageId included incoming current converted }
 			memories { total converted channelOnly untagged notConverted { source reason } }
-		serverSettings { included workbench sameServer skipped skippedReasons { setting reason } } }
+		serverSettings { included workbench sameServer skipped skippedReasons { setting reason } }
+		otherServerChannels { collections entries } }
 		error { code message field } } }`
 	qImportBackup = `mutation($input: ImportWorkspaceBackupInput!) { importWorkspaceBackup(input: $input) { job { id state } error { code message } } }`
 )
@@ -288,14 +289,17 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	require.Empty(t, r.Errors)
 	var pv struct {
 		Preview *struct {
-			PreviewID      string
-			Scopes         []scopePreview
-			ServerSettings model.BackupSettingsPreview
+			PreviewID           string
+			Scopes              []scopePreview
+			ServerSettings      model.BackupSettingsPreview
+			OtherServerChannels model.BackupOtherChannels
 		}
 		Error *mutationError
 	}
 	require.NoError(t, json.Unmarshal(r.Data["previewWorkspaceBackup"], &pv))
 	require.Nil(t, pv.Error)
+	// World and Empty name A's channels, and so does sword (lineage 7).
+	require.Equal(t, model.BackupOtherChannels{Collections: 2, Entries: 1}, pv.Preview.OtherServerChannels)
 	require.Equal(t, model.BackupSettingsPreview{Included: true, Workbench: true, SameServer: false,
 		Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"},
 		SkippedReasons: []*model.BackupSettingSkip{{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal},

@@ -5,6 +5,8 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +96,65 @@ func TestBackupPreviewSaysSkips(t *testing.T) {
 				require.NotContains(t, text, n)
 			}
 			requireNoEnumText(t, tc.name, page)
+		})
+	}
+}
+
+// TestBackupPreviewSaysOtherChannels: a backup restored onto another
+// server keeps the channel lists of its collections and persona entries,
+// which name the source server's channels; the backups page's preview and
+// the import job's page say how many (docs/contract.md#backups), in each
+// language; onto the same server they say nothing.
+func TestBackupPreviewSaysOtherChannels(t *testing.T) {
+	e := newEnvJobs(t, 1<<20)
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true, serverB: true}))
+	sword := lore.NewEntry()
+	sword.Server, sword.Lineage, sword.Title, sword.Content, sword.Keys, sword.ChannelIDs = serverA, 7, "sword", "A sword.", []string{"sword"}, []string{"500000000000000001"}
+	ale := lore.NewEntry()
+	ale.Server, ale.Collection, ale.Title, ale.Content, ale.Keys = serverA, "Tavern", "ale", "Ale.", []string{"ale"}
+	cols := []lore.Collection{{Name: "Tavern", Enabled: true, ChannelIDs: []string{"500000000000000002"}}}
+	file, err := backup.Encode(backup.Build(lore.Server{ID: serverA, Settings: lore.DefaultServerSettings()}, nil, cols, []lore.Entry{sword, ale}, backup.BookData{}, time.Now()))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, lang, dest, want string
+	}{
+		{name: "same server", lang: "en", dest: serverA},
+		{name: "another server", lang: "en", dest: serverB,
+			want: "1 collections and 1 persona entries keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server"},
+		{name: "pt-BR", lang: "pt-BR", dest: serverB, want: "1 coleções e 1 entradas de persona mantêm as listas de canais do servidor de onde o backup veio"},
+		{name: "es", lang: "es", dest: serverB, want: "1 colecciones y 1 entradas de persona conservan las listas de canales del servidor de donde viene la copia"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _ := get(t, c, e.srv.URL+"/dashboard/lang/"+tc.lang+"?back=/dashboard/")
+			require.Equal(t, http.StatusSeeOther, status)
+			page := previewBackup(t, c, e.srv.URL, tc.dest, file)
+			text := visibleText(between(page, `id="backup-preview"`, `id="import-backup"`))
+			if tc.want == "" {
+				require.NotContains(t, page, `id="backup-channels"`)
+			} else {
+				require.Contains(t, text, tc.want)
+			}
+			if tc.lang != "en" {
+				return
+			}
+			// The import job's page says it too.
+			u := e.srv.URL + "/dashboard/s/" + tc.dest + "/backups"
+			resp, err := c.PostForm(u, url.Values{"csrf": {between(page, `name="csrf" value="`, `"`)}, "action": {"import"},
+				"previewId": {between(page, `name="previewId" value="`, `"`)}})
+			require.NoError(t, err)
+			resp.Body.Close()
+			require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+			job := e.srv.URL + resp.Header.Get("Location")
+			var body string
+			require.Eventually(t, func() bool {
+				_, body = get(t, c, job)
+				return strings.Contains(body, `id="backup-done"`)
+			}, 20*time.Second, 100*time.Millisecond)
+			if tc.want == "" {
+				require.NotContains(t, body, `id="backup-channels"`)
+			} else {
+				require.Contains(t, visibleText(body), tc.want)
+			}
 		})
 	}
 }

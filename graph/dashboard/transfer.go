@@ -238,6 +238,22 @@ func (j jobView) BackupImportID() string {
 	return ""
 }
 
+// BackupOtherChannels is what a completed workspace backup import's
+// report says of restored channel lists naming the channels of the server
+// the backup came from (other_server_channels); zero for every other job.
+func (j jobView) BackupOtherChannels() model.BackupOtherChannels {
+	var oc model.BackupOtherChannels
+	if j.Kind != "workspace_backup_import" || j.State != model.JobStateCompleted {
+		return oc
+	}
+	if m, ok := j.Report["other_server_channels"].(map[string]any); ok {
+		c, _ := m["collections"].(float64)
+		e, _ := m["entries"].(float64)
+		oc.Collections, oc.Entries = int(c), int(e)
+	}
+	return oc
+}
+
 func (d *Dashboard) jobPage(rq *req) error {
 	var out struct{ Job *model.Job }
 	if err := d.api.Do(rq.ctx(), rq.p, client.OpJob, map[string]any{"id": rq.r.PathValue("job")}, &out); err != nil {

@@ -189,6 +189,52 @@ func (ec *executionContext) fieldContext_Artifact_content(_ context.Context, fie
 	return graphql.NewScalarFieldContext("Artifact", field, true, true, "String")
 }
 
+func (ec *executionContext) _BackupOtherChannels_collections(ctx context.Context, field graphql.CollectedField, obj *model.BackupOtherChannels) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupOtherChannels_collections(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Collections, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupOtherChannels_collections(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupOtherChannels", field, false, false, "Int")
+}
+
+func (ec *executionContext) _BackupOtherChannels_entries(ctx context.Context, field graphql.CollectedField, obj *model.BackupOtherChannels) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupOtherChannels_entries(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entries, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupOtherChannels_entries(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BackupOtherChannels", field, false, false, "Int")
+}
+
 func (ec *executionContext) _BackupPreview_previewId(ctx context.Context, field graphql.CollectedField, obj *model.BackupPreview) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -326,6 +372,38 @@ func (ec *executionContext) fieldContext_BackupPreview_serverSettings(_ context.
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_BackupSettingsPreview(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _BackupPreview_otherServerChannels(ctx context.Context, field graphql.CollectedField, obj *model.BackupPreview) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BackupPreview_otherServerChannels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.OtherServerChannels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.BackupOtherChannels) graphql.Marshaler {
+			return ec.marshalNBackupOtherChannels2loregateᚋgraphᚋmodelᚐBackupOtherChannels(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BackupPreview_otherServerChannels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "BackupPreview",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BackupOtherChannels(ctx, field)
 		},
 	}
 	return fc, nil
@@ -1554,6 +1632,44 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
+var backupOtherChannelsImplementors = []string{"BackupOtherChannels"}
+
+func (ec *executionContext) _BackupOtherChannels(ctx context.Context, sel ast.SelectionSet, obj *model.BackupOtherChannels) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, backupOtherChannelsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BackupOtherChannels")
+		case "collections":
+			out.Values[i] = ec._BackupOtherChannels_collections(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "entries":
+			out.Values[i] = ec._BackupOtherChannels_entries(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var backupPreviewImplementors = []string{"BackupPreview"}
 
 func (ec *executionContext) _BackupPreview(ctx context.Context, sel ast.SelectionSet, obj *model.BackupPreview) graphql.Marshaler {
@@ -1587,6 +1703,11 @@ func (ec *executionContext) _BackupPreview(ctx context.Context, sel ast.Selectio
 			}
 		case "serverSettings":
 			out.Values[i] = ec._BackupPreview_serverSettings(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "otherServerChannels":
+			out.Values[i] = ec._BackupPreview_otherServerChannels(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -2019,6 +2140,10 @@ func (ec *executionContext) _ScopePreview(ctx context.Context, sel ast.Selection
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) marshalNBackupOtherChannels2loregateᚋgraphᚋmodelᚐBackupOtherChannels(ctx context.Context, sel ast.SelectionSet, v model.BackupOtherChannels) graphql.Marshaler {
+	return ec._BackupOtherChannels(ctx, sel, &v)
+}
 
 func (ec *executionContext) marshalNBackupPreviewPayload2ᚖloregateᚋgraphᚋmodelᚐBackupPreviewPayload(ctx context.Context, sel ast.SelectionSet, v *model.BackupPreviewPayload) graphql.Marshaler {
 	if v == nil {

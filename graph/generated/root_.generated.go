@@ -96,12 +96,18 @@ type ComplexityRoot struct {
 		Messages   func(childComplexity int) int
 	}
 
+	BackupOtherChannels struct {
+		Collections func(childComplexity int) int
+		Entries     func(childComplexity int) int
+	}
+
 	BackupPreview struct {
-		ExpiresAt      func(childComplexity int) int
-		Memories       func(childComplexity int) int
-		PreviewID      func(childComplexity int) int
-		Scopes         func(childComplexity int) int
-		ServerSettings func(childComplexity int) int
+		ExpiresAt           func(childComplexity int) int
+		Memories            func(childComplexity int) int
+		OtherServerChannels func(childComplexity int) int
+		PreviewID           func(childComplexity int) int
+		Scopes              func(childComplexity int) int
+		ServerSettings      func(childComplexity int) int
 	}
 
 	BackupPreviewPayload struct {
@@ -1171,6 +1177,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AssembledPrompt.Messages(childComplexity), true
 
+	case "BackupOtherChannels.collections":
+		if e.ComplexityRoot.BackupOtherChannels.Collections == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupOtherChannels.Collections(childComplexity), true
+	case "BackupOtherChannels.entries":
+		if e.ComplexityRoot.BackupOtherChannels.Entries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupOtherChannels.Entries(childComplexity), true
+
 	case "BackupPreview.expiresAt":
 		if e.ComplexityRoot.BackupPreview.ExpiresAt == nil {
 			break
@@ -1183,6 +1202,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BackupPreview.Memories(childComplexity), true
+	case "BackupPreview.otherServerChannels":
+		if e.ComplexityRoot.BackupPreview.OtherServerChannels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BackupPreview.OtherServerChannels(childComplexity), true
 	case "BackupPreview.previewId":
 		if e.ComplexityRoot.BackupPreview.PreviewID == nil {
 			break
@@ -6308,6 +6333,16 @@ type BackupPreview {
   memories: MemoryConversion!
   "What the import does with the server's settings and workbench settings (docs/contract.md#backups)."
   serverSettings: BackupSettingsPreview!
+  "Onto another server than the backup's: the restored lore whose channel lists name that server's channels (docs/contract.md#backups). Zero onto the same server."
+  otherServerChannels: BackupOtherChannels!
+}
+
+"Restored lore whose channel lists name channels of the server a backup was exported from, imported onto another server. The lists are restored as they are: Discord channel ids belong to one server, so while channel scoping is on that lore is admitted in no channel here until a manager chooses its channels (docs/contract.md#backups)."
+type BackupOtherChannels {
+  "Serverwide collections with a channel list."
+  collections: Int!
+  "Persona entries with channel ids, converted memories included (Serverwide entries follow their collection's)."
+  entries: Int!
 }
 
 "What a backup import does with the server's settings and workbench settings (docs/contract.md#backups)."
@@ -7790,6 +7825,16 @@ func (ec *executionContext) childFields_AssembledPrompt(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type AssembledPrompt", field.Name)
 }
 
+func (ec *executionContext) childFields_BackupOtherChannels(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "collections":
+		return ec.fieldContext_BackupOtherChannels_collections(ctx, field)
+	case "entries":
+		return ec.fieldContext_BackupOtherChannels_entries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type BackupOtherChannels", field.Name)
+}
+
 func (ec *executionContext) childFields_BackupPreview(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "previewId":
@@ -7802,6 +7847,8 @@ func (ec *executionContext) childFields_BackupPreview(ctx context.Context, field
 		return ec.fieldContext_BackupPreview_memories(ctx, field)
 	case "serverSettings":
 		return ec.fieldContext_BackupPreview_serverSettings(ctx, field)
+	case "otherServerChannels":
+		return ec.fieldContext_BackupPreview_otherServerChannels(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BackupPreview", field.Name)
 }

@@ -183,6 +183,14 @@ type AssembledPrompt struct {
 	Activation Activation          `json:"activation"`
 }
 
+// Restored lore whose channel lists name channels of the server a backup was exported from, imported onto another server. The lists are restored as they are: Discord channel ids belong to one server, so while channel scoping is on that lore is admitted in no channel here until a manager chooses its channels (docs/contract.md#backups).
+type BackupOtherChannels struct {
+	// Serverwide collections with a channel list.
+	Collections int `json:"collections"`
+	// Persona entries with channel ids, converted memories included (Serverwide entries follow their collection's).
+	Entries int `json:"entries"`
+}
+
 type BackupPreview struct {
 	// Pass to importWorkspaceBackup; valid until expiresAt.
 	PreviewID string    `json:"previewId"`
@@ -192,6 +200,8 @@ type BackupPreview struct {
 	Memories MemoryConversion `json:"memories"`
 	// What the import does with the server's settings and workbench settings (docs/contract.md#backups).
 	ServerSettings BackupSettingsPreview `json:"serverSettings"`
+	// Onto another server than the backup's: the restored lore whose channel lists name that server's channels (docs/contract.md#backups). Zero onto the same server.
+	OtherServerChannels BackupOtherChannels `json:"otherServerChannels"`
 }
 
 type BackupPreviewPayload struct {

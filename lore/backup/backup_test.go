@@ -341,3 +341,66 @@ func TestRestoreNeverWidensRanker(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherServerChannels: onto another server than the backup's, the
+// plan counts the restored collections with a channel list and the
+// persona entries with channel ids (converted memories included; a
+// Serverwide memory's channels are dropped, Serverwide entries follow
+// their collection's), whose channel lists it keeps as they are; onto
+// the same server it counts nothing (docs/contract.md#backups).
+func TestOtherServerChannels(t *testing.T) {
+	const other, ch1, ch2 = "222222222222222222", "500000000000000001", "500000000000000002"
+	entry := func(l lore.Lineage, coll, title string, channels ...string) lore.Entry {
+		e := lore.NewEntry()
+		e.Server, e.Lineage, e.Collection, e.Title, e.Content, e.Keys, e.ChannelIDs = server, l, coll, title, "c", []string{title}, channels
+		return e
+	}
+	cols := []lore.Collection{{Name: "Tavern", Enabled: true, ChannelIDs: []string{ch1}}, {Name: "World", Enabled: true},
+		{Name: "Crypt", Enabled: false, ChannelIDs: []string{ch1, ch2}}}
+	entries := []lore.Entry{entry(lore.Serverwide, "Tavern", "ale"), entry(lore.Serverwide, "Tavern", "stew"), entry(lore.Serverwide, "World", "sky"),
+		entry(lore.Serverwide, "Crypt", "bones"), entry(7, "", "sword", ch1), entry(7, "", "shield"), entry(9, "", "orb", ch2)}
+	doc := backup.Build(lore.Server{ID: server, Settings: lore.DefaultServerSettings()}, nil, cols, entries, backup.BookData{}, time.Unix(0, 0))
+	data, err := backup.Encode(doc)
+	require.NoError(t, err)
+	doc, err = backup.Decode(data)
+	require.NoError(t, err)
+	l7 := int64(7)
+	withMemories := doc
+	withMemories.ServerMemories = []backup.Memory{
+		{ID: json.RawMessage(`1`), Content: "m1", KeywordTags: []string{"k"}, ChannelDiscIDs: []string{ch1}, PersonaLineageID: &l7},
+		{ID: json.RawMessage(`2`), Content: "m2", KeywordTags: []string{"k"}, ChannelDiscIDs: []string{ch1}}, // Serverwide: dropped
+		{ID: json.RawMessage(`3`), Content: "m3", KeywordTags: []string{"k"}, PersonaLineageID: &l7}}
+	noID := doc
+	noID.Server.DiscordID = ""
+	for _, tc := range []struct {
+		name string
+		doc  backup.Document
+		dest string
+		want backup.OtherChannels
+	}{
+		{name: "same server", doc: doc, dest: server},
+		{name: "another server", doc: doc, dest: other, want: backup.OtherChannels{Collections: 2, Entries: 2}},
+		{name: "another server, converted memories", doc: withMemories, dest: other, want: backup.OtherChannels{Collections: 2, Entries: 3}},
+		{name: "same server, converted memories", doc: withMemories, dest: server},
+		{name: "backup without its server's id", doc: noID, dest: server, want: backup.OtherChannels{Collections: 2, Entries: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := backup.Plan(tc.doc, backup.Options{Server: tc.dest, BudgetUnit: lore.BudgetCharacters})
+			require.NoError(t, err)
+			require.Equal(t, tc.want, plan.OtherServerChannels)
+			// The lists are restored as they are.
+			for _, r := range plan.Replace {
+				for _, c := range r.Collections {
+					if c.Name == "Crypt" {
+						require.Equal(t, []string{ch1, ch2}, c.ChannelIDs)
+					}
+				}
+				for _, e := range r.Entries {
+					if e.Title == "sword" {
+						require.Equal(t, []string{ch1}, e.ChannelIDs)
+					}
+				}
+			}
+		})
+	}
+}

@@ -117,6 +117,57 @@ type ImportPlan struct {
 	Books []BookPlan `json:"-"`
 	// Settings is what the import does with the server's settings.
 	Settings SettingsPlan `json:"server_settings"`
+	// OtherServerChannels counts, onto another server than the backup's,
+	// the restored lore whose channel lists name the source server's
+	// channels (zero onto the same server).
+	OtherServerChannels OtherChannels `json:"other_server_channels"`
+}
+
+// OtherChannels counts restored lore whose channel lists name channels of
+// the server a backup was exported from, when it is imported onto another
+// server (docs/contract.md#backups). The lists are restored as they are:
+// Discord channel ids belong to one server, so while channel scoping is
+// on that lore is admitted in no channel of the destination until a
+// manager chooses its channels. Restoring them keeps where lore shows
+// from widening (a list restricts lore to some channels for a reason);
+// the preview and the report say so, since the lore is silent otherwise.
+type OtherChannels struct {
+	// Collections are the Serverwide collections with a channel list.
+	Collections int `json:"collections"`
+	// Entries are the persona entries with channel ids, converted
+	// memories included (Serverwide entries follow their collection's).
+	Entries int `json:"entries"`
+}
+
+// countOtherChannels sets p.OtherServerChannels when the backup comes
+// from another server than the destination.
+func (p *ImportPlan) countOtherChannels() {
+	if p.Settings.SameServer {
+		return
+	}
+	var oc OtherChannels
+	for _, r := range p.Replace {
+		named := map[string]bool{}
+		for _, c := range r.Collections {
+			if len(c.ChannelIDs) > 0 && !named[c.Name] {
+				named[c.Name] = true
+				oc.Collections++
+			}
+		}
+		for _, e := range r.Entries {
+			if !r.Lineage.IsServerwide() && len(e.ChannelIDs) > 0 {
+				oc.Entries++
+			}
+		}
+	}
+	for l, es := range p.Conversions {
+		for _, e := range es {
+			if !l.IsServerwide() && len(e.ChannelIDs) > 0 {
+				oc.Entries++
+			}
+		}
+	}
+	p.OtherServerChannels = oc
 }
 
 // SettingsPlan is what a backup import does with the server's settings
@@ -374,6 +425,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 	for _, l := range ls {
 		plan.Scopes = append(plan.Scopes, *scopes[l])
 	}
+	plan.countOtherChannels()
 	return plan, nil
 }
 

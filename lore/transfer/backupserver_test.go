@@ -363,3 +363,59 @@ func TestBackupKeepsLocalRanker(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupReportsOtherServerChannels: restored onto another server, the
+// channel lists of collections and persona entries name the source
+// server's channels; the import keeps them as they are and the preview
+// and the report count them (docs/contract.md#backups); onto the same
+// server it counts nothing.
+func TestBackupReportsOtherServerChannels(t *testing.T) {
+	b := setup(t)
+	for _, tc := range []struct {
+		name  string
+		other bool
+		want  backup.OtherChannels
+	}{
+		{name: "same server"},
+		{name: "another server", other: true, want: backup.OtherChannels{Collections: 1, Entries: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			source := b.server(t)
+			tavern := b.collection(t, source, "Tavern")
+			_, err := b.store.SetCollectionChannels(b.ctx, source, tavern.ID, []string{backupChannel})
+			require.NoError(t, err)
+			b.collection(t, source, "World")
+			b.hand(t, source, lore.Serverwide, "Tavern", "ale")
+			b.hand(t, source, lore.Serverwide, "World", "sky")
+			sword := b.hand(t, source, 7, "", "sword")[0]
+			_, err = b.store.UpdateEntry(b.ctx, source, 7, sword.ID, lore.EntryPatch{ChannelIDs: &[]string{otherChannel}})
+			require.NoError(t, err)
+			b.hand(t, source, 7, "", "shield")
+			data := b.exportBackup(t, source)
+			dest := source
+			if tc.other {
+				dest = b.server(t)
+			}
+			plan, err := transfer.PlanBackup(b.ctx, b.store, dest, data, nil)
+			require.NoError(t, err)
+			require.Equal(t, tc.want, plan.OtherServerChannels, "the preview")
+			rep, err := transfer.ImportBackup(b.ctx, b.store, dest, "backup.json", data, nil, "user:1")
+			require.NoError(t, err)
+			require.Equal(t, tc.want, rep.OtherServerChannels, "the report")
+			raw, err := json.Marshal(rep)
+			require.NoError(t, err)
+			require.Contains(t, string(raw), `"other_server_channels":{"collections":`)
+			// Kept as they are.
+			got, err := b.store.GetCollectionByName(b.ctx, dest, "Tavern")
+			require.NoError(t, err)
+			require.Equal(t, []string{backupChannel}, got.ChannelIDs)
+			var channels [][]string
+			for _, e := range b.all(t, dest) {
+				if e.Lineage == 7 {
+					channels = append(channels, e.ChannelIDs)
+				}
+			}
+			require.ElementsMatch(t, [][]string{{otherChannel}, nil}, channels)
+		})
+	}
+}

@@ -91,6 +91,11 @@ type BackupReport struct {
 	// they changed, and which it left (the source server's channel and
 	// role ids, onto another server).
 	ServerSettings backup.SettingsPlan `json:"server_settings"`
+	// OtherServerChannels counts, onto another server, the restored
+	// collections and persona entries whose channel lists name the source
+	// server's channels (kept as they are: they admit that lore in no
+	// channel here until a manager chooses its channels).
+	OtherServerChannels backup.OtherChannels `json:"other_server_channels"`
 }
 
 // PlanBackup decodes data and plans its import into server with the
@@ -147,7 +152,7 @@ func ImportBackup(ctx context.Context, st lore.HistoryStore, server, fileName st
 		if err := applyServerSettings(ctx, st, server, &plan.Settings, &books); err != nil {
 			return err
 		}
-		rep = BackupReport{Scopes: plan.Scopes, Memories: plan.Memories, ServerSettings: plan.Settings}
+		rep = BackupReport{Scopes: plan.Scopes, Memories: plan.Memories, ServerSettings: plan.Settings, OtherServerChannels: plan.OtherServerChannels}
 		if err := organiseBooks(ctx, st, server, &plan, &books); err != nil {
 			return err
 		}
