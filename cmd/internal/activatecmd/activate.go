@@ -76,7 +76,9 @@
 // GraphQL enum (AT_DEPTH), depth and role (lower case) null unless
 // AT_DEPTH, outlet null unless OUTLET; injections group the admitted
 // entries of the kinds that leave the two blocks (docs/api.md
-// "Positions").
+// "Positions"). The object has the GraphQL Activation's field names but
+// storeUnavailable and notices, which come from a server's store and its
+// persona registry; the command reads a book file.
 //
 // --format text prints the same for people. Exit status: 0 on success, 2 on
 // bad arguments or bad input (one line on stderr), 1 when the output cannot
