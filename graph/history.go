@@ -3,8 +3,10 @@ package graph
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 
+	"loregate/graph/auth"
 	"loregate/graph/model"
 	"loregate/lore"
 	"loregate/lore/transfer"
@@ -37,7 +39,33 @@ func (r *Resolver) previewImport(ctx context.Context, in *model.ImportLorebookIn
 	return &model.ImportPreviewPayload{Plan: plan}, nil
 }
 
-// undoImport answers undoImport (lore/transfer.Undo).
+// authorizeUndoSettings refuses (errForbiddenSettings) the undo of record
+// id to a caller who does not manage the server when the record replaced
+// the server's settings or workbench settings (a backup import,
+// HistorySnapshot.ServerSettings, Workbench): the undo would write them
+// back, and settings are the managers' like the import itself
+// (docs/contract.md#backups). Any other undo is a lore write. A record
+// that does not exist is left to the undo to report.
+func (r *Resolver) authorizeUndoSettings(ctx context.Context, server string, id int64) error {
+	if auth.FromContext(ctx).CanManage(server) {
+		return nil
+	}
+	rec, err := r.Store.HistoryRecord(ctx, server, id)
+	if errors.Is(err, lore.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s := rec.Snapshot; s != nil && (s.ServerSettings != nil || s.Workbench != nil) {
+		return errForbiddenSettings
+	}
+	return nil
+}
+
+// undoImport answers undoImport (lore/transfer.Undo). A lore write,
+// except for a record that replaced the server's settings
+// (authorizeUndoSettings).
 func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*model.UndoImportPayload, error) {
 	fail := failure[model.UndoImportPayload]
 	if err := r.authorizeWrite(ctx, in.ServerDiscordID, lore.Serverwide); err != nil {
@@ -45,6 +73,9 @@ func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*
 	}
 	id, err := parseID("import", in.ImportID)
 	if err != nil {
+		return fail(err)
+	}
+	if err := r.authorizeUndoSettings(ctx, in.ServerDiscordID, id); err != nil {
 		return fail(err)
 	}
 	res, err := transfer.Undo(ctx, r.Store, in.ServerDiscordID, id, actor(ctx))

@@ -1,13 +1,19 @@
 package graph_test
 
 import (
+	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"loregate/graph/auth"
+	"loregate/lore"
+	"loregate/lore/backup"
+	"loregate/lore/transfer"
 )
 
 const (
@@ -238,4 +244,57 @@ func requireCanWrite(t *testing.T, a *api, bearer string, write, manage bool) {
 	a.must(bearer, `query($s: String!) { server(discordId: $s) { canWriteLore canManage } }`, map[string]any{"s": serverA}, "server", &s)
 	require.Equal(t, write, s.CanWriteLore, "canWriteLore")
 	require.Equal(t, manage, s.CanManage, "canManage")
+}
+
+// TestUndoBackupSettingsNeedsManage: the undo of a backup import that
+// replaced the server's settings and workbench settings writes them back,
+// so a lore editor is refused it (FORBIDDEN, forbidden_settings) and
+// nothing changes (the undo of a lore write stays theirs:
+// TestLoreEditorRole); a manager undoes the import and gets the settings
+// back.
+func TestUndoBackupSettingsNeedsManage(t *testing.T) {
+	ctx := context.Background()
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	manager := a.member("900000000000000041", map[string]auth.Membership{serverA: {Manage: true}})
+	editor := a.member("900000000000000042", map[string]auth.Membership{serverA: {Roles: []string{editorRole}}})
+	var ws struct{ Error *mutationError }
+	a.must(manager, qWBSet, map[string]any{"in": map[string]any{"serverDiscordId": serverA, "loreEditorRoleId": editorRole}}, "updateWorkbenchSettings", &ws)
+	require.Nil(t, ws.Error)
+	before, err := a.store.GetServer(ctx, serverA)
+	require.NoError(t, err)
+
+	// A backup of this server with other settings: regex keys on,
+	// proposals off (the lore editor role is the same).
+	sv := before
+	sv.Settings.RegexKeys = !before.Settings.RegexKeys
+	wb := lore.WorkbenchSettings{ProposalsEnabled: false, LoreEditorRoleID: editorRole}
+	data, err := backup.Encode(backup.Build(sv, nil, nil, nil, backup.BookData{Workbench: &wb}, time.Now()))
+	require.NoError(t, err)
+	rep, err := transfer.ImportBackup(ctx, a.store, serverA, "backup.json", data, nil, "manager")
+	require.NoError(t, err)
+	require.True(t, rep.ServerSettings.Changed)
+	imported, err := a.store.GetServer(ctx, serverA)
+	require.NoError(t, err)
+	require.True(t, sv.Settings.Equal(imported.Settings))
+
+	undo := map[string]any{"s": serverA, "id": strconv.FormatInt(rep.ImportID, 10)}
+	r := a.do(editor, qUndo, undo)
+	requireForbidden(t, r, "the lore editor's undo of a backup import")
+	require.Equal(t, "forbidden_settings", r.Errors[0].Extensions["reason"])
+	after, err := a.store.GetServer(ctx, serverA)
+	require.NoError(t, err)
+	require.True(t, imported.Settings.Equal(after.Settings), "the refused undo changed the settings")
+	wbNow, err := a.store.GetWorkbenchSettings(ctx, serverA)
+	require.NoError(t, err)
+	require.False(t, wbNow.ProposalsEnabled, "the refused undo changed the workbench settings")
+
+	var u struct {
+		Error *mutationError
+	}
+	a.must(manager, qUndo, undo, "undoImport", &u)
+	require.Nil(t, u.Error)
+	after, err = a.store.GetServer(ctx, serverA)
+	require.NoError(t, err)
+	require.True(t, before.Settings.Equal(after.Settings), "the manager's undo puts the settings back")
 }
