@@ -120,9 +120,9 @@ func TestBackupPreviewSaysOtherChannels(t *testing.T) {
 	}{
 		{name: "same server", lang: "en", dest: serverA},
 		{name: "another server", lang: "en", dest: serverB,
-			want: "1 collections and 1 persona entries keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server"},
-		{name: "pt-BR", lang: "pt-BR", dest: serverB, want: "1 coleções e 1 entradas de persona mantêm as listas de canais do servidor de onde o backup veio"},
-		{name: "es", lang: "es", dest: serverB, want: "1 colecciones y 1 entradas de persona conservan las listas de canales del servidor de donde viene la copia"},
+			want: "1 collection and 1 persona entry keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server"},
+		{name: "pt-BR", lang: "pt-BR", dest: serverB, want: "1 coleção e 1 entrada de persona mantêm as listas de canais do servidor de onde o backup veio"},
+		{name: "es", lang: "es", dest: serverB, want: "1 colección y 1 entrada de persona conservan las listas de canales del servidor de donde viene la copia"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, _ := get(t, c, e.srv.URL+"/dashboard/lang/"+tc.lang+"?back=/dashboard/")

@@ -352,7 +352,7 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"The server's settings are replaced by the backup's (budget, switches, lore editor role).", "As configurações do servidor são substituídas pelas do backup (orçamento, chaves, cargo de editor de lore)."},
 	{"The backup carries no server settings: this server keeps its own.", "O backup não traz configurações do servidor: este servidor mantém as suas."},
 	{"This server keeps its ranker for retrieval by meaning: it never sends lore out, and the backup's would send it to the embeddings provider.", "Este servidor mantém o seu ranqueador da busca por significado: ele nunca envia a lore para fora, e o do backup a enviaria ao provedor de embeddings."},
-	{"%d collections and %d persona entries keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server until you choose its channels.", "%d coleções e %d entradas de persona mantêm as listas de canais do servidor de onde o backup veio: enquanto as restrições de canal se aplicam, essa lore não é usada em nenhum canal deste servidor até você escolher os canais dela."},
+	{"%s and %s keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server until you choose its channels.", "%s e %s mantêm as listas de canais do servidor de onde o backup veio: enquanto as restrições de canal se aplicam, essa lore não é usada em nenhum canal deste servidor até você escolher os canais dela."},
 	{"Lorebook import", "Importação de lorebook"},
 	{"Make a backup", "Fazer um backup"},
 	{"New name", "Novo nome"},
@@ -405,4 +405,12 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"Swipe", "Deslizar"},
 	{"Regenerate", "Regenerar"},
 	{"Quiet", "Silenciosa"},
-}, workbenchLang(1)...), textColumn(playgroundTexts[:], 1)...)}
+}, workbenchLang(1)...), textColumn(playgroundTexts[:], 1)...), Plurals: plurals[:]}
+
+// plurals are the dashboard's count messages (a page passes the count
+// first: {{.T.S "%d collections" .N}}), so a sentence with counts reads
+// "1 collection", never "1 collections".
+var plurals = [...]i18n.Plural{
+	{Key: "%d collections", EnOne: "1 collection", EnMany: "%d collections", PtOne: "1 coleção", PtMany: "%d coleções", EsOne: "1 colección", EsMany: "%d colecciones"},
+	{Key: "%d persona entries", EnOne: "1 persona entry", EnMany: "%d persona entries", PtOne: "1 entrada de persona", PtMany: "%d entradas de persona", EsOne: "1 entrada de persona", EsMany: "%d entradas de persona"},
+}

@@ -348,7 +348,7 @@ var esTexts = [][2]string{
 	{"The server's settings are replaced by the backup's (budget, switches, lore editor role).", "Los ajustes del servidor se reemplazan por los de la copia (presupuesto, interruptores, rol de editor de lore)."},
 	{"The backup carries no server settings: this server keeps its own.", "La copia no trae ajustes del servidor: este servidor conserva los suyos."},
 	{"This server keeps its ranker for retrieval by meaning: it never sends lore out, and the backup's would send it to the embeddings provider.", "Este servidor conserva su clasificador de la búsqueda por significado: nunca envía la lore fuera, y el de la copia la enviaría al proveedor de embeddings."},
-	{"%d collections and %d persona entries keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server until you choose its channels.", "%d colecciones y %d entradas de persona conservan las listas de canales del servidor de donde viene la copia: mientras se apliquen restricciones de canal, esa lore no se usa en ningún canal de este servidor hasta que elijas sus canales."},
+	{"%s and %s keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server until you choose its channels.", "%s y %s conservan las listas de canales del servidor de donde viene la copia: mientras se apliquen restricciones de canal, esa lore no se usa en ningún canal de este servidor hasta que elijas sus canales."},
 	{"Lorebook import", "Importación de lorebook"},
 	{"Make a backup", "Hacer una copia de seguridad"},
 	{"New name", "Nuevo nombre"},

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/language"
+
 	"loregate/lore/activation"
 	"loregate/lore/i18n"
 )
@@ -112,6 +114,32 @@ func TestFieldLabelsMatchForms(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestBackupChannelsPlurals: the backup preview's channel-list sentence
+// counts its collections and persona entries with their plural forms in
+// every language: "1 collection", never "1 collections".
+func TestBackupChannelsPlurals(t *testing.T) {
+	const key = "%s and %s keep the channel lists of the server the backup came from: while channel restrictions apply, that lore is used in no channel of this server until you choose its channels."
+	cat := i18n.NewCatalog(texts)
+	for _, tc := range []struct {
+		tag           language.Tag
+		cols, entries int
+		want          string
+	}{
+		{i18n.EN, 1, 1, "1 collection and 1 persona entry keep"},
+		{i18n.EN, 2, 0, "2 collections and 0 persona entries keep"},
+		{i18n.PT, 1, 3, "1 coleção e 3 entradas de persona mantêm"},
+		{i18n.PT, 4, 1, "4 coleções e 1 entrada de persona mantêm"},
+		{i18n.ES, 1, 2, "1 colección y 2 entradas de persona conservan"},
+		{i18n.ES, 3, 1, "3 colecciones y 1 entrada de persona conservan"},
+	} {
+		tr := tr{p: i18n.Printer(cat, tc.tag), tag: tc.tag}
+		got := tr.S(key, tr.S("%d collections", tc.cols), tr.S("%d persona entries", tc.entries))
+		if !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s %d/%d: %q, want it to start with %q", tc.tag, tc.cols, tc.entries, got, tc.want)
 		}
 	}
 }
