@@ -76,11 +76,11 @@ func renderPreview(w *builder, p *panel) {
 		}
 		switch {
 		case sc.Included:
-			s.WriteString("- " + t.S("%s: replaces %d entries with %d", name, sc.Current, sc.Incoming))
+			s.WriteString("- " + t.S("%s: replaces %s with %d", name, t.N("%d entries", sc.Current), sc.Incoming))
 		case sc.Converted > 0:
-			s.WriteString("- " + t.S("%s: keeps %d entries and adds %d converted memories", name, sc.Current, sc.Converted))
+			s.WriteString("- " + t.S("%s: keeps %s and adds %s", name, t.N("%d entries", sc.Current), t.N("%d converted memories", sc.Converted)))
 		default:
-			s.WriteString("- " + t.S("%s: not in the backup, kept as it is (%d entries)", name, sc.Current))
+			s.WriteString("- " + t.S("%s: not in the backup, kept as it is (%s)", name, t.N("%d entries", sc.Current)))
 		}
 		s.WriteByte('\n')
 	}
@@ -301,7 +301,7 @@ func otherChannelsPreview(t tr, oc model.BackupOtherChannels) string {
 	if oc.Collections+oc.Entries == 0 {
 		return ""
 	}
-	return t.S("Channels: %d collections and %d persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", oc.Collections, oc.Entries) + "\n"
+	return t.S("Channels: %s and %s keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", t.N("%d collections", oc.Collections), t.N("%d persona entries", oc.Entries)) + "\n"
 }
 
 // skipReasons reads why a backup import leaves settings as they are: the

@@ -79,11 +79,13 @@ func TestBackupPreviewOtherChannels(t *testing.T) {
 		{name: "none", locale: discordgo.EnglishUS},
 		{name: "collections and entries", oc: model.BackupOtherChannels{Collections: 2, Entries: 3}, locale: discordgo.EnglishUS,
 			want: "Channels: 2 collections and 3 persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here"},
-		{name: "entries only", oc: model.BackupOtherChannels{Entries: 1}, locale: discordgo.EnglishUS, want: "Channels: 0 collections and 1 persona entries"},
+		{name: "entries only", oc: model.BackupOtherChannels{Entries: 1}, locale: discordgo.EnglishUS, want: "Channels: 0 collections and 1 persona entry keep"},
 		{name: "pt-BR", oc: model.BackupOtherChannels{Collections: 1, Entries: 4}, locale: discordgo.PortugueseBR,
-			want: "Canais: 1 coleções e 4 entradas de persona mantêm as listas de canais do servidor de onde o backup veio."},
+			want: "Canais: 1 coleção e 4 entradas de persona mantêm as listas de canais do servidor de onde o backup veio."},
 		{name: "es-ES", oc: model.BackupOtherChannels{Collections: 3}, locale: discordgo.SpanishES,
 			want: "Canales: 3 colecciones y 0 entradas de persona conservan las listas de canales"},
+		{name: "es-ES one", oc: model.BackupOtherChannels{Collections: 1, Entries: 1}, locale: discordgo.SpanishES,
+			want: "Canales: 1 colección y 1 entrada de persona conservan"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := b.translator(tc.locale)

@@ -17,15 +17,15 @@ var texts = [...][2]string{
 	{"What this backup does", "O que este backup faz"},
 	{"Serverwide", "Todo o Servidor"},
 	{"Lineage %s", "Linhagem %s"},
-	{"%s: replaces %d entries with %d", "%s: substitui %d entradas por %d"},
-	{"%s: keeps %d entries and adds %d converted memories", "%s: mantém %d entradas e adiciona %d memórias convertidas"},
-	{"%s: not in the backup, kept as it is (%d entries)", "%s: fora do backup, mantido como está (%d entradas)"},
+	{"%s: replaces %s with %d", "%s: substitui %s por %d"},
+	{"%s: keeps %s and adds %s", "%s: mantém %s e adiciona %s"},
+	{"%s: not in the backup, kept as it is (%s)", "%s: fora do backup, mantido como está (%s)"},
 	{"Older keyword memories: %d of %d convert to entries.", "Memórias antigas com palavras-chave: %d de %d viram entradas."},
 	{"Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "Configurações do servidor: substituídas pelas do backup; o cargo de editor de lore e o canal de sugestões são de outro servidor e não são aplicados."},
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Configurações do servidor: substituídas pelas do backup (orçamento, chaves, cargo de editor de lore)."},
 	{"Server settings: not in the backup, kept as they are.", "Configurações do servidor: fora do backup, mantidas como estão."},
 	{"Retrieval by meaning: this server's ranker is kept. It never sends lore out, and the backup's would send it to the embeddings provider.", "Busca por significado: o ranqueador deste servidor é mantido. Ele nunca envia a lore para fora, e o do backup a enviaria ao provedor de embeddings."},
-	{"Channels: %d collections and %d persona entries keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", "Canais: %d coleções e %d entradas de persona mantêm as listas de canais do servidor de onde o backup veio. Enquanto os limites de canal estiverem ligados, essa lore não é usada em nenhum canal aqui até você escolher os canais dela."},
+	{"Channels: %s and %s keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", "Canais: %s e %s mantêm as listas de canais do servidor de onde o backup veio. Enquanto os limites de canal estiverem ligados, essa lore não é usada em nenhum canal aqui até você escolher os canais dela."},
 	{"Confirm import", "Confirmar importação"},
 	{"The export is still running. Press **Export workspace** again in a few minutes.", "A exportação ainda está em andamento. Pressione **Exportar espaço de trabalho** de novo em alguns minutos."},
 	{"The export failed. Nothing was changed; try again in a moment.", "A exportação falhou. Nada foi alterado; tente novamente em instantes."},
@@ -255,4 +255,7 @@ var texts = [...][2]string{
 // plurals are the catalog's count messages.
 var plurals = [...]pluralMsg{
 	{Key: "%d entries", EnOne: "1 entry", EnMany: "%d entries", PtOne: "1 entrada", PtMany: "%d entradas", EsOne: "1 entrada", EsMany: "%d entradas"},
+	{Key: "%d converted memories", EnOne: "1 converted memory", EnMany: "%d converted memories", PtOne: "1 memória convertida", PtMany: "%d memórias convertidas", EsOne: "1 memoria convertida", EsMany: "%d memorias convertidas"},
+	{Key: "%d collections", EnOne: "1 collection", EnMany: "%d collections", PtOne: "1 coleção", PtMany: "%d coleções", EsOne: "1 colección", EsMany: "%d colecciones"},
+	{Key: "%d persona entries", EnOne: "1 persona entry", EnMany: "%d persona entries", PtOne: "1 entrada de persona", PtMany: "%d entradas de persona", EsOne: "1 entrada de persona", EsMany: "%d entradas de persona"},
 }
