@@ -111,6 +111,57 @@ type Server struct {
 	Workbench *Workbench `json:"workbench,omitempty"`
 }
 
+// UnmarshalJSON decodes a backup's server object. The fields its
+// settings and workbench leave out take their defaults
+// (lore.DefaultServerSettings: channel scoping and memory tagging on; the
+// proposals switch on), not Go's zero values, as docs/contract.md#backups
+// says: a file whose "settings" lack channelScoping must not turn channel
+// scoping off on the destination (lore would show in every channel). A
+// wrong type is named from the server object (settings.budgetLimit).
+func (s *Server) UnmarshalJSON(data []byte) error {
+	type plain Server
+	var raw struct {
+		plain
+		Settings  json.RawMessage `json:"settings"`
+		Workbench json.RawMessage `json:"workbench"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+			te.Field = strings.TrimPrefix(te.Field, "plain.") // the embedding is no field of the file
+		}
+		return err
+	}
+	*s = Server(raw.plain)
+	if given(raw.Settings) {
+		set := lore.DefaultServerSettings()
+		if err := decodeField("settings", raw.Settings, &set); err != nil {
+			return err
+		}
+		s.Settings = &set
+	}
+	if given(raw.Workbench) {
+		w := Workbench{ProposalsEnabled: true}
+		if err := decodeField("workbench", raw.Workbench, &w); err != nil {
+			return err
+		}
+		s.Workbench = &w
+	}
+	return nil
+}
+
+// given reports whether a member is present and not null.
+func given(raw json.RawMessage) bool { return len(raw) > 0 && !bytes.Equal(raw, []byte("null")) }
+
+// decodeField decodes member field's raw value onto v, naming field in a
+// wrong type's path.
+func decodeField(field string, raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		te.Field = strings.TrimSuffix(field+"."+te.Field, ".")
+	}
+	return err
+}
+
 // Workbench are a server's workbench settings (lore.WorkbenchSettings,
 // docs/workbench.md): the proposals switch, and the Discord ids of the
 // proposal channel and the lore editor role ("" = none). The ids name

@@ -404,3 +404,49 @@ func TestOtherServerChannels(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeServerSettingsDefaults: a field the backup's server.settings
+// or server.workbench leaves out takes its default, not Go's zero value
+// (docs/contract.md#backups): channel scoping and memory tagging stay on
+// and the proposals switch on, so a trimmed file never turns channel
+// scoping off; fields it gives apply, absent or null objects are nil
+// (the destination keeps its own), and a wrong type names its path.
+func TestDecodeServerSettingsDefaults(t *testing.T) {
+	off := lore.DefaultServerSettings()
+	off.ChannelScoping, off.BudgetLimit = false, 500
+	for _, tc := range []struct {
+		name, server string
+		settings     *lore.ServerSettings // nil: none decoded
+		workbench    *backup.Workbench
+		wrongType    string // the decode error names this field
+	}{
+		{name: "empty objects", server: `{"settings":{},"workbench":{}}`,
+			settings: new(lore.DefaultServerSettings()), workbench: &backup.Workbench{ProposalsEnabled: true}},
+		{name: "some fields", server: `{"settings":{"channelScoping":false,"budgetLimit":500},"workbench":{"loreEditorRoleId":"300000000000000002"}}`,
+			settings: &off, workbench: &backup.Workbench{ProposalsEnabled: true, LoreEditorRoleID: "300000000000000002"}},
+		{name: "proposals off", server: `{"workbench":{"proposalsEnabled":false}}`, workbench: &backup.Workbench{}},
+		{name: "absent", server: `{"discord_id":"` + server + `"}`},
+		{name: "null", server: `{"settings":null,"workbench":null}`},
+		{name: "wrong type in settings", server: `{"settings":{"budgetLimit":"many"}}`, wrongType: "server.settings.budgetLimit"},
+		{name: "settings not an object", server: `{"settings":5}`, wrongType: "server.settings"},
+		{name: "wrong type in workbench", server: `{"workbench":{"proposalsEnabled":"no"}}`, wrongType: "server.workbench.proposalsEnabled"},
+		{name: "wrong type beside", server: `{"name":7,"settings":{}}`, wrongType: "server.name"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := backup.Decode([]byte(`{"server":` + tc.server + `,"personas":[]}`))
+			if tc.wrongType != "" {
+				require.ErrorIs(t, err, backup.ErrNotBackup)
+				require.Contains(t, err.Error(), "field "+tc.wrongType+" has the wrong type")
+				return
+			}
+			require.NoError(t, err)
+			if tc.settings == nil {
+				require.Nil(t, doc.Server.Settings)
+			} else {
+				require.NotNil(t, doc.Server.Settings)
+				require.True(t, tc.settings.Equal(*doc.Server.Settings), "want %+v, got %+v", *tc.settings, *doc.Server.Settings)
+			}
+			require.Equal(t, tc.workbench, doc.Server.Workbench)
+		})
+	}
+}
