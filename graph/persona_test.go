@@ -60,9 +60,15 @@ func TestUpsertPersonaLineage(t *testing.T) {
 	require.Nil(t, e)
 	_, e = upsert(t, 2, 8, "Ann")
 	require.Nil(t, e)
-	var rm struct{ Error *mutationError }
-	a.must(serviceKey, `mutation { removePersona(input: {serverDiscordId: "`+serverA+`", id: 2}) { error { code message } } }`, nil, "removePersona", &rm)
+	// removePersona answers the persona as removed, in its lineage (the
+	// payload was null on success).
+	var rm struct {
+		Persona *persona
+		Error   *mutationError
+	}
+	a.must(serviceKey, `mutation { removePersona(input: {serverDiscordId: "`+serverA+`", id: 2}) { persona { id lineageId name removed } error { code message } } }`, nil, "removePersona", &rm)
 	require.Nil(t, rm.Error)
+	require.Equal(t, &persona{2, 8, "Ann", true}, rm.Persona)
 
 	for _, tc := range []struct {
 		name        string

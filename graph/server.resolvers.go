@@ -69,7 +69,7 @@ func (r *mutationResolver) RemovePersona(ctx context.Context, input model.Remove
 	if err := r.Store.RemovePersona(ctx, input.ServerDiscordID, input.ID); err != nil {
 		return failure[model.PersonaPayload](err)
 	}
-	return &model.PersonaPayload{}, nil
+	return removedPersona(ctx, r.Store, input.ServerDiscordID, input.ID)
 }
 
 // WipeServerLore is the resolver for the wipeServerLore field.

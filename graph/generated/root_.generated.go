@@ -7042,6 +7042,10 @@ extend type Mutation {
   persona_other_lineage, params id, lineage and requested; nothing changes). Managers only.
   """
   upsertPersona(input: UpsertPersonaInput!): PersonaPayload!
+  """
+  Marks a persona removed (managers only); its lineage's lore stays and a later upsertPersona
+  restores it. The payload's persona is the persona as removed (removed: true, its lineageId).
+  """
   removePersona(input: RemovePersonaInput!): PersonaPayload!
   wipeServerLore(input: WipeServerLoreInput!): DeletePayload!
 }
