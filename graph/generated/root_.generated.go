@@ -6096,7 +6096,7 @@ extend type Query {
 extend type Mutation {
   "Converts the file and plans importLorebook's write without writing or storing anything: the counts are exactly what importLorebook would do now."
   previewImport(input: ImportLorebookInput!): ImportPreviewPayload!
-  "Undoes a recorded import, collection delete or wipe: removes the entries it created (even if edited since) and restores what it replaced or removed, with their ids. Refused while a later import replaced its entries, twice, when an original id is occupied or a scope would exceed its limit (nothing changes then). Recorded itself."
+  "Undoes a recorded import, collection delete or wipe: removes the entries it created (even if edited since) and restores what it replaced or removed, with their ids. Refused while a later import replaced its entries, twice, when an original id is occupied or a scope would exceed its limit (nothing changes then). Recorded itself. A lore write, except the undo of a backup import that replaced the server's settings, which puts them back: that needs Manage Server (FORBIDDEN, reason forbidden_settings)."
   undoImport(input: UndoImportInput!): UndoImportPayload!
 }
 
