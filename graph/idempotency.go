@@ -2,9 +2,17 @@ package graph
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -14,18 +22,19 @@ import (
 	"loregate/graph/generated"
 	"loregate/graph/model"
 	"loregate/lore"
+	"loregate/lore/i18n"
 )
 
 // IdempotencyStore runs a write once per server and key (implemented by
 // *postgres.Store; a Resolver whose Store implements it honours
 // idempotencyKey).
 type IdempotencyStore interface {
-	Idempotent(ctx context.Context, server, key, operation, principal string,
+	Idempotent(ctx context.Context, server, key, operation, principal, input string,
 		fn func(ctx context.Context) ([]byte, error)) (result []byte, replayed bool, err error)
 }
 
-// CodeIdempotencyKeyReused is the error code of a key repeated by another
-// operation or caller within its 24 hours.
+// CodeIdempotencyKeyReused is the error code of a key repeated within its
+// 24 hours by another operation or caller, or with other input.
 const CodeIdempotencyKeyReused = "IDEMPOTENCY_KEY_REUSED"
 
 // mutationResults maps a Mutation field name, lower-cased, to its
@@ -69,8 +78,12 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 	if !ok || p == nil {
 		return next(ctx)
 	}
+	digest, err := inputDigest(ctx, fc)
+	if err != nil {
+		return nil, err
+	}
 	var first any
-	raw, replayed, err := store.Idempotent(ctx, server, *key, fc.Field.Name, p.UserID, func(ctx context.Context) ([]byte, error) {
+	raw, replayed, err := store.Idempotent(ctx, server, *key, fc.Field.Name, p.UserID, digest, func(ctx context.Context) ([]byte, error) {
 		res, err := next(ctx)
 		if err != nil {
 			return nil, err
@@ -84,10 +97,15 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 	switch {
 	case errors.Is(err, errTransient):
 		return first, nil
+	case errors.Is(err, lore.ErrIdempotencyInputDiffers):
+		return nil, &gqlerror.Error{
+			Message:    "idempotencyKey was already used on this server by this operation and caller with other input in the last 24 hours: nothing was written; a new write needs a new key",
+			Extensions: map[string]any{"code": CodeIdempotencyKeyReused, "reason": i18n.IdempotencyInputDiffers, "params": map[string]any{}},
+		}
 	case errors.Is(err, lore.ErrIdempotencyKeyReused):
 		return nil, &gqlerror.Error{
 			Message:    "idempotencyKey was already used on this server by another operation or caller in the last 24 hours",
-			Extensions: map[string]any{"code": CodeIdempotencyKeyReused},
+			Extensions: map[string]any{"code": CodeIdempotencyKeyReused, "reason": i18n.IdempotencyKeyReused, "params": map[string]any{}},
 		}
 	case errors.Is(err, lore.ErrInvalid):
 		return nil, &gqlerror.Error{Message: lore.ClipBytes(err.Error(), 200), Extensions: map[string]any{"code": CodeBadInput}}
@@ -146,4 +164,109 @@ func payloadCode(res any) model.ErrorCode {
 		return me.Code
 	}
 	return ""
+}
+
+// inputDigest returns the digest the store compares a repeated key's input
+// by (docs/api.md "Idempotency keys"): SHA-256 of the field's arguments as
+// received (variables substituted), canonical (object members sorted,
+// numbers in one spelling), without input.idempotencyKey; an upload counts
+// as its file name and the SHA-256 of its bytes. The file is read once
+// more from where the resolver will read it, and put back there: it is
+// already buffered (in memory or a temporary file, by the multipart
+// transport), and the read stops after MaxUploadBytes+1 bytes.
+func inputDigest(ctx context.Context, fc *graphql.FieldContext) (string, error) {
+	oc := graphql.GetOperationContext(ctx)
+	args := fc.Field.ArgumentMap(oc.Variables)
+	if in, ok := args["input"].(map[string]any); ok {
+		in = maps.Clone(in)
+		delete(in, "idempotencyKey")
+		args["input"] = in
+	}
+	h := sha256.New()
+	if err := digestValue(h, args); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// digestValue writes v canonically to h: JSON-like, with map keys sorted,
+// numbers in Go's shortest spelling and uploads as {file name, SHA-256}.
+func digestValue(h hash.Hash, v any) error {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(v))
+		h.Write([]byte("{"))
+		for _, k := range keys {
+			h.Write(strconv.AppendQuote(nil, k))
+			h.Write([]byte(":"))
+			if err := digestValue(h, v[k]); err != nil {
+				return err
+			}
+			h.Write([]byte(","))
+		}
+		h.Write([]byte("}"))
+	case []any:
+		h.Write([]byte("["))
+		for _, e := range v {
+			if err := digestValue(h, e); err != nil {
+				return err
+			}
+			h.Write([]byte(","))
+		}
+		h.Write([]byte("]"))
+	case graphql.Upload:
+		return digestUpload(h, v)
+	case *graphql.Upload:
+		if v == nil {
+			h.Write([]byte("null"))
+			return nil
+		}
+		return digestUpload(h, *v)
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			h.Write(strconv.AppendInt(nil, i, 10))
+		} else if f, err := v.Float64(); err == nil {
+			h.Write(strconv.AppendFloat(nil, f, 'g', -1, 64))
+		} else {
+			h.Write([]byte(v))
+		}
+	case int64:
+		h.Write(strconv.AppendInt(nil, v, 10))
+	case int:
+		h.Write(strconv.AppendInt(nil, int64(v), 10))
+	case float64:
+		h.Write(strconv.AppendFloat(nil, v, 'g', -1, 64))
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("idempotency: input digest: %w", err)
+		}
+		h.Write(b)
+	}
+	return nil
+}
+
+// digestUpload writes an upload's file name and the SHA-256 of its bytes
+// (at most MaxUploadBytes+1 of them: a larger file is refused by the
+// resolver anyway), leaving the file where it was.
+func digestUpload(h hash.Hash, u graphql.Upload) error {
+	if u.File == nil {
+		h.Write([]byte("null"))
+		return nil
+	}
+	at, err := u.File.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("idempotency: upload digest: %w", err)
+	}
+	fh := sha256.New()
+	if _, err := io.Copy(fh, io.LimitReader(u.File, MaxUploadBytes+1)); err != nil {
+		return fmt.Errorf("idempotency: upload digest: %w", err)
+	}
+	if _, err := u.File.Seek(at, io.SeekStart); err != nil {
+		return fmt.Errorf("idempotency: upload digest: %w", err)
+	}
+	h.Write([]byte("upload:"))
+	h.Write(strconv.AppendQuote(nil, u.Filename))
+	h.Write(fh.Sum(nil))
+	return nil
 }

@@ -85,9 +85,11 @@ func TestIdempotencyKeys(t *testing.T) {
 	// Another operation, or another caller, with the same key.
 	r := a.do(serviceKey, `mutation($s: String!) { deleteEntry(input: {serverDiscordId: $s, lineageId: 7, entryId: "1", idempotencyKey: "key-1"}) { ok } }`, map[string]any{"s": serverA})
 	require.Equal(t, "IDEMPOTENCY_KEY_REUSED", r.Errors[0].Extensions["code"], r.Errors)
+	require.Equal(t, "idempotency_key_reused", r.Errors[0].Extensions["reason"], r.Errors)
 	member := a.member("999999999999999999", map[string]auth.Membership{serverA: {Manage: true}})
 	r = a.do(member, create, map[string]any{"s": serverA, "k": "key-1", "t": "one"})
 	require.Equal(t, "IDEMPOTENCY_KEY_REUSED", r.Errors[0].Extensions["code"], r.Errors)
+	require.Equal(t, "idempotency_key_reused", r.Errors[0].Extensions["reason"], r.Errors)
 	// Keys are per server: the same key on another server is new.
 	setupServer(t, a, serverB)
 	var ps struct{ Error *mutationError }
@@ -111,4 +113,88 @@ func TestIdempotencyKeys(t *testing.T) {
 	}
 	r = a.do(serviceKey, create, map[string]any{"s": serverA, "k": string(long), "t": "x"})
 	require.Equal(t, "BAD_USER_INPUT", r.Errors[0].Extensions["code"], r.Errors)
+}
+
+// TestIdempotencyKeyInput: a repeated key replays only the input it was
+// first used with (docs/api.md "Idempotency keys"): the same variables or
+// the same file replay the first payload; other variables, another file
+// or another file name are refused with IDEMPOTENCY_KEY_REUSED and
+// idempotency_input_differs; a key stored before digests (its payload
+// alone in the column) replays whatever the input. No repeat writes.
+func TestIdempotencyKeyInput(t *testing.T) {
+	a := newAPI(t)
+	setupServer(t, a, serverA)
+	var p struct{ Error *mutationError }
+	a.must(serviceKey, qUpsertPersona, map[string]any{"s": serverA, "id": 70, "l": 7, "n": "Vex"}, "upsertPersona", &p)
+	const create = `mutation($s: String!, $k: String, $t: String) { createEntry(input: {serverDiscordId: $s, lineageId: 7, idempotencyKey: $k,
+		entry: {title: $t, content: "c", keys: ["k"]}}) { entry { id title } error { code message } } }`
+	const createVar = `mutation($in: CreateEntryInput!) { createEntry(input: $in) { entry { id title } error { code message } } }`
+	const imp = `mutation($input: ImportLorebookInput!) { importLorebook(input: $input) { added collection { id name } error { code message } } }`
+	entry := func(k, title string) func() gqlResponse {
+		return func() gqlResponse {
+			return a.do(serviceKey, create, map[string]any{"s": serverA, "k": k, "t": title})
+		}
+	}
+	book := func(title string) []byte {
+		return []byte(`{"entries": {"0": {"uid": 0, "key": ["k"], "content": "` + title + `"}}}`)
+	}
+	upload := func(k, name string, file []byte) func() gqlResponse {
+		return func() gqlResponse {
+			return a.upload(serviceKey, imp, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "idempotencyKey": k}, name, file)
+		}
+	}
+	writes := func() int {
+		var n int
+		require.NoError(t, a.pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM lorebook_entries) + (SELECT count(*) FROM lorebooks)`).Scan(&n))
+		return n
+	}
+	for _, tc := range []struct {
+		name          string
+		first, repeat func() gqlResponse
+		// before runs between the two calls.
+		before func()
+		replay bool
+	}{
+		{name: "same variables replay", first: entry("k-same", "one"), repeat: entry("k-same", "one"), replay: true},
+		{name: "same input in another spelling replays", first: entry("k-spell", "one"), repeat: func() gqlResponse {
+			// The input as one variable, its members in another order.
+			return a.do(serviceKey, createVar, map[string]any{"in": map[string]any{
+				"entry": map[string]any{"keys": []string{"k"}, "content": "c", "title": "one"}, "idempotencyKey": "k-spell",
+				"lineageId": 7, "serverDiscordId": serverA}})
+		}, replay: true},
+		{name: "other variables are refused", first: entry("k-other", "one"), repeat: entry("k-other", "two")},
+		{name: "same file replays", first: upload("k-file", "a.json", book("a")), repeat: upload("k-file", "a.json", book("a")), replay: true},
+		{name: "another file is refused", first: upload("k-file2", "b.json", book("b")), repeat: upload("k-file2", "b.json", book("B"))},
+		{name: "another file name is refused", first: upload("k-name", "c.json", book("c")), repeat: upload("k-name", "d.json", book("c"))},
+		{name: "a key stored before digests replays", first: entry("k-old", "one"), repeat: entry("k-old", "two"), replay: true,
+			before: func() {
+				// What a server before the digest stored: the payload alone.
+				tag, err := a.pool.Exec(t.Context(), `UPDATE idempotency_keys SET result = result->'result' WHERE key = 'k-old' AND result ? '$idempotency'`)
+				require.NoError(t, err)
+				require.EqualValues(t, 1, tag.RowsAffected())
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			first := tc.first()
+			require.Empty(t, first.Errors)
+			require.Len(t, first.Data, 1)
+			for _, d := range first.Data {
+				require.NotContains(t, string(d), `"error":{`, "the first call writes")
+			}
+			if tc.before != nil {
+				tc.before()
+			}
+			n := writes()
+			again := tc.repeat()
+			require.Equal(t, n, writes(), "the repeat writes nothing")
+			if tc.replay {
+				require.Empty(t, again.Errors)
+				require.Equal(t, first.Data, again.Data, "the repeat returns the first payload")
+				return
+			}
+			require.Len(t, again.Errors, 1, "%+v", again.Data)
+			require.Equal(t, "IDEMPOTENCY_KEY_REUSED", again.Errors[0].Extensions["code"], again.Errors)
+			require.Equal(t, "idempotency_input_differs", again.Errors[0].Extensions["reason"], again.Errors)
+		})
+	}
 }

@@ -38,6 +38,22 @@ var (
 	ErrUnavailable = errors.New("unavailable")
 )
 
+// ErrIdempotencyInputDiffers reports an idempotency key repeated within
+// its lifetime by the same operation and caller with other input (other
+// arguments, another uploaded file): the repeat is refused, not replayed
+// (docs/api.md "Idempotency keys"). It is ErrIdempotencyKeyReused to
+// errors.Is.
+var ErrIdempotencyInputDiffers error = idempotencyInputError{}
+
+type idempotencyInputError struct{}
+
+func (idempotencyInputError) Error() string {
+	return "idempotency key already used by this operation and caller with other input"
+}
+
+// Is makes the error ErrIdempotencyKeyReused too.
+func (idempotencyInputError) Is(target error) bool { return target == ErrIdempotencyKeyReused }
+
 // InvalidError names the field that failed validation and why. It matches
 // ErrInvalid with errors.Is. A write that breaks several rules returns one
 // InvalidError for its first failing field with the others in Others, so

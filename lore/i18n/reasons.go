@@ -90,7 +90,12 @@ const (
 	ForbiddenService   Key = "forbidden_service"
 	ForbiddenExport    Key = "forbidden_export"
 	ForbiddenManage    Key = "forbidden_manage"
-	PositionPlacement  Key = "position_placement_mismatch"
+	// The IDEMPOTENCY_KEY_REUSED GraphQL errors' reasons (docs/api.md
+	// "Idempotency keys"): the key was used by another mutation or
+	// caller, or by the same one with other input.
+	IdempotencyKeyReused    Key = "idempotency_key_reused"
+	IdempotencyInputDiffers Key = "idempotency_input_differs"
+	PositionPlacement       Key = "position_placement_mismatch"
 	// Field reasons added for the rules that raised the generic invalid.
 	CursorOtherOrder           Key = "cursor_of_other_order"
 	CursorOtherConnection      Key = "cursor_of_other_connection"
@@ -442,6 +447,15 @@ var reasons = [...]Reason{
 	{ForbiddenManage, "this needs the Manage Server permission (the lore editor role does not grant it)",
 		"isto precisa da permissão Gerenciar Servidor (o cargo de editor de lore não a concede)",
 		"esto necesita el permiso Gestionar servidor (el rol de editor de lore no lo concede)"},
+
+	// A repeated idempotency key refused (extensions.reason of an
+	// IDEMPOTENCY_KEY_REUSED GraphQL error).
+	{IdempotencyKeyReused, "this idempotency key was already used on this server by another operation or caller in the last 24 hours; a new write needs a new key",
+		"esta chave de idempotência já foi usada neste servidor por outra operação ou por outra pessoa nas últimas 24 horas; uma nova gravação precisa de uma nova chave",
+		"esta clave de idempotencia ya se usó en este servidor en otra operación o por otra persona en las últimas 24 horas; una nueva escritura necesita una nueva clave"},
+	{IdempotencyInputDiffers, "this idempotency key was already used in the last 24 hours for the same operation with other input; nothing was written: a new write needs a new key",
+		"esta chave de idempotência já foi usada nas últimas 24 horas na mesma operação com outros dados; nada foi gravado: uma nova gravação precisa de uma nova chave",
+		"esta clave de idempotencia ya se usó en las últimas 24 horas en la misma operación con otros datos; no se guardó nada: una nueva escritura necesita una nueva clave"},
 
 	// Conversion report notices (ConversionReport.notices).
 	{AlwaysOnBudgetShare, "the Always On entries of \"{book}\" alone take {used} of the server's budget of {limit} ({percent}%): keyword entries of every book share what is left",

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,6 +24,58 @@ const MaxIdempotencyKeyLen = 200
 // another operation or another caller on the same server.
 var ErrIdempotencyKeyReused = lore.ErrIdempotencyKeyReused
 
+// ErrIdempotencyInputDiffers: the key was used within IdempotencyTTL by
+// the same operation and caller with other input (it is also
+// ErrIdempotencyKeyReused to errors.Is).
+var ErrIdempotencyInputDiffers = lore.ErrIdempotencyInputDiffers
+
+// storedVersion marks a stored result written with its input's digest:
+// the column result holds {"$idempotency": 1, "input": digest, "result":
+// payload}. "$" cannot start a GraphQL name, so no payload (whose JSON
+// names are its GraphQL fields') has that member: a row without it is a
+// payload stored before digests (its input is not known and matches any).
+const storedVersion = 1
+
+// storedResult is the JSON of the column result (storedVersion).
+type storedResult struct {
+	Version int             `json:"$idempotency"`
+	Input   string          `json:"input"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// wrapResult returns what the column result stores for a payload and its
+// input digest.
+func wrapResult(input string, result []byte) ([]byte, error) {
+	if result == nil {
+		result = []byte("null")
+	}
+	b, err := json.Marshal(storedResult{Version: storedVersion, Input: input, Result: result})
+	if err != nil {
+		return nil, fmt.Errorf("idempotency: store result: %w", err)
+	}
+	return b, nil
+}
+
+// unwrapResult returns the payload and input digest of a stored result
+// ("" for a row stored before digests, whose column is the payload
+// itself, or NULL).
+func unwrapResult(stored []byte) (result []byte, input string, err error) {
+	if len(stored) == 0 || stored[0] != '{' {
+		return stored, "", nil
+	}
+	var w storedResult
+	if err := json.Unmarshal(stored, &w); err != nil {
+		return nil, "", fmt.Errorf("idempotency: read result: %w", err)
+	}
+	switch w.Version {
+	case 0:
+		return stored, "", nil
+	case storedVersion:
+		return w.Result, w.Input, nil
+	}
+	return nil, "", fmt.Errorf("idempotency: stored result of unknown version %d", w.Version)
+}
+
 const (
 	idemExpire = `DELETE FROM idempotency_keys WHERE server_id = $1 AND key = $2 AND created_at < now() - $3::interval`
 	idemClaim  = `INSERT INTO idempotency_keys (server_id, key, operation, principal) VALUES ($1, $2, $3, $4)
@@ -40,9 +94,11 @@ ON CONFLICT (server_id, key) DO NOTHING`
 // key by the same operation and caller returns the stored result with
 // replayed true and runs nothing; a concurrent repeat waits for the first
 // to commit or roll back. A repeat by another operation or caller is
-// ErrIdempotencyKeyReused. When fn fails, nothing is kept and its error is
-// returned.
-func (s *Store) Idempotent(ctx context.Context, server, key, operation, principal string,
+// ErrIdempotencyKeyReused, and a repeat by the same operation and caller
+// whose input digest differs from the stored one is
+// ErrIdempotencyInputDiffers (an empty digest, given or stored, matches
+// any). When fn fails, nothing is kept and its error is returned.
+func (s *Store) Idempotent(ctx context.Context, server, key, operation, principal, input string,
 	fn func(ctx context.Context) ([]byte, error)) (result []byte, replayed bool, err error) {
 	if key == "" || len(key) > MaxIdempotencyKeyLen {
 		return nil, false, lore.Reject("idempotencyKey", i18n.ByteLength, lore.Params{"max": MaxIdempotencyKeyLen})
@@ -61,11 +117,19 @@ func (s *Store) Idempotent(ctx context.Context, server, key, operation, principa
 	}
 	if tag.RowsAffected() == 0 {
 		var op, who string
-		if err := tx.QueryRow(ctx, idemRead, server, key).Scan(&op, &who, &result); err != nil {
+		var stored []byte
+		if err := tx.QueryRow(ctx, idemRead, server, key).Scan(&op, &who, &stored); err != nil {
 			return nil, false, wrapErr("idempotency: read", err)
 		}
 		if op != operation || who != principal {
 			return nil, false, ErrIdempotencyKeyReused
+		}
+		result, first, err := unwrapResult(stored)
+		if err != nil {
+			return nil, false, err
+		}
+		if first != "" && input != "" && first != input {
+			return nil, false, ErrIdempotencyInputDiffers
 		}
 		return result, true, nil
 	}
@@ -73,7 +137,11 @@ func (s *Store) Idempotent(ctx context.Context, server, key, operation, principa
 	if err != nil {
 		return nil, false, err
 	}
-	if _, err := tx.Exec(ctx, idemStore, server, key, result); err != nil {
+	stored, err := wrapResult(input, result)
+	if err != nil {
+		return nil, false, err
+	}
+	if _, err := tx.Exec(ctx, idemStore, server, key, stored); err != nil {
 		return nil, false, wrapErr("idempotency: store result", err)
 	}
 	if err := tx.Commit(ctx); err != nil {

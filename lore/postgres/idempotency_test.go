@@ -1,0 +1,60 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"loregate/lore"
+	"loregate/lore/postgres"
+)
+
+// TestIdempotentInputDigest: the store replays a key for the digest it
+// was first used with, refuses another digest with
+// ErrIdempotencyInputDiffers (also ErrIdempotencyKeyReused), matches an
+// empty digest given or stored, and replays a row stored before digests
+// (the payload alone in result) whatever the digest; a repeat never runs
+// fn.
+func TestIdempotentInputDigest(t *testing.T) {
+	b := setup(t)
+	const payload = `{"entry": {"id": "1"}}`
+	for _, tc := range []struct {
+		name, first, repeat string
+		// old stores the first result as a server before digests did.
+		old     bool
+		wantErr error
+	}{
+		{name: "same digest replays", first: "sha256:a", repeat: "sha256:a"},
+		{name: "other digest is refused", first: "sha256:a", repeat: "sha256:b", wantErr: postgres.ErrIdempotencyInputDiffers},
+		{name: "no digest given replays", first: "sha256:a", repeat: ""},
+		{name: "no digest stored replays", first: "", repeat: "sha256:b"},
+		{name: "a row before digests replays", first: "sha256:a", repeat: "sha256:b", old: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "k-" + tc.name
+			runs := 0
+			fn := func(context.Context) ([]byte, error) { runs++; return []byte(payload), nil }
+			got, replayed, err := b.store.Idempotent(b.ctx, b.server, key, "createEntry", "p", tc.first, fn)
+			require.NoError(t, err)
+			require.False(t, replayed)
+			require.JSONEq(t, payload, string(got))
+			if tc.old {
+				_, err := b.pool.Exec(b.ctx, `UPDATE idempotency_keys SET result = $3 WHERE server_id = $1 AND key = $2`, b.server, key, payload)
+				require.NoError(t, err)
+			}
+			got, replayed, err = b.store.Idempotent(b.ctx, b.server, key, "createEntry", "p", tc.repeat, fn)
+			require.Equal(t, 1, runs, "a repeat never runs fn")
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				require.ErrorIs(t, err, lore.ErrIdempotencyKeyReused)
+				require.False(t, errors.Is(err, lore.ErrInvalid))
+				return
+			}
+			require.NoError(t, err)
+			require.True(t, replayed)
+			require.JSONEq(t, payload, string(got), "the stored payload, unwrapped")
+		})
+	}
+}
