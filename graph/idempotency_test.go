@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"sync"
 	"testing"
@@ -143,6 +144,10 @@ func TestIdempotencyKeyInput(t *testing.T) {
 			return a.upload(serviceKey, imp, map[string]any{"serverDiscordId": serverA, "lineageId": 0, "idempotencyKey": k}, name, file)
 		}
 	}
+	// Above the multipart transport's 8 MB kept in memory, an upload is a
+	// temporary file; as a JSON lorebook it is refused as too large, a
+	// payload that is stored and replayed like any other.
+	large := func(c byte) []byte { return bytes.Repeat([]byte{c}, 9<<20) }
 	writes := func() int {
 		var n int
 		require.NoError(t, a.pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM lorebook_entries) + (SELECT count(*) FROM lorebooks)`).Scan(&n))
@@ -154,6 +159,8 @@ func TestIdempotencyKeyInput(t *testing.T) {
 		// before runs between the two calls.
 		before func()
 		replay bool
+		// refusedFirst: the first call's payload is an error (stored too).
+		refusedFirst bool
 	}{
 		{name: "same variables replay", first: entry("k-same", "one"), repeat: entry("k-same", "one"), replay: true},
 		{name: "same input in another spelling replays", first: entry("k-spell", "one"), repeat: func() gqlResponse {
@@ -166,6 +173,10 @@ func TestIdempotencyKeyInput(t *testing.T) {
 		{name: "same file replays", first: upload("k-file", "a.json", book("a")), repeat: upload("k-file", "a.json", book("a")), replay: true},
 		{name: "another file is refused", first: upload("k-file2", "b.json", book("b")), repeat: upload("k-file2", "b.json", book("B"))},
 		{name: "another file name is refused", first: upload("k-name", "c.json", book("c")), repeat: upload("k-name", "d.json", book("c"))},
+		{name: "same large file replays", first: upload("k-large", "l.json", large('a')), repeat: upload("k-large", "l.json", large('a')),
+			replay: true, refusedFirst: true},
+		{name: "another large file is refused", first: upload("k-large2", "l.json", large('a')), repeat: upload("k-large2", "l.json", large('b')),
+			refusedFirst: true},
 		{name: "a key stored before digests replays", first: entry("k-old", "one"), repeat: entry("k-old", "two"), replay: true,
 			before: func() {
 				// What a server before the digest stored: the payload alone.
@@ -179,7 +190,11 @@ func TestIdempotencyKeyInput(t *testing.T) {
 			require.Empty(t, first.Errors)
 			require.Len(t, first.Data, 1)
 			for _, d := range first.Data {
-				require.NotContains(t, string(d), `"error":{`, "the first call writes")
+				if tc.refusedFirst {
+					require.Contains(t, string(d), `"error":{`, "the first call is refused")
+				} else {
+					require.NotContains(t, string(d), `"error":{`, "the first call writes")
+				}
 			}
 			if tc.before != nil {
 				tc.before()
