@@ -17,7 +17,7 @@ import (
 // (lore/i18n's forbidden_ reason keys).
 const (
 	msgNeedLoreWrite = "Nothing was changed: writing this server's lore needs the Manage Server permission or the server's lore editor role"
-	msgNeedSettings  = "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)"
+	msgNeedSettings  = "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings, personas, backups or wipes)"
 	msgNeedExport    = "Nothing was changed: exporting this server's lore needs the Manage Server permission or the server's lore editor role"
 	// msgNeedHistory refuses the import history (a read) to a member who
 	// may not write lore.
@@ -33,8 +33,8 @@ var refusalTexts = map[string]map[string]string{
 	},
 	i18n.ForbiddenSettings: {
 		"en-US": msgNeedSettings,
-		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor)",
-		"es-ES": "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor)",
+		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor, personas, backups ou limpezas)",
+		"es-ES": "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor, personas, copias de seguridad ni vaciados)",
 	},
 	i18n.ForbiddenExport: {
 		"en-US": msgNeedExport,

@@ -43,7 +43,7 @@ var errForbidden error = &forbiddenError{
 // (docs/workbench.md#lore-editor-role).
 // It is errForbidden to errors.Is (code FORBIDDEN) with its own message.
 var errForbiddenSettings error = &forbiddenError{
-	msg:    "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)",
+	msg:    "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings, personas, backups or wipes)",
 	reason: i18n.ForbiddenSettings,
 }
 

@@ -20,9 +20,9 @@ var forbiddenTexts = map[string]map[string]string{
 		"es":    "No se cambió nada: escribir la lore de este servidor necesita el permiso Gestionar servidor o el rol de editor de lore del servidor",
 	},
 	i18n.ForbiddenSettings: {
-		"en":    "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)",
-		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor)",
-		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor)",
+		"en":    "Nothing was changed: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings, personas, backups or wipes)",
+		"pt-BR": "Nada foi alterado: isto precisa da permissão Gerenciar Servidor (quem edita lore grava entradas, livros e importações, não as configurações do servidor, personas, backups ou limpezas)",
+		"es":    "No se cambió nada: esto necesita el permiso Gestionar servidor (un editor de lore escribe entradas, libros e importaciones, no los ajustes del servidor, personas, copias de seguridad ni vaciados)",
 	},
 	i18n.ForbiddenService: {
 		"en":    "Nothing was changed: only a service key may do this (the server life cycle is the bot's and the operators')",
@@ -56,7 +56,7 @@ func TestForbiddenTextFromReason(t *testing.T) {
 		require.Contains(t, forbiddenTexts, r.Key, "a page text for every forbidden_ key")
 	}
 	require.Len(t, forbiddenTexts, n)
-	const misleading = "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings)"
+	const misleading = "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings, personas, backups or wipes)"
 	for _, lang := range []string{"en", "pt-BR", "es"} {
 		tag := i18n.Tag(lang)
 		tt := tr{p: i18n.Printer(cat, tag), tag: tag}
