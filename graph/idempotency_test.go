@@ -179,8 +179,8 @@ func TestIdempotencyKeyInput(t *testing.T) {
 			refusedFirst: true},
 		{name: "a key stored before digests replays", first: entry("k-old", "one"), repeat: entry("k-old", "two"), replay: true,
 			before: func() {
-				// What a server before the digest stored: the payload alone.
-				tag, err := a.pool.Exec(t.Context(), `UPDATE idempotency_keys SET result = result->'result' WHERE key = 'k-old' AND result ? '$idempotency'`)
+				// What a server before the digest stored: no digest.
+				tag, err := a.pool.Exec(t.Context(), `UPDATE idempotency_keys SET input_digest = NULL WHERE key = 'k-old' AND input_digest IS NOT NULL`)
 				require.NoError(t, err)
 				require.EqualValues(t, 1, tag.RowsAffected())
 			}},

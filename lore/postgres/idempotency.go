@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,59 +27,15 @@ var ErrIdempotencyKeyReused = lore.ErrIdempotencyKeyReused
 // ErrIdempotencyKeyReused to errors.Is).
 var ErrIdempotencyInputDiffers = lore.ErrIdempotencyInputDiffers
 
-// storedVersion marks a stored result written with its input's digest:
-// the column result holds {"$idempotency": 1, "input": digest, "result":
-// payload}. "$" cannot start a GraphQL name, so no payload (whose JSON
-// names are its GraphQL fields') has that member: a row without it is a
-// payload stored before digests (its input is not known and matches any).
-const storedVersion = 1
-
-// storedResult is the JSON of the column result (storedVersion).
-type storedResult struct {
-	Version int             `json:"$idempotency"`
-	Input   string          `json:"input"`
-	Result  json.RawMessage `json:"result"`
-}
-
-// wrapResult returns what the column result stores for a payload and its
-// input digest.
-func wrapResult(input string, result []byte) ([]byte, error) {
-	if result == nil {
-		result = []byte("null")
-	}
-	b, err := json.Marshal(storedResult{Version: storedVersion, Input: input, Result: result})
-	if err != nil {
-		return nil, fmt.Errorf("idempotency: store result: %w", err)
-	}
-	return b, nil
-}
-
-// unwrapResult returns the payload and input digest of a stored result
-// ("" for a row stored before digests, whose column is the payload
-// itself, or NULL).
-func unwrapResult(stored []byte) (result []byte, input string, err error) {
-	if len(stored) == 0 || stored[0] != '{' {
-		return stored, "", nil
-	}
-	var w storedResult
-	if err := json.Unmarshal(stored, &w); err != nil {
-		return nil, "", fmt.Errorf("idempotency: read result: %w", err)
-	}
-	switch w.Version {
-	case 0:
-		return stored, "", nil
-	case storedVersion:
-		return w.Result, w.Input, nil
-	}
-	return nil, "", fmt.Errorf("idempotency: stored result of unknown version %d", w.Version)
-}
-
 const (
 	idemExpire = `DELETE FROM idempotency_keys WHERE server_id = $1 AND key = $2 AND created_at < now() - $3::interval`
 	idemClaim  = `INSERT INTO idempotency_keys (server_id, key, operation, principal) VALUES ($1, $2, $3, $4)
 ON CONFLICT (server_id, key) DO NOTHING`
-	idemRead   = `SELECT operation, principal, result FROM idempotency_keys WHERE server_id = $1 AND key = $2`
-	idemStore  = `UPDATE idempotency_keys SET result = $3 WHERE server_id = $1 AND key = $2`
+	idemRead = `SELECT operation, principal, result, COALESCE(input_digest, '') FROM idempotency_keys WHERE server_id = $1 AND key = $2`
+	// idemStore keeps the result and the digest of the input it ran with
+	// (migration 000090: a column, so that an older process still replays
+	// the result as it reads it).
+	idemStore  = `UPDATE idempotency_keys SET result = $3, input_digest = NULLIF($4, '') WHERE server_id = $1 AND key = $2`
 	idemDelete = `DELETE FROM idempotency_keys WHERE created_at < $1`
 )
 
@@ -116,17 +70,12 @@ func (s *Store) Idempotent(ctx context.Context, server, key, operation, principa
 		return nil, false, wrapErr("idempotency: claim", err)
 	}
 	if tag.RowsAffected() == 0 {
-		var op, who string
-		var stored []byte
-		if err := tx.QueryRow(ctx, idemRead, server, key).Scan(&op, &who, &stored); err != nil {
+		var op, who, first string
+		if err := tx.QueryRow(ctx, idemRead, server, key).Scan(&op, &who, &result, &first); err != nil {
 			return nil, false, wrapErr("idempotency: read", err)
 		}
 		if op != operation || who != principal {
 			return nil, false, ErrIdempotencyKeyReused
-		}
-		result, first, err := unwrapResult(stored)
-		if err != nil {
-			return nil, false, err
 		}
 		if first != "" && input != "" && first != input {
 			return nil, false, ErrIdempotencyInputDiffers
@@ -137,11 +86,7 @@ func (s *Store) Idempotent(ctx context.Context, server, key, operation, principa
 	if err != nil {
 		return nil, false, err
 	}
-	stored, err := wrapResult(input, result)
-	if err != nil {
-		return nil, false, err
-	}
-	if _, err := tx.Exec(ctx, idemStore, server, key, stored); err != nil {
+	if _, err := tx.Exec(ctx, idemStore, server, key, result, input); err != nil {
 		return nil, false, wrapErr("idempotency: store result", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
