@@ -94,9 +94,10 @@ func (r *Resolver) undoImport(ctx context.Context, in *model.UndoImportInput) (*
 	return out, nil
 }
 
-// importHistory answers importHistory (managers only: snapshots hold every
-// scope's lore). Cursors are opaque record ids. totalCount is counted only
-// when selected, as EntryConnection's is.
+// importHistory answers importHistory (a lore writer's read, authorizeWrite:
+// snapshots hold every scope's lore, and a lore writer may undo a record).
+// Cursors are opaque record ids. totalCount is counted only when selected,
+// as EntryConnection's is.
 func (r *Resolver) importHistory(ctx context.Context, server string, first *int, after *string) (*model.ImportHistoryConnection, error) {
 	if err := r.authorizeWrite(ctx, server, lore.Serverwide); err != nil {
 		return nil, err

@@ -51,7 +51,7 @@ type historyConn struct {
 
 // TestImportHistoryAPI: previewImport returns importLorebook's counts and
 // writes nothing; importLorebook returns the history id; importHistory
-// lists records newest first for managers only, paged; undoImport restores
+// lists records newest first for lore writers only, paged; undoImport restores
 // the replaced book, is recorded and refuses a second run.
 func TestImportHistoryAPI(t *testing.T) {
 	a := newAPI(t)

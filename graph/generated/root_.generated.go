@@ -6086,10 +6086,12 @@ type ReplacePayload {
 	{Name: "../history.graphqls", Input: `# Import history, preview and undo (docs/imports.md "History and undo").
 # Every import (file, backup, migration), collection delete and scope wipe
 # is recorded with what it created and a snapshot of what it replaced or
-# removed; managers list the history and undo a record.
+# removed; lore writers (Manage Server or the lore editor role) list the
+# history and undo a record (one that replaced the server's settings: Manage
+# Server).
 
 extend type Query {
-  "The server's import history, newest first (managers only). after: a previous page's endCursor."
+  "The server's import history, newest first (lore writers: Manage Server or the lore editor role). after: a previous page's endCursor."
   importHistory(serverDiscordId: String!, first: Int = 20, after: String): ImportHistoryConnection!
 }
 
