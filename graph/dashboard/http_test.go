@@ -492,3 +492,26 @@ func TestLoreEditorSignIn(t *testing.T) {
 	_, body = get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/")
 	require.Contains(t, body, "Read only")
 }
+
+// TestPersonasLoreOnlyBook: the personas page's Book choice names a
+// lineage that holds lore but has no persona (a backup restored onto
+// another server, say) as that lineage's book, not as an alter of "#9";
+// a book with personas stays "Alter: shares the book of <names>".
+func TestPersonasLoreOnlyBook(t *testing.T) {
+	e := newEnv(t)
+	e.must(`mutation($s: String!) {
+		a: upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 4, name: "Ann"}) { error { message } }
+		b: upsertPersona(input: {serverDiscordId: $s, id: 2, lineageId: 9, name: "Gone"}) { error { message } }
+		c: createEntry(input: {serverDiscordId: $s, lineageId: 9, entry: {title: "t", content: "c", keys: ["k"]}}) { error { message } } }`,
+		map[string]any{"s": serverB}, nil)
+	// Lineage 9 keeps its lore without a persona, as a backup restored
+	// onto another server leaves it (the API never unregisters one).
+	_, err := e.pool.Exec(t.Context(), `DELETE FROM personas WHERE server_id = $1 AND id = 2`, serverB)
+	require.NoError(t, err)
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverB: true}))
+	_, body := get(t, c, e.srv.URL+"/dashboard/s/"+serverB+"/personas")
+	sel := visibleText(between(body, `id="p-lineage"`, `</select>`))
+	require.Contains(t, sel, "Alter: shares the book of Ann")
+	require.Contains(t, sel, "The book of lineage 9 (no persona reads it)")
+	require.NotContains(t, sel, "#9")
+}

@@ -339,6 +339,7 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"A backup holds every book of the server (the Serverwide collections and every persona book) and the server's settings. Importing one replaces each book it carries, keeps the others and applies its settings; the import history can undo it.", "Um backup guarda todos os livros do servidor (as coleções de Todo o Servidor e todos os livros de persona) e as configurações do servidor. Importá-lo substitui cada livro que ele traz, mantém os outros e aplica as configurações dele; o histórico de importações pode desfazer isso."},
 	{"A new book", "Um livro novo"},
 	{"Alter: shares the book of %s", "Alter: compartilha o livro de %s"},
+	{"The book of lineage %d (no persona reads it)", "O livro da linhagem %d (nenhuma persona o lê)"},
 	{"Backup file (JSON)", "Arquivo de backup (JSON)"},
 	{"Backups", "Backups"},
 	{"Book of lineage %d", "Livro da linhagem %d"},

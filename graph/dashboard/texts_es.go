@@ -335,6 +335,7 @@ var esTexts = [][2]string{
 	{"A backup holds every book of the server (the Serverwide collections and every persona book) and the server's settings. Importing one replaces each book it carries, keeps the others and applies its settings; the import history can undo it.", "Una copia de seguridad guarda todos los libros del servidor (las colecciones de todo el servidor y todos los libros de persona) y los ajustes del servidor. Importarla reemplaza cada libro que trae, conserva los demás y aplica sus ajustes; el historial de importaciones puede deshacerlo."},
 	{"A new book", "Un libro nuevo"},
 	{"Alter: shares the book of %s", "Alter: comparte el libro de %s"},
+	{"The book of lineage %d (no persona reads it)", "El libro del linaje %d (ninguna persona lo lee)"},
 	{"Backup file (JSON)", "Archivo de copia de seguridad (JSON)"},
 	{"Backups", "Copias de seguridad"},
 	{"Book of lineage %d", "Libro del linaje %d"},
