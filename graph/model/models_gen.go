@@ -999,7 +999,7 @@ type Job struct {
 	FinalizedAt *time.Time `json:"finalizedAt,omitempty"`
 	// Why the last attempt failed (the reason a cancelled job stopped); null when none failed, and for a completed job (an attempt that failed before a retry or a rescue no longer matters).
 	Error *string `json:"error,omitempty"`
-	// What the job did, once completed (shape per kind).
+	// What the job did, once completed: a JSON object whose shape depends on kind, with snake_case keys as the job stores it (a backup import's import_id, server_settings, other_server_channels; docs/contract.md#backups), not the API's camelCase. importResult and artifact are the typed views.
 	Report map[string]any `json:"report,omitempty"`
 	// A lorebook import's result, once completed.
 	ImportResult *ImportPayload `json:"importResult,omitempty"`
