@@ -3,6 +3,7 @@ package dashboard
 import (
 	"io"
 	"net/http"
+	"strings"
 
 	"loregate/graph/client"
 	"loregate/graph/model"
@@ -18,6 +19,10 @@ type backupView struct {
 	// KeepsRanker: this server keeps its semantic ranker, which never
 	// sends lore out (docs/contract.md#backups).
 	OtherServer, KeepsRanker bool
+	// NoPersona names the persona books the backup replaces that no
+	// persona of this server reads ("" for none): an import restores
+	// books, not the persona registry (docs/contract.md#backups).
+	NoPersona string
 }
 
 func backupData(rq *req) backupView {
@@ -109,7 +114,25 @@ func (d *Dashboard) backupPreview(rq *req, v backupView) error {
 			}
 		}
 		v.OtherServer = v.OtherServer || len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0
+		v.NoPersona = booksWithoutPersona(rq, out.Preview.Scopes)
 	}
 	d.page(rq, "backups", rq.t.S("Backups"), v)
 	return nil
+}
+
+// booksWithoutPersona names the persona books a backup preview replaces
+// that no persona of the server reads (removed ones count as readers),
+// joined with ", "; "" when every one has a persona.
+func booksWithoutPersona(rq *req, scopes []*model.ScopePreview) string {
+	read := map[int64]bool{}
+	for _, p := range rq.srv.Personas {
+		read[p.LineageID] = true
+	}
+	var names []string
+	for _, sc := range scopes {
+		if sc.LineageID != nil && sc.Included && !read[*sc.LineageID] {
+			names = append(names, rq.t.S("the book of lineage %d", *sc.LineageID))
+		}
+	}
+	return strings.Join(names, ", ")
 }

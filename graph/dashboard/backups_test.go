@@ -158,3 +158,40 @@ func TestBackupPreviewSaysOtherChannels(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupPreviewSaysNoPersona: an import restores books, not the
+// persona registry (docs/contract.md#backups), so the preview names the
+// persona books it replaces that no persona of the destination reads:
+// onto the source server only the lore-only lineage, onto another server
+// every persona book; in each language.
+func TestBackupPreviewSaysNoPersona(t *testing.T) {
+	e := newEnvJobs(t, 1<<20)
+	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true, serverB: true}))
+	e.must(`mutation($s: String!) { upsertPersona(input: {serverDiscordId: $s, id: 1, lineageId: 7, name: "Ann"}) { error { message } } }`,
+		map[string]any{"s": serverA}, nil)
+	var entries []lore.Entry
+	for _, l := range []lore.Lineage{7, 8} {
+		x := lore.NewEntry()
+		x.Server, x.Lineage, x.Title, x.Content, x.Keys = serverA, l, "t", "c", []string{"k"}
+		entries = append(entries, x)
+	}
+	file, err := backup.Encode(backup.Build(lore.Server{ID: serverA, Settings: lore.DefaultServerSettings()},
+		[]lore.Persona{{Server: serverA, ID: 1, Lineage: 7, Name: "Ann"}}, nil, entries, backup.BookData{}, time.Now()))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, lang, dest, want string
+	}{
+		{name: "same server", lang: "en", dest: serverA,
+			want: "No persona of this server reads the book of lineage 8: an import restores books, not personas."},
+		{name: "another server", lang: "en", dest: serverB, want: "No persona of this server reads the book of lineage 7, the book of lineage 8:"},
+		{name: "pt-BR", lang: "pt-BR", dest: serverB, want: "Nenhuma persona deste servidor lê o livro da linhagem 7, o livro da linhagem 8: uma importação restaura livros"},
+		{name: "es", lang: "es", dest: serverB, want: "Ninguna persona de este servidor lee el libro del linaje 7, el libro del linaje 8: una importación restaura libros"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, _ := get(t, c, e.srv.URL+"/dashboard/lang/"+tc.lang+"?back=/dashboard/")
+			require.Equal(t, http.StatusSeeOther, status)
+			page := previewBackup(t, c, e.srv.URL, tc.dest, file)
+			require.Contains(t, visibleText(between(page, `id="backup-personas"`, `</p>`)), tc.want)
+		})
+	}
+}

@@ -340,6 +340,8 @@ var texts = i18n.Set{Es: append(append(esTexts, workbenchLang(2)...), textColumn
 	{"A new book", "Um livro novo"},
 	{"Alter: shares the book of %s", "Alter: compartilha o livro de %s"},
 	{"The book of lineage %d (no persona reads it)", "O livro da linhagem %d (nenhuma persona o lê)"},
+	{"the book of lineage %d", "o livro da linhagem %d"},
+	{"No persona of this server reads %s: an import restores books, not personas. After the import, register a persona on that book on the Personas page.", "Nenhuma persona deste servidor lê %s: uma importação restaura livros, não personas. Depois da importação, registre uma persona nesse livro na página Personas."},
 	{"Backup file (JSON)", "Arquivo de backup (JSON)"},
 	{"Backups", "Backups"},
 	{"Book of lineage %d", "Livro da linhagem %d"},

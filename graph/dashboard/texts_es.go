@@ -336,6 +336,8 @@ var esTexts = [][2]string{
 	{"A new book", "Un libro nuevo"},
 	{"Alter: shares the book of %s", "Alter: comparte el libro de %s"},
 	{"The book of lineage %d (no persona reads it)", "El libro del linaje %d (ninguna persona lo lee)"},
+	{"the book of lineage %d", "el libro del linaje %d"},
+	{"No persona of this server reads %s: an import restores books, not personas. After the import, register a persona on that book on the Personas page.", "Ninguna persona de este servidor lee %s: una importación restaura libros, no personas. Después de la importación, registra una persona en ese libro en la página Personas."},
 	{"Backup file (JSON)", "Archivo de copia de seguridad (JSON)"},
 	{"Backups", "Copias de seguridad"},
 	{"Book of lineage %d", "Libro del linaje %d"},
