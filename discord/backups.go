@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -84,6 +85,7 @@ func renderPreview(w *builder, p *panel) {
 		}
 		s.WriteByte('\n')
 	}
+	s.WriteString(noPersonaPreview(t, pv.Scopes, p.groups))
 	if pv.Memories.Total > 0 {
 		s.WriteString(t.S("Older keyword memories: %d of %d convert to entries.", pv.Memories.Converted, pv.Memories.Total) + "\n")
 	}
@@ -318,4 +320,22 @@ func skipReasons(ss model.BackupSettingsPreview) (otherServer, keepsRanker bool)
 		}
 	}
 	return otherServer || (len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0), keepsRanker
+}
+
+// noPersonaPreview is the preview's line about the persona books a backup
+// replaces that no active persona of this server reads: an import
+// restores books, not the persona registry, so the panel would not show
+// them (docs/contract.md#backups); "" for none.
+func noPersonaPreview(t tr, scopes []*model.ScopePreview, groups []lineageGroup) string {
+	var names []string
+	for _, sc := range scopes {
+		if sc.LineageID == nil || !sc.Included || slices.ContainsFunc(groups, func(g lineageGroup) bool { return g.lineage == *sc.LineageID }) {
+			continue
+		}
+		names = append(names, t.S("lineage %d", *sc.LineageID))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return t.S("No persona of this server reads %s: an import restores books, not personas. Register one on that lineage in the loregate dashboard or API to use its book here.", strings.Join(names, ", ")) + "\n"
 }

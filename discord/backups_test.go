@@ -99,3 +99,41 @@ func TestBackupPreviewOtherChannels(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupPreviewNoPersona: the preview names the persona books the
+// backup replaces that no active persona of this server reads (an import
+// restores books, not personas), in each language; nothing for the
+// Serverwide scope, a scope the backup does not include, or a lineage
+// with a persona.
+func TestBackupPreviewNoPersona(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	l7, l8, l9 := int64(7), int64(8), int64(9)
+	scopes := []*model.ScopePreview{{Included: true}, {LineageID: &l7, Included: true}, {LineageID: &l8, Included: true}, {LineageID: &l9}}
+	aria := lineageGroup{lineage: 7, personaID: 1, names: []string{"Aria"}}
+	for _, tc := range []struct {
+		name   string
+		groups []lineageGroup
+		scopes []*model.ScopePreview
+		locale discordgo.Locale
+		want   string
+	}{
+		{name: "every book read", groups: []lineageGroup{aria}, scopes: scopes[:2], locale: discordgo.EnglishUS},
+		{name: "one without", groups: []lineageGroup{aria}, scopes: scopes, locale: discordgo.EnglishUS,
+			want: "No persona of this server reads lineage 8: an import restores books, not personas."},
+		{name: "pt-BR", scopes: scopes, locale: discordgo.PortugueseBR,
+			want: "Nenhuma persona deste servidor lê a linhagem 7, a linhagem 8: uma importação restaura livros, não personas."},
+		{name: "es-ES", scopes: scopes, locale: discordgo.SpanishES,
+			want: "Ninguna persona de este servidor lee el linaje 7, el linaje 8: una importación restaura libros, no personas."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := b.translator(tc.locale)
+			tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+			got := noPersonaPreview(tr, tc.scopes, tc.groups)
+			if tc.want == "" {
+				require.Empty(t, got)
+				return
+			}
+			require.Contains(t, got, tc.want)
+		})
+	}
+}

@@ -20,6 +20,8 @@ var esTexts = [...][2]string{
 	{"%s: replaces %s with %d", "%s: reemplaza %s por %d"},
 	{"%s: keeps %s and adds %s", "%s: conserva %s y añade %s"},
 	{"%s: not in the backup, kept as it is (%s)", "%s: no está en la copia, se queda como está (%s)"},
+	{"lineage %d", "el linaje %d"},
+	{"No persona of this server reads %s: an import restores books, not personas. Register one on that lineage in the loregate dashboard or API to use its book here.", "Ninguna persona de este servidor lee %s: una importación restaura libros, no personas. Registra una en ese linaje desde el panel web o la API de loregate para usar su libro aquí."},
 	{"Older keyword memories: %d of %d convert to entries.", "Memorias antiguas con palabras clave: %d de %d se convierten en entradas."},
 	{"Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "Ajustes del servidor: se reemplazan por los de la copia; el rol de editor de lore y el canal de sugerencias son de otro servidor y no se aplican."},
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Ajustes del servidor: se reemplazan por los de la copia (presupuesto, interruptores, rol de editor de lore)."},

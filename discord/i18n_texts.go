@@ -20,6 +20,8 @@ var texts = [...][2]string{
 	{"%s: replaces %s with %d", "%s: substitui %s por %d"},
 	{"%s: keeps %s and adds %s", "%s: mantém %s e adiciona %s"},
 	{"%s: not in the backup, kept as it is (%s)", "%s: fora do backup, mantido como está (%s)"},
+	{"lineage %d", "a linhagem %d"},
+	{"No persona of this server reads %s: an import restores books, not personas. Register one on that lineage in the loregate dashboard or API to use its book here.", "Nenhuma persona deste servidor lê %s: uma importação restaura livros, não personas. Registre uma nessa linhagem pelo painel web ou pela API do loregate para usar o livro dela aqui."},
 	{"Older keyword memories: %d of %d convert to entries.", "Memórias antigas com palavras-chave: %d de %d viram entradas."},
 	{"Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied.", "Configurações do servidor: substituídas pelas do backup; o cargo de editor de lore e o canal de sugestões são de outro servidor e não são aplicados."},
 	{"Server settings: replaced by the backup's (budget, switches, lore editor role).", "Configurações do servidor: substituídas pelas do backup (orçamento, chaves, cargo de editor de lore)."},
