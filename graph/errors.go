@@ -32,44 +32,29 @@ const (
 )
 
 // errForbidden is returned by lore writes the principal may not make.
-var errForbidden error = &forbiddenError{
-	msg:    "forbidden: writing this server's lore needs the Manage Server permission or the server's lore editor role",
-	reason: i18n.ForbiddenLoreWrite,
-}
+var errForbidden error = forbidden(i18n.ForbiddenLoreWrite)
 
 // errForbiddenSettings is returned by writes of a server's settings (and
 // of its persona registry, backups and wipes) to a principal that does
 // not manage the server: a lore editor writes lore only
 // (docs/workbench.md#lore-editor-role).
 // It is errForbidden to errors.Is (code FORBIDDEN) with its own message.
-var errForbiddenSettings error = &forbiddenError{
-	msg:    "forbidden: this needs the Manage Server permission (a lore editor writes entries, books and imports, not server settings, personas, backups or wipes)",
-	reason: i18n.ForbiddenSettings,
-}
+var errForbiddenSettings error = forbidden(i18n.ForbiddenSettings)
 
 // errForbiddenService is returned by the server life cycle mutations
 // (docs/servers.md) to any principal but a service key: a manager has the
 // permission errForbidden names and is still refused.
-var errForbiddenService error = &forbiddenError{
-	msg:    "forbidden: only a service key may do this (the server life cycle is the bot's and the operators')",
-	reason: i18n.ForbiddenService,
-}
+var errForbiddenService error = forbidden(i18n.ForbiddenService)
 
 // errForbiddenExport is returned by exports to a principal that may not
 // write the server's lore: exporting is a write-level action
 // (docs/contract.md#permissions).
-var errForbiddenExport error = &forbiddenError{
-	msg:    "forbidden: exporting this server's lore needs the Manage Server permission or the server's lore editor role",
-	reason: i18n.ForbiddenExport,
-}
+var errForbiddenExport error = forbidden(i18n.ForbiddenExport)
 
 // errForbiddenManage is returned by what only a manager or a service
 // key may do that is neither a lore write nor a server setting
 // (activateTurn, upsertServer): the lore editor role does not grant it.
-var errForbiddenManage error = &forbiddenError{
-	msg:    "forbidden: this needs the Manage Server permission (the lore editor role does not grant it)",
-	reason: i18n.ForbiddenManage,
-}
+var errForbiddenManage error = forbidden(i18n.ForbiddenManage)
 
 // forbiddenError is a permission failure (code FORBIDDEN) with its own
 // English message and the reason key of the permission the call lacks
@@ -78,6 +63,13 @@ var errForbiddenManage error = &forbiddenError{
 type forbiddenError struct {
 	msg    string
 	reason i18n.Key
+}
+
+// forbidden is the forbiddenError of reason: its message is "forbidden: "
+// and the reason's English text in the catalog (lore/i18n), so the two
+// never differ.
+func forbidden(reason i18n.Key) *forbiddenError {
+	return &forbiddenError{msg: "forbidden: " + i18n.Text(i18n.EN, reason, nil), reason: reason}
 }
 
 func (e *forbiddenError) Error() string { return e.msg }
