@@ -150,10 +150,11 @@ func fieldErrors(inv *lore.InvalidError) []*model.FieldError {
 }
 
 // notFoundArgs maps the kind of a *lore.NotFoundError to the API argument
-// that names it (the inputs spell them alike everywhere).
+// that names it (the inputs spell them alike, but for the persona registry's
+// inputs, whose persona is id: "persona id").
 var notFoundArgs = map[string]string{
 	"server": "serverDiscordId", "collection": "collectionId", "collection name": "collection",
-	"entry": "entryId", "persona": "personaId", "lineage": "lineageId", "import": "importId",
+	"entry": "entryId", "persona": "personaId", "persona id": "id", "lineage": "lineageId", "import": "importId",
 	"previewId": "previewId", "artifact of job": "jobId", "report of job": "jobId", "job": "jobId",
 }
 

@@ -69,6 +69,20 @@ func TestUpsertPersonaLineage(t *testing.T) {
 	a.must(serviceKey, `mutation { removePersona(input: {serverDiscordId: "`+serverA+`", id: 2}) { persona { id lineageId name removed } error { code message } } }`, nil, "removePersona", &rm)
 	require.Nil(t, rm.Error)
 	require.Equal(t, &persona{2, 8, "Ann", true}, rm.Persona)
+	// An unknown persona is NOT_FOUND on the input's own field, id.
+	var missing struct {
+		Persona *persona
+		Error   *struct {
+			Code, Message string
+			Field         *string
+		}
+	}
+	a.must(serviceKey, `mutation { removePersona(input: {serverDiscordId: "`+serverA+`", id: 99}) { persona { id } error { code message field } } }`, nil, "removePersona", &missing)
+	require.Nil(t, missing.Persona)
+	require.NotNil(t, missing.Error)
+	require.Equal(t, "NOT_FOUND", missing.Error.Code)
+	require.Equal(t, "id", *missing.Error.Field)
+	require.Contains(t, missing.Error.Message, "id 99 was not found")
 
 	for _, tc := range []struct {
 		name        string

@@ -227,7 +227,7 @@ func (s *Store) RemovePersona(ctx context.Context, server string, id int64) erro
 	return s.write(ctx, op, server, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, personaRemove, server, id)
 		if err == nil && tag.RowsAffected() == 0 {
-			err = notFound("persona", id)
+			err = notFound("persona id", id)
 		}
 		return err
 	})
