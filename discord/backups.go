@@ -281,7 +281,12 @@ func pollJob(ctx context.Context, api *client.Client, p *auth.Principal, op clie
 func settingsPreview(t tr, ss model.BackupSettingsPreview) string {
 	var s []string
 	otherServer, keepsRanker := skipReasons(ss)
+	role, channel := otherServerIDs(ss)
 	switch {
+	case ss.Included && otherServer && role && !channel:
+		s = append(s, t.S("Server settings: replaced by the backup's; its lore editor role belongs to another server and is not applied."))
+	case ss.Included && otherServer && channel && !role:
+		s = append(s, t.S("Server settings: replaced by the backup's; its suggestion channel belongs to another server and is not applied."))
 	case ss.Included && otherServer:
 		s = append(s, t.S("Server settings: replaced by the backup's; its lore editor role and suggestion channel belong to another server and are not applied."))
 	case ss.Included:
@@ -320,6 +325,31 @@ func skipReasons(ss model.BackupSettingsPreview) (otherServer, keepsRanker bool)
 		}
 	}
 	return otherServer || (len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0), keepsRanker
+}
+
+// otherServerIDs reads which of the source server's ids an import skips
+// onto another server: the lore editor role, the suggestion channel. The
+// plan names only the ids the backup carries (an empty one has nothing to
+// apply); skipped settings without reasons are the other server's ids.
+func otherServerIDs(ss model.BackupSettingsPreview) (role, channel bool) {
+	names := ss.Skipped
+	if len(ss.SkippedReasons) > 0 {
+		names = nil
+		for _, k := range ss.SkippedReasons {
+			if k.Reason != model.BackupSkipReasonKeepsLoreLocal {
+				names = append(names, k.Setting)
+			}
+		}
+	}
+	for _, n := range names {
+		switch n {
+		case "loreEditorRoleId":
+			role = true
+		case "proposalChannelId":
+			channel = true
+		}
+	}
+	return role, channel
 }
 
 // noPersonaPreview is the preview's line about the persona books a backup

@@ -17,9 +17,13 @@ func TestBackupPreviewSettings(t *testing.T) {
 	b := &Bot{cat: newCatalog()}
 	ranker := &model.BackupSettingSkip{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal}
 	role := &model.BackupSettingSkip{Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}
+	channel := &model.BackupSettingSkip{Setting: "proposalChannelId", Reason: model.BackupSkipReasonOtherServer}
 	const (
 		replaced = "Server settings: replaced by the backup's (budget, switches, lore editor role)."
-		other    = "belong to another server and are not applied"
+		other    = "another server and "
+		both     = "its lore editor role and suggestion channel belong to another server and are not applied"
+		onlyRole = "its lore editor role belongs to another server and is not applied"
+		onlyChan = "its suggestion channel belongs to another server and is not applied"
 		kept     = "Retrieval by meaning: this server's ranker is kept."
 	)
 	for _, tc := range []struct {
@@ -34,21 +38,35 @@ func TestBackupPreviewSettings(t *testing.T) {
 		{name: "ranker kept, same server", locale: discordgo.EnglishUS,
 			ss:   model.BackupSettingsPreview{Included: true, SameServer: true, Skipped: []string{"semanticRanker"}, SkippedReasons: []*model.BackupSettingSkip{ranker}},
 			want: []string{replaced, kept, "the backup's would send it to the embeddings provider"}, not: []string{other}},
-		{name: "other server", locale: discordgo.EnglishUS,
+		{name: "other server, role only", locale: discordgo.EnglishUS,
 			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{role}},
-			want: []string{other}, not: []string{kept}},
-		{name: "both", locale: discordgo.EnglishUS,
+			want: []string{onlyRole}, not: []string{kept, onlyChan, both}},
+		{name: "other server, channel only", locale: discordgo.EnglishUS,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"proposalChannelId"}, SkippedReasons: []*model.BackupSettingSkip{channel}},
+			want: []string{onlyChan}, not: []string{kept, onlyRole, both}},
+		{name: "other server, both ids", locale: discordgo.EnglishUS,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"proposalChannelId", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{channel, role}},
+			want: []string{both}, not: []string{kept, onlyRole, onlyChan}},
+		{name: "other server, no ids carried", ss: model.BackupSettingsPreview{Included: true}, locale: discordgo.EnglishUS,
+			want: []string{replaced}, not: []string{other, kept}},
+		{name: "ranker and role", locale: discordgo.EnglishUS,
 			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"semanticRanker", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{ranker, role}},
-			want: []string{other, kept}},
+			want: []string{onlyRole, kept}, not: []string{both}},
 		{name: "skipped without reasons: other server", locale: discordgo.EnglishUS,
-			ss: model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}}, want: []string{other}, not: []string{kept}},
+			ss: model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}}, want: []string{onlyRole}, not: []string{kept}},
+		{name: "role only, pt-BR", locale: discordgo.PortugueseBR,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{role}},
+			want: []string{"o cargo de editor de lore é de outro servidor e não é aplicado"}},
+		{name: "channel only, es-ES", locale: discordgo.SpanishES,
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"proposalChannelId"}, SkippedReasons: []*model.BackupSettingSkip{channel}},
+			want: []string{"el canal de sugerencias es de otro servidor y no se aplica"}},
 		{name: "not in the backup", ss: model.BackupSettingsPreview{}, locale: discordgo.EnglishUS,
 			want: []string{"Server settings: not in the backup, kept as they are."}, not: []string{kept}},
 		{name: "ranker kept, pt-BR", locale: discordgo.PortugueseBR,
 			ss:   model.BackupSettingsPreview{Included: true, SameServer: true, Skipped: []string{"semanticRanker"}, SkippedReasons: []*model.BackupSettingSkip{ranker}},
 			want: []string{"Busca por significado: o ranqueador deste servidor é mantido.", "substituídas pelas do backup (orçamento"}},
 		{name: "both, es-ES", locale: discordgo.SpanishES,
-			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"semanticRanker", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{ranker, role}},
+			ss:   model.BackupSettingsPreview{Included: true, Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"}, SkippedReasons: []*model.BackupSettingSkip{ranker, channel, role}},
 			want: []string{"Búsqueda por significado: se conserva el clasificador de este servidor.", "son de otro servidor y no se aplican"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -19,10 +19,24 @@ type backupView struct {
 	// KeepsRanker: this server keeps its semantic ranker, which never
 	// sends lore out (docs/contract.md#backups).
 	OtherServer, KeepsRanker bool
+	// OtherRole, OtherChannel: which of the source server's ids the import
+	// skips (only those the backup carries); neither with OtherServer is
+	// an older preview without names, said as both.
+	OtherRole, OtherChannel bool
 	// NoPersona names the persona books the backup replaces that no
 	// persona of this server reads ("" for none): an import restores
 	// books, not the persona registry (docs/contract.md#backups).
 	NoPersona string
+}
+
+// markOtherID notes which source server's id setting names.
+func (v *backupView) markOtherID(setting string) {
+	switch setting {
+	case "loreEditorRoleId":
+		v.OtherRole = true
+	case "proposalChannelId":
+		v.OtherChannel = true
+	}
 }
 
 func backupData(rq *req) backupView {
@@ -111,9 +125,15 @@ func (d *Dashboard) backupPreview(rq *req, v backupView) error {
 				v.KeepsRanker = true
 			} else {
 				v.OtherServer = true
+				v.markOtherID(k.Setting)
 			}
 		}
-		v.OtherServer = v.OtherServer || len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0
+		if len(ss.Skipped) > 0 && len(ss.SkippedReasons) == 0 {
+			v.OtherServer = true
+			for _, s := range ss.Skipped {
+				v.markOtherID(s)
+			}
+		}
 		v.NoPersona = booksWithoutPersona(rq, out.Preview.Scopes)
 	}
 	d.page(rq, "backups", rq.t.S("Backups"), v)

@@ -48,8 +48,11 @@ func previewBackup(t *testing.T, c *http.Client, base, server string, file []byt
 func TestBackupPreviewSaysSkips(t *testing.T) {
 	e := newEnvJobs(t, 1<<20) // a preview keeps the upload for its import job
 	c := e.httpClientSignedIn(e.token("42", map[string]bool{serverA: true, serverB: true}))
-	wb := &lore.WorkbenchSettings{ProposalsEnabled: true, LoreEditorRoleID: "300000000000000002"}
-	file := func(r lore.SemanticRanker) []byte {
+	roleOnly := &lore.WorkbenchSettings{ProposalsEnabled: true, LoreEditorRoleID: "300000000000000002"}
+	file := func(r lore.SemanticRanker, wb *lore.WorkbenchSettings) []byte {
+		if wb == nil {
+			wb = roleOnly
+		}
 		set := lore.DefaultServerSettings()
 		set.Semantic.Ranker = r
 		data, err := backup.Encode(backup.Build(lore.Server{ID: serverA, Settings: set}, nil, nil, nil, backup.BookData{Workbench: wb}, time.Now()))
@@ -58,26 +61,38 @@ func TestBackupPreviewSaysSkips(t *testing.T) {
 	}
 	const (
 		replaced = "The server's settings are replaced by the backup's (budget"
-		other    = "belong to another server and are not applied"
+		other    = "another server and "
+		role     = "its lore editor role belongs to another server and is not applied"
+		channel  = "its suggestion channel belongs to another server and is not applied"
+		both     = "its lore editor role and suggestion channel belong to another server and are not applied"
 		kept     = "This server keeps its ranker for retrieval by meaning"
 	)
 	for _, tc := range []struct {
 		name, lang, dest string
 		from, ranker     lore.SemanticRanker
+		wb               *lore.WorkbenchSettings // nil: the role only
 		want, not        []string
 	}{
+		{name: "other server, channel only", lang: "en", dest: serverB, from: lore.RankerAuto, ranker: lore.RankerAuto,
+			wb: &lore.WorkbenchSettings{ProposalChannelID: "300000000000000001"}, want: []string{channel}, not: []string{role, both}},
+		{name: "other server, both ids", lang: "en", dest: serverB, from: lore.RankerAuto, ranker: lore.RankerAuto,
+			wb: &lore.WorkbenchSettings{ProposalChannelID: "300000000000000001", LoreEditorRoleID: "300000000000000002"}, want: []string{both}, not: []string{role, channel}},
+		{name: "other server, no ids", lang: "en", dest: serverB, from: lore.RankerAuto, ranker: lore.RankerAuto,
+			wb: &lore.WorkbenchSettings{ProposalsEnabled: true}, want: []string{replaced}, not: []string{other}},
+		{name: "pt-BR, role only", lang: "pt-BR", dest: serverB, from: lore.RankerAuto, ranker: lore.RankerAuto,
+			want: []string{"o cargo de editor de lore é de outro servidor e não é aplicado"}},
 		{name: "same server", lang: "en", dest: serverA, from: lore.RankerAuto, ranker: lore.RankerAuto,
 			want: []string{replaced}, not: []string{other, kept}},
 		{name: "lexical keeps its ranker", lang: "en", dest: serverA, from: lore.RankerAuto, ranker: lore.RankerLexical,
 			want: []string{replaced, kept, "the backup's would send it to the embeddings provider"}, not: []string{other}},
 		{name: "other server, off keeps its ranker", lang: "en", dest: serverB, from: lore.RankerEmbeddings, ranker: lore.RankerOff,
-			want: []string{other, kept}},
+			want: []string{role, kept}},
 		{name: "other server, ranker applies", lang: "en", dest: serverB, from: lore.RankerLexical, ranker: lore.RankerAuto,
-			want: []string{other}, not: []string{kept}},
+			want: []string{role}, not: []string{kept, both}},
 		{name: "pt-BR", lang: "pt-BR", dest: serverA, from: lore.RankerAuto, ranker: lore.RankerOff,
 			want: []string{"Este servidor mantém o seu ranqueador da busca por significado"}},
 		{name: "es", lang: "es", dest: serverB, from: lore.RankerAuto, ranker: lore.RankerLexical,
-			want: []string{"Este servidor conserva su clasificador de la búsqueda por significado", "son de otro servidor y no se aplican"}},
+			want: []string{"Este servidor conserva su clasificador de la búsqueda por significado", "el rol de editor de lore es de otro servidor y no se aplica"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sv, err := e.store.GetServer(t.Context(), tc.dest)
@@ -87,7 +102,7 @@ func TestBackupPreviewSaysSkips(t *testing.T) {
 			require.NoError(t, err)
 			status, _ := get(t, c, e.srv.URL+"/dashboard/lang/"+tc.lang+"?back=/dashboard/")
 			require.Equal(t, http.StatusSeeOther, status)
-			page := previewBackup(t, c, e.srv.URL, tc.dest, file(tc.from))
+			page := previewBackup(t, c, e.srv.URL, tc.dest, file(tc.from, tc.wb))
 			text := visibleText(between(page, `id="backup-preview"`, `id="import-backup"`))
 			for _, w := range tc.want {
 				require.Contains(t, text, w)

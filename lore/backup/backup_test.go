@@ -245,6 +245,22 @@ func TestServerSettingsPlan(t *testing.T) {
 	doc.ServerMemories = []backup.Memory{{ID: json.RawMessage(`1`), Content: "c", KeywordTags: []string{"k"}}}
 	old := doc
 	old.Server.Settings, old.Server.Workbench = nil, nil
+	// withIDs is doc whose workbench carries only the given ids (an
+	// empty one has nothing to apply, so it is not named skipped).
+	withIDs := func(channel, role string) backup.Document {
+		d := doc
+		d.Server.Workbench = &backup.Workbench{ProposalChannelID: channel, LoreEditorRoleID: role}
+		return d
+	}
+	otherSkip := func(settings ...string) backup.SettingsPlan {
+		sp := backup.SettingsPlan{Included: true, Workbench: true}
+		for _, s := range settings {
+			sp.Skipped = append(sp.Skipped, s)
+			sp.SkippedReasons = append(sp.SkippedReasons, backup.SkippedSetting{Setting: s, Reason: backup.SkipOtherServer})
+			sp.SkippedReason = backup.SkippedOtherServer
+		}
+		return sp
+	}
 	for _, tc := range []struct {
 		name   string
 		doc    backup.Document
@@ -259,6 +275,11 @@ func TestServerSettingsPlan(t *testing.T) {
 			Skipped: []string{"proposalChannelId", "loreEditorRoleId"}, SkippedReason: backup.SkippedOtherServer,
 			SkippedReasons: []backup.SkippedSetting{{Setting: "proposalChannelId", Reason: backup.SkipOtherServer},
 				{Setting: "loreEditorRoleId", Reason: backup.SkipOtherServer}}}, always: true},
+		{name: "another server, role only", doc: withIDs("", "300000000000000002"), dest: other,
+			want: otherSkip("loreEditorRoleId"), always: true},
+		{name: "another server, channel only", doc: withIDs("300000000000000001", ""), dest: other,
+			want: otherSkip("proposalChannelId"), always: true},
+		{name: "another server, no ids", doc: withIDs("", ""), dest: other, want: otherSkip(), always: true},
 		{name: "older backup", doc: old, dest: server, want: backup.SettingsPlan{SameServer: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

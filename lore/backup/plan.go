@@ -241,8 +241,11 @@ type SkippedSetting struct {
 	Reason  SkipReason `json:"reason"`
 }
 
-// skip adds setting to the skipped ones with reason.
+// skip adds settings to the skipped ones with reason (none: nothing).
 func (sp *SettingsPlan) skip(reason SkipReason, settings ...string) {
+	if len(settings) == 0 {
+		return
+	}
 	for _, s := range settings {
 		sp.Skipped = append(sp.Skipped, s)
 		sp.SkippedReasons = append(sp.SkippedReasons, SkippedSetting{Setting: s, Reason: reason})
@@ -290,7 +293,15 @@ func planSettings(doc Document, opts Options) (SettingsPlan, lore.BudgetUnit, bo
 		if sp.SameServer {
 			sp.WorkbenchPatch.ProposalChannelID, sp.WorkbenchPatch.LoreEditorRoleID = &channel, &role
 		} else {
-			sp.skip(SkipOtherServer, "proposalChannelId", "loreEditorRoleId")
+			// Only the ids the backup carries are skipped: an empty one
+			// has nothing to apply.
+			var carried []string
+			for _, f := range []struct{ name, v string }{{"proposalChannelId", channel}, {"loreEditorRoleId", role}} {
+				if f.v != "" {
+					carried = append(carried, f.name)
+				}
+			}
+			sp.skip(SkipOtherServer, carried...)
 		}
 	}
 	return sp, unit, tagging, nil
