@@ -188,7 +188,7 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 	if done, err := b.mutateOrRepaint(ctx, in, p, client.OpImportWorkspaceBackup, map[string]any{"serverDiscordId": in.guild, "previewId": id}, &out); done {
 		return err
 	}
-	job, err := b.waitJob(ctx, in.p, client.OpJobState, out.Job.ID)
+	job, err := b.waitJob(ctx, in.p, client.OpJobReport, out.Job.ID)
 	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), receiptTime)
 	defer rcancel()
 	pending := errors.Is(err, errJobPending)
@@ -203,7 +203,7 @@ func (b *Bot) backupConfirm(ctx context.Context, in *request) error {
 	case pending:
 		p.addReceipt("The import is still running in the background. Open `/memories` in a few minutes to see the result.")
 	case job.State == model.JobStateCompleted:
-		p.addReceipt("Backup imported: the included books replaced their scopes; the others were kept.")
+		p.receipt = append(p.receipt, importedReceipt(in.t, job.Report)...)
 	default:
 		reason := in.t.S("the store could not complete it")
 		if job.State == model.JobStateCancelled && job.Error != nil {
@@ -309,6 +309,33 @@ func otherChannelsPreview(t tr, oc model.BackupOtherChannels) string {
 		return ""
 	}
 	return t.S("Channels: %s and %s keep the channel lists of the server the backup came from. While channel scoping is on, that lore is used in no channel here until you choose its channels.", t.N("%d collections", oc.Collections), t.N("%d persona entries", oc.Entries)) + "\n"
+}
+
+// importedReceipt is the receipt of a completed backup import: what it
+// did, and, onto another server, how many restored collections and
+// persona entries keep the source server's channel lists (the report's
+// other_server_channels, which the preview and the dashboard's job page
+// show too; docs/contract.md#backups).
+func importedReceipt(t tr, report map[string]any) []string {
+	out := []string{t.S("Backup imported: the included books replaced their scopes; the others were kept.")}
+	if line := otherChannelsPreview(t, reportOtherChannels(report)); line != "" {
+		out = append(out, strings.TrimSuffix(line, "\n"))
+	}
+	return out
+}
+
+// reportOtherChannels reads a completed backup import's report: how many
+// restored collections and persona entries keep channel lists that name
+// the source server's channels (other_server_channels, as the dashboard's
+// job page shows it); zero when the report has none.
+func reportOtherChannels(report map[string]any) model.BackupOtherChannels {
+	var oc model.BackupOtherChannels
+	if m, ok := report["other_server_channels"].(map[string]any); ok {
+		c, _ := m["collections"].(float64)
+		e, _ := m["entries"].(float64)
+		oc.Collections, oc.Entries = int(c), int(e)
+	}
+	return oc
 }
 
 // skipReasons reads why a backup import leaves settings as they are: the

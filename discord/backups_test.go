@@ -1,6 +1,7 @@
 package discord
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
@@ -114,6 +115,54 @@ func TestBackupPreviewOtherChannels(t *testing.T) {
 				return
 			}
 			require.Contains(t, got, tc.want)
+		})
+	}
+}
+
+// TestBackupImportedReceipt: the receipt of a completed backup import
+// repeats how many restored collections and persona entries keep the
+// source server's channel lists (the job report's other_server_channels,
+// as JSON decodes it), with the preview's plural forms, in each language;
+// nothing more without them.
+func TestBackupImportedReceipt(t *testing.T) {
+	b := &Bot{cat: newCatalog()}
+	report := func(js string) map[string]any {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(js), &m))
+		return m
+	}
+	const imported = "Backup imported: the included books replaced their scopes; the others were kept."
+	for _, tc := range []struct {
+		name   string
+		report map[string]any
+		locale discordgo.Locale
+		want   string // the second line; "" for none
+	}{
+		{name: "no report", locale: discordgo.EnglishUS},
+		{name: "same server", report: report(`{"import_id":4,"other_server_channels":{"collections":0,"entries":0}}`), locale: discordgo.EnglishUS},
+		{name: "older report", report: report(`{"import_id":4}`), locale: discordgo.EnglishUS},
+		{name: "collections and entries", report: report(`{"import_id":4,"other_server_channels":{"collections":2,"entries":3}}`), locale: discordgo.EnglishUS,
+			want: "Channels: 2 collections and 3 persona entries keep the channel lists of the server the backup came from."},
+		{name: "one each", report: report(`{"other_server_channels":{"collections":1,"entries":1}}`), locale: discordgo.EnglishUS,
+			want: "Channels: 1 collection and 1 persona entry keep"},
+		{name: "pt-BR", report: report(`{"other_server_channels":{"collections":1,"entries":4}}`), locale: discordgo.PortugueseBR,
+			want: "Canais: 1 coleção e 4 entradas de persona mantêm as listas de canais"},
+		{name: "es-ES", report: report(`{"other_server_channels":{"collections":3,"entries":1}}`), locale: discordgo.SpanishES,
+			want: "Canales: 3 colecciones y 1 entrada de persona conservan"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := b.translator(tc.locale)
+			tr.miss = func(key string) { t.Errorf("text missing from the message catalog: %q", key) }
+			got := importedReceipt(tr, tc.report)
+			if tc.locale == discordgo.EnglishUS {
+				require.Equal(t, imported, got[0])
+			}
+			if tc.want == "" {
+				require.Len(t, got, 1)
+				return
+			}
+			require.Len(t, got, 2)
+			require.Contains(t, got[1], tc.want)
 		})
 	}
 }

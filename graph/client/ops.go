@@ -42,6 +42,7 @@ const (
 	OpImportPersonaCard         Op = "ImportPersonaCard"
 	OpJob                       Op = "Job"
 	OpJobState                  Op = "JobState"
+	OpJobReport                 Op = "JobReport"
 	OpJobArtifact               Op = "JobArtifact"
 	OpExportWorkspaceBackup     Op = "ExportWorkspaceBackup"
 	OpPreviewWorkspaceBackup    Op = "PreviewWorkspaceBackup"
