@@ -331,6 +331,11 @@ type ScopeReplacement struct {
 	// collection names; Serverwide entries name their collection ("" means
 	// DefaultCollection).
 	Entries []Entry
+	// Positions, when set, gives each of Entries its position in the
+	// input the caller read (a backup file's scope, before the import's
+	// ordering by source id), which an invalid entry's field names
+	// ("scopes[i].entries[Positions[j]]"); nil: its index in Entries.
+	Positions []int
 	// Collections carries Serverwide collection settings (Name, Enabled,
 	// ChannelIDs; other fields ignored). A name may repeat, e.g. once per
 	// entry as a backup decoder reads the per-entry lorebook_enabled and

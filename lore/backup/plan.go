@@ -348,6 +348,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		return ImportPlan{}, err
 	}
 	books := map[lore.Lineage][]lore.Entry{}
+	positions := map[lore.Lineage][]int{}
 	bookFrom := map[lore.Lineage]int{}
 	var order []lore.Lineage
 	for i, b := range doc.Personas {
@@ -358,7 +359,8 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		dst := dest(src)
 		if b.LorebookEntries != nil {
 			entries := make([]lore.Entry, len(*b.LorebookEntries))
-			for j, be := range inIDOrder(*b.LorebookEntries) {
+			sorted, pos := inIDOrder(*b.LorebookEntries)
+			for j, be := range sorted {
 				entries[j] = be.toEntry(opts.Server, dst)
 			}
 			if prev, ok := books[dst]; ok {
@@ -367,7 +369,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 						lore.Params{"lineage": int64(dst), "other": bookFrom[dst]})
 				}
 			} else {
-				books[dst], bookFrom[dst] = entries, i
+				books[dst], positions[dst], bookFrom[dst] = entries, pos, i
 				order = append(order, dst)
 				plan.addBook(BookPlan{Lineage: dst, Book: b.Book})
 			}
@@ -377,7 +379,7 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 		}
 	}
 	for _, l := range order {
-		plan.Replace = append(plan.Replace, lore.ScopeReplacement{Lineage: l, Entries: books[l]})
+		plan.Replace = append(plan.Replace, lore.ScopeReplacement{Lineage: l, Entries: books[l], Positions: positions[l]})
 	}
 	if doc.ServerwideLorebookEntries != nil {
 		sc := lore.ScopeReplacement{Lineage: lore.Serverwide}
@@ -389,7 +391,9 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 			}
 		}
 		plan.Books = append(org, plan.Books...)
-		for _, be := range inIDOrder(*doc.ServerwideLorebookEntries) {
+		var sorted []Entry
+		sorted, sc.Positions = inIDOrder(*doc.ServerwideLorebookEntries)
+		for _, be := range sorted {
 			e := be.toEntry(opts.Server, lore.Serverwide)
 			sc.Entries = append(sc.Entries, e)
 			if be.LorebookEnabled != nil || be.LorebookChannelDiscIDs != nil {
@@ -442,19 +446,28 @@ func Plan(doc Document, opts Options) (ImportPlan, error) {
 
 // inIDOrder returns a scope's backup entries in their source ids' order
 // (Entry.ID), the order the import writes them in so that their new ids
-// keep the source's order. When an entry has no id (a backup written
-// before them) or two share one, the file's order is kept.
-func inIDOrder(es []Entry) []Entry {
+// keep the source's order, and each one's position in the file (nil when
+// the file's order is kept), which an invalid entry's field names
+// (lore.ScopeReplacement.Positions). When an entry has no id (a backup
+// written before them) or two share one, the file's order is kept.
+func inIDOrder(es []Entry) ([]Entry, []int) {
 	seen := make(map[int64]bool, len(es))
 	for _, e := range es {
 		if e.ID <= 0 || seen[e.ID] {
-			return es
+			return es, nil
 		}
 		seen[e.ID] = true
 	}
-	out := slices.Clone(es)
-	slices.SortFunc(out, func(a, b Entry) int { return cmp.Compare(a.ID, b.ID) })
-	return out
+	pos := make([]int, len(es))
+	for i := range pos {
+		pos[i] = i
+	}
+	slices.SortFunc(pos, func(a, b int) int { return cmp.Compare(es[a].ID, es[b].ID) })
+	out := make([]Entry, len(es))
+	for j, i := range pos {
+		out[j] = es[i]
+	}
+	return out, pos
 }
 
 // addBook adds b to the plan when it has anything to write.

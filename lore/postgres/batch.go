@@ -25,6 +25,13 @@ const MaxBatchEntries = 4 * lore.MaxEntriesPerScope
 // field starts with "entries[i]". Pending legacy tags are normalized to a
 // sorted set, as they are stored.
 func (s *Store) prepareBatch(server string, lineage lore.Lineage, collection string, entries []lore.Entry) ([]lore.Entry, error) {
+	return s.prepareBatchAt(server, lineage, collection, entries, nil)
+}
+
+// prepareBatchAt is prepareBatch whose invalid entry i is named by its
+// position in the caller's input, positions[i] (lore.ScopeReplacement.
+// Positions), when positions has one for it.
+func (s *Store) prepareBatchAt(server string, lineage lore.Lineage, collection string, entries []lore.Entry, positions []int) ([]lore.Entry, error) {
 	// Bound the work an oversized batch causes before anything is copied or
 	// validated. Append batches may shrink by deduplication, so the bound is
 	// a multiple of the scope limit rather than the limit itself.
@@ -52,7 +59,11 @@ func (s *Store) prepareBatch(server string, lineage lore.Lineage, collection str
 		e.LegacyChannelTags = sortedTags(e.LegacyChannelTags)
 		var err error
 		if out[i], err = s.prepareEntry(e); err != nil {
-			return nil, lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", i), err)
+			pos := i
+			if i < len(positions) {
+				pos = positions[i]
+			}
+			return nil, lore.WithFieldPrefix(fmt.Sprintf("entries[%d]", pos), err)
 		}
 	}
 	return out, nil
@@ -340,7 +351,8 @@ type collectionSettings struct {
 // under the server lock (workspace backup import): each listed scope ends up
 // holding exactly its entries, and scopes not listed are untouched. The
 // whole input is validated first: every entry (ErrInvalid with
-// "scopes[i].entries[j]..." fields), at most lore.MaxEntriesPerScope
+// "scopes[i].entries[j]..." fields, j the entry's position in the
+// caller's input, ScopeReplacement.Positions), at most lore.MaxEntriesPerScope
 // entries per scope (ErrScopeFull), each lineage listed once.
 //
 // Persona scopes ignore collection names and Collections. For the
@@ -375,7 +387,7 @@ func (s *Store) ReplaceScopes(ctx context.Context, server string, scopes []lore.
 			return wrapErr(op, lore.Reject(prefix+".lineage", i18n.LineageListedTwice, lore.Params{"lineage": int64(sc.Lineage)}))
 		}
 		seenLineage[sc.Lineage] = true
-		batch, err := s.prepareBatch(server, sc.Lineage, "", sc.Entries)
+		batch, err := s.prepareBatchAt(server, sc.Lineage, "", sc.Entries, sc.Positions)
 		if err != nil {
 			return wrapErr(op, lore.WithFieldPrefix(prefix, err))
 		}

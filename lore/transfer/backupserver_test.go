@@ -419,3 +419,69 @@ func TestBackupReportsOtherServerChannels(t *testing.T) {
 		})
 	}
 }
+
+// TestBackupInvalidEntryNamesFilePosition: a refused backup import names
+// an invalid entry by its position in the file's scope
+// (scopes[i].entries[j]), not by its position after the import's
+// ordering by source id: here the file lists a scope's entries in
+// descending id order, so the sort moves the bad first entry to the end.
+// Without ids the file's order is kept and the position is the same.
+func TestBackupInvalidEntryNamesFilePosition(t *testing.T) {
+	b := setup(t)
+	server := b.server(t)
+	b.hand(t, server, lore.Serverwide, "", "sw one", "sw two", "sw three")
+	b.hand(t, server, 3, "", "persona one", "persona two", "persona three")
+	data := b.exportBackup(t, server)
+	// edit gives the scope's file entries the ids (none: no ids) and
+	// makes the one at file position bad invalid.
+	edit := func(entries func(doc map[string]any) []any, ids []float64, bad int) func(doc map[string]any) {
+		return func(doc map[string]any) {
+			es := entries(doc)
+			require.Len(t, es, 3)
+			for i, e := range es {
+				m := e.(map[string]any)
+				delete(m, "id")
+				if ids != nil {
+					m["id"] = ids[i]
+				}
+				if i == bad {
+					m["probability"] = 500
+				}
+			}
+		}
+	}
+	serverwide := func(doc map[string]any) []any { return doc["serverwide_lorebook_entries"].([]any) }
+	persona := func(doc map[string]any) []any {
+		for _, p := range doc["personas"].([]any) {
+			if es, ok := p.(map[string]any)["lorebook_entries"].([]any); ok && len(es) > 0 {
+				return es
+			}
+		}
+		t.Fatal("no persona book in the backup")
+		return nil
+	}
+	for _, tc := range []struct {
+		name      string
+		entries   func(doc map[string]any) []any
+		ids       []float64
+		bad       int
+		want, not string
+	}{
+		{name: "serverwide, moved to the end by the sort", entries: serverwide, ids: []float64{30, 20, 10}, bad: 0,
+			want: ".entries[0].probability", not: ".entries[2]"},
+		{name: "serverwide, moved to the start by the sort", entries: serverwide, ids: []float64{30, 20, 10}, bad: 2,
+			want: ".entries[2].probability", not: ".entries[0]"},
+		{name: "persona book, moved by the sort", entries: persona, ids: []float64{5, 9, 1}, bad: 1,
+			want: ".entries[1].probability", not: ".entries[2]"},
+		{name: "no ids: the file's order", entries: serverwide, bad: 0, want: ".entries[0].probability", not: ".entries[2]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := b.all(t, server)
+			_, err := transfer.ImportBackup(b.ctx, b.store, server, "backup.json", editBackup(t, data, edit(tc.entries, tc.ids, tc.bad)), nil, "user:1")
+			require.ErrorIs(t, err, lore.ErrInvalid)
+			require.Contains(t, err.Error(), tc.want)
+			require.NotContains(t, err.Error(), tc.not)
+			require.Equal(t, before, b.all(t, server), "nothing written")
+		})
+	}
+}
