@@ -300,10 +300,11 @@ func TestWorkspaceBackupRoundTrip(t *testing.T) {
 	require.Nil(t, pv.Error)
 	// World and Empty name A's channels, and so does sword (lineage 7).
 	require.Equal(t, model.BackupOtherChannels{Collections: 2, Entries: 1}, pv.Preview.OtherServerChannels)
+	// A has a lore editor role and no proposal channel: only the role is
+	// named skipped (an empty id has nothing to apply).
 	require.Equal(t, model.BackupSettingsPreview{Included: true, Workbench: true, SameServer: false,
-		Skipped: []string{"semanticRanker", "proposalChannelId", "loreEditorRoleId"},
+		Skipped: []string{"semanticRanker", "loreEditorRoleId"},
 		SkippedReasons: []*model.BackupSettingSkip{{Setting: "semanticRanker", Reason: model.BackupSkipReasonKeepsLoreLocal},
-			{Setting: "proposalChannelId", Reason: model.BackupSkipReasonOtherServer},
 			{Setting: "loreEditorRoleId", Reason: model.BackupSkipReasonOtherServer}}}, pv.Preview.ServerSettings)
 	l7, l9, l12 := int64(7), int64(9), int64(12)
 	require.Equal(t, []scopePreview{
