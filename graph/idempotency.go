@@ -98,15 +98,9 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 	case errors.Is(err, errTransient):
 		return first, nil
 	case errors.Is(err, lore.ErrIdempotencyInputDiffers):
-		return nil, &gqlerror.Error{
-			Message:    "idempotencyKey was already used on this server by this operation and caller with other input in the last 24 hours: nothing was written; a new write needs a new key",
-			Extensions: map[string]any{"code": CodeIdempotencyKeyReused, "reason": i18n.IdempotencyInputDiffers, "params": map[string]any{}},
-		}
+		return nil, keyReusedError(i18n.IdempotencyInputDiffers)
 	case errors.Is(err, lore.ErrIdempotencyKeyReused):
-		return nil, &gqlerror.Error{
-			Message:    "idempotencyKey was already used on this server by another operation or caller in the last 24 hours",
-			Extensions: map[string]any{"code": CodeIdempotencyKeyReused, "reason": i18n.IdempotencyKeyReused, "params": map[string]any{}},
-		}
+		return nil, keyReusedError(i18n.IdempotencyKeyReused)
 	case errors.Is(err, lore.ErrInvalid):
 		return nil, &gqlerror.Error{Message: lore.ClipBytes(err.Error(), 200), Extensions: map[string]any{"code": CodeBadInput}}
 	case err != nil:
@@ -119,6 +113,14 @@ func (r *Resolver) idempotent(ctx context.Context, next graphql.Resolver) (any, 
 		return nil, err
 	}
 	return v.Interface(), nil
+}
+
+// keyReusedError is the IDEMPOTENCY_KEY_REUSED error of reason: its
+// message is the reason's English text in lore/i18n (docs/api.md "Reason
+// keys"), so the two never differ.
+func keyReusedError(reason i18n.Key) *gqlerror.Error {
+	return &gqlerror.Error{Message: i18n.Text(i18n.EN, reason, nil),
+		Extensions: map[string]any{"code": CodeIdempotencyKeyReused, "reason": reason, "params": map[string]any{}}}
 }
 
 // idempotencyInput returns the input's idempotencyKey (nil when absent)
